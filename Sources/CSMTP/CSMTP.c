@@ -1,0 +1,94 @@
+#include "CSMTP.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+struct upload {
+    const char *data;
+    size_t remaining;
+};
+
+static size_t read_message(char *buffer, size_t size, size_t count, void *userdata) {
+    struct upload *upload = userdata;
+    size_t room = size * count;
+    size_t length = upload->remaining < room ? upload->remaining : room;
+    memcpy(buffer, upload->data, length);
+    upload->data += length;
+    upload->remaining -= length;
+    return length;
+}
+
+static pthread_once_t global_init = PTHREAD_ONCE_INIT;
+
+static void init_curl(void) {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+int csmtp_send(const char *url,
+               const char *username,
+               const char *password,
+               int requireTLS,
+               const char *from,
+               const char *const *recipients,
+               size_t recipientCount,
+               const char *message,
+               size_t messageLength,
+               long timeoutSeconds,
+               long *responseCode,
+               char *errorBuffer,
+               size_t errorBufferLength) {
+    pthread_once(&global_init, init_curl);
+    if (errorBuffer != NULL && errorBufferLength > 0) {
+        errorBuffer[0] = '\0';
+    }
+    *responseCode = 0;
+
+    CURL *curl = curl_easy_init();
+    if (curl == NULL) {
+        if (errorBuffer != NULL) snprintf(errorBuffer, errorBufferLength, "could not start libcurl");
+        return CURLE_FAILED_INIT;
+    }
+
+    char curlError[CURL_ERROR_SIZE];
+    curlError[0] = '\0';
+    struct curl_slist *recipientList = NULL;
+    for (size_t index = 0; index < recipientCount; index++) {
+        recipientList = curl_slist_append(recipientList, recipients[index]);
+    }
+    struct upload upload = { message, messageLength };
+
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+    curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from);
+    curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, recipientList);
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_message);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)messageLength);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlError);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeoutSeconds);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeoutSeconds);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    if (requireTLS) {
+        curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+    }
+    if (username != NULL && username[0] != '\0') {
+        curl_easy_setopt(curl, CURLOPT_USERNAME, username);
+    }
+    if (password != NULL && password[0] != '\0') {
+        curl_easy_setopt(curl, CURLOPT_PASSWORD, password);
+    }
+
+    CURLcode result = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, responseCode);
+    if (result != CURLE_OK && errorBuffer != NULL) {
+        snprintf(errorBuffer, errorBufferLength, "%s",
+                 curlError[0] != '\0' ? curlError : curl_easy_strerror(result));
+    }
+
+    curl_slist_free_all(recipientList);
+    curl_easy_cleanup(curl);
+    return (int)result;
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who may use a route. Every route states one; a route without one cannot be registered.
+enum Access: Sendable, Equatable, CustomStringConvertible {
+    /// Anyone, signed in or not (sign-in, first-run setup, registration, health).
+    case everyone
+    /// Signed-in staff with one of these roles.
+    case staff(Set<StaffRole>)
+
+    static let anyStaff = Access.staff(Set(StaffRole.allCases))
+    static let administrators = Access.staff([.administrator])
+
+    func allows(_ role: StaffRole?) -> Bool {
+        switch self {
+        case .everyone: true
+        case .staff(let roles): role.map(roles.contains) ?? false
+        }
+    }
+
+    var requiresSignIn: Bool {
+        if case .staff = self { return true }
+        return false
+    }
+
+    var description: String {
+        switch self {
+        case .everyone: "everyone"
+        case .staff(let roles): roles.map(\.rawValue).sorted().joined(separator: ", ")
+        }
+    }
+}
+
+/// A request by someone whose role the route does not allow.
+struct AccessDenied: Error {}
+
+/// Every registered route and who may use it; the role and CSRF tests walk this beside the router's own list.
+public struct RouteCatalogue: Sendable {
+    public struct Key: Hashable, Sendable, CustomStringConvertible {
+        public let method: String
+        public let path: String
+        public var description: String { "\(method) \(path)" }
+    }
+
+    fileprivate(set) var access: [Key: Access] = [:]
+
+    func access(method: HTTPRequest.Method, path: String) -> Access? {
+        access[Key(method: method.rawValue, path: path)]
+    }
+}
+
+/// Registers routes on the router, each behind the check its `Access` demands.
+struct PortalRoutes {
+    typealias Handler = @Sendable (Request, PortalContext) async throws -> Response
+
+    let router: Router<PortalContext>
+    let portal: Portal
+    private(set) var catalogue = RouteCatalogue()
+
+    init(router: Router<PortalContext>, portal: Portal) {
+        self.router = router
+        self.portal = portal
+    }
+
+    mutating func get(_ path: RouterPath, access: Access, _ handler: @escaping Handler) {
+        add(.get, path, access: access, handler)
+    }
+
+    mutating func post(_ path: RouterPath, access: Access, _ handler: @escaping Handler) {
+        add(.post, path, access: access, handler)
+    }
+
+    private mutating func add(_ method: HTTPRequest.Method, _ path: RouterPath, access: Access, _ handler: @escaping Handler) {
+        let key = RouteCatalogue.Key(method: method.rawValue, path: path.description)
+        precondition(catalogue.access[key] == nil, "route \(key) is registered twice")
+        catalogue.access[key] = access
+        let portal = self.portal
+        router.on(path, method: method) { request, context in
+            try await portal.authorize(access, request: request, context: context)
+            return try await handler(request, context)
+        }
+    }
+}
+
+extension Portal {
+    /// Lets the request through, sends someone not signed in to the sign-in page, or refuses with 403.
+    func authorize(_ access: Access, request: Request, context: PortalContext) async throws {
+        guard access.requiresSignIn else { return }
+        guard let staff = context.staff else {
+            throw SignInRequired(returnPath: request.method == .get ? request.uri.path : nil)
+        }
+        guard access.allows(staff.role) else {
+            try await database.read { db in
+                try await audit.record(
+                    AuditEvent(
+                        actor: context.auditActor, action: .accessDenied, recordType: "route",
+                        recordID: "\(request.method.rawValue) \(request.uri.path)", outcome: .denied,
+                        origin: origin(of: request, context: context)
+                    ),
+                    on: db
+                )
+            }
+            throw AccessDenied()
+        }
+    }
+
+    /// The client's address and browser, for the audit log.
+    func origin(of request: Request, context: PortalContext) -> AuditOrigin {
+        AuditOrigin(address: clientAddress(of: request, context: context), userAgent: request.headers[.userAgent])
+    }
+
+    func clientAddress(of request: Request, context: PortalContext) -> String? {
+        if settings.trustForwardedFor, let forwarded = request.headers[.xForwardedFor] {
+            // The proxy appends the address it saw last; earlier entries are the client's to invent.
+            return forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return context.peerAddress
+    }
+}
+
+/// Someone not signed in asked for a page that needs it.
+struct SignInRequired: Error {
+    let returnPath: String?
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    static let xRequestID = HTTPField.Name("X-Request-Id")!
+}

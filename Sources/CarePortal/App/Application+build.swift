@@ -1,0 +1,108 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The portal, ready to run or to test: the application and the parts tests look at.
+public struct CarePortalApplication: Sendable {
+    public let application: Application<RouterResponder<PortalContext>>
+    public let database: Database
+    /// Every route the router holds, as `METHOD /path`.
+    public let routes: [RouteCatalogue.Key]
+    /// Who may use each route.
+    public let catalogue: RouteCatalogue
+    /// Present when a mail transport is configured.
+    public let outboxSender: OutboxSender?
+    let portal: Portal
+}
+
+/// Builds the whole application; `serve` and the tests both come through here.
+public func buildApplication(settings: Settings, dependencies: Dependencies, logger: Logger? = nil) async throws -> CarePortalApplication {
+    let logger = logger ?? {
+        var logger = Logger(label: "careportal")
+        logger.logLevel = settings.logLevel
+        return logger
+    }()
+
+    let database = try Database(url: settings.databaseURL, logger: logger)
+    let pages = try await PageRenderer(templatesDirectory: "\(settings.resourcesDirectory)/templates")
+    let (wakeUps, wakeUpContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let outbox = Outbox(now: dependencies.now, wakeSender: { wakeUpContinuation.yield() })
+    let portal = Portal(
+        settings: settings,
+        dependencies: dependencies,
+        database: database,
+        sessions: Sessions(database: database, settings: settings, dependencies: dependencies),
+        audit: AuditLog(now: dependencies.now),
+        pages: pages,
+        passwords: PasswordHasher(cost: dependencies.passwordHashCost),
+        passwordPolicy: .standard,
+        outbox: outbox,
+        logger: logger
+    )
+
+    let router = Router(context: PortalContext.self)
+    router.add(middleware: SecurityHeadersMiddleware(servedOverHTTPS: settings.servedOverHTTPS))
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ErrorPageMiddleware(portal: portal))
+    router.add(middleware: FileMiddleware("\(settings.resourcesDirectory)/static", urlBasePath: "/static", logger: logger))
+    router.add(middleware: SessionMiddleware(portal: portal))
+    router.add(middleware: CSRFMiddleware(portal: portal))
+
+    var routes = PortalRoutes(router: router, portal: portal)
+    HomeController(portal: portal).addRoutes(to: &routes)
+    SignInController(portal: portal).addRoutes(to: &routes)
+    PhysicianRegistrationController(portal: portal).addRoutes(to: &routes)
+    StaffController(portal: portal).addRoutes(to: &routes)
+    AuditController(portal: portal).addRoutes(to: &routes)
+    OutboxController(portal: portal).addRoutes(to: &routes)
+
+    var services: [any Service] = [database, Housekeeping(portal: portal)]
+    let sender = dependencies.mailTransport.map { transport in
+        OutboxSender(
+            database: database, outbox: outbox, transport: transport, sender: settings.mailFrom, logger: logger,
+            wakeUps: wakeUps, wakeUpContinuation: wakeUpContinuation
+        )
+    }
+    if let sender { services.append(sender) }
+
+    let routeList = router.routes.map { RouteCatalogue.Key(method: $0.method.rawValue, path: $0.path.description) }
+    var application = Application(
+        router: router,
+        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "CarePortal"),
+        services: services,
+        logger: logger
+    )
+    application.beforeServerStarts {
+        try await Migrator(database: database, now: dependencies.now, logger: logger).migrate()
+    }
+    return CarePortalApplication(
+        application: application, database: database, routes: routeList, catalogue: routes.catalogue,
+        outboxSender: sender, portal: portal
+    )
+}
+
+/// Clears out expired sessions and old sign-in failures every few minutes.
+struct Housekeeping: Service {
+    let portal: Portal
+    static let interval: Duration = .seconds(300)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            // The first sweep waits one interval, so it never runs before start-up's migration.
+            while (try? await Task.sleep(for: Self.interval)) != nil {
+                do {
+                    try await sweep()
+                } catch {
+                    portal.logger.warning("Housekeeping failed", metadata: ["error": "\(String(reflecting: error))"])
+                }
+            }
+        }
+    }
+
+    func sweep() async throws {
+        try await portal.sessions.deleteExpired()
+        try await portal.database.read { db in try await SignInThrottle().deleteExpired(now: portal.now, on: db) }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// What the `careportal` command's subcommands do; the executable only parses arguments and calls these.
+public enum Commands {
+    /// Migrates, then serves until SIGTERM or SIGINT, finishing requests in flight.
+    public static func serve(settings: Settings) async throws {
+        let portal = try await buildApplication(settings: settings, dependencies: .live(settings: settings))
+        try await portal.application.runService()
+    }
+
+    public static func migrate(settings: Settings) async throws -> [Int] {
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        return try await database.whileRunning {
+            try await Migrator(database: database, logger: logger(settings)).migrate()
+        }
+    }
+
+    public struct CreateUserFailed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Creates an active staff account; the password comes from the caller (standard input), never the command line.
+    public static func createUser(settings: Settings, role: StaffRole, username: String, email: String?, password: String) async throws -> Int64 {
+        if let problem = FieldRules.usernameProblem(username) { throw CreateUserFailed(description: problem) }
+        if let email, let problem = FieldRules.emailProblem(email) { throw CreateUserFailed(description: problem) }
+        if let problem = PasswordPolicy.standard.problem(with: password, username: username) { throw CreateUserFailed(description: problem) }
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        let hash = try await PasswordHasher(cost: PasswordHasher.productionCost).hash(password)
+        return try await database.whileRunning {
+            try await Migrator(database: database, logger: logger(settings)).migrate()
+            do {
+                return try await database.transaction { db in
+                    let account = try await StaffAccountRepository().create(
+                        username: username, email: email, role: role, status: .active, passwordHash: hash, now: Date(), on: db
+                    )
+                    try await AuditLog(now: Date.init).record(AuditEvent(
+                        actor: .system, action: .accountCreated, recordType: "staff_account", recordID: "\(account.id)",
+                        origin: .commandLine, detail: "role \(role.rawValue)"
+                    ), on: db)
+                    return account.id
+                }
+            } catch is UsernameTaken {
+                throw CreateUserFailed(description: "The username \(username) is already taken")
+            }
+        }
+    }
+
+    /// Fills an empty database with demo accounts and returns their sign-in details, to be shown once.
+    public static func seedDemo(settings: Settings) async throws -> [DemoSeeder.Credential] {
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        return try await database.whileRunning {
+            try await Migrator(database: database, logger: logger(settings)).migrate()
+            return try await DemoSeeder(database: database, dependencies: Dependencies()).seed()
+        }
+    }
+
+    static func logger(_ settings: Settings) -> Logger {
+        var logger = Logger(label: "careportal")
+        logger.logLevel = settings.logLevel
+        return logger
+    }
+}

@@ -1,0 +1,56 @@
+import Hummingbird
+
+/// Refuses a state-changing portal request unless it comes from our own pages: the browser must say
+/// it is same-origin, and the form must carry the session's CSRF token.
+struct CSRFMiddleware: RouterMiddleware {
+    typealias Context = PortalContext
+    let portal: Portal
+
+    static let fieldName = "csrf_token"
+
+    private struct TokenField: Decodable {
+        let csrf_token: String?
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard ![.get, .head, .options].contains(request.method), !request.uri.path.hasPrefix("/api/") else {
+            return try await next(request, context)
+        }
+        var request = request
+        if let problem = try await problem(with: &request, context: context) {
+            try await portal.database.read { db in
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: context.auditActor, action: .csrfRejected, recordType: "route",
+                        recordID: "\(request.method.rawValue) \(request.uri.path)", outcome: .denied,
+                        origin: portal.origin(of: request, context: context), detail: problem
+                    ),
+                    on: db
+                )
+            }
+            throw ForgedRequest()
+        }
+        return try await next(request, context)
+    }
+
+    /// Why the request is refused, or nil when it is genuine.
+    private func problem(with request: inout Request, context: Context) async throws -> String? {
+        if let site = request.headers[.secFetchSite] {
+            guard site == "same-origin" else { return "Sec-Fetch-Site was \(site)" }
+        } else if let origin = request.headers[.origin] {
+            guard origin == portal.settings.origin else { return "Origin was \(origin)" }
+        } else {
+            return "neither Origin nor Sec-Fetch-Site was sent"
+        }
+        guard let session = context.session else { return "no session" }
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        let field = try? URLEncodedFormDecoder().decode(TokenField.self, from: String(buffer: body))
+        guard let token = field?.csrf_token, SecretToken.constantTimeEquals(token, session.csrfToken) else {
+            return "the form's token was missing or wrong"
+        }
+        return nil
+    }
+}
+
+/// A state-changing request that did not come from our own form.
+struct ForgedRequest: Error {}

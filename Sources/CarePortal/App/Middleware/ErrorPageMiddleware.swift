@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+
+/// Turns every error into a plain page (or JSON under /api/) that never shows a stack trace, SQL or a path.
+struct ErrorPageMiddleware: RouterMiddleware {
+    typealias Context = PortalContext
+    let portal: Portal
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let signIn as SignInRequired {
+            var location = SiteURL.signIn.path
+            if let returnPath = signIn.returnPath, returnPath != SiteURL.home.path {
+                location += "?next=\(returnPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-_."))) ?? "")"
+            }
+            return seeOther(location)
+        } catch {
+            let page = ErrorPage(for: error)
+            if page.status == .internalServerError {
+                context.logger.error("Request failed", metadata: [
+                    "error": "\(String(reflecting: error))", "http.path": "\(request.uri.path)",
+                ])
+            }
+            if request.uri.path.hasPrefix("/api/") {
+                return page.json()
+            }
+            return portal.pages.response(
+                ErrorPageView(layout: portal.layout(page.title, context: context), heading: page.title, message: page.message),
+                status: page.status
+            )
+        }
+    }
+}
+
+/// What a person is told when something goes wrong.
+struct ErrorPage {
+    let status: HTTPResponse.Status
+    let title: String
+    let message: String
+
+    init(for error: any Error) {
+        switch error {
+        case is AccessDenied:
+            self.init(.forbidden, "You cannot open this page", "Your account does not give access to this page. If you need it, ask an administrator.")
+        case is ForgedRequest:
+            self.init(.forbidden, "This form could not be sent", "The form may have been open for too long, or it came from another site. Go back, reload the page and try again.")
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound:
+                self.init(.notFound, "Page not found", "Check the address, or go back to the home page.")
+            case .contentTooLarge:
+                self.init(.contentTooLarge, "That was too large to send", "Make it smaller and try again.")
+            case .methodNotAllowed:
+                self.init(.methodNotAllowed, "That cannot be done here", "Go back to the home page and try again.")
+            case let status where (400..<500).contains(status.code):
+                self.init(.badRequest, "Something was wrong with that request", "Go back, check what you entered and try again.")
+            default:
+                self.init(.internalServerError, "Sorry, there is a problem with the service", "Please try again later. What you saved before this is safe.")
+            }
+        default:
+            self.init(.internalServerError, "Sorry, there is a problem with the service", "Please try again later. What you saved before this is safe.")
+        }
+    }
+
+    private init(_ status: HTTPResponse.Status, _ title: String, _ message: String) {
+        self.status = status
+        self.title = title
+        self.message = message
+    }
+
+    func json() -> Response {
+        struct Body: Encodable {
+            struct Problem: Encodable {
+                let code: String
+                let message: String
+            }
+            let error: Problem
+        }
+        let code = switch status {
+        case .notFound: "not_found"
+        case .forbidden: "forbidden"
+        case .internalServerError: "internal_error"
+        default: "bad_request"
+        }
+        let data = (try? JSONEncoder().encode(Body(error: .init(code: code, message: title)))) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+struct ErrorPageView: Page {
+    static let template = TemplateName.error
+    let layout: Layout
+    let heading: String
+    let message: String
+}

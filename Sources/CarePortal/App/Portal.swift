@@ -1,0 +1,18 @@
+import Foundation
+import Logging
+
+/// The shared machinery every controller works with.
+struct Portal: Sendable {
+    let settings: Settings
+    let dependencies: Dependencies
+    let database: Database
+    let sessions: Sessions
+    let audit: AuditLog
+    let pages: PageRenderer
+    let passwords: PasswordHasher
+    let passwordPolicy: PasswordPolicy
+    let outbox: Outbox
+    let logger: Logger
+
+    var now: Date { dependencies.now() }
+}

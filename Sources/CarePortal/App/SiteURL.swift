@@ -1,0 +1,63 @@
+import Hummingbird
+
+/// Every page and action of the portal: routes are registered from these and links are built
+/// from them, so the two cannot drift apart.
+enum SiteURL: Sendable, Equatable {
+    case home
+    case health
+    case setup
+    case signIn
+    case signOut
+    case changePassword
+    case registerPhysician
+    case registrationReceived
+    case staff
+    case staffAccount(Int64)
+    case staffDisable(Int64)
+    case staffEnable(Int64)
+    case staffApprove(Int64)
+    case auditLog
+    case auditLogExport
+    case outbox
+    case outboxMessage(Int64)
+    case outboxRetry(Int64)
+
+    /// The address to link to.
+    var path: String {
+        switch self {
+        case .home: "/"
+        case .health: "/health"
+        case .setup: "/setup"
+        case .signIn: "/sign-in"
+        case .signOut: "/sign-out"
+        case .changePassword: "/account/password"
+        case .registerPhysician: "/register"
+        case .registrationReceived: "/register/received"
+        case .staff: "/staff"
+        case .staffAccount(let id): "/staff/\(id)"
+        case .staffDisable(let id): "/staff/\(id)/disable"
+        case .staffEnable(let id): "/staff/\(id)/enable"
+        case .staffApprove(let id): "/staff/\(id)/approve"
+        case .auditLog: "/audit"
+        case .auditLogExport: "/audit/export.csv"
+        case .outbox: "/outbox"
+        case .outboxMessage(let id): "/outbox/\(id)"
+        case .outboxRetry(let id): "/outbox/\(id)/retry"
+        }
+    }
+
+    /// The router pattern, with `:id` where the path holds a record number.
+    static func pattern(_ url: (Int64) -> SiteURL) -> RouterPath {
+        RouterPath(url(0).path.replacingOccurrences(of: "/0", with: "/:id"))
+    }
+
+    var pattern: RouterPath { RouterPath(path) }
+}
+
+extension Parameters {
+    /// The `:id` of the route as a record number; a malformed one is simply not found.
+    func recordID() throws -> Int64 {
+        guard let value = get("id"), let id = Int64(value), id > 0 else { throw HTTPError(.notFound) }
+        return id
+    }
+}

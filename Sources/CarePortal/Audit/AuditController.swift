@@ -1,0 +1,186 @@
+import CSV
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Administrators read the audit log, filter it and export it as CSV.
+struct AuditController {
+    static let access = Access.administrators
+    let portal: Portal
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.auditLog.pattern, access: Self.access, list)
+        routes.get(SiteURL.auditLogExport.pattern, access: Self.access, export)
+    }
+
+    /// The filters as typed, with the problems found in them.
+    private struct Filters {
+        var query = AuditQuery()
+        var fromText = ""
+        var toText = ""
+        var errors = FormErrors()
+
+        init(request: Request) {
+            query.person = request.query("person") ?? ""
+            query.action = request.query("action").flatMap(AuditAction.init(rawValue:))
+            fromText = request.query("from") ?? ""
+            toText = request.query("to") ?? ""
+            if !fromText.isEmpty {
+                if let day = DisplayTime.day(fromText) { query.from = day } else { errors.add("from", "Enter the start date as year-month-day, like 2026-11-01") }
+            }
+            if !toText.isEmpty {
+                // "To" includes the whole of that day.
+                if let day = DisplayTime.day(toText) { query.until = day.addingTimeInterval(86_400) } else {
+                    errors.add("to", "Enter the end date as year-month-day, like 2026-11-30")
+                }
+            }
+            if let from = query.from, let until = query.until, from >= until {
+                errors.add("to", "The end date must be the same as or after the start date")
+            }
+            query.page = PageRequest(number: request.pageNumber, size: 50)
+        }
+
+        /// The filters in words, for the audit entry of an export.
+        var description: String {
+            parameters.compactMap { name, value in value.flatMap { $0.isEmpty ? nil : "\(name)=\($0)" } }.joined(separator: " ")
+        }
+
+        var parameters: [(String, String?)] {
+            [("person", query.person), ("action", query.action?.rawValue), ("from", fromText), ("to", toText)]
+        }
+    }
+
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let filters = Filters(request: request)
+        let page = filters.errors.isEmpty
+            ? try await portal.database.read { db in try await portal.audit.list(filters.query, on: db) }
+            : PageOf<AuditEntry>(items: [], totalCount: 0, request: filters.query.page)
+        let address = ListAddress(path: SiteURL.auditLog.path, parameters: filters.parameters)
+        var fields = [
+            FormField("person", label: "Person", value: filters.query.person, hint: "A username or account number"),
+            FormField("from", label: "From", value: filters.fromText, hint: "For example, 2026-11-01", type: "date", width: 10),
+            FormField("to", label: "To", value: filters.toText, hint: "For example, 2026-11-30", type: "date", width: 10),
+        ]
+        filters.errors.apply(to: &fields)
+        return portal.pages.response(
+            AuditLogPage(
+                layout: portal.layout("Audit log", context: context, current: .auditLog),
+                errors: filters.errors.items,
+                fields: fields,
+                actionOptions: [FilterOption(value: "", title: "All actions", isSelected: filters.query.action == nil)]
+                    + AuditAction.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == filters.query.action) },
+                rows: page.items.map(AuditRow.init),
+                pagination: PaginationView(page, address: address, noun: "entries"),
+                exportPath: ListAddress(path: SiteURL.auditLogExport.path, parameters: filters.parameters).string
+            ),
+            status: filters.errors.isEmpty ? .ok : .unprocessableContent
+        )
+    }
+
+    static let csvHeader = [
+        "id", "occurred_at_utc", "actor_account_id", "actor_role", "actor_name", "action", "record_type", "record_id",
+        "outcome", "address", "user_agent", "detail",
+    ]
+
+    @Sendable func export(request: Request, context: PortalContext) async throws -> Response {
+        let filters = Filters(request: request)
+        guard filters.errors.isEmpty else { throw HTTPError(.badRequest) }
+        let event = AuditEvent(
+            actor: context.auditActor, action: .auditLogExported, recordType: "audit_log",
+            origin: portal.origin(of: request, context: context), detail: filters.description
+        )
+        try await portal.database.read { db in try await portal.audit.record(event, on: db) }
+        let fileName = "audit-log-\(DisplayTime.isoDate(portal.now)).csv"
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(fileName)\""],
+            body: Self.csvBody(portal: portal, query: filters.query)
+        )
+    }
+
+    /// Streams the export in batches, so a long log is never held in memory at once.
+    private static func csvBody(portal: Portal, query: AuditQuery) -> ResponseBody {
+        ResponseBody { writer in
+            try await writer.write(ByteBuffer(bytes: try csv(rows: [csvHeader])))
+            var lastID: Int64 = 0
+            while true {
+                let after = lastID
+                let entries = try await portal.database.read { db in
+                    try await portal.audit.entries(query, after: after, limit: 1000, on: db)
+                }
+                guard let last = entries.last else { break }
+                try await writer.write(ByteBuffer(bytes: try csv(rows: entries.map(csvRow))))
+                lastID = last.id
+            }
+            try await writer.finish(nil)
+        }
+    }
+
+    static func csvRow(_ entry: AuditEntry) -> [String] {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return [
+            "\(entry.id)", formatter.string(from: entry.occurredAt), entry.actorAccountID.map { "\($0)" } ?? "",
+            entry.actorRole ?? "", entry.actorName ?? "", entry.action, entry.recordType ?? "", entry.recordID ?? "",
+            entry.outcome, entry.address ?? "", entry.userAgent ?? "", entry.detail ?? "",
+        ]
+    }
+
+    /// CSV text written by the CSV library, with cells that a spreadsheet would run as a formula made inert.
+    static func csv(rows: [[String]]) throws -> [UInt8] {
+        let stream = OutputStream(toMemory: ())
+        let writer = try CSVWriter(stream: stream)
+        for row in rows {
+            try writer.write(row: row.map(inertCell))
+        }
+        writer.stream.close()
+        guard let data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data else { return [] }
+        return Array(data)
+    }
+
+    /// OWASP's advice for CSV injection: a leading `=`, `+`, `-`, `@`, tab or return gets a quote before it.
+    static func inertCell(_ value: String) -> String {
+        guard let first = value.first, "=+-@\t\r".contains(first) else { return value }
+        return "'" + value
+    }
+}
+
+struct AuditRow: Sendable {
+    let time: String
+    let person: String
+    let role: String
+    let action: String
+    let record: String
+    let outcome: String
+    let outcomeTag: String
+    let address: String
+    let detail: String
+
+    init(_ entry: AuditEntry) {
+        time = DisplayTime.dateTime(entry.occurredAt)
+        person = [entry.actorName, entry.actorAccountID.map { "#\($0)" }].compactMap { $0 }.joined(separator: " ")
+        role = entry.actorRole.flatMap(StaffRole.init(rawValue:))?.title ?? entry.actorRole ?? "—"
+        action = AuditAction(rawValue: entry.action)?.title ?? entry.action
+        record = [entry.recordType, entry.recordID].compactMap { $0 }.joined(separator: " ")
+        outcome = entry.outcome.prefix(1).uppercased() + entry.outcome.dropFirst()
+        outcomeTag = entry.outcome == AuditOutcome.success.rawValue ? "tag--green" : "tag--red"
+        address = entry.address ?? "—"
+        detail = entry.detail ?? ""
+    }
+}
+
+struct AuditLogPage: Page {
+    static let template = TemplateName.auditLog
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let actionOptions: [FilterOption]
+    let rows: [AuditRow]
+    let pagination: PaginationView
+    let exportPath: String
+    let action = SiteURL.auditLog.path
+}
+
+extension HTTPField.Name {
+    static let contentDisposition = HTTPField.Name("Content-Disposition")!
+}

@@ -1,0 +1,60 @@
+import Foundation
+import SQLKit
+
+/// Clearly marked demo content for trying the portal; refuses a database that holds real accounts.
+public struct DemoSeeder: Sendable {
+    public struct Credential: Sendable, Equatable {
+        public let role: StaffRole
+        public let username: String
+        public let password: String
+    }
+
+    public struct RefusedRealData: Error, CustomStringConvertible {
+        public var description: String {
+            "This database already has staff accounts, so demo data was not added. Use an empty database for the demo."
+        }
+    }
+
+    let database: Database
+    let dependencies: Dependencies
+
+    public func seed() async throws -> [Credential] {
+        let accounts = StaffAccountRepository()
+        let hasher = PasswordHasher(cost: dependencies.passwordHashCost)
+        let people: [(StaffRole, String)] = [
+            (.administrator, "demo.admin"), (.medicalProfessional, "demo.medpro"), (.physician, "demo.physician"),
+        ]
+        var credentials: [Credential] = []
+        for (role, username) in people {
+            credentials.append(Credential(role: role, username: username, password: demoPassword()))
+        }
+        var hashes: [String] = []
+        for credential in credentials { hashes.append(try await hasher.hash(credential.password)) }
+        try await database.transaction { [credentials, hashes] db in
+            guard try await accounts.count(on: db) == 0 else { throw RefusedRealData() }
+            for (credential, hash) in zip(credentials, hashes) {
+                let account = try await accounts.create(
+                    username: credential.username, email: "\(credential.username)@demo.invalid", role: credential.role,
+                    status: .active, passwordHash: hash, now: dependencies.now(), on: db
+                )
+                if credential.role == .physician {
+                    try await accounts.createPhysicianProfile(PhysicianProfile(
+                        firstName: "Dana", middleName: "", lastName: "Demo (demo data)",
+                        practiceLocation: "Demo Movement Disorders Clinic, Springfield", medicalIDNumber: "DEMO-0000000"
+                    ), accountID: account.id, on: db)
+                }
+            }
+            try await AuditLog(now: dependencies.now).record(
+                AuditEvent(actor: .system, action: .demoDataSeeded, origin: .commandLine, detail: "demo staff accounts"), on: db
+            )
+        }
+        return credentials
+    }
+
+    /// Four random words' worth of letters and digits, unlike anything on the common-password list.
+    private func demoPassword() -> String {
+        let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+        let bytes = dependencies.randomBytes(16)
+        return String(bytes.map { alphabet[Int($0) % alphabet.count] })
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+
+/// Administrators read the mail the portal has written, and send again what could not be delivered.
+struct OutboxController {
+    static let access = Access.administrators
+    let portal: Portal
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.outbox.pattern, access: Self.access, list)
+        routes.get(SiteURL.pattern(SiteURL.outboxMessage), access: Self.access, show)
+        routes.post(SiteURL.pattern(SiteURL.outboxRetry), access: Self.access, retry)
+    }
+
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let status = request.query("status").flatMap(OutboxMessage.Status.init(rawValue:))
+        let pageRequest = PageRequest(number: request.pageNumber)
+        let page = try await portal.database.read { db in try await portal.outbox.list(status: status, page: pageRequest, on: db) }
+        let address = ListAddress(path: SiteURL.outbox.path, parameters: [("status", status?.rawValue)])
+        return portal.pages.response(OutboxPage(
+            layout: portal.layout("Outbox", context: context, current: .outbox),
+            deliveryConfigured: portal.settings.smtpURL != nil,
+            statusOptions: [FilterOption(value: "", title: "All messages", isSelected: status == nil)]
+                + OutboxMessage.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
+            rows: page.items.map(OutboxRow.init),
+            pagination: PaginationView(page, address: address, noun: "messages"),
+            isFiltered: status != nil
+        ))
+    }
+
+    @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        guard let message = try await portal.database.read({ db in try await portal.outbox.find(id: id, on: db) }) else {
+            throw HTTPError(.notFound)
+        }
+        return portal.pages.response(OutboxMessagePage(
+            layout: portal.layout(message.subject, context: context, current: .outbox),
+            row: OutboxRow(message),
+            body: message.body,
+            lastError: message.lastError,
+            retryPath: message.status == .failed ? SiteURL.outboxRetry(id).path : nil
+        ))
+    }
+
+    @Sendable func retry(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        try await portal.database.transaction { db in
+            guard try await portal.outbox.find(id: id, on: db) != nil else { throw HTTPError(.notFound) }
+            try await portal.outbox.retry(id: id, on: db)
+        }
+        try await portal.flash(Flash(.success, "The message will be sent again now."), context: context)
+        return seeOther(.outboxMessage(id))
+    }
+}
+
+struct OutboxRow: Sendable {
+    let path: String
+    let created: String
+    let recipient: String
+    let subject: String
+    let statusTitle: String
+    let statusTag: String
+    let attempts: Int
+    let sent: String?
+
+    init(_ message: OutboxMessage) {
+        path = SiteURL.outboxMessage(message.id).path
+        created = DisplayTime.dateTime(message.createdAt)
+        recipient = message.recipient
+        subject = message.subject
+        statusTitle = message.status.title
+        statusTag = switch message.status {
+        case .pending: "tag--blue"
+        case .sent: "tag--green"
+        case .failed: "tag--red"
+        }
+        attempts = message.attempts
+        sent = message.sentAt.map(DisplayTime.dateTime)
+    }
+}
+
+struct OutboxPage: Page {
+    static let template = TemplateName.outbox
+    let layout: Layout
+    let deliveryConfigured: Bool
+    let statusOptions: [FilterOption]
+    let rows: [OutboxRow]
+    let pagination: PaginationView
+    let isFiltered: Bool
+    let action = SiteURL.outbox.path
+}
+
+struct OutboxMessagePage: Page {
+    static let template = TemplateName.outboxMessage
+    let layout: Layout
+    let row: OutboxRow
+    let body: String
+    let lastError: String?
+    let retryPath: String?
+    let outboxPath = SiteURL.outbox.path
+}

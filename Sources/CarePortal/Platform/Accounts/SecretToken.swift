@@ -1,0 +1,42 @@
+import Crypto
+import Foundation
+
+/// A random secret handed to a browser or an app (session ids, CSRF tokens, links in emails).
+///
+/// Only `hash` is ever stored, so a copy of the database cannot be used to sign in.
+struct SecretToken: Sendable, Equatable {
+    /// 256 random bits, base64url without padding.
+    let value: String
+
+    init(randomBytes: @Sendable (Int) -> [UInt8]) {
+        value = Data(randomBytes(32)).base64URLEncodedString()
+    }
+
+    init(value: String) {
+        self.value = value
+    }
+
+    var hash: String { SecretToken.hash(value) }
+
+    static func hash(_ value: String) -> String {
+        SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Compares in time that does not depend on where the strings differ.
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8), right = Array(rhs.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}
+
+extension Data {
+    func base64URLEncodedString() -> String {
+        base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

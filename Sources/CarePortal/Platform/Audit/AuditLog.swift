@@ -1,0 +1,189 @@
+import Foundation
+import SQLKit
+
+/// What happened, in words an administrator filters by.
+public enum AuditAction: String, Sendable, CaseIterable {
+    case signIn = "sign_in"
+    case signOut = "sign_out"
+    case firstAdministratorCreated = "first_administrator_created"
+    case accountCreated = "account_created"
+    case accountDisabled = "account_disabled"
+    case accountEnabled = "account_enabled"
+    case passwordChanged = "password_changed"
+    case physicianRegistered = "physician_registered"
+    case physicianApproved = "physician_approved"
+    case physicianRejected = "physician_rejected"
+    case accessDenied = "access_denied"
+    case csrfRejected = "csrf_rejected"
+    case auditLogExported = "audit_log_exported"
+    case demoDataSeeded = "demo_data_seeded"
+
+    public var title: String {
+        switch self {
+        case .signIn: "Sign in"
+        case .signOut: "Sign out"
+        case .firstAdministratorCreated: "First administrator created"
+        case .accountCreated: "Account created"
+        case .accountDisabled: "Account disabled"
+        case .accountEnabled: "Account re-enabled"
+        case .passwordChanged: "Password changed"
+        case .physicianRegistered: "Physician registered"
+        case .physicianApproved: "Physician approved"
+        case .physicianRejected: "Physician registration declined"
+        case .accessDenied: "Access denied"
+        case .csrfRejected: "Forged request refused"
+        case .auditLogExported: "Audit log exported"
+        case .demoDataSeeded: "Demo data added"
+        }
+    }
+}
+
+public enum AuditOutcome: String, Sendable, CaseIterable {
+    case success, failure, denied
+}
+
+/// Who acted; nil fields for someone not signed in.
+public struct AuditActor: Sendable, Equatable {
+    public var accountID: Int64?
+    public var role: String?
+    public var name: String?
+
+    public static let anonymous = AuditActor(accountID: nil, role: nil, name: nil)
+    public static let system = AuditActor(accountID: nil, role: "system", name: "careportal")
+
+    public init(accountID: Int64?, role: String?, name: String?) {
+        self.accountID = accountID
+        self.role = role
+        self.name = name
+    }
+}
+
+/// Where a request came from.
+public struct AuditOrigin: Sendable, Equatable {
+    public var address: String?
+    public var userAgent: String?
+
+    public static let commandLine = AuditOrigin(address: "command line", userAgent: nil)
+}
+
+/// One row of the audit log. Never carries a password, token or session id.
+public struct AuditEvent: Sendable, Equatable {
+    public var actor: AuditActor
+    public var action: AuditAction
+    public var recordType: String?
+    public var recordID: String?
+    public var outcome: AuditOutcome
+    public var origin: AuditOrigin
+    public var detail: String?
+
+    public init(
+        actor: AuditActor, action: AuditAction, recordType: String? = nil, recordID: String? = nil,
+        outcome: AuditOutcome = .success, origin: AuditOrigin, detail: String? = nil
+    ) {
+        self.actor = actor
+        self.action = action
+        self.recordType = recordType
+        self.recordID = recordID
+        self.outcome = outcome
+        self.origin = origin
+        self.detail = detail
+    }
+}
+
+/// An audit row as read back.
+public struct AuditEntry: Sendable, Equatable {
+    public var id: Int64
+    public var occurredAt: Date
+    public var actorAccountID: Int64?
+    public var actorRole: String?
+    public var actorName: String?
+    public var action: String
+    public var recordType: String?
+    public var recordID: String?
+    public var outcome: String
+    public var address: String?
+    public var userAgent: String?
+    public var detail: String?
+}
+
+public struct AuditQuery: Sendable, Equatable {
+    /// Matches the actor's name at the time, or their account number.
+    public var person = ""
+    public var action: AuditAction?
+    public var from: Date?
+    /// Exclusive.
+    public var until: Date?
+    public var page = PageRequest(number: 1, size: 50)
+}
+
+/// The append-only record of who did what; the only place its SQL lives. It has no update or delete.
+public struct AuditLog: Sendable {
+    let now: @Sendable () -> Date
+
+    func record(_ event: AuditEvent, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "audit_log")
+            .columns(
+                "occurred_at", "actor_account_id", "actor_role", "actor_name", "action", "record_type", "record_id",
+                "outcome", "address", "user_agent", "detail"
+            )
+            .values(
+                SQLBind(now().millisecondsSince1970), SQLBind(event.actor.accountID), SQLBind(event.actor.role),
+                SQLBind(event.actor.name), SQLBind(event.action.rawValue), SQLBind(event.recordType),
+                SQLBind(event.recordID), SQLBind(event.outcome.rawValue), SQLBind(event.origin.address.map { String($0.prefix(100)) }),
+                SQLBind(event.origin.userAgent.map { String($0.prefix(400)) }), SQLBind(event.detail)
+            )
+            .run()
+    }
+
+    func list(_ query: AuditQuery, on db: any SQLDatabase) async throws -> PageOf<AuditEntry> {
+        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("audit_log"), query)
+            .first()?.decode(column: "count", as: Int.self) ?? 0
+        let rows = try await filtered(db.select().column("*").from("audit_log"), query)
+            .orderBy("occurred_at", .descending).orderBy("id", .descending)
+            .limit(query.page.size).offset(query.page.offset)
+            .all()
+        return PageOf(items: try rows.map(decode), totalCount: total, request: query.page)
+    }
+
+    /// The next `limit` matching entries after `lastID`, oldest first, so an export walks the log in batches.
+    func entries(_ query: AuditQuery, after lastID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [AuditEntry] {
+        try await filtered(db.select().column("*").from("audit_log"), query)
+            .where("id", .greaterThan, lastID)
+            .orderBy("id", .ascending)
+            .limit(limit)
+            .all()
+            .map(decode)
+    }
+
+    private func filtered<Builder: SQLPredicateBuilder>(_ builder: Builder, _ query: AuditQuery) -> Builder {
+        let person = query.person.trimmingCharacters(in: .whitespaces)
+        if !person.isEmpty {
+            if let id = Int64(person) {
+                builder.where("actor_account_id", .equal, id)
+            } else {
+                builder.where(lowercased("actor_name", contains: person))
+            }
+        }
+        if let action = query.action { builder.where("action", .equal, action.rawValue) }
+        if let from = query.from { builder.where("occurred_at", .greaterThanOrEqual, from.millisecondsSince1970) }
+        if let until = query.until { builder.where("occurred_at", .lessThan, until.millisecondsSince1970) }
+        return builder
+    }
+
+    private func decode(_ row: any SQLRow) throws -> AuditEntry {
+        AuditEntry(
+            id: try row.decode(column: "id", as: Int64.self),
+            occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
+            actorAccountID: try row.decode(column: "actor_account_id", as: Int64?.self),
+            actorRole: try row.decode(column: "actor_role", as: String?.self),
+            actorName: try row.decode(column: "actor_name", as: String?.self),
+            action: try row.decode(column: "action", as: String.self),
+            recordType: try row.decode(column: "record_type", as: String?.self),
+            recordID: try row.decode(column: "record_id", as: String?.self),
+            outcome: try row.decode(column: "outcome", as: String.self),
+            address: try row.decode(column: "address", as: String?.self),
+            userAgent: try row.decode(column: "user_agent", as: String?.self),
+            detail: try row.decode(column: "detail", as: String?.self)
+        )
+    }
+}

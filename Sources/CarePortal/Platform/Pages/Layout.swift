@@ -1,0 +1,60 @@
+/// What the base layout shows on every page.
+struct Layout: Sendable {
+    struct SignedIn: Sendable {
+        let username: String
+        let roleTitle: String
+    }
+
+    struct NavigationLink: Sendable {
+        let title: String
+        let path: String
+        let isCurrent: Bool
+    }
+
+    struct FlashView: Sendable {
+        let text: String
+        let kind: String
+    }
+
+    let title: String
+    let programName: String
+    let signedIn: SignedIn?
+    let navigation: [NavigationLink]
+    let csrfToken: String?
+    let flash: FlashView?
+    let signOutPath = SiteURL.signOut.path
+    let changePasswordPath = SiteURL.changePassword.path
+    let homePath = SiteURL.home.path
+}
+
+/// A link in the main navigation and who may see it (the same `Access` its route is registered with).
+struct NavigationItem: Sendable {
+    let title: String
+    let url: SiteURL
+    let access: Access
+
+    static let all: [NavigationItem] = [
+        NavigationItem(title: "Home", url: .home, access: HomeController.access),
+        NavigationItem(title: "Staff accounts", url: .staff, access: StaffController.access),
+        NavigationItem(title: "Audit log", url: .auditLog, access: AuditController.access),
+        NavigationItem(title: "Outbox", url: .outbox, access: OutboxController.access),
+    ]
+}
+
+extension Portal {
+    /// The layout for a page, with the navigation the signed-in person's role allows.
+    func layout(_ title: String, context: PortalContext, current: SiteURL? = nil) -> Layout {
+        let role = context.staff?.role
+        let navigation = role == nil ? [] : NavigationItem.all
+            .filter { $0.access.allows(role) }
+            .map { Layout.NavigationLink(title: $0.title, path: $0.url.path, isCurrent: $0.url == current) }
+        return Layout(
+            title: title,
+            programName: settings.programName,
+            signedIn: context.staff.map { Layout.SignedIn(username: $0.username, roleTitle: $0.role.title) },
+            navigation: navigation,
+            csrfToken: context.session?.csrfToken,
+            flash: context.session?.flash.map { Layout.FlashView(text: $0.text, kind: $0.kind.rawValue) }
+        )
+    }
+}

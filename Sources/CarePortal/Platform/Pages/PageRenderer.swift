@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import Mustache
+
+/// Every template the code renders; start-up stops when one is missing.
+enum TemplateName: String, CaseIterable, Sendable {
+    case error = "errors/error"
+    case home = "home/home"
+    case setup = "sign-in/setup"
+    case signIn = "sign-in/sign-in"
+    case changePassword = "sign-in/change-password"
+    case registerPhysician = "staff/register"
+    case registrationReceived = "staff/registration-received"
+    case staffList = "staff/list"
+    case staffAccount = "staff/account"
+    case auditLog = "audit/log"
+    case outbox = "outbox/list"
+    case outboxMessage = "outbox/message"
+}
+
+/// A page's typed view model; the template reads only what it holds.
+protocol Page: Sendable {
+    static var template: TemplateName { get }
+    var layout: Layout { get }
+}
+
+struct MissingTemplates: Error, CustomStringConvertible {
+    let names: [String]
+    let directory: String
+    var description: String {
+        "Templates missing from \(directory): \(names.joined(separator: ", ")). Run CarePortal from the project folder or set RESOURCES_DIR."
+    }
+}
+
+/// Renders pages from the mustache templates loaded once at start-up.
+struct PageRenderer: Sendable {
+    let library: MustacheLibrary
+
+    init(templatesDirectory: String) async throws {
+        guard FileManager.default.fileExists(atPath: templatesDirectory) else {
+            throw MissingTemplates(names: ["(the whole folder)"], directory: templatesDirectory)
+        }
+        var library = try await MustacheLibrary(directory: templatesDirectory)
+        // Closing tags cannot hold a "/", so pages extend the base layout by this short name.
+        guard let layout = library.getTemplate(named: "layouts/page") else {
+            throw MissingTemplates(names: ["layouts/page"], directory: templatesDirectory)
+        }
+        library.register(layout, named: "layout")
+        self.library = library
+        let missing = TemplateName.allCases.filter { library.getTemplate(named: $0.rawValue) == nil }.map(\.rawValue)
+        guard missing.isEmpty else { throw MissingTemplates(names: missing, directory: templatesDirectory) }
+    }
+
+    func html<P: Page>(_ page: P) -> String {
+        guard let html = library.render(page, withTemplate: P.template.rawValue) else {
+            preconditionFailure("template \(P.template.rawValue) was checked at start-up")
+        }
+        return html
+    }
+
+    func response<P: Page>(_ page: P, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html(page)))
+        )
+    }
+}
+
+/// A redirect after a form, so reloading the next page never sends the form again.
+func seeOther(_ url: SiteURL) -> Response {
+    seeOther(url.path)
+}
+
+func seeOther(_ path: String) -> Response {
+    Response(status: .seeOther, headers: [.location: path])
+}

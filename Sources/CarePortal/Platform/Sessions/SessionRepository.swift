@@ -1,0 +1,74 @@
+import Foundation
+import SQLKit
+
+/// A browser's session as stored: only the hash of its id is kept.
+struct StoredSession: Sendable, Equatable {
+    var idHash: String
+    var accountID: Int64?
+    var csrfToken: String
+    var createdAt: Date
+    var lastSeenAt: Date
+    var flash: String?
+}
+
+/// The only place sessions are read and written.
+struct SessionRepository: Sendable {
+    func insert(_ session: StoredSession, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "sessions")
+            .columns("id_hash", "account_id", "csrf_token", "created_at", "last_seen_at", "flash")
+            .values(
+                SQLBind(session.idHash), SQLBind(session.accountID), SQLBind(session.csrfToken),
+                SQLBind(session.createdAt.millisecondsSince1970), SQLBind(session.lastSeenAt.millisecondsSince1970),
+                SQLBind(session.flash)
+            )
+            .run()
+    }
+
+    func find(idHash: String, on db: any SQLDatabase) async throws -> StoredSession? {
+        guard let row = try await db.select()
+            .columns("id_hash", "account_id", "csrf_token", "created_at", "last_seen_at", "flash")
+            .from("sessions").where("id_hash", .equal, idHash).first()
+        else { return nil }
+        return StoredSession(
+            idHash: try row.decode(column: "id_hash", as: String.self),
+            accountID: try row.decode(column: "account_id", as: Int64?.self),
+            csrfToken: try row.decode(column: "csrf_token", as: String.self),
+            createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
+            lastSeenAt: Date(millisecondsSince1970: try row.decode(column: "last_seen_at", as: Int64.self)),
+            flash: try row.decode(column: "flash", as: String?.self)
+        )
+    }
+
+    func touch(idHash: String, at time: Date, on db: any SQLDatabase) async throws {
+        try await db.update("sessions").set("last_seen_at", to: time.millisecondsSince1970)
+            .where("id_hash", .equal, idHash).run()
+    }
+
+    func setFlash(_ flash: String?, idHash: String, on db: any SQLDatabase) async throws {
+        try await db.update("sessions").set("flash", to: flash).where("id_hash", .equal, idHash).run()
+    }
+
+    func delete(idHash: String, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "sessions").where("id_hash", .equal, idHash).run()
+    }
+
+    /// Ends every session of an account, except `keeping` when given.
+    func deleteAll(accountID: Int64, keeping idHash: String? = nil, on db: any SQLDatabase) async throws {
+        let query = db.delete(from: "sessions").where("account_id", .equal, accountID)
+        if let idHash { query.where("id_hash", .notEqual, idHash) }
+        try await query.run()
+    }
+
+    func deleteExpired(lastSeenBefore idleCutoff: Date, createdBefore lifetimeCutoff: Date, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "sessions")
+            .where("last_seen_at", .lessThan, idleCutoff.millisecondsSince1970)
+            .orWhere("created_at", .lessThan, lifetimeCutoff.millisecondsSince1970)
+            .run()
+    }
+
+    func count(accountID: Int64, on db: any SQLDatabase) async throws -> Int {
+        try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("sessions")
+            .where("account_id", .equal, accountID)
+            .first()?.decode(column: "count", as: Int.self) ?? 0
+    }
+}

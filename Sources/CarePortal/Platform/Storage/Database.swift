@@ -1,0 +1,263 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import PostgresNIO
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+import ServiceLifecycle
+
+/// The database CarePortal keeps everything in: SQLite (the embedded default) or PostgreSQL.
+///
+/// Repositories receive an `any SQLDatabase` from `read` or `transaction` and write one query for
+/// both engines. The engine differences (pooling, locking, transaction syntax) stay in this file.
+public final class Database: Sendable {
+    public enum Engine: String, Sendable, CaseIterable {
+        case sqlite
+        case postgres
+    }
+
+    public let engine: Engine
+    private let backend: Backend
+    private let logger: Logger
+
+    private enum Backend: Sendable {
+        case sqlite(SQLiteConnectionPool)
+        case postgres(PostgresClient)
+    }
+
+    /// Opens the database a `DATABASE_URL` names: `sqlite://PATH` or `postgres://USER:PASSWORD@HOST:PORT/NAME`.
+    public init(url: String, logger: Logger) throws {
+        self.logger = logger
+        let location = try DatabaseLocation(url: url)
+        switch location {
+        case .sqlite(let path):
+            engine = .sqlite
+            backend = .sqlite(SQLiteConnectionPool(path: path, maximumConnections: 4, logger: logger))
+        case .postgres(let configuration):
+            engine = .postgres
+            backend = .postgres(PostgresClient(configuration: configuration, backgroundLogger: logger))
+        }
+    }
+
+    /// Keeps the engine's connections alive until `body` returns; for commands and tests that run
+    /// without the server's service group.
+    public func whileRunning<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.runConnections() }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    /// Runs the connection pool until the task is cancelled (the PostgreSQL client needs a running task).
+    func runConnections() async throws {
+        switch backend {
+        case .postgres(let client):
+            await client.run()
+        case .sqlite(let pool):
+            do {
+                try await Task.sleep(for: .seconds(Int64.max / 2))
+            } catch {
+                await pool.close()
+            }
+        }
+    }
+
+    /// One statement or a few reads that need no transaction.
+    public func read<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        switch backend {
+        case .sqlite(let pool):
+            return try await pool.withConnection { connection in
+                try await body(connection.sql(queryLogLevel: .trace))
+            }
+        case .postgres(let client):
+            return try await client.withConnection { connection in
+                try await body(connection.sql(queryLogLevel: .trace))
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction: everything it writes is committed together, or nothing is.
+    ///
+    /// SQLite transactions take the write lock at the start (`BEGIN IMMEDIATE`), so two writers wait
+    /// for each other through the busy timeout instead of failing with "database is locked".
+    public func transaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        switch backend {
+        case .sqlite(let pool):
+            return try await pool.withConnection { connection in
+                let database = connection.sql(queryLogLevel: .trace)
+                try await database.raw("BEGIN IMMEDIATE").run()
+                do {
+                    let result = try await body(database)
+                    try await database.raw("COMMIT").run()
+                    return result
+                } catch {
+                    try? await database.raw("ROLLBACK").run()
+                    throw error
+                }
+            }
+        case .postgres(let client):
+            return try await client.withConnection { connection in
+                let database = connection.sql(queryLogLevel: .trace)
+                try await database.raw("BEGIN").run()
+                do {
+                    let result = try await body(database)
+                    try await database.raw("COMMIT").run()
+                    return result
+                } catch {
+                    try? await database.raw("ROLLBACK").run()
+                    throw error
+                }
+            }
+        }
+    }
+}
+
+extension Database: Service {
+    public func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await runConnections()
+        } onGracefulShutdown: {}
+    }
+}
+
+/// Where a `DATABASE_URL` points.
+enum DatabaseLocation: Equatable {
+    case sqlite(path: String)
+    case postgres(PostgresClient.Configuration)
+
+    struct InvalidURL: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(url: String) throws {
+        if url.hasPrefix("sqlite://") {
+            let path = String(url.dropFirst("sqlite://".count))
+            guard !path.isEmpty else { throw InvalidURL(description: "DATABASE_URL sqlite:// needs a file path") }
+            self = .sqlite(path: path)
+            return
+        }
+        guard let components = URLComponents(string: url),
+              components.scheme == "postgres" || components.scheme == "postgresql",
+              let host = components.host, !host.isEmpty,
+              let user = components.user
+        else {
+            throw InvalidURL(description: "DATABASE_URL must be sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let query = components.queryItems ?? []
+        let sslMode = query.first { $0.name == "sslmode" }?.value ?? "disable"
+        let tls: PostgresClient.Configuration.TLS
+        switch sslMode {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        default: tls = .require(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: user.removingPercentEncoding ?? user,
+            password: components.password?.removingPercentEncoding,
+            database: database.isEmpty ? nil : database,
+            tls: tls
+        )
+        configuration.options.maximumConnections = 16
+        self = .postgres(configuration)
+    }
+
+    static func == (lhs: DatabaseLocation, rhs: DatabaseLocation) -> Bool {
+        switch (lhs, rhs) {
+        case (.sqlite(let a), .sqlite(let b)): a == b
+        case (.postgres(let a), .postgres(let b)):
+            a.host == b.host && a.port == b.port && a.username == b.username && a.database == b.database
+        default: false
+        }
+    }
+}
+
+struct DatabaseClosed: Error, CustomStringConvertible {
+    var description: String { "the database is closed" }
+}
+
+/// A small pool of SQLite connections, each set up for safe concurrent use.
+actor SQLiteConnectionPool {
+    private let path: String
+    private let maximumConnections: Int
+    private let logger: Logger
+    private var idle: [SQLiteConnection] = []
+    private var openCount = 0
+    private var waiters: [CheckedContinuation<SQLiteConnection, any Error>] = []
+    private var closed = false
+
+    init(path: String, maximumConnections: Int, logger: Logger) {
+        self.path = path
+        self.maximumConnections = maximumConnections
+        self.logger = logger
+    }
+
+    nonisolated func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        let connection = try await checkOut()
+        do {
+            let result = try await body(connection)
+            await checkIn(connection)
+            return result
+        } catch {
+            await checkIn(connection)
+            throw error
+        }
+    }
+
+    private func checkOut() async throws -> SQLiteConnection {
+        if closed { throw DatabaseClosed() }
+        if let connection = idle.popLast() { return connection }
+        if openCount < maximumConnections {
+            openCount += 1
+            do {
+                return try await open()
+            } catch {
+                openCount -= 1
+                throw error
+            }
+        }
+        return try await withCheckedThrowingContinuation { waiters.append($0) }
+    }
+
+    private func checkIn(_ connection: SQLiteConnection) {
+        if closed {
+            openCount -= 1
+            Task { try? await connection.close() }
+        } else if !waiters.isEmpty {
+            waiters.removeFirst().resume(returning: connection)
+        } else {
+            idle.append(connection)
+        }
+    }
+
+    private func open() async throws -> SQLiteConnection {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let database = connection.sql()
+        // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
+        try await database.raw("PRAGMA journal_mode = WAL").run()
+        try await database.raw("PRAGMA synchronous = FULL").run()
+        try await database.raw("PRAGMA foreign_keys = ON").run()
+        try await database.raw("PRAGMA busy_timeout = 10000").run()
+        return connection
+    }
+
+    func close() async {
+        closed = true
+        for waiter in waiters {
+            waiter.resume(throwing: DatabaseClosed())
+        }
+        waiters.removeAll()
+        for connection in idle {
+            try? await connection.close()
+        }
+        idle.removeAll()
+    }
+}

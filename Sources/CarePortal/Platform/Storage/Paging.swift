@@ -1,0 +1,42 @@
+import SQLKit
+
+/// Which slice of a long list a person asked for.
+public struct PageRequest: Sendable, Equatable {
+    public static let defaultSize = 25
+    public var number: Int
+    public var size: Int
+
+    public init(number: Int, size: Int = PageRequest.defaultSize) {
+        self.number = max(1, number)
+        self.size = min(max(1, size), 200)
+    }
+
+    var offset: Int { (number - 1) * size }
+}
+
+/// One slice of a list and how long the whole list is.
+public struct PageOf<Item: Sendable>: Sendable {
+    public var items: [Item]
+    public var totalCount: Int
+    public var request: PageRequest
+
+    public var pageCount: Int { max(1, (totalCount + request.size - 1) / request.size) }
+    public var firstIndex: Int { totalCount == 0 ? 0 : request.offset + 1 }
+    public var lastIndex: Int { request.offset + items.count }
+}
+
+extension String {
+    /// A `LIKE` pattern that finds `self` anywhere, with `%`, `_` and `\` taken literally (used with `ESCAPE '\'`).
+    var containsPattern: String {
+        let escaped = self.lowercased()
+            .replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+        return "%\(escaped)%"
+    }
+}
+
+/// `LOWER(column) LIKE pattern ESCAPE '\'`, the same on both engines.
+func lowercased(_ column: String, contains text: String) -> SQLQueryString {
+    "LOWER(\(ident: column)) LIKE \(bind: text.containsPattern) ESCAPE '\\'"
+}

@@ -1,0 +1,272 @@
+import Foundation
+import Hummingbird
+import SQLKit
+
+/// First-run setup, sign-in, sign-out and changing one's password.
+struct SignInController {
+    let portal: Portal
+    let accounts = StaffAccountRepository()
+    let throttle = SignInThrottle()
+
+    static let wrongCredentials = "The username or password is not right"
+    static let paused = "Too many attempts to sign in. Wait 15 minutes, then try again. If you have forgotten your password, ask an administrator."
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.setup.pattern, access: .everyone, showSetup)
+        routes.post(SiteURL.setup.pattern, access: .everyone, setUp)
+        routes.get(SiteURL.signIn.pattern, access: .everyone, showSignIn)
+        routes.post(SiteURL.signIn.pattern, access: .everyone, signIn)
+        routes.post(SiteURL.signOut.pattern, access: .anyStaff, signOut)
+        routes.get(SiteURL.changePassword.pattern, access: .anyStaff, showChangePassword)
+        routes.post(SiteURL.changePassword.pattern, access: .anyStaff, changePassword)
+    }
+
+    // MARK: First-run setup
+
+    @Sendable func showSetup(request: Request, context: PortalContext) async throws -> Response {
+        guard try await !hasAdministrator() else { throw HTTPError(.notFound) }
+        return try await portal.withFormSession(context: context) { context in
+            portal.pages.response(SetupPage(
+                layout: portal.layout("Create the first administrator account", context: context),
+                errors: [], fields: SetupPage.fields()
+            ))
+        }
+    }
+
+    private struct SetupForm: Decodable {
+        var username: String?
+        var email: String?
+        var password: String?
+        var password_confirmation: String?
+    }
+
+    @Sendable func setUp(request: Request, context: PortalContext) async throws -> Response {
+        guard try await !hasAdministrator() else { throw HTTPError(.notFound) }
+        let form = try await request.form(SetupForm.self, context: context)
+        let username = form.username?.trimmed ?? ""
+        let email = form.email?.trimmed ?? ""
+        let password = form.password ?? ""
+        var errors = FormErrors()
+        if let problem = FieldRules.usernameProblem(username) { errors.add("username", problem) }
+        if let problem = FieldRules.emailProblem(email) { errors.add("email", problem) }
+        if let problem = portal.passwordPolicy.problem(with: password, username: username) { errors.add("password", problem) }
+        if errors["password"] == nil, password != form.password_confirmation {
+            errors.add("password_confirmation", "The passwords do not match")
+        }
+        func page(_ errors: FormErrors) -> Response {
+            var fields = SetupPage.fields(username: username, email: email)
+            errors.apply(to: &fields)
+            return portal.pages.response(
+                SetupPage(layout: portal.layout("Create the first administrator account", context: context), errors: errors.items, fields: fields),
+                status: .unprocessableContent
+            )
+        }
+        guard errors.isEmpty else { return page(errors) }
+
+        let hash = try await portal.passwords.hash(password)
+        let origin = portal.origin(of: request, context: context)
+        let outcome: (StaffAccount, ActiveSession)? = try await portal.database.transaction { db in
+            try await portal.database.serializeSetup(on: db)
+            guard try await !accounts.hasAdministrator(on: db) else { return nil }
+            let account = try await accounts.create(
+                username: username, email: email, role: .administrator, status: .active, passwordHash: hash, now: portal.now, on: db
+            )
+            try await portal.audit.record(AuditEvent(
+                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                action: .firstAdministratorCreated, recordType: "staff_account", recordID: "\(account.id)", origin: origin
+            ), on: db)
+            let session = try await portal.sessions.rotate(
+                context.session, toAccount: account.id, flash: Flash(.success, "Your administrator account is ready. You are signed in."), on: db
+            )
+            return (account, session)
+        }
+        guard let (_, session) = outcome else { throw HTTPError(.notFound) }
+        var response = seeOther(.home)
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
+
+    private func hasAdministrator() async throws -> Bool {
+        try await portal.database.read { db in try await accounts.hasAdministrator(on: db) }
+    }
+
+    // MARK: Sign in and out
+
+    @Sendable func showSignIn(request: Request, context: PortalContext) async throws -> Response {
+        if context.staff != nil { return seeOther(safeReturnPath(request.query("next"))) }
+        return try await portal.withFormSession(context: context) { context in
+            portal.pages.response(SignInPage(
+                layout: portal.layout("Sign in", context: context), errors: [], fields: SignInPage.fields(), next: request.query("next")
+            ))
+        }
+    }
+
+    private struct SignInForm: Decodable {
+        var username: String?
+        var password: String?
+        var next: String?
+    }
+
+    @Sendable func signIn(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(SignInForm.self, context: context)
+        let username = form.username?.trimmed ?? ""
+        let password = form.password ?? ""
+        let origin = portal.origin(of: request, context: context)
+        var errors = FormErrors()
+        if username.isEmpty { errors.add("username", "Enter your username") }
+        if password.isEmpty { errors.add("password", "Enter your password") }
+        func page(_ errors: FormErrors) -> Response {
+            var fields = SignInPage.fields(username: username)
+            errors.apply(to: &fields)
+            return portal.pages.response(
+                SignInPage(layout: portal.layout("Sign in", context: context), errors: errors.items, fields: fields, next: form.next),
+                status: .unprocessableContent
+            )
+        }
+        guard errors.isEmpty else { return page(errors) }
+
+        let keys: [SignInThrottle.Key] = [.account(username)] + (origin.address.map { [.address($0)] } ?? [])
+        let now = portal.now
+        func refuse(_ message: String, detail: String, account: StaffAccount? = nil, countsAsFailure: Bool) async throws -> Response {
+            try await portal.database.transaction { db in
+                if countsAsFailure { try await throttle.recordFailure(keys, now: now, on: db) }
+                try await portal.audit.record(AuditEvent(
+                    actor: AuditActor(accountID: account?.id, role: account?.role.rawValue, name: String(username.prefix(40))),
+                    action: .signIn, recordType: "staff_account", recordID: account.map { "\($0.id)" },
+                    outcome: .failure, origin: origin, detail: detail
+                ), on: db)
+            }
+            var errors = FormErrors()
+            errors.add("username", message)
+            return page(errors)
+        }
+
+        if try await portal.database.read({ db in try await throttle.isPaused(keys, now: now, on: db) }) {
+            return try await refuse(Self.paused, detail: "paused after repeated failures", countsAsFailure: false)
+        }
+        let credentials = try await portal.database.read { db in try await accounts.credentials(username: username, on: db) }
+        guard let credentials else {
+            try await portal.passwords.verifyAgainstNothing(password)
+            return try await refuse(Self.wrongCredentials, detail: "unknown username", countsAsFailure: true)
+        }
+        guard try await portal.passwords.verify(password, against: credentials.passwordHash) else {
+            return try await refuse(Self.wrongCredentials, detail: "wrong password", account: credentials.account, countsAsFailure: true)
+        }
+        let account = credentials.account
+        switch account.status {
+        case .active:
+            break
+        case .disabled:
+            return try await refuse(
+                "This account has been disabled. If you think this is a mistake, ask an administrator.",
+                detail: "account disabled", account: account, countsAsFailure: false
+            )
+        case .awaitingApproval:
+            return try await refuse(
+                "Your registration is waiting for an administrator to approve it. You will get an email when it is approved.",
+                detail: "awaiting approval", account: account, countsAsFailure: false
+            )
+        }
+
+        let session = try await portal.database.transaction { db in
+            try await throttle.clear(.account(username), on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                action: .signIn, recordType: "staff_account", recordID: "\(account.id)", origin: origin
+            ), on: db)
+            return try await portal.sessions.rotate(context.session, toAccount: account.id, on: db)
+        }
+        var response = seeOther(safeReturnPath(form.next))
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
+
+    @Sendable func signOut(request: Request, context: PortalContext) async throws -> Response {
+        let origin = portal.origin(of: request, context: context)
+        let session = try await portal.database.transaction { db in
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .signOut, recordType: "staff_account",
+                recordID: context.staff.map { "\($0.id)" }, origin: origin
+            ), on: db)
+            return try await portal.sessions.rotate(context.session, toAccount: nil, flash: Flash(.success, "You have signed out."), on: db)
+        }
+        var response = seeOther(.signIn)
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
+
+    // MARK: Change password
+
+    @Sendable func showChangePassword(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(ChangePasswordPage(
+            layout: portal.layout("Change your password", context: context), errors: [], fields: ChangePasswordPage.fields
+        ))
+    }
+
+    private struct ChangePasswordForm: Decodable {
+        var current_password: String?
+        var new_password: String?
+        var new_password_confirmation: String?
+    }
+
+    @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
+        guard let staff = context.staff else { throw AccessDenied() }
+        let form = try await request.form(ChangePasswordForm.self, context: context)
+        let current = form.current_password ?? ""
+        let new = form.new_password ?? ""
+        var errors = FormErrors()
+        if current.isEmpty {
+            errors.add("current_password", "Enter your current password")
+        } else if let hash = try await portal.database.read({ db in try await accounts.passwordHash(accountID: staff.id, on: db) }),
+                  try await !portal.passwords.verify(current, against: hash) {
+            errors.add("current_password", "Your current password is not right")
+        }
+        if let problem = portal.passwordPolicy.problem(with: new, username: staff.username) {
+            errors.add("new_password", problem.replacingOccurrences(of: "Enter a password", with: "Enter a new password"))
+        } else if new == current {
+            errors.add("new_password", "The new password must be different from the current one")
+        }
+        if errors["new_password"] == nil, new != form.new_password_confirmation {
+            errors.add("new_password_confirmation", "The new passwords do not match")
+        }
+        guard errors.isEmpty else {
+            var fields = ChangePasswordPage.fields
+            errors.apply(to: &fields)
+            return portal.pages.response(
+                ChangePasswordPage(layout: portal.layout("Change your password", context: context), errors: errors.items, fields: fields),
+                status: .unprocessableContent
+            )
+        }
+        let hash = try await portal.passwords.hash(new)
+        let origin = portal.origin(of: request, context: context)
+        let session = try await portal.database.transaction { db in
+            try await accounts.setPasswordHash(hash, accountID: staff.id, now: portal.now, on: db)
+            try await portal.sessions.endAll(accountID: staff.id, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .passwordChanged, recordType: "staff_account", recordID: "\(staff.id)", origin: origin
+            ), on: db)
+            return try await portal.sessions.start(
+                accountID: staff.id, flash: Flash(.success, "Your password has been changed. Any other place you were signed in has been signed out."),
+                on: db
+            )
+        }
+        var response = seeOther(.home)
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
+}
+
+/// Where to go after signing in: only a path on this site, never another site.
+func safeReturnPath(_ next: String?) -> String {
+    guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.hasPrefix("/\\"),
+          !next.contains(where: { $0.isNewline || $0 == "\\" })
+    else { return SiteURL.home.path }
+    return next
+}
+
+extension Database {
+    /// Makes concurrent first-run setups take turns (SQLite transactions already do).
+    func serializeSetup(on db: any SQLDatabase) async throws {
+        if engine == .postgres { try await db.raw("SELECT pg_advisory_xact_lock(7261002)").run() }
+    }
+}

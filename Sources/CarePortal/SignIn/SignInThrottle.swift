@@ -1,0 +1,73 @@
+import Foundation
+import SQLKit
+
+/// Slows down password guessing: five failures for one account, or twenty from one address, within
+/// fifteen minutes pause sign-in for that account or address for fifteen minutes.
+/// The only place the throttle's SQL lives.
+struct SignInThrottle: Sendable {
+    static let accountLimit = 5
+    static let addressLimit = 20
+    static let window: TimeInterval = 15 * 60
+    static let pause: TimeInterval = 15 * 60
+
+    enum Key {
+        case account(String)
+        case address(String)
+
+        var stored: String {
+            switch self {
+            case .account(let username): "account:\(usernameKey(username))"
+            case .address(let address): "address:\(address)"
+            }
+        }
+
+        var limit: Int {
+            switch self {
+            case .account: SignInThrottle.accountLimit
+            case .address: SignInThrottle.addressLimit
+            }
+        }
+    }
+
+    /// True while any of `keys` is paused.
+    func isPaused(_ keys: [Key], now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.select().column("throttle_key").from("sign_in_locks")
+            .where("throttle_key", .in, keys.map(\.stored))
+            .where("locked_until", .greaterThan, now.millisecondsSince1970)
+            .first() != nil
+    }
+
+    /// Counts a failure against each key, pausing any that reached its limit.
+    func recordFailure(_ keys: [Key], now: Date, on db: any SQLDatabase) async throws {
+        let time = now.millisecondsSince1970
+        for key in keys {
+            try await db.insert(into: "sign_in_failures").columns("throttle_key", "failed_at")
+                .values(SQLBind(key.stored), SQLBind(time)).run()
+            let failures = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+                .from("sign_in_failures")
+                .where("throttle_key", .equal, key.stored)
+                .where("failed_at", .greaterThan, now.addingTimeInterval(-Self.window).millisecondsSince1970)
+                .first()?.decode(column: "count", as: Int.self) ?? 0
+            if failures >= key.limit {
+                try await db.insert(into: "sign_in_locks").columns("throttle_key", "locked_until")
+                    .values(SQLBind(key.stored), SQLBind(now.addingTimeInterval(Self.pause).millisecondsSince1970))
+                    .onConflict(with: ["throttle_key"]) { $0.set(excludedValueOf: "locked_until") }
+                    .run()
+            }
+        }
+    }
+
+    /// A correct password clears the account's earlier failures.
+    func clear(_ key: Key, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "sign_in_failures").where("throttle_key", .equal, key.stored).run()
+        try await db.delete(from: "sign_in_locks").where("throttle_key", .equal, key.stored).run()
+    }
+
+    /// Forgets failures older than the window and pauses that have ended.
+    func deleteExpired(now: Date, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "sign_in_failures")
+            .where("failed_at", .lessThan, now.addingTimeInterval(-Self.window).millisecondsSince1970).run()
+        try await db.delete(from: "sign_in_locks")
+            .where("locked_until", .lessThan, now.millisecondsSince1970).run()
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Hummingbird
+import SQLKit
+
+/// Physicians register themselves; an administrator approves them before their first sign-in.
+struct PhysicianRegistrationController {
+    let portal: Portal
+    let accounts = StaffAccountRepository()
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.registerPhysician.pattern, access: .everyone, showForm)
+        routes.post(SiteURL.registerPhysician.pattern, access: .everyone, register)
+        routes.get(SiteURL.registrationReceived.pattern, access: .everyone, received)
+    }
+
+    private static let title = "Register as a physician"
+
+    @Sendable func showForm(request: Request, context: PortalContext) async throws -> Response {
+        try await portal.withFormSession(context: context) { context in
+            let fields = RegisterPhysicianPage.fields()
+            return portal.pages.response(RegisterPhysicianPage(
+                layout: portal.layout(Self.title, context: context), errors: [], accountFields: fields.account, personFields: fields.person
+            ))
+        }
+    }
+
+    private struct RegistrationForm: Decodable {
+        var username: String?
+        var email: String?
+        var password: String?
+        var password_confirmation: String?
+        var first_name: String?
+        var middle_name: String?
+        var last_name: String?
+        var practice_location: String?
+        var medical_id_number: String?
+    }
+
+    @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(RegistrationForm.self, context: context)
+        let values: [String: String] = [
+            "username": form.username?.trimmed ?? "", "email": form.email?.trimmed ?? "",
+            "first_name": form.first_name?.trimmed ?? "", "middle_name": form.middle_name?.trimmed ?? "",
+            "last_name": form.last_name?.trimmed ?? "", "practice_location": form.practice_location?.trimmed ?? "",
+            "medical_id_number": form.medical_id_number?.trimmed ?? "",
+        ]
+        let username = values["username"]!
+        let password = form.password ?? ""
+        var errors = FormErrors()
+        if let problem = FieldRules.usernameProblem(username) { errors.add("username", problem) }
+        if let problem = FieldRules.emailProblem(values["email"]!) { errors.add("email", problem) }
+        if let problem = portal.passwordPolicy.problem(with: password, username: username) { errors.add("password", problem) }
+        if errors["password"] == nil, password != form.password_confirmation {
+            errors.add("password_confirmation", "The passwords do not match")
+        }
+        if let problem = FieldRules.requiredTextProblem(values["first_name"]!, name: "your first name") { errors.add("first_name", problem) }
+        if values["middle_name"]!.count > 100 { errors.add("middle_name", "Middle name must be 100 characters or fewer") }
+        if let problem = FieldRules.requiredTextProblem(values["last_name"]!, name: "your last name") { errors.add("last_name", problem) }
+        if let problem = FieldRules.requiredTextProblem(values["practice_location"]!, name: "the location of your practice", maximumLength: 200) {
+            errors.add("practice_location", problem)
+        }
+        if let problem = FieldRules.requiredTextProblem(values["medical_id_number"]!, name: "your medical identification number", maximumLength: 40) {
+            errors.add("medical_id_number", problem)
+        }
+
+        func page(_ errors: FormErrors) -> Response {
+            var fields = RegisterPhysicianPage.fields(values)
+            errors.apply(to: &fields.account)
+            errors.apply(to: &fields.person)
+            return portal.pages.response(
+                RegisterPhysicianPage(
+                    layout: portal.layout(Self.title, context: context), errors: errors.items,
+                    accountFields: fields.account, personFields: fields.person
+                ),
+                status: .unprocessableContent
+            )
+        }
+        guard errors.isEmpty else { return page(errors) }
+
+        let profile = PhysicianProfile(
+            firstName: values["first_name"]!, middleName: values["middle_name"]!, lastName: values["last_name"]!,
+            practiceLocation: values["practice_location"]!, medicalIDNumber: values["medical_id_number"]!
+        )
+        let hash = try await portal.passwords.hash(password)
+        let origin = portal.origin(of: request, context: context)
+        do {
+            try await portal.database.transaction { db in
+                let account = try await accounts.create(
+                    username: username, email: values["email"], role: .physician, status: .awaitingApproval,
+                    passwordHash: hash, now: portal.now, on: db
+                )
+                try await accounts.createPhysicianProfile(profile, accountID: account.id, on: db)
+                try await portal.audit.record(AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .physicianRegistered, recordType: "staff_account", recordID: "\(account.id)", origin: origin
+                ), on: db)
+                for administrator in try await administratorsWithEmail(on: db) {
+                    try await portal.outbox.enqueue(Mail(
+                        recipient: administrator,
+                        subject: "A physician is waiting for approval",
+                        body: """
+                            \(profile.fullName) registered as a physician with the username \(account.username).
+
+                            Check their details and approve the registration here:
+                            \(portal.settings.baseURL)\(SiteURL.staffAccount(account.id).path)
+                            """
+                    ), on: db)
+                }
+            }
+        } catch is UsernameTaken {
+            var errors = FormErrors()
+            errors.add("username", "That username is already taken. Choose another one")
+            return page(errors)
+        }
+        return seeOther(.registrationReceived)
+    }
+
+    private func administratorsWithEmail(on db: any SQLDatabase) async throws -> [String] {
+        var query = StaffListQuery()
+        query.role = .administrator
+        query.status = .active
+        query.page = PageRequest(number: 1, size: 200)
+        return try await accounts.list(query, on: db).items.compactMap(\.email)
+    }
+
+    @Sendable func received(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(RegistrationReceivedPage(layout: portal.layout("Registration received", context: context)))
+    }
+}

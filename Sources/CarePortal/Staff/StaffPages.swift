@@ -1,0 +1,111 @@
+import Foundation
+
+/// A physician's self-registration form (seed 002, section 3.13).
+struct RegisterPhysicianPage: Page {
+    static let template = TemplateName.registerPhysician
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let accountFields: [FormField]
+    let personFields: [FormField]
+    let action = SiteURL.registerPhysician.path
+    let signInPath = SiteURL.signIn.path
+
+    static func fields(_ values: [String: String] = [:]) -> (account: [FormField], person: [FormField]) {
+        (
+            account: [
+                FormField("username", label: "Username", value: values["username"] ?? "",
+                          hint: "Up to 21 letters, numbers, full stops, hyphens or underscores.", autocomplete: "username", width: 20),
+                FormField("email", label: "Email address", value: values["email"] ?? "", type: "email", autocomplete: "email"),
+                FormField("password", label: "Password", hint: "At least 8 characters. A few random words make a strong password.",
+                          type: "password", autocomplete: "new-password", width: 20),
+                FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20),
+            ],
+            person: [
+                FormField("first_name", label: "First name", value: values["first_name"] ?? "", autocomplete: "given-name", width: 20),
+                FormField("middle_name", label: "Middle name (optional)", value: values["middle_name"] ?? "",
+                          autocomplete: "additional-name", width: 20),
+                FormField("last_name", label: "Last name", value: values["last_name"] ?? "", autocomplete: "family-name", width: 20),
+                FormField("practice_location", label: "Location of practice", value: values["practice_location"] ?? "",
+                          hint: "The name and town of the clinic or hospital, as your patients know it.", autocomplete: "organization"),
+                FormField("medical_id_number", label: "Medical identification number", value: values["medical_id_number"] ?? "",
+                          hint: "For example, your National Provider Identifier (NPI).", width: 20),
+            ]
+        )
+    }
+}
+
+struct RegistrationReceivedPage: Page {
+    static let template = TemplateName.registrationReceived
+    let layout: Layout
+    let signInPath = SiteURL.signIn.path
+}
+
+/// A row of the staff list.
+struct StaffRow: Sendable {
+    let username: String
+    let path: String
+    let email: String
+    let roleTitle: String
+    let statusTitle: String
+    let statusTag: String
+    let created: String
+
+    init(_ account: StaffAccount) {
+        username = account.username
+        path = SiteURL.staffAccount(account.id).path
+        email = account.email ?? "—"
+        roleTitle = account.role.title
+        statusTitle = account.status.title
+        statusTag = account.status.tagClass
+        created = DisplayTime.dateTime(account.createdAt)
+    }
+}
+
+extension AccountStatus {
+    var tagClass: String {
+        switch self {
+        case .active: "tag--green"
+        case .disabled: "tag--grey"
+        case .awaitingApproval: "tag--yellow"
+        }
+    }
+}
+
+struct StaffListPage: Page {
+    static let template = TemplateName.staffList
+    let layout: Layout
+    let search: String
+    let roleOptions: [FilterOption]
+    let statusOptions: [FilterOption]
+    let headers: [SortableHeader]
+    let rows: [StaffRow]
+    let pagination: PaginationView
+    let awaitingApprovalCount: Int
+    let hasAwaitingApprovals: Bool
+    let awaitingApprovalPath: String
+    let action = SiteURL.staff.path
+    let isFiltered: Bool
+    let registerPath = SiteURL.registerPhysician.path
+}
+
+struct StaffAccountPage: Page {
+    struct Detail: Sendable {
+        let key: String
+        let value: String
+    }
+
+    static let template = TemplateName.staffAccount
+    let layout: Layout
+    let username: String
+    let statusTitle: String
+    let statusTag: String
+    let details: [Detail]
+    let physicianDetails: [Detail]
+    let activeSessions: Int
+    let approvePath: String?
+    let disablePath: String?
+    let enablePath: String?
+    let isSelf: Bool
+    let staffListPath = SiteURL.staff.path
+    let auditPath: String
+}

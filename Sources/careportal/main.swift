@@ -1,0 +1,104 @@
+import ArgumentParser
+import CarePortal
+import Foundation
+
+@main
+struct CarePortalCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "careportal",
+        abstract: "CarePortal: the staff portal and member API for community-health programs.",
+        subcommands: [Serve.self, Migrate.self, CreateUser.self, SeedDemo.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+/// Options every subcommand shares; each overrides the environment variable of the same meaning.
+struct SettingsOptions: ParsableArguments {
+    @Option(help: "Address to listen on (HOST).") var host: String?
+    @Option(help: "Port to listen on (PORT).") var port: Int?
+    @Option(help: "sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE (DATABASE_URL).") var databaseURL: String?
+    @Option(help: "The address people use to reach the portal (BASE_URL).") var baseURL: String?
+    @Option(help: "Folder for uploads and other files (DATA_DIR).") var dataDir: String?
+    @Option(help: "Folder holding templates/ and static/ (RESOURCES_DIR).") var resourcesDir: String?
+    @Option(help: "SMTP server for outgoing mail (SMTP_URL).") var smtpURL: String?
+    @Option(help: "trace, debug, info, notice, warning, error or critical (LOG_LEVEL).") var logLevel: String?
+
+    func settings() throws -> Settings {
+        var overrides: [String: String] = [:]
+        overrides["HOST"] = host
+        overrides["PORT"] = port.map(String.init)
+        overrides["DATABASE_URL"] = databaseURL
+        overrides["BASE_URL"] = baseURL
+        overrides["DATA_DIR"] = dataDir
+        overrides["RESOURCES_DIR"] = resourcesDir
+        overrides["SMTP_URL"] = smtpURL
+        overrides["LOG_LEVEL"] = logLevel
+        do {
+            return try Settings.load(environment: ProcessInfo.processInfo.environment, overrides: overrides)
+        } catch let invalid as Settings.Invalid {
+            throw ValidationError(invalid.description)
+        }
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Migrate the database, then serve the portal (the default).")
+    @OptionGroup var options: SettingsOptions
+
+    func run() async throws {
+        try await Commands.serve(settings: try options.settings())
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Bring the database schema up to date.")
+    @OptionGroup var options: SettingsOptions
+
+    func run() async throws {
+        let applied = try await Commands.migrate(settings: try options.settings())
+        print(applied.isEmpty ? "The database is up to date." : "Applied migrations \(applied.map(String.init).joined(separator: ", ")).")
+    }
+}
+
+struct CreateUser: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create-user",
+        abstract: "Create a staff account. The password is read from standard input."
+    )
+    @OptionGroup var options: SettingsOptions
+    @Option(help: "administrator, medical_professional or physician.") var role: String
+    @Option(help: "Up to 21 letters, numbers, full stops, hyphens or underscores.") var username: String
+    @Option(help: "Email address (optional).") var email: String?
+
+    func run() async throws {
+        guard let role = StaffRole(rawValue: role) else {
+            throw ValidationError("--role must be administrator, medical_professional or physician")
+        }
+        FileHandle.standardError.write(Data("Password for \(username) (read from standard input): ".utf8))
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw ValidationError("No password was given on standard input")
+        }
+        do {
+            let id = try await Commands.createUser(settings: try options.settings(), role: role, username: username, email: email, password: line)
+            print("\nCreated \(role.title.lowercased()) \(username) (account \(id)).")
+        } catch let failed as Commands.CreateUserFailed {
+            throw ValidationError(failed.description)
+        }
+    }
+}
+
+struct SeedDemo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seed-demo",
+        abstract: "Fill an empty database with clearly marked demo accounts and content."
+    )
+    @OptionGroup var options: SettingsOptions
+
+    func run() async throws {
+        let credentials = try await Commands.seedDemo(settings: try options.settings())
+        print("Demo accounts (shown only this once):")
+        for credential in credentials {
+            print("  \(credential.role.title.padding(toLength: 22, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)")
+        }
+    }
+}
