@@ -59,6 +59,10 @@ let package = Package(
         // libcurl's SMTP client behind a small non-variadic C interface Swift can call.
         .target(name: "CSMTP", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "SafeHTML", dependencies: ["CLibXML2", "CCmark"]),
+        // Runs SafeHTML for script/safehtml-check and Benchmarks/safehtml/run.
+        .executableTarget(name: "safehtml-tool", dependencies: ["SafeHTML"]),
+        // libFuzzer target when built by script/fuzz-safehtml; otherwise it replays saved inputs.
+        .executableTarget(name: "SafeHTMLFuzz", dependencies: ["SafeHTML"]),
         .systemLibrary(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",

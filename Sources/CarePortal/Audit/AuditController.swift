@@ -129,13 +129,14 @@ struct AuditController {
     /// CSV text written by the CSV library, with cells that a spreadsheet would run as a formula made inert.
     static func csv(rows: [[String]]) throws -> [UInt8] {
         let stream = OutputStream(toMemory: ())
-        let writer = try CSVWriter(stream: stream)
+        let writer = try CSVWriter(stream: stream, newline: .crlf)
         for row in rows {
             try writer.write(row: row.map(inertCell))
         }
         writer.stream.close()
         guard let data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data else { return [] }
-        return Array(data)
+        // The writer separates rows; each batch also ends its last one, so batches join cleanly.
+        return Array(data) + Array("\r\n".utf8)
     }
 
     /// OWASP's advice for CSV injection: a leading `=`, `+`, `-`, `@`, tab or return gets a quote before it.
@@ -179,8 +180,4 @@ struct AuditLogPage: Page {
     let pagination: PaginationView
     let exportPath: String
     let action = SiteURL.auditLog.path
-}
-
-extension HTTPField.Name {
-    static let contentDisposition = HTTPField.Name("Content-Disposition")!
 }

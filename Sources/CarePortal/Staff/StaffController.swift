@@ -103,11 +103,8 @@ struct StaffController {
             return seeOther(.staffAccount(id))
         }
         let origin = portal.origin(of: request, context: context)
-        let message: Flash = try await portal.database.transaction { db in
+        let message = try await portal.database.transaction { db in
             guard let account = try await accounts.find(id: id, on: db) else { throw HTTPError(.notFound) }
-            if account.role == .administrator, account.status == .active, try await activeAdministratorCount(on: db) <= 1 {
-                return Flash(.warning, "\(account.username) is the only active administrator, so the account cannot be disabled.")
-            }
             try await accounts.setStatus(.disabled, accountID: id, now: portal.now, on: db)
             try await portal.sessions.endAll(accountID: id, on: db)
             try await portal.audit.record(AuditEvent(
@@ -162,13 +159,5 @@ struct StaffController {
         }
         try await portal.flash(Flash(.success, "\(username) is approved and can now sign in."), context: context)
         return seeOther(.staffAccount(id))
-    }
-
-    private func activeAdministratorCount(on db: any SQLDatabase) async throws -> Int {
-        var query = StaffListQuery()
-        query.role = .administrator
-        query.status = .active
-        query.page = PageRequest(number: 1, size: 1)
-        return try await accounts.list(query, on: db).totalCount
     }
 }

@@ -37,8 +37,6 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 }
 
 extension HTTPField.Name {
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
-    static let strictTransportSecurity = HTTPField.Name("Strict-Transport-Security")!
 }

@@ -125,10 +125,11 @@ public struct Outbox: Sendable {
             .run()
     }
 
-    /// Puts a message that was not delivered back in the queue, due now.
+    /// Puts a message that was not delivered back in the queue, due now, with a fresh set of attempts.
     func retry(id: Int64, on db: any SQLDatabase) async throws {
         try await db.update("outbox")
             .set("status", to: OutboxMessage.Status.pending.rawValue)
+            .set("attempts", to: 0)
             .set("next_attempt_at", to: now().millisecondsSince1970)
             .set("claimed_until", to: SQLLiteral.null)
             .where("id", .equal, id)

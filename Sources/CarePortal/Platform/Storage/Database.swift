@@ -58,11 +58,9 @@ public final class Database: Sendable {
         case .postgres(let client):
             await client.run()
         case .sqlite(let pool):
-            do {
-                try await Task.sleep(for: .seconds(Int64.max / 2))
-            } catch {
-                await pool.close()
-            }
+            // Nothing to drive in the background: wait for cancellation, then close every connection.
+            while (try? await Task.sleep(for: .seconds(3600))) != nil {}
+            await pool.close()
         }
     }
 
@@ -71,11 +69,11 @@ public final class Database: Sendable {
         switch backend {
         case .sqlite(let pool):
             return try await pool.withConnection { connection in
-                try await body(connection.sql(queryLogLevel: .trace))
+                try await body(connection.sql(queryLogLevel: nil))
             }
         case .postgres(let client):
             return try await client.withConnection { connection in
-                try await body(connection.sql(queryLogLevel: .trace))
+                try await body(connection.sql(queryLogLevel: nil))
             }
         }
     }
@@ -88,7 +86,7 @@ public final class Database: Sendable {
         switch backend {
         case .sqlite(let pool):
             return try await pool.withConnection { connection in
-                let database = connection.sql(queryLogLevel: .trace)
+                let database = connection.sql(queryLogLevel: nil)
                 try await database.raw("BEGIN IMMEDIATE").run()
                 do {
                     let result = try await body(database)
@@ -101,7 +99,7 @@ public final class Database: Sendable {
             }
         case .postgres(let client):
             return try await client.withConnection { connection in
-                let database = connection.sql(queryLogLevel: .trace)
+                let database = connection.sql(queryLogLevel: nil)
                 try await database.raw("BEGIN").run()
                 do {
                     let result = try await body(database)
@@ -117,10 +115,12 @@ public final class Database: Sendable {
 }
 
 extension Database: Service {
+    /// The service group stops services in reverse order, so the database closes after the server and
+    /// the background jobs that use it.
     public func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await runConnections()
-        } onGracefulShutdown: {}
+        try await cancelWhenGracefulShutdown {
+            try await self.runConnections()
+        }
     }
 }
 
@@ -255,9 +255,12 @@ actor SQLiteConnectionPool {
             waiter.resume(throwing: DatabaseClosed())
         }
         waiters.removeAll()
-        for connection in idle {
-            try? await connection.close()
-        }
+        let connections = idle
         idle.removeAll()
+        openCount -= connections.count
+        // Closing runs in a task of its own: the caller is often being cancelled, which would stop the close.
+        await Task {
+            for connection in connections { try? await connection.close() }
+        }.value
     }
 }

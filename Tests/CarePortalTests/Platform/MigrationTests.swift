@@ -1,0 +1,72 @@
+import Foundation
+import SQLKit
+import Testing
+@testable import CarePortal
+
+@Suite struct MigrationTests {
+    /// `table.column` for every column the migrations create.
+    static func columns(of url: String) async throws -> Set<String> {
+        let database = try Database(url: url, logger: TestDatabase.logger)
+        return try await database.whileRunning {
+            try await database.read { db in
+                switch database.engine {
+                case .sqlite:
+                    let tables = try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all()
+                        .map { try $0.decode(column: "name", as: String.self) }
+                    var result = Set<String>()
+                    for table in tables {
+                        for row in try await db.raw("SELECT name FROM pragma_table_info(\(bind: table))").all() {
+                            result.insert("\(table).\(try row.decode(column: "name", as: String.self))")
+                        }
+                    }
+                    return result
+                case .postgres:
+                    let rows = try await db.raw("""
+                        SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'
+                        """).all()
+                    return Set(try rows.map {
+                        "\(try $0.decode(column: "table_name", as: String.self)).\(try $0.decode(column: "column_name", as: String.self))"
+                    })
+                }
+            }
+        }
+    }
+
+    @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))
+    func bothEnginesEndWithTheSameTablesAndColumns() async throws {
+        let sqlite = try await TestDatabase.make(.sqlite)
+        let postgres = try await TestDatabase.make(.postgres)
+        let sqliteColumns = try await Self.columns(of: sqlite)
+        let postgresColumns = try await Self.columns(of: postgres)
+        try await TestDatabase.drop(sqlite)
+        try await TestDatabase.drop(postgres)
+        #expect(sqliteColumns.contains("audit_log.occurred_at"))
+        #expect(sqliteColumns == postgresColumns)
+    }
+
+    @Test(arguments: TestEngines.all)
+    func migratingTwiceChangesNothingAndRecordsTheVersion(engine: Database.Engine) async throws {
+        let url = try await TestDatabase.make(engine)
+        let database = try Database(url: url, logger: TestDatabase.logger)
+        let (applied, version) = try await database.whileRunning {
+            let migrator = Migrator(database: database, logger: TestDatabase.logger)
+            return (try await migrator.migrate(), try await migrator.currentVersion())
+        }
+        try await TestDatabase.drop(url)
+        #expect(applied.isEmpty)
+        #expect(version == SchemaHistory.latestVersion)
+    }
+
+    @Test func databaseURLsAreReadForBothEngines() throws {
+        #expect(try DatabaseLocation(url: "sqlite://./data/careportal.sqlite") == .sqlite(path: "./data/careportal.sqlite"))
+        guard case .postgres(let configuration) = try DatabaseLocation(url: "postgres://care:p%40ss@127.0.0.1:5433/care") else {
+            Issue.record("not read as PostgreSQL")
+            return
+        }
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 5433)
+        #expect(configuration.password == "p@ss")
+        #expect(configuration.database == "care")
+        #expect(throws: DatabaseLocation.InvalidURL.self) { try DatabaseLocation(url: "mysql://x") }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import CarePortal
+
+/// Walks the router's own list of routes, so a new route cannot escape these checks.
+@Suite struct AccessTests {
+    static let roles: [StaffRole?] = [nil] + StaffRole.allCases.map(Optional.some)
+
+    static func concretePath(_ pattern: String) -> String {
+        pattern.replacingOccurrences(of: ":id", with: "999999")
+    }
+
+    @Test(arguments: TestEngines.all)
+    func everyRouteDeclaresWhoMayUseIt(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            #expect(portal.app.routes.count >= 15)
+            for route in portal.app.routes {
+                #expect(portal.app.catalogue.access[route] != nil, "\(route) has no declared access")
+            }
+            #expect(Set(portal.app.catalogue.access.keys) == Set(portal.app.routes))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func everyRouteAnswersEachRoleAsDeclared(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            _ = try await portal.createStaff(.administrator, username: "setup.done")
+            for route in portal.app.routes {
+                let access = try #require(portal.app.catalogue.access[route])
+                for role in Self.roles {
+                    var visitor = Visitor(portal: portal)
+                    if let role {
+                        try await visitor.signIn(username: try await portal.createStaff(role, username: "u\(Int.random(in: 100_000...999_999))").username,
+                                                 password: "correct horse battery staple")
+                    } else {
+                        try await visitor.get("/sign-in")
+                    }
+                    let path = Self.concretePath(route.path)
+                    let response = route.method == "GET" ? try await visitor.get(path) : try await visitor.post(path)
+                    let sentToSignIn = response.status == .seeOther && response.location?.hasPrefix("/sign-in") == true
+                    let label = "\(route) as \(role?.rawValue ?? "anonymous")"
+                    if access.allows(role) {
+                        #expect(response.status != .forbidden, "\(label) was refused")
+                        #expect(!sentToSignIn || !access.requiresSignIn || route.method == "POST", "\(label) was sent to sign in")
+                    } else if role == nil {
+                        #expect(sentToSignIn, "\(label) answered \(response.status.code), not a redirect to sign in")
+                    } else {
+                        #expect(response.status == .forbidden, "\(label) answered \(response.status.code), not 403")
+                        #expect(response.text.contains("You cannot open this page"))
+                    }
+                }
+            }
+            #expect(try await portal.auditEntries(action: .accessDenied).count > 0)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func navigationShowsOnlyWhatTheRoleMayOpen(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            for item in NavigationItem.all {
+                #expect(portal.app.catalogue.access[RouteCatalogue.Key(method: "GET", path: item.url.pattern.description)] == item.access)
+            }
+            var (physician, _) = try await portal.signedIn(.physician)
+            let page = try await physician.get("/")
+            #expect(!page.text.contains(">Staff accounts</a>"))
+            #expect(!page.text.contains(">Audit log</a>"))
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let adminPage = try await admin.get("/")
+            #expect(adminPage.text.contains(#"href="/staff">Staff accounts</a>"#))
+            #expect(adminPage.text.contains(#"href="/audit">Audit log</a>"#))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func everyStateChangingRouteRefusesForgedRequests(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let postRoutes = portal.app.routes.filter { $0.method != "GET" && $0.method != "HEAD" }
+            #expect(postRoutes.count >= 8)
+            for route in postRoutes {
+                let path = Self.concretePath(route.path)
+                var (admin, _) = try await portal.signedIn(.administrator)
+                let genuine = admin.csrfToken
+                let attempts: [(String, (Visitor) async throws -> TestResponse)] = [
+                    ("no token", { visitor in var v = visitor; return try await v.post(path, csrfToken: .some(nil)) }),
+                    ("wrong token", { visitor in var v = visitor; return try await v.post(path, csrfToken: "forged-token-value") }),
+                    ("cross-site Origin", { visitor in var v = visitor; return try await v.post(path, origin: "https://evil.example") }),
+                    ("cross-site fetch", { visitor in var v = visitor; return try await v.post(path, secFetchSite: "cross-site") }),
+                    ("no Origin at all", { visitor in var v = visitor; return try await v.post(path, origin: nil) }),
+                ]
+                for (name, attempt) in attempts {
+                    let response = try await attempt(admin)
+                    #expect(response.status == .forbidden, "\(route) with \(name) answered \(response.status.code)")
+                    #expect(response.text.contains("This form could not be sent"))
+                }
+                // The same request from our own page gets through, so the refusals above are the check at work.
+                admin.csrfToken = genuine
+                let allowed = try await admin.post(path)
+                #expect(allowed.status != .forbidden, "\(route) refused a genuine request")
+            }
+            let refusals = try await portal.auditEntries(action: .csrfRejected)
+            #expect(refusals.count >= postRoutes.count * 5 - 5)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func securityHeadersAreOnEveryKindOfResponse(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await portal.createStaff(.administrator, username: "chief")
+            var anonymous = Visitor(portal: portal)
+            var (physician, _) = try await portal.signedIn(.physician)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let ok = try await anonymous.get("/sign-in")
+            let redirect = try await anonymous.get("/")
+            let forbidden = try await physician.get("/staff")
+            let missing = try await anonymous.get("/no-such-page")
+            try await portal.database.read { db in try await db.raw("DROP TABLE outbox").run() }
+            let broken = try await admin.get("/outbox")
+            let expected: [(TestResponse, HTTPResponse.Status)] = [
+                (ok, .ok), (redirect, .seeOther), (forbidden, .forbidden), (missing, .notFound), (broken, .internalServerError),
+            ]
+            for (response, status) in expected {
+                #expect(response.status == status)
+                #expect(response.headers[.contentSecurityPolicy] == SecurityHeadersMiddleware.contentSecurityPolicy)
+                #expect(response.headers[.xContentTypeOptions] == "nosniff")
+                #expect(response.headers[.referrerPolicy] == "same-origin")
+                #expect(response.headers[.cacheControl] == "no-store")
+                #expect(response.headers[.strictTransportSecurity] == nil, "no HSTS over plain http")
+            }
+            #expect(SecurityHeadersMiddleware.contentSecurityPolicy.contains("default-src 'self'"))
+            for directive in ["object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'"] {
+                #expect(SecurityHeadersMiddleware.contentSecurityPolicy.contains(directive))
+            }
+            #expect(!SecurityHeadersMiddleware.contentSecurityPolicy.contains("unsafe-inline"))
+            #expect(broken.text.contains("Sorry, there is a problem with the service"))
+            for leak in ["no such table", "does not exist", "SQL", "sqlite", ".swift", "Sources/", "Error:"] {
+                #expect(!broken.text.contains(leak), "the 500 page shows \(leak)")
+            }
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func httpsDeploymentsSendHSTSAndHostPrefixedSecureCookies(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine, configure: { $0.baseURL = "https://portal.example.org" }) { portal in
+            let response = try await portal.client.execute(uri: "/sign-in", method: .get, headers: [:], body: nil)
+            #expect(response.headers[.strictTransportSecurity] == "max-age=31536000; includeSubDomains")
+            let cookie = try #require(response.headers[values: .setCookie].first)
+            #expect(cookie.hasPrefix("__Host-careportal_session="))
+            let attributes = cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            #expect(attributes.contains("secure"))
+            #expect(attributes.contains("httponly"))
+            #expect(attributes.contains("samesite=lax"))
+            #expect(attributes.contains("path=/"))
+            #expect(!attributes.contains { $0.hasPrefix("domain") })
+        }
+    }
+}

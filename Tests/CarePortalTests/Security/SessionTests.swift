@@ -1,0 +1,111 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import CarePortal
+
+@Suite struct SessionTests {
+    @Test(arguments: TestEngines.all)
+    func signingInIssuesANewSessionIdAndTheOldOneStopsWorking(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await portal.createStaff(.physician, username: "dr.ana")
+            var browser = Visitor(portal: portal)
+            try await browser.get("/sign-in")
+            let before = try #require(browser.cookie)
+            try await browser.post("/sign-in", form: [("username", "dr.ana"), ("password", "correct horse battery staple")])
+            let after = try #require(browser.cookie)
+            #expect(before != after)
+            #expect(after.count >= 43, "at least 256 bits, base64url")
+            let stored = try await portal.database.read { db in try await SessionRepository().find(idHash: SecretToken.hash(before), on: db) }
+            #expect(stored == nil, "the pre-sign-in session is deleted")
+            var attacker = Visitor(portal: portal)
+            attacker.cookie = before
+            #expect(try await attacker.get("/account/password").location?.hasPrefix("/sign-in") == true)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func onlyAHashOfTheSessionIdIsStored(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, _) = try await portal.signedIn(.administrator)
+            let id = try #require(browser.cookie)
+            let rows = try await portal.database.read { db in try await db.raw("SELECT id_hash FROM sessions").all() }
+            let hashes = try rows.map { try $0.decode(column: "id_hash", as: String.self) }
+            #expect(!hashes.contains(id))
+            #expect(hashes.contains(SecretToken.hash(id)))
+            _ = try await browser.get("/")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aSessionEndsAfterThirtyIdleMinutes(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, _) = try await portal.signedIn(.physician)
+            portal.clock.advance(by: 25 * 60)
+            #expect(try await browser.get("/account/password").status == .ok, "activity within 30 minutes keeps the session")
+            portal.clock.advance(by: 25 * 60)
+            #expect(try await browser.get("/account/password").status == .ok)
+            portal.clock.advance(by: 30 * 60 + 1)
+            #expect(try await browser.get("/account/password").location?.hasPrefix("/sign-in") == true)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aSessionEndsTwelveHoursAfterSignInHoweverActive(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, _) = try await portal.signedIn(.physician)
+            for _ in 0..<((12 * 60) / 20) {
+                portal.clock.advance(by: 20 * 60)
+                _ = try await browser.get("/account/password")
+            }
+            portal.clock.advance(by: 20 * 60)
+            #expect(try await browser.get("/account/password").location?.hasPrefix("/sign-in") == true)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func configuredTimeoutsAreHonoured(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine, configure: { $0.sessionIdleTimeout = .seconds(5 * 60) }) { portal in
+            var (browser, _) = try await portal.signedIn(.physician)
+            portal.clock.advance(by: 5 * 60 + 1)
+            #expect(try await browser.get("/account/password").location?.hasPrefix("/sign-in") == true)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func signOutDeletesTheSessionOnTheServer(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, account) = try await portal.signedIn(.medicalProfessional)
+            try await browser.post("/sign-out")
+            let remaining = try await portal.database.read { db in try await SessionRepository().count(accountID: account.id, on: db) }
+            #expect(remaining == 0)
+        }
+    }
+
+    @Test func settingsReadTheEnvironmentWithClearMessages() throws {
+        let settings = try Settings.load(environment: [
+            "PORT": "9000", "DATABASE_URL": "postgres://care:secret@127.0.0.1:5432/care", "SESSION_IDLE_MINUTES": "15",
+            "SESSION_LIFETIME_HOURS": "8", "BASE_URL": "https://portal.example.org/", "LOG_LEVEL": "debug",
+        ], overrides: ["PORT": "9100"])
+        #expect(settings.port == 9100)
+        #expect(settings.sessionIdleTimeout == .seconds(900))
+        #expect(settings.sessionLifetime == .seconds(8 * 3600))
+        #expect(settings.baseURL == "https://portal.example.org")
+        #expect(settings.origin == "https://portal.example.org")
+        #expect(settings.cookiesAreSecure)
+        #expect(settings.logLevel == .debug)
+        #expect(throws: Settings.Invalid.self) { try Settings.load(environment: ["PORT": "eighty"]) }
+        #expect(throws: Settings.Invalid.self) { try Settings.load(environment: ["SMTP_URL": "http://mail"]) }
+        #expect(Settings().databaseURL == "sqlite://./data/careportal.sqlite")
+        #expect(!Settings().cookiesAreSecure)
+    }
+
+    @Test func returnPathsStayOnThisSite() {
+        #expect(safeReturnPath("/staff?page=2") == "/staff?page=2")
+        #expect(safeReturnPath("//evil.example") == "/")
+        #expect(safeReturnPath("https://evil.example") == "/")
+        #expect(safeReturnPath("/\\evil.example") == "/")
+        #expect(safeReturnPath(nil) == "/")
+    }
+}

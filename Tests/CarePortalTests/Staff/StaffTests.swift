@@ -1,0 +1,95 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import CarePortal
+
+@Suite struct StaffTests {
+    static let registration: [(String, String)] = [
+        ("username", "dr.lee"), ("email", "lee@clinic.example"), ("password", "slow walking morning light"),
+        ("password_confirmation", "slow walking morning light"), ("first_name", "José"), ("middle_name", ""),
+        ("last_name", "Núñez-Ødegård"), ("practice_location", "Riverside Movement Clinic, Springfield"), ("medical_id_number", "1234567890"),
+    ]
+
+    @Test(arguments: TestEngines.all)
+    func aRegisteredPhysicianWaitsForApprovalBeforeSigningIn(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            _ = try await portal.createStaff(.administrator, username: "chief", email: "chief@example.org")
+            var physician = Visitor(portal: portal)
+            try await physician.get("/register")
+            let registered = try await physician.post("/register", form: Self.registration)
+            #expect(registered.location == "/register/received")
+
+            try await physician.get("/sign-in")
+            let early = try await physician.post("/sign-in", form: [("username", "dr.lee"), ("password", "slow walking morning light")])
+            #expect(early.text.contains("waiting for an administrator to approve it"))
+
+            var (admin, _) = try await portal.signedIn(.administrator, username: "approver")
+            let list = try await admin.get("/staff?status=awaiting_approval")
+            #expect(list.text.contains("dr.lee"))
+            let account = try #require(try await portal.database.read { db in
+                try await StaffAccountRepository().credentials(username: "dr.lee", on: db)
+            }?.account)
+            let page = try await admin.get("/staff/\(account.id)")
+            #expect(page.text.contains("Núñez-Ødegård"))
+            #expect(page.text.contains("1234567890"))
+            try await admin.post("/staff/\(account.id)/approve")
+
+            try await physician.signIn(username: "dr.lee", password: "slow walking morning light")
+            #expect(try await physician.get("/").text.contains("Signed in as <strong>dr.lee</strong>"))
+
+            let mail = try await portal.database.read { db in
+                try await portal.portal.outbox.list(status: nil, page: PageRequest(number: 1), on: db).items
+            }
+            #expect(mail.contains { $0.recipient == "chief@example.org" && $0.subject == "A physician is waiting for approval" })
+            #expect(mail.contains { $0.recipient == "lee@clinic.example" && $0.subject.contains("is approved") })
+            #expect(try await portal.auditEntries(action: .physicianRegistered).count == 1)
+            #expect(try await portal.auditEntries(action: .physicianApproved).count == 1)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func registrationExplainsEveryMissingFieldAndRefusesATakenUsername(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await portal.createStaff(.physician, username: "dr.lee")
+            var visitor = Visitor(portal: portal)
+            try await visitor.get("/register")
+            let empty = try await visitor.post("/register", form: [])
+            for message in [
+                "Enter a username", "Enter an email address", "Enter a password", "Enter your first name", "Enter your last name",
+                "Enter the location of your practice", "Enter your medical identification number",
+            ] {
+                #expect(empty.text.contains(message), "missing: \(message)")
+            }
+            let taken = try await visitor.post("/register", form: Self.registration)
+            #expect(taken.status == .unprocessableContent)
+            #expect(taken.text.contains("That username is already taken"))
+            #expect(taken.text.contains(#"value="Riverside Movement Clinic, Springfield""#))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theStaffListSearchesSortsAndPages(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (admin, _) = try await portal.signedIn(.administrator, username: "aa.admin")
+            for index in 1...30 {
+                try await portal.createStaff(.physician, username: String(format: "doc%02d", index))
+            }
+            let first = try await admin.get("/staff")
+            #expect(first.text.contains("Showing 1 to 25 of 31 accounts"))
+            #expect(first.text.contains(#"href="/staff?page=2""#))
+            let second = try await admin.get("/staff?page=2")
+            #expect(second.text.contains("doc30"))
+            let descending = try await admin.get("/staff?sort=username&order=desc")
+            let doc30 = try #require(descending.text.range(of: "doc30"))
+            let doc01 = descending.text.range(of: "doc01")
+            #expect(doc01 == nil || doc30.lowerBound < doc01!.lowerBound)
+            #expect(descending.text.contains(#"aria-sort="descending""#))
+            let search = try await admin.get("/staff?q=DOC1")
+            #expect(search.text.contains("Showing 1 to 10 of 10 accounts"))
+            let nothing = try await admin.get("/staff?q=zzz%25")
+            #expect(nothing.text.contains("No staff accounts match your search"))
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+@testable import CarePortal
+
+/// A running portal on a fresh database, driven through its router.
+struct TestPortal {
+    let app: CarePortalApplication
+    let client: any TestClientProtocol
+    let clock: TestClock
+    let engine: Database.Engine
+
+    var portal: Portal { app.portal }
+    var database: Database { app.database }
+
+    static let baseURL = "http://127.0.0.1:8080"
+    static let origin = "http://127.0.0.1:8080"
+    static let resourcesDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// Builds the portal on a new database of `engine`, runs `body`, and throws the database away.
+    static func run(
+        _ engine: Database.Engine,
+        clock: TestClock = TestClock(),
+        mailTransport: (any MailTransport)? = nil,
+        logHandler: (@Sendable (String) -> any LogHandler)? = nil,
+        configure: (inout Settings) -> Void = { _ in },
+        _ body: @Sendable (TestPortal) async throws -> Void
+    ) async throws {
+        let url = try await TestDatabase.make(engine)
+        do {
+            try await runOn(url, engine: engine, clock: clock, mailTransport: mailTransport, logHandler: logHandler, configure: configure, body)
+        } catch {
+            try? await TestDatabase.drop(url)
+            throw error
+        }
+        try await TestDatabase.drop(url)
+    }
+
+    private static func runOn(
+        _ url: String, engine: Database.Engine, clock: TestClock, mailTransport: (any MailTransport)?,
+        logHandler: (@Sendable (String) -> any LogHandler)?, configure: (inout Settings) -> Void,
+        _ body: @Sendable (TestPortal) async throws -> Void
+    ) async throws {
+        var settings = Settings()
+        settings.databaseURL = url
+        settings.baseURL = baseURL
+        settings.resourcesDirectory = resourcesDirectory
+        settings.logLevel = .warning
+        configure(&settings)
+        var logger = Logger(label: "careportal.test", factory: logHandler ?? { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = logHandler == nil ? .error : .trace
+        let dependencies = Dependencies(
+            now: { clock.now }, mailTransport: mailTransport, passwordHashCost: 4
+        )
+        let app = try await buildApplication(settings: settings, dependencies: dependencies, logger: logger)
+        try await app.application.test(.router) { client in
+            try await body(TestPortal(app: app, client: client, clock: clock, engine: engine))
+        }
+    }
+
+    /// Adds a staff account straight to storage.
+    @discardableResult
+    func createStaff(
+        _ role: StaffRole, username: String, password: String = "correct horse battery staple",
+        email: String? = nil, status: AccountStatus = .active
+    ) async throws -> StaffAccount {
+        let hash = try await portal.passwords.hash(password)
+        return try await database.transaction { db in
+            try await StaffAccountRepository().create(
+                username: username, email: email ?? "\(username)@example.org", role: role, status: status,
+                passwordHash: hash, now: clock.now, on: db
+            )
+        }
+    }
+
+    /// A browser that has signed in as a new account of `role`.
+    func signedIn(_ role: StaffRole, username: String? = nil) async throws -> (Visitor, StaffAccount) {
+        let name = username ?? "\(role.rawValue.prefix(12)).\(Int.random(in: 100...999))"
+        let account = try await createStaff(role, username: name)
+        var visitor = Visitor(portal: self)
+        try await visitor.signIn(username: name, password: "correct horse battery staple")
+        return (visitor, account)
+    }
+
+    func auditEntries(action: AuditAction? = nil) async throws -> [AuditEntry] {
+        var query = AuditQuery()
+        query.action = action
+        query.page = PageRequest(number: 1, size: 200)
+        return try await database.read { [query] db in try await portal.audit.list(query, on: db).items }
+    }
+}
+
+/// One browser: keeps its session cookie and the CSRF token of the last page it saw.
+struct Visitor {
+    let portal: TestPortal
+    var cookie: String?
+    var csrfToken: String?
+
+    init(portal: TestPortal) {
+        self.portal = portal
+    }
+
+    var cookieName: String { portal.portal.sessions.cookieName }
+
+    @discardableResult
+    mutating func get(_ path: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        var headers = headers
+        if let cookie { headers[.cookie] = "\(cookieName)=\(cookie)" }
+        let response = try await portal.client.execute(uri: path, method: .get, headers: headers, body: nil)
+        remember(response)
+        return response
+    }
+
+    /// Posts a form as the browser would from our own page: same-origin, with the CSRF token.
+    @discardableResult
+    mutating func post(
+        _ path: String, form: [(String, String)] = [], csrfToken: String?? = nil, origin: String? = TestPortal.origin,
+        secFetchSite: String? = nil
+    ) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        if let cookie { headers[.cookie] = "\(cookieName)=\(cookie)" }
+        if let origin { headers[.origin] = origin }
+        if let secFetchSite { headers[HTTPField.Name("Sec-Fetch-Site")!] = secFetchSite }
+        var fields = form
+        if let token = csrfToken ?? self.csrfToken { fields.append(("csrf_token", token)) }
+        let body = fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        let response = try await portal.client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
+        remember(response)
+        return response
+    }
+
+    mutating func signIn(username: String, password: String) async throws {
+        try await get("/sign-in")
+        let response = try await post("/sign-in", form: [("username", username), ("password", password)])
+        #expect(response.status == .seeOther, "sign-in as \(username) failed")
+        try await get("/")
+    }
+
+    private mutating func remember(_ response: TestResponse) {
+        for value in response.headers[values: .setCookie] where value.hasPrefix("\(cookieName)=") {
+            let pair = value.split(separator: ";").first.map(String.init) ?? ""
+            let newValue = String(pair.dropFirst(cookieName.count + 1))
+            cookie = newValue.isEmpty ? nil : newValue
+        }
+        if let token = Self.csrfToken(in: String(buffer: response.body)) { csrfToken = token }
+    }
+
+    static func csrfToken(in html: String) -> String? {
+        guard let range = html.range(of: #"name="csrf_token" value=""#) else { return nil }
+        let rest = html[range.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
+
+    static func encode(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? value
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var location: String? { headers[.location] }
+}
