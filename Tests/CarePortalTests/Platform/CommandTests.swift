@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import CarePortal
+
+@Suite struct CommandTests {
+    static func settings(_ url: String) -> Settings {
+        var settings = Settings()
+        settings.databaseURL = url
+        settings.logLevel = .error
+        return settings
+    }
+
+    @Test(arguments: TestEngines.all)
+    func createUserMakesAnActiveAccountAndAuditsIt(engine: Database.Engine) async throws {
+        let url = try await TestDatabase.make(engine)
+        let id = try await Commands.createUser(
+            settings: Self.settings(url), role: .administrator, username: "chief", email: "chief@example.org",
+            password: "a long enough passphrase"
+        )
+        await #expect(throws: Commands.CreateUserFailed.self) {
+            _ = try await Commands.createUser(settings: Self.settings(url), role: .physician, username: "CHIEF", email: nil, password: "another passphrase")
+        }
+        await #expect(throws: Commands.CreateUserFailed.self) {
+            _ = try await Commands.createUser(settings: Self.settings(url), role: .physician, username: "dr.x", email: nil, password: "password")
+        }
+        let database = try Database(url: url, logger: TestDatabase.logger)
+        let (account, entries) = try await database.whileRunning {
+            try await database.read { db in
+                (try await StaffAccountRepository().find(id: id, on: db),
+                 try await AuditLog(now: Date.init).list(AuditQuery(), on: db).items)
+            }
+        }
+        try await TestDatabase.drop(url)
+        #expect(account?.role == .administrator)
+        #expect(account?.status == .active)
+        #expect(entries.contains { $0.action == AuditAction.accountCreated.rawValue && $0.recordID == "\(id)" && $0.address == "command line" })
+    }
+
+    @Test(arguments: TestEngines.all)
+    func seedDemoFillsAnEmptyDatabaseOnceAndRefusesRealData(engine: Database.Engine) async throws {
+        let url = try await TestDatabase.make(engine)
+        let credentials = try await Commands.seedDemo(settings: Self.settings(url))
+        #expect(Set(credentials.map(\.role)) == Set(StaffRole.allCases))
+        #expect(credentials.allSatisfy { $0.password.count >= 16 && PasswordPolicy.standard.problem(with: $0.password) == nil })
+        await #expect(throws: DemoSeeder.RefusedRealData.self) {
+            _ = try await Commands.seedDemo(settings: Self.settings(url))
+        }
+        try await TestDatabase.drop(url)
+    }
+}
