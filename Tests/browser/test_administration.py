@@ -41,3 +41,21 @@ def test_a_physician_registers_and_an_administrator_approves(browser, server, ad
     assert "A physician is waiting for approval" in browser.page_source
     browser.get(server + "/audit?action=physician_approved")
     assert "Physician approved" in browser.page_source
+
+
+def test_an_administrator_makes_a_sign_up_code_to_read_over_the_phone(browser, server, admin):
+    sign_in(browser, server, admin)
+    browser.get(server + "/sign-up-codes")
+    check_accessibility(browser, "sign-up codes")
+    browser.find_element(By.LINK_TEXT, "Make a new code").click()
+    fill(browser, "note", "phone ends 4821")
+    check_accessibility(browser, "new sign-up code")
+    submit(browser, "Make the code")
+    code = text_of(browser, "div.panel__code")
+    assert len(code) == 6 and not set(code) & set("0O1IL")
+    check_accessibility(browser, "sign-up code shown")
+    screenshot(browser, "sign-up-code")
+    browser.get(server + "/sign-up-codes")
+    assert "phone ends 4821" in browser.page_source
+    assert code not in browser.page_source
+    screenshot(browser, "sign-up-codes-list")

@@ -57,6 +57,7 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     StaffController(portal: portal).addRoutes(to: &routes)
     AuditController(portal: portal).addRoutes(to: &routes)
     OutboxController(portal: portal).addRoutes(to: &routes)
+    SignUpCodesController(portal: portal).addRoutes(to: &routes)
 
     var services: [any Service] = [database, Housekeeping(portal: portal)]
     let sender = dependencies.mailTransport.map { transport in

@@ -21,6 +21,9 @@ enum SiteURL: Sendable, Equatable {
     case outbox
     case outboxMessage(Int64)
     case outboxRetry(Int64)
+    case signUpCodes
+    case newSignUpCode
+    case signUpCodeRevoke(Int64)
 
     /// The address to link to.
     var path: String {
@@ -43,6 +46,9 @@ enum SiteURL: Sendable, Equatable {
         case .outbox: "/outbox"
         case .outboxMessage(let id): "/outbox/\(id)"
         case .outboxRetry(let id): "/outbox/\(id)/retry"
+        case .signUpCodes: "/sign-up-codes"
+        case .newSignUpCode: "/sign-up-codes/new"
+        case .signUpCodeRevoke(let id): "/sign-up-codes/\(id)/revoke"
         }
     }
 

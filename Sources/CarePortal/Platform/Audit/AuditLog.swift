@@ -17,6 +17,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case csrfRejected = "csrf_rejected"
     case auditLogExported = "audit_log_exported"
     case demoDataSeeded = "demo_data_seeded"
+    case signUpCodeCreated = "sign_up_code_created"
+    case signUpCodeRevoked = "sign_up_code_revoked"
 
     public var title: String {
         switch self {
@@ -34,6 +36,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
         case .csrfRejected: "Forged request refused"
         case .auditLogExported: "Audit log exported"
         case .demoDataSeeded: "Demo data added"
+        case .signUpCodeCreated: "Sign-up code created"
+        case .signUpCodeRevoked: "Sign-up code revoked"
         }
     }
 }

@@ -16,6 +16,9 @@ enum TemplateName: String, CaseIterable, Sendable {
     case auditLog = "audit/log"
     case outbox = "outbox/list"
     case outboxMessage = "outbox/message"
+    case signUpCodes = "members/codes"
+    case newSignUpCode = "members/new-code"
+    case signUpCodeCreated = "members/code-created"
 }
 
 /// A page's typed view model; the template reads only what it holds.

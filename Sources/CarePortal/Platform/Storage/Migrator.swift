@@ -18,6 +18,7 @@ enum SchemaHistory {
         CreateSignInThrottle(),
         CreateAuditLog(),
         CreateOutbox(),
+        CreateSignUpCodes(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

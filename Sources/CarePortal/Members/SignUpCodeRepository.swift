@@ -1,0 +1,135 @@
+import Foundation
+import SQLKit
+
+/// A one-time code an administrator reads to a woman over the phone so she can register in the app.
+public struct SignUpCode: Sendable, Equatable, Identifiable {
+    public enum Status: String, Sendable, CaseIterable {
+        case unused, used, expired, revoked
+
+        public var title: String {
+            switch self {
+            case .unused: "Not used yet"
+            case .used: "Used"
+            case .expired: "Expired"
+            case .revoked: "Revoked"
+            }
+        }
+    }
+
+    public var id: Int64
+    public var note: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var usedAt: Date?
+    public var revokedAt: Date?
+
+    public func status(at now: Date) -> Status {
+        if usedAt != nil { return .used }
+        if revokedAt != nil { return .revoked }
+        return expiresAt <= now ? .expired : .unused
+    }
+
+    /// Letters and digits nobody mistakes for each other on the phone: no 0/O, no 1/I/L.
+    static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+    static let length = 6
+    /// How long a code can be used; program settings will make this configurable.
+    static let lifetime: TimeInterval = 30 * 86_400
+
+    /// A new code from the secure generator, without modulo bias.
+    static func generate(randomBytes: (Int) -> [UInt8]) -> String {
+        let limit = UInt8(256 - 256 % alphabet.count)
+        var characters: [Character] = []
+        while characters.count < length {
+            for byte in randomBytes(length * 2) where byte < limit && characters.count < length {
+                characters.append(alphabet[Int(byte) % alphabet.count])
+            }
+        }
+        return String(characters)
+    }
+
+    /// Codes are compared without regard to case or the spaces people type between groups.
+    static func normalized(_ typed: String) -> String {
+        typed.uppercased().filter { !$0.isWhitespace && $0 != "-" }
+    }
+}
+
+/// The only place sign-up codes are read and written. Only a hash of each code is kept.
+struct SignUpCodeRepository: Sendable {
+    func create(code: String, note: String, createdBy: Int64, now: Date, on db: any SQLDatabase) async throws -> SignUpCode {
+        let expires = now.addingTimeInterval(SignUpCode.lifetime)
+        let row = try await db.insert(into: "sign_up_codes")
+            .columns("code_hash", "note", "created_by", "created_at", "expires_at")
+            .values(
+                SQLBind(SecretToken.hash(SignUpCode.normalized(code))), SQLBind(note), SQLBind(createdBy),
+                SQLBind(now.millisecondsSince1970), SQLBind(expires.millisecondsSince1970)
+            )
+            .returning("id")
+            .first()
+        guard let id = try row?.decode(column: "id", as: Int64.self) else {
+            throw StorageInconsistency(description: "insert into sign_up_codes returned no id")
+        }
+        return SignUpCode(id: id, note: note, createdAt: now, expiresAt: expires, usedAt: nil, revokedAt: nil)
+    }
+
+    func exists(code: String, on db: any SQLDatabase) async throws -> Bool {
+        try await db.select().column("id").from("sign_up_codes")
+            .where("code_hash", .equal, SecretToken.hash(SignUpCode.normalized(code))).first() != nil
+    }
+
+    func find(id: Int64, on db: any SQLDatabase) async throws -> SignUpCode? {
+        try await db.select().column("*").from("sign_up_codes").where("id", .equal, id).first().map(decode)
+    }
+
+    /// Revokes a code that is still usable; returns false when it was already used, expired or revoked.
+    func revoke(id: Int64, by accountID: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.update("sign_up_codes")
+            .set("revoked_at", to: now.millisecondsSince1970)
+            .set("revoked_by", to: accountID)
+            .where("id", .equal, id)
+            .where("used_at", .is, SQLLiteral.null)
+            .where("revoked_at", .is, SQLLiteral.null)
+            .where("expires_at", .greaterThan, now.millisecondsSince1970)
+            .returning("id")
+            .first() != nil
+    }
+
+    func list(status: SignUpCode.Status?, search: String, page: PageRequest, now: Date, on db: any SQLDatabase) async throws -> PageOf<SignUpCode> {
+        func filtered<Builder: SQLPredicateBuilder>(_ builder: Builder) -> Builder {
+            let time = now.millisecondsSince1970
+            switch status {
+            case .unused?:
+                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
+                    .where("expires_at", .greaterThan, time)
+            case .used?:
+                builder.where("used_at", .isNot, SQLLiteral.null)
+            case .expired?:
+                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
+                    .where("expires_at", .lessThanOrEqual, time)
+            case .revoked?:
+                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .isNot, SQLLiteral.null)
+            case nil:
+                break
+            }
+            if !search.isEmpty { builder.where(lowercased("note", contains: search)) }
+            return builder
+        }
+        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("sign_up_codes"))
+            .first()?.decode(column: "count", as: Int.self) ?? 0
+        let rows = try await filtered(db.select().column("*").from("sign_up_codes"))
+            .orderBy("created_at", .descending).orderBy("id", .descending)
+            .limit(page.size).offset(page.offset)
+            .all()
+        return PageOf(items: try rows.map(decode), totalCount: total, request: page)
+    }
+
+    private func decode(_ row: any SQLRow) throws -> SignUpCode {
+        SignUpCode(
+            id: try row.decode(column: "id", as: Int64.self),
+            note: try row.decode(column: "note", as: String.self),
+            createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
+            expiresAt: Date(millisecondsSince1970: try row.decode(column: "expires_at", as: Int64.self)),
+            usedAt: try row.decode(column: "used_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
+            revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        )
+    }
+}

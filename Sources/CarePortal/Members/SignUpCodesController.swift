@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+
+/// Administrators make sign-up codes to read to women over the phone, and revoke unused ones.
+struct SignUpCodesController {
+    static let access = Access.administrators
+    let portal: Portal
+    let codes = SignUpCodeRepository()
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.signUpCodes.pattern, access: Self.access, list)
+        routes.get(SiteURL.newSignUpCode.pattern, access: Self.access, showNew)
+        routes.post(SiteURL.newSignUpCode.pattern, access: Self.access, create)
+        routes.post(SiteURL.pattern(SiteURL.signUpCodeRevoke), access: Self.access, revoke)
+    }
+
+    static let noteMaximumLength = 100
+
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let status = request.query("status").flatMap(SignUpCode.Status.init(rawValue:))
+        let search = request.query("q") ?? ""
+        let pageRequest = PageRequest(number: request.pageNumber)
+        let now = portal.now
+        let page = try await portal.database.read { db in
+            try await codes.list(status: status, search: search, page: pageRequest, now: now, on: db)
+        }
+        let address = ListAddress(path: SiteURL.signUpCodes.path, parameters: [("status", status?.rawValue), ("q", search)])
+        return portal.pages.response(SignUpCodesPage(
+            layout: portal.layout("Sign-up codes", context: context, current: .signUpCodes),
+            search: search,
+            statusOptions: [FilterOption(value: "", title: "All codes", isSelected: status == nil)]
+                + SignUpCode.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
+            rows: page.items.map { SignUpCodeRow($0, now: now) },
+            pagination: PaginationView(page, address: address, noun: "codes"),
+            isFiltered: status != nil || !search.isEmpty
+        ))
+    }
+
+    @Sendable func showNew(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(NewSignUpCodePage(
+            layout: portal.layout("New sign-up code", context: context, current: .signUpCodes), errors: [], fields: NewSignUpCodePage.fields()
+        ))
+    }
+
+    private struct NewCodeForm: Decodable {
+        var note: String?
+    }
+
+    @Sendable func create(request: Request, context: PortalContext) async throws -> Response {
+        guard let staff = context.staff else { throw AccessDenied() }
+        let note = try await request.form(NewCodeForm.self, context: context).note?.trimmed ?? ""
+        guard note.count <= Self.noteMaximumLength else {
+            var errors = FormErrors()
+            errors.add("note", "The note must be \(Self.noteMaximumLength) characters or fewer")
+            var fields = NewSignUpCodePage.fields(note: note)
+            errors.apply(to: &fields)
+            return portal.pages.response(
+                NewSignUpCodePage(layout: portal.layout("New sign-up code", context: context, current: .signUpCodes), errors: errors.items, fields: fields),
+                status: .unprocessableContent
+            )
+        }
+        let origin = portal.origin(of: request, context: context)
+        let (code, created) = try await portal.database.transaction { db in
+            // 31^6 codes: a clash with an existing one is rare, and simply drawn again.
+            var code = SignUpCode.generate(randomBytes: portal.dependencies.randomBytes)
+            while try await codes.exists(code: code, on: db) {
+                code = SignUpCode.generate(randomBytes: portal.dependencies.randomBytes)
+            }
+            let created = try await codes.create(code: code, note: note, createdBy: staff.id, now: portal.now, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .signUpCodeCreated, recordType: "sign_up_code", recordID: "\(created.id)", origin: origin
+            ), on: db)
+            return (code, created)
+        }
+        return portal.pages.response(SignUpCodeCreatedPage(
+            layout: portal.layout("Sign-up code", context: context, current: .signUpCodes),
+            code: code,
+            spokenCode: Self.spoken(code),
+            note: note.isEmpty ? nil : note,
+            expires: DisplayTime.dateTime(created.expiresAt)
+        ))
+    }
+
+    @Sendable func revoke(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        guard let staff = context.staff else { throw AccessDenied() }
+        let origin = portal.origin(of: request, context: context)
+        let revoked = try await portal.database.transaction { db in
+            guard try await codes.find(id: id, on: db) != nil else { throw HTTPError(.notFound) }
+            guard try await codes.revoke(id: id, by: staff.id, now: portal.now, on: db) else { return false }
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .signUpCodeRevoked, recordType: "sign_up_code", recordID: "\(id)", origin: origin
+            ), on: db)
+            return true
+        }
+        try await portal.flash(
+            revoked
+                ? Flash(.success, "Code #\(id) is revoked and can no longer be used.")
+                : Flash(.warning, "Code #\(id) was not revoked: it has already been used, has expired or was revoked before."),
+            context: context
+        )
+        return seeOther(.signUpCodes)
+    }
+
+    /// "K7M4XP" → "K 7 M – 4 X P": two groups of three, one character at a time.
+    static func spoken(_ code: String) -> String {
+        let characters = code.map(String.init)
+        let middle = characters.count / 2
+        return characters[..<middle].joined(separator: " ") + " – " + characters[middle...].joined(separator: " ")
+    }
+}
