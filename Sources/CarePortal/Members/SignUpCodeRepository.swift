@@ -94,32 +94,30 @@ struct SignUpCodeRepository: Sendable {
     }
 
     func list(status: SignUpCode.Status?, search: String, page: PageRequest, now: Date, on db: any SQLDatabase) async throws -> PageOf<SignUpCode> {
-        func filtered<Builder: SQLPredicateBuilder>(_ builder: Builder) -> Builder {
-            let time = now.millisecondsSince1970
-            switch status {
-            case .unused?:
-                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
-                    .where("expires_at", .greaterThan, time)
-            case .used?:
-                builder.where("used_at", .isNot, SQLLiteral.null)
-            case .expired?:
-                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
-                    .where("expires_at", .lessThanOrEqual, time)
-            case .revoked?:
-                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .isNot, SQLLiteral.null)
-            case nil:
-                break
-            }
-            if !search.isEmpty { builder.where(lowercased("note", contains: search)) }
-            return builder
-        }
-        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("sign_up_codes"))
-            .first()?.decode(column: "count", as: Int.self) ?? 0
-        let rows = try await filtered(db.select().column("*").from("sign_up_codes"))
-            .orderBy("created_at", .descending).orderBy("id", .descending)
-            .limit(page.size).offset(page.offset)
-            .all()
-        return PageOf(items: try rows.map(decode), totalCount: total, request: page)
+        let time = now.millisecondsSince1970
+        return try await db.page(
+            of: "sign_up_codes", page,
+            filter: { builder in
+                switch status {
+                case .unused?:
+                    builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
+                        .where("expires_at", .greaterThan, time)
+                case .used?:
+                    builder.where("used_at", .isNot, SQLLiteral.null)
+                case .expired?:
+                    builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
+                        .where("expires_at", .lessThanOrEqual, time)
+                case .revoked?:
+                    builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .isNot, SQLLiteral.null)
+                case nil:
+                    break
+                }
+                if !search.isEmpty { builder.where(lowercased("note", contains: search)) }
+                return builder
+            },
+            order: { $0.orderBy("created_at", .descending).orderBy("id", .descending) },
+            decode: decode
+        )
     }
 
     private func decode(_ row: any SQLRow) throws -> SignUpCode {

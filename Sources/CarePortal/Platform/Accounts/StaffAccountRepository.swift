@@ -150,26 +150,22 @@ struct StaffAccountRepository: Sendable {
     }
 
     func list(_ query: StaffListQuery, on db: any SQLDatabase) async throws -> PageOf<StaffAccount> {
-        func filtered<Builder: SQLPredicateBuilder>(_ builder: Builder) -> Builder {
-            if !query.search.isEmpty {
-                builder.where(SQLGroupExpression([
-                    SQLBinaryExpression(lowercased("username", contains: query.search), .or, lowercased("email", contains: query.search))
-                ]))
-            }
-            if let role = query.role { builder.where("role", .equal, role.rawValue) }
-            if let status = query.status { builder.where("status", .equal, status.rawValue) }
-            return builder
-        }
-        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("staff_accounts"))
-            .first()?.decode(column: "count", as: Int.self) ?? 0
         let direction: SQLDirection = query.descending ? .descending : .ascending
-        let rows = try await filtered(db.select().columns(Self.columns).from("staff_accounts"))
-            .orderBy(query.sort.column, direction)
-            .orderBy("id", direction)
-            .limit(query.page.size)
-            .offset(query.page.offset)
-            .all()
-        return PageOf(items: try rows.map(decode), totalCount: total, request: query.page)
+        return try await db.page(
+            of: "staff_accounts", query.page, columns: Self.columns,
+            filter: { builder in
+                if !query.search.isEmpty {
+                    builder.where(SQLGroupExpression([
+                        SQLBinaryExpression(lowercased("username", contains: query.search), .or, lowercased("email", contains: query.search))
+                    ]))
+                }
+                if let role = query.role { builder.where("role", .equal, role.rawValue) }
+                if let status = query.status { builder.where("status", .equal, status.rawValue) }
+                return builder
+            },
+            order: { $0.orderBy(query.sort.column, direction).orderBy("id", direction) },
+            decode: decode
+        )
     }
 
     func createPhysicianProfile(_ profile: PhysicianProfile, accountID: Int64, on db: any SQLDatabase) async throws {

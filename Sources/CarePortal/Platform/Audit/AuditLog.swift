@@ -140,13 +140,12 @@ public struct AuditLog: Sendable {
     }
 
     func list(_ query: AuditQuery, on db: any SQLDatabase) async throws -> PageOf<AuditEntry> {
-        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("audit_log"), query)
-            .first()?.decode(column: "count", as: Int.self) ?? 0
-        let rows = try await filtered(db.select().column("*").from("audit_log"), query)
-            .orderBy("occurred_at", .descending).orderBy("id", .descending)
-            .limit(query.page.size).offset(query.page.offset)
-            .all()
-        return PageOf(items: try rows.map(decode), totalCount: total, request: query.page)
+        try await db.page(
+            of: "audit_log", query.page,
+            filter: { filtered($0, query) },
+            order: { $0.orderBy("occurred_at", .descending).orderBy("id", .descending) },
+            decode: decode
+        )
     }
 
     /// The next `limit` matching entries after `lastID`, oldest first, so an export walks the log in batches.

@@ -143,17 +143,12 @@ public struct Outbox: Sendable {
     }
 
     func list(status: OutboxMessage.Status?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<OutboxMessage> {
-        func filtered<Builder: SQLPredicateBuilder>(_ builder: Builder) -> Builder {
-            if let status { builder.where("status", .equal, status.rawValue) }
-            return builder
-        }
-        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("outbox"))
-            .first()?.decode(column: "count", as: Int.self) ?? 0
-        let rows = try await filtered(db.select().column("*").from("outbox"))
-            .orderBy("created_at", .descending).orderBy("id", .descending)
-            .limit(page.size).offset(page.offset)
-            .all()
-        return PageOf(items: try rows.map(decode), totalCount: total, request: page)
+        try await db.page(
+            of: "outbox", page,
+            filter: { builder in status.map { builder.where("status", .equal, $0.rawValue) } ?? builder },
+            order: { $0.orderBy("created_at", .descending).orderBy("id", .descending) },
+            decode: decode
+        )
     }
 
     private func decode(_ row: any SQLRow) throws -> OutboxMessage {

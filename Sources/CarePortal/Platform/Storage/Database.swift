@@ -44,6 +44,7 @@ public final class Database: Sendable {
 
     /// Keeps the engine's connections alive until `body` returns; for commands and tests that run
     /// without the server's service group.
+    @discardableResult
     public func whileRunning<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.runConnections() }

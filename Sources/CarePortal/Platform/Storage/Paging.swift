@@ -40,3 +40,19 @@ extension String {
 func lowercased(_ column: String, contains text: String) -> SQLQueryString {
     "LOWER(\(ident: column)) LIKE \(bind: text.containsPattern) ESCAPE '\\'"
 }
+
+extension SQLDatabase {
+    /// One page of `table`: counts every row `filter` keeps, then reads the requested slice in `order`.
+    func page<Item: Sendable>(
+        of table: String, _ request: PageRequest, columns: [String] = ["*"],
+        filter: (SQLSelectBuilder) -> SQLSelectBuilder, order: (SQLSelectBuilder) -> SQLSelectBuilder,
+        decode: (any SQLRow) throws -> Item
+    ) async throws -> PageOf<Item> {
+        let total = try await filter(select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from(table))
+            .first()?.decode(column: "count", as: Int.self) ?? 0
+        let rows = try await order(filter(select().columns(columns).from(table)))
+            .limit(request.size).offset(request.offset)
+            .all()
+        return PageOf(items: try rows.map(decode), totalCount: total, request: request)
+    }
+}
