@@ -33,7 +33,7 @@ import Testing
                 for role in Self.roles {
                     var visitor = Visitor(portal: portal)
                     if let role {
-                        try await visitor.signIn(username: try await portal.createStaff(role, username: "u\(Int.random(in: 100_000...999_999))").username,
+                        try await visitor.signIn(username: try await portal.createStaff(role, username: "u\(UUID().uuidString.prefix(8).lowercased())").username,
                                                  password: "correct horse battery staple")
                     } else {
                         try await visitor.get("/sign-in")

@@ -80,7 +80,8 @@ struct TestPortal {
 
     /// A browser that has signed in as a new account of `role`.
     func signedIn(_ role: StaffRole, username: String? = nil) async throws -> (Visitor, StaffAccount) {
-        let name = username ?? "\(role.rawValue.prefix(12)).\(Int.random(in: 100...999))"
+        // Unique within a test however many accounts it makes, and within the 21-character limit.
+        let name = username ?? "\(role.rawValue.prefix(12)).\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased())"
         let account = try await createStaff(role, username: name)
         var visitor = Visitor(portal: self)
         try await visitor.signIn(username: name, password: "correct horse battery staple")
