@@ -91,18 +91,19 @@ extension Portal {
             throw SignInRequired(returnPath: request.method == .get ? request.uri.path : nil)
         }
         guard access.allows(staff.role) else {
-            try await database.read { db in
-                try await audit.record(
-                    AuditEvent(
-                        actor: context.auditActor, action: .accessDenied, recordType: "route",
-                        recordID: "\(request.method.rawValue) \(request.uri.path)", outcome: .denied,
-                        origin: origin(of: request, context: context)
-                    ),
-                    on: db
-                )
-            }
+            try await recordRefusal(.accessDenied, request: request, context: context)
             throw AccessDenied()
         }
+    }
+
+    /// Audits a request turned away before it reached its handler.
+    func recordRefusal(_ action: AuditAction, request: Request, context: PortalContext, detail: String? = nil) async throws {
+        let event = AuditEvent(
+            actor: context.auditActor, action: action, recordType: "route",
+            recordID: "\(request.method.rawValue) \(request.uri.path)", outcome: .denied,
+            origin: origin(of: request, context: context), detail: detail
+        )
+        try await database.read { db in try await audit.record(event, on: db) }
     }
 
     /// The client's address and browser, for the audit log.

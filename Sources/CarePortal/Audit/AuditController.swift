@@ -116,11 +116,11 @@ struct AuditController {
         }
     }
 
+    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     static func csvRow(_ entry: AuditEntry) -> [String] {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return [
-            "\(entry.id)", formatter.string(from: entry.occurredAt), entry.actorAccountID.map { "\($0)" } ?? "",
+        [
+            "\(entry.id)", timestampStyle.format(entry.occurredAt), entry.actorAccountID.map { "\($0)" } ?? "",
             entry.actorRole ?? "", entry.actorName ?? "", entry.action, entry.recordType ?? "", entry.recordID ?? "",
             entry.outcome, entry.address ?? "", entry.userAgent ?? "", entry.detail ?? "",
         ]

@@ -19,12 +19,9 @@ struct HomeController {
         }
         var cards: [HomePage.Card] = []
         if staff.role == .administrator {
-            var awaiting = StaffListQuery()
-            awaiting.status = .awaitingApproval
-            awaiting.page = PageRequest(number: 1, size: 1)
-            let (waiting, failedMail) = try await portal.database.read { [awaiting] db in
+            let (waiting, failedMail) = try await portal.database.read { db in
                 (
-                    try await StaffAccountRepository().list(awaiting, on: db).totalCount,
+                    try await StaffAccountRepository().awaitingApprovalCount(on: db),
                     try await portal.outbox.list(status: .failed, page: PageRequest(number: 1, size: 1), on: db).totalCount
                 )
             }

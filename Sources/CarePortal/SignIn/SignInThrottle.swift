@@ -43,11 +43,10 @@ struct SignInThrottle: Sendable {
         for key in keys {
             try await db.insert(into: "sign_in_failures").columns("throttle_key", "failed_at")
                 .values(SQLBind(key.stored), SQLBind(time)).run()
-            let failures = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
-                .from("sign_in_failures")
-                .where("throttle_key", .equal, key.stored)
-                .where("failed_at", .greaterThan, now.addingTimeInterval(-Self.window).millisecondsSince1970)
-                .first()?.decode(column: "count", as: Int.self) ?? 0
+            let failures = try await db.count(in: "sign_in_failures") {
+                $0.where("throttle_key", .equal, key.stored)
+                    .where("failed_at", .greaterThan, now.addingTimeInterval(-Self.window).millisecondsSince1970)
+            }
             if failures >= key.limit {
                 try await db.insert(into: "sign_in_locks").columns("throttle_key", "locked_until")
                     .values(SQLBind(key.stored), SQLBind(now.addingTimeInterval(Self.pause).millisecondsSince1970))

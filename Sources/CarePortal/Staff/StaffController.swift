@@ -25,11 +25,8 @@ struct StaffController {
         query.sort = request.query("sort").flatMap(StaffSort.init(rawValue:)) ?? .username
         query.descending = request.query("order") == "desc"
         query.page = PageRequest(number: request.pageNumber)
-        var awaitingQuery = StaffListQuery()
-        awaitingQuery.status = .awaitingApproval
-        awaitingQuery.page = PageRequest(number: 1, size: 1)
-        let (page, awaiting) = try await portal.database.read { [query, awaitingQuery] db in
-            (try await accounts.list(query, on: db), try await accounts.list(awaitingQuery, on: db).totalCount)
+        let (page, awaiting) = try await portal.database.read { [query] db in
+            (try await accounts.list(query, on: db), try await accounts.awaitingApprovalCount(on: db))
         }
         let address = ListAddress(path: SiteURL.staff.path, parameters: [
             ("q", query.search), ("role", query.role?.rawValue), ("status", query.status?.rawValue),

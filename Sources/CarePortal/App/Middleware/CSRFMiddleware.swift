@@ -18,16 +18,7 @@ struct CSRFMiddleware: RouterMiddleware {
         }
         var request = request
         if let problem = try await problem(with: &request, context: context) {
-            try await portal.database.read { db in
-                try await portal.audit.record(
-                    AuditEvent(
-                        actor: context.auditActor, action: .csrfRejected, recordType: "route",
-                        recordID: "\(request.method.rawValue) \(request.uri.path)", outcome: .denied,
-                        origin: portal.origin(of: request, context: context), detail: problem
-                    ),
-                    on: db
-                )
-            }
+            try await portal.recordRefusal(.csrfRejected, request: request, context: context, detail: problem)
             throw ForgedRequest()
         }
         return try await next(request, context)

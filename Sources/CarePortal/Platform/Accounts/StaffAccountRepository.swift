@@ -168,6 +168,11 @@ struct StaffAccountRepository: Sendable {
         )
     }
 
+    /// Physicians who registered and wait for an administrator.
+    func awaitingApprovalCount(on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "staff_accounts") { $0.where("status", .equal, AccountStatus.awaitingApproval.rawValue) }
+    }
+
     func createPhysicianProfile(_ profile: PhysicianProfile, accountID: Int64, on db: any SQLDatabase) async throws {
         try await db.insert(into: "physician_profiles")
             .columns("account_id", "first_name", "middle_name", "last_name", "practice_location", "medical_id_number")
@@ -201,8 +206,7 @@ struct StaffAccountRepository: Sendable {
     }
 
     func count(on db: any SQLDatabase) async throws -> Int {
-        try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("staff_accounts")
-            .first()?.decode(column: "count", as: Int.self) ?? 0
+        try await db.count(in: "staff_accounts")
     }
 }
 

@@ -67,8 +67,6 @@ struct SessionRepository: Sendable {
     }
 
     func count(accountID: Int64, on db: any SQLDatabase) async throws -> Int {
-        try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("sessions")
-            .where("account_id", .equal, accountID)
-            .first()?.decode(column: "count", as: Int.self) ?? 0
+        try await db.count(in: "sessions") { $0.where("account_id", .equal, accountID) }
     }
 }

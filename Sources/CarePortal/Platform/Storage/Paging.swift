@@ -42,14 +42,19 @@ func lowercased(_ column: String, contains text: String) -> SQLQueryString {
 }
 
 extension SQLDatabase {
+    /// How many rows of `table` the filter keeps.
+    func count(in table: String, filter: (SQLSelectBuilder) -> SQLSelectBuilder = { $0 }) async throws -> Int {
+        try await filter(select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from(table))
+            .first()?.decode(column: "count", as: Int.self) ?? 0
+    }
+
     /// One page of `table`: counts every row `filter` keeps, then reads the requested slice in `order`.
     func page<Item: Sendable>(
         of table: String, _ request: PageRequest, columns: [String] = ["*"],
         filter: (SQLSelectBuilder) -> SQLSelectBuilder, order: (SQLSelectBuilder) -> SQLSelectBuilder,
         decode: (any SQLRow) throws -> Item
     ) async throws -> PageOf<Item> {
-        let total = try await filter(select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from(table))
-            .first()?.decode(column: "count", as: Int.self) ?? 0
+        let total = try await count(in: table, filter: filter)
         let rows = try await order(filter(select().columns(columns).from(table)))
             .limit(request.size).offset(request.offset)
             .all()
