@@ -8,6 +8,8 @@ enum Access: Sendable, Equatable, CustomStringConvertible {
     case everyone
     /// Signed-in staff with one of these roles.
     case staff(Set<StaffRole>)
+    /// A member app presenting a bearer token in force (JSON API only; cookies count for nothing there).
+    case member
 
     static let anyStaff = Access.staff(Set(StaffRole.allCases))
     static let administrators = Access.staff([.administrator])
@@ -16,6 +18,7 @@ enum Access: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .everyone: true
         case .staff(let roles): role.map(roles.contains) ?? false
+        case .member: false
         }
     }
 
@@ -28,6 +31,7 @@ enum Access: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .everyone: "everyone"
         case .staff(let roles): roles.map(\.rawValue).sorted().joined(separator: ", ")
+        case .member: "members"
         }
     }
 }
@@ -71,12 +75,24 @@ struct PortalRoutes {
         add(.post, path, access: access, handler)
     }
 
+    mutating func patch(_ path: RouterPath, access: Access, _ handler: @escaping Handler) {
+        add(.patch, path, access: access, handler)
+    }
+
+    mutating func delete(_ path: RouterPath, access: Access, _ handler: @escaping Handler) {
+        add(.delete, path, access: access, handler)
+    }
+
     private mutating func add(_ method: HTTPRequest.Method, _ path: RouterPath, access: Access, _ handler: @escaping Handler) {
         let key = RouteCatalogue.Key(method: method.rawValue, path: path.description)
         precondition(catalogue.access[key] == nil, "route \(key) is registered twice")
         catalogue.access[key] = access
         let portal = self.portal
         router.on(path, method: method) { request, context in
+            var context = context
+            if access == .member {
+                context.member = try await portal.authenticateMember(request)
+            }
             try await portal.authorize(access, request: request, context: context)
             return try await handler(request, context)
         }

@@ -39,6 +39,7 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
         passwords: PasswordHasher(cost: dependencies.passwordHashCost),
         passwordPolicy: .standard,
         outbox: outbox,
+        programSettings: ProgramSettingsStore(database: database, defaults: .defaults(programName: settings.programName)),
         logger: logger
     )
 
@@ -58,6 +59,8 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     AuditController(portal: portal).addRoutes(to: &routes)
     OutboxController(portal: portal).addRoutes(to: &routes)
     SignUpCodesController(portal: portal).addRoutes(to: &routes)
+    MemberAPIController(portal: portal).addRoutes(to: &routes)
+    try await OpenAPIController(portal: portal).addRoutes(to: &routes)
 
     var services: [any Service] = [database, Housekeeping(portal: portal)]
     let sender = dependencies.mailTransport.map { transport in
@@ -77,6 +80,7 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     )
     application.beforeServerStarts {
         try await Migrator(database: database, now: dependencies.now, logger: logger).migrate()
+        try await portal.programSettings.refresh()
     }
     return CarePortalApplication(
         application: application, database: database, routes: routeList, catalogue: routes.catalogue,
@@ -84,17 +88,22 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     )
 }
 
-/// Clears out expired sessions and old sign-in failures every few minutes.
+/// Every 30 seconds reads program settings saved by other servers; every five minutes clears out
+/// expired sessions, member tokens and old sign-in failures.
 struct Housekeeping: Service {
     let portal: Portal
-    static let interval: Duration = .seconds(300)
+    static let interval: Duration = ProgramSettingsStore.refreshInterval
+    static let sweepEvery = 10
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            // The first sweep waits one interval, so it never runs before start-up's migration.
+            // The first round waits one interval, so it never runs before start-up's migration.
+            var round = 0
             while (try? await Task.sleep(for: Self.interval)) != nil {
+                round += 1
                 do {
-                    try await sweep()
+                    try await portal.programSettings.refresh()
+                    if round % Self.sweepEvery == 0 { try await sweep() }
                 } catch {
                     portal.logger.warning("Housekeeping failed", metadata: ["error": "\(String(reflecting: error))"])
                 }
@@ -104,6 +113,10 @@ struct Housekeeping: Service {
 
     func sweep() async throws {
         try await portal.sessions.deleteExpired()
-        try await portal.database.read { db in try await SignInThrottle().deleteExpired(now: portal.now, on: db) }
+        let now = portal.now
+        try await portal.database.read { db in
+            try await SignInThrottle().deleteExpired(now: now, on: db)
+            try await MemberTokens().deleteExpired(now: now, on: db)
+        }
     }
 }

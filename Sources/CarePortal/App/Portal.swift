@@ -12,6 +12,7 @@ struct Portal: Sendable {
     let passwords: PasswordHasher
     let passwordPolicy: PasswordPolicy
     let outbox: Outbox
+    let programSettings: ProgramSettingsStore
     let logger: Logger
 
     var now: Date { dependencies.now() }

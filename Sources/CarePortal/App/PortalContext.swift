@@ -11,6 +11,8 @@ public struct PortalContext: RequestContext {
     var session: ActiveSession?
     /// Set by `SessionMiddleware` when that session belongs to an active staff account.
     var staff: StaffAccount?
+    /// Set on member API routes when the request carries a bearer token in force.
+    var member: MemberTokens.Holder?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -21,6 +23,7 @@ public struct PortalContext: RequestContext {
     public var maxUploadSize: Int { 1 << 20 }
 
     var auditActor: AuditActor {
+        if let member { return AuditActor(accountID: member.memberID, role: "member", name: nil) }
         guard let staff else { return .anonymous }
         return AuditActor(accountID: staff.id, role: staff.role.rawValue, name: staff.username)
     }

@@ -24,6 +24,25 @@ enum SiteURL: Sendable, Equatable {
     case signUpCodes
     case newSignUpCode
     case signUpCodeRevoke(Int64)
+    case members
+    case member(Int64)
+    case memberDisable(Int64)
+    case memberEnable(Int64)
+    case memberDelete(Int64)
+    case cohorts
+    case programSettings
+
+    // The member app's JSON API.
+    case apiOpenAPI
+    case apiProgram
+    case apiRegistrations
+    case apiSessions
+    case apiCurrentSession
+    case apiAccountRecovery
+    case apiMe
+    case apiMyPassword
+    case apiMemberProfile(Int64)
+    case apiStaffProfile(Int64)
 
     /// The address to link to.
     var path: String {
@@ -49,6 +68,23 @@ enum SiteURL: Sendable, Equatable {
         case .signUpCodes: "/sign-up-codes"
         case .newSignUpCode: "/sign-up-codes/new"
         case .signUpCodeRevoke(let id): "/sign-up-codes/\(id)/revoke"
+        case .members: "/members"
+        case .member(let id): "/members/\(id)"
+        case .memberDisable(let id): "/members/\(id)/disable"
+        case .memberEnable(let id): "/members/\(id)/enable"
+        case .memberDelete(let id): "/members/\(id)/delete"
+        case .cohorts: "/cohorts"
+        case .programSettings: "/program-settings"
+        case .apiOpenAPI: "/api/v1/openapi.json"
+        case .apiProgram: "/api/v1/program"
+        case .apiRegistrations: "/api/v1/registrations"
+        case .apiSessions: "/api/v1/sessions"
+        case .apiCurrentSession: "/api/v1/sessions/current"
+        case .apiAccountRecovery: "/api/v1/account-recovery"
+        case .apiMe: "/api/v1/me"
+        case .apiMyPassword: "/api/v1/me/password"
+        case .apiMemberProfile(let id): "/api/v1/members/\(id)"
+        case .apiStaffProfile(let id): "/api/v1/staff/\(id)"
         }
     }
 

@@ -32,8 +32,6 @@ public struct SignUpCode: Sendable, Equatable, Identifiable {
     /// Letters and digits nobody mistakes for each other on the phone: no 0/O, no 1/I/L.
     static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
     static let length = 6
-    /// How long a code can be used; program settings will make this configurable.
-    static let lifetime: TimeInterval = 30 * 86_400
 
     /// A new code from the secure generator, without modulo bias.
     static func generate(randomBytes: (Int) -> [UInt8]) -> String {
@@ -55,8 +53,8 @@ public struct SignUpCode: Sendable, Equatable, Identifiable {
 
 /// The only place sign-up codes are read and written. Only a hash of each code is kept.
 struct SignUpCodeRepository: Sendable {
-    func create(code: String, note: String, createdBy: Int64, now: Date, on db: any SQLDatabase) async throws -> SignUpCode {
-        let expires = now.addingTimeInterval(SignUpCode.lifetime)
+    func create(code: String, note: String, lifetime: TimeInterval, createdBy: Int64, now: Date, on db: any SQLDatabase) async throws -> SignUpCode {
+        let expires = now.addingTimeInterval(lifetime)
         let row = try await db.insert(into: "sign_up_codes")
             .columns("code_hash", "note", "created_by", "created_at", "expires_at")
             .values(
@@ -74,6 +72,31 @@ struct SignUpCodeRepository: Sendable {
     func exists(code: String, on db: any SQLDatabase) async throws -> Bool {
         try await db.select().column("id").from("sign_up_codes")
             .where("code_hash", .equal, SecretToken.hash(SignUpCode.normalized(code))).first() != nil
+    }
+
+    /// Marks a usable code as used by a member; returns its id, or nil when the code is unknown, used, expired or revoked.
+    /// The conditions sit in the UPDATE itself, so two registrations racing for one code cannot both win.
+    func consume(code: String, memberID: Int64, now: Date, on db: any SQLDatabase) async throws -> Int64? {
+        try await db.update("sign_up_codes")
+            .set("used_at", to: now.millisecondsSince1970)
+            .set("used_by_member_id", to: memberID)
+            .where("code_hash", .equal, SecretToken.hash(SignUpCode.normalized(code)))
+            .where("used_at", .is, SQLLiteral.null)
+            .where("revoked_at", .is, SQLLiteral.null)
+            .where("expires_at", .greaterThan, now.millisecondsSince1970)
+            .returning("id")
+            .first()?
+            .decode(column: "id", as: Int64.self)
+    }
+
+    /// True when the code can be used now (checked before the slow work of hashing a password).
+    func isUsable(code: String, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.select().column("id").from("sign_up_codes")
+            .where("code_hash", .equal, SecretToken.hash(SignUpCode.normalized(code)))
+            .where("used_at", .is, SQLLiteral.null)
+            .where("revoked_at", .is, SQLLiteral.null)
+            .where("expires_at", .greaterThan, now.millisecondsSince1970)
+            .first() != nil
     }
 
     func find(id: Int64, on db: any SQLDatabase) async throws -> SignUpCode? {

@@ -66,7 +66,8 @@ struct SignUpCodesController {
             while try await codes.exists(code: code, on: db) {
                 code = SignUpCode.generate(randomBytes: portal.dependencies.randomBytes)
             }
-            let created = try await codes.create(code: code, note: note, createdBy: staff.id, now: portal.now, on: db)
+            let created = try await codes.create(
+                code: code, note: note, lifetime: portal.programSettings.current.codeLifetime, createdBy: staff.id, now: portal.now, on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .signUpCodeCreated, recordType: "sign_up_code", recordID: "\(created.id)", origin: origin
             ), on: db)

@@ -1,40 +1,67 @@
 import Foundation
 import SQLKit
 
-/// Slows down password guessing: five failures for one account, or twenty from one address, within
-/// fifteen minutes pause sign-in for that account or address for fifteen minutes.
+/// Slows down guessing: five failures for one account, or twenty from one address, within fifteen
+/// minutes pause sign-in for that account or address for fifteen minutes. The member app's
+/// registration (per sign-up code and per address) and account recovery are throttled the same way.
 /// The only place the throttle's SQL lives.
 struct SignInThrottle: Sendable {
     static let accountLimit = 5
     static let addressLimit = 20
+    static let signUpCodeLimit = 5
+    static let registrationAddressLimit = 10
     static let window: TimeInterval = 15 * 60
     static let pause: TimeInterval = 15 * 60
 
     enum Key {
+        /// A staff username.
         case account(String)
+        /// Any sign-in or recovery from this address.
         case address(String)
+        /// A member's pseudonym.
+        case member(String)
+        /// A recovery email address.
+        case recovery(String)
+        /// A sign-up code as typed, normalised.
+        case signUpCode(String)
+        /// Registrations with a wrong code from this address.
+        case registrationAddress(String)
 
         var stored: String {
             switch self {
             case .account(let username): "account:\(usernameKey(username))"
             case .address(let address): "address:\(address)"
+            case .member(let pseudonym): "member:\(usernameKey(pseudonym))"
+            case .recovery(let email): "recovery:\(MemberRules.emailKey(email))"
+            case .signUpCode(let code): "code:\(SecretToken.hash(SignUpCode.normalized(code)))"
+            case .registrationAddress(let address): "registration:\(address)"
             }
         }
 
         var limit: Int {
             switch self {
-            case .account: SignInThrottle.accountLimit
+            case .account, .member, .recovery: SignInThrottle.accountLimit
             case .address: SignInThrottle.addressLimit
+            case .signUpCode: SignInThrottle.signUpCodeLimit
+            case .registrationAddress: SignInThrottle.registrationAddressLimit
             }
         }
     }
 
     /// True while any of `keys` is paused.
     func isPaused(_ keys: [Key], now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await db.select().column("throttle_key").from("sign_in_locks")
+        try await pausedUntil(keys, now: now, on: db) != nil
+    }
+
+    /// When the last pause among `keys` ends, or nil when none is paused.
+    func pausedUntil(_ keys: [Key], now: Date, on db: any SQLDatabase) async throws -> Date? {
+        guard !keys.isEmpty else { return nil }
+        return try await db.select().column("locked_until").from("sign_in_locks")
             .where("throttle_key", .in, keys.map(\.stored))
             .where("locked_until", .greaterThan, now.millisecondsSince1970)
-            .first() != nil
+            .orderBy("locked_until", .descending)
+            .first()
+            .map { Date(millisecondsSince1970: try $0.decode(column: "locked_until", as: Int64.self)) }
     }
 
     /// Counts a failure against each key, pausing any that reached its limit.

@@ -60,9 +60,9 @@ import Testing
             let account = try await portal.createStaff(.administrator, username: "codes.admin")
             let (old, fresh) = try await portal.database.transaction { db in
                 let repository = SignUpCodeRepository()
-                let old = try await repository.create(code: "AAAAAA", note: "old", createdBy: account.id, now: portal.clock.now, on: db)
+                let old = try await repository.create(code: "AAAAAA", note: "old", lifetime: 30 * 86_400, createdBy: account.id, now: portal.clock.now, on: db)
                 let fresh = try await repository.create(
-                    code: "BBBBBB", note: "fresh", createdBy: account.id, now: portal.clock.now.addingTimeInterval(29 * 86_400), on: db
+                    code: "BBBBBB", note: "fresh", lifetime: 30 * 86_400, createdBy: account.id, now: portal.clock.now.addingTimeInterval(29 * 86_400), on: db
                 )
                 return (old, fresh)
             }

@@ -10,8 +10,11 @@ import Testing
     static let roles: [StaffRole?] = [nil] + StaffRole.allCases.map(Optional.some)
 
     static func concretePath(_ pattern: String) -> String {
-        pattern.replacingOccurrences(of: ":id", with: "999999")
+        pattern.replacingOccurrences(of: ":id", with: "999999").replacingOccurrences(of: "{id}", with: "999999")
     }
+
+    /// The member app's JSON API: authenticated by bearer token, never by the portal's cookie.
+    static func isAPI(_ route: RouteCatalogue.Key) -> Bool { route.path.hasPrefix("/api/") }
 
     @Test(arguments: TestEngines.all)
     func everyRouteDeclaresWhoMayUseIt(engine: Database.Engine) async throws {
@@ -28,7 +31,7 @@ import Testing
     func everyRouteAnswersEachRoleAsDeclared(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             _ = try await portal.createStaff(.administrator, username: "setup.done")
-            for route in portal.app.routes {
+            for route in portal.app.routes where !Self.isAPI(route) {
                 let access = try #require(portal.app.catalogue.access[route])
                 for role in Self.roles {
                     var visitor = Visitor(portal: portal)
@@ -58,6 +61,60 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func apiRoutesAreForTheAppAndPortalRoutesForStaff(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            for route in portal.app.routes {
+                let access = try #require(portal.app.catalogue.access[route])
+                if access == .member { #expect(Self.isAPI(route), "\(route) takes member tokens outside /api/") }
+                if Self.isAPI(route) {
+                    #expect(access == .member || access == .everyone, "\(route) expects a staff session under /api/")
+                }
+            }
+            #expect(portal.app.routes.filter { portal.app.catalogue.access[$0] == .member }.count >= 5)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func everyMemberRouteNeedsABearerToken(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (member, _) = try await AppClient.registered(portal)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let adminCookie = try #require(admin.cookie)
+            _ = try await admin.get("/")
+            for route in portal.app.routes where Self.isAPI(route) {
+                let access = try #require(portal.app.catalogue.access[route])
+                let method = HTTPRequest.Method(route.method)!
+                let path = Self.concretePath(route.path)
+                let attempts: [(String, AppClient, HTTPFields)] = [
+                    ("no token", AppClient(portal: portal), [:]),
+                    ("a made-up token", AppClient(portal: portal, token: "not-a-real-token"), [:]),
+                    ("a staff session cookie", AppClient(portal: portal), [.cookie: "\(admin.cookieName)=\(adminCookie)"]),
+                ]
+                for (name, client, headers) in attempts {
+                    let response = try await client.send(method, path, json: [:], headers: headers)
+                    if access == .member {
+                        #expect(response.status == .unauthorized, "\(route) with \(name) answered \(response.status.code)")
+                        #expect(response.errorCode == "unauthorized")
+                        #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="careportal""#)
+                    } else {
+                        #expect(response.status != .unauthorized || route.path.contains("sessions") || route.path.contains("recovery"),
+                                "\(route) with \(name) wanted a token")
+                    }
+                    #expect(response.headers[.contentType]?.hasPrefix("application/json") == true, "\(route) answered something other than JSON")
+                }
+                if access == .member {
+                    // Sign-out last, so the token is still good for every other route.
+                    guard route.path != SiteURL.apiCurrentSession.path else { continue }
+                    let allowed = try await member.send(method, path, json: [:])
+                    #expect(allowed.status != .unauthorized && allowed.status != .forbidden, "\(route) refused a member's token")
+                }
+            }
+            #expect(try await member.send(.delete, SiteURL.apiCurrentSession.path).status == .noContent)
+            #expect(try await member.get(SiteURL.apiMe.path).status == .unauthorized)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func navigationShowsOnlyWhatTheRoleMayOpen(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             for item in NavigationItem.all {
@@ -77,7 +134,9 @@ import Testing
     @Test(arguments: TestEngines.all)
     func everyStateChangingRouteRefusesForgedRequests(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            let postRoutes = portal.app.routes.filter { $0.method != "GET" && $0.method != "HEAD" }
+            // API routes carry no cookie-based authority to forge: everyMemberRouteNeedsABearerToken proves a
+            // signed-in portal session counts for nothing there.
+            let postRoutes = portal.app.routes.filter { $0.method != "GET" && $0.method != "HEAD" && !Self.isAPI($0) }
             #expect(postRoutes.count >= 8)
             for route in postRoutes {
                 let path = Self.concretePath(route.path)

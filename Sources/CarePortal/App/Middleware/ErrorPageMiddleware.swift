@@ -15,6 +15,8 @@ struct ErrorPageMiddleware: RouterMiddleware {
                 location += "?next=\(returnPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-_."))) ?? "")"
             }
             return seeOther(location)
+        } catch let error as APIError {
+            return error.response()
         } catch {
             let page = ErrorPage(for: error)
             if page.status == .internalServerError {
@@ -69,22 +71,18 @@ struct ErrorPage {
         self.message = message
     }
 
+    /// The same error in the API's one error shape.
     func json() -> Response {
-        struct Body: Encodable {
-            struct Problem: Encodable {
-                let code: String
-                let message: String
-            }
-            let error: Problem
-        }
         let code = switch status {
         case .notFound: "not_found"
         case .forbidden: "forbidden"
+        case .methodNotAllowed: "method_not_allowed"
+        case .contentTooLarge: "too_large"
         case .internalServerError: "internal_error"
-        default: "bad_request"
+        default: "invalid_request"
         }
-        let data = (try? JSONEncoder().encode(Body(error: .init(code: code, message: title)))) ?? Data()
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        if status == .notFound { return APIError.notFound.response() }
+        return APIError(status: status, code: code, message: title).response()
     }
 }
 

@@ -19,6 +19,14 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case demoDataSeeded = "demo_data_seeded"
     case signUpCodeCreated = "sign_up_code_created"
     case signUpCodeRevoked = "sign_up_code_revoked"
+    case memberRegistered = "member_registered"
+    case memberRecovered = "member_recovered"
+    case memberProfileChanged = "member_profile_changed"
+    case memberViewed = "member_viewed"
+    case memberDisabled = "member_disabled"
+    case memberEnabled = "member_enabled"
+    case memberDeleted = "member_deleted"
+    case programSettingsChanged = "program_settings_changed"
 
     public var title: String {
         switch self {
@@ -38,6 +46,14 @@ public enum AuditAction: String, Sendable, CaseIterable {
         case .demoDataSeeded: "Demo data added"
         case .signUpCodeCreated: "Sign-up code created"
         case .signUpCodeRevoked: "Sign-up code revoked"
+        case .memberRegistered: "Member registered"
+        case .memberRecovered: "Member account recovery"
+        case .memberProfileChanged: "Member profile changed"
+        case .memberViewed: "Member record viewed"
+        case .memberDisabled: "Member disabled"
+        case .memberEnabled: "Member re-enabled"
+        case .memberDeleted: "Member data deleted"
+        case .programSettingsChanged: "Program settings changed"
         }
     }
 }

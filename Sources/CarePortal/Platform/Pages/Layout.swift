@@ -51,7 +51,7 @@ extension Portal {
             .map { Layout.NavigationLink(title: $0.title, path: $0.url.path, isCurrent: $0.url == current) }
         return Layout(
             title: title,
-            programName: settings.programName,
+            programName: programSettings.current.programName,
             signedIn: context.staff.map { Layout.SignedIn(username: $0.username, roleTitle: $0.role.title) },
             navigation: navigation,
             csrfToken: context.session?.csrfToken,

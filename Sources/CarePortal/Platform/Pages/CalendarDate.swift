@@ -1,0 +1,75 @@
+import Foundation
+
+/// A day on the calendar with no time of day or zone: a due date, a date of birth.
+public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    /// Only real days: 31 April or 29 February 2027 are not dates.
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1900...9999).contains(year), (1...12).contains(month),
+              (1...CalendarDate.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Reads `YYYY-MM-DD`, as JSON and the database carry it.
+    public init?(iso text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
+    /// The UTC day `date` falls on.
+    public init(_ date: Date) {
+        let parts = Self.utc.dateComponents([.year, .month, .day], from: date)
+        year = parts.year ?? 1970
+        month = parts.month ?? 1
+        day = parts.day ?? 1
+    }
+
+    public var iso: String { String(format: "%04d-%02d-%02d", year, month, day) }
+    public var description: String { iso }
+
+    /// "25 April 2027".
+    public var long: String { "\(day) \(Self.monthNames[month - 1]) \(year)" }
+
+    /// `YYYY-MM`, the month this day falls in.
+    public var monthKey: String { String(format: "%04d-%02d", year, month) }
+
+    /// The same day `count` months later (or earlier), moved back to the month's last day if needed.
+    public func adding(months count: Int) -> CalendarDate {
+        let index = year * 12 + (month - 1) + count
+        let newYear = index / 12, newMonth = index % 12 + 1
+        return CalendarDate(year: newYear, month: newMonth, day: min(day, Self.daysIn(month: newMonth, year: newYear)))!
+    }
+
+    public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    public static let monthNames = [
+        "January", "February", "March", "April", "May", "June",
+        "July", "August", "September", "October", "November", "December",
+    ]
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+}
