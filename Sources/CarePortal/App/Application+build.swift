@@ -60,6 +60,8 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     OutboxController(portal: portal).addRoutes(to: &routes)
     SignUpCodesController(portal: portal).addRoutes(to: &routes)
     MemberAPIController(portal: portal).addRoutes(to: &routes)
+    MembersController(portal: portal).addRoutes(to: &routes)
+    ProgramSettingsController(portal: portal).addRoutes(to: &routes)
     try await OpenAPIController(portal: portal).addRoutes(to: &routes)
 
     var services: [any Service] = [database, Housekeeping(portal: portal)]

@@ -22,6 +22,7 @@ struct AuditController {
 
         init(request: Request) {
             query.person = request.query("person") ?? ""
+            query.record = request.query("record") ?? ""
             query.action = request.query("action").flatMap(AuditAction.init(rawValue:))
             fromText = request.query("from") ?? ""
             toText = request.query("to") ?? ""
@@ -46,7 +47,7 @@ struct AuditController {
         }
 
         var parameters: [(String, String?)] {
-            [("person", query.person), ("action", query.action?.rawValue), ("from", fromText), ("to", toText)]
+            [("person", query.person), ("action", query.action?.rawValue), ("from", fromText), ("to", toText), ("record", query.record)]
         }
     }
 

@@ -214,6 +214,16 @@ struct MemberRepository: Sendable {
         return PageOf(items: try rows.map(decodeMember), totalCount: total, request: query.page)
     }
 
+    /// The pseudonyms of these members; a deleted member is simply missing.
+    func pseudonyms(ids: [Int64], on db: any SQLDatabase) async throws -> [Int64: String] {
+        guard !ids.isEmpty else { return [:] }
+        var names: [Int64: String] = [:]
+        for row in try await db.select().columns("id", "pseudonym").from("members").where("id", .in, ids).all() {
+            names[try row.decode(column: "id", as: Int64.self)] = try row.decode(column: "pseudonym", as: String.self)
+        }
+        return names
+    }
+
     func count(on db: any SQLDatabase) async throws -> Int {
         try await db.count(in: "members")
     }

@@ -7,15 +7,21 @@ struct SignUpCodeRow: Sendable {
     let expires: String
     let statusTitle: String
     let statusTag: String
+    /// For a used code: who used it and when.
+    let usedBy: String?
+    let usedByPath: String?
     let revokePath: String?
 
-    init(_ code: SignUpCode, now: Date) {
+    init(_ code: SignUpCode, now: Date, pseudonyms: [Int64: String]) {
         let status = code.status(at: now)
         number = "#\(code.id)"
         note = code.note.isEmpty ? "—" : code.note
         created = DisplayTime.dateTime(code.createdAt)
         expires = DisplayTime.dateTime(code.expiresAt)
         statusTitle = status.title
+        let pseudonym = code.usedByMemberID.flatMap { pseudonyms[$0] }
+        usedBy = code.usedAt.map { "by \(pseudonym ?? "a member whose data was deleted"), \(DisplayTime.dateTime($0))" }
+        usedByPath = pseudonym == nil ? nil : code.usedByMemberID.map { SiteURL.member($0).path }
         statusTag = switch status {
         case .unused: "tag--blue"
         case .used: "tag--green"

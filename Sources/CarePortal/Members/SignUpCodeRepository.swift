@@ -21,6 +21,7 @@ public struct SignUpCode: Sendable, Equatable, Identifiable {
     public var createdAt: Date
     public var expiresAt: Date
     public var usedAt: Date?
+    public var usedByMemberID: Int64?
     public var revokedAt: Date?
 
     public func status(at now: Date) -> Status {
@@ -66,7 +67,7 @@ struct SignUpCodeRepository: Sendable {
         guard let id = try row?.decode(column: "id", as: Int64.self) else {
             throw StorageInconsistency(description: "insert into sign_up_codes returned no id")
         }
-        return SignUpCode(id: id, note: note, createdAt: now, expiresAt: expires, usedAt: nil, revokedAt: nil)
+        return SignUpCode(id: id, note: note, createdAt: now, expiresAt: expires, usedAt: nil, usedByMemberID: nil, revokedAt: nil)
     }
 
     func exists(code: String, on db: any SQLDatabase) async throws -> Bool {
@@ -150,6 +151,7 @@ struct SignUpCodeRepository: Sendable {
             createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
             expiresAt: Date(millisecondsSince1970: try row.decode(column: "expires_at", as: Int64.self)),
             usedAt: try row.decode(column: "used_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
+            usedByMemberID: try row.decode(column: "used_by_member_id", as: Int64?.self),
             revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
         )
     }

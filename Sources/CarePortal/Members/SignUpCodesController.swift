@@ -21,8 +21,9 @@ struct SignUpCodesController {
         let search = request.query("q") ?? ""
         let pageRequest = PageRequest(number: request.pageNumber)
         let now = portal.now
-        let page = try await portal.database.read { db in
-            try await codes.list(status: status, search: search, page: pageRequest, now: now, on: db)
+        let (page, pseudonyms) = try await portal.database.read { db in
+            let page = try await codes.list(status: status, search: search, page: pageRequest, now: now, on: db)
+            return (page, try await MemberRepository().pseudonyms(ids: page.items.compactMap(\.usedByMemberID), on: db))
         }
         let address = ListAddress(path: SiteURL.signUpCodes.path, parameters: [("status", status?.rawValue), ("q", search)])
         return portal.pages.response(SignUpCodesPage(
@@ -30,7 +31,7 @@ struct SignUpCodesController {
             search: search,
             statusOptions: [FilterOption(value: "", title: "All codes", isSelected: status == nil)]
                 + SignUpCode.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
-            rows: page.items.map { SignUpCodeRow($0, now: now) },
+            rows: page.items.map { SignUpCodeRow($0, now: now, pseudonyms: pseudonyms) },
             pagination: PaginationView(page, address: address, noun: "codes"),
             isFiltered: status != nil || !search.isEmpty
         ))

@@ -133,6 +133,8 @@ public struct AuditQuery: Sendable, Equatable {
     public var from: Date?
     /// Exclusive.
     public var until: Date?
+    /// `type:id`, such as `member:12`: only entries about that record.
+    public var record = ""
     public var page = PageRequest(number: 1, size: 50)
 }
 
@@ -186,6 +188,8 @@ public struct AuditLog: Sendable {
         if let action = query.action { builder.where("action", .equal, action.rawValue) }
         if let from = query.from { builder.where("occurred_at", .greaterThanOrEqual, from.millisecondsSince1970) }
         if let until = query.until { builder.where("occurred_at", .lessThan, until.millisecondsSince1970) }
+        let record = query.record.split(separator: ":", maxSplits: 1).map(String.init)
+        if record.count == 2 { builder.where("record_type", .equal, record[0]).where("record_id", .equal, record[1]) }
         return builder
     }
 

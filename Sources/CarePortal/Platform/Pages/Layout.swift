@@ -35,8 +35,11 @@ struct NavigationItem: Sendable {
 
     static let all: [NavigationItem] = [
         NavigationItem(title: "Home", url: .home, access: HomeController.access),
+        NavigationItem(title: "Members", url: .members, access: MembersController.access),
+        NavigationItem(title: "Cohorts", url: .cohorts, access: MembersController.access),
         NavigationItem(title: "Sign-up codes", url: .signUpCodes, access: SignUpCodesController.access),
         NavigationItem(title: "Staff accounts", url: .staff, access: StaffController.access),
+        NavigationItem(title: "Program settings", url: .programSettings, access: ProgramSettingsController.access),
         NavigationItem(title: "Audit log", url: .auditLog, access: AuditController.access),
         NavigationItem(title: "Outbox", url: .outbox, access: OutboxController.access),
     ]

@@ -19,6 +19,11 @@ enum TemplateName: String, CaseIterable, Sendable {
     case signUpCodes = "members/codes"
     case newSignUpCode = "members/new-code"
     case signUpCodeCreated = "members/code-created"
+    case members = "members/list"
+    case member = "members/member"
+    case deleteMember = "members/delete"
+    case cohorts = "members/cohorts"
+    case programSettings = "program-settings/settings"
 }
 
 /// A page's typed view model; the template reads only what it holds.

@@ -1,0 +1,183 @@
+import Foundation
+import Hummingbird
+
+/// Administrators set the program's name, the deletion phone number, how long sign-up codes
+/// last, the security questions and which avatars members may choose.
+struct ProgramSettingsController {
+    static let access = Access.administrators
+    let portal: Portal
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.programSettings.pattern, access: Self.access, show)
+        routes.post(SiteURL.programSettings.pattern, access: Self.access, save)
+    }
+
+    static let programNameMaximumLength = 60
+    static let questionMaximumLength = 150
+    static let questionCount = 3...12
+
+    @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(page(ProgramSettingsForm(portal.programSettings.current), errors: FormErrors(), context: context))
+    }
+
+    private struct Submitted: Decodable {
+        var programName: String?
+        var deletionPhone: String?
+        var codeLifetimeDays: String?
+        var securityQuestions: String?
+        var avatars: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case programName = "program_name", deletionPhone = "deletion_phone", codeLifetimeDays = "code_lifetime_days"
+            case securityQuestions = "security_questions", avatars
+        }
+    }
+
+    @Sendable func save(request: Request, context: PortalContext) async throws -> Response {
+        let submitted = try await request.form(Submitted.self, context: context)
+        let form = ProgramSettingsForm(
+            programName: submitted.programName?.trimmed ?? "",
+            deletionPhone: submitted.deletionPhone?.trimmed ?? "",
+            codeLifetimeDays: submitted.codeLifetimeDays?.trimmed ?? "",
+            securityQuestions: submitted.securityQuestions ?? "",
+            avatarIDs: submitted.avatars ?? []
+        )
+        let (settings, errors) = form.validated(base: portal.programSettings.current)
+        guard let settings, errors.isEmpty else {
+            return portal.pages.response(page(form, errors: errors, context: context), status: .unprocessableContent)
+        }
+        let origin = portal.origin(of: request, context: context)
+        let before = portal.programSettings.current
+        try await portal.database.transaction { db in
+            try await portal.programSettings.save(settings, now: portal.now, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .programSettingsChanged, recordType: "program_settings", origin: origin,
+                detail: settings.changedNames(from: before).joined(separator: ", ")
+            ), on: db)
+        }
+        portal.programSettings.adopt(settings)
+        try await portal.flash(Flash(.success, "Program settings saved."), context: context)
+        return seeOther(.programSettings)
+    }
+
+    private func page(_ form: ProgramSettingsForm, errors: FormErrors, context: PortalContext) -> ProgramSettingsPage {
+        var fields = [
+            FormField("program_name", label: "Program name", value: form.programName,
+                      hint: "Shown at the top of every page and in the app.", width: 30),
+            FormField("deletion_phone", label: "Phone number for deletion requests", value: form.deletionPhone,
+                      hint: "Members cannot delete their own account; the app tells them to call this number.",
+                      type: "tel", autocomplete: "off", width: 20),
+            FormField("code_lifetime_days", label: "Days a new sign-up code can be used", value: form.codeLifetimeDays,
+                      hint: "From 1 to 365. Codes already made keep the expiry they were given.", type: "text", width: 5),
+        ]
+        errors.apply(to: &fields)
+        let questionsError = errors.items.first { $0.field == "security_questions" }?.message
+        let avatarsError = errors.items.first { $0.field == "avatars" }?.message
+        return ProgramSettingsPage(
+            layout: portal.layout("Program settings", context: context, current: .programSettings),
+            errors: errors.items,
+            fields: fields,
+            securityQuestions: form.securityQuestions,
+            securityQuestionsError: questionsError,
+            avatars: Avatar.memberSet.map {
+                ProgramSettingsPage.AvatarChoice(id: $0.id, name: $0.name, path: $0.path, isChosen: form.avatarIDs.contains($0.id))
+            },
+            avatarsError: avatarsError
+        )
+    }
+}
+
+/// The settings form as typed.
+struct ProgramSettingsForm: Sendable {
+    var programName: String
+    var deletionPhone: String
+    var codeLifetimeDays: String
+    /// One question per line.
+    var securityQuestions: String
+    var avatarIDs: [String]
+
+    init(programName: String, deletionPhone: String, codeLifetimeDays: String, securityQuestions: String, avatarIDs: [String]) {
+        self.programName = programName
+        self.deletionPhone = deletionPhone
+        self.codeLifetimeDays = codeLifetimeDays
+        self.securityQuestions = securityQuestions
+        self.avatarIDs = avatarIDs
+    }
+
+    init(_ settings: ProgramSettings) {
+        self.init(
+            programName: settings.programName, deletionPhone: settings.deletionPhone,
+            codeLifetimeDays: String(settings.codeLifetimeDays), securityQuestions: settings.securityQuestions.joined(separator: "\n"),
+            avatarIDs: settings.memberAvatarIDs
+        )
+    }
+
+    func validated(base: ProgramSettings) -> (ProgramSettings?, FormErrors) {
+        var errors = FormErrors()
+        if let problem = FieldRules.requiredTextProblem(programName, name: "the program name", maximumLength: ProgramSettingsController.programNameMaximumLength) {
+            errors.add("program_name", problem)
+        }
+        let phoneCharacters = Set("0123456789 +-().")
+        if !deletionPhone.isEmpty, deletionPhone.count > 30 || !deletionPhone.allSatisfy(phoneCharacters.contains)
+            || deletionPhone.filter(\.isNumber).count < 7 {
+            errors.add("deletion_phone", "Enter a phone number, like 615 555 0134")
+        }
+        let days = Int(codeLifetimeDays)
+        if codeLifetimeDays.isEmpty {
+            errors.add("code_lifetime_days", "Enter how many days a sign-up code can be used")
+        } else if days.map({ !ProgramSettings.codeLifetimeRange.contains($0) }) ?? true {
+            errors.add("code_lifetime_days", "Enter a whole number of days from 1 to 365")
+        }
+        let questions = securityQuestions.split(whereSeparator: \.isNewline).map { String($0).trimmed }.filter { !$0.isEmpty }
+        let range = ProgramSettingsController.questionCount
+        if questions.count < range.lowerBound || questions.count > range.upperBound {
+            errors.add("security_questions", "Enter from \(range.lowerBound) to \(range.upperBound) security questions, one per line")
+        } else if questions.contains(where: { $0.count > ProgramSettingsController.questionMaximumLength }) {
+            errors.add("security_questions", "Each security question must be \(ProgramSettingsController.questionMaximumLength) characters or fewer")
+        } else if Set(questions.map { $0.lowercased() }).count != questions.count {
+            errors.add("security_questions", "Each security question must be different")
+        }
+        let avatars = Avatar.memberSet.map(\.id).filter(avatarIDs.contains)
+        if avatars.isEmpty { errors.add("avatars", "Choose at least one avatar for members") }
+        guard errors.isEmpty, let days else { return (nil, errors) }
+        var settings = base
+        settings.programName = programName
+        settings.deletionPhone = deletionPhone
+        settings.codeLifetimeDays = days
+        settings.securityQuestions = questions
+        settings.memberAvatarIDs = avatars
+        return (settings, errors)
+    }
+}
+
+extension ProgramSettings {
+    /// Which settings differ from `other`, in words for the audit log.
+    func changedNames(from other: ProgramSettings) -> [String] {
+        [
+            programName != other.programName ? "program name" : nil,
+            deletionPhone != other.deletionPhone ? "deletion phone number" : nil,
+            codeLifetimeDays != other.codeLifetimeDays ? "code lifetime" : nil,
+            securityQuestions != other.securityQuestions ? "security questions" : nil,
+            memberAvatarIDs != other.memberAvatarIDs ? "avatars" : nil,
+        ].compactMap { $0 }
+    }
+}
+
+struct ProgramSettingsPage: Page {
+    struct AvatarChoice: Sendable {
+        let id: String
+        let name: String
+        let path: String
+        let isChosen: Bool
+    }
+
+    static let template = TemplateName.programSettings
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let securityQuestions: String
+    let securityQuestionsError: String?
+    let avatars: [AvatarChoice]
+    let avatarsError: String?
+    let action = SiteURL.programSettings.path
+}
