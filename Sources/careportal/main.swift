@@ -7,7 +7,7 @@ struct CarePortalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "careportal",
         abstract: "CarePortal: the staff portal and member API for community-health programs.",
-        subcommands: [Serve.self, Migrate.self, CreateUser.self, SeedDemo.self],
+        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -81,6 +81,26 @@ struct CreateUser: AsyncParsableCommand {
         do {
             let id = try await Commands.createUser(settings: try options.settings(), role: role, username: username, email: email, password: line)
             print("\nCreated \(role.title.lowercased()) \(username) (account \(id)).")
+        } catch let failed as Commands.CreateUserFailed {
+            throw ValidationError(failed.description)
+        }
+    }
+}
+
+struct CreateSignUpCode: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create-sign-up-code",
+        abstract: "Make a sign-up code for a member, on behalf of an administrator. The code is printed once."
+    )
+    @OptionGroup var options: SettingsOptions
+    @Option(help: "The administrator's username, recorded as the code's maker.") var by: String
+    @Option(help: "A private note to find the code again (optional).") var note: String = ""
+
+    func run() async throws {
+        do {
+            let (code, expires) = try await Commands.createSignUpCode(settings: try options.settings(), administrator: by, note: note)
+            FileHandle.standardError.write(Data("Sign-up code (shown only this once), usable until \(expires):\n".utf8))
+            print(code)
         } catch let failed as Commands.CreateUserFailed {
             throw ValidationError(failed.description)
         }

@@ -47,6 +47,33 @@ public enum Commands {
         }
     }
 
+    /// Makes a sign-up code on behalf of an administrator and returns it with its expiry, to be shown once.
+    public static func createSignUpCode(settings: Settings, administrator: String, note: String) async throws -> (code: String, expires: Date) {
+        guard note.count <= SignUpCodesController.noteMaximumLength else {
+            throw CreateUserFailed(description: "The note must be \(SignUpCodesController.noteMaximumLength) characters or fewer")
+        }
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        return try await database.whileRunning {
+            try await Migrator(database: database, logger: logger(settings)).migrate()
+            let programSettings = ProgramSettingsStore(database: database, defaults: .defaults(programName: settings.programName))
+            try await programSettings.refresh()
+            return try await database.transaction { db in
+                guard let account = try await StaffAccountRepository().find(username: administrator, on: db),
+                      account.role == .administrator, account.status == .active
+                else { throw CreateUserFailed(description: "\(administrator) is not an active administrator") }
+                let (code, created) = try await SignUpCodeRepository().issue(
+                    note: note, lifetime: programSettings.current.codeLifetime, createdBy: account.id,
+                    randomBytes: Dependencies.systemRandomBytes, now: Date(), on: db
+                )
+                try await AuditLog(now: Date.init).record(AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .signUpCodeCreated, recordType: "sign_up_code", recordID: "\(created.id)", origin: .commandLine
+                ), on: db)
+                return (code, created.expiresAt)
+            }
+        }
+    }
+
     /// Fills an empty database with demo accounts and returns their sign-in details, to be shown once.
     public static func seedDemo(settings: Settings) async throws -> [DemoSeeder.Credential] {
         let database = try Database(url: settings.databaseURL, logger: logger(settings))

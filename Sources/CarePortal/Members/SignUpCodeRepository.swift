@@ -70,6 +70,19 @@ struct SignUpCodeRepository: Sendable {
         return SignUpCode(id: id, note: note, createdAt: now, expiresAt: expires, usedAt: nil, usedByMemberID: nil, revokedAt: nil)
     }
 
+    /// Draws a new code, unlike any other, and stores its hash; returns the code to show once.
+    func issue(
+        note: String, lifetime: TimeInterval, createdBy: Int64, randomBytes: (Int) -> [UInt8], now: Date, on db: any SQLDatabase
+    ) async throws -> (code: String, created: SignUpCode) {
+        // 31^6 codes: a clash with an existing one is rare, and simply drawn again.
+        var code = SignUpCode.generate(randomBytes: randomBytes)
+        while try await exists(code: code, on: db) {
+            code = SignUpCode.generate(randomBytes: randomBytes)
+        }
+        let created = try await create(code: code, note: note, lifetime: lifetime, createdBy: createdBy, now: now, on: db)
+        return (code, created)
+    }
+
     func exists(code: String, on db: any SQLDatabase) async throws -> Bool {
         try await db.select().column("id").from("sign_up_codes")
             .where("code_hash", .equal, SecretToken.hash(SignUpCode.normalized(code))).first() != nil

@@ -62,13 +62,10 @@ struct SignUpCodesController {
         }
         let origin = portal.origin(of: request, context: context)
         let (code, created) = try await portal.database.transaction { db in
-            // 31^6 codes: a clash with an existing one is rare, and simply drawn again.
-            var code = SignUpCode.generate(randomBytes: portal.dependencies.randomBytes)
-            while try await codes.exists(code: code, on: db) {
-                code = SignUpCode.generate(randomBytes: portal.dependencies.randomBytes)
-            }
-            let created = try await codes.create(
-                code: code, note: note, lifetime: portal.programSettings.current.codeLifetime, createdBy: staff.id, now: portal.now, on: db)
+            let (code, created) = try await codes.issue(
+                note: note, lifetime: portal.programSettings.current.codeLifetime, createdBy: staff.id,
+                randomBytes: portal.dependencies.randomBytes, now: portal.now, on: db
+            )
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .signUpCodeCreated, recordType: "sign_up_code", recordID: "\(created.id)", origin: origin
             ), on: db)

@@ -47,4 +47,27 @@ import Testing
         }
         try await TestDatabase.drop(url)
     }
+
+    @Test(arguments: TestEngines.all)
+    func createSignUpCodeMakesAUsableCodeForAnAdministratorOnly(engine: Database.Engine) async throws {
+        let url = try await TestDatabase.make(engine)
+        _ = try await Commands.createUser(settings: Self.settings(url), role: .administrator, username: "chief", email: nil, password: "a long enough passphrase")
+        _ = try await Commands.createUser(settings: Self.settings(url), role: .physician, username: "dr.x", email: nil, password: "a long enough passphrase")
+        let (code, expires) = try await Commands.createSignUpCode(settings: Self.settings(url), administrator: "chief", note: "phone 0134")
+        #expect(code.count == 6 && code.allSatisfy(SignUpCode.alphabet.contains))
+        #expect(abs(expires.timeIntervalSinceNow - 30 * 86_400) < 60)
+        await #expect(throws: Commands.CreateUserFailed.self) {
+            _ = try await Commands.createSignUpCode(settings: Self.settings(url), administrator: "dr.x", note: "")
+        }
+        let database = try Database(url: url, logger: TestDatabase.logger)
+        let (usable, entries) = try await database.whileRunning {
+            try await database.read { db in
+                (try await SignUpCodeRepository().isUsable(code: code, now: Date(), on: db),
+                 try await AuditLog(now: Date.init).list(AuditQuery(), on: db).items)
+            }
+        }
+        try await TestDatabase.drop(url)
+        #expect(usable)
+        #expect(entries.contains { $0.action == AuditAction.signUpCodeCreated.rawValue && $0.actorName == "chief" && $0.address == "command line" })
+    }
 }

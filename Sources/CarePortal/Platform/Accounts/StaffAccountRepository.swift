@@ -119,6 +119,10 @@ struct StaffAccountRepository: Sendable {
         try await db.select().columns(Self.columns).from("staff_accounts").where("id", .equal, id).first().map(decode)
     }
 
+    func find(username: String, on db: any SQLDatabase) async throws -> StaffAccount? {
+        try await db.select().columns(Self.columns).from("staff_accounts").where("username_key", .equal, usernameKey(username)).first().map(decode)
+    }
+
     /// The account and its password hash, for checking a sign-in.
     func credentials(username: String, on db: any SQLDatabase) async throws -> (account: StaffAccount, passwordHash: String)? {
         guard let row = try await db.select().columns(Self.columns + ["password_hash"]).from("staff_accounts")
