@@ -45,7 +45,19 @@ import Testing
         await #expect(throws: DemoSeeder.RefusedRealData.self) {
             _ = try await Commands.seedDemo(settings: Self.settings(url))
         }
+        let database = try Database(url: url, logger: TestDatabase.logger)
+        let (members, cohorts, codes) = try await database.whileRunning {
+            try await database.read { db in
+                (try await MemberRepository().count(on: db),
+                 try await MemberRepository().cohortSummaries(now: Date(), on: db),
+                 try await SignUpCodeRepository().list(status: nil, search: "", page: PageRequest(number: 1, size: 100), now: Date(), on: db).items)
+            }
+        }
         try await TestDatabase.drop(url)
+        #expect(members == DemoSeeder.memberCount)
+        #expect(cohorts.count >= 10 && cohorts.allSatisfy { $0.memberCount > 0 })
+        let statuses = Set(codes.map { $0.status(at: Date()) })
+        #expect(statuses == Set(SignUpCode.Status.allCases), "every code status appears")
     }
 
     @Test(arguments: TestEngines.all)
