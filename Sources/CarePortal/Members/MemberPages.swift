@@ -40,7 +40,6 @@ struct MembersPage: Page {
     let rows: [MemberRow]
     let pagination: PaginationView
     let isFiltered: Bool
-    let totalMembers: Int
     let action = SiteURL.members.path
     let newCodePath = SiteURL.newSignUpCode.path
 }

@@ -29,8 +29,8 @@ struct MembersController {
         // Newest first by default; a chosen column starts A–Z or oldest first.
         query.descending = request.query("order").map { $0 == "desc" } ?? (query.sort == .joined)
         query.page = PageRequest(number: request.pageNumber)
-        let (page, cohorts, total) = try await portal.database.read { [query] db in
-            (try await members.list(query, on: db), try await members.cohorts(on: db), try await members.count(on: db))
+        let (page, cohorts) = try await portal.database.read { [query] db in
+            (try await members.list(query, on: db), try await members.cohorts(on: db))
         }
         let address = ListAddress(path: SiteURL.members.path, parameters: [
             ("q", query.search), ("cohort", query.cohortID.map { "\($0)" }), ("status", query.status?.rawValue),
@@ -49,8 +49,7 @@ struct MembersController {
             headers: [header("Pseudonym", .pseudonym), header("Joined", .joined), header("Last active", .lastActive)],
             rows: page.items.map(MemberRow.init),
             pagination: PaginationView(page, address: address, noun: "members"),
-            isFiltered: !query.search.isEmpty || query.cohortID != nil || query.status != nil,
-            totalMembers: total
+            isFiltered: !query.search.isEmpty || query.cohortID != nil || query.status != nil
         ))
     }
 

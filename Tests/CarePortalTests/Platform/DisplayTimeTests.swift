@@ -1,0 +1,20 @@
+import Foundation
+import Testing
+@testable import CarePortal
+
+@Suite struct DisplayTimeTests {
+    @Test func dateTimeAgreesWithFoundationsFormatterAcrossCenturiesAndLeapDays() {
+        let reference = DateFormatter()
+        reference.locale = Locale(identifier: "en_US_POSIX")
+        reference.timeZone = TimeZone(identifier: "UTC")
+        reference.dateFormat = "d MMM yyyy, HH:mm 'UTC'"
+        var generator = SystemRandomNumberGenerator()
+        var instants: [TimeInterval] = [0, 951_782_400, 1_709_208_300, 4_107_542_399, -86_400]
+        instants += (0..<2_000).map { _ in TimeInterval.random(in: -2_208_988_800...4_102_444_800, using: &generator) }
+        for seconds in instants {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(DisplayTime.dateTime(date) == reference.string(from: date), "\(seconds)")
+        }
+        #expect(DisplayTime.dateTime(Date(timeIntervalSince1970: 1_709_208_300)) == "29 Feb 2024, 12:05 UTC")
+    }
+}
