@@ -19,6 +19,7 @@ enum SchemaHistory {
         CreateAuditLog(),
         CreateOutbox(),
         CreateSignUpCodes(),
+        CreateStaffInvitations(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
