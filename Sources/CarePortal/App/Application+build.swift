@@ -58,6 +58,8 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     AuditController(portal: portal).addRoutes(to: &routes)
     OutboxController(portal: portal).addRoutes(to: &routes)
     SignUpCodesController(portal: portal).addRoutes(to: &routes)
+    MedicalProfessionalsController(portal: portal).addRoutes(to: &routes)
+    InvitationController(portal: portal).addRoutes(to: &routes)
 
     var services: [any Service] = [database, Housekeeping(portal: portal)]
     let sender = dependencies.mailTransport.map { transport in

@@ -24,6 +24,11 @@ enum SiteURL: Sendable, Equatable {
     case signUpCodes
     case newSignUpCode
     case signUpCodeRevoke(Int64)
+    case medicalProfessionals
+    case inviteMedicalProfessional
+    case invitationResend(Int64)
+    case invitationRevoke(Int64)
+    case invitation
 
     /// The address to link to.
     var path: String {
@@ -49,6 +54,11 @@ enum SiteURL: Sendable, Equatable {
         case .signUpCodes: "/sign-up-codes"
         case .newSignUpCode: "/sign-up-codes/new"
         case .signUpCodeRevoke(let id): "/sign-up-codes/\(id)/revoke"
+        case .medicalProfessionals: "/medical-professionals"
+        case .inviteMedicalProfessional: "/medical-professionals/invite"
+        case .invitationResend(let id): "/medical-professionals/invitations/\(id)/resend"
+        case .invitationRevoke(let id): "/medical-professionals/invitations/\(id)/revoke"
+        case .invitation: "/invitation"
         }
     }
 

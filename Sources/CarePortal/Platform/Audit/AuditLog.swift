@@ -19,6 +19,10 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case demoDataSeeded = "demo_data_seeded"
     case signUpCodeCreated = "sign_up_code_created"
     case signUpCodeRevoked = "sign_up_code_revoked"
+    case invitationSent = "invitation_sent"
+    case invitationResent = "invitation_resent"
+    case invitationRevoked = "invitation_revoked"
+    case invitationAccepted = "invitation_accepted"
 
     public var title: String {
         switch self {
@@ -38,6 +42,10 @@ public enum AuditAction: String, Sendable, CaseIterable {
         case .demoDataSeeded: "Demo data added"
         case .signUpCodeCreated: "Sign-up code created"
         case .signUpCodeRevoked: "Sign-up code revoked"
+        case .invitationSent: "Medical professional invited"
+        case .invitationResent: "Invitation sent again"
+        case .invitationRevoked: "Invitation revoked"
+        case .invitationAccepted: "Invitation accepted"
         }
     }
 }

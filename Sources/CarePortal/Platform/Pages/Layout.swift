@@ -36,6 +36,7 @@ struct NavigationItem: Sendable {
     static let all: [NavigationItem] = [
         NavigationItem(title: "Home", url: .home, access: HomeController.access),
         NavigationItem(title: "Sign-up codes", url: .signUpCodes, access: SignUpCodesController.access),
+        NavigationItem(title: "Medical professionals", url: .medicalProfessionals, access: MedicalProfessionalsController.access),
         NavigationItem(title: "Staff accounts", url: .staff, access: StaffController.access),
         NavigationItem(title: "Audit log", url: .auditLog, access: AuditController.access),
         NavigationItem(title: "Outbox", url: .outbox, access: OutboxController.access),

@@ -19,6 +19,10 @@ enum TemplateName: String, CaseIterable, Sendable {
     case signUpCodes = "members/codes"
     case newSignUpCode = "members/new-code"
     case signUpCodeCreated = "members/code-created"
+    case medicalProfessionals = "medical-professionals/list"
+    case inviteMedicalProfessional = "medical-professionals/invite"
+    case acceptInvitation = "medical-professionals/accept"
+    case invitationUnusable = "medical-professionals/invitation-unusable"
 }
 
 /// A page's typed view model; the template reads only what it holds.
