@@ -526,4 +526,38 @@ import Testing
             }
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func seedDemoInvitesTwoMedicalProfessionalsWhoseLinksWork(engine: Database.Engine) async throws {
+        let url = try await TestDatabase.make(engine)
+        var settings = Settings()
+        settings.databaseURL = url
+        settings.baseURL = "https://demo.example.org"
+        settings.logLevel = .error
+        let credentials = try await Commands.seedDemo(settings: settings)
+        await #expect(throws: DemoSeeder.RefusedRealData.self) { _ = try await Commands.seedDemo(settings: settings) }
+
+        let database = try Database(url: url, logger: TestDatabase.logger)
+        let (invitations, mail, medicalProfile) = try await database.whileRunning {
+            try await database.read { db in
+                let medicalProfessional = try await StaffAccountRepository().credentials(
+                    username: try #require(credentials.first { $0.role == .medicalProfessional }).username, on: db
+                )
+                return (
+                    try await StaffInvitationRepository().open(on: db),
+                    try await Outbox(now: Date.init, wakeSender: {}).list(status: nil, page: PageRequest(number: 1), on: db).items,
+                    try await StaffProfileRepository().find(accountID: try #require(medicalProfessional).account.id, on: db)
+                )
+            }
+        }
+        try await TestDatabase.drop(url)
+
+        #expect(invitations.count == 2)
+        #expect(Set(invitations.map(\.email)) == ["amira.haddad@example.org", "tomas.reyes@example.org"])
+        #expect(invitations.allSatisfy { $0.status(at: Date()) == .waiting })
+        #expect(mail.count == 2)
+        #expect(Set(mail.map(\.recipient)) == Set(invitations.map(\.email)))
+        #expect(mail.allSatisfy { $0.body.contains("https://demo.example.org/invitation?token=") })
+        #expect(medicalProfile?.avatar.isMedical == true)
+    }
 }
