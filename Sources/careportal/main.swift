@@ -120,5 +120,6 @@ struct SeedDemo: AsyncParsableCommand {
         for credential in credentials {
             print("  \(credential.role.title.padding(toLength: 22, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)")
         }
+        print("Two medical professionals are invited; the administrator finds their invitation emails on the Outbox page.")
     }
 }

@@ -63,6 +63,8 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     MembersController(portal: portal).addRoutes(to: &routes)
     ProgramSettingsController(portal: portal).addRoutes(to: &routes)
     try await OpenAPIController(portal: portal).addRoutes(to: &routes)
+    MedicalProfessionalsController(portal: portal).addRoutes(to: &routes)
+    InvitationController(portal: portal).addRoutes(to: &routes)
 
     var services: [any Service] = [database, Housekeeping(portal: portal)]
     let sender = dependencies.mailTransport.map { transport in

@@ -79,7 +79,7 @@ public enum Commands {
         let database = try Database(url: settings.databaseURL, logger: logger(settings))
         return try await database.whileRunning {
             try await Migrator(database: database, logger: logger(settings)).migrate()
-            return try await DemoSeeder(database: database, dependencies: Dependencies()).seed()
+            return try await DemoSeeder(database: database, dependencies: Dependencies(), settings: settings).seed()
         }
     }
 

@@ -43,6 +43,11 @@ enum SiteURL: Sendable, Equatable {
     case apiMyPassword
     case apiMemberProfile(Int64)
     case apiStaffProfile(Int64)
+    case medicalProfessionals
+    case inviteMedicalProfessional
+    case invitationResend(Int64)
+    case invitationRevoke(Int64)
+    case invitation
 
     /// The address to link to.
     var path: String {
@@ -85,6 +90,11 @@ enum SiteURL: Sendable, Equatable {
         case .apiMyPassword: "/api/v1/me/password"
         case .apiMemberProfile(let id): "/api/v1/members/\(id)"
         case .apiStaffProfile(let id): "/api/v1/staff/\(id)"
+        case .medicalProfessionals: "/medical-professionals"
+        case .inviteMedicalProfessional: "/medical-professionals/invite"
+        case .invitationResend(let id): "/medical-professionals/invitations/\(id)/resend"
+        case .invitationRevoke(let id): "/medical-professionals/invitations/\(id)/revoke"
+        case .invitation: "/invitation"
         }
     }
 

@@ -17,6 +17,8 @@ public struct DemoSeeder: Sendable {
 
     let database: Database
     let dependencies: Dependencies
+    /// For the links in the demo invitations' emails.
+    var settings = Settings()
 
     public func seed() async throws -> [Credential] {
         let accounts = StaffAccountRepository()
@@ -35,11 +37,19 @@ public struct DemoSeeder: Sendable {
         let memberAnswerHash = try await hasher.hash(demoPassword())
         try await database.transaction { [credentials, hashes] db in
             guard try await accounts.count(on: db) == 0 else { throw RefusedRealData() }
+            var administratorID: Int64?
             for (credential, hash) in zip(credentials, hashes) {
                 let account = try await accounts.create(
                     username: credential.username, email: "\(credential.username)@demo.invalid", role: credential.role,
                     status: .active, passwordHash: hash, now: dependencies.now(), on: db
                 )
+                if credential.role == .administrator { administratorID = account.id }
+                if credential.role == .medicalProfessional {
+                    try await StaffProfileRepository().create(StaffProfile(
+                        firstName: "Morgan", lastName: "Demo (demo data)", dateOfBirth: CalendarDate(year: 1985, month: 6, day: 14)!,
+                        avatar: Avatar.medical("medical-leaf")!, bio: "Demo account. A nurse who answers questions about medication and recovery."
+                    ), accountID: account.id, on: db)
+                }
                 if credential.role == .physician {
                     try await accounts.createPhysicianProfile(PhysicianProfile(
                         firstName: "Dana", middleName: "", lastName: "Demo (demo data)",
@@ -47,12 +57,15 @@ public struct DemoSeeder: Sendable {
                     ), accountID: account.id, on: db)
                 }
             }
-            let administrator = try await accounts.find(username: "demo.admin", on: db)
-            try await seedMembers(
-                createdBy: administrator?.id ?? 0, passwordHash: memberPasswordHash, answerHash: memberAnswerHash, on: db
-            )
+            if let administratorID {
+                try await seedMembers(createdBy: administratorID, passwordHash: memberPasswordHash, answerHash: memberAnswerHash, on: db)
+                try await inviteDemoMedicalProfessionals(invitedBy: administratorID, on: db)
+            }
             try await AuditLog(now: dependencies.now).record(
-                AuditEvent(actor: .system, action: .demoDataSeeded, origin: .commandLine, detail: "demo staff accounts, members and codes"), on: db
+                AuditEvent(
+                    actor: .system, action: .demoDataSeeded, origin: .commandLine,
+                    detail: "demo staff accounts, members, codes and invitations"
+                ), on: db
             )
         }
         return credentials
@@ -108,6 +121,22 @@ public struct DemoSeeder: Sendable {
             note: "demo: never called back", lifetime: 30 * 86_400, createdBy: createdBy, randomBytes: dependencies.randomBytes,
             now: now.addingTimeInterval(-40 * 86_400), on: db
         )
+    }
+
+    /// Two medical professionals invited by the demo administrator; their emails wait in the outbox, links and all.
+    private func inviteDemoMedicalProfessionals(invitedBy administratorID: Int64, on db: any SQLDatabase) async throws {
+        let invitees = [
+            Invitee(firstName: "Amira", lastName: "Haddad", dateOfBirth: CalendarDate(year: 1984, month: 2, day: 11)!, email: "amira.haddad@example.org"),
+            Invitee(firstName: "Tomás", lastName: "Reyes", dateOfBirth: CalendarDate(year: 1979, month: 9, day: 23)!, email: "tomas.reyes@example.org"),
+        ]
+        let outbox = Outbox(now: dependencies.now, wakeSender: {})
+        for invitee in invitees {
+            let token = SecretToken(randomBytes: dependencies.randomBytes)
+            let invitation = try await StaffInvitationRepository().create(
+                invitee, token: token, createdBy: administratorID, now: dependencies.now(), on: db
+            )
+            try await outbox.enqueue(.invitation(invitation, token: token, settings: settings), on: db)
+        }
     }
 
     /// Four random words' worth of letters and digits, unlike anything on the common-password list.

@@ -21,6 +21,7 @@ struct MemberAPIController {
         routes.patch(SiteURL.apiMe.pattern, access: .member, changeProfile)
         routes.post(SiteURL.apiMyPassword.pattern, access: .member, changePassword)
         routes.get(SiteURL.pattern(SiteURL.apiMemberProfile), access: .member, memberProfile)
+        routes.get(SiteURL.pattern(SiteURL.apiStaffProfile), access: .member, staffProfile)
     }
 
     static let wrongCode = "This code is not valid. Check it with the person who gave it to you: each code works once, and only until it expires"
@@ -384,6 +385,23 @@ struct MemberAPIController {
               member.status == .active
         else { throw APIError.notFound }
         return .json(MemberAPI.PublicProfile(member))
+    }
+}
+
+extension MemberAPIController {
+    /// A medical professional's or administrator's public face: username, medical avatar and bio.
+    /// Her real name and date of birth are for administrators only and never leave the portal.
+    @Sendable func staffProfile(request: Request, context: PortalContext) async throws -> Response {
+        _ = try context.requireMember()
+        let id = try context.parameters.apiRecordID()
+        let found = try await portal.database.read { db -> (StaffAccount, StaffProfile?)? in
+            guard let account = try await StaffAccountRepository().find(id: id, on: db) else { return nil }
+            return (account, try await StaffProfileRepository().find(accountID: id, on: db))
+        }
+        guard let (account, profile) = found, account.status == .active,
+              account.role == .medicalProfessional || account.role == .administrator
+        else { throw APIError.notFound }
+        return .json(MemberAPI.StaffPublicProfile(account: account, profile: profile))
     }
 }
 

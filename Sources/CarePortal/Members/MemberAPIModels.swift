@@ -114,6 +114,23 @@ enum MemberAPI {
         }
     }
 
+    /// What members see of a medical professional or administrator.
+    struct StaffPublicProfile: Encodable, Sendable {
+        let id: Int64
+        let displayName: String
+        let avatar: AvatarBody
+        let bio: String
+        let role: String
+
+        init(account: StaffAccount, profile: StaffProfile?) {
+            id = account.id
+            displayName = account.username
+            avatar = AvatarBody(profile?.avatar ?? Avatar.medicalDefault)
+            bio = profile?.bio ?? ""
+            role = account.role.rawValue
+        }
+    }
+
     /// A signed-in app: the token to send as `Authorization: Bearer …` and the member's profile.
     struct Session: Encodable, Sendable {
         let token: String

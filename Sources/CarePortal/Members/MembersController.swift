@@ -77,7 +77,7 @@ struct MembersController {
             statusTag: member.status.tagClass,
             profile: [
                 .init(key: "Cohort", value: member.cohort.name),
-                .init(key: "Due date", value: member.dueDate.long),
+                .init(key: "Due date", value: member.dueDate.displayed),
                 .init(key: "Joined", value: DisplayTime.dateTime(member.createdAt)),
                 .init(key: "Last active", value: DisplayTime.dateTime(member.lastActiveAt)),
                 .init(key: "Location", value: location.isEmpty ? "Not given" : location),

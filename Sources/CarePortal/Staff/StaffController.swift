@@ -54,11 +54,12 @@ struct StaffController {
 
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
-        let (account, profile, sessions) = try await portal.database.read { db in
+        let (account, profile, staffProfile, sessions) = try await portal.database.read { db in
             guard let account = try await accounts.find(id: id, on: db) else { throw HTTPError(.notFound) }
             return (
                 account,
                 try await accounts.physicianProfile(accountID: id, on: db),
+                try await StaffProfileRepository().find(accountID: id, on: db),
                 try await sessionRepository.count(accountID: id, on: db)
             )
         }
@@ -77,6 +78,14 @@ struct StaffController {
                 StaffAccountPage.Detail(key: "Medical identification number", value: profile.medicalIDNumber),
             ]
         } ?? []
+        let medicalProfessionalDetails = staffProfile.map { profile in
+            [
+                StaffAccountPage.Detail(key: "Real name", value: profile.fullName),
+                StaffAccountPage.Detail(key: "Date of birth", value: profile.dateOfBirth.displayed),
+                StaffAccountPage.Detail(key: "Avatar", value: profile.avatar.name),
+                StaffAccountPage.Detail(key: "Bio", value: profile.bio.isEmpty ? "None" : profile.bio),
+            ]
+        } ?? []
         return portal.pages.response(StaffAccountPage(
             layout: portal.layout(account.username, context: context, current: .staff),
             username: account.username,
@@ -84,6 +93,7 @@ struct StaffController {
             statusTag: account.status.tagClass,
             details: details,
             physicianDetails: physicianDetails,
+            medicalProfessionalDetails: medicalProfessionalDetails,
             activeSessions: sessions,
             approvePath: account.status == .awaitingApproval ? SiteURL.staffApprove(id).path : nil,
             disablePath: account.status != .disabled && !isSelf ? SiteURL.staffDisable(id).path : nil,

@@ -101,6 +101,8 @@ struct StaffAccountPage: Page {
     let statusTag: String
     let details: [Detail]
     let physicianDetails: [Detail]
+    /// Only administrators open this page, so the real name and date of birth can be shown here.
+    let medicalProfessionalDetails: [Detail]
     let activeSessions: Int
     let approvePath: String?
     let disablePath: String?

@@ -407,4 +407,27 @@ import Testing
             #expect((program.object["security_questions"] as? [String])?.count == 5)
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func aMedicalProfessionalsPublicProfileShowsNoRealNameOrBirthDate(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let nurse = try await portal.createStaff(.medicalProfessional, username: "nurse.amira")
+            try await portal.database.transaction { db in
+                try await StaffProfileRepository().create(StaffProfile(
+                    firstName: "Amira", lastName: "Haddad", dateOfBirth: CalendarDate(year: 1984, month: 2, day: 11)!,
+                    avatar: Avatar.medical("medical-leaf")!, bio: "Midwife, 12 years in addiction care."
+                ), accountID: nurse.id, on: db)
+            }
+            let physician = try await portal.createStaff(.physician, username: "dr.who")
+            let (app, _) = try await AppClient.registered(portal)
+            let profile = try await app.get("/api/v1/staff/\(nurse.id)")
+            #expect(profile.status == .ok)
+            #expect(profile.object["display_name"] as? String == "nurse.amira")
+            #expect(profile.object["bio"] as? String == "Midwife, 12 years in addiction care.")
+            #expect((profile.object["avatar"] as? [String: Any])?["medical"] as? Bool == true)
+            #expect(!profile.text.contains("Amira\"") && !profile.text.contains("Haddad") && !profile.text.contains("1984"))
+            #expect(try await app.get("/api/v1/staff/\(physician.id)").status == .notFound)
+            #expect(try await AppClient(portal: portal).get("/api/v1/staff/\(nurse.id)").status == .unauthorized)
+        }
+    }
 }

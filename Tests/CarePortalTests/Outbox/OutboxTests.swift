@@ -108,8 +108,9 @@ struct LocalSMTPServer: Sendable {
             try await Self.enqueue(Mail(recipient: "dr.lee@clinic.example", subject: "Ihre Registrierung – bestätigt", body: "Hello José,\nyou are approved."), in: portal)
             #expect(portal.app.outboxSender != nil)
             // The running sender is woken by the new message; no test code sends it.
+            // Waits up to 30 s: the whole suite runs in parallel, and a busy machine delays the sender.
             var messages: [String] = []
-            for _ in 0..<100 where messages.isEmpty {
+            for _ in 0..<600 where messages.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
                 messages = try server.messages()
             }
@@ -118,7 +119,7 @@ struct LocalSMTPServer: Sendable {
             #expect(message.contains("To: dr.lee@clinic.example"))
             #expect(message.contains("Subject: =?UTF-8?B?"))
             var sent = 0
-            for _ in 0..<40 where sent == 0 {
+            for _ in 0..<200 where sent == 0 {
                 sent = try await portal.database.read { db in
                     try await portal.portal.outbox.list(status: .sent, page: PageRequest(number: 1), on: db).totalCount
                 }

@@ -27,6 +27,10 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case memberEnabled = "member_enabled"
     case memberDeleted = "member_deleted"
     case programSettingsChanged = "program_settings_changed"
+    case invitationSent = "invitation_sent"
+    case invitationResent = "invitation_resent"
+    case invitationRevoked = "invitation_revoked"
+    case invitationAccepted = "invitation_accepted"
 
     public var title: String {
         switch self {
@@ -54,6 +58,10 @@ public enum AuditAction: String, Sendable, CaseIterable {
         case .memberEnabled: "Member re-enabled"
         case .memberDeleted: "Member data deleted"
         case .programSettingsChanged: "Program settings changed"
+        case .invitationSent: "Medical professional invited"
+        case .invitationResent: "Invitation sent again"
+        case .invitationRevoked: "Invitation revoked"
+        case .invitationAccepted: "Invitation accepted"
         }
     }
 }

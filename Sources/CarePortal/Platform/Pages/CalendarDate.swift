@@ -8,7 +8,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Only real days: 31 April or 29 February 2027 are not dates.
     public init?(year: Int, month: Int, day: Int) {
-        guard (1900...9999).contains(year), (1...12).contains(month),
+        guard (1...9999).contains(year), (1...12).contains(month),
               (1...CalendarDate.daysIn(month: month, year: year)).contains(day)
         else { return nil }
         self.year = year
@@ -37,8 +37,8 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
     public var iso: String { String(format: "%04d-%02d-%02d", year, month, day) }
     public var description: String { iso }
 
-    /// "25 April 2027".
-    public var long: String { "\(day) \(Self.monthNames[month - 1]) \(year)" }
+    /// "25 April 2027", as the portal shows dates.
+    public var displayed: String { "\(day) \(Self.monthNames[month - 1]) \(year)" }
 
     /// `YYYY-MM`, the month this day falls in.
     public var monthKey: String { String(format: "%04d-%02d", year, month) }
@@ -48,6 +48,17 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         let index = year * 12 + (month - 1) + count
         let newYear = index / 12, newMonth = index % 12 + 1
         return CalendarDate(year: newYear, month: newMonth, day: min(day, Self.daysIn(month: newMonth, year: newYear)))!
+    }
+
+    /// The same day `years` later (earlier when negative); 29 February becomes 28 February outside leap years.
+    public func adding(years: Int) -> CalendarDate {
+        adding(months: years * 12)
+    }
+
+    /// The day after this one.
+    public var nextDay: CalendarDate {
+        if day < Self.daysIn(month: month, year: year) { return CalendarDate(year: year, month: month, day: day + 1)! }
+        return month == 12 ? CalendarDate(year: year + 1, month: 1, day: 1)! : CalendarDate(year: year, month: month + 1, day: 1)!
     }
 
     public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {

@@ -38,6 +38,7 @@ struct NavigationItem: Sendable {
         NavigationItem(title: "Members", url: .members, access: MembersController.access),
         NavigationItem(title: "Cohorts", url: .cohorts, access: MembersController.access),
         NavigationItem(title: "Sign-up codes", url: .signUpCodes, access: SignUpCodesController.access),
+        NavigationItem(title: "Medical professionals", url: .medicalProfessionals, access: MedicalProfessionalsController.access),
         NavigationItem(title: "Staff accounts", url: .staff, access: StaffController.access),
         NavigationItem(title: "Program settings", url: .programSettings, access: ProgramSettingsController.access),
         NavigationItem(title: "Audit log", url: .auditLog, access: AuditController.access),

@@ -24,6 +24,10 @@ enum TemplateName: String, CaseIterable, Sendable {
     case deleteMember = "members/delete"
     case cohorts = "members/cohorts"
     case programSettings = "program-settings/settings"
+    case medicalProfessionals = "medical-professionals/list"
+    case inviteMedicalProfessional = "medical-professionals/invite"
+    case acceptInvitation = "medical-professionals/accept"
+    case invitationUnusable = "medical-professionals/invitation-unusable"
 }
 
 /// A page's typed view model; the template reads only what it holds.

@@ -20,6 +20,7 @@ enum SchemaHistory {
         CreateOutbox(),
         CreateSignUpCodes(),
         CreateMembers(),
+        CreateStaffInvitations(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -1,0 +1,149 @@
+import Foundation
+import Hummingbird
+
+/// A medical professional opens the link in the invitation email, sets up the account and is signed in.
+struct InvitationController {
+    static let access = Access.everyone
+    /// Where a medical professional lands after accepting. The information desk takes this over once it exists.
+    static let landingPage = SiteURL.home
+
+    let portal: Portal
+    let accounts = StaffAccountRepository()
+    let profiles = StaffProfileRepository()
+    let invitations = StaffInvitationRepository()
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.invitation.pattern, access: Self.access, show)
+        routes.post(SiteURL.invitation.pattern, access: Self.access, accept)
+    }
+
+    private static let title = "Set up your account"
+
+    @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
+        let token = request.query("token") ?? ""
+        guard let invitation = try await usableInvitation(token: token) else { return unusable(context: context) }
+        return try await portal.withFormSession(context: context) { context in
+            portal.pages.response(page(
+                invitation, token: token, context: context, errors: FormErrors(),
+                accountFields: AcceptInvitationPage.accountFields(), avatar: AvatarField(selected: "", error: nil), bio: AcceptInvitationPage.bio()
+            ))
+        }
+    }
+
+    private struct AcceptForm: Decodable {
+        var token: String?
+        var username: String?
+        var password: String?
+        var password_confirmation: String?
+        var avatar: String?
+        var bio: String?
+    }
+
+    /// A link that was never valid, has expired, was used or was revoked.
+    private struct InvitationNoLongerUsable: Error {}
+
+    @Sendable func accept(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(AcceptForm.self, context: context)
+        let token = form.token ?? ""
+        guard let invitation = try await usableInvitation(token: token) else { return unusable(context: context) }
+
+        let username = form.username?.trimmed ?? ""
+        let password = form.password ?? ""
+        let avatarID = form.avatar ?? ""
+        // Browsers send line breaks as CR LF; stored as LF so the length counts what the person sees.
+        let bio = (form.bio ?? "").replacingOccurrences(of: "\r\n", with: "\n").trimmed
+        var errors = FormErrors()
+        if let problem = FieldRules.usernameProblem(username) { errors.add("username", problem) }
+        if let problem = portal.passwordPolicy.problem(with: password, username: username) { errors.add("password", problem) }
+        if errors["password"] == nil, password != form.password_confirmation {
+            errors.add("password_confirmation", "The passwords do not match")
+        }
+        let avatar = Avatar.medical(avatarID)
+        if avatar == nil { errors.add("avatar", "Select an avatar") }
+        if bio.count > StaffProfile.bioMaximumLength { errors.add("bio", "Bio must be \(StaffProfile.bioMaximumLength) characters or fewer") }
+
+        func refuse(_ errors: FormErrors) -> Response {
+            var accountFields = AcceptInvitationPage.accountFields(username: username)
+            var bioField = AcceptInvitationPage.bio(bio)
+            errors.apply(to: &accountFields)
+            bioField.error = errors["bio"]
+            return portal.pages.response(
+                page(
+                    invitation, token: token, context: context, errors: errors, accountFields: accountFields,
+                    avatar: AvatarField(selected: avatarID, error: errors["avatar"]), bio: bioField
+                ),
+                status: .unprocessableContent
+            )
+        }
+        guard errors.isEmpty, let avatar else { return refuse(errors) }
+
+        let hash = try await portal.passwords.hash(password)
+        let origin = portal.origin(of: request, context: context)
+        let session: ActiveSession
+        do {
+            session = try await portal.database.transaction { db in
+                // Claimed first, under its conditions, so a second submission of the link finds nothing to accept.
+                guard let invitation = try await invitations.accept(token: token, now: portal.now, on: db) else {
+                    throw InvitationNoLongerUsable()
+                }
+                let account = try await accounts.create(
+                    username: username, email: invitation.email, role: .medicalProfessional, status: .active,
+                    passwordHash: hash, now: portal.now, on: db
+                )
+                try await invitations.recordAccount(account.id, invitationID: invitation.id, on: db)
+                try await profiles.create(StaffProfile(
+                    firstName: invitation.firstName, lastName: invitation.lastName, dateOfBirth: invitation.dateOfBirth, avatar: avatar, bio: bio
+                ), accountID: account.id, on: db)
+                try await portal.audit.record(AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .invitationAccepted, recordType: "staff_invitation", recordID: "\(invitation.id)", origin: origin,
+                    detail: "staff account \(account.id)"
+                ), on: db)
+                return try await portal.sessions.rotate(
+                    context.session, toAccount: account.id,
+                    flash: Flash(.success, "Your account is ready. You are signed in as \(account.username)."), on: db
+                )
+            }
+        } catch is UsernameTaken {
+            var errors = FormErrors()
+            errors.add("username", "That username is already taken. Choose another one")
+            return refuse(errors)
+        } catch is InvitationNoLongerUsable {
+            return unusable(context: context)
+        }
+        var response = seeOther(Self.landingPage)
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
+
+    private func usableInvitation(token: String) async throws -> StaffInvitation? {
+        // A token is 43 characters; anything much longer is not worth hashing.
+        guard !token.isEmpty, token.count <= 100 else { return nil }
+        let now = portal.now
+        return try await portal.database.read { db in try await invitations.findUsable(token: token, now: now, on: db) }
+    }
+
+    private func page(
+        _ invitation: StaffInvitation, token: String, context: PortalContext, errors: FormErrors,
+        accountFields: [FormField], avatar: AvatarField, bio: FormField
+    ) -> AcceptInvitationPage {
+        AcceptInvitationPage(
+            layout: portal.layout(Self.title, context: context),
+            errors: errors.items,
+            firstName: invitation.firstName,
+            email: invitation.email,
+            expires: DisplayTime.dateTime(invitation.expiresAt),
+            token: token,
+            accountFields: accountFields,
+            avatar: avatar,
+            bio: bio,
+            signedInAs: context.staff?.username
+        )
+    }
+
+    private func unusable(context: PortalContext) -> Response {
+        portal.pages.response(
+            InvitationUnusablePage(layout: portal.layout("This invitation link cannot be used", context: context)), status: .notFound
+        )
+    }
+}

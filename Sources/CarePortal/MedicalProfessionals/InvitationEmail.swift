@@ -1,0 +1,32 @@
+import Foundation
+
+extension StaffInvitation {
+    /// The address in the email; the token travels only here and in the accept form, never in a log or the audit log.
+    static func link(token: SecretToken, settings: Settings) -> String {
+        "\(settings.baseURL)\(SiteURL.invitation.path)?token=\(token.value)"
+    }
+}
+
+extension Mail {
+    /// The plain-text invitation a medical professional receives, addressed by first name.
+    static func invitation(_ invitation: StaffInvitation, token: SecretToken, settings: Settings) -> Mail {
+        Mail(
+            recipient: invitation.email,
+            subject: "Your invitation to \(settings.programName)",
+            body: """
+                Hello \(invitation.firstName),
+
+                You are invited to join \(settings.programName) as a medical professional, to answer members' questions.
+
+                Open this link to choose your username, password and avatar:
+                \(StaffInvitation.link(token: token, settings: settings))
+
+                The link works once, until \(DisplayTime.dateTime(invitation.expiresAt)). If it has expired, ask the administrator who invited you to send a new invitation.
+
+                If you did not expect this email, you can ignore it.
+
+                \(settings.programName)
+                """
+        )
+    }
+}

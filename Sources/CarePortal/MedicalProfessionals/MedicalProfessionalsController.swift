@@ -1,0 +1,179 @@
+import Foundation
+import Hummingbird
+
+/// Administrators invite medical professionals, send invitations again, revoke them, and see who has an account.
+struct MedicalProfessionalsController {
+    static let access = Access.administrators
+    let portal: Portal
+    let accounts = StaffAccountRepository()
+    let profiles = StaffProfileRepository()
+    let invitations = StaffInvitationRepository()
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.medicalProfessionals.pattern, access: Self.access, list)
+        routes.get(SiteURL.inviteMedicalProfessional.pattern, access: Self.access, showInvite)
+        routes.post(SiteURL.inviteMedicalProfessional.pattern, access: Self.access, invite)
+        routes.post(SiteURL.pattern(SiteURL.invitationResend), access: Self.access, resend)
+        routes.post(SiteURL.pattern(SiteURL.invitationRevoke), access: Self.access, revoke)
+    }
+
+    private static let listTitle = "Medical professionals"
+    private static let inviteTitle = "Invite a medical professional"
+
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        var query = StaffListQuery()
+        query.role = .medicalProfessional
+        query.page = PageRequest(number: request.pageNumber)
+        let (open, page, profilesByAccount) = try await portal.database.read { [query] db in
+            let page = try await accounts.list(query, on: db)
+            return (
+                try await invitations.open(on: db),
+                page,
+                try await profiles.find(accountIDs: page.items.map(\.id), on: db)
+            )
+        }
+        let now = portal.now
+        return portal.pages.response(MedicalProfessionalsPage(
+            layout: portal.layout(Self.listTitle, context: context, current: .medicalProfessionals),
+            invitations: open.map { InvitationRow($0, now: now) },
+            professionals: page.items.map { MedicalProfessionalRow($0, profile: profilesByAccount[$0.id]) },
+            pagination: PaginationView(page, address: ListAddress(path: SiteURL.medicalProfessionals.path, parameters: []), noun: "medical professionals")
+        ))
+    }
+
+    @Sendable func showInvite(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(InviteMedicalProfessionalPage(
+            layout: portal.layout(Self.inviteTitle, context: context, current: .medicalProfessionals),
+            errors: [],
+            nameFields: InviteMedicalProfessionalPage.nameFields(),
+            dateOfBirth: InviteMedicalProfessionalPage.dateOfBirth(),
+            emailFields: InviteMedicalProfessionalPage.emailFields()
+        ))
+    }
+
+    private struct InviteForm: Decodable {
+        var first_name: String?
+        var last_name: String?
+        var date_of_birth_day: String?
+        var date_of_birth_month: String?
+        var date_of_birth_year: String?
+        var email: String?
+    }
+
+    @Sendable func invite(request: Request, context: PortalContext) async throws -> Response {
+        guard let staff = context.staff else { throw AccessDenied() }
+        let form = try await request.form(InviteForm.self, context: context)
+        let values = [
+            "first_name": form.first_name?.trimmed ?? "", "last_name": form.last_name?.trimmed ?? "", "email": form.email?.trimmed ?? "",
+        ]
+        let typedDate = DateInputValue(day: form.date_of_birth_day, month: form.date_of_birth_month, year: form.date_of_birth_year)
+        var errors = FormErrors()
+        var dateProblem: DateInputProblem?
+        if let problem = FieldRules.requiredTextProblem(values["first_name"]!, name: "their first name") { errors.add("first_name", problem) }
+        if let problem = FieldRules.requiredTextProblem(values["last_name"]!, name: "their last name") { errors.add("last_name", problem) }
+        var dateOfBirth: CalendarDate?
+        switch typedDate.date(named: "Date of birth", missing: "Enter their date of birth") {
+        case .success(let date):
+            if let message = Self.dateOfBirthProblem(date, today: CalendarDate(portal.now)) {
+                dateProblem = DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
+            } else {
+                dateOfBirth = date
+            }
+        case .failure(let problem):
+            dateProblem = problem
+        }
+        if let dateProblem { errors.add(DateInputField.errorAnchor("date_of_birth", dateProblem), dateProblem.message) }
+        if let problem = FieldRules.emailProblem(values["email"]!) { errors.add("email", problem) }
+
+        func page(_ errors: FormErrors, dateProblem: DateInputProblem?) -> Response {
+            var nameFields = InviteMedicalProfessionalPage.nameFields(values)
+            var emailFields = InviteMedicalProfessionalPage.emailFields(values)
+            errors.apply(to: &nameFields)
+            errors.apply(to: &emailFields)
+            return portal.pages.response(
+                InviteMedicalProfessionalPage(
+                    layout: portal.layout(Self.inviteTitle, context: context, current: .medicalProfessionals),
+                    errors: errors.items, nameFields: nameFields,
+                    dateOfBirth: InviteMedicalProfessionalPage.dateOfBirth(typedDate, problem: dateProblem),
+                    emailFields: emailFields
+                ),
+                status: .unprocessableContent
+            )
+        }
+        guard errors.isEmpty, let dateOfBirth else { return page(errors, dateProblem: dateProblem) }
+
+        let invitee = Invitee(firstName: values["first_name"]!, lastName: values["last_name"]!, dateOfBirth: dateOfBirth, email: values["email"]!)
+        let origin = portal.origin(of: request, context: context)
+        let invitation: StaffInvitation? = try await portal.database.transaction { db in
+            guard try await !invitations.hasOpenInvitation(email: invitee.email, on: db) else { return nil }
+            let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
+            let invitation = try await invitations.create(invitee, token: token, createdBy: staff.id, now: portal.now, on: db)
+            try await portal.outbox.enqueue(.invitation(invitation, token: token, settings: portal.settings), on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .invitationSent, recordType: "staff_invitation", recordID: "\(invitation.id)", origin: origin
+            ), on: db)
+            return invitation
+        }
+        guard let invitation else {
+            var errors = FormErrors()
+            errors.add("email", "An invitation to this email address is already open. Send it again or revoke it from the list of medical professionals")
+            return page(errors, dateProblem: nil)
+        }
+        try await portal.flash(
+            Flash(.success, "An invitation has been sent to \(invitation.fullName) at \(invitation.email). The link works for \(StaffInvitation.lifetimeDays) days."), context: context
+        )
+        return seeOther(.medicalProfessionals)
+    }
+
+    /// Medical professionals are 18 to 100 years old on the day they are invited.
+    static func dateOfBirthProblem(_ date: CalendarDate, today: CalendarDate) -> String? {
+        if date >= today { return "Date of birth must be in the past" }
+        let latest = today.adding(years: -18)
+        if date > latest { return "Date of birth must be on or before \(latest.displayed), as a medical professional must be 18 or older" }
+        let earliest = today.adding(years: -101).nextDay
+        if date < earliest { return "Date of birth must be on or after \(earliest.displayed). Check the year" }
+        return nil
+    }
+
+    @Sendable func resend(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        let origin = portal.origin(of: request, context: context)
+        let renewed: StaffInvitation? = try await portal.database.transaction { db in
+            guard try await invitations.find(id: id, on: db) != nil else { throw HTTPError(.notFound) }
+            let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
+            guard let renewed = try await invitations.renew(id: id, token: token, now: portal.now, on: db) else { return nil }
+            try await portal.outbox.enqueue(.invitation(renewed, token: token, settings: portal.settings), on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .invitationResent, recordType: "staff_invitation", recordID: "\(id)", origin: origin
+            ), on: db)
+            return renewed
+        }
+        try await portal.flash(
+            renewed.map {
+                Flash(.success, "A new invitation has been sent to \($0.fullName) at \($0.email). The link in the earlier email no longer works.")
+            } ?? Flash(.warning, "That invitation was not sent again: it has already been accepted or revoked."),
+            context: context
+        )
+        return seeOther(.medicalProfessionals)
+    }
+
+    @Sendable func revoke(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        guard let staff = context.staff else { throw AccessDenied() }
+        let origin = portal.origin(of: request, context: context)
+        let revoked: StaffInvitation? = try await portal.database.transaction { db in
+            guard let invitation = try await invitations.find(id: id, on: db) else { throw HTTPError(.notFound) }
+            guard try await invitations.revoke(id: id, by: staff.id, now: portal.now, on: db) else { return nil }
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .invitationRevoked, recordType: "staff_invitation", recordID: "\(id)", origin: origin
+            ), on: db)
+            return invitation
+        }
+        try await portal.flash(
+            revoked.map { Flash(.success, "The invitation to \($0.fullName) is revoked. Its link no longer works.") }
+                ?? Flash(.warning, "That invitation was not revoked: it has already been accepted or revoked."),
+            context: context
+        )
+        return seeOther(.medicalProfessionals)
+    }
+}

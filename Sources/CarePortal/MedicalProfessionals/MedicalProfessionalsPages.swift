@@ -1,0 +1,151 @@
+import Foundation
+
+/// A medical professional's account in the administrators' list.
+struct MedicalProfessionalRow: Sendable {
+    let username: String
+    let path: String
+    let name: String
+    let statusTitle: String
+    let statusTag: String
+
+    init(_ account: StaffAccount, profile: StaffProfile?) {
+        username = account.username
+        path = SiteURL.staffAccount(account.id).path
+        name = profile?.fullName ?? "Not recorded"
+        statusTitle = account.status.title
+        statusTag = account.status.tagClass
+    }
+}
+
+/// An invitation that was neither accepted nor revoked.
+struct InvitationRow: Sendable {
+    let name: String
+    let email: String
+    let sent: String
+    let expires: String
+    let statusTitle: String
+    let statusTag: String
+    let resendPath: String
+    let revokePath: String
+
+    init(_ invitation: StaffInvitation, now: Date) {
+        let status = invitation.status(at: now)
+        name = invitation.fullName
+        email = invitation.email
+        sent = DisplayTime.dateTime(invitation.lastSentAt)
+        expires = DisplayTime.dateTime(invitation.expiresAt)
+        statusTitle = status.title
+        statusTag = status == .waiting ? "tag--blue" : "tag--grey"
+        resendPath = SiteURL.invitationResend(invitation.id).path
+        revokePath = SiteURL.invitationRevoke(invitation.id).path
+    }
+}
+
+struct MedicalProfessionalsPage: Page {
+    static let template = TemplateName.medicalProfessionals
+    let layout: Layout
+    let invitations: [InvitationRow]
+    let professionals: [MedicalProfessionalRow]
+    let pagination: PaginationView
+    let lifetimeDays = StaffInvitation.lifetimeDays
+    let invitePath = SiteURL.inviteMedicalProfessional.path
+}
+
+struct InviteMedicalProfessionalPage: Page {
+    static let template = TemplateName.inviteMedicalProfessional
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let nameFields: [FormField]
+    let dateOfBirth: DateInputField
+    let emailFields: [FormField]
+    let lifetimeDays = StaffInvitation.lifetimeDays
+    let action = SiteURL.inviteMedicalProfessional.path
+    let listPath = SiteURL.medicalProfessionals.path
+
+    static func nameFields(_ values: [String: String] = [:]) -> [FormField] {
+        [
+            FormField("first_name", label: "First name", value: values["first_name"] ?? "", width: 20),
+            FormField("last_name", label: "Last name", value: values["last_name"] ?? "", width: 20),
+        ]
+    }
+
+    static func dateOfBirth(_ value: DateInputValue = DateInputValue(day: nil, month: nil, year: nil), problem: DateInputProblem? = nil) -> DateInputField {
+        DateInputField("date_of_birth", legend: "Date of birth", hint: "For example, 27 3 1980", value: value, problem: problem)
+    }
+
+    static func emailFields(_ values: [String: String] = [:]) -> [FormField] {
+        [FormField("email", label: "Email address", value: values["email"] ?? "", hint: "The invitation is sent here.", type: "email")]
+    }
+}
+
+/// One picture of the avatar radio group.
+struct AvatarChoice: Sendable {
+    /// The first radio takes the group's name as its id, so the error summary can link to it.
+    let id: String
+    let value: String
+    let name: String
+    let path: String
+    let isChecked: Bool
+}
+
+/// The avatar radio group as the template shows it.
+struct AvatarField: Sendable {
+    let name = "avatar"
+    let legend = "Avatar"
+    let hint = "Members see it beside your answers. Each picture carries a medical mark, so members know a medical professional is answering."
+    let choices: [AvatarChoice]
+    let error: String?
+    let hasError: Bool
+    let describedBy: String
+
+    init(selected: String, error: String?) {
+        choices = Avatar.medicalSet.enumerated().map { index, avatar in
+            AvatarChoice(
+                id: index == 0 ? "avatar" : "avatar-\(index + 1)", value: avatar.id, name: avatar.name, path: avatar.path,
+                isChecked: avatar.id == selected
+            )
+        }
+        self.error = error
+        hasError = error != nil
+        describedBy = error == nil ? "avatar-hint" : "avatar-hint avatar-error"
+    }
+}
+
+struct AcceptInvitationPage: Page {
+    static let template = TemplateName.acceptInvitation
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let firstName: String
+    let email: String
+    let expires: String
+    let token: String
+    let accountFields: [FormField]
+    let avatar: AvatarField
+    let bio: FormField
+    /// Set when this browser is signed in to another account, which accepting signs out of.
+    let signedInAs: String?
+    let action = SiteURL.invitation.path
+
+    static func accountFields(username: String = "") -> [FormField] {
+        [
+            FormField("username", label: "Username", value: username,
+                      hint: "Members see it instead of your name. Up to 21 letters, numbers, full stops, hyphens or underscores.",
+                      autocomplete: "username", width: 20),
+            FormField("password", label: "Password", hint: "At least 8 characters. A few random words make a strong password.",
+                      type: "password", autocomplete: "new-password", width: 20),
+            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20),
+        ]
+    }
+
+    static func bio(_ value: String = "") -> FormField {
+        FormField("bio", label: "Bio (optional)", value: value,
+                  hint: "A few words members see with your answers, such as what you specialise in. Up to \(StaffProfile.bioMaximumLength) characters of plain text.")
+    }
+}
+
+/// Shown for every link that cannot be used, without saying why: unknown, expired, used or revoked.
+struct InvitationUnusablePage: Page {
+    static let template = TemplateName.invitationUnusable
+    let layout: Layout
+    let signInPath = SiteURL.signIn.path
+}

@@ -1,0 +1,71 @@
+import Foundation
+import SQLKit
+
+/// A medical professional's profile: the real name and date of birth from the invitation, which only
+/// administrators see, and the avatar and bio members see beside the username.
+public struct StaffProfile: Sendable, Equatable {
+    public var firstName: String
+    public var lastName: String
+    public var dateOfBirth: CalendarDate
+    public var avatar: Avatar
+    /// Plain text as typed: escape it wherever it is shown, never treat it as markup.
+    public var bio: String
+
+    public var fullName: String { "\(firstName) \(lastName)" }
+
+    public init(firstName: String, lastName: String, dateOfBirth: CalendarDate, avatar: Avatar, bio: String) {
+        self.firstName = firstName
+        self.lastName = lastName
+        self.dateOfBirth = dateOfBirth
+        self.avatar = avatar
+        self.bio = bio
+    }
+
+    /// Bios longer than this are refused.
+    public static let bioMaximumLength = 500
+}
+
+/// The only place staff profiles are read and written.
+struct StaffProfileRepository: Sendable {
+    func create(_ profile: StaffProfile, accountID: Int64, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "staff_profiles")
+            .columns("account_id", "first_name", "last_name", "date_of_birth", "avatar", "bio")
+            .values(
+                SQLBind(accountID), SQLBind(profile.firstName), SQLBind(profile.lastName), SQLBind(profile.dateOfBirth.iso),
+                SQLBind(profile.avatar.id), SQLBind(profile.bio)
+            )
+            .run()
+    }
+
+    /// The profile of a staff account; nil for accounts made without an invitation (such as by `create-user`).
+    func find(accountID: Int64, on db: any SQLDatabase) async throws -> StaffProfile? {
+        try await find(accountIDs: [accountID], on: db)[accountID]
+    }
+
+    /// The profiles of several accounts at once, by account id; accounts without one are left out.
+    func find(accountIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64: StaffProfile] {
+        guard !accountIDs.isEmpty else { return [:] }
+        let rows = try await db.select()
+            .columns("account_id", "first_name", "last_name", "date_of_birth", "avatar", "bio")
+            .from("staff_profiles")
+            .where("account_id", .in, accountIDs)
+            .all()
+        var profiles: [Int64: StaffProfile] = [:]
+        for row in rows {
+            let accountID = try row.decode(column: "account_id", as: Int64.self)
+            guard let dateOfBirth = CalendarDate(iso: try row.decode(column: "date_of_birth", as: String.self)) else {
+                throw StorageInconsistency(description: "staff profile \(accountID) has a malformed date of birth")
+            }
+            let avatarID = try row.decode(column: "avatar", as: String.self)
+            profiles[accountID] = StaffProfile(
+                firstName: try row.decode(column: "first_name", as: String.self),
+                lastName: try row.decode(column: "last_name", as: String.self),
+                dateOfBirth: dateOfBirth,
+                // An avatar no longer offered falls back to the default rather than failing the page.
+                avatar: Avatar.any(avatarID) ?? .medicalDefault,
+                bio: try row.decode(column: "bio", as: String.self)
+            )
+        }
+        return profiles
+    }
+}
