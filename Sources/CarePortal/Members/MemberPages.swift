@@ -45,10 +45,7 @@ struct MembersPage: Page {
 }
 
 struct MemberPage: Page {
-    struct Detail: Sendable {
-        let key: String
-        let value: String
-    }
+    typealias Detail = SummaryListRow
 
     struct SignInRow: Sendable {
         let when: String

@@ -89,10 +89,7 @@ struct StaffListPage: Page {
 }
 
 struct StaffAccountPage: Page {
-    struct Detail: Sendable {
-        let key: String
-        let value: String
-    }
+    typealias Detail = SummaryListRow
 
     static let template = TemplateName.staffAccount
     let layout: Layout

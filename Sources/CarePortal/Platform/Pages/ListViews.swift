@@ -79,6 +79,12 @@ struct SortableHeader: Sendable {
     }
 }
 
+/// One row of a GOV.UK summary list: a key and its value.
+struct SummaryListRow: Sendable {
+    let key: String
+    let value: String
+}
+
 /// One choice in a filter select, remembering which is chosen.
 struct FilterOption: Sendable {
     let value: String
