@@ -8,9 +8,9 @@ import Testing
         reference.locale = Locale(identifier: "en_US_POSIX")
         reference.timeZone = TimeZone(identifier: "UTC")
         reference.dateFormat = "d MMM yyyy, HH:mm 'UTC'"
-        var generator = SystemRandomNumberGenerator()
-        var instants: [TimeInterval] = [0, 951_782_400, 1_709_208_300, 4_107_542_399, -86_400]
-        instants += (0..<2_000).map { _ in TimeInterval.random(in: -2_208_988_800...4_102_444_800, using: &generator) }
+        // Whole seconds from 1900 to 2100, a step that lands on every time of day; plus fractions after 1970.
+        var instants: [TimeInterval] = [0, 951_782_400, 1_709_208_300, 4_107_542_399, -86_400, 1_795_000_000.999]
+        instants += stride(from: -2_208_988_800, to: 4_102_444_800, by: 3_155_713).map(TimeInterval.init)
         for seconds in instants {
             let date = Date(timeIntervalSince1970: seconds)
             #expect(DisplayTime.dateTime(date) == reference.string(from: date), "\(seconds)")
