@@ -63,7 +63,7 @@ struct NewMember: Sendable {
 
 /// The checks on what members type, with the exact messages the app shows beside each field.
 enum MemberRules {
-    static let pseudonymMaximumLength = 21
+    static let pseudonymMaximumLength = FieldRules.usernameMaximumLength
     static let bioMaximumLength = 500
     static let securityAnswerMaximumLength = 100
     /// The seed's rule: letters, digits and these symbols.
@@ -73,13 +73,7 @@ enum MemberRules {
     static let dueDateMonthsPast = 12
 
     static func pseudonymProblem(_ pseudonym: String) -> String? {
-        if pseudonym.isEmpty { return "Enter a pseudonym" }
-        if pseudonym.count > pseudonymMaximumLength { return "Pseudonym must be \(pseudonymMaximumLength) characters or fewer" }
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
-        if !pseudonym.allSatisfy(allowed.contains) {
-            return "Pseudonym can only contain letters, numbers, full stops (.), hyphens (-) and underscores (_)"
-        }
-        return nil
+        FieldRules.usernameProblem(pseudonym, noun: "pseudonym")
     }
 
     static func passwordProblem(_ password: String, pseudonym: String?, policy: PasswordPolicy) -> String? {

@@ -43,11 +43,7 @@ struct MemberAPIController {
         let now = portal.now
         let code = body.signUpCode.map(SignUpCode.normalized) ?? ""
         let addressKeys: [SignInThrottle.Key] = origin.address.map { [.registrationAddress($0)] } ?? []
-        if let until = try await portal.database.read({ db in
-            try await throttle.pausedUntil(addressKeys + (code.isEmpty ? [] : [.signUpCode(code)]), now: now, on: db)
-        }) {
-            throw APIError.tooManyRequests(until: until, now: now)
-        }
+        try await refuseWhilePaused(addressKeys + (code.isEmpty ? [] : [.signUpCode(code)]), now: now)
 
         var problems: [String: String] = [:]
         if code.isEmpty {
@@ -140,6 +136,13 @@ struct MemberAPIController {
         return .json(session, status: .created)
     }
 
+    /// A 429 with `Retry-After` while any of `keys` is paused by the throttle.
+    private func refuseWhilePaused(_ keys: [SignInThrottle.Key], now: Date) async throws {
+        if let until = try await portal.database.read({ db in try await throttle.pausedUntil(keys, now: now, on: db) }) {
+            throw APIError.tooManyRequests(until: until, now: now)
+        }
+    }
+
     static let pseudonymTaken = APIError(
         status: .conflict, code: "pseudonym_taken", message: "That pseudonym is already taken.",
         fields: ["pseudonym": "That pseudonym is already taken. Choose another"]
@@ -170,9 +173,7 @@ struct MemberAPIController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let keys: [SignInThrottle.Key] = [.member(pseudonym)] + (origin.address.map { [.address($0)] } ?? [])
-        if let until = try await portal.database.read({ db in try await throttle.pausedUntil(keys, now: now, on: db) }) {
-            throw APIError.tooManyRequests(until: until, now: now)
-        }
+        try await refuseWhilePaused(keys, now: now)
         let credentials = try await portal.database.read { db in try await members.credentials(pseudonym: pseudonym, on: db) }
         let passwordMatches: Bool
         if let credentials {
@@ -257,9 +258,7 @@ struct MemberAPIController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let keys: [SignInThrottle.Key] = [.recovery(email)] + (origin.address.map { [.address($0)] } ?? [])
-        if let until = try await portal.database.read({ db in try await throttle.pausedUntil(keys, now: now, on: db) }) {
-            throw APIError.tooManyRequests(until: until, now: now)
-        }
+        try await refuseWhilePaused(keys, now: now)
         let candidates = try await portal.database.read { db in try await members.credentials(recoveryEmail: email, on: db) }
         var recovered: MemberCredentials?
         for candidate in candidates where try await portal.passwords.verify(answer, against: candidate.securityAnswerHash) {
@@ -332,7 +331,6 @@ struct MemberAPIController {
             changes.location = location
         }
         guard problems.isEmpty else { throw APIError.validation(problems) }
-        let settingsNow = settings
         let updated = try await portal.database.transaction { db in
             try await members.update(id: holder.memberID, changes, now: now, on: db)
             try await portal.audit.record(AuditEvent(
@@ -343,7 +341,7 @@ struct MemberAPIController {
             return try await members.find(id: holder.memberID, on: db)
         }
         guard let updated else { throw APIError.unauthorized }
-        return .json(MemberAPI.OwnProfile(updated, settings: settingsNow))
+        return .json(MemberAPI.OwnProfile(updated, settings: settings))
     }
 
     @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {

@@ -26,12 +26,14 @@ extension Request {
 enum FieldRules {
     static let usernameMaximumLength = 21
 
-    static func usernameProblem(_ username: String) -> String? {
-        if username.isEmpty { return "Enter a username" }
-        if username.count > usernameMaximumLength { return "Username must be \(usernameMaximumLength) characters or fewer" }
+    /// Staff usernames and members' pseudonyms follow one rule; `noun` names the field in the message.
+    static func usernameProblem(_ username: String, noun: String = "username") -> String? {
+        let capitalized = noun.prefix(1).uppercased() + noun.dropFirst()
+        if username.isEmpty { return "Enter a \(noun)" }
+        if username.count > usernameMaximumLength { return "\(capitalized) must be \(usernameMaximumLength) characters or fewer" }
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         if !username.allSatisfy(allowed.contains) {
-            return "Username can only contain letters, numbers, full stops (.), hyphens (-) and underscores (_)"
+            return "\(capitalized) can only contain letters, numbers, full stops (.), hyphens (-) and underscores (_)"
         }
         return nil
     }
