@@ -39,6 +39,7 @@ let package = Package(
             name: "CarePortal",
             dependencies: [
                 "CSMTP",
+                "SafeHTML",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -15,6 +15,11 @@ public struct SanitizedText: Sendable, Hashable {
     /// than `maxCharacters` (counted in user-perceived characters, the ellipsis included).
     /// Not escaped, like `plainText`.
     public func excerpt(maxCharacters: Int) -> String {
+        Self.excerpt(of: plainText, maxCharacters: maxCharacters)
+    }
+
+    /// The same excerpt of plain text kept from an earlier sanitizing (stored beside its HTML).
+    public static func excerpt(of plainText: String, maxCharacters: Int) -> String {
         let words = plainText.split(whereSeparator: \.isWhitespace)
         let line = words.joined(separator: " ")
         guard line.count > maxCharacters else { return line }

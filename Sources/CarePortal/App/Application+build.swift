@@ -65,6 +65,9 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     try await OpenAPIController(portal: portal).addRoutes(to: &routes)
     MedicalProfessionalsController(portal: portal).addRoutes(to: &routes)
     InvitationController(portal: portal).addRoutes(to: &routes)
+    DeskController(portal: portal).addRoutes(to: &routes)
+    DeskModerationController(portal: portal).addRoutes(to: &routes)
+    DeskAPIController(portal: portal).addRoutes(to: &routes)
 
     var services: [any Service] = [database, Housekeeping(portal: portal)]
     let sender = dependencies.mailTransport.map { transport in

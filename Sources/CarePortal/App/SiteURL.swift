@@ -48,6 +48,29 @@ enum SiteURL: Sendable, Equatable {
     case invitationResend(Int64)
     case invitationRevoke(Int64)
     case invitation
+    case desk
+    case deskThread(Int64)
+    case deskThreadReplies(Int64)
+    case deskThreadClearAccepted(Int64)
+    case deskThreadModerate(Int64)
+    case deskThreadRestore(Int64)
+    case deskThreadKeep(Int64)
+    case deskThreadReveal(Int64)
+    case deskReplyAccept(Int64)
+    case deskReplyEdit(Int64)
+    case deskReplyModerate(Int64)
+    case deskReplyRestore(Int64)
+    case deskReplyKeep(Int64)
+    case deskFlags
+    case deskModerationLog
+    case deskModerationLogExport
+    case deskEmailSettings
+    case apiThreads
+    case apiThread(Int64)
+    case apiThreadReplies(Int64)
+    case apiThreadFlags(Int64)
+    case apiReplyFlags(Int64)
+    case apiNotifications
 
     /// The address to link to.
     var path: String {
@@ -95,6 +118,29 @@ enum SiteURL: Sendable, Equatable {
         case .invitationResend(let id): "/medical-professionals/invitations/\(id)/resend"
         case .invitationRevoke(let id): "/medical-professionals/invitations/\(id)/revoke"
         case .invitation: "/invitation"
+        case .desk: "/desk"
+        case .deskThread(let id): "/desk/threads/\(id)"
+        case .deskThreadReplies(let id): "/desk/threads/\(id)/replies"
+        case .deskThreadClearAccepted(let id): "/desk/threads/\(id)/accepted-answer/clear"
+        case .deskThreadModerate(let id): "/desk/threads/\(id)/moderate"
+        case .deskThreadRestore(let id): "/desk/threads/\(id)/restore"
+        case .deskThreadKeep(let id): "/desk/threads/\(id)/keep"
+        case .deskThreadReveal(let id): "/desk/threads/\(id)/reveal-author"
+        case .deskReplyAccept(let id): "/desk/replies/\(id)/accept"
+        case .deskReplyEdit(let id): "/desk/replies/\(id)/edit"
+        case .deskReplyModerate(let id): "/desk/replies/\(id)/moderate"
+        case .deskReplyRestore(let id): "/desk/replies/\(id)/restore"
+        case .deskReplyKeep(let id): "/desk/replies/\(id)/keep"
+        case .deskFlags: "/desk/flags"
+        case .deskModerationLog: "/desk/moderation-log"
+        case .deskModerationLogExport: "/desk/moderation-log/export.csv"
+        case .deskEmailSettings: "/desk/email-settings"
+        case .apiThreads: "/api/v1/threads"
+        case .apiThread(let id): "/api/v1/threads/\(id)"
+        case .apiThreadReplies(let id): "/api/v1/threads/\(id)/replies"
+        case .apiThreadFlags(let id): "/api/v1/threads/\(id)/flags"
+        case .apiReplyFlags(let id): "/api/v1/replies/\(id)/flags"
+        case .apiNotifications: "/api/v1/notifications"
         }
     }
 
@@ -104,6 +150,11 @@ enum SiteURL: Sendable, Equatable {
     }
 
     var pattern: RouterPath { RouterPath(path) }
+
+    /// Where someone in this role starts: medical professionals work only on the information desk.
+    static func landing(for role: StaffRole) -> SiteURL {
+        role == .medicalProfessional ? .desk : .home
+    }
 }
 
 extension Parameters {

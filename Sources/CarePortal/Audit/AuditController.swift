@@ -1,4 +1,3 @@
-import CSV
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -102,7 +101,7 @@ struct AuditController {
     /// Streams the export in batches, so a long log is never held in memory at once.
     private static func csvBody(portal: Portal, query: AuditQuery) -> ResponseBody {
         ResponseBody { writer in
-            try await writer.write(ByteBuffer(bytes: try csv(rows: [csvHeader])))
+            try await writer.write(ByteBuffer(bytes: try CSVExport.bytes(rows: [csvHeader])))
             var lastID: Int64 = 0
             while true {
                 let after = lastID
@@ -110,7 +109,7 @@ struct AuditController {
                     try await portal.audit.entries(query, after: after, limit: 1000, on: db)
                 }
                 guard let last = entries.last else { break }
-                try await writer.write(ByteBuffer(bytes: try csv(rows: entries.map(csvRow))))
+                try await writer.write(ByteBuffer(bytes: try CSVExport.bytes(rows: entries.map(csvRow))))
                 lastID = last.id
             }
             try await writer.finish(nil)
@@ -125,25 +124,6 @@ struct AuditController {
             entry.actorRole ?? "", entry.actorName ?? "", entry.action, entry.recordType ?? "", entry.recordID ?? "",
             entry.outcome, entry.address ?? "", entry.userAgent ?? "", entry.detail ?? "",
         ]
-    }
-
-    /// CSV text written by the CSV library, with cells that a spreadsheet would run as a formula made inert.
-    static func csv(rows: [[String]]) throws -> [UInt8] {
-        let stream = OutputStream(toMemory: ())
-        let writer = try CSVWriter(stream: stream, newline: .crlf)
-        for row in rows {
-            try writer.write(row: row.map(inertCell))
-        }
-        writer.stream.close()
-        guard let data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data else { return [] }
-        // The writer separates rows; each batch also ends its last one, so batches join cleanly.
-        return Array(data) + Array("\r\n".utf8)
-    }
-
-    /// OWASP's advice for CSV injection: a leading `=`, `+`, `-`, `@`, tab or return gets a quote before it.
-    static func inertCell(_ value: String) -> String {
-        guard let first = value.first, "=+-@\t\r".contains(first) else { return value }
-        return "'" + value
     }
 }
 

@@ -5,6 +5,8 @@ import SQLKit
 /// The front door: first-run setup, sign-in, or the signed-in person's home page.
 struct HomeController {
     static let access = Access.everyone
+    /// Who the Home link is shown to; medical professionals work on the information desk instead.
+    static let navigationAccess = Access.staff([.administrator, .physician])
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {
@@ -17,6 +19,7 @@ struct HomeController {
             let hasAdministrator = try await portal.database.read { db in try await StaffAccountRepository().hasAdministrator(on: db) }
             return seeOther(hasAdministrator ? .signIn : .setup)
         }
+        guard SiteURL.landing(for: staff.role) == .home else { return seeOther(.landing(for: staff.role)) }
         var cards: [HomePage.Card] = []
         if staff.role == .administrator {
             let (waiting, failedMail) = try await portal.database.read { db in

@@ -4,8 +4,8 @@ import Hummingbird
 /// A medical professional opens the link in the invitation email, sets up the account and is signed in.
 struct InvitationController {
     static let access = Access.everyone
-    /// Where a medical professional lands after accepting. The information desk takes this over once it exists.
-    static let landingPage = SiteURL.home
+    /// Where a medical professional lands after accepting: the information desk.
+    static let landingPage = SiteURL.landing(for: .medicalProfessional)
 
     let portal: Portal
     let accounts = StaffAccountRepository()

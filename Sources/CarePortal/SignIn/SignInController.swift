@@ -176,7 +176,7 @@ struct SignInController {
             ), on: db)
             return try await portal.sessions.rotate(context.session, toAccount: account.id, on: db)
         }
-        var response = seeOther(safeReturnPath(form.next))
+        var response = seeOther(safeReturnPath(form.next, landing: .landing(for: account.role)))
         response.setCookie(portal.sessions.cookie(for: session))
         return response
     }
@@ -250,17 +250,17 @@ struct SignInController {
                 on: db
             )
         }
-        var response = seeOther(.home)
+        var response = seeOther(.landing(for: staff.role))
         response.setCookie(portal.sessions.cookie(for: session))
         return response
     }
 }
 
-/// Where to go after signing in: only a path on this site, never another site.
-func safeReturnPath(_ next: String?) -> String {
+/// Where to go after signing in: only a path on this site, never another site; `landing` when none was asked for.
+func safeReturnPath(_ next: String?, landing: SiteURL = .home) -> String {
     guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.hasPrefix("/\\"),
           !next.contains(where: { $0.isNewline || $0 == "\\" })
-    else { return SiteURL.home.path }
+    else { return landing.path }
     return next
 }
 

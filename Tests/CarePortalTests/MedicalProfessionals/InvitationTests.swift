@@ -32,9 +32,7 @@ import Testing
 
     /// Every email in the outbox, oldest first.
     static func mail(_ portal: TestPortal) async throws -> [OutboxMessage] {
-        try await portal.database.read { db in
-            try await portal.portal.outbox.list(status: nil, page: PageRequest(number: 1, size: 200), on: db).items.reversed()
-        }
+        try await portal.outboxMessages()
     }
 
     /// The token in the link of an invitation email.
@@ -124,10 +122,10 @@ import Testing
             for avatar in Avatar.memberSet { #expect(!form.text.contains(avatar.path), "member avatar \(avatar.id) offered") }
             let accepted = try await amira.post("/invitation", form: Self.acceptForm(token: token))
             #expect(accepted.status == .seeOther)
-            #expect(accepted.location == "/")
+            #expect(accepted.location == SiteURL.desk.path)
 
-            // validate: signed in as a medical professional, on the landing page
-            let home = try await amira.get("/")
+            // Signed in as a medical professional, on the information desk.
+            let home = try await amira.get(SiteURL.desk.path)
             #expect(home.status == .ok)
             #expect(home.text.contains("Signed in as <strong>nurse.amira</strong> (Medical professional)"))
             #expect(home.text.contains("Your account is ready. You are signed in as nurse.amira."))

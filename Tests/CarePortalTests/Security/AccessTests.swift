@@ -118,7 +118,10 @@ import Testing
     func navigationShowsOnlyWhatTheRoleMayOpen(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             for item in NavigationItem.all {
-                #expect(portal.app.catalogue.access[RouteCatalogue.Key(method: "GET", path: item.url.pattern.description)] == item.access)
+                let route = try #require(portal.app.catalogue.access[RouteCatalogue.Key(method: "GET", path: item.url.pattern.description)])
+                for role in StaffRole.allCases where item.access.allows(role) {
+                    #expect(route.allows(role), "\(item.title) is shown to \(role) but refuses them")
+                }
             }
             var (physician, _) = try await portal.signedIn(.physician)
             let page = try await physician.get("/")
@@ -132,6 +135,33 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func medicalProfessionalsWorkOnlyOnTheInformationDesk(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let ownAccount = [SiteURL.signOut.path, SiteURL.changePassword.path]
+            var open: [String] = []
+            for route in portal.app.routes where !Self.isAPI(route) {
+                let access = try #require(portal.app.catalogue.access[route])
+                guard access.requiresSignIn, access.allows(.medicalProfessional) else { continue }
+                open.append(route.path)
+                #expect(route.path.hasPrefix("/desk") || ownAccount.contains(route.path), "\(route) is open to medical professionals")
+            }
+            #expect(open.contains(SiteURL.desk.path))
+
+            // She lands on the desk after signing in, and Home sends her there too.
+            try await portal.createStaff(.medicalProfessional, username: "dr.okafor")
+            var visitor = Visitor(portal: portal)
+            try await visitor.get("/sign-in")
+            let signedIn = try await visitor.post("/sign-in", form: [("username", "dr.okafor"), ("password", "correct horse battery staple")])
+            #expect(signedIn.location == SiteURL.desk.path)
+            let home = try await visitor.get("/")
+            #expect(home.status == .seeOther && home.location == SiteURL.desk.path)
+            let desk = try await visitor.get(SiteURL.desk.path)
+            #expect(desk.text.contains(">Information desk</a>"))
+            #expect(!desk.text.contains(">Home</a>") && !desk.text.contains(">Members</a>"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func everyStateChangingRouteRefusesForgedRequests(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             // API routes carry no cookie-based authority to forge: everyMemberRouteNeedsABearerToken proves a
@@ -140,7 +170,9 @@ import Testing
             #expect(postRoutes.count >= 8)
             for route in postRoutes {
                 let path = Self.concretePath(route.path)
-                var (admin, _) = try await portal.signedIn(.administrator)
+                let access = try #require(portal.app.catalogue.access[route])
+                // Someone the route lets in, so the only thing that can refuse a genuine request is the CSRF check.
+                var (admin, _) = try await portal.signedIn(StaffRole.allCases.first(where: access.allows) ?? .administrator)
                 let genuine = admin.csrfToken
                 let attempts: [(String, (Visitor) async throws -> TestResponse)] = [
                     ("no token", { visitor in var v = visitor; return try await v.post(path, csrfToken: .some(nil)) }),

@@ -166,7 +166,8 @@ import Testing
                 ("new_password_confirmation", "a brand new passphrase"),
             ])
             #expect(changed.status == .seeOther)
-            #expect(try await laptop.get("/").text.contains("Your password has been changed"))
+            #expect(changed.location == SiteURL.desk.path, "a medical professional goes back to the information desk")
+            #expect(try await laptop.get(SiteURL.desk.path).text.contains("Your password has been changed"))
             #expect(try await phone.get("/account/password").location?.hasPrefix("/sign-in") == true)
             let sessions = try await portal.database.read { db in try await SessionRepository().count(accountID: account.id, on: db) }
             #expect(sessions == 1)

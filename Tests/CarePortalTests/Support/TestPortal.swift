@@ -88,6 +88,13 @@ struct TestPortal {
         return (visitor, account)
     }
 
+    /// Every email in the outbox, oldest first.
+    func outboxMessages() async throws -> [OutboxMessage] {
+        try await database.read { db in
+            try await portal.outbox.list(status: nil, page: PageRequest(number: 1, size: 200), on: db).items.reversed()
+        }
+    }
+
     func auditEntries(action: AuditAction? = nil) async throws -> [AuditEntry] {
         var query = AuditQuery()
         query.action = action
@@ -139,7 +146,8 @@ struct Visitor {
         try await get("/sign-in")
         let response = try await post("/sign-in", form: [("username", username), ("password", password)])
         #expect(response.status == .seeOther, "sign-in as \(username) failed")
-        try await get("/")
+        // Land where the browser would, which also picks up the new session's form token.
+        try await get(response.location ?? "/")
     }
 
     private mutating func remember(_ response: TestResponse) {

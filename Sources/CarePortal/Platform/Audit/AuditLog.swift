@@ -31,6 +31,12 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case invitationResent = "invitation_resent"
     case invitationRevoked = "invitation_revoked"
     case invitationAccepted = "invitation_accepted"
+    case deskPostHidden = "desk_post_hidden"
+    case deskPostRemoved = "desk_post_removed"
+    case deskPostRestored = "desk_post_restored"
+    case deskFlagsDismissed = "desk_flags_dismissed"
+    case deskAuthorRevealed = "desk_author_revealed"
+    case moderationLogExported = "moderation_log_exported"
 
     public var title: String {
         switch self {
@@ -62,6 +68,12 @@ public enum AuditAction: String, Sendable, CaseIterable {
         case .invitationResent: "Invitation sent again"
         case .invitationRevoked: "Invitation revoked"
         case .invitationAccepted: "Invitation accepted"
+        case .deskPostHidden: "Information desk post hidden"
+        case .deskPostRemoved: "Information desk post removed"
+        case .deskPostRestored: "Information desk post restored"
+        case .deskFlagsDismissed: "Flags reviewed, post kept"
+        case .deskAuthorRevealed: "Anonymous author revealed"
+        case .moderationLogExported: "Moderation log exported"
         }
     }
 }

@@ -34,7 +34,8 @@ struct NavigationItem: Sendable {
     let access: Access
 
     static let all: [NavigationItem] = [
-        NavigationItem(title: "Home", url: .home, access: HomeController.access),
+        NavigationItem(title: "Home", url: .home, access: HomeController.navigationAccess),
+        NavigationItem(title: "Information desk", url: .desk, access: DeskController.access),
         NavigationItem(title: "Members", url: .members, access: MembersController.access),
         NavigationItem(title: "Cohorts", url: .cohorts, access: MembersController.access),
         NavigationItem(title: "Sign-up codes", url: .signUpCodes, access: SignUpCodesController.access),

@@ -28,6 +28,14 @@ enum TemplateName: String, CaseIterable, Sendable {
     case inviteMedicalProfessional = "medical-professionals/invite"
     case acceptInvitation = "medical-professionals/accept"
     case invitationUnusable = "medical-professionals/invitation-unusable"
+    case desk = "desk/list"
+    case deskThread = "desk/thread"
+    case deskEditReply = "desk/edit-reply"
+    case deskModerate = "desk/moderate"
+    case deskReveal = "desk/reveal"
+    case deskFlags = "desk/flags"
+    case deskModerationLog = "desk/moderation-log"
+    case deskEmailSettings = "desk/email-settings"
 }
 
 /// A page's typed view model; the template reads only what it holds.

@@ -21,6 +21,7 @@ enum SchemaHistory {
         CreateSignUpCodes(),
         CreateMembers(),
         CreateStaffInvitations(),
+        CreateInformationDesk(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -1,0 +1,309 @@
+import Foundation
+import Hummingbird
+import SafeHTML
+
+/// What the member app sends to and receives from the information desk; described in `api/openapi.json`.
+enum DeskAPI {
+    /// Who wrote a post, as the app shows it. An anonymous asker has kind "anonymous" and no ids.
+    struct Author: Encodable, Sendable {
+        let kind: String
+        let name: String
+        let role: String
+        let avatarUrl: String?
+        let memberId: Int64?
+        let staffId: Int64?
+
+        init(_ byline: DeskByline) {
+            kind = byline.isAnonymous ? "anonymous" : byline.isStaff ? "staff" : "member"
+            name = byline.name
+            role = byline.roleTitle
+            avatarUrl = byline.avatarPath
+            memberId = byline.memberID
+            staffId = byline.staffID
+        }
+    }
+
+    struct ThreadSummary: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let excerpt: String
+        let author: Author
+        let askedByYou: Bool
+        let createdAt: Date
+        let lastActivityAt: Date
+        let replyCount: Int
+        let isAnswered: Bool
+        let hasAcceptedAnswer: Bool
+
+        init(_ thread: DeskThread, reader: Int64) {
+            id = thread.id
+            title = thread.title
+            excerpt = SanitizedText.excerpt(of: thread.body.text, maxCharacters: DeskRules.excerptLength)
+            author = Author(DeskByline(thread.author, in: thread))
+            askedByYou = thread.author.memberID == reader
+            createdAt = thread.createdAt
+            lastActivityAt = thread.lastActivityAt
+            replyCount = thread.replyCount
+            isAnswered = thread.answeredAt != nil
+            hasAcceptedAnswer = thread.acceptedReplyID != nil
+        }
+    }
+
+    struct ThreadList: Encodable, Sendable {
+        let threads: [ThreadSummary]
+        let page: Int
+        let pageSize: Int
+        let pageCount: Int
+        let totalCount: Int
+    }
+
+    /// A reply; one taken down by a moderator keeps its place with `removed` set and nothing else of it.
+    struct Reply: Encodable, Sendable {
+        let id: Int64
+        let removed: Bool
+        let removedText: String?
+        let author: Author?
+        let bodyHtml: String?
+        let createdAt: Date
+        let editedAt: Date?
+        let isAccepted: Bool
+
+        init(_ reply: DeskReply, in thread: DeskThread) {
+            id = reply.id
+            removed = reply.moderation != .visible
+            removedText = removed ? Moderation.placeholder : nil
+            author = removed ? nil : Author(DeskByline(reply.author, in: thread))
+            bodyHtml = removed ? nil : reply.body.html
+            createdAt = reply.createdAt
+            editedAt = removed ? nil : reply.editedAt
+            isAccepted = !removed && thread.acceptedReplyID == reply.id
+        }
+    }
+
+    /// A whole thread; a question taken down shows only that it was removed.
+    struct Thread: Encodable, Sendable {
+        let id: Int64
+        let removed: Bool
+        let title: String
+        let author: Author?
+        let askedByYou: Bool
+        let bodyHtml: String?
+        let createdAt: Date
+        let lastActivityAt: Date
+        let isAnswered: Bool
+        let acceptedReplyId: Int64?
+        let replies: [Reply]
+
+        init(_ thread: DeskThread, replies: [DeskReply], reader: Int64) {
+            id = thread.id
+            removed = thread.moderation != .visible
+            title = removed ? Moderation.placeholder : thread.title
+            author = removed ? nil : Author(DeskByline(thread.author, in: thread))
+            askedByYou = thread.author.memberID == reader
+            bodyHtml = removed ? nil : thread.body.html
+            createdAt = thread.createdAt
+            lastActivityAt = thread.lastActivityAt
+            isAnswered = !removed && thread.answeredAt != nil
+            acceptedReplyId = removed ? nil : thread.acceptedReplyID
+            self.replies = removed ? [] : replies.map { Reply($0, in: thread) }
+        }
+    }
+
+    struct Flag: Encodable, Sendable {
+        let post: String
+        let status: String
+    }
+
+    struct Notification: Encodable, Sendable {
+        let id: Int64
+        let kind: String
+        let message: String
+        let threadId: Int64
+        let threadTitle: String
+        let replyId: Int64?
+        let reason: String?
+        let createdAt: Date
+
+        init(_ notification: DeskNotification) {
+            id = notification.id
+            kind = notification.kind.rawValue
+            message = switch notification.kind {
+            case .reply: "Someone replied to your question."
+            case .acceptedAnswer: "Your question has an accepted answer."
+            case .removed: "A moderator removed one of your posts."
+            }
+            threadId = notification.threadID
+            threadTitle = notification.threadTitle
+            replyId = notification.replyID
+            reason = notification.reason
+            createdAt = notification.createdAt
+        }
+    }
+
+    struct NotificationList: Encodable, Sendable {
+        let notifications: [Notification]
+        let page: Int
+        let pageSize: Int
+        let pageCount: Int
+        let totalCount: Int
+    }
+
+    struct NewQuestion: Decodable, Sendable {
+        var title: String?
+        var body: String?
+        var anonymous: Bool?
+    }
+
+    struct NewReply: Decodable, Sendable {
+        var body: String?
+    }
+
+    struct NewFlag: Decodable, Sendable {
+        var reason: String?
+    }
+}
+
+/// The member app's information desk: read and search every thread, ask (optionally anonymously),
+/// reply, flag, and read the feed of what happened to one's own questions.
+struct DeskAPIController {
+    let portal: Portal
+    let desk: InformationDesk
+
+    init(portal: Portal) {
+        self.portal = portal
+        desk = InformationDesk(portal: portal)
+    }
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.apiThreads.pattern, access: .member, list)
+        routes.post(SiteURL.apiThreads.pattern, access: .member, ask)
+        routes.get(SiteURL.pattern(SiteURL.apiThread), access: .member, thread)
+        routes.post(SiteURL.pattern(SiteURL.apiThreadReplies), access: .member, reply)
+        routes.post(SiteURL.pattern(SiteURL.apiThreadFlags), access: .member) { try await flag(.question(try $1.parameters.recordID()), $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.apiReplyFlags), access: .member) { try await flag(.reply(try $1.parameters.recordID()), $0, $1) }
+        routes.get(SiteURL.apiNotifications.pattern, access: .member, notifications)
+    }
+
+    private func memberID(_ context: PortalContext) throws -> Int64 {
+        guard let member = context.member else { throw APIError.unauthorized }
+        return member.memberID
+    }
+
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let reader = try memberID(context)
+        var query = DeskListQuery()
+        var problems: [String: String] = [:]
+        if let filter = request.query("filter") {
+            if let value = DeskFilter(rawValue: filter) { query.filter = value } else { problems["filter"] = "Use one of: waiting, answered, accepted, all" }
+        } else {
+            query.filter = .all
+        }
+        if let sort = request.query("sort") {
+            if let value = DeskSort(rawValue: sort) { query.sort = value } else { problems["sort"] = "Use one of: oldest, newest, activity" }
+        } else {
+            query.sort = .activity
+        }
+        if let page = request.query("page") {
+            if let number = Int(page), number >= 1, number <= 100_000 { query.page = PageRequest(number: number) } else { problems["page"] = "Use a page number from 1" }
+        }
+        query.search = String((request.query("q") ?? "").prefix(200))
+        guard problems.isEmpty else { throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: problems) }
+        let page = try await portal.database.read { [query] db in try await desk.repository.list(query, on: db) }
+        return .json(DeskAPI.ThreadList(
+            threads: page.items.map { DeskAPI.ThreadSummary($0, reader: reader) },
+            page: page.request.number, pageSize: page.request.size, pageCount: page.pageCount, totalCount: page.totalCount
+        ))
+    }
+
+    @Sendable func thread(request: Request, context: PortalContext) async throws -> Response {
+        let reader = try memberID(context)
+        let id = try context.parameters.apiRecordID()
+        return .json(try await threadBody(id: id, reader: reader))
+    }
+
+    private func threadBody(id: Int64, reader: Int64) async throws -> DeskAPI.Thread {
+        try await portal.database.read { db in
+            guard let thread = try await desk.repository.findThread(id: id, on: db) else { throw APIError.notFound }
+            let replies = try await desk.repository.replies(threadID: id, on: db)
+            return DeskAPI.Thread(thread, replies: replies, reader: reader)
+        }
+    }
+
+    @Sendable func ask(request: Request, context: PortalContext) async throws -> Response {
+        let reader = try memberID(context)
+        let body = try await request.json(DeskAPI.NewQuestion.self)
+        var problems: [String: String] = [:]
+        let title = (body.title ?? "").trimmed
+        if let problem = DeskRules.titleProblem(title) { problems["title"] = problem }
+        var question: StoredText?
+        switch InformationDesk.body(body.body ?? "", empty: "Enter your question") {
+        case .success(let text): question = text
+        case .failure(let problem): problems["body"] = problem.message
+        }
+        guard problems.isEmpty, let question else { throw APIError.validation(problems) }
+        let id = try await desk.ask(memberID: reader, title: title, body: question, isAnonymous: body.anonymous ?? false)
+        var response = Response.json(try await threadBody(id: id, reader: reader), status: .created)
+        response.headers[.location] = SiteURL.apiThread(id).path
+        return response
+    }
+
+    @Sendable func reply(request: Request, context: PortalContext) async throws -> Response {
+        let reader = try memberID(context)
+        let threadID = try context.parameters.apiRecordID()
+        let body = try await request.json(DeskAPI.NewReply.self)
+        let text: StoredText
+        switch InformationDesk.body(body.body ?? "", empty: "Enter your reply") {
+        case .success(let value): text = value
+        case .failure(let problem): throw APIError.validation(["body": problem.message])
+        }
+        let author = DeskAuthor.member(id: reader, pseudonym: "", avatar: .memberDefault)
+        let replyID: Int64
+        do {
+            replyID = try await desk.reply(threadID: threadID, author: author, body: text)
+        } catch DeskRefusal.notFound {
+            throw APIError.notFound
+        }
+        let reply = try await portal.database.read { db -> DeskAPI.Reply in
+            guard let thread = try await desk.repository.findThread(id: threadID, on: db),
+                  let reply = try await desk.repository.findReply(id: replyID, on: db)
+            else { throw APIError.notFound }
+            return DeskAPI.Reply(reply, in: thread)
+        }
+        var response = Response.json(reply, status: .created)
+        response.headers[.location] = SiteURL.apiThread(threadID).path + "#reply-\(replyID)"
+        return response
+    }
+
+    private func flag(_ post: DeskPost, _ request: Request, _ context: PortalContext) async throws -> Response {
+        let reader = try memberID(context)
+        let body = try await request.json(DeskAPI.NewFlag.self)
+        let reason = (body.reason ?? "").trimmed
+        if let problem = DeskRules.reasonProblem(reason, what: "why this post should be looked at") {
+            throw APIError.validation(["reason": problem])
+        }
+        let isNew: Bool
+        do {
+            isNew = try await desk.flag(post, memberID: reader, reason: reason)
+        } catch DeskRefusal.notFound {
+            throw APIError.notFound
+        }
+        return .json(
+            DeskAPI.Flag(post: post.description, status: isNew ? "received" : "already_flagged"),
+            status: isNew ? .created : .ok
+        )
+    }
+
+    @Sendable func notifications(request: Request, context: PortalContext) async throws -> Response {
+        let reader = try memberID(context)
+        guard let number = Int(request.query("page") ?? "1"), number >= 1, number <= 100_000 else {
+            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: ["page": "Use a page number from 1"])
+        }
+        let page = try await portal.database.read { db in
+            try await desk.repository.notifications(memberID: reader, page: PageRequest(number: number), on: db)
+        }
+        return .json(DeskAPI.NotificationList(
+            notifications: page.items.map(DeskAPI.Notification.init),
+            page: page.request.number, pageSize: page.request.size, pageCount: page.pageCount, totalCount: page.totalCount
+        ))
+    }
+}

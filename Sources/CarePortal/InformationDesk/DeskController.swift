@@ -1,0 +1,337 @@
+import Foundation
+import Hummingbird
+import SafeHTML
+
+/// The information desk for medical professionals and administrators: the thread list, a thread
+/// with its replies, answering with a preview, accepted answers and editing one's own reply.
+struct DeskController {
+    static let access = Access.staff([.medicalProfessional, .administrator])
+    static let emailSettingsAccess = Access.staff([.medicalProfessional])
+    let portal: Portal
+    let desk: InformationDesk
+
+    init(portal: Portal) {
+        self.portal = portal
+        desk = InformationDesk(portal: portal)
+    }
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.desk.pattern, access: Self.access, list)
+        routes.get(SiteURL.pattern(SiteURL.deskThread), access: Self.access, thread)
+        routes.post(SiteURL.pattern(SiteURL.deskThreadReplies), access: Self.access, postReply)
+        routes.post(SiteURL.pattern(SiteURL.deskReplyAccept), access: Self.access, accept)
+        routes.post(SiteURL.pattern(SiteURL.deskThreadClearAccepted), access: Self.access, clearAccepted)
+        routes.get(SiteURL.pattern(SiteURL.deskReplyEdit), access: Self.access, showEdit)
+        routes.post(SiteURL.pattern(SiteURL.deskReplyEdit), access: Self.access, edit)
+        routes.get(SiteURL.deskEmailSettings.pattern, access: Self.emailSettingsAccess, showEmailSettings)
+        routes.post(SiteURL.deskEmailSettings.pattern, access: Self.emailSettingsAccess, changeEmailSettings)
+    }
+
+    // MARK: The list
+
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let staff = try context.requireStaff()
+        var query = DeskListQuery()
+        query.filter = request.query("filter").flatMap(DeskFilter.init(rawValue:)) ?? .waiting
+        query.sort = request.query("sort").flatMap(DeskSort.init(rawValue:)) ?? DeskSort.defaultSort(for: query.filter)
+        query.search = String((request.query("q") ?? "").prefix(200))
+        query.page = PageRequest(number: request.pageNumber)
+        query.includeModerated = staff.role == .administrator
+        let (page, counts, openFlags) = try await portal.database.read { [query] db in
+            (
+                try await desk.repository.list(query, on: db),
+                try await desk.repository.counts(query, on: db),
+                staff.role == .administrator ? try await desk.repository.openFlagTotal(on: db) : 0
+            )
+        }
+        let now = portal.now
+        let sortParameter = request.query("sort") == nil ? nil : query.sort.rawValue
+        let address = ListAddress(path: SiteURL.desk.path, parameters: [
+            ("q", query.search), ("filter", query.filter == .waiting ? nil : query.filter.rawValue), ("sort", sortParameter),
+        ])
+        let isAdministrator = staff.role == .administrator
+        return portal.pages.response(DeskListPage(
+            layout: portal.layout("Information desk", context: context, current: .desk),
+            heading: query.search.isEmpty ? "Information desk" : "Information desk: results for “\(query.search)”",
+            tabs: DeskFilter.allCases.map { filter in
+                DeskTab(
+                    title: filter.title, count: counts[filter],
+                    path: address.with("filter", filter == .waiting ? nil : filter.rawValue).with("sort", nil).with("page", nil).string,
+                    isCurrent: filter == query.filter
+                )
+            },
+            search: query.search,
+            filter: query.filter == .waiting ? "" : query.filter.rawValue,
+            sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
+            rows: page.items.map { DeskThreadRow($0, now: now) },
+            pagination: PaginationView(page, address: address, noun: "questions"),
+            isSearching: !query.search.isEmpty,
+            flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
+            openFlags: openFlags,
+            moderationLogPath: isAdministrator ? SiteURL.deskModerationLog.path : nil,
+            emailSettingsPath: Self.emailSettingsAccess.allows(staff.role) ? SiteURL.deskEmailSettings.path : nil
+        ))
+    }
+
+    // MARK: A thread
+
+    @Sendable func thread(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        return try await threadPage(id: id, context: context, draft: ReplyDraft())
+    }
+
+    /// What was typed in the reply box, kept through a preview or an error.
+    struct ReplyDraft: Sendable {
+        var body = ""
+        var error: String?
+        var preview: String?
+    }
+
+    private func threadPage(id: Int64, context: PortalContext, draft: ReplyDraft) async throws -> Response {
+        let staff = try context.requireStaff()
+        let isAdministrator = staff.role == .administrator
+        let (loaded, replies, versions, reveals) = try await portal.database.read { db in
+            guard let thread = try await desk.repository.findThread(id: id, on: db) else { throw HTTPError(.notFound) }
+            let replies = try await desk.repository.replies(threadID: id, on: db)
+            let versions = isAdministrator ? try await desk.repository.versions(replyIDs: replies.map(\.id), on: db) : [:]
+            let reveals = isAdministrator ? try await desk.repository.reveals(threadID: id, on: db) : []
+            return (thread, replies, versions, reveals)
+        }
+        let thread = loaded
+        let isTakenDown = thread.moderation != .visible
+        let canSee = !isTakenDown || isAdministrator
+        let canAnswer = !isTakenDown
+        let question = DeskPostView(
+            anchor: "question", byline: DeskByline(thread.author, in: thread), posted: DisplayTime.dateTime(thread.createdAt), edited: nil,
+            html: canSee ? thread.body.html : nil,
+            moderationTitle: isTakenDown ? thread.moderation.title : nil,
+            moderationReason: isAdministrator ? thread.moderationReason : nil,
+            isAccepted: false, acceptPath: nil, clearAcceptedPath: nil, editPath: nil,
+            moderatePath: isAdministrator && !isTakenDown ? SiteURL.deskThreadModerate(id).path : nil,
+            restorePath: isAdministrator && isTakenDown ? SiteURL.deskThreadRestore(id).path : nil,
+            versions: [], versionsTitle: nil
+        )
+        let replyViews: [DeskPostView] = canSee ? replies.map { reply in
+            let replyTakenDown = reply.moderation != .visible
+            let earlier = versions[reply.id] ?? []
+            let isAccepted = thread.acceptedReplyID == reply.id
+            return DeskPostView(
+                anchor: "reply-\(reply.id)", byline: DeskByline(reply.author, in: thread),
+                posted: DisplayTime.dateTime(reply.createdAt), edited: reply.editedAt.map(DisplayTime.dateTime),
+                html: replyTakenDown && !isAdministrator ? nil : reply.body.html,
+                moderationTitle: replyTakenDown ? reply.moderation.title : nil,
+                moderationReason: isAdministrator ? reply.moderationReason : nil,
+                isAccepted: isAccepted,
+                acceptPath: canAnswer && !replyTakenDown && !isAccepted ? SiteURL.deskReplyAccept(reply.id).path : nil,
+                clearAcceptedPath: canAnswer && isAccepted ? SiteURL.deskThreadClearAccepted(id).path : nil,
+                editPath: desk.canEdit(reply, by: staff) && canAnswer ? SiteURL.deskReplyEdit(reply.id).path : nil,
+                moderatePath: isAdministrator && !replyTakenDown ? SiteURL.deskReplyModerate(reply.id).path : nil,
+                restorePath: isAdministrator && replyTakenDown ? SiteURL.deskReplyRestore(reply.id).path : nil,
+                versions: earlier.map { .init(html: $0.html, replacedAt: DisplayTime.dateTime($0.replacedAt)) },
+                versionsTitle: earlier.isEmpty ? nil : "Earlier versions (\(earlier.count))"
+            )
+        } : []
+        let status: (String, String) = thread.acceptedReplyID != nil ? ("Accepted answer", "tag--green")
+            : thread.answeredAt != nil ? ("Answered", "tag--blue")
+            : ("Waiting \(DeskAge.text(since: thread.createdAt, now: portal.now))", "tag--yellow")
+        var errors = FormErrors()
+        if let error = draft.error { errors.add("body", error) }
+        let title = canSee ? thread.title : Moderation.placeholder
+        return portal.pages.response(
+            DeskThreadPage(
+                layout: portal.layout(title, context: context, current: .desk),
+                title: title,
+                isTakenDown: isTakenDown,
+                question: question,
+                status: status.0, statusTag: status.1,
+                acceptedAnchor: canSee ? thread.acceptedReplyID.map { "reply-\($0)" } : nil,
+                replies: replyViews,
+                replyAction: canAnswer ? SiteURL.deskThreadReplies(id).path : nil,
+                errors: errors.items,
+                body: draft.body,
+                bodyError: draft.error,
+                previewHTML: draft.preview,
+                revealPath: isAdministrator && thread.isAnonymous ? SiteURL.deskThreadReveal(id).path : nil,
+                reveals: reveals.map {
+                    .init(text: "\($0.revealedByName) revealed who asked on \(DisplayTime.dateTime($0.revealedAt)). Reason: \($0.reason)")
+                }
+            ),
+            status: draft.error == nil ? .ok : .unprocessableContent
+        )
+    }
+
+    struct ReplyForm: Decodable {
+        var body: String?
+        var intent: String?
+    }
+
+    @Sendable func postReply(request: Request, context: PortalContext) async throws -> Response {
+        let staff = try context.requireStaff()
+        let id = try context.parameters.recordID()
+        let form = try await request.form(ReplyForm.self, context: context)
+        let source = form.body ?? ""
+        switch InformationDesk.body(source, empty: "Enter your reply") {
+        case .failure(let problem):
+            return try await threadPage(id: id, context: context, draft: ReplyDraft(body: source, error: problem.message))
+        case .success(let body):
+            if form.intent == "preview" {
+                return try await threadPage(id: id, context: context, draft: ReplyDraft(body: source, preview: body.html))
+            }
+            let replyID: Int64
+            do {
+                replyID = try await desk.reply(threadID: id, author: staff.deskAuthor, body: body)
+            } catch DeskRefusal.notFound {
+                throw HTTPError(.notFound)
+            }
+            try await portal.flash(Flash(.success, "Your reply has been posted. You can edit it for 15 minutes."), context: context)
+            return seeOther(SiteURL.deskThread(id).path + "#reply-\(replyID)")
+        }
+    }
+
+    @Sendable func accept(request: Request, context: PortalContext) async throws -> Response {
+        let replyID = try context.parameters.recordID()
+        let threadID: Int64
+        do {
+            threadID = try await desk.accept(replyID: replyID)
+        } catch DeskRefusal.notFound {
+            throw HTTPError(.notFound)
+        }
+        try await portal.flash(Flash(.success, "Marked as the accepted answer. The member who asked has been told."), context: context)
+        return seeOther(SiteURL.deskThread(threadID).path + "#reply-\(replyID)")
+    }
+
+    @Sendable func clearAccepted(request: Request, context: PortalContext) async throws -> Response {
+        let threadID = try context.parameters.recordID()
+        do {
+            try await desk.clearAcceptedAnswer(threadID: threadID)
+        } catch DeskRefusal.notFound {
+            throw HTTPError(.notFound)
+        }
+        try await portal.flash(Flash(.success, "This question no longer has an accepted answer."), context: context)
+        return seeOther(.deskThread(threadID))
+    }
+
+    // MARK: Editing one's own reply
+
+    @Sendable func showEdit(request: Request, context: PortalContext) async throws -> Response {
+        let staff = try context.requireStaff()
+        let reply: DeskReply
+        do {
+            reply = try await editableReply(context: context, staff: staff)
+        } catch let closed as EditWindowClosed {
+            return try await editWindowClosed(closed, context: context)
+        }
+        return editPage(reply: reply, context: context, draft: ReplyDraft(body: reply.body.source))
+    }
+
+    @Sendable func edit(request: Request, context: PortalContext) async throws -> Response {
+        let staff = try context.requireStaff()
+        let reply: DeskReply
+        do {
+            reply = try await editableReply(context: context, staff: staff)
+        } catch let closed as EditWindowClosed {
+            return try await editWindowClosed(closed, context: context)
+        }
+        let form = try await request.form(ReplyForm.self, context: context)
+        let source = form.body ?? ""
+        switch InformationDesk.body(source, empty: "Enter your reply") {
+        case .failure(let problem):
+            return editPage(reply: reply, context: context, draft: ReplyDraft(body: source, error: problem.message))
+        case .success(let body):
+            if form.intent == "preview" {
+                return editPage(reply: reply, context: context, draft: ReplyDraft(body: source, preview: body.html))
+            }
+            do {
+                _ = try await desk.edit(replyID: reply.id, by: staff, body: body)
+            } catch DeskRefusal.editWindowClosed {
+                return try await editWindowClosed(EditWindowClosed(threadID: reply.threadID, replyID: reply.id), context: context)
+            }
+            try await portal.flash(Flash(.success, "Your reply has been changed. The earlier version is kept."), context: context)
+            return seeOther(SiteURL.deskThread(reply.threadID).path + "#reply-\(reply.id)")
+        }
+    }
+
+    private func editableReply(context: PortalContext, staff: StaffAccount) async throws -> DeskReply {
+        let id = try context.parameters.recordID()
+        guard let reply = try await portal.database.read({ db in try await desk.repository.findReply(id: id, on: db) }),
+              reply.author.staffID == staff.id
+        else { throw HTTPError(.notFound) }
+        guard desk.canEdit(reply, by: staff) else {
+            throw EditWindowClosed(threadID: reply.threadID, replyID: reply.id)
+        }
+        return reply
+    }
+
+    private func editWindowClosed(_ closed: EditWindowClosed, context: PortalContext) async throws -> Response {
+        try await portal.flash(
+            Flash(.warning, "Replies can be changed for 15 minutes after posting, and that time has passed. Post a new reply to add to it."),
+            context: context
+        )
+        return seeOther(SiteURL.deskThread(closed.threadID).path + "#reply-\(closed.replyID)")
+    }
+
+    private func editPage(reply: DeskReply, context: PortalContext, draft: ReplyDraft) -> Response {
+        var errors = FormErrors()
+        if let error = draft.error { errors.add("body", error) }
+        let secondsLeft = DeskRules.editWindow - portal.now.timeIntervalSince(reply.createdAt)
+        let minutesLeft = max(1, Int((secondsLeft / 60).rounded(.up)))
+        return portal.pages.response(
+            EditReplyPage(
+                layout: portal.layout("Edit your reply", context: context, current: .desk),
+                action: SiteURL.deskReplyEdit(reply.id).path,
+                threadPath: SiteURL.deskThread(reply.threadID).path + "#reply-\(reply.id)",
+                body: draft.body, errors: errors.items, bodyError: draft.error, previewHTML: draft.preview,
+                timeLeft: minutesLeft == 1 ? "1 more minute" : "\(minutesLeft) more minutes"
+            ),
+            status: draft.error == nil ? .ok : .unprocessableContent
+        )
+    }
+
+    // MARK: New-question emails
+
+    @Sendable func showEmailSettings(request: Request, context: PortalContext) async throws -> Response {
+        let staff = try context.requireStaff()
+        let off = try await portal.database.read { db in try await desk.repository.emailsSwitchedOff(staffID: staff.id, on: db) }
+        return portal.pages.response(DeskEmailSettingsPage(
+            layout: portal.layout("New-question emails", context: context, current: .desk), isOn: !off, email: staff.email
+        ))
+    }
+
+    struct EmailSettingsForm: Decodable {
+        var emails: String?
+    }
+
+    @Sendable func changeEmailSettings(request: Request, context: PortalContext) async throws -> Response {
+        let staff = try context.requireStaff()
+        let form = try await request.form(EmailSettingsForm.self, context: context)
+        guard let choice = form.emails, choice == "on" || choice == "off" else { throw HTTPError(.badRequest) }
+        let now = portal.now
+        try await portal.database.transaction { db in
+            try await desk.repository.setEmailsSwitchedOff(choice == "off", staffID: staff.id, now: now, on: db)
+        }
+        try await portal.flash(
+            Flash(.success, choice == "on" ? "You will get an email for each new question." : "You will not get emails about new questions."),
+            context: context
+        )
+        return seeOther(.desk)
+    }
+}
+
+/// Someone asked to edit a reply after its 15 minutes.
+struct EditWindowClosed: Error {
+    let threadID: Int64
+    let replyID: Int64
+}
+
+extension StaffAccount {
+    /// This account as the author of a desk post.
+    var deskAuthor: DeskAuthor { .staff(id: id, username: username, role: role, avatar: nil) }
+}
+
+extension PortalContext {
+    /// The signed-in staff account of a route whose access demands one.
+    func requireStaff() throws -> StaffAccount {
+        guard let staff else { throw HTTPError(.unauthorized) }
+        return staff
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import SafeHTML
+
+/// Who wrote a post, as a reader is shown it. An anonymous asker is "Anonymous" to everyone, in her
+/// question and in her own replies to it; nothing here then carries her pseudonym, avatar or id.
+struct DeskByline: Sendable, Equatable {
+    let name: String
+    let avatarPath: String?
+    let roleTitle: String
+    let roleTag: String
+    let isAnonymous: Bool
+    let isStaff: Bool
+    let memberID: Int64?
+    let staffID: Int64?
+
+    static let anonymousName = "Anonymous"
+
+    init(_ author: DeskAuthor, in thread: DeskThread) {
+        let isAnonymousAsker = thread.isAnonymous && author.memberID != nil && author.memberID == thread.author.memberID
+        switch author {
+        case .member(let id, let pseudonym, let avatar):
+            if isAnonymousAsker {
+                (name, avatarPath, memberID) = (Self.anonymousName, nil, nil)
+            } else {
+                (name, avatarPath, memberID) = (pseudonym, avatar.path, id)
+            }
+            (roleTitle, roleTag, isStaff, staffID) = ("Member", "tag--grey", false, nil)
+        case .staff(let id, let username, let role, let avatar):
+            (name, avatarPath, memberID, staffID) = (username, avatar?.path, nil, id)
+            (roleTitle, roleTag, isStaff) = (role.title, role == .administrator ? "tag--purple" : "tag--blue", true)
+        }
+        isAnonymous = isAnonymousAsker
+    }
+}
+
+/// "5 min", "3 h", "4 days": how long ago, in the fewest words.
+enum DeskAge {
+    static func text(since date: Date, now: Date) -> String {
+        let minutes = max(0, Int(now.timeIntervalSince(date) / 60))
+        if minutes < 1 { return "under a minute" }
+        if minutes < 60 { return "\(minutes) min" }
+        let hours = minutes / 60
+        if hours < 48 { return "\(hours) h" }
+        return "\(hours / 24) days"
+    }
+}
+
+/// A row of the staff thread list.
+struct DeskThreadRow: Sendable {
+    let title: String
+    let path: String
+    let excerpt: String
+    let askedBy: String
+    let asked: String
+    let replies: String
+    let statusTitle: String
+    let statusTag: String
+    let age: String
+    let moderationTitle: String?
+
+    init(_ thread: DeskThread, now: Date) {
+        title = thread.title
+        path = SiteURL.deskThread(thread.id).path
+        excerpt = SanitizedText.excerpt(of: thread.body.text, maxCharacters: 160)
+        askedBy = DeskByline(thread.author, in: thread).name
+        asked = DisplayTime.dateTime(thread.createdAt)
+        replies = thread.replyCount == 1 ? "1 reply" : "\(thread.replyCount) replies"
+        if thread.acceptedReplyID != nil {
+            (statusTitle, statusTag) = ("Accepted answer", "tag--green")
+        } else if thread.answeredAt != nil {
+            (statusTitle, statusTag) = ("Answered", "tag--blue")
+        } else {
+            (statusTitle, statusTag) = ("Waiting", "tag--yellow")
+        }
+        age = thread.answeredAt == nil
+            ? "waiting \(DeskAge.text(since: thread.createdAt, now: now))"
+            : "active \(DeskAge.text(since: thread.lastActivityAt, now: now)) ago"
+        moderationTitle = thread.moderation == .visible ? nil : thread.moderation.title
+    }
+}
+
+struct DeskTab: Sendable {
+    let title: String
+    let count: Int
+    let path: String
+    let isCurrent: Bool
+}
+
+struct DeskListPage: Page {
+    static let template = TemplateName.desk
+    let layout: Layout
+    let heading: String
+    let tabs: [DeskTab]
+    let search: String
+    let filter: String
+    let sortOptions: [FilterOption]
+    let rows: [DeskThreadRow]
+    let pagination: PaginationView
+    let isSearching: Bool
+    let action = SiteURL.desk.path
+    /// Administrators' links to the flag queue and moderation log.
+    let flagsPath: String?
+    let openFlags: Int
+    let moderationLogPath: String?
+    let emailSettingsPath: String?
+}
+
+/// One post (the question or a reply) as the thread page shows it.
+struct DeskPostView: Sendable {
+    struct Version: Sendable {
+        let html: String
+        let replacedAt: String
+    }
+
+    let anchor: String
+    let byline: DeskByline
+    let posted: String
+    let edited: String?
+    /// The sanitized HTML, or nil when the post is taken down and this reader may not see it.
+    let html: String?
+    let moderationTitle: String?
+    let moderationReason: String?
+    let isAccepted: Bool
+    let acceptPath: String?
+    let clearAcceptedPath: String?
+    let editPath: String?
+    let moderatePath: String?
+    let restorePath: String?
+    let versions: [Version]
+    /// "Earlier versions (2)", for administrators when the reply was edited.
+    let versionsTitle: String?
+}
+
+struct DeskThreadPage: Page {
+    struct Reveal: Sendable {
+        let text: String
+    }
+
+    static let template = TemplateName.deskThread
+    let layout: Layout
+    let title: String
+    let isTakenDown: Bool
+    let question: DeskPostView
+    let status: String
+    let statusTag: String
+    let acceptedAnchor: String?
+    let replies: [DeskPostView]
+    let replyAction: String?
+    let errors: [FormErrors.Item]
+    let body: String
+    let bodyError: String?
+    let previewHTML: String?
+    let revealPath: String?
+    let reveals: [Reveal]
+    let listPath = SiteURL.desk.path
+}
+
+struct EditReplyPage: Page {
+    static let template = TemplateName.deskEditReply
+    let layout: Layout
+    let action: String
+    let threadPath: String
+    let body: String
+    let errors: [FormErrors.Item]
+    let bodyError: String?
+    let previewHTML: String?
+    /// "7 minutes": how much of the edit window is left.
+    let timeLeft: String
+}
+
+struct ModeratePostPage: Page {
+    struct Choice: Sendable {
+        let value: String
+        let title: String
+        let hint: String
+        let isChosen: Bool
+    }
+
+    static let template = TemplateName.deskModerate
+    let layout: Layout
+    let heading: String
+    let excerpt: String
+    let action: String
+    let cancelPath: String
+    let choices: [Choice]
+    let reason: String
+    let returnTo: String
+    let errors: [FormErrors.Item]
+    let choiceError: String?
+    let reasonError: String?
+}
+
+struct RevealAuthorPage: Page {
+    static let template = TemplateName.deskReveal
+    let layout: Layout
+    let threadTitle: String
+    let action: String
+    let threadPath: String
+    let reason: String
+    let errors: [FormErrors.Item]
+    let reasonError: String?
+    /// Set once revealed: shown on this response only.
+    let pseudonym: String?
+    let memberPath: String?
+}
+
+struct FlaggedPostRow: Sendable {
+    let kind: String
+    let threadTitle: String
+    let threadPath: String
+    let excerpt: String
+    let flagCount: Int
+    let isHidden: Bool
+    let reasons: [SummaryListRow]
+    let keepPath: String
+    let removePath: String
+}
+
+struct FlagsPage: Page {
+    static let template = TemplateName.deskFlags
+    let layout: Layout
+    let rows: [FlaggedPostRow]
+    let pagination: PaginationView
+    let deskPath = SiteURL.desk.path
+    let flagsToHide = DeskRules.flagsToHide
+}
+
+struct ModerationLogRow: Sendable {
+    let when: String
+    let moderator: String
+    let action: String
+    let post: String
+    let threadPath: String
+    let reason: String
+}
+
+struct ModerationLogPage: Page {
+    static let template = TemplateName.deskModerationLog
+    let layout: Layout
+    let actionOptions: [FilterOption]
+    let moderator: String
+    let thread: String
+    let rows: [ModerationLogRow]
+    let pagination: PaginationView
+    let isFiltered: Bool
+    let action = SiteURL.deskModerationLog.path
+    let exportPath: String
+}
+
+struct DeskEmailSettingsPage: Page {
+    static let template = TemplateName.deskEmailSettings
+    let layout: Layout
+    let action = SiteURL.deskEmailSettings.path
+    let isOn: Bool
+    let email: String?
+    let deskPath = SiteURL.desk.path
+}

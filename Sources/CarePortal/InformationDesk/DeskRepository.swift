@@ -1,0 +1,542 @@
+import Foundation
+import SafeHTML
+import SQLKit
+
+/// The only place the information desk's tables are read and written. Full-text search is SQLite's
+/// FTS5 or PostgreSQL's text search, chosen by engine behind the same methods.
+struct DeskRepository: Sendable {
+    let engine: Database.Engine
+
+    // MARK: Threads
+
+    func insertThread(
+        title: String, body: StoredText, authorMemberID: Int64, isAnonymous: Bool, now: Date, on db: any SQLDatabase
+    ) async throws -> Int64 {
+        let time = now.millisecondsSince1970
+        let row = try await db.insert(into: "desk_threads")
+            .columns("title", "body_source", "body_html", "body_text", "author_member_id", "is_anonymous", "created_at", "last_activity_at")
+            .values(
+                SQLBind(title), SQLBind(body.source), SQLBind(body.html), SQLBind(body.text), SQLBind(authorMemberID),
+                SQLBind(isAnonymous), SQLBind(time), SQLBind(time)
+            )
+            .returning("id")
+            .first()
+        guard let id = try row?.decode(column: "id", as: Int64.self) else { throw DeskStorageError.noIDReturned }
+        try await reindex(threadID: id, on: db)
+        return id
+    }
+
+    func findThread(id: Int64, on db: any SQLDatabase) async throws -> DeskThread? {
+        try await db.raw("\(unsafeRaw: Self.threadSelect) WHERE t.id = \(bind: id)").first().map(decodeThread)
+    }
+
+    /// One page of threads for the list, filtered, searched and sorted.
+    func list(_ query: DeskListQuery, on db: any SQLDatabase) async throws -> PageOf<DeskThread> {
+        let conditions = self.conditions(query, filter: query.filter)
+        let total = try await db.raw("SELECT COUNT(*) AS count FROM desk_threads t WHERE \(conditions)").first()?
+            .decode(column: "count", as: Int.self) ?? 0
+        let order: SQLQueryString = switch query.sort {
+        case .oldestWaiting: "t.created_at ASC, t.id ASC"
+        case .newest: "t.created_at DESC, t.id DESC"
+        case .activity: "t.last_activity_at DESC, t.id DESC"
+        }
+        let rows = try await db.raw("""
+            \(unsafeRaw: Self.threadSelect) WHERE \(conditions) ORDER BY \(order)
+            LIMIT \(literal: query.page.size) OFFSET \(literal: query.page.offset)
+            """).all()
+        return PageOf(items: try rows.map(decodeThread), totalCount: total, request: query.page)
+    }
+
+    /// How many threads each filter holds under the same search and moderation rules.
+    func counts(_ query: DeskListQuery, on db: any SQLDatabase) async throws -> DeskCounts {
+        let conditions = self.conditions(query, filter: .all)
+        guard let row = try await db.raw("""
+            SELECT COUNT(*) AS total,
+                COALESCE(SUM(CASE WHEN t.answered_at IS NULL THEN 1 ELSE 0 END), 0) AS waiting,
+                COALESCE(SUM(CASE WHEN t.accepted_reply_id IS NOT NULL THEN 1 ELSE 0 END), 0) AS accepted
+            FROM desk_threads t WHERE \(conditions)
+            """).first()
+        else { return DeskCounts() }
+        let total = try row.decode(column: "total", as: Int.self)
+        let waiting = try row.decode(column: "waiting", as: Int.self)
+        return DeskCounts(waiting: waiting, answered: total - waiting, accepted: try row.decode(column: "accepted", as: Int.self), all: total)
+    }
+
+    private func conditions(_ query: DeskListQuery, filter: DeskFilter) -> SQLQueryString {
+        var parts: [SQLQueryString] = []
+        if !query.includeModerated { parts.append("t.moderation = 'visible'") }
+        switch filter {
+        case .waiting: parts.append("t.answered_at IS NULL")
+        case .answered: parts.append("t.answered_at IS NOT NULL")
+        case .accepted: parts.append("t.accepted_reply_id IS NOT NULL")
+        case .all: break
+        }
+        if let search = searchCondition(query.search) { parts.append(search) }
+        return parts.isEmpty ? "1 = 1" : parts.joined(separator: " AND ")
+    }
+
+    /// The thread ids whose words match every word of `text`, or nil when it holds no words.
+    private func searchCondition(_ text: String) -> SQLQueryString? {
+        let words = Self.searchWords(text)
+        guard !words.isEmpty else { return nil }
+        switch engine {
+        case .sqlite:
+            // Each word quoted, so nothing typed is read as FTS5 query syntax; together they must all match.
+            let match = words.map { "\"\($0)\"" }.joined(separator: " ")
+            return "t.id IN (SELECT rowid FROM desk_search WHERE desk_search MATCH \(bind: match))"
+        case .postgres:
+            return "t.id IN (SELECT thread_id FROM desk_search WHERE document @@ plainto_tsquery('english', \(bind: words.joined(separator: " "))))"
+        }
+    }
+
+    /// Letters and digits only, at most twelve words.
+    static func searchWords(_ text: String) -> [String] {
+        text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).prefix(12).map { String($0).lowercased() }
+    }
+
+    private static let threadSelect = """
+        SELECT t.id, t.title, t.body_source, t.body_html, t.body_text, t.author_member_id, t.is_anonymous, t.created_at,
+            t.last_activity_at, t.answered_at, t.reply_count, t.accepted_reply_id, t.moderation, t.moderation_reason,
+            t.hidden_by_flags, m.pseudonym AS author_pseudonym, m.avatar AS author_avatar
+        FROM desk_threads t JOIN members m ON m.id = t.author_member_id
+        """
+
+    private func decodeThread(_ row: any SQLRow) throws -> DeskThread {
+        DeskThread(
+            id: try row.decode(column: "id", as: Int64.self),
+            title: try row.decode(column: "title", as: String.self),
+            body: StoredText(
+                source: try row.decode(column: "body_source", as: String.self),
+                html: try row.decode(column: "body_html", as: String.self),
+                text: try row.decode(column: "body_text", as: String.self)
+            ),
+            author: .member(
+                id: try row.decode(column: "author_member_id", as: Int64.self),
+                pseudonym: try row.decode(column: "author_pseudonym", as: String.self),
+                avatar: Avatar.member(try row.decode(column: "author_avatar", as: String.self)) ?? .memberDefault
+            ),
+            isAnonymous: try row.decode(column: "is_anonymous", as: Bool.self),
+            createdAt: try date(row, "created_at"),
+            lastActivityAt: try date(row, "last_activity_at"),
+            answeredAt: try optionalDate(row, "answered_at"),
+            replyCount: try row.decode(column: "reply_count", as: Int.self),
+            acceptedReplyID: try row.decode(column: "accepted_reply_id", as: Int64?.self),
+            moderation: Moderation(rawValue: try row.decode(column: "moderation", as: String.self)) ?? .hidden,
+            moderationReason: try row.decode(column: "moderation_reason", as: String?.self),
+            hiddenByFlags: try row.decode(column: "hidden_by_flags", as: Bool.self)
+        )
+    }
+
+    func setAcceptedReply(threadID: Int64, replyID: Int64?, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("desk_threads")
+            .set("accepted_reply_id", to: replyID.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)
+            .set("last_activity_at", to: now.millisecondsSince1970)
+            .where("id", .equal, threadID)
+            .run()
+    }
+
+    /// Recounts the visible replies and when staff first answered, after a reply is added, hidden or restored.
+    func refreshSummary(threadID: Int64, on db: any SQLDatabase) async throws {
+        try await db.raw("""
+            UPDATE desk_threads SET
+                reply_count = (SELECT COUNT(*) FROM desk_replies r WHERE r.thread_id = \(bind: threadID) AND r.moderation = 'visible'),
+                answered_at = (SELECT MIN(r.created_at) FROM desk_replies r
+                    WHERE r.thread_id = \(bind: threadID) AND r.moderation = 'visible' AND r.author_staff_id IS NOT NULL),
+                accepted_reply_id = (SELECT r.id FROM desk_replies r
+                    WHERE r.id = desk_threads.accepted_reply_id AND r.moderation = 'visible')
+            WHERE id = \(bind: threadID)
+            """).run()
+    }
+
+    func touch(threadID: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("desk_threads").set("last_activity_at", to: now.millisecondsSince1970).where("id", .equal, threadID).run()
+    }
+
+    // MARK: Replies
+
+    func insertReply(threadID: Int64, author: DeskAuthor, body: StoredText, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        let row = try await db.insert(into: "desk_replies")
+            .columns("thread_id", "author_member_id", "author_staff_id", "body_source", "body_html", "body_text", "created_at")
+            .values(
+                SQLBind(threadID), SQLBind(author.memberID), SQLBind(author.staffID),
+                SQLBind(body.source), SQLBind(body.html), SQLBind(body.text), SQLBind(now.millisecondsSince1970)
+            )
+            .returning("id")
+            .first()
+        guard let id = try row?.decode(column: "id", as: Int64.self) else { throw DeskStorageError.noIDReturned }
+        try await touch(threadID: threadID, now: now, on: db)
+        try await refreshSummary(threadID: threadID, on: db)
+        try await reindex(threadID: threadID, on: db)
+        return id
+    }
+
+    /// A thread's replies in the order they were posted.
+    func replies(threadID: Int64, on db: any SQLDatabase) async throws -> [DeskReply] {
+        try await db.raw("\(unsafeRaw: Self.replySelect) WHERE r.thread_id = \(bind: threadID) ORDER BY r.id").all().map(decodeReply)
+    }
+
+    func findReply(id: Int64, on db: any SQLDatabase) async throws -> DeskReply? {
+        try await db.raw("\(unsafeRaw: Self.replySelect) WHERE r.id = \(bind: id)").first().map(decodeReply)
+    }
+
+    /// Replaces a reply's body, keeping what it said before.
+    func editReply(id: Int64, previous: StoredText, body: StoredText, now: Date, on db: any SQLDatabase) async throws {
+        let time = now.millisecondsSince1970
+        try await db.insert(into: "desk_reply_versions").columns("reply_id", "body_source", "body_html", "replaced_at")
+            .values(SQLBind(id), SQLBind(previous.source), SQLBind(previous.html), SQLBind(time))
+            .run()
+        try await db.update("desk_replies")
+            .set("body_source", to: body.source).set("body_html", to: body.html).set("body_text", to: body.text)
+            .set("edited_at", to: time)
+            .where("id", .equal, id)
+            .run()
+    }
+
+    /// Earlier versions of these replies, oldest first, keyed by reply.
+    func versions(replyIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64: [(html: String, replacedAt: Date)]] {
+        guard !replyIDs.isEmpty else { return [:] }
+        var result: [Int64: [(html: String, replacedAt: Date)]] = [:]
+        let rows = try await db.select().columns("reply_id", "body_html", "replaced_at").from("desk_reply_versions")
+            .where("reply_id", .in, replyIDs).orderBy("id").all()
+        for row in rows {
+            result[try row.decode(column: "reply_id", as: Int64.self), default: []]
+                .append((try row.decode(column: "body_html", as: String.self), try date(row, "replaced_at")))
+        }
+        return result
+    }
+
+    private static let replySelect = """
+        SELECT r.id, r.thread_id, r.author_member_id, r.author_staff_id, r.body_source, r.body_html, r.body_text, r.created_at,
+            r.edited_at, r.moderation, r.moderation_reason, r.hidden_by_flags,
+            m.pseudonym AS member_pseudonym, m.avatar AS member_avatar,
+            s.username AS staff_username, s.role AS staff_role, p.avatar AS staff_avatar
+        FROM desk_replies r
+        LEFT JOIN members m ON m.id = r.author_member_id
+        LEFT JOIN staff_accounts s ON s.id = r.author_staff_id
+        LEFT JOIN staff_profiles p ON p.account_id = r.author_staff_id
+        """
+
+    private func decodeReply(_ row: any SQLRow) throws -> DeskReply {
+        let author: DeskAuthor
+        if let memberID = try row.decode(column: "author_member_id", as: Int64?.self) {
+            author = .member(
+                id: memberID, pseudonym: try row.decode(column: "member_pseudonym", as: String.self),
+                avatar: Avatar.member(try row.decode(column: "member_avatar", as: String.self)) ?? .memberDefault
+            )
+        } else {
+            author = .staff(
+                id: try row.decode(column: "author_staff_id", as: Int64.self),
+                username: try row.decode(column: "staff_username", as: String.self),
+                role: StaffRole(rawValue: try row.decode(column: "staff_role", as: String.self)) ?? .medicalProfessional,
+                avatar: try row.decode(column: "staff_avatar", as: String?.self).flatMap(Avatar.any)
+            )
+        }
+        return DeskReply(
+            id: try row.decode(column: "id", as: Int64.self),
+            threadID: try row.decode(column: "thread_id", as: Int64.self),
+            author: author,
+            body: StoredText(
+                source: try row.decode(column: "body_source", as: String.self),
+                html: try row.decode(column: "body_html", as: String.self),
+                text: try row.decode(column: "body_text", as: String.self)
+            ),
+            createdAt: try date(row, "created_at"),
+            editedAt: try optionalDate(row, "edited_at"),
+            moderation: Moderation(rawValue: try row.decode(column: "moderation", as: String.self)) ?? .hidden,
+            moderationReason: try row.decode(column: "moderation_reason", as: String?.self),
+            hiddenByFlags: try row.decode(column: "hidden_by_flags", as: Bool.self)
+        )
+    }
+
+    // MARK: Moderation
+
+    /// Hides, removes or restores a post; the thread's counts and search words follow.
+    func setModeration(_ post: DeskPost, threadID: Int64, to moderation: Moderation, reason: String?, byFlags: Bool, on db: any SQLDatabase) async throws {
+        let (table, id) = Self.location(post)
+        try await db.update(table)
+            .set("moderation", to: moderation.rawValue)
+            .set("moderation_reason", to: reason.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)
+            .set("hidden_by_flags", to: byFlags)
+            .where("id", .equal, id)
+            .run()
+        try await refreshSummary(threadID: threadID, on: db)
+        try await reindex(threadID: threadID, on: db)
+    }
+
+    private static func location(_ post: DeskPost) -> (table: String, id: Int64) {
+        switch post {
+        case .question(let id): ("desk_threads", id)
+        case .reply(let id): ("desk_replies", id)
+        }
+    }
+
+    func logModeration(
+        actorID: Int64?, actorName: String, action: ModerationEntry.Action, post: DeskPost, threadID: Int64, reason: String,
+        now: Date, on db: any SQLDatabase
+    ) async throws {
+        try await db.insert(into: "desk_moderation_log")
+            .columns("happened_at", "actor_id", "actor_name", "action", "post", "thread_id", "reason")
+            .values(
+                SQLBind(now.millisecondsSince1970), SQLBind(actorID), SQLBind(actorName), SQLBind(action.rawValue),
+                SQLBind(post.description), SQLBind(threadID), SQLBind(reason)
+            )
+            .run()
+    }
+
+    func moderationLog(_ query: ModerationLogQuery, on db: any SQLDatabase) async throws -> PageOf<ModerationEntry> {
+        try await db.page(
+            of: "desk_moderation_log", query.page,
+            filter: { moderationFilter($0, query) },
+            order: { $0.orderBy("happened_at", .descending).orderBy("id", .descending) },
+            decode: decodeModeration
+        )
+    }
+
+    /// Every entry the filters keep, newest first, for the CSV export.
+    func moderationLogEntries(_ query: ModerationLogQuery, on db: any SQLDatabase) async throws -> [ModerationEntry] {
+        try await moderationFilter(db.select().column("*").from("desk_moderation_log"), query)
+            .orderBy("happened_at", .descending).orderBy("id", .descending)
+            .all().map(decodeModeration)
+    }
+
+    private func moderationFilter(_ builder: SQLSelectBuilder, _ query: ModerationLogQuery) -> SQLSelectBuilder {
+        if let action = query.action { builder.where("action", .equal, action.rawValue) }
+        if !query.moderator.isEmpty { builder.where(lowercased("actor_name", contains: query.moderator)) }
+        if let threadID = query.threadID { builder.where("thread_id", .equal, threadID) }
+        return builder
+    }
+
+    private func decodeModeration(_ row: any SQLRow) throws -> ModerationEntry {
+        ModerationEntry(
+            id: try row.decode(column: "id", as: Int64.self),
+            happenedAt: try date(row, "happened_at"),
+            actorID: try row.decode(column: "actor_id", as: Int64?.self),
+            actorName: try row.decode(column: "actor_name", as: String.self),
+            action: ModerationEntry.Action(rawValue: try row.decode(column: "action", as: String.self)) ?? .hidden,
+            post: DeskPost(try row.decode(column: "post", as: String.self)) ?? .question(0),
+            threadID: try row.decode(column: "thread_id", as: Int64.self),
+            reason: try row.decode(column: "reason", as: String.self)
+        )
+    }
+
+    // MARK: Flags
+
+    /// Records a member's flag; false when she had already flagged this post.
+    func addFlag(_ post: DeskPost, threadID: Int64, memberID: Int64, reason: String, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        let existing = try await db.count(in: "desk_flags") {
+            $0.where("post", .equal, post.description).where("member_id", .equal, memberID)
+        }
+        guard existing == 0 else { return false }
+        let replyID: Int64? = if case .reply(let id) = post { id } else { nil }
+        try await db.insert(into: "desk_flags")
+            .columns("post", "thread_id", "reply_id", "member_id", "reason", "created_at")
+            .values(SQLBind(post.description), SQLBind(threadID), SQLBind(replyID), SQLBind(memberID), SQLBind(reason), SQLBind(now.millisecondsSince1970))
+            .ignoringConflicts(with: ["post", "member_id"])
+            .run()
+        return true
+    }
+
+    /// How many different members have open flags on the post.
+    func openFlagCount(_ post: DeskPost, on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "desk_flags") { $0.where("post", .equal, post.description).where("resolved_at", .is, SQLLiteral.null) }
+    }
+
+    func resolveFlags(_ post: DeskPost, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("desk_flags").set("resolved_at", to: now.millisecondsSince1970)
+            .where("post", .equal, post.description).where("resolved_at", .is, SQLLiteral.null)
+            .run()
+    }
+
+    /// Posts with open flags, most-flagged first, each with its reasons.
+    func flaggedPosts(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<FlaggedPost> {
+        let total = try await db.raw("SELECT COUNT(DISTINCT post) AS count FROM desk_flags WHERE resolved_at IS NULL").first()?
+            .decode(column: "count", as: Int.self) ?? 0
+        let keys = try await db.raw("""
+            SELECT post, thread_id, COUNT(*) AS flags, MIN(created_at) AS first_at FROM desk_flags WHERE resolved_at IS NULL
+            GROUP BY post, thread_id ORDER BY flags DESC, first_at ASC, post ASC
+            LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
+            """).all().map { (post: try $0.decode(column: "post", as: String.self), threadID: try $0.decode(column: "thread_id", as: Int64.self)) }
+        guard !keys.isEmpty else { return PageOf(items: [], totalCount: total, request: page) }
+        var reasons: [String: [(reason: String, at: Date)]] = [:]
+        for row in try await db.select().columns("post", "reason", "created_at").from("desk_flags")
+            .where("post", .in, keys.map(\.post)).where("resolved_at", .is, SQLLiteral.null).orderBy("id").all() {
+            reasons[try row.decode(column: "post", as: String.self), default: []]
+                .append((try row.decode(column: "reason", as: String.self), try date(row, "created_at")))
+        }
+        var items: [FlaggedPost] = []
+        for key in keys {
+            guard let post = DeskPost(key.post), let thread = try await findThread(id: key.threadID, on: db) else { continue }
+            let text: String, moderation: Moderation
+            switch post {
+            case .question:
+                (text, moderation) = (thread.body.text, thread.moderation)
+            case .reply(let id):
+                guard let reply = try await findReply(id: id, on: db) else { continue }
+                (text, moderation) = (reply.body.text, reply.moderation)
+            }
+            items.append(FlaggedPost(
+                post: post, threadID: thread.id, threadTitle: thread.title,
+                excerpt: SanitizedText.excerpt(of: text, maxCharacters: 300), moderation: moderation, reasons: reasons[key.post] ?? []
+            ))
+        }
+        return PageOf(items: items, totalCount: total, request: page)
+    }
+
+    func openFlagTotal(on db: any SQLDatabase) async throws -> Int {
+        try await db.raw("SELECT COUNT(DISTINCT post) AS count FROM desk_flags WHERE resolved_at IS NULL").first()?
+            .decode(column: "count", as: Int.self) ?? 0
+    }
+
+    // MARK: Notifications
+
+    func notify(memberID: Int64, kind: DeskNotification.Kind, threadID: Int64, replyID: Int64?, reason: String?, now: Date, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "desk_notifications")
+            .columns("member_id", "kind", "thread_id", "reply_id", "reason", "created_at")
+            .values(SQLBind(memberID), SQLBind(kind.rawValue), SQLBind(threadID), SQLBind(replyID), SQLBind(reason), SQLBind(now.millisecondsSince1970))
+            .run()
+    }
+
+    /// A member's feed, newest first. A removed thread's title is not shown.
+    func notifications(memberID: Int64, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<DeskNotification> {
+        let total = try await db.count(in: "desk_notifications") { $0.where("member_id", .equal, memberID) }
+        let rows = try await db.raw("""
+            SELECT n.id, n.kind, n.thread_id, n.reply_id, n.reason, n.created_at, t.title, t.moderation
+            FROM desk_notifications n JOIN desk_threads t ON t.id = n.thread_id
+            WHERE n.member_id = \(bind: memberID) ORDER BY n.id DESC
+            LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
+            """).all()
+        let items = try rows.map { row in
+            let visible = try row.decode(column: "moderation", as: String.self) == Moderation.visible.rawValue
+            return DeskNotification(
+                id: try row.decode(column: "id", as: Int64.self),
+                kind: DeskNotification.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .reply,
+                threadID: try row.decode(column: "thread_id", as: Int64.self),
+                threadTitle: visible ? try row.decode(column: "title", as: String.self) : Moderation.placeholder,
+                replyID: try row.decode(column: "reply_id", as: Int64?.self),
+                reason: try row.decode(column: "reason", as: String?.self),
+                createdAt: try date(row, "created_at")
+            )
+        }
+        return PageOf(items: items, totalCount: total, request: page)
+    }
+
+    // MARK: Anonymous authors
+
+    func recordReveal(threadID: Int64, by staff: StaffAccount, reason: String, now: Date, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "desk_author_reveals")
+            .columns("thread_id", "revealed_by", "revealed_by_name", "reason", "revealed_at")
+            .values(SQLBind(threadID), SQLBind(staff.id), SQLBind(staff.username), SQLBind(reason), SQLBind(now.millisecondsSince1970))
+            .run()
+    }
+
+    func reveals(threadID: Int64, on db: any SQLDatabase) async throws -> [AuthorReveal] {
+        try await db.select().columns("revealed_by_name", "reason", "revealed_at").from("desk_author_reveals")
+            .where("thread_id", .equal, threadID).orderBy("id").all()
+            .map { AuthorReveal(
+                revealedByName: try $0.decode(column: "revealed_by_name", as: String.self),
+                reason: try $0.decode(column: "reason", as: String.self), revealedAt: try date($0, "revealed_at")
+            ) }
+    }
+
+    // MARK: New-question emails
+
+    func emailsSwitchedOff(staffID: Int64, on db: any SQLDatabase) async throws -> Bool {
+        try await db.count(in: "desk_email_opt_outs") { $0.where("staff_id", .equal, staffID) } > 0
+    }
+
+    func setEmailsSwitchedOff(_ off: Bool, staffID: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "desk_email_opt_outs").where("staff_id", .equal, staffID).run()
+        if off {
+            try await db.insert(into: "desk_email_opt_outs").columns("staff_id", "since")
+                .values(SQLBind(staffID), SQLBind(now.millisecondsSince1970)).run()
+        }
+    }
+
+    /// The addresses of active medical professionals who want new-question emails.
+    func newQuestionRecipients(on db: any SQLDatabase) async throws -> [String] {
+        try await db.raw("""
+            SELECT s.email FROM staff_accounts s
+            WHERE s.role = \(bind: StaffRole.medicalProfessional.rawValue) AND s.status = \(bind: AccountStatus.active.rawValue)
+                AND s.email IS NOT NULL AND s.email <> ''
+                AND NOT EXISTS (SELECT 1 FROM desk_email_opt_outs o WHERE o.staff_id = s.id)
+            ORDER BY s.id
+            """).all().map { try $0.decode(column: "email", as: String.self) }
+    }
+
+    // MARK: Search index
+
+    /// Rewrites a thread's words: its title, question and visible replies; a hidden or removed thread has none.
+    func reindex(threadID: Int64, on db: any SQLDatabase) async throws {
+        let thread = try await db.select().columns("title", "body_text", "moderation").from("desk_threads").where("id", .equal, threadID).first()
+        let isVisible = try thread.map { try $0.decode(column: "moderation", as: String.self) == Moderation.visible.rawValue } ?? false
+        switch engine {
+        case .sqlite: try await db.raw("DELETE FROM desk_search WHERE rowid = \(bind: threadID)").run()
+        case .postgres: try await db.raw("DELETE FROM desk_search WHERE thread_id = \(bind: threadID)").run()
+        }
+        guard let thread, isVisible else { return }
+        let replies = try await db.select().column("body_text").from("desk_replies")
+            .where("thread_id", .equal, threadID).where("moderation", .equal, Moderation.visible.rawValue).orderBy("id").all()
+            .map { try $0.decode(column: "body_text", as: String.self) }
+        try await index(
+            threadID: threadID, title: try thread.decode(column: "title", as: String.self),
+            body: ([try thread.decode(column: "body_text", as: String.self)] + replies).joined(separator: "\n"), on: db
+        )
+    }
+
+    private func index(threadID: Int64, title: String, body: String, on db: any SQLDatabase) async throws {
+        switch engine {
+        case .sqlite:
+            try await db.raw("INSERT INTO desk_search (rowid, title, body) VALUES (\(bind: threadID), \(bind: title), \(bind: body))").run()
+        case .postgres:
+            try await db.raw("""
+                INSERT INTO desk_search (thread_id, document)
+                VALUES (\(bind: threadID), setweight(to_tsvector('english', \(bind: title)), 'A') || to_tsvector('english', \(bind: body)))
+                """).run()
+        }
+    }
+
+    // MARK: Re-sanitizing
+
+    /// Ids of threads after `afterID`, for walking every stored body in batches.
+    func threadIDs(after afterID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [Int64] {
+        try await db.select().column("id").from("desk_threads").where("id", .greaterThan, afterID).orderBy("id").limit(limit).all()
+            .map { try $0.decode(column: "id", as: Int64.self) }
+    }
+
+    func bodies(of table: DeskBodyTable, after afterID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [(id: Int64, source: String, html: String)] {
+        try await db.select().columns("id", "body_source", "body_html").from(table.rawValue)
+            .where("id", .greaterThan, afterID).orderBy("id").limit(limit).all()
+            .map { (try $0.decode(column: "id", as: Int64.self), try $0.decode(column: "body_source", as: String.self), try $0.decode(column: "body_html", as: String.self)) }
+    }
+
+    func setBody(of table: DeskBodyTable, id: Int64, html: String, text: String?, on db: any SQLDatabase) async throws {
+        let update = db.update(table.rawValue).set("body_html", to: html)
+        if let text { update.set("body_text", to: text) }
+        try await update.where("id", .equal, id).run()
+    }
+
+    func threadCount(on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "desk_threads")
+    }
+
+    // MARK: Decoding
+
+    private func date(_ row: any SQLRow, _ column: String) throws -> Date {
+        Date(millisecondsSince1970: try row.decode(column: column, as: Int64.self))
+    }
+
+    private func optionalDate(_ row: any SQLRow, _ column: String) throws -> Date? {
+        try row.decode(column: column, as: Int64?.self).map(Date.init(millisecondsSince1970:))
+    }
+}
+
+/// The tables that hold posted bodies, for `careportal resanitize`.
+enum DeskBodyTable: String, Sendable, CaseIterable {
+    case questions = "desk_threads"
+    case replies = "desk_replies"
+    case replyVersions = "desk_reply_versions"
+}
+
+enum DeskStorageError: Error {
+    case noIDReturned
+}

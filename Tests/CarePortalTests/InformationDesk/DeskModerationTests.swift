@@ -1,0 +1,210 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import CarePortal
+
+@Suite struct DeskModerationTests {
+    @Test(arguments: TestEngines.all)
+    func aTakenDownPostShowsThePlaceholderTellsItsAuthorAndCanBeRestored(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (asker, _) = try await AppClient.registered(portal)
+            let (replier, _) = try await AppClient.registered(portal)
+            let thread = try await DeskSteps.ask(asker, title: "Which vitamins should I take?")
+            let reply = try await replier.send(.post, SiteURL.apiThreadReplies(thread).path, json: ["body": "Buy my miracle pills at example.com"])
+            let replyID = Int64(try #require(reply.object["id"] as? Int))
+            var (admin, adminAccount) = try await portal.signedIn(.administrator)
+            var (doctor, _) = try await portal.signedIn(.medicalProfessional)
+
+            let form = try await admin.get(SiteURL.deskReplyModerate(replyID).path)
+            #expect(form.text.contains("Buy my miracle pills"))
+            let noReason = try await admin.post(SiteURL.deskReplyModerate(replyID).path, form: [("choice", "remove"), ("reason", "")])
+            #expect(noReason.status == .unprocessableContent)
+            #expect(noReason.text.contains("Enter the reason; the author is told it"))
+            #expect((try await DeskSteps.thread(asker, thread)["replies"] as? [[String: Any]])?.first?["removed"] as? Bool == false,
+                    "a refused form changes nothing")
+
+            let removed = try await admin.post(SiteURL.deskReplyModerate(replyID).path, form: [("choice", "remove"), ("reason", "Advertising")])
+            #expect(removed.status == .seeOther)
+            let seen = try #require((try await DeskSteps.thread(asker, thread)["replies"] as? [[String: Any]])?.first)
+            #expect(seen["removed"] as? Bool == true)
+            #expect(seen["removed_text"] as? String == "Removed by a moderator")
+            #expect(seen["body_html"] is NSNull || seen["body_html"] == nil)
+            #expect(!(try await asker.get(SiteURL.apiThread(thread).path).text.contains("miracle pills")))
+            #expect(!(try await doctor.get(SiteURL.deskThread(thread).path).text.contains("miracle pills")))
+            let adminView = try await admin.get(SiteURL.deskThread(thread).path)
+            #expect(adminView.text.contains("miracle pills") && adminView.text.contains("Reason: Advertising"))
+
+            let told = try #require(try await DeskSteps.notifications(replier).first)
+            #expect(told["kind"] as? String == "removed")
+            #expect(told["reason"] as? String == "Advertising")
+
+            let log = try await admin.get(SiteURL.deskModerationLog.path)
+            #expect(log.text.contains(adminAccount.username) && log.text.contains("Advertising") && log.text.contains("Reply \(replyID)"))
+            let csv = try await admin.get(SiteURL.deskModerationLogExport.path + "?action=removed")
+            #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
+            let lines = csv.text.split(separator: "\r\n")
+            #expect(lines.first == Substring(DeskModerationController.csvHeader.joined(separator: ",")))
+            #expect(lines.count == 2 && lines[1].contains("reply:\(replyID)") && lines[1].contains("Advertising"))
+            #expect(try await portal.auditEntries(action: .moderationLogExported).count == 1)
+            #expect(try await portal.auditEntries(action: .deskPostRemoved).count == 1)
+
+            #expect(try await admin.post(SiteURL.deskReplyRestore(replyID).path).status == .seeOther)
+            #expect(try await asker.get(SiteURL.apiThread(thread).path).text.contains("miracle pills"))
+
+            // A whole question taken down leaves the list and reads as removed.
+            #expect(try await admin.post(SiteURL.deskThreadModerate(thread).path, form: [("choice", "hide"), ("reason", "Checking facts")]).status == .seeOther)
+            let hidden = try await DeskSteps.thread(replier, thread)
+            #expect(hidden["removed"] as? Bool == true && hidden["title"] as? String == "Removed by a moderator")
+            #expect((hidden["replies"] as? [Any])?.isEmpty == true)
+            #expect((try await replier.get(SiteURL.apiThreads.path).object["threads"] as? [Any])?.isEmpty == true)
+            #expect(!(try await doctor.get(SiteURL.desk.path + "?filter=all").text.contains("Which vitamins")))
+            #expect(try await admin.get(SiteURL.desk.path + "?filter=all").text.contains("Which vitamins"))
+            #expect(try await asker.send(.post, SiteURL.apiThreadReplies(thread).path, json: ["body": "Hello?"]).status == .notFound)
+            #expect(try await DeskSteps.notifications(asker).contains { $0["kind"] as? String == "removed" && $0["reason"] as? String == "Checking facts" })
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func threeMembersFlagsHideAPostUntilAnAdministratorReviewsIt(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (asker, _) = try await AppClient.registered(portal)
+            let thread = try await DeskSteps.ask(asker, title: "Rude question", body: "Something unkind")
+            var flaggers: [AppClient] = []
+            for _ in 0..<3 { flaggers.append(try await AppClient.registered(portal).0) }
+            let path = SiteURL.apiThreadFlags(thread).path
+
+            #expect(try await DeskSteps.flag(flaggers[0], path, reason: "").status == .unprocessableContent)
+            #expect(try await DeskSteps.flag(flaggers[0], path).status == .created)
+            let again = try await DeskSteps.flag(flaggers[0], path, reason: "Really unkind")
+            #expect(again.status == .ok && again.object["status"] as? String == "already_flagged")
+            #expect(try await DeskSteps.flag(flaggers[1], path, reason: "Hurtful").status == .created)
+            #expect(try await DeskSteps.thread(asker, thread)["removed"] as? Bool == false, "two members are not enough")
+
+            #expect(try await DeskSteps.flag(flaggers[2], path, reason: "Offensive").status == .created)
+            #expect(try await DeskSteps.thread(asker, thread)["removed"] as? Bool == true, "the third member's flag hides it")
+
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let queue = try await admin.get(SiteURL.deskFlags.path)
+            #expect(queue.text.contains("Rude question") && queue.text.contains("3 flags, hidden until reviewed"))
+            #expect(queue.text.contains("This is not kind") && queue.text.contains("Hurtful") && queue.text.contains("Offensive"))
+            #expect(!queue.text.contains("Really unkind"), "a second flag from the same member is not counted")
+            #expect(try await admin.get(SiteURL.desk.path).text.contains("Flagged posts (1 waiting for review)"))
+
+            #expect(try await admin.post(SiteURL.deskThreadKeep(thread).path).status == .seeOther)
+            #expect(try await DeskSteps.thread(asker, thread)["removed"] as? Bool == false, "kept: it shows again")
+            #expect(try await admin.get(SiteURL.deskFlags.path).text.contains("No flagged posts are waiting"))
+            let log = try await admin.get(SiteURL.deskModerationLog.path)
+            #expect(log.text.contains("Hidden by three flags") && log.text.contains("Flags reviewed, post kept") && log.text.contains("Automatic"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func revealingAnAnonymousAuthorNeedsAReasonAndIsRecorded(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, member) = try await AppClient.registered(portal, pseudonym: "HiddenFinch")
+            let memberID = try #require(member["id"] as? Int)
+            let thread = try await DeskSteps.ask(app, title: "I relapsed last night", anonymous: true)
+            var (admin, account) = try await portal.signedIn(.administrator)
+            var (doctor, _) = try await portal.signedIn(.medicalProfessional)
+            #expect(try await doctor.get(SiteURL.deskThreadReveal(thread).path).status == .forbidden)
+
+            let form = try await admin.get(SiteURL.deskThreadReveal(thread).path)
+            #expect(form.text.contains("Why do you need to know who asked?") && !form.text.contains("HiddenFinch"))
+            let noReason = try await admin.post(SiteURL.deskThreadReveal(thread).path, form: [("reason", " ")])
+            #expect(noReason.status == .unprocessableContent && !noReason.text.contains("HiddenFinch"))
+            #expect(try await portal.auditEntries(action: .deskAuthorRevealed).isEmpty)
+
+            let revealed = try await admin.post(SiteURL.deskThreadReveal(thread).path, form: [("reason", "She wrote about harming herself")])
+            #expect(revealed.status == .ok)
+            #expect(revealed.text.contains("Asked by HiddenFinch") && revealed.text.contains("/members/\(memberID)"))
+            let audit = try #require(try await portal.auditEntries(action: .deskAuthorRevealed).first)
+            #expect(audit.actorAccountID == account.id && audit.detail == "She wrote about harming herself")
+            let threadPage = try await admin.get(SiteURL.deskThread(thread).path)
+            #expect(threadPage.text.contains("\(account.username) revealed who asked"))
+            #expect(!threadPage.text.contains("HiddenFinch"), "the name is shown once, on the reveal itself")
+        }
+    }
+}
+
+/// An anonymous question never names its author, to anyone, anywhere on the desk.
+@Suite struct DeskAnonymityTests {
+    @Test(arguments: TestEngines.all)
+    func anAnonymousAskerIsNeverNamedOnAnyPageResponseEmailOrFeed(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await portal.createStaff(.medicalProfessional, username: "dr.notified", email: "notified@clinic.example")
+            let pseudonym = "SecretWren"
+            let (asker, member) = try await AppClient.registered(portal, pseudonym: pseudonym)
+            let askerID = try #require(member["id"] as? Int)
+            let (other, _) = try await AppClient.registered(portal)
+            let thread = try await DeskSteps.ask(asker, title: "Methadone and my baby's heartbeat", body: "Is a fast heartbeat a worry?", anonymous: true)
+            // She also writes in her own thread; that must not give her away either.
+            let ownReply = try await asker.send(.post, SiteURL.apiThreadReplies(thread).path, json: ["body": "Also, I am 30 weeks along."])
+            #expect(ownReply.status == .created)
+            var (doctor, _) = try await portal.signedIn(.medicalProfessional)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let answer = try await DeskSteps.reply(&doctor, thread: thread, body: "A baby's heart beats fast; 110 to 160 is normal.")
+            #expect(try await admin.post(SiteURL.deskReplyAccept(answer).path).status == .seeOther)
+            #expect(try await DeskSteps.flag(other, SiteURL.apiThreadFlags(thread).path).status == .created)
+            #expect(try await admin.post(SiteURL.deskReplyModerate(answer).path, form: [("choice", "hide"), ("reason", "Checking")]).status == .seeOther)
+            #expect(try await admin.post(SiteURL.deskReplyRestore(answer).path).status == .seeOther)
+
+            func assertNoIdentity(_ text: String, _ label: String) {
+                #expect(!text.contains(pseudonym), "\(label) shows her pseudonym")
+                #expect(!text.lowercased().contains(pseudonym.lowercased()), "\(label) shows her pseudonym in another case")
+                for leak in ["/members/\(askerID)", "\"member_id\":\(askerID)", "member:\(askerID)", "\"author_member_id\""] {
+                    #expect(!text.contains(leak), "\(label) contains \(leak)")
+                }
+            }
+
+            // Every information-desk page, as a medical professional and as an administrator.
+            let deskPages = portal.app.routes.filter { $0.method == "GET" && $0.path.hasPrefix("/desk") }
+            #expect(deskPages.count >= 7)
+            for (label, visitor) in [("medical professional", doctor), ("administrator", admin)] {
+                var visitor = visitor
+                for route in deskPages {
+                    let id = route.path.contains("/replies/") ? answer : Int64(thread)
+                    var paths = [route.path.replacingOccurrences(of: ":id", with: "\(id)")]
+                    if route.path == SiteURL.desk.path {
+                        paths += DeskFilter.allCases.map { "\(SiteURL.desk.path)?filter=\($0.rawValue)" }
+                        paths += ["\(SiteURL.desk.path)?filter=all&q=heartbeat", "\(SiteURL.desk.path)?filter=all&q=30+weeks"]
+                    }
+                    for path in paths {
+                        let response = try await visitor.get(path)
+                        #expect(response.status.code < 500, "\(path) as \(label)")
+                        assertNoIdentity(response.text, "\(path) as \(label)")
+                    }
+                }
+                let withQuestion = try await visitor.get(SiteURL.desk.path + "?filter=all&q=heartbeat")
+                #expect(withQuestion.text.contains("Asked by Anonymous"), "the search result names no one, as \(label)")
+            }
+
+            // Every API response, as the asker herself and as another member.
+            for (label, app) in [("the asker", asker), ("another member", other)] {
+                for path in [
+                    SiteURL.apiThreads.path, SiteURL.apiThreads.path + "?q=heartbeat", SiteURL.apiThreads.path + "?filter=accepted",
+                    SiteURL.apiThread(thread).path, SiteURL.apiNotifications.path,
+                ] {
+                    let response = try await app.get(path)
+                    #expect(response.status == .ok, "\(path) as \(label)")
+                    assertNoIdentity(response.text, "\(path) as \(label)")
+                }
+                let read = try await DeskSteps.thread(app, thread)
+                let author = try #require(read["author"] as? [String: Any])
+                #expect(author["kind"] as? String == "anonymous" && author["name"] as? String == "Anonymous")
+                #expect(author["member_id"] is NSNull || author["member_id"] == nil)
+                let replies = try #require(read["replies"] as? [[String: Any]])
+                #expect((replies.first?["author"] as? [String: Any])?["name"] as? String == "Anonymous")
+            }
+            #expect(try await DeskSteps.thread(asker, thread)["asked_by_you"] as? Bool == true)
+            #expect(try await DeskSteps.thread(other, thread)["asked_by_you"] as? Bool == false)
+            #expect(try await DeskSteps.notifications(asker).count >= 2, "her feed has entries, and they name no one")
+
+            // Every email the desk sent.
+            let mail = try await portal.outboxMessages()
+            #expect(mail.contains { $0.subject.contains("New question") })
+            for message in mail { assertNoIdentity(message.subject + message.body, "the email to \(message.recipient)") }
+        }
+    }
+}
