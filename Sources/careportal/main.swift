@@ -7,7 +7,7 @@ struct CarePortalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "careportal",
         abstract: "CarePortal: the staff portal and member API for community-health programs.",
-        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self],
+        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -121,5 +121,17 @@ struct SeedDemo: AsyncParsableCommand {
             print("  \(credential.role.title.padding(toLength: 22, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)")
         }
         print("Two medical professionals are invited; the administrator finds their invitation emails on the Outbox page.")
+    }
+}
+
+struct Resanitize: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render every stored question and reply again from its source with the current SafeHTML policy."
+    )
+    @OptionGroup var options: SettingsOptions
+
+    func run() async throws {
+        let report = try await Commands.resanitize(settings: try options.settings())
+        print("Examined \(report.examined) stored bodies; \(report.changed) rendered differently under the current policy and were updated.")
     }
 }

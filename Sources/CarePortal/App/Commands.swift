@@ -83,6 +83,15 @@ public enum Commands {
         }
     }
 
+    /// Renders every stored post again from its source with the current SafeHTML policy.
+    public static func resanitize(settings: Settings) async throws -> DeskResanitizer.Report {
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        return try await database.whileRunning {
+            try await Migrator(database: database, logger: logger(settings)).migrate()
+            return try await DeskResanitizer(database: database).run()
+        }
+    }
+
     static func logger(_ settings: Settings) -> Logger {
         var logger = Logger(label: "careportal")
         logger.logLevel = settings.logLevel

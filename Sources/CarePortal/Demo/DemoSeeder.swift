@@ -38,12 +38,14 @@ public struct DemoSeeder: Sendable {
         try await database.transaction { [credentials, hashes] db in
             guard try await accounts.count(on: db) == 0 else { throw RefusedRealData() }
             var administratorID: Int64?
+            var deskStaff: [DeskAuthor] = []
             for (credential, hash) in zip(credentials, hashes) {
                 let account = try await accounts.create(
                     username: credential.username, email: "\(credential.username)@demo.invalid", role: credential.role,
                     status: .active, passwordHash: hash, now: dependencies.now(), on: db
                 )
                 if credential.role == .administrator { administratorID = account.id }
+                if credential.role != .physician { deskStaff.append(account.deskAuthor) }
                 if credential.role == .medicalProfessional {
                     try await StaffProfileRepository().create(StaffProfile(
                         firstName: "Morgan", lastName: "Demo (demo data)", dateOfBirth: CalendarDate(year: 1985, month: 6, day: 14)!,
@@ -60,11 +62,16 @@ public struct DemoSeeder: Sendable {
             if let administratorID {
                 try await seedMembers(createdBy: administratorID, passwordHash: memberPasswordHash, answerHash: memberAnswerHash, on: db)
                 try await inviteDemoMedicalProfessionals(invitedBy: administratorID, on: db)
+                var everyone = MemberListQuery()
+                everyone.page = PageRequest(number: 1, size: 200)
+                let memberIDs = try await MemberRepository().list(everyone, on: db).items.map(\.id)
+                try await DemoDesk(now: dependencies.now(), repository: DeskRepository(engine: database.engine))
+                    .seed(count: Self.threadCount, members: memberIDs, staff: deskStaff, on: db)
             }
             try await AuditLog(now: dependencies.now).record(
                 AuditEvent(
                     actor: .system, action: .demoDataSeeded, origin: .commandLine,
-                    detail: "demo staff accounts, members, codes and invitations"
+                    detail: "demo staff accounts, members, codes, invitations and information-desk threads"
                 ), on: db
             )
         }
@@ -72,6 +79,7 @@ public struct DemoSeeder: Sendable {
     }
 
     static let memberCount = 36
+    static let threadCount = 250
 
     /// Members spread over eleven due months (two past, nine ahead), each with the code she used; and
     /// codes not used yet, revoked and expired, so every status shows in the lists.

@@ -515,6 +515,15 @@ struct DeskRepository: Sendable {
         try await update.where("id", .equal, id).run()
     }
 
+    /// The thread whose search words a changed body belongs to; earlier reply versions are not searched.
+    func threadID(of table: DeskBodyTable, id: Int64, on db: any SQLDatabase) async throws -> Int64? {
+        switch table {
+        case .questions: id
+        case .replies: try await findReply(id: id, on: db)?.threadID
+        case .replyVersions: nil
+        }
+    }
+
     func threadCount(on db: any SQLDatabase) async throws -> Int {
         try await db.count(in: "desk_threads")
     }

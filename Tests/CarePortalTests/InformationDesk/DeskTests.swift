@@ -226,3 +226,27 @@ import Testing
         }
     }
 }
+
+@Suite struct DeskResanitizeTests {
+    @Test(arguments: TestEngines.all)
+    func resanitizeRendersEveryStoredPostAgainFromItsSource(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, _) = try await AppClient.registered(portal)
+            let thread = try await DeskSteps.ask(app, title: "Swollen feet", body: "My feet **swell** by evening.")
+            var (doctor, _) = try await portal.signedIn(.medicalProfessional)
+            let reply = try await DeskSteps.reply(&doctor, thread: thread, body: "Put them up when you can.")
+            // HTML stored under an older, looser policy.
+            try await portal.database.transaction { db in
+                try await db.raw("UPDATE desk_threads SET body_html = '<p onclick=\"x()\">old</p><script>steal()</script>' WHERE id = \(bind: thread)").run()
+                try await db.raw("UPDATE desk_replies SET body_html = '<iframe src=\"//evil\"></iframe>' WHERE id = \(bind: reply)").run()
+            }
+            let report = try await DeskResanitizer(database: portal.database).run()
+            #expect(report.examined == 2 && report.changed == 2)
+            let page = try await doctor.get(SiteURL.deskThread(thread).path)
+            #expect(page.text.contains("<strong>swell</strong>") && page.text.contains("Put them up when you can."))
+            #expect(!page.text.contains("steal()") && !page.text.contains("iframe") && !page.text.contains("onclick"))
+            #expect(try await DeskResanitizer(database: portal.database).run().changed == 0, "a second run finds nothing to change")
+            #expect(try await portal.auditEntries(action: .contentResanitized).count == 2)
+        }
+    }
+}

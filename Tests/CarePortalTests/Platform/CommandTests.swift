@@ -46,15 +46,26 @@ import Testing
             _ = try await Commands.seedDemo(settings: Self.settings(url))
         }
         let database = try Database(url: url, logger: TestDatabase.logger)
-        let (members, cohorts, codes) = try await database.whileRunning {
+        let desk = DeskRepository(engine: engine)
+        var everything = DeskListQuery()
+        everything.filter = .all
+        everything.page = PageRequest(number: 1, size: 200)
+        let allThreads = everything
+        let (members, cohorts, codes, threads, flagged, anonymous) = try await database.whileRunning {
             try await database.read { db in
                 (try await MemberRepository().count(on: db),
                  try await MemberRepository().cohortSummaries(now: Date(), on: db),
-                 try await SignUpCodeRepository().list(status: nil, search: "", page: PageRequest(number: 1, size: 100), now: Date(), on: db).items)
+                 try await SignUpCodeRepository().list(status: nil, search: "", page: PageRequest(number: 1, size: 100), now: Date(), on: db).items,
+                 try await desk.counts(allThreads, on: db),
+                 try await desk.openFlagTotal(on: db),
+                 try await desk.list(allThreads, on: db).items.filter(\.isAnonymous).count)
             }
         }
         try await TestDatabase.drop(url)
         #expect(members == DemoSeeder.memberCount)
+        #expect(threads.all == DemoSeeder.threadCount)
+        #expect(threads.waiting > 0 && threads.answered > threads.waiting && threads.accepted > 0)
+        #expect(flagged > 0 && anonymous > 0)
         #expect(cohorts.count >= 10 && cohorts.allSatisfy { $0.memberCount > 0 })
         let statuses = Set(codes.map { $0.status(at: Date()) })
         #expect(statuses == Set(SignUpCode.Status.allCases), "every code status appears")

@@ -37,6 +37,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case deskFlagsDismissed = "desk_flags_dismissed"
     case deskAuthorRevealed = "desk_author_revealed"
     case moderationLogExported = "moderation_log_exported"
+    case contentResanitized = "content_resanitized"
 
     public var title: String {
         switch self {
@@ -74,6 +75,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
         case .deskFlagsDismissed: "Flags reviewed, post kept"
         case .deskAuthorRevealed: "Anonymous author revealed"
         case .moderationLogExported: "Moderation log exported"
+        case .contentResanitized: "Posts sanitized again"
         }
     }
 }
