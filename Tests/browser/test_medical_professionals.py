@@ -62,7 +62,7 @@ def test_an_invited_medical_professional_sets_up_their_account(browser, server, 
     fill(browser, "password_confirmation", "quiet river morning walk")
     fill(browser, "bio", "Parkinson's nurse. Ask me about <medication>.")
     submit(browser, "Create my account")
-    assert path_of(browser) == "/"
+    assert path_of(browser) == "/desk"
     assert "Signed in as nurse.amira (Medical professional)" in text_of(browser, "header")
     screenshot(browser, "04-signed-in")
 

@@ -55,7 +55,8 @@ struct DeskThreadRow: Sendable {
     let replies: String
     let statusTitle: String
     let statusTag: String
-    let age: String
+    /// For answered questions, how long since anything happened; a waiting one shows its wait in the tag.
+    let age: String?
     let moderationTitle: String?
 
     init(_ thread: DeskThread, now: Date) {
@@ -70,11 +71,9 @@ struct DeskThreadRow: Sendable {
         } else if thread.answeredAt != nil {
             (statusTitle, statusTag) = ("Answered", "tag--blue")
         } else {
-            (statusTitle, statusTag) = ("Waiting", "tag--yellow")
+            (statusTitle, statusTag) = ("Waiting \(DeskAge.text(since: thread.createdAt, now: now))", "tag--yellow")
         }
-        age = thread.answeredAt == nil
-            ? "waiting \(DeskAge.text(since: thread.createdAt, now: now))"
-            : "active \(DeskAge.text(since: thread.lastActivityAt, now: now)) ago"
+        age = thread.answeredAt == nil ? nil : "Active \(DeskAge.text(since: thread.lastActivityAt, now: now)) ago"
         moderationTitle = thread.moderation == .visible ? nil : thread.moderation.title
     }
 }
