@@ -127,6 +127,12 @@ struct DeskRepository: Sendable {
         )
     }
 
+    /// Makes changes to one thread take turns (PostgreSQL; SQLite transactions already do), so
+    /// counting flags and acting on the count cannot interleave.
+    func lock(threadID: Int64, on db: any SQLDatabase) async throws {
+        if engine == .postgres { try await db.raw("SELECT id FROM desk_threads WHERE id = \(bind: threadID) FOR UPDATE").run() }
+    }
+
     func setAcceptedReply(threadID: Int64, replyID: Int64?, now: Date, on db: any SQLDatabase) async throws {
         try await db.update("desk_threads")
             .set("accepted_reply_id", to: replyID.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)

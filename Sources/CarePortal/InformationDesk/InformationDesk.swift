@@ -125,6 +125,7 @@ struct InformationDesk: Sendable {
         return try await portal.database.transaction { db in
             let (threadID, moderation) = try await locate(post, on: db)
             guard moderation == .visible else { throw DeskRefusal.notFound }
+            try await repository.lock(threadID: threadID, on: db)
             guard try await repository.addFlag(post, threadID: threadID, memberID: memberID, reason: reason, now: now, on: db) else {
                 return false
             }

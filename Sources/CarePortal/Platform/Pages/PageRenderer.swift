@@ -72,7 +72,7 @@ struct PageRenderer: Sendable {
     }
 
     func html<P: Page>(_ page: P) -> String {
-        guard let html = library.render(page, withTemplate: P.template.rawValue) else {
+        guard let html = library.render(TemplateValues.box(page) ?? [String: Any](), withTemplate: P.template.rawValue) else {
             preconditionFailure("template \(P.template.rawValue) was checked at start-up")
         }
         return html
@@ -84,6 +84,33 @@ struct PageRenderer: Sendable {
             headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html(page)))
         )
+    }
+}
+
+/// A view model as nested dictionaries and arrays, made with one reflection pass over it. The
+/// template engine otherwise reflects an object again for every name it looks up (and once more for
+/// each enclosing object a name is not found in), which made long pages slow. Optionals that are nil
+/// are left out, which is how the engine treats them anyway.
+enum TemplateValues {
+    static func box(_ value: Any) -> Any? {
+        if value is String || value is Bool || value is Int || value is Double || value is Date || value is URL {
+            return value
+        }
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .optional:
+            return mirror.children.first.flatMap { box($0.value) }
+        case .struct, .class:
+            var fields: [String: Any] = [:]
+            for child in mirror.children {
+                if let label = child.label, let field = box(child.value) { fields[label] = field }
+            }
+            return fields
+        case .collection:
+            return mirror.children.compactMap { box($0.value) }
+        default:
+            return value
+        }
     }
 }
 
