@@ -107,6 +107,19 @@ enum DeskPost: Sendable, Hashable, CustomStringConvertible {
         case .reply: "reply"
         }
     }
+
+    /// The question's thread id or the reply's id.
+    var id: Int64 {
+        switch self {
+        case .question(let id), .reply(let id): id
+        }
+    }
+
+    /// The reply's id; nil for a question.
+    var replyID: Int64? {
+        if case .reply(let id) = self { return id }
+        return nil
+    }
 }
 
 /// Who is reading the desk; decides what is shown of anonymous and moderated posts.

@@ -78,7 +78,7 @@ struct DeskModerationController {
                 layout: portal.layout(isQuestion ? "Take down this question" : "Take down this reply", context: context, current: .desk),
                 heading: isQuestion ? "Take down this question" : "Take down this reply",
                 excerpt: SanitizedText.excerpt(of: isQuestion ? "\(thread.title) — \(text)" : text, maxCharacters: 300),
-                action: isQuestion ? SiteURL.deskThreadModerate(thread.id).path : SiteURL.deskReplyModerate(replyID(post)).path,
+                action: isQuestion ? SiteURL.deskThreadModerate(thread.id).path : SiteURL.deskReplyModerate(post.id).path,
                 cancelPath: returnTo == "flags" ? SiteURL.deskFlags.path : SiteURL.deskThread(thread.id).path,
                 choices: [
                     .init(value: "hide", title: "Hide it while you look into it", hint: "Members see “\(Moderation.placeholder)”. Restore it at any time.", isChosen: choice == .hide),
@@ -137,12 +137,6 @@ struct DeskModerationController {
         return seeOther(.deskFlags)
     }
 
-    private func replyID(_ post: DeskPost) -> Int64 {
-        switch post {
-        case .question(let id), .reply(let id): id
-        }
-    }
-
     // MARK: Revealing an anonymous author
 
     @Sendable func showReveal(request: Request, context: PortalContext) async throws -> Response {
@@ -196,7 +190,7 @@ struct DeskModerationController {
         }
         let rows = page.items.map { flagged in
             let isQuestion = if case .question = flagged.post { true } else { false }
-            let id = replyID(flagged.post)
+            let id = flagged.post.id
             return FlaggedPostRow(
                 kind: isQuestion ? "Question" : "Reply",
                 threadTitle: flagged.threadTitle,

@@ -271,8 +271,8 @@ struct DeskRepository: Sendable {
 
     private static func location(_ post: DeskPost) -> (table: String, id: Int64) {
         switch post {
-        case .question(let id): ("desk_threads", id)
-        case .reply(let id): ("desk_replies", id)
+        case .question: ("desk_threads", post.id)
+        case .reply: ("desk_replies", post.id)
         }
     }
 
@@ -333,10 +333,9 @@ struct DeskRepository: Sendable {
             $0.where("post", .equal, post.description).where("member_id", .equal, memberID)
         }
         guard existing == 0 else { return false }
-        let replyID: Int64? = if case .reply(let id) = post { id } else { nil }
         try await db.insert(into: "desk_flags")
             .columns("post", "thread_id", "reply_id", "member_id", "reason", "created_at")
-            .values(SQLBind(post.description), SQLBind(threadID), SQLBind(replyID), SQLBind(memberID), SQLBind(reason), SQLBind(now.millisecondsSince1970))
+            .values(SQLBind(post.description), SQLBind(threadID), SQLBind(post.replyID), SQLBind(memberID), SQLBind(reason), SQLBind(now.millisecondsSince1970))
             .ignoringConflicts(with: ["post", "member_id"])
             .run()
         return true

@@ -163,7 +163,7 @@ struct InformationDesk: Sendable {
             // The author hears why: a member in her feed, a member of staff by email.
             switch try await author(of: post, on: db) {
             case .member(let id, _, _):
-                try await repository.notify(memberID: id, kind: .removed, threadID: threadID, replyID: replyID(post), reason: reason, now: now, on: db)
+                try await repository.notify(memberID: id, kind: .removed, threadID: threadID, replyID: post.replyID, reason: reason, now: now, on: db)
             case .staff(let id, _, _, _):
                 if let account = try await StaffAccountRepository().find(id: id, on: db), let email = account.email, !email.isEmpty {
                     try await portal.outbox.enqueue(.postRemoved(recipient: email, post: post, reason: reason, programName: programName), on: db)
@@ -226,7 +226,7 @@ struct InformationDesk: Sendable {
         )
         try await portal.audit.record(AuditEvent(
             actor: AuditActor(accountID: staff.id, role: staff.role.rawValue, name: staff.username), action: auditAction,
-            recordType: "desk_\(post.noun)", recordID: "\(id(post))", origin: origin, detail: reason
+            recordType: "desk_\(post.noun)", recordID: "\(post.id)", origin: origin, detail: reason
         ), on: db)
     }
 
@@ -256,16 +256,6 @@ struct InformationDesk: Sendable {
         }
     }
 
-    private func id(_ post: DeskPost) -> Int64 {
-        switch post {
-        case .question(let id), .reply(let id): id
-        }
-    }
-
-    private func replyID(_ post: DeskPost) -> Int64? {
-        if case .reply(let id) = post { return id }
-        return nil
-    }
 }
 
 /// Why a desk action was refused.
