@@ -203,9 +203,7 @@ struct DeskAPIController {
         } else {
             query.sort = .activity
         }
-        if let page = request.query("page") {
-            if let number = Int(page), number >= 1, number <= 100_000 { query.page = PageRequest(number: number) } else { problems["page"] = "Use a page number from 1" }
-        }
+        if let page = Self.pageRequest(request) { query.page = page } else { problems["page"] = Self.pageProblem }
         query.search = String((request.query("q") ?? "").prefix(200))
         guard problems.isEmpty else { throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: problems) }
         let page = try await portal.database.read { [query] db in try await desk.repository.list(query, on: db) }
@@ -293,13 +291,21 @@ struct DeskAPIController {
         )
     }
 
+    static let pageProblem = "Use a page number from 1"
+
+    /// The `page` query parameter (1 when absent), or nil when it is not a page number.
+    static func pageRequest(_ request: Request) -> PageRequest? {
+        guard let number = Int(request.query("page") ?? "1"), number >= 1, number <= 100_000 else { return nil }
+        return PageRequest(number: number)
+    }
+
     @Sendable func notifications(request: Request, context: PortalContext) async throws -> Response {
         let reader = try memberID(context)
-        guard let number = Int(request.query("page") ?? "1"), number >= 1, number <= 100_000 else {
-            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: ["page": "Use a page number from 1"])
+        guard let request = Self.pageRequest(request) else {
+            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: ["page": Self.pageProblem])
         }
         let page = try await portal.database.read { db in
-            try await desk.repository.notifications(memberID: reader, page: PageRequest(number: number), on: db)
+            try await desk.repository.notifications(memberID: reader, page: request, on: db)
         }
         return .json(DeskAPI.NotificationList(
             notifications: page.items.map(DeskAPI.Notification.init),

@@ -131,9 +131,7 @@ struct DeskController {
                 versionsTitle: earlier.isEmpty ? nil : "Earlier versions (\(earlier.count))"
             )
         } : []
-        let status: (String, String) = thread.acceptedReplyID != nil ? ("Accepted answer", "tag--green")
-            : thread.answeredAt != nil ? ("Answered", "tag--blue")
-            : ("Waiting \(DeskAge.text(since: thread.createdAt, now: portal.now))", "tag--yellow")
+        let status = thread.status(now: portal.now)
         var errors = FormErrors()
         if let error = draft.error { errors.add("body", error) }
         let title = canSee ? thread.title : Moderation.placeholder

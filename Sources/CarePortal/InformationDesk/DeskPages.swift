@@ -45,6 +45,15 @@ enum DeskAge {
     }
 }
 
+extension DeskThread {
+    /// The tag staff see on a question: its accepted answer, that it is answered, or how long it has waited.
+    func status(now: Date) -> (title: String, tagClass: String) {
+        if acceptedReplyID != nil { return ("Accepted answer", "tag--green") }
+        if answeredAt != nil { return ("Answered", "tag--blue") }
+        return ("Waiting \(DeskAge.text(since: createdAt, now: now))", "tag--yellow")
+    }
+}
+
 /// A row of the staff thread list.
 struct DeskThreadRow: Sendable {
     let title: String
@@ -66,13 +75,7 @@ struct DeskThreadRow: Sendable {
         askedBy = DeskByline(thread.author, in: thread).name
         asked = DisplayTime.dateTime(thread.createdAt)
         replies = thread.replyCount == 1 ? "1 reply" : "\(thread.replyCount) replies"
-        if thread.acceptedReplyID != nil {
-            (statusTitle, statusTag) = ("Accepted answer", "tag--green")
-        } else if thread.answeredAt != nil {
-            (statusTitle, statusTag) = ("Answered", "tag--blue")
-        } else {
-            (statusTitle, statusTag) = ("Waiting \(DeskAge.text(since: thread.createdAt, now: now))", "tag--yellow")
-        }
+        (statusTitle, statusTag) = thread.status(now: now)
         age = thread.answeredAt == nil ? nil : "Active \(DeskAge.text(since: thread.lastActivityAt, now: now)) ago"
         moderationTitle = thread.moderation == .visible ? nil : thread.moderation.title
     }

@@ -354,8 +354,7 @@ struct DeskRepository: Sendable {
 
     /// Posts with open flags, most-flagged first, each with its reasons.
     func flaggedPosts(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<FlaggedPost> {
-        let total = try await db.raw("SELECT COUNT(DISTINCT post) AS count FROM desk_flags WHERE resolved_at IS NULL").first()?
-            .decode(column: "count", as: Int.self) ?? 0
+        let total = try await openFlagTotal(on: db)
         let keys = try await db.raw("""
             SELECT post, thread_id, COUNT(*) AS flags, MIN(created_at) AS first_at FROM desk_flags WHERE resolved_at IS NULL
             GROUP BY post, thread_id ORDER BY flags DESC, first_at ASC, post ASC
@@ -387,6 +386,7 @@ struct DeskRepository: Sendable {
         return PageOf(items: items, totalCount: total, request: page)
     }
 
+    /// How many posts have open flags.
     func openFlagTotal(on db: any SQLDatabase) async throws -> Int {
         try await db.raw("SELECT COUNT(DISTINCT post) AS count FROM desk_flags WHERE resolved_at IS NULL").first()?
             .decode(column: "count", as: Int.self) ?? 0
