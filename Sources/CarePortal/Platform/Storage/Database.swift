@@ -242,11 +242,18 @@ actor SQLiteConnectionPool {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         let database = connection.sql()
-        // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
-        try await database.raw("PRAGMA journal_mode = WAL").run()
-        try await database.raw("PRAGMA synchronous = FULL").run()
-        try await database.raw("PRAGMA foreign_keys = ON").run()
-        try await database.raw("PRAGMA busy_timeout = 10000").run()
+        do {
+            // The busy timeout comes first: a connection opened while another one writes waits for it rather than failing.
+            try await database.raw("PRAGMA busy_timeout = 10000").run()
+            // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
+            try await database.raw("PRAGMA journal_mode = WAL").run()
+            try await database.raw("PRAGMA synchronous = FULL").run()
+            try await database.raw("PRAGMA foreign_keys = ON").run()
+        } catch {
+            // Often the caller is being cancelled (a service stopping): the close runs in a task of its own, so it happens.
+            await Task { try? await connection.close() }.value
+            throw error
+        }
         return connection
     }
 
