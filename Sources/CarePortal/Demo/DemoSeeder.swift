@@ -38,6 +38,7 @@ public struct DemoSeeder: Sendable {
         try await database.transaction { [credentials, hashes] db in
             guard try await accounts.count(on: db) == 0 else { throw RefusedRealData() }
             var administratorID: Int64?
+            var physicianID: Int64?
             for (credential, hash) in zip(credentials, hashes) {
                 let account = try await accounts.create(
                     username: credential.username, email: "\(credential.username)@demo.invalid", role: credential.role,
@@ -51,6 +52,7 @@ public struct DemoSeeder: Sendable {
                     ), accountID: account.id, on: db)
                 }
                 if credential.role == .physician {
+                    physicianID = account.id
                     try await accounts.createPhysicianProfile(PhysicianProfile(
                         firstName: "Dana", middleName: "", lastName: "Demo (demo data)",
                         practiceLocation: "Demo Movement Disorders Clinic, Springfield", medicalIDNumber: "DEMO-0000000"
@@ -61,10 +63,13 @@ public struct DemoSeeder: Sendable {
                 try await seedMembers(createdBy: administratorID, passwordHash: memberPasswordHash, answerHash: memberAnswerHash, on: db)
                 try await inviteDemoMedicalProfessionals(invitedBy: administratorID, on: db)
             }
+            if let physicianID {
+                try await seedCatalogueAndPatients(physicianID: physicianID, passwordHash: memberPasswordHash, on: db)
+            }
             try await AuditLog(now: dependencies.now).record(
                 AuditEvent(
                     actor: .system, action: .demoDataSeeded, origin: .commandLine,
-                    detail: "demo staff accounts, members, codes and invitations"
+                    detail: "demo staff accounts, members, codes, invitations, catalogue and patients"
                 ), on: db
             )
         }

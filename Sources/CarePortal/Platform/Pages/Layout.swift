@@ -35,12 +35,14 @@ struct NavigationItem: Sendable {
 
     static let all: [NavigationItem] = [
         NavigationItem(title: "Home", url: .home, access: HomeController.access),
+        NavigationItem(title: "Patients", url: .patients, access: PatientsController.access),
         NavigationItem(title: "Members", url: .members, access: MembersController.access),
         NavigationItem(title: "Cohorts", url: .cohorts, access: MembersController.access),
         NavigationItem(title: "Sign-up codes", url: .signUpCodes, access: SignUpCodesController.access),
         NavigationItem(title: "Medical professionals", url: .medicalProfessionals, access: MedicalProfessionalsController.access),
         NavigationItem(title: "Staff accounts", url: .staff, access: StaffController.access),
         NavigationItem(title: "Program settings", url: .programSettings, access: ProgramSettingsController.access),
+        NavigationItem(title: "Catalogue", url: .catalogue, access: CatalogueController.access),
         NavigationItem(title: "Audit log", url: .auditLog, access: AuditController.access),
         NavigationItem(title: "Outbox", url: .outbox, access: OutboxController.access),
     ]

@@ -28,6 +28,16 @@ enum TemplateName: String, CaseIterable, Sendable {
     case inviteMedicalProfessional = "medical-professionals/invite"
     case acceptInvitation = "medical-professionals/accept"
     case invitationUnusable = "medical-professionals/invitation-unusable"
+    case catalogue = "catalogue/catalogue"
+    case catalogueEntry = "catalogue/entry"
+    case patients = "patients/list"
+    case patientContact = "patients/contact"
+    case patientRegimen = "patients/regimen"
+    case patientCancelDraft = "patients/cancel-draft"
+    case patient = "patients/patient"
+    case patientHistory = "patients/history"
+    case patientRemove = "patients/remove"
+    case patientReport = "patients/report"
 }
 
 /// A page's typed view model; the template reads only what it holds.

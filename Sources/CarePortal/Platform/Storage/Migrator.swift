@@ -21,6 +21,8 @@ enum SchemaHistory {
         CreateSignUpCodes(),
         CreateMembers(),
         CreateStaffInvitations(),
+        CreateCatalogue(),
+        CreatePatients(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
