@@ -60,6 +60,10 @@ enum SiteURL: Sendable, Equatable {
     case editCatalogueFrequency(Int64)
     case newCatalogueAmount
     case editCatalogueAmount(Int64)
+    case removeCatalogueMedication(Int64)
+    case removeCatalogueExercise(Int64)
+    case removeCatalogueFrequency(Int64)
+    case removeCatalogueAmount(Int64)
 
     // Physicians' patients.
     case patients
@@ -150,6 +154,10 @@ enum SiteURL: Sendable, Equatable {
         case .editCatalogueFrequency(let id): "/catalogue/frequencies/\(id)/edit"
         case .newCatalogueAmount: "/catalogue/amounts/new"
         case .editCatalogueAmount(let id): "/catalogue/amounts/\(id)/edit"
+        case .removeCatalogueMedication(let id): "/catalogue/medications/\(id)/remove"
+        case .removeCatalogueExercise(let id): "/catalogue/exercises/\(id)/remove"
+        case .removeCatalogueFrequency(let id): "/catalogue/frequencies/\(id)/remove"
+        case .removeCatalogueAmount(let id): "/catalogue/amounts/\(id)/remove"
         case .patients: "/patients"
         case .newPatient: "/patients/new"
         case .patientDraftContact(let id): "/patients/drafts/\(id)/contact"

@@ -35,6 +35,28 @@ struct CatalogueController {
         routes.post(SiteURL.newCatalogueAmount.pattern, access: Self.access) { try await saveAmount(nil, $0, $1) }
         routes.get(SiteURL.pattern(SiteURL.editCatalogueAmount), access: Self.access) { try await showAmount($1.parameters.recordID(), $1) }
         routes.post(SiteURL.pattern(SiteURL.editCatalogueAmount), access: Self.access) { try await saveAmount($1.parameters.recordID(), $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.removeCatalogueMedication), access: Self.access) { try await remove(.medications, $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.removeCatalogueExercise), access: Self.access) { try await remove(.exercises, $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.removeCatalogueFrequency), access: Self.access) { try await remove(.frequencies, $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.removeCatalogueAmount), access: Self.access) { try await remove(.amounts, $0, $1) }
+    }
+
+    /// Removes an entry no prescription was ever written with; one that was stays, so the history keeps its meaning.
+    func remove(_ list: CatalogueRepository.List, _ request: Request, _ context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        let exercise = list == .exercises ? try await portal.database.read { db in try await catalogue.exercise(id: id, on: db) } : nil
+        let outcome: Flash = try await portal.database.transaction { db in
+            guard let name = try await catalogue.name(of: id, in: list, on: db) else { throw HTTPError(.notFound) }
+            guard try await !catalogue.isPrescribed(id, in: list, on: db) else {
+                return Flash(.warning, "\(name) has been prescribed, so it stays in the catalogue to keep patients’ prescription history. Change it instead.")
+            }
+            try await catalogue.remove(id, from: list, on: db)
+            try await record(.catalogueRemoved, type: list.table, id: id, request: request, context: context, on: db)
+            return Flash(.success, "\(name) has been removed from the catalogue.")
+        }
+        if outcome.kind == .success, let picture = exercise?.illustration { illustrations.remove(picture) }
+        try await portal.flash(outcome, context: context)
+        return seeOther(.catalogue)
     }
 
     @Sendable func overview(request: Request, context: PortalContext) async throws -> Response {
@@ -45,7 +67,7 @@ struct CatalogueController {
     private func entryPage(
         _ heading: String, caption: String, intro: String? = nil, errors: FormErrors, action: SiteURL, isUpload: Bool = false,
         fields: [FormField], textAreas: [FormField] = [], illustrationPath: String? = nil, illustrationField: FormField? = nil,
-        button: String, context: PortalContext
+        button: String, remove: SiteURL? = nil, noun: String, context: PortalContext
     ) -> Response {
         var fields = fields, textAreas = textAreas
         errors.apply(to: &fields)
@@ -56,7 +78,8 @@ struct CatalogueController {
             CatalogueEntryPage(
                 layout: portal.layout(heading, context: context, current: .catalogue), heading: heading, caption: caption, intro: intro,
                 errors: errors.items, action: action.path, isUpload: isUpload, fields: fields, textAreas: textAreas,
-                illustrationPath: illustrationPath, illustrationField: illustrationField, buttonTitle: button
+                illustrationPath: illustrationPath, illustrationField: illustrationField, buttonTitle: button,
+                removePath: remove?.path, noun: noun
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
         )
@@ -89,7 +112,8 @@ struct CatalogueController {
                 FormField("description", label: "Description", value: values["description"] ?? "",
                           hint: "What it is for and how to take it, in plain words for the patient."),
             ],
-            button: id == nil ? "Add medication" : "Save changes", context: context
+            button: id == nil ? "Add medication" : "Save changes", remove: id.map(SiteURL.removeCatalogueMedication), noun: "medication",
+            context: context
         )
     }
 
@@ -156,7 +180,8 @@ struct CatalogueController {
                 "illustration", label: hasIllustration ? "Replace the illustration (optional)" : "Illustration (optional)",
                 hint: "A PNG, JPEG or WebP picture smaller than \(CatalogueRules.illustrationMaximumSize / 1024 / 1024) MB.", type: "file"
             ),
-            button: id == nil ? "Add exercise" : "Save changes", context: context
+            button: id == nil ? "Add exercise" : "Save changes", remove: id.map(SiteURL.removeCatalogueExercise), noun: "exercise",
+            context: context
         )
     }
 
@@ -242,7 +267,6 @@ struct CatalogueController {
             headers: [
                 .contentType: type.rawValue,
                 .contentDisposition: "inline; filename=\"exercise-\(exerciseID).\(type.fileExtension)\"",
-                .cacheControl: "private, max-age=3600",
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
@@ -268,7 +292,8 @@ struct CatalogueController {
                 FormField("every_days", label: "Every how many days", value: values["every_days"] ?? "1",
                           hint: "1 for every day, 2 for every other day, 7 for once a week.", width: 10),
             ],
-            button: id == nil ? "Add frequency" : "Save changes", context: context
+            button: id == nil ? "Add frequency" : "Save changes", remove: id.map(SiteURL.removeCatalogueFrequency), noun: "frequency",
+            context: context
         )
     }
 
@@ -335,7 +360,8 @@ struct CatalogueController {
             id == nil ? "Add an exercise amount" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "exercise amount")", caption: "Catalogue",
             errors: errors, action: id.map(SiteURL.editCatalogueAmount) ?? .newCatalogueAmount,
             fields: [FormField("name", label: "Amount", value: values["name"] ?? "", hint: "Repetitions or a time, such as 10 repetitions or 15 minutes", width: 20)],
-            button: id == nil ? "Add amount" : "Save changes", context: context
+            button: id == nil ? "Add amount" : "Save changes", remove: id.map(SiteURL.removeCatalogueAmount), noun: "amount",
+            context: context
         )
     }
 

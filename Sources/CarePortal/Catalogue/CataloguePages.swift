@@ -73,5 +73,8 @@ struct CatalogueEntryPage: Page {
     let illustrationPath: String?
     let illustrationField: FormField?
     let buttonTitle: String
+    /// Where an entry being changed is removed from; nil when adding one.
+    let removePath: String?
+    let noun: String
     let cataloguePath = SiteURL.catalogue.path
 }

@@ -175,6 +175,46 @@ struct CatalogueRepository: Sendable {
         CatalogueExerciseAmount(id: try row.decode(column: "id", as: Int64.self), name: try row.decode(column: "name", as: String.self))
     }
 
+    // MARK: Removal
+
+    /// The four lists, as removal names them.
+    enum List: String, Sendable, CaseIterable {
+        case medications, exercises, frequencies, amounts
+
+        var table: String {
+            switch self {
+            case .medications: "catalogue_medications"
+            case .exercises: "catalogue_exercises"
+            case .frequencies: "catalogue_frequencies"
+            case .amounts: "catalogue_exercise_amounts"
+            }
+        }
+
+        /// The prescriptions' column that points at this list.
+        var prescriptionColumn: String {
+            switch self {
+            case .medications: "medication_id"
+            case .exercises: "exercise_id"
+            case .frequencies: "frequency_id"
+            case .amounts: "amount_id"
+            }
+        }
+    }
+
+    /// The entry's name, or nil when there is no such entry.
+    func name(of id: Int64, in list: List, on db: any SQLDatabase) async throws -> String? {
+        try await db.select().column("name").from(list.table).where("id", .equal, id).first()?.decode(column: "name", as: String.self)
+    }
+
+    /// Whether any prescription, current or past, was written with this entry.
+    func isPrescribed(_ id: Int64, in list: List, on db: any SQLDatabase) async throws -> Bool {
+        try await db.select().column("id").from("prescriptions").where(list.prescriptionColumn, .equal, id).limit(1).first() != nil
+    }
+
+    func remove(_ id: Int64, from list: List, on db: any SQLDatabase) async throws {
+        try await db.delete(from: list.table).where("id", .equal, id).run()
+    }
+
     // MARK: Shared
 
     private func requireFreeName(_ name: String, in table: String, except id: Int64?, on db: any SQLDatabase) async throws {

@@ -122,6 +122,34 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func onlyEntriesNeverPrescribedAreRemoved(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let catalogue = try await PatientFixtures.catalogue(portal)
+            let physician = try await portal.createStaff(.physician, username: "dr.remove")
+            try await PatientFixtures.patient(portal, physicianID: physician.id, catalogue: catalogue)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let edit = try await admin.get("/catalogue/medications/\(catalogue.levodopa)/edit")
+            #expect(edit.text.contains(">Remove this medication</button>"))
+            #expect(!(try await admin.get("/catalogue/medications/new").text.contains("Remove this")))
+            // Levodopa was prescribed: it stays, so the history keeps its meaning.
+            #expect(try await admin.post("/catalogue/medications/\(catalogue.levodopa)/remove").location == "/catalogue")
+            #expect(try await admin.get("/catalogue").text.contains("Levodopa/carbidopa has been prescribed, so it stays in the catalogue"))
+            // Pramipexole, arm raises, weekly and 10 repetitions never were.
+            for path in ["medications/\(catalogue.pramipexole)", "exercises/\(catalogue.armRaises)", "frequencies/\(catalogue.weekly)",
+                         "amounts/\(catalogue.tenRepetitions)"] {
+                #expect(try await admin.post("/catalogue/\(path)/remove").location == "/catalogue")
+            }
+            let left = try await portal.database.read { db in try await CatalogueRepository().all(on: db) }
+            #expect(left.medications.map(\.name) == ["Levodopa/carbidopa"])
+            #expect(left.exercises.map(\.name) == ["Walking"])
+            #expect(!left.frequencies.contains { $0.name == "Weekly" } && left.frequencies.count == 3)
+            #expect(left.amounts.map(\.name) == ["30 minutes"])
+            #expect(try await portal.auditEntries(action: .catalogueRemoved).count == 4)
+            #expect(try await admin.post("/catalogue/medications/\(catalogue.pramipexole)/remove").status == .notFound)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func anUploadWithoutTheFormsTokenIsRefused(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             var (admin, _) = try await portal.signedIn(.administrator)
