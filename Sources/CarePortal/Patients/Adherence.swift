@@ -130,7 +130,8 @@ struct AdherenceSummary: Sendable {
         }
         var days: [Day] = []
         var itemDays: [ItemDay] = []
-        var byItem: [String: (kind: Prescription.Kind, itemID: Int64, name: String, count: AdherenceCount, order: Int)] = [:]
+        // Medications first, then exercises, each in the order the physician listed them.
+        var byItem: [String: (kind: Prescription.Kind, itemID: Int64, name: String, count: AdherenceCount, order: [Int64])] = [:]
         var total = AdherenceCount()
         if from <= through {
             for dayNumber in from.dayNumber...through.dayNumber {
@@ -149,8 +150,9 @@ struct AdherenceSummary: Sendable {
                     dayCount = dayCount + count
                     let key = "\(prescription.kind.rawValue):\(prescription.itemID)"
                     let existing = byItem[key]
+                    let order: [Int64] = [prescription.kind == .medication ? 0 : 1, Int64(prescription.position), prescription.id]
                     byItem[key] = (prescription.kind, prescription.itemID, prescription.name,
-                                   (existing?.count ?? AdherenceCount()) + count, existing?.order ?? byItem.count)
+                                   (existing?.count ?? AdherenceCount()) + count, existing.map { $0.order.lexicographicallyPrecedes(order) ? $0.order : order } ?? order)
                 }
                 days.append(Day(day: day, count: dayCount))
                 total = total + dayCount
@@ -158,7 +160,7 @@ struct AdherenceSummary: Sendable {
         }
         self.days = days
         self.itemDays = itemDays
-        self.items = byItem.values.sorted { $0.order < $1.order }
+        self.items = byItem.values.sorted { $0.order.lexicographicallyPrecedes($1.order) }
             .map { Item(kind: $0.kind, itemID: $0.itemID, name: $0.name, count: $0.count) }
         self.total = total
     }
