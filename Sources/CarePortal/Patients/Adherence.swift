@@ -11,7 +11,8 @@ public struct AdherenceLog: Sendable, Equatable {
     /// Which of the day's doses or sessions, from 1.
     public var slot: Int
     public var status: Status
-    public var loggedAt: Date
+    /// When she logged it; nil where only the outcome was read (summaries need no more).
+    public var loggedAt: Date?
 }
 
 /// One dose or exercise session due on a day, and what the patient logged for it.

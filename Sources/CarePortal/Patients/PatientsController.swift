@@ -263,7 +263,7 @@ struct PatientsController {
             activity: recent.map { log in
                 let prescription = byID[log.prescriptionID]
                 return ActivityRow(
-                    when: DisplayTime.dateTime(log.loggedAt), day: log.day.displayed,
+                    when: log.loggedAt.map(DisplayTime.dateTime) ?? "", day: log.day.displayed,
                     what: prescription.map { "\($0.name), \($0.dose) (\(log.slot) of \($0.timesPerDay))" } ?? "An ended prescription",
                     status: log.status == .done ? "Done" : "Missed"
                 )

@@ -93,7 +93,10 @@ struct CreatePatients: Migration {
             .column("logged_at", type: .bigint, .notNull)
             .primaryKey("prescription_id", "on_day", "slot")
             .run()
-        try await db.create(index: "adherence_logs_patient_day").on("adherence_logs").column("patient_id").column("on_day").run()
+        // Every column the summaries read, so a patient's days are read from the index alone.
+        try await db.create(index: "adherence_logs_patient_day").on("adherence_logs")
+            .column("patient_id").column("on_day").column("prescription_id").column("slot").column("status").run()
+        try await db.create(index: "adherence_logs_patient_logged").on("adherence_logs").column("patient_id").column("logged_at").run()
 
         // A physician's add-patient wizard saved at every step.
         try await db.create(table: "patient_drafts")
