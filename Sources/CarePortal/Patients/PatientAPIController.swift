@@ -68,7 +68,15 @@ struct PatientAPIController {
     @Sendable func checkClaim(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(PatientAPI.ClaimCheck.self)
         let patient = try await claimablePatient(body.claimToken, request: request, context: context)
-        let name = try await portal.database.read { db in try await patients.physicianNames(ids: [patient.physicianID], on: db) }
+        let origin = portal.origin(of: request, context: context)
+        // Whoever holds the token reads her name and number: recorded like any read of her record.
+        let name = try await portal.database.transaction { db in
+            try await portal.audit.record(AuditEvent(
+                actor: .anonymous, action: .patientViewed, recordType: "patient", recordID: "\(patient.id)", origin: origin,
+                detail: "claim token checked in the app"
+            ), on: db)
+            return try await patients.physicianNames(ids: [patient.physicianID], on: db)
+        }
         return .json(PatientAPI.ClaimDetails(
             firstName: patient.contact.firstName, middleName: patient.contact.middleName, lastName: patient.contact.lastName,
             medicalNumber: patient.contact.medicalNumber, physicianName: name[patient.physicianID] ?? ""

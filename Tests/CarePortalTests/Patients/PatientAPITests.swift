@@ -31,6 +31,7 @@ import Testing
             #expect(check.object["last_name"] as? String == "Núñez-Ødegård")
             #expect(check.object["medical_number"] as? String == "9876 543 210")
             #expect(check.object["physician_name"] as? String == "Dr Ingrid Berg")
+            #expect(try await portal.auditEntries(action: .patientViewed).contains { $0.recordID == "\(patient.id)" && $0.detail == "claim token checked in the app" })
 
             // What she confirms must match the record.
             let mismatch = try await app.send(.post, "/api/v1/patient/claim", json: PatientFixtures.claim(patient, token: token, [
