@@ -27,10 +27,9 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -411,12 +410,29 @@ def submit(driver, button_text: str) -> None:
     old_page = driver.find_element(By.TAG_NAME, "html")
     buttons[0].click()
     try:
-        WebDriverWait(driver, WAIT).until(EC.staleness_of(old_page))
+        WebDriverWait(driver, WAIT).until(lambda d: _is_stale(old_page))
         WebDriverWait(driver, WAIT).until(
             lambda d: d.execute_script("return document.readyState") == "complete"
         )
     except TimeoutException:
         pytest.fail(f"no new page {WAIT} s after clicking {button_text!r}", pytrace=False)
+
+
+def _is_stale(element) -> bool:
+    """True once the page holding element is gone.
+
+    Chromium sometimes reports a node of the page being replaced as "does not belong to the document"
+    rather than as stale; both mean the old page has gone.
+    """
+    try:
+        element.is_enabled()
+        return False
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return True
+        raise
 
 
 def _xpath_literal(text: str) -> str:
