@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "CSMTP",
                 "SafeHTML",
+                "CHPDF",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -55,7 +56,7 @@ let package = Package(
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ],
-            resources: [.copy("Resources/common-passwords.txt")]
+            resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/demo-illustrations")]
         ),
         // libcurl's SMTP client behind a small non-variadic C interface Swift can call.
         .target(name: "CSMTP", linkerSettings: [.linkedLibrary("curl")]),
@@ -68,6 +69,11 @@ let package = Package(
             name: "CLibXML2",
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
+        ),
+        // libharu draws the patient reports' PDFs.
+        .systemLibrary(
+            name: "CHPDF",
+            providers: [.apt(["libhpdf-dev"])]
         ),
         .systemLibrary(
             name: "CCmark",

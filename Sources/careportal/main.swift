@@ -121,6 +121,7 @@ struct SeedDemo: AsyncParsableCommand {
             print("  \(credential.role.title.padding(toLength: 22, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)")
         }
         print("Two medical professionals are invited; the administrator finds their invitation emails on the Outbox page.")
+        print("The physician has \(DemoSeeder.demoPatientCount) patients with two months of logged doses and exercises, and one unfinished draft.")
     }
 }
 

@@ -25,5 +25,5 @@ ensure_python_packages() {
     fi
 }
 
-# Debian packages the Swift build links against.
-BUILD_PACKAGES=(libxml2-dev libcmark-dev libcurl4-openssl-dev pkg-config)
+# Debian packages the Swift build links against, and the font the PDF reports are set in.
+BUILD_PACKAGES=(libxml2-dev libcmark-dev libcurl4-openssl-dev pkg-config libhpdf-dev fonts-dejavu-core)

@@ -10,6 +10,8 @@ enum Access: Sendable, Equatable, CustomStringConvertible {
     case staff(Set<StaffRole>)
     /// A member app presenting a bearer token in force (JSON API only; cookies count for nothing there).
     case member
+    /// A patient app presenting a bearer token in force (JSON API only, like `member`).
+    case patient
 
     static let anyStaff = Access.staff(Set(StaffRole.allCases))
     static let administrators = Access.staff([.administrator])
@@ -19,6 +21,7 @@ enum Access: Sendable, Equatable, CustomStringConvertible {
         case .everyone: true
         case .staff(let roles): role.map(roles.contains) ?? false
         case .member: false
+        case .patient: false
         }
     }
 
@@ -32,6 +35,7 @@ enum Access: Sendable, Equatable, CustomStringConvertible {
         case .everyone: "everyone"
         case .staff(let roles): roles.map(\.rawValue).sorted().joined(separator: ", ")
         case .member: "members"
+        case .patient: "patients"
         }
     }
 }
@@ -75,6 +79,10 @@ struct PortalRoutes {
         add(.post, path, access: access, handler)
     }
 
+    mutating func put(_ path: RouterPath, access: Access, _ handler: @escaping Handler) {
+        add(.put, path, access: access, handler)
+    }
+
     mutating func patch(_ path: RouterPath, access: Access, _ handler: @escaping Handler) {
         add(.patch, path, access: access, handler)
     }
@@ -92,6 +100,9 @@ struct PortalRoutes {
             var context = context
             if access == .member {
                 context.member = try await portal.authenticateMember(request)
+            }
+            if access == .patient {
+                context.patient = try await portal.authenticatePatient(request)
             }
             try await portal.authorize(access, request: request, context: context)
             return try await handler(request, context)

@@ -68,8 +68,13 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     DeskController(portal: portal).addRoutes(to: &routes)
     DeskModerationController(portal: portal).addRoutes(to: &routes)
     DeskAPIController(portal: portal).addRoutes(to: &routes)
+    try ReportFonts.check()
+    CatalogueController(portal: portal).addRoutes(to: &routes)
+    PatientsController(portal: portal).addRoutes(to: &routes)
+    PatientWizardController(portal: portal).addRoutes(to: &routes)
+    PatientAPIController(portal: portal).addRoutes(to: &routes)
 
-    var services: [any Service] = [database, Housekeeping(portal: portal)]
+    var services: [any Service] = [database, Housekeeping(portal: portal), PatientReminders(portal: portal)]
     let sender = dependencies.mailTransport.map { transport in
         OutboxSender(
             database: database, outbox: outbox, transport: transport, sender: settings.mailFrom, logger: logger,
@@ -124,6 +129,7 @@ struct Housekeeping: Service {
         try await portal.database.read { db in
             try await SignInThrottle().deleteExpired(now: now, on: db)
             try await MemberTokens().deleteExpired(now: now, on: db)
+            try await PatientTokens().deleteExpired(now: now, on: db)
         }
     }
 }

@@ -13,6 +13,8 @@ public struct PortalContext: RequestContext {
     var staff: StaffAccount?
     /// Set on member API routes when the request carries a bearer token in force.
     var member: MemberTokens.Holder?
+    /// Set on patient API routes when the request carries a patient app's bearer token in force.
+    var patient: PatientTokens.Holder?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -24,6 +26,7 @@ public struct PortalContext: RequestContext {
 
     var auditActor: AuditActor {
         if let member { return AuditActor(accountID: member.memberID, role: "member", name: nil) }
+        if let patient { return AuditActor(accountID: patient.patientID, role: "patient", name: nil) }
         guard let staff else { return .anonymous }
         return AuditActor(accountID: staff.id, role: staff.role.rawValue, name: staff.username)
     }

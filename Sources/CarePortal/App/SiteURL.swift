@@ -72,6 +72,55 @@ enum SiteURL: Sendable, Equatable {
     case apiReplyFlags(Int64)
     case apiNotifications
 
+    // The catalogue physicians prescribe from.
+    case catalogue
+    case newCatalogueMedication
+    case editCatalogueMedication(Int64)
+    case newCatalogueExercise
+    case editCatalogueExercise(Int64)
+    case catalogueIllustration(Int64)
+    case newCatalogueFrequency
+    case editCatalogueFrequency(Int64)
+    case newCatalogueAmount
+    case editCatalogueAmount(Int64)
+    case removeCatalogueMedication(Int64)
+    case removeCatalogueExercise(Int64)
+    case removeCatalogueFrequency(Int64)
+    case removeCatalogueAmount(Int64)
+
+    // Physicians' patients.
+    case patients
+    case newPatient
+    case patientDraftContact(Int64)
+    case patientDraftMedications(Int64)
+    case patientDraftExercises(Int64)
+    case patientDraftCancel(Int64)
+    case patient(Int64)
+    case editPatientContact(Int64)
+    case editPatientMedications(Int64)
+    case editPatientExercises(Int64)
+    case patientHistory(Int64)
+    case patientRemove(Int64)
+    case patientReassign(Int64)
+    case patientClaimResend(Int64)
+    case patientClaimRevoke(Int64)
+    case patientReport(Int64)
+    case patientReportCSV(Int64)
+    case patientReportPDF(Int64)
+
+    // The patient app's JSON API.
+    case apiPatientClaimCheck
+    case apiPatientClaim
+    case apiPatientSessions
+    case apiPatientCurrentSession
+    case apiPatientMe
+    case apiPatientRegimen
+    case apiPatientIllustration(Int64)
+    case apiPatientSchedule
+    case apiPatientScheduleEntry(day: String, entry: String)
+    case apiPatientStatistics
+    case apiPatientReminders
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -141,6 +190,49 @@ enum SiteURL: Sendable, Equatable {
         case .apiThreadFlags(let id): "/api/v1/threads/\(id)/flags"
         case .apiReplyFlags(let id): "/api/v1/replies/\(id)/flags"
         case .apiNotifications: "/api/v1/notifications"
+        case .catalogue: "/catalogue"
+        case .newCatalogueMedication: "/catalogue/medications/new"
+        case .editCatalogueMedication(let id): "/catalogue/medications/\(id)/edit"
+        case .newCatalogueExercise: "/catalogue/exercises/new"
+        case .editCatalogueExercise(let id): "/catalogue/exercises/\(id)/edit"
+        case .catalogueIllustration(let id): "/catalogue/exercises/\(id)/illustration"
+        case .newCatalogueFrequency: "/catalogue/frequencies/new"
+        case .editCatalogueFrequency(let id): "/catalogue/frequencies/\(id)/edit"
+        case .newCatalogueAmount: "/catalogue/amounts/new"
+        case .editCatalogueAmount(let id): "/catalogue/amounts/\(id)/edit"
+        case .removeCatalogueMedication(let id): "/catalogue/medications/\(id)/remove"
+        case .removeCatalogueExercise(let id): "/catalogue/exercises/\(id)/remove"
+        case .removeCatalogueFrequency(let id): "/catalogue/frequencies/\(id)/remove"
+        case .removeCatalogueAmount(let id): "/catalogue/amounts/\(id)/remove"
+        case .patients: "/patients"
+        case .newPatient: "/patients/new"
+        case .patientDraftContact(let id): "/patients/drafts/\(id)/contact"
+        case .patientDraftMedications(let id): "/patients/drafts/\(id)/medications"
+        case .patientDraftExercises(let id): "/patients/drafts/\(id)/exercises"
+        case .patientDraftCancel(let id): "/patients/drafts/\(id)/cancel"
+        case .patient(let id): "/patients/\(id)"
+        case .editPatientContact(let id): "/patients/\(id)/contact"
+        case .editPatientMedications(let id): "/patients/\(id)/medications"
+        case .editPatientExercises(let id): "/patients/\(id)/exercises"
+        case .patientHistory(let id): "/patients/\(id)/history"
+        case .patientRemove(let id): "/patients/\(id)/remove"
+        case .patientReassign(let id): "/patients/\(id)/physician"
+        case .patientClaimResend(let id): "/patients/\(id)/claim/resend"
+        case .patientClaimRevoke(let id): "/patients/\(id)/claim/revoke"
+        case .patientReport(let id): "/patients/\(id)/report"
+        case .patientReportCSV(let id): "/patients/\(id)/report.csv"
+        case .patientReportPDF(let id): "/patients/\(id)/report.pdf"
+        case .apiPatientClaimCheck: "/api/v1/patient/claim/check"
+        case .apiPatientClaim: "/api/v1/patient/claim"
+        case .apiPatientSessions: "/api/v1/patient/sessions"
+        case .apiPatientCurrentSession: "/api/v1/patient/sessions/current"
+        case .apiPatientMe: "/api/v1/patient/me"
+        case .apiPatientRegimen: "/api/v1/patient/regimen"
+        case .apiPatientIllustration(let id): "/api/v1/patient/exercises/\(id)/illustration"
+        case .apiPatientSchedule: "/api/v1/patient/schedule"
+        case .apiPatientScheduleEntry(let day, let entry): "/api/v1/patient/schedule/\(day)/entries/\(entry)"
+        case .apiPatientStatistics: "/api/v1/patient/statistics"
+        case .apiPatientReminders: "/api/v1/patient/reminders"
         }
     }
 

@@ -39,6 +39,7 @@ public struct DemoSeeder: Sendable {
             guard try await accounts.count(on: db) == 0 else { throw RefusedRealData() }
             var administratorID: Int64?
             var deskStaff: [DeskAuthor] = []
+            var physicianID: Int64?
             for (credential, hash) in zip(credentials, hashes) {
                 let account = try await accounts.create(
                     username: credential.username, email: "\(credential.username)@demo.invalid", role: credential.role,
@@ -53,6 +54,7 @@ public struct DemoSeeder: Sendable {
                     ), accountID: account.id, on: db)
                 }
                 if credential.role == .physician {
+                    physicianID = account.id
                     try await accounts.createPhysicianProfile(PhysicianProfile(
                         firstName: "Dana", middleName: "", lastName: "Demo (demo data)",
                         practiceLocation: "Demo Movement Disorders Clinic, Springfield", medicalIDNumber: "DEMO-0000000"
@@ -68,10 +70,13 @@ public struct DemoSeeder: Sendable {
                 try await DemoDesk(now: dependencies.now(), repository: DeskRepository(engine: database.engine))
                     .seed(count: Self.threadCount, members: memberIDs, staff: deskStaff, on: db)
             }
+            if let physicianID {
+                try await seedCatalogueAndPatients(physicianID: physicianID, passwordHash: memberPasswordHash, on: db)
+            }
             try await AuditLog(now: dependencies.now).record(
                 AuditEvent(
                     actor: .system, action: .demoDataSeeded, origin: .commandLine,
-                    detail: "demo staff accounts, members, codes, invitations and information-desk threads"
+                    detail: "demo staff accounts, members, codes, invitations, information-desk threads, catalogue and patients"
                 ), on: db
             )
         }

@@ -26,6 +26,10 @@ struct SignInThrottle: Sendable {
         case signUpCode(String)
         /// Registrations with a wrong code from this address.
         case registrationAddress(String)
+        /// A patient app account's username.
+        case patient(String)
+        /// Patient app claims with a wrong token from this address.
+        case patientClaim(String)
 
         var stored: String {
             switch self {
@@ -35,15 +39,17 @@ struct SignInThrottle: Sendable {
             case .recovery(let email): "recovery:\(MemberRules.emailKey(email))"
             case .signUpCode(let code): "code:\(SecretToken.hash(SignUpCode.normalized(code)))"
             case .registrationAddress(let address): "registration:\(address)"
+            case .patient(let username): "patient:\(usernameKey(username))"
+            case .patientClaim(let address): "patient-claim:\(address)"
             }
         }
 
         var limit: Int {
             switch self {
-            case .account, .member, .recovery: SignInThrottle.accountLimit
+            case .account, .member, .recovery, .patient: SignInThrottle.accountLimit
             case .address: SignInThrottle.addressLimit
             case .signUpCode: SignInThrottle.signUpCodeLimit
-            case .registrationAddress: SignInThrottle.registrationAddressLimit
+            case .registrationAddress, .patientClaim: SignInThrottle.registrationAddressLimit
             }
         }
     }

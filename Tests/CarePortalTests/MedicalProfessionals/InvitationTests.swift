@@ -543,7 +543,9 @@ import Testing
                 )
                 return (
                     try await StaffInvitationRepository().open(on: db),
-                    try await Outbox(now: Date.init, wakeSender: {}).list(status: nil, page: PageRequest(number: 1), on: db).items,
+                    // The demo's patients' claim emails wait in the outbox too; these are the invitations.
+                    try await Outbox(now: Date.init, wakeSender: {}).list(status: nil, page: PageRequest(number: 1), on: db).items
+                        .filter { $0.subject.hasPrefix("Your invitation") },
                     try await StaffProfileRepository().find(accountID: try #require(medicalProfessional).account.id, on: db)
                 )
             }

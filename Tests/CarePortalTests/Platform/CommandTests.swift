@@ -7,6 +7,8 @@ import Testing
         var settings = Settings()
         settings.databaseURL = url
         settings.logLevel = .error
+        // Demo illustrations are written under DATA_DIR: a folder of the test's own, not the repository's ./data.
+        settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("careportal-data-\(UUID().uuidString)").path
         return settings
     }
 

@@ -51,6 +51,10 @@ struct TestPortal {
         settings.baseURL = baseURL
         settings.resourcesDirectory = resourcesDirectory
         settings.logLevel = .warning
+        // Uploads go to a folder of this test's own.
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("careportal-data-\(UUID().uuidString)")
+        settings.dataDirectory = dataDirectory.path
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
         configure(&settings)
         var logger = Logger(label: "careportal.test", factory: logHandler ?? { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = logHandler == nil ? .error : .trace

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 
 /// Refuses a state-changing portal request unless it comes from our own pages: the browser must say
 /// it is same-origin, and the form must carry the session's CSRF token.
@@ -34,9 +35,16 @@ struct CSRFMiddleware: RouterMiddleware {
             return "neither Origin nor Sec-Fetch-Site was sent"
         }
         guard let session = context.session else { return "no session" }
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
-        let field = try? URLEncodedFormDecoder().decode(TokenField.self, from: String(buffer: body))
-        guard let token = field?.csrf_token, SecretToken.constantTimeEquals(token, session.csrfToken) else {
+        let token: String?
+        if let boundary = MultipartForm.boundary(contentType: request.headers[.contentType]) {
+            // Uploads carry the token as a field of the multipart form.
+            let body = try await request.collectBody(upTo: MultipartForm.maximumRequestSize)
+            token = (try? MultipartForm(bytes: Array(buffer: body), boundary: boundary))?.fields[Self.fieldName]
+        } else {
+            let body = try await request.collectBody(upTo: context.maxUploadSize)
+            token = (try? URLEncodedFormDecoder().decode(TokenField.self, from: String(buffer: body)))?.csrf_token
+        }
+        guard let token, SecretToken.constantTimeEquals(token, session.csrfToken) else {
             return "the form's token was missing or wrong"
         }
         return nil

@@ -38,6 +38,21 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case deskAuthorRevealed = "desk_author_revealed"
     case moderationLogExported = "moderation_log_exported"
     case contentResanitized = "content_resanitized"
+    case catalogueAdded = "catalogue_added"
+    case catalogueChanged = "catalogue_changed"
+    case catalogueRemoved = "catalogue_removed"
+    case patientCreated = "patient_created"
+    case patientViewed = "patient_viewed"
+    case patientContactChanged = "patient_contact_changed"
+    case patientRegimenChanged = "patient_regimen_changed"
+    case patientReassigned = "patient_reassigned"
+    case patientRemoved = "patient_removed"
+    case patientReportExported = "patient_report_exported"
+    case claimTokenSent = "claim_token_sent"
+    case claimTokenRevoked = "claim_token_revoked"
+    case patientAccountClaimed = "patient_account_claimed"
+    case adherenceLogged = "adherence_logged"
+    case patientRemindersChanged = "patient_reminders_changed"
 
     public var title: String {
         switch self {
@@ -76,6 +91,21 @@ public enum AuditAction: String, Sendable, CaseIterable {
         case .deskAuthorRevealed: "Anonymous author revealed"
         case .moderationLogExported: "Moderation log exported"
         case .contentResanitized: "Posts sanitized again"
+        case .catalogueAdded: "Added to the catalogue"
+        case .catalogueChanged: "Catalogue entry changed"
+        case .catalogueRemoved: "Removed from the catalogue"
+        case .patientCreated: "Patient added"
+        case .patientViewed: "Patient record viewed"
+        case .patientContactChanged: "Patient contact details changed"
+        case .patientRegimenChanged: "Patient prescriptions changed"
+        case .patientReassigned: "Patient moved to another physician"
+        case .patientRemoved: "Patient removed"
+        case .patientReportExported: "Patient report exported"
+        case .claimTokenSent: "App claim token emailed"
+        case .claimTokenRevoked: "App claim token revoked"
+        case .patientAccountClaimed: "Patient app account claimed"
+        case .adherenceLogged: "Patient logged a dose or exercise"
+        case .patientRemindersChanged: "Patient reminder settings changed"
         }
     }
 }

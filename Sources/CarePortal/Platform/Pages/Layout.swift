@@ -35,6 +35,7 @@ struct NavigationItem: Sendable {
 
     static let all: [NavigationItem] = [
         NavigationItem(title: "Home", url: .home, access: HomeController.navigationAccess),
+        NavigationItem(title: "Patients", url: .patients, access: PatientsController.access),
         NavigationItem(title: "Information desk", url: .desk, access: DeskController.access),
         NavigationItem(title: "Members", url: .members, access: MembersController.access),
         NavigationItem(title: "Cohorts", url: .cohorts, access: MembersController.access),
@@ -42,6 +43,7 @@ struct NavigationItem: Sendable {
         NavigationItem(title: "Medical professionals", url: .medicalProfessionals, access: MedicalProfessionalsController.access),
         NavigationItem(title: "Staff accounts", url: .staff, access: StaffController.access),
         NavigationItem(title: "Program settings", url: .programSettings, access: ProgramSettingsController.access),
+        NavigationItem(title: "Catalogue", url: .catalogue, access: CatalogueController.access),
         NavigationItem(title: "Audit log", url: .auditLog, access: AuditController.access),
         NavigationItem(title: "Outbox", url: .outbox, access: OutboxController.access),
     ]

@@ -36,6 +36,16 @@ enum TemplateName: String, CaseIterable, Sendable {
     case deskFlags = "desk/flags"
     case deskModerationLog = "desk/moderation-log"
     case deskEmailSettings = "desk/email-settings"
+    case catalogue = "catalogue/catalogue"
+    case catalogueEntry = "catalogue/entry"
+    case patients = "patients/list"
+    case patientContact = "patients/contact"
+    case patientRegimen = "patients/regimen"
+    case patientCancelDraft = "patients/cancel-draft"
+    case patient = "patients/patient"
+    case patientHistory = "patients/history"
+    case patientRemove = "patients/remove"
+    case patientReport = "patients/report"
 }
 
 /// A page's typed view model; the template reads only what it holds.
@@ -90,10 +100,12 @@ struct PageRenderer: Sendable {
 /// A view model as nested dictionaries and arrays, made with one reflection pass over it. The
 /// template engine otherwise reflects an object again for every name it looks up (and once more for
 /// each enclosing object a name is not found in), which made long pages slow. Optionals that are nil
-/// are left out, which is how the engine treats them anyway.
+/// are left out, which is how the engine treats them anyway. A model that answers the engine itself
+/// (`MustacheParent`, as the patient pages' charts do) is passed through as it is.
 enum TemplateValues {
     static func box(_ value: Any) -> Any? {
-        if value is String || value is Bool || value is Int || value is Double || value is Date || value is URL {
+        if value is String || value is Bool || value is Int || value is Double || value is Date || value is URL
+            || value is any MustacheParent {
             return value
         }
         let mirror = Mirror(reflecting: value)

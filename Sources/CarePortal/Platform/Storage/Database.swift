@@ -185,6 +185,15 @@ struct DatabaseClosed: Error, CustomStringConvertible {
 
 /// A small pool of SQLite connections, each set up for safe concurrent use.
 actor SQLiteConnectionPool {
+    /// The threads SQLite's blocking calls run on: more than a pool's connections, and apart from NIO's shared pool
+    /// (two threads on a two-core machine), so connections waiting out another's write lock can never take every
+    /// thread from the one that holds it and must commit to release it.
+    static let threads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 8)
+        pool.start()
+        return pool
+    }()
+
     private let path: String
     private let maximumConnections: Int
     private let logger: Logger
@@ -240,13 +249,22 @@ actor SQLiteConnectionPool {
     private func open() async throws -> SQLiteConnection {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let connection = try await SQLiteConnection.open(
+            storage: .file(path: path), threadPool: Self.threads, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any()
+        )
         let database = connection.sql()
-        // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
-        try await database.raw("PRAGMA journal_mode = WAL").run()
-        try await database.raw("PRAGMA synchronous = FULL").run()
-        try await database.raw("PRAGMA foreign_keys = ON").run()
-        try await database.raw("PRAGMA busy_timeout = 10000").run()
+        do {
+            // The busy timeout comes first: a connection opened while another one writes waits for it rather than failing.
+            try await database.raw("PRAGMA busy_timeout = 10000").run()
+            // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
+            try await database.raw("PRAGMA journal_mode = WAL").run()
+            try await database.raw("PRAGMA synchronous = FULL").run()
+            try await database.raw("PRAGMA foreign_keys = ON").run()
+        } catch {
+            // Often the caller is being cancelled (a service stopping): the close runs in a task of its own, so it happens.
+            await Task { try? await connection.close() }.value
+            throw error
+        }
         return connection
     }
 

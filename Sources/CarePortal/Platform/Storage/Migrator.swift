@@ -22,6 +22,8 @@ enum SchemaHistory {
         CreateMembers(),
         CreateStaffInvitations(),
         CreateInformationDesk(),
+        CreateCatalogue(),
+        CreatePatients(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

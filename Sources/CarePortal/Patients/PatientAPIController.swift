@@ -1,0 +1,370 @@
+import Foundation
+import Hummingbird
+import SQLKit
+
+/// The patient app's JSON API under `/api/v1/patient/`: claiming the account with the emailed token,
+/// signing in and out, her profile and regimen, the day's schedule and logging it, her statistics and
+/// her reminder settings. Described in `api/openapi.json`.
+struct PatientAPIController {
+    let portal: Portal
+    let patients = PatientRepository()
+    let accounts = PatientAccountRepository()
+    let regimens = RegimenRepository()
+    let tokens = PatientTokens()
+    let throttle = SignInThrottle()
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.post(SiteURL.apiPatientClaimCheck.pattern, access: .everyone, checkClaim)
+        routes.post(SiteURL.apiPatientClaim.pattern, access: .everyone, claim)
+        routes.post(SiteURL.apiPatientSessions.pattern, access: .everyone, signIn)
+        routes.delete(SiteURL.apiPatientCurrentSession.pattern, access: .patient, signOut)
+        routes.get(SiteURL.apiPatientMe.pattern, access: .patient, profile)
+        routes.get(SiteURL.apiPatientRegimen.pattern, access: .patient, regimen)
+        routes.get(SiteURL.pattern(SiteURL.apiPatientIllustration), access: .patient, illustration)
+        routes.get(SiteURL.apiPatientSchedule.pattern, access: .patient, schedule)
+        routes.put(RouterPath("/api/v1/patient/schedule/:date/entries/:entry"), access: .patient, log)
+        routes.get(SiteURL.apiPatientStatistics.pattern, access: .patient, statistics)
+        routes.get(SiteURL.apiPatientReminders.pattern, access: .patient, reminders)
+        routes.put(SiteURL.apiPatientReminders.pattern, access: .patient, changeReminders)
+    }
+
+    static let wrongToken = "This claim token is not valid. Check it against the email from your physician: each token works once, and only until it expires"
+    static let wrongCredentials = "The username or password is not right"
+
+    // MARK: Claiming the account
+
+    /// A 429 with `Retry-After` while any of `keys` is paused by the throttle.
+    private func refuseWhilePaused(_ keys: [SignInThrottle.Key], now: Date) async throws {
+        if let until = try await portal.database.read({ db in try await throttle.pausedUntil(keys, now: now, on: db) }) {
+            throw APIError.tooManyRequests(until: until, now: now)
+        }
+    }
+
+    /// The patient a claim token opens; a wrong token counts against the address, so tokens cannot be guessed.
+    private func claimablePatient(_ typed: String?, request: Request, context: PortalContext) async throws -> Patient {
+        let token = ClaimToken.normalized(typed ?? "")
+        guard !token.isEmpty else { throw APIError.validation(["claim_token": "Enter the claim token from your email"]) }
+        let origin = portal.origin(of: request, context: context)
+        let now = portal.now
+        let keys: [SignInThrottle.Key] = origin.address.map { [.patientClaim($0)] } ?? []
+        try await refuseWhilePaused(keys, now: now)
+        let patient = try await portal.database.read { db -> Patient? in
+            guard token.count == ClaimToken.length, let id = try await accounts.claimable(token: token, now: now, on: db) else { return nil }
+            return try await patients.find(id: id, on: db)
+        }
+        guard let patient else {
+            try await portal.database.transaction { db in
+                try await throttle.recordFailure(keys, now: now, on: db)
+                try await portal.audit.record(AuditEvent(
+                    actor: .anonymous, action: .patientAccountClaimed, recordType: "patient", outcome: .failure, origin: origin,
+                    detail: "claim token not usable"
+                ), on: db)
+            }
+            throw APIError.validation(["claim_token": Self.wrongToken])
+        }
+        return patient
+    }
+
+    @Sendable func checkClaim(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(PatientAPI.ClaimCheck.self)
+        let patient = try await claimablePatient(body.claimToken, request: request, context: context)
+        let origin = portal.origin(of: request, context: context)
+        // Whoever holds the token reads her name and number: recorded like any read of her record.
+        let name = try await portal.database.transaction { db in
+            try await portal.audit.record(AuditEvent(
+                actor: .anonymous, action: .patientViewed, recordType: "patient", recordID: "\(patient.id)", origin: origin,
+                detail: "claim token checked in the app"
+            ), on: db)
+            return try await patients.physicianNames(ids: [patient.physicianID], on: db)
+        }
+        return .json(PatientAPI.ClaimDetails(
+            firstName: patient.contact.firstName, middleName: patient.contact.middleName, lastName: patient.contact.lastName,
+            medicalNumber: patient.contact.medicalNumber, physicianName: name[patient.physicianID] ?? ""
+        ))
+    }
+
+    @Sendable func claim(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(PatientAPI.Claim.self)
+        let username = body.username?.trimmed ?? ""
+        let password = body.password ?? ""
+        var problems: [String: String] = [:]
+        if let problem = FieldRules.usernameProblem(username) { problems["username"] = problem }
+        if let problem = portal.passwordPolicy.problem(with: password, username: username) { problems["password"] = problem }
+        let patient = try await claimablePatient(body.claimToken, request: request, context: context)
+        // The first-time confirmation (seed 3.4): what she confirms must be what her physician recorded.
+        let confirm: [(String, String?, String)] = [
+            ("first_name", body.firstName, patient.contact.firstName), ("middle_name", body.middleName, patient.contact.middleName),
+            ("last_name", body.lastName, patient.contact.lastName),
+        ]
+        for (field, typed, recorded) in confirm where !PatientRules.sameName(typed ?? "", recorded) {
+            problems[field] = "This does not match what your physician recorded. Check it, or ask your physician to correct it"
+        }
+        if PatientRules.medicalNumberKey(body.medicalNumber ?? "") != PatientRules.medicalNumberKey(patient.contact.medicalNumber) {
+            problems["medical_number"] = "This does not match the medical number your physician recorded. Check it, or ask your physician to correct it"
+        }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let hash = try await portal.passwords.hash(password)
+        let origin = portal.origin(of: request, context: context)
+        let now = portal.now
+        let physician = try await physician(of: patient)
+        do {
+            let session = try await portal.database.transaction { db -> PatientAPI.Session in
+                guard try await accounts.claim(token: ClaimToken.normalized(body.claimToken ?? ""), username: username, passwordHash: hash, now: now, on: db) == patient.id else {
+                    throw APIError.validation(["claim_token": Self.wrongToken])
+                }
+                try await patients.markActivity(id: patient.id, at: now, on: db)
+                try await portal.audit.record(AuditEvent(
+                    actor: AuditActor(accountID: patient.id, role: "patient", name: nil), action: .patientAccountClaimed,
+                    recordType: "patient", recordID: "\(patient.id)", origin: origin
+                ), on: db)
+                let issued = try await tokens.issue(patientID: patient.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
+                return PatientAPI.Session(token: issued.token, expiresAt: issued.expiresAt, patient: .init(patient, username: username, physician: physician))
+            }
+            return .json(session, status: .created)
+        } catch is PatientUsernameTaken {
+            throw APIError(
+                status: .conflict, code: "username_taken", message: "That username is already taken.",
+                fields: ["username": "That username is already taken. Choose another"]
+            )
+        }
+    }
+
+    private func physician(of patient: Patient) async throws -> PatientAPI.Physician {
+        try await portal.database.read { db in
+            let name = try await patients.physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? ""
+            let profile = try await StaffAccountRepository().physicianProfile(accountID: patient.physicianID, on: db)
+            return PatientAPI.Physician(name: name, practiceAddress: profile?.practiceLocation ?? "")
+        }
+    }
+
+    // MARK: Sign-in and sign-out
+
+    @Sendable func signIn(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(PatientAPI.SignIn.self)
+        let username = body.username?.trimmed ?? ""
+        let password = body.password ?? ""
+        var problems: [String: String] = [:]
+        if username.isEmpty { problems["username"] = "Enter your username" }
+        if password.isEmpty { problems["password"] = "Enter your password" }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let origin = portal.origin(of: request, context: context)
+        let now = portal.now
+        let keys: [SignInThrottle.Key] = [.patient(username)] + (origin.address.map { [.address($0)] } ?? [])
+        try await refuseWhilePaused(keys, now: now)
+        let credentials = try await portal.database.read { db in try await accounts.credentials(username: username, on: db) }
+        let matches: Bool
+        if let credentials {
+            matches = try await portal.passwords.verify(password, against: credentials.passwordHash)
+        } else {
+            try await portal.passwords.verifyAgainstNothing(password)
+            matches = false
+        }
+        guard let credentials, matches else {
+            try await portal.database.transaction { db in
+                try await throttle.recordFailure(keys, now: now, on: db)
+                try await portal.audit.record(AuditEvent(
+                    actor: AuditActor(accountID: credentials?.patientID, role: "patient", name: nil), action: .signIn,
+                    recordType: "patient", recordID: credentials.map { "\($0.patientID)" }, outcome: .failure, origin: origin,
+                    detail: credentials == nil ? "unknown username" : "wrong password"
+                ), on: db)
+            }
+            throw APIError(status: .unauthorized, code: "invalid_credentials", message: "\(Self.wrongCredentials).")
+        }
+        guard let patient = try await portal.database.read({ db in try await patients.find(id: credentials.patientID, on: db) }) else {
+            throw APIError(status: .unauthorized, code: "invalid_credentials", message: "\(Self.wrongCredentials).")
+        }
+        let physician = try await physician(of: patient)
+        let session = try await portal.database.transaction { db in
+            try await throttle.clear(.patient(username), on: db)
+            try await patients.markActivity(id: patient.id, at: now, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: AuditActor(accountID: patient.id, role: "patient", name: nil), action: .signIn,
+                recordType: "patient", recordID: "\(patient.id)", origin: origin
+            ), on: db)
+            let issued = try await tokens.issue(patientID: patient.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
+            return PatientAPI.Session(token: issued.token, expiresAt: issued.expiresAt, patient: .init(patient, username: username, physician: physician))
+        }
+        return .json(session, status: .created)
+    }
+
+    @Sendable func signOut(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        try await portal.database.transaction { db in
+            try await tokens.revoke(tokenHash: holder.tokenHash, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .signOut, recordType: "patient", recordID: "\(holder.patientID)",
+                origin: portal.origin(of: request, context: context)
+            ), on: db)
+        }
+        return .noContent
+    }
+
+    // MARK: Her record
+
+    private func me(_ context: PortalContext) async throws -> (Patient, PatientAccount) {
+        let holder = try context.requirePatient()
+        let found = try await portal.database.read { db -> (Patient, PatientAccount)? in
+            guard let patient = try await patients.find(id: holder.patientID, on: db),
+                  let account = try await accounts.find(patientID: holder.patientID, on: db)
+            else { return nil }
+            return (patient, account)
+        }
+        guard let found else { throw APIError.unauthorized }
+        return found
+    }
+
+    @Sendable func profile(request: Request, context: PortalContext) async throws -> Response {
+        let (patient, account) = try await me(context)
+        return .json(PatientAPI.Profile(patient, username: account.username ?? "", physician: try await physician(of: patient)))
+    }
+
+    @Sendable func regimen(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        let current = try await portal.database.read { db in try await regimens.prescriptions(patientID: holder.patientID, on: db) }
+            .filter { $0.endsOn == nil }
+        return .json(PatientAPI.Regimen(
+            medications: current.filter { $0.kind == .medication }.map(PatientAPI.Medication.init),
+            exercises: current.filter { $0.kind == .exercise }.map(PatientAPI.Exercise.init)
+        ))
+    }
+
+    /// An exercise's illustration, for the exercises she was prescribed.
+    @Sendable func illustration(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        let id = try context.parameters.apiRecordID()
+        let exercise = try await portal.database.read { db -> CatalogueExercise? in
+            let prescribed = try await regimens.prescriptions(patientID: holder.patientID, on: db).contains { $0.kind == .exercise && $0.itemID == id }
+            return prescribed ? try await CatalogueRepository().exercise(id: id, on: db) : nil
+        }
+        let store = IllustrationStore(dataDirectory: portal.settings.dataDirectory, randomBytes: portal.dependencies.randomBytes)
+        guard let stored = exercise?.illustration, let data = store.read(stored) else { throw APIError.notFound }
+        return CatalogueController.imageResponse(data, type: stored.type, exerciseID: id)
+    }
+
+    // MARK: Schedule and logging
+
+    private var today: CalendarDate { CalendarDate(portal.now) }
+
+    @Sendable func schedule(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        let today = self.today
+        let day: CalendarDate
+        if let text = request.query("date") {
+            guard let parsed = CalendarDate(iso: text) else {
+                throw APIError.validation(["date": "Give the date as year-month-day, like \(today.iso)"])
+            }
+            day = parsed
+        } else {
+            day = today
+        }
+        let (prescriptions, logs) = try await portal.database.read { db in
+            (try await regimens.prescriptions(patientID: holder.patientID, on: db),
+             try await regimens.logs(patientID: holder.patientID, from: day, through: day, on: db))
+        }
+        return .json(PatientAPI.Schedule(
+            date: day.iso, previousDate: day.adding(days: -1).iso, nextDate: day < today ? day.adding(days: 1).iso : nil,
+            canLog: day <= today, entries: Schedule.entries(on: day, prescriptions: prescriptions, logs: logs).map(PatientAPI.Entry.init)
+        ))
+    }
+
+    /// Logs one dose or session as done or missed. Sending the same again changes nothing, so a retried
+    /// request never counts twice; a different answer for the same slot replaces the earlier one.
+    @Sendable func log(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        guard let day = context.parameters.get("date").flatMap(CalendarDate.init(iso:)),
+              let (prescriptionID, slot) = context.parameters.get("entry").flatMap(ScheduleEntry.parse(entryID:))
+        else { throw APIError.notFound }
+        let body = try await request.json(PatientAPI.LogEntry.self)
+        guard let status = body.status.flatMap(AdherenceLog.Status.init(rawValue:)) else {
+            throw APIError.validation(["status": "Say done or missed"])
+        }
+        let today = self.today
+        guard day <= today else { throw APIError.validation(["date": "You can log today or an earlier day, not a day still to come"]) }
+        let now = portal.now
+        let origin = portal.origin(of: request, context: context)
+        let entry = try await portal.database.transaction { db -> ScheduleEntry in
+            let prescriptions = try await regimens.prescriptions(patientID: holder.patientID, on: db)
+            guard let prescription = prescriptions.first(where: { $0.id == prescriptionID }), prescription.isDue(on: day),
+                  (1...prescription.timesPerDay).contains(slot)
+            else { throw APIError.notFound }
+            let existing = try await regimens.logs(patientID: holder.patientID, from: day, through: day, on: db)
+                .first { $0.prescriptionID == prescriptionID && $0.slot == slot }
+            if existing?.status != status {
+                try await regimens.log(
+                    AdherenceLog(prescriptionID: prescriptionID, day: day, slot: slot, status: status, loggedAt: now),
+                    patientID: holder.patientID, now: now, on: db
+                )
+                try await patients.markActivity(id: holder.patientID, at: now, on: db)
+                try await portal.audit.record(AuditEvent(
+                    actor: context.auditActor, action: .adherenceLogged, recordType: "patient", recordID: "\(holder.patientID)",
+                    origin: origin, detail: "prescription \(prescriptionID), \(day.iso), \(slot): \(status.rawValue)"
+                ), on: db)
+            }
+            return ScheduleEntry(prescription: prescription, day: day, slot: slot, status: status)
+        }
+        return .json(PatientAPI.Entry(entry))
+    }
+
+    // MARK: Statistics
+
+    @Sendable func statistics(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        let range = PatientsController.Range(request: request, today: today)
+        if let error = range.error { throw APIError.validation(["from": error]) }
+        let (prescriptions, logs) = try await portal.database.read { db in
+            (try await regimens.prescriptions(patientID: holder.patientID, on: db),
+             try await regimens.logs(patientID: holder.patientID, from: range.from, through: range.through, on: db))
+        }
+        return .json(PatientAPI.Statistics(AdherenceSummary(prescriptions: prescriptions, logs: logs, from: range.from, through: range.through)))
+    }
+
+    // MARK: Reminders
+
+    @Sendable func reminders(request: Request, context: PortalContext) async throws -> Response {
+        let (_, account) = try await me(context)
+        return .json(PatientAPI.Reminders(account.reminders))
+    }
+
+    @Sendable func changeReminders(request: Request, context: PortalContext) async throws -> Response {
+        let (_, account) = try await me(context)
+        let body = try await request.json(PatientAPI.ReminderChange.self)
+        var settings = account.reminders
+        if let frequency = body.frequency {
+            guard let chosen = ReminderSettings.Frequency(rawValue: frequency) else {
+                throw APIError.validation(["frequency": "Choose one of \(ReminderSettings.Frequency.allCases.map(\.rawValue).joined(separator: ", "))"])
+            }
+            settings.frequency = chosen
+        }
+        if let email = body.email { settings.email = email }
+        let now = portal.now
+        try await portal.database.transaction { db in
+            try await accounts.setReminders(patientID: account.patientID, settings, now: now, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .patientRemindersChanged, recordType: "patient", recordID: "\(account.patientID)",
+                origin: portal.origin(of: request, context: context),
+                detail: "\(settings.frequency.rawValue), email \(settings.email ? "on" : "off")"
+            ), on: db)
+        }
+        return .json(PatientAPI.Reminders(settings))
+    }
+}
+
+extension PortalContext {
+    /// The patient behind the bearer token; patient routes always have one.
+    func requirePatient() throws -> PatientTokens.Holder {
+        guard let patient else { throw APIError.unauthorized }
+        return patient
+    }
+}
+
+extension Portal {
+    /// The patient whose bearer token the request carries, or a 401 in the API's error shape.
+    func authenticatePatient(_ request: Request) async throws -> PatientTokens.Holder {
+        guard let token = request.bearerToken else { throw APIError.unauthorized }
+        let now = self.now
+        guard let holder = try await database.read({ db in try await PatientTokens().resolve(token, now: now, on: db) }) else {
+            throw APIError.unauthorized
+        }
+        return holder
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension Mail {
+    /// The email that lets a new patient claim her app account. The token travels only here: never in a
+    /// log or the audit log. It carries no health information.
+    static func claimToken(patient: Patient, token: ClaimToken, expiresAt: Date, settings: Settings) -> Mail {
+        Mail(
+            recipient: patient.contact.email,
+            subject: "Your \(settings.programName) app account",
+            body: """
+                Hello \(patient.contact.firstName),
+
+                Your physician has set up an account for you in the \(settings.programName) app, where you can see your medications and exercises, tick them off each day and get reminders.
+
+                To claim it, open the app, choose "I have a claim token" and enter:
+
+                \(token.grouped)
+
+                The app shows your name and medical number for you to confirm, then you choose a username and password.
+
+                The token works once, until \(DisplayTime.dateTime(expiresAt)). If it has expired, ask your physician to send a new one.
+
+                If you did not expect this email, you can ignore it.
+
+                \(settings.programName)
+                """
+        )
+    }
+
+    /// A reminder that doses or exercises are still to do today. Names nothing: email is not the place for health details.
+    static func reminder(to email: String, firstName: String, toDo: Int, settings: Settings, frequency: ReminderSettings.Frequency) -> Mail {
+        Mail(
+            recipient: email,
+            subject: "A reminder from \(settings.programName)",
+            body: """
+                Hello \(firstName),
+
+                You have \(toDo) \(toDo == 1 ? "medication or exercise" : "medications and exercises") still to do today. Open the \(settings.programName) app to see them and tick them off.
+
+                You asked for reminders \(frequency.title.lowercased()). To change how often, or to stop these emails, go to Options in the app.
+
+                \(settings.programName)
+                """
+        )
+    }
+}
