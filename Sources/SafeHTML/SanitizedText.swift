@@ -20,8 +20,7 @@ public struct SanitizedText: Sendable, Hashable {
 
     /// The same excerpt of plain text kept from an earlier sanitizing (stored beside its HTML).
     public static func excerpt(of plainText: String, maxCharacters: Int) -> String {
-        let words = plainText.split(whereSeparator: \.isWhitespace)
-        let line = words.joined(separator: " ")
+        let line = oneLine(plainText, upTo: max(0, maxCharacters) + 1)
         guard line.count > maxCharacters else { return line }
         guard maxCharacters > 1 else { return maxCharacters == 1 ? "…" : "" }
 
@@ -36,6 +35,54 @@ public struct SanitizedText: Sendable, Hashable {
             cut = room
         }
         return cut.trimmingTrailing(where: { $0.isWhitespace || $0.isPunctuation }) + "…"
+    }
+
+    /// The words of `text` joined by single spaces, read only until the line has `limit` characters:
+    /// an excerpt never needs more, and a long post need not be read to the end.
+    static func oneLine(_ text: String, upTo limit: Int) -> String {
+        if let line = asciiLine(text, upTo: limit) { return line }
+        var line = ""
+        var count = 0
+        var spaceNeeded = false
+        for character in text {
+            if count >= limit { break }
+            if character.isWhitespace {
+                spaceNeeded = count > 0
+                continue
+            }
+            if spaceNeeded {
+                line.append(" ")
+                count += 1
+                spaceNeeded = false
+                if count >= limit { break }
+            }
+            line.append(character)
+            count += 1
+        }
+        return line
+    }
+
+    /// `oneLine` byte by byte, for text that is ASCII as far as the line goes (most is), where each
+    /// byte is a character; nil at the first other byte.
+    private static func asciiLine(_ text: String, upTo limit: Int) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(limit, text.utf8.count))
+        var spaceNeeded = false
+        for byte in text.utf8 {
+            guard byte < 0x80 else { return nil }  // also just past the limit: it may join the last character
+            if bytes.count >= limit { break }
+            if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                spaceNeeded = !bytes.isEmpty
+                continue
+            }
+            if spaceNeeded {
+                bytes.append(0x20)
+                spaceNeeded = false
+                if bytes.count >= limit { break }
+            }
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

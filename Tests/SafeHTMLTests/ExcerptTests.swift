@@ -1,5 +1,5 @@
 import PropertyBased
-import SafeHTML
+@testable import SafeHTML
 import Testing
 
 @Suite struct ExcerptTests {
@@ -40,6 +40,19 @@ import Testing
             let excerpt = text(words.joined(separator: " \n ")).excerpt(maxCharacters: limit)
             #expect(excerpt.count <= limit)
             #expect(line.hasPrefix(excerpt.hasSuffix("…") ? String(excerpt.dropLast()) : excerpt))
+        }
+    }
+
+    @Test func readingOnlyTheStartGivesTheSameLineAsJoiningEveryWord() async {
+        // ASCII pieces mostly (read byte by byte), sometimes a piece that is not (read by characters).
+        let pieces = Gen.oneOf(
+            Gen.always("ab"), Gen.always("C1,"), Gen.always(" "), Gen.always("\r\n"), Gen.always("\t\u{0B}"), Gen.always("x"),
+            Gen.letterOrNumber.string(of: 0...9), Gen.always("👩‍👩‍👧"), Gen.always("e\u{301}")
+        )
+        await propertyCheck(input: pieces.array(of: 0...60), Gen.int(in: 0...90)) { pieces, limit in
+            let text = pieces.joined()
+            let whole = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(SanitizedText.oneLine(text, upTo: limit) == String(whole.prefix(limit)))
         }
     }
 }

@@ -14,6 +14,7 @@ struct Portal: Sendable {
     let outbox: Outbox
     let programSettings: ProgramSettingsStore
     let logger: Logger
+    let deskCounts = DeskCountsCache()
 
     var now: Date { dependencies.now() }
 }

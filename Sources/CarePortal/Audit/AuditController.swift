@@ -127,7 +127,7 @@ struct AuditController {
     }
 }
 
-struct AuditRow: Sendable {
+struct AuditRow: Sendable, Encodable {
     let time: String
     let person: String
     let role: String

@@ -2,27 +2,27 @@ import Foundation
 
 /// The administrators' view of everything physicians can prescribe.
 struct CataloguePage: Page {
-    struct MedicationRow: Sendable {
+    struct MedicationRow: Sendable, Encodable {
         let name: String
         let doses: String
         let description: String
         let editPath: String
     }
 
-    struct ExerciseRow: Sendable {
+    struct ExerciseRow: Sendable, Encodable {
         let name: String
         let description: String
         let illustrationPath: String?
         let editPath: String
     }
 
-    struct FrequencyRow: Sendable {
+    struct FrequencyRow: Sendable, Encodable {
         let name: String
         let schedule: String
         let editPath: String
     }
 
-    struct AmountRow: Sendable {
+    struct AmountRow: Sendable, Encodable {
         let name: String
         let editPath: String
     }

@@ -64,7 +64,7 @@ struct HomeController {
 }
 
 struct HomePage: Page {
-    struct Card: Sendable {
+    struct Card: Sendable, Encodable {
         let title: String
         let path: String
         let body: String

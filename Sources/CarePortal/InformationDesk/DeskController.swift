@@ -37,14 +37,19 @@ struct DeskController {
         query.search = String((request.query("q") ?? "").prefix(200))
         query.page = PageRequest(number: request.pageNumber)
         query.includeModerated = staff.role == .administrator
+        let now = portal.now
+        let countsKey = DeskCountsCache.Key(query)
+        let remembered = portal.deskCounts.counts(for: countsKey, now: now)
         let (page, counts, openFlags) = try await portal.database.read { [query] db in
-            (
-                try await desk.repository.list(query, on: db),
-                try await desk.repository.counts(query, on: db),
+            let counts: DeskCounts
+            if let remembered { counts = remembered } else { counts = try await desk.repository.counts(query, on: db) }
+            return (
+                try await desk.repository.list(query, total: counts[query.filter], on: db),
+                counts,
                 staff.role == .administrator ? try await desk.repository.openFlagTotal(on: db) : 0
             )
         }
-        let now = portal.now
+        if remembered == nil { portal.deskCounts.remember(counts, for: countsKey, now: now) }
         let sortParameter = request.query("sort") == nil ? nil : query.sort.rawValue
         let address = ListAddress(path: SiteURL.desk.path, parameters: [
             ("q", query.search), ("filter", query.filter == .waiting ? nil : query.filter.rawValue), ("sort", sortParameter),
@@ -63,7 +68,7 @@ struct DeskController {
             search: query.search,
             filter: query.filter == .waiting ? "" : query.filter.rawValue,
             sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
-            rows: page.items.map { DeskThreadRow($0, now: now) },
+            rows: page.items.map { portal.pages.html(DeskThreadRow($0, now: now)) },
             pagination: PaginationView(page, address: address, noun: "questions"),
             isSearching: !query.search.isEmpty,
             flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
@@ -140,10 +145,10 @@ struct DeskController {
                 layout: portal.layout(title, context: context, current: .desk),
                 title: title,
                 isTakenDown: isTakenDown,
-                question: question,
+                question: portal.pages.html(question),
                 status: status.0, statusTag: status.1,
                 acceptedAnchor: canSee ? thread.acceptedReplyID.map { "reply-\($0)" } : nil,
-                replies: replyViews,
+                replies: replyViews.map(portal.pages.html),
                 replyAction: canAnswer ? SiteURL.deskThreadReplies(id).path : nil,
                 errors: errors.items,
                 body: draft.body,

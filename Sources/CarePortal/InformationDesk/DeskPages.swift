@@ -3,7 +3,7 @@ import SafeHTML
 
 /// Who wrote a post, as a reader is shown it. An anonymous asker is "Anonymous" to everyone, in her
 /// question and in her own replies to it; nothing here then carries her pseudonym, avatar or id.
-struct DeskByline: Sendable, Equatable {
+struct DeskByline: Sendable, Hashable, Encodable {
     let name: String
     let avatarPath: String?
     let roleTitle: String
@@ -55,7 +55,9 @@ extension DeskThread {
 }
 
 /// A row of the staff thread list.
-struct DeskThreadRow: Sendable {
+struct DeskThreadRow: Fragment {
+    static let template = TemplateName.deskThreadRow
+
     let title: String
     let path: String
     let excerpt: String
@@ -81,7 +83,7 @@ struct DeskThreadRow: Sendable {
     }
 }
 
-struct DeskTab: Sendable {
+struct DeskTab: Sendable, Encodable {
     let title: String
     let count: Int
     let path: String
@@ -96,7 +98,8 @@ struct DeskListPage: Page {
     let search: String
     let filter: String
     let sortOptions: [FilterOption]
-    let rows: [DeskThreadRow]
+    /// Rendered `DeskThreadRow`s.
+    let rows: [String]
     let pagination: PaginationView
     let isSearching: Bool
     let action = SiteURL.desk.path
@@ -108,8 +111,8 @@ struct DeskListPage: Page {
 }
 
 /// One post (the question or a reply) as the thread page shows it.
-struct DeskPostView: Sendable {
-    struct Version: Sendable {
+struct DeskPostView: Fragment {
+    struct Version: Sendable, Hashable, Encodable {
         let html: String
         let replacedAt: String
     }
@@ -131,10 +134,12 @@ struct DeskPostView: Sendable {
     let versions: [Version]
     /// "Earlier versions (2)", for administrators when the reply was edited.
     let versionsTitle: String?
+
+    static let template = TemplateName.deskPost
 }
 
 struct DeskThreadPage: Page {
-    struct Reveal: Sendable {
+    struct Reveal: Sendable, Encodable {
         let text: String
     }
 
@@ -142,11 +147,12 @@ struct DeskThreadPage: Page {
     let layout: Layout
     let title: String
     let isTakenDown: Bool
-    let question: DeskPostView
+    /// The rendered `DeskPostView` of the question, then of each reply.
+    let question: String
     let status: String
     let statusTag: String
     let acceptedAnchor: String?
-    let replies: [DeskPostView]
+    let replies: [String]
     let replyAction: String?
     let errors: [FormErrors.Item]
     let body: String
@@ -171,7 +177,7 @@ struct EditReplyPage: Page {
 }
 
 struct ModeratePostPage: Page {
-    struct Choice: Sendable {
+    struct Choice: Sendable, Encodable {
         let value: String
         let title: String
         let hint: String
@@ -206,7 +212,7 @@ struct RevealAuthorPage: Page {
     let memberPath: String?
 }
 
-struct FlaggedPostRow: Sendable {
+struct FlaggedPostRow: Sendable, Encodable {
     let kind: String
     let threadTitle: String
     let threadPath: String
@@ -227,7 +233,7 @@ struct FlagsPage: Page {
     let flagsToHide = DeskRules.flagsToHide
 }
 
-struct ModerationLogRow: Sendable {
+struct ModerationLogRow: Sendable, Encodable {
     let when: String
     let moderator: String
     let action: String

@@ -13,6 +13,12 @@ struct InformationDesk: Sendable {
         repository = DeskRepository(engine: portal.database.engine)
     }
 
+    /// Runs one change in a transaction, then forgets the list's remembered counts, which it may have changed.
+    private func change<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        defer { portal.deskCounts.forgetAll() }
+        return try await portal.database.transaction(body)
+    }
+
     /// Markdown as posted, made safe; the source is kept beside the HTML so a later policy can render it again.
     static func render(_ source: String) throws(SafeHTMLError) -> StoredText {
         let safe = try SafeHTML.renderMarkdown(source)
@@ -44,7 +50,7 @@ struct InformationDesk: Sendable {
         let now = portal.now
         let programName = portal.programSettings.current.programName
         let baseURL = portal.settings.baseURL
-        return try await portal.database.transaction { db in
+        return try await change { db in
             let id = try await repository.insertThread(
                 title: title, body: body, authorMemberID: memberID, isAnonymous: isAnonymous, now: now, on: db
             )
@@ -61,7 +67,7 @@ struct InformationDesk: Sendable {
     /// Adds a reply to a thread that shows; tells the asker unless she wrote it herself.
     func reply(threadID: Int64, author: DeskAuthor, body: StoredText) async throws -> Int64 {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        return try await change { db in
             guard let thread = try await repository.findThread(id: threadID, on: db), thread.moderation == .visible else {
                 throw DeskRefusal.notFound
             }
@@ -76,7 +82,7 @@ struct InformationDesk: Sendable {
     /// Marks a reply as the thread's accepted answer, replacing any earlier one, and tells the asker.
     func accept(replyID: Int64) async throws -> Int64 {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        return try await change { db in
             guard let reply = try await repository.findReply(id: replyID, on: db), reply.moderation == .visible,
                   let thread = try await repository.findThread(id: reply.threadID, on: db), thread.moderation == .visible
             else { throw DeskRefusal.notFound }
@@ -91,7 +97,7 @@ struct InformationDesk: Sendable {
 
     func clearAcceptedAnswer(threadID: Int64) async throws {
         let now = portal.now
-        try await portal.database.transaction { db in
+        try await change { db in
             guard try await repository.findThread(id: threadID, on: db) != nil else { throw DeskRefusal.notFound }
             try await repository.setAcceptedReply(threadID: threadID, replyID: nil, now: now, on: db)
         }
@@ -106,7 +112,7 @@ struct InformationDesk: Sendable {
     /// Replaces the body of one's own reply within the edit window; the earlier version is kept.
     func edit(replyID: Int64, by staff: StaffAccount, body: StoredText) async throws -> DeskReply {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        return try await change { db in
             guard let reply = try await repository.findReply(id: replyID, on: db) else { throw DeskRefusal.notFound }
             guard canEdit(reply, by: staff) else { throw DeskRefusal.editWindowClosed }
             guard reply.body.source != body.source else { return reply }
@@ -122,7 +128,7 @@ struct InformationDesk: Sendable {
     /// Returns false when she had flagged it before.
     func flag(_ post: DeskPost, memberID: Int64, reason: String) async throws -> Bool {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        return try await change { db in
             let (threadID, moderation) = try await locate(post, on: db)
             guard moderation == .visible else { throw DeskRefusal.notFound }
             try await repository.lock(threadID: threadID, on: db)
@@ -155,7 +161,7 @@ struct InformationDesk: Sendable {
     func moderate(_ post: DeskPost, _ choice: ModerationChoice, reason: String, by staff: StaffAccount, origin: AuditOrigin) async throws -> Int64 {
         let now = portal.now
         let programName = portal.programSettings.current.programName
-        return try await portal.database.transaction { db in
+        return try await change { db in
             let (threadID, _) = try await locate(post, on: db)
             try await repository.setModeration(post, threadID: threadID, to: choice.moderation, reason: reason, byFlags: false, on: db)
             try await repository.resolveFlags(post, now: now, on: db)
@@ -176,7 +182,7 @@ struct InformationDesk: Sendable {
     /// Shows a hidden or removed post again.
     func restore(_ post: DeskPost, by staff: StaffAccount, origin: AuditOrigin) async throws -> Int64 {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        return try await change { db in
             let (threadID, moderation) = try await locate(post, on: db)
             guard moderation != .visible else { return threadID }
             try await repository.setModeration(post, threadID: threadID, to: .visible, reason: nil, byFlags: false, on: db)
@@ -189,7 +195,7 @@ struct InformationDesk: Sendable {
     /// An administrator reviewed the flags and keeps the post: the flags close, and a post the flags hid shows again.
     func keep(_ post: DeskPost, by staff: StaffAccount, origin: AuditOrigin) async throws -> Int64 {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        return try await change { db in
             let (threadID, _) = try await locate(post, on: db)
             let hiddenByFlags: Bool = switch post {
             case .question(let id): try await repository.findThread(id: id, on: db)?.hiddenByFlags ?? false
@@ -207,7 +213,7 @@ struct InformationDesk: Sendable {
     /// Tells an administrator who asked an anonymous question, recording who asked to know, when and why.
     func revealAuthor(threadID: Int64, reason: String, by staff: StaffAccount, origin: AuditOrigin) async throws -> (pseudonym: String, memberID: Int64) {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        return try await change { db in
             guard let thread = try await repository.findThread(id: threadID, on: db), thread.isAnonymous,
                   case .member(let memberID, let pseudonym, _) = thread.author
             else { throw DeskRefusal.notFound }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A medical professional's account in the administrators' list.
-struct MedicalProfessionalRow: Sendable {
+struct MedicalProfessionalRow: Sendable, Encodable {
     let username: String
     let path: String
     let name: String
@@ -18,7 +18,7 @@ struct MedicalProfessionalRow: Sendable {
 }
 
 /// An invitation that was neither accepted nor revoked.
-struct InvitationRow: Sendable {
+struct InvitationRow: Sendable, Encodable {
     let name: String
     let email: String
     let sent: String
@@ -79,7 +79,7 @@ struct InviteMedicalProfessionalPage: Page {
 }
 
 /// One picture of the avatar radio group.
-struct AvatarChoice: Sendable {
+struct AvatarChoice: Sendable, Encodable {
     /// The first radio takes the group's name as its id, so the error summary can link to it.
     let id: String
     let value: String
@@ -89,7 +89,7 @@ struct AvatarChoice: Sendable {
 }
 
 /// The avatar radio group as the template shows it.
-struct AvatarField: Sendable {
+struct AvatarField: Sendable, Encodable {
     let name = "avatar"
     let legend = "Avatar"
     let hint = "Members see it beside your answers. Each picture carries a medical mark, so members know a medical professional is answering."

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A row of the members list.
-struct MemberRow: Sendable {
+struct MemberRow: Sendable, Encodable {
     let pseudonym: String
     let path: String
     let cohort: String
@@ -47,7 +47,7 @@ struct MembersPage: Page {
 struct MemberPage: Page {
     typealias Detail = SummaryListRow
 
-    struct SignInRow: Sendable {
+    struct SignInRow: Sendable, Encodable {
         let when: String
         let what: String
         let address: String
@@ -81,7 +81,7 @@ struct DeleteMemberPage: Page {
 }
 
 /// One cohort in the cohorts table and its bar in the chart.
-struct CohortRow: Sendable {
+struct CohortRow: Sendable, Encodable {
     let name: String
     let membersPath: String
     let memberCount: Int

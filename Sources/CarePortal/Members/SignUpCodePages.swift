@@ -1,6 +1,6 @@
 import Foundation
 
-struct SignUpCodeRow: Sendable {
+struct SignUpCodeRow: Sendable, Encodable {
     let number: String
     let note: String
     let created: String

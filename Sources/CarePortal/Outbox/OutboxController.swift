@@ -53,7 +53,7 @@ struct OutboxController {
     }
 }
 
-struct OutboxRow: Sendable {
+struct OutboxRow: Sendable, Encodable {
     let path: String
     let created: String
     let recipient: String

@@ -69,7 +69,7 @@ private struct LogIndex {
 }
 
 /// Scheduled doses and sessions and what became of them.
-struct AdherenceCount: Sendable, Equatable {
+struct AdherenceCount: Sendable, Equatable, Encodable {
     var scheduled = 0
     var done = 0
     var missed = 0
@@ -101,7 +101,7 @@ struct AdherenceSummary: Sendable {
         let count: AdherenceCount
     }
 
-    struct Item: Sendable {
+    struct Item: Sendable, Encodable {
         let kind: Prescription.Kind
         let itemID: Int64
         let name: String

@@ -2,8 +2,10 @@ import Foundation
 
 /// Daily adherence as bars under a 100% line: the geometry the template draws, in the SVG's units.
 /// Each bar carries its day and percentage, and the table beneath holds the same numbers.
-struct DailyAdherenceChart: Sendable {
-    struct Bar: Sendable {
+struct DailyAdherenceChart: Fragment {
+    static let template = TemplateName.patientChartDaily
+
+    struct Bar: Sendable, Hashable, Encodable {
         let iso: String
         let label: String
         let percent: Int
@@ -15,18 +17,18 @@ struct DailyAdherenceChart: Sendable {
         let height: Int
     }
 
-    struct NothingDue: Sendable {
+    struct NothingDue: Sendable, Hashable, Encodable {
         let label: String
         let x: Int
         let y: Int
     }
 
-    struct Tick: Sendable {
+    struct Tick: Sendable, Hashable, Encodable {
         let label: String
         let position: Int
     }
 
-    struct Row: Sendable {
+    struct Row: Sendable, Hashable, Encodable {
         let date: String
         let scheduled: Int
         let done: Int
@@ -97,8 +99,10 @@ struct DailyAdherenceChart: Sendable {
 }
 
 /// Adherence per medication and per exercise as horizontal bars, each labelled with its percentage.
-struct ItemAdherenceChart: Sendable {
-    struct Bar: Sendable {
+struct ItemAdherenceChart: Fragment {
+    static let template = TemplateName.patientChartItems
+
+    struct Bar: Sendable, Hashable, Encodable {
         let name: String
         let kind: String
         let percent: Int
@@ -150,8 +154,10 @@ struct ItemAdherenceChart: Sendable {
 }
 
 /// One month as a calendar, each day shaded by its adherence band and labelled with its percentage.
-struct AdherenceCalendar: Sendable {
-    struct Cell: Sendable {
+struct AdherenceCalendar: Fragment {
+    static let template = TemplateName.patientChartCalendar
+
+    struct Cell: Sendable, Hashable, Encodable {
         let day: Int
         let iso: String
         let label: String
@@ -164,12 +170,12 @@ struct AdherenceCalendar: Sendable {
         let valueY: Int
     }
 
-    struct Heading: Sendable {
+    struct Heading: Sendable, Hashable, Encodable {
         let name: String
         let x: Int
     }
 
-    struct LegendItem: Sendable {
+    struct LegendItem: Sendable, Hashable, Encodable {
         let band: String
         let title: String
         let x: Int

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One patient in the list.
-struct PatientRow: Sendable {
+struct PatientRow: Sendable, Encodable {
     let fullName: String
     let lastName: String
     let firstName: String
@@ -15,7 +15,7 @@ struct PatientRow: Sendable {
 }
 
 /// A draft of the add-patient wizard waiting to be finished.
-struct DraftLink: Sendable {
+struct DraftLink: Sendable, Encodable {
     let name: String
     let step: String
     let saved: String
@@ -40,7 +40,7 @@ struct PatientsPage: Page {
 }
 
 /// The step indicator: 1 Contact · 2 Medications · 3 Exercises.
-struct WizardStep: Sendable {
+struct WizardStep: Sendable, Encodable {
     let number: Int
     let title: String
     let isCurrent: Bool
@@ -76,20 +76,20 @@ struct PatientContactPage: Page {
 }
 
 /// A choice in a select: catalogue entries by id or doses by name.
-struct SelectOption: Sendable {
+struct SelectOption: Sendable, Encodable {
     let value: String
     let title: String
     let isSelected: Bool
 }
 
 /// Doses grouped by their medication, so one select offers each medication's own doses.
-struct SelectGroup: Sendable {
+struct SelectGroup: Sendable, Encodable {
     let label: String
     let options: [SelectOption]
 }
 
 /// A select as the template shows it, with its error beside it.
-struct SelectField: Sendable {
+struct SelectField: Sendable, Encodable {
     let name: String
     let label: String
     let options: [SelectOption]
@@ -111,7 +111,7 @@ struct SelectField: Sendable {
 }
 
 /// One medication or exercise row of the wizard or the edit page.
-struct RegimenRowView: Sendable {
+struct RegimenRowView: Sendable, Encodable {
     let index: Int
     let number: Int
     let prescriptionID: String?
@@ -147,7 +147,7 @@ struct PatientRegimenPage: Page {
 }
 
 /// The tabs of the edit pages: Contact · Medications · Exercises.
-struct EditTab: Sendable {
+struct EditTab: Sendable, Encodable {
     let title: String
     let path: String
     let isCurrent: Bool
@@ -172,7 +172,7 @@ struct CancelDraftPage: Page {
 }
 
 /// A prescription as the patient page and history show it.
-struct PrescriptionView: Sendable {
+struct PrescriptionView: Sendable, Encodable {
     let kind: String
     let name: String
     let dose: String
@@ -197,7 +197,7 @@ struct PrescriptionView: Sendable {
     }
 }
 
-struct ActivityRow: Sendable {
+struct ActivityRow: Sendable, Encodable {
     let when: String
     let day: String
     let what: String
@@ -217,9 +217,10 @@ struct PatientPage: Page {
     let revokePath: String?
     let medications: [PrescriptionView]
     let exercises: [PrescriptionView]
-    let daily: DailyAdherenceChart
-    let items: ItemAdherenceChart
-    let calendar: AdherenceCalendar
+    /// The rendered charts (`DailyAdherenceChart`, `ItemAdherenceChart`, `AdherenceCalendar`).
+    let daily: String
+    let items: String
+    let calendar: String
     let rangeFrom: String
     let rangeTo: String
     let rangeError: String?
@@ -238,7 +239,7 @@ struct PatientPage: Page {
 }
 
 struct RegimenHistoryPage: Page {
-    struct Change: Sendable {
+    struct Change: Sendable, Encodable {
         let day: String
         let started: [PrescriptionView]
         let ended: [PrescriptionView]
@@ -263,7 +264,7 @@ struct RemovePatientPage: Page {
 }
 
 struct PatientReportPage: Page {
-    struct Row: Sendable {
+    struct Row: Sendable, Encodable {
         let date: String
         let kind: String
         let item: String
@@ -284,8 +285,9 @@ struct PatientReportPage: Page {
     let rangeError: String?
     let overall: String
     let prescriptions: [PrescriptionView]
-    let daily: DailyAdherenceChart
-    let items: ItemAdherenceChart
+    /// The rendered charts.
+    let daily: String
+    let items: String
     let headers: [String]
     let rows: [Row]
     let csvPath: String

@@ -251,13 +251,13 @@ struct PatientsController {
             revokePath: claim == .waiting ? SiteURL.patientClaimRevoke(patient.id).path : nil,
             medications: current.filter { $0.kind == .medication }.map(PrescriptionView.init),
             exercises: current.filter { $0.kind == .exercise }.map(PrescriptionView.init),
-            daily: DailyAdherenceChart(summary),
-            items: ItemAdherenceChart(summary),
-            calendar: AdherenceCalendar(
+            daily: portal.pages.html(DailyAdherenceChart(summary)),
+            items: portal.pages.html(ItemAdherenceChart(summary)),
+            calendar: portal.pages.html(AdherenceCalendar(
                 month: month, summary: monthSummary, today: today,
                 previousPath: monthPath(month.adding(months: -1)),
                 nextPath: month.adding(months: 1) <= today ? monthPath(month.adding(months: 1)) : nil
-            ),
+            )),
             rangeFrom: range.from.iso, rangeTo: range.through.iso, rangeError: range.error,
             overall: summary.total.percent.map { "\($0)% of \(summary.total.scheduled) scheduled doses and sessions done" } ?? "Nothing was due",
             activity: recent.map { log in
@@ -560,7 +560,7 @@ struct PatientsController {
             layout: portal.layout("Report: \(patient.fullName)", context: context, current: .patients),
             name: patient.fullName, rangeFrom: range.from.iso, rangeTo: range.through.iso, rangeError: range.error,
             overall: report.overallText, prescriptions: report.prescriptions.map(PrescriptionView.init),
-            daily: DailyAdherenceChart(report.summary), items: ItemAdherenceChart(report.summary),
+            daily: portal.pages.html(DailyAdherenceChart(report.summary)), items: portal.pages.html(ItemAdherenceChart(report.summary)),
             headers: PatientReport.columns,
             rows: report.summary.itemDays.map {
                 PatientReportPage.Row(

@@ -164,7 +164,7 @@ extension ProgramSettings {
 }
 
 struct ProgramSettingsPage: Page {
-    struct AvatarChoice: Sendable {
+    struct AvatarChoice: Sendable, Encodable {
         let id: String
         let name: String
         let path: String

@@ -41,7 +41,7 @@ struct RegistrationReceivedPage: Page {
 }
 
 /// A row of the staff list.
-struct StaffRow: Sendable {
+struct StaffRow: Sendable, Encodable {
     let username: String
     let path: String
     let email: String

@@ -44,6 +44,17 @@ import Testing
             let fourth = try await DeskSteps.ask(app, title: "Breastfeeding on buprenorphine")
             #expect(try await doctor.get(SiteURL.desk.path).text.contains("Breastfeeding on buprenorphine"))
             #expect([first, second, third, fourth].count == Set([first, second, third, fourth]).count)
+            #expect(try await doctor.get(SiteURL.desk.path).text.contains("Waiting for an answer&nbsp;<span class=\"count\">(3)</span>"),
+                    "a change through this server shows in the counts at once")
+
+            // A change made by another server shows in the counts within their two seconds.
+            try await portal.database.transaction { db in
+                try await db.raw("UPDATE desk_threads SET answered_at = last_activity_at WHERE id = \(bind: fourth)").run()
+            }
+            let waitingTab = "Waiting for an answer&nbsp;<span class=\"count\">(2)</span>"
+            #expect(!(try await doctor.get(SiteURL.desk.path).text.contains(waitingTab)))
+            portal.clock.advance(by: DeskCountsCache.lifetime)
+            #expect(try await doctor.get(SiteURL.desk.path).text.contains(waitingTab))
 
             let empty = try await doctor.get(SiteURL.desk.path + "?filter=accepted")
             #expect(empty.text.contains("No questions here right now"))
@@ -144,6 +155,10 @@ import Testing
             #expect(read["accepted_reply_id"] as? Int == Int(second))
             let page = try await doctor.get(SiteURL.deskThread(thread).path)
             #expect(page.text.components(separatedBy: "post--accepted").count == 2, "one accepted answer at a time")
+            // The posts' buttons submit the page's one form, which carries this session's token.
+            #expect(page.text.contains(#"form="post-actions" formaction="\#(SiteURL.deskReplyAccept(first).path)""#))
+            #expect(page.text.contains(#"form="post-actions" formaction="\#(SiteURL.deskThreadClearAccepted(thread).path)""#))
+            #expect(page.text.contains(#"<form id="post-actions" method="post" action="/desk"><input type="hidden" name="csrf_token" value="\#(try #require(doctor.csrfToken))">"#))
 
             #expect(try await doctor.post(SiteURL.deskThreadClearAccepted(thread).path).status == .seeOther)
             read = try await DeskSteps.thread(asker, thread)

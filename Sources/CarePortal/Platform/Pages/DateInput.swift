@@ -63,8 +63,8 @@ struct DateInputProblem: Error, Sendable, Equatable {
 /// The GOV.UK date input as the template shows it: a fieldset of day, month and year boxes, one error message.
 ///
 /// Each box's id is `<name>_<part>`, as is the name it is posted under; the error summary links to the first box to correct.
-struct DateInputField: Sendable {
-    struct Box: Sendable {
+struct DateInputField: Sendable, Encodable {
+    struct Box: Sendable, Encodable {
         let id: String
         let label: String
         let value: String

@@ -1,7 +1,7 @@
 /// One input of a form as the template shows it: what the person typed is kept, and the error sits beside it.
 ///
 /// Templates read stored properties only, so everything derived is kept up to date as the field changes.
-struct FormField: Sendable {
+struct FormField: Sendable, Encodable {
     let name: String
     let label: String
     var value: String
@@ -37,7 +37,7 @@ struct FormField: Sendable {
 
 /// The errors of a submitted form, in the order of its fields.
 struct FormErrors: Sendable {
-    struct Item: Sendable {
+    struct Item: Sendable, Encodable {
         let field: String
         let message: String
     }

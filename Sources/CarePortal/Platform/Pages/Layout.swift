@@ -1,17 +1,17 @@
 /// What the base layout shows on every page.
-struct Layout: Sendable {
-    struct SignedIn: Sendable {
+struct Layout: Sendable, Encodable {
+    struct SignedIn: Sendable, Encodable {
         let username: String
         let roleTitle: String
     }
 
-    struct NavigationLink: Sendable {
+    struct NavigationLink: Sendable, Encodable {
         let title: String
         let path: String
         let isCurrent: Bool
     }
 
-    struct FlashView: Sendable {
+    struct FlashView: Sendable, Encodable {
         let text: String
         let kind: String
     }

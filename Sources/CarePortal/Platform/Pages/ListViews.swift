@@ -26,8 +26,8 @@ struct ListAddress: Sendable {
 }
 
 /// "Showing 1 to 25 of 240" and the links to other pages.
-struct PaginationView: Sendable {
-    struct Link: Sendable {
+struct PaginationView: Sendable, Encodable {
+    struct Link: Sendable, Encodable {
         let number: Int
         let path: String
         let isCurrent: Bool
@@ -64,7 +64,7 @@ struct PaginationView: Sendable {
 }
 
 /// A column heading that sorts the list when followed.
-struct SortableHeader: Sendable {
+struct SortableHeader: Sendable, Encodable {
     let title: String
     let path: String
     /// The `aria-sort` value: ascending, descending or none.
@@ -80,13 +80,13 @@ struct SortableHeader: Sendable {
 }
 
 /// One row of a GOV.UK summary list: a key and its value.
-struct SummaryListRow: Sendable {
+struct SummaryListRow: Sendable, Encodable {
     let key: String
     let value: String
 }
 
 /// One choice in a filter select, remembering which is chosen.
-struct FilterOption: Sendable {
+struct FilterOption: Sendable, Encodable {
     let value: String
     let title: String
     let isSelected: Bool

@@ -29,6 +29,8 @@ enum TemplateName: String, CaseIterable, Sendable {
     case acceptInvitation = "medical-professionals/accept"
     case invitationUnusable = "medical-professionals/invitation-unusable"
     case desk = "desk/list"
+    case deskThreadRow = "desk/thread-row"
+    case deskPost = "desk/post"
     case deskThread = "desk/thread"
     case deskEditReply = "desk/edit-reply"
     case deskModerate = "desk/moderate"
@@ -43,13 +45,16 @@ enum TemplateName: String, CaseIterable, Sendable {
     case patientRegimen = "patients/regimen"
     case patientCancelDraft = "patients/cancel-draft"
     case patient = "patients/patient"
+    case patientChartDaily = "patients/chart-daily"
+    case patientChartItems = "patients/chart-items"
+    case patientChartCalendar = "patients/chart-calendar"
     case patientHistory = "patients/history"
     case patientRemove = "patients/remove"
     case patientReport = "patients/report"
 }
 
 /// A page's typed view model; the template reads only what it holds.
-protocol Page: Sendable {
+protocol Page: Sendable, Encodable {
     static var template: TemplateName { get }
     var layout: Layout { get }
 }
@@ -65,6 +70,7 @@ struct MissingTemplates: Error, CustomStringConvertible {
 /// Renders pages from the mustache templates loaded once at start-up.
 struct PageRenderer: Sendable {
     let library: MustacheLibrary
+    let fragments = FragmentCache()
 
     init(templatesDirectory: String) async throws {
         guard FileManager.default.fileExists(atPath: templatesDirectory) else {
@@ -82,10 +88,20 @@ struct PageRenderer: Sendable {
     }
 
     func html<P: Page>(_ page: P) -> String {
-        guard let html = library.render(TemplateValues.box(page) ?? [String: Any](), withTemplate: P.template.rawValue) else {
+        guard let html = library.render(TemplateValues.box(page), withTemplate: P.template.rawValue) else {
             preconditionFailure("template \(P.template.rawValue) was checked at start-up")
         }
         return html
+    }
+
+    /// A fragment's HTML, rendered from its template once and then remembered (see `Fragment`).
+    func html<F: Fragment>(_ fragment: F) -> String {
+        fragments.html(fragment) { fragment in
+            guard let html = library.render(TemplateValues.box(fragment), withTemplate: F.template.rawValue) else {
+                preconditionFailure("template \(F.template.rawValue) was checked at start-up")
+            }
+            return html
+        }
     }
 
     func response<P: Page>(_ page: P, status: HTTPResponse.Status = .ok) -> Response {
@@ -94,35 +110,6 @@ struct PageRenderer: Sendable {
             headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html(page)))
         )
-    }
-}
-
-/// A view model as nested dictionaries and arrays, made with one reflection pass over it. The
-/// template engine otherwise reflects an object again for every name it looks up (and once more for
-/// each enclosing object a name is not found in), which made long pages slow. Optionals that are nil
-/// are left out, which is how the engine treats them anyway. A model that answers the engine itself
-/// (`MustacheParent`, as the patient pages' charts do) is passed through as it is.
-enum TemplateValues {
-    static func box(_ value: Any) -> Any? {
-        if value is String || value is Bool || value is Int || value is Double || value is Date || value is URL
-            || value is any MustacheParent {
-            return value
-        }
-        let mirror = Mirror(reflecting: value)
-        switch mirror.displayStyle {
-        case .optional:
-            return mirror.children.first.flatMap { box($0.value) }
-        case .struct, .class:
-            var fields: [String: Any] = [:]
-            for child in mirror.children {
-                if let label = child.label, let field = box(child.value) { fields[label] = field }
-            }
-            return fields
-        case .collection:
-            return mirror.children.compactMap { box($0.value) }
-        default:
-            return value
-        }
     }
 }
 
