@@ -21,28 +21,44 @@ final class DeskCountsCache: Sendable {
         let countedAt: Date
     }
 
+    /// What a lookup found, and when it looked: counts made after a lookup are kept only if nothing
+    /// was forgotten in between, so counts read before a change are never remembered after it.
+    struct Lookup: Sendable {
+        let counts: DeskCounts?
+        fileprivate let generation: Int
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var generation = 0
+    }
+
     static let lifetime: TimeInterval = 2
     /// Searches are many; past this many remembered counts, all are forgotten.
     static let capacity = 500
-    private let entries = Mutex<[Key: Entry]>([:])
+    private let state = Mutex(State())
 
-    func counts(for key: Key, now: Date) -> DeskCounts? {
-        entries.withLock { entries in
-            guard let entry = entries[key], now.timeIntervalSince(entry.countedAt) < Self.lifetime,
+    func lookUp(_ key: Key, now: Date) -> Lookup {
+        state.withLock { state in
+            guard let entry = state.entries[key], now.timeIntervalSince(entry.countedAt) < Self.lifetime,
                   entry.countedAt <= now
-            else { return nil }
-            return entry.counts
+            else { return Lookup(counts: nil, generation: state.generation) }
+            return Lookup(counts: entry.counts, generation: state.generation)
         }
     }
 
-    func remember(_ counts: DeskCounts, for key: Key, now: Date) {
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = Entry(counts: counts, countedAt: now)
+    func remember(_ counts: DeskCounts, for key: Key, after lookup: Lookup, now: Date) {
+        state.withLock { state in
+            guard state.generation == lookup.generation else { return }
+            if state.entries.count >= Self.capacity { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[key] = Entry(counts: counts, countedAt: now)
         }
     }
 
     func forgetAll() {
-        entries.withLock { $0.removeAll(keepingCapacity: true) }
+        state.withLock { state in
+            state.entries.removeAll(keepingCapacity: true)
+            state.generation += 1
+        }
     }
 }
