@@ -43,7 +43,7 @@ struct MemberAPIController {
         let now = portal.now
         let code = body.signUpCode.map(SignUpCode.normalized) ?? ""
         let addressKeys: [SignInThrottle.Key] = origin.address.map { [.registrationAddress($0)] } ?? []
-        try await refuseWhilePaused(addressKeys + (code.isEmpty ? [] : [.signUpCode(code)]), now: now)
+        try await throttle.refuseAPIRequestWhilePaused(addressKeys + (code.isEmpty ? [] : [.signUpCode(code)]), now: now, in: portal.database)
 
         var problems: [String: String] = [:]
         if code.isEmpty {
@@ -136,13 +136,6 @@ struct MemberAPIController {
         return .json(session, status: .created)
     }
 
-    /// A 429 with `Retry-After` while any of `keys` is paused by the throttle.
-    private func refuseWhilePaused(_ keys: [SignInThrottle.Key], now: Date) async throws {
-        if let until = try await portal.database.read({ db in try await throttle.pausedUntil(keys, now: now, on: db) }) {
-            throw APIError.tooManyRequests(until: until, now: now)
-        }
-    }
-
     static let pseudonymTaken = APIError(
         status: .conflict, code: "pseudonym_taken", message: "That pseudonym is already taken.",
         fields: ["pseudonym": "That pseudonym is already taken. Choose another"]
@@ -173,15 +166,9 @@ struct MemberAPIController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let keys: [SignInThrottle.Key] = [.member(pseudonym)] + (origin.address.map { [.address($0)] } ?? [])
-        try await refuseWhilePaused(keys, now: now)
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
         let credentials = try await portal.database.read { db in try await members.credentials(pseudonym: pseudonym, on: db) }
-        let passwordMatches: Bool
-        if let credentials {
-            passwordMatches = try await portal.passwords.verify(password, against: credentials.passwordHash)
-        } else {
-            try await portal.passwords.verifyAgainstNothing(password)
-            passwordMatches = false
-        }
+        let passwordMatches = try await portal.passwords.verify(password, againstStored: credentials?.passwordHash)
         guard let credentials, passwordMatches else {
             try await portal.database.transaction { db in
                 try await throttle.recordFailure(keys, now: now, on: db)
@@ -258,7 +245,7 @@ struct MemberAPIController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let keys: [SignInThrottle.Key] = [.recovery(email)] + (origin.address.map { [.address($0)] } ?? [])
-        try await refuseWhilePaused(keys, now: now)
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
         let candidates = try await portal.database.read { db in try await members.credentials(recoveryEmail: email, on: db) }
         var recovered: MemberCredentials?
         for candidate in candidates where try await portal.passwords.verify(answer, against: candidate.securityAnswerHash) {

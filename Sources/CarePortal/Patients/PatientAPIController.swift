@@ -33,13 +33,6 @@ struct PatientAPIController {
 
     // MARK: Claiming the account
 
-    /// A 429 with `Retry-After` while any of `keys` is paused by the throttle.
-    private func refuseWhilePaused(_ keys: [SignInThrottle.Key], now: Date) async throws {
-        if let until = try await portal.database.read({ db in try await throttle.pausedUntil(keys, now: now, on: db) }) {
-            throw APIError.tooManyRequests(until: until, now: now)
-        }
-    }
-
     /// The patient a claim token opens; a wrong token counts against the address, so tokens cannot be guessed.
     private func claimablePatient(_ typed: String?, request: Request, context: PortalContext) async throws -> Patient {
         let token = ClaimToken.normalized(typed ?? "")
@@ -47,7 +40,7 @@ struct PatientAPIController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let keys: [SignInThrottle.Key] = origin.address.map { [.patientClaim($0)] } ?? []
-        try await refuseWhilePaused(keys, now: now)
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
         let patient = try await portal.database.read { db -> Patient? in
             guard token.count == ClaimToken.length, let id = try await accounts.claimable(token: token, now: now, on: db) else { return nil }
             return try await patients.find(id: id, on: db)
@@ -150,15 +143,9 @@ struct PatientAPIController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let keys: [SignInThrottle.Key] = [.patient(username)] + (origin.address.map { [.address($0)] } ?? [])
-        try await refuseWhilePaused(keys, now: now)
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
         let credentials = try await portal.database.read { db in try await accounts.credentials(username: username, on: db) }
-        let matches: Bool
-        if let credentials {
-            matches = try await portal.passwords.verify(password, against: credentials.passwordHash)
-        } else {
-            try await portal.passwords.verifyAgainstNothing(password)
-            matches = false
-        }
+        let matches = try await portal.passwords.verify(password, againstStored: credentials?.passwordHash)
         guard let credentials, matches else {
             try await portal.database.transaction { db in
                 try await throttle.recordFailure(keys, now: now, on: db)

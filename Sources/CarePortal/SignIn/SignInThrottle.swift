@@ -103,3 +103,12 @@ struct SignInThrottle: Sendable {
             .where("locked_until", .lessThan, now.millisecondsSince1970).run()
     }
 }
+
+extension SignInThrottle {
+    /// For the apps' APIs: a 429 with `Retry-After` while any of `keys` is paused.
+    func refuseAPIRequestWhilePaused(_ keys: [Key], now: Date, in database: Database) async throws {
+        if let until = try await database.read({ db in try await pausedUntil(keys, now: now, on: db) }) {
+            throw APIError.tooManyRequests(until: until, now: now)
+        }
+    }
+}

@@ -32,6 +32,16 @@ public struct PasswordHasher: Sendable {
         _ = try await verify(password, against: Self.decoyHash(cost: cost))
     }
 
+    /// Whether `password` matches the stored hash of an account that may not exist (nil): false for
+    /// none, after the same time a real check takes.
+    public func verify(_ password: String, againstStored hash: String?) async throws -> Bool {
+        guard let hash else {
+            try await verifyAgainstNothing(password)
+            return false
+        }
+        return try await verify(password, against: hash)
+    }
+
     private static func prepared(_ password: String) -> String {
         let normalized = password.precomposedStringWithCanonicalMapping
         return Data(SHA256.hash(data: Data(normalized.utf8))).base64EncodedString()
