@@ -249,7 +249,7 @@ extension Visitor {
     /// The staff account this browser is signed in as, found by its session.
     func portalAccountID(_ portal: TestPortal) async throws -> Int64 {
         let session = try #require(try await portal.portal.sessions.resolve(cookieValue: cookie))
-        return try #require(session.accountID)
+        return try #require(session.session.accountID)
     }
 }
 

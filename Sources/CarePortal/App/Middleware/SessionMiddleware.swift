@@ -11,12 +11,9 @@ struct SessionMiddleware: RouterMiddleware {
         }
         var context = context
         let cookieValue = request.cookies[portal.sessions.cookieName]?.value
-        if let session = try await portal.sessions.resolve(cookieValue: cookieValue) {
+        if let (session, account) = try await portal.sessions.resolve(cookieValue: cookieValue) {
             context.session = session
-            if let accountID = session.accountID {
-                let account = try await portal.database.read { db in
-                    try await StaffAccountRepository().find(id: accountID, on: db)
-                }
+            if session.accountID != nil {
                 if let account, account.status == .active {
                     context.staff = account
                 } else {

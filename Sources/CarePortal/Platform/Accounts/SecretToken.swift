@@ -19,7 +19,16 @@ struct SecretToken: Sendable, Equatable {
     var hash: String { SecretToken.hash(value) }
 
     static func hash(_ value: String) -> String {
-        SHA256.hash(data: Data(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: SHA256.byteCount * 2) { buffer in
+            var index = 0
+            for byte in SHA256.hash(data: Data(value.utf8)) {
+                buffer[index] = digits[Int(byte >> 4)]
+                buffer[index + 1] = digits[Int(byte & 0x0f)]
+                index += 2
+            }
+            return index
+        }
     }
 
     /// Compares in time that does not depend on where the strings differ.

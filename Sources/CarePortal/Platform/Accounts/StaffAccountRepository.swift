@@ -77,8 +77,23 @@ struct StaffAccountRepository: Sendable {
 
     private static let columns = ["id", "username", "email", "role", "status", "created_at", "updated_at"]
 
+    /// The account's columns of the table called `table` in a query, each named with `prefix`, for a
+    /// query that reads an account together with something else (the session it is signed in with).
+    static func columnList(of table: String, prefix: String) -> String {
+        columns.map { "\(table).\($0) AS \(prefix)\($0)" }.joined(separator: ", ")
+    }
+
+    /// An account read through `columnList(of:prefix:)`.
+    func account(from row: any SQLRow, prefix: String) throws -> StaffAccount {
+        try account(from: row, columnPrefix: prefix)
+    }
+
     private func decode(_ row: any SQLRow) throws -> StaffAccount {
-        let decoded = try row.decode(model: Row.self, keyDecodingStrategy: .convertFromSnakeCase)
+        try account(from: row, columnPrefix: nil)
+    }
+
+    private func account(from row: any SQLRow, columnPrefix: String?) throws -> StaffAccount {
+        let decoded = try row.decode(model: Row.self, prefix: columnPrefix, keyDecodingStrategy: .convertFromSnakeCase)
         guard let account = decoded.account else {
             throw StorageInconsistency(description: "staff account \(decoded.id) has an unknown role or status")
         }

@@ -29,7 +29,28 @@ struct SessionRepository: Sendable {
             .columns("id_hash", "account_id", "csrf_token", "created_at", "last_seen_at", "flash")
             .from("sessions").where("id_hash", .equal, idHash).first()
         else { return nil }
-        return StoredSession(
+        return try decode(row)
+    }
+
+    /// The session and the staff account it is signed in to (nil when it carries none, or the account
+    /// is gone), in one query: every signed-in page starts with this.
+    func findWithAccount(idHash: String, on db: any SQLDatabase) async throws -> (StoredSession, StaffAccount?)? {
+        guard let row = try await db.raw("\(unsafeRaw: Self.selectWithAccount) WHERE s.id_hash = \(bind: idHash)").first() else { return nil }
+        let hasAccount = try row.decodeNil(column: Self.accountPrefix + "id") == false
+        return (try decode(row), hasAccount ? try StaffAccountRepository().account(from: row, prefix: Self.accountPrefix) : nil)
+    }
+
+    /// Written out once: every signed-in request runs it, and building it each time costs more than running it.
+    private static let selectWithAccount = """
+        SELECT s.id_hash, s.account_id, s.csrf_token, s.created_at, s.last_seen_at, s.flash, \
+        \(StaffAccountRepository.columnList(of: "a", prefix: accountPrefix))
+        FROM sessions s LEFT JOIN staff_accounts a ON a.id = s.account_id
+        """
+
+    private static let accountPrefix = "account_"
+
+    private func decode(_ row: any SQLRow) throws -> StoredSession {
+        StoredSession(
             idHash: try row.decode(column: "id_hash", as: String.self),
             accountID: try row.decode(column: "account_id", as: Int64?.self),
             csrfToken: try row.decode(column: "csrf_token", as: String.self),

@@ -43,13 +43,15 @@ public struct Sessions: Sendable {
 
     var cookieName: String { settings.cookiesAreSecure ? "__Host-careportal_session" : "careportal_session" }
 
-    /// The session a cookie names, if it is still in force; an expired one is deleted.
-    func resolve(cookieValue: String?) async throws -> ActiveSession? {
+    /// The session a cookie names, if it is still in force, and the staff account it is signed in to
+    /// (nil for a session that carries only a CSRF token, or whose account is gone). An expired session
+    /// is deleted.
+    func resolve(cookieValue: String?) async throws -> (session: ActiveSession, account: StaffAccount?)? {
         guard let id = cookieValue, !id.isEmpty, id.count <= 64 else { return nil }
         let idHash = SecretToken.hash(id)
         let now = dependencies.now()
-        return try await database.read { db -> ActiveSession? in
-            guard let stored = try await repository.find(idHash: idHash, on: db) else { return nil }
+        return try await database.read { db -> (ActiveSession, StaffAccount?)? in
+            guard let (stored, account) = try await repository.findWithAccount(idHash: idHash, on: db) else { return nil }
             let idle = now.timeIntervalSince(stored.lastSeenAt)
             let age = now.timeIntervalSince(stored.createdAt)
             if idle > settings.sessionIdleTimeout.timeInterval || age > settings.sessionLifetime.timeInterval {
@@ -62,9 +64,10 @@ public struct Sessions: Sendable {
             if stored.flash != nil {
                 try await repository.setFlash(nil, idHash: idHash, on: db)
             }
-            return ActiveSession(
+            let session = ActiveSession(
                 id: id, idHash: idHash, csrfToken: stored.csrfToken, accountID: stored.accountID, flash: Flash(stored: stored.flash)
             )
+            return (session, account)
         }
     }
 

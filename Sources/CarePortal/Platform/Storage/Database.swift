@@ -8,6 +8,7 @@ import SQLKit
 import SQLiteKit
 import SQLiteNIO
 import ServiceLifecycle
+import Synchronization
 
 /// The database CarePortal keeps everything in: SQLite (the embedded default) or PostgreSQL.
 ///
@@ -183,8 +184,9 @@ struct DatabaseClosed: Error, CustomStringConvertible {
     var description: String { "the database is closed" }
 }
 
-/// A small pool of SQLite connections, each set up for safe concurrent use.
-actor SQLiteConnectionPool {
+/// A small pool of SQLite connections, each set up for safe concurrent use. Checking a connection out
+/// and in takes a lock for a moment instead of a hop to an actor: every request does both.
+final class SQLiteConnectionPool: Sendable {
     /// The threads SQLite's blocking calls run on: more than a pool's connections, and apart from NIO's shared pool
     /// (two threads on a two-core machine), so connections waiting out another's write lock can never take every
     /// thread from the one that holds it and must commit to release it.
@@ -194,13 +196,17 @@ actor SQLiteConnectionPool {
         return pool
     }()
 
+    private struct State {
+        var idle: [SQLiteConnection] = []
+        var openCount = 0
+        var waiters: [CheckedContinuation<SQLiteConnection, any Error>] = []
+        var closed = false
+    }
+
     private let path: String
     private let maximumConnections: Int
     private let logger: Logger
-    private var idle: [SQLiteConnection] = []
-    private var openCount = 0
-    private var waiters: [CheckedContinuation<SQLiteConnection, any Error>] = []
-    private var closed = false
+    private let state = Mutex(State())
 
     init(path: String, maximumConnections: Int, logger: Logger) {
         self.path = path
@@ -208,41 +214,71 @@ actor SQLiteConnectionPool {
         self.logger = logger
     }
 
-    nonisolated func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+    func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
         let connection = try await checkOut()
         do {
             let result = try await body(connection)
-            await checkIn(connection)
+            checkIn(connection)
             return result
         } catch {
-            await checkIn(connection)
+            checkIn(connection)
             throw error
         }
     }
 
+    private enum CheckOut {
+        case ready(SQLiteConnection)
+        case open
+        case wait
+    }
+
     private func checkOut() async throws -> SQLiteConnection {
-        if closed { throw DatabaseClosed() }
-        if let connection = idle.popLast() { return connection }
-        if openCount < maximumConnections {
-            openCount += 1
+        let next = try state.withLock { state throws -> CheckOut in
+            if state.closed { throw DatabaseClosed() }
+            if let connection = state.idle.popLast() { return .ready(connection) }
+            guard state.openCount < maximumConnections else { return .wait }
+            state.openCount += 1
+            return .open
+        }
+        switch next {
+        case .ready(let connection):
+            return connection
+        case .open:
             do {
                 return try await open()
             } catch {
-                openCount -= 1
+                state.withLock { $0.openCount -= 1 }
                 throw error
             }
+        case .wait:
+            return try await withCheckedThrowingContinuation { continuation in
+                // A connection may have come back, or the pool closed, since the look above.
+                let outcome = state.withLock { state -> Result<SQLiteConnection, any Error>? in
+                    if state.closed { return .failure(DatabaseClosed()) }
+                    if let connection = state.idle.popLast() { return .success(connection) }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
         }
-        return try await withCheckedThrowingContinuation { waiters.append($0) }
     }
 
     private func checkIn(_ connection: SQLiteConnection) {
-        if closed {
-            openCount -= 1
-            Task { try? await connection.close() }
-        } else if !waiters.isEmpty {
-            waiters.removeFirst().resume(returning: connection)
-        } else {
-            idle.append(connection)
+        enum Next { case close, hand(CheckedContinuation<SQLiteConnection, any Error>), keep }
+        let next = state.withLock { state -> Next in
+            if state.closed {
+                state.openCount -= 1
+                return .close
+            }
+            if !state.waiters.isEmpty { return .hand(state.waiters.removeFirst()) }
+            state.idle.append(connection)
+            return .keep
+        }
+        switch next {
+        case .close: Task { try? await connection.close() }
+        case .hand(let waiter): waiter.resume(returning: connection)
+        case .keep: break
         }
     }
 
@@ -269,14 +305,18 @@ actor SQLiteConnectionPool {
     }
 
     func close() async {
-        closed = true
+        let (waiters, connections) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.waiters.removeAll()
+                state.openCount -= state.idle.count
+                state.idle.removeAll()
+            }
+            return (state.waiters, state.idle)
+        }
         for waiter in waiters {
             waiter.resume(throwing: DatabaseClosed())
         }
-        waiters.removeAll()
-        let connections = idle
-        idle.removeAll()
-        openCount -= connections.count
         // Closing runs in a task of its own: the caller is often being cancelled, which would stop the close.
         await Task {
             for connection in connections { try? await connection.close() }
