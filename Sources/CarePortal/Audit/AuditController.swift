@@ -70,7 +70,7 @@ struct AuditController {
                 actionOptions: [FilterOption(value: "", title: "All actions", isSelected: filters.query.action == nil)]
                     + AuditAction.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == filters.query.action) },
                 rows: page.items.map(AuditRow.init),
-                pagination: PaginationView(page, address: address, noun: "entries"),
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
                 exportPath: ListAddress(path: SiteURL.auditLogExport.path, parameters: filters.parameters).string
             ),
             status: filters.errors.isEmpty ? .ok : .unprocessableContent
@@ -158,7 +158,8 @@ struct AuditLogPage: Page {
     let fields: [FormField]
     let actionOptions: [FilterOption]
     let rows: [AuditRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let exportPath: String
     let action = SiteURL.auditLog.path
 }

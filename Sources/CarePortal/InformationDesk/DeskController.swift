@@ -58,18 +58,21 @@ struct DeskController {
         return portal.pages.response(DeskListPage(
             layout: portal.layout("Information desk", context: context, current: .desk),
             heading: query.search.isEmpty ? "Information desk" : "Information desk: results for “\(query.search)”",
-            tabs: DeskFilter.allCases.map { filter in
-                DeskTab(
-                    title: filter.title, count: counts[filter],
-                    path: address.with("filter", filter == .waiting ? nil : filter.rawValue).with("sort", nil).with("page", nil).string,
-                    isCurrent: filter == query.filter
-                )
-            },
-            search: query.search,
-            filter: query.filter == .waiting ? "" : query.filter.rawValue,
-            sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
+            controls: portal.pages.html(DeskListControls(
+                tabs: DeskFilter.allCases.map { filter in
+                    DeskTab(
+                        title: filter.title, count: counts[filter],
+                        path: address.with("filter", filter == .waiting ? nil : filter.rawValue).with("sort", nil).with("page", nil).string,
+                        isCurrent: filter == query.filter
+                    )
+                },
+                search: query.search,
+                filter: query.filter == .waiting ? "" : query.filter.rawValue,
+                sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
+                isSearching: !query.search.isEmpty
+            )),
             rows: page.items.map { portal.pages.html(DeskThreadRow($0, now: now)) },
-            pagination: PaginationView(page, address: address, noun: "questions"),
+            pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions")),
             isSearching: !query.search.isEmpty,
             flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
             openFlags: openFlags,

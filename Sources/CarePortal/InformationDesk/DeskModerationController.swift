@@ -209,7 +209,7 @@ struct DeskModerationController {
         return portal.pages.response(FlagsPage(
             layout: portal.layout("Flagged posts", context: context, current: .desk),
             rows: rows,
-            pagination: PaginationView(page, address: ListAddress(path: SiteURL.deskFlags.path, parameters: []), noun: "flagged posts")
+            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.deskFlags.path, parameters: []), noun: "flagged posts"))
         ))
     }
 
@@ -244,7 +244,7 @@ struct DeskModerationController {
                     post: Self.postName(entry.post), threadPath: SiteURL.deskThread(entry.threadID).path, reason: entry.reason
                 )
             },
-            pagination: PaginationView(page, address: address, noun: "entries"),
+            pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
             isFiltered: query.action != nil || !query.moderator.isEmpty || query.threadID != nil,
             exportPath: ListAddress(path: SiteURL.deskModerationLogExport.path, parameters: logParameters(query)).string
         ))

@@ -60,7 +60,7 @@ struct DeskThreadRow: Fragment {
 
     let title: String
     let path: String
-    let excerpt: String
+    let excerpt: Excerpt
     let askedBy: String
     let asked: String
     let replies: String
@@ -73,7 +73,7 @@ struct DeskThreadRow: Fragment {
     init(_ thread: DeskThread, now: Date) {
         title = thread.title
         path = SiteURL.deskThread(thread.id).path
-        excerpt = SanitizedText.excerpt(of: thread.body.text, maxCharacters: 160)
+        excerpt = Excerpt(text: thread.body.text, maxCharacters: 160)
         askedBy = DeskByline(thread.author, in: thread).name
         asked = DisplayTime.dateTime(thread.createdAt)
         replies = thread.replyCount == 1 ? "1 reply" : "\(thread.replyCount) replies"
@@ -83,24 +83,46 @@ struct DeskThreadRow: Fragment {
     }
 }
 
-struct DeskTab: Sendable, Encodable {
+/// The start of a text, as a list shows it. Holds the whole text and shortens it only when rendered,
+/// so a row that is already remembered (see `Fragment`) costs a hash of the text, not a walk through it.
+struct Excerpt: Sendable, Hashable, Encodable {
+    let text: String
+    let maxCharacters: Int
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(SanitizedText.excerpt(of: text, maxCharacters: maxCharacters))
+    }
+}
+
+struct DeskTab: Sendable, Hashable, Encodable {
     let title: String
     let count: Int
     let path: String
     let isCurrent: Bool
 }
 
-struct DeskListPage: Page {
-    static let template = TemplateName.desk
-    let layout: Layout
-    let heading: String
+/// The search form, the sort and the tabs with their counts above the thread list.
+struct DeskListControls: Fragment {
+    static let template = TemplateName.deskListControls
     let tabs: [DeskTab]
     let search: String
     let filter: String
     let sortOptions: [FilterOption]
+    let isSearching: Bool
+    let action = SiteURL.desk.path
+}
+
+struct DeskListPage: Page {
+    static let template = TemplateName.desk
+    let layout: Layout
+    let heading: String
+    /// The rendered `DeskListControls`.
+    let controls: String
     /// Rendered `DeskThreadRow`s.
     let rows: [String]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let isSearching: Bool
     let action = SiteURL.desk.path
     /// Administrators' links to the flag queue and moderation log.
@@ -228,7 +250,8 @@ struct FlagsPage: Page {
     static let template = TemplateName.deskFlags
     let layout: Layout
     let rows: [FlaggedPostRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let deskPath = SiteURL.desk.path
     let flagsToHide = DeskRules.flagsToHide
 }
@@ -249,7 +272,8 @@ struct ModerationLogPage: Page {
     let moderator: String
     let thread: String
     let rows: [ModerationLogRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let isFiltered: Bool
     let action = SiteURL.deskModerationLog.path
     let exportPath: String

@@ -37,7 +37,7 @@ struct MedicalProfessionalsController {
             layout: portal.layout(Self.listTitle, context: context, current: .medicalProfessionals),
             invitations: open.map { InvitationRow($0, now: now) },
             professionals: page.items.map { MedicalProfessionalRow($0, profile: profilesByAccount[$0.id]) },
-            pagination: PaginationView(page, address: ListAddress(path: SiteURL.medicalProfessionals.path, parameters: []), noun: "medical professionals")
+            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.medicalProfessionals.path, parameters: []), noun: "medical professionals"))
         ))
     }
 

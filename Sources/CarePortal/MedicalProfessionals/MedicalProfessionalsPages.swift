@@ -46,7 +46,8 @@ struct MedicalProfessionalsPage: Page {
     let layout: Layout
     let invitations: [InvitationRow]
     let professionals: [MedicalProfessionalRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let lifetimeDays = StaffInvitation.lifetimeDays
     let invitePath = SiteURL.inviteMedicalProfessional.path
 }

@@ -38,7 +38,8 @@ struct MembersPage: Page {
     let statusOptions: [FilterOption]
     let headers: [SortableHeader]
     let rows: [MemberRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let isFiltered: Bool
     let action = SiteURL.members.path
     let newCodePath = SiteURL.newSignUpCode.path

@@ -38,7 +38,8 @@ struct SignUpCodesPage: Page {
     let search: String
     let statusOptions: [FilterOption]
     let rows: [SignUpCodeRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let isFiltered: Bool
     let action = SiteURL.signUpCodes.path
     let newCodePath = SiteURL.newSignUpCode.path

@@ -32,7 +32,7 @@ struct SignUpCodesController {
             statusOptions: [FilterOption(value: "", title: "All codes", isSelected: status == nil)]
                 + SignUpCode.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
             rows: page.items.map { SignUpCodeRow($0, now: now, pseudonyms: pseudonyms) },
-            pagination: PaginationView(page, address: address, noun: "codes"),
+            pagination: portal.pages.html(PaginationView(page, address: address, noun: "codes")),
             isFiltered: status != nil || !search.isEmpty
         ))
     }

@@ -23,7 +23,7 @@ struct OutboxController {
             statusOptions: [FilterOption(value: "", title: "All messages", isSelected: status == nil)]
                 + OutboxMessage.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
             rows: page.items.map(OutboxRow.init),
-            pagination: PaginationView(page, address: address, noun: "messages"),
+            pagination: portal.pages.html(PaginationView(page, address: address, noun: "messages")),
             isFiltered: status != nil
         ))
     }
@@ -85,7 +85,8 @@ struct OutboxPage: Page {
     let deliveryConfigured: Bool
     let statusOptions: [FilterOption]
     let rows: [OutboxRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let isFiltered: Bool
     let action = SiteURL.outbox.path
 }

@@ -31,7 +31,8 @@ struct PatientsPage: Page {
     let lastNameHeader: SortableHeader
     let numberHeader: SortableHeader
     let rows: [PatientRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let isFiltered: Bool
     let drafts: [DraftLink]
     let draftSummary: String?

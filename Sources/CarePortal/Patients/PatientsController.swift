@@ -152,7 +152,7 @@ struct PatientsController {
             lastNameHeader: header("Last name", .lastName),
             numberHeader: header("Medical number", .medicalNumber),
             rows: rows,
-            pagination: PaginationView(page, address: address, noun: "patients"),
+            pagination: portal.pages.html(PaginationView(page, address: address, noun: "patients")),
             isFiltered: !query.search.isEmpty,
             drafts: drafts.map {
                 DraftLink(name: $0.displayName, step: "Step \($0.step.number) of 3, \($0.step.title)",

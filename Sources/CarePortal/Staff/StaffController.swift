@@ -44,7 +44,7 @@ struct StaffController {
                 + AccountStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
             headers: [header("Username", .username), header("Role", .role), header("Status", .status), header("Created", .created)],
             rows: page.items.map(StaffRow.init),
-            pagination: PaginationView(page, address: address, noun: "accounts"),
+            pagination: portal.pages.html(PaginationView(page, address: address, noun: "accounts")),
             awaitingApprovalCount: awaiting,
             hasAwaitingApprovals: awaiting > 0,
             awaitingApprovalPath: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,

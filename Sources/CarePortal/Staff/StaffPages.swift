@@ -79,7 +79,8 @@ struct StaffListPage: Page {
     let statusOptions: [FilterOption]
     let headers: [SortableHeader]
     let rows: [StaffRow]
-    let pagination: PaginationView
+    /// The rendered `PaginationView`.
+    let pagination: String
     let awaitingApprovalCount: Int
     let hasAwaitingApprovals: Bool
     let awaitingApprovalPath: String

@@ -52,7 +52,7 @@ import Testing
 
     @Test func pagesAndRowsAnswerAsReflectionWould() throws {
         let summary = Self.summary()
-        let layout = Layout(title: "T", programName: "P", signedIn: nil, navigation: [], csrfToken: "c", flash: nil)
+        let layout = Layout(title: "T", programName: "P", header: "<header></header>", csrfToken: "c", flash: nil)
         let prescription = PrescriptionView(try #require(summary.itemDays.first).prescription)
         Self.expectParity(prescription)
         let row = PatientRow(fullName: "A B", lastName: "B", firstName: "A", medicalNumber: "1", lastActivity: "x", adherence: "1%", physician: nil,
@@ -68,7 +68,7 @@ import Testing
         let header = SortableHeader(title: "Last name", key: "last-name", currentKey: "last-name", descending: false, address: address)
         Self.expectParity(PatientsPage(
             layout: layout, isAdministrator: false, search: "", lastNameHeader: header, numberHeader: header, rows: [row],
-            pagination: PaginationView(PageOf(items: [row], totalCount: 1, request: PageRequest(number: 1)), address: address, noun: "patients"),
+            pagination: "<p class=\"pagination__summary\">Showing 1 to 1 of 1 patients</p>",
             isFiltered: false, drafts: [draft], draftSummary: "1 draft"
         ))
         let page = PatientPage(

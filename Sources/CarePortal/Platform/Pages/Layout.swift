@@ -1,16 +1,5 @@
 /// What the base layout shows on every page.
 struct Layout: Sendable, Encodable {
-    struct SignedIn: Sendable, Encodable {
-        let username: String
-        let roleTitle: String
-    }
-
-    struct NavigationLink: Sendable, Encodable {
-        let title: String
-        let path: String
-        let isCurrent: Bool
-    }
-
     struct FlashView: Sendable, Encodable {
         let text: String
         let kind: String
@@ -18,12 +7,33 @@ struct Layout: Sendable, Encodable {
 
     let title: String
     let programName: String
-    let signedIn: SignedIn?
-    let navigation: [NavigationLink]
+    /// The rendered `SiteHeader`.
+    let header: String
     let csrfToken: String?
     let flash: FlashView?
+}
+
+/// The header every page starts with: the program's name and, once signed in, the navigation the
+/// person's role allows, who is signed in and the sign-out button. The same for every page of a
+/// section in one session, so it is rendered once and remembered.
+struct SiteHeader: Fragment {
+    struct SignedIn: Sendable, Hashable, Encodable {
+        let username: String
+        let roleTitle: String
+        let csrfToken: String
+    }
+
+    struct NavigationLink: Sendable, Hashable, Encodable {
+        let title: String
+        let path: String
+        let isCurrent: Bool
+    }
+
+    static let template = TemplateName.siteHeader
+    let programName: String
+    let signedIn: SignedIn?
+    let navigation: [NavigationLink]
     let signOutPath = SiteURL.signOut.path
-    let changePasswordPath = SiteURL.changePassword.path
     let homePath = SiteURL.home.path
 }
 
@@ -55,13 +65,21 @@ extension Portal {
         let role = context.staff?.role
         let navigation = role == nil ? [] : NavigationItem.all
             .filter { $0.access.allows(role) }
-            .map { Layout.NavigationLink(title: $0.title, path: $0.url.path, isCurrent: $0.url == current) }
+            .map { SiteHeader.NavigationLink(title: $0.title, path: $0.url.path, isCurrent: $0.url == current) }
+        let programName = programSettings.current.programName
+        let csrfToken = context.session?.csrfToken
+        let header = SiteHeader(
+            programName: programName,
+            signedIn: context.staff.map { staff in
+                csrfToken.map { SiteHeader.SignedIn(username: staff.username, roleTitle: staff.role.title, csrfToken: $0) }
+            } ?? nil,
+            navigation: navigation
+        )
         return Layout(
             title: title,
-            programName: programSettings.current.programName,
-            signedIn: context.staff.map { Layout.SignedIn(username: $0.username, roleTitle: $0.role.title) },
-            navigation: navigation,
-            csrfToken: context.session?.csrfToken,
+            programName: programName,
+            header: pages.html(header),
+            csrfToken: csrfToken,
             flash: context.session?.flash.map { Layout.FlashView(text: $0.text, kind: $0.kind.rawValue) }
         )
     }

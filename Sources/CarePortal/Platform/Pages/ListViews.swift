@@ -26,8 +26,8 @@ struct ListAddress: Sendable {
 }
 
 /// "Showing 1 to 25 of 240" and the links to other pages.
-struct PaginationView: Sendable, Encodable {
-    struct Link: Sendable, Encodable {
+struct PaginationView: Fragment {
+    struct Link: Sendable, Hashable, Encodable {
         let number: Int
         let path: String
         let isCurrent: Bool
@@ -39,6 +39,7 @@ struct PaginationView: Sendable, Encodable {
     let nextPath: String?
     let links: [Link]
     let isNeeded: Bool
+    static let template = TemplateName.pagination
 
     init<Item>(_ page: PageOf<Item>, address: ListAddress, noun: String) {
         let current = page.request.number
@@ -86,7 +87,7 @@ struct SummaryListRow: Sendable, Encodable {
 }
 
 /// One choice in a filter select, remembering which is chosen.
-struct FilterOption: Sendable, Encodable {
+struct FilterOption: Sendable, Hashable, Encodable {
     let value: String
     let title: String
     let isSelected: Bool

@@ -4,6 +4,8 @@ import Mustache
 
 /// Every template the code renders; start-up stops when one is missing.
 enum TemplateName: String, CaseIterable, Sendable {
+    case siteHeader = "layouts/header"
+    case pagination = "partials/pagination"
     case error = "errors/error"
     case home = "home/home"
     case setup = "sign-in/setup"
@@ -30,6 +32,7 @@ enum TemplateName: String, CaseIterable, Sendable {
     case invitationUnusable = "medical-professionals/invitation-unusable"
     case desk = "desk/list"
     case deskThreadRow = "desk/thread-row"
+    case deskListControls = "desk/list-controls"
     case deskPost = "desk/post"
     case deskThread = "desk/thread"
     case deskEditReply = "desk/edit-reply"

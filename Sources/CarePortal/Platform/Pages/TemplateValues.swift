@@ -19,10 +19,13 @@ enum TemplateValues {
     }
 
     /// Values stored as they are.
-    fileprivate static func leaf(_ value: some Encodable) -> Any? {
+    fileprivate static func leaf<T: Encodable>(_ value: T) -> Any? {
+        // The common leaves by their exact type first: comparing types is far cheaper than asking the
+        // runtime whether a type conforms to a protocol.
+        if T.self == String.self || T.self == Int.self || T.self == Bool.self || T.self == Int64.self { return value }
         switch value {
-        case is String, is Bool, is any BinaryInteger, is any BinaryFloatingPoint, is Date, is URL, is any MustacheParent: value
-        default: nil
+        case is any BinaryInteger, is any BinaryFloatingPoint, is Date, is URL, is any MustacheParent: return value
+        default: return nil
         }
     }
 }
