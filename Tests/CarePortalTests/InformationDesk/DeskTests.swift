@@ -265,3 +265,42 @@ import Testing
         }
     }
 }
+
+@Suite struct DeskListPagingTests {
+    /// Pages are chosen from the matching threads in order and then read whole: page after page gives
+    /// every match once, in the list's order, with and without a search.
+    @Test(arguments: TestEngines.all)
+    func pagesFollowOneAnotherInOrderWithoutGapsOrRepeats(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, _) = try await AppClient.registered(portal, pseudonym: "Heron")
+            var asked: [Int64] = []
+            for number in 1...7 {
+                let body = number % 2 == 0 ? "Is breastfeeding safe on methadone?" : "Is it safe to keep taking methadone while pregnant?"
+                asked.append(try await DeskSteps.ask(app, title: "Question number \(number)", body: body))
+                portal.clock.advance(by: 60)
+            }
+            let repository = DeskRepository(engine: engine)
+            func walk(_ query: DeskListQuery) async throws -> [Int64] {
+                var seen: [Int64] = []
+                var query = query
+                for number in 1...4 {
+                    query.page = PageRequest(number: number, size: 3)
+                    let page = try await portal.database.read { db in try await repository.list(query, on: db) }
+                    #expect(page.items.count == min(3, max(0, page.totalCount - (number - 1) * 3)))
+                    seen += page.items.map(\.id)
+                }
+                return seen
+            }
+            var oldestFirst = DeskListQuery()
+            oldestFirst.filter = .all
+            oldestFirst.sort = .oldestWaiting
+            #expect(try await walk(oldestFirst) == asked)
+            var newestFirst = oldestFirst
+            newestFirst.sort = .newest
+            #expect(try await walk(newestFirst) == asked.reversed())
+            var search = newestFirst
+            search.search = "breastfeeding"
+            #expect(try await walk(search) == [asked[5], asked[3], asked[1]])
+        }
+    }
+}
