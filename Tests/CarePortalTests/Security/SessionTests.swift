@@ -25,6 +25,24 @@ import Testing
         }
     }
 
+    /// The session and its account come back from one query: the account is the one signed in, and a
+    /// session that carries only a CSRF token has none.
+    @Test(arguments: TestEngines.all)
+    func aSessionIsReadWithItsAccount(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var visitor = Visitor(portal: portal)
+            try await visitor.get("/sign-in")
+            let anonymous = try #require(try await portal.portal.sessions.resolve(cookieValue: visitor.cookie))
+            #expect(anonymous.session.accountID == nil && anonymous.account == nil)
+
+            _ = try await portal.signedIn(.administrator)
+            let (browser, account) = try await portal.signedIn(.physician, username: "dr.ana")
+            let resolved = try #require(try await portal.portal.sessions.resolve(cookieValue: browser.cookie))
+            #expect(resolved.session.accountID == account.id)
+            #expect(resolved.account == account)
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func onlyAHashOfTheSessionIdIsStored(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in

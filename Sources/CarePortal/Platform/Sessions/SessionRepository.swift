@@ -47,7 +47,8 @@ struct SessionRepository: Sendable {
         FROM sessions s LEFT JOIN staff_accounts a ON a.id = s.account_id
         """
 
-    private static let accountPrefix = "account_"
+    /// Not "account_": the session's own `account_id` would hide the account's `id` under that name.
+    private static let accountPrefix = "staff_"
 
     private func decode(_ row: any SQLRow) throws -> StoredSession {
         StoredSession(
