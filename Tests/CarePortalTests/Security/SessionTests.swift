@@ -17,7 +17,7 @@ import Testing
             let after = try #require(browser.cookie)
             #expect(before != after)
             #expect(after.count >= 43, "at least 256 bits, base64url")
-            let stored = try await portal.database.read { db in try await SessionRepository().find(idHash: SecretToken.hash(before), on: db) }
+            let stored = try await portal.database.read { db in try await SessionRepository().findWithAccount(idHash: SecretToken.hash(before), on: db) }
             #expect(stored == nil, "the pre-sign-in session is deleted")
             var attacker = Visitor(portal: portal)
             attacker.cookie = before

@@ -84,16 +84,8 @@ struct StaffAccountRepository: Sendable {
     }
 
     /// An account read through `columnList(of:prefix:)`.
-    func account(from row: any SQLRow, prefix: String) throws -> StaffAccount {
-        try account(from: row, columnPrefix: prefix)
-    }
-
-    private func decode(_ row: any SQLRow) throws -> StaffAccount {
-        try account(from: row, columnPrefix: nil)
-    }
-
-    private func account(from row: any SQLRow, columnPrefix: String?) throws -> StaffAccount {
-        let decoded = try row.decode(model: Row.self, prefix: columnPrefix, keyDecodingStrategy: .convertFromSnakeCase)
+    func account(from row: any SQLRow, prefix: String? = nil) throws -> StaffAccount {
+        let decoded = try row.decode(model: Row.self, prefix: prefix, keyDecodingStrategy: .convertFromSnakeCase)
         guard let account = decoded.account else {
             throw StorageInconsistency(description: "staff account \(decoded.id) has an unknown role or status")
         }
@@ -131,11 +123,11 @@ struct StaffAccountRepository: Sendable {
     }
 
     func find(id: Int64, on db: any SQLDatabase) async throws -> StaffAccount? {
-        try await db.select().columns(Self.columns).from("staff_accounts").where("id", .equal, id).first().map(decode)
+        try await db.select().columns(Self.columns).from("staff_accounts").where("id", .equal, id).first().map { try account(from: $0) }
     }
 
     func find(username: String, on db: any SQLDatabase) async throws -> StaffAccount? {
-        try await db.select().columns(Self.columns).from("staff_accounts").where("username_key", .equal, usernameKey(username)).first().map(decode)
+        try await db.select().columns(Self.columns).from("staff_accounts").where("username_key", .equal, usernameKey(username)).first().map { try account(from: $0) }
     }
 
     /// The account and its password hash, for checking a sign-in.
@@ -144,7 +136,7 @@ struct StaffAccountRepository: Sendable {
             .where("username_key", .equal, usernameKey(username))
             .first()
         else { return nil }
-        return (try decode(row), try row.decode(column: "password_hash", as: String.self))
+        return (try account(from: row), try row.decode(column: "password_hash", as: String.self))
     }
 
     func passwordHash(accountID: Int64, on db: any SQLDatabase) async throws -> String? {
@@ -183,7 +175,7 @@ struct StaffAccountRepository: Sendable {
                 return builder
             },
             order: { $0.orderBy(query.sort.column, direction).orderBy("id", direction) },
-            decode: decode
+            decode: { try account(from: $0) }
         )
     }
 

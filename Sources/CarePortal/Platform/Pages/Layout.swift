@@ -70,9 +70,9 @@ extension Portal {
         let csrfToken = context.session?.csrfToken
         let header = SiteHeader(
             programName: programName,
-            signedIn: context.staff.map { staff in
+            signedIn: context.staff.flatMap { staff in
                 csrfToken.map { SiteHeader.SignedIn(username: staff.username, roleTitle: staff.role.title, csrfToken: $0) }
-            } ?? nil,
+            },
             navigation: navigation
         )
         return Layout(

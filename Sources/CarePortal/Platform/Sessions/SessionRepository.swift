@@ -24,14 +24,6 @@ struct SessionRepository: Sendable {
             .run()
     }
 
-    func find(idHash: String, on db: any SQLDatabase) async throws -> StoredSession? {
-        guard let row = try await db.select()
-            .columns("id_hash", "account_id", "csrf_token", "created_at", "last_seen_at", "flash")
-            .from("sessions").where("id_hash", .equal, idHash).first()
-        else { return nil }
-        return try decode(row)
-    }
-
     /// The session and the staff account it is signed in to (nil when it carries none, or the account
     /// is gone), in one query: every signed-in page starts with this.
     func findWithAccount(idHash: String, on db: any SQLDatabase) async throws -> (StoredSession, StaffAccount?)? {
