@@ -15,6 +15,36 @@ struct Portal: Sendable {
     let programSettings: ProgramSettingsStore
     let logger: Logger
     let deskCounts = DeskCountsCache()
+    /// Audit entries that stand alone (a record was opened), committed together with any others
+    /// recorded at the same moment.
+    private let accessRecords: GroupCommit<AuditEvent>
+
+    init(
+        settings: Settings, dependencies: Dependencies, database: Database, sessions: Sessions, audit: AuditLog,
+        pages: PageRenderer, passwords: PasswordHasher, passwordPolicy: PasswordPolicy, outbox: Outbox,
+        programSettings: ProgramSettingsStore, logger: Logger
+    ) {
+        self.settings = settings
+        self.dependencies = dependencies
+        self.database = database
+        self.sessions = sessions
+        self.audit = audit
+        self.pages = pages
+        self.passwords = passwords
+        self.passwordPolicy = passwordPolicy
+        self.outbox = outbox
+        self.programSettings = programSettings
+        self.logger = logger
+        accessRecords = GroupCommit { events in
+            try await database.transaction { db in try await audit.record(events, on: db) }
+        }
+    }
 
     var now: Date { dependencies.now() }
+
+    /// Records an audit entry that goes with no other change, such as a patient's record being read;
+    /// returns once it is committed.
+    func recordAccess(_ event: AuditEvent) async throws {
+        try await accessRecords.submit(event)
+    }
 }

@@ -166,15 +166,15 @@ struct AdherenceSummary: Sendable {
         self.total = total
     }
 
-    /// Scheduled doses and sessions per patient, for lists that fetch only the done counts from storage.
-    static func scheduled(prescriptions: [Prescription], from: CalendarDate, through: CalendarDate) -> Int {
+    /// Scheduled doses and sessions of one patient, for lists that fetch only the done counts from storage.
+    static func scheduled(_ schedules: [DoseSchedule], from: CalendarDate, through: CalendarDate) -> Int {
         guard from <= through else { return 0 }
         var scheduled = 0
-        for prescription in prescriptions {
-            let start = max(from.dayNumber, prescription.startsOn.dayNumber)
-            let end = min(through.dayNumber, (prescription.endsOn?.dayNumber ?? Int.max) - 1)
+        for schedule in schedules {
+            let start = max(from.dayNumber, schedule.startsOn)
+            let end = min(through.dayNumber, (schedule.endsOn ?? Int.max) - 1)
             guard start <= end else { continue }
-            for day in start...end where prescription.isDue(onDayNumber: day) { scheduled += prescription.timesPerDay }
+            for day in start...end where schedule.isDue(onDayNumber: day) { scheduled += schedule.timesPerDay }
         }
         return scheduled
     }

@@ -1,7 +1,9 @@
 import Foundation
 
 /// One patient in the list.
-struct PatientRow: Sendable, Encodable {
+struct PatientRow: Fragment {
+    static let template = TemplateName.patientRow
+
     let fullName: String
     let lastName: String
     let firstName: String
@@ -30,7 +32,8 @@ struct PatientsPage: Page {
     let search: String
     let lastNameHeader: SortableHeader
     let numberHeader: SortableHeader
-    let rows: [PatientRow]
+    /// Rendered `PatientRow`s.
+    let rows: [String]
     /// The rendered `PaginationView`.
     let pagination: String
     let isFiltered: Bool

@@ -86,18 +86,20 @@ struct PatientsController {
         }
     }
 
-    private func audit(_ action: AuditAction, patientID: Int64, detail: String? = nil, request: Request, context: PortalContext, on db: any SQLDatabase) async throws {
-        try await portal.audit.record(AuditEvent(
+    private func auditEvent(_ action: AuditAction, patientID: Int64, detail: String?, request: Request, context: PortalContext) -> AuditEvent {
+        AuditEvent(
             actor: context.auditActor, action: action, recordType: "patient", recordID: "\(patientID)",
             origin: portal.origin(of: request, context: context), detail: detail
-        ), on: db)
+        )
     }
 
-    /// Records a read of the record before anything of it is shown.
+    private func audit(_ action: AuditAction, patientID: Int64, detail: String? = nil, request: Request, context: PortalContext, on db: any SQLDatabase) async throws {
+        try await portal.audit.record(auditEvent(action, patientID: patientID, detail: detail, request: request, context: context), on: db)
+    }
+
+    /// Records a read of the record, committed, before anything of it is shown.
     private func recordView(_ patientID: Int64, detail: String, request: Request, context: PortalContext) async throws {
-        try await portal.database.transaction { db in
-            try await audit(.patientViewed, patientID: patientID, detail: detail, request: request, context: context, on: db)
-        }
+        try await portal.recordAccess(auditEvent(.patientViewed, patientID: patientID, detail: detail, request: request, context: context))
     }
 
     private var today: CalendarDate { CalendarDate(portal.now) }
@@ -115,18 +117,18 @@ struct PatientsController {
         query.page = PageRequest(number: request.pageNumber)
         // Adherence over the last 30 whole days, yesterday included, so a day still under way never lowers it.
         let through = today.adding(days: -1), from = today.adding(days: -30)
-        let (page, done, prescriptions, drafts, physicians) = try await portal.database.read { [query] db in
+        let (page, done, schedules, drafts, physicians) = try await portal.database.read { [query] db in
             let page = try await patients.list(query, on: db)
             let ids = page.items.map(\.id)
             return (
                 page,
                 try await regimens.doneCounts(patientIDs: ids, from: from, through: through, on: db),
-                try await regimens.prescriptions(patientIDs: ids, on: db),
+                try await regimens.schedules(patientIDs: ids, on: db),
                 isAdministrator ? [] : try await regimens.drafts(physicianID: staff.id, on: db),
                 isAdministrator ? try await patients.physicianNames(ids: page.items.map(\.physicianID), on: db) : [:]
             )
         }
-        let byPatient = Dictionary(grouping: prescriptions, by: \.patientID)
+        let byPatient = Dictionary(grouping: schedules, by: \.patientID)
         let address = ListAddress(path: SiteURL.patients.path, parameters: [
             ("q", query.search), ("sort", request.query("sort") == nil ? nil : query.sort.rawValue), ("order", request.query("order")),
         ])
@@ -134,8 +136,8 @@ struct PatientsController {
             SortableHeader(title: title, key: sort.rawValue, currentKey: query.sort.rawValue, descending: query.descending, address: address)
         }
         let rows = page.items.map { patient in
-            let scheduled = AdherenceSummary.scheduled(prescriptions: byPatient[patient.id] ?? [], from: from, through: through)
-            return PatientRow(
+            let scheduled = AdherenceSummary.scheduled(byPatient[patient.id] ?? [], from: from, through: through)
+            return portal.pages.html(PatientRow(
                 fullName: patient.fullName, lastName: patient.contact.lastName, firstName: patient.contact.firstName,
                 medicalNumber: patient.contact.medicalNumber,
                 lastActivity: patient.lastActivityAt.map(DisplayTime.dateTime) ?? "None yet",
@@ -143,7 +145,7 @@ struct PatientsController {
                 physician: isAdministrator ? physicians[patient.physicianID] ?? "Unknown" : nil,
                 viewPath: SiteURL.patient(patient.id).path, editPath: SiteURL.editPatientContact(patient.id).path,
                 removePath: SiteURL.patientRemove(patient.id).path
-            )
+            ))
         }
         return portal.pages.response(PatientsPage(
             layout: portal.layout(isAdministrator ? "All patients" : "Your patients", context: context, current: .patients),
@@ -582,10 +584,10 @@ struct PatientsController {
     }
 
     private func recordExport(_ patientID: Int64, format: String, range: Range, request: Request, context: PortalContext) async throws {
-        try await portal.database.transaction { db in
-            try await audit(.patientReportExported, patientID: patientID, detail: "\(format) \(range.from.iso) to \(range.through.iso)",
-                            request: request, context: context, on: db)
-        }
+        try await portal.recordAccess(auditEvent(
+            .patientReportExported, patientID: patientID, detail: "\(format) \(range.from.iso) to \(range.through.iso)",
+            request: request, context: context
+        ))
     }
 
     @Sendable func reportCSV(request: Request, context: PortalContext) async throws -> Response {

@@ -1,5 +1,22 @@
 import Foundation
 
+/// When a prescription is due, and nothing else of it: all a count of scheduled doses needs.
+struct DoseSchedule: Sendable, Equatable {
+    let patientID: Int64
+    /// Day numbers (see `CalendarDate.dayNumber`); `endsOn` is the first day it no longer applies.
+    let startsOn: Int
+    let endsOn: Int?
+    let timesPerDay: Int
+    let everyDays: Int
+
+    /// True on the days it applies and is due (every `everyDays` days from its first day).
+    func isDue(onDayNumber day: Int) -> Bool {
+        guard day >= startsOn else { return false }
+        if let endsOn, day >= endsOn { return false }
+        return (day - startsOn) % max(1, everyDays) == 0
+    }
+}
+
 /// One prescribed medication or exercise, in force over a span of days.
 ///
 /// Prescriptions are never changed in place: a change ends the old one and starts a new one the same
@@ -41,10 +58,11 @@ public struct Prescription: Sendable, Equatable, Identifiable {
     }
 
     func isDue(onDayNumber day: Int) -> Bool {
-        let start = startsOn.dayNumber
-        guard day >= start else { return false }
-        if let endsOn, day >= endsOn.dayNumber { return false }
-        return (day - start) % max(1, everyDays) == 0
+        schedule.isDue(onDayNumber: day)
+    }
+
+    var schedule: DoseSchedule {
+        DoseSchedule(patientID: patientID, startsOn: startsOn.dayNumber, endsOn: endsOn?.dayNumber, timesPerDay: timesPerDay, everyDays: everyDays)
     }
 
     func isInForce(on day: CalendarDate) -> Bool {

@@ -26,6 +26,22 @@ struct RegimenRepository: Sendable {
                 < ($1.patientID, $1.startsOn.dayNumber, $1.kind == .medication ? 0 : 1, $1.position, $1.id) }
     }
 
+    /// When each of these patients' prescriptions, current and ended, is due.
+    func schedules(patientIDs: [Int64], on db: any SQLDatabase) async throws -> [DoseSchedule] {
+        guard !patientIDs.isEmpty else { return [] }
+        return try await db.select().columns("patient_id", "starts_on", "ends_on", "times_per_day", "every_days").from("prescriptions")
+            .where("patient_id", .in, patientIDs)
+            .all().map { row in
+                DoseSchedule(
+                    patientID: try row.decode(column: "patient_id", as: Int64.self),
+                    startsOn: try row.decode(column: "starts_on", as: Int.self),
+                    endsOn: try row.decodeNil(column: "ends_on") ? nil : try row.decode(column: "ends_on", as: Int.self),
+                    timesPerDay: try row.decode(column: "times_per_day", as: Int.self),
+                    everyDays: try row.decode(column: "every_days", as: Int.self)
+                )
+            }
+    }
+
     /// Writes each item as a prescription starting on `day`.
     func add(_ items: [PrescribedItem], patientID: Int64, startsOn day: CalendarDate, by accountID: Int64?, now: Date, on db: any SQLDatabase) async throws {
         for (position, item) in items.enumerated() {

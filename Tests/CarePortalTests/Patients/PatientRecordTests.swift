@@ -19,7 +19,7 @@ import Testing
             try await PatientFixtures.patient(portal, physicianID: other.id, catalogue: catalogue, contact: PatientFixtures.contact(last: "Elsewhere", number: "1"))
             func lastNames(_ path: String) async throws -> [String] {
                 let html = try await physician.get(path).text
-                return html.components(separatedBy: "<tr>\n      <td class=\"table__cell\">").dropFirst().map { String($0.prefix { $0 != "<" }) }
+                return html.components(separatedBy: "<tr>\n  <td class=\"table__cell\">").dropFirst().map { String($0.prefix { $0 != "<" }) }
             }
             #expect(try await lastNames("/patients") == ["abbott", "Brown", "Ng", "Zimmermann", "Ødegård"])
             let ascending = try await lastNames("/patients?sort=medical-number&order=asc")

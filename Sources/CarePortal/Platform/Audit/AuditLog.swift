@@ -195,18 +195,27 @@ public struct AuditLog: Sendable {
     let now: @Sendable () -> Date
 
     func record(_ event: AuditEvent, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "audit_log")
+        try await record([event], on: db)
+    }
+
+    /// Several entries in one statement, all stamped with the same time.
+    func record(_ events: [AuditEvent], on db: any SQLDatabase) async throws {
+        guard !events.isEmpty else { return }
+        let occurredAt = now().millisecondsSince1970
+        let insert = db.insert(into: "audit_log")
             .columns(
                 "occurred_at", "actor_account_id", "actor_role", "actor_name", "action", "record_type", "record_id",
                 "outcome", "address", "user_agent", "detail"
             )
-            .values(
-                SQLBind(now().millisecondsSince1970), SQLBind(event.actor.accountID), SQLBind(event.actor.role),
+        for event in events {
+            insert.values(
+                SQLBind(occurredAt), SQLBind(event.actor.accountID), SQLBind(event.actor.role),
                 SQLBind(event.actor.name), SQLBind(event.action.rawValue), SQLBind(event.recordType),
                 SQLBind(event.recordID), SQLBind(event.outcome.rawValue), SQLBind(event.origin.address.map { String($0.prefix(100)) }),
                 SQLBind(event.origin.userAgent.map { String($0.prefix(400)) }), SQLBind(event.detail)
             )
-            .run()
+        }
+        try await insert.run()
     }
 
     func list(_ query: AuditQuery, on db: any SQLDatabase) async throws -> PageOf<AuditEntry> {

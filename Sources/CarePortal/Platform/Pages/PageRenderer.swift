@@ -44,6 +44,7 @@ enum TemplateName: String, CaseIterable, Sendable {
     case catalogue = "catalogue/catalogue"
     case catalogueEntry = "catalogue/entry"
     case patients = "patients/list"
+    case patientRow = "patients/row"
     case patientContact = "patients/contact"
     case patientRegimen = "patients/regimen"
     case patientCancelDraft = "patients/cancel-draft"
