@@ -71,7 +71,7 @@ public final class Database: Sendable {
         switch backend {
         case .sqlite(let pool):
             return try await pool.withConnection { connection in
-                try await body(connection.sql(queryLogLevel: nil))
+                try await body(SQLiteSQLDatabase(connection: connection, queryLogLevel: nil))
             }
         case .postgres(let client):
             return try await client.withConnection { connection in
@@ -91,7 +91,7 @@ public final class Database: Sendable {
         switch backend {
         case .sqlite(let pool):
             return try await pool.withWriteTurn { connection in
-                let database = connection.sql(queryLogLevel: nil)
+                let database = SQLiteSQLDatabase(connection: connection, queryLogLevel: nil)
                 try await database.raw("BEGIN IMMEDIATE").run()
                 do {
                     let result = try await body(database)
