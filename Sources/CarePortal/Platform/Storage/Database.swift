@@ -306,10 +306,6 @@ final class SQLiteConnectionPool: Sendable {
             try await database.raw("PRAGMA busy_timeout = 10000").run()
             // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
             try await database.raw("PRAGMA journal_mode = WAL").run()
-            // Reads come from the file mapped into memory rather than a system call for each page: up to the
-            // most this build of SQLite maps (just under 2 GiB of address space). The pages are the operating
-            // system's file cache, shared by every connection, and count towards resident memory once read.
-            try await database.raw("PRAGMA mmap_size = 2147418112").run()
             try await database.raw("PRAGMA synchronous = FULL").run()
             try await database.raw("PRAGMA foreign_keys = ON").run()
         } catch {
