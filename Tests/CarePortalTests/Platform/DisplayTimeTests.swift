@@ -17,4 +17,14 @@ import Testing
         }
         #expect(DisplayTime.dateTime(Date(timeIntervalSince1970: 1_709_208_300)) == "29 Feb 2024, 12:05 UTC")
     }
+
+    @Test func calendarDatesWriteZeroPaddedISODatesAndMonths() throws {
+        let early = try #require(CalendarDate(year: 987, month: 3, day: 4))
+        #expect(early.iso == "0987-03-04")
+        #expect(early.monthKey == "0987-03")
+        let late = try #require(CalendarDate(year: 2026, month: 11, day: 22))
+        #expect(late.iso == "2026-11-22")
+        #expect(late.monthKey == "2026-11")
+        #expect(CalendarDate(iso: late.iso) == late)
+    }
 }

@@ -34,14 +34,21 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         day = parts.day ?? 1
     }
 
-    public var iso: String { String(format: "%04d-%02d-%02d", year, month, day) }
+    public var iso: String { "\(Self.padded(year, to: 4))-\(Self.padded(month, to: 2))-\(Self.padded(day, to: 2))" }
     public var description: String { iso }
 
     /// "25 April 2027", as the portal shows dates.
     public var displayed: String { "\(day) \(Self.monthNames[month - 1]) \(year)" }
 
     /// `YYYY-MM`, the month this day falls in.
-    public var monthKey: String { String(format: "%04d-%02d", year, month) }
+    public var monthKey: String { "\(Self.padded(year, to: 4))-\(Self.padded(month, to: 2))" }
+
+    /// `value` with leading zeros up to `width` digits, as `%0Nd` would write it (charts write hundreds
+    /// of dates per page, and a format string is parsed again on every call).
+    private static func padded(_ value: Int, to width: Int) -> String {
+        let digits = String(value)
+        return digits.utf8.count >= width ? digits : String(repeating: "0", count: width - digits.utf8.count) + digits
+    }
 
     /// The same day `count` months later (or earlier), moved back to the month's last day if needed.
     public func adding(months count: Int) -> CalendarDate {
