@@ -43,8 +43,11 @@ struct Portal: Sendable {
     var now: Date { dependencies.now() }
 
     /// Records an audit entry that goes with no other change, such as a patient's record being read;
-    /// returns once it is committed.
+    /// returns once it is committed. Inside a transaction, record the entry on that transaction's
+    /// database instead (`audit.record(_:on:)`): waiting here for a commit that needs the writer's
+    /// turn the caller holds would never end, so it throws `NestedTransaction`.
     func recordAccess(_ event: AuditEvent) async throws {
+        guard !Database.isInTransaction else { throw NestedTransaction() }
         try await accessRecords.submit(event)
     }
 }

@@ -3,7 +3,8 @@ import Mustache
 // A year's chart is hundreds of bars and a report hundreds of table rows. Encoding each into a
 // dictionary (`TemplateValues`, the path every page takes) costs more than naming their values
 // directly, so these models answer the template themselves, as does the patient list (measured
-// faster this way); the patient and report pages around them are encoded as any other page is. `PatientPagesMustacheTests` checks each answers exactly what reflection would.
+// faster this way); the patient and report pages around them are encoded as any other page is.
+// `PatientPagesMustacheTests` checks each answers exactly what reflection would.
 
 extension DailyAdherenceChart: MustacheParent {
     func child(named name: String) -> Any? {

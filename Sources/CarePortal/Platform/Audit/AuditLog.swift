@@ -198,10 +198,16 @@ public struct AuditLog: Sendable {
         try await record([event], on: db)
     }
 
-    /// Several entries in one statement, all stamped with the same time.
+    /// Several entries, all stamped with the same time, a few hundred to a statement (each entry binds
+    /// eleven values, and both engines limit the values one statement may bind).
     func record(_ events: [AuditEvent], on db: any SQLDatabase) async throws {
-        guard !events.isEmpty else { return }
         let occurredAt = now().millisecondsSince1970
+        for start in stride(from: 0, to: events.count, by: 500) {
+            try await insert(events[start..<min(start + 500, events.count)], occurredAt: occurredAt, on: db)
+        }
+    }
+
+    private func insert(_ events: ArraySlice<AuditEvent>, occurredAt: Int64, on db: any SQLDatabase) async throws {
         let insert = db.insert(into: "audit_log")
             .columns(
                 "occurred_at", "actor_account_id", "actor_role", "actor_name", "action", "record_type", "record_id",

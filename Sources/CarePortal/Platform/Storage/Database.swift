@@ -87,7 +87,18 @@ public final class Database: Sendable {
     /// timeout, which sleeps and polls) is left to other processes, such as a command run beside the
     /// server. The transaction still takes the lock at the start (`BEGIN IMMEDIATE`), so it never
     /// fails halfway with "database is locked".
+    ///
+    /// A transaction started inside another one throws `NestedTransaction`: on SQLite it would wait
+    /// for the turn its own caller holds, and on either engine it would not commit with the outer one.
     public func transaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        guard !Self.isInTransaction else { throw NestedTransaction() }
+        return try await Self.$isInTransaction.withValue(true) { try await run(transaction: body) }
+    }
+
+    /// True while the current task runs the body of a transaction.
+    @TaskLocal static var isInTransaction = false
+
+    private func run<T: Sendable>(transaction body: (any SQLDatabase) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(let pool):
             return try await pool.withWriteTurn { connection in
@@ -181,6 +192,12 @@ enum DatabaseLocation: Equatable {
         default: false
         }
     }
+}
+
+/// A transaction was started inside another one; the code that did so must pass the outer one's
+/// database along instead.
+struct NestedTransaction: Error, CustomStringConvertible {
+    var description: String { "a transaction was started inside another transaction" }
 }
 
 struct DatabaseClosed: Error, CustomStringConvertible {

@@ -34,7 +34,8 @@ final class GroupCommit<Item: Sendable>: Sendable {
                 return true
             }
             if startsWriter {
-                Task { await self.drain() }
+                // Detached: the writer serves every caller that queues, not just the one that started it.
+                Task.detached { await self.drain() }
             }
         }
     }
