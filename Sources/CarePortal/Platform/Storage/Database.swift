@@ -102,30 +102,27 @@ public final class Database: Sendable {
         switch backend {
         case .sqlite(let pool):
             return try await pool.withWriteTurn { connection in
-                let database = SQLiteSQLDatabase(connection: connection, queryLogLevel: nil)
-                try await database.raw("BEGIN IMMEDIATE").run()
-                do {
-                    let result = try await body(database)
-                    try await database.raw("COMMIT").run()
-                    return result
-                } catch {
-                    try? await database.raw("ROLLBACK").run()
-                    throw error
-                }
+                try await Self.committing(SQLiteSQLDatabase(connection: connection, queryLogLevel: nil), begin: "BEGIN IMMEDIATE", body)
             }
         case .postgres(let client):
             return try await client.withConnection { connection in
-                let database = connection.sql(queryLogLevel: nil)
-                try await database.raw("BEGIN").run()
-                do {
-                    let result = try await body(database)
-                    try await database.raw("COMMIT").run()
-                    return result
-                } catch {
-                    try? await database.raw("ROLLBACK").run()
-                    throw error
-                }
+                try await Self.committing(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)
             }
+        }
+    }
+
+    /// Runs `body` between `begin` and `COMMIT` on one connection, rolling back if it throws.
+    nonisolated(nonsending) private static func committing<T: Sendable>(
+        _ database: any SQLDatabase, begin: SQLQueryString, _ body: (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try await database.raw(begin).run()
+        do {
+            let result = try await body(database)
+            try await database.raw("COMMIT").run()
+            return result
+        } catch {
+            try? await database.raw("ROLLBACK").run()
+            throw error
         }
     }
 }
@@ -363,23 +360,16 @@ private final class WriterQueue: Sendable {
     private let state = Mutex(State())
 
     func wait() async {
-        let free = state.withLock { state in
-            guard !state.busy else { return false }
-            state.busy = true
-            return true
-        }
-        if free { return }
         await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
-            // The writer ahead may have finished since the look above.
-            let now = state.withLock { state in
-                guard state.busy else {
-                    state.busy = true
-                    return true
+            let free = state.withLock { state in
+                guard !state.busy else {
+                    state.waiting.append(turn)
+                    return false
                 }
-                state.waiting.append(turn)
-                return false
+                state.busy = true
+                return true
             }
-            if now { turn.resume() }
+            if free { turn.resume() }
         }
     }
 
