@@ -209,6 +209,13 @@ extension CalendarDate {
 
     /// The day `dayNumber` days after 1 January 1970.
     init(dayNumber: Int) {
+        let (year, month, day) = Self.civil(dayNumber: dayNumber)
+        self.init(year: year, month: month, day: day)!
+    }
+
+    /// The proleptic Gregorian year, month and day of a day number, for any year (Howard Hinnant's
+    /// civil_from_days).
+    static func civil(dayNumber: Int) -> (year: Int, month: Int, day: Int) {
         let z = dayNumber + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -217,7 +224,7 @@ extension CalendarDate {
         let shiftedMonth = (5 * dayOfYear + 2) / 153
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)!
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     func adding(days: Int) -> CalendarDate { CalendarDate(dayNumber: dayNumber + days) }

@@ -101,7 +101,7 @@ enum DisplayTime {
         let seconds = Int64((date.timeIntervalSince1970).rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civilDate(daysSince1970: days)
+        let (year, month, day) = CalendarDate.civil(dayNumber: Int(days))
         let hour = secondOfDay / 3_600, minute = secondOfDay % 3_600 / 60
         return "\(day) \(monthAbbreviations[month - 1]) \(year), \(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute) UTC"
     }
@@ -111,19 +111,6 @@ enum DisplayTime {
     }
 
     private static let monthAbbreviations = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    /// The proleptic Gregorian date of a day number (Howard Hinnant's civil_from_days).
-    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 
     /// Parses a `yyyy-MM-dd` field as the start of that day in UTC.
     static func day(_ text: String) -> Date? {
