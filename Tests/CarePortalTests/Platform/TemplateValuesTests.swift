@@ -75,6 +75,32 @@ import Testing
         #expect(renders == 2 && cache.count == 2)
     }
 
+    struct Chart: Fragment {
+        static let template = TemplateName.deskPost
+        let text: String
+    }
+
+    @Test func fragmentsOfDifferentTypesWithTheSameValuesAreKeptApart() {
+        let cache = FragmentCache()
+        #expect(cache.html(Row(text: "one"), render: { "<p>\($0.text)</p>" }) == "<p>one</p>")
+        #expect(cache.html(Chart(text: "one"), render: { "<svg>\($0.text)</svg>" }) == "<svg>one</svg>")
+        #expect(cache.html(Row(text: "one"), render: { _ in "rendered again" }) == "<p>one</p>")
+        #expect(cache.html(Chart(text: "one"), render: { _ in "rendered again" }) == "<svg>one</svg>")
+        #expect(cache.count == 2)
+    }
+
+    @Test func aFullGenerationTurnsOverEveryTypesEntries() {
+        // Each entry counts 2 × 10 bytes, so a generation holds five, whatever their types.
+        let cache = FragmentCache(bytesPerGeneration: 100)
+        var renders = 0
+        _ = cache.html(Chart(text: "old"), render: { _ in renders += 1; return String(repeating: "c", count: 10) })
+        for n in 0..<10 { _ = cache.html(Row(text: "\(n)"), render: { _ in String(repeating: "x", count: 10) }) }
+        // Ten rows turned the generations over twice: the chart, left unread, has gone with the oldest.
+        _ = cache.html(Chart(text: "old"), render: { _ in renders += 1; return String(repeating: "c", count: 10) })
+        #expect(renders == 2)
+        #expect(cache.count <= 10)
+    }
+
     @Test func theCacheStaysWithinItsBudgetAndKeepsWhatIsStillRead() {
         // Each entry counts 2 × 10 bytes, so a generation holds five.
         let cache = FragmentCache(bytesPerGeneration: 100)

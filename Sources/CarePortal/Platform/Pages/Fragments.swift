@@ -14,16 +14,48 @@ protocol Fragment: Hashable, Sendable, Encodable {
 /// Rendered fragments, kept within a memory budget. Two generations: entries are found in either,
 /// and a full current generation becomes the previous one (the one before is dropped), so what is
 /// still being read stays and the rest goes, with no per-entry bookkeeping.
+///
+/// Each fragment type has a store of its own, keyed by the fragment itself with its own `Hashable`
+/// conformance: a lookup hashes and compares the values directly, with no type-erased box and no
+/// run-time cast per comparison.
 final class FragmentCache: Sendable {
-    /// Made only from a `Fragment`, which is `Sendable`; `AnyHashable` just cannot say so.
-    private struct Key: Hashable, @unchecked Sendable {
-        let fragment: AnyHashable
+    /// One fragment type's entries. Only touched under the cache's lock.
+    private final class Store<F: Fragment>: Rotating, @unchecked Sendable {
+        var current: [F: String] = [:]
+        var previous: [F: String] = [:]
+
+        func rotate() {
+            previous = current
+            current = [:]
+        }
+
+        var count: Int { current.count + previous.count }
     }
 
     private struct Generations {
-        var current: [Key: String] = [:]
-        var previous: [Key: String] = [:]
+        var stores: [ObjectIdentifier: any Rotating] = [:]
         var currentBytes = 0
+
+        mutating func store<F: Fragment>(for _: F.Type) -> Store<F> {
+            let id = ObjectIdentifier(F.self)
+            if let store = stores[id] { return unsafeDowncast(store as AnyObject, to: Store<F>.self) }
+            let store = Store<F>()
+            stores[id] = store
+            return store
+        }
+
+        /// Keeps `html` in the current generation, starting a new generation first when it would not fit.
+        mutating func add<F: Fragment>(_ html: String, for fragment: F, in store: Store<F>, budget: Int) {
+            let bytes = 2 * html.utf8.count
+            guard bytes <= budget else { return }
+            if currentBytes + bytes > budget {
+                for other in stores.values { other.rotate() }
+                currentBytes = 0
+            }
+            if store.current.updateValue(html, forKey: fragment) == nil {
+                currentBytes += bytes
+            }
+        }
     }
 
     /// The most one generation holds, counted as twice each fragment's HTML (once rendered, about
@@ -36,34 +68,29 @@ final class FragmentCache: Sendable {
     }
 
     func html<F: Fragment>(_ fragment: F, render: (F) -> String) -> String {
-        let key = Key(fragment: AnyHashable(fragment))
         let found: String? = generations.withLock { generations in
-            if let html = generations.current[key] { return html }
-            guard let html = generations.previous.removeValue(forKey: key) else { return nil }
-            Self.add(html, for: key, to: &generations, budget: bytesPerGeneration)
+            let store = generations.store(for: F.self)
+            if let html = store.current[fragment] { return html }
+            guard let html = store.previous.removeValue(forKey: fragment) else { return nil }
+            generations.add(html, for: fragment, in: store, budget: bytesPerGeneration)
             return html
         }
         if let found { return found }
         let html = render(fragment)
-        generations.withLock { Self.add(html, for: key, to: &$0, budget: bytesPerGeneration) }
+        generations.withLock { generations in
+            generations.add(html, for: fragment, in: generations.store(for: F.self), budget: bytesPerGeneration)
+        }
         return html
     }
 
     /// How many fragments are remembered.
     var count: Int {
-        generations.withLock { $0.current.count + $0.previous.count }
+        generations.withLock { $0.stores.values.reduce(0) { $0 + $1.count } }
     }
+}
 
-    private static func add(_ html: String, for key: Key, to generations: inout Generations, budget: Int) {
-        let bytes = 2 * html.utf8.count
-        guard bytes <= budget else { return }
-        if generations.currentBytes + bytes > budget {
-            generations.previous = generations.current
-            generations.current = [:]
-            generations.currentBytes = 0
-        }
-        if generations.current.updateValue(html, forKey: key) == nil {
-            generations.currentBytes += bytes
-        }
-    }
+/// A fragment store, whatever its type, as the cache turns over its generations.
+private protocol Rotating: AnyObject {
+    func rotate()
+    var count: Int { get }
 }
