@@ -71,7 +71,7 @@ struct DeskController {
                 sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
                 isSearching: !query.search.isEmpty
             )),
-            rows: page.items.map { portal.pages.html(DeskThreadRow($0, now: now)) },
+            rows: portal.pages.list(page.items.map { DeskThreadRow($0, now: now) }),
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions")),
             isSearching: !query.search.isEmpty,
             flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
@@ -110,7 +110,7 @@ struct DeskController {
         let canSee = !isTakenDown || isAdministrator
         let canAnswer = !isTakenDown
         let question = DeskPostView(
-            anchor: "question", byline: DeskByline(thread.author, in: thread), posted: DisplayTime.dateTime(thread.createdAt), edited: nil,
+            anchor: "question", isListItem: false, byline: DeskByline(thread.author, in: thread), posted: DisplayTime.dateTime(thread.createdAt), edited: nil,
             html: canSee ? thread.body.html : nil,
             moderationTitle: isTakenDown ? thread.moderation.title : nil,
             moderationReason: isAdministrator ? thread.moderationReason : nil,
@@ -124,7 +124,7 @@ struct DeskController {
             let earlier = versions[reply.id] ?? []
             let isAccepted = thread.acceptedReplyID == reply.id
             return DeskPostView(
-                anchor: "reply-\(reply.id)", byline: DeskByline(reply.author, in: thread),
+                anchor: "reply-\(reply.id)", isListItem: true, byline: DeskByline(reply.author, in: thread),
                 posted: DisplayTime.dateTime(reply.createdAt), edited: reply.editedAt.map(DisplayTime.dateTime),
                 html: replyTakenDown && !isAdministrator ? nil : reply.body.html,
                 moderationTitle: replyTakenDown ? reply.moderation.title : nil,
@@ -151,7 +151,7 @@ struct DeskController {
                 question: portal.pages.html(question),
                 status: status.0, statusTag: status.1,
                 acceptedAnchor: canSee ? thread.acceptedReplyID.map { "reply-\($0)" } : nil,
-                replies: replyViews.map(portal.pages.html),
+                replies: portal.pages.list(replyViews),
                 replyAction: canAnswer ? SiteURL.deskThreadReplies(id).path : nil,
                 errors: errors.items,
                 body: draft.body,

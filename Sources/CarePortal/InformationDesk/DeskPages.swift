@@ -119,8 +119,8 @@ struct DeskListPage: Page {
     let heading: String
     /// The rendered `DeskListControls`.
     let controls: String
-    /// Rendered `DeskThreadRow`s.
-    let rows: [String]
+    /// The rendered `DeskThreadRow`s.
+    let rows: FragmentList
     /// The rendered `PaginationView`.
     let pagination: String
     let isSearching: Bool
@@ -140,6 +140,8 @@ struct DeskPostView: Fragment {
     }
 
     let anchor: String
+    /// A reply, shown as an item of the thread's list of replies.
+    let isListItem: Bool
     let byline: DeskByline
     let posted: String
     let edited: String?
@@ -174,7 +176,7 @@ struct DeskThreadPage: Page {
     let status: String
     let statusTag: String
     let acceptedAnchor: String?
-    let replies: [String]
+    let replies: FragmentList
     let replyAction: String?
     let errors: [FormErrors.Item]
     let body: String

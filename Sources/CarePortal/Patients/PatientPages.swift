@@ -32,8 +32,8 @@ struct PatientsPage: Page {
     let search: String
     let lastNameHeader: SortableHeader
     let numberHeader: SortableHeader
-    /// Rendered `PatientRow`s.
-    let rows: [String]
+    /// The rendered `PatientRow`s.
+    let rows: FragmentList
     /// The rendered `PaginationView`.
     let pagination: String
     let isFiltered: Bool

@@ -137,7 +137,7 @@ struct PatientsController {
         }
         let rows = page.items.map { patient in
             let scheduled = AdherenceSummary.scheduled(byPatient[patient.id] ?? [], from: from, through: through)
-            return portal.pages.html(PatientRow(
+            return PatientRow(
                 fullName: patient.fullName, lastName: patient.contact.lastName, firstName: patient.contact.firstName,
                 medicalNumber: patient.contact.medicalNumber,
                 lastActivity: patient.lastActivityAt.map(DisplayTime.dateTime) ?? "None yet",
@@ -145,7 +145,7 @@ struct PatientsController {
                 physician: isAdministrator ? physicians[patient.physicianID] ?? "Unknown" : nil,
                 viewPath: SiteURL.patient(patient.id).path, editPath: SiteURL.editPatientContact(patient.id).path,
                 removePath: SiteURL.patientRemove(patient.id).path
-            ))
+            )
         }
         return portal.pages.response(PatientsPage(
             layout: portal.layout(isAdministrator ? "All patients" : "Your patients", context: context, current: .patients),
@@ -153,7 +153,7 @@ struct PatientsController {
             search: query.search,
             lastNameHeader: header("Last name", .lastName),
             numberHeader: header("Medical number", .medicalNumber),
-            rows: rows,
+            rows: portal.pages.list(rows),
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "patients")),
             isFiltered: !query.search.isEmpty,
             drafts: drafts.map {

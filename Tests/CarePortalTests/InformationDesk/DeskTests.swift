@@ -103,6 +103,7 @@ import Testing
             let page = try await doctor.get(path)
             #expect(page.text.contains("<strong>Help?</strong>"))
             #expect(!page.text.contains("<script>alert"))
+            #expect(page.text.contains("No replies yet") && !page.text.contains("post-list"))
 
             let draft = "Try **gentle stretches** <img src=x onerror=alert(1)> before bed."
             let preview = try await doctor.post(SiteURL.deskThreadReplies(thread).path, form: [("body", draft), ("intent", "preview")])
@@ -122,6 +123,11 @@ import Testing
             let replyID = try await DeskSteps.reply(&doctor, thread: thread, body: draft)
             let stored = try #require(try await portal.database.read { db in try await DeskRepository(engine: engine).findReply(id: replyID, on: db) })
             #expect(stored.body.source == draft, "the source is kept as written")
+            let answered = try await doctor.get(path).text
+            #expect(!answered.contains("No replies yet"))
+            #expect(answered.contains(##"<ol class="post-list">"##) && answered.contains(##"<li><article class="post" id="reply-\##(replyID)">"##),
+                    "each reply is an item of the list; the question is not")
+            #expect(!answered.contains(##"<li><article class="post" id="question">"##))
             #expect(stored.body.html.contains("<strong>gentle stretches</strong>") && !stored.body.html.contains("onerror"))
             let question = try #require(try await portal.database.read { db in try await DeskRepository(engine: engine).findThread(id: thread, on: db) })
             #expect(!question.body.html.contains("<script") && question.body.source.contains("<script>"))

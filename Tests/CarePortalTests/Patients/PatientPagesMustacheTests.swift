@@ -58,11 +58,12 @@ import Testing
                                                 notLogged: 0, adherence: "50%"))
         let draft = DraftLink(name: "n", step: "s", saved: "d", path: "/p", discardPath: "/d")
         Self.expectParity(draft)
+        Self.expectParity(FragmentList(html: "<tr><td>B</td></tr>", isEmpty: false))
         let layout = Layout(title: "T", programName: "P", header: "<header></header>", csrfToken: "c", flash: nil)
         let header = SortableHeader(title: "Last name", key: "last-name", currentKey: "last-name", descending: false,
                                     address: ListAddress(path: "/patients", parameters: []))
         Self.expectParity(PatientsPage(
-            layout: layout, isAdministrator: false, search: "", lastNameHeader: header, numberHeader: header, rows: ["<tr><td>B</td></tr>"],
+            layout: layout, isAdministrator: false, search: "", lastNameHeader: header, numberHeader: header, rows: FragmentList(html: "<tr><td>B</td></tr>", isEmpty: false),
             pagination: "<p class=\"pagination__summary\">Showing 1 to 1 of 1 patients</p>",
             isFiltered: false, drafts: [draft], draftSummary: "1 draft"
         ))

@@ -1,3 +1,4 @@
+import Mustache
 import Synchronization
 
 /// A part of a page that is rendered on its own from its own template, and remembered: a post on a
@@ -9,6 +10,22 @@ import Synchronization
 /// (`form="…" formaction="…"`).
 protocol Fragment: Hashable, Sendable, Encodable {
     static var template: TemplateName { get }
+}
+
+/// Rendered fragments shown one after another (a list's rows, a thread's replies), joined once into
+/// one piece of HTML. A template writes it with `{{{rows.html}}}` and asks `{{#rows.isEmpty}}`; iterating
+/// over the pieces instead costs the template a lookup and a cast for each.
+struct FragmentList: Sendable, Encodable, MustacheParent {
+    let html: String
+    let isEmpty: Bool
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "html": html
+        case "isEmpty": isEmpty
+        default: nil
+        }
+    }
 }
 
 /// Rendered fragments, kept within a memory budget. Two generations: entries are found in either,

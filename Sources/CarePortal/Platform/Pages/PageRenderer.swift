@@ -108,6 +108,11 @@ struct PageRenderer: Sendable {
         }
     }
 
+    /// Fragments one after another, each rendered once and remembered.
+    func list<F: Fragment>(_ fragments: [F]) -> FragmentList {
+        FragmentList(html: fragments.map(html).joined(), isEmpty: fragments.isEmpty)
+    }
+
     func response<P: Page>(_ page: P, status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status,
