@@ -85,6 +85,7 @@ let package = Package(
             dependencies: [
                 "CarePortal",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
         .testTarget(

@@ -130,7 +130,7 @@ extension Portal {
             recordID: "\(request.method.rawValue) \(request.uri.path)", outcome: .denied,
             origin: origin(of: request, context: context), detail: detail
         )
-        try await database.read { db in try await audit.record(event, on: db) }
+        try await database.write { db in try await audit.record(event, on: db) }
     }
 
     /// The client's address and browser, for the audit log.

@@ -126,7 +126,7 @@ struct Housekeeping: Service {
     func sweep() async throws {
         try await portal.sessions.deleteExpired()
         let now = portal.now
-        try await portal.database.read { db in
+        try await portal.database.write { db in
             try await SignInThrottle().deleteExpired(now: now, on: db)
             try await MemberTokens().deleteExpired(now: now, on: db)
             try await PatientTokens().deleteExpired(now: now, on: db)

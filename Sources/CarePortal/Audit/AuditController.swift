@@ -89,7 +89,7 @@ struct AuditController {
             actor: context.auditActor, action: .auditLogExported, recordType: "audit_log",
             origin: portal.origin(of: request, context: context), detail: filters.description
         )
-        try await portal.database.read { db in try await portal.audit.record(event, on: db) }
+        try await portal.database.write { db in try await portal.audit.record(event, on: db) }
         let fileName = "audit-log-\(DisplayTime.isoDate(portal.now)).csv"
         return Response(
             status: .ok,

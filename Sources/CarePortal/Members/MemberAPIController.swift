@@ -419,12 +419,10 @@ extension Portal {
     func authenticateMember(_ request: Request) async throws -> MemberTokens.Holder {
         guard let token = request.bearerToken else { throw APIError.unauthorized }
         let now = self.now
-        let holder = try await database.read { db -> MemberTokens.Holder? in
-            guard let holder = try await MemberTokens().resolve(token, now: now, on: db) else { return nil }
-            if holder.renewed { try await MemberRepository().markActive(id: holder.memberID, at: now, on: db) }
-            return holder
+        guard let holder = try await MemberTokens().resolve(token, now: now, in: database) else { throw APIError.unauthorized }
+        if holder.renewed {
+            try await database.write { db in try await MemberRepository().markActive(id: holder.memberID, at: now, on: db) }
         }
-        guard let holder else { throw APIError.unauthorized }
         return holder
     }
 }

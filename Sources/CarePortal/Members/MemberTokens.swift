@@ -29,8 +29,8 @@ struct MemberTokens: Sendable {
     }
 
     /// The holder of a token in force whose member is active, renewing it when due.
-    func resolve(_ token: String, now: Date, on db: any SQLDatabase) async throws -> Holder? {
-        try await tokens.resolve(token, now: now, on: db).map {
+    func resolve(_ token: String, now: Date, in database: Database) async throws -> Holder? {
+        try await tokens.resolve(token, now: now, in: database).map {
             Holder(memberID: $0.ownerID, tokenHash: $0.tokenHash, expiresAt: $0.expiresAt, renewed: $0.renewed)
         }
     }

@@ -349,7 +349,7 @@ extension Portal {
     func authenticatePatient(_ request: Request) async throws -> PatientTokens.Holder {
         guard let token = request.bearerToken else { throw APIError.unauthorized }
         let now = self.now
-        guard let holder = try await database.read({ db in try await PatientTokens().resolve(token, now: now, on: db) }) else {
+        guard let holder = try await PatientTokens().resolve(token, now: now, in: database) else {
             throw APIError.unauthorized
         }
         return holder

@@ -22,8 +22,8 @@ struct PatientTokens: Sendable {
         try await tokens.issue(ownerID: patientID, randomBytes: randomBytes, now: now, on: db)
     }
 
-    func resolve(_ token: String, now: Date, on db: any SQLDatabase) async throws -> Holder? {
-        try await tokens.resolve(token, now: now, on: db).map {
+    func resolve(_ token: String, now: Date, in database: Database) async throws -> Holder? {
+        try await tokens.resolve(token, now: now, in: database).map {
             Holder(patientID: $0.ownerID, tokenHash: $0.tokenHash, expiresAt: $0.expiresAt, renewed: $0.renewed)
         }
     }

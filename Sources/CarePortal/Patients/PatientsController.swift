@@ -51,7 +51,7 @@ struct PatientsController {
 
     /// Audits an attempt on another physician's patient; the person is told only that nothing is there.
     private func refuse(_ id: Int64, request: Request, context: PortalContext) async throws -> Never {
-        try await portal.database.read { db in
+        try await portal.database.write { db in
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .accessDenied, recordType: "patient", recordID: "\(id)", outcome: .denied,
                 origin: portal.origin(of: request, context: context), detail: "not this physician's patient"

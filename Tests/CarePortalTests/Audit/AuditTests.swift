@@ -78,10 +78,10 @@ import Testing
             _ = try await portal.signedIn(.administrator)
             #expect(try await portal.auditEntries().count >= 1)
             await #expect(throws: (any Error).self) {
-                try await portal.database.read { db in try await db.raw("UPDATE audit_log SET outcome = 'success'").run() }
+                try await portal.database.write { db in try await db.raw("UPDATE audit_log SET outcome = 'success'").run() }
             }
             await #expect(throws: (any Error).self) {
-                try await portal.database.read { db in try await db.raw("DELETE FROM audit_log").run() }
+                try await portal.database.write { db in try await db.raw("DELETE FROM audit_log").run() }
             }
             #expect(try await portal.auditEntries().count >= 1)
         }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import SQLiteNIO
 import Testing
 @testable import CarePortal
 
@@ -46,6 +48,9 @@ import Testing
                     try await portal.database.transaction { db in try await portal.portal.audit.record(event, on: db) }
                 }
                 await #expect(throws: NestedTransaction.self) { try await portal.portal.recordAccess(event) }
+                await #expect(throws: NestedTransaction.self) {
+                    try await portal.database.write { db in try await portal.portal.audit.record(event, on: db) }
+                }
             }
             // Outside, both work, and the refused inner one left nothing.
             try await portal.database.transaction { db in try await portal.portal.audit.record(event, on: db) }
@@ -70,5 +75,58 @@ import Testing
             }
             #expect(count == 3_100)
         }
+    }
+
+    /// A write outside a transaction commits each statement as it runs; on SQLite a read cannot write,
+    /// so a write hidden in a read fails in tests instead of taking SQLite's lock on a request's thread.
+    @Test(arguments: TestEngines.all)
+    func writesCommitOnTheirOwnAndOnSQLiteAReadCannotWrite(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let event = AuditEvent(actor: .anonymous, action: .accessDenied, recordType: "test", recordID: "write", origin: .commandLine)
+            try await portal.database.write { db in try await portal.portal.audit.record(event, on: db) }
+            var query = AuditQuery()
+            query.record = "test:write"
+            #expect(try await portal.database.read { db in try await portal.portal.audit.list(query, on: db) }.items.count == 1)
+            if engine == .sqlite {
+                await #expect(throws: SQLiteHandle.Failure.self) {
+                    try await portal.database.read { db in try await portal.portal.audit.record(event, on: db) }
+                }
+                #expect(try await portal.database.read { db in try await portal.portal.audit.list(query, on: db) }.items.count == 1)
+            }
+        }
+    }
+
+    /// A statement run again on a connection is the one it prepared before, and a failed statement
+    /// leaves the connection usable; past the limit the kept statements are let go and kept afresh.
+    @Test func aConnectionKeepsItsStatementsPreparedWithinALimit() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("careportal-handle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let connection = try SQLiteHandle(path: directory.appendingPathComponent("test.sqlite").path)
+        defer { connection.close() }
+        try connection.run("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, data BLOB)", []) { _ in }
+        try connection.run("INSERT INTO t (name, score, data) VALUES (?, ?, ?)", [.text("Ada é"), .float(1.5), .blob(ByteBuffer(bytes: [0, 1, 2]))]) { _ in }
+        try connection.run("INSERT INTO t (name, score, data) VALUES (?, ?, ?)", [.null, .integer(2), .null]) { _ in }
+        var rows: [SQLiteHandle.Row] = []
+        for _ in 0..<3 {
+            rows = []
+            try connection.run("SELECT id, name, score, data FROM t ORDER BY id", []) { rows.append($0) }
+        }
+        #expect(rows.count == 2)
+        #expect(rows[0].value("name") == .text("Ada é") && rows[0].value("score") == .float(1.5))
+        #expect(rows[0].value("data") == .blob(ByteBuffer(bytes: [0, 1, 2])))
+        #expect(rows[1].value("name") == .null && rows[1].value("score") == .float(2))
+        #expect(rows[0].value("missing") == nil)
+        let kept = connection.preparedCount
+        #expect(kept == 3, "the create, the insert (run twice) and the select (run three times): one statement each")
+
+        #expect(throws: SQLiteHandle.Failure.self) { try connection.run("INSERT INTO t (id) VALUES (?)", [.integer(1)]) { _ in } }
+        #expect(throws: SQLiteHandle.Failure.self) { try connection.run("SELECT nothing FROM nowhere", []) { _ in } }
+        var count: SQLiteData?
+        try connection.run("SELECT COUNT(*) AS n FROM t", []) { count = $0.value("n") }
+        #expect(count == .integer(2), "the failed insert left nothing and the connection still works")
+
+        for n in 0..<SQLiteHandle.statementLimit { try connection.run("SELECT \(n) AS n", []) { _ in } }
+        #expect(connection.preparedCount <= SQLiteHandle.statementLimit)
     }
 }

@@ -271,7 +271,7 @@ import Testing
             let redirect = try await anonymous.get("/")
             let forbidden = try await physician.get("/staff")
             let missing = try await anonymous.get("/no-such-page")
-            try await portal.database.read { db in try await db.raw("DROP TABLE outbox").run() }
+            try await portal.database.write { db in try await db.raw("DROP TABLE outbox").run() }
             let broken = try await admin.get("/outbox")
             let expected: [(TestResponse, HTTPResponse.Status)] = [
                 (ok, .ok), (redirect, .seeOther), (forbidden, .forbidden), (missing, .notFound), (broken, .internalServerError),

@@ -18,7 +18,7 @@ struct SessionMiddleware: RouterMiddleware {
                     context.staff = account
                 } else {
                     // The account was disabled or removed since: this session is over.
-                    try await portal.database.read { db in try await portal.sessions.end(session, on: db) }
+                    try await portal.database.write { db in try await portal.sessions.end(session, on: db) }
                     context.session = nil
                 }
             }

@@ -48,9 +48,35 @@ struct BearerTokens: Sendable {
         return (token.value, expires)
     }
 
-    /// The holder of a token in force whose owner may still use the app, renewing it when due.
-    func resolve(_ token: String, now: Date, on db: any SQLDatabase) async throws -> Holder? {
+    /// The holder of a token in force whose owner may still use the app, renewing it when due (a write
+    /// of its own, at most once per `renewalInterval`).
+    func resolve(_ token: String, now: Date, in database: Database) async throws -> Holder? {
         let hash = SecretToken.hash(token)
+        guard let found = try await database.read({ db in try await find(hash: hash, on: db) }) else { return nil }
+        var expires = found.expiresAt
+        guard expires > now else { return nil }
+        let renewing = now.timeIntervalSince(found.renewedAt) >= Self.renewalInterval
+        if renewing {
+            expires = min(now.addingTimeInterval(Self.idleLifetime), found.createdAt.addingTimeInterval(Self.absoluteLifetime))
+            try await database.write { [expires] db in
+                try await db.update(store.table)
+                    .set("renewed_at", to: now.millisecondsSince1970)
+                    .set("expires_at", to: expires.millisecondsSince1970)
+                    .where("token_hash", .equal, hash)
+                    .run()
+            }
+        }
+        return Holder(ownerID: found.ownerID, tokenHash: hash, expiresAt: expires, renewed: renewing)
+    }
+
+    private struct Found: Sendable {
+        let ownerID: Int64
+        let createdAt: Date
+        let renewedAt: Date
+        let expiresAt: Date
+    }
+
+    private func find(hash: String, on db: any SQLDatabase) async throws -> Found? {
         let query = db.select()
             .columns(SQLColumn(store.ownerColumn, table: store.table), SQLColumn("created_at", table: store.table),
                      SQLColumn("renewed_at", table: store.table), SQLColumn("expires_at", table: store.table))
@@ -58,21 +84,12 @@ struct BearerTokens: Sendable {
             .join(store.ownerTable, on: SQLColumn(store.ownerColumn, table: store.table), .equal, SQLColumn(store.ownerKey, table: store.ownerTable))
             .where(SQLColumn("token_hash", table: store.table), .equal, SQLBind(hash))
         guard let row = try await store.ownerInForce(query).first() else { return nil }
-        let ownerID = try row.decode(column: store.ownerColumn, as: Int64.self)
-        let created = Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self))
-        let renewed = Date(millisecondsSince1970: try row.decode(column: "renewed_at", as: Int64.self))
-        var expires = Date(millisecondsSince1970: try row.decode(column: "expires_at", as: Int64.self))
-        guard expires > now else { return nil }
-        let renewing = now.timeIntervalSince(renewed) >= Self.renewalInterval
-        if renewing {
-            expires = min(now.addingTimeInterval(Self.idleLifetime), created.addingTimeInterval(Self.absoluteLifetime))
-            try await db.update(store.table)
-                .set("renewed_at", to: now.millisecondsSince1970)
-                .set("expires_at", to: expires.millisecondsSince1970)
-                .where("token_hash", .equal, hash)
-                .run()
-        }
-        return Holder(ownerID: ownerID, tokenHash: hash, expiresAt: expires, renewed: renewing)
+        return Found(
+            ownerID: try row.decode(column: store.ownerColumn, as: Int64.self),
+            createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
+            renewedAt: Date(millisecondsSince1970: try row.decode(column: "renewed_at", as: Int64.self)),
+            expiresAt: Date(millisecondsSince1970: try row.decode(column: "expires_at", as: Int64.self))
+        )
     }
 
     func revoke(tokenHash: String, on db: any SQLDatabase) async throws {

@@ -5,7 +5,7 @@ extension Portal {
     func withFormSession(context: PortalContext, render: (PortalContext) -> Response) async throws -> Response {
         if context.session != nil { return render(context) }
         var context = context
-        let session = try await database.read { db in try await sessions.start(accountID: nil, on: db) }
+        let session = try await database.write { db in try await sessions.start(accountID: nil, on: db) }
         context.session = session
         var response = render(context)
         response.setCookie(sessions.cookie(for: session))

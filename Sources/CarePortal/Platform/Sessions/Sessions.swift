@@ -50,25 +50,27 @@ public struct Sessions: Sendable {
         guard let id = cookieValue, !id.isEmpty, id.count <= 64 else { return nil }
         let idHash = SecretToken.hash(id)
         let now = dependencies.now()
-        return try await database.read { db -> (ActiveSession, StaffAccount?)? in
-            guard let (stored, account) = try await repository.findWithAccount(idHash: idHash, on: db) else { return nil }
-            let idle = now.timeIntervalSince(stored.lastSeenAt)
-            let age = now.timeIntervalSince(stored.createdAt)
-            if idle > settings.sessionIdleTimeout.timeInterval || age > settings.sessionLifetime.timeInterval {
-                try await repository.delete(idHash: idHash, on: db)
-                return nil
-            }
-            if idle > Self.touchInterval {
-                try await repository.touch(idHash: idHash, at: now, on: db)
-            }
-            if stored.flash != nil {
-                try await repository.setFlash(nil, idHash: idHash, on: db)
-            }
-            let session = ActiveSession(
-                id: id, idHash: idHash, csrfToken: stored.csrfToken, accountID: stored.accountID, flash: Flash(stored: stored.flash)
-            )
-            return (session, account)
+        guard let (stored, account) = try await database.read({ db in try await repository.findWithAccount(idHash: idHash, on: db) }) else {
+            return nil
         }
+        let idle = now.timeIntervalSince(stored.lastSeenAt)
+        let age = now.timeIntervalSince(stored.createdAt)
+        if idle > settings.sessionIdleTimeout.timeInterval || age > settings.sessionLifetime.timeInterval {
+            try await database.write { db in try await repository.delete(idHash: idHash, on: db) }
+            return nil
+        }
+        let touching = idle > Self.touchInterval
+        if touching || stored.flash != nil {
+            // The flash is shown once: this request shows it, so it is cleared.
+            try await database.write { db in
+                if touching { try await repository.touch(idHash: idHash, at: now, on: db) }
+                if stored.flash != nil { try await repository.setFlash(nil, idHash: idHash, on: db) }
+            }
+        }
+        let session = ActiveSession(
+            id: id, idHash: idHash, csrfToken: stored.csrfToken, accountID: stored.accountID, flash: Flash(stored: stored.flash)
+        )
+        return (session, account)
     }
 
     /// Starts a session; with `accountID` nil it only carries a CSRF token for the sign-in and setup forms.
@@ -98,12 +100,12 @@ public struct Sessions: Sendable {
     }
 
     func setFlash(_ flash: Flash, on session: ActiveSession) async throws {
-        try await database.read { db in try await repository.setFlash(flash.stored, idHash: session.idHash, on: db) }
+        try await database.write { db in try await repository.setFlash(flash.stored, idHash: session.idHash, on: db) }
     }
 
     func deleteExpired() async throws {
         let now = dependencies.now()
-        try await database.read { db in
+        try await database.write { db in
             try await repository.deleteExpired(
                 lastSeenBefore: now.addingTimeInterval(-settings.sessionIdleTimeout.timeInterval),
                 createdBefore: now.addingTimeInterval(-settings.sessionLifetime.timeInterval),

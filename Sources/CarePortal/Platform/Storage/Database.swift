@@ -36,7 +36,7 @@ public final class Database: Sendable {
         switch location {
         case .sqlite(let path):
             engine = .sqlite
-            backend = .sqlite(SQLiteConnectionPool(path: path, maximumConnections: 4, logger: logger))
+            backend = .sqlite(SQLiteConnectionPool(path: path, maximumReaders: 4, logger: logger))
         case .postgres(let configuration):
             engine = .postgres
             backend = .postgres(PostgresClient(configuration: configuration, backgroundLogger: logger))
@@ -66,16 +66,32 @@ public final class Database: Sendable {
         }
     }
 
-    /// One statement or a few reads that need no transaction.
+    /// Reads that need no transaction. On SQLite the connection is read-only: anything that writes
+    /// goes through `write` or `transaction`.
     public func read<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(let pool):
-            return try await pool.withConnection { connection in
-                try await body(SQLiteSQLDatabase(connection: connection, queryLogLevel: nil))
-            }
+            return try await pool.withReader(body)
         case .postgres(let client):
             return try await client.withConnection { connection in
                 try await body(connection.sql(queryLogLevel: nil))
+            }
+        }
+    }
+
+    /// Writes that need no transaction: each statement `body` runs is committed on its own, as soon as
+    /// it has run (one update, or a few that stand alone). On SQLite they take the writer's turn, as a
+    /// transaction does, and started inside a transaction they throw `NestedTransaction` for the same reason.
+    public func write<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        guard !Self.isInTransaction else { throw NestedTransaction() }
+        return try await Self.$isInTransaction.withValue(true) {
+            switch backend {
+            case .sqlite(let pool):
+                return try await pool.withWriter(body)
+            case .postgres(let client):
+                return try await client.withConnection { connection in
+                    try await body(connection.sql(queryLogLevel: nil))
+                }
             }
         }
     }
@@ -101,8 +117,8 @@ public final class Database: Sendable {
     private func run<T: Sendable>(transaction body: (any SQLDatabase) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(let pool):
-            return try await pool.withWriteTurn { connection in
-                try await Self.committing(SQLiteSQLDatabase(connection: connection, queryLogLevel: nil), begin: "BEGIN IMMEDIATE", body)
+            return try await pool.withWriter { database in
+                try await Self.committing(database, begin: "BEGIN IMMEDIATE", body)
             }
         case .postgres(let client):
             return try await client.withConnection { connection in
@@ -201,41 +217,49 @@ struct DatabaseClosed: Error, CustomStringConvertible {
     var description: String { "the database is closed" }
 }
 
-/// A small pool of SQLite connections, each set up for safe concurrent use. Checking a connection out
-/// and in takes a lock for a moment instead of a hop to an actor: every request does both.
+/// SQLite connections: a few readers and one writer, each set up for safe concurrent use.
+///
+/// Readers are read-only (`PRAGMA query_only`): in WAL mode they read while the writer writes. The
+/// writer serves one transaction (or `Database.write`) at a time, in the order they asked
+/// (`WriterQueue`), so it starts the moment the previous one commits instead of sleeping in SQLite's
+/// busy handler; that wait is left to other processes (a command run beside the server). Checking a
+/// reader out and in takes a lock for a moment: every request does both.
 final class SQLiteConnectionPool: Sendable {
-    /// The threads SQLite's blocking calls run on: more than a pool's connections, and apart from NIO's shared pool
-    /// (two threads on a two-core machine), so connections waiting out another's write lock can never take every
-    /// thread from the one that holds it and must commit to release it.
+    /// The threads SQLite's blocking calls run on: apart from NIO's shared pool (two threads on a
+    /// two-core machine), so a commit waiting for the disk never holds a thread request handling needs.
+    /// One for each reader and one for the writer, so a connection never waits for a thread.
     static let threads: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 8)
+        let pool = NIOThreadPool(numberOfThreads: 5)
         pool.start()
         return pool
     }()
 
     private struct State {
-        var idle: [SQLiteConnection] = []
+        var idle: [SQLiteHandle] = []
         var openCount = 0
-        var waiters: [CheckedContinuation<SQLiteConnection, any Error>] = []
+        var waiters: [CheckedContinuation<SQLiteHandle, any Error>] = []
         var closed = false
+        /// Opened on the first transaction; only the transaction holding the writer's turn touches it.
+        var writer: SQLiteHandle?
     }
 
     private let path: String
-    private let maximumConnections: Int
+    private let maximumReaders: Int
     private let logger: Logger
     private let state = Mutex(State())
     private let writers = WriterQueue()
 
-    init(path: String, maximumConnections: Int, logger: Logger) {
+    init(path: String, maximumReaders: Int, logger: Logger) {
         self.path = path
-        self.maximumConnections = maximumConnections
+        self.maximumReaders = maximumReaders
         self.logger = logger
     }
 
-    func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+    /// Runs `body` with a read-only connection of its own.
+    func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         let connection = try await checkOut()
         do {
-            let result = try await body(connection)
+            let result = try await body(SQLiteSQLDatabase(connection: connection, logger: logger, queryLogLevel: nil))
             checkIn(connection)
             return result
         } catch {
@@ -244,25 +268,35 @@ final class SQLiteConnectionPool: Sendable {
         }
     }
 
-    /// Waits for this pool's previous writer to finish, then runs `body` on a connection of its own.
-    /// The turn comes before the connection, so a waiting writer never holds a connection readers need.
-    func withWriteTurn<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+    /// Waits for the previous transaction to finish, then runs `body` with the writer.
+    func withWriter<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         await writers.wait()
         defer { writers.next() }
-        return try await withConnection(body)
+        let existing = try state.withLock { state throws -> SQLiteHandle? in
+            if state.closed { throw DatabaseClosed() }
+            return state.writer
+        }
+        let writer: SQLiteHandle
+        if let existing {
+            writer = existing
+        } else {
+            writer = try await open(readOnly: false)
+            state.withLock { $0.writer = writer }
+        }
+        return try await body(SQLiteSQLDatabase(connection: writer, logger: logger, queryLogLevel: nil))
     }
 
     private enum CheckOut {
-        case ready(SQLiteConnection)
+        case ready(SQLiteHandle)
         case open
         case wait
     }
 
-    private func checkOut() async throws -> SQLiteConnection {
+    private func checkOut() async throws -> SQLiteHandle {
         let next = try state.withLock { state throws -> CheckOut in
             if state.closed { throw DatabaseClosed() }
             if let connection = state.idle.popLast() { return .ready(connection) }
-            guard state.openCount < maximumConnections else { return .wait }
+            guard state.openCount < maximumReaders else { return .wait }
             state.openCount += 1
             return .open
         }
@@ -271,7 +305,7 @@ final class SQLiteConnectionPool: Sendable {
             return connection
         case .open:
             do {
-                return try await open()
+                return try await open(readOnly: true)
             } catch {
                 state.withLock { $0.openCount -= 1 }
                 throw error
@@ -279,7 +313,7 @@ final class SQLiteConnectionPool: Sendable {
         case .wait:
             return try await withCheckedThrowingContinuation { continuation in
                 // A connection may have come back, or the pool closed, since the look above.
-                let outcome = state.withLock { state -> Result<SQLiteConnection, any Error>? in
+                let outcome = state.withLock { state -> Result<SQLiteHandle, any Error>? in
                     if state.closed { return .failure(DatabaseClosed()) }
                     if let connection = state.idle.popLast() { return .success(connection) }
                     state.waiters.append(continuation)
@@ -290,8 +324,8 @@ final class SQLiteConnectionPool: Sendable {
         }
     }
 
-    private func checkIn(_ connection: SQLiteConnection) {
-        enum Next { case close, hand(CheckedContinuation<SQLiteConnection, any Error>), keep }
+    private func checkIn(_ connection: SQLiteHandle) {
+        enum Next { case close, hand(CheckedContinuation<SQLiteHandle, any Error>), keep }
         let next = state.withLock { state -> Next in
             if state.closed {
                 state.openCount -= 1
@@ -302,34 +336,37 @@ final class SQLiteConnectionPool: Sendable {
             return .keep
         }
         switch next {
-        case .close: Task { try? await connection.close() }
+        case .close: connection.close()
         case .hand(let waiter): waiter.resume(returning: connection)
         case .keep: break
         }
     }
 
-    private func open() async throws -> SQLiteConnection {
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let connection = try await SQLiteConnection.open(
-            storage: .file(path: path), threadPool: Self.threads, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any()
-        )
-        let database = connection.sql()
-        do {
-            // The busy timeout comes first: a connection opened while another one writes waits for it rather than failing.
-            try await database.raw("PRAGMA busy_timeout = 10000").run()
-            // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
-            try await database.raw("PRAGMA journal_mode = WAL").run()
-            try await database.raw("PRAGMA synchronous = FULL").run()
-            try await database.raw("PRAGMA foreign_keys = ON").run()
-        } catch {
-            // Often the caller is being cancelled (a service stopping): the close runs in a task of its own, so it happens.
-            await Task { try? await connection.close() }.value
-            throw error
+    /// Opens a connection on SQLite's threads (opening reads the file) and sets it up.
+    private func open(readOnly: Bool) async throws -> SQLiteHandle {
+        let path = self.path
+        return try await Self.threads.runIfActive {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let connection = try SQLiteHandle(path: path)
+            do {
+                // The busy timeout comes first: a connection opened while another one writes waits for it rather than failing.
+                try connection.run("PRAGMA busy_timeout = 10000", []) { _ in }
+                // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
+                try connection.run("PRAGMA journal_mode = WAL", []) { _ in }
+                try connection.run("PRAGMA synchronous = FULL", []) { _ in }
+                try connection.run("PRAGMA foreign_keys = ON", []) { _ in }
+                if readOnly { try connection.run("PRAGMA query_only = ON", []) { _ in } }
+            } catch {
+                connection.close()
+                throw error
+            }
+            return connection
         }
-        return connection
     }
 
+    /// Closes every connection: idle readers now, readers in use as they come back, and the writer
+    /// once the transaction holding it (if any) has finished.
     func close() async {
         let (waiters, connections) = state.withLock { state in
             state.closed = true
@@ -343,10 +380,14 @@ final class SQLiteConnectionPool: Sendable {
         for waiter in waiters {
             waiter.resume(throwing: DatabaseClosed())
         }
-        // Closing runs in a task of its own: the caller is often being cancelled, which would stop the close.
-        await Task {
-            for connection in connections { try? await connection.close() }
-        }.value
+        for connection in connections { connection.close() }
+        await writers.wait()
+        let writer = state.withLock { state in
+            defer { state.writer = nil }
+            return state.writer
+        }
+        writer?.close()
+        writers.next()
     }
 }
 
