@@ -120,6 +120,16 @@ import Testing
         let kept = connection.preparedCount
         #expect(kept == 3, "the create, the insert (run twice) and the select (run three times): one statement each")
 
+        // The same statement with other values, and back: each run sees only its own values.
+        for (id, name) in [(1, SQLiteData.text("Ada é")), (2, .null), (1, .text("Ada é"))] {
+            var found: [SQLiteData?] = []
+            try connection.run("SELECT name FROM t WHERE id = ? AND score > ?", [.integer(id), .integer(0)]) { found.append($0.value("name")) }
+            #expect(found == [name])
+        }
+        #expect(throws: SQLiteHandle.Failure.self, "a value missing for a parameter is refused, not left from the run before") {
+            try connection.run("SELECT name FROM t WHERE id = ? AND score > ?", [.integer(1)]) { _ in }
+        }
+
         #expect(throws: SQLiteHandle.Failure.self) { try connection.run("INSERT INTO t (id) VALUES (?)", [.integer(1)]) { _ in } }
         #expect(throws: SQLiteHandle.Failure.self) { try connection.run("SELECT nothing FROM nowhere", []) { _ in } }
         var count: SQLiteData?

@@ -63,9 +63,14 @@ final class SQLiteHandle: @unchecked Sendable {
     /// Runs one statement with its bound values, handing each result row to `onRow`.
     func run(_ sql: String, _ binds: [SQLiteData], onRow: (Row) throws -> Void) throws {
         let statement = try prepared(sql)
-        defer {
-            sqlite_nio_sqlite3_reset(statement.raw)
-            sqlite_nio_sqlite3_clear_bindings(statement.raw)
+        // Reset (which ends the statement's read of the database) but keep the bound values: every run
+        // binds all of them again, and SQLite plans some statements again whenever a value changes (a
+        // cleared binding counts as a change), so clearing them would make every run a fresh prepare.
+        defer { sqlite_nio_sqlite3_reset(statement.raw) }
+        // Every parameter is bound on every run, so none keeps a value from the run before.
+        let parameters = Int(sqlite_nio_sqlite3_bind_parameter_count(statement.raw))
+        guard binds.count == parameters else {
+            throw Failure(code: SQLITE_RANGE, message: "\(binds.count) values for \(parameters) parameters")
         }
         for (index, value) in binds.enumerated() {
             try check(bind(value, at: Int32(index + 1), of: statement.raw))
