@@ -73,9 +73,13 @@ public final class Database: Sendable {
         case .sqlite(let pool):
             return try await pool.withReader(body)
         case .postgres(let client):
-            return try await client.withConnection { connection in
-                try await body(connection.sql(queryLogLevel: nil))
-            }
+            return try await Self.withConnection(of: client, body)
+        }
+    }
+
+    private static func withConnection<T: Sendable>(of client: PostgresClient, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await body(connection.sql(queryLogLevel: nil))
         }
     }
 
@@ -89,9 +93,7 @@ public final class Database: Sendable {
             case .sqlite(let pool):
                 return try await pool.withWriter(body)
             case .postgres(let client):
-                return try await client.withConnection { connection in
-                    try await body(connection.sql(queryLogLevel: nil))
-                }
+                return try await Self.withConnection(of: client, body)
             }
         }
     }
@@ -121,8 +123,8 @@ public final class Database: Sendable {
                 try await Self.committing(database, begin: "BEGIN IMMEDIATE", body)
             }
         case .postgres(let client):
-            return try await client.withConnection { connection in
-                try await Self.committing(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)
+            return try await Self.withConnection(of: client) { database in
+                try await Self.committing(database, begin: "BEGIN", body)
             }
         }
     }
