@@ -33,6 +33,11 @@ import Testing
                 #expect(try row.decode(column: "n", as: Int64?.self) == nil)
                 #expect(try row.decode(column: "n", as: Int?.self) == nil)
                 #expect(try row.decode(column: "n", as: String?.self) == nil)
+                // Types not read directly go through the engine's decoder, optionals included.
+                #expect(try row.decode(column: "d", as: Double?.self) == 2.5)
+                #expect(try row.decode(column: "n", as: Double?.self) == nil)
+                #expect(try row.decode(column: "n", as: Drink?.self) == nil)
+                #expect(try row.decode(column: "s", as: Drink?.self) == .tea)
                 #expect(row.contains(column: "i"))
                 #expect(!row.contains(column: "nope"))
                 #expect(throws: (any Error).self) { try row.decode(column: "nope", as: Int64.self) }

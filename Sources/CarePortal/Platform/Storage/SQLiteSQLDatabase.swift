@@ -74,31 +74,40 @@ struct SQLiteSQLDatabase: SQLDatabase {
             (row.value(column) ?? .null) == .null
         }
 
+        /// The common types are read straight from SQLite's value, compared by identity rather than
+        /// looked up as a protocol; anything else, or a value of another kind, goes to SQLiteKit's
+        /// decoder, which decodes or reports it. Nothing here wraps a `D` in another generic type
+        /// (`D?`, `Result`): `decode` is reached through `any SQLRow`, so it is not specialized, and the
+        /// runtime would look that type up on every call — a twentieth of a 50-reply thread page.
         func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
             guard let data = row.value(column) else { throw MissingColumn(column: column) }
-            if let value = Self.direct(data, as: D.self) { return value }
+            switch data {
+            case .integer(let value):
+                if D.self == Int64.self { return unsafeBitCast(Int64(value), to: D.self) }
+                if D.self == Int.self { return unsafeBitCast(value, to: D.self) }
+                if D.self == Bool.self { return unsafeBitCast(value != 0, to: D.self) }
+                if D.self == Optionals.int64 { return unsafeBitCast(Int64?.some(Int64(value)), to: D.self) }
+                if D.self == Optionals.int { return unsafeBitCast(Int?.some(value), to: D.self) }
+            case .text(let value):
+                if D.self == String.self { return unsafeBitCast(value, to: D.self) }
+                if D.self == Optionals.string { return unsafeBitCast(String?.some(value), to: D.self) }
+            case .float(let value):
+                if D.self == Double.self { return unsafeBitCast(value, to: D.self) }
+            case .null:
+                if D.self == Optionals.int64 { return unsafeBitCast(Int64?.none, to: D.self) }
+                if D.self == Optionals.int { return unsafeBitCast(Int?.none, to: D.self) }
+                if D.self == Optionals.string { return unsafeBitCast(String?.none, to: D.self) }
+            case .blob:
+                break
+            }
             return try SQLiteSQLDatabase.decoder.decode(D.self, from: data)
         }
 
-        /// The value for the common types, compared by identity rather than looked up as a protocol;
-        /// nil for anything else, or a value of another kind, which SQLiteKit's decoder then reports.
-        private static func direct<D>(_ data: SQLiteData, as _: D.Type) -> D? {
-            if D.self == Int64.self, case .integer(let value) = data { return unsafeBitCast(Int64(value), to: D.self) }
-            if D.self == Int.self, case .integer(let value) = data { return unsafeBitCast(value, to: D.self) }
-            if D.self == String.self, case .text(let value) = data { return unsafeBitCast(value, to: D.self) }
-            if D.self == Int64?.self { return optional(data, Int64.self) }
-            if D.self == Int?.self { return optional(data, Int.self) }
-            if D.self == String?.self { return optional(data, String.self) }
-            if D.self == Bool.self, case .integer(let value) = data { return unsafeBitCast(value != 0, to: D.self) }
-            if D.self == Double.self, case .float(let value) = data { return unsafeBitCast(value, to: D.self) }
-            return nil
-        }
-
-        /// `Optional<Wrapped>` as `D` (the caller has checked they are the same type).
-        private static func optional<Wrapped, D>(_ data: SQLiteData, _: Wrapped.Type) -> D? {
-            if data == .null { return unsafeBitCast(Wrapped?.none, to: D.self) }
-            guard let value = direct(data, as: Wrapped.self) else { return nil }
-            return unsafeBitCast(Wrapped?.some(value), to: D.self)
+        /// The optional types read directly, looked up once rather than on every comparison.
+        private enum Optionals {
+            static let int64: Any.Type = Int64?.self
+            static let int: Any.Type = Int?.self
+            static let string: Any.Type = String?.self
         }
     }
 }
