@@ -136,6 +136,15 @@ import Testing
         try connection.run("SELECT COUNT(*) AS n FROM t", []) { count = $0.value("n") }
         #expect(count == .integer(2), "the failed insert left nothing and the connection still works")
 
+        // A column added after `SELECT *` was kept: the statement is prepared again and reads it.
+        var columns: [String] = []
+        try connection.run("SELECT * FROM t WHERE id = ?", [.integer(1)]) { columns = $0.columns }
+        #expect(columns == ["id", "name", "score", "data"])
+        try connection.run("ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'kept'", []) { _ in }
+        var note: SQLiteData?
+        try connection.run("SELECT * FROM t WHERE id = ?", [.integer(1)]) { columns = $0.columns; note = $0.value("note") }
+        #expect(columns == ["id", "name", "score", "data", "note"] && note == .text("kept"))
+
         for n in 0..<SQLiteHandle.statementLimit { try connection.run("SELECT \(n) AS n", []) { _ in } }
         #expect(connection.preparedCount <= SQLiteHandle.statementLimit)
     }

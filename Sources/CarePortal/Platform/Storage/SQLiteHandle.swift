@@ -62,7 +62,7 @@ final class SQLiteHandle: @unchecked Sendable {
 
     /// Runs one statement with its bound values, handing each result row to `onRow`.
     func run(_ sql: String, _ binds: [SQLiteData], onRow: (Row) throws -> Void) throws {
-        let statement = try prepared(sql)
+        var statement = try prepared(sql)
         // Reset (which ends the statement's read of the database) but keep the bound values: every run
         // binds all of them again, and SQLite plans some statements again whenever a value changes (a
         // cleared binding counts as a change), so clearing them would make every run a fresh prepare.
@@ -75,10 +75,17 @@ final class SQLiteHandle: @unchecked Sendable {
         for (index, value) in binds.enumerated() {
             try check(bind(value, at: Int32(index + 1), of: statement.raw))
         }
-        let count = Int32(statement.columns.count)
+        var count = Int32(statement.columns.count)
         while true {
             switch sqlite_nio_sqlite3_step(statement.raw) {
             case SQLITE_ROW:
+                // A schema change since the statement was kept makes SQLite prepare it again, and
+                // `SELECT *` may then have other columns: read their names again.
+                if sqlite_nio_sqlite3_column_count(statement.raw) != count {
+                    statement = Statement(raw: statement.raw, columns: Self.columnNames(of: statement.raw))
+                    statements[sql] = statement
+                    count = Int32(statement.columns.count)
+                }
                 var values: [SQLiteData] = []
                 values.reserveCapacity(Int(count))
                 for column in 0..<count { values.append(Self.value(of: statement.raw, at: column)) }
@@ -102,13 +109,15 @@ final class SQLiteHandle: @unchecked Sendable {
         let code = sqlite_nio_sqlite3_prepare_v3(raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard code == SQLITE_OK else { throw failure(code) }
         guard let handle else { throw Failure(code: SQLITE_MISUSE, message: "no statement in the SQL given") }
-        let count = sqlite_nio_sqlite3_column_count(handle)
-        let columns = (0..<count).map { column in
-            sqlite_nio_sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
-        }
-        let statement = Statement(raw: handle, columns: columns)
+        let statement = Statement(raw: handle, columns: Self.columnNames(of: handle))
         statements[sql] = statement
         return statement
+    }
+
+    private static func columnNames(of statement: OpaquePointer) -> [String] {
+        (0..<sqlite_nio_sqlite3_column_count(statement)).map { column in
+            sqlite_nio_sqlite3_column_name(statement, column).map { String(cString: $0) } ?? ""
+        }
     }
 
     private func forgetStatements() {

@@ -29,7 +29,7 @@ struct SQLiteSQLDatabase: SQLDatabase {
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
         let eventLoop = self.eventLoop
         do {
-            let statement = try prepare(query)
+            let statement = try serialized(query)
             return SQLiteConnectionPool.threads.runIfActive(eventLoop: eventLoop) { try run(statement, onRow) }
         } catch {
             return eventLoop.makeFailedFuture(error)
@@ -37,7 +37,7 @@ struct SQLiteSQLDatabase: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        let statement = try prepare(query)
+        let statement = try serialized(query)
         try await SQLiteConnectionPool.threads.runIfActive { try run(statement, onRow) }
     }
 
@@ -49,7 +49,7 @@ struct SQLiteSQLDatabase: SQLDatabase {
         try connection.run(statement.sql, statement.binds) { onRow(Row(row: $0)) }
     }
 
-    private func prepare(_ query: any SQLExpression) throws -> (sql: String, binds: [SQLiteData]) {
+    private func serialized(_ query: any SQLExpression) throws -> (sql: String, binds: [SQLiteData]) {
         let (sql, binds) = serialize(query)
         if let queryLogLevel {
             logger.log(level: queryLogLevel, "Executing query", metadata: ["sql": .string(sql)])
