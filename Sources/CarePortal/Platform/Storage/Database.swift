@@ -227,9 +227,11 @@ struct DatabaseClosed: Error, CustomStringConvertible {
 /// busy handler; that wait is left to other processes (a command run beside the server). Checking a
 /// reader out and in takes a lock for a moment: every request does both.
 final class SQLiteConnectionPool: Sendable {
-    /// The threads SQLite's blocking calls run on: apart from NIO's shared pool (two threads on a
-    /// two-core machine), so a commit waiting for the disk never holds a thread request handling needs.
-    /// One for each reader and one for the writer, so a connection never waits for a thread.
+    /// The threads SQLite's blocking calls run on, shared by every pool in the process: apart from NIO's
+    /// shared pool (two threads on a two-core machine), so a commit waiting for the disk never holds a
+    /// thread request handling needs. No call on them waits for another connection of this process
+    /// (readers never wait for a lock, and each database's one writer waits only for other processes),
+    /// so a busy thread always finishes and frees itself.
     static let threads: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: 5)
         pool.start()
