@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SQLiteNIO
+import SQLKit
 import Testing
 @testable import CarePortal
 
@@ -147,5 +148,76 @@ import Testing
 
         for n in 0..<SQLiteHandle.statementLimit { try connection.run("SELECT \(n) AS n", []) { _ in } }
         #expect(connection.preparedCount <= SQLiteHandle.statementLimit)
+    }
+}
+
+/// On PostgreSQL each statement is prepared once per connection, declared with the types of the
+/// values bound to it, and later runs bind the new values; migrations and values PostgresKit encodes
+/// through `Encodable` run unnamed.
+@Suite struct PostgresKeptStatementTests {
+    private static let keptSQL = "SELECT id, name, score FROM kept WHERE id = $1"
+
+    /// The connection's statements whose SQL is `sql`, with their declared parameter types.
+    private func kept(_ sql: String, on db: any SQLDatabase) async throws -> [String] {
+        try await db.raw("SELECT parameter_types::text AS types FROM pg_prepared_statements WHERE statement = \(bind: sql)")
+            .all().map { try $0.decode(column: "types", as: String.self) }
+    }
+
+    @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))
+    func aStatementIsPreparedOnceAndRunsWithEachRunsValues() async throws {
+        try await TestPortal.run(.postgres) { portal in
+            try await portal.database.read { db in
+                try await db.raw("CREATE TEMPORARY TABLE kept (id integer PRIMARY KEY, name text, score bigint)").run()
+                for id in 1...3 {
+                    let name: String? = id == 2 ? nil : "Núñez \(id)"
+                    try await db.raw("INSERT INTO kept (id, name, score) VALUES (\(bind: id), \(bind: name), \(bind: id * 10))").run()
+                }
+                // More runs than PostgreSQL plans one by one before it may keep a generic plan.
+                for id in [1, 2, 3, 1, 2, 3, 1, 2, 3, 4] {
+                    let row = try await db.raw("SELECT id, name, score FROM kept WHERE id = \(bind: id)").first()
+                    #expect(try row?.decode(column: "id", as: Int.self) == (id <= 3 ? id : nil))
+                    #expect(try row?.decode(column: "name", as: String?.self) == (id == 2 || id > 3 ? nil : "Núñez \(id)"))
+                    #expect(try row?.decode(column: "score", as: Int.self) == (id <= 3 ? id * 10 : nil))
+                }
+                #expect(try await kept(Self.keptSQL, on: db) == ["{bigint}"], "one statement, declared with the bound value's type")
+
+                // A null value leaves its parameter's type to PostgreSQL (here it infers text from
+                // the column): a statement of its own.
+                let nobody: String? = nil
+                let unnamed = try await db.raw("SELECT id FROM kept WHERE name IS NOT DISTINCT FROM \(bind: nobody)").all()
+                #expect(try unnamed.map { try $0.decode(column: "id", as: Int.self) } == [2])
+                let named = try await db.raw("SELECT id FROM kept WHERE name IS NOT DISTINCT FROM \(bind: "Núñez 3")").all()
+                #expect(try named.map { try $0.decode(column: "id", as: Int.self) } == [3])
+                #expect(try await kept("SELECT id FROM kept WHERE name IS NOT DISTINCT FROM $1", on: db) == ["{text}", "{text}"])
+
+                // A failed run leaves the connection and the kept statement usable.
+                await #expect(throws: (any Error).self) {
+                    try await db.raw("INSERT INTO kept (id, name, score) VALUES (\(bind: 1), \(bind: "again"), \(bind: 0))").run()
+                }
+                #expect(try await db.raw("SELECT id, name, score FROM kept WHERE id = \(bind: 3)").first()?.decode(column: "score", as: Int.self) == 30)
+            }
+        }
+    }
+
+    @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))
+    func migrationsAndEncodableValuesRunUnnamed() async throws {
+        struct Settings: Encodable, Sendable { let colour: String }
+        try await TestPortal.run(.postgres) { portal in
+            let (sum, keptWhileMigrating) = try await Database.$keepsStatements.withValue(false) {
+                try await portal.database.read { db in
+                    let sum = try await db.raw("SELECT \(bind: 41) + 1 AS n").first()?.decode(column: "n", as: Int.self)
+                    return (sum, try await kept("SELECT $1 + 1 AS n", on: db))
+                }
+            }
+            #expect(sum == 42 && keptWhileMigrating.isEmpty)
+            try await portal.database.read { db in
+                let row = try await db.raw("SELECT \(bind: Settings(colour: "teal"))::jsonb ->> 'colour' AS colour").first()
+                #expect(try row?.decode(column: "colour", as: String.self) == "teal")
+                #expect(try await kept("SELECT $1::jsonb ->> 'colour' AS colour", on: db).isEmpty)
+                // The same connection keeps what it may.
+                _ = try await db.raw("SELECT \(bind: 41) + 1 AS n").first()
+                #expect(try await kept("SELECT $1 + 1 AS n", on: db) == ["{bigint}"])
+            }
+        }
     }
 }

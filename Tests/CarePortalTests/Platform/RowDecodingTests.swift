@@ -3,8 +3,9 @@ import SQLKit
 import Testing
 @testable import CarePortal
 
-/// Columns read the same on both engines, whichever way a repository asks for them: SQLite rows read
-/// the common types directly (`SQLiteSQLDatabase.Row`) and everything else through SQLiteKit's decoder.
+/// Columns read the same on both engines, whichever way a repository asks for them: rows read the
+/// common types directly (`SQLiteSQLDatabase.Row`, `PostgresSQLDatabase.Row`) and everything else
+/// through the engine's SQLKit decoder.
 @Suite struct RowDecodingTests {
     enum Drink: String, Decodable { case tea }
 
@@ -14,7 +15,8 @@ import Testing
             try await portal.database.read { db in
                 let found = try await db.raw("""
                     SELECT CAST(7 AS BIGINT) AS i, 'tea' AS s, NULL AS n, CAST(2.5 AS DOUBLE PRECISION) AS d,
-                           CAST(-3000000000 AS BIGINT) AS big, (1 = 1) AS yes, (1 = 0) AS no
+                           CAST(-3000000000 AS BIGINT) AS big, (1 = 1) AS yes, (1 = 0) AS no,
+                           CAST(5 AS INTEGER) AS small, CAST(1.5 AS NUMERIC) AS num
                     """).first()
                 let row = try #require(found)
                 #expect(try row.decode(column: "i", as: Int64.self) == 7)
@@ -22,6 +24,9 @@ import Testing
                 #expect(try row.decode(column: "i", as: Int64?.self) == 7)
                 #expect(try row.decode(column: "i", as: Int?.self) == 7)
                 #expect(try row.decode(column: "big", as: Int64.self) == -3_000_000_000)
+                #expect(try row.decode(column: "small", as: Int.self) == 5)
+                #expect(try row.decode(column: "small", as: Int64?.self) == 5)
+                #expect(try row.decode(column: "num", as: Double.self) == 1.5)
                 #expect(try row.decode(column: "s", as: String.self) == "tea")
                 #expect(try row.decode(column: "s", as: String?.self) == "tea")
                 #expect(try row.decode(column: "s", as: Drink.self) == .tea)

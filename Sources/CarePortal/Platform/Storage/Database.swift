@@ -79,9 +79,14 @@ public final class Database: Sendable {
 
     private static func withConnection<T: Sendable>(of client: PostgresClient, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            try await body(connection.sql(queryLogLevel: nil))
+            try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
         }
     }
+
+    /// False while the current task changes the schema (`Migrator`): PostgreSQL statements it runs
+    /// are not kept prepared on their connections, since a kept `SELECT *` stops running once its
+    /// table gains a column. SQLite finds such changes itself.
+    @TaskLocal static var keepsStatements = true
 
     /// Writes that need no transaction: each statement `body` runs is committed on its own, as soon as
     /// it has run (one update, or a few that stand alone). On SQLite they take the writer's turn, as a

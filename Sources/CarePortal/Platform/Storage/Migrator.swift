@@ -44,6 +44,10 @@ public struct Migrator: Sendable {
     /// Applies what is missing and returns the versions it applied.
     @discardableResult
     public func migrate() async throws -> [Int] {
+        try await Database.$keepsStatements.withValue(false) { try await applyMissing() }
+    }
+
+    private func applyMissing() async throws -> [Int] {
         try await database.transaction { db in
             try await db.create(table: "schema_migrations")
                 .ifNotExists()

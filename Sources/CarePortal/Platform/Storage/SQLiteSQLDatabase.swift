@@ -102,12 +102,13 @@ struct SQLiteSQLDatabase: SQLDatabase {
             }
             return try SQLiteSQLDatabase.decoder.decode(D.self, from: data)
         }
-
-        /// The optional types read directly, looked up once rather than on every comparison.
-        private enum Optionals {
-            static let int64: Any.Type = Int64?.self
-            static let int: Any.Type = Int?.self
-            static let string: Any.Type = String?.self
-        }
     }
+}
+
+/// The optional types rows read directly (`SQLiteSQLDatabase.Row`, `PostgresSQLDatabase.Row`), looked
+/// up once rather than on every comparison.
+enum Optionals {
+    static let int64: Any.Type = Int64?.self
+    static let int: Any.Type = Int?.self
+    static let string: Any.Type = String?.self
 }
