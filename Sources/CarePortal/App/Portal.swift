@@ -15,6 +15,7 @@ struct Portal: Sendable {
     let programSettings: ProgramSettingsStore
     let logger: Logger
     let deskCounts = DeskCountsCache()
+    let recentAdherence = RecentAdherenceCache()
     /// Audit entries that stand alone (a record was opened), committed together with any others
     /// recorded at the same moment.
     private let accessRecords: GroupCommit<AuditEvent>

@@ -9,6 +9,9 @@ public struct Patient: Sendable, Equatable, Identifiable {
     public var updatedAt: Date
     /// When she last logged a dose or exercise or signed in to the app.
     public var lastActivityAt: Date?
+    /// Raised by the database whenever any of her adherence logs or prescriptions is added, changed or
+    /// removed: figures worked out from them hold for as long as it stays the same.
+    public var adherenceVersion: Int64
 
     public var fullName: String { contact.fullName }
 }

@@ -46,7 +46,7 @@ struct PatientRepository: Sendable {
         guard let id = try row?.decode(column: "id", as: Int64.self) else {
             throw StorageInconsistency(description: "insert into patients returned no id")
         }
-        return Patient(id: id, physicianID: physicianID, contact: contact, createdAt: now, updatedAt: now, lastActivityAt: nil)
+        return Patient(id: id, physicianID: physicianID, contact: contact, createdAt: now, updatedAt: now, lastActivityAt: nil, adherenceVersion: 0)
     }
 
     func find(id: Int64, on db: any SQLDatabase) async throws -> Patient? {
@@ -130,7 +130,7 @@ struct PatientRepository: Sendable {
 
     private static let columns = [
         "id", "physician_id", "first_name", "middle_name", "last_name", "medical_number", "email", "phone", "address",
-        "created_at", "updated_at", "last_activity_at",
+        "created_at", "updated_at", "last_activity_at", "adherence_version",
     ]
 
     private func decode(_ row: any SQLRow) throws -> Patient {
@@ -148,7 +148,8 @@ struct PatientRepository: Sendable {
             ),
             createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
             updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self)),
-            lastActivityAt: try row.decode(column: "last_activity_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+            lastActivityAt: try row.decode(column: "last_activity_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
+            adherenceVersion: try row.decode(column: "adherence_version", as: Int64.self)
         )
     }
 

@@ -117,18 +117,15 @@ struct PatientsController {
         query.page = PageRequest(number: request.pageNumber)
         // Adherence over the last 30 whole days, yesterday included, so a day still under way never lowers it.
         let through = today.adding(days: -1), from = today.adding(days: -30)
-        let (page, done, schedules, drafts, physicians) = try await portal.database.read { [query] db in
+        let (page, adherence, drafts, physicians) = try await portal.database.read { [query] db in
             let page = try await patients.list(query, on: db)
-            let ids = page.items.map(\.id)
             return (
                 page,
-                try await regimens.doneCounts(patientIDs: ids, from: from, through: through, on: db),
-                try await regimens.schedules(patientIDs: ids, on: db),
+                try await recentAdherence(of: page.items, from: from, through: through, on: db),
                 isAdministrator ? [] : try await regimens.drafts(physicianID: staff.id, on: db),
                 isAdministrator ? try await patients.physicianNames(ids: page.items.map(\.physicianID), on: db) : [:]
             )
         }
-        let byPatient = Dictionary(grouping: schedules, by: \.patientID)
         let address = ListAddress(path: SiteURL.patients.path, parameters: [
             ("q", query.search), ("sort", request.query("sort") == nil ? nil : query.sort.rawValue), ("order", request.query("order")),
         ])
@@ -136,12 +133,11 @@ struct PatientsController {
             SortableHeader(title: title, key: sort.rawValue, currentKey: query.sort.rawValue, descending: query.descending, address: address)
         }
         let rows = page.items.map { patient in
-            let scheduled = AdherenceSummary.scheduled(byPatient[patient.id] ?? [], from: from, through: through)
-            return PatientRow(
+            PatientRow(
                 fullName: patient.fullName, lastName: patient.contact.lastName, firstName: patient.contact.firstName,
                 medicalNumber: patient.contact.medicalNumber,
                 lastActivity: patient.lastActivityAt.map(DisplayTime.dateTime) ?? "None yet",
-                adherence: AdherenceCount.percent(done: done[patient.id] ?? 0, scheduled: scheduled).map { "\($0)%" } ?? "Nothing due",
+                adherence: adherence[patient.id]?.percent.map { "\($0)%" } ?? "Nothing due",
                 physician: isAdministrator ? physicians[patient.physicianID] ?? "Unknown" : nil,
                 viewPath: SiteURL.patient(patient.id).path, editPath: SiteURL.editPatientContact(patient.id).path,
                 removePath: SiteURL.patientRemove(patient.id).path
@@ -163,6 +159,31 @@ struct PatientsController {
             },
             draftSummary: drafts.isEmpty ? nil : "\(drafts.count) draft\(drafts.count == 1 ? "" : "s")"
         ))
+    }
+
+    /// Each patient's adherence from `from` through `through`, worked out only for those whose figure
+    /// is not kept under her current `adherenceVersion`.
+    private func recentAdherence(
+        of listed: [Patient], from: CalendarDate, through: CalendarDate, on db: any SQLDatabase
+    ) async throws -> [Int64: RecentAdherenceCache.Figure] {
+        let cache = portal.recentAdherence
+        var figures: [Int64: RecentAdherenceCache.Figure] = [:]
+        var missing: [Int64: RecentAdherenceCache.Key] = [:]
+        for patient in listed {
+            let key = RecentAdherenceCache.Key(patientID: patient.id, adherenceVersion: patient.adherenceVersion, from: from)
+            if let figure = cache.figure(for: key) { figures[patient.id] = figure } else { missing[patient.id] = key }
+        }
+        guard !missing.isEmpty else { return figures }
+        let ids = Array(missing.keys)
+        let done = try await regimens.doneCounts(patientIDs: ids, from: from, through: through, on: db)
+        let schedules = Dictionary(grouping: try await regimens.schedules(patientIDs: ids, on: db), by: \.patientID)
+        for (id, key) in missing {
+            let scheduled = AdherenceSummary.scheduled(schedules[id] ?? [], from: from, through: through)
+            let figure = RecentAdherenceCache.Figure(percent: AdherenceCount.percent(done: done[id] ?? 0, scheduled: scheduled))
+            cache.remember(figure, for: key)
+            figures[id] = figure
+        }
+        return figures
     }
 
     // MARK: Patient page

@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import SQLKit
 import Testing
 @testable import CarePortal
 
@@ -55,6 +56,8 @@ import Testing
             // Levodopa three times and walking once a day since 40 days ago: 120 scheduled in the 30 days before today.
             let (patient, _) = try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue, startsOn: today.adding(days: -40))
             let prescriptions = try await portal.database.read { db in try await RegimenRepository().prescriptions(patientID: patient.id, on: db) }
+            let adherenceCell = #"<td class="table__cell table__cell--numeric">"#
+            #expect(try await physician.get("/patients").text.contains(adherenceCell + "0%</td>"))
             try await portal.database.transaction { db in
                 for day in 1...30 {
                     // 3 of 4 done each day in the window; older days and today do not count.
@@ -70,8 +73,52 @@ import Testing
                                                                   loggedAt: portal.clock.now), patientID: patient.id, now: portal.clock.now, on: db)
                 }
             }
-            let page = try await physician.get("/patients")
-            #expect(page.text.contains(#"<td class="table__cell table__cell--numeric">75%</td>"#))
+            // Logged after the list was last shown: the list shows the new figure, not the one it kept.
+            #expect(try await physician.get("/patients").text.contains(adherenceCell + "75%</td>"))
+            // One answer changed: 89 of 120.
+            try await portal.database.write { db in
+                try await RegimenRepository().log(AdherenceLog(prescriptionID: prescriptions[1].id, day: today.adding(days: -1), slot: 1, status: .missed,
+                                                              loggedAt: portal.clock.now), patientID: patient.id, now: portal.clock.now, on: db)
+            }
+            #expect(try await physician.get("/patients").text.contains(adherenceCell + "74%</td>"))
+        }
+    }
+
+    /// The database raises a patient's adherence version whenever any of her logs or prescriptions is
+    /// added, changed or removed, whatever code does it; another patient's stays as it was.
+    @Test(arguments: TestEngines.all)
+    func everyChangeToHerLogsOrPrescriptionsRaisesHerAdherenceVersion(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let catalogue = try await PatientFixtures.catalogue(portal)
+            let (_, account) = try await portal.signedIn(.physician)
+            let (patient, _) = try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue)
+            let (other, _) = try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue,
+                                                               contact: PatientFixtures.contact(last: "Other", number: "1111"))
+            func versions() async throws -> (Int64, Int64) {
+                try await portal.database.read { db in
+                    (try #require(try await PatientRepository().find(id: patient.id, on: db)).adherenceVersion,
+                     try #require(try await PatientRepository().find(id: other.id, on: db)).adherenceVersion)
+                }
+            }
+            let (added, untouched) = try await versions()
+            #expect(added > 0, "adding her prescriptions raised it")
+            let prescription = try await portal.database.read { db in try await RegimenRepository().prescriptions(patientID: patient.id, on: db) }[0]
+            let today = CalendarDate(portal.clock.now)
+            var last = added
+            let changes: [(String, SQLQueryString)] = [
+                ("a log added", "INSERT INTO adherence_logs (prescription_id, on_day, slot, patient_id, status, logged_at) VALUES (\(bind: prescription.id), \(bind: today.dayNumber), 1, \(bind: patient.id), 'done', 0)"),
+                ("a log changed", "UPDATE adherence_logs SET status = 'missed' WHERE prescription_id = \(bind: prescription.id)"),
+                ("a log removed", "DELETE FROM adherence_logs WHERE prescription_id = \(bind: prescription.id)"),
+                ("a prescription changed", "UPDATE prescriptions SET ends_on = \(bind: today.dayNumber) WHERE id = \(bind: prescription.id)"),
+                ("a prescription removed", "DELETE FROM prescriptions WHERE id = \(bind: prescription.id)"),
+            ]
+            for (change, sql) in changes {
+                try await portal.database.write { db in try await db.raw(sql).run() }
+                let (now, otherNow) = try await versions()
+                #expect(now > last, "\(change)")
+                #expect(otherNow == untouched, "\(change) left the other patient's alone")
+                last = now
+            }
         }
     }
 

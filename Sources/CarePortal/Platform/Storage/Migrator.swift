@@ -24,6 +24,7 @@ enum SchemaHistory {
         CreateInformationDesk(),
         CreateCatalogue(),
         CreatePatients(),
+        AddPatientAdherenceVersion(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
