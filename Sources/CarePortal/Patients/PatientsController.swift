@@ -165,13 +165,13 @@ struct PatientsController {
     /// is not kept under her current `adherenceVersion`.
     private func recentAdherence(
         of listed: [Patient], from: CalendarDate, through: CalendarDate, on db: any SQLDatabase
-    ) async throws -> [Int64: RecentAdherenceCache.Figure] {
+    ) async throws -> [Int64: RecentAdherence] {
         let cache = portal.recentAdherence
-        var figures: [Int64: RecentAdherenceCache.Figure] = [:]
+        var figures: [Int64: RecentAdherence] = [:]
         var missing: [Int64: RecentAdherenceCache.Key] = [:]
         for patient in listed {
-            let key = RecentAdherenceCache.Key(patientID: patient.id, adherenceVersion: patient.adherenceVersion, from: from)
-            if let figure = cache.figure(for: key) { figures[patient.id] = figure } else { missing[patient.id] = key }
+            let key = RecentAdherenceCache.Key(patient, from)
+            if let figure = cache.figures(for: key) { figures[patient.id] = figure } else { missing[patient.id] = key }
         }
         guard !missing.isEmpty else { return figures }
         let ids = Array(missing.keys)
@@ -179,7 +179,7 @@ struct PatientsController {
         let schedules = Dictionary(grouping: try await regimens.schedules(patientIDs: ids, on: db), by: \.patientID)
         for (id, key) in missing {
             let scheduled = AdherenceSummary.scheduled(schedules[id] ?? [], from: from, through: through)
-            let figure = RecentAdherenceCache.Figure(percent: AdherenceCount.percent(done: done[id] ?? 0, scheduled: scheduled))
+            let figure = RecentAdherence(percent: AdherenceCount.percent(done: done[id] ?? 0, scheduled: scheduled))
             cache.remember(figure, for: key)
             figures[id] = figure
         }
@@ -228,21 +228,24 @@ struct PatientsController {
         let readFrom = min(range.from, month.firstOfMonth), readThrough = max(range.through, min(month.lastOfMonth, today))
         let isAdministrator = context.staff?.role == .administrator
         try await recordView(patient.id, detail: "patient page", request: request, context: context)
+        // The charts are drawn again only when her logs or prescriptions changed since they were last
+        // drawn for this span and month (her version, read above, before her logs are).
+        let chartsKey = PatientChartsCache.Key(patient, PatientCharts.Question(
+            from: range.from, through: range.through, month: month, today: today,
+            requestedFrom: request.query("from"), requestedTo: request.query("to")
+        ))
+        let keptCharts = portal.patientCharts.figures(for: chartsKey)
+        let now = portal.now
         let (account, prescriptions, logs, recent, names, physicians) = try await portal.database.read { db in
             (
                 try await accounts.find(patientID: patient.id, on: db),
                 try await regimens.prescriptions(patientID: patient.id, on: db),
-                try await regimens.logs(patientID: patient.id, from: readFrom, through: readThrough, on: db),
+                keptCharts == nil ? try await regimens.logs(patientID: patient.id, from: readFrom, through: readThrough, on: db) : [],
                 try await regimens.recentLogs(patientID: patient.id, limit: 10, on: db),
                 try await patients.physicianNames(ids: [patient.physicianID], on: db),
                 isAdministrator ? try await patients.physicians(on: db) : []
             )
         }
-        let summary = AdherenceSummary(prescriptions: prescriptions, logs: logs, from: range.from, through: range.through)
-        let monthSummary = AdherenceSummary(
-            prescriptions: prescriptions, logs: logs, from: month.firstOfMonth, through: min(month.lastOfMonth, today)
-        )
-        let now = portal.now
         let claim = account?.claimStatus(at: now) ?? .revoked
         let claimDetail: String = switch claim {
         case .claimed: "Claimed \(account?.claimedAt.map(DisplayTime.dateTime) ?? "") with the username \(account?.username ?? "")."
@@ -256,6 +259,24 @@ struct PatientsController {
         func monthPath(_ date: CalendarDate) -> String {
             ListAddress(path: path, parameters: [("from", request.query("from")), ("to", request.query("to")), ("month", date.monthKey)]).string
         }
+        let charts = keptCharts ?? {
+            let summary = AdherenceSummary(prescriptions: prescriptions, logs: logs, from: range.from, through: range.through)
+            let monthSummary = AdherenceSummary(
+                prescriptions: prescriptions, logs: logs, from: month.firstOfMonth, through: min(month.lastOfMonth, today)
+            )
+            let charts = PatientCharts(
+                daily: portal.pages.html(DailyAdherenceChart(summary)),
+                items: portal.pages.html(ItemAdherenceChart(summary)),
+                calendar: portal.pages.html(AdherenceCalendar(
+                    month: month, summary: monthSummary, today: today,
+                    previousPath: monthPath(month.adding(months: -1)),
+                    nextPath: month.adding(months: 1) <= today ? monthPath(month.adding(months: 1)) : nil
+                )),
+                overall: summary.total.percent.map { "\($0)% of \(summary.total.scheduled) scheduled doses and sessions done" } ?? "Nothing was due"
+            )
+            portal.patientCharts.remember(charts, for: chartsKey)
+            return charts
+        }()
         let canPrescribe = context.staff?.role == .physician
         return portal.pages.response(PatientPage(
             layout: portal.layout(patient.fullName, context: context, current: .patients),
@@ -274,15 +295,9 @@ struct PatientsController {
             revokePath: claim == .waiting ? SiteURL.patientClaimRevoke(patient.id).path : nil,
             medications: current.filter { $0.kind == .medication }.map(PrescriptionView.init),
             exercises: current.filter { $0.kind == .exercise }.map(PrescriptionView.init),
-            daily: portal.pages.html(DailyAdherenceChart(summary)),
-            items: portal.pages.html(ItemAdherenceChart(summary)),
-            calendar: portal.pages.html(AdherenceCalendar(
-                month: month, summary: monthSummary, today: today,
-                previousPath: monthPath(month.adding(months: -1)),
-                nextPath: month.adding(months: 1) <= today ? monthPath(month.adding(months: 1)) : nil
-            )),
+            daily: charts.daily, items: charts.items, calendar: charts.calendar,
             rangeFrom: range.from.iso, rangeTo: range.through.iso, rangeError: range.error,
-            overall: summary.total.percent.map { "\($0)% of \(summary.total.scheduled) scheduled doses and sessions done" } ?? "Nothing was due",
+            overall: charts.overall,
             activity: recent.map { log in
                 let prescription = byID[log.prescriptionID]
                 return ActivityRow(

@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
-    func theListShowsAdherenceOverTheLastThirtyWholeDays(engine: Database.Engine) async throws {
+    func theListAndThePatientPageShowAdherenceAsLoggedSinceTheyWereLastShown(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let catalogue = try await PatientFixtures.catalogue(portal)
             var (physician, account) = try await portal.signedIn(.physician)
@@ -58,6 +58,8 @@ import Testing
             let prescriptions = try await portal.database.read { db in try await RegimenRepository().prescriptions(patientID: patient.id, on: db) }
             let adherenceCell = #"<td class="table__cell table__cell--numeric">"#
             #expect(try await physician.get("/patients").text.contains(adherenceCell + "0%</td>"))
+            let patientPath = "/patients/\(patient.id)"
+            #expect(try await physician.get(patientPath).text.contains("0% of 120 scheduled doses and sessions done"))
             try await portal.database.transaction { db in
                 for day in 1...30 {
                     // 3 of 4 done each day in the window; older days and today do not count.
@@ -75,6 +77,8 @@ import Testing
             }
             // Logged after the list was last shown: the list shows the new figure, not the one it kept.
             #expect(try await physician.get("/patients").text.contains(adherenceCell + "75%</td>"))
+            // The patient page's 30 days run through today: 88 of 120.
+            #expect(try await physician.get(patientPath).text.contains("73% of 120 scheduled doses and sessions done"))
             // One answer changed: 89 of 120.
             try await portal.database.write { db in
                 try await RegimenRepository().log(AdherenceLog(prescriptionID: prescriptions[1].id, day: today.adding(days: -1), slot: 1, status: .missed,

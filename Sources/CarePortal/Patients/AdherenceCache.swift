@@ -1,0 +1,70 @@
+import Synchronization
+
+/// Figures worked out from a patient's adherence logs and prescriptions, kept for as long as neither
+/// has changed: the patients list's 30-day adherence, the patient page's charts.
+///
+/// Working them out is most of those pages' cost, and they change only when the patient's logs or
+/// prescriptions do, or what is asked for does (the days, the month). An entry is kept under the
+/// patient's `adherenceVersion`, which the database raises on every change to those rows, and under
+/// what was asked (`Question`): a page read after a change carries the new version and never finds
+/// the old figures, whichever server made the change.
+final class AdherenceCache<Question: Hashable & Sendable, Figures: Sendable>: Sendable {
+    struct Key: Hashable, Sendable {
+        let patientID: Int64
+        let adherenceVersion: Int64
+        let question: Question
+
+        init(_ patient: Patient, _ question: Question) {
+            patientID = patient.id
+            adherenceVersion = patient.adherenceVersion
+            self.question = question
+        }
+    }
+
+    /// Past this many kept entries (patients times versions times questions), all are forgotten.
+    let capacity: Int
+    private let entries = Mutex<[Key: Figures]>([:])
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    func figures(for key: Key) -> Figures? {
+        entries.withLock { $0[key] }
+    }
+
+    func remember(_ figures: Figures, for key: Key) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = figures
+        }
+    }
+}
+
+typealias RecentAdherenceCache = AdherenceCache<CalendarDate, RecentAdherence>
+typealias PatientChartsCache = AdherenceCache<PatientCharts.Question, PatientCharts>
+
+/// The patients list's figure: done out of scheduled over the last 30 whole days, as a whole
+/// percentage; nil when nothing was due.
+struct RecentAdherence: Equatable, Sendable {
+    let percent: Int?
+}
+
+/// The patient page's charts and overall figure for one span of days and one month.
+struct PatientCharts: Sendable {
+    /// What the charts were drawn for: the span, the month, today (the calendar marks it) and the
+    /// span as the address gave it (the month links keep it).
+    struct Question: Hashable, Sendable {
+        let from: CalendarDate
+        let through: CalendarDate
+        let month: CalendarDate
+        let today: CalendarDate
+        let requestedFrom: String?
+        let requestedTo: String?
+    }
+
+    let daily: String
+    let items: String
+    let calendar: String
+    let overall: String
+}
