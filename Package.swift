@@ -85,6 +85,7 @@ let package = Package(
             dependencies: [
                 "CarePortal",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),

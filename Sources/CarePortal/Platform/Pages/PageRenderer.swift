@@ -71,6 +71,13 @@ struct MissingTemplates: Error, CustomStringConvertible {
     }
 }
 
+/// A template file swift-mustache could not read.
+struct TemplateNotParsed: Error, CustomStringConvertible {
+    let path: String
+    let error: any Error
+    var description: String { "template \(path): \(error)" }
+}
+
 /// Renders pages from the mustache templates loaded once at start-up.
 struct PageRenderer: Sendable {
     let library: MustacheLibrary
@@ -80,7 +87,7 @@ struct PageRenderer: Sendable {
         guard FileManager.default.fileExists(atPath: templatesDirectory) else {
             throw MissingTemplates(names: ["(the whole folder)"], directory: templatesDirectory)
         }
-        var library = try await MustacheLibrary(directory: templatesDirectory)
+        var library = try Self.templates(in: templatesDirectory)
         // Closing tags cannot hold a "/", so pages extend the base layout by this short name.
         guard let layout = library.getTemplate(named: "layouts/page") else {
             throw MissingTemplates(names: ["layouts/page"], directory: templatesDirectory)
@@ -89,6 +96,24 @@ struct PageRenderer: Sendable {
         self.library = library
         let missing = TemplateName.allCases.filter { library.getTemplate(named: $0.rawValue) == nil }.map(\.rawValue)
         guard missing.isEmpty else { throw MissingTemplates(names: missing, directory: templatesDirectory) }
+    }
+
+    /// Every `.mustache` file under `directory`, named by its path without the extension (as
+    /// swift-mustache names them), each escaping its values with `HTMLEscaping`.
+    private static func templates(in directory: String) throws -> MustacheLibrary {
+        HTMLEscaping.registered
+        let root = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
+        var library = MustacheLibrary(templates: [:])
+        guard let files = FileManager.default.enumerator(atPath: root.path) else { return library }
+        for case let path as String in files where path.hasSuffix(".mustache") {
+            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+            do {
+                try library.register("{{% CONTENT_TYPE: \(HTMLEscaping.name) }}" + text, named: String(path.dropLast(".mustache".count)))
+            } catch {
+                throw TemplateNotParsed(path: path, error: error)
+            }
+        }
+        return library
     }
 
     func html<P: Page>(_ page: P) -> String {
