@@ -80,7 +80,7 @@ struct PatientContactPage: Page {
 }
 
 /// A choice in a select: catalogue entries by id or doses by name.
-struct SelectOption: Sendable, Encodable {
+struct SelectOption: Sendable, Hashable, Encodable {
     let value: String
     let title: String
     let isSelected: Bool
@@ -176,7 +176,7 @@ struct CancelDraftPage: Page {
 }
 
 /// A prescription as the patient page and history show it.
-struct PrescriptionView: Sendable, Encodable {
+struct PrescriptionView: Sendable, Hashable, Encodable {
     let kind: String
     let name: String
     let dose: String
@@ -201,7 +201,7 @@ struct PrescriptionView: Sendable, Encodable {
     }
 }
 
-struct ActivityRow: Sendable, Encodable {
+struct ActivityRow: Sendable, Hashable, Encodable {
     let when: String
     let day: String
     let what: String
@@ -211,6 +211,16 @@ struct ActivityRow: Sendable, Encodable {
 struct PatientPage: Page {
     static let template = TemplateName.patient
     let layout: Layout
+    /// The rendered `PatientDetails`.
+    let details: String
+}
+
+/// Everything on the patient page below the site header: a fragment, so a page shown again as it
+/// was is not rendered again.
+struct PatientDetails: Fragment {
+    static let template = TemplateName.patientDetails
+    /// The signed-in user's form token, for the page's forms.
+    let csrfToken: String
     let name: String
     let contact: [SummaryListRow]
     let physician: String

@@ -278,8 +278,9 @@ struct PatientsController {
             return charts
         }()
         let canPrescribe = context.staff?.role == .physician
-        return portal.pages.response(PatientPage(
-            layout: portal.layout(patient.fullName, context: context, current: .patients),
+        let layout = portal.layout(patient.fullName, context: context, current: .patients)
+        let details = PatientDetails(
+            csrfToken: layout.csrfToken ?? "",
             name: patient.fullName,
             contact: [
                 .init(key: "Medical number", value: patient.contact.medicalNumber),
@@ -315,7 +316,8 @@ struct PatientsController {
             reassignPath: isAdministrator ? SiteURL.patientReassign(patient.id).path : nil,
             physicianOptions: physicians.map { SelectOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == patient.physicianID) },
             path: path
-        ))
+        )
+        return portal.pages.response(PatientPage(layout: layout, details: portal.pages.html(details)))
     }
 
     // MARK: Contact details

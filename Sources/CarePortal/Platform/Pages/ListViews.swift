@@ -81,7 +81,7 @@ struct SortableHeader: Sendable, Encodable {
 }
 
 /// One row of a GOV.UK summary list: a key and its value.
-struct SummaryListRow: Sendable, Encodable {
+struct SummaryListRow: Sendable, Hashable, Encodable {
     let key: String
     let value: String
 }

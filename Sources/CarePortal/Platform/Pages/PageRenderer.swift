@@ -49,6 +49,7 @@ enum TemplateName: String, CaseIterable, Sendable {
     case patientRegimen = "patients/regimen"
     case patientCancelDraft = "patients/cancel-draft"
     case patient = "patients/patient"
+    case patientDetails = "patients/patient-details"
     case patientChartDaily = "patients/chart-daily"
     case patientChartItems = "patients/chart-items"
     case patientChartCalendar = "patients/chart-calendar"
