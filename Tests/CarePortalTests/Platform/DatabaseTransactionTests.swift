@@ -199,6 +199,43 @@ import Testing
         }
     }
 
+    /// A statement first met in a transaction an earlier error aborted cannot be prepared there; once
+    /// the transaction is rolled back it runs, on the same connection.
+    @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))
+    func aStatementRefusedInAnAbortedTransactionRunsAfterIt() async throws {
+        try await TestPortal.run(.postgres) { portal in
+            try await portal.database.read { db in
+                try await db.raw("BEGIN").run()
+                await #expect(throws: (any Error).self) { try await db.raw("SELECT 1 / \(bind: 0) AS n").run() }
+                await #expect(throws: (any Error).self, "the transaction is aborted") {
+                    try await db.raw("SELECT \(bind: 20) + 22 AS answer").run()
+                }
+                try await db.raw("ROLLBACK").run()
+                #expect(try await db.raw("SELECT \(bind: 20) + 22 AS answer").first()?.decode(column: "answer", as: Int.self) == 42)
+            }
+        }
+    }
+
+    /// A kept `SELECT *` whose table gained a column is refused once by PostgreSQL, then prepared
+    /// again and returns the new column.
+    @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))
+    func aKeptStatementWhoseColumnsChangedIsPreparedAgain() async throws {
+        try await TestPortal.run(.postgres) { portal in
+            try await portal.database.read { db in
+                try await db.raw("CREATE TEMPORARY TABLE widened (id integer PRIMARY KEY)").run()
+                try await db.raw("INSERT INTO widened (id) VALUES (\(bind: 1))").run()
+                #expect(try await db.raw("SELECT * FROM widened WHERE id = \(bind: 1)").first()?.allColumns == ["id"])
+                try await db.raw("ALTER TABLE widened ADD COLUMN note text DEFAULT 'kept'").run()
+                await #expect(throws: (any Error).self, "cached plan must not change result type") {
+                    try await db.raw("SELECT * FROM widened WHERE id = \(bind: 1)").first()
+                }
+                let row = try await db.raw("SELECT * FROM widened WHERE id = \(bind: 1)").first()
+                #expect(row?.allColumns == ["id", "note"])
+                #expect(try row?.decode(column: "note", as: String.self) == "kept")
+            }
+        }
+    }
+
     @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))
     func migrationsAndEncodableValuesRunUnnamed() async throws {
         struct Settings: Encodable, Sendable { let colour: String }

@@ -121,8 +121,9 @@ struct PreparedSQL: PostgresPreparedStatement {
     /// differs only in a literal is a statement of its own, so past this, new ones run unnamed.
     static let limit = 1_000
 
-    /// The name each declaration was given, process-wide, so that a name never stands for two.
-    private static let names = Mutex<[Declaration: String]>([:])
+    /// The name each declaration was given, process-wide, so that a name never stands for two, and
+    /// how many names were ever given.
+    private static let names = Mutex<(current: [Declaration: String], given: Int)>(([:], 0))
 
     @TaskLocal private static var current: (name: String, declaration: Declaration)?
 
@@ -165,21 +166,40 @@ struct PreparedSQL: PostgresPreparedStatement {
 
     private static func name(for declaration: Declaration) -> String? {
         names.withLock { names in
-            if let name = names[declaration] { return name }
-            guard names.count < limit else { return nil }
-            let name = "careportal_\(names.count + 1)"
-            names[declaration] = name
+            if let name = names.current[declaration] { return name }
+            guard names.given < limit else { return nil }
+            names.given += 1
+            let name = "careportal_\(names.given)"
+            names.current[declaration] = name
             return name
         }
     }
 
+    /// Failures after which a connection may keep refusing the statement under its name: PostgresNIO
+    /// remembers a preparation that failed (as in a transaction an earlier error aborted), and
+    /// PostgreSQL will not run a kept statement whose columns a schema change altered.
+    private static let failuresThatStick: Set<String> = [
+        "25P02", // in_failed_sql_transaction
+        "0A000", // feature_not_supported: "cached plan must not change result type"
+    ]
+
     /// Runs the statement on `connection` (preparing it there first if it is new to it), calling
-    /// `onRow` for each row.
+    /// `onRow` for each row. After a failure that could stick to the name, the statement is given a
+    /// new one, so the next run prepares it again.
     func run(on connection: PostgresConnection, _ onRow: (PostgresRow) -> Void) async throws {
-        try await Self.$current.withValue((name, declaration)) {
-            for try await row in try await connection.execute(self, logger: connection.logger) {
-                onRow(row)
+        do {
+            try await Self.$current.withValue((name, declaration)) {
+                for try await row in try await connection.execute(self, logger: connection.logger) {
+                    onRow(row)
+                }
             }
+        } catch let error as PSQLError {
+            if let state = error.serverInfo?[.sqlState], Self.failuresThatStick.contains(state) {
+                Self.names.withLock { names in
+                    if names.current[declaration] == name { names.current[declaration] = nil }
+                }
+            }
+            throw error
         }
     }
 
