@@ -52,9 +52,11 @@ struct RecentAdherence: Equatable, Sendable {
 
 /// The patient page's charts and overall figure for one span of days and one month.
 struct PatientCharts: Sendable {
-    /// What the charts were drawn for: the span, the month, today (the calendar marks it) and the
-    /// span as the address gave it (the month links keep it).
+    /// What the charts were drawn for: the span, the month, today (the calendar marks it), the span
+    /// as the address gave it (the month links keep it), and her prescriptions as they are shown
+    /// (their names come from the catalogue, which can change without changing her version).
     struct Question: Hashable, Sendable {
+        let prescriptions: [Prescription]
         let from: CalendarDate
         let through: CalendarDate
         let month: CalendarDate

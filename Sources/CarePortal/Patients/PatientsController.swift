@@ -228,18 +228,19 @@ struct PatientsController {
         let readFrom = min(range.from, month.firstOfMonth), readThrough = max(range.through, min(month.lastOfMonth, today))
         let isAdministrator = context.staff?.role == .administrator
         try await recordView(patient.id, detail: "patient page", request: request, context: context)
-        // The charts are drawn again only when her logs or prescriptions changed since they were last
-        // drawn for this span and month (her version, read above, before her logs are).
-        let chartsKey = PatientChartsCache.Key(patient, PatientCharts.Question(
-            from: range.from, through: range.through, month: month, today: today,
-            requestedFrom: request.query("from"), requestedTo: request.query("to")
-        ))
-        let keptCharts = portal.patientCharts.figures(for: chartsKey)
         let now = portal.now
-        let (account, prescriptions, logs, recent, names, physicians) = try await portal.database.read { db in
-            (
+        let (account, prescriptions, chartsKey, keptCharts, logs, recent, names, physicians) = try await portal.database.read { db in
+            let prescriptions = try await regimens.prescriptions(patientID: patient.id, on: db)
+            // The charts are drawn again only when her logs or prescriptions changed since they were
+            // last drawn for this span and month (her version was read above, before her logs are).
+            let chartsKey = PatientChartsCache.Key(patient, PatientCharts.Question(
+                prescriptions: prescriptions, from: range.from, through: range.through, month: month, today: today,
+                requestedFrom: request.query("from"), requestedTo: request.query("to")
+            ))
+            let keptCharts = portal.patientCharts.figures(for: chartsKey)
+            return (
                 try await accounts.find(patientID: patient.id, on: db),
-                try await regimens.prescriptions(patientID: patient.id, on: db),
+                prescriptions, chartsKey, keptCharts,
                 keptCharts == nil ? try await regimens.logs(patientID: patient.id, from: readFrom, through: readThrough, on: db) : [],
                 try await regimens.recentLogs(patientID: patient.id, limit: 10, on: db),
                 try await patients.physicianNames(ids: [patient.physicianID], on: db),

@@ -21,7 +21,7 @@ struct DoseSchedule: Sendable, Equatable {
 ///
 /// Prescriptions are never changed in place: a change ends the old one and starts a new one the same
 /// day, so the history shows what applied on each day.
-public struct Prescription: Sendable, Equatable, Identifiable {
+public struct Prescription: Sendable, Hashable, Identifiable {
     public enum Kind: String, Sendable, Codable, CaseIterable {
         case medication, exercise
 

@@ -88,6 +88,23 @@ import Testing
         }
     }
 
+    /// The charts kept for a patient page name her prescriptions as the catalogue names them now.
+    @Test(arguments: TestEngines.all)
+    func thePatientPageShowsACatalogueRenameInItsChartsAtOnce(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let catalogue = try await PatientFixtures.catalogue(portal)
+            var (physician, account) = try await portal.signedIn(.physician)
+            let (patient, _) = try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue)
+            #expect(try await physician.get("/patients/\(patient.id)").text.contains("Levodopa/carbidopa"))
+            try await portal.database.write { db in
+                try await db.raw("UPDATE catalogue_medications SET name = 'Sinemet' WHERE id = \(bind: catalogue.levodopa)").run()
+            }
+            let page = try await physician.get("/patients/\(patient.id)").text
+            #expect(page.contains("Sinemet"))
+            #expect(!page.contains("Levodopa/carbidopa"), "no chart or table still shows the old name")
+        }
+    }
+
     /// The database raises a patient's adherence version whenever any of her logs or prescriptions is
     /// added, changed or removed, whatever code does it; another patient's stays as it was.
     @Test(arguments: TestEngines.all)
