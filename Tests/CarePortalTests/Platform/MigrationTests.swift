@@ -70,6 +70,21 @@ import Testing
         #expect(configuration.port == 5433)
         #expect(configuration.password == "p@ss")
         #expect(configuration.database == "care")
+        #expect(configuration.options.maximumConnections == DatabaseLocation.defaultPoolSize)
+        #expect(DatabaseLocation.defaultPoolSize >= 8)
         #expect(throws: DatabaseLocation.InvalidURL.self) { try DatabaseLocation(url: "mysql://x") }
+    }
+
+    @Test func aPostgreSQLPoolSizeIsReadFromTheURL() throws {
+        guard case .postgres(let configuration) = try DatabaseLocation(url: "postgres://care@127.0.0.1/care?pool_size=3&sslmode=disable") else {
+            Issue.record("not read as PostgreSQL")
+            return
+        }
+        #expect(configuration.options.maximumConnections == 3)
+        for size in ["0", "-2", "many", "1001", ""] {
+            #expect(throws: DatabaseLocation.InvalidURL.self, "pool_size=\(size)") {
+                try DatabaseLocation(url: "postgres://care@127.0.0.1/care?pool_size=\(size)")
+            }
+        }
     }
 }

@@ -79,7 +79,9 @@ public final class Database: Sendable {
 
     private static func withConnection<T: Sendable>(of client: PostgresClient, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+            try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+            }
         }
     }
 
@@ -200,9 +202,22 @@ enum DatabaseLocation: Equatable {
             database: database.isEmpty ? nil : database,
             tls: tls
         )
-        configuration.options.maximumConnections = 16
+        if let value = query.first(where: { $0.name == "pool_size" })?.value {
+            guard let size = Int(value), (1...1_000).contains(size) else {
+                throw InvalidURL(description: "DATABASE_URL pool_size must be a whole number from 1 to 1000, not \(value)")
+            }
+            configuration.options.maximumConnections = size
+        } else {
+            configuration.options.maximumConnections = Self.defaultPoolSize
+        }
         self = .postgres(configuration)
     }
+
+    /// PostgreSQL connections kept by default: twice this machine's cores, and at least eight. More
+    /// connections than that only add PostgreSQL processes competing for the same cores: on the
+    /// 2-core benchmark machine, 16 connections made the slowest hundredth of the desk's pages take
+    /// twice as long as 4 to 8 did, for no more requests a second (docs/performance.md).
+    static var defaultPoolSize: Int { max(8, 2 * ProcessInfo.processInfo.activeProcessorCount) }
 
     static func == (lhs: DatabaseLocation, rhs: DatabaseLocation) -> Bool {
         switch (lhs, rhs) {
@@ -232,24 +247,21 @@ struct DatabaseClosed: Error, CustomStringConvertible {
 /// busy handler; that wait is left to other processes (a command run beside the server). Checking a
 /// reader out and in takes a lock for a moment: every request does both.
 final class SQLiteConnectionPool: Sendable {
-    /// The threads SQLite's blocking calls run on, shared by every pool in the process: apart from NIO's
-    /// shared pool (two threads on a two-core machine), so a commit waiting for the disk never holds a
-    /// thread request handling needs. No call on them waits for another connection of this process
-    /// (readers never wait for a lock, and each database's one writer waits only for other processes),
-    /// so a busy thread always finishes and frees itself.
-    static let threads: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 5)
-        pool.start()
-        return pool
-    }()
+    /// A connection and the thread its statements, and the reads and transactions that use it, run on.
+    struct Connection: Sendable {
+        let handle: SQLiteHandle
+        let thread: EventLoopExecutor
+
+        func close() { handle.close() }
+    }
 
     private struct State {
-        var idle: [SQLiteHandle] = []
+        var idle: [Connection] = []
         var openCount = 0
-        var waiters: [CheckedContinuation<SQLiteHandle, any Error>] = []
+        var waiters: [CheckedContinuation<Connection, any Error>] = []
         var closed = false
         /// Opened on the first transaction; only the transaction holding the writer's turn touches it.
-        var writer: SQLiteHandle?
+        var writer: Connection?
     }
 
     private let path: String
@@ -264,11 +276,11 @@ final class SQLiteConnectionPool: Sendable {
         self.logger = logger
     }
 
-    /// Runs `body` with a read-only connection of its own.
+    /// Runs `body` with a read-only connection of its own, on that connection's thread.
     func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         let connection = try await checkOut()
         do {
-            let result = try await body(SQLiteSQLDatabase(connection: connection, logger: logger, queryLogLevel: nil))
+            let result = try await run(body, on: connection)
             checkIn(connection)
             return result
         } catch {
@@ -277,44 +289,51 @@ final class SQLiteConnectionPool: Sendable {
         }
     }
 
+    private func run<T: Sendable>(_ body: (any SQLDatabase) async throws -> T, on connection: Connection) async throws -> T {
+        try await withTaskExecutorPreference(connection.thread) {
+            try await body(SQLiteSQLDatabase(connection: connection.handle, thread: connection.thread, logger: logger, queryLogLevel: nil))
+        }
+    }
+
     /// Waits for the previous transaction to finish, then runs `body` with the writer.
     func withWriter<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         await writers.wait()
         defer { writers.next() }
-        let existing = try state.withLock { state throws -> SQLiteHandle? in
+        let existing = try state.withLock { state throws -> Connection? in
             if state.closed { throw DatabaseClosed() }
             return state.writer
         }
-        let writer: SQLiteHandle
+        let writer: Connection
         if let existing {
             writer = existing
         } else {
-            writer = try await open(readOnly: false)
+            writer = try await open(readOnly: false, on: EventLoopExecutor.sqlite[maximumReaders % EventLoopExecutor.sqlite.count])
             state.withLock { $0.writer = writer }
         }
-        return try await body(SQLiteSQLDatabase(connection: writer, logger: logger, queryLogLevel: nil))
+        return try await run(body, on: writer)
     }
 
     private enum CheckOut {
-        case ready(SQLiteHandle)
-        case open
+        case ready(Connection)
+        case open(Int)
         case wait
     }
 
-    private func checkOut() async throws -> SQLiteHandle {
+    private func checkOut() async throws -> Connection {
         let next = try state.withLock { state throws -> CheckOut in
             if state.closed { throw DatabaseClosed() }
             if let connection = state.idle.popLast() { return .ready(connection) }
             guard state.openCount < maximumReaders else { return .wait }
             state.openCount += 1
-            return .open
+            return .open(state.openCount - 1)
         }
         switch next {
         case .ready(let connection):
             return connection
-        case .open:
+        case .open(let index):
             do {
-                return try await open(readOnly: true)
+                // Each reader its own thread, and the writer another, as far as there are threads.
+                return try await open(readOnly: true, on: EventLoopExecutor.sqlite[index % EventLoopExecutor.sqlite.count])
             } catch {
                 state.withLock { $0.openCount -= 1 }
                 throw error
@@ -322,7 +341,7 @@ final class SQLiteConnectionPool: Sendable {
         case .wait:
             return try await withCheckedThrowingContinuation { continuation in
                 // A connection may have come back, or the pool closed, since the look above.
-                let outcome = state.withLock { state -> Result<SQLiteHandle, any Error>? in
+                let outcome = state.withLock { state -> Result<Connection, any Error>? in
                     if state.closed { return .failure(DatabaseClosed()) }
                     if let connection = state.idle.popLast() { return .success(connection) }
                     state.waiters.append(continuation)
@@ -333,8 +352,8 @@ final class SQLiteConnectionPool: Sendable {
         }
     }
 
-    private func checkIn(_ connection: SQLiteHandle) {
-        enum Next { case close, hand(CheckedContinuation<SQLiteHandle, any Error>), keep }
+    private func checkIn(_ connection: Connection) {
+        enum Next { case close, hand(CheckedContinuation<Connection, any Error>), keep }
         let next = state.withLock { state -> Next in
             if state.closed {
                 state.openCount -= 1
@@ -351,10 +370,10 @@ final class SQLiteConnectionPool: Sendable {
         }
     }
 
-    /// Opens a connection on SQLite's threads (opening reads the file) and sets it up.
-    private func open(readOnly: Bool) async throws -> SQLiteHandle {
+    /// Opens a connection on the thread it will belong to (opening reads the file) and sets it up.
+    private func open(readOnly: Bool, on thread: EventLoopExecutor) async throws -> Connection {
         let path = self.path
-        return try await Self.threads.runIfActive {
+        let handle = try await thread.run {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let connection = try SQLiteHandle(path: path)
@@ -372,6 +391,7 @@ final class SQLiteConnectionPool: Sendable {
             }
             return connection
         }
+        return Connection(handle: handle, thread: thread)
     }
 
     /// Closes every connection: idle readers now, readers in use as they come back, and the writer
