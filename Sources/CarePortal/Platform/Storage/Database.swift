@@ -247,13 +247,24 @@ struct DatabaseClosed: Error, CustomStringConvertible {
 /// busy handler; that wait is left to other processes (a command run beside the server). Checking a
 /// reader out and in takes a lock for a moment: every request does both.
 final class SQLiteConnectionPool: Sendable {
-    /// A connection and the thread its statements, and the reads and transactions that use it, run on.
+    /// A connection and, for a reader, the thread its statements and the reads that use it run on.
     struct Connection: Sendable {
         let handle: SQLiteHandle
-        let thread: EventLoopExecutor
+        let thread: EventLoopExecutor?
 
         func close() { handle.close() }
     }
+
+    /// The threads the writers' statements run on, any free one each time, shared by every database
+    /// in the process and apart from the readers' (`EventLoopExecutor.sqlite`). A writer can wait in
+    /// SQLite's busy handler for another connection's lock, and in a process with two databases on
+    /// the same file (a command run inside the tests) that connection must be able to commit on
+    /// another thread meanwhile; so writers are not tied to a thread of their own.
+    static let writerThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 4)
+        pool.start()
+        return pool
+    }()
 
     private struct State {
         var idle: [Connection] = []
@@ -289,6 +300,7 @@ final class SQLiteConnectionPool: Sendable {
         }
     }
 
+    /// Runs `body` on the connection's own thread, if it has one.
     private func run<T: Sendable>(_ body: (any SQLDatabase) async throws -> T, on connection: Connection) async throws -> T {
         try await withTaskExecutorPreference(connection.thread) {
             try await body(SQLiteSQLDatabase(connection: connection.handle, thread: connection.thread, logger: logger, queryLogLevel: nil))
@@ -307,7 +319,7 @@ final class SQLiteConnectionPool: Sendable {
         if let existing {
             writer = existing
         } else {
-            writer = try await open(readOnly: false, on: EventLoopExecutor.sqlite[maximumReaders % EventLoopExecutor.sqlite.count])
+            writer = try await open(readOnly: false, on: nil)
             state.withLock { $0.writer = writer }
         }
         return try await run(body, on: writer)
@@ -332,7 +344,7 @@ final class SQLiteConnectionPool: Sendable {
             return connection
         case .open(let index):
             do {
-                // Each reader its own thread, and the writer another, as far as there are threads.
+                // Each reader its own thread, as far as there are threads.
                 return try await open(readOnly: true, on: EventLoopExecutor.sqlite[index % EventLoopExecutor.sqlite.count])
             } catch {
                 state.withLock { $0.openCount -= 1 }
@@ -370,10 +382,10 @@ final class SQLiteConnectionPool: Sendable {
         }
     }
 
-    /// Opens a connection on the thread it will belong to (opening reads the file) and sets it up.
-    private func open(readOnly: Bool, on thread: EventLoopExecutor) async throws -> Connection {
+    /// Opens a connection on the thread it will belong to, if any (opening reads the file), and sets it up.
+    private func open(readOnly: Bool, on thread: EventLoopExecutor?) async throws -> Connection {
         let path = self.path
-        let handle = try await thread.run {
+        let handle = try await SQLiteSQLDatabase.run(on: thread) {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let connection = try SQLiteHandle(path: path)

@@ -26,15 +26,14 @@ final class EventLoopExecutor: TaskExecutor {
         return try await eventLoop.submit(work).get()
     }
 
-    /// The threads SQLite connections belong to, shared by every SQLite database in the process:
-    /// five, the four readers and the writer of one database. None of them serves HTTP connections:
-    /// SQLite's calls block (a commit waits for the disk), and blocking a thread that serves requests
-    /// made the slowest requests three times slower at 16 connections on two cores. No call on them
-    /// waits for another connection of this process (readers never wait for a lock, and each
-    /// database's one writer waits only for other processes), so a busy thread always finishes and
-    /// frees itself.
+    /// The threads SQLite's read-only connections belong to, shared by every SQLite database in the
+    /// process: four, one for each reader of a database. None of them serves HTTP connections: SQLite's
+    /// calls block, and blocking a thread that serves requests made the slowest requests three times
+    /// slower at 16 connections on two cores. Readers never wait for a lock, so a call on one of these
+    /// threads always finishes and frees it. (Writers can wait, and have threads of their own:
+    /// `SQLiteConnectionPool.writerThreads`.)
     static let sqlite: [EventLoopExecutor] = {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 5)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
         return group.makeIterator().map(EventLoopExecutor.init)
     }()
 }

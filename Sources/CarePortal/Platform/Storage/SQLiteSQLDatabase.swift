@@ -11,19 +11,21 @@ import SQLiteNIO
 /// Any other type goes through SQLiteKit's decoder. SQL is written in SQLiteKit's dialect and values
 /// are bound through its encoder, as with SQLiteKit's own `sql()`.
 ///
-/// Statements run on the connection's own thread (`EventLoopExecutor.sqlite`), never on a thread that serves HTTP
-/// connections: a commit waits for the disk. The pool runs a read's or transaction's body on that
-/// thread, so its statements run where they are asked for; one asked for anywhere else is handed over.
+/// Statements never run on a thread that serves HTTP connections: SQLite's calls block (a commit
+/// waits for the disk). A reader's run on its own thread (`EventLoopExecutor.sqlite`), where the pool
+/// runs the whole read, so they run where they are asked for; the writer's on any free thread of
+/// `SQLiteConnectionPool.writerThreads`.
 struct SQLiteSQLDatabase: SQLDatabase {
     let connection: SQLiteHandle
-    let thread: EventLoopExecutor
+    /// The reader's own thread; nil for the writer.
+    let thread: EventLoopExecutor?
     let logger: Logger
     let queryLogLevel: Logger.Level?
 
     private static let encoder = SQLiteDataEncoder()
     private static let decoder = SQLiteDataDecoder()
 
-    var eventLoop: any EventLoop { thread.eventLoop }
+    var eventLoop: any EventLoop { thread?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.any() }
     var dialect: any SQLDialect { SQLiteDialect() }
     var version: (any SQLDatabaseReportedVersion)? { nil }
 
@@ -31,7 +33,7 @@ struct SQLiteSQLDatabase: SQLDatabase {
         let eventLoop = self.eventLoop
         do {
             let statement = try serialized(query)
-            return eventLoop.submit { try run(statement, onRow) }
+            return eventLoop.makeFutureWithTask { try await Self.run(on: thread) { try run(statement, onRow) } }
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
@@ -39,7 +41,13 @@ struct SQLiteSQLDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let statement = try serialized(query)
-        try await thread.run { try run(statement, onRow) }
+        try await Self.run(on: thread) { try run(statement, onRow) }
+    }
+
+    /// Runs `work` on `thread`, or on a free writer's thread when there is none.
+    static func run<T: Sendable>(on thread: EventLoopExecutor?, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        if let thread { return try await thread.run(work) }
+        return try await SQLiteConnectionPool.writerThreads.runIfActive(work)
     }
 
     func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
