@@ -3,10 +3,12 @@ import NIOPosix
 
 /// A task executor that runs its jobs on one NIO event loop's thread: a database connection's.
 ///
-/// A read or transaction runs its whole body on its connection's thread (a task executor preference),
-/// so each statement it makes starts right there, and the task is resumed there when the answer
-/// comes: a request hands over to the connection's thread once on the way in and once on the way out,
-/// not twice for every statement.
+/// A read (and on PostgreSQL a transaction too) runs its whole body on its connection's thread (a task
+/// executor preference), so each statement it makes starts right there, and the task is resumed there
+/// when the answer comes: a request hands over to the connection's thread once on the way in and once
+/// on the way out, not twice for every statement. On PostgreSQL that thread is the connection's event
+/// loop, which also serves HTTP connections: a body should read and decide, and leave long work
+/// (hashing passwords, rendering a report) to after it or to a thread pool, as the portal's do.
 final class EventLoopExecutor: TaskExecutor {
     let eventLoop: any EventLoop
 
