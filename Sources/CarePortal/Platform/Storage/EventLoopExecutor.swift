@@ -31,8 +31,8 @@ final class EventLoopExecutor: TaskExecutor {
     /// The threads SQLite's read-only connections belong to, shared by every SQLite database in the
     /// process: four, one for each reader of a database. None of them serves HTTP connections: SQLite's
     /// calls block, and blocking a thread that serves requests made the slowest requests three times
-    /// slower at 16 connections on two cores. Readers never wait for a lock, so a call on one of these
-    /// threads always finishes and frees it. (Writers can wait, and have threads of their own:
+    /// slower at 16 connections on two cores. In WAL mode readers do not wait for the writer, so a call
+    /// on one of these threads finishes and frees it. (Writers can wait, and have threads of their own:
     /// `SQLiteConnectionPool.writerThreads`.)
     static let sqlite: [EventLoopExecutor] = {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
