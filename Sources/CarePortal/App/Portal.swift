@@ -15,8 +15,9 @@ struct Portal: Sendable {
     let programSettings: ProgramSettingsStore
     let logger: Logger
     let deskCounts = DeskCountsCache()
-    let recentAdherence = RecentAdherenceCache(capacity: 20_000)
-    let patientCharts = PatientChartsCache(capacity: 2_000)
+    let recentAdherence = RecentAdherenceCache(budget: 20_000)
+    let patientCharts = PatientChartsCache(budget: 2_000)
+    let deskReplies = DeskRepliesCache.make()
     /// Audit entries that stand alone (a record was opened), committed together with any others
     /// recorded at the same moment.
     private let accessRecords: GroupCommit<AuditEvent>

@@ -222,7 +222,7 @@ struct DeskAPIController {
     private func threadBody(id: Int64, reader: Int64) async throws -> DeskAPI.Thread {
         try await portal.database.read { db in
             guard let thread = try await desk.repository.findThread(id: id, on: db) else { throw APIError.notFound }
-            let replies = try await desk.repository.replies(threadID: id, on: db)
+            let replies = try await desk.replies(of: thread, on: db)
             return DeskAPI.Thread(thread, replies: replies, reader: reader)
         }
     }

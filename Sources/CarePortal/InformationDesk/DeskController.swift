@@ -100,7 +100,7 @@ struct DeskController {
         let isAdministrator = staff.role == .administrator
         let (loaded, replies, versions, reveals) = try await portal.database.read { db in
             guard let thread = try await desk.repository.findThread(id: id, on: db) else { throw HTTPError(.notFound) }
-            let replies = try await desk.repository.replies(threadID: id, on: db)
+            let replies = try await desk.replies(of: thread, on: db)
             let versions = isAdministrator ? try await desk.repository.versions(replyIDs: replies.map(\.id), on: db) : [:]
             let reveals = isAdministrator ? try await desk.repository.reveals(threadID: id, on: db) : []
             return (thread, replies, versions, reveals)

@@ -52,6 +52,8 @@ struct DeskThread: Sendable {
     var moderation: Moderation
     var moderationReason: String?
     var hiddenByFlags: Bool
+    /// Raised by the database whenever anything the thread's replies show changes (`DeskRepliesCache`).
+    var repliesVersion: Int64
 
     var post: DeskPost { .question(id) }
 }

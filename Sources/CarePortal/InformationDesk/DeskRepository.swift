@@ -104,7 +104,7 @@ struct DeskRepository: Sendable {
     private static let threadSelect = """
         SELECT t.id, t.title, t.body_source, t.body_html, t.body_text, t.author_member_id, t.is_anonymous, t.created_at,
             t.last_activity_at, t.answered_at, t.reply_count, t.accepted_reply_id, t.moderation, t.moderation_reason,
-            t.hidden_by_flags, m.pseudonym AS author_pseudonym, m.avatar AS author_avatar
+            t.hidden_by_flags, t.replies_version, m.pseudonym AS author_pseudonym, m.avatar AS author_avatar
         FROM desk_threads t JOIN members m ON m.id = t.author_member_id
         """
 
@@ -130,7 +130,8 @@ struct DeskRepository: Sendable {
             acceptedReplyID: try row.decode(column: "accepted_reply_id", as: Int64?.self),
             moderation: Moderation(rawValue: try row.decode(column: "moderation", as: String.self)) ?? .hidden,
             moderationReason: try row.decode(column: "moderation_reason", as: String?.self),
-            hiddenByFlags: try row.decode(column: "hidden_by_flags", as: Bool.self)
+            hiddenByFlags: try row.decode(column: "hidden_by_flags", as: Bool.self),
+            repliesVersion: try row.decode(column: "replies_version", as: Int64.self)
         )
     }
 
@@ -183,7 +184,8 @@ struct DeskRepository: Sendable {
         return id
     }
 
-    /// A thread's replies in the order they were posted.
+    /// A thread's replies in the order they were posted. Pages read them through
+    /// `InformationDesk.replies(of:on:)`, which keeps them while the thread's `repliesVersion` stands.
     func replies(threadID: Int64, on db: any SQLDatabase) async throws -> [DeskReply] {
         try await db.raw("\(unsafeRaw: Self.replySelect) WHERE r.thread_id = \(bind: threadID) ORDER BY r.id").all().map(decodeReply)
     }

@@ -19,6 +19,17 @@ struct InformationDesk: Sendable {
         return try await portal.database.transaction(body)
     }
 
+    /// A thread's replies in the order they were posted, as kept under the thread's `repliesVersion`
+    /// if they were read since it last moved, or read now and kept. `thread` must have been read
+    /// before the replies would be, so replies read now are never older than the version they are kept under.
+    func replies(of thread: DeskThread, on db: any SQLDatabase) async throws -> [DeskReply] {
+        let key = DeskRepliesCache.Key(threadID: thread.id, repliesVersion: thread.repliesVersion)
+        if let kept = portal.deskReplies.value(for: key) { return kept }
+        let replies = try await repository.replies(threadID: thread.id, on: db)
+        portal.deskReplies.remember(replies, for: key)
+        return replies
+    }
+
     /// Markdown as posted, made safe; the source is kept beside the HTML so a later policy can render it again.
     static func render(_ source: String) throws(SafeHTMLError) -> StoredText {
         let safe = try SafeHTML.renderMarkdown(source)

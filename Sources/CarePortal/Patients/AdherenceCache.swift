@@ -1,43 +1,21 @@
-import Synchronization
-
 /// Figures worked out from a patient's adherence logs and prescriptions, kept for as long as neither
 /// has changed: the patients list's 30-day adherence, the patient page's charts.
 ///
 /// Working them out is most of those pages' cost, and they change only when the patient's logs or
 /// prescriptions do, or what is asked for does (the days, the month). An entry is kept under the
 /// patient's `adherenceVersion`, which the database raises on every change to those rows, and under
-/// what was asked (`Question`): a page read after a change carries the new version and never finds
-/// the old figures, whichever server made the change.
-final class AdherenceCache<Question: Hashable & Sendable, Figures: Sendable>: Sendable {
-    struct Key: Hashable, Sendable {
-        let patientID: Int64
-        let adherenceVersion: Int64
-        let question: Question
+/// what was asked (`Question`).
+typealias AdherenceCache<Question: Hashable & Sendable, Figures: Sendable> = VersionedCache<AdherenceKey<Question>, Figures>
 
-        init(_ patient: Patient, _ question: Question) {
-            patientID = patient.id
-            adherenceVersion = patient.adherenceVersion
-            self.question = question
-        }
-    }
+struct AdherenceKey<Question: Hashable & Sendable>: Hashable, Sendable {
+    let patientID: Int64
+    let adherenceVersion: Int64
+    let question: Question
 
-    /// Past this many kept entries (patients times versions times questions), all are forgotten.
-    let capacity: Int
-    private let entries = Mutex<[Key: Figures]>([:])
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    func figures(for key: Key) -> Figures? {
-        entries.withLock { $0[key] }
-    }
-
-    func remember(_ figures: Figures, for key: Key) {
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = figures
-        }
+    init(_ patient: Patient, _ question: Question) {
+        patientID = patient.id
+        adherenceVersion = patient.adherenceVersion
+        self.question = question
     }
 }
 

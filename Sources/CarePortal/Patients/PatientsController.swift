@@ -168,10 +168,10 @@ struct PatientsController {
     ) async throws -> [Int64: RecentAdherence] {
         let cache = portal.recentAdherence
         var figures: [Int64: RecentAdherence] = [:]
-        var missing: [Int64: RecentAdherenceCache.Key] = [:]
+        var missing: [Int64: AdherenceKey<CalendarDate>] = [:]
         for patient in listed {
-            let key = RecentAdherenceCache.Key(patient, from)
-            if let figure = cache.figures(for: key) { figures[patient.id] = figure } else { missing[patient.id] = key }
+            let key = AdherenceKey(patient, from)
+            if let figure = cache.value(for: key) { figures[patient.id] = figure } else { missing[patient.id] = key }
         }
         guard !missing.isEmpty else { return figures }
         let ids = Array(missing.keys)
@@ -233,11 +233,11 @@ struct PatientsController {
             let prescriptions = try await regimens.prescriptions(patientID: patient.id, on: db)
             // The charts are drawn again only when her logs or prescriptions changed since they were
             // last drawn for this span and month (her version was read above, before her logs are).
-            let chartsKey = PatientChartsCache.Key(patient, PatientCharts.Question(
+            let chartsKey = AdherenceKey(patient, PatientCharts.Question(
                 prescriptions: prescriptions, from: range.from, through: range.through, month: month, today: today,
                 requestedFrom: request.query("from"), requestedTo: request.query("to")
             ))
-            let keptCharts = portal.patientCharts.figures(for: chartsKey)
+            let keptCharts = portal.patientCharts.value(for: chartsKey)
             return (
                 try await accounts.find(patientID: patient.id, on: db),
                 prescriptions, chartsKey, keptCharts,

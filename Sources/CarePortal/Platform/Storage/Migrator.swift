@@ -25,6 +25,7 @@ enum SchemaHistory {
         CreateCatalogue(),
         CreatePatients(),
         AddPatientAdherenceVersion(),
+        AddDeskRepliesVersion(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
