@@ -92,7 +92,7 @@ struct DeskRepository: Sendable {
             let match = words.map { "\"\($0)\"" }.joined(separator: " ")
             return "t.id IN (SELECT rowid FROM desk_search WHERE desk_search MATCH \(bind: match))"
         case .postgres:
-            return "t.id IN (SELECT thread_id FROM desk_search WHERE document @@ plainto_tsquery('english', \(bind: words.joined(separator: " "))))"
+            return "t.search_document @@ plainto_tsquery('english', \(bind: words.joined(separator: " ")))"
         }
     }
 
@@ -483,12 +483,14 @@ struct DeskRepository: Sendable {
     // MARK: Search index
 
     /// Rewrites a thread's words: its title, question and visible replies; a hidden or removed thread has none.
+    /// SQLite keeps them in the FTS5 table `desk_search`, PostgreSQL in the thread's `search_document`.
     func reindex(threadID: Int64, on db: any SQLDatabase) async throws {
         let thread = try await db.select().columns("title", "body_text", "moderation").from("desk_threads").where("id", .equal, threadID).first()
         let isVisible = try thread.map { try $0.decode(column: "moderation", as: String.self) == Moderation.visible.rawValue } ?? false
         switch engine {
         case .sqlite: try await db.raw("DELETE FROM desk_search WHERE rowid = \(bind: threadID)").run()
-        case .postgres: try await db.raw("DELETE FROM desk_search WHERE thread_id = \(bind: threadID)").run()
+        case .postgres:
+            if !isVisible { try await db.raw("UPDATE desk_threads SET search_document = NULL WHERE id = \(bind: threadID)").run() }
         }
         guard let thread, isVisible else { return }
         let replies = try await db.select().column("body_text").from("desk_replies")
@@ -506,8 +508,8 @@ struct DeskRepository: Sendable {
             try await db.raw("INSERT INTO desk_search (rowid, title, body) VALUES (\(bind: threadID), \(bind: title), \(bind: body))").run()
         case .postgres:
             try await db.raw("""
-                INSERT INTO desk_search (thread_id, document)
-                VALUES (\(bind: threadID), setweight(to_tsvector('english', \(bind: title)), 'A') || to_tsvector('english', \(bind: body)))
+                UPDATE desk_threads SET search_document = setweight(to_tsvector('english', \(bind: title)), 'A') || to_tsvector('english', \(bind: body))
+                WHERE id = \(bind: threadID)
                 """).run()
         }
     }

@@ -88,6 +88,14 @@ import Testing
             #expect(page.text.contains("All questions&nbsp;<span class=\"count\">(1)</span>"), "counts follow the search")
             let none = try await doctor.get(SiteURL.desk.path + "?q=zebra")
             #expect(none.text.contains("No questions match your search"))
+
+            // A hidden question's words leave the search, and come back with it.
+            var (admin, _) = try await portal.signedIn(.administrator)
+            try await admin.get(SiteURL.deskThread(sleep).path)
+            #expect(try await admin.post(SiteURL.deskThreadModerate(sleep).path, form: [("choice", "hide"), ("reason", "Checking facts")]).status == .seeOther)
+            #expect(try await found("breastfeeding") == [])
+            #expect(try await admin.post(SiteURL.deskThreadRestore(sleep).path).status == .seeOther)
+            #expect(try await found("breastfeeding") == [sleep])
         }
     }
 }

@@ -26,6 +26,7 @@ enum SchemaHistory {
         CreatePatients(),
         AddPatientAdherenceVersion(),
         AddDeskRepliesVersion(),
+        MoveDeskSearchIntoThreads(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
