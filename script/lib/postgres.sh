@@ -1,5 +1,5 @@
 # Starts a throwaway PostgreSQL cluster on a loopback port in a temporary folder, and stops it on exit.
-# Sourced by script/test; sets CAREPORTAL_TEST_POSTGRES_URL.
+# Sourced by script/test; sets CAREPORTAL_TEST_POSTGRES_URL, and CAREPORTAL_TEST_POSTGRES_SOCKET_URL for its Unix socket.
 
 start_test_postgres() {
     local bin
@@ -16,6 +16,7 @@ start_test_postgres() {
     su postgres -s /bin/sh -c "'$bin/pg_ctl' -D '$POSTGRES_DIR/data' -l '$POSTGRES_DIR/server.log' -w -o \"-p $port -k '$POSTGRES_DIR' -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off\" start" >/dev/null
     trap stop_test_postgres EXIT
     export CAREPORTAL_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+    export CAREPORTAL_TEST_POSTGRES_SOCKET_URL="postgres://postgres@/postgres?host=$POSTGRES_DIR&port=$port"
     echo "PostgreSQL for the tests is on 127.0.0.1:$port"
     POSTGRES_BIN=$bin
 }

@@ -78,6 +78,33 @@ import Testing
         #expect(throws: DatabaseLocation.InvalidURL.self) { try DatabaseLocation(url: "mysql://x") }
     }
 
+    @Test func aPostgreSQLUnixSocketIsReadFromTheURLAsLibpqReadsIt() throws {
+        func socketPath(_ url: String) throws -> String? {
+            guard case .postgres(let configuration) = try DatabaseLocation(url: url) else { return nil }
+            return configuration.unixSocketPath
+        }
+        #expect(try socketPath("postgres://care@/care?host=/var/run/postgresql") == "/var/run/postgresql/.s.PGSQL.5432")
+        #expect(try socketPath("postgres://care:secret@/care?host=/tmp/pg/&port=5433") == "/tmp/pg/.s.PGSQL.5433")
+        #expect(try socketPath("postgres://care@127.0.0.1:5433/care") == nil, "a host name is reached over TCP")
+        #expect(throws: DatabaseLocation.InvalidURL.self, "a host and a socket folder") {
+            try DatabaseLocation(url: "postgres://care@127.0.0.1/care?host=/var/run/postgresql")
+        }
+        #expect(throws: DatabaseLocation.InvalidURL.self, "neither a host nor a socket folder") {
+            try DatabaseLocation(url: "postgres://care@/care")
+        }
+    }
+
+    @Test(.enabled(if: TestEngines.postgresSocketURL != nil, "needs CAREPORTAL_TEST_POSTGRES_SOCKET_URL"))
+    func theServerIsReachedThroughItsUnixSocket() async throws {
+        let database = try Database(url: try #require(TestEngines.postgresSocketURL), logger: TestDatabase.logger)
+        let address = try await database.whileRunning {
+            try await database.read { db in
+                try await db.raw("SELECT COALESCE(inet_client_addr()::text, 'socket') AS address").first()?.decode(column: "address", as: String.self)
+            }
+        }
+        #expect(address == "socket", "a connection over a Unix socket has no client address")
+    }
+
     @Test func aPostgreSQLPoolSizeIsReadFromTheURL() throws {
         guard case .postgres(let configuration) = try DatabaseLocation(url: "postgres://care@127.0.0.1/care?pool_size=3&sslmode=disable") else {
             Issue.record("not read as PostgreSQL")

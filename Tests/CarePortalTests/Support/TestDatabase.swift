@@ -10,6 +10,11 @@ enum TestEngines {
         ProcessInfo.processInfo.environment["CAREPORTAL_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// The same server through its Unix socket (`script/test` sets it).
+    static var postgresSocketURL: String? {
+        ProcessInfo.processInfo.environment["CAREPORTAL_TEST_POSTGRES_SOCKET_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     static var all: [Database.Engine] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
 }
 

@@ -171,6 +171,11 @@ enum DatabaseLocation: Equatable {
         let description: String
     }
 
+    private static let expected = """
+        DATABASE_URL must be sqlite://PATH, postgres://USER:PASSWORD@HOST:PORT/DATABASE, \
+        or postgres://USER@/DATABASE?host=SOCKET_FOLDER for a PostgreSQL server's Unix socket
+        """
+
     init(url: String) throws {
         if url.hasPrefix("sqlite://") {
             let path = String(url.dropFirst("sqlite://".count))
@@ -180,28 +185,39 @@ enum DatabaseLocation: Equatable {
         }
         guard let components = URLComponents(string: url),
               components.scheme == "postgres" || components.scheme == "postgresql",
-              let host = components.host, !host.isEmpty,
               let user = components.user
         else {
-            throw InvalidURL(description: "DATABASE_URL must be sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+            throw InvalidURL(description: Self.expected)
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         let query = components.queryItems ?? []
-        let sslMode = query.first { $0.name == "sslmode" }?.value ?? "disable"
-        let tls: PostgresClient.Configuration.TLS
-        switch sslMode {
-        case "disable": tls = .disable
-        case "prefer": tls = .prefer(.makeClientConfiguration())
-        default: tls = .require(.makeClientConfiguration())
+        let username = user.removingPercentEncoding ?? user
+        let password = components.password?.removingPercentEncoding
+        let port = components.port ?? query.first(where: { $0.name == "port" })?.value.flatMap { Int($0) } ?? 5432
+        var configuration: PostgresClient.Configuration
+        if let socketFolder = query.first(where: { $0.name == "host" })?.value, socketFolder.hasPrefix("/") {
+            // As libpq reads it: a host that is a folder holds the server's Unix socket, named for its port.
+            guard components.host?.isEmpty ?? true else {
+                throw InvalidURL(description: "DATABASE_URL names a host and a socket folder (host=\(socketFolder)); give one of them")
+            }
+            configuration = PostgresClient.Configuration(
+                unixSocketPath: socketFolder + (socketFolder.hasSuffix("/") ? "" : "/") + ".s.PGSQL.\(port)",
+                username: username, password: password, database: database.isEmpty ? nil : database
+            )
+        } else {
+            guard let host = components.host, !host.isEmpty else {
+                throw InvalidURL(description: Self.expected)
+            }
+            let tls: PostgresClient.Configuration.TLS
+            switch query.first(where: { $0.name == "sslmode" })?.value ?? "disable" {
+            case "disable": tls = .disable
+            case "prefer": tls = .prefer(.makeClientConfiguration())
+            default: tls = .require(.makeClientConfiguration())
+            }
+            configuration = PostgresClient.Configuration(
+                host: host, port: port, username: username, password: password, database: database.isEmpty ? nil : database, tls: tls
+            )
         }
-        var configuration = PostgresClient.Configuration(
-            host: host,
-            port: components.port ?? 5432,
-            username: user.removingPercentEncoding ?? user,
-            password: components.password?.removingPercentEncoding,
-            database: database.isEmpty ? nil : database,
-            tls: tls
-        )
         if let value = query.first(where: { $0.name == "pool_size" })?.value {
             guard let size = Int(value), (1...1_000).contains(size) else {
                 throw InvalidURL(description: "DATABASE_URL pool_size must be a whole number from 1 to 1000, not \(value)")
@@ -223,7 +239,7 @@ enum DatabaseLocation: Equatable {
         switch (lhs, rhs) {
         case (.sqlite(let a), .sqlite(let b)): a == b
         case (.postgres(let a), .postgres(let b)):
-            a.host == b.host && a.port == b.port && a.username == b.username && a.database == b.database
+            a.host == b.host && a.port == b.port && a.unixSocketPath == b.unixSocketPath && a.username == b.username && a.database == b.database
         default: false
         }
     }
