@@ -16,7 +16,7 @@ struct CarePortalCommand: AsyncParsableCommand {
 struct SettingsOptions: ParsableArguments {
     @Option(help: "Address to listen on (HOST).") var host: String?
     @Option(help: "Port to listen on (PORT).") var port: Int?
-    @Option(help: "sqlite://PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE (DATABASE_URL).") var databaseURL: String?
+    @Option(help: "sqlite://PATH, postgres://USER:PASSWORD@HOST:PORT/DATABASE, or postgres://USER@/DATABASE?host=SOCKET_FOLDER (DATABASE_URL).") var databaseURL: String?
     @Option(help: "The address people use to reach the portal (BASE_URL).") var baseURL: String?
     @Option(help: "Folder for uploads and other files (DATA_DIR).") var dataDir: String?
     @Option(help: "Folder holding templates/ and static/ (RESOURCES_DIR).") var resourcesDir: String?

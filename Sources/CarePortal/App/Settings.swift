@@ -10,7 +10,7 @@ public struct Settings: Sendable, Equatable {
     public var host = "127.0.0.1"
     /// `PORT`
     public var port = 8080
-    /// `DATABASE_URL`: `sqlite://PATH` or `postgres://USER:PASSWORD@HOST:PORT/DATABASE`.
+    /// `DATABASE_URL`: `sqlite://PATH`, `postgres://USER:PASSWORD@HOST:PORT/DATABASE`, or `postgres://USER@/DATABASE?host=SOCKET_FOLDER` for a PostgreSQL server's Unix socket.
     public var databaseURL = "sqlite://./data/careportal.sqlite"
     /// `BASE_URL`: the address people use to reach the portal; links in emails and the CSRF origin check use it.
     public var baseURL = "http://127.0.0.1:8080"
