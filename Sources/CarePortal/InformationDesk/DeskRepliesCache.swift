@@ -1,7 +1,7 @@
 /// Threads' replies, kept under the thread's `repliesVersion`, which the database raises whenever
-/// anything they show changes, through any server (a reply added, edited, moderated or flagged; the
-/// pseudonym, avatar, username or role of someone who replied). Reading a thread's replies, with
-/// their authors, was most of the thread page's cost; a thread is read far more often than it changes.
+/// anything they show changes, through any server: a reply added, edited, moderated or hidden by
+/// flags; the pseudonym, avatar, username or role of someone who replied. Reading a thread's replies,
+/// with their authors, was most of the thread page's cost; a thread is read far more often than it changes.
 enum DeskRepliesCache {
     struct Key: Hashable, Sendable {
         let threadID: Int64
