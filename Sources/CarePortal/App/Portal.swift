@@ -54,3 +54,10 @@ struct Portal: Sendable {
         try await accessRecords.submit(event)
     }
 }
+
+/// Services that hold the portal (`Housekeeping`, `PatientReminders`) are described in the log when the
+/// server starts at `debug`; the portal's settings hold secrets (the database's and the mail server's
+/// passwords), so its description is its name alone.
+extension Portal: CustomStringConvertible {
+    var description: String { "Portal" }
+}
