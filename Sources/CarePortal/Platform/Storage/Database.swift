@@ -189,36 +189,38 @@ enum DatabaseLocation: Equatable {
         else {
             throw InvalidURL(description: Self.expected)
         }
-        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let database = path.isEmpty ? nil : path
         let query = components.queryItems ?? []
+        func parameter(_ name: String) -> String? { query.first { $0.name == name }?.value }
         let username = user.removingPercentEncoding ?? user
         let password = components.password?.removingPercentEncoding
-        let port = components.port ?? query.first(where: { $0.name == "port" })?.value.flatMap { Int($0) } ?? 5432
+        let port = components.port ?? parameter("port").flatMap { Int($0) } ?? 5432
         var configuration: PostgresClient.Configuration
-        if let socketFolder = query.first(where: { $0.name == "host" })?.value, socketFolder.hasPrefix("/") {
+        if let socketFolder = parameter("host"), socketFolder.hasPrefix("/") {
             // As libpq reads it: a host that is a folder holds the server's Unix socket, named for its port.
             guard components.host?.isEmpty ?? true else {
                 throw InvalidURL(description: "DATABASE_URL names a host and a socket folder (host=\(socketFolder)); give one of them")
             }
             configuration = PostgresClient.Configuration(
                 unixSocketPath: socketFolder + (socketFolder.hasSuffix("/") ? "" : "/") + ".s.PGSQL.\(port)",
-                username: username, password: password, database: database.isEmpty ? nil : database
+                username: username, password: password, database: database
             )
         } else {
             guard let host = components.host, !host.isEmpty else {
                 throw InvalidURL(description: Self.expected)
             }
             let tls: PostgresClient.Configuration.TLS
-            switch query.first(where: { $0.name == "sslmode" })?.value ?? "disable" {
+            switch parameter("sslmode") ?? "disable" {
             case "disable": tls = .disable
             case "prefer": tls = .prefer(.makeClientConfiguration())
             default: tls = .require(.makeClientConfiguration())
             }
             configuration = PostgresClient.Configuration(
-                host: host, port: port, username: username, password: password, database: database.isEmpty ? nil : database, tls: tls
+                host: host, port: port, username: username, password: password, database: database, tls: tls
             )
         }
-        if let value = query.first(where: { $0.name == "pool_size" })?.value {
+        if let value = parameter("pool_size") {
             guard let size = Int(value), (1...1_000).contains(size) else {
                 throw InvalidURL(description: "DATABASE_URL pool_size must be a whole number from 1 to 1000, not \(value)")
             }

@@ -12,9 +12,9 @@ import SQLiteNIO
 /// are bound through its encoder, as with SQLiteKit's own `sql()`.
 ///
 /// Statements never run on a thread that serves HTTP connections: SQLite's calls block (a commit
-/// waits for the disk). A reader's run on its own thread (`EventLoopExecutor.sqlite`), where the pool
-/// runs the whole read, so they run where they are asked for; the writer's on any free thread of
-/// `SQLiteConnectionPool.writerThreads`.
+/// waits for the disk). A reader's statements run on its own thread (`EventLoopExecutor.sqlite`), where
+/// the pool runs the whole read, so they run where they are asked for; the writer's on any free thread
+/// of `SQLiteConnectionPool.writerThreads`.
 struct SQLiteSQLDatabase: SQLDatabase {
     let connection: SQLiteHandle
     /// The reader's own thread; nil for the writer.
