@@ -14,7 +14,7 @@ struct Portal: Sendable {
     let outbox: Outbox
     let programSettings: ProgramSettingsStore
     let logger: Logger
-    let deskCounts = DeskCountsCache()
+    let deskList = DeskListCache()
     let recentAdherence = RecentAdherenceCache(budget: 20_000)
     let patientCharts = PatientChartsCache(budget: 2_000)
     let deskReplies = DeskRepliesCache.make()

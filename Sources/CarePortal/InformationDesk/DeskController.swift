@@ -38,18 +38,10 @@ struct DeskController {
         query.page = PageRequest(number: request.pageNumber)
         query.includeModerated = staff.role == .administrator
         let now = portal.now
-        let countsKey = DeskCountsCache.Key(query)
-        let lookup = portal.deskCounts.lookUp(countsKey, now: now)
         let (page, counts, openFlags) = try await portal.database.read { [query] db in
-            let counts: DeskCounts
-            if let remembered = lookup.counts { counts = remembered } else { counts = try await desk.repository.counts(query, on: db) }
-            return (
-                try await desk.repository.list(query, total: counts[query.filter], on: db),
-                counts,
-                staff.role == .administrator ? try await desk.repository.openFlagTotal(on: db) : 0
-            )
+            let (page, counts) = try await desk.list(query, on: db)
+            return (page, counts, staff.role == .administrator ? try await desk.repository.openFlagTotal(on: db) : 0)
         }
-        if lookup.counts == nil { portal.deskCounts.remember(counts, for: countsKey, after: lookup, now: now) }
         let sortParameter = request.query("sort") == nil ? nil : query.sort.rawValue
         let address = ListAddress(path: SiteURL.desk.path, parameters: [
             ("q", query.search), ("filter", query.filter == .waiting ? nil : query.filter.rawValue), ("sort", sortParameter),

@@ -55,6 +55,15 @@ struct DeskRepository: Sendable {
         return PageOf(items: try rows.map(decodeThread), totalCount: total, request: query.page)
     }
 
+    /// The list's version (`list_versions`), which the database raises whenever anything the list
+    /// shows or counts may have changed.
+    func listVersion(on db: any SQLDatabase) async throws -> Int64 {
+        guard let row = try await db.raw("SELECT version FROM list_versions WHERE list = 'desk'").first() else {
+            throw DeskStorageError.noListVersion
+        }
+        return try row.decode(column: "version", as: Int64.self)
+    }
+
     /// How many threads each filter holds under the same search and moderation rules.
     func counts(_ query: DeskListQuery, on db: any SQLDatabase) async throws -> DeskCounts {
         // Three counts, each of which an index answers, rather than one pass adding up every row.
@@ -567,4 +576,6 @@ enum DeskBodyTable: String, Sendable, CaseIterable {
 
 enum DeskStorageError: Error {
     case noIDReturned
+    /// `list_versions` has lost the desk's row, which migration 15 made; nothing removes it.
+    case noListVersion
 }

@@ -13,10 +13,28 @@ struct InformationDesk: Sendable {
         repository = DeskRepository(engine: portal.database.engine)
     }
 
-    /// Runs one change in a transaction, then forgets the list's remembered counts, which it may have changed.
     private func change<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        defer { portal.deskCounts.forgetAll() }
-        return try await portal.database.transaction(body)
+        try await portal.database.transaction(body)
+    }
+
+    /// One page of the list and the counts on its tabs, as kept under the desk's list version if they
+    /// were read since it last moved, or read now and kept. The version is read first, so what is read
+    /// now is never older than the version it is kept under.
+    func list(_ query: DeskListQuery, on db: any SQLDatabase) async throws -> (page: PageOf<DeskThread>, counts: DeskCounts) {
+        let version = try await repository.listVersion(on: db)
+        let countsKey = DeskListCache.countsKey(query, version: version)
+        let counts: DeskCounts
+        if let kept = portal.deskList.counts.value(for: countsKey) {
+            counts = kept
+        } else {
+            counts = try await repository.counts(query, on: db)
+            portal.deskList.counts.remember(counts, for: countsKey)
+        }
+        let pageKey = DeskListCache.pageKey(query, version: version)
+        if let kept = portal.deskList.pages.value(for: pageKey) { return (kept, counts) }
+        let page = try await repository.list(query, total: counts[query.filter], on: db)
+        portal.deskList.pages.remember(page, for: pageKey)
+        return (page, counts)
     }
 
     /// A thread's replies in the order they were posted, as kept under the thread's `repliesVersion`

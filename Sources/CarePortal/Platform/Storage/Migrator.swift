@@ -27,6 +27,7 @@ enum SchemaHistory {
         AddPatientAdherenceVersion(),
         AddDeskRepliesVersion(),
         MoveDeskSearchIntoThreads(),
+        AddDeskListVersion(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -1,7 +1,7 @@
 import SQLKit
 
 /// Which slice of a long list a person asked for.
-public struct PageRequest: Sendable, Equatable {
+public struct PageRequest: Sendable, Hashable {
     public static let defaultSize = 25
     public var number: Int
     public var size: Int
