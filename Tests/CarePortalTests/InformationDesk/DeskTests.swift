@@ -83,6 +83,12 @@ import Testing
             let page = try await doctor.get(SiteURL.desk.path + "?filter=all&q=breastfeeding")
             #expect(page.text.contains("Trouble sleeping") && !page.text.contains("Methadone dose in the third trimester"))
             #expect(page.text.contains("All questions&nbsp;<span class=\"count\">(1)</span>"), "counts follow the search")
+            #expect(page.text.contains("Answered&nbsp;<span class=\"count\">(1)</span>"))
+            #expect(page.text.contains("Waiting for an answer&nbsp;<span class=\"count\">(0)</span>"))
+            #expect(page.text.contains("Has an accepted answer&nbsp;<span class=\"count\">(0)</span>"))
+            let waitingOnes = try await doctor.get(SiteURL.desk.path + "?filter=all&q=trimester").text
+            #expect(waitingOnes.contains("Waiting for an answer&nbsp;<span class=\"count\">(1)</span>")
+                && waitingOnes.contains("Answered&nbsp;<span class=\"count\">(0)</span>"))
             let none = try await doctor.get(SiteURL.desk.path + "?q=zebra")
             #expect(none.text.contains("No questions match your search"))
 
