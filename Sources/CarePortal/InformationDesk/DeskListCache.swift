@@ -25,8 +25,7 @@ struct DeskListCache: Sendable {
 
     let pages = VersionedCache<PageKey, PageOf<DeskThread>>(budget: pagesBudget) { page in
         page.items.reduce(0) { bytes, thread in
-            bytes + 256 + thread.title.utf8.count + thread.body.source.utf8.count + thread.body.html.utf8.count
-                + thread.body.text.utf8.count + (thread.moderationReason?.utf8.count ?? 0)
+            bytes + 256 + thread.title.utf8.count + thread.body.byteCount + (thread.moderationReason?.utf8.count ?? 0)
         }
     }
     let counts = VersionedCache<CountsKey, DeskCounts>(budget: countsBudget)

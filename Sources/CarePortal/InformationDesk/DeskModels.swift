@@ -78,6 +78,9 @@ struct StoredText: Sendable, Equatable {
     var source: String
     var html: String
     var text: String
+
+    /// What keeping it in memory costs, in bytes of text (the caches' budgets).
+    var byteCount: Int { source.utf8.count + html.utf8.count + text.utf8.count }
 }
 
 /// A question or a reply, as flags, moderation and the moderation log name it.

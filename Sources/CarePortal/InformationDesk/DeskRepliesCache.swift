@@ -14,8 +14,7 @@ enum DeskRepliesCache {
     static func make() -> VersionedCache<Key, [DeskReply]> {
         VersionedCache(budget: budget) { replies in
             replies.reduce(0) { bytes, reply in
-                bytes + 256 + reply.body.source.utf8.count + reply.body.html.utf8.count + reply.body.text.utf8.count
-                    + (reply.moderationReason?.utf8.count ?? 0)
+                bytes + 256 + reply.body.byteCount + (reply.moderationReason?.utf8.count ?? 0)
             }
         }
     }
