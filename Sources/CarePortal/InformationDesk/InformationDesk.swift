@@ -13,10 +13,6 @@ struct InformationDesk: Sendable {
         repository = DeskRepository(engine: portal.database.engine)
     }
 
-    private func change<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await portal.database.transaction(body)
-    }
-
     /// One page of the list and the counts on its tabs, as kept under the desk's list version if they
     /// were read since it last moved, or read now and kept. The version is read first, so what is read
     /// now is never older than the version it is kept under.
@@ -79,7 +75,7 @@ struct InformationDesk: Sendable {
         let now = portal.now
         let programName = portal.programSettings.current.programName
         let baseURL = portal.settings.baseURL
-        return try await change { db in
+        return try await portal.database.transaction { db in
             let id = try await repository.insertThread(
                 title: title, body: body, authorMemberID: memberID, isAnonymous: isAnonymous, now: now, on: db
             )
@@ -96,7 +92,7 @@ struct InformationDesk: Sendable {
     /// Adds a reply to a thread that shows; tells the asker unless she wrote it herself.
     func reply(threadID: Int64, author: DeskAuthor, body: StoredText) async throws -> Int64 {
         let now = portal.now
-        return try await change { db in
+        return try await portal.database.transaction { db in
             guard let thread = try await repository.findThread(id: threadID, on: db), thread.moderation == .visible else {
                 throw DeskRefusal.notFound
             }
@@ -111,7 +107,7 @@ struct InformationDesk: Sendable {
     /// Marks a reply as the thread's accepted answer, replacing any earlier one, and tells the asker.
     func accept(replyID: Int64) async throws -> Int64 {
         let now = portal.now
-        return try await change { db in
+        return try await portal.database.transaction { db in
             guard let reply = try await repository.findReply(id: replyID, on: db), reply.moderation == .visible,
                   let thread = try await repository.findThread(id: reply.threadID, on: db), thread.moderation == .visible
             else { throw DeskRefusal.notFound }
@@ -126,7 +122,7 @@ struct InformationDesk: Sendable {
 
     func clearAcceptedAnswer(threadID: Int64) async throws {
         let now = portal.now
-        try await change { db in
+        try await portal.database.transaction { db in
             guard try await repository.findThread(id: threadID, on: db) != nil else { throw DeskRefusal.notFound }
             try await repository.setAcceptedReply(threadID: threadID, replyID: nil, now: now, on: db)
         }
@@ -141,7 +137,7 @@ struct InformationDesk: Sendable {
     /// Replaces the body of one's own reply within the edit window; the earlier version is kept.
     func edit(replyID: Int64, by staff: StaffAccount, body: StoredText) async throws -> DeskReply {
         let now = portal.now
-        return try await change { db in
+        return try await portal.database.transaction { db in
             guard let reply = try await repository.findReply(id: replyID, on: db) else { throw DeskRefusal.notFound }
             guard canEdit(reply, by: staff) else { throw DeskRefusal.editWindowClosed }
             guard reply.body.source != body.source else { return reply }
@@ -157,7 +153,7 @@ struct InformationDesk: Sendable {
     /// Returns false when she had flagged it before.
     func flag(_ post: DeskPost, memberID: Int64, reason: String) async throws -> Bool {
         let now = portal.now
-        return try await change { db in
+        return try await portal.database.transaction { db in
             let (threadID, moderation) = try await locate(post, on: db)
             guard moderation == .visible else { throw DeskRefusal.notFound }
             try await repository.lock(threadID: threadID, on: db)
@@ -190,7 +186,7 @@ struct InformationDesk: Sendable {
     func moderate(_ post: DeskPost, _ choice: ModerationChoice, reason: String, by staff: StaffAccount, origin: AuditOrigin) async throws -> Int64 {
         let now = portal.now
         let programName = portal.programSettings.current.programName
-        return try await change { db in
+        return try await portal.database.transaction { db in
             let (threadID, _) = try await locate(post, on: db)
             try await repository.setModeration(post, threadID: threadID, to: choice.moderation, reason: reason, byFlags: false, on: db)
             try await repository.resolveFlags(post, now: now, on: db)
@@ -211,7 +207,7 @@ struct InformationDesk: Sendable {
     /// Shows a hidden or removed post again.
     func restore(_ post: DeskPost, by staff: StaffAccount, origin: AuditOrigin) async throws -> Int64 {
         let now = portal.now
-        return try await change { db in
+        return try await portal.database.transaction { db in
             let (threadID, moderation) = try await locate(post, on: db)
             guard moderation != .visible else { return threadID }
             try await repository.setModeration(post, threadID: threadID, to: .visible, reason: nil, byFlags: false, on: db)
@@ -224,7 +220,7 @@ struct InformationDesk: Sendable {
     /// An administrator reviewed the flags and keeps the post: the flags close, and a post the flags hid shows again.
     func keep(_ post: DeskPost, by staff: StaffAccount, origin: AuditOrigin) async throws -> Int64 {
         let now = portal.now
-        return try await change { db in
+        return try await portal.database.transaction { db in
             let (threadID, _) = try await locate(post, on: db)
             let hiddenByFlags: Bool = switch post {
             case .question(let id): try await repository.findThread(id: id, on: db)?.hiddenByFlags ?? false
@@ -242,7 +238,7 @@ struct InformationDesk: Sendable {
     /// Tells an administrator who asked an anonymous question, recording who asked to know, when and why.
     func revealAuthor(threadID: Int64, reason: String, by staff: StaffAccount, origin: AuditOrigin) async throws -> (pseudonym: String, memberID: Int64) {
         let now = portal.now
-        return try await change { db in
+        return try await portal.database.transaction { db in
             guard let thread = try await repository.findThread(id: threadID, on: db), thread.isAnonymous,
                   case .member(let memberID, let pseudonym, _) = thread.author
             else { throw DeskRefusal.notFound }
