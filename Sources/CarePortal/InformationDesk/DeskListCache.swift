@@ -3,19 +3,18 @@
 /// may have changed, through any server. Medical professionals come back to the same list again and
 /// again, and it changes far less often than it is read.
 struct DeskListCache: Sendable {
-    struct PageKey: Hashable, Sendable {
-        let version: Int64
-        let includeModerated: Bool
-        let searchWords: [String]
-        let filter: DeskFilter
-        let sort: DeskSort
-        let page: PageRequest
-    }
-
+    /// What the counts depend on: every page of the same list (filter, sort and page aside) shares them.
     struct CountsKey: Hashable, Sendable {
         let version: Int64
         let includeModerated: Bool
         let searchWords: [String]
+    }
+
+    struct PageKey: Hashable, Sendable {
+        let list: CountsKey
+        let filter: DeskFilter
+        let sort: DeskSort
+        let page: PageRequest
     }
 
     /// Kept pages' text, in bytes, before all are forgotten.
@@ -30,14 +29,11 @@ struct DeskListCache: Sendable {
     }
     let counts = VersionedCache<CountsKey, DeskCounts>(budget: countsBudget)
 
-    static func pageKey(_ query: DeskListQuery, version: Int64) -> PageKey {
-        PageKey(
-            version: version, includeModerated: query.includeModerated, searchWords: DeskRepository.searchWords(query.search),
-            filter: query.filter, sort: query.sort, page: query.page
-        )
-    }
-
     static func countsKey(_ query: DeskListQuery, version: Int64) -> CountsKey {
         CountsKey(version: version, includeModerated: query.includeModerated, searchWords: DeskRepository.searchWords(query.search))
+    }
+
+    static func pageKey(_ query: DeskListQuery, counts: CountsKey) -> PageKey {
+        PageKey(list: counts, filter: query.filter, sort: query.sort, page: query.page)
     }
 }

@@ -68,7 +68,7 @@ struct DeskRepository: Sendable {
     func counts(_ query: DeskListQuery, on db: any SQLDatabase) async throws -> DeskCounts {
         // Without a search, three counts, each of which an index answers, rather than one pass adding up
         // every row; a search's matches are few, and found once rather than three times.
-        let counting: SQLQueryString = searchCondition(query.search) == nil ? """
+        let counting: SQLQueryString = Self.searchWords(query.search).isEmpty ? """
             SELECT (SELECT COUNT(*) FROM desk_threads t WHERE \(conditions(query, filter: .all))) AS total,
                 (SELECT COUNT(*) FROM desk_threads t WHERE \(conditions(query, filter: .waiting))) AS waiting,
                 (SELECT COUNT(*) FROM desk_threads t WHERE \(conditions(query, filter: .accepted))) AS accepted

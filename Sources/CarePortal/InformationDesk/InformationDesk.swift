@@ -26,7 +26,7 @@ struct InformationDesk: Sendable {
             counts = try await repository.counts(query, on: db)
             portal.deskList.counts.remember(counts, for: countsKey)
         }
-        let pageKey = DeskListCache.pageKey(query, version: version)
+        let pageKey = DeskListCache.pageKey(query, counts: countsKey)
         if let kept = portal.deskList.pages.value(for: pageKey) { return (kept, counts) }
         let page = try await repository.list(query, total: counts[query.filter], on: db)
         portal.deskList.pages.remember(page, for: pageKey)

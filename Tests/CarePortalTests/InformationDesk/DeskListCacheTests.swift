@@ -70,7 +70,7 @@ import Testing
             try await portal.database.write { db in
                 try await db.raw("UPDATE members SET pseudonym = 'Egret' WHERE id = \(bind: memberID)").run()
             }
-            let kept = try #require(portal.portal.deskList.pages.value(for: DeskListCache.pageKey(query, version: version)))
+            let kept = try #require(portal.portal.deskList.pages.value(for: DeskListCache.pageKey(query, counts: DeskListCache.countsKey(query, version: version))))
             #expect(kept.items.first?.author.pseudonymForTests == "Heron")
 
             let page = try await doctor.get(SiteURL.desk.path).text
