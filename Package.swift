@@ -32,13 +32,38 @@ let package = Package(
             name: "careportal",
             dependencies: [
                 "CarePortal",
+                "PortalPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What every feature uses — storage, accounts, sessions, audit, outbox, pages, the request's way through
+        // middleware to a route — and names no feature: the compiler refuses a platform file that does.
+        .target(
+            name: "PortalPlatform",
+            dependencies: [
+                "CSMTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ],
+            resources: [.copy("Resources/common-passwords.txt")]
+        ),
+        // The features, each in its own folder, and the application assembled from them.
         .target(
             name: "CarePortal",
             dependencies: [
-                "CSMTP",
+                "PortalPlatform",
                 "SafeHTML",
                 "CHPDF",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -56,7 +81,7 @@ let package = Package(
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ],
-            resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/demo-illustrations")]
+            resources: [.copy("Resources/demo-illustrations")]
         ),
         // libcurl's SMTP client behind a small non-variadic C interface Swift can call.
         .target(name: "CSMTP", linkerSettings: [.linkedLibrary("curl")]),
@@ -84,6 +109,7 @@ let package = Package(
             name: "CarePortalTests",
             dependencies: [
                 "CarePortal",
+                "PortalPlatform",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),

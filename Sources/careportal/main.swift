@@ -1,5 +1,6 @@
 import ArgumentParser
 import CarePortal
+import PortalPlatform
 import Foundation
 
 @main

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PortalPlatform
 import ServiceLifecycle
 
 /// The portal, ready to run or to test: the application and the parts tests look at.
@@ -15,10 +16,25 @@ public struct CarePortalApplication: Sendable {
     /// Present when a mail transport is configured.
     public let outboxSender: OutboxSender?
     let portal: Portal
+    /// The features the portal was built from, in order.
+    let features: [any PortalFeature]
+    /// Their background jobs, each marked with its feature's program.
+    let jobs: [BackgroundJob]
+
+    /// The running instance of one feature, with its state (its caches).
+    func feature<Feature: PortalFeature>(_ type: Feature.Type) -> Feature? {
+        features.lazy.compactMap { $0 as? Feature }.first
+    }
 }
 
-/// Builds the whole application; `serve` and the tests both come through here.
+/// Builds the whole application from `features` (every feature unless told otherwise); `serve` and the tests both come through here.
 public func buildApplication(settings: Settings, dependencies: Dependencies, logger: Logger? = nil) async throws -> CarePortalApplication {
+    try await buildApplication(settings: settings, dependencies: dependencies, features: Features.all, logger: logger)
+}
+
+func buildApplication(
+    settings: Settings, dependencies: Dependencies, features featureTypes: [any PortalFeature.Type], logger: Logger? = nil
+) async throws -> CarePortalApplication {
     let logger = logger ?? {
         var logger = Logger(label: "careportal")
         logger.logLevel = settings.logLevel
@@ -26,9 +42,12 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     }()
 
     let database = try Database(url: settings.databaseURL, logger: logger)
-    let pages = try await PageRenderer(templatesDirectory: "\(settings.resourcesDirectory)/templates")
+    let pages = try await PageRenderer(
+        templatesDirectory: "\(settings.resourcesDirectory)/templates", required: featureTypes.flatMap { $0.templates }
+    )
     let (wakeUps, wakeUpContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let outbox = Outbox(now: dependencies.now, wakeSender: { wakeUpContinuation.yield() })
+    let contributions = Features.contributions(of: featureTypes)
     let portal = Portal(
         settings: settings,
         dependencies: dependencies,
@@ -40,6 +59,7 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
         passwordPolicy: .standard,
         outbox: outbox,
         programSettings: ProgramSettingsStore(database: database, defaults: .defaults(programName: settings.programName)),
+        contributions: contributions,
         logger: logger
     )
 
@@ -52,29 +72,22 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     router.add(middleware: CSRFMiddleware(portal: portal))
 
     var routes = PortalRoutes(router: router, portal: portal)
-    HomeController(portal: portal).addRoutes(to: &routes)
-    SignInController(portal: portal).addRoutes(to: &routes)
-    PhysicianRegistrationController(portal: portal).addRoutes(to: &routes)
-    StaffController(portal: portal).addRoutes(to: &routes)
-    AuditController(portal: portal).addRoutes(to: &routes)
-    OutboxController(portal: portal).addRoutes(to: &routes)
-    SignUpCodesController(portal: portal).addRoutes(to: &routes)
-    MemberAPIController(portal: portal).addRoutes(to: &routes)
-    MembersController(portal: portal).addRoutes(to: &routes)
-    ProgramSettingsController(portal: portal).addRoutes(to: &routes)
-    try await OpenAPIController(portal: portal).addRoutes(to: &routes)
-    MedicalProfessionalsController(portal: portal).addRoutes(to: &routes)
-    InvitationController(portal: portal).addRoutes(to: &routes)
-    DeskController(portal: portal).addRoutes(to: &routes)
-    DeskModerationController(portal: portal).addRoutes(to: &routes)
-    DeskAPIController(portal: portal).addRoutes(to: &routes)
-    try ReportFonts.check()
-    CatalogueController(portal: portal).addRoutes(to: &routes)
-    PatientsController(portal: portal).addRoutes(to: &routes)
-    PatientWizardController(portal: portal).addRoutes(to: &routes)
-    PatientAPIController(portal: portal).addRoutes(to: &routes)
+    var features: [any PortalFeature] = []
+    var jobs: [BackgroundJob] = []
+    for type in featureTypes {
+        let feature = type.init(portal: portal)
+        routes.program = type.program
+        try await feature.addRoutes(to: &routes)
+        jobs += feature.jobs.map { job in
+            var job = job
+            job.program = type.program
+            return job
+        }
+        features.append(feature)
+    }
 
-    var services: [any Service] = [database, Housekeeping(portal: portal), PatientReminders(portal: portal)]
+    var services: [any Service] = [database, Housekeeping(portal: portal)]
+    if !jobs.isEmpty { services.append(BackgroundJobs(portal: portal, jobs: jobs)) }
     let sender = dependencies.mailTransport.map { transport in
         OutboxSender(
             database: database, outbox: outbox, transport: transport, sender: settings.mailFrom, logger: logger,
@@ -96,40 +109,6 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
     }
     return CarePortalApplication(
         application: application, database: database, routes: routeList, catalogue: routes.catalogue,
-        outboxSender: sender, portal: portal
+        outboxSender: sender, portal: portal, features: features, jobs: jobs
     )
-}
-
-/// Every 30 seconds reads program settings saved by other servers; every five minutes clears out
-/// expired sessions, member tokens and old sign-in failures.
-struct Housekeeping: Service {
-    let portal: Portal
-    static let interval: Duration = ProgramSettingsStore.refreshInterval
-    static let sweepEvery = 10
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            // The first round waits one interval, so it never runs before start-up's migration.
-            var round = 0
-            while (try? await Task.sleep(for: Self.interval)) != nil {
-                round += 1
-                do {
-                    try await portal.programSettings.refresh()
-                    if round % Self.sweepEvery == 0 { try await sweep() }
-                } catch {
-                    portal.logger.warning("Housekeeping failed", metadata: ["error": "\(String(reflecting: error))"])
-                }
-            }
-        }
-    }
-
-    func sweep() async throws {
-        try await portal.sessions.deleteExpired()
-        let now = portal.now
-        try await portal.database.write { db in
-            try await SignInThrottle().deleteExpired(now: now, on: db)
-            try await MemberTokens().deleteExpired(now: now, on: db)
-            try await PatientTokens().deleteExpired(now: now, on: db)
-        }
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import PortalPlatform
 
 /// What the `careportal` command's subcommands do; the executable only parses arguments and calls these.
 public enum Commands {

@@ -1,4 +1,5 @@
 import Hummingbird
+import PortalPlatform
 
 /// Every page and action of the portal: routes are registered from these and links are built
 /// from them, so the two cannot drift apart.
@@ -124,11 +125,11 @@ enum SiteURL: Sendable, Equatable {
     /// The address to link to.
     var path: String {
         switch self {
-        case .home: "/"
+        case .home: PlatformPath.home
         case .health: "/health"
         case .setup: "/setup"
-        case .signIn: "/sign-in"
-        case .signOut: "/sign-out"
+        case .signIn: PlatformPath.signIn
+        case .signOut: PlatformPath.signOut
         case .changePassword: "/account/password"
         case .registerPhysician: "/register"
         case .registrationReceived: "/register/received"
@@ -254,5 +255,17 @@ extension Parameters {
     func recordID() throws -> Int64 {
         guard let value = get("id"), let id = Int64(value), id > 0 else { throw HTTPError(.notFound) }
         return id
+    }
+}
+
+/// A redirect after a form, so reloading the next page never sends the form again.
+func seeOther(_ url: SiteURL) -> Response {
+    seeOther(url.path)
+}
+
+extension Portal {
+    /// The layout for a page, with the navigation the signed-in person's role allows; `current` is marked as the page's own.
+    func layout(_ title: String, context: PortalContext, current: SiteURL? = nil) -> Layout {
+        layout(title, context: context, currentPath: current?.path)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import PortalPlatform
 
 /// Administrators read the audit log, filter it and export it as CSV.
 struct AuditController {
@@ -19,10 +20,10 @@ struct AuditController {
         var toText = ""
         var errors = FormErrors()
 
-        init(request: Request) {
+        init(request: Request, vocabulary: AuditVocabulary) {
             query.person = request.query("person") ?? ""
             query.record = request.query("record") ?? ""
-            query.action = request.query("action").flatMap(AuditAction.init(rawValue:))
+            query.action = request.query("action").flatMap(vocabulary.action)
             fromText = request.query("from") ?? ""
             toText = request.query("to") ?? ""
             if !fromText.isEmpty {
@@ -51,7 +52,7 @@ struct AuditController {
     }
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
-        let filters = Filters(request: request)
+        let filters = Filters(request: request, vocabulary: portal.auditVocabulary)
         let page = filters.errors.isEmpty
             ? try await portal.database.read { db in try await portal.audit.list(filters.query, on: db) }
             : PageOf<AuditEntry>(items: [], totalCount: 0, request: filters.query.page)
@@ -68,8 +69,8 @@ struct AuditController {
                 errors: filters.errors.items,
                 fields: fields,
                 actionOptions: [FilterOption(value: "", title: "All actions", isSelected: filters.query.action == nil)]
-                    + AuditAction.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == filters.query.action) },
-                rows: page.items.map(AuditRow.init),
+                    + portal.auditVocabulary.actions.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == filters.query.action) },
+                rows: page.items.map { AuditRow($0, vocabulary: portal.auditVocabulary) },
                 pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
                 exportPath: ListAddress(path: SiteURL.auditLogExport.path, parameters: filters.parameters).string
             ),
@@ -83,7 +84,7 @@ struct AuditController {
     ]
 
     @Sendable func export(request: Request, context: PortalContext) async throws -> Response {
-        let filters = Filters(request: request)
+        let filters = Filters(request: request, vocabulary: portal.auditVocabulary)
         guard filters.errors.isEmpty else { throw HTTPError(.badRequest) }
         let event = AuditEvent(
             actor: context.auditActor, action: .auditLogExported, recordType: "audit_log",
@@ -138,11 +139,11 @@ struct AuditRow: Sendable, Encodable {
     let address: String
     let detail: String
 
-    init(_ entry: AuditEntry) {
+    init(_ entry: AuditEntry, vocabulary: AuditVocabulary) {
         time = DisplayTime.dateTime(entry.occurredAt)
         person = [entry.actorName, entry.actorAccountID.map { "#\($0)" }].compactMap { $0 }.joined(separator: " ")
         role = entry.actorRole.flatMap(StaffRole.init(rawValue:))?.title ?? entry.actorRole ?? "—"
-        action = AuditAction(rawValue: entry.action)?.title ?? entry.action
+        action = vocabulary.title(of: entry.action)
         record = [entry.recordType, entry.recordID].compactMap { $0 }.joined(separator: " ")
         outcome = entry.outcome.prefix(1).uppercased() + entry.outcome.dropFirst()
         outcomeTag = entry.outcome == AuditOutcome.success.rawValue ? "tag--green" : "tag--red"

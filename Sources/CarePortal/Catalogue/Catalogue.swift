@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// A medication physicians may prescribe, with the doses it comes in.
 public struct CatalogueMedication: Sendable, Equatable, Identifiable {

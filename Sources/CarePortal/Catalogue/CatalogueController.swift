@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import PortalPlatform
 import SQLKit
 
 /// Administrators keep the catalogue the add-patient wizard offers: medications and their doses,

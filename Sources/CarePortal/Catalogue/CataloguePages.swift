@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// The administrators' view of everything physicians can prescribe.
 struct CataloguePage: Page {

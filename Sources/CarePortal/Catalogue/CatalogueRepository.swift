@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SQLKit
 
 /// A catalogue name already used by another entry of the same list.

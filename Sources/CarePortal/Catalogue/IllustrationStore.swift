@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import PortalPlatform
 #endif
 
 /// Exercise illustrations on disk, under `DATA_DIR/illustrations`, each under a random name the server

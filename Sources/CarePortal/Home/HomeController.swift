@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SQLKit
 
 /// The front door: first-run setup, sign-in, or the signed-in person's home page.
@@ -20,31 +21,12 @@ struct HomeController {
             return seeOther(hasAdministrator ? .signIn : .setup)
         }
         guard SiteURL.landing(for: staff.role) == .home else { return seeOther(.landing(for: staff.role)) }
-        var cards: [HomePage.Card] = []
-        if staff.role == .administrator {
-            let (waiting, failedMail) = try await portal.database.read { db in
-                (
-                    try await StaffAccountRepository().awaitingApprovalCount(on: db),
-                    try await portal.outbox.list(status: .failed, page: PageRequest(number: 1, size: 1), on: db).totalCount
-                )
-            }
-            cards = [
-                HomePage.Card(
-                    title: "Staff accounts", path: SiteURL.staff.path,
-                    body: waiting == 0
-                        ? "Find staff accounts, and disable or re-enable them."
-                        : "\(waiting) physician registration\(waiting == 1 ? " is" : "s are") waiting for your approval."
-                ),
-                HomePage.Card(title: "Audit log", path: SiteURL.auditLog.path, body: "See who signed in, and who read or changed what."),
-                HomePage.Card(
-                    title: "Outbox", path: SiteURL.outbox.path,
-                    body: failedMail == 0
-                        ? "Read the emails the portal has sent or is about to send."
-                        : "\(failedMail) email\(failedMail == 1 ? " was" : "s were") not delivered. Check the address and send again."
-                ),
-            ]
+        let settings = portal.programSettings.current
+        var cards: [HomeCard] = []
+        for contribution in portal.contributions.homeCards where settings.runs(contribution.program) {
+            cards += try await contribution.cards(staff, portal)
         }
-        cards.append(HomePage.Card(title: "Change your password", path: SiteURL.changePassword.path, body: "Choose a new password for your account."))
+        cards.append(HomeCard(title: "Change your password", path: SiteURL.changePassword.path, body: "Choose a new password for your account."))
         return portal.pages.response(HomePage(
             layout: portal.layout("Home", context: context, current: .home),
             greeting: "Welcome, \(staff.username)",
@@ -64,15 +46,9 @@ struct HomeController {
 }
 
 struct HomePage: Page {
-    struct Card: Sendable, Encodable {
-        let title: String
-        let path: String
-        let body: String
-    }
-
     static let template = TemplateName.home
     let layout: Layout
     let greeting: String
     let roleTitle: String
-    let cards: [Card]
+    let cards: [HomeCard]
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SafeHTML
 
 /// What the member app sends to and receives from the information desk; described in `api/openapi.json`.
@@ -169,10 +170,6 @@ struct DeskAPIController {
     let portal: Portal
     let desk: InformationDesk
 
-    init(portal: Portal) {
-        self.portal = portal
-        desk = InformationDesk(portal: portal)
-    }
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.apiThreads.pattern, access: .member, list)
@@ -185,8 +182,7 @@ struct DeskAPIController {
     }
 
     private func memberID(_ context: PortalContext) throws -> Int64 {
-        guard let member = context.member else { throw APIError.unauthorized }
-        return member.memberID
+        try context.requireMember().accountID
     }
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SafeHTML
 
 /// The information desk for medical professionals and administrators: the thread list, a thread
@@ -10,10 +11,6 @@ struct DeskController {
     let portal: Portal
     let desk: InformationDesk
 
-    init(portal: Portal) {
-        self.portal = portal
-        desk = InformationDesk(portal: portal)
-    }
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.desk.pattern, access: Self.access, list)

@@ -1,3 +1,5 @@
+import PortalPlatform
+
 /// Pages of the desk's list and the counts on its tabs, kept under the desk's list version
 /// (`list_versions`, migration 15), which the database raises whenever anything they show or count
 /// may have changed, through any server. Medical professionals come back to the same list again and

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// Whether a post shows, and why not. Hidden and removed posts are kept and can be restored;
 /// members and medical professionals see "Removed by a moderator" in their place.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SafeHTML
 
 /// Administrators moderate the desk: hide or remove a post with a reason and restore it, review
@@ -9,10 +10,6 @@ struct DeskModerationController {
     let portal: Portal
     let desk: InformationDesk
 
-    init(portal: Portal) {
-        self.portal = portal
-        desk = InformationDesk(portal: portal)
-    }
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.pattern(SiteURL.deskThreadModerate), access: Self.access) { try await showModerate(.question(try $1.parameters.recordID()), $0, $1) }

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SafeHTML
 
 /// Who wrote a post, as a reader is shown it. An anonymous asker is "Anonymous" to everyone, in her

@@ -1,3 +1,5 @@
+import PortalPlatform
+
 /// Threads' replies, kept under the thread's `repliesVersion`, which the database raises whenever
 /// anything they show changes, through any server: a reply added, edited, moderated or hidden by
 /// flags; the pseudonym, avatar, username or role of someone who replied. Reading a thread's replies,

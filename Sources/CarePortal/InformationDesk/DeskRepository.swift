@@ -1,6 +1,7 @@
 import Foundation
-import SafeHTML
+import PortalPlatform
 import SQLKit
+import SafeHTML
 
 /// The only place the information desk's tables are read and written. Full-text search is SQLite's
 /// FTS5 or PostgreSQL's text search, chosen by engine behind the same methods.

@@ -1,6 +1,7 @@
 import Foundation
-import SafeHTML
+import PortalPlatform
 import SQLKit
+import SafeHTML
 
 /// Renders every stored question, reply and earlier reply version again from its source with the
 /// current SafeHTML policy, so a tightened policy reaches what was posted before it.

@@ -1,15 +1,18 @@
 import Foundation
-import SafeHTML
+import PortalPlatform
 import SQLKit
+import SafeHTML
 
 /// What people do on the information desk, shared by the staff pages and the member API: every
 /// change runs in one transaction with its notifications, emails and log entries.
 struct InformationDesk: Sendable {
     let portal: Portal
     let repository: DeskRepository
+    let caches: DeskCaches
 
-    init(portal: Portal) {
+    init(portal: Portal, caches: DeskCaches) {
         self.portal = portal
+        self.caches = caches
         repository = DeskRepository(engine: portal.database.engine)
     }
 
@@ -20,16 +23,16 @@ struct InformationDesk: Sendable {
         let version = try await repository.listVersion(on: db)
         let countsKey = DeskListCache.countsKey(query, version: version)
         let counts: DeskCounts
-        if let kept = portal.deskList.counts.value(for: countsKey) {
+        if let kept = caches.list.counts.value(for: countsKey) {
             counts = kept
         } else {
             counts = try await repository.counts(query, on: db)
-            portal.deskList.counts.remember(counts, for: countsKey)
+            caches.list.counts.remember(counts, for: countsKey)
         }
         let pageKey = DeskListCache.pageKey(query, counts: countsKey)
-        if let kept = portal.deskList.pages.value(for: pageKey) { return (kept, counts) }
+        if let kept = caches.list.pages.value(for: pageKey) { return (kept, counts) }
         let page = try await repository.list(query, total: counts[query.filter], on: db)
-        portal.deskList.pages.remember(page, for: pageKey)
+        caches.list.pages.remember(page, for: pageKey)
         return (page, counts)
     }
 
@@ -38,9 +41,9 @@ struct InformationDesk: Sendable {
     /// before the replies would be, so replies read now are never older than the version they are kept under.
     func replies(of thread: DeskThread, on db: any SQLDatabase) async throws -> [DeskReply] {
         let key = DeskRepliesCache.Key(threadID: thread.id, repliesVersion: thread.repliesVersion)
-        if let kept = portal.deskReplies.value(for: key) { return kept }
+        if let kept = caches.replies.value(for: key) { return kept }
         let replies = try await repository.replies(threadID: thread.id, on: db)
-        portal.deskReplies.remember(replies, for: key)
+        caches.replies.remember(replies, for: key)
         return replies
     }
 

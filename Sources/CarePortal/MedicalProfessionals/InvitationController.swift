@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 
 /// A medical professional opens the link in the invitation email, sets up the account and is signed in.
 struct InvitationController {

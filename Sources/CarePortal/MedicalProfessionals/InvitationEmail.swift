@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 extension StaffInvitation {
     /// The address in the email; the token travels only here and in the accept form, never in a log or the audit log.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 
 /// Administrators invite medical professionals, send invitations again, revoke them, and see who has an account.
 struct MedicalProfessionalsController {

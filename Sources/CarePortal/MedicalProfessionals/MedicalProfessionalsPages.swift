@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// A medical professional's account in the administrators' list.
 struct MedicalProfessionalRow: Sendable, Encodable {

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SQLKit
 
 /// An administrator's invitation to a medical professional: who they are, where the link went, and what became of it.

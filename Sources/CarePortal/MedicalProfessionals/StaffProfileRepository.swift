@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SQLKit
 
 /// A medical professional's profile: the real name and date of birth from the invitation, which only

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// A woman in the program, known only by her pseudonym.
 public struct Member: Sendable, Equatable, Identifiable {

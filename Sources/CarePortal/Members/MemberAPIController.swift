@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SQLKit
 
 /// The member app's JSON API: registration with a sign-up code, sign-in with bearer tokens,
@@ -7,15 +8,18 @@ import SQLKit
 struct MemberAPIController {
     let portal: Portal
     let members = MemberRepository()
-    let tokens = MemberTokens()
+    let tokens = AppAccountKind.member.bearerTokens
     let codes = SignUpCodeRepository()
     let throttle = SignInThrottle()
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.apiProgram.pattern, access: .everyone, program)
         routes.post(SiteURL.apiRegistrations.pattern, access: .everyone, register)
-        routes.post(SiteURL.apiSessions.pattern, access: .everyone, signIn)
-        routes.delete(SiteURL.apiCurrentSession.pattern, access: .member, signOut)
+        let members = self.members
+        routes.appSessions(.member) { issued, db in
+            guard let member = try await members.find(id: issued.accountID, on: db) else { throw APIError.unauthorized }
+            return MemberAPI.Session(token: issued.token, expiresAt: issued.expiresAt, member: .init(member, settings: portal.programSettings.current))
+        }
         routes.post(SiteURL.apiAccountRecovery.pattern, access: .everyone, recover)
         routes.get(SiteURL.apiMe.pattern, access: .member, ownProfile)
         routes.patch(SiteURL.apiMe.pattern, access: .member, changeProfile)
@@ -25,7 +29,6 @@ struct MemberAPIController {
     }
 
     static let wrongCode = "This code is not valid. Check it with the person who gave it to you: each code works once, and only until it expires"
-    static let wrongCredentials = "The pseudonym or password is not right"
     static let wrongRecovery = "The recovery email or the answer to your security question is not right"
 
     // MARK: Program
@@ -123,7 +126,7 @@ struct MemberAPIController {
                     actor: AuditActor(accountID: member.id, role: "member", name: nil), action: .memberRegistered,
                     recordType: "member", recordID: "\(member.id)", origin: origin, detail: "cohort \(cohort.dueMonth)"
                 ), on: db)
-                let issued = try await tokens.issue(memberID: member.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
+                let issued = try await tokens.issue(ownerID: member.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
                 var registered = member
                 registered.signUpCodeID = codeID
                 return MemberAPI.Session(token: issued.token, expiresAt: issued.expiresAt, member: .init(registered, settings: settings))
@@ -152,79 +155,13 @@ struct MemberAPIController {
         return (state.isEmpty ? nil : state, zip.isEmpty ? nil : zip)
     }
 
-    // MARK: Sign-in and sign-out
-
-    @Sendable func signIn(request: Request, context: PortalContext) async throws -> Response {
-        let body = try await request.json(MemberAPI.SignIn.self)
-        let pseudonym = body.pseudonym?.trimmed ?? ""
-        let password = body.password ?? ""
-        var problems: [String: String] = [:]
-        if pseudonym.isEmpty { problems["pseudonym"] = "Enter your pseudonym" }
-        if password.isEmpty { problems["password"] = "Enter your password" }
-        guard problems.isEmpty else { throw APIError.validation(problems) }
-
-        let origin = portal.origin(of: request, context: context)
-        let now = portal.now
-        let keys: [SignInThrottle.Key] = [.member(pseudonym)] + (origin.address.map { [.address($0)] } ?? [])
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
-        let credentials = try await portal.database.read { db in try await members.credentials(pseudonym: pseudonym, on: db) }
-        let passwordMatches = try await portal.passwords.verify(password, againstStored: credentials?.passwordHash)
-        guard let credentials, passwordMatches else {
-            try await portal.database.transaction { db in
-                try await throttle.recordFailure(keys, now: now, on: db)
-                if let credentials {
-                    try await members.recordSignIn(memberID: credentials.id, kind: .failed, origin: origin, now: now, on: db)
-                }
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: credentials?.id, role: "member", name: nil), action: .signIn,
-                    recordType: "member", recordID: credentials.map { "\($0.id)" }, outcome: .failure, origin: origin,
-                    detail: credentials == nil ? "unknown pseudonym" : "wrong password"
-                ), on: db)
-            }
-            throw APIError(status: .unauthorized, code: "invalid_credentials", message: "\(Self.wrongCredentials).")
-        }
-        guard credentials.status == .active else {
-            try await portal.database.transaction { db in
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: credentials.id, role: "member", name: nil), action: .signIn,
-                    recordType: "member", recordID: "\(credentials.id)", outcome: .denied, origin: origin, detail: "member disabled"
-                ), on: db)
-            }
-            throw Self.disabled(portal.programSettings.current)
-        }
-        let settings = portal.programSettings.current
-        let session = try await portal.database.transaction { db in
-            try await throttle.clear(.member(pseudonym), on: db)
-            try await members.recordSignIn(memberID: credentials.id, kind: .signIn, origin: origin, now: now, on: db)
-            try await members.markActive(id: credentials.id, at: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: credentials.id, role: "member", name: nil), action: .signIn,
-                recordType: "member", recordID: "\(credentials.id)", origin: origin
-            ), on: db)
-            guard let member = try await members.find(id: credentials.id, on: db) else { throw APIError.unauthorized }
-            let issued = try await tokens.issue(memberID: member.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
-            return MemberAPI.Session(token: issued.token, expiresAt: issued.expiresAt, member: .init(member, settings: settings))
-        }
-        return .json(session, status: .created)
-    }
+    // MARK: Refusals
 
     static func disabled(_ settings: ProgramSettings) -> APIError {
         APIError(
             status: .forbidden, code: "account_disabled",
             message: "This account has been disabled." + (settings.deletionPhone.isEmpty ? "" : " To ask about it, call \(settings.deletionPhone).")
         )
-    }
-
-    @Sendable func signOut(request: Request, context: PortalContext) async throws -> Response {
-        let holder = try context.requireMember()
-        try await portal.database.transaction { db in
-            try await tokens.revoke(tokenHash: holder.tokenHash, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .signOut, recordType: "member", recordID: "\(holder.memberID)",
-                origin: portal.origin(of: request, context: context)
-            ), on: db)
-        }
-        return .noContent
     }
 
     // MARK: Recovery
@@ -269,7 +206,7 @@ struct MemberAPIController {
         try await portal.database.transaction { db in
             try await throttle.clear(.recovery(email), on: db)
             try await members.setPassword(id: recovered.id, hash: hash, now: now, on: db)
-            try await tokens.revokeAll(memberID: recovered.id, on: db)
+            try await tokens.revokeAll(ownerID: recovered.id, on: db)
             try await members.recordSignIn(memberID: recovered.id, kind: .recovered, origin: origin, now: now, on: db)
             try await portal.audit.record(AuditEvent(
                 actor: AuditActor(accountID: recovered.id, role: "member", name: nil), action: .memberRecovered,
@@ -283,7 +220,7 @@ struct MemberAPIController {
 
     @Sendable func ownProfile(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireMember()
-        guard let member = try await portal.database.read({ db in try await members.find(id: holder.memberID, on: db) }) else {
+        guard let member = try await portal.database.read({ db in try await members.find(id: holder.accountID, on: db) }) else {
             throw APIError.unauthorized
         }
         return .json(MemberAPI.OwnProfile(member, settings: portal.programSettings.current))
@@ -309,7 +246,7 @@ struct MemberAPIController {
             if let problem = MemberRules.bioProblem(bio) { problems["bio"] = problem } else { changes.bio = bio }
         }
         let now = portal.now
-        let existing = try await portal.database.read { db in try await members.find(id: holder.memberID, on: db) }
+        let existing = try await portal.database.read { db in try await members.find(id: holder.accountID, on: db) }
         guard let existing else { throw APIError.unauthorized }
         if body.state != nil || body.zipCode != nil {
             let location = locationProblems(
@@ -319,13 +256,13 @@ struct MemberAPIController {
         }
         guard problems.isEmpty else { throw APIError.validation(problems) }
         let updated = try await portal.database.transaction { db in
-            try await members.update(id: holder.memberID, changes, now: now, on: db)
+            try await members.update(id: holder.accountID, changes, now: now, on: db)
             try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .memberProfileChanged, recordType: "member", recordID: "\(holder.memberID)",
+                actor: context.auditActor, action: .memberProfileChanged, recordType: "member", recordID: "\(holder.accountID)",
                 origin: portal.origin(of: request, context: context),
                 detail: changes.changedFields.joined(separator: ", ")
             ), on: db)
-            return try await members.find(id: holder.memberID, on: db)
+            return try await members.find(id: holder.accountID, on: db)
         }
         guard let updated else { throw APIError.unauthorized }
         return .json(MemberAPI.OwnProfile(updated, settings: settings))
@@ -338,12 +275,12 @@ struct MemberAPIController {
         let new = body.newPassword ?? ""
         var problems: [String: String] = [:]
         if current.isEmpty { problems["current_password"] = "Enter your current password" }
-        let pseudonym = try await portal.database.read { db in try await members.find(id: holder.memberID, on: db) }?.pseudonym
+        let pseudonym = try await portal.database.read { db in try await members.find(id: holder.accountID, on: db) }?.pseudonym
         if let problem = MemberRules.passwordProblem(new, pseudonym: pseudonym, policy: portal.passwordPolicy) {
             problems["new_password"] = problem
         }
         guard problems.isEmpty else { throw APIError.validation(problems) }
-        guard let credentials = try await portal.database.read({ db in try await members.credentials(id: holder.memberID, on: db) }) else {
+        guard let credentials = try await portal.database.read({ db in try await members.credentials(id: holder.accountID, on: db) }) else {
             throw APIError.unauthorized
         }
         guard try await portal.passwords.verify(current, against: credentials.passwordHash) else {
@@ -352,11 +289,11 @@ struct MemberAPIController {
         let hash = try await portal.passwords.hash(new)
         let now = portal.now
         try await portal.database.transaction { db in
-            try await members.setPassword(id: holder.memberID, hash: hash, now: now, on: db)
+            try await members.setPassword(id: holder.accountID, hash: hash, now: now, on: db)
             // Every other device signs in again; this one keeps its token.
-            try await tokens.revokeAll(memberID: holder.memberID, keeping: holder.tokenHash, on: db)
+            try await tokens.revokeAll(ownerID: holder.accountID, keeping: holder.tokenHash, on: db)
             try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .passwordChanged, recordType: "member", recordID: "\(holder.memberID)",
+                actor: context.auditActor, action: .passwordChanged, recordType: "member", recordID: "\(holder.accountID)",
                 origin: portal.origin(of: request, context: context)
             ), on: db)
         }
@@ -398,31 +335,10 @@ extension MemberRepository.ProfileChanges {
     }
 }
 
-extension PortalContext {
-    /// The member behind the bearer token; member routes always have one.
-    func requireMember() throws -> MemberTokens.Holder {
-        guard let member else { throw APIError.unauthorized }
-        return member
-    }
-}
-
 extension Parameters {
     /// The `:id` of an API route; a malformed one is not found, in the API's error shape.
     func apiRecordID() throws -> Int64 {
         guard let value = get("id"), let id = Int64(value), id > 0 else { throw APIError.notFound }
         return id
-    }
-}
-
-extension Portal {
-    /// The member whose bearer token the request carries, or a 401 in the API's error shape.
-    func authenticateMember(_ request: Request) async throws -> MemberTokens.Holder {
-        guard let token = request.bearerToken else { throw APIError.unauthorized }
-        let now = self.now
-        guard let holder = try await MemberTokens().resolve(token, now: now, in: database) else { throw APIError.unauthorized }
-        if holder.renewed {
-            try await database.write { db in try await MemberRepository().markActive(id: holder.memberID, at: now, on: db) }
-        }
-        return holder
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// A row of the members list.
 struct MemberRow: Sendable, Encodable {

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SQLKit
 
 struct PseudonymTaken: Error {}

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 
 /// Administrators find members, read their records (every read audited), disable and re-enable
 /// them, and delete a member's data when she asks by phone; and see the cohorts.
@@ -7,7 +8,7 @@ struct MembersController {
     static let access = Access.administrators
     let portal: Portal
     let members = MemberRepository()
-    let tokens = MemberTokens()
+    let tokens = AppAccountKind.member.bearerTokens
     let codes = SignUpCodeRepository()
 
     func addRoutes(to routes: inout PortalRoutes) {
@@ -114,7 +115,7 @@ struct MembersController {
             guard let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
             try await members.setStatus(id: id, status, now: portal.now, on: db)
             // Disabling signs her app out at once, on every device.
-            if status == .disabled { try await tokens.revokeAll(memberID: id, on: db) }
+            if status == .disabled { try await tokens.revokeAll(ownerID: id, on: db) }
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: status == .disabled ? .memberDisabled : .memberEnabled,
                 recordType: "member", recordID: "\(id)", origin: origin

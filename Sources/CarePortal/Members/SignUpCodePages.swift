@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 struct SignUpCodeRow: Sendable, Encodable {
     let number: String

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SQLKit
 
 /// A one-time code an administrator reads to a woman over the phone so she can register in the app.

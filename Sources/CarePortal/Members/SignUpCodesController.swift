@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 
 /// Administrators make sign-up codes to read to women over the phone, and revoke unused ones.
 struct SignUpCodesController {

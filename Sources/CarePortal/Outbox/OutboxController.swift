@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 
 /// Administrators read the mail the portal has written, and send again what could not be delivered.
 struct OutboxController {

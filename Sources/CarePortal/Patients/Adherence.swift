@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// What the patient logged for one scheduled dose or exercise session.
 public struct AdherenceLog: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import PortalPlatform
+
 /// Figures worked out from a patient's adherence logs and prescriptions, kept for as long as neither
 /// has changed: the patients list's 30-day adherence, the patient page's charts.
 ///

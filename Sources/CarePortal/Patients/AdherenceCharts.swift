@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// Daily adherence as bars under a 100% line: the geometry the template draws, in the SVG's units.
 /// Each bar carries its day and percentage, and the table beneath holds the same numbers.

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// A physician's patient: her contact details and medical number.
 public struct Patient: Sendable, Equatable, Identifiable {
@@ -199,50 +200,3 @@ enum PatientRules {
     static let contactFieldNames = ["first_name", "middle_name", "last_name", "medical_number", "email", "phone", "address"]
 }
 
-extension CalendarDate {
-    /// Days since 1 January 1970, as prescriptions and logs store days (Howard Hinnant's days_from_civil).
-    var dayNumber: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The day `dayNumber` days after 1 January 1970.
-    init(dayNumber: Int) {
-        let (year, month, day) = Self.civil(dayNumber: dayNumber)
-        self.init(year: year, month: month, day: day)!
-    }
-
-    /// The proleptic Gregorian year, month and day of a day number, for any year (Howard Hinnant's
-    /// civil_from_days).
-    static func civil(dayNumber: Int) -> (year: Int, month: Int, day: Int) {
-        let z = dayNumber + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    func adding(days: Int) -> CalendarDate { CalendarDate(dayNumber: dayNumber + days) }
-
-    /// Monday is 0, Sunday 6.
-    var weekdayFromMonday: Int { ((dayNumber % 7) + 7 + 3) % 7 }
-
-    /// "20 Nov 2026".
-    var short: String { "\(day) \(CalendarDate.monthNames[month - 1].prefix(3)) \(year)" }
-
-    /// "Fri 20 Nov".
-    var weekdayAndDay: String {
-        "\(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][weekdayFromMonday]) \(day) \(CalendarDate.monthNames[month - 1].prefix(3))"
-    }
-
-    var firstOfMonth: CalendarDate { CalendarDate(year: year, month: month, day: 1)! }
-    var lastOfMonth: CalendarDate { CalendarDate(year: year, month: month, day: CalendarDate.daysIn(month: month, year: year))! }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SQLKit
 
 /// The patient app's JSON API under `/api/v1/patient/`: claiming the account with the emailed token,
@@ -10,14 +11,21 @@ struct PatientAPIController {
     let patients = PatientRepository()
     let accounts = PatientAccountRepository()
     let regimens = RegimenRepository()
-    let tokens = PatientTokens()
+    let tokens = AppAccountKind.patient.bearerTokens
     let throttle = SignInThrottle()
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.post(SiteURL.apiPatientClaimCheck.pattern, access: .everyone, checkClaim)
         routes.post(SiteURL.apiPatientClaim.pattern, access: .everyone, claim)
-        routes.post(SiteURL.apiPatientSessions.pattern, access: .everyone, signIn)
-        routes.delete(SiteURL.apiPatientCurrentSession.pattern, access: .patient, signOut)
+        routes.appSessions(.patient) { [patients, accounts] issued, db in
+            guard let patient = try await patients.find(id: issued.accountID, on: db),
+                  let account = try await accounts.find(patientID: issued.accountID, on: db)
+            else { throw APIError.unauthorized }
+            return PatientAPI.Session(
+                token: issued.token, expiresAt: issued.expiresAt,
+                patient: .init(patient, username: account.username ?? "", physician: try await Self.physician(of: patient, on: db))
+            )
+        }
         routes.get(SiteURL.apiPatientMe.pattern, access: .patient, profile)
         routes.get(SiteURL.apiPatientRegimen.pattern, access: .patient, regimen)
         routes.get(SiteURL.pattern(SiteURL.apiPatientIllustration), access: .patient, illustration)
@@ -29,7 +37,6 @@ struct PatientAPIController {
     }
 
     static let wrongToken = "This claim token is not valid. Check it against the email from your physician: each token works once, and only until it expires"
-    static let wrongCredentials = "The username or password is not right"
 
     // MARK: Claiming the account
 
@@ -99,7 +106,7 @@ struct PatientAPIController {
         let hash = try await portal.passwords.hash(password)
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
-        let physician = try await physician(of: patient)
+        let physician = try await portal.database.read { db in try await Self.physician(of: patient, on: db) }
         do {
             let session = try await portal.database.transaction { db -> PatientAPI.Session in
                 guard try await accounts.claim(token: ClaimToken.normalized(body.claimToken ?? ""), username: username, passwordHash: hash, now: now, on: db) == patient.id else {
@@ -110,7 +117,7 @@ struct PatientAPIController {
                     actor: AuditActor(accountID: patient.id, role: "patient", name: nil), action: .patientAccountClaimed,
                     recordType: "patient", recordID: "\(patient.id)", origin: origin
                 ), on: db)
-                let issued = try await tokens.issue(patientID: patient.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
+                let issued = try await tokens.issue(ownerID: patient.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
                 return PatientAPI.Session(token: issued.token, expiresAt: issued.expiresAt, patient: .init(patient, username: username, physician: physician))
             }
             return .json(session, status: .created)
@@ -122,68 +129,10 @@ struct PatientAPIController {
         }
     }
 
-    private func physician(of patient: Patient) async throws -> PatientAPI.Physician {
-        try await portal.database.read { db in
-            let name = try await patients.physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? ""
-            let profile = try await StaffAccountRepository().physicianProfile(accountID: patient.physicianID, on: db)
-            return PatientAPI.Physician(name: name, practiceAddress: profile?.practiceLocation ?? "")
-        }
-    }
-
-    // MARK: Sign-in and sign-out
-
-    @Sendable func signIn(request: Request, context: PortalContext) async throws -> Response {
-        let body = try await request.json(PatientAPI.SignIn.self)
-        let username = body.username?.trimmed ?? ""
-        let password = body.password ?? ""
-        var problems: [String: String] = [:]
-        if username.isEmpty { problems["username"] = "Enter your username" }
-        if password.isEmpty { problems["password"] = "Enter your password" }
-        guard problems.isEmpty else { throw APIError.validation(problems) }
-        let origin = portal.origin(of: request, context: context)
-        let now = portal.now
-        let keys: [SignInThrottle.Key] = [.patient(username)] + (origin.address.map { [.address($0)] } ?? [])
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
-        let credentials = try await portal.database.read { db in try await accounts.credentials(username: username, on: db) }
-        let matches = try await portal.passwords.verify(password, againstStored: credentials?.passwordHash)
-        guard let credentials, matches else {
-            try await portal.database.transaction { db in
-                try await throttle.recordFailure(keys, now: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: credentials?.patientID, role: "patient", name: nil), action: .signIn,
-                    recordType: "patient", recordID: credentials.map { "\($0.patientID)" }, outcome: .failure, origin: origin,
-                    detail: credentials == nil ? "unknown username" : "wrong password"
-                ), on: db)
-            }
-            throw APIError(status: .unauthorized, code: "invalid_credentials", message: "\(Self.wrongCredentials).")
-        }
-        guard let patient = try await portal.database.read({ db in try await patients.find(id: credentials.patientID, on: db) }) else {
-            throw APIError(status: .unauthorized, code: "invalid_credentials", message: "\(Self.wrongCredentials).")
-        }
-        let physician = try await physician(of: patient)
-        let session = try await portal.database.transaction { db in
-            try await throttle.clear(.patient(username), on: db)
-            try await patients.markActivity(id: patient.id, at: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: patient.id, role: "patient", name: nil), action: .signIn,
-                recordType: "patient", recordID: "\(patient.id)", origin: origin
-            ), on: db)
-            let issued = try await tokens.issue(patientID: patient.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
-            return PatientAPI.Session(token: issued.token, expiresAt: issued.expiresAt, patient: .init(patient, username: username, physician: physician))
-        }
-        return .json(session, status: .created)
-    }
-
-    @Sendable func signOut(request: Request, context: PortalContext) async throws -> Response {
-        let holder = try context.requirePatient()
-        try await portal.database.transaction { db in
-            try await tokens.revoke(tokenHash: holder.tokenHash, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .signOut, recordType: "patient", recordID: "\(holder.patientID)",
-                origin: portal.origin(of: request, context: context)
-            ), on: db)
-        }
-        return .noContent
+    private static func physician(of patient: Patient, on db: any SQLDatabase) async throws -> PatientAPI.Physician {
+        let name = try await PatientRepository().physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? ""
+        let profile = try await StaffAccountRepository().physicianProfile(accountID: patient.physicianID, on: db)
+        return PatientAPI.Physician(name: name, practiceAddress: profile?.practiceLocation ?? "")
     }
 
     // MARK: Her record
@@ -191,8 +140,8 @@ struct PatientAPIController {
     private func me(_ context: PortalContext) async throws -> (Patient, PatientAccount) {
         let holder = try context.requirePatient()
         let found = try await portal.database.read { db -> (Patient, PatientAccount)? in
-            guard let patient = try await patients.find(id: holder.patientID, on: db),
-                  let account = try await accounts.find(patientID: holder.patientID, on: db)
+            guard let patient = try await patients.find(id: holder.accountID, on: db),
+                  let account = try await accounts.find(patientID: holder.accountID, on: db)
             else { return nil }
             return (patient, account)
         }
@@ -202,12 +151,12 @@ struct PatientAPIController {
 
     @Sendable func profile(request: Request, context: PortalContext) async throws -> Response {
         let (patient, account) = try await me(context)
-        return .json(PatientAPI.Profile(patient, username: account.username ?? "", physician: try await physician(of: patient)))
+        return .json(PatientAPI.Profile(patient, username: account.username ?? "", physician: try await portal.database.read { db in try await Self.physician(of: patient, on: db) }))
     }
 
     @Sendable func regimen(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requirePatient()
-        let current = try await portal.database.read { db in try await regimens.prescriptions(patientID: holder.patientID, on: db) }
+        let current = try await portal.database.read { db in try await regimens.prescriptions(patientID: holder.accountID, on: db) }
             .filter { $0.endsOn == nil }
         return .json(PatientAPI.Regimen(
             medications: current.filter { $0.kind == .medication }.map(PatientAPI.Medication.init),
@@ -220,7 +169,7 @@ struct PatientAPIController {
         let holder = try context.requirePatient()
         let id = try context.parameters.apiRecordID()
         let exercise = try await portal.database.read { db -> CatalogueExercise? in
-            let prescribed = try await regimens.prescriptions(patientID: holder.patientID, on: db).contains { $0.kind == .exercise && $0.itemID == id }
+            let prescribed = try await regimens.prescriptions(patientID: holder.accountID, on: db).contains { $0.kind == .exercise && $0.itemID == id }
             return prescribed ? try await CatalogueRepository().exercise(id: id, on: db) : nil
         }
         let store = IllustrationStore(dataDirectory: portal.settings.dataDirectory, randomBytes: portal.dependencies.randomBytes)
@@ -245,8 +194,8 @@ struct PatientAPIController {
             day = today
         }
         let (prescriptions, logs) = try await portal.database.read { db in
-            (try await regimens.prescriptions(patientID: holder.patientID, on: db),
-             try await regimens.logs(patientID: holder.patientID, from: day, through: day, on: db))
+            (try await regimens.prescriptions(patientID: holder.accountID, on: db),
+             try await regimens.logs(patientID: holder.accountID, from: day, through: day, on: db))
         }
         return .json(PatientAPI.Schedule(
             date: day.iso, previousDate: day.adding(days: -1).iso, nextDate: day < today ? day.adding(days: 1).iso : nil,
@@ -270,20 +219,20 @@ struct PatientAPIController {
         let now = portal.now
         let origin = portal.origin(of: request, context: context)
         let entry = try await portal.database.transaction { db -> ScheduleEntry in
-            let prescriptions = try await regimens.prescriptions(patientID: holder.patientID, on: db)
+            let prescriptions = try await regimens.prescriptions(patientID: holder.accountID, on: db)
             guard let prescription = prescriptions.first(where: { $0.id == prescriptionID }), prescription.isDue(on: day),
                   (1...prescription.timesPerDay).contains(slot)
             else { throw APIError.notFound }
-            let existing = try await regimens.logs(patientID: holder.patientID, from: day, through: day, on: db)
+            let existing = try await regimens.logs(patientID: holder.accountID, from: day, through: day, on: db)
                 .first { $0.prescriptionID == prescriptionID && $0.slot == slot }
             if existing?.status != status {
                 try await regimens.log(
                     AdherenceLog(prescriptionID: prescriptionID, day: day, slot: slot, status: status, loggedAt: now),
-                    patientID: holder.patientID, now: now, on: db
+                    patientID: holder.accountID, now: now, on: db
                 )
-                try await patients.markActivity(id: holder.patientID, at: now, on: db)
+                try await patients.markActivity(id: holder.accountID, at: now, on: db)
                 try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: .adherenceLogged, recordType: "patient", recordID: "\(holder.patientID)",
+                    actor: context.auditActor, action: .adherenceLogged, recordType: "patient", recordID: "\(holder.accountID)",
                     origin: origin, detail: "prescription \(prescriptionID), \(day.iso), \(slot): \(status.rawValue)"
                 ), on: db)
             }
@@ -299,8 +248,8 @@ struct PatientAPIController {
         let range = PatientsController.Range(request: request, today: today)
         if let error = range.error { throw APIError.validation(["from": error]) }
         let (prescriptions, logs) = try await portal.database.read { db in
-            (try await regimens.prescriptions(patientID: holder.patientID, on: db),
-             try await regimens.logs(patientID: holder.patientID, from: range.from, through: range.through, on: db))
+            (try await regimens.prescriptions(patientID: holder.accountID, on: db),
+             try await regimens.logs(patientID: holder.accountID, from: range.from, through: range.through, on: db))
         }
         return .json(PatientAPI.Statistics(AdherenceSummary(prescriptions: prescriptions, logs: logs, from: range.from, through: range.through)))
     }
@@ -333,25 +282,5 @@ struct PatientAPIController {
             ), on: db)
         }
         return .json(PatientAPI.Reminders(settings))
-    }
-}
-
-extension PortalContext {
-    /// The patient behind the bearer token; patient routes always have one.
-    func requirePatient() throws -> PatientTokens.Holder {
-        guard let patient else { throw APIError.unauthorized }
-        return patient
-    }
-}
-
-extension Portal {
-    /// The patient whose bearer token the request carries, or a 401 in the API's error shape.
-    func authenticatePatient(_ request: Request) async throws -> PatientTokens.Holder {
-        guard let token = request.bearerToken else { throw APIError.unauthorized }
-        let now = self.now
-        guard let holder = try await PatientTokens().resolve(token, now: now, in: database) else {
-            throw APIError.unauthorized
-        }
-        return holder
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// The JSON the patient app sends and receives; field names become snake_case on the wire.
 /// Every shape here is described in `api/openapi.json`.

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SQLKit
 
 /// The username is already used by another patient's app account.

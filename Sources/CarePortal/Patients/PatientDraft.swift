@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// A new patient as the add-patient wizard has her so far, saved on the server at every step, so a
 /// closed tab or an expired session loses nothing. What was typed is kept as typed, checked or not.

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 extension Mail {
     /// The email that lets a new patient claim her app account. The token travels only here: never in a

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 
 extension Request {
     /// Every field of a URL-encoded form by name (the last wins when one is repeated): the wizard's

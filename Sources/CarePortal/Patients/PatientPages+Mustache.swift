@@ -1,4 +1,5 @@
 import Mustache
+import PortalPlatform
 
 // A year's chart is hundreds of bars and a report hundreds of table rows. Encoding each into a
 // dictionary (`TemplateValues`, the path every page takes) costs more than naming their values

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// One patient in the list.
 struct PatientRow: Fragment {

@@ -1,27 +1,14 @@
 import Foundation
-import ServiceLifecycle
+import PortalPlatform
 
 /// Emails patients who asked for reminders, as often as they chose, while something is still to do
-/// that day. Runs in every server; a reminder is claimed with a conditional update, so two servers
-/// sharing a database never send one twice.
-struct PatientReminders: Service {
+/// that day. Runs every minute in every server (a background job of `PatientsFeature`); a reminder is
+/// claimed with a conditional update, so two servers sharing a database never send one twice.
+struct PatientReminders: Sendable {
     let portal: Portal
     static let interval: Duration = .seconds(60)
     let accounts = PatientAccountRepository()
     let regimens = RegimenRepository()
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            // The first round waits one interval, so it never runs before start-up's migration.
-            while (try? await Task.sleep(for: Self.interval)) != nil {
-                do {
-                    _ = try await sendDue()
-                } catch {
-                    portal.logger.warning("Patient reminders failed", metadata: ["error": "\(String(reflecting: error))"])
-                }
-            }
-        }
-    }
 
     /// Queues every reminder that is due at the portal's clock and moves each on; returns how many emails were queued.
     @discardableResult

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// One patient's prescriptions and adherence over a span of days: what the report page shows and the
 /// CSV and PDF exports hold, row for row.

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SQLKit
 
 /// The columns the patient list sorts by (seed 3.15.1.1).

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SQLKit
 
 /// The add-patient wizard (seed 3.16, 5.1): Contact → Medications → Exercises → Finish, each step its

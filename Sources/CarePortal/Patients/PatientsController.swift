@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOPosix
+import PortalPlatform
 import SQLKit
 
 /// Physicians' patients (seed 3.15, 3.17, 3.18): the list, the patient page with adherence charts,
@@ -14,6 +15,7 @@ struct PatientsController {
     static let prescribingAccess = Access.staff([.physician])
     static let reassignAccess = Access.administrators
     let portal: Portal
+    let caches: PatientCaches
     let patients = PatientRepository()
     let accounts = PatientAccountRepository()
     let regimens = RegimenRepository()
@@ -166,7 +168,7 @@ struct PatientsController {
     private func recentAdherence(
         of listed: [Patient], from: CalendarDate, through: CalendarDate, on db: any SQLDatabase
     ) async throws -> [Int64: RecentAdherence] {
-        let cache = portal.recentAdherence
+        let cache = caches.recentAdherence
         var figures: [Int64: RecentAdherence] = [:]
         var missing: [Int64: AdherenceKey<CalendarDate>] = [:]
         for patient in listed {
@@ -237,7 +239,7 @@ struct PatientsController {
                 prescriptions: prescriptions, from: range.from, through: range.through, month: month, today: today,
                 requestedFrom: request.query("from"), requestedTo: request.query("to")
             ))
-            let keptCharts = portal.patientCharts.value(for: chartsKey)
+            let keptCharts = caches.charts.value(for: chartsKey)
             return (
                 try await accounts.find(patientID: patient.id, on: db),
                 prescriptions, chartsKey, keptCharts,
@@ -275,7 +277,7 @@ struct PatientsController {
                 )),
                 overall: summary.total.percent.map { "\($0)% of \(summary.total.scheduled) scheduled doses and sessions done" } ?? "Nothing was due"
             )
-            portal.patientCharts.remember(charts, for: chartsKey)
+            caches.charts.remember(charts, for: chartsKey)
             return charts
         }()
         let canPrescribe = context.staff?.role == .physician

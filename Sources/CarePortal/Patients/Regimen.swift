@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// When a prescription is due, and nothing else of it: all a count of scheduled doses needs.
 struct DoseSchedule: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 import SQLKit
 
 /// The only place prescriptions' and adherence logs' SQL lives.

@@ -1,5 +1,6 @@
 import CHPDF
 import Foundation
+import PortalPlatform
 
 /// The TrueType fonts reports are set in: DejaVu Sans from Debian's fonts-dejavu-core, which covers
 /// the Latin, Greek and Cyrillic alphabets, so "José Núñez-Ødegård" prints as typed.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 
 /// Administrators set the program's name, the deletion phone number, how long sign-up codes
 /// last, the security questions and which avatars members may choose.
@@ -26,23 +27,28 @@ struct ProgramSettingsController {
         var codeLifetimeDays: String?
         var securityQuestions: String?
         var avatars: [String]?
+        /// Present when the form showed the programs' checkboxes, so a form without them changes none.
+        var programsShown: String?
+        var programs: [String]?
 
         enum CodingKeys: String, CodingKey {
             case programName = "program_name", deletionPhone = "deletion_phone", codeLifetimeDays = "code_lifetime_days"
-            case securityQuestions = "security_questions", avatars
+            case securityQuestions = "security_questions", avatars, programsShown = "programs_shown", programs
         }
     }
 
     @Sendable func save(request: Request, context: PortalContext) async throws -> Response {
         let submitted = try await request.form(Submitted.self, context: context)
-        let form = ProgramSettingsForm(
+        var form = ProgramSettingsForm(
             programName: submitted.programName?.trimmed ?? "",
             deletionPhone: submitted.deletionPhone?.trimmed ?? "",
             codeLifetimeDays: submitted.codeLifetimeDays?.trimmed ?? "",
             securityQuestions: submitted.securityQuestions ?? "",
-            avatarIDs: submitted.avatars ?? []
+            avatarIDs: submitted.avatars ?? [],
+            programIDs: submitted.programsShown == nil ? nil : Set(submitted.programs ?? [])
         )
-        let (settings, errors) = form.validated(base: portal.programSettings.current)
+        form.programsSwitchedOff = portal.programSettings.current.programsSwitchedOff
+        let (settings, errors) = form.validated(base: portal.programSettings.current, programs: portal.contributions.programs)
         guard let settings, errors.isEmpty else {
             return portal.pages.response(page(form, errors: errors, context: context), status: .unprocessableContent)
         }
@@ -52,7 +58,8 @@ struct ProgramSettingsController {
             try await portal.programSettings.save(settings, now: portal.now, on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .programSettingsChanged, recordType: "program_settings", origin: origin,
-                detail: settings.changedNames(from: before).joined(separator: ", ")
+                detail: (settings.changedNames(from: before) + settings.programChanges(from: before, programs: portal.contributions.programs))
+                    .joined(separator: ", ")
             ), on: db)
         }
         portal.programSettings.adopt(settings)
@@ -73,6 +80,7 @@ struct ProgramSettingsController {
         errors.apply(to: &fields)
         let questionsError = errors.items.first { $0.field == "security_questions" }?.message
         let avatarsError = errors.items.first { $0.field == "avatars" }?.message
+        let programsError = errors.items.first { $0.field == "programs" }?.message
         return ProgramSettingsPage(
             layout: portal.layout("Program settings", context: context, current: .programSettings),
             errors: errors.items,
@@ -82,7 +90,11 @@ struct ProgramSettingsController {
             avatars: Avatar.memberSet.map {
                 ProgramSettingsPage.AvatarChoice(id: $0.id, name: $0.name, path: $0.path, isChosen: form.avatarIDs.contains($0.id))
             },
-            avatarsError: avatarsError
+            avatarsError: avatarsError,
+            programs: portal.contributions.programs.map {
+                ProgramSettingsPage.ProgramChoice(id: $0.id, title: $0.title, summary: $0.summary, isOn: form.runs($0))
+            },
+            programsError: programsError
         )
     }
 }
@@ -95,24 +107,37 @@ struct ProgramSettingsForm: Sendable {
     /// One question per line.
     var securityQuestions: String
     var avatarIDs: [String]
+    /// The programs ticked; nil when the form did not show them (they then stay as they are).
+    var programIDs: Set<String>?
+    /// The programs switched off before this form, for a form that did not show them.
+    var programsSwitchedOff: Set<String> = []
 
-    init(programName: String, deletionPhone: String, codeLifetimeDays: String, securityQuestions: String, avatarIDs: [String]) {
+    init(
+        programName: String, deletionPhone: String, codeLifetimeDays: String, securityQuestions: String, avatarIDs: [String],
+        programIDs: Set<String>?
+    ) {
         self.programName = programName
         self.deletionPhone = deletionPhone
         self.codeLifetimeDays = codeLifetimeDays
         self.securityQuestions = securityQuestions
         self.avatarIDs = avatarIDs
+        self.programIDs = programIDs
+    }
+
+    func runs(_ program: Program) -> Bool {
+        programIDs.map { $0.contains(program.id) } ?? !programsSwitchedOff.contains(program.id)
     }
 
     init(_ settings: ProgramSettings) {
         self.init(
             programName: settings.programName, deletionPhone: settings.deletionPhone,
             codeLifetimeDays: String(settings.codeLifetimeDays), securityQuestions: settings.securityQuestions.joined(separator: "\n"),
-            avatarIDs: settings.memberAvatarIDs
+            avatarIDs: settings.memberAvatarIDs, programIDs: nil
         )
+        programsSwitchedOff = settings.programsSwitchedOff
     }
 
-    func validated(base: ProgramSettings) -> (ProgramSettings?, FormErrors) {
+    func validated(base: ProgramSettings, programs: [Program]) -> (ProgramSettings?, FormErrors) {
         var errors = FormErrors()
         if let problem = FieldRules.requiredTextProblem(programName, name: "the program name", maximumLength: ProgramSettingsController.programNameMaximumLength) {
             errors.add("program_name", problem)
@@ -139,6 +164,9 @@ struct ProgramSettingsForm: Sendable {
         }
         let avatars = Avatar.memberSet.map(\.id).filter(avatarIDs.contains)
         if avatars.isEmpty { errors.add("avatars", "Choose at least one avatar for members") }
+        if let programIDs, !programs.isEmpty, !programs.contains(where: { programIDs.contains($0.id) }) {
+            errors.add("programs", "Choose at least one program for this deployment to run")
+        }
         guard errors.isEmpty, let days else { return (nil, errors) }
         var settings = base
         settings.programName = programName
@@ -146,6 +174,11 @@ struct ProgramSettingsForm: Sendable {
         settings.codeLifetimeDays = days
         settings.securityQuestions = questions
         settings.memberAvatarIDs = avatars
+        if let programIDs {
+            // Programs this portal does not know (their features are not built in) keep the state they had.
+            let known = Set(programs.map(\.id))
+            settings.programsSwitchedOff = base.programsSwitchedOff.subtracting(known).union(known.subtracting(programIDs))
+        }
         return (settings, errors)
     }
 }
@@ -160,6 +193,13 @@ extension ProgramSettings {
             securityQuestions != other.securityQuestions ? "security questions" : nil,
             memberAvatarIDs != other.memberAvatarIDs ? "avatars" : nil,
         ].compactMap { $0 }
+    }
+
+    /// "Physicians' practice switched off", for each of `programs` whose state differs from `other`.
+    func programChanges(from other: ProgramSettings, programs: [Program]) -> [String] {
+        programs.compactMap { program in
+            runs(program) == other.runs(program) ? nil : "\(program.title) switched \(runs(program) ? "on" : "off")"
+        }
     }
 }
 
@@ -179,5 +219,14 @@ struct ProgramSettingsPage: Page {
     let securityQuestionsError: String?
     let avatars: [AvatarChoice]
     let avatarsError: String?
+    let programs: [ProgramChoice]
+    let programsError: String?
     let action = SiteURL.programSettings.path
+
+    struct ProgramChoice: Sendable, Encodable {
+        let id: String
+        let title: String
+        let summary: String
+        let isOn: Bool
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SQLKit
 
 /// First-run setup, sign-in, sign-out and changing one's password.

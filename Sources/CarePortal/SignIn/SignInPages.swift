@@ -1,3 +1,5 @@
+import PortalPlatform
+
 /// The first-run page that creates the first administrator.
 struct SetupPage: Page {
     static let template = TemplateName.setup

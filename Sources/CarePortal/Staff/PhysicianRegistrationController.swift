@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SQLKit
 
 /// Physicians register themselves; an administrator approves them before their first sign-in.

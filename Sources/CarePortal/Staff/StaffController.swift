@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PortalPlatform
 import SQLKit
 
 /// Administrators look after staff accounts: find them, approve physicians, disable and re-enable.

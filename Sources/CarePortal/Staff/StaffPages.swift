@@ -1,4 +1,5 @@
 import Foundation
+import PortalPlatform
 
 /// A physician's self-registration form (seed 002, section 3.13).
 struct RegisterPhysicianPage: Page {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import SQLKit
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 @Suite struct AuditTests {
     @Test(arguments: TestEngines.all)

@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 @Suite struct DeskListCacheTests {
     /// The database raises the desk's list version whenever anything the list shows or counts may
@@ -58,7 +59,7 @@ import Testing
             let memberID = Int64(try #require(member["id"] as? Int))
             let thread = try await DeskSteps.ask(heron, title: "Can methadone affect my baby?")
             var (doctor, _) = try await portal.signedIn(.medicalProfessional)
-            let desk = InformationDesk(portal: portal.portal)
+            let desk = try #require(portal.app.feature(InformationDeskFeature.self)).desk
             let query = DeskListQuery()
 
             let first = try await portal.database.read { db in try await desk.list(query, on: db) }
@@ -70,7 +71,7 @@ import Testing
             try await portal.database.write { db in
                 try await db.raw("UPDATE members SET pseudonym = 'Egret' WHERE id = \(bind: memberID)").run()
             }
-            let kept = try #require(portal.portal.deskList.pages.value(for: DeskListCache.pageKey(query, counts: DeskListCache.countsKey(query, version: version))))
+            let kept = try #require(desk.caches.list.pages.value(for: DeskListCache.pageKey(query, counts: DeskListCache.countsKey(query, version: version))))
             #expect(kept.items.first?.author.pseudonymForTests == "Heron")
 
             let page = try await doctor.get(SiteURL.desk.path).text

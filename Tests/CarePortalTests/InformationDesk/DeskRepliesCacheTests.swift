@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 @Suite struct DeskRepliesCacheTests {
     /// The database raises a thread's replies version whenever anything its replies show changes,
@@ -81,7 +82,7 @@ import Testing
             var (doctor, _) = try await portal.signedIn(.medicalProfessional)
             try await DeskSteps.reply(&doctor, thread: thread, body: "Split doses are common in the third trimester.")
 
-            let desk = InformationDesk(portal: portal.portal)
+            let desk = try #require(portal.app.feature(InformationDeskFeature.self)).desk
             let before = try #require(try await portal.database.read { db in try await desk.repository.findThread(id: thread, on: db) })
             let first = try await portal.database.read { db in try await desk.replies(of: before, on: db) }
             #expect(first.map(\.body.text) == ["My clinic splits my dose.", "Split doses are common in the third trimester."])

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// Asking, replying and flagging the way the member app and the portal do.
 enum DeskSteps {

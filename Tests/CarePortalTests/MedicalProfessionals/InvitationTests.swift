@@ -5,6 +5,7 @@ import HummingbirdTesting
 import SQLKit
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The test clock starts on 18 November 2026 at 11:06:40 UTC.
 @Suite struct InvitationTests {

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 @Suite struct MemberRegistrationTests {
     @Test(arguments: TestEngines.all)

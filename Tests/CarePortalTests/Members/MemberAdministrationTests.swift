@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 @Suite struct MemberAdministrationTests {
     @Test(arguments: TestEngines.all)
@@ -111,7 +112,7 @@ import Testing
             #expect(try await admin.get("/members/\(id)").status == .notFound)
             #expect(try await app.get("/api/v1/me").status == .unauthorized)
             let leftovers = try await portal.database.read { db in
-                (try await MemberTokens().count(memberID: Int64(id), on: db), try await MemberRepository().signIns(memberID: Int64(id), on: db).count)
+                (try await AppAccountKind.member.bearerTokens.count(ownerID: Int64(id), on: db), try await MemberRepository().signIns(memberID: Int64(id), on: db).count)
             }
             #expect(leftovers == (0, 0))
             let audit = try await portal.auditEntries(action: .memberDeleted)

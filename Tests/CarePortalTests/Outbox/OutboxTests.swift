@@ -8,6 +8,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// A real SMTP server on loopback (aiosmtpd from PyPI) that writes what it receives to a Maildir.
 struct LocalSMTPServer: Sendable {

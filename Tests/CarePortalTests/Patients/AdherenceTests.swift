@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The schedule and adherence arithmetic every page, chart, report and the app share.
 @Suite struct AdherenceTests {

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The catalogue administrators keep and physicians prescribe from.
 @Suite struct CatalogueTests {

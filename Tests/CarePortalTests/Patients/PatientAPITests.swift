@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The patient app's API: claiming the account, signing in, the regimen, the day's schedule and logging
 /// it, statistics and reminders.

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// A small Parkinson's catalogue and patients made straight in storage, for the patient suites.
 enum PatientFixtures {

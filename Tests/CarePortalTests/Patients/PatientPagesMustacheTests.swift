@@ -2,6 +2,7 @@ import Foundation
 import Mustache
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The patient pages' models answer the templates directly instead of by reflection; each must answer
 /// exactly what reflection would, for every property, so no template value goes missing.

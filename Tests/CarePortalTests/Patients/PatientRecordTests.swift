@@ -3,6 +3,7 @@ import HummingbirdTesting
 import SQLKit
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The patient list, the patient page, changes kept as a dated history, removal and the claim token.
 @Suite struct PatientRecordTests {
@@ -264,7 +265,7 @@ import Testing
             #expect(removed.location == "/patients")
             let (found, account_, tokens, prescriptions) = try await portal.database.read { db in
                 (try await PatientRepository().find(id: patient.id, on: db), try await PatientAccountRepository().find(patientID: patient.id, on: db),
-                 try await PatientTokens().count(patientID: patient.id, on: db),
+                 try await AppAccountKind.patient.bearerTokens.count(ownerID: patient.id, on: db),
                  try await RegimenRepository().prescriptions(patientID: patient.id, on: db))
             }
             #expect(found == nil && account_ == nil && tokens == 0 && prescriptions.isEmpty)

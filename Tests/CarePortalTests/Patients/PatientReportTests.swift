@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// Adherence charts and reports: the charts draw the table's numbers, the CSV holds the page's table,
 /// and the PDF reads back with the patient's name as typed.

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The add-patient wizard: Contact → Medications → Exercises → Finish, saved as a draft at every step.
 @Suite struct PatientWizardTests {

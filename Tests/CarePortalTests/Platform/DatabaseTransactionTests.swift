@@ -4,6 +4,7 @@ import SQLiteNIO
 import SQLKit
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// Many transactions at once all commit: on SQLite they take turns in memory rather than failing
 /// with "database is locked"; a failed one rolls back and lets the next one start.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 @Suite struct DisplayTimeTests {
     @Test func dateTimeAgreesWithFoundationsFormatterAcrossCenturiesAndLeapDays() {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// Items that arrive while a commit is under way go into the next commit together; nobody is
 /// answered before their item is written, and a failed write fails exactly the callers in it.

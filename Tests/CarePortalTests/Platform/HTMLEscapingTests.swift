@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// Values in templates are escaped code point by code point, so a quote cannot close an attribute by
 /// hiding behind a combining mark.

@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 @Suite struct MigrationTests {
     /// `table.column` for every column the migrations create.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 @Suite struct MultipartFormTests {
     static func body(_ parts: [(headers: String, content: [UInt8])], boundary: String = "----CarePortalBoundary7MA4YWxk") -> [UInt8] {

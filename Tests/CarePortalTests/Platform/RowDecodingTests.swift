@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// Columns read the same on both engines, whichever way a repository asks for them: rows read the
 /// common types directly (`SQLiteSQLDatabase.Row`, `PostgresSQLDatabase.Row`) and everything else

@@ -2,6 +2,7 @@ import Foundation
 import Mustache
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// How view models reach the templates: encoded once into dictionaries, and fragments remembered.
 @Suite struct TemplateValuesTests {

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// Walks the router's own list of routes, so a new route cannot escape these checks.
 @Suite struct AccessTests {
@@ -178,8 +179,8 @@ import Testing
     @Test(arguments: TestEngines.all)
     func navigationShowsOnlyWhatTheRoleMayOpen(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            for item in NavigationItem.all {
-                let route = try #require(portal.app.catalogue.access[RouteCatalogue.Key(method: "GET", path: item.url.pattern.description)])
+            for item in portal.portal.contributions.navigation {
+                let route = try #require(portal.app.catalogue.access[RouteCatalogue.Key(method: "GET", path: item.path)])
                 for role in StaffRole.allCases where item.access.allows(role) {
                     #expect(route.allows(role), "\(item.title) is shown to \(role) but refuses them")
                 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The member app: sends JSON with its bearer token and reads JSON back.
 struct AppClient {

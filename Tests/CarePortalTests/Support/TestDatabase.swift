@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import SQLKit
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// The engines a storage test runs on: SQLite always, PostgreSQL when `CAREPORTAL_TEST_POSTGRES_URL` is set.
 enum TestEngines {

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import Testing
 @testable import CarePortal
+@testable import PortalPlatform
 
 /// A running portal on a fresh database, driven through its router.
 struct TestPortal {
@@ -29,11 +30,15 @@ struct TestPortal {
         mailTransport: (any MailTransport)? = nil,
         logHandler: (@Sendable (String) -> any LogHandler)? = nil,
         configure: (inout Settings) -> Void = { _ in },
+        features: [any PortalFeature.Type] = Features.all,
         _ body: @Sendable (TestPortal) async throws -> Void
     ) async throws {
         let url = try await TestDatabase.make(engine)
         do {
-            try await runOn(url, engine: engine, clock: clock, mailTransport: mailTransport, logHandler: logHandler, configure: configure, body)
+            try await runOn(
+                url, engine: engine, clock: clock, mailTransport: mailTransport, logHandler: logHandler, configure: configure,
+                features: features, body
+            )
         } catch {
             try? await TestDatabase.drop(url)
             throw error
@@ -44,7 +49,7 @@ struct TestPortal {
     private static func runOn(
         _ url: String, engine: Database.Engine, clock: TestClock, mailTransport: (any MailTransport)?,
         logHandler: (@Sendable (String) -> any LogHandler)?, configure: (inout Settings) -> Void,
-        _ body: @Sendable (TestPortal) async throws -> Void
+        features: [any PortalFeature.Type], _ body: @Sendable (TestPortal) async throws -> Void
     ) async throws {
         var settings = Settings()
         settings.databaseURL = url
@@ -61,7 +66,7 @@ struct TestPortal {
         let dependencies = Dependencies(
             now: { clock.now }, mailTransport: mailTransport, passwordHashCost: 4
         )
-        let app = try await buildApplication(settings: settings, dependencies: dependencies, logger: logger)
+        let app = try await buildApplication(settings: settings, dependencies: dependencies, features: features, logger: logger)
         try await app.application.test(.router) { client in
             try await body(TestPortal(app: app, client: client, clock: clock, engine: engine))
         }

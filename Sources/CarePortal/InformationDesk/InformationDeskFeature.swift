@@ -1,0 +1,70 @@
+import Foundation
+import PortalPlatform
+import SQLKit
+
+/// The information desk: members' questions and the answers of medical professionals, its moderation,
+/// and the member API's threads and notifications. Holds the desk's caches.
+struct InformationDeskFeature: PortalFeature {
+    static let program: Program? = .perinatalCommunity
+    static let navigation = [
+        NavigationItem(title: "Information desk", path: SiteURL.desk.path, access: DeskController.access, group: .community),
+    ]
+    static let auditActions: [AuditAction] = [.deskPostHidden, .deskPostRemoved, .deskPostRestored, .deskFlagsDismissed, .deskAuthorRevealed, .moderationLogExported, .contentResanitized]
+    static let templates: [TemplateName] = [.desk, .deskThreadRow, .deskListControls, .deskPost, .deskThread, .deskEditReply, .deskModerate, .deskReveal, .deskFlags, .deskModerationLog, .deskEmailSettings]
+    let portal: Portal
+    /// What the desk's pages and the member API share, with the desk's caches.
+    let desk: InformationDesk
+
+    init(portal: Portal) {
+        self.portal = portal
+        desk = InformationDesk(portal: portal, caches: DeskCaches())
+    }
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        DeskController(portal: portal, desk: desk).addRoutes(to: &routes)
+        DeskModerationController(portal: portal, desk: desk).addRoutes(to: &routes)
+        DeskAPIController(portal: portal, desk: desk).addRoutes(to: &routes)
+    }
+
+    static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
+        guard staff.role == .administrator else { return [] }
+        return [HomeCard(
+            title: "Information desk", path: SiteURL.desk.path,
+            body: "Read members' questions and the answers, and review flagged posts."
+        )]
+    }
+
+    static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
+        try await demo.seedDesk(on: db)
+    }
+}
+
+/// The desk's caches, each kept under a version the database raises, so they are right through any server.
+struct DeskCaches: Sendable {
+    let list = DeskListCache()
+    let replies = DeskRepliesCache.make()
+}
+
+extension TemplateName {
+    static let desk = TemplateName("desk/list")
+    static let deskThreadRow = TemplateName("desk/thread-row")
+    static let deskListControls = TemplateName("desk/list-controls")
+    static let deskPost = TemplateName("desk/post")
+    static let deskThread = TemplateName("desk/thread")
+    static let deskEditReply = TemplateName("desk/edit-reply")
+    static let deskModerate = TemplateName("desk/moderate")
+    static let deskReveal = TemplateName("desk/reveal")
+    static let deskFlags = TemplateName("desk/flags")
+    static let deskModerationLog = TemplateName("desk/moderation-log")
+    static let deskEmailSettings = TemplateName("desk/email-settings")
+}
+
+extension AuditAction {
+    static let deskPostHidden = AuditAction("desk_post_hidden", title: "Information desk post hidden")
+    static let deskPostRemoved = AuditAction("desk_post_removed", title: "Information desk post removed")
+    static let deskPostRestored = AuditAction("desk_post_restored", title: "Information desk post restored")
+    static let deskFlagsDismissed = AuditAction("desk_flags_dismissed", title: "Flags reviewed, post kept")
+    static let deskAuthorRevealed = AuditAction("desk_author_revealed", title: "Anonymous author revealed")
+    static let moderationLogExported = AuditAction("moderation_log_exported", title: "Moderation log exported")
+    static let contentResanitized = AuditAction("content_resanitized", title: "Posts sanitized again")
+}

@@ -1,0 +1,45 @@
+import Foundation
+import PortalPlatform
+
+/// Staff accounts: the administrators' list and account pages, and physicians' self-registration with approval.
+struct StaffFeature: PortalFeature {
+    static let program: Program? = nil
+    static let navigation = [
+        NavigationItem(title: "Staff accounts", path: SiteURL.staff.path, access: StaffController.access, group: .people),
+    ]
+    static let auditActions: [AuditAction] = [.accountCreated, .accountDisabled, .accountEnabled, .physicianRegistered, .physicianApproved, .physicianRejected]
+    static let templates: [TemplateName] = [.registerPhysician, .registrationReceived, .staffList, .staffAccount]
+    let portal: Portal
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        PhysicianRegistrationController(portal: portal).addRoutes(to: &routes)
+        StaffController(portal: portal).addRoutes(to: &routes)
+    }
+
+    static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
+        guard staff.role == .administrator else { return [] }
+        let waiting = try await portal.database.read { db in try await StaffAccountRepository().awaitingApprovalCount(on: db) }
+        return [HomeCard(
+            title: "Staff accounts", path: SiteURL.staff.path,
+            body: waiting == 0
+                ? "Find staff accounts, and disable or re-enable them."
+                : "\(waiting) physician registration\(waiting == 1 ? " is" : "s are") waiting for your approval."
+        )]
+    }
+}
+
+extension TemplateName {
+    static let registerPhysician = TemplateName("staff/register")
+    static let registrationReceived = TemplateName("staff/registration-received")
+    static let staffList = TemplateName("staff/list")
+    static let staffAccount = TemplateName("staff/account")
+}
+
+extension AuditAction {
+    static let accountCreated = AuditAction("account_created", title: "Account created")
+    static let accountDisabled = AuditAction("account_disabled", title: "Account disabled")
+    static let accountEnabled = AuditAction("account_enabled", title: "Account re-enabled")
+    static let physicianRegistered = AuditAction("physician_registered", title: "Physician registered")
+    static let physicianApproved = AuditAction("physician_approved", title: "Physician approved")
+    static let physicianRejected = AuditAction("physician_rejected", title: "Physician registration declined")
+}

@@ -1,0 +1,263 @@
+import Foundation
+import SQLKit
+
+/// A member of staff who signs in to the portal.
+public struct StaffAccount: Sendable, Equatable, Identifiable {
+    public var id: Int64
+    public var username: String
+    public var email: String?
+    public var role: StaffRole
+    public var status: AccountStatus
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    package init(id: Int64, username: String, email: String? = nil, role: StaffRole, status: AccountStatus, createdAt: Date, updatedAt: Date) {
+        self.id = id
+        self.username = username
+        self.email = email
+        self.role = role
+        self.status = status
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What a physician tells us when registering (seed 002, section 3.13).
+public struct PhysicianProfile: Sendable, Equatable {
+    public var firstName: String
+    public var middleName: String
+    public var lastName: String
+    public var practiceLocation: String
+    public var medicalIDNumber: String
+
+    public var fullName: String {
+        [firstName, middleName, lastName].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    package init(firstName: String, middleName: String, lastName: String, practiceLocation: String, medicalIDNumber: String) {
+        self.firstName = firstName
+        self.middleName = middleName
+        self.lastName = lastName
+        self.practiceLocation = practiceLocation
+        self.medicalIDNumber = medicalIDNumber
+    }
+}
+
+/// The columns the staff list can be sorted by.
+public enum StaffSort: String, Sendable, CaseIterable {
+    case username, role, status, created
+
+    package var column: String {
+        switch self {
+        case .username: "username_key"
+        case .role: "role"
+        case .status: "status"
+        case .created: "created_at"
+        }
+    }
+}
+
+public struct StaffListQuery: Sendable, Equatable {
+    public var search = ""
+    public var role: StaffRole?
+    public var status: AccountStatus?
+    public var sort = StaffSort.username
+    public var descending = false
+    public var page = PageRequest(number: 1)
+
+    public init() {}
+}
+
+/// Usernames compare without regard to case: `Dr.Smith` and `dr.smith` are one person.
+package func usernameKey(_ username: String) -> String {
+    username.precomposedStringWithCanonicalMapping.lowercased()
+}
+
+package struct UsernameTaken: Error { package init() {} }
+
+/// The only place staff accounts are read and written.
+package struct StaffAccountRepository: Sendable {
+    private struct Row: Decodable {
+        package var id: Int64
+        package var username: String
+        package var email: String?
+        package var role: String
+        package var status: String
+        package var createdAt: Int64
+        package var updatedAt: Int64
+
+        package var account: StaffAccount? {
+            guard let role = StaffRole(rawValue: role), let status = AccountStatus(rawValue: status) else { return nil }
+            return StaffAccount(
+                id: id, username: username, email: email, role: role, status: status,
+                createdAt: Date(millisecondsSince1970: createdAt), updatedAt: Date(millisecondsSince1970: updatedAt)
+            )
+        }
+
+        package init(id: Int64, username: String, email: String? = nil, role: String, status: String, createdAt: Int64, updatedAt: Int64) {
+            self.id = id
+            self.username = username
+            self.email = email
+            self.role = role
+            self.status = status
+            self.createdAt = createdAt
+            self.updatedAt = updatedAt
+        }
+    }
+
+    private static let columns = ["id", "username", "email", "role", "status", "created_at", "updated_at"]
+
+    /// The account's columns of the table called `table` in a query, each named with `prefix`, for a
+    /// query that reads an account together with something else (the session it is signed in with).
+    package static func columnList(of table: String, prefix: String) -> String {
+        columns.map { "\(table).\($0) AS \(prefix)\($0)" }.joined(separator: ", ")
+    }
+
+    /// An account read through `columnList(of:prefix:)`.
+    package func account(from row: any SQLRow, prefix: String? = nil) throws -> StaffAccount {
+        let decoded = try row.decode(model: Row.self, prefix: prefix, keyDecodingStrategy: .convertFromSnakeCase)
+        guard let account = decoded.account else {
+            throw StorageInconsistency(description: "staff account \(decoded.id) has an unknown role or status")
+        }
+        return account
+    }
+
+    package func hasAdministrator(on db: any SQLDatabase) async throws -> Bool {
+        try await db.select().column("id").from("staff_accounts")
+            .where("role", .equal, StaffRole.administrator.rawValue)
+            .limit(1)
+            .first() != nil
+    }
+
+    package func create(
+        username: String, email: String?, role: StaffRole, status: AccountStatus, passwordHash: String,
+        now: Date, on db: any SQLDatabase
+    ) async throws -> StaffAccount {
+        let key = usernameKey(username)
+        if try await db.select().column("id").from("staff_accounts").where("username_key", .equal, key).first() != nil {
+            throw UsernameTaken()
+        }
+        let time = now.millisecondsSince1970
+        let row = try await db.insert(into: "staff_accounts")
+            .columns("username", "username_key", "email", "role", "status", "password_hash", "created_at", "updated_at")
+            .values(
+                SQLBind(username), SQLBind(key), SQLBind(email), SQLBind(role.rawValue), SQLBind(status.rawValue),
+                SQLBind(passwordHash), SQLBind(time), SQLBind(time)
+            )
+            .returning("id")
+            .first()
+        guard let id = try row?.decode(column: "id", as: Int64.self) else {
+            throw StorageInconsistency(description: "insert into staff_accounts returned no id")
+        }
+        return StaffAccount(id: id, username: username, email: email, role: role, status: status, createdAt: now, updatedAt: now)
+    }
+
+    package func find(id: Int64, on db: any SQLDatabase) async throws -> StaffAccount? {
+        try await db.select().columns(Self.columns).from("staff_accounts").where("id", .equal, id).first().map { try account(from: $0) }
+    }
+
+    package func find(username: String, on db: any SQLDatabase) async throws -> StaffAccount? {
+        try await db.select().columns(Self.columns).from("staff_accounts").where("username_key", .equal, usernameKey(username)).first().map { try account(from: $0) }
+    }
+
+    /// The account and its password hash, for checking a sign-in.
+    package func credentials(username: String, on db: any SQLDatabase) async throws -> (account: StaffAccount, passwordHash: String)? {
+        guard let row = try await db.select().columns(Self.columns + ["password_hash"]).from("staff_accounts")
+            .where("username_key", .equal, usernameKey(username))
+            .first()
+        else { return nil }
+        return (try account(from: row), try row.decode(column: "password_hash", as: String.self))
+    }
+
+    package func passwordHash(accountID: Int64, on db: any SQLDatabase) async throws -> String? {
+        try await db.select().column("password_hash").from("staff_accounts").where("id", .equal, accountID)
+            .first()?.decode(column: "password_hash", as: String.self)
+    }
+
+    package func setPasswordHash(_ hash: String, accountID: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("staff_accounts")
+            .set("password_hash", to: hash)
+            .set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, accountID)
+            .run()
+    }
+
+    package func setStatus(_ status: AccountStatus, accountID: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("staff_accounts")
+            .set("status", to: status.rawValue)
+            .set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, accountID)
+            .run()
+    }
+
+    package func list(_ query: StaffListQuery, on db: any SQLDatabase) async throws -> PageOf<StaffAccount> {
+        let direction: SQLDirection = query.descending ? .descending : .ascending
+        return try await db.page(
+            of: "staff_accounts", query.page, columns: Self.columns,
+            filter: { builder in
+                if !query.search.isEmpty {
+                    builder.where(SQLGroupExpression([
+                        SQLBinaryExpression(lowercased("username", contains: query.search), .or, lowercased("email", contains: query.search))
+                    ]))
+                }
+                if let role = query.role { builder.where("role", .equal, role.rawValue) }
+                if let status = query.status { builder.where("status", .equal, status.rawValue) }
+                return builder
+            },
+            order: { $0.orderBy(query.sort.column, direction).orderBy("id", direction) },
+            decode: { try account(from: $0) }
+        )
+    }
+
+    /// Physicians who registered and wait for an administrator.
+    package func awaitingApprovalCount(on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "staff_accounts") { $0.where("status", .equal, AccountStatus.awaitingApproval.rawValue) }
+    }
+
+    package func createPhysicianProfile(_ profile: PhysicianProfile, accountID: Int64, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "physician_profiles")
+            .columns("account_id", "first_name", "middle_name", "last_name", "practice_location", "medical_id_number")
+            .values(
+                SQLBind(accountID), SQLBind(profile.firstName), SQLBind(profile.middleName), SQLBind(profile.lastName),
+                SQLBind(profile.practiceLocation), SQLBind(profile.medicalIDNumber)
+            )
+            .run()
+    }
+
+    package func physicianProfile(accountID: Int64, on db: any SQLDatabase) async throws -> PhysicianProfile? {
+        guard let row = try await db.select()
+            .columns("first_name", "middle_name", "last_name", "practice_location", "medical_id_number")
+            .from("physician_profiles").where("account_id", .equal, accountID).first()
+        else { return nil }
+        return PhysicianProfile(
+            firstName: try row.decode(column: "first_name", as: String.self),
+            middleName: try row.decode(column: "middle_name", as: String.self),
+            lastName: try row.decode(column: "last_name", as: String.self),
+            practiceLocation: try row.decode(column: "practice_location", as: String.self),
+            medicalIDNumber: try row.decode(column: "medical_id_number", as: String.self)
+        )
+    }
+
+    package func recordApproval(accountID: Int64, approvedBy: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("physician_profiles")
+            .set("approved_by", to: approvedBy)
+            .set("approved_at", to: now.millisecondsSince1970)
+            .where("account_id", .equal, accountID)
+            .run()
+    }
+
+    package func count(on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "staff_accounts")
+    }
+
+    package init() {}
+}
+
+/// The database holds something the code cannot explain; logged, shown to the person as a plain error.
+package struct StorageInconsistency: Error, CustomStringConvertible {
+    package let description: String
+
+    package init(description: String) {
+        self.description = description
+    }
+}

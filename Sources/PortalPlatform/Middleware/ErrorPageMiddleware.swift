@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+
+/// Turns every error into a plain page (or JSON under /api/) that never shows a stack trace, SQL or a path.
+package struct ErrorPageMiddleware: RouterMiddleware {
+    package typealias Context = PortalContext
+    package let portal: Portal
+
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let signIn as SignInRequired {
+            var location = PlatformPath.signIn
+            if let returnPath = signIn.returnPath, returnPath != PlatformPath.home {
+                location += "?next=\(returnPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-_."))) ?? "")"
+            }
+            return seeOther(location)
+        } catch let error as APIError {
+            return error.response()
+        } catch {
+            let page = ErrorPage(for: error)
+            if page.status == .internalServerError {
+                context.logger.error("Request failed", metadata: [
+                    "error": "\(String(reflecting: error))", "http.path": "\(request.uri.path)",
+                ])
+            }
+            if request.uri.path.hasPrefix("/api/") {
+                return page.json()
+            }
+            return portal.pages.response(
+                ErrorPageView(layout: portal.layout(page.title, context: context, currentPath: nil), heading: page.title, message: page.message),
+                status: page.status
+            )
+        }
+    }
+
+    package init(portal: Portal) {
+        self.portal = portal
+    }
+}
+
+/// What a person is told when something goes wrong.
+package struct ErrorPage {
+    package let status: HTTPResponse.Status
+    package let title: String
+    package let message: String
+
+    package init(for error: any Error) {
+        switch error {
+        case is AccessDenied:
+            self.init(.forbidden, "You cannot open this page", "Your account does not give access to this page. If you need it, ask an administrator.")
+        case is ForgedRequest:
+            self.init(.forbidden, "This form could not be sent", "The form may have been open for too long, or it came from another site. Go back, reload the page and try again.")
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound:
+                self.init(.notFound, "Page not found", "Check the address, or go back to the home page.")
+            case .contentTooLarge:
+                self.init(.contentTooLarge, "That was too large to send", "Make it smaller and try again.")
+            case .methodNotAllowed:
+                self.init(.methodNotAllowed, "That cannot be done here", "Go back to the home page and try again.")
+            case let status where (400..<500).contains(status.code):
+                self.init(.badRequest, "Something was wrong with that request", "Go back, check what you entered and try again.")
+            default:
+                self.init(.internalServerError, "Sorry, there is a problem with the service", "Please try again later. What you saved before this is safe.")
+            }
+        default:
+            self.init(.internalServerError, "Sorry, there is a problem with the service", "Please try again later. What you saved before this is safe.")
+        }
+    }
+
+    private init(_ status: HTTPResponse.Status, _ title: String, _ message: String) {
+        self.status = status
+        self.title = title
+        self.message = message
+    }
+
+    /// The same error in the API's one error shape.
+    package func json() -> Response {
+        let code = switch status {
+        case .notFound: "not_found"
+        case .forbidden: "forbidden"
+        case .methodNotAllowed: "method_not_allowed"
+        case .contentTooLarge: "too_large"
+        case .internalServerError: "internal_error"
+        default: "invalid_request"
+        }
+        if status == .notFound { return APIError.notFound.response() }
+        return APIError(status: status, code: code, message: title).response()
+    }
+}
+
+package struct ErrorPageView: Page {
+    package static let template = TemplateName.error
+    package let layout: Layout
+    package let heading: String
+    package let message: String
+
+    package init(layout: Layout, heading: String, message: String) {
+        self.layout = layout
+        self.heading = heading
+        self.message = message
+    }
+}

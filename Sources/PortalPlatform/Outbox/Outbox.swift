@@ -1,0 +1,186 @@
+import Foundation
+import SQLKit
+
+/// An email waiting in the outbox, sent, or given up on.
+public struct OutboxMessage: Sendable, Equatable {
+    public enum Status: String, Sendable, CaseIterable {
+        case pending, sent, failed
+
+        public var title: String {
+            switch self {
+            case .pending: "Waiting to send"
+            case .sent: "Sent"
+            case .failed: "Not delivered"
+            }
+        }
+    }
+
+    public var id: Int64
+    public var createdAt: Date
+    public var recipient: String
+    public var subject: String
+    public var body: String
+    public var status: Status
+    public var attempts: Int
+    public var nextAttemptAt: Date
+    public var lastError: String?
+    public var sentAt: Date?
+
+    package init(id: Int64, createdAt: Date, recipient: String, subject: String, body: String, status: Status, attempts: Int, nextAttemptAt: Date, lastError: String? = nil, sentAt: Date? = nil) {
+        self.id = id
+        self.createdAt = createdAt
+        self.recipient = recipient
+        self.subject = subject
+        self.body = body
+        self.status = status
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastError = lastError
+        self.sentAt = sentAt
+    }
+}
+
+/// An email a feature wants sent.
+public struct Mail: Sendable, Equatable {
+    public var recipient: String
+    public var subject: String
+    public var body: String
+
+    public init(recipient: String, subject: String, body: String) {
+        self.recipient = recipient
+        self.subject = subject
+        self.body = body
+    }
+}
+
+/// Mail is written here in the same transaction as the change that causes it, so it is never lost
+/// and never sent for a change that did not happen. The only place the outbox's SQL lives.
+public struct Outbox: Sendable {
+    /// After this many failed attempts a message is marked not delivered, for an administrator to retry.
+    package static let maximumAttempts = 8
+    /// A sender that crashed mid-delivery gives its claim up after this long.
+    package static let claimDuration: TimeInterval = 120
+
+    package let now: @Sendable () -> Date
+    package let wakeSender: @Sendable () -> Void
+
+    /// Adds `mail` to the outbox inside the caller's transaction.
+    public func enqueue(_ mail: Mail, on db: any SQLDatabase) async throws {
+        let time = now().millisecondsSince1970
+        try await db.insert(into: "outbox")
+            .columns("created_at", "recipient", "subject", "body", "status", "attempts", "next_attempt_at")
+            .values(
+                SQLBind(time), SQLBind(mail.recipient), SQLBind(mail.subject), SQLBind(mail.body),
+                SQLBind(OutboxMessage.Status.pending.rawValue), SQLBind(0), SQLBind(time)
+            )
+            .run()
+        wakeSender()
+    }
+
+    /// Claims up to `limit` messages that are due, so no other sender takes them meanwhile.
+    package func claimDue(limit: Int, on db: any SQLDatabase) async throws -> [OutboxMessage] {
+        let time = now()
+        let candidates = try await db.select().column("id").from("outbox")
+            .where("status", .equal, OutboxMessage.Status.pending.rawValue)
+            .where("next_attempt_at", .lessThanOrEqual, time.millisecondsSince1970)
+            .where(Self.unclaimed(at: time))
+            .orderBy("next_attempt_at").orderBy("id")
+            .limit(limit)
+            .all()
+            .map { try $0.decode(column: "id", as: Int64.self) }
+        var claimed: [OutboxMessage] = []
+        for id in candidates {
+            // Only one sender's conditional update can succeed for a message.
+            let won = try await db.update("outbox")
+                .set("claimed_until", to: time.addingTimeInterval(Self.claimDuration).millisecondsSince1970)
+                .where("id", .equal, id)
+                .where("status", .equal, OutboxMessage.Status.pending.rawValue)
+                .where(Self.unclaimed(at: time))
+                .returning("id")
+                .first() != nil
+            if won, let message = try await find(id: id, on: db) { claimed.append(message) }
+        }
+        return claimed
+    }
+
+    /// No sender holds the message, or the one that did has let its claim lapse.
+    private static func unclaimed(at time: Date) -> any SQLExpression {
+        SQLGroupExpression(SQLBinaryExpression(
+            SQLBinaryExpression(SQLColumn("claimed_until"), .is, SQLLiteral.null),
+            .or,
+            SQLBinaryExpression(SQLColumn("claimed_until"), .lessThan, SQLBind(time.millisecondsSince1970))
+        ))
+    }
+
+    package func markSent(id: Int64, on db: any SQLDatabase) async throws {
+        try await db.update("outbox")
+            .set("status", to: OutboxMessage.Status.sent.rawValue)
+            .set("sent_at", to: now().millisecondsSince1970)
+            .set("claimed_until", to: SQLLiteral.null)
+            .set("last_error", to: SQLLiteral.null)
+            .set(SQLColumn("attempts"), to: SQLBinaryExpression(SQLColumn("attempts"), .add, SQLLiteral.numeric("1")))
+            .where("id", .equal, id)
+            .run()
+    }
+
+    /// Records a failed attempt; tries again later with a growing pause, or gives up after `maximumAttempts`.
+    package func markFailed(_ message: OutboxMessage, error: String, on db: any SQLDatabase) async throws {
+        let attempts = message.attempts + 1
+        let pause = min(3600, 30 * pow(2, Double(attempts - 1)))
+        let status: OutboxMessage.Status = attempts >= Self.maximumAttempts ? .failed : .pending
+        try await db.update("outbox")
+            .set("status", to: status.rawValue)
+            .set("attempts", to: attempts)
+            .set("next_attempt_at", to: now().addingTimeInterval(pause).millisecondsSince1970)
+            .set("claimed_until", to: SQLLiteral.null)
+            .set("last_error", to: String(error.prefix(500)))
+            .where("id", .equal, message.id)
+            .run()
+    }
+
+    /// Puts a message that was not delivered back in the queue, due now, with a fresh set of attempts.
+    package func retry(id: Int64, on db: any SQLDatabase) async throws {
+        try await db.update("outbox")
+            .set("status", to: OutboxMessage.Status.pending.rawValue)
+            .set("attempts", to: 0)
+            .set("next_attempt_at", to: now().millisecondsSince1970)
+            .set("claimed_until", to: SQLLiteral.null)
+            .where("id", .equal, id)
+            .where("status", .equal, OutboxMessage.Status.failed.rawValue)
+            .run()
+        wakeSender()
+    }
+
+    package func find(id: Int64, on db: any SQLDatabase) async throws -> OutboxMessage? {
+        try await db.select().column("*").from("outbox").where("id", .equal, id).first().map(decode)
+    }
+
+    package func list(status: OutboxMessage.Status?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<OutboxMessage> {
+        try await db.page(
+            of: "outbox", page,
+            filter: { builder in status.map { builder.where("status", .equal, $0.rawValue) } ?? builder },
+            order: { $0.orderBy("created_at", .descending).orderBy("id", .descending) },
+            decode: decode
+        )
+    }
+
+    private func decode(_ row: any SQLRow) throws -> OutboxMessage {
+        OutboxMessage(
+            id: try row.decode(column: "id", as: Int64.self),
+            createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
+            recipient: try row.decode(column: "recipient", as: String.self),
+            subject: try row.decode(column: "subject", as: String.self),
+            body: try row.decode(column: "body", as: String.self),
+            status: OutboxMessage.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .pending,
+            attempts: try row.decode(column: "attempts", as: Int.self),
+            nextAttemptAt: Date(millisecondsSince1970: try row.decode(column: "next_attempt_at", as: Int64.self)),
+            lastError: try row.decode(column: "last_error", as: String?.self),
+            sentAt: try row.decode(column: "sent_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        )
+    }
+
+    package init(now: @escaping @Sendable () -> Date, wakeSender: @escaping @Sendable () -> Void) {
+        self.now = now
+        self.wakeSender = wakeSender
+    }
+}

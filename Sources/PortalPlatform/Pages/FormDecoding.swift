@@ -1,0 +1,55 @@
+import Hummingbird
+
+extension Request {
+    /// The submitted form; fields the browser did not send decode as nil.
+    package func form<Form: Decodable>(_ type: Form.Type, context: PortalContext) async throws -> Form {
+        var copy = self
+        let body = try await copy.collectBody(upTo: context.maxUploadSize)
+        do {
+            return try URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body))
+        } catch {
+            throw HTTPError(.badRequest)
+        }
+    }
+
+    /// A query parameter, trimmed; empty counts as absent.
+    package func query(_ name: String) -> String? {
+        guard let value = uri.queryParameters[Substring(name)].map({ String($0).trimmed }), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The `page` query parameter.
+    package var pageNumber: Int { query("page").flatMap(Int.init) ?? 1 }
+}
+
+/// Checks shared by every form that names a person or an account.
+package enum FieldRules {
+    package static let usernameMaximumLength = 21
+
+    /// Staff usernames and members' pseudonyms follow one rule; `noun` names the field in the message.
+    package static func usernameProblem(_ username: String, noun: String = "username") -> String? {
+        let capitalized = noun.prefix(1).uppercased() + noun.dropFirst()
+        if username.isEmpty { return "Enter a \(noun)" }
+        if username.count > usernameMaximumLength { return "\(capitalized) must be \(usernameMaximumLength) characters or fewer" }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+        if !username.allSatisfy(allowed.contains) {
+            return "\(capitalized) can only contain letters, numbers, full stops (.), hyphens (-) and underscores (_)"
+        }
+        return nil
+    }
+
+    package static func emailProblem(_ email: String) -> String? {
+        if email.isEmpty { return "Enter an email address" }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        let valid = email.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
+            && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
+            && !email.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" || $0 == "," || $0 == ";" })
+        return valid ? nil : "Enter an email address in the correct format, like name@example.com"
+    }
+
+    package static func requiredTextProblem(_ value: String, name: String, maximumLength: Int = 100) -> String? {
+        if value.isEmpty { return "Enter \(name)" }
+        if value.count > maximumLength { return "\(name.prefix(1).uppercased() + name.dropFirst()) must be \(maximumLength) characters or fewer" }
+        return nil
+    }
+}

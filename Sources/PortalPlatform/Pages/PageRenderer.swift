@@ -1,0 +1,129 @@
+import Foundation
+import Hummingbird
+import Mustache
+
+/// A template the code renders, named by its path under `templates/` without `.mustache`. Features
+/// declare theirs beside their pages and list them in their `templates`; start-up stops when one is missing.
+package struct TemplateName: Sendable, Hashable, CustomStringConvertible {
+    package let rawValue: String
+
+    package init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    package var description: String { rawValue }
+
+    // The platform's own.
+    package static let siteHeader = TemplateName("layouts/header")
+    package static let pagination = TemplateName("partials/pagination")
+    package static let error = TemplateName("errors/error")
+
+    package static let platformTemplates: [TemplateName] = [.siteHeader, .pagination, .error]
+}
+
+/// A page's typed view model; the template reads only what it holds.
+package protocol Page: Sendable, Encodable {
+    static var template: TemplateName { get }
+    var layout: Layout { get }
+}
+
+package struct MissingTemplates: Error, CustomStringConvertible {
+    package let names: [String]
+    package let directory: String
+    package var description: String {
+        "Templates missing from \(directory): \(names.joined(separator: ", ")). Run CarePortal from the project folder or set RESOURCES_DIR."
+    }
+
+    package init(names: [String], directory: String) {
+        self.names = names
+        self.directory = directory
+    }
+}
+
+/// A template file swift-mustache could not read.
+package struct TemplateNotParsed: Error, CustomStringConvertible {
+    package let path: String
+    package let error: any Error
+    package var description: String { "template \(path): \(error)" }
+
+    package init(path: String, error: any Error) {
+        self.path = path
+        self.error = error
+    }
+}
+
+/// Renders pages from the mustache templates loaded once at start-up.
+package struct PageRenderer: Sendable {
+    package let library: MustacheLibrary
+    package let fragments = FragmentCache()
+
+    /// Loads every template under `templatesDirectory`; throws when one of `required` (the platform's own
+    /// are always required) is not among them.
+    package init(templatesDirectory: String, required: [TemplateName] = []) async throws {
+        guard FileManager.default.fileExists(atPath: templatesDirectory) else {
+            throw MissingTemplates(names: ["(the whole folder)"], directory: templatesDirectory)
+        }
+        var library = try Self.templates(in: templatesDirectory)
+        // Closing tags cannot hold a "/", so pages extend the base layout by this short name.
+        guard let layout = library.getTemplate(named: "layouts/page") else {
+            throw MissingTemplates(names: ["layouts/page"], directory: templatesDirectory)
+        }
+        library.register(layout, named: "layout")
+        self.library = library
+        let missing = (TemplateName.platformTemplates + required).filter { library.getTemplate(named: $0.rawValue) == nil }.map(\.rawValue)
+        guard missing.isEmpty else { throw MissingTemplates(names: missing, directory: templatesDirectory) }
+    }
+
+    /// Every `.mustache` file under `directory`, named by its path without the extension (as
+    /// swift-mustache names them), each escaping its values with `HTMLEscaping`.
+    private static func templates(in directory: String) throws -> MustacheLibrary {
+        HTMLEscaping.registered
+        let root = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
+        var library = MustacheLibrary(templates: [:])
+        guard let files = FileManager.default.enumerator(atPath: root.path) else { return library }
+        for case let path as String in files where path.hasSuffix(".mustache") {
+            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+            do {
+                try library.register("{{% CONTENT_TYPE: \(HTMLEscaping.name) }}" + text, named: String(path.dropLast(".mustache".count)))
+            } catch {
+                throw TemplateNotParsed(path: path, error: error)
+            }
+        }
+        return library
+    }
+
+    package func html<P: Page>(_ page: P) -> String {
+        guard let html = library.render(TemplateValues.box(page), withTemplate: P.template.rawValue) else {
+            preconditionFailure("template \(P.template.rawValue) was checked at start-up")
+        }
+        return html
+    }
+
+    /// A fragment's HTML, rendered from its template once and then remembered (see `Fragment`).
+    package func html<F: Fragment>(_ fragment: F) -> String {
+        fragments.html(fragment) { fragment in
+            guard let html = library.render(TemplateValues.box(fragment), withTemplate: F.template.rawValue) else {
+                preconditionFailure("template \(F.template.rawValue) was checked at start-up")
+            }
+            return html
+        }
+    }
+
+    /// Fragments one after another, each rendered once and remembered.
+    package func list<F: Fragment>(_ fragments: [F]) -> FragmentList {
+        FragmentList(html: fragments.map(html).joined(), isEmpty: fragments.isEmpty)
+    }
+
+    package func response<P: Page>(_ page: P, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html(page)))
+        )
+    }
+}
+
+/// A redirect after a form, so reloading the next page never sends the form again.
+package func seeOther(_ path: String) -> Response {
+    Response(status: .seeOther, headers: [.location: path])
+}

@@ -1,0 +1,100 @@
+import Foundation
+import SQLKit
+
+/// One of the programs a deployment can run (a perinatal community, a physicians' practice, …). An
+/// administrator switches programs on and off on the Program settings page: a program that is off
+/// answers 404 on its routes, leaves the navigation and the home page, and its background jobs idle.
+package struct Program: Sendable, Hashable, Identifiable {
+    /// Stored in the program settings; never changes once saved.
+    package let id: String
+    package let title: String
+    /// One sentence for the Program settings page: what switching it on gives.
+    package let summary: String
+
+    package init(id: String, title: String, summary: String) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+    }
+}
+
+/// A heading the navigation gathers its links under.
+package struct NavigationGroup: Sendable, Hashable {
+    package let title: String
+    /// Groups are shown in increasing order.
+    package let order: Int
+
+    package init(_ title: String, order: Int) {
+        self.title = title
+        self.order = order
+    }
+}
+
+/// A link in the main navigation and who may see it (the same `Access` its route is registered with).
+package struct NavigationItem: Sendable {
+    package let title: String
+    package let path: String
+    package let access: Access
+    package let group: NavigationGroup
+    /// Set from the feature that contributes the link; nil for the portal's own pages.
+    package var program: Program?
+
+    package init(title: String, path: String, access: Access, group: NavigationGroup) {
+        self.title = title
+        self.path = path
+        self.access = access
+        self.group = group
+    }
+}
+
+/// A card on a staff member's home page, contributed by a feature.
+package struct HomeCard: Sendable, Encodable {
+    package let title: String
+    package let path: String
+    package let body: String
+
+    package init(title: String, path: String, body: String) {
+        self.title = title
+        self.path = path
+        self.body = body
+    }
+}
+
+/// Work a feature runs in the background on every server, every `interval`, while its program is on.
+package struct BackgroundJob: Sendable {
+    package let name: String
+    package let interval: Duration
+    package var program: Program?
+    package let work: @Sendable () async throws -> Void
+
+    /// How often housekeeping sweeps (expired tokens, sessions, old throttle entries) run.
+    package static let housekeepingInterval: Duration = .seconds(300)
+
+    package init(_ name: String, every interval: Duration, work: @escaping @Sendable () async throws -> Void) {
+        self.name = name
+        self.interval = interval
+        self.work = work
+    }
+}
+
+/// What the features running in this portal bring to the pages and machinery every feature shares:
+/// the navigation, the home page's cards, the programs, the audit log's vocabulary and the kinds of app
+/// account. Gathered once when the application is built; the platform reads it and names no feature.
+package struct Contributions: Sendable {
+    package typealias HomeCards = @Sendable (StaffAccount, Portal) async throws -> [HomeCard]
+
+    package var navigation: [NavigationItem] = []
+    package var programs: [Program] = []
+    package var auditActions: [AuditAction] = AuditAction.platformActions
+    package var homeCards: [(program: Program?, cards: HomeCards)] = []
+    package var appAccounts: [AppAccountKind] = []
+
+    package init() {}
+
+    /// The navigation in its groups' order, each group's links in the order the features were listed.
+    package var orderedNavigation: [NavigationItem] {
+        navigation.enumerated()
+            .sorted { ($0.element.group.order, $0.offset) < ($1.element.group.order, $1.offset) }
+            .map(\.element)
+    }
+}

@@ -1,0 +1,500 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import PostgresNIO
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The database CarePortal keeps everything in: SQLite (the embedded default) or PostgreSQL.
+///
+/// Repositories receive an `any SQLDatabase` from `read` or `transaction` and write one query for
+/// both engines. The engine differences (pooling, locking, transaction syntax) stay in this file.
+public final class Database: Sendable {
+    public enum Engine: String, Sendable, CaseIterable {
+        case sqlite
+        case postgres
+    }
+
+    public let engine: Engine
+    private let backend: Backend
+    private let logger: Logger
+
+    private enum Backend: Sendable {
+        case sqlite(SQLiteConnectionPool)
+        case postgres(PostgresClient)
+    }
+
+    /// Opens the database a `DATABASE_URL` names: `sqlite://PATH` or `postgres://USER:PASSWORD@HOST:PORT/NAME`.
+    public init(url: String, logger: Logger) throws {
+        self.logger = logger
+        let location = try DatabaseLocation(url: url)
+        switch location {
+        case .sqlite(let path):
+            engine = .sqlite
+            backend = .sqlite(SQLiteConnectionPool(path: path, maximumReaders: 4, logger: logger))
+        case .postgres(let configuration):
+            engine = .postgres
+            backend = .postgres(PostgresClient(configuration: configuration, backgroundLogger: logger))
+        }
+    }
+
+    /// Keeps the engine's connections alive until `body` returns; for commands and tests that run
+    /// without the server's service group.
+    @discardableResult
+    public func whileRunning<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.runConnections() }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    /// Runs the connection pool until the task is cancelled (the PostgreSQL client needs a running task).
+    package func runConnections() async throws {
+        switch backend {
+        case .postgres(let client):
+            await client.run()
+        case .sqlite(let pool):
+            // Nothing to drive in the background: wait for cancellation, then close every connection.
+            while (try? await Task.sleep(for: .seconds(3600))) != nil {}
+            await pool.close()
+        }
+    }
+
+    /// Reads that need no transaction. On SQLite the connection is read-only: anything that writes
+    /// goes through `write` or `transaction`.
+    public func read<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        switch backend {
+        case .sqlite(let pool):
+            return try await pool.withReader(body)
+        case .postgres(let client):
+            return try await Self.withConnection(of: client, body)
+        }
+    }
+
+    private static func withConnection<T: Sendable>(of client: PostgresClient, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+            }
+        }
+    }
+
+    /// False while the current task changes the schema (`Migrator`): PostgreSQL statements it runs
+    /// are not kept prepared on their connections, since a kept `SELECT *` stops running once its
+    /// table gains a column. SQLite finds such changes itself.
+    @TaskLocal package static var keepsStatements = true
+
+    /// Writes that need no transaction: each statement `body` runs is committed on its own, as soon as
+    /// it has run (one update, or a few that stand alone). On SQLite they take the writer's turn, as a
+    /// transaction does, and started inside a transaction they throw `NestedTransaction` for the same reason.
+    public func write<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        guard !Self.isInTransaction else { throw NestedTransaction() }
+        return try await Self.$isInTransaction.withValue(true) {
+            switch backend {
+            case .sqlite(let pool):
+                return try await pool.withWriter(body)
+            case .postgres(let client):
+                return try await Self.withConnection(of: client, body)
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction: everything it writes is committed together, or nothing is.
+    ///
+    /// SQLite takes one writer at a time. This server's transactions queue for their turn in memory,
+    /// so each starts the moment the one before commits; SQLite's own wait for its lock (the busy
+    /// timeout, which sleeps and polls) is left to other processes, such as a command run beside the
+    /// server. The transaction still takes the lock at the start (`BEGIN IMMEDIATE`), so it never
+    /// fails halfway with "database is locked".
+    ///
+    /// A transaction started inside another one throws `NestedTransaction`: on SQLite it would wait
+    /// for the turn its own caller holds, and on either engine it would not commit with the outer one.
+    public func transaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        guard !Self.isInTransaction else { throw NestedTransaction() }
+        return try await Self.$isInTransaction.withValue(true) { try await run(transaction: body) }
+    }
+
+    /// True while the current task runs the body of a transaction.
+    @TaskLocal package static var isInTransaction = false
+
+    private func run<T: Sendable>(transaction body: (any SQLDatabase) async throws -> T) async throws -> T {
+        switch backend {
+        case .sqlite(let pool):
+            return try await pool.withWriter { database in
+                try await Self.committing(database, begin: "BEGIN IMMEDIATE", body)
+            }
+        case .postgres(let client):
+            return try await Self.withConnection(of: client) { database in
+                try await Self.committing(database, begin: "BEGIN", body)
+            }
+        }
+    }
+
+    /// Runs `body` between `begin` and `COMMIT` on one connection, rolling back if it throws.
+    nonisolated(nonsending) private static func committing<T: Sendable>(
+        _ database: any SQLDatabase, begin: SQLQueryString, _ body: (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try await database.raw(begin).run()
+        do {
+            let result = try await body(database)
+            try await database.raw("COMMIT").run()
+            return result
+        } catch {
+            try? await database.raw("ROLLBACK").run()
+            throw error
+        }
+    }
+}
+
+extension Database: Service {
+    /// The service group stops services in reverse order, so the database closes after the server and
+    /// the background jobs that use it.
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await self.runConnections()
+        }
+    }
+}
+
+/// Where a `DATABASE_URL` points.
+package enum DatabaseLocation: Equatable {
+    case sqlite(path: String)
+    case postgres(PostgresClient.Configuration)
+
+    package struct InvalidURL: Error, CustomStringConvertible {
+        package let description: String
+
+        package init(description: String) {
+            self.description = description
+        }
+    }
+
+    private static let expected = """
+        DATABASE_URL must be sqlite://PATH, postgres://USER:PASSWORD@HOST:PORT/DATABASE, \
+        or postgres://USER@/DATABASE?host=SOCKET_FOLDER for a PostgreSQL server's Unix socket
+        """
+
+    package init(url: String) throws {
+        if url.hasPrefix("sqlite://") {
+            let path = String(url.dropFirst("sqlite://".count))
+            guard !path.isEmpty else { throw InvalidURL(description: "DATABASE_URL sqlite:// needs a file path") }
+            self = .sqlite(path: path)
+            return
+        }
+        guard let components = URLComponents(string: url),
+              components.scheme == "postgres" || components.scheme == "postgresql",
+              let user = components.user
+        else {
+            throw InvalidURL(description: Self.expected)
+        }
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let database = path.isEmpty ? nil : path
+        let query = components.queryItems ?? []
+        func parameter(_ name: String) -> String? { query.first { $0.name == name }?.value }
+        let username = user.removingPercentEncoding ?? user
+        let password = components.password?.removingPercentEncoding
+        let port = components.port ?? parameter("port").flatMap { Int($0) } ?? 5432
+        var configuration: PostgresClient.Configuration
+        if let socketFolder = parameter("host"), socketFolder.hasPrefix("/") {
+            // As libpq reads it: a host that is a folder holds the server's Unix socket, named for its port.
+            guard components.host?.isEmpty ?? true else {
+                throw InvalidURL(description: "DATABASE_URL names a host and a socket folder (host=\(socketFolder)); give one of them")
+            }
+            configuration = PostgresClient.Configuration(
+                unixSocketPath: socketFolder + (socketFolder.hasSuffix("/") ? "" : "/") + ".s.PGSQL.\(port)",
+                username: username, password: password, database: database
+            )
+        } else {
+            guard let host = components.host, !host.isEmpty else {
+                throw InvalidURL(description: Self.expected)
+            }
+            let tls: PostgresClient.Configuration.TLS
+            switch parameter("sslmode") ?? "disable" {
+            case "disable": tls = .disable
+            case "prefer": tls = .prefer(.makeClientConfiguration())
+            default: tls = .require(.makeClientConfiguration())
+            }
+            configuration = PostgresClient.Configuration(
+                host: host, port: port, username: username, password: password, database: database, tls: tls
+            )
+        }
+        if let value = parameter("pool_size") {
+            guard let size = Int(value), (1...1_000).contains(size) else {
+                throw InvalidURL(description: "DATABASE_URL pool_size must be a whole number from 1 to 1000, not \(value)")
+            }
+            configuration.options.maximumConnections = size
+        } else {
+            configuration.options.maximumConnections = Self.defaultPoolSize
+        }
+        self = .postgres(configuration)
+    }
+
+    /// PostgreSQL connections kept by default: twice this machine's cores, and at least eight. More
+    /// connections than that only add PostgreSQL processes competing for the same cores: on the
+    /// 2-core benchmark machine, 16 connections made the slowest hundredth of the desk's pages take
+    /// twice as long as 4 to 8 did, for no more requests a second (docs/performance.md).
+    package static var defaultPoolSize: Int { max(8, 2 * ProcessInfo.processInfo.activeProcessorCount) }
+
+    package static func == (lhs: DatabaseLocation, rhs: DatabaseLocation) -> Bool {
+        switch (lhs, rhs) {
+        case (.sqlite(let a), .sqlite(let b)): a == b
+        case (.postgres(let a), .postgres(let b)):
+            a.host == b.host && a.port == b.port && a.unixSocketPath == b.unixSocketPath && a.username == b.username && a.database == b.database
+        default: false
+        }
+    }
+}
+
+/// A transaction was started inside another one; the code that did so must pass the outer one's
+/// database along instead.
+package struct NestedTransaction: Error, CustomStringConvertible {
+    package var description: String { "a transaction was started inside another transaction" }
+
+    package init() {}
+}
+
+package struct DatabaseClosed: Error, CustomStringConvertible {
+    package var description: String { "the database is closed" }
+
+    package init() {}
+}
+
+/// SQLite connections: a few readers and one writer, each set up for safe concurrent use.
+///
+/// Readers are read-only (`PRAGMA query_only`): in WAL mode they read while the writer writes. The
+/// writer serves one transaction (or `Database.write`) at a time, in the order they asked
+/// (`WriterQueue`), so it starts the moment the previous one commits instead of sleeping in SQLite's
+/// busy handler; that wait is left to other processes (a command run beside the server). Checking a
+/// reader out and in takes a lock for a moment: every request does both.
+package final class SQLiteConnectionPool: Sendable {
+    /// A connection and, for a reader, the thread its statements and the reads that use it run on.
+    package struct Connection: Sendable {
+        package let handle: SQLiteHandle
+        package let thread: EventLoopExecutor?
+
+        package func close() { handle.close() }
+
+        package init(handle: SQLiteHandle, thread: EventLoopExecutor? = nil) {
+            self.handle = handle
+            self.thread = thread
+        }
+    }
+
+    /// The threads the writers' statements run on, any free one each time, shared by every database
+    /// in the process and apart from the readers' (`EventLoopExecutor.sqlite`). A writer can wait in
+    /// SQLite's busy handler for another connection's lock, and in a process with two databases on
+    /// the same file (a command run inside the tests) that connection must be able to commit on
+    /// another thread meanwhile; so writers are not tied to a thread of their own.
+    package static let writerThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 4)
+        pool.start()
+        return pool
+    }()
+
+    private struct State {
+        package var idle: [Connection] = []
+        package var openCount = 0
+        package var waiters: [CheckedContinuation<Connection, any Error>] = []
+        package var closed = false
+        /// Opened on the first transaction; only the transaction holding the writer's turn touches it.
+        package var writer: Connection?
+    }
+
+    private let path: String
+    private let maximumReaders: Int
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let writers = WriterQueue()
+
+    package init(path: String, maximumReaders: Int, logger: Logger) {
+        self.path = path
+        self.maximumReaders = maximumReaders
+        self.logger = logger
+    }
+
+    /// Runs `body` with a read-only connection of its own, on that connection's thread.
+    package func withReader<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        let connection = try await checkOut()
+        do {
+            let result = try await run(body, on: connection)
+            checkIn(connection)
+            return result
+        } catch {
+            checkIn(connection)
+            throw error
+        }
+    }
+
+    /// Runs `body` on the connection's own thread, if it has one.
+    private func run<T: Sendable>(_ body: (any SQLDatabase) async throws -> T, on connection: Connection) async throws -> T {
+        try await withTaskExecutorPreference(connection.thread) {
+            try await body(SQLiteSQLDatabase(connection: connection.handle, thread: connection.thread, logger: logger, queryLogLevel: nil))
+        }
+    }
+
+    /// Waits for the previous transaction to finish, then runs `body` with the writer.
+    package func withWriter<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        await writers.wait()
+        defer { writers.next() }
+        let existing = try state.withLock { state throws -> Connection? in
+            if state.closed { throw DatabaseClosed() }
+            return state.writer
+        }
+        let writer: Connection
+        if let existing {
+            writer = existing
+        } else {
+            writer = try await open(readOnly: false, on: nil)
+            state.withLock { $0.writer = writer }
+        }
+        return try await run(body, on: writer)
+    }
+
+    private enum CheckOut {
+        case ready(Connection)
+        case open(Int)
+        case wait
+    }
+
+    private func checkOut() async throws -> Connection {
+        let next = try state.withLock { state throws -> CheckOut in
+            if state.closed { throw DatabaseClosed() }
+            if let connection = state.idle.popLast() { return .ready(connection) }
+            guard state.openCount < maximumReaders else { return .wait }
+            state.openCount += 1
+            return .open(state.openCount - 1)
+        }
+        switch next {
+        case .ready(let connection):
+            return connection
+        case .open(let index):
+            do {
+                // Each reader its own thread, as far as there are threads.
+                return try await open(readOnly: true, on: EventLoopExecutor.sqlite[index % EventLoopExecutor.sqlite.count])
+            } catch {
+                state.withLock { $0.openCount -= 1 }
+                throw error
+            }
+        case .wait:
+            return try await withCheckedThrowingContinuation { continuation in
+                // A connection may have come back, or the pool closed, since the look above.
+                let outcome = state.withLock { state -> Result<Connection, any Error>? in
+                    if state.closed { return .failure(DatabaseClosed()) }
+                    if let connection = state.idle.popLast() { return .success(connection) }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        }
+    }
+
+    private func checkIn(_ connection: Connection) {
+        enum Next { case close, hand(CheckedContinuation<Connection, any Error>), keep }
+        let next = state.withLock { state -> Next in
+            if state.closed {
+                state.openCount -= 1
+                return .close
+            }
+            if !state.waiters.isEmpty { return .hand(state.waiters.removeFirst()) }
+            state.idle.append(connection)
+            return .keep
+        }
+        switch next {
+        case .close: connection.close()
+        case .hand(let waiter): waiter.resume(returning: connection)
+        case .keep: break
+        }
+    }
+
+    /// Opens a connection on the thread it will belong to, if any (opening reads the file), and sets it up.
+    private func open(readOnly: Bool, on thread: EventLoopExecutor?) async throws -> Connection {
+        let path = self.path
+        let handle = try await SQLiteSQLDatabase.run(on: thread) {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let connection = try SQLiteHandle(path: path)
+            do {
+                // The busy timeout comes first: a connection opened while another one writes waits for it rather than failing.
+                try connection.run("PRAGMA busy_timeout = 10000", []) { _ in }
+                // WAL lets readers work while one writer commits; FULL sync makes every commit survive a crash.
+                try connection.run("PRAGMA journal_mode = WAL", []) { _ in }
+                try connection.run("PRAGMA synchronous = FULL", []) { _ in }
+                try connection.run("PRAGMA foreign_keys = ON", []) { _ in }
+                if readOnly { try connection.run("PRAGMA query_only = ON", []) { _ in } }
+            } catch {
+                connection.close()
+                throw error
+            }
+            return connection
+        }
+        return Connection(handle: handle, thread: thread)
+    }
+
+    /// Closes every connection: idle readers now, readers in use as they come back, and the writer
+    /// once the transaction holding it (if any) has finished.
+    package func close() async {
+        let (waiters, connections) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.waiters.removeAll()
+                state.openCount -= state.idle.count
+                state.idle.removeAll()
+            }
+            return (state.waiters, state.idle)
+        }
+        for waiter in waiters {
+            waiter.resume(throwing: DatabaseClosed())
+        }
+        for connection in connections { connection.close() }
+        await writers.wait()
+        let writer = state.withLock { state in
+            defer { state.writer = nil }
+            return state.writer
+        }
+        writer?.close()
+        writers.next()
+    }
+}
+
+/// Writers waiting for their turn, first come first served.
+private final class WriterQueue: Sendable {
+    private struct State {
+        package var busy = false
+        package var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    package func wait() async {
+        await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
+            let free = state.withLock { state in
+                guard !state.busy else {
+                    state.waiting.append(turn)
+                    return false
+                }
+                state.busy = true
+                return true
+            }
+            if free { turn.resume() }
+        }
+    }
+
+    /// Ends the current turn: the next writer in line starts, or the queue is free.
+    package func next() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.busy = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        waiter?.resume()
+    }
+}
