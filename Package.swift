@@ -1,6 +1,24 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+/// The server libraries both the platform and the features build on.
+let serverLibraries: [Target.Dependency] = [
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "CSV", package: "CSV.swift"),
+    .product(name: "Hummingbird", package: "hummingbird"),
+    .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+    .product(name: "HTTPTypes", package: "swift-http-types"),
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "Mustache", package: "swift-mustache"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "PostgresKit", package: "postgres-kit"),
+    .product(name: "PostgresNIO", package: "postgres-nio"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "SQLKit", package: "sql-kit"),
+    .product(name: "SQLiteKit", package: "sqlite-kit"),
+    .product(name: "SQLiteNIO", package: "sqlite-nio"),
+]
+
 let package = Package(
     name: "careportal",
     platforms: [.macOS(.v15)],
@@ -40,47 +58,13 @@ let package = Package(
         // middleware to a route — and names no feature: the compiler refuses a platform file that does.
         .target(
             name: "PortalPlatform",
-            dependencies: [
-                "CSMTP",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CSV", package: "CSV.swift"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-            ],
+            dependencies: ["CSMTP"] + serverLibraries,
             resources: [.copy("Resources/common-passwords.txt")]
         ),
         // The features, each in its own folder, and the application assembled from them.
         .target(
             name: "CarePortal",
-            dependencies: [
-                "PortalPlatform",
-                "SafeHTML",
-                "CHPDF",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CSV", package: "CSV.swift"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "SQLiteNIO", package: "sqlite-nio"),
-            ],
+            dependencies: ["PortalPlatform", "SafeHTML", "CHPDF"] + serverLibraries,
             resources: [.copy("Resources/demo-illustrations")]
         ),
         // libcurl's SMTP client behind a small non-variadic C interface Swift can call.

@@ -93,3 +93,33 @@ def test_program_settings_show_errors_beside_each_field(browser, server, admin):
     fill(browser, "deletion_phone", "615 555 0134")
     submit(browser, "Save settings")
     assert "Program settings saved." in text_of(browser, "div.flash")
+
+
+def test_an_administrator_switches_a_program_off_and_on(browser, server, admin):
+    sign_in(browser, server, admin)
+    browser.get(server + "/program-settings")
+    practice = browser.find_element(By.ID, "program-physicians_practice")
+    assert practice.is_selected(), "every program runs until switched off"
+    browser.execute_script("arguments[0].scrollIntoView()", practice)
+    screenshot(browser, "program-settings-programs")
+    try:
+        practice.click()
+        submit(browser, "Save settings")
+        assert "Program settings saved." in text_of(browser, "div.flash")
+        browser.get(server + "/")
+        navigation = text_of(browser, "header")
+        assert "Patients" not in navigation and "Catalogue" not in navigation
+        assert "Members" in navigation
+        check_accessibility(browser, "home with the physicians' practice switched off")
+        screenshot(browser, "home-practice-switched-off")
+        browser.get(server + "/patients")
+        assert "Page not found" in text_of(browser, "main")
+    finally:
+        browser.get(server + "/program-settings")
+        practice = browser.find_element(By.ID, "program-physicians_practice")
+        if not practice.is_selected():
+            browser.execute_script("arguments[0].scrollIntoView()", practice)
+            practice.click()
+            submit(browser, "Save settings")
+    browser.get(server + "/patients")
+    assert "Page not found" not in text_of(browser, "main")
