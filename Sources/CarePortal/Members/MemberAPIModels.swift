@@ -154,11 +154,6 @@ enum MemberAPI {
         var bio: String?
     }
 
-    struct SignIn: Decodable, Sendable {
-        var pseudonym: String?
-        var password: String?
-    }
-
     struct Recovery: Decodable, Sendable {
         var recoveryEmail: String?
         var securityAnswer: String?

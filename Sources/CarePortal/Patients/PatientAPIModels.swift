@@ -20,11 +20,6 @@ enum PatientAPI {
         var password: String?
     }
 
-    struct SignIn: Decodable, Sendable {
-        var username: String?
-        var password: String?
-    }
-
     struct LogEntry: Decodable, Sendable {
         var status: String?
     }

@@ -129,7 +129,7 @@ extension Portal {
         answer: @escaping @Sendable (IssuedAppToken, any SQLDatabase) async throws -> Answer
     ) async throws -> Response {
         let fields = try await request.json(AppSignInBody.self).strings([kind.identifierField, "password"])
-        let identifier = fields[kind.identifierField]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let identifier = fields[kind.identifierField]?.trimmed ?? ""
         let password = fields["password"] ?? ""
         var problems: [String: String] = [:]
         if identifier.isEmpty { problems[kind.identifierField] = "Enter your \(kind.identifierName)" }
