@@ -7,6 +7,7 @@ let serverLibraries: [Target.Dependency] = [
     .product(name: "CSV", package: "CSV.swift"),
     .product(name: "Hummingbird", package: "hummingbird"),
     .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+    .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
     .product(name: "HTTPTypes", package: "swift-http-types"),
     .product(name: "Logging", package: "swift-log"),
     .product(name: "Mustache", package: "swift-mustache"),
@@ -35,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
@@ -95,6 +97,7 @@ let package = Package(
                 "CarePortal",
                 "PortalPlatform",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import PortalPlatform
@@ -87,6 +88,7 @@ func buildApplication(
     }
 
     var services: [any Service] = [database, Housekeeping(portal: portal)]
+    if database.engine == .postgres { services.append(LiveSignalListener(database: database, signals: portal.live, logger: logger)) }
     if !jobs.isEmpty { services.append(BackgroundJobs(portal: portal, jobs: jobs)) }
     let sender = dependencies.mailTransport.map { transport in
         OutboxSender(
@@ -99,6 +101,7 @@ func buildApplication(
     let routeList = router.routes.map { RouteCatalogue.Key(method: $0.method.rawValue, path: $0.path.description) }
     var application = Application(
         router: router,
+        server: .http1WebSocketUpgrade { request, _, _ in await portal.webSockets.upgrade(request, portal: portal) },
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "CarePortal"),
         services: services,
         logger: logger

@@ -75,6 +75,7 @@ enum Features {
         MembersFeature.self,
         MedicalProfessionalsFeature.self,
         InformationDeskFeature.self,
+        ChatFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,
         OutboxFeature.self,

@@ -122,6 +122,22 @@ enum SiteURL: Sendable, Equatable {
     case apiPatientStatistics
     case apiPatientReminders
 
+    // Chat.
+    case chat
+    case chatRoom(Int64)
+    case chatRoomMessages(Int64)
+    case chatMessageRemove(Int64)
+    case chatMemberMute(Int64)
+    case chatMemberUnmute(Int64)
+    case chatReports
+    case chatReportKeep(Int64)
+    case chatSettings
+    case apiChat
+    case apiChatMessages
+    case apiChatMessageReports(Int64)
+    case apiChatLive
+    case apiMoods
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -234,6 +250,20 @@ enum SiteURL: Sendable, Equatable {
         case .apiPatientScheduleEntry(let day, let entry): "/api/v1/patient/schedule/\(day)/entries/\(entry)"
         case .apiPatientStatistics: "/api/v1/patient/statistics"
         case .apiPatientReminders: "/api/v1/patient/reminders"
+        case .chat: "/chat"
+        case .chatRoom(let id): "/chat/rooms/\(id)"
+        case .chatRoomMessages(let id): "/chat/rooms/\(id)/messages"
+        case .chatMessageRemove(let id): "/chat/messages/\(id)/remove"
+        case .chatMemberMute(let id): "/chat/members/\(id)/mute"
+        case .chatMemberUnmute(let id): "/chat/members/\(id)/unmute"
+        case .chatReports: "/chat/reports"
+        case .chatReportKeep(let id): "/chat/reports/\(id)/keep"
+        case .chatSettings: "/chat/settings"
+        case .apiChat: "/api/v1/chat"
+        case .apiChatMessages: "/api/v1/chat/messages"
+        case .apiChatMessageReports(let id): "/api/v1/chat/messages/\(id)/reports"
+        case .apiChatLive: "/api/v1/chat/live"
+        case .apiMoods: "/api/v1/moods"
         }
     }
 

@@ -23,6 +23,7 @@ enum SchemaHistory {
         AddDeskRepliesVersion(),
         MoveDeskSearchIntoThreads(),
         AddDeskListVersion(),
+        CreateEventsAndChat(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -124,8 +124,13 @@ extension Request {
     }
 
     /// The bearer token of the `Authorization` header, if there is one.
+    package var bearerToken: String? { headers.bearerToken }
+}
+
+extension HTTPFields {
+    /// The bearer token of the `Authorization` header, if there is one.
     package var bearerToken: String? {
-        guard let header = headers[.authorization] else { return nil }
+        guard let header = self[.authorization] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimmingCharacters(in: .whitespaces)

@@ -113,7 +113,12 @@ extension Portal {
     /// The account of `kind` whose bearer token the request carries, renewing the token when due; a 401
     /// in the API's error shape otherwise.
     package func authenticate(_ kind: AppAccountKind, _ request: Request) async throws -> AppAccountHolder {
-        guard let token = request.bearerToken else { throw APIError.unauthorized }
+        try await authenticate(kind, bearerToken: request.bearerToken)
+    }
+
+    /// The account of `kind` a bearer token belongs to, renewing it when due; a 401 otherwise.
+    package func authenticate(_ kind: AppAccountKind, bearerToken: String?) async throws -> AppAccountHolder {
+        guard let token = bearerToken else { throw APIError.unauthorized }
         let now = self.now
         guard let holder = try await kind.bearerTokens.resolve(token, now: now, in: database) else { throw APIError.unauthorized }
         if holder.renewed {

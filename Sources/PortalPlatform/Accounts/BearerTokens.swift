@@ -114,6 +114,12 @@ package struct BearerTokens: Sendable {
         )
     }
 
+    /// True while the token with this hash is in force and its owner may still use the app (no renewal).
+    package func holderInForce(tokenHash: String, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        guard let found = try await find(hash: tokenHash, on: db) else { return false }
+        return found.expiresAt > now
+    }
+
     package func revoke(tokenHash: String, on db: any SQLDatabase) async throws {
         try await db.delete(from: store.table).where("token_hash", .equal, tokenHash).run()
     }

@@ -19,6 +19,10 @@ package struct Portal: Sendable {
     package let contributions: Contributions
     /// The audit actions the running features declared, by raw value.
     package let auditVocabulary: AuditVocabulary
+    /// Signals of changes, heard by every server (chat messages to push to the sockets each server holds).
+    package let live: LiveSignals
+    /// The features' WebSocket endpoints.
+    package let webSockets = WebSocketEndpoints()
     /// Audit entries that stand alone (a record was opened), committed together with any others
     /// recorded at the same moment.
     private let accessRecords: GroupCommit<AuditEvent>
@@ -41,6 +45,7 @@ package struct Portal: Sendable {
         self.logger = logger
         self.contributions = contributions
         auditVocabulary = AuditVocabulary(contributions.auditActions)
+        live = LiveSignals(database: database)
         accessRecords = GroupCommit { events in
             try await database.transaction { db in try await audit.record(events, on: db) }
         }

@@ -66,6 +66,22 @@ public final class Database: Sendable {
         }
     }
 
+    /// Hears PostgreSQL notifications on `channel` (`LISTEN`), calling `receive` with each payload, until
+    /// the task is cancelled or the connection fails; it holds one of the pool's connections meanwhile.
+    /// SQLite has no other server to hear from: it waits for cancellation.
+    package func listen(on channel: String, _ receive: @escaping @Sendable (String) async -> Void) async throws {
+        switch backend {
+        case .postgres(let client):
+            try await client.withConnection { connection in
+                try await connection.listen(on: channel) { notifications in
+                    for try await notification in notifications { await receive(notification.payload) }
+                }
+            }
+        case .sqlite:
+            while (try? await Task.sleep(for: .seconds(3600))) != nil {}
+        }
+    }
+
     /// Reads that need no transaction. On SQLite the connection is read-only: anything that writes
     /// goes through `write` or `transaction`.
     public func read<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
@@ -427,6 +443,8 @@ package final class SQLiteConnectionPool: Sendable {
                 try connection.run("PRAGMA journal_mode = WAL", []) { _ in }
                 try connection.run("PRAGMA synchronous = FULL", []) { _ in }
                 try connection.run("PRAGMA foreign_keys = ON", []) { _ in }
+                // Deleted rows are overwritten with zeros, so what retention deletes (chat) is not left in the file.
+                try connection.run("PRAGMA secure_delete = ON", []) { _ in }
                 if readOnly { try connection.run("PRAGMA query_only = ON", []) { _ in } }
             } catch {
                 connection.close()

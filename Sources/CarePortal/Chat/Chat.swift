@@ -1,0 +1,244 @@
+import Foundation
+import PortalPlatform
+import SQLKit
+import SafeHTML
+import Synchronization
+
+/// What happens in the cohorts' chat rooms, shared by the member API, the WebSocket and the
+/// administrators' pages: every change in one transaction with its events and audit entries, then a
+/// live signal so every server pushes it to the sockets it holds.
+struct Chat: Sendable {
+    static let maximumLength = 2_000
+    static let reasonMaximumLength = 500
+    static let clientIDMaximumLength = 64
+    static let pageSize = 50
+    static let liveTopic = "chat"
+
+    let portal: Portal
+    let repository = ChatRepository()
+    let listeners: ChatListeners
+    let rateLimit: ChatRateLimit
+    private let events = MemberEvents()
+    private let members = MemberRepository()
+
+    /// A member who can post here, or the reason she cannot (a 404 when she is gone).
+    func member(_ memberID: Int64) async throws -> Member {
+        guard let member = try await portal.database.read({ db in try await members.find(id: memberID, on: db) }) else {
+            throw APIError.unauthorized
+        }
+        return member
+    }
+
+    func room(of member: Member) async throws -> ChatRoom {
+        guard let room = try await portal.database.read({ db in try await repository.room(cohortID: member.cohort.id, on: db) }) else {
+            throw APIError.notFound
+        }
+        return room
+    }
+
+    // MARK: Reading
+
+    /// The newest page of her room, or the page older than `beforeID`; never older than the room's window.
+    func page(for member: Member, beforeID: Int64?) async throws -> (room: ChatRoom, messages: [ChatMessage]) {
+        let now = portal.now
+        return try await portal.database.read { db in
+            guard let room = try await repository.room(cohortID: member.cohort.id, on: db) else { throw APIError.notFound }
+            let messages = try await repository.newest(
+                cohortID: room.cohort.id, visibleAfter: room.visibleAfter(now), beforeID: beforeID, limit: Self.pageSize, on: db
+            )
+            return (room, messages)
+        }
+    }
+
+    /// Messages newer than `afterID`, oldest first, for an app that polls instead of holding a socket.
+    func since(for member: Member, afterID: Int64) async throws -> (room: ChatRoom, messages: [ChatMessage]) {
+        let now = portal.now
+        return try await portal.database.read { db in
+            guard let room = try await repository.room(cohortID: member.cohort.id, on: db) else { throw APIError.notFound }
+            let messages = try await repository.since(
+                cohortID: room.cohort.id, afterID: afterID, visibleAfter: room.visibleAfter(now), limit: 200, on: db
+            )
+            return (room, messages)
+        }
+    }
+
+    /// A message of her own room that is still in its window; 404 otherwise, whatever the reason.
+    func visibleMessage(_ id: Int64, to member: Member) async throws -> ChatMessage {
+        let now = portal.now
+        let found = try await portal.database.read { db -> ChatMessage? in
+            guard let message = try await repository.message(id: id, on: db), message.cohortID == member.cohort.id,
+                  let room = try await repository.room(cohortID: message.cohortID, on: db), message.postedAt > room.visibleAfter(now)
+            else { return nil }
+            return message
+        }
+        guard let found else { throw APIError.notFound }
+        return found
+    }
+
+    // MARK: Posting
+
+    static func bodyProblem(_ body: String) -> String? {
+        let trimmed = body.trimmed
+        if trimmed.isEmpty { return "Write a message" }
+        if trimmed.count > maximumLength { return "A message can be up to \(maximumLength) characters" }
+        return nil
+    }
+
+    static func clientIDProblem(_ clientID: String) -> String? {
+        clientID.isEmpty || clientID.count > clientIDMaximumLength || !clientID.allSatisfy({ $0.isASCII && !$0.isWhitespace })
+            ? "Send a client_id of 1 to \(clientIDMaximumLength) letters, digits or symbols, the same each time this message is retried"
+            : nil
+    }
+
+    /// Refuses a muted member with the time she may post again.
+    private func refuseIfMuted(_ member: Member, now: Date) async throws {
+        let mute = try await portal.database.read { db in try await repository.mute(memberID: member.id, on: db) }
+        guard let mute, mute.isInForce(at: now) else { return }
+        let until = mute.until.map { "You can post again after \(DisplayTime.dateTime($0))." } ?? "A moderator will unmute you."
+        throw APIError(status: .forbidden, code: "muted", message: "A moderator has paused your posting in chat: you can still read it. \(until)")
+    }
+
+    /// Posts her message, or returns the one she already sent under `clientID`.
+    func post(_ text: String, clientID: String, by member: Member) async throws -> (message: ChatMessage, isNew: Bool) {
+        var problems: [String: String] = [:]
+        if let problem = Self.bodyProblem(text) { problems["body"] = problem }
+        if let problem = Self.clientIDProblem(clientID) { problems["client_id"] = problem }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let now = portal.now
+        let body = text.trimmed
+        if let existing = try await portal.database.read({ db in try await repository.existing(memberID: member.id, clientID: clientID, on: db) }) {
+            return (existing, false)
+        }
+        try await refuseIfMuted(member, now: now)
+        if let until = rateLimit.take(memberID: member.id, now: now) {
+            throw APIError(
+                status: .tooManyRequests, code: "too_fast",
+                message: "You are sending messages quickly. Wait a moment and send it again.",
+                retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+            )
+        }
+        let html = try SafeHTML.renderPlainText(body).html
+        let posted = try await portal.database.transaction { db in
+            let posted = try await repository.post(
+                cohortID: member.cohort.id, memberID: member.id, kind: .text, body: body, bodyHTML: html, mood: nil,
+                clientID: clientID, now: now, on: db
+            )
+            if posted.isNew {
+                try await events.record(MemberEvent(kind: .chatMessagePosted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now), on: db)
+            }
+            return posted
+        }
+        if posted.isNew { try await announce(.posted, posted.message) }
+        return posted
+    }
+
+    /// Records her mood and, unless she is muted, shares it in her room; returns the room's message.
+    func shareMood(_ mood: Mood, clientID: String, by member: Member) async throws -> ChatMessage? {
+        let now = portal.now
+        let muted = try await portal.database.read { db in try await repository.mute(memberID: member.id, on: db) }?.isInForce(at: now) ?? false
+        let text = mood.roomText
+        let shared = try await portal.database.transaction { db -> (message: ChatMessage, isNew: Bool)? in
+            try await events.record(
+                MemberEvent(kind: .moodRecorded, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: mood.rawValue, clientID: "mood:\(clientID)"),
+                on: db
+            )
+            guard !muted else { return nil }
+            return try await repository.post(
+                cohortID: member.cohort.id, memberID: member.id, kind: .mood, body: text, bodyHTML: HTMLEscaping.escape(text), mood: mood,
+                clientID: "mood:\(clientID)", now: now, on: db
+            )
+        }
+        if let shared, shared.isNew { try await announce(.posted, shared.message) }
+        return shared?.message
+    }
+
+    /// Her report of a message in her room, for the moderators.
+    func report(_ messageID: Int64, reason: String, by member: Member) async throws {
+        let reason = reason.trimmed
+        guard !reason.isEmpty, reason.count <= Self.reasonMaximumLength else {
+            throw APIError.validation(["reason": "Say in up to \(Self.reasonMaximumLength) characters what is wrong with this message"])
+        }
+        let message = try await visibleMessage(messageID, to: member)
+        let now = portal.now
+        try await portal.database.transaction { db in
+            try await repository.report(messageID: message.id, memberID: member.id, reason: reason, now: now, on: db)
+            try await events.record(MemberEvent(kind: .chatMessageReported, memberID: member.id, cohortID: member.cohort.id, occurredAt: now), on: db)
+        }
+    }
+
+    // MARK: Moderation
+
+    /// Removes a message with a reason, audited; members then see "Removed by a moderator".
+    func remove(_ messageID: Int64, reason: String, by staff: AuditActor, origin: AuditOrigin) async throws -> ChatMessage? {
+        let now = portal.now
+        let removed = try await portal.database.transaction { db -> ChatMessage? in
+            guard let staffID = staff.accountID,
+                  try await repository.remove(id: messageID, reason: reason, by: staffID, now: now, on: db),
+                  let message = try await repository.message(id: messageID, on: db)
+            else { return nil }
+            try await portal.audit.record(AuditEvent(
+                actor: staff, action: .chatMessageRemoved, recordType: "chat_message", recordID: "\(messageID)", origin: origin,
+                detail: "member \(message.author.memberID): \(reason)"
+            ), on: db)
+            return message
+        }
+        if let removed { try await announce(.removed, removed) }
+        return removed
+    }
+
+    /// Tells every server's sockets in the message's room.
+    private func announce(_ change: ChatListeners.Change, _ message: ChatMessage) async throws {
+        try await portal.live.send(Self.liveTopic, "\(change.rawValue) \(message.cohortID) \(message.id)")
+    }
+
+    /// Pushes a change heard from any server (`posted COHORT ID`, `removed COHORT ID`) to this server's
+    /// sockets in that room: the message is read and encoded once, whatever the number of sockets.
+    func relay(_ signal: String) async {
+        let parts = signal.split(separator: " ")
+        guard parts.count == 3, let change = ChatListeners.Change(rawValue: String(parts[0])),
+              let cohortID = Int64(parts[1]), let messageID = Int64(parts[2]), listeners.hasListeners(in: cohortID)
+        else { return }
+        let frame: ChatAPI.LiveFrame
+        switch change {
+        case .posted:
+            guard let message = try? await portal.database.read({ db in try await repository.message(id: messageID, on: db) }) else { return }
+            frame = ChatAPI.LiveFrame(type: "message", message: ChatAPI.Message(message), messageId: message.id)
+        case .removed:
+            frame = ChatAPI.LiveFrame(type: "removed", message: nil, messageId: messageID)
+        }
+        guard let data = try? APIJSON.encoder.encode(frame) else { return }
+        listeners.send(String(decoding: data, as: UTF8.self), to: cohortID)
+    }
+
+    /// Deletes what has outlived its room's window; the background job runs it every 30 seconds.
+    @discardableResult
+    func purge() async throws -> Int {
+        let now = portal.now
+        return try await portal.database.transaction { db in try await repository.purge(now: now, on: db) }
+    }
+}
+
+/// Posting is limited per member: a burst of 10 messages, then one a second. Kept by each server
+/// (a member's app talks to one server at a time behind a load balancer that keeps her there).
+final class ChatRateLimit: Sendable {
+    static let burst = 10.0
+    static let perSecond = 1.0
+    private let buckets = Mutex<[Int64: (tokens: Double, at: Date)]>([:])
+
+    /// Takes one message from her allowance; nil when she may post, else when she may post again.
+    func take(memberID: Int64, now: Date) -> Date? {
+        buckets.withLock { buckets in
+            if buckets.count > 10_000 {
+                buckets = buckets.filter { now.timeIntervalSince($0.value.at) < Self.burst / Self.perSecond }
+            }
+            let bucket = buckets[memberID] ?? (Self.burst, now)
+            let tokens = min(Self.burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * Self.perSecond)
+            guard tokens >= 1 else {
+                buckets[memberID] = (tokens, now)
+                return now.addingTimeInterval((1 - tokens) / Self.perSecond)
+            }
+            buckets[memberID] = (tokens - 1, now)
+            return nil
+        }
+    }
+}

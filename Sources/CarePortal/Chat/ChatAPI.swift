@@ -1,0 +1,260 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import PortalPlatform
+import SQLKit
+
+/// The member app's chat: her cohort's room, posting, reporting, moods, and the live socket.
+/// Described in `api/openapi.json` and docs/member-api.md.
+enum ChatAPI {
+    struct Author: Encodable, Sendable {
+        let memberId: Int64
+        let pseudonym: String
+        let avatarUrl: String
+    }
+
+    struct MoodView: Encodable, Sendable {
+        let name: String
+        let title: String
+        let group: String
+
+        init(_ mood: Mood) {
+            name = mood.rawValue
+            title = mood.title
+            group = mood.group.rawValue
+        }
+    }
+
+    struct Message: Encodable, Sendable {
+        let id: Int64
+        let kind: String
+        let author: Author
+        /// Nil once a moderator removed it.
+        let bodyHtml: String?
+        let bodyText: String?
+        let mood: MoodView?
+        let postedAt: Date
+        let removed: Bool
+        let removedNotice: String?
+
+        init(_ message: ChatMessage) {
+            id = message.id
+            kind = message.kind.rawValue
+            author = Author(memberId: message.author.memberID, pseudonym: message.author.pseudonym, avatarUrl: message.author.avatar.path)
+            let shown = message.removal == nil
+            bodyHtml = shown ? message.bodyHTML : nil
+            bodyText = shown ? message.body : nil
+            mood = shown ? message.mood.map(MoodView.init) : nil
+            postedAt = message.postedAt
+            removed = !shown
+            removedNotice = shown ? nil : "Removed by a moderator"
+        }
+    }
+
+    struct Room: Encodable, Sendable {
+        let cohortId: Int64
+        let name: String
+        let retentionHours: Int
+        let mutedUntil: Date?
+        let muted: Bool
+    }
+
+    struct Page: Encodable, Sendable {
+        let room: Room
+        let messages: [Message]
+        /// Pass as `before` for the next, older page; absent on the oldest.
+        let olderCursor: Int64?
+        /// Pass as `after` to poll for what comes next.
+        let newestId: Int64?
+    }
+
+    struct NewMessage: Decodable, Sendable {
+        var body: String?
+        var clientId: String?
+    }
+
+    struct NewReport: Decodable, Sendable {
+        var reason: String?
+    }
+
+    struct NewMood: Decodable, Sendable {
+        var mood: String?
+        var clientId: String?
+    }
+
+    struct Moods: Encodable, Sendable {
+        let moods: [MoodView]
+    }
+
+    struct Reading: Encodable, Sendable {
+        let title: String
+        let url: String
+    }
+
+    struct FollowUp: Encodable, Sendable {
+        /// `none` after a positive mood, `reading` after a neutral one, `help` after a negative one.
+        let kind: String
+        let message: String?
+        let reading: Reading?
+        let helplines: [Helpline]
+    }
+
+    struct Helpline: Encodable, Sendable {
+        let name: String
+        let phone: String?
+        let text: String?
+        let url: String?
+        let hours: String?
+    }
+
+    struct MoodShared: Encodable, Sendable {
+        let mood: MoodView
+        /// The room's mood message; absent while she is muted (the mood is still recorded).
+        let message: Message?
+        let followUp: FollowUp
+    }
+
+    /// What the socket sends: `message` for a new message or mood, `removed` when a moderator removed one.
+    struct LiveFrame: Encodable, Sendable {
+        let type: String
+        let message: Message?
+        let messageId: Int64?
+    }
+}
+
+struct ChatAPIController {
+    let portal: Portal
+    let chat: Chat
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.apiChat.pattern, access: .member, page)
+        routes.post(SiteURL.apiChatMessages.pattern, access: .member, post)
+        routes.post(SiteURL.pattern(SiteURL.apiChatMessageReports), access: .member, report)
+        routes.get(SiteURL.apiMoods.pattern, access: .member, moods)
+        routes.post(SiteURL.apiMoods.pattern, access: .member, shareMood)
+        let chat = self.chat
+        routes.webSocket(SiteURL.apiChatLive.path, for: .member) { holder, inbound, outbound, logger in
+            try await ChatSocket(chat: chat).run(holder: holder, inbound: inbound, outbound: outbound, logger: logger)
+        }
+    }
+
+    private func me(_ context: PortalContext) async throws -> Member {
+        try await chat.member(try context.requireMember().accountID)
+    }
+
+    /// `GET /api/v1/chat`: the newest page of her room, `?before=ID` for older ones, `?after=ID` to poll.
+    @Sendable func page(request: Request, context: PortalContext) async throws -> Response {
+        let member = try await me(context)
+        func cursor(_ name: String) throws -> Int64? {
+            guard let value = request.uri.queryParameters.get(name) else { return nil }
+            guard let id = Int64(value), id >= 0 else { throw APIError.validation([name: "Give a message id"]) }
+            return id
+        }
+        let before = try cursor("before"), after = try cursor("after")
+        let (room, messages) = if let after {
+            try await chat.since(for: member, afterID: after)
+        } else {
+            try await chat.page(for: member, beforeID: before)
+        }
+        let now = portal.now
+        let mute = try await portal.database.read { db in try await chat.repository.mute(memberID: member.id, on: db) }
+        let muted = mute?.isInForce(at: now) ?? false
+        return .json(ChatAPI.Page(
+            room: ChatAPI.Room(
+                cohortId: room.cohort.id, name: room.cohort.name, retentionHours: room.retention.hours,
+                mutedUntil: muted ? mute?.until : nil, muted: muted
+            ),
+            messages: messages.map(ChatAPI.Message.init),
+            olderCursor: after == nil && messages.count == Chat.pageSize ? messages.last?.id : nil,
+            newestId: after == nil ? messages.first?.id : messages.last?.id ?? after
+        ))
+    }
+
+    /// `POST /api/v1/chat/messages`: 201 with the message, or 200 with the one already sent under its client id.
+    @Sendable func post(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(ChatAPI.NewMessage.self)
+        let member = try await me(context)
+        let posted = try await chat.post(body.body ?? "", clientID: body.clientId ?? "", by: member)
+        return .json(ChatAPI.Message(posted.message), status: posted.isNew ? .created : .ok)
+    }
+
+    @Sendable func report(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(ChatAPI.NewReport.self)
+        let member = try await me(context)
+        try await chat.report(try context.parameters.apiRecordID(), reason: body.reason ?? "", by: member)
+        return .noContent
+    }
+
+    @Sendable func moods(request: Request, context: PortalContext) async throws -> Response {
+        .json(ChatAPI.Moods(moods: Mood.allCases.map(ChatAPI.MoodView.init)))
+    }
+
+    /// `POST /api/v1/moods`: records her mood, shares it in her room, and answers with what the app shows next.
+    @Sendable func shareMood(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(ChatAPI.NewMood.self)
+        var problems: [String: String] = [:]
+        let mood = Mood(rawValue: body.mood ?? "")
+        if mood == nil { problems["mood"] = "Choose one of \(Mood.allCases.map(\.rawValue).joined(separator: ", "))" }
+        if let problem = Chat.clientIDProblem(body.clientId ?? "") { problems["client_id"] = problem }
+        guard let mood, problems.isEmpty else { throw APIError.validation(problems) }
+        let member = try await me(context)
+        let message = try await chat.shareMood(mood, clientID: body.clientId ?? "", by: member)
+        return .json(
+            ChatAPI.MoodShared(mood: ChatAPI.MoodView(mood), message: message.map(ChatAPI.Message.init), followUp: try await followUp(mood, for: member)),
+            status: .created
+        )
+    }
+
+    /// After a neutral mood the recommended reading; after a negative one that and where to find help.
+    private func followUp(_ mood: Mood, for member: Member) async throws -> ChatAPI.FollowUp {
+        guard mood.group != .positive else { return ChatAPI.FollowUp(kind: "none", message: nil, reading: nil, helplines: []) }
+        let reading = try await portal.database.read { db in try await chat.repository.recommendedReading(on: db) }
+            .map { ChatAPI.Reading(title: $0.title, url: $0.url) }
+        guard mood.group == .negative else {
+            return ChatAPI.FollowUp(kind: "reading", message: "Something to read when you have a moment.", reading: reading, helplines: [])
+        }
+        let phone = portal.programSettings.current.deletionPhone
+        return ChatAPI.FollowUp(
+            kind: "help",
+            message: "You don't have to go through this alone. If you are in danger or thinking of hurting yourself, call or text 988 now.",
+            reading: reading,
+            helplines: [ChatAPI.Helpline(name: "988 Suicide & Crisis Lifeline", phone: "988", text: "988", url: "https://988lifeline.org", hours: "24 hours, 7 days")]
+                + (phone.isEmpty ? [] : [ChatAPI.Helpline(name: portal.programSettings.current.programName, phone: phone, text: nil, url: nil, hours: nil)])
+        )
+    }
+}
+
+/// One member's live connection to her room: every new message, mood and removal as it happens.
+/// Her token is checked again every 30 seconds, so a disabled member's socket closes.
+struct ChatSocket: Sendable {
+    static let recheckInterval: Duration = .seconds(30)
+    let chat: Chat
+
+    func run(holder: AppAccountHolder, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async throws {
+        let member = try await chat.member(holder.accountID)
+        let cohortID = member.cohort.id
+        let (id, frames) = chat.listeners.listen(to: cohortID)
+        defer { chat.listeners.stop(id, in: cohortID) }
+        let portal = chat.portal
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await frame in frames { try await outbound.write(.text(frame)) }
+            }
+            group.addTask {
+                // The app has nothing to say on this socket; reading lets a close arrive.
+                for try await _ in inbound.messages(maxSize: 4_096) {}
+            }
+            group.addTask {
+                while (try? await Task.sleep(for: Self.recheckInterval)) != nil {
+                    let current = try? await portal.database.read { db in
+                        try await holder.kind.bearerTokens.holderInForce(tokenHash: holder.tokenHash, now: portal.now, on: db)
+                    }
+                    if current != true { return }
+                }
+            }
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import PortalPlatform
+import Synchronization
+
+/// The chat sockets this server holds, by room: each gets every frame of its room as it happens.
+final class ChatListeners: Sendable {
+    /// What a live signal says happened to a message.
+    enum Change: String, Sendable {
+        case posted, removed
+    }
+
+    private struct Listener: Sendable {
+        let continuation: AsyncStream<String>.Continuation
+    }
+
+    private let rooms = Mutex<[Int64: [UUID: Listener]]>([:])
+
+    /// A stream of the room's frames until `stop` is called. A listener too slow to keep up loses the
+    /// oldest frames beyond 500 rather than holding the server's memory; its app reads the room again.
+    func listen(to cohortID: Int64) -> (id: UUID, frames: AsyncStream<String>) {
+        let (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(500))
+        let id = UUID()
+        rooms.withLock { $0[cohortID, default: [:]][id] = Listener(continuation: continuation) }
+        return (id, frames)
+    }
+
+    func stop(_ id: UUID, in cohortID: Int64) {
+        let listener = rooms.withLock { rooms in
+            let listener = rooms[cohortID]?.removeValue(forKey: id)
+            if rooms[cohortID]?.isEmpty == true { rooms[cohortID] = nil }
+            return listener
+        }
+        listener?.continuation.finish()
+    }
+
+    func hasListeners(in cohortID: Int64) -> Bool {
+        rooms.withLock { $0[cohortID]?.isEmpty == false }
+    }
+
+    var count: Int { rooms.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    /// Hands `frame` to every socket of the room.
+    func send(_ frame: String, to cohortID: Int64) {
+        for listener in rooms.withLock({ Array(($0[cohortID] ?? [:]).values) }) {
+            listener.continuation.yield(frame)
+        }
+    }
+}

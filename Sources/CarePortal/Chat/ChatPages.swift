@@ -1,0 +1,237 @@
+import Foundation
+import PortalPlatform
+
+struct ChatRoomsPage: Page {
+    struct Row: Sendable, Encodable {
+        let name: String
+        let path: String
+        let members: Int
+        let messages: Int
+        let openReports: Int
+        let retention: String
+        let isDefault: Bool
+
+        init(_ summary: ChatRoomSummary) {
+            name = summary.room.cohort.name
+            path = SiteURL.chatRoom(summary.room.cohort.id).path
+            members = summary.memberCount
+            messages = summary.messageCount
+            openReports = summary.openReports
+            retention = summary.room.retention.title
+            isDefault = summary.room.override == nil
+        }
+    }
+
+    static let template = TemplateName.chatRooms
+    let layout: Layout
+    let rooms: [Row]
+    let openReports: Int
+    let reportsPath = SiteURL.chatReports.path
+    let settingsPath = SiteURL.chatSettings.path
+}
+
+/// A room's messages as administrators see them, with the actions on each: the part of the room's
+/// page its script fetches again every few seconds. Its buttons name the page's form, which carries
+/// the CSRF token.
+struct ChatMessageList: Fragment {
+    struct Row: Sendable, Hashable, Encodable {
+        let id: Int64
+        let pseudonym: String
+        let avatarPath: String
+        let postedAt: String
+        let bodyHTML: String?
+        let moodTitle: String?
+        let removalReason: String?
+        let removePath: String
+        let mutePath: String
+        let unmutePath: String
+        let mutedUntil: String?
+    }
+
+    static let template = TemplateName.chatMessages
+    let rows: [Row]
+    let isEmpty: Bool
+    let retention: String
+
+    init(room: ChatRoom, messages: [ChatMessage], mutes: [Int64: ChatMute]) {
+        rows = messages.map { message in
+            let mute = mutes[message.author.memberID]
+            return Row(
+                id: message.id, pseudonym: message.author.pseudonym, avatarPath: message.author.avatar.path,
+                postedAt: DisplayTime.dateTime(message.postedAt),
+                bodyHTML: message.removal == nil && message.kind == .text ? message.bodyHTML : nil,
+                moodTitle: message.removal == nil ? message.mood?.title : nil,
+                removalReason: message.removal?.reason,
+                removePath: SiteURL.chatMessageRemove(message.id).path,
+                mutePath: SiteURL.chatMemberMute(message.author.memberID).path,
+                unmutePath: SiteURL.chatMemberUnmute(message.author.memberID).path,
+                mutedUntil: mute.map { $0.until.map(DisplayTime.dateTime) ?? "until unmuted" }
+            )
+        }
+        isEmpty = messages.isEmpty
+        retention = room.retention.title
+    }
+}
+
+struct ChatRoomPage: Page {
+    static let template = TemplateName.chatRoom
+    let layout: Layout
+    let name: String
+    let retention: String
+    /// The rendered `ChatMessageList`.
+    let messages: String
+    let livePath: String
+    let refreshPath: String
+    let roomsPath = SiteURL.chat.path
+}
+
+struct RemoveChatMessagePage: Page {
+    static let template = TemplateName.chatRemoveMessage
+    let layout: Layout
+    let author: String
+    let text: String
+    let action: String
+    let cancelPath: String
+    let returnTo: String
+    let reason: String
+    let errors: [FormErrors.Item]
+    let reasonError: String?
+}
+
+struct MuteMemberPage: Page {
+    struct Choice: Sendable, Encodable {
+        let value: String
+        let title: String
+        let isChosen: Bool
+    }
+
+    static let template = TemplateName.chatMuteMember
+    let layout: Layout
+    let pseudonym: String
+    let action: String
+    let cancelPath: String
+    let lengths: [Choice]
+    let reason: String
+    let errors: [FormErrors.Item]
+    let lengthError: String?
+    let reasonError: String?
+}
+
+struct ChatReportsPage: Page {
+    struct Row: Sendable, Encodable {
+        let room: String
+        let roomPath: String
+        let pseudonym: String
+        let text: String
+        let reasons: [String]
+        let reportCount: Int
+        let firstReported: String
+        let removePath: String
+        let keepPath: String
+
+        init(_ message: ChatMessage, room: ChatRoom, reasons: [String], firstReportedAt: Date) {
+            self.room = room.cohort.name
+            roomPath = SiteURL.chatRoom(room.cohort.id).path
+            pseudonym = message.author.pseudonym
+            text = message.body
+            self.reasons = reasons
+            reportCount = reasons.count
+            firstReported = DisplayTime.dateTime(firstReportedAt)
+            removePath = SiteURL.chatMessageRemove(message.id).path + "?return=reports"
+            keepPath = SiteURL.chatReportKeep(message.id).path
+        }
+    }
+
+    static let template = TemplateName.chatReports
+    let layout: Layout
+    let rows: [Row]
+    let roomsPath = SiteURL.chat.path
+}
+
+/// The chat settings as typed.
+struct ChatSettingsForm: Sendable {
+    var defaultHours: String
+    /// Each cohort's choice: hours, or empty for the program's default.
+    var overrides: [Int64: String]
+    var readingTitle: String
+    var readingURL: String
+
+    struct Valid: Sendable {
+        let defaultRetention: ChatRetention
+        let overrides: [Int64: ChatRetention?]
+        let reading: RecommendedReading?
+    }
+
+    func validated() -> (Valid?, FormErrors) {
+        var errors = FormErrors()
+        let fallback = Int(defaultHours).flatMap(ChatRetention.init)
+        if fallback == nil { errors.add("default_retention", "Choose how long messages stay visible") }
+        var parsed: [Int64: ChatRetention?] = [:]
+        for (cohortID, value) in overrides.sorted(by: { $0.key < $1.key }) {
+            if value.isEmpty { parsed[cohortID] = .some(nil); continue }
+            guard let retention = Int(value).flatMap(ChatRetention.init) else {
+                errors.add("cohort_\(cohortID)", "Choose the program's default or one of the listed times")
+                continue
+            }
+            parsed[cohortID] = retention
+        }
+        var reading: RecommendedReading?
+        if !readingTitle.isEmpty || !readingURL.isEmpty {
+            if readingTitle.isEmpty || readingTitle.count > 120 { errors.add("reading_title", "Enter the reading's title, up to 120 characters") }
+            if !(readingURL.hasPrefix("https://") && URL(string: readingURL)?.host != nil) || readingURL.count > 500 {
+                errors.add("reading_url", "Enter a web address starting with https://")
+            }
+            reading = RecommendedReading(title: readingTitle, url: readingURL)
+        }
+        guard let fallback, errors.isEmpty else { return (nil, errors) }
+        return (Valid(defaultRetention: fallback, overrides: parsed, reading: reading), errors)
+    }
+}
+
+struct ChatSettingsPage: Page {
+    struct Choice: Sendable, Encodable {
+        let value: String
+        let title: String
+        let isChosen: Bool
+    }
+
+    struct CohortRow: Sendable, Encodable {
+        let field: String
+        let name: String
+        let choices: [Choice]
+        let error: String?
+    }
+
+    static let template = TemplateName.chatSettings
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let defaultChoices: [Choice]
+    let defaultError: String?
+    let cohorts: [CohortRow]
+    let readingTitle: String
+    let readingURL: String
+    let readingTitleError: String?
+    let readingURLError: String?
+    let action = SiteURL.chatSettings.path
+    let roomsPath = SiteURL.chat.path
+
+    init(_ form: ChatSettingsForm, rooms: [ChatRoom], errors: FormErrors, layout: Layout) {
+        self.layout = layout
+        self.errors = errors.items
+        defaultChoices = ChatRetention.allCases.map { Choice(value: String($0.hours), title: $0.title, isChosen: String($0.hours) == form.defaultHours) }
+        defaultError = errors["default_retention"]
+        cohorts = rooms.map { room in
+            let chosen = form.overrides[room.cohort.id] ?? ""
+            return CohortRow(
+                field: "cohort_\(room.cohort.id)", name: room.cohort.name,
+                choices: [Choice(value: "", title: "The program's default", isChosen: chosen.isEmpty)]
+                    + ChatRetention.allCases.map { Choice(value: String($0.hours), title: $0.title, isChosen: String($0.hours) == chosen) },
+                error: errors["cohort_\(room.cohort.id)"]
+            )
+        }
+        readingTitle = form.readingTitle
+        readingURL = form.readingURL
+        readingTitleError = errors["reading_title"]
+        readingURLError = errors["reading_url"]
+    }
+}

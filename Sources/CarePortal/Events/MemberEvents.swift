@@ -1,0 +1,72 @@
+import Foundation
+import PortalPlatform
+import SQLKit
+
+/// One thing a member did, for the research analytics: written in the same transaction as the change
+/// it records. It never holds anything she wrote: a kind, her id and cohort, when, and a number or a
+/// short code from a fixed list. docs/events.md lists every kind.
+struct MemberEvent: Sendable, Equatable {
+    struct Kind: Sendable, Hashable, CustomStringConvertible {
+        let rawValue: String
+        var description: String { rawValue }
+
+        init(_ rawValue: String) {
+            self.rawValue = rawValue
+        }
+    }
+
+    var kind: Kind
+    var memberID: Int64
+    var cohortID: Int64
+    var occurredAt: Date
+    var number: Int64?
+    /// A code from a fixed list (a mood's name), never free text.
+    var label: String?
+    /// The app's id for the event, so one sent twice is counted once.
+    var clientID: String?
+}
+
+/// The only place the events table's SQL lives.
+struct MemberEvents: Sendable {
+    /// Records `event`; one with a client id already recorded for her is left as it was.
+    func record(_ event: MemberEvent, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "events")
+            .columns("kind", "member_id", "cohort_id", "occurred_at", "number", "label", "client_id")
+            .values(
+                SQLBind(event.kind.rawValue), SQLBind(event.memberID), SQLBind(event.cohortID),
+                SQLBind(event.occurredAt.millisecondsSince1970), SQLBind(event.number), SQLBind(event.label), SQLBind(event.clientID)
+            )
+            .ignoringConflicts(with: ["member_id", "client_id"])
+            .run()
+    }
+
+    /// Her events of `kind`, oldest first.
+    func events(memberID: Int64, kind: MemberEvent.Kind, on db: any SQLDatabase) async throws -> [MemberEvent] {
+        try await db.select().columns("kind", "member_id", "cohort_id", "occurred_at", "number", "label", "client_id")
+            .from("events")
+            .where("member_id", .equal, memberID).where("kind", .equal, kind.rawValue)
+            .orderBy("occurred_at").orderBy("id")
+            .all()
+            .map { row in
+                MemberEvent(
+                    kind: MemberEvent.Kind(try row.decode(column: "kind", as: String.self)),
+                    memberID: try row.decode(column: "member_id", as: Int64.self),
+                    cohortID: try row.decode(column: "cohort_id", as: Int64.self),
+                    occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
+                    number: try row.decode(column: "number", as: Int64?.self),
+                    label: try row.decode(column: "label", as: String?.self),
+                    clientID: try row.decode(column: "client_id", as: String?.self)
+                )
+            }
+    }
+}
+
+/// Every kind of event, in one place (docs/events.md describes each).
+extension MemberEvent.Kind {
+    /// A chat message posted (no text: only that she posted, in her cohort's room).
+    static let chatMessagePosted = MemberEvent.Kind("chat.message_posted")
+    /// A message reported to the moderators.
+    static let chatMessageReported = MemberEvent.Kind("chat.message_reported")
+    /// A mood check-in; `label` is the mood's name (`Mood.rawValue`).
+    static let moodRecorded = MemberEvent.Kind("mood.recorded")
+}
