@@ -128,7 +128,7 @@ struct Chat: Sendable {
             }
             return posted
         }
-        if posted.isNew { try await announce(.posted, posted.message) }
+        if posted.isNew { await announce(.posted, posted.message) }
         return posted
     }
 
@@ -148,7 +148,7 @@ struct Chat: Sendable {
                 clientID: "mood:\(clientID)", now: now, on: db
             )
         }
-        if let shared, shared.isNew { try await announce(.posted, shared.message) }
+        if let shared, shared.isNew { await announce(.posted, shared.message) }
         return shared?.message
     }
 
@@ -182,13 +182,18 @@ struct Chat: Sendable {
             ), on: db)
             return message
         }
-        if let removed { try await announce(.removed, removed) }
+        if let removed { await announce(.removed, removed) }
         return removed
     }
 
-    /// Tells every server's sockets in the message's room.
-    private func announce(_ change: ChatListeners.Change, _ message: ChatMessage) async throws {
-        try await portal.live.send(Self.liveTopic, "\(change.rawValue) \(message.cohortID) \(message.id)")
+    /// Tells every server's sockets in the message's room. The change has committed: a signal that
+    /// cannot be sent is logged, not thrown (apps that miss it see the change when they next read the room).
+    private func announce(_ change: ChatListeners.Change, _ message: ChatMessage) async {
+        do {
+            try await portal.live.send(Self.liveTopic, "\(change.rawValue) \(message.cohortID) \(message.id)")
+        } catch {
+            portal.logger.warning("A chat change could not be signalled", metadata: ["error": "\(String(reflecting: error))"])
+        }
     }
 
     /// Pushes a change heard from any server (`posted COHORT ID`, `removed COHORT ID`) to this server's

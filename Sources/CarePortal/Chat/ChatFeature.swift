@@ -39,6 +39,10 @@ struct ChatFeature: PortalFeature {
         return [BackgroundJob("Chat purge", every: Self.purgeInterval) { try await chat.purge() }]
     }
 
+    static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
+        try await demo.seedChat(on: db)
+    }
+
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         guard staff.role == .administrator else { return [] }
         return [HomeCard(title: "Chat", path: SiteURL.chat.path, body: "Moderate the cohorts' chat rooms and choose how long messages stay.")]

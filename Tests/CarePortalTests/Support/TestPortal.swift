@@ -31,13 +31,14 @@ struct TestPortal {
         logHandler: (@Sendable (String) -> any LogHandler)? = nil,
         configure: (inout Settings) -> Void = { _ in },
         features: [any PortalFeature.Type] = Features.all,
+        live: Bool = false,
         _ body: @Sendable (TestPortal) async throws -> Void
     ) async throws {
         let url = try await TestDatabase.make(engine)
         do {
             try await runOn(
                 url, engine: engine, clock: clock, mailTransport: mailTransport, logHandler: logHandler, configure: configure,
-                features: features, body
+                features: features, live: live, body
             )
         } catch {
             try? await TestDatabase.drop(url)
@@ -49,7 +50,7 @@ struct TestPortal {
     private static func runOn(
         _ url: String, engine: Database.Engine, clock: TestClock, mailTransport: (any MailTransport)?,
         logHandler: (@Sendable (String) -> any LogHandler)?, configure: (inout Settings) -> Void,
-        features: [any PortalFeature.Type], _ body: @Sendable (TestPortal) async throws -> Void
+        features: [any PortalFeature.Type], live: Bool, _ body: @Sendable (TestPortal) async throws -> Void
     ) async throws {
         var settings = Settings()
         settings.databaseURL = url
@@ -60,6 +61,7 @@ struct TestPortal {
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("careportal-data-\(UUID().uuidString)")
         settings.dataDirectory = dataDirectory.path
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        if live { settings.port = 0 }
         configure(&settings)
         var logger = Logger(label: "careportal.test", factory: logHandler ?? { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = logHandler == nil ? .error : .trace
@@ -67,7 +69,8 @@ struct TestPortal {
             now: { clock.now }, mailTransport: mailTransport, passwordHashCost: 4
         )
         let app = try await buildApplication(settings: settings, dependencies: dependencies, features: features, logger: logger)
-        try await app.application.test(.router) { client in
+        // A live server, on a port of its own, where a test needs real connections (WebSockets).
+        try await app.application.test(live ? .live : .router) { client in
             try await body(TestPortal(app: app, client: client, clock: clock, engine: engine))
         }
     }

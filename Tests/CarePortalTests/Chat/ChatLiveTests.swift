@@ -1,0 +1,130 @@
+import Foundation
+import HummingbirdWSClient
+import Logging
+import Synchronization
+import Testing
+@testable import CarePortal
+@testable import PortalPlatform
+
+/// The chat's WebSocket, on a live server.
+@Suite struct ChatLiveTests {
+    struct Refused: Error {}
+
+    /// The text frames a socket opened with `token` receives, until `count` arrived or `within` passed.
+    static func frames(port: Int, token: String?, count: Int, within: Duration = .seconds(5)) async throws -> [String] {
+        let configuration = WebSocketClientConfiguration(additionalHeaders: token.map { [.authorization: "Bearer \($0)"] } ?? [:])
+        let frames = Frames()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await WebSocketClient.connect(
+                    url: "ws://127.0.0.1:\(port)\(SiteURL.apiChatLive.path)", configuration: configuration,
+                    logger: Logger(label: "chat-socket-test")
+                ) { inbound, outbound, _ in
+                    for try await message in inbound.messages(maxSize: 1 << 16) {
+                        guard case .text(let text) = message else { continue }
+                        if frames.append(text) >= count {
+                            try await outbound.close(.normalClosure, reason: nil)
+                            return
+                        }
+                    }
+                }
+            }
+            group.addTask { try await Task.sleep(for: within) }
+            try await group.next()
+            group.cancelAll()
+        }
+        return frames.all
+    }
+
+    final class Frames: Sendable {
+        private let frames = Mutex<[String]>([])
+        var all: [String] { frames.withLock { $0 } }
+        func append(_ frame: String) -> Int { frames.withLock { $0.append(frame); return $0.count } }
+    }
+
+    /// Waits until this server holds `count` chat sockets.
+    static func waitForListeners(_ portal: TestPortal, _ count: Int) async throws {
+        let listeners = try #require(portal.app.feature(ChatFeature.self)).chat.listeners
+        for _ in 0..<250 where listeners.count < count { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(listeners.count == count)
+    }
+
+    static func json(_ frame: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(frame.utf8))) as? [String: Any] ?? [:]
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aMessageAndItsRemovalReachEverySocketInTheRoomAndNoOther(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine, live: true) { portal in
+            let port = try #require(portal.client.port)
+            let (wren, _) = try await AppClient.registered(portal, pseudonym: "Wren")
+            let (lark, _) = try await AppClient.registered(portal, pseudonym: "Lark")
+            let later = CalendarDate(portal.clock.now).adding(months: 7).iso
+            let (heron, _) = try await AppClient.registered(portal, pseudonym: "Heron", ["due_date": later])
+            async let larkFrames = Self.frames(port: port, token: lark.token, count: 2)
+            async let heronFrames = Self.frames(port: port, token: heron.token, count: 1, within: .seconds(3))
+            try await Self.waitForListeners(portal, 2)
+
+            let posted = try await ChatTests.post(wren, "Kicking all night")
+            let id = Int64(try #require(posted.object["id"] as? Int))
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.post(SiteURL.chatMessageRemove(id).path, form: [("reason", "Testing removal")]).status == .seeOther)
+
+            let frames = try await larkFrames.map(Self.json)
+            #expect(frames.count == 2)
+            #expect(frames.first?["type"] as? String == "message")
+            #expect((frames.first?["message"] as? [String: Any])?["body_text"] as? String == "Kicking all night")
+            #expect(frames.last?["type"] as? String == "removed" && frames.last?["message_id"] as? Int == Int(id))
+            #expect(try await heronFrames.isEmpty, "another cohort's socket hears nothing")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theSocketRefusesAMissingAnExpiredOrADisabledMembersToken(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine, live: true) { portal in
+            let port = try #require(portal.client.port)
+            let (wren, member) = try await AppClient.registered(portal)
+            await #expect(throws: (any Error).self) { _ = try await Self.frames(port: port, token: nil, count: 1, within: .seconds(2)) }
+            await #expect(throws: (any Error).self) { _ = try await Self.frames(port: port, token: "not-a-token", count: 1, within: .seconds(2)) }
+            #expect(try await wren.get(SiteURL.apiChatLive.path).status == .upgradeRequired, "a plain request is told to upgrade")
+
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let memberID = try #require(member["id"] as? Int)
+            _ = try await admin.get(SiteURL.member(Int64(memberID)).path)
+            #expect(try await admin.post(SiteURL.memberDisable(Int64(memberID)).path).status == .seeOther)
+            await #expect(throws: (any Error).self) { _ = try await Self.frames(port: port, token: wren.token, count: 1, within: .seconds(2)) }
+
+            let (lark, _) = try await AppClient.registered(portal)
+            portal.clock.advance(by: 8 * 86_400)
+            await #expect(throws: (any Error).self) { _ = try await Self.frames(port: port, token: lark.token, count: 1, within: .seconds(2)) }
+        }
+    }
+}
+
+/// Two CarePortal servers on one PostgreSQL database.
+@Suite struct ChatAcrossServersTests {
+    @Test(.enabled(if: TestEngines.postgresURL != nil, "needs PostgreSQL"))
+    func aMessagePostedThroughOneServerReachesSocketsHeldByAnother() async throws {
+        try await TestPortal.run(.postgres, live: true) { first in
+            var settings = first.portal.settings
+            settings.port = 0
+            let clock = first.clock
+            let second = try await buildApplication(
+                settings: settings, dependencies: Dependencies(now: { clock.now }, passwordHashCost: 4), logger: Logger(label: "second-server")
+            )
+            try await second.application.test(.live) { secondClient in
+                let port = try #require(secondClient.port)
+                let (wren, _) = try await AppClient.registered(first, pseudonym: "Wren")
+                let (lark, _) = try await AppClient.registered(first, pseudonym: "Lark")
+                async let heard = ChatLiveTests.frames(port: port, token: lark.token, count: 1)
+                let listeners = try #require(second.feature(ChatFeature.self)).chat.listeners
+                for _ in 0..<250 where listeners.count < 1 { try await Task.sleep(for: .milliseconds(20)) }
+                #expect(listeners.count == 1, "the socket is held by the second server")
+                // Registering the members above gave the second server time to start listening.
+                #expect(try await ChatTests.post(wren, "Posted through the first server").status == .created)
+                let frames = try await heard.map(ChatLiveTests.json)
+                #expect((frames.first?["message"] as? [String: Any])?["body_text"] as? String == "Posted through the first server")
+            }
+        }
+    }
+}
