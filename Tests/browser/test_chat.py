@@ -55,7 +55,7 @@ def test_an_administrator_watches_a_room_live_and_moderates_it(browser, server, 
     room = text_of(browser, "#chat-messages")
     assert "Is anyone else's clinic closed on Friday?" in room
     assert "Cheap pills, message me <b>now</b>" in room, "what a member typed is shown as text"
-    assert "Overwhelmed or frustrated" in room
+    assert "is feeling overwhelmed or frustrated" in room
 
     # A new message appears without reloading the page.
     say(server, finch, "Mine is open until noon")

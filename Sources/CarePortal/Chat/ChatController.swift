@@ -179,7 +179,7 @@ struct ChatController {
                 layout: portal.layout("Mute \(member.pseudonym) in chat", context: context, current: .chat),
                 pseudonym: member.pseudonym, action: SiteURL.chatMemberMute(member.id).path,
                 cancelPath: SiteURL.chatRoom(member.cohort.id).path,
-                lengths: MuteLength.allCases.map { .init(value: $0.rawValue, title: $0.title, isChosen: $0 == length) },
+                lengths: MuteLength.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == length) },
                 reason: reason, errors: errors.items, lengthError: errors["length"], reasonError: errors["reason"]
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent

@@ -60,7 +60,7 @@ struct ChatMessageList: Fragment {
                 id: message.id, pseudonym: message.author.pseudonym, avatarPath: message.author.avatar.path,
                 postedAt: DisplayTime.dateTime(message.postedAt),
                 bodyHTML: message.removal == nil && message.kind == .text ? message.bodyHTML : nil,
-                moodTitle: message.removal == nil ? message.mood?.title : nil,
+                moodTitle: message.removal == nil ? message.mood?.title.lowercased() : nil,
                 removalReason: message.removal?.reason,
                 removePath: SiteURL.chatMessageRemove(message.id).path,
                 mutePath: SiteURL.chatMemberMute(message.author.memberID).path,
@@ -99,18 +99,12 @@ struct RemoveChatMessagePage: Page {
 }
 
 struct MuteMemberPage: Page {
-    struct Choice: Sendable, Encodable {
-        let value: String
-        let title: String
-        let isChosen: Bool
-    }
-
     static let template = TemplateName.chatMuteMember
     let layout: Layout
     let pseudonym: String
     let action: String
     let cancelPath: String
-    let lengths: [Choice]
+    let lengths: [FilterOption]
     let reason: String
     let errors: [FormErrors.Item]
     let lengthError: String?
@@ -124,7 +118,7 @@ struct ChatReportsPage: Page {
         let pseudonym: String
         let text: String
         let reasons: [String]
-        let reportCount: Int
+        let reported: String
         let firstReported: String
         let removePath: String
         let keepPath: String
@@ -135,7 +129,7 @@ struct ChatReportsPage: Page {
             pseudonym = message.author.pseudonym
             text = message.body
             self.reasons = reasons
-            reportCount = reasons.count
+            reported = reasons.count == 1 ? "Reported once:" : "Reported \(reasons.count) times:"
             firstReported = DisplayTime.dateTime(firstReportedAt)
             removePath = SiteURL.chatMessageRemove(message.id).path + "?return=reports"
             keepPath = SiteURL.chatReportKeep(message.id).path
@@ -189,23 +183,17 @@ struct ChatSettingsForm: Sendable {
 }
 
 struct ChatSettingsPage: Page {
-    struct Choice: Sendable, Encodable {
-        let value: String
-        let title: String
-        let isChosen: Bool
-    }
-
     struct CohortRow: Sendable, Encodable {
         let field: String
         let name: String
-        let choices: [Choice]
+        let choices: [FilterOption]
         let error: String?
     }
 
     static let template = TemplateName.chatSettings
     let layout: Layout
     let errors: [FormErrors.Item]
-    let defaultChoices: [Choice]
+    let defaultChoices: [FilterOption]
     let defaultError: String?
     let cohorts: [CohortRow]
     let readingTitle: String
@@ -218,14 +206,14 @@ struct ChatSettingsPage: Page {
     init(_ form: ChatSettingsForm, rooms: [ChatRoom], errors: FormErrors, layout: Layout) {
         self.layout = layout
         self.errors = errors.items
-        defaultChoices = ChatRetention.allCases.map { Choice(value: String($0.hours), title: $0.title, isChosen: String($0.hours) == form.defaultHours) }
+        defaultChoices = ChatRetention.allCases.map { FilterOption(value: String($0.hours), title: $0.title, isSelected: String($0.hours) == form.defaultHours) }
         defaultError = errors["default_retention"]
         cohorts = rooms.map { room in
             let chosen = form.overrides[room.cohort.id] ?? ""
             return CohortRow(
                 field: "cohort_\(room.cohort.id)", name: room.cohort.name,
-                choices: [Choice(value: "", title: "The program's default", isChosen: chosen.isEmpty)]
-                    + ChatRetention.allCases.map { Choice(value: String($0.hours), title: $0.title, isChosen: String($0.hours) == chosen) },
+                choices: [FilterOption(value: "", title: "The program's default", isSelected: chosen.isEmpty)]
+                    + ChatRetention.allCases.map { FilterOption(value: String($0.hours), title: $0.title, isSelected: String($0.hours) == chosen) },
                 error: errors["cohort_\(room.cohort.id)"]
             )
         }
