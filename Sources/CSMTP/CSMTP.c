@@ -92,3 +92,63 @@ int csmtp_send(const char *url,
     curl_easy_cleanup(curl);
     return (int)result;
 }
+
+static size_t discard_response(char *buffer, size_t size, size_t count, void *userdata) {
+    (void)buffer;
+    (void)userdata;
+    return size * count;
+}
+
+int csmtp_http_post(const char *url,
+                    int allowPlainHTTP,
+                    const char *const *headers,
+                    size_t headerCount,
+                    const char *body,
+                    size_t bodyLength,
+                    long timeoutSeconds,
+                    long *statusCode,
+                    char *errorBuffer,
+                    size_t errorBufferLength) {
+    pthread_once(&global_init, init_curl);
+    if (errorBuffer != NULL && errorBufferLength > 0) {
+        errorBuffer[0] = '\0';
+    }
+    *statusCode = 0;
+
+    CURL *curl = curl_easy_init();
+    if (curl == NULL) {
+        if (errorBuffer != NULL) snprintf(errorBuffer, errorBufferLength, "could not start libcurl");
+        return CURLE_FAILED_INIT;
+    }
+
+    char curlError[CURL_ERROR_SIZE];
+    curlError[0] = '\0';
+    struct curl_slist *headerList = NULL;
+    for (size_t index = 0; index < headerCount; index++) {
+        headerList = curl_slist_append(headerList, headers[index]);
+    }
+
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, allowPlainHTTP ? "https,http" : "https");
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)bodyLength);
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headerList);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_response);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlError);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeoutSeconds);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeoutSeconds);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+
+    CURLcode result = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, statusCode);
+    if (result != CURLE_OK && errorBuffer != NULL) {
+        snprintf(errorBuffer, errorBufferLength, "%s",
+                 curlError[0] != '\0' ? curlError : curl_easy_strerror(result));
+    }
+
+    curl_slist_free_all(headerList);
+    curl_easy_cleanup(curl);
+    return (int)result;
+}

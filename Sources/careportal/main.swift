@@ -22,6 +22,7 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Folder for uploads and other files (DATA_DIR).") var dataDir: String?
     @Option(help: "Folder holding templates/ and static/ (RESOURCES_DIR).") var resourcesDir: String?
     @Option(help: "SMTP server for outgoing mail (SMTP_URL).") var smtpURL: String?
+    @Option(help: "The push gateway each push is POSTed to, https (PUSH_WEBHOOK_URL).") var pushWebhookURL: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical (LOG_LEVEL).") var logLevel: String?
 
     func settings() throws -> Settings {
@@ -33,6 +34,7 @@ struct SettingsOptions: ParsableArguments {
         overrides["DATA_DIR"] = dataDir
         overrides["RESOURCES_DIR"] = resourcesDir
         overrides["SMTP_URL"] = smtpURL
+        overrides["PUSH_WEBHOOK_URL"] = pushWebhookURL
         overrides["LOG_LEVEL"] = logLevel
         do {
             return try Settings.load(environment: ProcessInfo.processInfo.environment, overrides: overrides)

@@ -24,4 +24,19 @@ int csmtp_send(const char *url,
                char *errorBuffer,
                size_t errorBufferLength);
 
+/// POSTs `body` (`bodyLength` bytes) to an https:// URL (http:// only when `allowPlainHTTP` is set, for
+/// a gateway on the same machine) with libcurl. `headers` holds `headerCount` "Name: value" lines.
+/// Returns 0 when the request completed (whatever its status), otherwise libcurl's error code;
+/// `statusCode` holds the HTTP status and `errorBuffer` (at least 256 bytes) describes a failure.
+int csmtp_http_post(const char *url,
+                    int allowPlainHTTP,
+                    const char *const *headers,
+                    size_t headerCount,
+                    const char *body,
+                    size_t bodyLength,
+                    long timeoutSeconds,
+                    long *statusCode,
+                    char *errorBuffer,
+                    size_t errorBufferLength);
+
 #endif

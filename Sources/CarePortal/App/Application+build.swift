@@ -89,7 +89,7 @@ func buildApplication(
 
     var services: [any Service] = [database, Housekeeping(portal: portal)]
     if database.engine == .postgres { services.append(LiveSignalListener(database: database, signals: portal.live, logger: logger)) }
-    if !jobs.isEmpty { services.append(BackgroundJobs(portal: portal, jobs: jobs)) }
+    if !jobs.isEmpty, dependencies.runsBackgroundJobs { services.append(BackgroundJobs(portal: portal, jobs: jobs)) }
     let sender = dependencies.mailTransport.map { transport in
         OutboxSender(
             database: database, outbox: outbox, transport: transport, sender: settings.mailFrom, logger: logger,

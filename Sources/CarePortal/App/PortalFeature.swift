@@ -19,6 +19,10 @@ protocol PortalFeature: Sendable {
     static var templates: [TemplateName] { get }
     /// The kinds of app account it signs in (their tokens are swept by housekeeping).
     static var appAccounts: [AppAccountKind] { get }
+    /// The kinds of notification it writes to app accounts' feeds.
+    static var notificationKinds: [NotificationKind] { get }
+    /// How the feed titles the subjects of its entries.
+    static var notificationSubjects: [NotificationSubjectTitles] { get }
     /// Cards for a signed-in staff member's home page.
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard]
     /// Adds its clearly marked demo content inside `seed-demo`'s one transaction, after the features before it.
@@ -36,6 +40,8 @@ extension PortalFeature {
     static var auditActions: [AuditAction] { [] }
     static var templates: [TemplateName] { [] }
     static var appAccounts: [AppAccountKind] { [] }
+    static var notificationKinds: [NotificationKind] { [] }
+    static var notificationSubjects: [NotificationSubjectTitles] { [] }
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] { [] }
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {}
     var jobs: [BackgroundJob] { [] }
@@ -76,6 +82,8 @@ enum Features {
         MedicalProfessionalsFeature.self,
         InformationDeskFeature.self,
         ChatFeature.self,
+        NotificationsFeature.self,
+        CalendarFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,
         OutboxFeature.self,
@@ -97,6 +105,8 @@ enum Features {
             contributions.auditActions += feature.auditActions
             contributions.homeCards.append((program, feature.homeCards))
             contributions.appAccounts += feature.appAccounts
+            contributions.notificationKinds += feature.notificationKinds.map { (program, $0) }
+            for subject in feature.notificationSubjects { contributions.notificationSubjects[subject.type] = subject }
         }
         return contributions
     }

@@ -138,6 +138,22 @@ enum SiteURL: Sendable, Equatable {
     case apiChatLive
     case apiMoods
 
+    // Notifications: the members' feed, their choices and phones, and administrators' broadcasts.
+    case broadcasts
+    case newBroadcast
+    case broadcast(Int64)
+    case broadcastCancel(Int64)
+    case apiNotificationsUnreadCount
+    case apiNotificationRead(Int64)
+    case apiNotificationsReadAll
+    case apiNotificationPreferences
+    case apiPushTokens
+    case apiPushToken(String)
+
+    // The members' own calendars.
+    case apiCalendarEvents
+    case apiCalendarEvent(Int64)
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -264,6 +280,18 @@ enum SiteURL: Sendable, Equatable {
         case .apiChatMessageReports(let id): "/api/v1/chat/messages/\(id)/reports"
         case .apiChatLive: "/api/v1/chat/live"
         case .apiMoods: "/api/v1/moods"
+        case .broadcasts: "/notifications"
+        case .newBroadcast: "/notifications/broadcasts/new"
+        case .broadcast(let id): "/notifications/broadcasts/\(id)"
+        case .broadcastCancel(let id): "/notifications/broadcasts/\(id)/cancel"
+        case .apiNotificationsUnreadCount: "/api/v1/notifications/unread-count"
+        case .apiNotificationRead(let id): "/api/v1/notifications/\(id)/read"
+        case .apiNotificationsReadAll: "/api/v1/notifications/read-all"
+        case .apiNotificationPreferences: "/api/v1/notifications/preferences"
+        case .apiPushTokens: "/api/v1/push-tokens"
+        case .apiPushToken(let token): "/api/v1/push-tokens/\(token)"
+        case .apiCalendarEvents: "/api/v1/calendar/events"
+        case .apiCalendarEvent(let id): "/api/v1/calendar/events/\(id)"
         }
     }
 

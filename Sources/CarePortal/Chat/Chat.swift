@@ -20,6 +20,9 @@ struct Chat: Sendable {
     let rateLimit: ChatRateLimit
     private let events = MemberEvents()
     private let members = MemberRepository()
+    private var feeds: MemberNotifications { MemberNotifications(notifications: portal.notifications) }
+    /// A cohort hears of new chat messages in its feed at most once this often.
+    static let activityQuietPeriod: TimeInterval = 3_600
 
     /// A member who can post here, or the reason she cannot (a 404 when she is gone).
     func member(_ memberID: Int64) async throws -> Member {
@@ -118,17 +121,28 @@ struct Chat: Sendable {
             )
         }
         let html = try SafeHTML.renderPlainText(body).html
-        let posted = try await portal.database.transaction { db in
+        let (posted, told) = try await portal.database.transaction { db -> ((message: ChatMessage, isNew: Bool), Bool) in
             let posted = try await repository.post(
                 cohortID: member.cohort.id, memberID: member.id, kind: .text, body: body, bodyHTML: html, mood: nil,
                 clientID: clientID, now: now, on: db
             )
+            var told = false
             if posted.isNew {
                 try await events.record(MemberEvent(kind: .chatMessagePosted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now), on: db)
+                // Once a quiet period, the rest of her cohort hears there is something new; never what.
+                if try await repository.claimActivityNotice(cohortID: member.cohort.id, now: now, quietPeriod: Self.activityQuietPeriod, on: db) {
+                    told = try await feeds.notifyMembers(of: [member.cohort.id], except: member.id, NewNotification(
+                        kind: .chatActivity, message: "There are new messages in your cohort's chat.", subject: .chat(member.cohort.id)
+                    ), on: db) > 0
+                }
             }
-            return posted
+            return (posted, told)
         }
         if posted.isNew { await announce(.posted, posted.message) }
+        if told {
+            let ids = try await portal.database.read { db in try await feeds.memberIDs(of: [member.cohort.id], except: member.id, on: db) }
+            await portal.announceNotifications(to: .members(ids))
+        }
         return posted
     }
 
@@ -142,6 +156,13 @@ struct Chat: Sendable {
                 MemberEvent(kind: .moodRecorded, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: mood.rawValue, clientID: "mood:\(clientID)"),
                 on: db
             )
+            if let followUp = mood.followUpMessage {
+                try await feeds.notify(member.id, NewNotification(
+                    kind: .moodFollowUp, message: followUp,
+                    subject: NotificationSubject(mood.group == .negative ? NotificationSubject.resourcesType : NotificationSubject.readingType, id: nil),
+                    onceKey: "mood:\(clientID)"
+                ), on: db)
+            }
             guard !muted else { return nil }
             return try await repository.post(
                 cohortID: member.cohort.id, memberID: member.id, kind: .mood, body: text, bodyHTML: HTMLEscaping.escape(text), mood: mood,
@@ -149,6 +170,7 @@ struct Chat: Sendable {
             )
         }
         if let shared, shared.isNew { await announce(.posted, shared.message) }
+        if mood.followUpMessage != nil { await portal.announceNotifications(to: .members([member.id])) }
         return shared?.message
     }
 
@@ -180,9 +202,17 @@ struct Chat: Sendable {
                 actor: staff, action: .chatMessageRemoved, recordType: "chat_message", recordID: "\(messageID)", origin: origin,
                 detail: "member \(message.author.memberID): \(reason)"
             ), on: db)
+            // She is told why, in her feed.
+            try await feeds.notify(message.author.memberID, NewNotification(
+                kind: .chatMessageRemoved, message: "A moderator removed one of your chat messages.", subject: .chat(message.cohortID),
+                detailID: message.id, reason: reason
+            ), on: db)
             return message
         }
-        if let removed { await announce(.removed, removed) }
+        if let removed {
+            await announce(.removed, removed)
+            await portal.announceNotifications(to: .members([removed.author.memberID]))
+        }
         return removed
     }
 
@@ -195,6 +225,17 @@ struct Chat: Sendable {
             portal.logger.warning("A chat change could not be signalled", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
+
+    /// Nudges this server's sockets of the members a notifications signal names: their feeds have something new.
+    func relayNotifications(_ signal: String) {
+        guard let audience = NotificationAudience(signal: signal), audience.role == AppAccountKind.member.role else { return }
+        listeners.send(Self.notificationsFrame, toMembers: audience.includes)
+    }
+
+    static let notificationsFrame: String = {
+        let data = (try? APIJSON.encoder.encode(ChatAPI.LiveFrame(type: "notifications", message: nil, messageId: nil))) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }()
 
     /// Pushes a change heard from any server (`posted COHORT ID`, `removed COHORT ID`) to this server's
     /// sockets in that room: the message is read and encoded once, whatever the number of sockets.

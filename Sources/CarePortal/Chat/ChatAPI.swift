@@ -115,7 +115,8 @@ enum ChatAPI {
         let followUp: FollowUp
     }
 
-    /// What the socket sends: `message` for a new message or mood, `removed` when a moderator removed one.
+    /// What the socket sends: `message` for a new message or mood, `removed` when a moderator removed one,
+    /// `notifications` when her feed has something new (the app then reads it; the frame says no more).
     struct LiveFrame: Encodable, Sendable {
         let type: String
         let message: Message?
@@ -212,12 +213,12 @@ struct ChatAPIController {
         let reading = try await portal.database.read { db in try await chat.repository.recommendedReading(on: db) }
             .map { ChatAPI.Reading(title: $0.title, url: $0.url) }
         guard mood.group == .negative else {
-            return ChatAPI.FollowUp(kind: "reading", message: "Something to read when you have a moment.", reading: reading, helplines: [])
+            return ChatAPI.FollowUp(kind: "reading", message: mood.followUpMessage, reading: reading, helplines: [])
         }
         let phone = portal.programSettings.current.deletionPhone
         return ChatAPI.FollowUp(
             kind: "help",
-            message: "You don't have to go through this alone. If you are in danger or thinking of hurting yourself, call or text 988 now.",
+            message: mood.followUpMessage,
             reading: reading,
             helplines: [ChatAPI.Helpline(name: "988 Suicide & Crisis Lifeline", phone: "988", text: "988", url: "https://988lifeline.org", hours: "24 hours, 7 days")]
                 + (phone.isEmpty ? [] : [ChatAPI.Helpline(name: portal.programSettings.current.programName, phone: phone, text: nil, url: nil, hours: nil)])
@@ -234,7 +235,7 @@ struct ChatSocket: Sendable {
     func run(holder: AppAccountHolder, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async throws {
         let member = try await chat.member(holder.accountID)
         let cohortID = member.cohort.id
-        let (id, frames) = chat.listeners.listen(to: cohortID)
+        let (id, frames) = chat.listeners.listen(to: cohortID, as: member.id)
         defer { chat.listeners.stop(id, in: cohortID) }
         let portal = chat.portal
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -13,6 +13,7 @@ struct ChatFeature: PortalFeature {
     static let auditActions: [AuditAction] = [
         .chatRoomViewed, .chatMessageRemoved, .chatMemberMuted, .chatMemberUnmuted, .chatReportKept, .chatSettingsChanged,
     ]
+    static let notificationKinds: [NotificationKind] = [.chatMessageRemoved, .chatActivity, .moodFollowUp]
     static let templates: [TemplateName] = [
         .chatRooms, .chatRoom, .chatMessages, .chatRemoveMessage, .chatMuteMember, .chatReports, .chatSettings,
     ]
@@ -27,6 +28,7 @@ struct ChatFeature: PortalFeature {
         let chat = Chat(portal: portal, listeners: ChatListeners(), rateLimit: ChatRateLimit())
         self.chat = chat
         portal.live.on(Chat.liveTopic) { signal in await chat.relay(signal) }
+        portal.live.on(Notifications.liveTopic) { signal in chat.relayNotifications(signal) }
     }
 
     func addRoutes(to routes: inout PortalRoutes) {

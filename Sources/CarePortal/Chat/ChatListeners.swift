@@ -10,6 +10,7 @@ final class ChatListeners: Sendable {
     }
 
     private struct Listener: Sendable {
+        let memberID: Int64
         let continuation: AsyncStream<String>.Continuation
     }
 
@@ -17,10 +18,10 @@ final class ChatListeners: Sendable {
 
     /// A stream of the room's frames until `stop` is called. A listener too slow to keep up loses the
     /// oldest frames beyond 500 rather than holding the server's memory; its app reads the room again.
-    func listen(to cohortID: Int64) -> (id: UUID, frames: AsyncStream<String>) {
+    func listen(to cohortID: Int64, as memberID: Int64) -> (id: UUID, frames: AsyncStream<String>) {
         let (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(500))
         let id = UUID()
-        rooms.withLock { $0[cohortID, default: [:]][id] = Listener(continuation: continuation) }
+        rooms.withLock { $0[cohortID, default: [:]][id] = Listener(memberID: memberID, continuation: continuation) }
         return (id, frames)
     }
 
@@ -38,6 +39,12 @@ final class ChatListeners: Sendable {
     }
 
     var count: Int { rooms.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+
+    /// Hands `frame` to every socket, in any room, of a member `includes` accepts.
+    func send(_ frame: String, toMembers includes: (Int64) -> Bool) {
+        let listeners = rooms.withLock { $0.values.flatMap { $0.values.filter { includes($0.memberID) } } }
+        for listener in listeners { listener.continuation.yield(frame) }
+    }
 
     /// Hands `frame` to every socket of the room.
     func send(_ frame: String, to cohortID: Int64) {

@@ -32,6 +32,15 @@ enum Mood: String, Sendable, CaseIterable, Encodable {
 
     /// What the room reads when she shares it.
     var roomText: String { "is feeling \(title.lowercased())" }
+
+    /// What the app says next, and her feed keeps: nothing after a positive mood.
+    var followUpMessage: String? {
+        switch group {
+        case .positive: nil
+        case .neutral: "Something to read when you have a moment."
+        case .negative: "You don't have to go through this alone. If you are in danger or thinking of hurting yourself, call or text 988 now."
+        }
+    }
 }
 
 /// How long a room's messages stay visible; the only choices an administrator has.

@@ -246,6 +246,17 @@ struct ChatRepository: Sendable {
 
     // MARK: Mutes
 
+    /// Marks the cohort told of new chat activity now, if it was not told within `quietPeriod`; true
+    /// when it was marked (the caller then writes the notices). Any server's second claim in the period fails.
+    func claimActivityNotice(cohortID: Int64, now: Date, quietPeriod: TimeInterval, on db: any SQLDatabase) async throws -> Bool {
+        let since = now.addingTimeInterval(-quietPeriod).millisecondsSince1970
+        return try await db.raw("""
+            UPDATE cohorts SET chat_told_at = \(bind: now.millisecondsSince1970)
+            WHERE id = \(bind: cohortID) AND (chat_told_at IS NULL OR chat_told_at <= \(bind: since))
+            RETURNING id
+            """).first() != nil
+    }
+
     func mute(memberID: Int64, until: Date?, reason: String, by staffID: Int64, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "chat_mutes").columns("member_id", "muted_until", "muted_at", "muted_by", "reason")
             .values(SQLBind(memberID), SQLBind(until?.millisecondsSince1970), SQLBind(now.millisecondsSince1970), SQLBind(staffID), SQLBind(reason))

@@ -115,40 +115,6 @@ enum DeskAPI {
         let status: String
     }
 
-    struct Notification: Encodable, Sendable {
-        let id: Int64
-        let kind: String
-        let message: String
-        let threadId: Int64
-        let threadTitle: String
-        let replyId: Int64?
-        let reason: String?
-        let createdAt: Date
-
-        init(_ notification: DeskNotification) {
-            id = notification.id
-            kind = notification.kind.rawValue
-            message = switch notification.kind {
-            case .reply: "Someone replied to your question."
-            case .acceptedAnswer: "Your question has an accepted answer."
-            case .removed: "A moderator removed one of your posts."
-            }
-            threadId = notification.threadID
-            threadTitle = notification.threadTitle
-            replyId = notification.replyID
-            reason = notification.reason
-            createdAt = notification.createdAt
-        }
-    }
-
-    struct NotificationList: Encodable, Sendable {
-        let notifications: [Notification]
-        let page: Int
-        let pageSize: Int
-        let pageCount: Int
-        let totalCount: Int
-    }
-
     struct NewQuestion: Decodable, Sendable {
         var title: String?
         var body: String?
@@ -178,7 +144,6 @@ struct DeskAPIController {
         routes.post(SiteURL.pattern(SiteURL.apiThreadReplies), access: .member, reply)
         routes.post(SiteURL.pattern(SiteURL.apiThreadFlags), access: .member) { try await flag(.question(try $1.parameters.recordID()), $0, $1) }
         routes.post(SiteURL.pattern(SiteURL.apiReplyFlags), access: .member) { try await flag(.reply(try $1.parameters.recordID()), $0, $1) }
-        routes.get(SiteURL.apiNotifications.pattern, access: .member, notifications)
     }
 
     private func memberID(_ context: PortalContext) throws -> Int64 {
@@ -293,19 +258,5 @@ struct DeskAPIController {
     static func pageRequest(_ request: Request) -> PageRequest? {
         guard let number = Int(request.query("page") ?? "1"), number >= 1, number <= 100_000 else { return nil }
         return PageRequest(number: number)
-    }
-
-    @Sendable func notifications(request: Request, context: PortalContext) async throws -> Response {
-        let reader = try memberID(context)
-        guard let request = Self.pageRequest(request) else {
-            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: ["page": Self.pageProblem])
-        }
-        let page = try await portal.database.read { db in
-            try await desk.repository.notifications(memberID: reader, page: request, on: db)
-        }
-        return .json(DeskAPI.NotificationList(
-            notifications: page.items.map(DeskAPI.Notification.init),
-            page: page.request.number, pageSize: page.request.size, pageCount: page.pageCount, totalCount: page.totalCount
-        ))
     }
 }

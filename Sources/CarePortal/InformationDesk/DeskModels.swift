@@ -259,23 +259,6 @@ struct ModerationLogQuery: Sendable {
     var page = PageRequest(number: 1)
 }
 
-/// A feed entry for the member whose question or post it concerns.
-struct DeskNotification: Sendable {
-    enum Kind: String, Sendable, CaseIterable, Codable {
-        case reply
-        case acceptedAnswer = "accepted_answer"
-        case removed
-    }
-
-    let id: Int64
-    let kind: Kind
-    let threadID: Int64
-    let threadTitle: String
-    let replyID: Int64?
-    let reason: String?
-    let createdAt: Date
-}
-
 /// An administrator's reveal of an anonymous author, shown on the thread to administrators.
 struct AuthorReveal: Sendable {
     let revealedByName: String

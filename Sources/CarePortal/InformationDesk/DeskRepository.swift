@@ -420,37 +420,17 @@ struct DeskRepository: Sendable {
             .decode(column: "count", as: Int.self) ?? 0
     }
 
-    // MARK: Notifications
+    // MARK: Titles for the feed
 
-    func notify(memberID: Int64, kind: DeskNotification.Kind, threadID: Int64, replyID: Int64?, reason: String?, now: Date, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "desk_notifications")
-            .columns("member_id", "kind", "thread_id", "reply_id", "reason", "created_at")
-            .values(SQLBind(memberID), SQLBind(kind.rawValue), SQLBind(threadID), SQLBind(replyID), SQLBind(reason), SQLBind(now.millisecondsSince1970))
-            .run()
-    }
-
-    /// A member's feed, newest first. A removed thread's title is not shown.
-    func notifications(memberID: Int64, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<DeskNotification> {
-        let total = try await db.count(in: "desk_notifications") { $0.where("member_id", .equal, memberID) }
-        let rows = try await db.raw("""
-            SELECT n.id, n.kind, n.thread_id, n.reply_id, n.reason, n.created_at, t.title, t.moderation
-            FROM desk_notifications n JOIN desk_threads t ON t.id = n.thread_id
-            WHERE n.member_id = \(bind: memberID) ORDER BY n.id DESC
-            LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
-            """).all()
-        let items = try rows.map { row in
+    /// Each thread's title, or the placeholder when it no longer shows; threads that are gone are left out.
+    static func threadTitles(_ ids: [Int64], on db: any SQLDatabase) async throws -> [Int64: String] {
+        guard !ids.isEmpty else { return [:] }
+        var titles: [Int64: String] = [:]
+        for row in try await db.select().columns("id", "title", "moderation").from("desk_threads").where("id", .in, ids).all() {
             let visible = try row.decode(column: "moderation", as: String.self) == Moderation.visible.rawValue
-            return DeskNotification(
-                id: try row.decode(column: "id", as: Int64.self),
-                kind: DeskNotification.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .reply,
-                threadID: try row.decode(column: "thread_id", as: Int64.self),
-                threadTitle: visible ? try row.decode(column: "title", as: String.self) : Moderation.placeholder,
-                replyID: try row.decode(column: "reply_id", as: Int64?.self),
-                reason: try row.decode(column: "reason", as: String?.self),
-                createdAt: try date(row, "created_at")
-            )
+            titles[try row.decode(column: "id", as: Int64.self)] = visible ? try row.decode(column: "title", as: String.self) : Moderation.placeholder
         }
-        return PageOf(items: items, totalCount: total, request: page)
+        return titles
     }
 
     // MARK: Anonymous authors

@@ -9,10 +9,12 @@ struct InformationDesk: Sendable {
     let portal: Portal
     let repository: DeskRepository
     let caches: DeskCaches
+    let feeds: MemberNotifications
 
     init(portal: Portal, caches: DeskCaches) {
         self.portal = portal
         self.caches = caches
+        feeds = MemberNotifications(notifications: portal.notifications)
         repository = DeskRepository(engine: portal.database.engine)
     }
 
@@ -78,7 +80,7 @@ struct InformationDesk: Sendable {
         let now = portal.now
         let programName = portal.programSettings.current.programName
         let baseURL = portal.settings.baseURL
-        return try await portal.database.transaction { db in
+        let (id, told) = try await portal.database.transaction { db in
             let id = try await repository.insertThread(
                 title: title, body: body, authorMemberID: memberID, isAnonymous: isAnonymous, now: now, on: db
             )
@@ -88,39 +90,51 @@ struct InformationDesk: Sendable {
                     on: db
                 )
             }
-            return id
+            // Members who asked to hear of new questions; the feed names the thread, never its words.
+            let told = try await feeds.notifyMembers(of: nil, except: memberID, NewNotification(
+                kind: .deskNewQuestion, message: "Someone asked a new question at the information desk.", subject: .thread(id)
+            ), on: db)
+            return (id, told)
         }
+        if told > 0 { await portal.announceNotifications(to: .everyMember) }
+        return id
     }
 
     /// Adds a reply to a thread that shows; tells the asker unless she wrote it herself.
     func reply(threadID: Int64, author: DeskAuthor, body: StoredText) async throws -> Int64 {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        let (id, told) = try await portal.database.transaction { db in
             guard let thread = try await repository.findThread(id: threadID, on: db), thread.moderation == .visible else {
                 throw DeskRefusal.notFound
             }
             let id = try await repository.insertReply(threadID: threadID, author: author, body: body, now: now, on: db)
-            if let asker = thread.author.memberID, asker != author.memberID {
-                try await repository.notify(memberID: asker, kind: .reply, threadID: threadID, replyID: id, reason: nil, now: now, on: db)
-            }
-            return id
+            guard let asker = thread.author.memberID, asker != author.memberID else { return (id, Int64?.none) }
+            let told = try await feeds.notify(asker, NewNotification(
+                kind: .deskReply, message: "Someone replied to your question.", subject: .thread(threadID), detailID: id
+            ), on: db)
+            return (id, told ? asker : nil)
         }
+        if let told { await portal.announceNotifications(to: .members([told])) }
+        return id
     }
 
     /// Marks a reply as the thread's accepted answer, replacing any earlier one, and tells the asker.
     func accept(replyID: Int64) async throws -> Int64 {
         let now = portal.now
-        return try await portal.database.transaction { db in
+        let (threadID, told) = try await portal.database.transaction { db in
             guard let reply = try await repository.findReply(id: replyID, on: db), reply.moderation == .visible,
                   let thread = try await repository.findThread(id: reply.threadID, on: db), thread.moderation == .visible
             else { throw DeskRefusal.notFound }
-            guard thread.acceptedReplyID != replyID else { return thread.id }
+            guard thread.acceptedReplyID != replyID else { return (thread.id, Int64?.none) }
             try await repository.setAcceptedReply(threadID: thread.id, replyID: replyID, now: now, on: db)
-            if let asker = thread.author.memberID {
-                try await repository.notify(memberID: asker, kind: .acceptedAnswer, threadID: thread.id, replyID: replyID, reason: nil, now: now, on: db)
-            }
-            return thread.id
+            guard let asker = thread.author.memberID else { return (thread.id, nil) }
+            let told = try await feeds.notify(asker, NewNotification(
+                kind: .deskAcceptedAnswer, message: "Your question has an accepted answer.", subject: .thread(thread.id), detailID: replyID
+            ), on: db)
+            return (thread.id, told ? asker : nil)
         }
+        if let told { await portal.announceNotifications(to: .members([told])) }
+        return threadID
     }
 
     func clearAcceptedAnswer(threadID: Int64) async throws {
@@ -189,7 +203,7 @@ struct InformationDesk: Sendable {
     func moderate(_ post: DeskPost, _ choice: ModerationChoice, reason: String, by staff: StaffAccount, origin: AuditOrigin) async throws -> Int64 {
         let now = portal.now
         let programName = portal.programSettings.current.programName
-        return try await portal.database.transaction { db in
+        let (threadID, told) = try await portal.database.transaction { db in
             let (threadID, _) = try await locate(post, on: db)
             try await repository.setModeration(post, threadID: threadID, to: choice.moderation, reason: reason, byFlags: false, on: db)
             try await repository.resolveFlags(post, now: now, on: db)
@@ -197,14 +211,20 @@ struct InformationDesk: Sendable {
             // The author hears why: a member in her feed, a member of staff by email.
             switch try await author(of: post, on: db) {
             case .member(let id, _, _):
-                try await repository.notify(memberID: id, kind: .removed, threadID: threadID, replyID: post.replyID, reason: reason, now: now, on: db)
+                let told = try await feeds.notify(id, NewNotification(
+                    kind: .deskPostRemoved, message: "A moderator removed one of your posts.", subject: .thread(threadID),
+                    detailID: post.replyID, reason: reason
+                ), on: db)
+                return (threadID, told ? id : nil)
             case .staff(let id, _, _, _):
                 if let account = try await StaffAccountRepository().find(id: id, on: db), let email = account.email, !email.isEmpty {
                     try await portal.outbox.enqueue(.postRemoved(recipient: email, post: post, reason: reason, programName: programName), on: db)
                 }
+                return (threadID, Int64?.none)
             }
-            return threadID
         }
+        if let told { await portal.announceNotifications(to: .members([told])) }
+        return threadID
     }
 
     /// Shows a hidden or removed post again.

@@ -3,7 +3,7 @@ import PortalPlatform
 import SQLKit
 
 /// The information desk: members' questions and the answers of medical professionals, its moderation,
-/// and the member API's threads and notifications. Holds the desk's caches.
+/// and the member API's threads; its replies, answers and removals reach members' feeds. Holds the desk's caches.
 struct InformationDeskFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
@@ -11,6 +11,10 @@ struct InformationDeskFeature: PortalFeature {
     ]
     static let auditActions: [AuditAction] = [.deskPostHidden, .deskPostRemoved, .deskPostRestored, .deskFlagsDismissed, .deskAuthorRevealed, .moderationLogExported, .contentResanitized]
     static let templates: [TemplateName] = [.desk, .deskThreadRow, .deskListControls, .deskPost, .deskThread, .deskEditReply, .deskModerate, .deskReveal, .deskFlags, .deskModerationLog, .deskEmailSettings]
+    static let notificationKinds: [NotificationKind] = [.deskReply, .deskAcceptedAnswer, .deskPostRemoved, .deskNewQuestion]
+    static let notificationSubjects = [
+        NotificationSubjectTitles(type: NotificationSubject.threadType) { ids, db in try await DeskRepository.threadTitles(ids, on: db) },
+    ]
     let portal: Portal
     /// What the desk's pages and the member API share, with the desk's caches.
     let desk: InformationDesk

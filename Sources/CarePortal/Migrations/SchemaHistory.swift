@@ -24,6 +24,8 @@ enum SchemaHistory {
         MoveDeskSearchIntoThreads(),
         AddDeskListVersion(),
         CreateEventsAndChat(),
+        CreateNotifications(),
+        CreateMemberCalendars(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -30,10 +30,12 @@ struct ProgramSettingsController {
         /// Present when the form showed the programs' checkboxes, so a form without them changes none.
         var programsShown: String?
         var programs: [String]?
+        var timeZone: String?
 
         enum CodingKeys: String, CodingKey {
             case programName = "program_name", deletionPhone = "deletion_phone", codeLifetimeDays = "code_lifetime_days"
             case securityQuestions = "security_questions", avatars, programsShown = "programs_shown", programs
+            case timeZone = "time_zone"
         }
     }
 
@@ -47,6 +49,7 @@ struct ProgramSettingsController {
             avatarIDs: submitted.avatars ?? [],
             programIDs: submitted.programsShown == nil ? nil : Set(submitted.programs ?? [])
         )
+        form.timeZoneID = submitted.timeZone ?? portal.programSettings.current.timeZoneID
         form.programsSwitchedOff = portal.programSettings.current.programsSwitchedOff
         let (settings, errors) = form.validated(base: portal.programSettings.current, programs: portal.contributions.programs)
         guard let settings, errors.isEmpty else {
@@ -81,6 +84,7 @@ struct ProgramSettingsController {
         let questionsError = errors.items.first { $0.field == "security_questions" }?.message
         let avatarsError = errors.items.first { $0.field == "avatars" }?.message
         let programsError = errors.items.first { $0.field == "programs" }?.message
+        let timeZoneError = errors.items.first { $0.field == "time_zone" }?.message
         return ProgramSettingsPage(
             layout: portal.layout("Program settings", context: context, current: .programSettings),
             errors: errors.items,
@@ -94,7 +98,9 @@ struct ProgramSettingsController {
             programs: portal.contributions.programs.map {
                 ProgramSettingsPage.ProgramChoice(id: $0.id, title: $0.title, summary: $0.summary, isOn: form.runs($0))
             },
-            programsError: programsError
+            programsError: programsError,
+            timeZones: ProgramTimeZone.choices.map { FilterOption(value: $0.id, title: $0.title, isSelected: $0.id == form.timeZoneID) },
+            timeZoneError: timeZoneError
         )
     }
 }
@@ -111,6 +117,7 @@ struct ProgramSettingsForm: Sendable {
     var programIDs: Set<String>?
     /// The programs switched off before this form, for a form that did not show them.
     var programsSwitchedOff: Set<String> = []
+    var timeZoneID = ProgramTimeZone.defaultID
 
     init(
         programName: String, deletionPhone: String, codeLifetimeDays: String, securityQuestions: String, avatarIDs: [String],
@@ -135,6 +142,7 @@ struct ProgramSettingsForm: Sendable {
             avatarIDs: settings.memberAvatarIDs, programIDs: nil
         )
         programsSwitchedOff = settings.programsSwitchedOff
+        timeZoneID = settings.timeZoneID
     }
 
     func validated(base: ProgramSettings, programs: [Program]) -> (ProgramSettings?, FormErrors) {
@@ -167,6 +175,9 @@ struct ProgramSettingsForm: Sendable {
         if let programIDs, !programs.isEmpty, !programs.contains(where: { programIDs.contains($0.id) }) {
             errors.add("programs", "Choose at least one program for this deployment to run")
         }
+        if !ProgramTimeZone.choices.contains(where: { $0.id == timeZoneID }) {
+            errors.add("time_zone", "Choose the program's time zone from the list")
+        }
         guard errors.isEmpty, let days else { return (nil, errors) }
         var settings = base
         settings.programName = programName
@@ -174,6 +185,7 @@ struct ProgramSettingsForm: Sendable {
         settings.codeLifetimeDays = days
         settings.securityQuestions = questions
         settings.memberAvatarIDs = avatars
+        settings.timeZoneID = timeZoneID
         if let programIDs {
             // Programs this portal does not know (their features are not built in) keep the state they had.
             let known = Set(programs.map(\.id))
@@ -192,6 +204,7 @@ extension ProgramSettings {
             codeLifetimeDays != other.codeLifetimeDays ? "code lifetime" : nil,
             securityQuestions != other.securityQuestions ? "security questions" : nil,
             memberAvatarIDs != other.memberAvatarIDs ? "avatars" : nil,
+            timeZoneID != other.timeZoneID ? "time zone (\(timeZoneID))" : nil,
         ].compactMap { $0 }
     }
 
@@ -221,6 +234,8 @@ struct ProgramSettingsPage: Page {
     let avatarsError: String?
     let programs: [ProgramChoice]
     let programsError: String?
+    let timeZones: [FilterOption]
+    let timeZoneError: String?
     let action = SiteURL.programSettings.path
 
     struct ProgramChoice: Sendable, Encodable {

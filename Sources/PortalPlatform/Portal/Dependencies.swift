@@ -10,6 +10,10 @@ public struct Dependencies: Sendable {
     public var mailTransport: (any MailTransport)?
     /// bcrypt's work factor. Never below 12 outside tests.
     public var passwordHashCost: Int
+    /// How pushes reach phones; `nil` writes them to the log.
+    package var pushSender: (any PushSender)?
+    /// False in tests that run the features' jobs themselves, at the moments their clock chooses.
+    package var runsBackgroundJobs = true
 
     public init(
         now: @escaping @Sendable () -> Date = Date.init,
@@ -31,6 +35,8 @@ public struct Dependencies: Sendable {
 
     /// The production wiring for `settings`.
     public static func live(settings: Settings) -> Dependencies {
-        Dependencies(mailTransport: settings.smtpURL.map { SMTPTransport(url: $0) })
+        var dependencies = Dependencies(mailTransport: settings.smtpURL.map { SMTPTransport(url: $0) })
+        dependencies.pushSender = settings.pushWebhookURL.map { WebhookPushSender(url: $0, secret: settings.pushWebhookSecret) }
+        return dependencies
     }
 }

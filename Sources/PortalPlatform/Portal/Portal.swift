@@ -23,6 +23,8 @@ package struct Portal: Sendable {
     package let live: LiveSignals
     /// The features' WebSocket endpoints.
     package let webSockets = WebSocketEndpoints()
+    /// Every app account's notification feed.
+    package let notifications: Notifications
     /// Audit entries that stand alone (a record was opened), committed together with any others
     /// recorded at the same moment.
     private let accessRecords: GroupCommit<AuditEvent>
@@ -46,6 +48,7 @@ package struct Portal: Sendable {
         self.contributions = contributions
         auditVocabulary = AuditVocabulary(contributions.auditActions)
         live = LiveSignals(database: database)
+        notifications = Notifications(now: dependencies.now)
         accessRecords = GroupCommit { events in
             try await database.transaction { db in try await audit.record(events, on: db) }
         }

@@ -27,6 +27,10 @@ public struct Settings: Sendable, Equatable {
     public var sessionLifetime: Duration = .seconds(12 * 3600)
     /// `SMTP_URL`: `smtp://user:password@host:port` (or `smtps://`); unset keeps mail in the outbox.
     public var smtpURL: String?
+    /// `PUSH_WEBHOOK_URL`: the operator's push gateway (https); unset writes pushes to the log.
+    public var pushWebhookURL: String?
+    /// `PUSH_WEBHOOK_SECRET`: signs each push request so the gateway can tell it is ours.
+    public var pushWebhookSecret: String?
     /// `MAIL_FROM`: the sender address of every email.
     public var mailFrom = "CarePortal <careportal@localhost>"
     /// `TRUST_FORWARDED_FOR`: take the client address from `X-Forwarded-For` (only behind a proxy you run).
@@ -92,6 +96,15 @@ public struct Settings: Sendable, Equatable {
             }
             settings.smtpURL = value
         }
+        if let value = values["PUSH_WEBHOOK_URL"], !value.isEmpty {
+            let url = URLComponents(string: value)
+            let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(url?.host ?? "")
+            guard url?.host != nil, url?.scheme == "https" || (url?.scheme == "http" && loopback) else {
+                throw Invalid(description: "PUSH_WEBHOOK_URL must be an https:// address (http:// only on this machine)")
+            }
+            settings.pushWebhookURL = value
+        }
+        if let value = values["PUSH_WEBHOOK_SECRET"], !value.isEmpty { settings.pushWebhookSecret = value }
         if let value = values["MAIL_FROM"] { settings.mailFrom = value }
         if let value = values["TRUST_FORWARDED_FOR"] { settings.trustForwardedFor = try boolean(value, named: "TRUST_FORWARDED_FOR") }
         if let value = values["LOG_LEVEL"] {

@@ -15,6 +15,11 @@ public struct ProgramSettings: Sendable, Equatable {
     public var memberAvatarIDs: [String]
     /// The ids of the programs this deployment does not run; every program runs until switched off.
     public var programsSwitchedOff: Set<String> = []
+    /// The program's time zone (an IANA id): where its days and months begin and end — points' monthly
+    /// reset, reminders' times, a study day's midnight, the analytics' days.
+    public var timeZoneID: String = ProgramTimeZone.defaultID
+
+    public var timeZone: TimeZone { TimeZone(identifier: timeZoneID) ?? TimeZone(identifier: ProgramTimeZone.defaultID)! }
 
     public static let codeLifetimeRange = 1...365
 
@@ -58,6 +63,22 @@ public struct ProgramSettings: Sendable, Equatable {
     }
 }
 
+/// The time zones a US program may choose, with the words the settings page shows.
+public enum ProgramTimeZone {
+    public static let defaultID = "America/New_York"
+    /// Each zone with its name on the settings page and its abbreviations out of and in daylight saving.
+    public static let choices: [(id: String, title: String, standard: String, daylight: String)] = [
+        ("America/New_York", "Eastern (New York)", "EST", "EDT"),
+        ("America/Chicago", "Central (Chicago)", "CST", "CDT"),
+        ("America/Denver", "Mountain (Denver)", "MST", "MDT"),
+        ("America/Phoenix", "Mountain, no daylight saving (Phoenix)", "MST", "MST"),
+        ("America/Los_Angeles", "Pacific (Los Angeles)", "PST", "PDT"),
+        ("America/Anchorage", "Alaska (Anchorage)", "AKST", "AKDT"),
+        ("Pacific/Honolulu", "Hawaii (Honolulu)", "HST", "HST"),
+        ("America/Puerto_Rico", "Atlantic (Puerto Rico)", "AST", "AST"),
+    ]
+}
+
 /// The only place program settings are read and written: one row per setting.
 package struct ProgramSettingsRepository: Sendable {
     private enum Key: String, CaseIterable {
@@ -67,6 +88,7 @@ package struct ProgramSettingsRepository: Sendable {
         case securityQuestions = "security_questions"
         case memberAvatars = "member_avatars"
         case programsSwitchedOff = "programs_switched_off"
+        case timeZone = "time_zone"
     }
 
     /// The stored settings, with `defaults` for anything never saved.
@@ -82,6 +104,7 @@ package struct ProgramSettingsRepository: Sendable {
         if let value = values[Key.securityQuestions.rawValue].flatMap(Self.decodeList) { settings.securityQuestions = value }
         if let value = values[Key.memberAvatars.rawValue].flatMap(Self.decodeList) { settings.memberAvatarIDs = value }
         if let value = values[Key.programsSwitchedOff.rawValue].flatMap(Self.decodeList) { settings.programsSwitchedOff = Set(value) }
+        if let value = values[Key.timeZone.rawValue], TimeZone(identifier: value) != nil { settings.timeZoneID = value }
         return settings
     }
 
@@ -93,6 +116,7 @@ package struct ProgramSettingsRepository: Sendable {
             (.securityQuestions, Self.encodeList(settings.securityQuestions)),
             (.memberAvatars, Self.encodeList(settings.memberAvatarIDs)),
             (.programsSwitchedOff, Self.encodeList(settings.programsSwitchedOff.sorted())),
+            (.timeZone, settings.timeZoneID),
         ]
         for (key, value) in values {
             try await db.insert(into: "program_settings").columns("name", "value", "updated_at")

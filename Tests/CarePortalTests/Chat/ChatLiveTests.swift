@@ -78,7 +78,7 @@ import Testing
             let later = CalendarDate(portal.clock.now).adding(months: 7).iso
             let (heron, _) = try await AppClient.registered(portal, pseudonym: "Heron", ["due_date": later])
             var (admin, _) = try await portal.signedIn(.administrator)
-            async let larkFrames = Self.frames(port: port, token: lark.token, count: 2)
+            async let larkFrames = Self.frames(port: port, token: lark.token, count: 3)
             async let heronFrames = Self.frames(port: port, token: heron.token, count: 1, within: .seconds(5))
             try await Self.waitForListeners(portal, 2)
 
@@ -87,9 +87,11 @@ import Testing
             #expect(try await admin.post(SiteURL.chatMessageRemove(id).path, form: [("reason", "Testing removal")]).status == .seeOther)
 
             let frames = try await larkFrames.map(Self.json)
-            #expect(frames.count == 2)
+            #expect(frames.count == 3)
             #expect(frames.first?["type"] as? String == "message")
             #expect((frames.first?["message"] as? [String: Any])?["body_text"] as? String == "Kicking all night")
+            // The room's first message of the quiet period tells the rest of the cohort's feeds; the nudge says no more.
+            #expect(frames.dropFirst().first.map { $0.keys.sorted() } == ["type"] && frames.dropFirst().first?["type"] as? String == "notifications")
             #expect(frames.last?["type"] as? String == "removed" && frames.last?["message_id"] as? Int == Int(id))
             #expect(try await heronFrames.isEmpty, "another cohort's socket hears nothing")
         }

@@ -28,6 +28,7 @@ struct TestPortal {
         _ engine: Database.Engine,
         clock: TestClock = TestClock(),
         mailTransport: (any MailTransport)? = nil,
+        pushSender: (any PushSender)? = nil,
         logHandler: (@Sendable (String) -> any LogHandler)? = nil,
         configure: (inout Settings) -> Void = { _ in },
         features: [any PortalFeature.Type] = Features.all,
@@ -37,7 +38,7 @@ struct TestPortal {
         let url = try await TestDatabase.make(engine)
         do {
             try await runOn(
-                url, engine: engine, clock: clock, mailTransport: mailTransport, logHandler: logHandler, configure: configure,
+                url, engine: engine, clock: clock, mailTransport: mailTransport, pushSender: pushSender, logHandler: logHandler, configure: configure,
                 features: features, live: live, body
             )
         } catch {
@@ -48,7 +49,7 @@ struct TestPortal {
     }
 
     private static func runOn(
-        _ url: String, engine: Database.Engine, clock: TestClock, mailTransport: (any MailTransport)?,
+        _ url: String, engine: Database.Engine, clock: TestClock, mailTransport: (any MailTransport)?, pushSender: (any PushSender)?,
         logHandler: (@Sendable (String) -> any LogHandler)?, configure: (inout Settings) -> Void,
         features: [any PortalFeature.Type], live: Bool, _ body: @Sendable (TestPortal) async throws -> Void
     ) async throws {
@@ -65,9 +66,12 @@ struct TestPortal {
         configure(&settings)
         var logger = Logger(label: "careportal.test", factory: logHandler ?? { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = logHandler == nil ? .error : .trace
-        let dependencies = Dependencies(
+        var dependencies = Dependencies(
             now: { clock.now }, mailTransport: mailTransport, passwordHashCost: 4
         )
+        dependencies.pushSender = pushSender
+        // Tests run jobs themselves, when their clock says; a live server runs them as in production.
+        dependencies.runsBackgroundJobs = live
         let app = try await buildApplication(settings: settings, dependencies: dependencies, features: features, logger: logger)
         // A live server, on a port of its own, where a test needs real connections (WebSockets).
         try await app.application.test(live ? .live : .router) { client in

@@ -1,0 +1,152 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+
+/// The member app's calendar: her appointments, medication times and other events, with reminders
+/// ahead by her preference. Another member's event answers 404, as one that does not exist.
+enum CalendarAPI {
+    struct Event: Encodable, Sendable {
+        let id: Int64
+        let kind: String
+        let title: String
+        let note: String?
+        let date: String
+        let times: [String]
+        let repeats: String
+        let until: String?
+        let nextOccurrenceAt: Date?
+        let createdAt: Date
+        let updatedAt: Date
+
+        init(_ event: CalendarEvent) {
+            id = event.id
+            kind = event.kind.rawValue
+            title = event.title
+            note = event.note
+            date = event.startsOn.iso
+            times = event.times.map { TimeOfDay(minutes: $0).text }
+            repeats = event.repeats.rawValue
+            until = event.endsOn?.iso
+            nextOccurrenceAt = event.nextOccurrenceAt
+            createdAt = event.createdAt
+            updatedAt = event.updatedAt
+        }
+    }
+
+    struct Occurrence: Encodable, Sendable {
+        let eventId: Int64
+        let title: String
+        let kind: String
+        let at: Date
+        /// `YYYY-MM-DD` and `HH:MM` on the program's clock.
+        let date: String
+        let time: String
+    }
+
+    struct Calendar: Encodable, Sendable {
+        let events: [Event]
+        let from: String
+        let to: String
+        let timeZone: String
+        let occurrences: [Occurrence]
+    }
+
+    struct NewEvent: Decodable, Sendable {
+        var kind: String?
+        var title: String?
+        var note: String?
+        var date: String?
+        var times: [String]?
+        var repeats: String?
+        var until: String?
+    }
+}
+
+struct CalendarAPIController {
+    /// The longest span of days one request lists occurrences for.
+    static let maximumSpanDays = 62
+    let portal: Portal
+    let calendar: MemberCalendar
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.apiCalendarEvents.pattern, access: .member, list)
+        routes.post(SiteURL.apiCalendarEvents.pattern, access: .member, add)
+        routes.get(SiteURL.pattern(SiteURL.apiCalendarEvent), access: .member, show)
+        routes.put(SiteURL.pattern(SiteURL.apiCalendarEvent), access: .member, change)
+        routes.delete(SiteURL.pattern(SiteURL.apiCalendarEvent), access: .member, delete)
+    }
+
+    private func memberID(_ context: PortalContext) throws -> Int64 { try context.requireMember().accountID }
+
+    /// `GET /api/v1/calendar/events?from=&to=`: her events, and their occurrences day by day (the next 7 days by default).
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let memberID = try memberID(context)
+        let clock = portal.programSettings.current.clock
+        let today = clock.date(of: portal.now)
+        var problems: [String: String] = [:]
+        func day(_ name: String, default value: CalendarDate) -> CalendarDate {
+            guard let text = request.query(name) else { return value }
+            guard let date = CalendarDate(iso: text) else {
+                problems[name] = "Give the day as YYYY-MM-DD"
+                return value
+            }
+            return date
+        }
+        let from = day("from", default: today)
+        let to = day("to", default: from.adding(days: 6))
+        if problems.isEmpty, to < from || to.dayNumber - from.dayNumber >= Self.maximumSpanDays {
+            problems["to"] = "Give a last day on or after the first, at most \(Self.maximumSpanDays) days on"
+        }
+        guard problems.isEmpty else {
+            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: problems)
+        }
+        let events = try await portal.database.read { db in try await calendar.repository.events(memberID: memberID, on: db) }
+        let (start, end) = (clock.instant(startOf: from), clock.instant(startOf: to.adding(days: 1)))
+        let occurrences = events
+            .flatMap { event in event.occurrences(from: start, until: end, clock: clock).map { (event, $0) } }
+            .sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
+            .map { event, at in
+                CalendarAPI.Occurrence(eventId: event.id, title: event.title, kind: event.kind.rawValue, at: at,
+                                       date: clock.date(of: at).iso, time: TimeOfDay(minutes: clock.minuteOfDay(of: at)).text)
+            }
+        return .json(CalendarAPI.Calendar(
+            events: events.map(CalendarAPI.Event.init), from: from.iso, to: to.iso,
+            timeZone: clock.timeZone.identifier, occurrences: occurrences
+        ))
+    }
+
+    private func draft(_ request: Request) async throws -> CalendarEventDraft {
+        let body = try await request.json(CalendarAPI.NewEvent.self)
+        return try CalendarRules.draft(
+            kind: body.kind, title: body.title, note: body.note, date: body.date, times: body.times, repeats: body.repeats, until: body.until
+        ).get()
+    }
+
+    @Sendable func add(request: Request, context: PortalContext) async throws -> Response {
+        let memberID = try memberID(context)
+        let event = try await calendar.add(try await draft(request), for: memberID)
+        return .json(CalendarAPI.Event(event), status: .created)
+    }
+
+    @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
+        let memberID = try memberID(context)
+        let id = try context.parameters.apiRecordID()
+        guard let event = try await portal.database.read({ db in try await calendar.repository.find(id: id, memberID: memberID, on: db) }) else {
+            throw APIError.notFound
+        }
+        return .json(CalendarAPI.Event(event))
+    }
+
+    @Sendable func change(request: Request, context: PortalContext) async throws -> Response {
+        let memberID = try memberID(context)
+        let id = try context.parameters.apiRecordID()
+        let draft = try await draft(request)
+        return .json(CalendarAPI.Event(try await calendar.change(id, to: draft, for: memberID)))
+    }
+
+    @Sendable func delete(request: Request, context: PortalContext) async throws -> Response {
+        let memberID = try memberID(context)
+        try await calendar.delete(try context.parameters.apiRecordID(), for: memberID)
+        return .noContent
+    }
+}

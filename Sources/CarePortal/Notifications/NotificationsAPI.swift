@@ -1,0 +1,278 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+
+/// The member app's notification feed, her choices about it, and the phones pushes go to.
+enum NotificationsAPI {
+    /// One entry. The desk's entries keep every field they had before the feed carried other kinds
+    /// (`thread_id`, `thread_title`, `reply_id`); other kinds leave those out.
+    struct Entry: Encodable, Sendable {
+        let id: Int64
+        let kind: String
+        let message: String
+        let body: String?
+        let reason: String?
+        let subject: Subject?
+        let threadId: Int64?
+        let threadTitle: String?
+        let replyId: Int64?
+        let createdAt: Date
+        let read: Bool
+        let readAt: Date?
+    }
+
+    struct Subject: Encodable, Sendable {
+        let type: String
+        let id: Int64?
+        let title: String?
+    }
+
+    struct List: Encodable, Sendable {
+        let notifications: [Entry]
+        let page: Int
+        let pageSize: Int
+        let pageCount: Int
+        let totalCount: Int
+        let unreadCount: Int
+    }
+
+    struct UnreadCount: Encodable, Sendable {
+        let unreadCount: Int
+    }
+
+    struct ReadAll: Decodable, Sendable {
+        var upToId: Int64?
+    }
+
+    struct Marked: Encodable, Sendable {
+        let marked: Int
+        let unreadCount: Int
+    }
+
+    struct KindChoice: Codable, Sendable {
+        var kind: String?
+        var title: String?
+        var on: Bool?
+    }
+
+    struct Preferences: Encodable, Sendable {
+        let kinds: [KindChoice]
+        let reminderLeadMinutes: Int
+        let reminderLeadChoices: [Int]
+        /// `HH:MM` in the program's time zone.
+        let checkInTime: String
+        let timeZone: String
+    }
+
+    struct NewPreferences: Decodable, Sendable {
+        var kinds: [KindChoice]?
+        var reminderLeadMinutes: Int?
+        var checkInTime: String?
+    }
+
+    struct NewPushToken: Decodable, Sendable {
+        var token: String?
+        var platform: String?
+    }
+
+    struct PushToken: Encodable, Sendable {
+        let token: String
+        let platform: String
+    }
+}
+
+struct NotificationsAPIController {
+    let portal: Portal
+
+    static let tokenMaximumLength = 4_096
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.apiNotifications.pattern, access: .member, feed)
+        routes.get(SiteURL.apiNotificationsUnreadCount.pattern, access: .member, unreadCount)
+        routes.post(SiteURL.pattern(SiteURL.apiNotificationRead), access: .member, markRead)
+        routes.post(SiteURL.apiNotificationsReadAll.pattern, access: .member, markAllRead)
+        routes.get(SiteURL.apiNotificationPreferences.pattern, access: .member, preferences)
+        routes.put(SiteURL.apiNotificationPreferences.pattern, access: .member, savePreferences)
+        routes.post(SiteURL.apiPushTokens.pattern, access: .member, registerPushToken)
+        routes.delete(RouterPath("\(SiteURL.apiPushTokens.path)/:token"), access: .member, unregisterPushToken)
+    }
+
+    private var notifications: Notifications { portal.notifications }
+
+    private func me(_ context: PortalContext) throws -> NotificationRecipient {
+        .member(try context.requireMember().accountID)
+    }
+
+    /// The kinds a member may choose about, from the programs that run.
+    private var kinds: [NotificationKind] {
+        let settings = portal.programSettings.current
+        return portal.contributions.notificationKinds
+            .filter { settings.runs($0.program) && $0.kind.role == AppAccountKind.member.role }
+            .map(\.kind)
+    }
+
+    /// `GET /api/v1/notifications`: her feed, newest first, with her unread count.
+    @Sendable func feed(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        guard let pageRequest = DeskAPIController.pageRequest(request) else {
+            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.",
+                           fields: ["page": DeskAPIController.pageProblem])
+        }
+        let subjects = portal.contributions.notificationSubjects
+        let (page, unread, titles) = try await portal.database.read { db in
+            let page = try await notifications.feed(of: recipient, page: pageRequest, on: db)
+            let unread = try await notifications.unreadCount(of: recipient, on: db)
+            var titles: [String: [Int64: String]] = [:]
+            for (type, entries) in Dictionary(grouping: page.items.compactMap(\.subject), by: \.type) {
+                guard let subject = subjects[type] else { continue }
+                titles[type] = try await subject.titles(Array(Set(entries.compactMap(\.id))), db)
+            }
+            return (page, unread, titles)
+        }
+        return .json(NotificationsAPI.List(
+            notifications: page.items.map { entry(for: $0, titles: titles) },
+            page: page.request.number, pageSize: page.request.size, pageCount: page.pageCount, totalCount: page.totalCount,
+            unreadCount: unread
+        ))
+    }
+
+    private func entry(for stored: StoredNotification, titles: [String: [Int64: String]]) -> NotificationsAPI.Entry {
+        let title = stored.subject.flatMap { subject in subject.id.flatMap { titles[subject.type]?[$0] } }
+        let isThread = stored.subject?.type == NotificationSubject.threadType
+        return NotificationsAPI.Entry(
+            id: stored.id, kind: stored.kind, message: stored.message, body: stored.body, reason: stored.reason,
+            subject: stored.subject.map { NotificationsAPI.Subject(type: $0.type, id: $0.id, title: title) },
+            threadId: isThread ? stored.subject?.id : nil,
+            threadTitle: isThread ? (title ?? Moderation.placeholder) : nil,
+            replyId: isThread ? stored.detailID : nil,
+            createdAt: stored.createdAt, read: stored.readAt != nil, readAt: stored.readAt
+        )
+    }
+
+    /// `GET /api/v1/notifications/unread-count`: for the app's badge.
+    @Sendable func unreadCount(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        let count = try await portal.database.read { db in try await notifications.unreadCount(of: recipient, on: db) }
+        return .json(NotificationsAPI.UnreadCount(unreadCount: count))
+    }
+
+    @Sendable func markRead(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        let id = try context.parameters.apiRecordID()
+        let found = try await portal.database.transaction { db in try await notifications.markRead(id: id, of: recipient, on: db) }
+        guard found else { throw APIError.notFound }
+        return .noContent
+    }
+
+    /// `POST /api/v1/notifications/read-all`: every entry up to `up_to_id` (the newest the app showed) read.
+    @Sendable func markAllRead(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        let body = try await request.json(NotificationsAPI.ReadAll.self)
+        if let upTo = body.upToId, upTo < 1 { throw APIError.validation(["up_to_id": "Give the id of the newest entry the app showed"]) }
+        let (marked, unread) = try await portal.database.transaction { db in
+            let marked = try await notifications.markAllRead(of: recipient, upToID: body.upToId, on: db)
+            return (marked, try await notifications.unreadCount(of: recipient, on: db))
+        }
+        return .json(NotificationsAPI.Marked(marked: marked, unreadCount: unread))
+    }
+
+    @Sendable func preferences(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        let choices = try await portal.database.read { db in try await notifications.choices(of: recipient, on: db) }
+        return .json(view(of: choices))
+    }
+
+    private func view(of choices: NotificationChoices) -> NotificationsAPI.Preferences {
+        NotificationsAPI.Preferences(
+            kinds: kinds.map { NotificationsAPI.KindChoice(kind: $0.id, title: $0.title, on: choices.wants($0)) },
+            reminderLeadMinutes: choices.reminderLeadMinutes,
+            reminderLeadChoices: NotificationChoices.reminderLeadChoices,
+            checkInTime: TimeOfDay(minutes: choices.checkInMinute).text,
+            timeZone: portal.programSettings.current.timeZoneID
+        )
+    }
+
+    /// `PUT /api/v1/notifications/preferences`: what she sends changes; what she leaves out stays.
+    @Sendable func savePreferences(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        let body = try await request.json(NotificationsAPI.NewPreferences.self)
+        let known = kinds
+        var problems: [String: String] = [:]
+        for (index, choice) in (body.kinds ?? []).enumerated() {
+            if choice.kind.flatMap({ id in known.first { $0.id == id } }) == nil {
+                problems["kinds.\(index).kind"] = "Use one of \(known.map(\.id).joined(separator: ", "))"
+            } else if choice.on == nil {
+                problems["kinds.\(index).on"] = "Say true to get these notifications or false not to"
+            }
+        }
+        if let lead = body.reminderLeadMinutes, !NotificationChoices.reminderLeadChoices.contains(lead) {
+            problems["reminder_lead_minutes"] = "Choose one of \(NotificationChoices.reminderLeadChoices.map(String.init).joined(separator: ", ")) minutes"
+        }
+        let checkIn = body.checkInTime.map(TimeOfDay.init(text:))
+        if checkIn == .some(nil) { problems["check_in_time"] = "Give a time of day as HH:MM, like 19:00" }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let saved = try await portal.database.transaction { db in
+            var choices = try await notifications.choices(of: recipient, on: db)
+            for choice in body.kinds ?? [] { if let kind = choice.kind, let on = choice.on { choices.overrides[kind] = on } }
+            if let lead = body.reminderLeadMinutes { choices.reminderLeadMinutes = lead }
+            if let minutes = checkIn??.minutes { choices.checkInMinute = minutes }
+            try await notifications.save(choices, kinds: known, of: recipient, on: db)
+            return choices
+        }
+        return .json(view(of: saved))
+    }
+
+    /// `POST /api/v1/push-tokens`: her phone's token from Apple's or Google's service.
+    @Sendable func registerPushToken(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        let body = try await request.json(NotificationsAPI.NewPushToken.self)
+        let token = (body.token ?? "").trimmed
+        var problems: [String: String] = [:]
+        if let problem = Self.tokenProblem(token) { problems["token"] = problem }
+        let platform = PushDevice.Platform(rawValue: body.platform ?? "")
+        if platform == nil { problems["platform"] = "Use ios or android" }
+        guard let platform, problems.isEmpty else { throw APIError.validation(problems) }
+        try await portal.database.transaction { db in
+            try await notifications.register(PushDevice(token: token, platform: platform), for: recipient, on: db)
+        }
+        return .json(NotificationsAPI.PushToken(token: token, platform: platform.rawValue), status: .created)
+    }
+
+    /// `DELETE /api/v1/push-tokens/{token}`: at sign-out, or when she switches pushes off on the phone.
+    @Sendable func unregisterPushToken(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        guard let token = context.parameters.get("token"), Self.tokenProblem(token) == nil else { throw APIError.notFound }
+        let found = try await portal.database.transaction { db in try await notifications.unregister(token: token, for: recipient, on: db) }
+        guard found else { throw APIError.notFound }
+        return .noContent
+    }
+
+    /// Apple's and Google's tokens are letters, digits and a few marks; nothing else is stored.
+    static func tokenProblem(_ token: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_:.")
+        if token.isEmpty { return "Give the phone's push token" }
+        if token.count > tokenMaximumLength || !token.allSatisfy(allowed.contains) {
+            return "A push token is up to \(tokenMaximumLength) letters, digits, and - _ : ."
+        }
+        return nil
+    }
+}
+
+/// A time of day, `HH:MM` on the 24-hour clock.
+struct TimeOfDay: Sendable, Equatable {
+    let minutes: Int
+
+    init(minutes: Int) {
+        self.minutes = minutes
+    }
+
+    init?(text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+              let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute)
+        else { return nil }
+        minutes = hour * 60 + minute
+    }
+
+    var text: String { String(format: "%02d:%02d", minutes / 60, minutes % 60) }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Days, times of day and months in the program's time zone: where a reminder's 8 o'clock, a day's
+/// midnight and a month's first moment fall, daylight saving included.
+package struct ProgramClock: Sendable {
+    package let timeZone: TimeZone
+
+    package init(timeZone: TimeZone) {
+        self.timeZone = timeZone
+    }
+
+    /// Seconds since 1970 of the wall clock at `instant`, as if the wall clock were UTC.
+    private func wallSeconds(_ instant: Date) -> Int64 {
+        Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(timeZone.secondsFromGMT(for: instant))
+    }
+
+    /// The local date `instant` falls on.
+    package func date(of instant: Date) -> CalendarDate {
+        let wall = wallSeconds(instant)
+        return CalendarDate(dayNumber: Int(wall >= 0 ? wall / 86_400 : (wall - 86_399) / 86_400))
+    }
+
+    /// Minutes since local midnight, on the wall clock.
+    package func minuteOfDay(of instant: Date) -> Int {
+        let wall = wallSeconds(instant)
+        let second = wall - (wall >= 0 ? wall / 86_400 : (wall - 86_399) / 86_400) * 86_400
+        return Int(second / 60)
+    }
+
+    /// The instant the wall clock shows `minute` on `date`. A time that happens twice (1:30 on the
+    /// autumn change) is its first occurrence; a time the clocks skip (2:30 on the spring change) is
+    /// the instant the clock would have shown it without the change, which it shows as 3:30.
+    package func instant(on date: CalendarDate, atMinute minute: Int) -> Date {
+        let wall = TimeInterval(date.dayNumber) * 86_400 + TimeInterval(minute * 60)
+        let before = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - 86_400))
+        let after = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall + 86_400))
+        let candidates = Set([before, after])
+            .map { Date(timeIntervalSince1970: wall - TimeInterval($0)) }
+            .filter { TimeInterval(timeZone.secondsFromGMT(for: $0)) == wall - $0.timeIntervalSince1970 }
+        return candidates.min() ?? Date(timeIntervalSince1970: wall - TimeInterval(before))
+    }
+
+    /// Local midnight at the start of `date`.
+    package func instant(startOf date: CalendarDate) -> Date { instant(on: date, atMinute: 0) }
+
+    /// "24 Nov 2026, 19:00 EST".
+    package func dateTime(_ instant: Date) -> String {
+        let date = date(of: instant), minute = minuteOfDay(of: instant)
+        let zone = ProgramTimeZone.choices.first { $0.id == timeZone.identifier }
+            .map { timeZone.isDaylightSavingTime(for: instant) ? $0.daylight : $0.standard }
+            ?? timeZone.abbreviation(for: instant) ?? timeZone.identifier
+        return "\(date.day) \(Self.monthAbbreviations[date.month - 1]) \(date.year), " + String(format: "%02d:%02d", minute / 60, minute % 60) + " \(zone)"
+    }
+
+    private static let monthAbbreviations = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+}
+
+extension ProgramSettings {
+    package var clock: ProgramClock { ProgramClock(timeZone: timeZone) }
+}
