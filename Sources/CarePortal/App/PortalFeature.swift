@@ -81,6 +81,7 @@ enum Features {
         MembersFeature.self,
         MedicalProfessionalsFeature.self,
         InformationDeskFeature.self,
+        HelpDirectoryFeature.self,
         ChatFeature.self,
         NotificationsFeature.self,
         CalendarFeature.self,

@@ -150,6 +150,13 @@ enum SiteURL: Sendable, Equatable {
     case apiPushTokens
     case apiPushToken(String)
 
+    // Resources and helplines.
+    case helpDirectory
+    case newHelpResource
+    case editHelpResource(Int64)
+    case deleteHelpResource(Int64)
+    case apiResources
+
     // The members' own calendars.
     case apiCalendarEvents
     case apiCalendarEvent(Int64)
@@ -290,6 +297,11 @@ enum SiteURL: Sendable, Equatable {
         case .apiNotificationPreferences: "/api/v1/notifications/preferences"
         case .apiPushTokens: "/api/v1/push-tokens"
         case .apiPushToken(let token): "/api/v1/push-tokens/\(token)"
+        case .helpDirectory: "/resources"
+        case .newHelpResource: "/resources/new"
+        case .editHelpResource(let id): "/resources/\(id)/edit"
+        case .deleteHelpResource(let id): "/resources/\(id)/delete"
+        case .apiResources: "/api/v1/resources"
         case .apiCalendarEvents: "/api/v1/calendar/events"
         case .apiCalendarEvent(let id): "/api/v1/calendar/events/\(id)"
         }

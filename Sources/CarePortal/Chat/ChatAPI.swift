@@ -102,10 +102,25 @@ enum ChatAPI {
 
     struct Helpline: Encodable, Sendable {
         let name: String
+        /// `crisis_line` or `helpline`.
+        let kind: String
         let phone: String?
+        let phoneDial: String?
         let text: String?
+        let textDial: String?
         let url: String?
         let hours: String?
+
+        init(_ resource: HelpResource) {
+            name = resource.name
+            kind = resource.kind.rawValue
+            phone = resource.phone?.display
+            phoneDial = resource.phone?.dialable
+            text = resource.textNumber?.display
+            textDial = resource.textNumber?.dialable
+            url = resource.webAddress
+            hours = resource.hours
+        }
     }
 
     struct MoodShared: Encodable, Sendable {
@@ -207,7 +222,7 @@ struct ChatAPIController {
         )
     }
 
-    /// After a neutral mood the recommended reading; after a negative one that and where to find help.
+    /// After a neutral mood the recommended reading; after a negative one that and where to find help, from the directory.
     private func followUp(_ mood: Mood, for member: Member) async throws -> ChatAPI.FollowUp {
         guard mood.group != .positive else { return ChatAPI.FollowUp(kind: "none", message: nil, reading: nil, helplines: []) }
         let reading = try await portal.database.read { db in try await chat.repository.recommendedReading(on: db) }
@@ -215,14 +230,9 @@ struct ChatAPIController {
         guard mood.group == .negative else {
             return ChatAPI.FollowUp(kind: "reading", message: mood.followUpMessage, reading: reading, helplines: [])
         }
-        let phone = portal.programSettings.current.deletionPhone
-        return ChatAPI.FollowUp(
-            kind: "help",
-            message: mood.followUpMessage,
-            reading: reading,
-            helplines: [ChatAPI.Helpline(name: "988 Suicide & Crisis Lifeline", phone: "988", text: "988", url: "https://988lifeline.org", hours: "24 hours, 7 days")]
-                + (phone.isEmpty ? [] : [ChatAPI.Helpline(name: portal.programSettings.current.programName, phone: phone, text: nil, url: nil, hours: nil)])
-        )
+        // The directory's crisis lines and helplines for where she lives, crisis lines first (988 whatever it holds).
+        let helplines = try await HelpDirectory(portal: portal).helplines(forState: member.usState)
+        return ChatAPI.FollowUp(kind: "help", message: mood.followUpMessage, reading: reading, helplines: helplines.map(ChatAPI.Helpline.init))
     }
 }
 

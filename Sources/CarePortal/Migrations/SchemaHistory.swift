@@ -24,6 +24,7 @@ enum SchemaHistory {
         MoveDeskSearchIntoThreads(),
         AddDeskListVersion(),
         CreateEventsAndChat(),
+        CreateHelpDirectory(),
         CreateNotifications(),
         CreateMemberCalendars(),
     ]

@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+
+/// The app's directory of help: the nationwide entries and those for her state, crisis lines first.
+enum HelpDirectoryAPI {
+    struct Entry: Encodable, Sendable {
+        let id: Int64
+        let name: String
+        let kind: String
+        /// As shown ("1-800-662-4357") and as dialled ("+18006624357").
+        let phone: String?
+        let phoneDial: String?
+        let text: String?
+        let textDial: String?
+        let url: String?
+        let hours: String
+        let languages: String
+        let description: String
+        let address: String?
+        /// Empty: nationwide.
+        let states: [String]
+
+        init(_ resource: HelpResource) {
+            id = resource.id
+            name = resource.name
+            kind = resource.kind.rawValue
+            phone = resource.phone?.display
+            phoneDial = resource.phone?.dialable
+            text = resource.textNumber?.display
+            textDial = resource.textNumber?.dialable
+            url = resource.webAddress
+            hours = resource.hours
+            languages = resource.languages
+            description = resource.description
+            address = resource.address
+            states = resource.states
+        }
+    }
+
+    struct List: Encodable, Sendable {
+        /// Her state, or absent when she gave none (then only nationwide entries).
+        let state: String?
+        let resources: [Entry]
+    }
+}
+
+struct HelpDirectoryAPIController {
+    let portal: Portal
+    let directory: HelpDirectory
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.apiResources.pattern, access: .member, list)
+    }
+
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let memberID = try context.requireMember().accountID
+        var kinds = HelpResource.Kind.allCases
+        if let kind = request.query("kind") {
+            guard let chosen = HelpResource.Kind(rawValue: kind) else {
+                throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.",
+                               fields: ["kind": "Use one of \(HelpResource.Kind.allCases.map(\.rawValue).joined(separator: ", "))"])
+            }
+            kinds = [chosen]
+        }
+        let (state, resources) = try await portal.database.read { db in
+            let state = try await MemberRepository().find(id: memberID, on: db)?.usState
+            return (state, try await directory.repository.forMember(state: state, kinds: kinds, on: db))
+        }
+        return .json(HelpDirectoryAPI.List(state: state, resources: resources.map(HelpDirectoryAPI.Entry.init)))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import PortalPlatform
+import SQLKit
+
+struct HelpDirectoryQuery: Sendable, Equatable {
+    enum Sort: String, Sendable, CaseIterable {
+        case name, kind
+    }
+
+    var kind: HelpResource.Kind?
+    /// Entries for this state, and the nationwide ones.
+    var state: String?
+    var search = ""
+    var sort = Sort.name
+    var page = PageRequest(number: 1)
+}
+
+/// The only place the help directory's SQL lives.
+struct HelpDirectoryRepository: Sendable {
+    func list(_ query: HelpDirectoryQuery, on db: any SQLDatabase) async throws -> PageOf<HelpResource> {
+        func filtered(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            var builder = builder
+            if let kind = query.kind { builder = builder.where("kind", .equal, kind.rawValue) }
+            if let state = query.state {
+                builder = builder.where { group in
+                    group.where("nationwide", .equal, true)
+                        .orWhere(SQLRaw("id IN (SELECT resource_id FROM help_resource_states WHERE state = "), SQLBind(state), SQLRaw(")"))
+                }
+            }
+            if !query.search.isEmpty { builder = builder.where("name_key", .like, "%\(Self.likeEscaped(query.search.lowercased()))%") }
+            return builder
+        }
+        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("help_resources"))
+            .first()?.decode(column: "count", as: Int.self) ?? 0
+        var select = filtered(db.select().column("*").from("help_resources"))
+        select = query.sort == .kind ? select.orderBy(Self.kindOrder).orderBy("name_key") : select.orderBy("name_key")
+        let rows = try await select.orderBy("id").limit(query.page.size).offset(query.page.offset).all()
+        return PageOf(items: try await decode(rows, on: db), totalCount: total, request: query.page)
+    }
+
+    /// What a member in `state` (nil: none given) is offered: nationwide entries and her state's, crisis lines first.
+    func forMember(state: String?, kinds: [HelpResource.Kind] = HelpResource.Kind.allCases, on db: any SQLDatabase) async throws -> [HelpResource] {
+        var select = db.select().column("*").from("help_resources").where("kind", .in, kinds.map(\.rawValue))
+        select = select.where { group in
+            group.where("nationwide", .equal, true)
+                .orWhere(SQLRaw("id IN (SELECT resource_id FROM help_resource_states WHERE state = "), SQLBind(state ?? ""), SQLRaw(")"))
+        }
+        return try await decode(try await select.orderBy(Self.kindOrder).orderBy("name_key").orderBy("id").limit(500).all(), on: db)
+    }
+
+    func find(id: Int64, on db: any SQLDatabase) async throws -> HelpResource? {
+        guard let row = try await db.select().column("*").from("help_resources").where("id", .equal, id).first() else { return nil }
+        return try await decode([row], on: db).first
+    }
+
+    func insert(_ draft: HelpResourceDraft, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        let id = try await db.insert(into: "help_resources")
+            .columns("name", "name_key", "kind", "phone", "text_number", "web_address", "hours", "languages", "description", "address",
+                     "nationwide", "created_at", "updated_at")
+            .values(
+                SQLBind(draft.name), SQLBind(draft.name.lowercased()), SQLBind(draft.kind.rawValue), SQLBind(draft.phone?.digits),
+                SQLBind(draft.textNumber?.digits), SQLBind(draft.webAddress), SQLBind(draft.hours), SQLBind(draft.languages),
+                SQLBind(draft.description), SQLBind(draft.address), SQLBind(draft.states.isEmpty),
+                SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
+            )
+            .returning("id").first()!.decode(column: "id", as: Int64.self)
+        try await setStates(draft.states, of: id, on: db)
+        return id
+    }
+
+    func update(id: Int64, _ draft: HelpResourceDraft, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("help_resources")
+            .set("name", to: draft.name).set("name_key", to: draft.name.lowercased()).set("kind", to: draft.kind.rawValue)
+            .set("phone", to: SQLBind(draft.phone?.digits)).set("text_number", to: SQLBind(draft.textNumber?.digits))
+            .set("web_address", to: SQLBind(draft.webAddress)).set("hours", to: draft.hours).set("languages", to: draft.languages)
+            .set("description", to: draft.description).set("address", to: SQLBind(draft.address))
+            .set("nationwide", to: draft.states.isEmpty).set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).run()
+        try await setStates(draft.states, of: id, on: db)
+    }
+
+    func delete(id: Int64, on db: any SQLDatabase) async throws -> Bool {
+        try await db.delete(from: "help_resources").where("id", .equal, id).returning("id").all().count > 0
+    }
+
+    private func setStates(_ states: [String], of id: Int64, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "help_resource_states").where("resource_id", .equal, id).run()
+        for state in states {
+            try await db.insert(into: "help_resource_states").columns("resource_id", "state").values(SQLBind(id), SQLBind(state)).run()
+        }
+    }
+
+    /// Crisis lines first, then helplines, locators, care locations, websites.
+    private static let kindOrder = SQLRaw("CASE kind " + HelpResource.Kind.allCases.map { "WHEN '\($0.rawValue)' THEN \($0.rank)" }.joined(separator: " ") + " ELSE 99 END")
+
+    private static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "")
+    }
+
+    private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [HelpResource] {
+        let ids = try rows.map { try $0.decode(column: "id", as: Int64.self) }
+        var states: [Int64: [String]] = [:]
+        if !ids.isEmpty {
+            for row in try await db.select().columns("resource_id", "state").from("help_resource_states").where("resource_id", .in, ids)
+                .orderBy("state").all() {
+                states[try row.decode(column: "resource_id", as: Int64.self), default: []].append(try row.decode(column: "state", as: String.self))
+            }
+        }
+        return try rows.map { row in
+            let id = try row.decode(column: "id", as: Int64.self)
+            return HelpResource(
+                id: id,
+                name: try row.decode(column: "name", as: String.self),
+                kind: HelpResource.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .website,
+                phone: try row.decode(column: "phone", as: String?.self).map(PhoneNumber.init(stored:)),
+                textNumber: try row.decode(column: "text_number", as: String?.self).map(PhoneNumber.init(stored:)),
+                webAddress: try row.decode(column: "web_address", as: String?.self),
+                hours: try row.decode(column: "hours", as: String.self),
+                languages: try row.decode(column: "languages", as: String.self),
+                description: try row.decode(column: "description", as: String.self),
+                address: try row.decode(column: "address", as: String?.self),
+                states: states[id] ?? [],
+                createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
+                updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self))
+            )
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Testing
+@testable import CarePortal
+@testable import PortalPlatform
+
+@Suite struct PhoneNumberTests {
+    @Test(arguments: ["(800) 662-4357", "1-800-662-4357", "800.662.4357", "+1 800 662 4357", "8006624357", " 1 (800) 662 4357 "])
+    func aUSNumberTypedAnyCommonWayIsOneNumber(typed: String) throws {
+        let number = try #require(PhoneNumber(typed))
+        #expect(number.digits == "8006624357" && number.display == "1-800-662-4357" && number.dialable == "+18006624357")
+    }
+
+    @Test func localNumbersAndServiceCodesShowAsPeopleDialThem() {
+        #expect(PhoneNumber("(615) 555-0134")?.display == "615-555-0134")
+        #expect(PhoneNumber("988")?.display == "988" && PhoneNumber("988")?.dialable == "988")
+        #expect(PhoneNumber("211")?.digits == "211")
+    }
+
+    @Test(arguments: ["", "12345", "555-0134", "(123) 456-7890", "800-062-4357", "1-800-662-4357 ext 2", "call 988", "+44 20 7946 0958", "9999"])
+    func anythingElseIsRefused(typed: String) {
+        #expect(PhoneNumber(typed) == nil)
+    }
+}
+
+enum DirectorySteps {
+    static func form(
+        name: String = "Tennessee Recovery Line", kind: String = "helpline", phone: String = "(615) 555-0134", text: String = "",
+        web: String = "", hours: String = "24 hours, 7 days", languages: String = "English", description: String = "Peer support.",
+        address: String = "", reach: String = "states", states: String = "TN"
+    ) -> [(String, String)] {
+        [("name", name), ("kind", kind), ("phone", phone), ("text_number", text), ("web_address", web), ("hours", hours),
+         ("languages", languages), ("description", description), ("address", address), ("reach", reach), ("states", states)]
+    }
+
+    static func count(_ portal: TestPortal) async throws -> Int {
+        try await portal.database.read { db in try await db.count(in: "help_resources") }
+    }
+}
+
+@Suite struct HelpDirectoryTests {
+    @Test(arguments: TestEngines.all)
+    func administratorsKeepTheDirectoryWithClearErrorsAndEveryChangeAudited(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.get(SiteURL.helpDirectory.path).text.contains("The directory is empty"))
+            #expect(try await admin.get(SiteURL.newHelpResource.path).status == .ok)
+
+            let empty = try await admin.post(SiteURL.newHelpResource.path, form: DirectorySteps.form(
+                name: "", kind: "", phone: "", hours: "", description: "", reach: ""
+            ))
+            #expect(empty.status == .unprocessableContent)
+            for message in ["Enter the name", "Choose what kind of help this is", "Give at least one way to reach it", "Enter when it is open",
+                            "Enter a short description", "Choose where it applies"] {
+                #expect(empty.text.contains(message), "says \(message)")
+            }
+            let wrong = try await admin.post(SiteURL.newHelpResource.path, form: DirectorySteps.form(
+                kind: "care_location", phone: "555-0134", web: "http://example.org", states: "TN, XX"
+            ))
+            for message in [PhoneNumber.problem, "starts with https://", "Enter the care location", "XX is not a US state code"] {
+                #expect(wrong.text.contains(HTMLEscaping.escape(message)), "says \(message)")
+            }
+            #expect(wrong.text.contains(#"value="555-0134""#), "what was typed is kept")
+            #expect(try await DirectorySteps.count(portal) == 0, "bad input stores nothing")
+
+            let added = try await admin.post(SiteURL.newHelpResource.path, form: DirectorySteps.form(phone: "1 (615) 555 0134", states: "tn, ky"))
+            #expect(added.status == .seeOther)
+            let list = try await admin.get(SiteURL.helpDirectory.path).text
+            #expect(list.contains("Tennessee Recovery Line") && list.contains("615-555-0134") && list.contains(#"href="tel:+16155550134""#))
+            #expect(list.contains("KY, TN"))
+            let resource = try #require(try await portal.database.read { db in
+                try await HelpDirectoryRepository().list(HelpDirectoryQuery(), on: db).items.first
+            })
+            #expect(try await admin.get(SiteURL.helpDirectory.path + "?state=OH").text.contains("No entries match"))
+            #expect(try await admin.get(SiteURL.helpDirectory.path + "?state=TN&kind=helpline&q=recovery").text.contains("Tennessee Recovery Line"))
+
+            let changed = try await admin.post(SiteURL.editHelpResource(resource.id).path, form: DirectorySteps.form(
+                name: "Tennessee Recovery Line", reach: "nationwide", states: ""
+            ))
+            #expect(changed.status == .seeOther)
+            #expect(try await admin.get(SiteURL.helpDirectory.path + "?state=OH").text.contains("Tennessee Recovery Line"), "now nationwide")
+            #expect(try await admin.get(SiteURL.deleteHelpResource(resource.id).path).text.contains("Delete Tennessee Recovery Line?"))
+            #expect(try await DirectorySteps.count(portal) == 1, "the confirmation deletes nothing")
+            #expect(try await admin.post(SiteURL.deleteHelpResource(resource.id).path).status == .seeOther)
+            #expect(try await DirectorySteps.count(portal) == 0)
+            #expect(try await admin.post(SiteURL.deleteHelpResource(resource.id).path).status == .notFound)
+            for action in [AuditAction.helpResourceAdded, .helpResourceChanged, .helpResourceDeleted] {
+                #expect(try await portal.auditEntries(action: action).count == 1, "\(action) audited")
+            }
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aMemberSeesTheNationwideEntriesAndHerStatesCrisisLinesFirst(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (admin, _) = try await portal.signedIn(.administrator)
+            for form in [
+                DirectorySteps.form(name: "FindTreatment.gov", kind: "treatment_locator", phone: "", web: "https://findtreatment.gov", reach: "nationwide"),
+                DirectorySteps.form(name: "Tennessee Recovery Line"),
+                DirectorySteps.form(name: "National Maternal Mental Health Hotline", kind: "crisis_line", phone: "1-833-852-6262", reach: "nationwide"),
+            ] {
+                #expect(try await admin.post(SiteURL.newHelpResource.path, form: form).status == .seeOther)
+            }
+            let (tennessee, _) = try await AppClient.registered(portal, pseudonym: "Wren", ["state": "TN"])
+            let (ohio, _) = try await AppClient.registered(portal, pseudonym: "Lark", ["state": "OH"])
+
+            let hers = try await tennessee.get(SiteURL.apiResources.path).object
+            #expect(hers["state"] as? String == "TN")
+            #expect((hers["resources"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+                    == ["National Maternal Mental Health Hotline", "Tennessee Recovery Line", "FindTreatment.gov"])
+            let theirs = try await ohio.get(SiteURL.apiResources.path).object["resources"] as? [[String: Any]]
+            #expect(theirs?.compactMap { $0["name"] as? String } == ["National Maternal Mental Health Hotline", "FindTreatment.gov"])
+            let crisis = try await tennessee.get(SiteURL.apiResources.path + "?kind=crisis_line").object["resources"] as? [[String: Any]]
+            #expect(crisis?.count == 1 && crisis?.first?["phone"] as? String == "1-833-852-6262" && crisis?.first?["phone_dial"] as? String == "+18338526262")
+            #expect(try await tennessee.get(SiteURL.apiResources.path + "?kind=gossip").status == .badRequest)
+
+            // After a low mood: the crisis lines and helplines for where she lives.
+            let low = try await tennessee.send(.post, SiteURL.apiMoods.path, json: ["mood": "sad", "client_id": "low-1"]).object
+            let offered = ((low["follow_up"] as? [String: Any])?["helplines"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+            #expect(offered == ["National Maternal Mental Health Hotline", "Tennessee Recovery Line"])
+            let elsewhere = try await ohio.send(.post, SiteURL.apiMoods.path, json: ["mood": "sad", "client_id": "low-2"]).object
+            #expect(((elsewhere["follow_up"] as? [String: Any])?["helplines"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+                    == ["National Maternal Mental Health Hotline"])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func withNoCrisisLineInTheDirectory988IsStillOffered(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (wren, _) = try await AppClient.registered(portal)
+            let low = try await wren.send(.post, SiteURL.apiMoods.path, json: ["mood": "overwhelmed", "client_id": "low-1"]).object
+            let helplines = try #require((low["follow_up"] as? [String: Any])?["helplines"] as? [[String: Any]])
+            #expect(helplines.first?["phone"] as? String == "988" && helplines.first?["kind"] as? String == "crisis_line")
+            #expect(try await FeedSteps.entries(wren, kind: "mood_follow_up").count == 1, "the follow-up stays in her feed")
+        }
+    }
+}
