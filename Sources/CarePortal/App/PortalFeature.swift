@@ -85,6 +85,7 @@ enum Features {
         ChatFeature.self,
         NotificationsFeature.self,
         CalendarFeature.self,
+        LearningFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,
         OutboxFeature.self,

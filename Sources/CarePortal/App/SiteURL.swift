@@ -157,6 +157,13 @@ enum SiteURL: Sendable, Equatable {
     case deleteHelpResource(Int64)
     case apiResources
 
+    // Learning: the baby's development by week and the points rules.
+    case learning
+    case babyWeek(Int)
+    case pointsRules
+    case apiPoints
+    case apiBabyWeek
+
     // The members' own calendars.
     case apiCalendarEvents
     case apiCalendarEvent(Int64)
@@ -302,6 +309,11 @@ enum SiteURL: Sendable, Equatable {
         case .editHelpResource(let id): "/resources/\(id)/edit"
         case .deleteHelpResource(let id): "/resources/\(id)/delete"
         case .apiResources: "/api/v1/resources"
+        case .learning: "/learning"
+        case .babyWeek(let week): "/learning/baby-weeks/\(week)"
+        case .pointsRules: "/learning/points"
+        case .apiPoints: "/api/v1/points"
+        case .apiBabyWeek: "/api/v1/baby-week"
         case .apiCalendarEvents: "/api/v1/calendar/events"
         case .apiCalendarEvent(let id): "/api/v1/calendar/events/\(id)"
         }

@@ -69,4 +69,5 @@ extension MemberEvent.Kind {
     static let chatMessageReported = MemberEvent.Kind("chat.message_reported")
     /// A mood check-in; `label` is the mood's name (`Mood.rawValue`).
     static let moodRecorded = MemberEvent.Kind("mood.recorded")
+    static let dailySignIn = MemberEvent.Kind("learning.daily_sign_in")
 }

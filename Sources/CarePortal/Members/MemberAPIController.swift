@@ -122,6 +122,7 @@ struct MemberAPIController {
                 }
                 try await members.setSignUpCode(id: member.id, codeID: codeID, on: db)
                 try await members.recordSignIn(memberID: member.id, kind: .registered, origin: origin, now: now, on: db)
+                try await MemberPoints.noteDailySignIn(memberID: member.id, at: now, on: db)
                 try await portal.audit.record(AuditEvent(
                     actor: AuditActor(accountID: member.id, role: "member", name: nil), action: .memberRegistered,
                     recordType: "member", recordID: "\(member.id)", origin: origin, detail: "cohort \(cohort.dueMonth)"

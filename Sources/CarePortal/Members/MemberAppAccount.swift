@@ -24,10 +24,12 @@ extension AppAccountKind {
             case .signedIn:
                 try await members.recordSignIn(memberID: memberID, kind: .signIn, origin: origin, now: now, on: db)
                 try await members.markActive(id: memberID, at: now, on: db)
+                try await MemberPoints.noteDailySignIn(memberID: memberID, at: now, on: db)
             case .failedSignIn:
                 try await members.recordSignIn(memberID: memberID, kind: .failed, origin: origin, now: now, on: db)
             case .renewedToken:
                 try await members.markActive(id: memberID, at: now, on: db)
+                try await MemberPoints.noteDailySignIn(memberID: memberID, at: now, on: db)
             }
         }
     )

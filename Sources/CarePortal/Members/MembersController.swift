@@ -150,8 +150,9 @@ struct MembersController {
         let pseudonym = try await portal.database.transaction { db in
             guard let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
             try await members.delete(id: id, on: db)
-            // Her feed, her choices about it and her phones' tokens go with her.
+            // Her feed, her choices about it, her phones' tokens and her points go with her.
             try await portal.notifications.forget(.member(id), on: db)
+            try await PointsLedger().forget(.member(id), on: db)
             // The audit trail keeps that it happened and who did it, with the member's number only.
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .memberDeleted, recordType: "member", recordID: "\(id)", origin: origin,

@@ -27,6 +27,7 @@ enum SchemaHistory {
         CreateHelpDirectory(),
         CreateNotifications(),
         CreateMemberCalendars(),
+        CreatePointsLedger(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -32,8 +32,8 @@ extension NotificationSubject {
     static let readingType = "reading"
 }
 
-extension NotificationRecipient {
-    static func member(_ id: Int64) -> NotificationRecipient { NotificationRecipient(role: AppAccountKind.member.role, accountID: id) }
+extension AppAccountRef {
+    static func member(_ id: Int64) -> AppAccountRef { AppAccountRef(role: AppAccountKind.member.role, accountID: id) }
 }
 
 extension NotificationAudience {

@@ -99,7 +99,7 @@ struct NotificationsAPIController {
 
     private var notifications: Notifications { portal.notifications }
 
-    private func me(_ context: PortalContext) throws -> NotificationRecipient {
+    private func me(_ context: PortalContext) throws -> AppAccountRef {
         .member(try context.requireMember().accountID)
     }
 
@@ -120,8 +120,7 @@ struct NotificationsAPIController {
         }
         let subjects = portal.contributions.notificationSubjects
         let (page, unread, titles) = try await portal.database.read { db in
-            let page = try await notifications.feed(of: recipient, page: pageRequest, on: db)
-            let unread = try await notifications.unreadCount(of: recipient, on: db)
+            let (page, unread) = try await notifications.feed(of: recipient, page: pageRequest, on: db)
             var titles: [String: [Int64: String]] = [:]
             for (type, entries) in Dictionary(grouping: page.items.compactMap(\.subject), by: \.type) {
                 guard let subject = subjects[type] else { continue }

@@ -242,3 +242,15 @@ private struct AppSignInBody: Decodable {
         return found
     }
 }
+
+/// One app account, of any kind: whose feed, whose points.
+package struct AppAccountRef: Sendable, Hashable {
+    /// The kind's role (`member`, `patient`).
+    package let role: String
+    package let accountID: Int64
+
+    package init(role: String, accountID: Int64) {
+        self.role = role
+        self.accountID = accountID
+    }
+}

@@ -27,17 +27,6 @@ package struct NotificationKind: Sendable, Hashable, Identifiable {
     }
 }
 
-/// Who an entry is for: one app account.
-package struct NotificationRecipient: Sendable, Hashable {
-    package let role: String
-    package let accountID: Int64
-
-    package init(role: String, accountID: Int64) {
-        self.role = role
-        self.accountID = accountID
-    }
-}
-
 /// What an entry is about, so the app can open it: a thread, a chat room, a broadcast, a calendar event.
 package struct NotificationSubject: Sendable, Hashable {
     package let type: String
@@ -161,7 +150,7 @@ package struct Notifications: Sendable {
     /// Writes `entry` to one account's feed if she wants its kind; true when it was written (false when
     /// she switched the kind off, or an entry with the same once-key is already there).
     @discardableResult
-    package func write(_ entry: NewNotification, to recipient: NotificationRecipient, on db: any SQLDatabase) async throws -> Bool {
+    package func write(_ entry: NewNotification, to recipient: AppAccountRef, on db: any SQLDatabase) async throws -> Bool {
         guard recipient.role == entry.kind.role else { return false }
         let choice = try await db.select().column("enabled").from("notification_choices")
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
@@ -215,18 +204,23 @@ package struct Notifications: Sendable {
 
     // MARK: Reading
 
-    /// Her feed, newest first.
-    package func feed(of recipient: NotificationRecipient, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<StoredNotification> {
-        try await db.page(
-            of: "notifications", page,
-            columns: ["id", "kind", "message", "body", "subject_type", "subject_id", "detail_id", "reason", "created_at", "read_at"],
-            filter: { $0.where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID) },
-            order: { $0.orderBy("id", .descending) },
-            decode: Self.decode
-        )
+    /// Her feed, newest first, and how many of all her entries are unread — both counts from one pass
+    /// over her entries on the feed's index.
+    package func feed(of recipient: AppAccountRef, page: PageRequest, on db: any SQLDatabase) async throws -> (page: PageOf<StoredNotification>, unread: Int) {
+        let counts = try await db.raw("""
+            SELECT COUNT(*) AS total, COUNT(*) - COUNT(read_at) AS unread FROM notifications
+            WHERE account_role = \(bind: recipient.role) AND account_id = \(bind: recipient.accountID)
+            """).first()
+        let total = try counts?.decode(column: "total", as: Int.self) ?? 0
+        let rows = total <= page.offset ? [] : try await db.select()
+            .columns("id", "kind", "message", "body", "subject_type", "subject_id", "detail_id", "reason", "created_at", "read_at")
+            .from("notifications")
+            .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
+            .orderBy("id", .descending).limit(page.size).offset(page.offset).all()
+        return (PageOf(items: try rows.map(Self.decode), totalCount: total, request: page), try counts?.decode(column: "unread", as: Int.self) ?? 0)
     }
 
-    package func unreadCount(of recipient: NotificationRecipient, on db: any SQLDatabase) async throws -> Int {
+    package func unreadCount(of recipient: AppAccountRef, on db: any SQLDatabase) async throws -> Int {
         try await db.count(in: "notifications") {
             $0.where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
                 .where("read_at", .is, SQLLiteral.null)
@@ -234,7 +228,7 @@ package struct Notifications: Sendable {
     }
 
     /// Marks one of her entries read; false when she has no entry with that id.
-    package func markRead(id: Int64, of recipient: NotificationRecipient, on db: any SQLDatabase) async throws -> Bool {
+    package func markRead(id: Int64, of recipient: AppAccountRef, on db: any SQLDatabase) async throws -> Bool {
         let exists = try await db.count(in: "notifications") {
             $0.where("id", .equal, id).where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
         } > 0
@@ -248,7 +242,7 @@ package struct Notifications: Sendable {
     /// Marks every entry up to `upToID` (all when nil) read, so one that arrived after the app drew
     /// her feed stays unread; returns how many changed.
     @discardableResult
-    package func markAllRead(of recipient: NotificationRecipient, upToID: Int64?, on db: any SQLDatabase) async throws -> Int {
+    package func markAllRead(of recipient: AppAccountRef, upToID: Int64?, on db: any SQLDatabase) async throws -> Int {
         var update = db.update("notifications").set("read_at", to: now().millisecondsSince1970)
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
             .where("read_at", .is, SQLLiteral.null)
@@ -283,7 +277,7 @@ package struct Notifications: Sendable {
     }
 
     /// Removes her entries about `subject` that have not been read (a cancelled reminder's).
-    package func withdrawUnread(about subject: NotificationSubject, of recipient: NotificationRecipient, on db: any SQLDatabase) async throws {
+    package func withdrawUnread(about subject: NotificationSubject, of recipient: AppAccountRef, on db: any SQLDatabase) async throws {
         try await db.delete(from: "notifications")
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
             .where("subject_type", .equal, subject.type).where("subject_id", .equal, subject.id)
@@ -293,7 +287,7 @@ package struct Notifications: Sendable {
 
     // MARK: Choices
 
-    package func choices(of recipient: NotificationRecipient, on db: any SQLDatabase) async throws -> NotificationChoices {
+    package func choices(of recipient: AppAccountRef, on db: any SQLDatabase) async throws -> NotificationChoices {
         var choices = NotificationChoices()
         for row in try await db.select().columns("kind", "enabled").from("notification_choices")
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID).all() {
@@ -308,7 +302,7 @@ package struct Notifications: Sendable {
     }
 
     /// Saves her choices; a kind set to its default is stored as no choice, so a changed default reaches her.
-    package func save(_ choices: NotificationChoices, kinds: [NotificationKind], of recipient: NotificationRecipient, on db: any SQLDatabase) async throws {
+    package func save(_ choices: NotificationChoices, kinds: [NotificationKind], of recipient: AppAccountRef, on db: any SQLDatabase) async throws {
         try await db.delete(from: "notification_choices")
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID).run()
         for kind in kinds where choices.wants(kind) != kind.onByDefault {
@@ -324,7 +318,7 @@ package struct Notifications: Sendable {
 
     // MARK: Devices
 
-    package func register(_ device: PushDevice, for recipient: NotificationRecipient, on db: any SQLDatabase) async throws {
+    package func register(_ device: PushDevice, for recipient: AppAccountRef, on db: any SQLDatabase) async throws {
         let time = now().millisecondsSince1970
         // A phone that changes hands keeps its token: the token follows whoever registered it last.
         try await db.insert(into: "push_devices").columns("token", "platform", "account_role", "account_id", "registered_at")
@@ -336,13 +330,13 @@ package struct Notifications: Sendable {
     }
 
     /// Forgets her phone's token; false when she had no such token.
-    package func unregister(token: String, for recipient: NotificationRecipient, on db: any SQLDatabase) async throws -> Bool {
+    package func unregister(token: String, for recipient: AppAccountRef, on db: any SQLDatabase) async throws -> Bool {
         try await db.delete(from: "push_devices").where("token", .equal, token)
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
             .returning("token").all().count > 0
     }
 
-    package func devices(of recipient: NotificationRecipient, on db: any SQLDatabase) async throws -> [PushDevice] {
+    package func devices(of recipient: AppAccountRef, on db: any SQLDatabase) async throws -> [PushDevice] {
         try await db.select().columns("token", "platform").from("push_devices")
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
             .orderBy("token").all()
@@ -351,7 +345,7 @@ package struct Notifications: Sendable {
     }
 
     /// Everything of an account's notifications, for when the account itself is deleted.
-    package func forget(_ recipient: NotificationRecipient, on db: any SQLDatabase) async throws {
+    package func forget(_ recipient: AppAccountRef, on db: any SQLDatabase) async throws {
         for table in ["notifications", "notification_choices", "notification_settings", "push_devices"] {
             try await db.delete(from: table)
                 .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID).run()
@@ -374,7 +368,7 @@ package struct Notifications: Sendable {
     /// A push waiting to be handed to the push gateway: who it is for and her phones, never what it says.
     package struct DuePush: Sendable {
         package let notificationID: Int64
-        package let recipient: NotificationRecipient
+        package let recipient: AppAccountRef
         package let attempts: Int
     }
 
@@ -400,7 +394,7 @@ package struct Notifications: Sendable {
                 .returning("id", "account_role", "account_id", "push_attempts").first() {
                 claimed.append(DuePush(
                     notificationID: id,
-                    recipient: NotificationRecipient(role: try row.decode(column: "account_role", as: String.self),
+                    recipient: AppAccountRef(role: try row.decode(column: "account_role", as: String.self),
                                                      accountID: try row.decode(column: "account_id", as: Int64.self)),
                     attempts: try row.decode(column: "push_attempts", as: Int.self)
                 ))

@@ -108,6 +108,13 @@ package struct ProgramSettingsRepository: Sendable {
         return settings
     }
 
+    /// The program's clock as stored, read on `db` (inside a transaction that must not wait for the store's refresh).
+    package func clock(on db: any SQLDatabase) async throws -> ProgramClock {
+        let stored = try await db.select().column("value").from("program_settings").where("name", .equal, Key.timeZone.rawValue)
+            .first()?.decode(column: "value", as: String.self)
+        return ProgramClock(timeZone: stored.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: ProgramTimeZone.defaultID)!)
+    }
+
     package func save(_ settings: ProgramSettings, now: Date, on db: any SQLDatabase) async throws {
         let values: [(Key, String)] = [
             (.programName, settings.programName),

@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+
+/// The member app's points and "your baby this week".
+enum LearningAPI {
+    struct PointsLine: Encodable, Sendable {
+        let amount: Int
+        let reason: String
+        let day: String
+        let earnedAt: Date
+    }
+
+    struct Points: Encodable, Sendable {
+        /// `YYYY-MM` on the program's clock; the balance counts only this month's points.
+        let month: String
+        let balance: Int
+        /// When this month's points stop counting: the first moment of next month on the program's clock.
+        let resetsAt: Date
+        let history: [PointsLine]
+        let page: Int
+        let pageSize: Int
+        let pageCount: Int
+        let totalCount: Int
+    }
+
+    struct Week: Encodable, Sendable {
+        let week: Int
+        let trimester: Int
+        let size: String
+        let mother: String
+        let baby: String
+        /// Her own week today, from her due date (absent when `?week=` asked for another).
+        let dueDate: String?
+        let daysToGo: Int?
+    }
+}
+
+struct LearningAPIController {
+    let portal: Portal
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.apiPoints.pattern, access: .member, points)
+        routes.get(SiteURL.apiBabyWeek.pattern, access: .member, babyWeek)
+    }
+
+    /// `GET /api/v1/points`: this month's balance and every line she earned, newest first.
+    @Sendable func points(request: Request, context: PortalContext) async throws -> Response {
+        let account = AppAccountRef.member(try context.requireMember().accountID)
+        guard let pageRequest = DeskAPIController.pageRequest(request) else {
+            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.",
+                           fields: ["page": DeskAPIController.pageProblem])
+        }
+        let clock = portal.programSettings.current.clock
+        let today = clock.date(of: portal.now)
+        let month = String(today.iso.prefix(7))
+        let ledger = PointsLedger()
+        let (balance, history) = try await portal.database.read { db in
+            (try await ledger.balance(of: account, month: month, on: db), try await ledger.history(of: account, page: pageRequest, on: db))
+        }
+        let firstOfNext = CalendarDate(year: today.year, month: today.month, day: 1)!.adding(months: 1)
+        return .json(LearningAPI.Points(
+            month: month, balance: balance, resetsAt: clock.instant(startOf: firstOfNext),
+            history: history.items.map { LearningAPI.PointsLine(amount: $0.amount, reason: $0.reason, day: $0.day, earnedAt: $0.earnedAt) },
+            page: history.request.number, pageSize: history.request.size, pageCount: history.pageCount, totalCount: history.totalCount
+        ))
+    }
+
+    /// `GET /api/v1/baby-week`: this week of her pregnancy from her due date, or `?week=N` (4 to 40).
+    @Sendable func babyWeek(request: Request, context: PortalContext) async throws -> Response {
+        let memberID = try context.requireMember().accountID
+        var asked: Int?
+        if let text = request.query("week") {
+            guard let week = Int(text), BabyWeek.weeks.contains(week) else {
+                throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.",
+                               fields: ["week": "Give a week from \(BabyWeek.weeks.lowerBound) to \(BabyWeek.weeks.upperBound)"])
+            }
+            asked = week
+        }
+        let today = portal.programSettings.current.clock.date(of: portal.now)
+        let (member, found) = try await portal.database.read { db -> (Member?, BabyWeek?) in
+            let member = try await MemberRepository().find(id: memberID, on: db)
+            let own = member.map { BabyWeek.week(dueDate: $0.dueDate, today: today) }
+            let week = asked ?? min(max(own ?? BabyWeek.weeks.lowerBound, BabyWeek.weeks.lowerBound), BabyWeek.weeks.upperBound)
+            return (member, try await BabyWeekRepository().find(week: week, on: db))
+        }
+        guard let member, let found else { throw APIError.notFound }
+        return .json(LearningAPI.Week(
+            week: found.week, trimester: found.trimester, size: found.size, mother: found.mother, baby: found.baby,
+            dueDate: asked == nil ? member.dueDate.iso : nil, daysToGo: asked == nil ? member.dueDate.dayNumber - today.dayNumber : nil
+        ))
+    }
+}

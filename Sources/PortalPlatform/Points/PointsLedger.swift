@@ -1,0 +1,95 @@
+import Foundation
+import SQLKit
+
+/// How often the same activity can earn points: once a day (a daily sign-in) or once a month (a module,
+/// a video, a survey), counted on the program's clock.
+package enum PointsPeriod: String, Sendable {
+    case day, month
+}
+
+/// What an activity earns.
+package struct PointsAward: Sendable, Equatable {
+    /// Why: `daily_sign_in`, `module_completed`, … (stored; never change one).
+    package let reason: String
+    /// Which one: a module's id, a video's id; the day for a daily sign-in.
+    package let reference: String
+    package let amount: Int
+    package let period: PointsPeriod
+
+    package init(reason: String, reference: String, amount: Int, period: PointsPeriod) {
+        self.reason = reason
+        self.reference = reference
+        self.amount = amount
+        self.period = period
+    }
+}
+
+/// One line of the ledger.
+package struct PointsEntry: Sendable, Equatable {
+    package let id: Int64
+    package let amount: Int
+    package let reason: String
+    package let reference: String
+    /// `YYYY-MM-DD` and `YYYY-MM` on the program's clock when it was earned.
+    package let day: String
+    package let month: String
+    package let earnedAt: Date
+}
+
+/// The points app accounts earn: an append-only ledger, one line per award, never changed or deleted
+/// while the account exists. A balance is a sum over the ledger — never a counter that can drift — and
+/// "points reset each month" is the sum of this month's lines, so nothing is lost at the boundary.
+/// Shared by the learning center and the pharmacy. The only place the ledger's SQL lives.
+package struct PointsLedger: Sendable {
+    package init() {}
+
+    /// Adds `award` to the account's ledger unless the same reason and reference already earned points in
+    /// the same day or month (whichever server asks, however often); true when it was added.
+    @discardableResult
+    package func award(_ award: PointsAward, to account: AppAccountRef, at now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> Bool {
+        guard award.amount != 0 else { return false }
+        let day = clock.date(of: now)
+        let month = String(day.iso.prefix(7))
+        let period = award.period == .day ? day.iso : month
+        return try await db.insert(into: "points_ledger")
+            .columns("account_role", "account_id", "amount", "reason", "reference", "period", "day", "month", "earned_at")
+            .values(
+                SQLBind(account.role), SQLBind(account.accountID), SQLBind(award.amount), SQLBind(award.reason), SQLBind(award.reference),
+                SQLBind(period), SQLBind(day.iso), SQLBind(month), SQLBind(now.millisecondsSince1970)
+            )
+            .ignoringConflicts(with: ["account_role", "account_id", "reason", "reference", "period"])
+            .returning("id").first() != nil
+    }
+
+    /// The account's points in `month` (`YYYY-MM`): the sum of that month's lines.
+    package func balance(of account: AppAccountRef, month: String, on db: any SQLDatabase) async throws -> Int {
+        // PostgreSQL sums bigints as numeric: the cast keeps the total a whole number on both engines.
+        try await db.raw("""
+            SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM points_ledger
+            WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID) AND month = \(bind: month)
+            """).first()?.decode(column: "total", as: Int.self) ?? 0
+    }
+
+    /// Her lines, newest first.
+    package func history(of account: AppAccountRef, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<PointsEntry> {
+        try await db.page(
+            of: "points_ledger", page, columns: ["id", "amount", "reason", "reference", "day", "month", "earned_at"],
+            filter: { $0.where("account_role", .equal, account.role).where("account_id", .equal, account.accountID) },
+            order: { $0.orderBy("id", .descending) },
+            decode: { row in
+                PointsEntry(
+                    id: try row.decode(column: "id", as: Int64.self), amount: try row.decode(column: "amount", as: Int.self),
+                    reason: try row.decode(column: "reason", as: String.self), reference: try row.decode(column: "reference", as: String.self),
+                    day: try row.decode(column: "day", as: String.self), month: try row.decode(column: "month", as: String.self),
+                    earnedAt: Date(millisecondsSince1970: try row.decode(column: "earned_at", as: Int64.self))
+                )
+            }
+        )
+    }
+
+    /// Every line of an account, for when the account itself is deleted.
+    package func forget(_ account: AppAccountRef, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "points_ledger")
+            .where("account_role", .equal, account.role).where("account_id", .equal, account.accountID).run()
+    }
+}
