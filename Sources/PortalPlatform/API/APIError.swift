@@ -85,28 +85,12 @@ extension Response {
 }
 
 package enum APIJSON {
-    /// An instant as RFC 3339 in UTC to the second, as `ISO8601DateFormatter` writes it by default.
-    package static func internetDateTime(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let second = seconds - days * 86_400
-        let (year, month, day) = CalendarDate.civil(dayNumber: Int(days))
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let yearText = String(year)
-        return String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText + "-" + two(Int64(month)) + "-" + two(Int64(day))
-            + "T" + two(second / 3_600) + ":" + two(second % 3_600 / 60) + ":" + two(second % 60) + "Z"
-    }
-
     package static let maximumBodySize = 64 * 1024
 
     package static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        // What `.iso8601` writes ("2026-11-24T23:54:45Z"), without a formatter object for every instant.
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(internetDateTime(date))
-        }
+        encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }

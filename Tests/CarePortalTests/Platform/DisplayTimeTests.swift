@@ -19,18 +19,6 @@ import Testing
         #expect(DisplayTime.dateTime(Date(timeIntervalSince1970: 1_709_208_300)) == "29 Feb 2024, 12:05 UTC")
     }
 
-    @Test func theAPIWritesInstantsAsFoundationsISOFormatterDoes() {
-        let reference = ISO8601DateFormatter()
-        var instants: [TimeInterval] = [0, 951_782_400, 1_709_208_300, 4_107_542_399, 1_795_000_000.999, 1_796_101_199.999]
-        instants += stride(from: 0, to: 4_102_444_800, by: 3_155_713).map(TimeInterval.init)
-        for seconds in instants {
-            let date = Date(timeIntervalSince1970: seconds)
-            #expect(APIJSON.internetDateTime(date) == reference.string(from: date), "\(seconds)")
-        }
-        let encoded = String(decoding: (try? APIJSON.encoder.encode(["at": Date(timeIntervalSince1970: 1_709_208_300)])) ?? Data(), as: UTF8.self)
-        #expect(encoded == #"{"at":"2024-02-29T12:05:00Z"}"#)
-    }
-
     @Test func calendarDatesWriteZeroPaddedISODatesAndMonths() throws {
         let early = try #require(CalendarDate(year: 987, month: 3, day: 4))
         #expect(early.iso == "0987-03-04")
