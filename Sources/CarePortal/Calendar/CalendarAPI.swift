@@ -98,7 +98,7 @@ struct CalendarAPIController {
             problems["to"] = "Give a last day on or after the first, at most \(Self.maximumSpanDays) days on"
         }
         guard problems.isEmpty else {
-            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: problems)
+            throw APIError.invalidQuery(problems)
         }
         let events = try await portal.database.read { db in try await calendar.repository.events(memberID: memberID, on: db) }
         let (start, end) = (clock.instant(startOf: from), clock.instant(startOf: to.adding(days: 1)))

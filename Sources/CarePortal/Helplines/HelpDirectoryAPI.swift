@@ -58,8 +58,7 @@ struct HelpDirectoryAPIController {
         var kinds = HelpResource.Kind.allCases
         if let kind = request.query("kind") {
             guard let chosen = HelpResource.Kind(rawValue: kind) else {
-                throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.",
-                               fields: ["kind": "Use one of \(HelpResource.Kind.allCases.map(\.rawValue).joined(separator: ", "))"])
+                throw APIError.invalidQuery(["kind": "Use one of \(HelpResource.Kind.allCases.map(\.rawValue).joined(separator: ", "))"])
             }
             kinds = [chosen]
         }

@@ -166,7 +166,7 @@ struct DeskAPIController {
         }
         if let page = Self.pageRequest(request) { query.page = page } else { problems["page"] = Self.pageProblem }
         query.search = String((request.query("q") ?? "").prefix(200))
-        guard problems.isEmpty else { throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: problems) }
+        guard problems.isEmpty else { throw APIError.invalidQuery(problems) }
         let page = try await portal.database.read { [query] db in try await desk.list(query, on: db).page }
         return .json(DeskAPI.ThreadList(
             threads: page.items.map { DeskAPI.ThreadSummary($0, reader: reader) },

@@ -48,8 +48,7 @@ struct LearningAPIController {
     @Sendable func points(request: Request, context: PortalContext) async throws -> Response {
         let account = AppAccountRef.member(try context.requireMember().accountID)
         guard let pageRequest = DeskAPIController.pageRequest(request) else {
-            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.",
-                           fields: ["page": DeskAPIController.pageProblem])
+            throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
         }
         let clock = portal.programSettings.current.clock
         let today = clock.date(of: portal.now)
@@ -72,8 +71,7 @@ struct LearningAPIController {
         var asked: Int?
         if let text = request.query("week") {
             guard let week = Int(text), BabyWeek.weeks.contains(week) else {
-                throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.",
-                               fields: ["week": "Give a week from \(BabyWeek.weeks.lowerBound) to \(BabyWeek.weeks.upperBound)"])
+                throw APIError.invalidQuery(["week": "Give a week from \(BabyWeek.weeks.lowerBound) to \(BabyWeek.weeks.upperBound)"])
             }
             asked = week
         }

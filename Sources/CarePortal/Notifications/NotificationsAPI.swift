@@ -115,8 +115,7 @@ struct NotificationsAPIController {
     @Sendable func feed(request: Request, context: PortalContext) async throws -> Response {
         let recipient = try me(context)
         guard let pageRequest = DeskAPIController.pageRequest(request) else {
-            throw APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.",
-                           fields: ["page": DeskAPIController.pageProblem])
+            throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
         }
         let subjects = portal.contributions.notificationSubjects
         let (page, unread, titles) = try await portal.database.read { db in

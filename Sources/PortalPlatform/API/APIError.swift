@@ -19,6 +19,11 @@ package struct APIError: Error, Sendable {
         APIError(status: .badRequest, code: "invalid_request", message: message)
     }
 
+    /// Query parameters that are not valid, with a message for each.
+    package static func invalidQuery(_ fields: [String: String]) -> APIError {
+        APIError(status: .badRequest, code: "invalid_query", message: "Some query parameters are not valid.", fields: fields)
+    }
+
     package static func validation(_ fields: [String: String]) -> APIError {
         APIError(status: .unprocessableContent, code: "validation_failed", message: "Some details need correcting.", fields: fields)
     }
