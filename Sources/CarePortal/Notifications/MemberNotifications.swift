@@ -65,6 +65,22 @@ struct MemberNotifications: Sendable {
         return try await notifications.writeToMany(entry, accounts: accounts, on: db)
     }
 
+    /// Writes `entry` to every active member whose check-in time (minutes after local midnight) is at most
+    /// `minute` and less than `lateness` minutes before it, and who has not shared a mood since `moodsSince`.
+    @discardableResult
+    func notifyCheckInDue(minute: Int, lateness: Int, moodsSince: Date, _ entry: NewNotification, on db: any SQLDatabase) async throws -> Int {
+        let accounts: SQLQueryString = """
+            SELECT m.id FROM members m
+            LEFT JOIN notification_settings s ON s.account_role = \(bind: AppAccountKind.member.role) AND s.account_id = m.id
+            WHERE m.status = \(bind: Member.Status.active.rawValue)
+            AND COALESCE(s.check_in_minute, \(literal: NotificationChoices.defaultCheckInMinute)) <= \(literal: minute)
+            AND COALESCE(s.check_in_minute, \(literal: NotificationChoices.defaultCheckInMinute)) > \(literal: minute - lateness)
+            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.member_id = m.id AND e.kind = \(bind: MemberEvent.Kind.moodRecorded.rawValue)
+                            AND e.occurred_at >= \(bind: moodsSince.millisecondsSince1970))
+            """
+        return try await notifications.writeToMany(entry, accounts: accounts, on: db)
+    }
+
     /// How many active members of `cohortIDs` (every cohort when nil) want `kind`: whom a write would reach.
     func countMembers(of cohortIDs: [Int64]?, wanting kind: NotificationKind, on db: any SQLDatabase) async throws -> Int {
         var query: SQLQueryString = "SELECT COUNT(*) AS count FROM members m WHERE m.status = \(bind: Member.Status.active.rawValue)"

@@ -68,21 +68,14 @@ struct CheckInReminders: Sendable {
         let now = portal.now
         let clock = portal.programSettings.current.clock
         let today = clock.date(of: now), minute = clock.minuteOfDay(of: now)
-        let startOfDay = clock.instant(startOf: today).millisecondsSince1970
-        let accounts: SQLQueryString = """
-            SELECT m.id FROM members m
-            LEFT JOIN notification_settings s ON s.account_role = \(bind: AppAccountKind.member.role) AND s.account_id = m.id
-            WHERE m.status = \(bind: Member.Status.active.rawValue)
-            AND COALESCE(s.check_in_minute, \(literal: NotificationChoices.defaultCheckInMinute)) <= \(literal: minute)
-            AND COALESCE(s.check_in_minute, \(literal: NotificationChoices.defaultCheckInMinute)) > \(literal: minute - Self.lateness)
-            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.member_id = m.id AND e.kind = \(bind: MemberEvent.Kind.moodRecorded.rawValue)
-                            AND e.occurred_at >= \(bind: startOfDay))
-            """
+        let startOfDay = clock.instant(startOf: today)
         let written = try await portal.database.transaction { db in
-            try await portal.notifications.writeToMany(NewNotification(
-                kind: .checkInReminder, message: "How are you feeling today? Share your mood with your cohort.",
-                subject: NotificationSubject("mood", id: nil), onceKey: "check_in:\(today.iso)"
-            ), accounts: accounts, on: db)
+            try await MemberNotifications(notifications: portal.notifications).notifyCheckInDue(
+                minute: minute, lateness: Self.lateness, moodsSince: startOfDay, NewNotification(
+                    kind: .checkInReminder, message: "How are you feeling today? Share your mood with your cohort.",
+                    subject: NotificationSubject("mood", id: nil), onceKey: "check_in:\(today.iso)"
+                ), on: db
+            )
         }
         if written > 0 { await portal.announceNotifications(to: .everyMember) }
         return written
