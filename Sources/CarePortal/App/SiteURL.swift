@@ -168,6 +168,13 @@ enum SiteURL: Sendable, Equatable {
     case apiCalendarEvents
     case apiCalendarEvent(Int64)
 
+    // Research analytics.
+    case analytics
+    case analyticsTopic(AnalyticsReports.Topic)
+    case analyticsDownload
+    case analyticsExport
+    case apiEvents
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -316,6 +323,11 @@ enum SiteURL: Sendable, Equatable {
         case .apiBabyWeek: "/api/v1/baby-week"
         case .apiCalendarEvents: "/api/v1/calendar/events"
         case .apiCalendarEvent(let id): "/api/v1/calendar/events/\(id)"
+        case .analytics: "/analytics"
+        case .analyticsTopic(let topic): "/analytics/\(topic.rawValue)"
+        case .analyticsDownload: "/analytics/download"
+        case .analyticsExport: "/analytics/export"
+        case .apiEvents: "/api/v1/events"
         }
     }
 
