@@ -207,18 +207,13 @@ struct QuestionFormPage: Page {
     }
 }
 
-/// A survey's results: per question its counts as a bar chart, with the same numbers in a table beneath.
+/// A survey's results: per question its counts as a bar chart (the shared chart module), with the same
+/// numbers in a table beneath.
 struct SurveyResultsPage: Page {
-    struct Bar: Sendable, Encodable {
+    struct Row: Sendable, Encodable {
         let label: String
-        /// The label as the chart shows it: cut short so it stays inside the drawing (the table has it whole).
-        let chartLabel: String
         let count: Int
         let percent: String
-        let barY: Int
-        let barWidth: Int
-        let labelY: Int
-        let valueX: Int
     }
 
     struct Text: Sendable, Encodable {
@@ -231,9 +226,10 @@ struct SurveyResultsPage: Page {
         let prompt: String
         let kindTitle: String
         let answered: String
-        let chartID: String
-        let bars: [Bar]
-        let chartHeight: Int
+        let headingID: String
+        /// The chart's HTML, drawn by the shared chart module; empty for free text.
+        let chart: String
+        let rows: [Row]
         let isText: Bool
         let texts: [Text]
         let textCount: Int
@@ -241,10 +237,6 @@ struct SurveyResultsPage: Page {
     }
 
     static let template = TemplateName.surveyResults
-    static let labelWidth = 250
-    static let barArea = 380
-    static let rowHeight = 32
-    static let chartLabelLength = 28
     static let textsShown = 5
 
     let layout: Layout
@@ -253,21 +245,26 @@ struct SurveyResultsPage: Page {
     let questions: [QuestionResult]
     let exportPath: String
     let surveyPath: String
-    let chartLabelWidth = SurveyResultsPage.labelWidth
 
-    static func bars(_ labels: [String], counts: [Int: Int], answered: Int) -> [Bar] {
-        let largest = max(1, counts.values.max() ?? 1)
-        return labels.enumerated().map { index, label in
+    /// Each answer's count and its share of those who answered the question.
+    static func rows(_ labels: [String], counts: [Int: Int], answered: Int) -> [Row] {
+        labels.enumerated().map { index, label in
             let count = counts[index + 1] ?? 0
-            let y = 10 + index * rowHeight
-            let width = count * barArea / largest
-            let percent = answered == 0 ? 0 : Int((Double(count) * 100 / Double(answered)).rounded())
-            return Bar(
-                label: label, chartLabel: label.count > chartLabelLength ? String(label.prefix(chartLabelLength - 1)) + "…" : label,
-                count: count, percent: "\(percent)%", barY: y, barWidth: max(width, count > 0 ? 2 : 0), labelY: y + 17,
-                valueX: labelWidth + max(width, 2) + 8
-            )
+            return Row(label: label, count: count, percent: ChartFormat.percent(answered == 0 ? 0 : Double(count) / Double(answered)))
         }
+    }
+
+    /// The question's answers as horizontal bars, each labelled with its count and share.
+    static func chart(questionID: Int64, number: Int, rows: [Row], pages: PageRenderer) -> String {
+        var figure = BarChart(
+            id: "question-\(questionID)-chart", title: "Answers to question \(number)",
+            summary: "How many members chose each answer, and their share of those who answered the question.",
+            categories: rows.map(\.label),
+            series: [ChartSeries("Members", rows.map { ChartValue(Double($0.count), text: "\(ChartFormat.count($0.count)) (\($0.percent))") })],
+            valueAxisTitle: "Members", categoryTitle: "Answer"
+        ).figure
+        figure.tableBeneath = false
+        return pages.html(figure)
     }
 }
 

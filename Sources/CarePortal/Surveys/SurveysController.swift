@@ -325,13 +325,14 @@ struct SurveysController {
                 }
                 case .text: []
                 }
-                let bars = SurveyResultsPage.bars(labels, counts: count.byChoice, answered: count.answered)
+                let rows = SurveyResultsPage.rows(labels, counts: count.byChoice, answered: count.answered)
                 let page = texts[question.id]
                 return SurveyResultsPage.QuestionResult(
                     number: index + 1, prompt: question.prompt, kindTitle: question.kind.title,
                     answered: "\(SurveySummary.count(count.answered, "member")) answered" + (question.kind == .multipleChoice ? "; each could choose more than one" : ""),
-                    chartID: "question-\(question.id)-chart", bars: bars,
-                    chartHeight: 20 + bars.count * SurveyResultsPage.rowHeight,
+                    headingID: "question-\(question.id)-heading",
+                    chart: rows.isEmpty ? "" : SurveyResultsPage.chart(questionID: question.id, number: index + 1, rows: rows, pages: portal.pages),
+                    rows: rows,
                     isText: question.kind == .text,
                     texts: (page?.items ?? []).map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },
                     textCount: page?.totalCount ?? 0,

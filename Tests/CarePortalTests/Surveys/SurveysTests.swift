@@ -337,6 +337,7 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(html.contains("2 (67%)") && html.contains("1 (33%)") && html.contains("3 (100%)"))
             #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; later please") && !html.contains("<script>alert"))
             #expect(html.contains("<svg class=\"chart__svg\" role=\"img\"") && html.contains("<title id=\"question-\(fixture.questionIDs[0])-chart-title\">"))
+            #expect(!html.contains("question-\(fixture.questionIDs[3])-chart"), "written answers are listed, not charted")
             #expect(try await portal.auditEntries(action: .surveyResultsExported).isEmpty, "viewing results is not audited")
 
             let answers = try await fixture.admin.get(SiteURL.surveyTextAnswers(fixture.questionIDs[3]).path)
@@ -358,12 +359,10 @@ func readCSV(_ text: String) throws -> [[String]] {
         }
     }
 
-    @Test func barsAreSizedByTheirCountsAndLongLabelsStayInsideTheDrawing() {
-        let bars = SurveyResultsPage.bars(["Yes", String(repeating: "Very long answer ", count: 5)], counts: [1: 4, 2: 1], answered: 5)
-        #expect(bars[0].barWidth == SurveyResultsPage.barArea && bars[1].barWidth == SurveyResultsPage.barArea / 4)
-        #expect(bars[0].percent == "80%" && bars[1].percent == "20%")
-        #expect(bars[1].chartLabel.count == SurveyResultsPage.chartLabelLength && bars[1].label.count > SurveyResultsPage.chartLabelLength)
-        #expect(bars.allSatisfy { $0.valueX + 120 <= 800 }, "values fit inside the 800-unit drawing")
+    @Test func eachAnswersShareIsOfThoseWhoAnsweredTheQuestion() {
+        let rows = SurveyResultsPage.rows(["Yes", "No", "Not sure"], counts: [1: 4, 2: 1], answered: 5)
+        #expect(rows.map(\.count) == [4, 1, 0] && rows.map(\.percent) == ["80%", "20%", "0%"])
+        #expect(SurveyResultsPage.rows(["Yes"], counts: [:], answered: 0).map(\.percent) == ["0%"], "no answers yet is no share, not a division by zero")
     }
 }
 
