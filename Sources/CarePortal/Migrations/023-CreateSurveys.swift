@@ -53,8 +53,11 @@ struct CreateSurveys: Migration {
             .run()
         try await db.create(index: "survey_questions_order").on("survey_questions").column("survey_id").column("position").run()
 
+        // Ids are never reused (SQLite's AUTOINCREMENT; PostgreSQL's sequence), so a survey's number of responses
+        // and its newest response's id change with every response added or deleted: the results cache's key.
         try await db.create(table: "survey_responses")
-            .column("id", type: .bigint, .primaryKey(autoIncrement: true))
+            .column(engine == .sqlite ? SQLRaw(#""id" INTEGER PRIMARY KEY AUTOINCREMENT"#)
+                                      : SQLColumnDefinition("id", dataType: .bigint, constraints: [.primaryKey(autoIncrement: true)]))
             .column("survey_id", type: .bigint, .notNull, .references("surveys", "id", onDelete: .cascade))
             // Her answers go with her account when it is deleted.
             .column("member_id", type: .bigint, .notNull, .references("members", "id", onDelete: .cascade))
@@ -76,7 +79,11 @@ struct CreateSurveys: Migration {
             .column("choice", type: .bigint)
             .column("text", type: .text)
             .run()
-        try await db.create(index: "survey_answers_counts").on("survey_answers").column("survey_id").column("question_id").column("choice").run()
+        // The results' counts read only this index.
+        try await db.create(index: "survey_answers_counts").on("survey_answers")
+            .column("survey_id").column("question_id").column("choice").column("response_id").run()
+        // A question's written answers, newest first.
+        try await db.create(index: "survey_answers_question").on("survey_answers").column("question_id").column("id").run()
         try await db.create(index: "survey_answers_response").on("survey_answers").column("response_id").run()
     }
 }

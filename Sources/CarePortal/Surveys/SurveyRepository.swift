@@ -122,6 +122,13 @@ struct QuestionCounts: Sendable, Equatable {
     var answered = 0
 }
 
+/// The key a survey's results are kept in memory under (`SurveyResultsCache`).
+struct SurveyAnswersVersion: Sendable, Hashable {
+    let surveyID: Int64
+    let responses: Int
+    let lastResponseID: Int64
+}
+
 /// A free-text answer as administrators read it: never with who wrote it.
 struct TextAnswer: Sendable, Equatable {
     var responseID: Int64
@@ -401,6 +408,18 @@ struct SurveyRepository: Sendable {
 
     // MARK: Results
 
+    /// Which responses a survey holds: their number and the newest one's id. Responses are only ever added
+    /// (with ids never reused) or deleted with a member's account, so any change to a survey's answers moves it.
+    func answersVersion(surveyID: Int64, on db: any SQLDatabase) async throws -> SurveyAnswersVersion {
+        let row = try await db.raw("""
+            SELECT COUNT(*) AS count, COALESCE(MAX(id), 0) AS last FROM survey_responses WHERE survey_id = \(bind: surveyID)
+            """).first()
+        return SurveyAnswersVersion(
+            surveyID: surveyID, responses: try row?.decode(column: "count", as: Int.self) ?? 0,
+            lastResponseID: try row?.decode(column: "last", as: Int64.self) ?? 0
+        )
+    }
+
     func responseCount(surveyID: Int64, on db: any SQLDatabase) async throws -> Int {
         try await db.count(in: "survey_responses") { $0.where("survey_id", .equal, surveyID) }
     }
@@ -423,13 +442,13 @@ struct SurveyRepository: Sendable {
         return counts
     }
 
-    /// A question's free-text answers, newest first.
+    /// A question's free-text answers, newest first (answers are stored as they are submitted, so in `id` order).
     func textAnswers(questionID: Int64, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<TextAnswer> {
         let total = try await db.count(in: "survey_answers") { $0.where("question_id", .equal, questionID).where("text", .isNot, SQLLiteral.null) }
         let rows = try await db.raw("""
             SELECT a.response_id, a.text, r.submitted_at FROM survey_answers a JOIN survey_responses r ON r.id = a.response_id
             WHERE a.question_id = \(bind: questionID) AND a.text IS NOT NULL
-            ORDER BY r.submitted_at DESC, a.id DESC
+            ORDER BY a.id DESC
             LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
             """).all()
         return PageOf(items: try rows.map { row in

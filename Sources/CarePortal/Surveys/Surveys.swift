@@ -16,6 +16,14 @@ extension MemberEvent.Kind {
     static let surveySubmitted = MemberEvent.Kind("survey.submitted")
 }
 
+/// What a survey's results page shows of its answers.
+struct SurveyResultsData: Sendable {
+    let responses: Int
+    let counts: [Int64: QuestionCounts]
+    /// The newest few written answers of each free-text question, and how many there are.
+    let texts: [Int64: PageOf<TextAnswer>]
+}
+
 /// What happened when she submitted: the response stored (new or the one her client id already sent).
 struct SurveySubmission: Sendable {
     let response: SurveyResponse
@@ -40,6 +48,8 @@ struct Surveys: Sendable {
 
     let portal: Portal
     let repository = SurveyRepository()
+    /// Each survey's counts and newest written answers, kept until its answers change.
+    let resultsCache = VersionedCache<SurveyAnswersVersion, SurveyResultsData>(budget: 200)
     private var feeds: MemberNotifications { MemberNotifications(notifications: portal.notifications) }
     private var clock: ProgramClock { portal.programSettings.current.clock }
 
@@ -116,6 +126,24 @@ struct Surveys: Sendable {
                 actor: actor, action: .surveyChanged, recordType: "survey", recordID: String(id), origin: origin, detail: "back to draft"
             ), on: db)
             return true
+        }
+    }
+
+    /// The survey's counts per question and each free-text question's newest answers, from memory while
+    /// no answer has been added or deleted since they were read.
+    func results(of survey: Survey, questions: [SurveyQuestion]) async throws -> SurveyResultsData {
+        try await portal.database.read { db in
+            let version = try await repository.answersVersion(surveyID: survey.id, on: db)
+            if let kept = resultsCache.value(for: version) { return kept }
+            var texts: [Int64: PageOf<TextAnswer>] = [:]
+            for question in questions where question.kind == .text {
+                texts[question.id] = try await repository.textAnswers(
+                    questionID: question.id, page: PageRequest(number: 1, size: SurveyResultsPage.textsShown), on: db
+                )
+            }
+            let results = SurveyResultsData(responses: version.responses, counts: try await repository.counts(surveyID: survey.id, on: db), texts: texts)
+            resultsCache.remember(results, for: version)
+            return results
         }
     }
 

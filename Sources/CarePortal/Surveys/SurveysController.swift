@@ -302,16 +302,11 @@ struct SurveysController {
 
     @Sendable func results(request: Request, context: PortalContext) async throws -> Response {
         let survey = try await survey(context)
-        let (questions, counts, responses, cohorts) = try await portal.database.read { db in
-            (try await repository.questions(surveyID: survey.id, on: db), try await repository.counts(surveyID: survey.id, on: db),
-             try await repository.responseCount(surveyID: survey.id, on: db), try await MemberRepository().cohorts(on: db))
+        let (questions, cohorts) = try await portal.database.read { db in
+            (try await repository.questions(surveyID: survey.id, on: db), try await MemberRepository().cohorts(on: db))
         }
-        var texts: [Int64: PageOf<TextAnswer>] = [:]
-        for question in questions where question.kind == .text {
-            texts[question.id] = try await portal.database.read { db in
-                try await repository.textAnswers(questionID: question.id, page: PageRequest(number: 1, size: SurveyResultsPage.textsShown), on: db)
-            }
-        }
+        let data = try await surveys.results(of: survey, questions: questions)
+        let (counts, responses, texts) = (data.counts, data.responses, data.texts)
         return portal.pages.response(SurveyResultsPage(
             layout: portal.layout("Results: \(survey.title)", context: context, current: .surveys),
             summary: SurveySummary(survey, cohorts: cohorts, today: today),

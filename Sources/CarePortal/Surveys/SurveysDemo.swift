@@ -43,7 +43,8 @@ extension DemoData {
             "It is great as it is, thank you. (demo data)",
         ]
         _ = try await repository.lockForAnswers(surveyID: id, today: today, on: db)
-        for (index, member) in members.prefix(max(0, members.count * 2 / 3)).enumerated() {
+        let answering = members.prefix(max(0, members.count * 2 / 3))
+        for (index, member) in answering.enumerated() {
             var answers = [
                 SurveyAnswer(questionID: stored[0].id, choice: index % 4 + 1),
                 SurveyAnswer(questionID: stored[1].id, choice: index % 4 + 1),
@@ -51,7 +52,7 @@ extension DemoData {
             ]
             if index % 3 == 0 { answers.append(SurveyAnswer(questionID: stored[1].id, choice: (index + 1) % 4 + 1)) }
             if index % 2 == 0 { answers.append(SurveyAnswer(questionID: stored[3].id, text: comments[index / 2 % comments.count])) }
-            let at = now.addingTimeInterval(-Double(index + 1) * 3_600)
+            let at = now.addingTimeInterval(-Double(answering.count - index) * 3_600)
             _ = try await repository.insertResponse(
                 surveyID: id, memberID: member.id, cohortID: member.cohort.id, clientID: "demo-\(index)", answers: answers, pointsAwarded: 0, now: at, on: db
             )

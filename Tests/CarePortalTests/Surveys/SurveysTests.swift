@@ -320,8 +320,10 @@ func readCSV(_ text: String) throws -> [[String]] {
             let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
             var fixture = try await SurveyFixture.make(portal, opensOn: today, closesOn: today.adding(days: 3))
             let texts = ["<script>alert('x')</script> later please", "=HYPERLINK(\"http://evil.example\")", "Line one\nline \"two\", with a comma"]
+            var memberIDs: [Int64] = []
             for (index, text) in texts.enumerated() {
-                let (member, _) = try await AppClient.registered(portal)
+                let (member, json) = try await AppClient.registered(portal)
+                memberIDs.append(Int64(try #require(json["id"] as? Int)))
                 let answers = fixture.answers(text: text, choice: index == 2 ? 3 : 1)
                 #expect(try await member.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "r\(index)", "answers": answers]).status == .created)
             }
@@ -356,6 +358,15 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(first[0] == String(fixture.id) && first[4] == "1" && first[5] == "How often do you come?" && first[7] == "1" && first[8] == "Every week")
             #expect(rows.dropFirst().filter { $0[6] == "scale" }.allSatisfy { $0[8] == "4" })
             #expect(try await portal.auditEntries(action: .surveyResultsExported).count == 1, "the export is audited")
+
+            // The counts are kept in memory only until the answers change: a deleted member's answers leave at once.
+            #expect(try await fixture.admin.post(SiteURL.memberDelete(memberIDs[2]).path).status == .seeOther)
+            let after = try await fixture.admin.get(SiteURL.surveyResults(fixture.id).path).text
+            #expect(after.contains("2 responses") && after.contains("2 (100%)") && !after.contains("Line one"))
+            let (late, _) = try await AppClient.registered(portal)
+            #expect(try await late.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "r9", "answers": fixture.answers(text: "Newest")]).status == .created)
+            let newest = try await fixture.admin.get(SiteURL.surveyResults(fixture.id).path).text
+            #expect(newest.contains("3 responses") && newest.contains("Newest"))
         }
     }
 
