@@ -87,6 +87,7 @@ enum Features {
         CalendarFeature.self,
         LearningFeature.self,
         AnalyticsFeature.self,
+        SurveysFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,
         OutboxFeature.self,

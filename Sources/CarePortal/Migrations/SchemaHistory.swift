@@ -29,6 +29,7 @@ enum SchemaHistory {
         CreateMemberCalendars(),
         CreatePointsLedger(),
         CreateAnalyticsAggregates(),
+        CreateSurveys(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
