@@ -168,6 +168,21 @@ enum SiteURL: Sendable, Equatable {
     case apiCalendarEvents
     case apiCalendarEvent(Int64)
 
+    // Staff accounts: password reset links, invitations for every role, deletion, two-factor sign-in.
+    case forgottenPassword
+    case resetPassword
+    case signInCode
+    case signInSecondFactorSetup
+    case twoFactor
+    case twoFactorSetUp
+    case twoFactorConfirm
+    case twoFactorTurnOff
+    case twoFactorPolicy
+    case staffInvite
+    case staffSendPasswordReset(Int64)
+    case staffDelete(Int64)
+    case staffResetSecondFactor(Int64)
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -316,6 +331,19 @@ enum SiteURL: Sendable, Equatable {
         case .apiBabyWeek: "/api/v1/baby-week"
         case .apiCalendarEvents: "/api/v1/calendar/events"
         case .apiCalendarEvent(let id): "/api/v1/calendar/events/\(id)"
+        case .forgottenPassword: "/sign-in/forgotten-password"
+        case .resetPassword: "/sign-in/reset-password"
+        case .signInCode: "/sign-in/code"
+        case .signInSecondFactorSetup: "/sign-in/two-factor"
+        case .twoFactor: "/account/two-factor"
+        case .twoFactorSetUp: "/account/two-factor/set-up"
+        case .twoFactorConfirm: "/account/two-factor/confirm"
+        case .twoFactorTurnOff: "/account/two-factor/turn-off"
+        case .twoFactorPolicy: "/staff/two-factor"
+        case .staffInvite: "/staff/invite"
+        case .staffSendPasswordReset(let id): "/staff/\(id)/password-reset"
+        case .staffDelete(let id): "/staff/\(id)/delete"
+        case .staffResetSecondFactor(let id): "/staff/\(id)/two-factor/reset"
         }
     }
 
