@@ -38,9 +38,13 @@ struct StaffController {
         query.sort = request.query("sort").flatMap(StaffSort.init(rawValue:)) ?? .username
         query.descending = request.query("order") == "desc"
         query.page = PageRequest(number: request.pageNumber)
-        let (page, awaiting) = try await portal.database.read { [query] db in
-            (try await accounts.list(query, on: db), try await accounts.awaitingApprovalCount(on: db))
+        let (page, awaiting, open) = try await portal.database.read { [query] db in
+            (
+                try await accounts.list(query, on: db), try await accounts.awaitingApprovalCount(on: db),
+                try await StaffInvitationRepository().open(on: db)
+            )
         }
+        let now = portal.now
         let address = ListAddress(path: SiteURL.staff.path, parameters: [
             ("q", query.search), ("role", query.role?.rawValue), ("status", query.status?.rawValue),
             ("sort", query.sort == .username ? nil : query.sort.rawValue), ("order", query.descending ? "desc" : nil),
@@ -61,7 +65,8 @@ struct StaffController {
             awaitingApprovalCount: awaiting,
             hasAwaitingApprovals: awaiting > 0,
             awaitingApprovalPath: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
-            isFiltered: !query.search.isEmpty || query.role != nil || query.status != nil
+            isFiltered: !query.search.isEmpty || query.role != nil || query.status != nil,
+            invitations: open.map { InvitationRow($0, now: now) }
         ))
     }
 

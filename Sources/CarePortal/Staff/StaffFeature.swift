@@ -17,6 +17,8 @@ struct StaffFeature: PortalFeature {
     func addRoutes(to routes: inout PortalRoutes) {
         PhysicianRegistrationController(portal: portal).addRoutes(to: &routes)
         StaffController(portal: portal).addRoutes(to: &routes)
+        MedicalProfessionalsController(portal: portal).addStaffInvitationRoutes(to: &routes)
+        InvitationController(portal: portal).addRoutes(to: &routes)
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {

@@ -87,7 +87,10 @@ struct StaffListPage: Page {
     let awaitingApprovalPath: String
     let action = SiteURL.staff.path
     let isFiltered: Bool
+    let invitations: [InvitationRow]
+    let lifetimeDays = StaffInvitation.lifetimeDays
     let registerPath = SiteURL.registerPhysician.path
+    let invitePath = SiteURL.staffInvite.path
     let twoFactorPolicyPath = SiteURL.twoFactorPolicy.path
 }
 
