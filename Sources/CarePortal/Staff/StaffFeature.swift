@@ -1,5 +1,6 @@
 import Foundation
 import PortalPlatform
+import SQLKit
 
 /// Staff accounts: the administrators' list and account pages, and physicians' self-registration with approval.
 struct StaffFeature: PortalFeature {
@@ -19,6 +20,10 @@ struct StaffFeature: PortalFeature {
         StaffController(portal: portal).addRoutes(to: &routes)
         MedicalProfessionalsController(portal: portal).addStaffInvitationRoutes(to: &routes)
         InvitationController(portal: portal).addRoutes(to: &routes)
+    }
+
+    static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
+        try await demo.seedStaffInvitations(on: db)
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {

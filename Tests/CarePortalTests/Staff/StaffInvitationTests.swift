@@ -95,3 +95,22 @@ import Testing
         }
     }
 }
+
+extension StaffInvitationTests {
+    @Test(arguments: TestEngines.all)
+    func seedDemoInvitesAPhysicianMarkedAsDemoData(engine: Database.Engine) async throws {
+        let url = try await TestDatabase.make(engine)
+        var settings = Settings()
+        settings.databaseURL = url
+        settings.baseURL = "https://demo.example.org"
+        settings.logLevel = .error
+        _ = try await Commands.seedDemo(settings: settings)
+        let database = try Database(url: url, logger: TestDatabase.logger)
+        let physicians = try await database.whileRunning {
+            try await database.read { db in try await StaffInvitationRepository().open(role: .physician, on: db) }
+        }
+        try await TestDatabase.drop(url)
+        #expect(physicians.map(\.lastName) == ["Demo (demo data)"])
+        #expect(physicians.first?.dateOfBirth == nil)
+    }
+}
