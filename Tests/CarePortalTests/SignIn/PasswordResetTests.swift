@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import SQLKit
 import Testing
 @testable import CarePortal
 @testable import PortalPlatform
@@ -141,6 +142,52 @@ import Testing
             var visitor = Visitor(portal: portal)
             #expect(try await visitor.get("/sign-in/reset-password?token=\(token)").status == .ok)
             #expect(try await portal.auditEntries(action: .passwordResetSent).map(\.recordID) == ["\(physician.id)"])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func oneNetworkAddressIsPausedAfterTenRequests(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine, configure: { $0.trustForwardedFor = true }) { portal in
+            var visitor = Visitor(portal: portal)
+            try await visitor.get("/sign-in/forgotten-password")
+            let from: HTTPFields = [.xForwardedFor: "203.0.113.9"]
+            for index in 1...PasswordReset.perAddressLimit {
+                let response = try await visitor.post("/sign-in/forgotten-password", form: [("email", "someone\(index)@example.org")], headers: from)
+                #expect(response.status == .ok)
+            }
+            let paused = try await visitor.post("/sign-in/forgotten-password", form: [("email", "other@example.org")], headers: from)
+            #expect(paused.status == .tooManyRequests)
+            #expect(paused.text.contains("Too many requests from this network"))
+            let elsewhere = try await visitor.post(
+                "/sign-in/forgotten-password", form: [("email", "other@example.org")], headers: [.xForwardedFor: "198.51.100.4"]
+            )
+            #expect(elsewhere.status == .ok)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theResetTokenNeverReachesTheLogsOrTheAuditLog(engine: Database.Engine) async throws {
+        let logs = CapturedLogs()
+        try await TestPortal.run(engine, logHandler: logs.handler) { portal in
+            try await portal.createStaff(.physician, username: "dr.log", email: "log@example.org")
+            var visitor = Visitor(portal: portal)
+            try await visitor.get("/sign-in/forgotten-password")
+            try await visitor.post("/sign-in/forgotten-password", form: [("email", "log@example.org")])
+            let token = try await Self.resetToken(portal, to: "log@example.org")
+            try await visitor.get("/sign-in/reset-password?token=\(token)")
+            try await visitor.post("/sign-in/reset-password", form: [
+                ("token", token), ("new_password", "quiet river stones at dawn"), ("new_password_confirmation", "quiet river stones at dawn"),
+            ])
+            let rows = try await portal.database.read { db in try await db.raw("SELECT * FROM audit_log").all() }
+            #expect(rows.count >= 2)
+            for row in rows {
+                for column in row.allColumns {
+                    guard let value = try? row.decode(column: column, as: String?.self) else { continue }
+                    #expect(!value.contains(token), "audit column \(column) holds the token")
+                }
+            }
+            #expect(logs.all.contains { $0.contains("/sign-in/reset-password") }, "the request log was captured")
+            #expect(!logs.all.contains { $0.contains(token) }, "a log line holds the token")
         }
     }
 }

@@ -236,6 +236,31 @@ enum TwoFactorSteps {
         }
     }
 
+    @Test(arguments: TestEngines.all)
+    func theSecretAndCodesNeverReachTheLogsOrTheAuditLog(engine: Database.Engine) async throws {
+        let logs = CapturedLogs()
+        try await TestPortal.run(engine, logHandler: logs.handler) { portal in
+            var (visitor, _) = try await portal.signedIn(.administrator, username: "chief")
+            let (factor, codes) = try await TwoFactorSteps.turnOn(&visitor, portal)
+            try await visitor.post("/sign-out")
+            _ = try await TwoFactorSteps.password(&visitor, username: "chief")
+            try await visitor.get("/sign-in/code")
+            try await visitor.post("/sign-in/code", form: [("code", codes[0])])
+            let secrets = [factor.secret, factor.typedKey.replacingOccurrences(of: " ", with: "")] + codes
+            let rows = try await portal.database.read { db in try await db.raw("SELECT * FROM audit_log").all() }
+            for row in rows {
+                for column in row.allColumns {
+                    guard let value = try? row.decode(column: column, as: String?.self) else { continue }
+                    for secret in secrets { #expect(!value.contains(secret), "audit column \(column) holds a secret") }
+                }
+            }
+            #expect(!logs.all.isEmpty)
+            for line in logs.all {
+                for secret in secrets { #expect(!line.contains(secret), "a log line holds a secret") }
+            }
+        }
+    }
+
     @Test func theQRCodeIsDrawnWithFinderPatternsAtThreeCorners() throws {
         let url = SecondFactor(secret: "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567").authenticatorURL(username: "dr.okafor", issuer: "CarePortal")
         #expect(url.hasPrefix("otpauth://totp/CarePortal:dr.okafor?secret="))
