@@ -176,6 +176,8 @@ enum TwoFactorSteps {
     func turningItOffNeedsThePasswordAndACode(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             var (visitor, _) = try await portal.signedIn(.medicalProfessional, username: "nurse.ola")
+            // She starts on the desk, not Home: the desk links to her password and second factor.
+            #expect(try await visitor.get("/desk").text.contains(#"href="/account/two-factor""#))
             let (factor, _) = try await TwoFactorSteps.turnOn(&visitor, portal)
             try await visitor.get("/account/two-factor")
             let noPassword = try await visitor.post("/account/two-factor/turn-off", form: [("password", "wrong password here"), ("code", TwoFactorSteps.code(factor, portal))])
