@@ -66,7 +66,10 @@ let package = Package(
         // The features, each in its own folder, and the application assembled from them.
         .target(
             name: "CarePortal",
-            dependencies: ["PortalPlatform", "SafeHTML", "CHPDF"] + serverLibraries,
+            dependencies: [
+                "PortalPlatform", "SafeHTML", "CHPDF", "CQREncode",
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
+            ] + serverLibraries,
             resources: [.copy("Resources/demo-illustrations")]
         ),
         // libcurl's SMTP client behind a small non-variadic C interface Swift can call.
@@ -85,6 +88,12 @@ let package = Package(
         .systemLibrary(
             name: "CHPDF",
             providers: [.apt(["libhpdf-dev"])]
+        ),
+        // libqrencode draws the two-factor set-up's QR code.
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
         ),
         .systemLibrary(
             name: "CCmark",

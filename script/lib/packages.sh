@@ -26,4 +26,4 @@ ensure_python_packages() {
 }
 
 # Debian packages the Swift build links against, and the font the PDF reports are set in.
-BUILD_PACKAGES=(libxml2-dev libcmark-dev libcurl4-openssl-dev pkg-config libhpdf-dev fonts-dejavu-core)
+BUILD_PACKAGES=(libxml2-dev libcmark-dev libcurl4-openssl-dev pkg-config libhpdf-dev libqrencode-dev fonts-dejavu-core)

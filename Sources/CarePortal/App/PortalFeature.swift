@@ -76,6 +76,7 @@ enum Features {
         HomeFeature.self,
         SignInFeature.self,
         StaffFeature.self,
+        TwoFactorFeature.self,
         CatalogueFeature.self,
         PatientsFeature.self,
         MembersFeature.self,

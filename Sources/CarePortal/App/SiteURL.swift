@@ -192,6 +192,20 @@ enum SiteURL: Sendable, Equatable {
     case apiSurveys
     case apiSurvey(Int64)
     case apiSurveyResponses(Int64)
+    // Staff accounts: password reset links, invitations for every role, deletion, two-factor sign-in.
+    case forgottenPassword
+    case resetPassword
+    case signInCode
+    case signInSecondFactorSetup
+    case twoFactor
+    case twoFactorSetUp
+    case twoFactorConfirm
+    case twoFactorTurnOff
+    case twoFactorPolicy
+    case staffInvite
+    case staffSendPasswordReset(Int64)
+    case staffDelete(Int64)
+    case staffResetSecondFactor(Int64)
 
     /// The address to link to.
     var path: String {
@@ -363,6 +377,19 @@ enum SiteURL: Sendable, Equatable {
         case .apiSurveys: "/api/v1/surveys"
         case .apiSurvey(let id): "/api/v1/surveys/\(id)"
         case .apiSurveyResponses(let id): "/api/v1/surveys/\(id)/responses"
+        case .forgottenPassword: "/sign-in/forgotten-password"
+        case .resetPassword: "/sign-in/reset-password"
+        case .signInCode: "/sign-in/code"
+        case .signInSecondFactorSetup: "/sign-in/two-factor"
+        case .twoFactor: "/account/two-factor"
+        case .twoFactorSetUp: "/account/two-factor/set-up"
+        case .twoFactorConfirm: "/account/two-factor/confirm"
+        case .twoFactorTurnOff: "/account/two-factor/turn-off"
+        case .twoFactorPolicy: "/staff/two-factor"
+        case .staffInvite: "/staff/invite"
+        case .staffSendPasswordReset(let id): "/staff/\(id)/password-reset"
+        case .staffDelete(let id): "/staff/\(id)/delete"
+        case .staffResetSecondFactor(let id): "/staff/\(id)/two-factor/reset"
         }
     }
 

@@ -131,6 +131,9 @@ struct DeskListPage: Page {
     let openFlags: Int
     let moderationLogPath: String?
     let emailSettingsPath: String?
+    /// Medical professionals start on the desk, not Home: their way to their password and second factor.
+    let changePasswordPath = SiteURL.changePassword.path
+    let twoFactorPath = SiteURL.twoFactor.path
 }
 
 /// One post (the question or a reply) as the thread page shows it.

@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import PortalPlatform
 
-/// A medical professional opens the link in the invitation email, sets up the account and is signed in.
+/// A member of staff opens the link in the invitation email, sets up the account and is signed in.
+/// A medical professional also chooses the avatar and bio members see.
 struct InvitationController {
     static let access = Access.everyone
     /// Where a medical professional lands after accepting: the information desk.
@@ -59,9 +60,12 @@ struct InvitationController {
         if errors["password"] == nil, password != form.password_confirmation {
             errors.add("password_confirmation", "The passwords do not match")
         }
+        let asksForProfile = invitation.role == .medicalProfessional
         let avatar = Avatar.medical(avatarID)
-        if avatar == nil { errors.add("avatar", "Select an avatar") }
-        if bio.count > StaffProfile.bioMaximumLength { errors.add("bio", "Bio must be \(StaffProfile.bioMaximumLength) characters or fewer") }
+        if asksForProfile {
+            if avatar == nil { errors.add("avatar", "Select an avatar") }
+            if bio.count > StaffProfile.bioMaximumLength { errors.add("bio", "Bio must be \(StaffProfile.bioMaximumLength) characters or fewer") }
+        }
 
         func refuse(_ errors: FormErrors) -> Response {
             var accountFields = AcceptInvitationPage.accountFields(username: username)
@@ -76,7 +80,7 @@ struct InvitationController {
                 status: .unprocessableContent
             )
         }
-        guard errors.isEmpty, let avatar else { return refuse(errors) }
+        guard errors.isEmpty, !asksForProfile || avatar != nil else { return refuse(errors) }
 
         let hash = try await portal.passwords.hash(password)
         let origin = portal.origin(of: request, context: context)
@@ -88,13 +92,15 @@ struct InvitationController {
                     throw InvitationNoLongerUsable()
                 }
                 let account = try await accounts.create(
-                    username: username, email: invitation.email, role: .medicalProfessional, status: .active,
+                    username: username, email: invitation.email, role: invitation.role, status: .active,
                     passwordHash: hash, now: portal.now, on: db
                 )
                 try await invitations.recordAccount(account.id, invitationID: invitation.id, on: db)
-                try await profiles.create(StaffProfile(
-                    firstName: invitation.firstName, lastName: invitation.lastName, dateOfBirth: invitation.dateOfBirth, avatar: avatar, bio: bio
-                ), accountID: account.id, on: db)
+                if invitation.role == .medicalProfessional, let avatar, let dateOfBirth = invitation.dateOfBirth {
+                    try await profiles.create(StaffProfile(
+                        firstName: invitation.firstName, lastName: invitation.lastName, dateOfBirth: dateOfBirth, avatar: avatar, bio: bio
+                    ), accountID: account.id, on: db)
+                }
                 try await portal.audit.record(AuditEvent(
                     actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
                     action: .invitationAccepted, recordType: "staff_invitation", recordID: "\(invitation.id)", origin: origin,
@@ -112,7 +118,7 @@ struct InvitationController {
         } catch is InvitationNoLongerUsable {
             return unusable(context: context)
         }
-        var response = seeOther(Self.landingPage)
+        var response = seeOther(.landing(for: invitation.role))
         response.setCookie(portal.sessions.cookie(for: session))
         return response
     }
@@ -128,16 +134,22 @@ struct InvitationController {
         _ invitation: StaffInvitation, token: String, context: PortalContext, errors: FormErrors,
         accountFields: [FormField], avatar: AvatarField, bio: FormField
     ) -> AcceptInvitationPage {
-        AcceptInvitationPage(
+        let asksForProfile = invitation.role == .medicalProfessional
+        let roleLower = invitation.role.title.lowercased()
+        return AcceptInvitationPage(
             layout: portal.layout(Self.title, context: context),
             errors: errors.items,
+            roleTitle: invitation.role.title + "s",
+            roleLower: roleLower,
+            roleArticle: "aeiou".contains(roleLower.prefix(1)) ? "an" : "a",
+            asksForProfile: asksForProfile,
             firstName: invitation.firstName,
             email: invitation.email,
             expires: DisplayTime.dateTime(invitation.expiresAt),
             token: token,
             accountFields: accountFields,
-            avatar: avatar,
-            bio: bio,
+            avatar: asksForProfile ? avatar : nil,
+            bio: asksForProfile ? bio : nil,
             signedInAs: context.staff?.username
         )
     }

@@ -9,7 +9,7 @@ extension StaffInvitation {
 }
 
 extension Mail {
-    /// The plain-text invitation a medical professional receives, addressed by first name.
+    /// The plain-text invitation a member of staff receives, addressed by first name.
     static func invitation(_ invitation: StaffInvitation, token: SecretToken, settings: Settings) -> Mail {
         Mail(
             recipient: invitation.email,
@@ -17,9 +17,11 @@ extension Mail {
             body: """
                 Hello \(invitation.firstName),
 
-                You are invited to join \(settings.programName) as a medical professional, to answer members' questions.
+                \(invitation.role == .medicalProfessional
+                    ? "You are invited to join \(settings.programName) as a medical professional, to answer members' questions."
+                    : "You are invited to join \(settings.programName) as \(invitation.role == .administrator ? "an" : "a") \(invitation.role.title.lowercased()).")
 
-                Open this link to choose your username, password and avatar:
+                Open this link to choose your username and password\(invitation.role == .medicalProfessional ? " and avatar" : ""):
                 \(StaffInvitation.link(token: token, settings: settings))
 
                 The link works once, until \(DisplayTime.dateTime(invitation.expiresAt)). If it has expired, ask the administrator who invited you to send a new invitation.

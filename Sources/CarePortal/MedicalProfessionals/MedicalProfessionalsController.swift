@@ -14,6 +14,13 @@ struct MedicalProfessionalsController {
         routes.get(SiteURL.medicalProfessionals.pattern, access: Self.access, list)
         routes.get(SiteURL.inviteMedicalProfessional.pattern, access: Self.access, showInvite)
         routes.post(SiteURL.inviteMedicalProfessional.pattern, access: Self.access, invite)
+    }
+
+    /// Inviting any role, and resending and revoking any invitation, from the Staff accounts pages
+    /// (registered by `StaffFeature`, so they work whichever programs run).
+    func addStaffInvitationRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.staffInvite.pattern, access: Self.access, showStaffInvite)
+        routes.post(SiteURL.staffInvite.pattern, access: Self.access, invite)
         routes.post(SiteURL.pattern(SiteURL.invitationResend), access: Self.access, resend)
         routes.post(SiteURL.pattern(SiteURL.invitationRevoke), access: Self.access, revoke)
     }
@@ -28,7 +35,7 @@ struct MedicalProfessionalsController {
         let (open, page, profilesByAccount) = try await portal.database.read { [query] db in
             let page = try await accounts.list(query, on: db)
             return (
-                try await invitations.open(on: db),
+                try await invitations.open(role: .medicalProfessional, on: db),
                 page,
                 try await profiles.find(accountIDs: page.items.map(\.id), on: db)
             )
@@ -43,16 +50,50 @@ struct MedicalProfessionalsController {
     }
 
     @Sendable func showInvite(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(InviteMedicalProfessionalPage(
-            layout: portal.layout(Self.inviteTitle, context: context, current: .medicalProfessionals),
-            errors: [],
-            nameFields: InviteMedicalProfessionalPage.nameFields(),
-            dateOfBirth: InviteMedicalProfessionalPage.dateOfBirth(),
-            emailFields: InviteMedicalProfessionalPage.emailFields()
-        ))
+        portal.pages.response(invitePage(context: context, choosingRole: nil, errors: FormErrors()))
+    }
+
+    /// The Staff accounts page's invitation: the same form, with the role to choose (every role the portal has).
+    @Sendable func showStaffInvite(request: Request, context: PortalContext) async throws -> Response {
+        let role = request.query("role").flatMap(StaffRole.init(rawValue:))
+        return portal.pages.response(invitePage(context: context, choosingRole: .some(role), errors: FormErrors()))
+    }
+
+    /// `choosingRole` is nil on the medical professionals' own form, and the role chosen so far on the staff form.
+    private func invitePage(
+        context: PortalContext, choosingRole: StaffRole??, errors: FormErrors, values: [String: String] = [:],
+        typedDate: DateInputValue = DateInputValue(day: nil, month: nil, year: nil), dateProblem: DateInputProblem? = nil
+    ) -> InviteMedicalProfessionalPage {
+        var nameFields = InviteMedicalProfessionalPage.nameFields(values)
+        var emailFields = InviteMedicalProfessionalPage.emailFields(values)
+        errors.apply(to: &nameFields)
+        errors.apply(to: &emailFields)
+        let choosing = choosingRole != nil
+        let title = choosing ? "Invite a member of staff" : Self.inviteTitle
+        return InviteMedicalProfessionalPage(
+            layout: portal.layout(title, context: context, current: choosing ? .staff : .medicalProfessionals),
+            errors: errors.items, title: title,
+            roleChoices: choosingRole.map { chosen in
+                StaffRole.allCases.enumerated().map { index, role in
+                    InviteMedicalProfessionalPage.RoleChoice(
+                        id: index == 0 ? "role" : "role-\(index + 1)", value: role.rawValue, title: role.title, isChecked: role == chosen
+                    )
+                }
+            } ?? [],
+            roleError: errors["role"],
+            nameFields: nameFields,
+            dateOfBirth: InviteMedicalProfessionalPage.dateOfBirth(typedDate, problem: dateProblem, choosingRole: choosing),
+            emailFields: emailFields,
+            action: choosing ? SiteURL.staffInvite.path : SiteURL.inviteMedicalProfessional.path,
+            listPath: choosing ? SiteURL.staff.path : SiteURL.medicalProfessionals.path,
+            listTitle: choosing ? "staff accounts" : "medical professionals"
+        )
     }
 
     private struct InviteForm: Decodable {
+        /// Sent by the staff form; the medical professionals' form invites medical professionals.
+        var role: String?
+        var role_shown: String?
         var first_name: String?
         var last_name: String?
         var date_of_birth_day: String?
@@ -69,10 +110,15 @@ struct MedicalProfessionalsController {
         ]
         let typedDate = DateInputValue(day: form.date_of_birth_day, month: form.date_of_birth_month, year: form.date_of_birth_year)
         var errors = FormErrors()
+        let choosing = form.role_shown != nil
+        let role: StaffRole? = choosing ? form.role.flatMap(StaffRole.init(rawValue:)) : .medicalProfessional
+        if role == nil { errors.add("role", "Select the role they will have") }
         var dateProblem: DateInputProblem?
         if let problem = FieldRules.requiredTextProblem(values["first_name"]!, name: "their first name") { errors.add("first_name", problem) }
         if let problem = FieldRules.requiredTextProblem(values["last_name"]!, name: "their last name") { errors.add("last_name", problem) }
         var dateOfBirth: CalendarDate?
+        // Only a medical professional's profile keeps a date of birth; other roles are not asked for one.
+        if role == .medicalProfessional {
         switch typedDate.date(named: "Date of birth", missing: "Enter their date of birth") {
         case .success(let date):
             if let message = Self.dateOfBirthProblem(date, today: CalendarDate(portal.now)) {
@@ -83,27 +129,24 @@ struct MedicalProfessionalsController {
         case .failure(let problem):
             dateProblem = problem
         }
+        }
         if let dateProblem { errors.add(DateInputField.errorAnchor("date_of_birth", dateProblem), dateProblem.message) }
         if let problem = FieldRules.emailProblem(values["email"]!) { errors.add("email", problem) }
 
         func page(_ errors: FormErrors, dateProblem: DateInputProblem?) -> Response {
-            var nameFields = InviteMedicalProfessionalPage.nameFields(values)
-            var emailFields = InviteMedicalProfessionalPage.emailFields(values)
-            errors.apply(to: &nameFields)
-            errors.apply(to: &emailFields)
-            return portal.pages.response(
-                InviteMedicalProfessionalPage(
-                    layout: portal.layout(Self.inviteTitle, context: context, current: .medicalProfessionals),
-                    errors: errors.items, nameFields: nameFields,
-                    dateOfBirth: InviteMedicalProfessionalPage.dateOfBirth(typedDate, problem: dateProblem),
-                    emailFields: emailFields
+            portal.pages.response(
+                invitePage(
+                    context: context, choosingRole: choosing ? .some(role) : nil, errors: errors, values: values,
+                    typedDate: typedDate, dateProblem: dateProblem
                 ),
                 status: .unprocessableContent
             )
         }
-        guard errors.isEmpty, let dateOfBirth else { return page(errors, dateProblem: dateProblem) }
+        guard errors.isEmpty, let role, role != .medicalProfessional || dateOfBirth != nil else { return page(errors, dateProblem: dateProblem) }
 
-        let invitee = Invitee(firstName: values["first_name"]!, lastName: values["last_name"]!, dateOfBirth: dateOfBirth, email: values["email"]!)
+        let invitee = Invitee(
+            firstName: values["first_name"]!, lastName: values["last_name"]!, dateOfBirth: dateOfBirth, email: values["email"]!, role: role
+        )
         let origin = portal.origin(of: request, context: context)
         let invitation: StaffInvitation? = try await portal.database.transaction { db in
             guard try await !invitations.hasOpenInvitation(email: invitee.email, on: db) else { return nil }
@@ -117,13 +160,13 @@ struct MedicalProfessionalsController {
         }
         guard let invitation else {
             var errors = FormErrors()
-            errors.add("email", "An invitation to this email address is already open. Send it again or revoke it from the list of medical professionals")
+            errors.add("email", "An invitation to this email address is already open. Send it again or revoke it from the list of \(choosing ? "staff accounts" : "medical professionals")")
             return page(errors, dateProblem: nil)
         }
         try await portal.flash(
-            Flash(.success, "An invitation has been sent to \(invitation.fullName) at \(invitation.email). The link works for \(StaffInvitation.lifetimeDays) days."), context: context
+            Flash(.success, "An invitation\(choosing ? " as \(invitation.role.title.lowercased())" : "") has been sent to \(invitation.fullName) at \(invitation.email). The link works for \(StaffInvitation.lifetimeDays) days."), context: context
         )
-        return seeOther(.medicalProfessionals)
+        return seeOther(choosing ? .staff : .medicalProfessionals)
     }
 
     /// Medical professionals are 18 to 100 years old on the day they are invited.
@@ -139,8 +182,9 @@ struct MedicalProfessionalsController {
     @Sendable func resend(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         let origin = portal.origin(of: request, context: context)
+        let existing = try await portal.database.read { db in try await invitations.find(id: id, on: db) }
+        guard let existing else { throw HTTPError(.notFound) }
         let renewed: StaffInvitation? = try await portal.database.transaction { db in
-            guard try await invitations.find(id: id, on: db) != nil else { throw HTTPError(.notFound) }
             let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
             guard let renewed = try await invitations.renew(id: id, token: token, now: portal.now, on: db) else { return nil }
             try await portal.outbox.enqueue(.invitation(renewed, token: token, settings: portal.settings), on: db)
@@ -155,13 +199,15 @@ struct MedicalProfessionalsController {
             } ?? Flash(.warning, "That invitation was not sent again: it has already been accepted or revoked."),
             context: context
         )
-        return seeOther(.medicalProfessionals)
+        return seeOther(existing.role == .medicalProfessional ? .medicalProfessionals : .staff)
     }
 
     @Sendable func revoke(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         guard let staff = context.staff else { throw AccessDenied() }
         let origin = portal.origin(of: request, context: context)
+        let existing = try await portal.database.read { db in try await invitations.find(id: id, on: db) }
+        guard let existing else { throw HTTPError(.notFound) }
         let revoked: StaffInvitation? = try await portal.database.transaction { db in
             guard let invitation = try await invitations.find(id: id, on: db) else { throw HTTPError(.notFound) }
             guard try await invitations.revoke(id: id, by: staff.id, now: portal.now, on: db) else { return nil }
@@ -175,6 +221,6 @@ struct MedicalProfessionalsController {
                 ?? Flash(.warning, "That invitation was not revoked: it has already been accepted or revoked."),
             context: context
         )
-        return seeOther(.medicalProfessionals)
+        return seeOther(existing.role == .medicalProfessional ? .medicalProfessionals : .staff)
     }
 }

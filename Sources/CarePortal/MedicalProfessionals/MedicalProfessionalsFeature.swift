@@ -2,7 +2,9 @@ import Foundation
 import PortalPlatform
 import SQLKit
 
-/// Medical professionals: the administrators' list, invitations by email, and accepting one.
+/// Medical professionals: the administrators' list and their invitation form. The invitation flow
+/// itself (any role, accepting, resending, revoking) is registered by `StaffFeature`, so it works
+/// whichever programs run.
 struct MedicalProfessionalsFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
@@ -16,7 +18,6 @@ struct MedicalProfessionalsFeature: PortalFeature {
 
     func addRoutes(to routes: inout PortalRoutes) {
         MedicalProfessionalsController(portal: portal).addRoutes(to: &routes)
-        InvitationController(portal: portal).addRoutes(to: &routes)
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {

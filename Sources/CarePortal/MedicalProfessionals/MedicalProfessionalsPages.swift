@@ -21,6 +21,7 @@ struct MedicalProfessionalRow: Sendable, Encodable {
 /// An invitation that was neither accepted nor revoked.
 struct InvitationRow: Sendable, Encodable {
     let name: String
+    let roleTitle: String
     let email: String
     let sent: String
     let expires: String
@@ -32,6 +33,7 @@ struct InvitationRow: Sendable, Encodable {
     init(_ invitation: StaffInvitation, now: Date) {
         let status = invitation.status(at: now)
         name = invitation.fullName
+        roleTitle = invitation.role.title
         email = invitation.email
         sent = DisplayTime.dateTime(invitation.lastSentAt)
         expires = DisplayTime.dateTime(invitation.expiresAt)
@@ -54,15 +56,28 @@ struct MedicalProfessionalsPage: Page {
 }
 
 struct InviteMedicalProfessionalPage: Page {
+    struct RoleChoice: Sendable, Encodable {
+        /// The first radio takes the group's name as its id, so the error summary can link to it.
+        let id: String
+        let value: String
+        let title: String
+        let isChecked: Bool
+    }
+
     static let template = TemplateName.inviteMedicalProfessional
     let layout: Layout
     let errors: [FormErrors.Item]
+    let title: String
+    /// Empty on the medical professionals' own form, which invites only them.
+    let roleChoices: [RoleChoice]
+    let roleError: String?
     let nameFields: [FormField]
     let dateOfBirth: DateInputField
     let emailFields: [FormField]
     let lifetimeDays = StaffInvitation.lifetimeDays
-    let action = SiteURL.inviteMedicalProfessional.path
-    let listPath = SiteURL.medicalProfessionals.path
+    let action: String
+    let listPath: String
+    let listTitle: String
 
     static func nameFields(_ values: [String: String] = [:]) -> [FormField] {
         [
@@ -71,8 +86,14 @@ struct InviteMedicalProfessionalPage: Page {
         ]
     }
 
-    static func dateOfBirth(_ value: DateInputValue = DateInputValue(day: nil, month: nil, year: nil), problem: DateInputProblem? = nil) -> DateInputField {
-        DateInputField("date_of_birth", legend: "Date of birth", hint: "For example, 27 3 1980", value: value, problem: problem)
+    static func dateOfBirth(
+        _ value: DateInputValue = DateInputValue(day: nil, month: nil, year: nil), problem: DateInputProblem? = nil, choosingRole: Bool = false
+    ) -> DateInputField {
+        DateInputField(
+            "date_of_birth", legend: choosingRole ? "Date of birth (medical professionals only)" : "Date of birth",
+            hint: choosingRole ? "Kept in a medical professional’s profile; not asked of other roles. For example, 27 3 1980" : "For example, 27 3 1980",
+            value: value, problem: problem
+        )
     }
 
     static func emailFields(_ values: [String: String] = [:]) -> [FormField] {
@@ -117,13 +138,18 @@ struct AcceptInvitationPage: Page {
     static let template = TemplateName.acceptInvitation
     let layout: Layout
     let errors: [FormErrors.Item]
+    let roleTitle: String
+    let roleLower: String
+    let roleArticle: String
+    /// Only a medical professional chooses an avatar and bio (members see them).
+    let asksForProfile: Bool
     let firstName: String
     let email: String
     let expires: String
     let token: String
     let accountFields: [FormField]
-    let avatar: AvatarField
-    let bio: FormField
+    let avatar: AvatarField?
+    let bio: FormField?
     /// Set when this browser is signed in to another account, which accepting signs out of.
     let signedInAs: String?
     let action = SiteURL.invitation.path

@@ -2,7 +2,7 @@ import Foundation
 import PortalPlatform
 import SQLKit
 
-/// An administrator's invitation to a medical professional: who they are, where the link went, and what became of it.
+/// An administrator's invitation to a member of staff: the role, who they are, where the link went, and what became of it.
 public struct StaffInvitation: Sendable, Equatable, Identifiable {
     public enum Status: String, Sendable, CaseIterable {
         case waiting, expired, accepted, revoked
@@ -18,9 +18,11 @@ public struct StaffInvitation: Sendable, Equatable, Identifiable {
     }
 
     public var id: Int64
+    public var role: StaffRole
     public var firstName: String
     public var lastName: String
-    public var dateOfBirth: CalendarDate
+    /// Asked only of medical professionals (their profile); nil for other roles.
+    public var dateOfBirth: CalendarDate?
     public var email: String
     public var createdBy: Int64
     public var createdAt: Date
@@ -43,12 +45,13 @@ public struct StaffInvitation: Sendable, Equatable, Identifiable {
     static let lifetime = TimeInterval(lifetimeDays * 86_400)
 }
 
-/// Who is being invited, as the administrator entered it.
+/// Who is being invited, and for which role, as the administrator entered it.
 struct Invitee: Sendable, Equatable {
     var firstName: String
     var lastName: String
-    var dateOfBirth: CalendarDate
+    var dateOfBirth: CalendarDate?
     var email: String
+    var role: StaffRole = .medicalProfessional
 }
 
 /// The only place invitations are read and written. Only a hash of each link's token is kept.
@@ -57,9 +60,11 @@ struct StaffInvitationRepository: Sendable {
         let expires = now.addingTimeInterval(StaffInvitation.lifetime)
         let time = now.millisecondsSince1970
         let row = try await db.insert(into: "staff_invitations")
-            .columns("first_name", "last_name", "date_of_birth", "email", "token_hash", "created_by", "created_at", "expires_at", "last_sent_at")
+            .columns("role", "first_name", "last_name", "date_of_birth", "email", "token_hash", "created_by", "created_at", "expires_at", "last_sent_at")
             .values(
-                SQLBind(invitee.firstName), SQLBind(invitee.lastName), SQLBind(invitee.dateOfBirth.iso), SQLBind(invitee.email),
+                // A role that is not asked for a date of birth stores "" (the column predates other roles).
+                SQLBind(invitee.role.rawValue), SQLBind(invitee.firstName), SQLBind(invitee.lastName), SQLBind(invitee.dateOfBirth?.iso ?? ""),
+                SQLBind(invitee.email),
                 SQLBind(token.hash), SQLBind(createdBy), SQLBind(time), SQLBind(expires.millisecondsSince1970), SQLBind(time)
             )
             .returning("*")
@@ -87,8 +92,10 @@ struct StaffInvitationRepository: Sendable {
     /// Invitations neither accepted nor revoked, waiting or expired, newest first.
     ///
     /// Not paged: each one is accepted, sent again or revoked by an administrator, so the list stays short.
-    func open(on db: any SQLDatabase) async throws -> [StaffInvitation] {
-        try await open(db.select().column("*").from("staff_invitations"))
+    func open(role: StaffRole? = nil, on db: any SQLDatabase) async throws -> [StaffInvitation] {
+        let query = open(db.select().column("*").from("staff_invitations"))
+        if let role { query.where("role", .equal, role.rawValue) }
+        return try await query
             .orderBy("created_at", .descending).orderBy("id", .descending)
             .all()
             .map(decode)
@@ -141,14 +148,20 @@ struct StaffInvitationRepository: Sendable {
 
     private func decode(_ row: any SQLRow) throws -> StaffInvitation {
         let id = try row.decode(column: "id", as: Int64.self)
-        guard let dateOfBirth = CalendarDate(iso: try row.decode(column: "date_of_birth", as: String.self)) else {
+        let storedDate = try row.decode(column: "date_of_birth", as: String.self)
+        let dateOfBirth = CalendarDate(iso: storedDate)
+        guard storedDate.isEmpty || dateOfBirth != nil else {
             throw StorageInconsistency(description: "staff invitation \(id) has a malformed date of birth")
+        }
+        guard let role = StaffRole(rawValue: try row.decode(column: "role", as: String.self)) else {
+            throw StorageInconsistency(description: "staff invitation \(id) has an unknown role")
         }
         func instant(_ column: String) throws -> Date? {
             try row.decode(column: column, as: Int64?.self).map(Date.init(millisecondsSince1970:))
         }
         return StaffInvitation(
             id: id,
+            role: role,
             firstName: try row.decode(column: "first_name", as: String.self),
             lastName: try row.decode(column: "last_name", as: String.self),
             dateOfBirth: dateOfBirth,

@@ -30,6 +30,7 @@ enum SchemaHistory {
         CreatePointsLedger(),
         CreateAnalyticsAggregates(),
         CreateSurveys(),
+        CompleteStaffAccounts(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

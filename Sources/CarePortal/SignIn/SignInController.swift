@@ -10,7 +10,7 @@ struct SignInController {
     let throttle = SignInThrottle()
 
     static let wrongCredentials = "The username or password is not right"
-    static let paused = "Too many attempts to sign in. Wait 15 minutes, then try again. If you have forgotten your password, ask an administrator."
+    static let paused = "Too many attempts to sign in. Wait 15 minutes, then try again. If you have forgotten your password, ask for a reset link."
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.setup.pattern, access: .everyone, showSetup)
@@ -169,15 +169,21 @@ struct SignInController {
             )
         }
 
-        let session = try await portal.database.transaction { db in
+        let twoFactor = TwoFactorController(portal: portal)
+        let (session, secondStep): (ActiveSession, SiteURL?) = try await portal.database.transaction { db in
+            // With a second factor, the password's failures are cleared only once the code is right too.
+            if let step = try await twoFactor.secondStep(for: account, on: db) {
+                let pending = try await portal.sessions.rotate(context.session, toAccount: nil, on: db)
+                return (pending, try await twoFactor.start(step, for: account, session: pending, next: form.next, on: db))
+            }
             try await throttle.clear(.account(username), on: db)
             try await portal.audit.record(AuditEvent(
                 actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
                 action: .signIn, recordType: "staff_account", recordID: "\(account.id)", origin: origin
             ), on: db)
-            return try await portal.sessions.rotate(context.session, toAccount: account.id, on: db)
+            return (try await portal.sessions.rotate(context.session, toAccount: account.id, on: db), nil)
         }
-        var response = seeOther(safeReturnPath(form.next, landing: .landing(for: account.role)))
+        var response = seeOther(secondStep?.path ?? safeReturnPath(form.next, landing: .landing(for: account.role)))
         response.setCookie(portal.sessions.cookie(for: session))
         return response
     }

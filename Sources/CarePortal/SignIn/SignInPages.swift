@@ -30,6 +30,7 @@ struct SignInPage: Page {
     let next: String?
     let action = SiteURL.signIn.path
     let registerPath = SiteURL.registerPhysician.path
+    let forgottenPasswordPath = SiteURL.forgottenPassword.path
 
     static func fields(username: String = "") -> [FormField] {
         [
@@ -45,6 +46,7 @@ struct ChangePasswordPage: Page {
     let errors: [FormErrors.Item]
     let fields: [FormField]
     let action = SiteURL.changePassword.path
+    let twoFactorPath = SiteURL.twoFactor.path
 
     static var fields: [FormField] {
         [

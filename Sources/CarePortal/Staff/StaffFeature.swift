@@ -1,5 +1,6 @@
 import Foundation
 import PortalPlatform
+import SQLKit
 
 /// Staff accounts: the administrators' list and account pages, and physicians' self-registration with approval.
 struct StaffFeature: PortalFeature {
@@ -7,13 +8,22 @@ struct StaffFeature: PortalFeature {
     static let navigation = [
         NavigationItem(title: "Staff accounts", path: SiteURL.staff.path, access: StaffController.access, group: .people),
     ]
-    static let auditActions: [AuditAction] = [.accountCreated, .accountDisabled, .accountEnabled, .physicianRegistered, .physicianApproved, .physicianRejected]
-    static let templates: [TemplateName] = [.registerPhysician, .registrationReceived, .staffList, .staffAccount]
+    static let auditActions: [AuditAction] = [
+        .accountCreated, .accountDisabled, .accountEnabled, .physicianRegistered, .physicianApproved, .physicianRejected,
+        .accountDeleted,
+    ]
+    static let templates: [TemplateName] = [.registerPhysician, .registrationReceived, .staffList, .staffAccount, .deleteStaffAccount]
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {
         PhysicianRegistrationController(portal: portal).addRoutes(to: &routes)
         StaffController(portal: portal).addRoutes(to: &routes)
+        MedicalProfessionalsController(portal: portal).addStaffInvitationRoutes(to: &routes)
+        InvitationController(portal: portal).addRoutes(to: &routes)
+    }
+
+    static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
+        try await demo.seedStaffInvitations(on: db)
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
@@ -33,6 +43,7 @@ extension TemplateName {
     static let registrationReceived = TemplateName("staff/registration-received")
     static let staffList = TemplateName("staff/list")
     static let staffAccount = TemplateName("staff/account")
+    static let deleteStaffAccount = TemplateName("staff/delete")
 }
 
 extension AuditAction {
@@ -42,4 +53,5 @@ extension AuditAction {
     static let physicianRegistered = AuditAction("physician_registered", title: "Physician registered")
     static let physicianApproved = AuditAction("physician_approved", title: "Physician approved")
     static let physicianRejected = AuditAction("physician_rejected", title: "Physician registration declined")
+    static let accountDeleted = AuditAction("account_deleted", title: "Account deleted")
 }

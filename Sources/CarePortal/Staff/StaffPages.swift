@@ -87,7 +87,11 @@ struct StaffListPage: Page {
     let awaitingApprovalPath: String
     let action = SiteURL.staff.path
     let isFiltered: Bool
+    let invitations: [InvitationRow]
+    let lifetimeDays = StaffInvitation.lifetimeDays
     let registerPath = SiteURL.registerPhysician.path
+    let invitePath = SiteURL.staffInvite.path
+    let twoFactorPolicyPath = SiteURL.twoFactorPolicy.path
 }
 
 struct StaffAccountPage: Page {
@@ -107,6 +111,35 @@ struct StaffAccountPage: Page {
     let disablePath: String?
     let enablePath: String?
     let isSelf: Bool
+    let sendPasswordResetPath: String?
+    let deletePath: String?
+    let resetSecondFactorPath: String?
     let staffListPath = SiteURL.staff.path
     let auditPath: String
+}
+
+/// Confirms deleting a staff account by having the administrator type its username.
+struct DeleteStaffAccountPage: Page {
+    static let template = TemplateName.deleteStaffAccount
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let username: String
+    let formerTitle: String
+    let field: FormField
+    let accountPath: String
+    let action: String
+
+    init(account: StaffAccount, layout: Layout, errors: [FormErrors.Item], field: FormField) {
+        self.layout = layout
+        self.errors = errors
+        username = account.username
+        formerTitle = account.role.formerTitle
+        self.field = field
+        accountPath = SiteURL.staffAccount(account.id).path
+        action = SiteURL.staffDelete(account.id).path
+    }
+
+    static func field(_ value: String = "") -> FormField {
+        FormField("username", label: "Type the username to confirm", value: value, autocomplete: "off", width: 20)
+    }
 }

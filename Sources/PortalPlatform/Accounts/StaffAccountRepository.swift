@@ -153,7 +153,9 @@ package struct StaffAccountRepository: Sendable {
     }
 
     package func find(id: Int64, on db: any SQLDatabase) async throws -> StaffAccount? {
-        try await db.select().columns(Self.columns).from("staff_accounts").where("id", .equal, id).first().map { try account(from: $0) }
+        try await db.select().columns(Self.columns).from("staff_accounts").where("id", .equal, id)
+            .where("deleted_at", .is, SQLLiteral.null)
+            .first().map { try account(from: $0) }
     }
 
     package func find(username: String, on db: any SQLDatabase) async throws -> StaffAccount? {
@@ -164,6 +166,7 @@ package struct StaffAccountRepository: Sendable {
     package func credentials(username: String, on db: any SQLDatabase) async throws -> (account: StaffAccount, passwordHash: String)? {
         guard let row = try await db.select().columns(Self.columns + ["password_hash"]).from("staff_accounts")
             .where("username_key", .equal, usernameKey(username))
+            .where("deleted_at", .is, SQLLiteral.null)
             .first()
         else { return nil }
         return (try account(from: row), try row.decode(column: "password_hash", as: String.self))
@@ -195,6 +198,7 @@ package struct StaffAccountRepository: Sendable {
         return try await db.page(
             of: "staff_accounts", query.page, columns: Self.columns,
             filter: { builder in
+                builder.where("deleted_at", .is, SQLLiteral.null)
                 if !query.search.isEmpty {
                     builder.where(SQLGroupExpression([
                         SQLBinaryExpression(lowercased("username", contains: query.search), .or, lowercased("email", contains: query.search))
@@ -244,6 +248,45 @@ package struct StaffAccountRepository: Sendable {
             .set("approved_at", to: now.millisecondsSince1970)
             .where("account_id", .equal, accountID)
             .run()
+    }
+
+    /// Active administrators, other than `excluding`: the last one can be neither disabled nor deleted.
+    package func activeAdministratorCount(excluding accountID: Int64, on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "staff_accounts") {
+            $0.where("role", .equal, StaffRole.administrator.rawValue)
+                .where("status", .equal, AccountStatus.active.rawValue)
+                .where("deleted_at", .is, SQLLiteral.null)
+                .where("id", .notEqual, accountID)
+        }
+    }
+
+    /// Active accounts with this email address, compared without case (a password reset goes to each).
+    package func activeAccounts(email: String, on db: any SQLDatabase) async throws -> [StaffAccount] {
+        try await db.select().columns(Self.columns).from("staff_accounts")
+            .where(SQLFunction("LOWER", args: SQLColumn("email")), .equal, SQLBind(email.lowercased()))
+            .where("status", .equal, AccountStatus.active.rawValue)
+            .where("deleted_at", .is, SQLLiteral.null)
+            .orderBy("id")
+            .all()
+            .map { try account(from: $0) }
+    }
+
+    /// Deletes an account's sign-in and personal details, keeping a nameless row under `formerName`
+    /// so that what she wrote keeps its author; `unusableHash` is a hash of a password nobody knows.
+    package func forget(accountID: Int64, formerName: String, unusableHash: String, now: Date, on db: any SQLDatabase) async throws {
+        let time = now.millisecondsSince1970
+        try await db.update("staff_accounts")
+            .set("username", to: formerName)
+            // No username typed at sign-in gives this key: a colon is not allowed in usernames.
+            .set("username_key", to: "deleted:\(accountID)")
+            .set("email", to: SQLLiteral.null)
+            .set("status", to: AccountStatus.disabled.rawValue)
+            .set("password_hash", to: unusableHash)
+            .set("updated_at", to: time)
+            .set("deleted_at", to: time)
+            .where("id", .equal, accountID)
+            .run()
+        try await db.delete(from: "physician_profiles").where("account_id", .equal, accountID).run()
     }
 
     package func count(on db: any SQLDatabase) async throws -> Int {

@@ -543,10 +543,10 @@ import Testing
                     username: try #require(credentials.first { $0.role == .medicalProfessional }).username, on: db
                 )
                 return (
-                    try await StaffInvitationRepository().open(on: db),
-                    // The demo's patients' claim emails wait in the outbox too; these are the invitations.
+                    try await StaffInvitationRepository().open(role: .medicalProfessional, on: db),
+                    // The demo's patients' claim emails and the staff step's physician invitation wait in the outbox too.
                     try await Outbox(now: Date.init, wakeSender: {}).list(status: nil, page: PageRequest(number: 1), on: db).items
-                        .filter { $0.subject.hasPrefix("Your invitation") },
+                        .filter { $0.subject.hasPrefix("Your invitation") && $0.recipient != "jordan.demo@example.org" },
                     try await StaffProfileRepository().find(accountID: try #require(medicalProfessional).account.id, on: db)
                 )
             }

@@ -199,7 +199,10 @@ import Testing
     @Test(arguments: TestEngines.all)
     func medicalProfessionalsWorkOnlyOnTheInformationDesk(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            let ownAccount = [SiteURL.signOut.path, SiteURL.changePassword.path]
+            let ownAccount = [
+                SiteURL.signOut.path, SiteURL.changePassword.path,
+                SiteURL.twoFactor.path, SiteURL.twoFactorSetUp.path, SiteURL.twoFactorConfirm.path, SiteURL.twoFactorTurnOff.path,
+            ]
             var open: [String] = []
             for route in portal.app.routes where !Self.isAPI(route) {
                 let access = try #require(portal.app.catalogue.access[route])

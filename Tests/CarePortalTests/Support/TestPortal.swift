@@ -144,9 +144,10 @@ struct Visitor {
     @discardableResult
     mutating func post(
         _ path: String, form: [(String, String)] = [], csrfToken: String?? = nil, origin: String? = TestPortal.origin,
-        secFetchSite: String? = nil
+        secFetchSite: String? = nil, headers extraHeaders: HTTPFields = [:]
     ) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        headers.append(contentsOf: extraHeaders)
         if let cookie { headers[.cookie] = "\(cookieName)=\(cookie)" }
         if let origin { headers[.origin] = origin }
         if let secFetchSite { headers[HTTPField.Name("Sec-Fetch-Site")!] = secFetchSite }
