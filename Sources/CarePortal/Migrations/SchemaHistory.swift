@@ -28,6 +28,7 @@ enum SchemaHistory {
         CreateNotifications(),
         CreateMemberCalendars(),
         CreatePointsLedger(),
+        CreatePharmacy(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
