@@ -207,6 +207,8 @@ enum SiteURL: Sendable, Equatable {
     case apiPharmacyVouchers
     case apiPharmacyVoucherActivation(Int64)
     case apiPharmacyNotifications
+    case pharmacyDealPicture(Int64)
+    case apiPharmacyDealPicture(Int64)
 
     /// The address to link to.
     var path: String {
@@ -394,6 +396,8 @@ enum SiteURL: Sendable, Equatable {
         case .apiPharmacyVouchers: "/api/v1/pharmacy/vouchers"
         case .apiPharmacyVoucherActivation(let id): "/api/v1/pharmacy/vouchers/\(id)/activate"
         case .apiPharmacyNotifications: "/api/v1/pharmacy/notifications"
+        case .pharmacyDealPicture(let id): "/pharmacy/deals/\(id)/picture"
+        case .apiPharmacyDealPicture(let id): "/api/v1/pharmacy/deals/\(id)/picture"
         }
     }
 

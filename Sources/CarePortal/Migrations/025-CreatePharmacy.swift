@@ -99,6 +99,9 @@ struct CreatePharmacy: Migration {
             // `YYYY-MM-DD` on the program's clock, both days included.
             .column("valid_from", type: .text, .notNull)
             .column("valid_until", type: .text, .notNull)
+            // An optional picture: a name the server chose under `DATA_DIR/deals`, and the type its bytes were recognised as.
+            .column("picture_file", type: .text)
+            .column("picture_type", type: .text)
             .column("created_at", type: .bigint, .notNull)
             .column("updated_at", type: .bigint, .notNull)
             .run()

@@ -93,6 +93,8 @@ enum PharmacyAPI {
         let description: String
         let validFrom: String
         let validUntil: String
+        /// Where the app fetches the deal's picture with her token, when it has one.
+        let pictureUrl: String?
 
         init(_ deal: PharmacyDeal) {
             id = deal.id
@@ -100,6 +102,7 @@ enum PharmacyAPI {
             description = deal.description
             validFrom = deal.validFrom
             validUntil = deal.validUntil
+            pictureUrl = deal.picture == nil ? nil : SiteURL.apiPharmacyDealPicture(deal.id).path
         }
     }
 
@@ -268,6 +271,9 @@ struct PharmacyAPIController {
         routes.get(SiteURL.apiPharmacyRefills.pattern, access: .pharmacyCustomer, refills)
         routes.post(SiteURL.apiPharmacyRefills.pattern, access: .pharmacyCustomer, requestRefill)
         routes.get(SiteURL.apiPharmacyDeals.pattern, access: .pharmacyCustomer, deals)
+        routes.get(SiteURL.pattern(SiteURL.apiPharmacyDealPicture), access: .pharmacyCustomer) { [portal] request, context in
+            try await PharmacyStoreController.picture(of: context.parameters.apiRecordID(), portal: portal, request: request, context: context)
+        }
         routes.get(SiteURL.apiPharmacyBeacons.pattern, access: .pharmacyCustomer, beacons)
         routes.post(SiteURL.apiPharmacyVisits.pattern, access: .pharmacyCustomer, visit)
         routes.get(SiteURL.apiPharmacyRewards.pattern, access: .pharmacyCustomer, rewards)

@@ -150,6 +150,8 @@ struct PharmacyDeal: Sendable, Equatable {
     /// `YYYY-MM-DD` on the program's clock, both days included.
     var validFrom: String
     var validUntil: String
+    /// An optional picture, stored by the platform's uploads under `DATA_DIR/deals`.
+    var picture: StoredUpload?
 }
 
 /// A reward in the voucher catalogue.
@@ -227,4 +229,7 @@ enum PharmacyRules {
     }
 
     static let stateCodes: Set<String> = USState.all
+
+    /// A deal's picture: checked like the catalogue's illustrations, by its bytes, never its name.
+    static let dealPictureRules = UploadRules(types: UploadType.pictures, maximumSize: 2 * 1024 * 1024, noun: "picture")
 }

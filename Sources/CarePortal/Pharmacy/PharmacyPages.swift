@@ -259,6 +259,7 @@ struct DealRow: Sendable, Encodable {
     let isCurrent: Bool
     let editPath: String
     let deletePath: String
+    let picturePath: String?
 
     init(_ deal: PharmacyDeal, today: CalendarDate) {
         title = deal.title
@@ -269,6 +270,7 @@ struct DealRow: Sendable, Encodable {
         isCurrent = deal.validFrom <= today.iso && today.iso <= deal.validUntil
         editPath = SiteURL.editPharmacyDeal(deal.id).path
         deletePath = SiteURL.deletePharmacyDeal(deal.id).path
+        picturePath = deal.picture == nil ? nil : SiteURL.pharmacyDealPicture(deal.id).path
     }
 }
 
@@ -302,12 +304,14 @@ struct DealFormPage: Page {
     let description: String
     let descriptionError: String?
     let dateFields: [FormField]
+    let pictureField: FormField
+    let picturePath: String?
     let action: String
     let isNew: Bool
     let backPath = SiteURL.pharmacyDeals.path
     let descriptionMaximum = PharmacyForms.descriptionMaximumLength
 
-    init(_ form: PharmacyStoreController.DealForm, id: Int64?, errors: FormErrors, layout: Layout) {
+    init(_ form: PharmacyStoreController.DealForm, id: Int64?, hasPicture: Bool, errors: FormErrors, layout: Layout) {
         self.layout = layout
         self.errors = errors.items
         var title = [FormField("title", label: "Title", value: form.title, hint: "Like 20% off vitamins", width: 30)]
@@ -321,6 +325,13 @@ struct DealFormPage: Page {
         ]
         errors.apply(to: &dates)
         dateFields = dates
+        var picture = [FormField(
+            "picture", label: hasPicture ? "Replace the picture (optional)" : "Picture (optional)",
+            hint: "A PNG, JPEG or WebP picture smaller than \(PharmacyRules.dealPictureRules.maximumSizeText).", type: "file"
+        )]
+        errors.apply(to: &picture)
+        pictureField = picture[0]
+        picturePath = hasPicture ? id.map { SiteURL.pharmacyDealPicture($0).path } : nil
         action = id.map { SiteURL.editPharmacyDeal($0).path } ?? SiteURL.newPharmacyDeal.path
         isNew = id == nil
     }

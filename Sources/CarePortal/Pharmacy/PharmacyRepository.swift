@@ -346,11 +346,14 @@ struct PharmacyRepository: Sendable {
         PharmacyDeal(
             id: try row.decode(column: "id", as: Int64.self), title: try row.decode(column: "title", as: String.self),
             description: try row.decode(column: "description", as: String.self),
-            validFrom: try row.decode(column: "valid_from", as: String.self), validUntil: try row.decode(column: "valid_until", as: String.self)
+            validFrom: try row.decode(column: "valid_from", as: String.self), validUntil: try row.decode(column: "valid_until", as: String.self),
+            picture: try row.decode(column: "picture_file", as: String?.self).flatMap { file in
+                try row.decode(column: "picture_type", as: String?.self).flatMap(UploadType.init(rawValue:)).map { StoredUpload(fileName: file, type: $0) }
+            }
         )
     }
 
-    private static let dealColumns = ["id", "title", "description", "valid_from", "valid_until"]
+    private static let dealColumns = ["id", "title", "description", "valid_from", "valid_until", "picture_file", "picture_type"]
 
     /// Deals running on `day`, those ending soonest first.
     func currentDeals(on day: CalendarDate, on db: any SQLDatabase) async throws -> [PharmacyDeal] {
@@ -374,14 +377,17 @@ struct PharmacyRepository: Sendable {
 
     func addDeal(_ deal: PharmacyDeal, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let time = now.millisecondsSince1970
-        return try await db.insert(into: "pharmacy_deals").columns("title", "description", "valid_from", "valid_until", "created_at", "updated_at")
-            .values(SQLBind(deal.title), SQLBind(deal.description), SQLBind(deal.validFrom), SQLBind(deal.validUntil), SQLBind(time), SQLBind(time))
+        return try await db.insert(into: "pharmacy_deals")
+            .columns("title", "description", "valid_from", "valid_until", "picture_file", "picture_type", "created_at", "updated_at")
+            .values(SQLBind(deal.title), SQLBind(deal.description), SQLBind(deal.validFrom), SQLBind(deal.validUntil),
+                    SQLBind(deal.picture?.fileName), SQLBind(deal.picture?.type.rawValue), SQLBind(time), SQLBind(time))
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
     func updateDeal(_ deal: PharmacyDeal, now: Date, on db: any SQLDatabase) async throws -> Bool {
         try await db.update("pharmacy_deals").set("title", to: deal.title).set("description", to: deal.description)
             .set("valid_from", to: deal.validFrom).set("valid_until", to: deal.validUntil).set("updated_at", to: now.millisecondsSince1970)
+            .set("picture_file", to: SQLBind(deal.picture?.fileName)).set("picture_type", to: SQLBind(deal.picture?.type.rawValue))
             .where("id", .equal, deal.id).returning("id").first() != nil
     }
 

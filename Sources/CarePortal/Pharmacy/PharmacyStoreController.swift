@@ -17,6 +17,9 @@ struct PharmacyStoreController {
         routes.get(SiteURL.pattern(SiteURL.editPharmacyDeal), access: access) { try await dealForm($1.parameters.recordID(), $1) }
         routes.post(SiteURL.pattern(SiteURL.editPharmacyDeal), access: access) { try await saveDeal($1.parameters.recordID(), $0, $1) }
         routes.post(SiteURL.pattern(SiteURL.deletePharmacyDeal), access: access, deleteDeal)
+        routes.get(SiteURL.pattern(SiteURL.pharmacyDealPicture), access: access) { request, context in
+            try await Self.picture(of: context.parameters.recordID(), portal: portal, request: request, context: context)
+        }
         routes.get(SiteURL.pharmacyRewards.pattern, access: access) { try await rewards(RewardForm(), errors: FormErrors(), $1) }
         routes.post(SiteURL.pharmacyRewards.pattern, access: access, addReward)
         routes.post(SiteURL.pattern(SiteURL.pharmacyRewardRetire), access: access, retireReward)
@@ -28,6 +31,20 @@ struct PharmacyStoreController {
     }
 
     private var clock: ProgramClock { portal.programSettings.current.clock }
+
+    /// Deals' pictures: the platform's uploads under `DATA_DIR/deals`.
+    static func pictures(_ portal: Portal) -> UploadStore {
+        UploadStore(dataDirectory: portal.settings.dataDirectory, folder: "deals", randomBytes: portal.dependencies.randomBytes)
+    }
+
+    /// A deal's picture, served with the type its bytes were recognised as; staff and the app both ask here.
+    static func picture(of id: Int64, portal: Portal, request: Request, context: PortalContext) async throws -> Response {
+        guard let deal = try await portal.database.read({ db in try await PharmacyRepository().deal(id: id, on: db) }),
+              let picture = deal.picture,
+              let response = try await pictures(portal).response(for: picture, request: request, context: context, downloadName: "deal-\(id)")
+        else { throw request.uri.path.hasPrefix("/api/") ? APIError.notFound : HTTPError(.notFound) }
+        return response
+    }
 
     // MARK: Deals
 
@@ -41,7 +58,7 @@ struct PharmacyStoreController {
         ))
     }
 
-    struct DealForm: Decodable, Sendable {
+    struct DealForm: Sendable {
         var title = ""
         var description = ""
         var validFrom = ""
@@ -54,20 +71,23 @@ struct PharmacyStoreController {
 
         init() {}
 
+        /// The picture the deal has now, when the form shows one.
+        var picture: StoredUpload?
+
         init(_ deal: PharmacyDeal) {
             title = deal.title
             description = deal.description
             validFrom = deal.validFrom
             validUntil = deal.validUntil
+            picture = deal.picture
         }
 
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            func text(_ key: CodingKeys) throws -> String { (try container.decodeIfPresent(String.self, forKey: key) ?? "").trimmed }
-            title = try text(.title)
-            description = try text(.description)
-            validFrom = try text(.validFrom)
-            validUntil = try text(.validUntil)
+        init(_ form: MultipartForm) {
+            func text(_ key: CodingKeys) -> String { (form.fields[key.rawValue] ?? "").trimmed }
+            title = text(.title)
+            description = text(.description)
+            validFrom = text(.validFrom)
+            validUntil = text(.validUntil)
         }
 
         func validated(id: Int64) -> (PharmacyDeal?, FormErrors) {
@@ -92,33 +112,61 @@ struct PharmacyStoreController {
             guard let deal = try await portal.database.read({ db in try await repository.deal(id: id, on: db) }) else { throw HTTPError(.notFound) }
             form = DealForm(deal)
         }
-        return portal.pages.response(DealFormPage(form, id: id, errors: FormErrors(),
+        return portal.pages.response(DealFormPage(form, id: id, hasPicture: form.picture != nil, errors: FormErrors(),
                                                   layout: portal.layout(id == nil ? "Add a deal" : "Change a deal", context: context, current: .pharmacyDeals)))
     }
 
     private func saveDeal(_ id: Int64?, _ request: Request, _ context: PortalContext) async throws -> Response {
-        let form = try await request.form(DealForm.self, context: context)
-        let (deal, errors) = form.validated(id: id ?? 0)
-        guard let deal else {
-            return portal.pages.response(DealFormPage(form, id: id, errors: errors,
+        let multipart = try await request.multipartForm()
+        let form = DealForm(multipart)
+        let existing = try await id.asyncMap { id in
+            guard let found = try await portal.database.read({ db in try await repository.deal(id: id, on: db) }) else { throw HTTPError(.notFound) }
+            return found
+        }
+        var (deal, errors) = form.validated(id: id ?? 0)
+        var upload: (bytes: [UInt8], type: UploadType)?
+        if let file = multipart.files["picture"] {
+            switch PharmacyRules.dealPictureRules.check(file.bytes) {
+            case .success(let type): upload = (file.bytes, type)
+            case .failure(let problem): errors.add("picture", problem.message)
+            }
+        }
+        let removing = multipart.fields["remove_picture"] == "yes"
+        guard var deal, errors.isEmpty else {
+            return portal.pages.response(DealFormPage(form, id: id, hasPicture: existing?.picture != nil, errors: errors,
                                                       layout: portal.layout(id == nil ? "Add a deal" : "Change a deal", context: context, current: .pharmacyDeals)),
                                          status: .unprocessableContent)
         }
+        let store = Self.pictures(portal)
+        let stored = try upload.map { try store.save($0.bytes, type: $0.type) }
+        deal.picture = stored ?? (removing ? nil : existing?.picture)
         let origin = portal.origin(of: request, context: context)
-        let saved = try await portal.database.transaction { db -> Int64? in
-            let savedID: Int64
-            if let id {
-                guard try await repository.updateDeal(deal, now: portal.now, on: db) else { return nil }
-                savedID = id
-            } else {
-                savedID = try await repository.addDeal(deal, now: portal.now, on: db)
+        let saved: Int64?
+        do {
+            saved = try await portal.database.transaction { [deal] db -> Int64? in
+                let savedID: Int64
+                if let id {
+                    guard try await repository.updateDeal(deal, now: portal.now, on: db) else { return nil }
+                    savedID = id
+                } else {
+                    savedID = try await repository.addDeal(deal, now: portal.now, on: db)
+                }
+                try await portal.audit.record(AuditEvent(
+                    actor: context.auditActor, action: .pharmacyDealSaved, recordType: "pharmacy_deal", recordID: "\(savedID)", origin: origin,
+                    detail: deal.title + (stored.map { ", picture \($0.type.rawValue), \(upload!.bytes.count) bytes" } ?? "")
+                ), on: db)
+                return savedID
             }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pharmacyDealSaved, recordType: "pharmacy_deal", recordID: "\(savedID)", origin: origin, detail: deal.title
-            ), on: db)
-            return savedID
+        } catch {
+            if let stored { store.remove(stored) }
+            throw error
         }
-        guard saved != nil else { throw HTTPError(.notFound) }
+        guard saved != nil else {
+            if let stored { store.remove(stored) }
+            throw HTTPError(.notFound)
+        }
+        // A replaced or removed picture goes only once the change is recorded.
+        if let old = existing?.picture, old != deal.picture { store.remove(old) }
         try await portal.flash(Flash(.success, "\(deal.title) saved."), context: context)
         return seeOther(.pharmacyDeals)
     }
@@ -134,6 +182,7 @@ struct PharmacyStoreController {
             return deal
         }
         guard let deal else { throw HTTPError(.notFound) }
+        if let picture = deal.picture { Self.pictures(portal).remove(picture) }
         try await portal.flash(Flash(.success, "\(deal.title) deleted: the app no longer shows it."), context: context)
         return seeOther(.pharmacyDeals)
     }

@@ -414,14 +414,14 @@ enum PharmacyFixtures {
             var (pharmacist, _) = try await portal.signedIn(.pharmacist)
             #expect(try await pharmacist.get(SiteURL.pharmacyDeals.path).text.contains("No deals are running today"))
             let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
-            let bad = try await pharmacist.post(SiteURL.newPharmacyDeal.path, form: [
+            let bad = try await pharmacist.postMultipart(SiteURL.newPharmacyDeal.path, fields: [
                 ("title", "Vitamins"), ("description", "20% off"), ("valid_from", today.iso), ("valid_until", today.adding(days: -1).iso),
-            ])
+            ], file: nil)
             #expect(bad.status == .unprocessableContent && bad.text.contains("The last day must be on or after the first day"))
             for (title, from, until) in [("Vitamins <20%>", 0, 0), ("Next week", 7, 9), ("Hand cream", -2, 5)] {
-                let made = try await pharmacist.post(SiteURL.newPharmacyDeal.path, form: [
+                let made = try await pharmacist.postMultipart(SiteURL.newPharmacyDeal.path, fields: [
                     ("title", title), ("description", "A deal"), ("valid_from", today.adding(days: from).iso), ("valid_until", today.adding(days: until).iso),
-                ])
+                ], file: nil)
                 #expect(made.status == .seeOther)
             }
             #expect(try await pharmacist.get(SiteURL.pharmacyDeals.path).text.contains("Vitamins &lt;20%&gt;"))
@@ -431,6 +431,41 @@ enum PharmacyFixtures {
             portal.clock.advance(by: 86_400)
             deals = try await app.get(SiteURL.apiPharmacyDeals.path).object
             #expect((deals["deals"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Hand cream"] && deals["message"] == nil)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aDealsPictureIsCheckedByItsBytesAndServedToStaffAndTheApp(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, _) = try await PharmacyFixtures.customer(portal)
+            var (pharmacist, _) = try await portal.signedIn(.pharmacist)
+            let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
+            let fields = [("title", "Hand cream"), ("description", "Two for one"), ("valid_from", today.iso), ("valid_until", today.adding(days: 3).iso)]
+            let png = CatalogueTests.png
+            let disguised = try await pharmacist.postMultipart(SiteURL.newPharmacyDeal.path, fields: fields,
+                                                               file: ("picture", "cream.png", "image/png", Array("<svg onload=alert(1)>".utf8)))
+            #expect(disguised.status == .unprocessableContent && disguised.text.contains("The picture must be a PNG, JPEG or WebP picture"))
+            #expect(disguised.text.contains(#"value="Hand cream""#), "what was typed is kept")
+            let made = try await pharmacist.postMultipart(SiteURL.newPharmacyDeal.path, fields: fields, file: ("picture", "cream.gif", "image/gif", png))
+            #expect(made.status == .seeOther)
+            let deal = try #require(try await portal.database.read { db in
+                try await PharmacyRepository().currentDeals(on: today, on: db).first
+            })
+            let picture = try #require(deal.picture)
+            #expect(picture.type == .png && !picture.fileName.contains("cream"))
+            let served = try await pharmacist.get(SiteURL.pharmacyDealPicture(deal.id).path)
+            #expect(served.status == .ok && served.headers[.contentType] == "image/png" && Array(buffer: served.body) == png)
+            let listed = try await app.get(SiteURL.apiPharmacyDeals.path).object["deals"] as? [[String: Any]]
+            let url = try #require(listed?.first?["picture_url"] as? String)
+            let fetched = try await app.get(url)
+            #expect(fetched.status == .ok && fetched.headers[.contentType] == "image/png")
+            #expect(try await AppClient(portal: portal).get(url).status == .unauthorized)
+            // Removing it on the form removes the file once the change is saved.
+            let path = try #require(PharmacyStoreController.pictures(portal.portal).path(of: picture))
+            #expect(FileManager.default.fileExists(atPath: path))
+            let removed = try await pharmacist.postMultipart(SiteURL.editPharmacyDeal(deal.id).path, fields: fields + [("remove_picture", "yes")], file: nil)
+            #expect(removed.status == .seeOther && !FileManager.default.fileExists(atPath: path))
+            #expect(try await pharmacist.get(SiteURL.pharmacyDealPicture(deal.id).path).status == .notFound)
         }
     }
 
