@@ -54,7 +54,14 @@ struct PharmacyController {
     }
 
     @Sendable func refill(request: Request, context: PortalContext) async throws -> Response {
-        try await refillPage(id: context.parameters.recordID(), reason: "", errors: FormErrors(), context: context)
+        let id = try context.parameters.recordID()
+        let page = try await refillPage(id: id, reason: "", errors: FormErrors(), context: context)
+        // It names her and her medication: each opening is recorded, as her record's is.
+        try await portal.recordAccess(AuditEvent(
+            actor: context.auditActor, action: .pharmacyRefillViewed, recordType: "pharmacy_refill", recordID: "\(id)",
+            origin: portal.origin(of: request, context: context)
+        ))
+        return page
     }
 
     private func refillPage(id: Int64, reason: String, errors: FormErrors, context: PortalContext, status: HTTPResponse.Status = .ok) async throws -> Response {

@@ -17,7 +17,7 @@ struct PharmacyFeature: PortalFeature {
     static let auditActions: [AuditAction] = [
         .pharmacyCustomerRegistered, .pharmacyPasswordReset, .pharmacyStepUp, .pharmacyPrescriptionsViewed, .pharmacyCustomerViewed,
         .pharmacyCustomerChanged, .pharmacyCustomerDisabled, .pharmacyCustomerEnabled, .pharmacyPrescriptionAdded, .pharmacyPrescriptionRemoved,
-        .pharmacyRefillRequested, .pharmacyRefillMoved, .pharmacyDealSaved, .pharmacyDealDeleted, .pharmacyRewardAdded, .pharmacyRewardRetired,
+        .pharmacyRefillRequested, .pharmacyRefillViewed, .pharmacyRefillMoved, .pharmacyDealSaved, .pharmacyDealDeleted, .pharmacyRewardAdded, .pharmacyRewardRetired,
         .pharmacyVoucherRedeemed, .pharmacyVoucherActivated, .pharmacyVoucherChecked, .pharmacyBeaconAdded, .pharmacyBeaconRemoved,
     ]
     static let templates: [TemplateName] = [
@@ -33,6 +33,16 @@ struct PharmacyFeature: PortalFeature {
     init(portal: Portal) {
         self.portal = portal
         pharmacy = Pharmacy(portal: portal)
+    }
+
+    /// Password-reset links a day past their hour are deleted; used or not, they open nothing by then.
+    var jobs: [BackgroundJob] {
+        let portal = self.portal
+        return [BackgroundJob("Pharmacy password-reset links", every: BackgroundJob.housekeepingInterval) {
+            try await portal.database.write { db in
+                try await PharmacyRepository().deleteResets(expiredBefore: portal.now.addingTimeInterval(-86_400), on: db)
+            }
+        }]
     }
 
     func addRoutes(to routes: inout PortalRoutes) {
@@ -102,6 +112,7 @@ extension AuditAction {
     static let pharmacyPrescriptionAdded = AuditAction("pharmacy_prescription_added", title: "Prescription put on file")
     static let pharmacyPrescriptionRemoved = AuditAction("pharmacy_prescription_removed", title: "Prescription taken off file")
     static let pharmacyRefillRequested = AuditAction("pharmacy_refill_requested", title: "Refill requested")
+    static let pharmacyRefillViewed = AuditAction("pharmacy_refill_viewed", title: "Refill request opened")
     static let pharmacyRefillMoved = AuditAction("pharmacy_refill_moved", title: "Refill request moved on")
     static let pharmacyDealSaved = AuditAction("pharmacy_deal_saved", title: "Deal saved")
     static let pharmacyDealDeleted = AuditAction("pharmacy_deal_deleted", title: "Deal deleted")

@@ -168,6 +168,10 @@ struct PharmacyRepository: Sendable {
             .returning("customer_id").first()?.decode(column: "customer_id", as: Int64.self)
     }
 
+    func deleteResets(expiredBefore cutoff: Date, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "pharmacy_password_resets").where("expires_at", .lessThan, cutoff.millisecondsSince1970).run()
+    }
+
     func resetIsUsable(tokenHash: String, now: Date, on db: any SQLDatabase) async throws -> Bool {
         try await db.select().column("customer_id").from("pharmacy_password_resets")
             .where("token_hash", .equal, tokenHash).where("used_at", .is, SQLLiteral.null)

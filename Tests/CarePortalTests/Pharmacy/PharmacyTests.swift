@@ -279,6 +279,7 @@ enum PharmacyFixtures {
             #expect(orders.count == 3 && orders.first?["cancel_reason"] as? String == "Your prescriber has stopped Atorvastatin.")
             #expect(orders.map { $0["status"] as? String } == ["cancelled", "delivered", "collected"])
             #expect(try await portal.auditEntries(action: .pharmacyRefillMoved).count == 7)
+            #expect(try await portal.auditEntries(action: .pharmacyRefillViewed).count == 3, "each opening of a request is recorded")
 
             // She heard of every change, and no email or feed entry names a medication or its strength.
             let feed = try await app.get(SiteURL.apiPharmacyNotifications.path).text
@@ -366,6 +367,10 @@ enum PharmacyFixtures {
             let expired = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResetCompletion.path,
                                                                   json: ["token": String(late.split(separator: "=").last ?? ""), "password": "Another one 12345"])
             #expect(expired.status == .unprocessableContent)
+            // Housekeeping deletes links a day past their hour.
+            portal.clock.advance(by: 86_401)
+            for job in PharmacyFeature(portal: portal.portal).jobs { try await job.work() }
+            #expect(try await portal.database.read { db in try await db.count(in: "pharmacy_password_resets") } == 0)
         }
     }
 

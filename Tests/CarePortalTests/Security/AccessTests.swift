@@ -163,12 +163,14 @@ import Testing
                     #expect(allowed.status != .unauthorized && allowed.status != .forbidden, "\(route) refused a member's token")
                     // Each app's token opens only its own routes.
                     #expect(try await patient.send(method, path, json: [:]).status == .unauthorized, "\(route) took a patient's token")
+                    #expect(try await customer.send(method, path, json: [:]).status == .unauthorized, "\(route) took a pharmacy customer's token")
                 }
                 if access == .patient {
                     guard route.path != SiteURL.apiPatientCurrentSession.path else { continue }
                     let allowed = try await patient.send(method, path, json: [:])
                     #expect(allowed.status != .unauthorized && allowed.status != .forbidden, "\(route) refused a patient's token")
                     #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
+                    #expect(try await customer.send(method, path, json: [:]).status == .unauthorized, "\(route) took a pharmacy customer's token")
                 }
                 if access == .pharmacyCustomer {
                     guard route.path != SiteURL.apiPharmacyCurrentSession.path else { continue }
