@@ -89,6 +89,7 @@ enum Features {
         LearningFeature.self,
         AnalyticsFeature.self,
         SurveysFeature.self,
+        PharmacyFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,
         OutboxFeature.self,

@@ -206,6 +206,47 @@ enum SiteURL: Sendable, Equatable {
     case staffSendPasswordReset(Int64)
     case staffDelete(Int64)
     case staffResetSecondFactor(Int64)
+    // The pharmacy: its staff pages and the customers' app API.
+    case pharmacy
+    case pharmacyRefill(Int64)
+    case pharmacyRefillStatus(Int64)
+    case pharmacyCustomers
+    case pharmacyCustomer(Int64)
+    case pharmacyCustomerEdit(Int64)
+    case pharmacyCustomerDisable(Int64)
+    case pharmacyCustomerEnable(Int64)
+    case pharmacyCustomerPrescriptions(Int64)
+    case pharmacyPrescriptionRemove(Int64)
+    case pharmacyDeals
+    case newPharmacyDeal
+    case editPharmacyDeal(Int64)
+    case deletePharmacyDeal(Int64)
+    case pharmacyRewards
+    case pharmacyRewardRetire(Int64)
+    case pharmacyVoucherCheck
+    case pharmacyBeacons
+    case pharmacyBeaconRemove(Int64)
+    case pharmacyResetPassword
+    case apiPharmacyRegistrations
+    case apiPharmacySessions
+    case apiPharmacyCurrentSession
+    case apiPharmacyPasswordResets
+    case apiPharmacyPasswordResetCompletion
+    case apiPharmacyMe
+    case apiPharmacyAddress
+    case apiPharmacyHome
+    case apiPharmacyStepUp
+    case apiPharmacyPrescriptions
+    case apiPharmacyRefills
+    case apiPharmacyDeals
+    case apiPharmacyBeacons
+    case apiPharmacyVisits
+    case apiPharmacyRewards
+    case apiPharmacyVouchers
+    case apiPharmacyVoucherActivation(Int64)
+    case apiPharmacyNotifications
+    case pharmacyDealPicture(Int64)
+    case apiPharmacyDealPicture(Int64)
 
     /// The address to link to.
     var path: String {
@@ -390,6 +431,46 @@ enum SiteURL: Sendable, Equatable {
         case .staffSendPasswordReset(let id): "/staff/\(id)/password-reset"
         case .staffDelete(let id): "/staff/\(id)/delete"
         case .staffResetSecondFactor(let id): "/staff/\(id)/two-factor/reset"
+        case .pharmacy: "/pharmacy"
+        case .pharmacyRefill(let id): "/pharmacy/refills/\(id)"
+        case .pharmacyRefillStatus(let id): "/pharmacy/refills/\(id)/status"
+        case .pharmacyCustomers: "/pharmacy/customers"
+        case .pharmacyCustomer(let id): "/pharmacy/customers/\(id)"
+        case .pharmacyCustomerEdit(let id): "/pharmacy/customers/\(id)/edit"
+        case .pharmacyCustomerDisable(let id): "/pharmacy/customers/\(id)/disable"
+        case .pharmacyCustomerEnable(let id): "/pharmacy/customers/\(id)/enable"
+        case .pharmacyCustomerPrescriptions(let id): "/pharmacy/customers/\(id)/prescriptions"
+        case .pharmacyPrescriptionRemove(let id): "/pharmacy/prescriptions/\(id)/remove"
+        case .pharmacyDeals: "/pharmacy/deals"
+        case .newPharmacyDeal: "/pharmacy/deals/new"
+        case .editPharmacyDeal(let id): "/pharmacy/deals/\(id)/edit"
+        case .deletePharmacyDeal(let id): "/pharmacy/deals/\(id)/delete"
+        case .pharmacyRewards: "/pharmacy/rewards"
+        case .pharmacyRewardRetire(let id): "/pharmacy/rewards/\(id)/retire"
+        case .pharmacyVoucherCheck: "/pharmacy/vouchers/check"
+        case .pharmacyBeacons: "/pharmacy/beacons"
+        case .pharmacyBeaconRemove(let id): "/pharmacy/beacons/\(id)/remove"
+        case .pharmacyResetPassword: "/pharmacy/reset-password"
+        case .apiPharmacyRegistrations: "/api/v1/pharmacy/registrations"
+        case .apiPharmacySessions: "/api/v1/pharmacy/sessions"
+        case .apiPharmacyCurrentSession: "/api/v1/pharmacy/sessions/current"
+        case .apiPharmacyPasswordResets: "/api/v1/pharmacy/password-resets"
+        case .apiPharmacyPasswordResetCompletion: "/api/v1/pharmacy/password-resets/complete"
+        case .apiPharmacyMe: "/api/v1/pharmacy/me"
+        case .apiPharmacyAddress: "/api/v1/pharmacy/me/address"
+        case .apiPharmacyHome: "/api/v1/pharmacy/home"
+        case .apiPharmacyStepUp: "/api/v1/pharmacy/step-up"
+        case .apiPharmacyPrescriptions: "/api/v1/pharmacy/prescriptions"
+        case .apiPharmacyRefills: "/api/v1/pharmacy/refills"
+        case .apiPharmacyDeals: "/api/v1/pharmacy/deals"
+        case .apiPharmacyBeacons: "/api/v1/pharmacy/beacons"
+        case .apiPharmacyVisits: "/api/v1/pharmacy/visits"
+        case .apiPharmacyRewards: "/api/v1/pharmacy/rewards"
+        case .apiPharmacyVouchers: "/api/v1/pharmacy/vouchers"
+        case .apiPharmacyVoucherActivation(let id): "/api/v1/pharmacy/vouchers/\(id)/activate"
+        case .apiPharmacyNotifications: "/api/v1/pharmacy/notifications"
+        case .pharmacyDealPicture(let id): "/pharmacy/deals/\(id)/picture"
+        case .apiPharmacyDealPicture(let id): "/api/v1/pharmacy/deals/\(id)/picture"
         }
     }
 

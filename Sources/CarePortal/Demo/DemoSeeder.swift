@@ -30,7 +30,7 @@ public struct DemoSeeder: Sendable {
         let accounts = StaffAccountRepository()
         let hasher = PasswordHasher(cost: dependencies.passwordHashCost)
         let people: [(StaffRole, String)] = [
-            (.administrator, "demo.admin"), (.medicalProfessional, "demo.medpro"), (.physician, "demo.physician"),
+            (.administrator, "demo.admin"), (.medicalProfessional, "demo.medpro"), (.physician, "demo.physician"), (.pharmacist, "demo.pharmacist"),
         ]
         var credentials: [Credential] = []
         for (role, username) in people {

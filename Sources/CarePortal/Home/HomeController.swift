@@ -7,7 +7,7 @@ import SQLKit
 struct HomeController {
     static let access = Access.everyone
     /// Who the Home link is shown to; medical professionals work on the information desk instead.
-    static let navigationAccess = Access.staff([.administrator, .physician])
+    static let navigationAccess = Access.staff([.administrator, .physician, .pharmacist])
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {

@@ -31,6 +31,7 @@ enum SchemaHistory {
         CreateAnalyticsAggregates(),
         CreateSurveys(),
         CompleteStaffAccounts(),
+        CreatePharmacy(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

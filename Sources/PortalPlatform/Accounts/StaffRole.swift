@@ -3,6 +3,7 @@ public enum StaffRole: String, Sendable, CaseIterable, Codable {
     case administrator
     case medicalProfessional = "medical_professional"
     case physician
+    case pharmacist
 
     /// The name people see.
     public var title: String {
@@ -10,6 +11,7 @@ public enum StaffRole: String, Sendable, CaseIterable, Codable {
         case .administrator: "Administrator"
         case .medicalProfessional: "Medical professional"
         case .physician: "Physician"
+        case .pharmacist: "Pharmacist"
         }
     }
 }

@@ -36,7 +36,8 @@ package struct PointsEntry: Sendable, Equatable {
     package let earnedAt: Date
 }
 
-/// The points app accounts earn: an append-only ledger, one line per award, never changed or deleted
+/// The points app accounts earn and spend: an append-only ledger, one line per award or spend (a negative
+/// line), never changed or deleted
 /// while the account exists. A balance is a sum over the ledger — never a counter that can drift — and
 /// "points reset each month" is the sum of this month's lines, so nothing is lost at the boundary.
 /// Shared by the learning center and the pharmacy. The only place the ledger's SQL lives.
@@ -68,6 +69,38 @@ package struct PointsLedger: Sendable {
             SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM points_ledger
             WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID) AND month = \(bind: month)
             """).first()?.decode(column: "total", as: Int.self) ?? 0
+    }
+
+    /// The account's points over all time: the sum of every line, spending included.
+    package func allTimeBalance(of account: AppAccountRef, on db: any SQLDatabase) async throws -> Int {
+        try await db.raw("""
+            SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM points_ledger
+            WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID)
+            """).first()?.decode(column: "total", as: Int.self) ?? 0
+    }
+
+    /// Spends `amount` points of the account's all-time balance as one negative line, in the caller's
+    /// transaction; false, with nothing written, when the balance is smaller. Two spends of one account
+    /// never both see the same balance: on PostgreSQL the account's lines are locked for the rest of the
+    /// transaction (an advisory lock on the account, taken before the balance is read); SQLite runs one
+    /// writing transaction at a time. `reference` names what was bought, once (a voucher's code).
+    package func spend(_ amount: Int, reason: String, reference: String, from account: AppAccountRef, at now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> Bool {
+        precondition(amount > 0, "a spend is a positive number of points")
+        if db.dialect.name == "postgresql" {
+            try await db.raw("""
+                SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(\(bind: "points:\(account.role):\(account.accountID)"), 0))) AS l
+                """).run()
+        }
+        guard try await allTimeBalance(of: account, on: db) >= amount else { return false }
+        let day = clock.date(of: now)
+        try await db.insert(into: "points_ledger")
+            .columns("account_role", "account_id", "amount", "reason", "reference", "period", "day", "month", "earned_at")
+            .values(
+                SQLBind(account.role), SQLBind(account.accountID), SQLBind(-amount), SQLBind(reason), SQLBind(reference),
+                SQLBind(reference), SQLBind(day.iso), SQLBind(String(day.iso.prefix(7))), SQLBind(now.millisecondsSince1970)
+            )
+            .run()
+        return true
     }
 
     /// Her lines, newest first.

@@ -88,7 +88,9 @@ import Testing
             ] + current.memberAvatarIDs.map { ("avatars[]", $0) }
             #expect(try await admin.post(SiteURL.programSettings.path, form: form).status == .seeOther)
             #expect(portal.portal.programSettings.current.programName == "Renamed")
-            #expect(portal.portal.programSettings.current.programsSwitchedOff == [Program.physiciansPractice.id])
+            // Every program but the one left on stays off.
+            #expect(portal.portal.programSettings.current.programsSwitchedOff
+                    == Set(portal.portal.contributions.programs.map(\.id)).subtracting([Program.perinatalCommunity.id]))
         }
     }
 

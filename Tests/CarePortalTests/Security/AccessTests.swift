@@ -112,8 +112,9 @@ import Testing
                 let access = try #require(portal.app.catalogue.access[route])
                 if access == .member { #expect(Self.isAPI(route), "\(route) takes member tokens outside /api/") }
                 if access == .patient { #expect(Self.isAPI(route), "\(route) takes patient tokens outside /api/") }
+                if access == .pharmacyCustomer { #expect(route.path.hasPrefix("/api/v1/pharmacy/"), "\(route) takes customer tokens outside /api/v1/pharmacy/") }
                 if Self.isAPI(route) {
-                    #expect(access == .member || access == .patient || access == .everyone, "\(route) expects a staff session under /api/")
+                    #expect(access == .member || access == .patient || access == .pharmacyCustomer || access == .everyone, "\(route) expects a staff session under /api/")
                 }
             }
             #expect(portal.app.routes.filter { portal.app.catalogue.access[$0] == .member }.count >= 5)
@@ -130,6 +131,7 @@ import Testing
                 portal, physicianID: physician.id, catalogue: try await PatientFixtures.catalogue(portal)
             )
             let patient = try await PatientFixtures.claimed(portal, patient: patientRecord, token: claimToken)
+            let (customer, _) = try await PharmacyFixtures.customer(portal)
             var (admin, _) = try await portal.signedIn(.administrator)
             let adminCookie = try #require(admin.cookie)
             _ = try await admin.get("/")
@@ -144,7 +146,7 @@ import Testing
                 ]
                 for (name, client, headers) in attempts {
                     let response = try await client.send(method, path, json: [:], headers: headers)
-                    if access == .member || access == .patient {
+                    if access == .member || access == .patient || access == .pharmacyCustomer {
                         #expect(response.status == .unauthorized, "\(route) with \(name) answered \(response.status.code)")
                         #expect(response.errorCode == "unauthorized")
                         #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="careportal""#)
@@ -161,18 +163,31 @@ import Testing
                     #expect(allowed.status != .unauthorized && allowed.status != .forbidden, "\(route) refused a member's token")
                     // Each app's token opens only its own routes.
                     #expect(try await patient.send(method, path, json: [:]).status == .unauthorized, "\(route) took a patient's token")
+                    #expect(try await customer.send(method, path, json: [:]).status == .unauthorized, "\(route) took a pharmacy customer's token")
                 }
                 if access == .patient {
                     guard route.path != SiteURL.apiPatientCurrentSession.path else { continue }
                     let allowed = try await patient.send(method, path, json: [:])
                     #expect(allowed.status != .unauthorized && allowed.status != .forbidden, "\(route) refused a patient's token")
                     #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
+                    #expect(try await customer.send(method, path, json: [:]).status == .unauthorized, "\(route) took a pharmacy customer's token")
+                }
+                if access == .pharmacyCustomer {
+                    guard route.path != SiteURL.apiPharmacyCurrentSession.path else { continue }
+                    let allowed = try await customer.send(method, path, json: [:])
+                    // Her prescriptions and orders also want her password again (403 step_up_required): her token itself was taken.
+                    #expect(allowed.status != .unauthorized && (allowed.status != .forbidden || allowed.errorCode == "step_up_required"),
+                            "\(route) refused a customer's token")
+                    #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
+                    #expect(try await patient.send(method, path, json: [:]).status == .unauthorized, "\(route) took a patient's token")
                 }
             }
             #expect(try await member.send(.delete, SiteURL.apiCurrentSession.path).status == .noContent)
             #expect(try await member.get(SiteURL.apiMe.path).status == .unauthorized)
             #expect(try await patient.send(.delete, SiteURL.apiPatientCurrentSession.path).status == .noContent)
             #expect(try await patient.get(SiteURL.apiPatientMe.path).status == .unauthorized)
+            #expect(try await customer.send(.delete, SiteURL.apiPharmacyCurrentSession.path).status == .noContent)
+            #expect(try await customer.get(SiteURL.apiPharmacyMe.path).status == .unauthorized)
         }
     }
 

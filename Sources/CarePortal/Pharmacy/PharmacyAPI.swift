@@ -1,0 +1,699 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+import SQLKit
+
+/// The pharmacy app's JSON shapes (snake_case on the wire). Described in `api/openapi.json`.
+enum PharmacyAPI {
+    struct Registration: Decodable, Sendable {
+        var email: String?
+        var password: String?
+        var firstName: String?
+        var lastName: String?
+        var dateOfBirth: String?
+        var phone: String?
+    }
+
+    /// The same answer whether or not the address already had an account (AccountAlreadyExists is told
+    /// to the address's owner by email, never to whoever typed it).
+    struct CheckEmail: Encodable, Sendable {
+        let status = "check_email"
+        let message: String
+    }
+
+    struct Customer: Encodable, Sendable {
+        let id: Int64
+        let email: String
+        let firstName: String
+        let lastName: String
+        let dateOfBirth: String
+        let phone: String
+        let address: Address?
+
+        init(_ customer: PharmacyCustomer) {
+            id = customer.id
+            email = customer.email
+            firstName = customer.details.firstName
+            lastName = customer.details.lastName
+            dateOfBirth = customer.details.dateOfBirth
+            phone = customer.details.phone
+            address = customer.details.address.isSaved ? Address(customer.details.address) : nil
+        }
+    }
+
+    struct Address: Codable, Sendable {
+        var line1: String?
+        var line2: String?
+        var city: String?
+        var state: String?
+        var zipCode: String?
+
+        init(_ address: DeliveryAddress) {
+            line1 = address.line1
+            line2 = address.line2
+            city = address.city
+            state = address.state
+            zipCode = address.zipCode
+        }
+    }
+
+    struct Session: Encodable, Sendable {
+        let token: String
+        let expiresAt: Date
+        let customer: Customer
+    }
+
+    struct PasswordResetRequest: Decodable, Sendable {
+        var email: String?
+    }
+
+    struct PasswordResetCompletion: Decodable, Sendable {
+        var token: String?
+        var password: String?
+    }
+
+    struct StepUpRequest: Decodable, Sendable {
+        var password: String?
+    }
+
+    struct StepUp: Encodable, Sendable {
+        let stepUpExpiresAt: Date
+    }
+
+    struct Home: Encodable, Sendable {
+        let firstName: String
+        let points: Int
+        let deals: [Deal]
+        let unreadNotifications: Int
+    }
+
+    struct Deal: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let description: String
+        let validFrom: String
+        let validUntil: String
+        /// Where the app fetches the deal's picture with her token, when it has one.
+        let pictureUrl: String?
+
+        init(_ deal: PharmacyDeal) {
+            id = deal.id
+            title = deal.title
+            description = deal.description
+            validFrom = deal.validFrom
+            validUntil = deal.validUntil
+            pictureUrl = deal.picture == nil ? nil : SiteURL.apiPharmacyDealPicture(deal.id).path
+        }
+    }
+
+    struct Deals: Encodable, Sendable {
+        let deals: [Deal]
+        /// NoCurrentDeals: what the app shows when there are none.
+        let message: String?
+    }
+
+    struct Prescription: Encodable, Sendable {
+        let id: Int64
+        let medication: String
+        let strength: String
+        let quantity: String
+        let refillsRemaining: Int
+        let prescriber: String
+        let lastFilled: String?
+        let openRefillId: Int64?
+    }
+
+    struct Prescriptions: Encodable, Sendable {
+        let prescriptions: [Prescription]
+        let stepUpExpiresAt: Date
+        let addressSaved: Bool
+    }
+
+    struct NewRefill: Decodable, Sendable {
+        var prescriptionId: Int64?
+        var fulfilment: String?
+    }
+
+    struct Refill: Encodable, Sendable {
+        let id: Int64
+        let prescriptionId: Int64
+        let medication: String
+        let fulfilment: String
+        let status: String
+        let statusTitle: String
+        let cancelReason: String?
+        let deliveryAddress: String?
+        let requestedAt: Date
+        let updatedAt: Date
+
+        init(_ item: RefillQueueItem) {
+            id = item.refill.id
+            prescriptionId = item.refill.prescriptionID
+            medication = "\(item.medication) \(item.strength)"
+            fulfilment = item.refill.fulfilment.rawValue
+            status = item.refill.status.rawValue
+            statusTitle = item.refill.status.title
+            cancelReason = item.refill.cancelReason
+            deliveryAddress = item.refill.deliveryAddress
+            requestedAt = item.refill.requestedAt
+            updatedAt = item.refill.updatedAt
+        }
+    }
+
+    struct Refills: Encodable, Sendable {
+        let refills: [Refill]
+    }
+
+    struct Beacon: Encodable, Sendable {
+        let uuid: String
+        let major: Int
+        let minor: Int
+        let name: String
+    }
+
+    struct Beacons: Encodable, Sendable {
+        let beacons: [Beacon]
+    }
+
+    struct NewVisit: Decodable, Sendable {
+        var uuid: String?
+        var major: Int?
+        var minor: Int?
+    }
+
+    struct Visit: Encodable, Sendable {
+        let firstVisitToday: Bool
+        let welcomeBack: Bool
+        let pointsEarned: Int
+        let points: Int
+        let message: String
+    }
+
+    struct Reward: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let pointsCost: Int
+        let affordable: Bool
+    }
+
+    struct Rewards: Encodable, Sendable {
+        let points: Int
+        let rewards: [Reward]
+    }
+
+    struct NewVoucher: Decodable, Sendable {
+        var rewardId: Int64?
+    }
+
+    struct Voucher: Encodable, Sendable {
+        let id: Int64
+        let rewardId: Int64
+        let title: String
+        let code: String
+        let pointsCost: Int
+        /// `redeemed` (hers until she activates it), `active`, `expired` or `used`.
+        let state: String
+        let redeemedAt: Date
+        let activatedAt: Date?
+        /// Exactly when the server stops accepting it, to the millisecond.
+        let expiresAt: Date?
+        let secondsLeft: Int?
+    }
+
+    struct Redeemed: Encodable, Sendable {
+        let voucher: Voucher
+        let points: Int
+    }
+
+    struct Vouchers: Encodable, Sendable {
+        let vouchers: [Voucher]
+    }
+
+    struct Notification: Encodable, Sendable {
+        let id: Int64
+        let kind: String
+        let message: String
+        let refillId: Int64?
+        let createdAt: Date
+        let read: Bool
+    }
+
+    struct Notifications: Encodable, Sendable {
+        let notifications: [Notification]
+        let page: Int
+        let pageCount: Int
+        let totalCount: Int
+        let unreadCount: Int
+    }
+}
+
+/// The pharmacy app's API under `/api/v1/pharmacy/`.
+struct PharmacyAPIController {
+    let portal: Portal
+    let pharmacy: Pharmacy
+    let repository = PharmacyRepository()
+    let ledger = PointsLedger()
+    let throttle = SignInThrottle()
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.post(SiteURL.apiPharmacyRegistrations.pattern, access: .everyone, register)
+        routes.appSessions(.pharmacyCustomer) { [repository] issued, db in
+            guard let customer = try await repository.customer(id: issued.accountID, on: db) else { throw APIError.unauthorized }
+            return PharmacyAPI.Session(token: issued.token, expiresAt: issued.expiresAt, customer: PharmacyAPI.Customer(customer))
+        }
+        routes.post(SiteURL.apiPharmacyPasswordResets.pattern, access: .everyone, requestReset)
+        routes.post(SiteURL.apiPharmacyPasswordResetCompletion.pattern, access: .everyone, completeReset)
+        routes.get(SiteURL.apiPharmacyMe.pattern, access: .pharmacyCustomer, me)
+        routes.put(SiteURL.apiPharmacyAddress.pattern, access: .pharmacyCustomer, saveAddress)
+        routes.get(SiteURL.apiPharmacyHome.pattern, access: .pharmacyCustomer, home)
+        routes.post(SiteURL.apiPharmacyStepUp.pattern, access: .pharmacyCustomer, stepUp)
+        routes.get(SiteURL.apiPharmacyPrescriptions.pattern, access: .pharmacyCustomer, prescriptions)
+        routes.get(SiteURL.apiPharmacyRefills.pattern, access: .pharmacyCustomer, refills)
+        routes.post(SiteURL.apiPharmacyRefills.pattern, access: .pharmacyCustomer, requestRefill)
+        routes.get(SiteURL.apiPharmacyDeals.pattern, access: .pharmacyCustomer, deals)
+        routes.get(SiteURL.pattern(SiteURL.apiPharmacyDealPicture), access: .pharmacyCustomer) { [portal] request, context in
+            try await PharmacyStoreController.picture(of: context.parameters.apiRecordID(), portal: portal, request: request, context: context)
+        }
+        routes.get(SiteURL.apiPharmacyBeacons.pattern, access: .pharmacyCustomer, beacons)
+        routes.post(SiteURL.apiPharmacyVisits.pattern, access: .pharmacyCustomer, visit)
+        routes.get(SiteURL.apiPharmacyRewards.pattern, access: .pharmacyCustomer, rewards)
+        routes.get(SiteURL.apiPharmacyVouchers.pattern, access: .pharmacyCustomer, vouchers)
+        routes.post(SiteURL.apiPharmacyVouchers.pattern, access: .pharmacyCustomer, redeem)
+        routes.post(SiteURL.pattern(SiteURL.apiPharmacyVoucherActivation), access: .pharmacyCustomer, activate)
+        routes.get(SiteURL.apiPharmacyNotifications.pattern, access: .pharmacyCustomer, notifications)
+    }
+
+    static let checkEmail = "Thank you. We have sent an email to this address: follow it to start using your account."
+    static let resetSent = "If this address has an account, we have sent it a link to choose a new password. The link works once, for an hour."
+
+    private func customerActor(_ id: Int64) -> AuditActor {
+        AuditActor(accountID: id, role: AppAccountKind.pharmacyCustomer.role, name: nil)
+    }
+
+    // MARK: Registration and passwords
+
+    /// Open registration. Whether or not the address already has an account, the answer is the same and
+    /// the address's owner gets an email: a new customer her welcome, an existing one a note that someone
+    /// tried to register with her address — so the answer never tells a stranger who is a customer.
+    @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(PharmacyAPI.Registration.self)
+        let origin = portal.origin(of: request, context: context)
+        let now = portal.now
+        let keys: [SignInThrottle.Key] = origin.address.map { [.pharmacyRegistration($0)] } ?? []
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
+        let email = body.email?.trimmed ?? ""
+        let password = body.password ?? ""
+        var problems: [String: String] = [:]
+        if let problem = FieldRules.emailProblem(email) { problems["email"] = problem }
+        if let problem = portal.passwordPolicy.problem(with: password, username: email) { problems["password"] = problem }
+        let details = PharmacyCustomerDetails(
+            firstName: body.firstName?.trimmed ?? "", lastName: body.lastName?.trimmed ?? "", dateOfBirth: body.dateOfBirth?.trimmed ?? "",
+            phone: body.phone?.trimmed ?? "", address: .none
+        )
+        PharmacyForms.checkPerson(details, today: portal.programSettings.current.clock.date(of: now)) { problems[$0] = $1 }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let hash = try await portal.passwords.hash(password)
+        let store = pharmacy.storeName
+        try await portal.database.transaction { db in
+            // Every registration counts against the address, so nobody creates accounts by the thousand.
+            try await throttle.recordFailure(keys, now: now, on: db)
+            if let id = try await repository.createCustomer(email: email, passwordHash: hash, details: details, now: now, on: db) {
+                try await portal.audit.record(AuditEvent(
+                    actor: customerActor(id), action: .pharmacyCustomerRegistered, recordType: "pharmacy_customer", recordID: "\(id)", origin: origin
+                ), on: db)
+                try await portal.outbox.enqueue(Mail.pharmacyWelcome(to: email, firstName: details.firstName, store: store), on: db)
+            } else {
+                try await portal.audit.record(AuditEvent(
+                    actor: .anonymous, action: .pharmacyCustomerRegistered, recordType: "pharmacy_customer", outcome: .failure, origin: origin,
+                    detail: "address already registered"
+                ), on: db)
+                try await portal.outbox.enqueue(Mail.pharmacyAlreadyRegistered(to: email, store: store), on: db)
+            }
+        }
+        return .json(PharmacyAPI.CheckEmail(message: Self.checkEmail), status: .accepted)
+    }
+
+    /// ForgotPassword, done safely: a single-use link, valid for an hour, emailed to the address on file.
+    /// The answer is the same whether or not the address has an account.
+    @Sendable func requestReset(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(PharmacyAPI.PasswordResetRequest.self)
+        let email = body.email?.trimmed ?? ""
+        if let problem = FieldRules.emailProblem(email) { throw APIError.validation(["email": problem]) }
+        let origin = portal.origin(of: request, context: context)
+        let now = portal.now
+        let keys = [SignInThrottle.Key.pharmacyPasswordReset(PharmacyRules.emailKey(email))] + (origin.address.map { [.pharmacyPasswordReset($0)] } ?? [])
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
+        let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
+        let link = "\(portal.settings.baseURL)\(SiteURL.pharmacyResetPassword.path)?token=\(token.value)"
+        let store = pharmacy.storeName
+        try await portal.database.transaction { db in
+            try await throttle.recordFailure(keys, now: now, on: db)
+            guard let customer = try await repository.customer(email: email, on: db), customer.status == .active else { return }
+            try await repository.createReset(tokenHash: token.hash, customerID: customer.id, now: now, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: .anonymous, action: .pharmacyPasswordReset, recordType: "pharmacy_customer", recordID: "\(customer.id)", origin: origin,
+                detail: "link emailed"
+            ), on: db)
+            try await portal.outbox.enqueue(Mail.pharmacyPasswordReset(to: customer, link: link, store: store), on: db)
+        }
+        return .json(PharmacyAPI.CheckEmail(message: Self.resetSent), status: .accepted)
+    }
+
+    @Sendable func completeReset(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(PharmacyAPI.PasswordResetCompletion.self)
+        _ = try await pharmacyResetPassword(
+            portal: portal, token: body.token ?? "", password: body.password ?? "", origin: portal.origin(of: request, context: context)
+        ) { problems in throw APIError.validation(problems) }
+        return .noContent
+    }
+
+    // MARK: Her account
+
+    @Sendable func me(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        guard let customer = try await portal.database.read({ db in try await repository.customer(id: holder.accountID, on: db) }) else {
+            throw APIError.unauthorized
+        }
+        return .json(PharmacyAPI.Customer(customer))
+    }
+
+    /// AddressNotSaved: the app asks for the address and saves it here.
+    @Sendable func saveAddress(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let body = try await request.json(PharmacyAPI.Address.self)
+        let address = DeliveryAddress(
+            line1: body.line1?.trimmed ?? "", line2: body.line2?.trimmed ?? "", city: body.city?.trimmed ?? "",
+            state: body.state?.trimmed.uppercased() ?? "", zipCode: body.zipCode?.trimmed ?? ""
+        )
+        var problems: [String: String] = [:]
+        PharmacyForms.checkAddress(address, required: true) { problems[$0] = $1 }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let customer = try await portal.database.transaction { db in
+            try await repository.updateAddress(customerID: holder.accountID, address, now: portal.now, on: db)
+            return try await repository.customer(id: holder.accountID, on: db)
+        }
+        guard let customer else { throw APIError.unauthorized }
+        return .json(PharmacyAPI.Customer(customer))
+    }
+
+    /// UserViewsAccountInformation: her points and the current deals in one call.
+    @Sendable func home(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let today = portal.programSettings.current.clock.date(of: portal.now)
+        let account = AppAccountRef.pharmacyCustomer(holder.accountID)
+        let answer = try await portal.database.read { db -> PharmacyAPI.Home in
+            guard let customer = try await repository.customer(id: holder.accountID, on: db) else { throw APIError.unauthorized }
+            return PharmacyAPI.Home(
+                firstName: customer.details.firstName, points: try await ledger.allTimeBalance(of: account, on: db),
+                deals: try await repository.currentDeals(on: today, on: db).map(PharmacyAPI.Deal.init),
+                unreadNotifications: try await portal.notifications.unreadCount(of: account, on: db)
+            )
+        }
+        return .json(answer)
+    }
+
+    @Sendable func deals(request: Request, context: PortalContext) async throws -> Response {
+        _ = try context.requireCustomer()
+        let today = portal.programSettings.current.clock.date(of: portal.now)
+        let deals = try await portal.database.read { db in try await repository.currentDeals(on: today, on: db) }
+        return .json(PharmacyAPI.Deals(
+            deals: deals.map(PharmacyAPI.Deal.init), message: deals.isEmpty ? "There are no deals at the moment. Please check again soon." : nil
+        ))
+    }
+
+    // MARK: Prescriptions (behind her password again)
+
+    /// ViewPrescriptionPasswordValidation: her password again opens her prescriptions for 5 minutes on this token.
+    @Sendable func stepUp(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let body = try await request.json(PharmacyAPI.StepUpRequest.self)
+        let password = body.password ?? ""
+        guard !password.isEmpty else { throw APIError.validation(["password": "Enter your password"]) }
+        let now = portal.now
+        let origin = portal.origin(of: request, context: context)
+        let keys = [SignInThrottle.Key.pharmacyStepUp(holder.accountID)]
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
+        let stored = try await portal.database.read { db in try await repository.passwordHash(customerID: holder.accountID, on: db) }
+        guard try await portal.passwords.verify(password, againstStored: stored) else {
+            try await portal.database.transaction { db in
+                try await throttle.recordFailure(keys, now: now, on: db)
+                try await portal.audit.record(AuditEvent(
+                    actor: customerActor(holder.accountID), action: .pharmacyStepUp, recordType: "pharmacy_customer", recordID: "\(holder.accountID)",
+                    outcome: .failure, origin: origin, detail: "wrong password"
+                ), on: db)
+            }
+            // IncorrectPassword: said beside the field, so the app asks again.
+            throw APIError.validation(["password": "The password is not right. Try again, or choose \"Forgot password\" on the sign-in screen"])
+        }
+        let until = now.addingTimeInterval(PharmacyRules.stepUpLifetime)
+        try await portal.database.transaction { db in
+            try await throttle.clear(keys[0], on: db)
+            try await repository.grantStepUp(tokenHash: holder.tokenHash, until: until, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: customerActor(holder.accountID), action: .pharmacyStepUp, recordType: "pharmacy_customer", recordID: "\(holder.accountID)",
+                origin: origin
+            ), on: db)
+        }
+        return .json(PharmacyAPI.StepUp(stepUpExpiresAt: until))
+    }
+
+    static let stepUpRequired = APIError(
+        status: .forbidden, code: "step_up_required",
+        message: "Enter your password again to see your prescriptions and orders."
+    )
+
+    /// The step-up grant on this token, or a 403 the app answers by asking for her password.
+    private func requireStepUp(_ holder: AppAccountHolder) async throws -> Date {
+        let now = portal.now
+        guard let until = try await portal.database.read({ db in try await repository.stepUpUntil(tokenHash: holder.tokenHash, on: db) }),
+              until > now
+        else { throw Self.stepUpRequired }
+        return until
+    }
+
+    @Sendable func prescriptions(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let until = try await requireStepUp(holder)
+        let origin = portal.origin(of: request, context: context)
+        let (prescriptions, open, customer) = try await portal.database.read { db in
+            let prescriptions = try await repository.prescriptions(customerID: holder.accountID, on: db)
+            var open: [Int64: Int64] = [:]
+            for prescription in prescriptions {
+                if let id = try await repository.openRefill(prescriptionID: prescription.id, on: db) { open[prescription.id] = id }
+            }
+            return (prescriptions, open, try await repository.customer(id: holder.accountID, on: db))
+        }
+        try await portal.recordAccess(AuditEvent(
+            actor: customerActor(holder.accountID), action: .pharmacyPrescriptionsViewed, recordType: "pharmacy_customer",
+            recordID: "\(holder.accountID)", origin: origin
+        ))
+        return .json(PharmacyAPI.Prescriptions(
+            prescriptions: prescriptions.map {
+                PharmacyAPI.Prescription(id: $0.id, medication: $0.medication, strength: $0.strength, quantity: $0.quantity,
+                                         refillsRemaining: $0.refillsRemaining, prescriber: $0.prescriber, lastFilled: $0.lastFilled,
+                                         openRefillId: open[$0.id])
+            },
+            stepUpExpiresAt: until, addressSaved: customer?.details.address.isSaved ?? false
+        ))
+    }
+
+    @Sendable func refills(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        _ = try await requireStepUp(holder)
+        let items = try await portal.database.read { db in try await repository.refills(customerID: holder.accountID, limit: 50, on: db) }
+        return .json(PharmacyAPI.Refills(refills: items.map(PharmacyAPI.Refill.init)))
+    }
+
+    /// ReorderPrescription and DeliverPrescriptions: a request in the pharmacy's queue, never an email of it.
+    @Sendable func requestRefill(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        _ = try await requireStepUp(holder)
+        let body = try await request.json(PharmacyAPI.NewRefill.self)
+        var problems: [String: String] = [:]
+        if body.prescriptionId == nil { problems["prescription_id"] = "Choose one of your prescriptions on file" }
+        let fulfilment = body.fulfilment.flatMap(Fulfilment.init(rawValue:))
+        if fulfilment == nil { problems["fulfilment"] = "Choose pickup or delivery" }
+        guard problems.isEmpty, let prescriptionID = body.prescriptionId, let fulfilment else { throw APIError.validation(problems) }
+        let refill = try await pharmacy.requestRefill(
+            customerID: holder.accountID, prescriptionID: prescriptionID, fulfilment: fulfilment, origin: portal.origin(of: request, context: context)
+        )
+        guard let item = try await portal.database.read({ db in try await repository.refillItem(id: refill.id, on: db) }) else { throw APIError.notFound }
+        return .json(PharmacyAPI.Refill(item), status: .created)
+    }
+
+    // MARK: Beacons and visits
+
+    /// UpdateBeacon: what the app listens for.
+    @Sendable func beacons(request: Request, context: PortalContext) async throws -> Response {
+        _ = try context.requireCustomer()
+        let beacons = try await portal.database.read { db in try await repository.beacons(on: db) }
+        return .json(PharmacyAPI.Beacons(beacons: beacons.map { PharmacyAPI.Beacon(uuid: $0.uuid, major: $0.major, minor: $0.minor, name: $0.name) }))
+    }
+
+    /// EnterBeaconRange and UserRevisitsStore: points for the first visit of the day, whatever the app sends after.
+    @Sendable func visit(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let body = try await request.json(PharmacyAPI.NewVisit.self)
+        let uuid = body.uuid?.trimmed.lowercased() ?? ""
+        var problems: [String: String] = [:]
+        if UUID(uuidString: uuid) == nil { problems["uuid"] = "Give the beacon's UUID" }
+        if body.major.map(PharmacyForms.beaconNumbers.contains) != true { problems["major"] = "Give the beacon's major number, 0 to 65535" }
+        if body.minor.map(PharmacyForms.beaconNumbers.contains) != true { problems["minor"] = "Give the beacon's minor number, 0 to 65535" }
+        guard problems.isEmpty, let major = body.major, let minor = body.minor else { throw APIError.validation(problems) }
+        guard let beacon = try await portal.database.read({ db in try await repository.beacon(uuid: uuid, major: major, minor: minor, on: db) }) else {
+            throw APIError.validation(["uuid": "This is not one of the store's beacons"])
+        }
+        let visit = try await pharmacy.visit(customerID: holder.accountID, beacon: beacon)
+        let store = pharmacy.storeName
+        let message = !visit.firstToday ? "Welcome to \(store). Your visit today is already counted."
+            : (visit.welcomeBack ? "Welcome back to \(store)!" : "Welcome to \(store)!") + (visit.pointsEarned > 0 ? " You earned \(visit.pointsEarned) points." : "")
+        return .json(PharmacyAPI.Visit(
+            firstVisitToday: visit.firstToday, welcomeBack: visit.welcomeBack, pointsEarned: visit.pointsEarned, points: visit.balance, message: message
+        ), status: visit.firstToday ? .created : .ok)
+    }
+
+    // MARK: Rewards and vouchers
+
+    @Sendable func rewards(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let (points, rewards) = try await portal.database.read { db in
+            (try await ledger.allTimeBalance(of: .pharmacyCustomer(holder.accountID), on: db), try await repository.rewards(includingRetired: false, on: db))
+        }
+        return .json(PharmacyAPI.Rewards(
+            points: points, rewards: rewards.map { PharmacyAPI.Reward(id: $0.id, title: $0.title, pointsCost: $0.pointsCost, affordable: $0.pointsCost <= points) }
+        ))
+    }
+
+    private func view(_ voucher: PharmacyVoucher, title: String) -> PharmacyAPI.Voucher {
+        let now = portal.now
+        let state = voucher.state(at: now)
+        return PharmacyAPI.Voucher(
+            id: voucher.id, rewardId: voucher.rewardID, title: title, code: voucher.code, pointsCost: voucher.pointsCost, state: state.rawValue,
+            redeemedAt: voucher.redeemedAt, activatedAt: voucher.activatedAt, expiresAt: voucher.expiresAt,
+            secondsLeft: state == .active ? voucher.expiresAt.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) } : nil
+        )
+    }
+
+    @Sendable func vouchers(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let (vouchers, rewards) = try await portal.database.read { db in
+            (try await repository.vouchers(customerID: holder.accountID, limit: 100, on: db), try await repository.rewards(includingRetired: true, on: db))
+        }
+        let titles = Dictionary(uniqueKeysWithValues: rewards.map { ($0.id, $0.title) })
+        return .json(PharmacyAPI.Vouchers(vouchers: vouchers.map { view($0, title: titles[$0.rewardID] ?? "") }))
+    }
+
+    /// RedeemVoucher: the cost leaves her points in the same transaction that makes the voucher.
+    @Sendable func redeem(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let body = try await request.json(PharmacyAPI.NewVoucher.self)
+        guard let rewardID = body.rewardId else { throw APIError.validation(["reward_id": "Choose one of the rewards offered"]) }
+        let (voucher, reward, balance) = try await pharmacy.redeem(rewardID: rewardID, customerID: holder.accountID, origin: portal.origin(of: request, context: context))
+        return .json(PharmacyAPI.Redeemed(voucher: view(voucher, title: reward.title), points: balance), status: .created)
+    }
+
+    /// ActivateVoucher: 5 minutes from now on the server's clock; the exact expiry for the app's countdown.
+    @Sendable func activate(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        let id = try context.parameters.apiRecordID()
+        let voucher = try await pharmacy.activate(voucherID: id, customerID: holder.accountID, origin: portal.origin(of: request, context: context))
+        let title = try await portal.database.read { db in try await repository.reward(id: voucher.rewardID, on: db)?.title }
+        return .json(view(voucher, title: title ?? ""))
+    }
+
+    // MARK: Notifications
+
+    @Sendable func notifications(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        guard let pageRequest = DeskAPIController.pageRequest(request) else {
+            throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
+        }
+        let (page, unread) = try await portal.database.read { db in
+            try await portal.notifications.feed(of: .pharmacyCustomer(holder.accountID), page: pageRequest, on: db)
+        }
+        return .json(PharmacyAPI.Notifications(
+            notifications: page.items.map {
+                PharmacyAPI.Notification(id: $0.id, kind: $0.kind, message: $0.message,
+                                         refillId: $0.subject?.type == Pharmacy.refillSubject ? $0.subject?.id : nil,
+                                         createdAt: $0.createdAt, read: $0.readAt != nil)
+            },
+            page: page.request.number, pageCount: page.pageCount, totalCount: page.totalCount, unreadCount: unread
+        ))
+    }
+}
+
+/// A new password from a reset link: the link is used once, the password checked, every session ended.
+/// Problems are handed to `refuse` by field (`token`, `password`); the customer's id on success.
+func pharmacyResetPassword(
+    portal: Portal, token: String, password: String, origin: AuditOrigin, refuse: ([String: String]) throws -> Void
+) async throws -> Int64 {
+    let hash = SecretToken.hash(token.trimmed)
+    let now = portal.now
+    let repository = PharmacyRepository()
+    let expired = "This link has expired or has already been used. Ask for a new one from the app's sign-in screen"
+    guard !token.trimmed.isEmpty, try await portal.database.read({ db in try await repository.resetIsUsable(tokenHash: hash, now: now, on: db) }) else {
+        try refuse(["token": expired])
+        throw APIError.validation(["token": expired])
+    }
+    if let problem = portal.passwordPolicy.problem(with: password, username: nil) {
+        try refuse(["password": problem])
+        throw APIError.validation(["password": problem])
+    }
+    let passwordHash = try await portal.passwords.hash(password)
+    let customerID = try await portal.database.transaction { db -> Int64? in
+        guard let id = try await repository.useReset(tokenHash: hash, now: now, on: db) else { return nil }
+        try await repository.setPassword(customerID: id, hash: passwordHash, now: now, on: db)
+        try await portal.audit.record(AuditEvent(
+            actor: AuditActor(accountID: id, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyPasswordReset,
+            recordType: "pharmacy_customer", recordID: "\(id)", origin: origin, detail: "new password set"
+        ), on: db)
+        return id
+    }
+    guard let customerID else {
+        try refuse(["token": expired])
+        throw APIError.validation(["token": expired])
+    }
+    return customerID
+}
+
+extension Mail {
+    static func pharmacyWelcome(to email: String, firstName: String, store: String) -> Mail {
+        Mail(recipient: email, subject: "Welcome to the \(store) app", body: """
+            Hello \(firstName),
+
+            Your \(store) account is ready. Sign in to the app with this email address and the password you chose.
+
+            If you did not create this account, please call the pharmacy.
+
+            \(store)
+            """)
+    }
+
+    /// AccountAlreadyExists, told only to the address's owner.
+    static func pharmacyAlreadyRegistered(to email: String, store: String) -> Mail {
+        Mail(recipient: email, subject: "Someone tried to register with your email address", body: """
+            Hello,
+
+            Someone tried to create a \(store) account with this email address, which already has one. If it was you, sign in to the app; if you have forgotten your password, choose "Forgot password" on the sign-in screen.
+
+            If it was not you, you can ignore this email: nothing about your account has changed.
+
+            \(store)
+            """)
+    }
+
+    /// The reset link: a secret that works once, for an hour. It is never a password.
+    static func pharmacyPasswordReset(to customer: PharmacyCustomer, link: String, store: String) -> Mail {
+        Mail(recipient: customer.email, subject: "Choose a new password for \(store)", body: """
+            Hello \(customer.details.firstName),
+
+            Someone asked to choose a new password for your \(store) account. To choose one, open this link within an hour:
+
+            \(link)
+
+            The link works once. If you did not ask for this, you can ignore this email: your password has not changed.
+
+            \(store)
+            """)
+    }
+}

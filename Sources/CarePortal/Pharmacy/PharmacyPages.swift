@@ -1,0 +1,500 @@
+import Foundation
+import PortalPlatform
+
+/// One request in the queue.
+struct RefillRow: Sendable, Encodable {
+    let id: Int64
+    let path: String
+    let requested: String
+    let customer: String
+    let customerPath: String
+    let medication: String
+    let kind: String
+    let status: String
+    let statusTag: String
+
+    init(_ item: RefillQueueItem, clock: ProgramClock) {
+        id = item.refill.id
+        path = SiteURL.pharmacyRefill(item.refill.id).path
+        requested = clock.dateTime(item.refill.requestedAt)
+        customer = item.customerName
+        customerPath = SiteURL.pharmacyCustomer(item.refill.customerID).path
+        medication = "\(item.medication) \(item.strength)"
+        kind = item.refill.fulfilment.title
+        status = item.refill.status.title
+        statusTag = RefillRow.tag(item.refill.status)
+    }
+
+    static func tag(_ status: RefillStatus) -> String {
+        switch status {
+        case .requested: "tag--blue"
+        case .preparing: "tag--yellow"
+        case .readyForPickup, .outForDelivery: "tag--green"
+        case .collected, .delivered: "tag--grey"
+        case .cancelled: "tag--red"
+        }
+    }
+}
+
+struct RefillQueuePage: Page {
+    static let template = TemplateName.pharmacyQueue
+    let layout: Layout
+    let rows: [RefillRow]
+    let statuses: [FilterOption]
+    let kinds: [FilterOption]
+    let isFiltered: Bool
+    let totalCount: Int
+    let pagination: String
+    let action = SiteURL.pharmacy.path
+}
+
+struct RefillPage: Page {
+    struct Action: Sendable, Encodable {
+        let value: String
+        let title: String
+        let isCancel: Bool
+    }
+
+    static let template = TemplateName.pharmacyRefill
+    let layout: Layout
+    let row: RefillRow
+    let deliveryAddress: String?
+    let cancelReason: String?
+    let updated: String
+    let actions: [Action]
+    let canCancel: Bool
+    let reason: String
+    let reasonError: String?
+    let statusError: String?
+    let errors: [FormErrors.Item]
+    let action: String
+    let backPath = SiteURL.pharmacy.path
+    let reasonMaximum = PharmacyForms.descriptionMaximumLength
+
+    init(layout: Layout, item: RefillQueueItem, clock: ProgramClock, reason: String, errors: FormErrors) {
+        self.layout = layout
+        row = RefillRow(item, clock: clock)
+        deliveryAddress = item.refill.deliveryAddress
+        cancelReason = item.refill.cancelReason
+        updated = clock.dateTime(item.refill.updatedAt)
+        let next = item.refill.status.next(for: item.refill.fulfilment)
+        actions = next.filter { $0 != .cancelled }.map { Action(value: $0.rawValue, title: "Mark as \($0.title.lowercased())", isCancel: false) }
+        canCancel = next.contains(.cancelled)
+        self.reason = reason
+        reasonError = errors["reason"]
+        statusError = errors["status"]
+        self.errors = errors.items
+        action = SiteURL.pharmacyRefillStatus(item.refill.id).path
+    }
+}
+
+struct CustomerRow: Sendable, Encodable {
+    let name: String
+    let path: String
+    let email: String
+    let dateOfBirth: String
+    let isDisabled: Bool
+
+    init(_ customer: PharmacyCustomer) {
+        name = "\(customer.details.lastName), \(customer.details.firstName)"
+        path = SiteURL.pharmacyCustomer(customer.id).path
+        email = customer.email
+        dateOfBirth = customer.details.dateOfBirth
+        isDisabled = customer.status == .disabled
+    }
+}
+
+struct CustomersPage: Page {
+    static let template = TemplateName.pharmacyCustomers
+    let layout: Layout
+    let rows: [CustomerRow]
+    let search: String
+    let pagination: String
+    let action = SiteURL.pharmacyCustomers.path
+}
+
+struct CustomerPage: Page {
+    struct Detail: Sendable, Encodable {
+        let key: String
+        let value: String
+    }
+
+    struct PrescriptionRow: Sendable, Encodable {
+        let medication: String
+        let quantity: String
+        let refillsRemaining: Int
+        let prescriber: String
+        let lastFilled: String
+        let removePath: String
+    }
+
+    struct VoucherRow: Sendable, Encodable {
+        let code: String
+        let points: Int
+        let state: String
+        let redeemed: String
+    }
+
+    static let template = TemplateName.pharmacyCustomer
+    let layout: Layout
+    let name: String
+    let details: [Detail]
+    let isDisabled: Bool
+    let points: Int
+    let visitCount: Int
+    let recentVisits: [String]
+    let prescriptions: [PrescriptionRow]
+    let refills: [RefillRow]
+    let vouchers: [VoucherRow]
+    let editPath: String
+    let disablePath: String
+    let enablePath: String
+    let addPrescriptionPath: String
+    let backPath = SiteURL.pharmacyCustomers.path
+
+    init(layout: Layout, record: CustomerRecord, clock: ProgramClock, now: Date) {
+        self.layout = layout
+        let customer = record.customer
+        name = customer.name
+        let address = customer.details.address
+        details = [
+            Detail(key: "Email address", value: customer.email),
+            Detail(key: "Date of birth", value: CalendarDate(iso: customer.details.dateOfBirth)?.displayed ?? customer.details.dateOfBirth),
+            Detail(key: "Phone", value: customer.details.phone.isEmpty ? "Not given" : customer.details.phone),
+            Detail(key: "Delivery address", value: address.isSaved ? address.text : "Not saved"),
+            Detail(key: "Account", value: customer.status == .active ? "Active" : "Disabled"),
+            Detail(key: "Joined", value: clock.dateTime(customer.createdAt)),
+            Detail(key: "Last used the app", value: customer.lastActiveAt.map(clock.dateTime) ?? "Never"),
+        ]
+        isDisabled = customer.status == .disabled
+        points = record.points
+        visitCount = record.visits.count
+        recentVisits = record.visits.days.map { CalendarDate(iso: $0)?.displayed ?? $0 }
+        prescriptions = record.prescriptions.map {
+            PrescriptionRow(medication: "\($0.medication) \($0.strength)", quantity: $0.quantity, refillsRemaining: $0.refillsRemaining,
+                            prescriber: $0.prescriber, lastFilled: $0.lastFilled.flatMap(CalendarDate.init(iso:))?.displayed ?? "Not yet",
+                            removePath: SiteURL.pharmacyPrescriptionRemove($0.id).path)
+        }
+        refills = record.refills.map { RefillRow($0, clock: clock) }
+        vouchers = record.vouchers.map {
+            VoucherRow(code: $0.code, points: $0.pointsCost, state: VoucherCheckResult.stateTitle($0.state(at: now)), redeemed: clock.dateTime($0.redeemedAt))
+        }
+        editPath = SiteURL.pharmacyCustomerEdit(customer.id).path
+        disablePath = SiteURL.pharmacyCustomerDisable(customer.id).path
+        enablePath = SiteURL.pharmacyCustomerEnable(customer.id).path
+        addPrescriptionPath = SiteURL.pharmacyCustomerPrescriptions(customer.id).path
+    }
+}
+
+struct CustomerFormPage: Page {
+    static let template = TemplateName.pharmacyCustomerForm
+    let layout: Layout
+    let name: String
+    let errors: [FormErrors.Item]
+    let personFields: [FormField]
+    let addressFields: [FormField]
+    let action: String
+    let backPath: String
+
+    init(layout: Layout, form: PharmacyController.CustomerForm, errors: FormErrors, customer: PharmacyCustomer) {
+        self.layout = layout
+        name = customer.name
+        self.errors = errors.items
+        var person = [
+            FormField("first_name", label: "First name", value: form.firstName, autocomplete: "off", width: 20),
+            FormField("last_name", label: "Last name", value: form.lastName, autocomplete: "off", width: 20),
+            FormField("date_of_birth", label: "Date of birth", value: form.dateOfBirth, hint: "Like 1950-04-23", autocomplete: "off", width: 10),
+            FormField("email", label: "Email address", value: form.email, hint: "She signs in with it; emails about her orders go to it",
+                      type: "email", autocomplete: "off", width: 30),
+            FormField("phone", label: "Phone (optional)", value: form.phone, type: "tel", autocomplete: "off", width: 20),
+        ]
+        errors.apply(to: &person)
+        personFields = person
+        var address = [
+            FormField("line1", label: "Street address", value: form.line1, autocomplete: "off", width: 30),
+            FormField("line2", label: "Second line (optional)", value: form.line2, autocomplete: "off", width: 30),
+            FormField("city", label: "Town or city", value: form.city, autocomplete: "off", width: 20),
+            FormField("state", label: "State", value: form.state, hint: "Two letters, like OR", autocomplete: "off", width: 10),
+            FormField("zip_code", label: "ZIP code", value: form.zipCode, autocomplete: "off", width: 10),
+        ]
+        errors.apply(to: &address)
+        addressFields = address
+        action = SiteURL.pharmacyCustomerEdit(customer.id).path
+        backPath = SiteURL.pharmacyCustomer(customer.id).path
+    }
+}
+
+struct PrescriptionFormPage: Page {
+    static let template = TemplateName.pharmacyPrescriptionForm
+    let layout: Layout
+    let name: String
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let action: String
+    let backPath: String
+
+    init(layout: Layout, form: PharmacyController.PrescriptionForm, errors: FormErrors, customer: PharmacyCustomer) {
+        self.layout = layout
+        name = customer.name
+        self.errors = errors.items
+        var fields = [
+            FormField("medication", label: "Medication", value: form.medication, autocomplete: "off", width: 30),
+            FormField("strength", label: "Strength", value: form.strength, hint: "Like 10 mg", autocomplete: "off", width: 10),
+            FormField("quantity", label: "Quantity", value: form.quantity, hint: "Like 30 tablets", autocomplete: "off", width: 20),
+            FormField("refills_remaining", label: "Refills remaining", value: form.refillsRemaining, type: "number", autocomplete: "off", width: 10),
+            FormField("prescriber", label: "Prescriber", value: form.prescriber, hint: "Like Dr. Ana Ruiz", autocomplete: "off", width: 30),
+            FormField("last_filled", label: "Last filled (optional)", value: form.lastFilled, hint: "Like 2026-11-02", autocomplete: "off", width: 10),
+        ]
+        errors.apply(to: &fields)
+        self.fields = fields
+        action = SiteURL.pharmacyCustomerPrescriptions(customer.id).path
+        backPath = SiteURL.pharmacyCustomer(customer.id).path
+    }
+}
+
+struct DealRow: Sendable, Encodable {
+    let title: String
+    let description: String
+    let dates: String
+    let isCurrent: Bool
+    let editPath: String
+    let deletePath: String
+    let picturePath: String?
+
+    init(_ deal: PharmacyDeal, today: CalendarDate) {
+        title = deal.title
+        description = deal.description
+        let from = CalendarDate(iso: deal.validFrom)?.displayed ?? deal.validFrom
+        let until = CalendarDate(iso: deal.validUntil)?.displayed ?? deal.validUntil
+        dates = "\(from) to \(until)"
+        isCurrent = deal.validFrom <= today.iso && today.iso <= deal.validUntil
+        editPath = SiteURL.editPharmacyDeal(deal.id).path
+        deletePath = SiteURL.deletePharmacyDeal(deal.id).path
+        picturePath = deal.picture == nil ? nil : SiteURL.pharmacyDealPicture(deal.id).path
+    }
+}
+
+struct DealsPage: Page {
+    static let template = TemplateName.pharmacyDeals
+    let layout: Layout
+    let running: [DealRow]
+    let past: [DealRow]
+    let currentCount: Int
+    var hasCurrent: Bool { currentCount > 0 }
+    let newPath = SiteURL.newPharmacyDeal.path
+
+    enum CodingKeys: String, CodingKey { case layout, running, past, currentCount, hasCurrent, newPath }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(layout, forKey: .layout)
+        try container.encode(running, forKey: .running)
+        try container.encode(past, forKey: .past)
+        try container.encode(currentCount, forKey: .currentCount)
+        try container.encode(hasCurrent, forKey: .hasCurrent)
+        try container.encode(newPath, forKey: .newPath)
+    }
+}
+
+struct DealFormPage: Page {
+    static let template = TemplateName.pharmacyDealForm
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let titleField: FormField
+    let description: String
+    let descriptionError: String?
+    let dateFields: [FormField]
+    let pictureField: FormField
+    let picturePath: String?
+    let action: String
+    let isNew: Bool
+    let backPath = SiteURL.pharmacyDeals.path
+    let descriptionMaximum = PharmacyForms.descriptionMaximumLength
+
+    init(_ form: PharmacyStoreController.DealForm, id: Int64?, hasPicture: Bool, errors: FormErrors, layout: Layout) {
+        self.layout = layout
+        self.errors = errors.items
+        var title = [FormField("title", label: "Title", value: form.title, hint: "Like 20% off vitamins", width: 30)]
+        errors.apply(to: &title)
+        titleField = title[0]
+        description = form.description
+        descriptionError = errors["description"]
+        var dates = [
+            FormField("valid_from", label: "First day", value: form.validFrom, hint: "Like 2026-12-01", autocomplete: "off", width: 10),
+            FormField("valid_until", label: "Last day", value: form.validUntil, hint: "The deal runs to the end of this day", autocomplete: "off", width: 10),
+        ]
+        errors.apply(to: &dates)
+        dateFields = dates
+        var picture = [FormField(
+            "picture", label: hasPicture ? "Replace the picture (optional)" : "Picture (optional)",
+            hint: "A PNG, JPEG or WebP picture smaller than \(PharmacyRules.dealPictureRules.maximumSizeText).", type: "file"
+        )]
+        errors.apply(to: &picture)
+        pictureField = picture[0]
+        picturePath = hasPicture ? id.map { SiteURL.pharmacyDealPicture($0).path } : nil
+        action = id.map { SiteURL.editPharmacyDeal($0).path } ?? SiteURL.newPharmacyDeal.path
+        isNew = id == nil
+    }
+}
+
+struct RewardRow: Sendable, Encodable {
+    let title: String
+    let pointsCost: Int
+    let cashierGives: String
+    let isRetired: Bool
+    let retirePath: String
+
+    init(_ reward: PharmacyReward) {
+        title = reward.title
+        pointsCost = reward.pointsCost
+        cashierGives = reward.cashierGives
+        isRetired = reward.isRetired
+        retirePath = SiteURL.pharmacyRewardRetire(reward.id).path
+    }
+}
+
+struct RewardsPage: Page {
+    static let template = TemplateName.pharmacyRewards
+    let layout: Layout
+    let rewards: [RewardRow]
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let action = SiteURL.pharmacyRewards.path
+
+    init(layout: Layout, rewards: [RewardRow], form: PharmacyStoreController.RewardForm, errors: FormErrors) {
+        self.layout = layout
+        self.rewards = rewards
+        self.errors = errors.items
+        var fields = [
+            FormField("title", label: "Title", value: form.title, hint: "What the app calls it, like $5 off", width: 30),
+            FormField("points_cost", label: "Cost in points", value: form.pointsCost, type: "number", width: 10),
+            FormField("cashier_gives", label: "What the cashier gives", value: form.cashierGives, hint: "Shown at the till when the voucher is valid", width: 30),
+        ]
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
+}
+
+/// What the till is shown about a code.
+struct VoucherCheckResult: Sendable, Encodable {
+    let isValid: Bool
+    let heading: String
+    let detail: String
+
+    init(_ check: Pharmacy.VoucherCheck, code: String, clock: ProgramClock) {
+        switch check {
+        case .valid(let reward, let gives):
+            isValid = true
+            heading = "Valid: give \(gives)"
+            detail = "Voucher \(code) for \(reward) is now marked used and cannot be used again."
+        case .unknown:
+            isValid = false
+            heading = "Not valid: no voucher has this code"
+            detail = "Check the code on the customer's phone and type it again."
+        case .notActivated:
+            isValid = false
+            heading = "Not valid yet: not activated"
+            detail = "Ask the customer to tap Activate on the voucher in the app, then check it again. It stays hers until she does."
+        case .expired(let at):
+            isValid = false
+            heading = "Not valid: expired"
+            detail = "Its 5 minutes ended at \(clock.dateTime(at))."
+        case .alreadyUsed(let at):
+            isValid = false
+            heading = "Not valid: already used"
+            detail = "It was used at \(clock.dateTime(at))."
+        }
+    }
+
+    static func stateTitle(_ state: PharmacyVoucher.State) -> String {
+        switch state {
+        case .redeemed: "Not yet activated"
+        case .active: "Active"
+        case .expired: "Expired"
+        case .used: "Used"
+        }
+    }
+}
+
+struct VoucherCheckPage: Page {
+    static let template = TemplateName.pharmacyVoucherCheck
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let codeField: FormField
+    let result: VoucherCheckResult?
+    let action = SiteURL.pharmacyVoucherCheck.path
+
+    init(layout: Layout, code: String, result: VoucherCheckResult?, errors: FormErrors) {
+        self.layout = layout
+        self.errors = errors.items
+        var field = [FormField("code", label: "Voucher code", value: code, hint: "8 letters and numbers, shown on the customer's phone",
+                               autocomplete: "off", width: 10)]
+        errors.apply(to: &field)
+        codeField = field[0]
+        self.result = result
+    }
+}
+
+struct BeaconRow: Sendable, Encodable {
+    let name: String
+    let uuid: String
+    let major: Int
+    let minor: Int
+    let removePath: String
+
+    init(_ beacon: PharmacyBeacon) {
+        name = beacon.name
+        uuid = beacon.uuid.uppercased()
+        major = beacon.major
+        minor = beacon.minor
+        removePath = SiteURL.pharmacyBeaconRemove(beacon.id).path
+    }
+}
+
+struct BeaconsPage: Page {
+    static let template = TemplateName.pharmacyBeacons
+    let layout: Layout
+    let beacons: [BeaconRow]
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let action = SiteURL.pharmacyBeacons.path
+
+    init(layout: Layout, beacons: [BeaconRow], form: PharmacyStoreController.BeaconForm, errors: FormErrors) {
+        self.layout = layout
+        self.beacons = beacons
+        self.errors = errors.items
+        var fields = [
+            FormField("name", label: "Name", value: form.name, hint: "Where it is, like Front door", width: 20),
+            FormField("uuid", label: "UUID", value: form.uuid, autocomplete: "off", width: 30),
+            FormField("major", label: "Major", value: form.major, type: "number", autocomplete: "off", width: 10),
+            FormField("minor", label: "Minor", value: form.minor, type: "number", autocomplete: "off", width: 10),
+        ]
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
+}
+
+struct PharmacyResetPasswordPage: Page {
+    static let template = TemplateName.pharmacyResetPassword
+    let layout: Layout
+    let token: String
+    let isUsable: Bool
+    let isDone: Bool
+    let errors: [FormErrors.Item]
+    let passwordField: FormField
+    let store: String
+    let action = SiteURL.pharmacyResetPassword.path
+
+    init(layout: Layout, token: String, isUsable: Bool, isDone: Bool, errors: FormErrors, store: String) {
+        self.layout = layout
+        self.token = token
+        self.isUsable = isUsable
+        self.isDone = isDone
+        self.errors = errors.items.filter { $0.field != "token" }
+        self.store = store
+        var field = [FormField("password", label: "New password", hint: "At least 8 characters. A few words you will remember make a strong one.",
+                               type: "password", autocomplete: "new-password", width: 20)]
+        errors.apply(to: &field)
+        passwordField = field[0]
+    }
+}

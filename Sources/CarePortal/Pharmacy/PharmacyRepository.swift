@@ -1,0 +1,524 @@
+import Foundation
+import PortalPlatform
+import SQLKit
+
+/// The only place the pharmacy's SQL lives: customers, password-reset links, prescriptions, refills,
+/// visits, deals, rewards, vouchers and beacons. Points are the shared ledger's (`PointsLedger`).
+struct PharmacyRepository: Sendable {
+    // MARK: Customers
+
+    struct StoredCredentials: Sendable {
+        let id: Int64
+        let passwordHash: String
+        let isActive: Bool
+    }
+
+    func credentials(email: String, on db: any SQLDatabase) async throws -> StoredCredentials? {
+        guard let row = try await db.select().columns("id", "password_hash", "status").from("pharmacy_customers")
+            .where("email_key", .equal, PharmacyRules.emailKey(email)).first()
+        else { return nil }
+        return StoredCredentials(
+            id: try row.decode(column: "id", as: Int64.self), passwordHash: try row.decode(column: "password_hash", as: String.self),
+            isActive: try row.decode(column: "status", as: String.self) == PharmacyCustomer.Status.active.rawValue
+        )
+    }
+
+    func passwordHash(customerID: Int64, on db: any SQLDatabase) async throws -> String? {
+        try await db.select().column("password_hash").from("pharmacy_customers").where("id", .equal, customerID)
+            .first()?.decode(column: "password_hash", as: String.self)
+    }
+
+    /// A new customer's id; nil when the address already has an account.
+    func createCustomer(email: String, passwordHash: String, details: PharmacyCustomerDetails, now: Date, on db: any SQLDatabase) async throws -> Int64? {
+        let time = now.millisecondsSince1970
+        let address = details.address
+        return try await db.insert(into: "pharmacy_customers")
+            .columns("email", "email_key", "password_hash", "first_name", "last_name", "date_of_birth", "phone",
+                     "address_line1", "address_line2", "city", "state", "zip_code", "status", "created_at", "updated_at")
+            .values(
+                SQLBind(email), SQLBind(PharmacyRules.emailKey(email)), SQLBind(passwordHash), SQLBind(details.firstName), SQLBind(details.lastName),
+                SQLBind(details.dateOfBirth), SQLBind(details.phone), SQLBind(address.line1), SQLBind(address.line2), SQLBind(address.city),
+                SQLBind(address.state), SQLBind(address.zipCode), SQLBind(PharmacyCustomer.Status.active.rawValue), SQLBind(time), SQLBind(time)
+            )
+            .ignoringConflicts(with: ["email_key"])
+            .returning("id").first()?.decode(column: "id", as: Int64.self)
+    }
+
+    private static let customerColumns = [
+        "id", "email", "first_name", "last_name", "date_of_birth", "phone", "address_line1", "address_line2", "city", "state", "zip_code",
+        "status", "created_at", "last_active_at",
+    ]
+
+    private func decodeCustomer(_ row: any SQLRow) throws -> PharmacyCustomer {
+        PharmacyCustomer(
+            id: try row.decode(column: "id", as: Int64.self), email: try row.decode(column: "email", as: String.self),
+            details: PharmacyCustomerDetails(
+                firstName: try row.decode(column: "first_name", as: String.self), lastName: try row.decode(column: "last_name", as: String.self),
+                dateOfBirth: try row.decode(column: "date_of_birth", as: String.self), phone: try row.decode(column: "phone", as: String.self),
+                address: DeliveryAddress(
+                    line1: try row.decode(column: "address_line1", as: String.self), line2: try row.decode(column: "address_line2", as: String.self),
+                    city: try row.decode(column: "city", as: String.self), state: try row.decode(column: "state", as: String.self),
+                    zipCode: try row.decode(column: "zip_code", as: String.self)
+                )
+            ),
+            status: PharmacyCustomer.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .disabled,
+            createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
+            lastActiveAt: try row.decode(column: "last_active_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        )
+    }
+
+    func customer(id: Int64, on db: any SQLDatabase) async throws -> PharmacyCustomer? {
+        try await db.select().columns(Self.customerColumns).from("pharmacy_customers").where("id", .equal, id).first().map(decodeCustomer)
+    }
+
+    func customer(email: String, on db: any SQLDatabase) async throws -> PharmacyCustomer? {
+        try await db.select().columns(Self.customerColumns).from("pharmacy_customers")
+            .where("email_key", .equal, PharmacyRules.emailKey(email)).first().map(decodeCustomer)
+    }
+
+    /// Customers by name (the start of a first or last name), email address (the start of it) or date of birth, by last name.
+    func findCustomers(_ search: String, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<PharmacyCustomer> {
+        try await db.page(
+            of: "pharmacy_customers", page, columns: Self.customerColumns,
+            filter: { builder in
+                let typed = search.trimmed.lowercased()
+                guard !typed.isEmpty else { return builder }
+                if CalendarDate(iso: typed) != nil { return builder.where("date_of_birth", .equal, typed) }
+                if typed.contains("@") {
+                    return builder.where("email_key", .greaterThanOrEqual, typed).where("email_key", .lessThan, typed + "\u{10FFFF}")
+                }
+                let pattern = typed.replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "") + "%"
+                return builder.where { group in
+                    group.where(SQLFunction("LOWER", args: SQLColumn("last_name")), .like, SQLBind(pattern))
+                        .orWhere(SQLFunction("LOWER", args: SQLColumn("first_name")), .like, SQLBind(pattern))
+                        .orWhere("email_key", .like, SQLBind(pattern))
+                }
+            },
+            order: { $0.orderBy("last_name").orderBy("first_name").orderBy("id") },
+            decode: decodeCustomer
+        )
+    }
+
+    /// Saves her details; false when the email address belongs to another account.
+    func updateCustomer(id: Int64, email: String, details: PharmacyCustomerDetails, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        if let other = try await credentials(email: email, on: db), other.id != id { return false }
+        let address = details.address
+        try await db.update("pharmacy_customers")
+            .set("email", to: email).set("email_key", to: PharmacyRules.emailKey(email))
+            .set("first_name", to: details.firstName).set("last_name", to: details.lastName).set("date_of_birth", to: details.dateOfBirth)
+            .set("phone", to: details.phone).set("address_line1", to: address.line1).set("address_line2", to: address.line2)
+            .set("city", to: address.city).set("state", to: address.state).set("zip_code", to: address.zipCode)
+            .set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).run()
+        return true
+    }
+
+    func updateAddress(customerID: Int64, _ address: DeliveryAddress, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("pharmacy_customers")
+            .set("address_line1", to: address.line1).set("address_line2", to: address.line2).set("city", to: address.city)
+            .set("state", to: address.state).set("zip_code", to: address.zipCode).set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, customerID).run()
+    }
+
+    func setStatus(customerID: Int64, _ status: PharmacyCustomer.Status, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("pharmacy_customers").set("status", to: status.rawValue).set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, customerID).run()
+    }
+
+    func setPassword(customerID: Int64, hash: String, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("pharmacy_customers").set("password_hash", to: hash).set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, customerID).run()
+        // A new password ends every session.
+        try await db.delete(from: "pharmacy_customer_tokens").where("customer_id", .equal, customerID).run()
+    }
+
+    func markActivity(customerID: Int64, at now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("pharmacy_customers").set("last_active_at", to: now.millisecondsSince1970).where("id", .equal, customerID).run()
+    }
+
+    func customerCount(on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "pharmacy_customers")
+    }
+
+    // MARK: Step-up and password resets
+
+    /// Notes her password typed again on this token, good until `until`.
+    func grantStepUp(tokenHash: String, until: Date, on db: any SQLDatabase) async throws {
+        try await db.update("pharmacy_customer_tokens").set("step_up_until", to: until.millisecondsSince1970)
+            .where("token_hash", .equal, tokenHash).run()
+    }
+
+    func stepUpUntil(tokenHash: String, on db: any SQLDatabase) async throws -> Date? {
+        try await db.select().column("step_up_until").from("pharmacy_customer_tokens").where("token_hash", .equal, tokenHash)
+            .first()?.decode(column: "step_up_until", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+    }
+
+    func createReset(tokenHash: String, customerID: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "pharmacy_password_resets").columns("token_hash", "customer_id", "created_at", "expires_at")
+            .values(SQLBind(tokenHash), SQLBind(customerID), SQLBind(now.millisecondsSince1970),
+                    SQLBind(now.addingTimeInterval(PharmacyRules.resetLinkLifetime).millisecondsSince1970))
+            .run()
+    }
+
+    /// Uses a reset link once: the customer it was for, or nil when it is unknown, used or expired.
+    func useReset(tokenHash: String, now: Date, on db: any SQLDatabase) async throws -> Int64? {
+        try await db.update("pharmacy_password_resets").set("used_at", to: now.millisecondsSince1970)
+            .where("token_hash", .equal, tokenHash).where("used_at", .is, SQLLiteral.null)
+            .where("expires_at", .greaterThan, now.millisecondsSince1970)
+            .returning("customer_id").first()?.decode(column: "customer_id", as: Int64.self)
+    }
+
+    func deleteResets(expiredBefore cutoff: Date, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "pharmacy_password_resets").where("expires_at", .lessThan, cutoff.millisecondsSince1970).run()
+    }
+
+    func resetIsUsable(tokenHash: String, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.select().column("customer_id").from("pharmacy_password_resets")
+            .where("token_hash", .equal, tokenHash).where("used_at", .is, SQLLiteral.null)
+            .where("expires_at", .greaterThan, now.millisecondsSince1970).first() != nil
+    }
+
+    // MARK: Prescriptions
+
+    private func decodePrescription(_ row: any SQLRow) throws -> PharmacyPrescription {
+        PharmacyPrescription(
+            id: try row.decode(column: "id", as: Int64.self), customerID: try row.decode(column: "customer_id", as: Int64.self),
+            medication: try row.decode(column: "medication", as: String.self), strength: try row.decode(column: "strength", as: String.self),
+            quantity: try row.decode(column: "quantity", as: String.self), refillsRemaining: try row.decode(column: "refills_remaining", as: Int.self),
+            prescriber: try row.decode(column: "prescriber", as: String.self), lastFilled: try row.decode(column: "last_filled", as: String?.self)
+        )
+    }
+
+    private static let prescriptionColumns = ["id", "customer_id", "medication", "strength", "quantity", "refills_remaining", "prescriber", "last_filled"]
+
+    func addPrescription(_ prescription: PharmacyPrescription, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        let time = now.millisecondsSince1970
+        return try await db.insert(into: "pharmacy_prescriptions")
+            .columns("customer_id", "medication", "strength", "quantity", "refills_remaining", "prescriber", "last_filled", "created_at", "updated_at")
+            .values(SQLBind(prescription.customerID), SQLBind(prescription.medication), SQLBind(prescription.strength), SQLBind(prescription.quantity),
+                    SQLBind(prescription.refillsRemaining), SQLBind(prescription.prescriber), SQLBind(prescription.lastFilled), SQLBind(time), SQLBind(time))
+            .returning("id").first()!.decode(column: "id", as: Int64.self)
+    }
+
+    /// Her prescriptions on file (not removed), by medication.
+    func prescriptions(customerID: Int64, on db: any SQLDatabase) async throws -> [PharmacyPrescription] {
+        try await db.select().columns(Self.prescriptionColumns).from("pharmacy_prescriptions")
+            .where("customer_id", .equal, customerID).where("removed_at", .is, SQLLiteral.null)
+            .orderBy("medication").orderBy("id").all().map(decodePrescription)
+    }
+
+    /// A prescription on file; with `customerID`, only if it is hers.
+    func prescription(id: Int64, customerID: Int64? = nil, on db: any SQLDatabase) async throws -> PharmacyPrescription? {
+        let query = db.select().columns(Self.prescriptionColumns).from("pharmacy_prescriptions")
+            .where("id", .equal, id).where("removed_at", .is, SQLLiteral.null)
+        if let customerID { query.where("customer_id", .equal, customerID) }
+        return try await query.first().map(decodePrescription)
+    }
+
+    func removePrescription(id: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.update("pharmacy_prescriptions").set("removed_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).where("removed_at", .is, SQLLiteral.null).returning("id").first() != nil
+    }
+
+    /// One refill used: counted down and dated, only while one remains.
+    func fillPrescription(id: Int64, on day: CalendarDate, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.raw("""
+            UPDATE pharmacy_prescriptions SET refills_remaining = refills_remaining - 1, last_filled = \(bind: day.iso),
+            updated_at = \(bind: now.millisecondsSince1970) WHERE id = \(bind: id) AND refills_remaining > 0 RETURNING id
+            """).first() != nil
+    }
+
+    // MARK: Refills
+
+    private static let refillColumns = [
+        "id", "customer_id", "prescription_id", "fulfilment", "delivery_address", "status", "cancel_reason", "requested_at", "updated_at",
+    ]
+
+    private func decodeRefill(_ row: any SQLRow) throws -> PharmacyRefill {
+        PharmacyRefill(
+            id: try row.decode(column: "id", as: Int64.self), customerID: try row.decode(column: "customer_id", as: Int64.self),
+            prescriptionID: try row.decode(column: "prescription_id", as: Int64.self),
+            fulfilment: Fulfilment(rawValue: try row.decode(column: "fulfilment", as: String.self)) ?? .pickup,
+            deliveryAddress: try row.decode(column: "delivery_address", as: String?.self),
+            status: RefillStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .cancelled,
+            cancelReason: try row.decode(column: "cancel_reason", as: String?.self),
+            requestedAt: Date(millisecondsSince1970: try row.decode(column: "requested_at", as: Int64.self)),
+            updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self))
+        )
+    }
+
+    func addRefill(customerID: Int64, prescriptionID: Int64, fulfilment: Fulfilment, deliveryAddress: String?, now: Date, on db: any SQLDatabase) async throws -> PharmacyRefill {
+        let time = now.millisecondsSince1970
+        let id = try await db.insert(into: "pharmacy_refills")
+            .columns("customer_id", "prescription_id", "fulfilment", "delivery_address", "status", "requested_at", "updated_at")
+            .values(SQLBind(customerID), SQLBind(prescriptionID), SQLBind(fulfilment.rawValue), SQLBind(deliveryAddress),
+                    SQLBind(RefillStatus.requested.rawValue), SQLBind(time), SQLBind(time))
+            .returning("id").first()!.decode(column: "id", as: Int64.self)
+        return PharmacyRefill(id: id, customerID: customerID, prescriptionID: prescriptionID, fulfilment: fulfilment, deliveryAddress: deliveryAddress,
+                              status: .requested, cancelReason: nil, requestedAt: now, updatedAt: now)
+    }
+
+    /// An open request for this prescription, if she has one.
+    func openRefill(prescriptionID: Int64, on db: any SQLDatabase) async throws -> Int64? {
+        try await db.select().column("id").from("pharmacy_refills").where("prescription_id", .equal, prescriptionID)
+            .where("status", .in, RefillStatus.open.map(\.rawValue)).first()?.decode(column: "id", as: Int64.self)
+    }
+
+    func refill(id: Int64, customerID: Int64? = nil, on db: any SQLDatabase) async throws -> PharmacyRefill? {
+        let query = db.select().columns(Self.refillColumns).from("pharmacy_refills").where("id", .equal, id)
+        if let customerID { query.where("customer_id", .equal, customerID) }
+        return try await query.first().map(decodeRefill)
+    }
+
+    /// Moves a refill on only from the status it was read in, so two people working it at once cannot both move it.
+    func moveRefill(id: Int64, from: RefillStatus, to: RefillStatus, reason: String?, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.update("pharmacy_refills").set("status", to: to.rawValue).set("cancel_reason", to: reason)
+            .set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).where("status", .equal, from.rawValue).returning("id").first() != nil
+    }
+
+    private func refillItems(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+        builder
+            .columns(Self.refillColumns.map { SQLColumn($0, table: "r") })
+            .column(SQLColumn("first_name", table: "c")).column(SQLColumn("last_name", table: "c"))
+            .column(SQLColumn("medication", table: "p")).column(SQLColumn("strength", table: "p"))
+            .from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))
+            .join(SQLAlias(SQLIdentifier("pharmacy_customers"), as: SQLIdentifier("c")), method: SQLJoinMethod.inner,
+                  on: SQLColumn("customer_id", table: "r"), .equal, SQLColumn("id", table: "c"))
+            .join(SQLAlias(SQLIdentifier("pharmacy_prescriptions"), as: SQLIdentifier("p")), method: SQLJoinMethod.inner,
+                  on: SQLColumn("prescription_id", table: "r"), .equal, SQLColumn("id", table: "p"))
+    }
+
+    private func decodeItem(_ row: any SQLRow) throws -> RefillQueueItem {
+        RefillQueueItem(
+            refill: try decodeRefill(row),
+            customerName: "\(try row.decode(column: "first_name", as: String.self)) \(try row.decode(column: "last_name", as: String.self))",
+            medication: try row.decode(column: "medication", as: String.self), strength: try row.decode(column: "strength", as: String.self)
+        )
+    }
+
+    /// The queue: oldest first, in the chosen statuses and kind.
+    func refillQueue(statuses: [RefillStatus], fulfilment: Fulfilment?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<RefillQueueItem> {
+        func filter(_ builder: SQLSelectBuilder, table: String?) -> SQLSelectBuilder {
+            builder.where(SQLColumn("status", table: table), .in, SQLBind.group(statuses.map(\.rawValue)))
+            if let fulfilment { builder.where(SQLColumn("fulfilment", table: table), .equal, SQLBind(fulfilment.rawValue)) }
+            return builder
+        }
+        let total = try await db.count(in: "pharmacy_refills") { filter($0, table: nil) }
+        let rows = try await filter(refillItems(db.select()), table: "r")
+            .orderBy(SQLColumn("requested_at", table: "r")).orderBy(SQLColumn("id", table: "r"))
+            .limit(page.size).offset(page.offset).all()
+        return PageOf(items: try rows.map(decodeItem), totalCount: total, request: page)
+    }
+
+    func refillItem(id: Int64, on db: any SQLDatabase) async throws -> RefillQueueItem? {
+        try await refillItems(db.select()).where(SQLColumn("id", table: "r"), .equal, SQLBind(id)).first().map(decodeItem)
+    }
+
+    /// Her requests, newest first.
+    func refills(customerID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [RefillQueueItem] {
+        try await refillItems(db.select()).where(SQLColumn("customer_id", table: "r"), .equal, SQLBind(customerID))
+            .orderBy(SQLColumn("id", table: "r"), SQLDirection.descending).limit(limit).all().map(decodeItem)
+    }
+
+    /// Requests waiting on the pharmacy: requested or being prepared.
+    func waitingCount(on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "pharmacy_refills") { $0.where("status", .in, [RefillStatus.requested.rawValue, RefillStatus.preparing.rawValue]) }
+    }
+
+    // MARK: Visits
+
+    /// Records her first visit of `day`; false when she already visited that day.
+    func recordVisit(customerID: Int64, day: CalendarDate, beaconID: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.insert(into: "pharmacy_visits").columns("customer_id", "day", "beacon_id", "visited_at")
+            .values(SQLBind(customerID), SQLBind(day.iso), SQLBind(beaconID), SQLBind(now.millisecondsSince1970))
+            .ignoringConflicts(with: ["customer_id", "day"])
+            .returning("day").first() != nil
+    }
+
+    /// The days she visited, newest first, and how many there were.
+    func visits(customerID: Int64, limit: Int, on db: any SQLDatabase) async throws -> (days: [String], count: Int) {
+        let count = try await db.count(in: "pharmacy_visits") { $0.where("customer_id", .equal, customerID) }
+        let days = try await db.select().column("day").from("pharmacy_visits").where("customer_id", .equal, customerID)
+            .orderBy("day", .descending).limit(limit).all().map { try $0.decode(column: "day", as: String.self) }
+        return (days, count)
+    }
+
+    // MARK: Deals
+
+    private func decodeDeal(_ row: any SQLRow) throws -> PharmacyDeal {
+        PharmacyDeal(
+            id: try row.decode(column: "id", as: Int64.self), title: try row.decode(column: "title", as: String.self),
+            description: try row.decode(column: "description", as: String.self),
+            validFrom: try row.decode(column: "valid_from", as: String.self), validUntil: try row.decode(column: "valid_until", as: String.self),
+            picture: try row.decode(column: "picture_file", as: String?.self).flatMap { file in
+                try row.decode(column: "picture_type", as: String?.self).flatMap(UploadType.init(rawValue:)).map { StoredUpload(fileName: file, type: $0) }
+            }
+        )
+    }
+
+    private static let dealColumns = ["id", "title", "description", "valid_from", "valid_until", "picture_file", "picture_type"]
+
+    /// Deals running on `day`, those ending soonest first.
+    func currentDeals(on day: CalendarDate, on db: any SQLDatabase) async throws -> [PharmacyDeal] {
+        try await db.select().columns(Self.dealColumns).from("pharmacy_deals")
+            .where("valid_from", .lessThanOrEqual, day.iso).where("valid_until", .greaterThanOrEqual, day.iso)
+            .orderBy("valid_until").orderBy("id").all().map(decodeDeal)
+    }
+
+    /// Every deal not yet over, and the last 20 that are, by when they start.
+    func deals(today: CalendarDate, on db: any SQLDatabase) async throws -> (running: [PharmacyDeal], past: [PharmacyDeal]) {
+        let running = try await db.select().columns(Self.dealColumns).from("pharmacy_deals")
+            .where("valid_until", .greaterThanOrEqual, today.iso).orderBy("valid_from").orderBy("id").all().map(decodeDeal)
+        let past = try await db.select().columns(Self.dealColumns).from("pharmacy_deals")
+            .where("valid_until", .lessThan, today.iso).orderBy("valid_until", .descending).limit(20).all().map(decodeDeal)
+        return (running, past)
+    }
+
+    func deal(id: Int64, on db: any SQLDatabase) async throws -> PharmacyDeal? {
+        try await db.select().columns(Self.dealColumns).from("pharmacy_deals").where("id", .equal, id).first().map(decodeDeal)
+    }
+
+    func addDeal(_ deal: PharmacyDeal, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        let time = now.millisecondsSince1970
+        return try await db.insert(into: "pharmacy_deals")
+            .columns("title", "description", "valid_from", "valid_until", "picture_file", "picture_type", "created_at", "updated_at")
+            .values(SQLBind(deal.title), SQLBind(deal.description), SQLBind(deal.validFrom), SQLBind(deal.validUntil),
+                    SQLBind(deal.picture?.fileName), SQLBind(deal.picture?.type.rawValue), SQLBind(time), SQLBind(time))
+            .returning("id").first()!.decode(column: "id", as: Int64.self)
+    }
+
+    func updateDeal(_ deal: PharmacyDeal, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.update("pharmacy_deals").set("title", to: deal.title).set("description", to: deal.description)
+            .set("valid_from", to: deal.validFrom).set("valid_until", to: deal.validUntil).set("updated_at", to: now.millisecondsSince1970)
+            .set("picture_file", to: SQLBind(deal.picture?.fileName)).set("picture_type", to: SQLBind(deal.picture?.type.rawValue))
+            .where("id", .equal, deal.id).returning("id").first() != nil
+    }
+
+    func deleteDeal(id: Int64, on db: any SQLDatabase) async throws -> Bool {
+        try await db.delete(from: "pharmacy_deals").where("id", .equal, id).returning("id").first() != nil
+    }
+
+    // MARK: Rewards and vouchers
+
+    private func decodeReward(_ row: any SQLRow) throws -> PharmacyReward {
+        PharmacyReward(
+            id: try row.decode(column: "id", as: Int64.self), title: try row.decode(column: "title", as: String.self),
+            pointsCost: try row.decode(column: "points_cost", as: Int.self), cashierGives: try row.decode(column: "cashier_gives", as: String.self),
+            isRetired: try row.decode(column: "retired_at", as: Int64?.self) != nil
+        )
+    }
+
+    private static let rewardColumns = ["id", "title", "points_cost", "cashier_gives", "retired_at"]
+
+    /// The catalogue: offered rewards by cost (and, with `includingRetired`, the retired ones after them).
+    func rewards(includingRetired: Bool, on db: any SQLDatabase) async throws -> [PharmacyReward] {
+        let query = db.select().columns(Self.rewardColumns).from("pharmacy_rewards")
+        if !includingRetired { query.where("retired_at", .is, SQLLiteral.null) }
+        return try await query.orderBy("points_cost").orderBy("id").all().map(decodeReward)
+            .sorted { ($0.isRetired ? 1 : 0, $0.pointsCost, $0.id) < ($1.isRetired ? 1 : 0, $1.pointsCost, $1.id) }
+    }
+
+    func reward(id: Int64, on db: any SQLDatabase) async throws -> PharmacyReward? {
+        try await db.select().columns(Self.rewardColumns).from("pharmacy_rewards").where("id", .equal, id).first().map(decodeReward)
+    }
+
+    func addReward(title: String, pointsCost: Int, cashierGives: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        try await db.insert(into: "pharmacy_rewards").columns("title", "points_cost", "cashier_gives", "created_at")
+            .values(SQLBind(title), SQLBind(pointsCost), SQLBind(cashierGives), SQLBind(now.millisecondsSince1970))
+            .returning("id").first()!.decode(column: "id", as: Int64.self)
+    }
+
+    func retireReward(id: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.update("pharmacy_rewards").set("retired_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).where("retired_at", .is, SQLLiteral.null).returning("id").first() != nil
+    }
+
+    private func decodeVoucher(_ row: any SQLRow) throws -> PharmacyVoucher {
+        PharmacyVoucher(
+            id: try row.decode(column: "id", as: Int64.self), customerID: try row.decode(column: "customer_id", as: Int64.self),
+            rewardID: try row.decode(column: "reward_id", as: Int64.self), code: try row.decode(column: "code", as: String.self),
+            pointsCost: try row.decode(column: "points_cost", as: Int.self),
+            redeemedAt: Date(millisecondsSince1970: try row.decode(column: "redeemed_at", as: Int64.self)),
+            activatedAt: try row.decode(column: "activated_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
+            expiresAt: try row.decode(column: "expires_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
+            usedAt: try row.decode(column: "used_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        )
+    }
+
+    private static let voucherColumns = ["id", "customer_id", "reward_id", "code", "points_cost", "redeemed_at", "activated_at", "expires_at", "used_at"]
+
+    func addVoucher(customerID: Int64, reward: PharmacyReward, code: String, now: Date, on db: any SQLDatabase) async throws -> PharmacyVoucher {
+        let id = try await db.insert(into: "pharmacy_vouchers").columns("customer_id", "reward_id", "code", "points_cost", "redeemed_at")
+            .values(SQLBind(customerID), SQLBind(reward.id), SQLBind(code), SQLBind(reward.pointsCost), SQLBind(now.millisecondsSince1970))
+            .returning("id").first()!.decode(column: "id", as: Int64.self)
+        return PharmacyVoucher(id: id, customerID: customerID, rewardID: reward.id, code: code, pointsCost: reward.pointsCost, redeemedAt: now)
+    }
+
+    func codeExists(_ code: String, on db: any SQLDatabase) async throws -> Bool {
+        try await db.select().column("id").from("pharmacy_vouchers").where("code", .equal, code).first() != nil
+    }
+
+    func voucher(id: Int64, customerID: Int64, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
+        try await db.select().columns(Self.voucherColumns).from("pharmacy_vouchers")
+            .where("id", .equal, id).where("customer_id", .equal, customerID).first().map(decodeVoucher)
+    }
+
+    func voucher(code: String, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
+        try await db.select().columns(Self.voucherColumns).from("pharmacy_vouchers").where("code", .equal, code).first().map(decodeVoucher)
+    }
+
+    /// Her vouchers, newest first.
+    func vouchers(customerID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [PharmacyVoucher] {
+        try await db.select().columns(Self.voucherColumns).from("pharmacy_vouchers").where("customer_id", .equal, customerID)
+            .orderBy("id", .descending).limit(limit).all().map(decodeVoucher)
+    }
+
+    /// Starts the voucher's minutes, once: the expiry, or nil when it was already activated.
+    func activateVoucher(id: Int64, customerID: Int64, now: Date, on db: any SQLDatabase) async throws -> Date? {
+        let expires = Date(millisecondsSince1970: now.millisecondsSince1970 + Int64(PharmacyRules.voucherLifetime * 1000))
+        return try await db.update("pharmacy_vouchers")
+            .set("activated_at", to: now.millisecondsSince1970).set("expires_at", to: expires.millisecondsSince1970)
+            .where("id", .equal, id).where("customer_id", .equal, customerID).where("activated_at", .is, SQLLiteral.null)
+            .where("used_at", .is, SQLLiteral.null)
+            .returning("id").first() == nil ? nil : expires
+    }
+
+    /// Marks an active voucher used, once; false when it is not active (any more).
+    func useVoucher(id: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.update("pharmacy_vouchers").set("used_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).where("used_at", .is, SQLLiteral.null).where("expires_at", .greaterThan, now.millisecondsSince1970)
+            .returning("id").first() != nil
+    }
+
+    // MARK: Beacons
+
+    private func decodeBeacon(_ row: any SQLRow) throws -> PharmacyBeacon {
+        PharmacyBeacon(
+            id: try row.decode(column: "id", as: Int64.self), uuid: try row.decode(column: "uuid", as: String.self),
+            major: try row.decode(column: "major", as: Int.self), minor: try row.decode(column: "minor", as: Int.self),
+            name: try row.decode(column: "name", as: String.self)
+        )
+    }
+
+    func beacons(on db: any SQLDatabase) async throws -> [PharmacyBeacon] {
+        try await db.select().columns("id", "uuid", "major", "minor", "name").from("pharmacy_beacons").orderBy("name").orderBy("id").all().map(decodeBeacon)
+    }
+
+    func beacon(uuid: String, major: Int, minor: Int, on db: any SQLDatabase) async throws -> PharmacyBeacon? {
+        try await db.select().columns("id", "uuid", "major", "minor", "name").from("pharmacy_beacons")
+            .where("uuid", .equal, uuid.lowercased()).where("major", .equal, major).where("minor", .equal, minor).first().map(decodeBeacon)
+    }
+
+    /// A new beacon's id; nil when one with the same UUID, major and minor is registered.
+    func addBeacon(uuid: String, major: Int, minor: Int, name: String, now: Date, on db: any SQLDatabase) async throws -> Int64? {
+        try await db.insert(into: "pharmacy_beacons").columns("uuid", "major", "minor", "name", "created_at")
+            .values(SQLBind(uuid.lowercased()), SQLBind(major), SQLBind(minor), SQLBind(name), SQLBind(now.millisecondsSince1970))
+            .ignoringConflicts(with: ["uuid", "major", "minor"])
+            .returning("id").first()?.decode(column: "id", as: Int64.self)
+    }
+
+    func removeBeacon(id: Int64, on db: any SQLDatabase) async throws -> String? {
+        try await db.delete(from: "pharmacy_beacons").where("id", .equal, id).returning("name").first()?.decode(column: "name", as: String.self)
+    }
+}
