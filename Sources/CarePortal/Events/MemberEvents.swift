@@ -70,4 +70,10 @@ extension MemberEvent.Kind {
     /// A mood check-in; `label` is the mood's name (`Mood.rawValue`).
     static let moodRecorded = MemberEvent.Kind("mood.recorded")
     static let dailySignIn = MemberEvent.Kind("learning.daily_sign_in")
+    /// She opened a learning module; `label` is `module-ID`.
+    static let learningModuleOpened = MemberEvent.Kind("learning.module_opened")
+    /// She submitted a module's quiz, which completes it; `label` is `module-ID`, `number` her score out of 100.
+    static let learningModuleCompleted = MemberEvent.Kind("learning.module_completed")
+    /// She watched a video; `label` is `video-ID`.
+    static let learningVideoWatched = MemberEvent.Kind("learning.video_watched")
 }
