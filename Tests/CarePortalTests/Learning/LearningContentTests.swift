@@ -200,6 +200,17 @@ import Testing
             #expect(attempts == 3, "each attempt is stored with its score")
             #expect(opens.count == 1 && opens[0].label == "module-\(moduleID)")
             #expect(completions.map(\.number) == [50, 100, 100])
+
+            // A module without questions is completed with no answers.
+            let reading = try await portal.database.transaction { db in try await content.save(Self.module("Reading only", .all), now: portal.clock.now, on: db).id }
+            let done = try await wren.send(.post, SiteURL.apiLearningModuleAttempts(reading).path, json: ["answers": [Any]()])
+            #expect(done.status == .created && done.object["questions"] as? Int == 0 && done.object["points_awarded"] as? Int == 10)
+
+            // Her attempts go with her account.
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.post(SiteURL.memberDelete(memberID).path).status == .seeOther)
+            let left = try await portal.database.read { db in try await db.count(in: "learning_attempts") }
+            #expect(left == 0)
         }
     }
 
@@ -259,6 +270,7 @@ import Testing
             #expect(try await wren.send(.post, SiteURL.apiLearningVideoWatched(video.id).path).object["points_awarded"] as? Int == 0)
             let events = try await portal.database.read { db in try await MemberEvents().events(memberID: memberID, kind: .learningVideoWatched, on: db) }
             #expect(events.count == 2 && events[0].label == "video-\(video.id)")
+            #expect(try await portal.database.read { db in try await db.count(in: "learning_video_views") } == 1)
 
             // Archived, it is no longer hers to play or mark.
             let archived = try await admin.postMultipart(SiteURL.learningVideo(video.id).path, fields: fields.map { $0.0 == "status" ? ("status", "archived") : $0 }, file: nil)
