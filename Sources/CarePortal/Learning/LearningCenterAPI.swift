@@ -129,8 +129,38 @@ enum LearningCenterAPI {
     }
 }
 
+/// What is published for each week, kept under the learning version: the same for every member in that week.
+final class LearningCenterCache: Sendable {
+    struct Key: Hashable, Sendable {
+        let version: Int64
+        let week: Int
+    }
+
+    struct Listing: Sendable {
+        let modules: [LearningModule]
+        let videos: [LearningVideo]
+        let questionCounts: [Int64: Int]
+    }
+
+    let listings = VersionedCache<Key, Listing>(budget: 200)
+
+    /// The listing for `week`, from memory when nothing has changed since it was read.
+    func listing(week: Int, content: LearningContentRepository, on db: any SQLDatabase) async throws -> Listing {
+        let key = Key(version: try await content.version(on: db), week: week)
+        if let kept = listings.value(for: key) { return kept }
+        let modules = try await content.publishedModules(week: week, on: db)
+        let listing = Listing(
+            modules: modules, videos: try await content.publishedVideos(week: week, on: db),
+            questionCounts: try await content.questionCounts(moduleIDs: modules.map(\.id), on: db)
+        )
+        listings.remember(listing, for: key)
+        return listing
+    }
+}
+
 struct LearningCenterAPIController {
     let portal: Portal
+    let cache: LearningCenterCache
     let content = LearningContentRepository()
 
     var videoFiles: UploadStore {
@@ -162,14 +192,14 @@ struct LearningCenterAPIController {
 
     /// `GET /api/v1/learning`: published modules and videos for her stage, by category, with what she completed.
     @Sendable func center(request: Request, context: PortalContext) async throws -> Response {
-        let (week, modules, videos, counts, completed, watched) = try await portal.database.read { db in
+        let (week, listing, completed, watched) = try await portal.database.read { db in
             let (member, week) = try await me(context, on: db)
             return (
-                week, try await content.publishedModules(week: week, on: db), try await content.publishedVideos(week: week, on: db),
-                try await content.questionCounts(on: db), try await content.completedModules(memberID: member.id, on: db),
-                try await content.watchedVideos(memberID: member.id, on: db)
+                week, try await cache.listing(week: week, content: content, on: db),
+                try await content.completedModules(memberID: member.id, on: db), try await content.watchedVideos(memberID: member.id, on: db)
             )
         }
+        let (modules, videos, counts) = (listing.modules, listing.videos, listing.questionCounts)
         let categories = (modules.map(\.category) + videos.map(\.category)).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted()
         return .json(LearningCenterAPI.Center(
             week: week, trimester: BabyWeek.trimester(of: week),

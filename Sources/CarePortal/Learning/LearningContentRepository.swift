@@ -23,9 +23,9 @@ struct LearningContentRepository: Sendable {
         return try await withLinks([try decodeModule(row)], on: db).first
     }
 
-    /// Published modules for a member in `week`.
+    /// Published modules for a member in `week`, for a list: without their text or links.
     func publishedModules(week: Int, on db: any SQLDatabase) async throws -> [LearningModule] {
-        try await db.select().columns(Self.moduleColumns).from("learning_modules")
+        try await db.select().columns(Self.moduleColumns.filter { !$0.hasPrefix("body_") }).from("learning_modules")
             .where("status", .equal, LearningStatus.published.rawValue)
             .where("week_from", .lessThanOrEqual, week).where("week_to", .greaterThanOrEqual, week)
             .orderBy("category").orderBy("position").orderBy("title").orderBy("id")
@@ -53,8 +53,8 @@ struct LearningContentRepository: Sendable {
             id: try row.decode(column: "id", as: Int64.self),
             title: try row.decode(column: "title", as: String.self),
             summary: try row.decode(column: "summary", as: String.self),
-            bodySource: try row.decode(column: "body_source", as: String.self),
-            bodyHTML: try row.decode(column: "body_html", as: String.self),
+            bodySource: row.contains(column: "body_source") ? try row.decode(column: "body_source", as: String.self) : "",
+            bodyHTML: row.contains(column: "body_html") ? try row.decode(column: "body_html", as: String.self) : "",
             category: try row.decode(column: "category", as: String.self),
             stage: try decodeStage(row),
             position: try row.decode(column: "position", as: Int.self),
@@ -112,6 +112,7 @@ struct LearningContentRepository: Sendable {
             try await db.insert(into: "learning_module_links").columns("module_id", "position", "title", "url")
                 .values(SQLBind(id), SQLBind(position), SQLBind(link.title), SQLBind(link.url)).run()
         }
+        try await raiseVersion(on: db)
         return (id, firstPublished)
     }
 
@@ -176,12 +177,26 @@ struct LearningContentRepository: Sendable {
 
     private func touch(moduleID: Int64, now: Date, on db: any SQLDatabase) async throws {
         try await db.update("learning_modules").set("updated_at", to: now.millisecondsSince1970).where("id", .equal, moduleID).run()
+        try await raiseVersion(on: db)
     }
 
-    /// How many questions each module's quiz has.
-    func questionCounts(on db: any SQLDatabase) async throws -> [Int64: Int] {
+    // MARK: The listings' version
+
+    /// The version every change to modules, questions or videos raises; read it before the listing.
+    func version(on db: any SQLDatabase) async throws -> Int64 {
+        try await db.select().column("version").from("list_versions").where("list", .equal, "learning").first()?.decode(column: "version", as: Int64.self) ?? 0
+    }
+
+    private func raiseVersion(on db: any SQLDatabase) async throws {
+        try await db.raw("UPDATE list_versions SET version = version + 1 WHERE list = 'learning'").run()
+    }
+
+    /// How many questions each module's quiz has (every module's when `moduleIDs` is nil).
+    func questionCounts(moduleIDs: [Int64]? = nil, on db: any SQLDatabase) async throws -> [Int64: Int] {
         var counts: [Int64: Int] = [:]
-        for row in try await db.raw("SELECT module_id, COUNT(*) AS count FROM learning_questions GROUP BY module_id").all() {
+        if let moduleIDs, moduleIDs.isEmpty { return counts }
+        let only: SQLQueryString = moduleIDs.map { "WHERE module_id IN (\(binds: $0))" } ?? ""
+        for row in try await db.raw("SELECT module_id, COUNT(*) AS count FROM learning_questions \(only) GROUP BY module_id").all() {
             counts[try row.decode(column: "module_id", as: Int64.self)] = try row.decode(column: "count", as: Int.self)
         }
         return counts
@@ -267,6 +282,7 @@ struct LearningContentRepository: Sendable {
         case .link(let address): url = address
         case .file(let stored, let size): (fileName, fileType, fileSize) = (stored.fileName, stored.type.rawValue, size)
         }
+        try await raiseVersion(on: db)
         if video.id == 0 {
             return try await db.insert(into: "learning_videos")
                 .columns("title", "description", "category", "length_seconds", "url", "file_name", "file_type", "file_size", "stage", "week_from",

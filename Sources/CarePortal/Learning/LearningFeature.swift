@@ -15,6 +15,7 @@ struct LearningFeature: PortalFeature {
     static let notificationKinds: [NotificationKind] = [.learningNewModule]
 
     let portal: Portal
+    let centerCache = LearningCenterCache()
 
     init(portal: Portal) {
         self.portal = portal
@@ -24,7 +25,7 @@ struct LearningFeature: PortalFeature {
         LearningController(portal: portal).addRoutes(to: &routes)
         LearningAPIController(portal: portal).addRoutes(to: &routes)
         LearningContentController(portal: portal).addRoutes(to: &routes)
-        LearningCenterAPIController(portal: portal).addRoutes(to: &routes)
+        LearningCenterAPIController(portal: portal, cache: centerCache).addRoutes(to: &routes)
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {

@@ -95,5 +95,9 @@ struct CreateLearningContent: Migration {
             .column("last_watched_at", type: .bigint, .notNull)
             .run()
         try await db.create(index: "learning_video_views_once").on("learning_video_views").column("member_id").column("video_id").unique().run()
+
+        // Raised by every change to modules, questions and videos, so the members' listings kept in memory
+        // (`LearningCenterCache`) are right whichever server made the change.
+        try await db.insert(into: "list_versions").columns("list", "version").values(SQLBind("learning"), SQLBind(Int64(0))).run()
     }
 }

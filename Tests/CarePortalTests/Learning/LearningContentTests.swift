@@ -71,6 +71,11 @@ import Testing
                 #expect(center["week"] as? Int == week)
                 #expect(Self.titles(center) == expected, "week \(week), \(lastDay ? "last" : "first") day")
             }
+            // The listing kept in memory follows every change, whichever way it was made.
+            var everyone = try #require(try await portal.database.read { db in try await content.modules(on: db) }.first { $0.title == "Everyone" })
+            everyone.status = .archived
+            try await portal.database.transaction { [everyone] db in _ = try await content.save(everyone, now: portal.clock.now, on: db) }
+            #expect(Self.titles(try await wren.get(SiteURL.apiLearning.path).object) == ["Third"])
             // Drafts and archived modules cannot be opened by their address either.
             let all = try await portal.database.read { db in try await content.modules(on: db) }
             for module in all where module.status != .published {
