@@ -23,6 +23,19 @@ struct LearningContentRepository: Sendable {
         return try await withLinks([try decodeModule(row)], on: db).first
     }
 
+    /// Modules' titles for the notification feed; one no longer published is not named.
+    static func moduleTitles(_ ids: [Int64], on db: any SQLDatabase) async throws -> [Int64: String] {
+        guard !ids.isEmpty else { return [:] }
+        var titles: [Int64: String] = [:]
+        for row in try await db.select().columns("id", "title", "status").from("learning_modules").where("id", .in, ids).all() {
+            let published = try row.decode(column: "status", as: String.self) == LearningStatus.published.rawValue
+            titles[try row.decode(column: "id", as: Int64.self)] = published ? try row.decode(column: "title", as: String.self) : unavailableTitle
+        }
+        return titles
+    }
+
+    static let unavailableTitle = "A module that is no longer available"
+
     /// Published modules for a member in `week`, for a list: without their text or links.
     func publishedModules(week: Int, on db: any SQLDatabase) async throws -> [LearningModule] {
         try await db.select().columns(Self.moduleColumns.filter { !$0.hasPrefix("body_") }).from("learning_modules")

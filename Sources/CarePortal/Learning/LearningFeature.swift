@@ -13,6 +13,9 @@ struct LearningFeature: PortalFeature {
     static let auditActions: [AuditAction] = [.babyWeekChanged, .pointsRulesChanged] + LearningContentController.auditActions
     static let templates: [TemplateName] = [.learning, .babyWeek, .pointsRules] + LearningContentController.templates
     static let notificationKinds: [NotificationKind] = [.learningNewModule]
+    static let notificationSubjects = [
+        NotificationSubjectTitles(type: NotificationSubject.learningModuleType) { ids, db in try await LearningContentRepository.moduleTitles(ids, on: db) },
+    ]
 
     let portal: Portal
     let centerCache = LearningCenterCache()

@@ -115,10 +115,16 @@ import Testing
             var kinds: [[String]] = []
             for app in apps { kinds.append(try await FeedSteps.feed(app).entries.compactMap { $0["kind"] as? String }) }
             #expect(kinds == [[], ["learning_new_module"], ["learning_new_module"], []], "weeks 20 and 24 only")
+            let entry = try #require(try await FeedSteps.feed(apps[1]).entries.first)
+            #expect((entry["subject"] as? [String: Any])?["title"] as? String == "Your baby's movements")
+            #expect((entry["subject"] as? [String: Any])?["type"] as? String == "learning_module")
             // Saving it again, or archiving and publishing again, tells no one twice.
             _ = try await admin.post(SiteURL.learningModule(moduleID).path, form: form + [("status", "archived")])
             _ = try await admin.post(SiteURL.learningModule(moduleID).path, form: form + [("status", "published")])
             #expect(try await FeedSteps.feed(apps[1]).entries.count == 1)
+            _ = try await admin.post(SiteURL.learningModule(moduleID).path, form: form + [("status", "archived")])
+            let archived = try #require(try await FeedSteps.feed(apps[1]).entries.first)
+            #expect((archived["subject"] as? [String: Any])?["title"] as? String == LearningContentRepository.unavailableTitle)
         }
     }
 
