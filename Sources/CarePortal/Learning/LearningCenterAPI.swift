@@ -6,24 +6,13 @@ import SQLKit
 /// The member app's learning center: what is published for her stage, a module's content, its quiz, and
 /// the videos, with the points and events each completion earns.
 enum LearningCenterAPI {
-    struct Center: Encodable, Sendable {
-        /// Her week of pregnancy today (1–42) and its trimester.
-        let week: Int
-        let trimester: Int
-        let categories: [Category]
-    }
-
-    struct Category: Encodable, Sendable {
-        let category: String
-        let modules: [ModuleSummary]
-        let videos: [Video]
-    }
-
     struct Score: Encodable, Sendable {
         let correct: Int
         let questions: Int
     }
 
+    /// A module in her learning center, as every member of her week sees it; `completed` and her
+    /// `best_score` are added per member (see `LearningCenterCache.Listing`).
     struct ModuleSummary: Encodable, Sendable {
         let id: Int64
         let title: String
@@ -31,9 +20,6 @@ enum LearningCenterAPI {
         let category: String
         let questionCount: Int
         let videoId: Int64?
-        let completed: Bool
-        /// Her best attempt, when she completed it.
-        let bestScore: Score?
     }
 
     struct Video: Encodable, Sendable {
@@ -64,6 +50,25 @@ enum LearningCenterAPI {
                 (kind, url, contentType) = ("file", SiteURL.apiLearningVideoFile(video.id).path, stored.type.rawValue)
             }
             self.watched = watched
+        }
+    }
+
+    /// A video in her learning center, as every member of her week sees it; `watched` is added per member.
+    struct VideoListing: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let description: String
+        let category: String
+        let lengthSeconds: Int
+        let length: String
+        let kind: String
+        let url: String
+        let contentType: String?
+
+        init(_ video: LearningVideo) {
+            let full = Video(video, watched: false)
+            (id, title, description, category, lengthSeconds, length) = (full.id, full.title, full.description, full.category, full.lengthSeconds, full.length)
+            (kind, url, contentType) = (full.kind, full.url, full.contentType)
         }
     }
 
@@ -129,17 +134,68 @@ enum LearningCenterAPI {
     }
 }
 
-/// What is published for each week, kept under the learning version: the same for every member in that week.
+/// What is published for each week, kept under the learning version: the same for every member in that
+/// week, so it is kept encoded, and a request adds only what is hers (what she completed and watched).
 final class LearningCenterCache: Sendable {
     struct Key: Hashable, Sendable {
         let version: Int64
         let week: Int
     }
 
+    /// Each category's modules and videos as JSON objects still open at their end, for her fields to close.
     struct Listing: Sendable {
-        let modules: [LearningModule]
-        let videos: [LearningVideo]
-        let questionCounts: [Int64: Int]
+        struct Category: Sendable {
+            /// The category's name as a JSON string.
+            let name: [UInt8]
+            let modules: [(id: Int64, open: [UInt8])]
+            let videos: [(id: Int64, open: [UInt8])]
+        }
+
+        let categories: [Category]
+
+        init(modules: [LearningModule], videos: [LearningVideo], questionCounts: [Int64: Int]) throws {
+            let encoder = APIJSON.encoder
+            func open(_ value: some Encodable) throws -> [UInt8] { Array(try encoder.encode(value).dropLast()) }
+            let names = Set(modules.map(\.category) + videos.map(\.category)).sorted()
+            categories = try names.map { name in
+                Category(
+                    name: Array(try encoder.encode(name)),
+                    modules: try modules.filter { $0.category == name }.map {
+                        ($0.id, try open(LearningCenterAPI.ModuleSummary(
+                            id: $0.id, title: $0.title, summary: $0.summary, category: $0.category,
+                            questionCount: questionCounts[$0.id] ?? 0, videoId: $0.videoID
+                        )))
+                    },
+                    videos: try videos.filter { $0.category == name }.map { ($0.id, try open(LearningCenterAPI.VideoListing($0))) }
+                )
+            }
+        }
+
+        /// `{"categories": [...], "trimester": T, "week": W}` with her completions and views.
+        func json(week: Int, completed: [Int64: (correct: Int, questions: Int)], watched: Set<Int64>) -> [UInt8] {
+            var out = Array(#"{"categories":["#.utf8)
+            for (index, category) in categories.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out += Array(#"{"category":"#.utf8) + category.name + Array(#","modules":["#.utf8)
+                for (position, module) in category.modules.enumerated() {
+                    if position > 0 { out.append(UInt8(ascii: ",")) }
+                    out += module.open
+                    if let best = completed[module.id] {
+                        out += Array(#","best_score":{"correct":\#(best.correct),"questions":\#(best.questions)},"completed":true}"#.utf8)
+                    } else {
+                        out += Array(#","completed":false}"#.utf8)
+                    }
+                }
+                out += Array(#"],"videos":["#.utf8)
+                for (position, video) in category.videos.enumerated() {
+                    if position > 0 { out.append(UInt8(ascii: ",")) }
+                    out += video.open + Array((watched.contains(video.id) ? #","watched":true}"# : #","watched":false}"#).utf8)
+                }
+                out += Array("]}".utf8)
+            }
+            out += Array(#"],"trimester":\#(BabyWeek.trimester(of: week)),"week":\#(week)}"#.utf8)
+            return out
+        }
     }
 
     let listings = VersionedCache<Key, Listing>(budget: 200)
@@ -149,7 +205,7 @@ final class LearningCenterCache: Sendable {
         let key = Key(version: try await content.version(on: db), week: week)
         if let kept = listings.value(for: key) { return kept }
         let modules = try await content.publishedModules(week: week, on: db)
-        let listing = Listing(
+        let listing = try Listing(
             modules: modules, videos: try await content.publishedVideos(week: week, on: db),
             questionCounts: try await content.questionCounts(moduleIDs: modules.map(\.id), on: db)
         )
@@ -199,23 +255,10 @@ struct LearningCenterAPIController {
                 try await content.completedModules(memberID: member.id, on: db), try await content.watchedVideos(memberID: member.id, on: db)
             )
         }
-        let (modules, videos, counts) = (listing.modules, listing.videos, listing.questionCounts)
-        let categories = (modules.map(\.category) + videos.map(\.category)).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.sorted()
-        return .json(LearningCenterAPI.Center(
-            week: week, trimester: BabyWeek.trimester(of: week),
-            categories: categories.map { category in
-                LearningCenterAPI.Category(
-                    category: category,
-                    modules: modules.filter { $0.category == category }.map {
-                        LearningCenterAPI.ModuleSummary(
-                            id: $0.id, title: $0.title, summary: $0.summary, category: $0.category, questionCount: counts[$0.id] ?? 0,
-                            videoId: $0.videoID, completed: completed[$0.id] != nil, bestScore: Self.score(completed[$0.id])
-                        )
-                    },
-                    videos: videos.filter { $0.category == category }.map { LearningCenterAPI.Video($0, watched: watched.contains($0.id)) }
-                )
-            }
-        ))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: listing.json(week: week, completed: completed, watched: watched)))
+        )
     }
 
     /// The module if it is published for her week, else nil.

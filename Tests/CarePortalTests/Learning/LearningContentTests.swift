@@ -40,6 +40,28 @@ import Testing
         #expect(LearningStage(code: "weeks", from: 24, to: 20) == nil && LearningStage(code: "weeks", from: 0, to: 3) == nil)
     }
 
+    @Test func theKeptListingIsValidJSONWithHerOwnFieldsAdded() throws {
+        var quoted = Self.module(#"A "quoted" \ title, ünïcode</script>"#, .all, category: #"Care "at" home"#)
+        quoted.id = 7
+        var plain = Self.module("Plain", .all, category: "Another")
+        plain.id = 8
+        let video = LearningVideo(id: 3, title: "Sleep", description: "Line one\nline two", category: "Another", lengthSeconds: 75,
+                                  source: .link("https://videos.example.org/a?b=c&d=e"), stage: .all, status: .published)
+        let listing = try LearningCenterCache.Listing(modules: [quoted, plain], videos: [video], questionCounts: [7: 2])
+        let bytes = listing.json(week: 20, completed: [7: (correct: 1, questions: 2)], watched: [3])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(object["week"] as? Int == 20 && object["trimester"] as? Int == 2)
+        let categories = try #require(object["categories"] as? [[String: Any]])
+        #expect(categories.map { $0["category"] as? String } == ["Another", #"Care "at" home"#])
+        let first = try #require((categories[1]["modules"] as? [[String: Any]])?.first)
+        #expect(first["title"] as? String == #"A "quoted" \ title, ünïcode</script>"# && first["completed"] as? Bool == true)
+        #expect((first["best_score"] as? [String: Any])?["questions"] as? Int == 2 && first["question_count"] as? Int == 2)
+        let other = try #require((categories[0]["modules"] as? [[String: Any]])?.first)
+        #expect(other["completed"] as? Bool == false && other["best_score"] == nil && other["question_count"] as? Int == 0)
+        let watched = try #require((categories[0]["videos"] as? [[String: Any]])?.first)
+        #expect(watched["watched"] as? Bool == true && watched["url"] as? String == "https://videos.example.org/a?b=c&d=e" && watched["length"] as? String == "1:15")
+    }
+
     @Test(arguments: TestEngines.all)
     func membersSeeOnlyPublishedModulesForTheirStageAtEveryBoundary(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
