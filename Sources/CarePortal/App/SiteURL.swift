@@ -167,6 +167,21 @@ enum SiteURL: Sendable, Equatable {
     // The members' own calendars.
     case apiCalendarEvents
     case apiCalendarEvent(Int64)
+    case learningModules
+    case newLearningModule
+    case learningModule(Int64)
+    case newQuizQuestion(Int64)
+    case quizQuestion(Int64)
+    case deleteQuizQuestion(Int64)
+    case learningVideos
+    case newLearningVideo
+    case learningVideo(Int64)
+    case learningVideoFile(Int64)
+    case apiLearning
+    case apiLearningModule(Int64)
+    case apiLearningModuleAttempts(Int64)
+    case apiLearningVideoWatched(Int64)
+    case apiLearningVideoFile(Int64)
 
     // Research analytics.
     case analytics
@@ -471,6 +486,21 @@ enum SiteURL: Sendable, Equatable {
         case .apiPharmacyNotifications: "/api/v1/pharmacy/notifications"
         case .pharmacyDealPicture(let id): "/pharmacy/deals/\(id)/picture"
         case .apiPharmacyDealPicture(let id): "/api/v1/pharmacy/deals/\(id)/picture"
+        case .learningModules: "/learning/modules"
+        case .newLearningModule: "/learning/modules/new"
+        case .learningModule(let id): "/learning/modules/\(id)"
+        case .newQuizQuestion(let id): "/learning/modules/\(id)/questions/new"
+        case .quizQuestion(let id): "/learning/questions/\(id)"
+        case .deleteQuizQuestion(let id): "/learning/questions/\(id)/delete"
+        case .learningVideos: "/learning/videos"
+        case .newLearningVideo: "/learning/videos/new"
+        case .learningVideo(let id): "/learning/videos/\(id)"
+        case .learningVideoFile(let id): "/learning/videos/\(id)/file"
+        case .apiLearning: "/api/v1/learning"
+        case .apiLearningModule(let id): "/api/v1/learning/modules/\(id)"
+        case .apiLearningModuleAttempts(let id): "/api/v1/learning/modules/\(id)/attempts"
+        case .apiLearningVideoWatched(let id): "/api/v1/learning/videos/\(id)/watched"
+        case .apiLearningVideoFile(let id): "/api/v1/learning/videos/\(id)/file"
         }
     }
 

@@ -88,4 +88,10 @@ extension MemberEvent.Kind {
     static let appOpened = MemberEvent.Kind("app.opened")
     /// A section of the app viewed; `label` is the section (`AppSection`), `number` the seconds spent (sent by the app).
     static let sectionViewed = MemberEvent.Kind("app.section_viewed")
+    /// She opened a learning module; `label` is `module-ID`.
+    static let learningModuleOpened = MemberEvent.Kind("learning.module_opened")
+    /// She submitted a module's quiz, which completes it; `label` is `module-ID`, `number` her score out of 100.
+    static let learningModuleCompleted = MemberEvent.Kind("learning.module_completed")
+    /// She watched a video; `label` is `video-ID`.
+    static let learningVideoWatched = MemberEvent.Kind("learning.video_watched")
 }

@@ -31,7 +31,8 @@ struct LearningController {
                 )
             },
             missing: BabyWeek.weeks.count - weeks.count,
-            rules: rules, rulesPath: SiteURL.pointsRules.path
+            rules: rules, rulesPath: SiteURL.pointsRules.path,
+            modulesPath: SiteURL.learningModules.path, videosPath: SiteURL.learningVideos.path
         ))
     }
 
@@ -183,6 +184,8 @@ struct LearningPage: Page {
     let missing: Int
     let rules: PointsRules
     let rulesPath: String
+    let modulesPath: String
+    let videosPath: String
 }
 
 

@@ -10,10 +10,15 @@ struct LearningFeature: PortalFeature {
     static let navigation = [
         NavigationItem(title: "Learning", path: SiteURL.learning.path, access: LearningController.access, group: .community),
     ]
-    static let auditActions: [AuditAction] = [.babyWeekChanged, .pointsRulesChanged]
-    static let templates: [TemplateName] = [.learning, .babyWeek, .pointsRules]
+    static let auditActions: [AuditAction] = [.babyWeekChanged, .pointsRulesChanged] + LearningContentController.auditActions
+    static let templates: [TemplateName] = [.learning, .babyWeek, .pointsRules] + LearningContentController.templates
+    static let notificationKinds: [NotificationKind] = [.learningNewModule]
+    static let notificationSubjects = [
+        NotificationSubjectTitles(type: NotificationSubject.learningModuleType) { ids, db in try await LearningContentRepository.moduleTitles(ids, on: db) },
+    ]
 
     let portal: Portal
+    let centerCache = LearningCenterCache()
 
     init(portal: Portal) {
         self.portal = portal
@@ -22,11 +27,14 @@ struct LearningFeature: PortalFeature {
     func addRoutes(to routes: inout PortalRoutes) {
         LearningController(portal: portal).addRoutes(to: &routes)
         LearningAPIController(portal: portal).addRoutes(to: &routes)
+        LearningContentController(portal: portal).addRoutes(to: &routes)
+        LearningCenterAPIController(portal: portal, cache: centerCache).addRoutes(to: &routes)
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
         let repository = BabyWeekRepository()
         for week in BabyWeekContent.weeks { try await repository.save(week, now: demo.now, on: db) }
+        try await LearningDemo.seed(demo, on: db)
     }
 }
 

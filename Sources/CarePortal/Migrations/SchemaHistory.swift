@@ -32,6 +32,7 @@ enum SchemaHistory {
         CreateSurveys(),
         CompleteStaffAccounts(),
         CreatePharmacy(),
+        CreateLearningContent(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

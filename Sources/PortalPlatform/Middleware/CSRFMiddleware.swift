@@ -41,9 +41,24 @@ package struct CSRFMiddleware: RouterMiddleware {
         guard let session = context.session else { return "no session" }
         let token: String?
         if let boundary = MultipartForm.boundary(contentType: request.headers[.contentType]) {
-            // Uploads carry the token as a field of the multipart form.
-            let body = try await request.collectBody(upTo: MultipartForm.maximumRequestSize)
-            token = (try? MultipartForm(bytes: Array(buffer: body), boundary: boundary))?.fields[Self.fieldName]
+            // Uploads carry the token as a field of the multipart form. Only the form's beginning is read
+            // here (the token comes before a large file), and the body is handed on whole.
+            var iterator = request.body.makeAsyncIterator()
+            var prefix: [UInt8] = []
+            var ended = false
+            var found: String?
+            while found == nil, prefix.count <= MultipartForm.maximumRequestSize {
+                guard let chunk = try await iterator.next() else {
+                    ended = true
+                    break
+                }
+                prefix += chunk.readableBytesView
+                found = MultipartForm.leadingFields(in: prefix, boundary: boundary)[Self.fieldName]
+            }
+            token = found
+            request.body = ended
+                ? RequestBody(buffer: ByteBuffer(bytes: prefix))
+                : RequestBody(asyncSequence: ResumedBody(prefix: ByteBuffer(bytes: prefix), rest: ResumedBody.Rest(iterator)))
         } else {
             let body = try await request.collectBody(upTo: context.maxUploadSize)
             token = (try? URLEncodedFormDecoder().decode(TokenField.self, from: String(buffer: body)))?.csrf_token
@@ -61,3 +76,37 @@ package struct CSRFMiddleware: RouterMiddleware {
 
 /// A state-changing request that did not come from our own form.
 package struct ForgedRequest: Error { package init() {} }
+
+/// A request body whose beginning was already read: that beginning, then the rest as it arrives.
+/// It is read once, as every request body is.
+private struct ResumedBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    final class Rest: @unchecked Sendable {
+        var iterator: RequestBody.AsyncIterator
+
+        init(_ iterator: RequestBody.AsyncIterator) {
+            self.iterator = iterator
+        }
+    }
+
+    let prefix: ByteBuffer
+    let rest: Rest
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var prefix: ByteBuffer?
+        let rest: Rest
+
+        mutating func next() async throws -> ByteBuffer? {
+            if let first = prefix {
+                prefix = nil
+                return first
+            }
+            return try await rest.iterator.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(prefix: prefix, rest: rest)
+    }
+}

@@ -61,6 +61,37 @@ package struct MultipartForm: Sendable {
     }
 
     private mutating func add(headers: String, content: [UInt8]) throws {
+        let (name, filename, contentType) = try Self.partHeaders(headers)
+        if let filename {
+            // A file input left empty is sent with an empty file name and no bytes.
+            guard !filename.isEmpty || !content.isEmpty else { return }
+            files[name] = File(filename: filename, contentType: contentType, bytes: content)
+        } else {
+            fields[name] = String(decoding: content, as: UTF8.self)
+        }
+    }
+
+    /// The text fields of the complete parts at the beginning of a form whose rest may not have arrived
+    /// yet; files are passed over.
+    package static func leadingFields(in body: [UInt8], boundary: String) -> [String: String] {
+        let delimiter = Array("--\(boundary)".utf8)
+        var fields: [String: String] = [:]
+        guard var position = find(delimiter, in: body, from: 0) else { return fields }
+        while true {
+            position += delimiter.count
+            guard body.count >= position + 2, body[position] == 13, body[position + 1] == 10 else { return fields }
+            position += 2
+            guard let headerEnd = find(Array("\r\n\r\n".utf8), in: body, from: position),
+                  let headers = try? partHeaders(String(decoding: body[position..<headerEnd], as: UTF8.self)),
+                  let next = find(Array("\r\n".utf8) + delimiter, in: body, from: headerEnd + 4)
+            else { return fields }
+            if headers.filename == nil { fields[headers.name] = String(decoding: body[(headerEnd + 4)..<next], as: UTF8.self) }
+            position = next + 2
+        }
+    }
+
+    /// A part's headers: its field name, the file name when it is a file, and its stated type.
+    package static func partHeaders(_ headers: String) throws -> (name: String, filename: String?, contentType: String?) {
         var name: String?
         var filename: String?
         var contentType: String?
@@ -81,13 +112,7 @@ package struct MultipartForm: Sendable {
             }
         }
         guard let name else { throw Unreadable() }
-        if let filename {
-            // A file input left empty is sent with an empty file name and no bytes.
-            guard !filename.isEmpty || !content.isEmpty else { return }
-            files[name] = File(filename: filename, contentType: contentType, bytes: content)
-        } else {
-            fields[name] = String(decoding: content, as: UTF8.self)
-        }
+        return (name, filename, contentType)
     }
 
     /// `form-data; name="a"; filename="b.png"` as its kind and its quoted values.
@@ -123,7 +148,7 @@ package struct MultipartForm: Sendable {
         return (kind, values)
     }
 
-    private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+    package static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
         guard let first = needle.first, haystack.count >= needle.count else { return nil }
         var index = start
         let last = haystack.count - needle.count

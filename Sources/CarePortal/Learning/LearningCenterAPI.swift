@@ -1,0 +1,399 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+import SQLKit
+
+/// The member app's learning center: what is published for her stage, a module's content, its quiz, and
+/// the videos, with the points and events each completion earns.
+enum LearningCenterAPI {
+    struct Score: Encodable, Sendable {
+        let correct: Int
+        let questions: Int
+    }
+
+    /// A module in her learning center, as every member of her week sees it; `completed` and her
+    /// `best_score` are added per member (see `LearningCenterCache.Listing`).
+    struct ModuleSummary: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let summary: String
+        let category: String
+        let questionCount: Int
+        let videoId: Int64?
+    }
+
+    struct Video: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let description: String
+        let category: String
+        let lengthSeconds: Int
+        /// "4:30".
+        let length: String
+        /// `link`: open `url` in the browser. `file`: play `url` (this API, with byte ranges) as `content_type`.
+        let kind: String
+        let url: String
+        let contentType: String?
+        let watched: Bool
+
+        init(_ video: LearningVideo, watched: Bool) {
+            id = video.id
+            title = video.title
+            description = video.description
+            category = video.category
+            lengthSeconds = video.lengthSeconds
+            length = video.lengthText
+            switch video.source {
+            case .link(let address):
+                (kind, url, contentType) = ("link", address, nil)
+            case .file(let stored, _):
+                (kind, url, contentType) = ("file", SiteURL.apiLearningVideoFile(video.id).path, stored.type.rawValue)
+            }
+            self.watched = watched
+        }
+    }
+
+    /// A video in her learning center, as every member of her week sees it; `watched` is added per member.
+    struct VideoListing: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let description: String
+        let category: String
+        let lengthSeconds: Int
+        let length: String
+        let kind: String
+        let url: String
+        let contentType: String?
+
+        init(_ video: LearningVideo) {
+            let full = Video(video, watched: false)
+            (id, title, description, category, lengthSeconds, length) = (full.id, full.title, full.description, full.category, full.lengthSeconds, full.length)
+            (kind, url, contentType) = (full.kind, full.url, full.contentType)
+        }
+    }
+
+    struct Link: Encodable, Sendable {
+        let title: String
+        let url: String
+    }
+
+    struct Choice: Encodable, Sendable {
+        let id: Int64
+        let text: String
+    }
+
+    struct Question: Encodable, Sendable {
+        let id: Int64
+        let prompt: String
+        /// How many answers are correct, so the app can say "choose 2".
+        let correctCount: Int
+        let choices: [Choice]
+    }
+
+    struct Module: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let summary: String
+        let category: String
+        /// The text as HTML made safe by SafeHTML.
+        let bodyHtml: String
+        let links: [Link]
+        let video: Video?
+        let questions: [Question]
+        let completed: Bool
+        let bestScore: Score?
+    }
+
+    struct Answer: Decodable, Sendable {
+        var questionId: Int64?
+        var choiceIds: [Int64]?
+    }
+
+    struct Attempt: Decodable, Sendable {
+        var answers: [Answer]?
+    }
+
+    struct Result: Encodable, Sendable {
+        let questionId: Int64
+        let correct: Bool
+        let correctChoiceIds: [Int64]
+        let explanation: String
+    }
+
+    struct Scored: Encodable, Sendable {
+        let correct: Int
+        let questions: Int
+        let percent: Int
+        let results: [Result]
+        /// Points this completion earned: none when the module already earned them this month.
+        let pointsAwarded: Int
+    }
+
+    struct Watched: Encodable, Sendable {
+        let pointsAwarded: Int
+    }
+}
+
+/// What is published for each week, kept under the learning version: the same for every member in that
+/// week, so it is kept encoded, and a request adds only what is hers (what she completed and watched).
+final class LearningCenterCache: Sendable {
+    struct Key: Hashable, Sendable {
+        let version: Int64
+        let week: Int
+    }
+
+    /// Each category's modules and videos as JSON objects still open at their end, for her fields to close.
+    struct Listing: Sendable {
+        struct Category: Sendable {
+            /// The category's name as a JSON string.
+            let name: [UInt8]
+            let modules: [(id: Int64, open: [UInt8])]
+            let videos: [(id: Int64, open: [UInt8])]
+        }
+
+        let categories: [Category]
+
+        init(modules: [LearningModule], videos: [LearningVideo], questionCounts: [Int64: Int]) throws {
+            let encoder = APIJSON.encoder
+            func open(_ value: some Encodable) throws -> [UInt8] { Array(try encoder.encode(value).dropLast()) }
+            let names = Set(modules.map(\.category) + videos.map(\.category)).sorted()
+            categories = try names.map { name in
+                Category(
+                    name: Array(try encoder.encode(name)),
+                    modules: try modules.filter { $0.category == name }.map {
+                        ($0.id, try open(LearningCenterAPI.ModuleSummary(
+                            id: $0.id, title: $0.title, summary: $0.summary, category: $0.category,
+                            questionCount: questionCounts[$0.id] ?? 0, videoId: $0.videoID
+                        )))
+                    },
+                    videos: try videos.filter { $0.category == name }.map { ($0.id, try open(LearningCenterAPI.VideoListing($0))) }
+                )
+            }
+        }
+
+        /// `{"categories": [...], "trimester": T, "week": W}` with her completions and views.
+        func json(week: Int, completed: [Int64: (correct: Int, questions: Int)], watched: Set<Int64>) -> [UInt8] {
+            var out = Array(#"{"categories":["#.utf8)
+            for (index, category) in categories.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out += Array(#"{"category":"#.utf8) + category.name + Array(#","modules":["#.utf8)
+                for (position, module) in category.modules.enumerated() {
+                    if position > 0 { out.append(UInt8(ascii: ",")) }
+                    out += module.open
+                    if let best = completed[module.id] {
+                        out += Array(#","best_score":{"correct":\#(best.correct),"questions":\#(best.questions)},"completed":true}"#.utf8)
+                    } else {
+                        out += Array(#","completed":false}"#.utf8)
+                    }
+                }
+                out += Array(#"],"videos":["#.utf8)
+                for (position, video) in category.videos.enumerated() {
+                    if position > 0 { out.append(UInt8(ascii: ",")) }
+                    out += video.open + Array((watched.contains(video.id) ? #","watched":true}"# : #","watched":false}"#).utf8)
+                }
+                out += Array("]}".utf8)
+            }
+            out += Array(#"],"trimester":\#(BabyWeek.trimester(of: week)),"week":\#(week)}"#.utf8)
+            return out
+        }
+    }
+
+    let listings = VersionedCache<Key, Listing>(budget: 200)
+
+    /// The listing for `week`, from memory when nothing has changed since it was read.
+    func listing(week: Int, content: LearningContentRepository, on db: any SQLDatabase) async throws -> Listing {
+        let key = Key(version: try await content.version(on: db), week: week)
+        if let kept = listings.value(for: key) { return kept }
+        let modules = try await content.publishedModules(week: week, on: db)
+        let listing = try Listing(
+            modules: modules, videos: try await content.publishedVideos(week: week, on: db),
+            questionCounts: try await content.questionCounts(moduleIDs: modules.map(\.id), on: db)
+        )
+        listings.remember(listing, for: key)
+        return listing
+    }
+}
+
+struct LearningCenterAPIController {
+    let portal: Portal
+    let cache: LearningCenterCache
+    let content = LearningContentRepository()
+
+    var videoFiles: UploadStore {
+        UploadStore(dataDirectory: portal.settings.dataDirectory, folder: "videos", randomBytes: portal.dependencies.randomBytes)
+    }
+
+    static let moduleCompletedReason = "module_completed"
+    static let videoWatchedReason = "video_watched"
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.apiLearning.pattern, access: .member, center)
+        routes.get(SiteURL.pattern(SiteURL.apiLearningModule), access: .member, module)
+        routes.post(SiteURL.pattern(SiteURL.apiLearningModuleAttempts), access: .member, attempt)
+        routes.post(SiteURL.pattern(SiteURL.apiLearningVideoWatched), access: .member, watched)
+        routes.get(SiteURL.pattern(SiteURL.apiLearningVideoFile), access: .member, videoFile)
+    }
+
+    /// Her, and her week of pregnancy today.
+    private func me(_ context: PortalContext, on db: any SQLDatabase) async throws -> (Member, Int) {
+        let id = try context.requireMember().accountID
+        guard let member = try await MemberRepository().find(id: id, on: db) else { throw APIError.unauthorized }
+        let today = portal.programSettings.current.clock.date(of: portal.now)
+        return (member, LearningStage.memberWeek(dueDate: member.dueDate, today: today))
+    }
+
+    private static func score(_ best: (correct: Int, questions: Int)?) -> LearningCenterAPI.Score? {
+        best.map { LearningCenterAPI.Score(correct: $0.correct, questions: $0.questions) }
+    }
+
+    /// `GET /api/v1/learning`: published modules and videos for her stage, by category, with what she completed.
+    @Sendable func center(request: Request, context: PortalContext) async throws -> Response {
+        let (week, listing, completed, watched) = try await portal.database.read { db in
+            let (member, week) = try await me(context, on: db)
+            return (
+                week, try await cache.listing(week: week, content: content, on: db),
+                try await content.completedModules(memberID: member.id, on: db), try await content.watchedVideos(memberID: member.id, on: db)
+            )
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: listing.json(week: week, completed: completed, watched: watched)))
+        )
+    }
+
+    /// The module if it is published for her week, else nil.
+    private func visibleModule(_ id: Int64, week: Int, on db: any SQLDatabase) async throws -> LearningModule? {
+        guard let module = try await content.module(id: id, on: db), module.status == .published, module.stage.weeks.contains(week) else { return nil }
+        return module
+    }
+
+    /// `GET /api/v1/learning/modules/{id}`: the module to read and its quiz, without the answers; opening it is an event.
+    @Sendable func module(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.apiRecordID()
+        let now = portal.now
+        let found = try await portal.database.transaction { db -> LearningCenterAPI.Module? in
+            let (member, week) = try await me(context, on: db)
+            guard let module = try await visibleModule(id, week: week, on: db) else { return nil }
+            let questions = try await content.questions(moduleIDs: [id], on: db)
+            // A video that is not published for her is left out rather than shown.
+            let video = try await module.videoID.asyncMap { try await content.video(id: $0, on: db) }
+                .flatMap { $0 }.flatMap { $0.status == .published && $0.stage.weeks.contains(week) ? $0 : nil }
+            let watched = video == nil ? false : try await content.watchedVideos(memberID: member.id, on: db).contains(video!.id)
+            let best = try await content.completedModules(memberID: member.id, on: db)[id]
+            try await MemberEvents().record(
+                MemberEvent(kind: .learningModuleOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "module-\(id)"), on: db
+            )
+            return LearningCenterAPI.Module(
+                id: module.id, title: module.title, summary: module.summary, category: module.category, bodyHtml: module.bodyHTML,
+                links: module.links.map { LearningCenterAPI.Link(title: $0.title, url: $0.url) },
+                video: video.map { LearningCenterAPI.Video($0, watched: watched) },
+                questions: questions.map { question in
+                    LearningCenterAPI.Question(
+                        id: question.id, prompt: question.prompt, correctCount: question.correctChoiceIDs.count,
+                        choices: question.choices.map { LearningCenterAPI.Choice(id: $0.id, text: $0.text) }
+                    )
+                },
+                completed: best != nil, bestScore: Self.score(best)
+            )
+        }
+        guard let found else { throw APIError.notFound }
+        return .json(found)
+    }
+
+    /// `POST /api/v1/learning/modules/{id}/attempts`: her answers to every question, scored and stored; the
+    /// module is completed, which earns its points once a month.
+    @Sendable func attempt(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.apiRecordID()
+        let body = try await request.json(LearningCenterAPI.Attempt.self)
+        let now = portal.now
+        let clock = portal.programSettings.current.clock
+        let outcome = try await portal.database.transaction { db -> (QuizScore, Int)? in
+            let (member, week) = try await me(context, on: db)
+            guard try await visibleModule(id, week: week, on: db) != nil else { return nil }
+            let questions = try await content.questions(moduleIDs: [id], on: db)
+            let answers = try Self.answers(body, to: questions)
+            let score = QuizScore.score(questions, answers: answers)
+            try await content.recordAttempt(moduleID: id, memberID: member.id, score: score, at: now, on: db)
+            try await MemberEvents().record(MemberEvent(
+                kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now,
+                number: Int64(score.percent), label: "module-\(id)"
+            ), on: db)
+            let rules = try await PointsRulesRepository().rules(on: db)
+            let awarded = try await PointsLedger().award(
+                PointsAward(reason: Self.moduleCompletedReason, reference: String(id), amount: rules.moduleCompleted, period: .month),
+                to: .member(member.id), at: now, clock: clock, on: db
+            )
+            return (score, awarded ? rules.moduleCompleted : 0)
+        }
+        guard let (score, points) = outcome else { throw APIError.notFound }
+        return .json(LearningCenterAPI.Scored(
+            correct: score.correctCount, questions: score.questionCount, percent: score.percent,
+            results: score.results.map {
+                LearningCenterAPI.Result(questionId: $0.questionID, correct: $0.isCorrect, correctChoiceIds: $0.correctChoiceIDs, explanation: $0.explanation)
+            },
+            pointsAwarded: points
+        ), status: .created)
+    }
+
+    /// Her answers as question id → chosen choice ids: one answer with at least one choice for every
+    /// question, each choice one of that question's.
+    static func answers(_ body: LearningCenterAPI.Attempt, to questions: [QuizQuestion]) throws -> [Int64: Set<Int64>] {
+        var answers: [Int64: Set<Int64>] = [:]
+        var problems: [String: String] = [:]
+        for (index, answer) in (body.answers ?? []).enumerated() {
+            guard let questionID = answer.questionId, let question = questions.first(where: { $0.id == questionID }) else {
+                problems["answers[\(index)].question_id"] = "Give the id of one of this module’s questions"
+                continue
+            }
+            let chosen = Set(answer.choiceIds ?? [])
+            if chosen.isEmpty || !chosen.isSubset(of: Set(question.choices.map(\.id))) {
+                problems["answers[\(index)].choice_ids"] = "Choose one or more of the question’s answers"
+            } else if answers[questionID] != nil {
+                problems["answers[\(index)].question_id"] = "Answer each question once"
+            }
+            answers[questionID] = chosen
+        }
+        if problems.isEmpty, let missing = questions.first(where: { answers[$0.id] == nil }) {
+            problems["answers"] = "Answer every question: question \(missing.id) has no answer"
+        }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        return answers
+    }
+
+    /// `POST /api/v1/learning/videos/{id}/watched`: she watched it; earns its points once a month.
+    @Sendable func watched(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.apiRecordID()
+        let now = portal.now
+        let clock = portal.programSettings.current.clock
+        let points = try await portal.database.transaction { db -> Int? in
+            let (member, week) = try await me(context, on: db)
+            guard let video = try await content.video(id: id, on: db), video.status == .published, video.stage.weeks.contains(week) else { return nil }
+            try await content.recordView(videoID: id, memberID: member.id, at: now, on: db)
+            try await MemberEvents().record(MemberEvent(
+                kind: .learningVideoWatched, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "video-\(id)"
+            ), on: db)
+            let rules = try await PointsRulesRepository().rules(on: db)
+            let awarded = try await PointsLedger().award(
+                PointsAward(reason: Self.videoWatchedReason, reference: String(id), amount: rules.videoWatched, period: .month),
+                to: .member(member.id), at: now, clock: clock, on: db
+            )
+            return awarded ? rules.videoWatched : 0
+        }
+        guard let points else { throw APIError.notFound }
+        return .json(LearningCenterAPI.Watched(pointsAwarded: points))
+    }
+
+    /// `GET /api/v1/learning/videos/{id}/file`: an uploaded video published for her, with byte ranges so she can seek.
+    @Sendable func videoFile(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.apiRecordID()
+        let video = try await portal.database.read { db -> LearningVideo? in
+            let (_, week) = try await me(context, on: db)
+            guard let video = try await content.video(id: id, on: db), video.status == .published, video.stage.weeks.contains(week) else { return nil }
+            return video
+        }
+        guard let video, case .file(let stored, _) = video.source,
+              let response = try await videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
+        else { throw APIError.notFound }
+        return response
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import PortalPlatform
+
+/// A choice in a group of radios or a select.
+struct LearningOption: Sendable, Encodable {
+    let value: String
+    let title: String
+    let isSelected: Bool
+}
+
+/// The stage and status inputs both module and video forms have.
+struct LearningTargetFields: Sendable, Encodable {
+    let stageOptions: [LearningOption]
+    let stageError: String?
+    let weekFrom: FormField
+    let weekTo: FormField
+    let statusOptions: [LearningOption]
+    let statusError: String?
+
+    init(values: [String: String], errors: FormErrors) {
+        let stage = values["stage"] ?? "all"
+        stageOptions = LearningStage.choices.map { LearningOption(value: $0.code, title: $0.title, isSelected: $0.code == stage) }
+        stageError = errors["stage"]
+        var fields = [
+            FormField("week_from", label: "From week", value: values["week_from"] ?? "", width: 10),
+            FormField("week_to", label: "To week", value: values["week_to"] ?? "", width: 10),
+        ]
+        errors.apply(to: &fields)
+        weekFrom = fields[0]
+        weekTo = fields[1]
+        let status = values["status"] ?? LearningStatus.draft.rawValue
+        statusOptions = LearningStatus.allCases.map { LearningOption(value: $0.rawValue, title: $0.title, isSelected: $0.rawValue == status) }
+        statusError = errors["status"]
+    }
+}
+
+struct LearningModulesPage: Page {
+    struct Row: Sendable, Encodable {
+        let title: String
+        let category: String
+        let stage: String
+        let status: String
+        let statusClass: String
+        let position: Int
+        let questionCount: Int
+        let path: String
+    }
+
+    static let template = TemplateName.learningModules
+    let layout: Layout
+    let modules: [Row]
+    let newPath: String
+    let videosPath: String
+    let backPath: String
+}
+
+struct LearningModulePage: Page {
+    struct QuestionRow: Sendable, Encodable {
+        let number: Int
+        let prompt: String
+        let correctAnswers: String
+        let editPath: String
+        let deletePath: String
+    }
+
+    static let template = TemplateName.learningModule
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let heading: String
+    let action: String
+    let fields: [FormField]
+    let summary: FormField
+    let body: FormField
+    let linksField: FormField
+    let target: LearningTargetFields
+    let videoOptions: [LearningOption]
+    let previewHTML: String?
+    let questions: [QuestionRow]?
+    let newQuestionPath: String?
+    let backPath: String
+    let summaryMaximum: Int
+}
+
+struct QuizQuestionPage: Page {
+    struct ChoiceRow: Sendable, Encodable {
+        let number: Int
+        let value: String
+        let isCorrect: Bool
+    }
+
+    static let template = TemplateName.quizQuestion
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let heading: String
+    let moduleTitle: String
+    let action: String
+    let prompt: FormField
+    let choices: [ChoiceRow]
+    let choicesError: String?
+    let explanation: FormField
+    let deletePath: String?
+    let backPath: String
+}
+
+struct LearningVideosPage: Page {
+    struct Row: Sendable, Encodable {
+        let title: String
+        let category: String
+        let length: String
+        let source: String
+        let stage: String
+        let status: String
+        let statusClass: String
+        let path: String
+    }
+
+    static let template = TemplateName.learningVideos
+    let layout: Layout
+    let videos: [Row]
+    let newPath: String
+    let modulesPath: String
+    let backPath: String
+}
+
+struct LearningVideoPage: Page {
+    static let template = TemplateName.learningVideo
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let heading: String
+    let action: String
+    let fields: [FormField]
+    let description: FormField
+    let sourceLink: Bool
+    let sourceFile: Bool
+    let sourceError: String?
+    let url: FormField
+    let file: FormField
+    let currentFile: String?
+    let currentFilePath: String?
+    let target: LearningTargetFields
+    let maximumSize: String
+    let backPath: String
+}
