@@ -86,6 +86,7 @@ enum Features {
         NotificationsFeature.self,
         CalendarFeature.self,
         LearningFeature.self,
+        StudiesFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,
         OutboxFeature.self,

@@ -31,6 +31,7 @@ public struct DemoSeeder: Sendable {
         let hasher = PasswordHasher(cost: dependencies.passwordHashCost)
         let people: [(StaffRole, String)] = [
             (.administrator, "demo.admin"), (.medicalProfessional, "demo.medpro"), (.physician, "demo.physician"),
+            (.researcher, "demo.researcher"),
         ]
         var credentials: [Credential] = []
         for (role, username) in people {

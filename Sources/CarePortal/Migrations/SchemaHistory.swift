@@ -28,6 +28,7 @@ enum SchemaHistory {
         CreateNotifications(),
         CreateMemberCalendars(),
         CreatePointsLedger(),
+        CreateStudies(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -3,6 +3,8 @@ public enum StaffRole: String, Sendable, CaseIterable, Codable {
     case administrator
     case medicalProfessional = "medical_professional"
     case physician
+    /// Runs a research study: its participants, daily to-dos, feedback and exports, and nothing else.
+    case researcher
 
     /// The name people see.
     public var title: String {
@@ -10,6 +12,7 @@ public enum StaffRole: String, Sendable, CaseIterable, Codable {
         case .administrator: "Administrator"
         case .medicalProfessional: "Medical professional"
         case .physician: "Physician"
+        case .researcher: "Researcher"
         }
     }
 }
