@@ -447,6 +447,40 @@ def text_of(driver, css: str) -> str:
     return elements[0].text
 
 
+def check_charts_keep_their_text_inside(driver) -> int:
+    """Every word of every chart on the page lies inside its drawing (as the browser lays it out); returns
+    how many charts were checked."""
+    outside = driver.execute_script(
+        """
+        const problems = [];
+        const charts = document.querySelectorAll('svg.chart__svg');
+        for (const svg of charts) {
+            const box = svg.viewBox.baseVal;
+            for (const text of svg.querySelectorAll('text')) {
+                const b = text.getBBox();
+                const m = text.getCTM();
+                const svgM = svg.getCTM();
+                // The box in the drawing's own units, after any rotation of the label.
+                const p = svg.createSVGPoint();
+                const corners = [[b.x, b.y], [b.x + b.width, b.y], [b.x, b.y + b.height], [b.x + b.width, b.y + b.height]].map(([x, y]) => {
+                    p.x = x; p.y = y;
+                    return p.matrixTransform(svgM.inverse().multiply(m));
+                });
+                const xs = corners.map(c => c.x), ys = corners.map(c => c.y);
+                if (Math.min(...xs) < box.x - 0.5 || Math.max(...xs) > box.x + box.width + 0.5 ||
+                    Math.min(...ys) < box.y - 0.5 || Math.max(...ys) > box.y + box.height + 0.5) {
+                    problems.push(`${svg.getAttribute('data-chart') || 'chart'}: "${text.textContent}"`);
+                }
+            }
+        }
+        return [charts.length, problems];
+        """
+    )
+    count, problems = outside
+    assert not problems, "text outside its chart: " + "; ".join(problems)
+    return count
+
+
 def path_of(driver) -> str:
     from urllib.parse import urlsplit
 

@@ -6,7 +6,7 @@ import urllib.request
 
 from selenium.webdriver.common.by import By
 
-from conftest import check_accessibility, fill, path_of, screenshot, submit, text_of
+from conftest import check_accessibility, check_charts_keep_their_text_inside, fill, path_of, screenshot, submit, text_of
 from test_sign_in import sign_in
 
 
@@ -64,6 +64,7 @@ def test_a_member_registers_with_a_code_and_the_administrator_finds_her(browser,
     # The cohort appears with her in it, as a chart and a table.
     browser.get(server + "/cohorts")
     assert cohort in browser.page_source
+    assert check_charts_keep_their_text_inside(browser) == 1
     check_accessibility(browser, "cohorts")
     screenshot(browser, "cohorts")
 

@@ -18,11 +18,8 @@ public struct CatalogueExercise: Sendable, Equatable, Identifiable {
     /// The stored illustration, if one was uploaded.
     public var illustration: Illustration?
 
-    public struct Illustration: Sendable, Equatable {
-        /// A name the server chose, under `DATA_DIR/illustrations`.
-        public var fileName: String
-        public var type: IllustrationType
-    }
+    /// A name the server chose, under `DATA_DIR/illustrations`, and the picture's type.
+    public typealias Illustration = StoredUpload
 }
 
 /// How often a medication is taken or an exercise done.
@@ -70,28 +67,8 @@ struct Catalogue: Sendable {
     func amount(_ id: Int64?) -> CatalogueExerciseAmount? { id.flatMap { id in amounts.first { $0.id == id } } }
 }
 
-/// The picture formats an illustration may be, recognised by their first bytes, never by the file's name.
-public enum IllustrationType: String, Sendable, CaseIterable {
-    case png = "image/png"
-    case jpeg = "image/jpeg"
-    case webp = "image/webp"
-
-    var fileExtension: String {
-        switch self {
-        case .png: "png"
-        case .jpeg: "jpg"
-        case .webp: "webp"
-        }
-    }
-
-    /// The format these bytes are, or nil when they are none of the three.
-    static func detect(_ bytes: [UInt8]) -> IllustrationType? {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if bytes.count > 3, bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) { return .webp }
-        return nil
-    }
-}
+/// The picture formats an illustration may be: the platform's upload types, limited by `CatalogueRules.illustrationRules`.
+public typealias IllustrationType = UploadType
 
 /// The checks on what an administrator types into the catalogue.
 enum CatalogueRules {
@@ -136,18 +113,10 @@ enum CatalogueRules {
         let message: String
     }
 
-    /// Why an uploaded illustration is refused, or its type when it is accepted.
-    static func illustration(_ bytes: [UInt8]) -> Result<IllustrationType, IllustrationProblem> {
-        if bytes.count > illustrationMaximumSize {
-            return .failure(IllustrationProblem(message: "The illustration must be smaller than \(illustrationMaximumSize / 1024 / 1024) MB"))
-        }
-        guard let type = IllustrationType.detect(bytes) else {
-            return .failure(IllustrationProblem(message: "The illustration must be a PNG, JPEG or WebP picture"))
-        }
-        return .success(type)
-    }
+    static let illustrationRules = UploadRules(types: UploadType.pictures, maximumSize: illustrationMaximumSize, noun: "illustration")
 
-    struct IllustrationProblem: Error {
-        let message: String
+    /// Why an uploaded illustration is refused, or its type when it is accepted.
+    static func illustration(_ bytes: [UInt8]) -> Result<IllustrationType, UploadProblem> {
+        illustrationRules.check(bytes)
     }
 }

@@ -257,20 +257,10 @@ struct CatalogueController {
     @Sendable func illustration(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         guard let exercise = try await portal.database.read({ db in try await catalogue.exercise(id: id, on: db) }),
-              let stored = exercise.illustration, let data = illustrations.read(stored)
+              let stored = exercise.illustration,
+              let response = try await illustrations.uploads.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
         else { throw HTTPError(.notFound) }
-        return Self.imageResponse(data, type: stored.type, exerciseID: id)
-    }
-
-    static func imageResponse(_ data: Data, type: IllustrationType, exerciseID: Int64) -> Response {
-        Response(
-            status: .ok,
-            headers: [
-                .contentType: type.rawValue,
-                .contentDisposition: "inline; filename=\"exercise-\(exerciseID).\(type.fileExtension)\"",
-            ],
-            body: .init(byteBuffer: ByteBuffer(bytes: data))
-        )
+        return response
     }
 
     // MARK: Frequencies

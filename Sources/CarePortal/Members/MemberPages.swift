@@ -82,53 +82,46 @@ struct DeleteMemberPage: Page {
     let memberPath: String
 }
 
-/// One cohort in the cohorts table and its bar in the chart.
+/// One cohort in the cohorts table.
 struct CohortRow: Sendable, Encodable {
     let name: String
     let membersPath: String
     let memberCount: Int
     let activeLastWeek: Int
     let lastActive: String
-    /// Bar geometry for the chart, in the SVG's units.
-    let barY: Int
-    let barWidth: Int
-    let activeWidth: Int
-    let labelY: Int
-    let valueX: Int
 }
 
 struct CohortsPage: Page {
     static let template = TemplateName.cohorts
     let layout: Layout
     let rows: [CohortRow]
-    let chartHeight: Int
-    let chartLabelWidth = CohortsPage.labelWidth
+    /// The members of each cohort and those active in the last 7 days, drawn (the table beneath holds the numbers).
+    let chart: String
     let membersPath = SiteURL.members.path
     let newCodePath = SiteURL.newSignUpCode.path
 
-    static let labelWidth = 170
-    static let barArea = 420
-    static let rowHeight = 32
-
-    init(layout: Layout, summaries: [CohortSummary]) {
+    init(layout: Layout, summaries: [CohortSummary], pages: PageRenderer) {
         self.layout = layout
-        let largest = max(1, summaries.map(\.memberCount).max() ?? 1)
-        rows = summaries.enumerated().map { index, summary in
-            let y = 10 + index * Self.rowHeight
-            let width = summary.memberCount * Self.barArea / largest
-            return CohortRow(
+        rows = summaries.map { summary in
+            CohortRow(
                 name: summary.cohort.name,
                 membersPath: ListAddress(path: SiteURL.members.path, parameters: [("cohort", "\(summary.cohort.id)")]).string,
                 memberCount: summary.memberCount,
                 activeLastWeek: summary.activeLastWeek,
-                lastActive: summary.lastActiveAt.map(DisplayTime.dateTime) ?? "No one yet",
-                barY: y,
-                barWidth: max(width, summary.memberCount > 0 ? 2 : 0),
-                activeWidth: summary.activeLastWeek * Self.barArea / largest,
-                labelY: y + 17,
-                valueX: Self.labelWidth + max(width, 2) + 8
+                lastActive: summary.lastActiveAt.map(DisplayTime.dateTime) ?? "No one yet"
             )
         }
-        chartHeight = 20 + summaries.count * Self.rowHeight
+        var figure = BarChart(
+            id: "cohorts-chart", title: "Members per cohort, and those active in the last 7 days",
+            summary: "Each cohort's members beside those of them who used the app in the last 7 days.",
+            categories: summaries.map(\.cohort.name),
+            series: [
+                ChartSeries("Members", summaries.map { .count($0.memberCount) }),
+                ChartSeries("Active in the last 7 days", summaries.map { .count($0.activeLastWeek) }),
+            ],
+            valueAxisTitle: "Members", categoryTitle: "Cohort"
+        ).figure
+        figure.tableBeneath = false
+        chart = pages.html(figure)
     }
 }

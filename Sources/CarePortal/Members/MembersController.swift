@@ -167,7 +167,7 @@ struct MembersController {
     @Sendable func cohorts(request: Request, context: PortalContext) async throws -> Response {
         let now = portal.now
         let summaries = try await portal.database.read { db in try await members.cohortSummaries(now: now, on: db) }
-        return portal.pages.response(CohortsPage(layout: portal.layout("Cohorts", context: context, current: .cohorts), summaries: summaries))
+        return portal.pages.response(CohortsPage(layout: portal.layout("Cohorts", context: context, current: .cohorts), summaries: summaries, pages: portal.pages))
     }
 }
 

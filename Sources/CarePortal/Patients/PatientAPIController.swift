@@ -173,8 +173,10 @@ struct PatientAPIController {
             return prescribed ? try await CatalogueRepository().exercise(id: id, on: db) : nil
         }
         let store = IllustrationStore(dataDirectory: portal.settings.dataDirectory, randomBytes: portal.dependencies.randomBytes)
-        guard let stored = exercise?.illustration, let data = store.read(stored) else { throw APIError.notFound }
-        return CatalogueController.imageResponse(data, type: stored.type, exerciseID: id)
+        guard let stored = exercise?.illustration,
+              let response = try await store.uploads.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
+        else { throw APIError.notFound }
+        return response
     }
 
     // MARK: Schedule and logging

@@ -18,7 +18,7 @@ package struct TemplateName: Sendable, Hashable, CustomStringConvertible {
     package static let pagination = TemplateName("partials/pagination")
     package static let error = TemplateName("errors/error")
 
-    package static let platformTemplates: [TemplateName] = [.siteHeader, .pagination, .error]
+    package static let platformTemplates: [TemplateName] = [.siteHeader, .pagination, .error, .chart]
 }
 
 /// A page's typed view model; the template reads only what it holds.

@@ -1,0 +1,430 @@
+import Foundation
+
+/// Horizontal bars, one group per category (a survey question's answers, the sections used most, the
+/// cohorts): the category's name on the left, each bar's value at its end.
+package struct BarChart: Sendable {
+    package var id: String
+    package var title: String
+    package var summary: String
+    package var categories: [String]
+    package var series: [ChartSeries]
+    /// What the bars measure ("Members", "Visits").
+    package var valueAxisTitle: String
+    /// The table's first column ("Answer", "Section").
+    package var categoryTitle: String
+    package var csvPath: String?
+
+    package init(
+        id: String, title: String, summary: String, categories: [String], series: [ChartSeries],
+        valueAxisTitle: String, categoryTitle: String, csvPath: String? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.categories = categories
+        self.series = series
+        self.valueAxisTitle = valueAxisTitle
+        self.categoryTitle = categoryTitle
+        self.csvPath = csvPath
+    }
+
+    package var figure: ChartFigure {
+        let g = ChartGeometry.self
+        let patterns = g.patterns(chartID: id, count: series.count)
+        let legend = g.legend(series.map(\.name), patterns: patterns, top: 10)
+        let top = 10 + legend.height
+        let labelRoom = min(300, max(60, categories.map { g.textWidth($0, size: g.labelSize) }.max() ?? 0))
+        let plotLeft = 10 + labelRoom + 10
+        let valueRoom = min(200, (series.flatMap(\.values).map { g.textWidth($0.text, size: g.labelSize) }.max() ?? 0) + 12)
+        let plotRight = g.width - 10 - valueRoom
+        let barHeight = 22.0
+        let groupHeight = Double(max(1, series.count)) * (barHeight + 4) + 14
+        let plotTop = top + 6
+        let plotBottom = plotTop + groupHeight * Double(max(1, categories.count))
+        let maximum = series.flatMap(\.values).compactMap(\.number).max() ?? 0
+        let ticks = g.ticks(upTo: maximum)
+        let axisTop = ticks.last ?? 1
+        let scale = { (value: Double) in plotLeft + (plotRight - plotLeft) * value / axisTop }
+
+        var strokes: [ChartFigure.Stroke] = []
+        var labels = legend.labels
+        var boxes = legend.boxes
+        for tick in ticks {
+            let x = scale(tick)
+            strokes.append(.init(path: g.line(x, plotTop, x, plotBottom), className: "chart__grid", colour: nil, dashes: nil))
+            labels.append(g.label(ChartFormat.decimal(tick, places: tick == tick.rounded() ? 0 : 1), x: x, y: plotBottom + 20,
+                                  anchor: "middle", className: "chart__tick", size: g.tickSize))
+        }
+        for (row, category) in categories.enumerated() {
+            let groupTop = plotTop + groupHeight * Double(row) + 7
+            let groupMiddle = groupTop + (groupHeight - 14) / 2
+            labels.append(g.label(category, x: plotLeft - 10, y: groupMiddle + 5, anchor: "end", room: labelRoom))
+            for (index, run) in series.enumerated() where row < run.values.count {
+                let value = run.values[row]
+                let y = groupTop + Double(index) * (barHeight + 4)
+                let end = scale(max(0, value.number ?? 0))
+                let tooltip = series.count > 1 ? "\(category), \(run.name): \(value.text)" : "\(category): \(value.text)"
+                if value.number != nil {
+                    boxes.append(.init(x: plotLeft, y: y, width: end - plotLeft, height: barHeight, fill: "url(#\(patterns[index].id))", tooltip: tooltip))
+                }
+                labels.append(g.label(value.text, x: end + 6, y: y + 16, className: "chart__value", room: g.width - 10 - end - 6))
+            }
+        }
+        strokes.append(.init(path: g.line(plotLeft, plotTop, plotLeft, plotBottom), className: "chart__axis", colour: nil, dashes: nil))
+        let height = plotBottom + 52
+        labels.append(g.label(valueAxisTitle, x: (plotLeft + plotRight) / 2, y: height - 10, anchor: "middle",
+                              className: "chart__axis-title", room: plotRight - plotLeft, size: g.titleSize))
+        return ChartFigure(
+            id: id, title: title, summary: summary, width: g.width, height: height, patterns: patterns, strokes: strokes,
+            boxes: boxes, marks: [], labels: labels, table: ChartTable.of(caption: title, categoryTitle: categoryTitle, categories: categories, series: series),
+            csvPath: csvPath
+        )
+    }
+}
+
+/// Vertical columns along a run of categories, usually periods of time (days, weeks, months): side by
+/// side for each series, or stacked into one column.
+package struct ColumnChart: Sendable {
+    package var id: String
+    package var title: String
+    package var summary: String
+    package var categories: [String]
+    package var series: [ChartSeries]
+    package var valueAxisTitle: String
+    package var categoryTitle: String
+    package var stacked: Bool
+    package var csvPath: String?
+
+    package init(
+        id: String, title: String, summary: String, categories: [String], series: [ChartSeries],
+        valueAxisTitle: String, categoryTitle: String, stacked: Bool = false, csvPath: String? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.categories = categories
+        self.series = series
+        self.valueAxisTitle = valueAxisTitle
+        self.categoryTitle = categoryTitle
+        self.stacked = stacked
+        self.csvPath = csvPath
+    }
+
+    package var figure: ChartFigure {
+        let g = ChartGeometry.self
+        let patterns = g.patterns(chartID: id, count: series.count)
+        var axes = TimeAxes(id: id, categories: categories, series: series, valueAxisTitle: valueAxisTitle,
+                            categoryTitle: categoryTitle, stacked: stacked, endLabels: false)
+        let slot = axes.slot
+        let groupWidth = slot * 0.8
+        var boxes = axes.boxes
+        for (column, category) in categories.enumerated() {
+            let left = axes.x(column) - groupWidth / 2
+            var stackBase = 0.0
+            for (index, run) in series.enumerated() where column < run.values.count {
+                let value = run.values[column]
+                guard let number = value.number, number > 0 else { continue }
+                let tooltip = series.count > 1 ? "\(category), \(run.name): \(value.text)" : "\(category): \(value.text)"
+                let fill = "url(#\(patterns[index].id))"
+                if stacked {
+                    let top = axes.y(stackBase + number)
+                    boxes.append(.init(x: left, y: top, width: groupWidth, height: axes.y(stackBase) - top, fill: fill, tooltip: tooltip))
+                    stackBase += number
+                } else {
+                    let width = groupWidth / Double(series.count)
+                    let top = axes.y(number)
+                    boxes.append(.init(x: left + width * Double(index), y: top, width: max(1, width - 1), height: axes.plotBottom - top,
+                                       fill: fill, tooltip: tooltip))
+                }
+            }
+        }
+        axes.boxes = boxes
+        return axes.figure(title: title, summary: summary, patterns: patterns, marks: [], csvPath: csvPath)
+    }
+}
+
+/// Lines through a run of categories, usually periods of time; each series has its own colour, dash and
+/// point shape, and its name is written at the end of its line as well as in the legend.
+package struct LineChart: Sendable {
+    package var id: String
+    package var title: String
+    package var summary: String
+    package var categories: [String]
+    package var series: [ChartSeries]
+    package var valueAxisTitle: String
+    package var categoryTitle: String
+    /// The value axis's largest value, where it is known (100 for percentages); otherwise from the data.
+    package var maximum: Double?
+    package var csvPath: String?
+
+    package init(
+        id: String, title: String, summary: String, categories: [String], series: [ChartSeries],
+        valueAxisTitle: String, categoryTitle: String, maximum: Double? = nil, csvPath: String? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.categories = categories
+        self.series = series
+        self.valueAxisTitle = valueAxisTitle
+        self.categoryTitle = categoryTitle
+        self.maximum = maximum
+        self.csvPath = csvPath
+    }
+
+    static let dashes: [String?] = [nil, "9 5", "3 4", "12 4 3 4", "6 3", "2 2"]
+
+    package var figure: ChartFigure {
+        let g = ChartGeometry.self
+        let patterns = g.patterns(chartID: id, count: series.count)
+        var axes = TimeAxes(id: id, categories: categories, series: series, valueAxisTitle: valueAxisTitle,
+                            categoryTitle: categoryTitle, stacked: false, endLabels: true, maximum: maximum)
+        var marks: [ChartFigure.Mark] = []
+        var endPoints: [(index: Int, y: Double)] = []
+        for (index, run) in series.enumerated() {
+            let colour = g.colours[index % g.colours.count]
+            var path = ""
+            var penDown = false
+            var last: Double?
+            for (column, value) in run.values.enumerated() where column < categories.count {
+                guard let number = value.number else {
+                    penDown = false
+                    continue
+                }
+                let x = axes.x(column)
+                let y = axes.y(number)
+                path += (penDown ? "L" : "M") + "\(g.number(x)) \(g.number(y))"
+                penDown = true
+                last = y
+                let tooltip = series.count > 1 ? "\(categories[column]), \(run.name): \(value.text)" : "\(categories[column]): \(value.text)"
+                marks.append(.init(path: Self.shape(index, x: x, y: y), colour: colour, tooltip: tooltip))
+            }
+            if !path.isEmpty {
+                axes.strokes.append(.init(path: path, className: "chart__series", colour: colour, dashes: Self.dashes[index % Self.dashes.count]))
+            }
+            if let last { endPoints.append((index, last)) }
+        }
+        if series.count > 1 {
+            let placed = g.spread(endPoints.map { $0.y + 5 }, gap: 18, top: axes.plotTop + 5, bottom: axes.plotBottom + 5)
+            for (position, end) in zip(placed, endPoints) {
+                axes.labels.append(g.label(series[end.index].name, x: axes.plotRight + 8, y: position, className: "chart__value",
+                                           room: g.width - 10 - axes.plotRight - 8))
+            }
+        }
+        return axes.figure(title: title, summary: summary, patterns: patterns, marks: marks, csvPath: csvPath)
+    }
+
+    /// The point shape of series `index`: circle, square, diamond, triangle, then again.
+    static func shape(_ index: Int, x: Double, y: Double) -> String {
+        let n = ChartGeometry.number
+        switch index % 4 {
+        case 0: return "M\(n(x - 4.5)) \(n(y))a4.5 4.5 0 1 0 9 0a4.5 4.5 0 1 0 -9 0Z"
+        case 1: return "M\(n(x - 4)) \(n(y - 4))h8v8h-8Z"
+        case 2: return "M\(n(x)) \(n(y - 5.5))l5.5 5.5l-5.5 5.5l-5.5 -5.5Z"
+        default: return "M\(n(x)) \(n(y - 5.5))l5.5 9.5h-11Z"
+        }
+    }
+}
+
+/// The axes that column and line charts share: categories along the bottom, values up the side.
+struct TimeAxes {
+    let categories: [String]
+    let plotLeft: Double
+    let plotRight: Double
+    let plotTop: Double
+    let plotBottom: Double
+    let height: Double
+    let topValue: Double
+    let series: [ChartSeries]
+    let categoryTitle: String
+    let id: String
+    var strokes: [ChartFigure.Stroke] = []
+    var boxes: [ChartFigure.Box] = []
+    var labels: [ChartFigure.Label] = []
+
+    init(
+        id: String, categories: [String], series: [ChartSeries], valueAxisTitle: String, categoryTitle: String,
+        stacked: Bool, endLabels: Bool, maximum: Double? = nil
+    ) {
+        let g = ChartGeometry.self
+        self.id = id
+        self.categories = categories
+        let patterns = g.patterns(chartID: id, count: series.count)
+        let legend = g.legend(series.map(\.name), patterns: patterns, top: 10)
+        boxes = legend.boxes
+        labels = legend.labels
+        let largest: Double = if stacked {
+            categories.indices.map { column in
+                series.reduce(0) { $0 + max(0, (column < $1.values.count ? $1.values[column].number : nil) ?? 0) }
+            }.max() ?? 0
+        } else {
+            series.flatMap(\.values).compactMap(\.number).max() ?? 0
+        }
+        let ticks = g.ticks(upTo: max(maximum ?? 0, largest))
+        topValue = ticks.last ?? 1
+        let tickTexts = ticks.map { ChartFormat.decimal($0, places: $0 == $0.rounded() ? 0 : 1) }
+        let tickRoom = tickTexts.map { g.textWidth($0, size: g.tickSize) }.max() ?? 0
+        plotLeft = 10 + 22 + tickRoom + 10
+        let endRoom = endLabels && series.count > 1
+            ? min(180, (series.map { g.textWidth($0.name, size: g.labelSize) }.max() ?? 0) + 16) : 10
+        plotRight = g.width - 10 - endRoom
+        plotTop = 10 + legend.height + 10
+        plotBottom = plotTop + 240
+        height = plotBottom + 64
+        self.series = series
+        self.categoryTitle = categoryTitle
+
+        let scale = { [plotTop, plotBottom, topValue] (value: Double) in plotBottom - (plotBottom - plotTop) * value / topValue }
+        let axis = g.verticalValueAxis(ticks: ticks, format: { ChartFormat.decimal($0, places: $0 == $0.rounded() ? 0 : 1) },
+                                       scale: scale, left: plotLeft, right: plotRight)
+        strokes += axis.strokes
+        labels += axis.labels
+        strokes.append(.init(path: g.line(plotLeft, plotBottom, plotRight, plotBottom), className: "chart__axis", colour: nil, dashes: nil))
+        strokes.append(.init(path: g.line(plotLeft, plotTop, plotLeft, plotBottom), className: "chart__axis", colour: nil, dashes: nil))
+        let slot = (plotRight - plotLeft) / Double(max(1, categories.count))
+        let stride = g.labelStride(categories, length: plotRight - plotLeft, size: g.tickSize)
+        for (column, category) in categories.enumerated() where column % stride == 0 {
+            let x = plotLeft + slot * (Double(column) + 0.5)
+            let room = min(slot * Double(stride) - 6, 2 * min(x - 10, g.width - 10 - x))
+            labels.append(g.label(category, x: x, y: plotBottom + 20, anchor: "middle", className: "chart__tick", room: room, size: g.tickSize))
+        }
+        labels.append(g.label(categoryTitle, x: (plotLeft + plotRight) / 2, y: height - 12, anchor: "middle",
+                              className: "chart__axis-title", room: plotRight - plotLeft, size: g.titleSize))
+        let middle = (plotTop + plotBottom) / 2
+        labels.append(g.label(valueAxisTitle, x: 20, y: middle, anchor: "middle", className: "chart__axis-title",
+                              room: plotBottom - plotTop, size: g.titleSize, rotation: -90))
+    }
+
+    var slot: Double { (plotRight - plotLeft) / Double(max(1, categories.count)) }
+
+    func x(_ column: Int) -> Double { plotLeft + slot * (Double(column) + 0.5) }
+
+    func y(_ value: Double) -> Double { plotBottom - (plotBottom - plotTop) * max(0, value) / topValue }
+
+    func figure(title: String, summary: String, patterns: [ChartFigure.Pattern], marks: [ChartFigure.Mark], csvPath: String?) -> ChartFigure {
+        ChartFigure(
+            id: id, title: title, summary: summary, width: ChartGeometry.width, height: height, patterns: patterns,
+            strokes: strokes, boxes: boxes, marks: marks, labels: labels,
+            table: ChartTable.of(caption: title, categoryTitle: categoryTitle, categories: categories, series: series), csvPath: csvPath
+        )
+    }
+}
+
+/// Answers on an ordered scale (a 1–5 Likert question), one bar per question: the share of answers
+/// below the middle of the scale drawn to the left of a centre line, above it to the right, and the middle
+/// split across it.
+package struct DivergingBarChart: Sendable {
+    package struct Row: Sendable, Hashable {
+        package let label: String
+        /// Answers at each level of the scale, lowest first.
+        package let counts: [Int]
+
+        package init(label: String, counts: [Int]) {
+            self.label = label
+            self.counts = counts
+        }
+    }
+
+    package var id: String
+    package var title: String
+    package var summary: String
+    /// The scale's levels, lowest first ("Strongly disagree" … "Strongly agree").
+    package var levels: [String]
+    package var rows: [Row]
+    package var categoryTitle: String
+    package var csvPath: String?
+
+    package init(id: String, title: String, summary: String, levels: [String], rows: [Row], categoryTitle: String, csvPath: String? = nil) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.levels = levels
+        self.rows = rows
+        self.categoryTitle = categoryTitle
+        self.csvPath = csvPath
+    }
+
+    package var figure: ChartFigure {
+        let g = ChartGeometry.self
+        let patterns = g.patterns(chartID: id, count: levels.count)
+        let legend = g.legend(levels, patterns: patterns, top: 10)
+        var boxes = legend.boxes
+        var labels = legend.labels
+        var strokes: [ChartFigure.Stroke] = []
+        let labelRoom = min(260, max(60, rows.map { g.textWidth($0.label, size: g.labelSize) }.max() ?? 0))
+        let plotLeft = 10 + labelRoom + 10
+        let plotRight = g.width - 20
+        let centre = (plotLeft + plotRight) / 2
+        let half = (plotRight - plotLeft) / 2
+        let plotTop = 10 + legend.height + 6
+        let rowHeight = 34.0
+        let plotBottom = plotTop + rowHeight * Double(max(1, rows.count))
+        let middle = levels.count % 2 == 1 ? levels.count / 2 : nil
+        let lowCount = levels.count / 2
+
+        for (index, row) in rows.enumerated() {
+            let total = row.counts.reduce(0, +)
+            let y = plotTop + rowHeight * Double(index) + 6
+            labels.append(g.label(row.label, x: plotLeft - 10, y: y + 16, anchor: "end", room: labelRoom))
+            guard total > 0 else {
+                labels.append(g.label("No answers yet", x: centre, y: y + 16, anchor: "middle", className: "chart__value"))
+                continue
+            }
+            let shares = row.counts.map { Double($0) / Double(total) }
+            // Left of the centre: the middle level's half, then the low levels outwards.
+            var left = centre - (middle.map { shares[$0] / 2 } ?? 0) * half
+            var segments: [(level: Int, x: Double, width: Double)] = []
+            if let middle { segments.append((middle, left, shares[middle] * half)) }
+            var x = left
+            for level in (0..<lowCount).reversed() {
+                x -= shares[level] * half
+                segments.append((level, x, shares[level] * half))
+            }
+            left = centre + (middle.map { shares[$0] / 2 } ?? 0) * half
+            x = left
+            for level in (levels.count - lowCount)..<levels.count {
+                segments.append((level, x, shares[level] * half))
+                x += shares[level] * half
+            }
+            for segment in segments where segment.width > 0 {
+                let tooltip = "\(row.label), \(levels[segment.level]): \(row.counts[segment.level]) (\(ChartFormat.percent(shares[segment.level])))"
+                boxes.append(.init(x: segment.x, y: y, width: segment.width, height: 22, fill: "url(#\(patterns[segment.level].id))", tooltip: tooltip))
+            }
+        }
+        for tick in [-1.0, -0.5, 0, 0.5, 1] {
+            let x = centre + tick * half
+            strokes.append(.init(path: g.line(x, plotTop, x, plotBottom), className: tick == 0 ? "chart__axis" : "chart__grid", colour: nil, dashes: nil))
+            labels.append(g.label(ChartFormat.percent(abs(tick)), x: x, y: plotBottom + 20, anchor: "middle", className: "chart__tick", size: g.tickSize))
+        }
+        let height = plotBottom + 52
+        labels.append(g.label("Share of answers: lower on the scale to the left, higher to the right", x: (plotLeft + plotRight) / 2,
+                              y: height - 10, anchor: "middle", className: "chart__axis-title", room: plotRight - plotLeft, size: g.titleSize))
+        let table = ChartTable(
+            caption: title,
+            columns: [ChartTable.Column(categoryTitle, numeric: false)] + levels.map { ChartTable.Column($0) } + [ChartTable.Column("Answers")],
+            rows: rows.map { row in
+                let total = row.counts.reduce(0, +)
+                return [row.label] + row.counts.map { count in
+                    total == 0 ? "0" : "\(ChartFormat.count(count)) (\(ChartFormat.percent(Double(count) / Double(total))))"
+                } + [ChartFormat.count(total)]
+            }
+        )
+        return ChartFigure(
+            id: id, title: title, summary: summary, width: g.width, height: height, patterns: patterns, strokes: strokes,
+            boxes: boxes, marks: [], labels: labels, table: table, csvPath: csvPath
+        )
+    }
+}
+
+extension ChartTable {
+    /// A category per row and a series per column.
+    package static func of(caption: String, categoryTitle: String, categories: [String], series: [ChartSeries]) -> ChartTable {
+        ChartTable(
+            caption: caption,
+            columns: [Column(categoryTitle, numeric: false)] + series.map { Column($0.name) },
+            rows: categories.enumerated().map { row, category in
+                [category] + series.map { row < $0.values.count ? $0.values[row].text : "" }
+            }
+        )
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import CarePortal
+@testable import PortalPlatform
+
+/// The shared chart module: what it draws matches the numbers, every word stays inside the drawing, and
+/// everything a person typed is escaped.
+@Suite struct ChartTests {
+    static let longName = "Due September 2027 — the cohort with the longest name anyone has ever given a cohort"
+
+    /// Where a label's text starts and ends along x, by the same estimate the charts lay out with.
+    static func extent(_ label: ChartFigure.Label) -> ClosedRange<Double> {
+        let size = label.className == "chart__tick" ? ChartGeometry.tickSize
+            : label.className == "chart__axis-title" ? ChartGeometry.titleSize : ChartGeometry.labelSize
+        let width = ChartGeometry.textWidth(label.text, size: size)
+        if label.rotation != nil { return (label.x - size)...(label.x + size) }
+        switch label.anchor {
+        case "end": return (label.x - width)...label.x
+        case "middle": return (label.x - width / 2)...(label.x + width / 2)
+        default: return label.x...(label.x + width)
+        }
+    }
+
+    static func expectEveryLabelInside(_ figure: ChartFigure, sourceLocation: SourceLocation = #_sourceLocation) {
+        for label in figure.labels {
+            let span = extent(label)
+            #expect(span.lowerBound >= 0 && span.upperBound <= figure.width,
+                    "\(figure.id): \"\(label.text)\" spans \(span) of \(figure.width) \(label)", sourceLocation: sourceLocation)
+            #expect(label.y > 0 && label.y <= figure.height, "\(figure.id): \"\(label.text)\" at y \(label.y) \(figure.labels)", sourceLocation: sourceLocation)
+        }
+        for box in figure.boxes {
+            #expect(box.x >= 0 && box.x + box.width <= figure.width + 0.1 && box.y >= 0 && box.y + box.height <= figure.height,
+                    "\(figure.id): a box at \(box.x), \(box.y) leaves the drawing", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func barLengthsAreProportionalToTheirValues() throws {
+        let figure = BarChart(
+            id: "t", title: "Answers", summary: "How members answered.", categories: ["Yes", "No", "Not sure"],
+            series: [ChartSeries("Members", [.count(10), .count(5), .count(0)])], valueAxisTitle: "Members", categoryTitle: "Answer"
+        ).figure
+        let bars = figure.boxes.filter { $0.tooltip != nil }
+        #expect(bars.count == 3)
+        #expect(abs(bars[0].width - 2 * bars[1].width) < 0.3)
+        #expect(bars[2].width == 0)
+        #expect(figure.table.rows.map { $0.cells.map(\.text) } == [["Yes", "10"], ["No", "5"], ["Not sure", "0"]])
+        #expect(figure.labels.contains { $0.text == "Yes" } && figure.labels.contains { $0.text == "10" })
+        Self.expectEveryLabelInside(figure)
+    }
+
+    @Test func aLabelTooLongForItsRoomIsShortenedAndKeptWhole() {
+        let figure = BarChart(
+            id: "long", title: "Members per cohort", summary: "Members.", categories: [Self.longName, "Due May 2027"],
+            series: [ChartSeries("Members", [.count(1_234_567), .count(3)]), ChartSeries("Active", [.count(12), .count(1)])],
+            valueAxisTitle: "Members", categoryTitle: "Cohort"
+        ).figure
+        let shortened = figure.labels.first { $0.fullText == Self.longName }
+        #expect(shortened?.text.hasSuffix("…") == true)
+        #expect(figure.table.rows[0].cells[0].text == Self.longName)
+        #expect(figure.table.rows[0].cells[1].text == "1,234,567")
+        // Two series: a legend names both, each with its own pattern.
+        #expect(figure.patterns.count == 2 && Set(figure.patterns.map(\.id)).count == 2)
+        #expect(figure.labels.contains { $0.text == "Active" })
+        Self.expectEveryLabelInside(figure)
+    }
+
+    @Test func stackedColumnsAddUpAndGroupedColumnsStandSideBySide() {
+        let days = (1...90).map { "Nov \($0)" }
+        let series = [
+            ChartSeries("Positive", days.indices.map { .count($0 % 7) }),
+            ChartSeries("Negative", days.indices.map { .count($0 % 3) }),
+        ]
+        let stacked = ColumnChart(
+            id: "moods", title: "Moods by day", summary: "Moods.", categories: days, series: series,
+            valueAxisTitle: "Moods shared", categoryTitle: "Day", stacked: true
+        ).figure
+        // Day 6 has 6 + 0; day 5 has 5 + 2: the stack's top is the sum, on the same scale.
+        let day5 = stacked.boxes.filter { $0.tooltip?.hasPrefix("Nov 6,") == true }
+        #expect(day5.count == 2)
+        let day6 = stacked.boxes.filter { $0.tooltip?.hasPrefix("Nov 7,") == true }
+        #expect(day6.count == 1)
+        let unit = day6[0].height / 6
+        #expect(abs(day5.map(\.height).reduce(0, +) - 7 * unit) < 0.5)
+        // Ninety days: not every day is labelled, but the labels shown never crowd out of the drawing.
+        #expect(stacked.labels.filter { $0.className == "chart__tick" && $0.text.hasPrefix("Nov") }.count < 90)
+        Self.expectEveryLabelInside(stacked)
+
+        let grouped = ColumnChart(
+            id: "g", title: "Moods", summary: "Moods.", categories: Array(days.prefix(3)), series: series,
+            valueAxisTitle: "Moods shared", categoryTitle: "Day"
+        ).figure
+        let first = grouped.boxes.filter { $0.tooltip?.hasPrefix("Nov 2,") == true }
+        #expect(first.count == 2 && first[0].x < first[1].x)
+        Self.expectEveryLabelInside(grouped)
+    }
+
+    @Test func linesBreakWhereAValueIsWithheldAndNameThemselves() {
+        let figure = LineChart(
+            id: "share", title: "Share of negative moods", summary: "The share of negative moods.",
+            categories: ["Week 1", "Week 2", "Week 3", "Week 4"],
+            series: [
+                ChartSeries("This period", [.share(0.2), ChartValue(nil, text: "fewer than 5"), .share(0.4), .share(0.1)]),
+                ChartSeries("The period before", [.share(0.3), .share(0.3), .share(0.3), .share(0.3)]),
+            ],
+            valueAxisTitle: "Share of moods (%)", categoryTitle: "Week", maximum: 100
+        ).figure
+        let line = figure.strokes.first { $0.className == "chart__series" }!
+        #expect(line.path.filter { $0 == "M" }.count == 2, "the line is lifted over the withheld week")
+        #expect(figure.marks.count == 7)
+        #expect(figure.table.rows[1].cells.map(\.text) == ["Week 2", "fewer than 5", "30%"])
+        #expect(figure.labels.contains { $0.text == "The period before" }, "each line is named where it ends")
+        #expect(Set(figure.strokes.filter { $0.className == "chart__series" }.map { $0.dashes ?? "" }).count == 2)
+        Self.expectEveryLabelInside(figure)
+    }
+
+    @Test func divergingBarsPutLowAnswersLeftAndHighAnswersRightOfTheCentre() {
+        let figure = DivergingBarChart(
+            id: "likert", title: "How supported do you feel?", summary: "Answers on a scale of 1 to 5.",
+            levels: ["1 Not at all", "2", "3", "4", "5 Very"],
+            rows: [.init(label: "Supported by the group", counts: [2, 2, 2, 2, 2]), .init(label: "No one yet", counts: [0, 0, 0, 0, 0])],
+            categoryTitle: "Question"
+        ).figure
+        let bars = figure.boxes.filter { $0.tooltip?.hasPrefix("Supported") == true }
+        #expect(bars.count == 5)
+        let centre = (bars.map(\.x).min()! + bars.map { $0.x + $0.width }.max()!) / 2
+        let low = bars.first { $0.tooltip!.contains("1 Not at all") }!
+        let high = bars.first { $0.tooltip!.contains("5 Very") }!
+        let middle = bars.first { $0.tooltip!.contains(", 3:") }!
+        #expect(low.x + low.width <= centre && high.x >= centre)
+        #expect(middle.x < centre && middle.x + middle.width > centre)
+        #expect(figure.labels.contains { $0.text == "No answers yet" })
+        #expect(figure.table.rows[0].cells.map(\.text) == ["Supported by the group", "2 (20%)", "2 (20%)", "2 (20%)", "2 (20%)", "2 (20%)", "10"])
+        Self.expectEveryLabelInside(figure)
+    }
+
+    @Test func anEmptyChartStillHasAnAxis() {
+        let figure = ColumnChart(
+            id: "empty", title: "Nothing yet", summary: "No data.", categories: [], series: [],
+            valueAxisTitle: "Count", categoryTitle: "Day"
+        ).figure
+        #expect(figure.strokes.contains { $0.className == "chart__axis" })
+        Self.expectEveryLabelInside(figure)
+    }
+
+    @Test(arguments: TestEngines.all)
+    func whatPeopleTypedIsEscapedInTheDrawingAndTheTable(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let html = portal.portal.pages.html(BarChart(
+                id: "x", title: "Cohort <b>\"names\"</b>", summary: "It's <i>escaped</i>.",
+                categories: ["<script>alert(1)</script>"], series: [ChartSeries("A&B", [.count(3)])],
+                valueAxisTitle: "Members", categoryTitle: "Cohort"
+            ).figure)
+            #expect(!html.contains("<script>") && !html.contains("<b>") && !html.contains("<i>"))
+            #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+            #expect(html.contains("aria-labelledby=\"x-title x-summary\""))
+            #expect(html.contains("<desc id=\"x-summary\">It&#39;s &lt;i&gt;escaped&lt;/i&gt;.</desc>"))
+            #expect(html.contains("<th class=\"table__cell\" scope=\"row\">&lt;script&gt;"))
+        }
+    }
+}
