@@ -18,6 +18,8 @@ struct StudyDashboardController {
         let today = clock.date(of: portal.now)
         let figures = try await portal.database.read { db in try await StudyDashboardFigures.read(today: today, days: Self.days, on: db) }
         return portal.pages.response(StudyDashboardPage(
+            completionChart: figures.completionChart.map { portal.pages.html($0) },
+            opensChart: portal.pages.html(figures.opensChart),
             layout: portal.layout("Study", context: context, current: .studies),
             enrolled: figures.enrolled, active: figures.active, withdrawn: figures.withdrawn,
             firstDay: CalendarDate(dayNumber: today.dayNumber - Self.days).displayed, lastDay: today.adding(days: -1).displayed,
@@ -46,6 +48,37 @@ struct StudyDashboardFigures: Sendable {
     /// Per day, oldest first: each item's completion (nil when it was not asked that day).
     let completion: [(day: CalendarDate, rates: [StudyRate?])]
     let opens: [Opens]
+
+    /// Each item's completion per day, drawn with the shared chart module; the page's table is its twin.
+    var completionChart: ChartFigure? {
+        guard completion.contains(where: { $0.rates.contains { $0 != nil } }) else { return nil }
+        var figure = LineChart(
+            id: "study-completion-chart", title: "Daily to-dos done, per day",
+            summary: "Of the participants in the study each day, the share who marked each to-do done before midnight.",
+            categories: completion.map { $0.day.short },
+            series: items.enumerated().map { index, item in
+                ChartSeries(item.title, completion.map { entry in
+                    entry.rates[index].map { .share(Double($0.done) / Double($0.offered)) } ?? ChartValue(nil, text: "Not asked")
+                })
+            },
+            valueAxisTitle: "Done (%)", categoryTitle: "Day", maximum: 100
+        ).figure
+        figure.tableBeneath = false
+        return figure
+    }
+
+    /// App opens per day, drawn; the page's table is its twin.
+    var opensChart: ChartFigure {
+        var figure = ColumnChart(
+            id: "study-opens-chart", title: "App opens per day",
+            summary: "How many times the app was opened each day, and by how many participants.",
+            categories: opens.map { $0.day.short },
+            series: [ChartSeries("Opens", opens.map { .count($0.opens) }), ChartSeries("Participants", opens.map { .count($0.participants) })],
+            valueAxisTitle: "Opens", categoryTitle: "Day"
+        ).figure
+        figure.tableBeneath = false
+        return figure
+    }
 
     var completionRows: [StudyDashboardPage.CompletionRow] {
         completion.map { entry in

@@ -20,6 +20,9 @@ struct StudyDashboardPage: Page {
     }
 
     static let template = TemplateName.studyDashboard
+    /// The shared chart module's drawings (HTML), each above its table twin.
+    let completionChart: String?
+    let opensChart: String
     let layout: Layout
     let enrolled: Int
     let active: Int

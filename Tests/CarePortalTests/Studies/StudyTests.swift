@@ -249,6 +249,12 @@ enum StudyFixtures {
                 #expect(try StudyFixtures.rows(single.text) == files[export.fileName])
             }
             #expect(try await portal.auditEntries(action: .studyExported).count == 1 + StudyExportTables.csvFiles.count)
+
+            // The dashboard draws the same figures: 1 of the 3 in the study on 1 February did the first to-do.
+            let dashboard = try await admin.get(SiteURL.studies.path).text
+            #expect(dashboard.contains(#"data-chart="study-completion-chart""#) && dashboard.contains(#"data-chart="study-opens-chart""#))
+            #expect(dashboard.contains("Daily to-dos done, per day") && dashboard.contains("33% (1 of 3)"))
+            #expect(dashboard.contains(#"data-figure="withdrawn">1<"#))
         }
     }
 
