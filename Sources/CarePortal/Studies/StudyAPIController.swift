@@ -55,8 +55,6 @@ enum StudyAPI {
         let items: [ItemCount]
     }
 
-    struct OpenBody: Decodable, Sendable {}
-
     struct OpenRecorded: Encodable, Sendable {
         /// False when another open was recorded in the minute before: it is counted once.
         let recorded: Bool
