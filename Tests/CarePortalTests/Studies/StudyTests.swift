@@ -131,8 +131,12 @@ enum StudyFixtures {
             #expect(try await she.send(.put, SiteURL.apiStudyTodo(Self.itemOne).path, json: ["day": day]).status == .created)
             #expect(try await she.send(.put, SiteURL.apiStudyTodo(Self.itemOne).path, json: ["day": day]).status == .ok, "marking again changes nothing")
 
+            // 23:59:59.999: still her day.
+            portal.clock.advance(by: 0.999)
+            #expect(try await she.get(SiteURL.apiStudyTodos.path).object["day"] as? String == day)
+
             // 00:00:00: the day has closed; item two was not done.
-            portal.clock.advance(by: 1)
+            portal.clock.advance(by: 0.001)
             let next = try await she.get(SiteURL.apiStudyTodos.path)
             #expect(next.object["day"] as? String == date.nextDay.iso)
             #expect((next.object["items"] as? [[String: Any]])?.allSatisfy { $0["done"] as? Bool == false } == true)
