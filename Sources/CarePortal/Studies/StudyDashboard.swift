@@ -46,7 +46,7 @@ struct StudyDashboardFigures: Sendable {
     /// The items asked on any of the days, in order.
     let items: [StudyTodoItem]
     /// Per day, oldest first: each item's completion (nil when it was not asked that day).
-    let completion: [(day: CalendarDate, rates: [StudyRate?])]
+    let completion: [(day: CalendarDate, inStudy: Int, rates: [StudyRate?])]
     let opens: [Opens]
 
     /// Each item's completion per day, drawn with the shared chart module; the page's table is its twin.
@@ -58,7 +58,8 @@ struct StudyDashboardFigures: Sendable {
             categories: completion.map { $0.day.short },
             series: items.enumerated().map { index, item in
                 ChartSeries(item.title, completion.map { entry in
-                    entry.rates[index].map { .share(Double($0.done) / Double($0.offered)) } ?? ChartValue(nil, text: "Not asked")
+                    entry.rates[index].map { .share(Double($0.done) / Double($0.offered)) }
+                        ?? ChartValue(nil, text: entry.inStudy == 0 ? "No one in the study" : "Not asked")
                 })
             },
             valueAxisTitle: "Done (%)", categoryTitle: "Day", maximum: 100
@@ -83,7 +84,7 @@ struct StudyDashboardFigures: Sendable {
     var completionRows: [StudyDashboardPage.CompletionRow] {
         completion.map { entry in
             .init(day: entry.day.short, cells: entry.rates.map { rate in
-                rate.map { "\($0.percent)% (\($0.done) of \($0.offered))" } ?? "Not asked"
+                rate.map { "\($0.percent)% (\($0.done) of \($0.offered))" } ?? (entry.inStudy == 0 ? "No one in the study" : "Not asked")
             })
         }
     }
@@ -99,9 +100,9 @@ struct StudyDashboardFigures: Sendable {
         let dayNumbers = Array(first.dayNumber..<today.dayNumber)
         let items = schedule.items.filter { item in dayNumbers.contains { item.applies(onDayNumber: $0) } }
         let ranges = participants.compactMap { $0.days(through: today.adding(days: -1)) }
-        let completion = dayNumbers.map { day -> (CalendarDate, [StudyRate?]) in
+        let completion = dayNumbers.map { day -> (CalendarDate, Int, [StudyRate?]) in
             let inStudy = ranges.filter { $0.contains(day) }.count
-            return (CalendarDate(dayNumber: day), items.map { item in
+            return (CalendarDate(dayNumber: day), inStudy, items.map { item in
                 guard item.applies(onDayNumber: day), inStudy > 0 else { return nil }
                 return StudyRate(done: min(marks[StudyMark(itemID: item.id, dayNumber: day)] ?? 0, inStudy), offered: inStudy)
             })

@@ -259,6 +259,7 @@ enum StudyFixtures {
             #expect(dashboard.contains(#"data-chart="study-completion-chart""#) && dashboard.contains(#"data-chart="study-opens-chart""#))
             #expect(dashboard.contains("Daily to-dos done, per day") && dashboard.contains("33% (1 of 3)"))
             #expect(dashboard.contains(#"data-figure="withdrawn">1<"#))
+            #expect(dashboard.contains("No one in the study"), "days before anyone was enrolled say so")
         }
     }
 
