@@ -8,7 +8,7 @@ struct CarePortalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "careportal",
         abstract: "CarePortal: the staff portal and member API for community-health programs.",
-        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self],
+        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -137,5 +137,18 @@ struct Resanitize: AsyncParsableCommand {
     func run() async throws {
         let report = try await Commands.resanitize(settings: try options.settings())
         print("Examined \(report.examined) stored bodies; \(report.changed) rendered differently under the current policy and were updated.")
+    }
+}
+
+struct RecountAnalytics: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recount-analytics",
+        abstract: "Count every recorded event into the analytics' daily counts again, on the program's current time zone."
+    )
+    @OptionGroup var options: SettingsOptions
+
+    func run() async throws {
+        let counts = try await Commands.recountAnalytics(settings: try options.settings())
+        print("Counted every event again: \(counts) rows of daily counts.")
     }
 }

@@ -93,6 +93,20 @@ public enum Commands {
         }
     }
 
+    /// Counts every event into the analytics' aggregates again on the program's current clock (after its
+    /// time zone changed); returns how many days of counts there are now.
+    public static func recountAnalytics(settings: Settings) async throws -> Int {
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        return try await database.whileRunning {
+            try await Migrator(database: database, logger: logger(settings)).migrate()
+            return try await database.transaction { db in
+                let clock = try await ProgramSettingsRepository().clock(on: db)
+                try await AnalyticsAggregates().rebuild(clock: clock, on: db)
+                return try await AnalyticsAggregates().stored(on: db).counts.count
+            }
+        }
+    }
+
     static func logger(_ settings: Settings) -> Logger {
         var logger = Logger(label: "careportal")
         logger.logLevel = settings.logLevel

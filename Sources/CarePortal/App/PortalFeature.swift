@@ -86,6 +86,8 @@ enum Features {
         NotificationsFeature.self,
         CalendarFeature.self,
         LearningFeature.self,
+        AnalyticsFeature.self,
+        SurveysFeature.self,
         StudiesFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,

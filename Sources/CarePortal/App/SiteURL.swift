@@ -168,6 +168,31 @@ enum SiteURL: Sendable, Equatable {
     case apiCalendarEvents
     case apiCalendarEvent(Int64)
 
+    // Research analytics.
+    case analytics
+    case analyticsTopic(AnalyticsReports.Topic)
+    case analyticsDownload
+    case analyticsExport
+    case apiEvents
+    // Surveys: administrators' authoring and results, and the member app's.
+    case surveys
+    case newSurvey
+    case survey(Int64)
+    case editSurvey(Int64)
+    case newSurveyQuestion(Int64)
+    case surveyPublish(Int64)
+    case surveyClose(Int64)
+    case surveyBackToDraft(Int64)
+    case surveyResults(Int64)
+    case surveyResultsCSV(Int64)
+    case surveyQuestion(Int64)
+    case surveyQuestionMove(Int64)
+    case surveyQuestionRemove(Int64)
+    case surveyTextAnswers(Int64)
+    case apiSurveys
+    case apiSurvey(Int64)
+    case apiSurveyResponses(Int64)
+
     // The research study: its staff pages, and the participants' app.
     case studies
     case studyParticipants
@@ -341,6 +366,28 @@ enum SiteURL: Sendable, Equatable {
         case .apiBabyWeek: "/api/v1/baby-week"
         case .apiCalendarEvents: "/api/v1/calendar/events"
         case .apiCalendarEvent(let id): "/api/v1/calendar/events/\(id)"
+        case .analytics: "/analytics"
+        case .analyticsTopic(let topic): "/analytics/\(topic.rawValue)"
+        case .analyticsDownload: "/analytics/download"
+        case .analyticsExport: "/analytics/export"
+        case .apiEvents: "/api/v1/events"
+        case .surveys: "/surveys"
+        case .newSurvey: "/surveys/new"
+        case .survey(let id): "/surveys/\(id)"
+        case .editSurvey(let id): "/surveys/\(id)/edit"
+        case .newSurveyQuestion(let id): "/surveys/\(id)/questions"
+        case .surveyPublish(let id): "/surveys/\(id)/publish"
+        case .surveyClose(let id): "/surveys/\(id)/close"
+        case .surveyBackToDraft(let id): "/surveys/\(id)/draft"
+        case .surveyResults(let id): "/surveys/\(id)/results"
+        case .surveyResultsCSV(let id): "/surveys/\(id)/results.csv"
+        case .surveyQuestion(let id): "/survey-questions/\(id)"
+        case .surveyQuestionMove(let id): "/survey-questions/\(id)/move"
+        case .surveyQuestionRemove(let id): "/survey-questions/\(id)/remove"
+        case .surveyTextAnswers(let id): "/survey-questions/\(id)/answers"
+        case .apiSurveys: "/api/v1/surveys"
+        case .apiSurvey(let id): "/api/v1/surveys/\(id)"
+        case .apiSurveyResponses(let id): "/api/v1/surveys/\(id)/responses"
         case .studies: "/studies"
         case .studyParticipants: "/studies/participants"
         case .newStudyParticipant: "/studies/participants/new"

@@ -28,16 +28,30 @@ struct MemberEvent: Sendable, Equatable {
 
 /// The only place the events table's SQL lives.
 struct MemberEvents: Sendable {
-    /// Records `event`; one with a client id already recorded for her is left as it was.
+    /// Records `event` and counts it in the analytics' aggregates; one with a client id already recorded for
+    /// her is left as it was. The program's clock is read on `db`.
     func record(_ event: MemberEvent, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "events")
-            .columns("kind", "member_id", "cohort_id", "occurred_at", "number", "label", "client_id")
-            .values(
-                SQLBind(event.kind.rawValue), SQLBind(event.memberID), SQLBind(event.cohortID),
-                SQLBind(event.occurredAt.millisecondsSince1970), SQLBind(event.number), SQLBind(event.label), SQLBind(event.clientID)
-            )
-            .ignoringConflicts(with: ["member_id", "client_id"])
-            .run()
+        try await record([event], clock: try await ProgramSettingsRepository().clock(on: db), on: db)
+    }
+
+    /// Records `events` in order, counting each on `clock`; returns how many were new (not sent before).
+    @discardableResult
+    func record(_ events: [MemberEvent], clock: ProgramClock, on db: any SQLDatabase) async throws -> Int {
+        var recorded = 0
+        for event in events {
+            let inserted = try await db.insert(into: "events")
+                .columns("kind", "member_id", "cohort_id", "occurred_at", "number", "label", "client_id")
+                .values(
+                    SQLBind(event.kind.rawValue), SQLBind(event.memberID), SQLBind(event.cohortID),
+                    SQLBind(event.occurredAt.millisecondsSince1970), SQLBind(event.number), SQLBind(event.label), SQLBind(event.clientID)
+                )
+                .ignoringConflicts(with: ["member_id", "client_id"])
+                .returning("id").first() != nil
+            guard inserted else { continue }
+            try await AnalyticsAggregates().count(event, clock: clock, on: db)
+            recorded += 1
+        }
+        return recorded
     }
 
     /// Her events of `kind`, oldest first.
@@ -70,6 +84,10 @@ extension MemberEvent.Kind {
     /// A mood check-in; `label` is the mood's name (`Mood.rawValue`).
     static let moodRecorded = MemberEvent.Kind("mood.recorded")
     static let dailySignIn = MemberEvent.Kind("learning.daily_sign_in")
+    /// The app came to the front (sent by the app).
+    static let appOpened = MemberEvent.Kind("app.opened")
+    /// A section of the app viewed; `label` is the section (`AppSection`), `number` the seconds spent (sent by the app).
+    static let sectionViewed = MemberEvent.Kind("app.section_viewed")
 }
 
 /// A study participant's events share the one table: no member and no cohort, her participant id

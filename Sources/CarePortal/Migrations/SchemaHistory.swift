@@ -28,6 +28,8 @@ enum SchemaHistory {
         CreateNotifications(),
         CreateMemberCalendars(),
         CreatePointsLedger(),
+        CreateAnalyticsAggregates(),
+        CreateSurveys(),
         CreateStudies(),
     ]
 

@@ -1,0 +1,138 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+import SQLKit
+
+/// The Analytics pages: graphs of what members did, for the choices in the address, each with its table
+/// and CSV download of exactly those numbers; and the de-identified event export, audited.
+struct AnalyticsController {
+    static let access = Access.administrators
+    let portal: Portal
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.analytics.pattern, access: Self.access, overview)
+        for topic in AnalyticsReports.Topic.allCases {
+            routes.get(SiteURL.analyticsTopic(topic).pattern, access: Self.access) { request, context in
+                try await show(topic, request: request, context: context)
+            }
+        }
+        routes.get(SiteURL.analyticsDownload.pattern, access: Self.access, download)
+        routes.get(SiteURL.analyticsExport.pattern, access: Self.access, showExport)
+        routes.post(SiteURL.analyticsExport.pattern, access: Self.access, export)
+    }
+
+    static func queryPairs(_ request: Request) -> [(String, String)] {
+        request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+    }
+
+    /// Reads `name=value&…` as a browser sends a form, keeping repeated names.
+    static func formPairs(_ body: String) -> [(String, String)] {
+        body.split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String? { text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decoded(parts[0]) else { return nil }
+            return (name, parts.count > 1 ? decoded(parts[1]) ?? "" : "")
+        }
+    }
+
+    private func makeReports(_ query: [(String, String)], db: any SQLDatabase) async throws -> AnalyticsReports {
+        let cohorts = try await MemberRepository().cohorts(on: db)
+        let choices = AnalyticsChoices(query: query, cohorts: cohorts)
+        let earliest = try await AnalyticsRepository().earliestDay(on: db)
+        let address = ListAddress(path: SiteURL.analyticsDownload.path, parameters: choices.query)
+        return AnalyticsReports(
+            choices: choices, cohorts: cohorts, earliest: earliest, clock: portal.programSettings.current.clock, now: portal.now,
+            csvPath: { graph in ListAddress(path: address.path, parameters: [("graph", graph)] + address.parameters).string }
+        )
+    }
+
+    @Sendable func overview(request: Request, context: PortalContext) async throws -> Response {
+        let clock = portal.programSettings.current.clock
+        let today = AnalyticsDay(clock.date(of: portal.now))
+        let (events, active) = try await portal.database.read { db -> (Int64, Int64) in
+            let repository = AnalyticsRepository()
+            let events = try await repository.counts(kind: .moodRecorded, in: today...today, by: .day, cohortIDs: [], perCohort: false, on: db)
+            let active = try await repository.activeMembers(in: AnalyticsDay(today.number - 6)...today, by: .month, cohortIDs: [], perCohort: false, on: db)
+            return (events.reduce(0) { $0 + $1.events }, active.reduce(0) { $0 + $1.members })
+        }
+        return portal.pages.response(AnalyticsOverviewPage(
+            layout: portal.layout("Analytics", context: context, current: .analytics),
+            topics: AnalyticsReports.Topic.allCases.map { .init(title: $0.title, summary: $0.summary, path: SiteURL.analyticsTopic($0).path) },
+            exportPath: SiteURL.analyticsExport.path,
+            eventsToday: SmallCounts.count(events).text, activeLastWeek: SmallCounts.count(active).text
+        ))
+    }
+
+    func show(_ topic: AnalyticsReports.Topic, request: Request, context: PortalContext) async throws -> Response {
+        let (reports, graphs) = try await portal.database.read { db -> (AnalyticsReports, [ChartFigure]) in
+            let reports = try await makeReports(Self.queryPairs(request), db: db)
+            return (reports, try await reports.graphs(topic, on: db))
+        }
+        return portal.pages.response(AnalyticsTopicPage(
+            layout: portal.layout(topic.title, context: context, current: .analytics),
+            heading: topic.title, summary: topic.summary, overviewPath: SiteURL.analytics.path,
+            periodText: "\(reports.scopeName), \(reports.periodText)",
+            form: AnalyticsChoicesForm(action: SiteURL.analyticsTopic(topic).path, choices: reports.choices, cohorts: reports.cohorts, period: reports.period),
+            graphs: graphs.map(portal.pages.html)
+        ))
+    }
+
+    /// One graph's numbers as CSV: the same rows and words as the table beneath it.
+    @Sendable func download(request: Request, context: PortalContext) async throws -> Response {
+        let wanted = request.query("graph") ?? ""
+        let found = try await portal.database.read { db -> (ChartFigure, AnalyticsReports)? in
+            let reports = try await makeReports(Self.queryPairs(request), db: db)
+            for topic in AnalyticsReports.Topic.allCases {
+                if let figure = try await reports.graphs(topic, on: db).first(where: { $0.id == wanted }) { return (figure, reports) }
+            }
+            return nil
+        }
+        guard let (figure, reports) = found else { throw HTTPError(.notFound) }
+        let rows = [figure.table.columns.map(\.title)] + figure.table.rows.map { $0.cells.map(\.text) }
+        let name = "\(figure.id)-\(reports.period.lowerBound.date.iso)-to-\(reports.period.upperBound.date.iso).csv"
+        return try Self.csv(rows, name: name)
+    }
+
+    static func csv(_ rows: [[String]], name: String) throws -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"\(name)\""],
+            body: .init(byteBuffer: ByteBuffer(bytes: try CSVExport.bytes(rows: rows)))
+        )
+    }
+
+    @Sendable func showExport(request: Request, context: PortalContext) async throws -> Response {
+        let reports = try await portal.database.read { db -> AnalyticsReports in try await makeReports(Self.queryPairs(request), db: db) }
+        return portal.pages.response(AnalyticsExportPage(
+            layout: portal.layout("Export events", context: context, current: .analytics),
+            overviewPath: SiteURL.analytics.path, action: SiteURL.analyticsExport.path, csrfToken: context.session?.csrfToken ?? "",
+            form: AnalyticsChoicesForm(action: SiteURL.analyticsExport.path, choices: reports.choices, cohorts: reports.cohorts, period: reports.period),
+            columns: AnalyticsExport.columns
+        ))
+    }
+
+    /// Every event of the chosen period and cohorts, de-identified, as CSV; the export itself is audited.
+    @Sendable func export(request: Request, context: PortalContext) async throws -> Response {
+        var copy = request
+        let body = String(buffer: try await copy.collectBody(upTo: context.maxUploadSize))
+        let clock = portal.programSettings.current.clock
+        let exporter = AnalyticsExport(randomBytes: portal.dependencies.randomBytes)
+        let (reports, rows) = try await portal.database.transaction { db -> (AnalyticsReports, [[String]]) in
+            let reports = try await makeReports(Self.formPairs(body), db: db)
+            let start = clock.instant(startOf: reports.period.lowerBound.date)
+            let end = clock.instant(startOf: reports.period.upperBound.date.adding(days: 1))
+            let cohorts = Dictionary(uniqueKeysWithValues: reports.cohorts.map { ($0.id, $0.name) })
+            var rows = [AnalyticsExport.columns.map(\.name)]
+            try await AnalyticsRepository().events(from: start, until: end, cohortIDs: reports.choices.cohortIDs, on: db) { batch in
+                rows += batch.map { exporter.row($0, cohorts: cohorts, clock: clock) }
+            }
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .analyticsExported, recordType: "events",
+                origin: portal.origin(of: request, context: context),
+                detail: "\(rows.count - 1) events, \(reports.scopeName), \(reports.periodText)"
+            ), on: db)
+            return (reports, rows)
+        }
+        return try Self.csv(rows, name: "events-deidentified-\(reports.period.lowerBound.date.iso)-to-\(reports.period.upperBound.date.iso).csv")
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import PortalPlatform
+import SQLKit
+
+/// Small counts are withheld, as health statistics publish them: any count from 1 to 4 is shown as
+/// "fewer than 5" in graphs, tables and CSV files, and so is a share worked out from one.
+enum SmallCounts {
+    static let threshold: Int64 = 5
+    static let withheld = "fewer than 5"
+
+    static func isWithheld(_ count: Int64) -> Bool { count > 0 && count < threshold }
+
+    static func count(_ count: Int64) -> ChartValue {
+        isWithheld(count) ? ChartValue(nil, text: withheld) : .count(Int(count))
+    }
+
+    /// `part` of `whole` as a percentage; withheld when either count is; nothing to show when `whole` is 0.
+    static func share(_ part: Int64, of whole: Int64) -> ChartValue {
+        if whole == 0 { return ChartValue(nil, text: "none") }
+        if isWithheld(part) || isWithheld(whole) { return ChartValue(nil, text: withheld) }
+        return .share(Double(part) / Double(whole))
+    }
+}
+
+/// The graphs of the Analytics pages, for one set of choices: each a chart whose table is exactly what
+/// its CSV download holds.
+struct AnalyticsReports: Sendable {
+    /// One line or set of bars: the chosen cohorts over a period.
+    struct Scope: Sendable {
+        let name: String
+        let period: ClosedRange<AnalyticsDay>
+        let cohortIDs: [Int64]
+    }
+
+    enum Topic: String, Sendable, CaseIterable {
+        case sections, moods, activity
+
+        var title: String {
+            switch self {
+            case .sections: "Sections used most"
+            case .moods: "Moods over time"
+            case .activity: "Sign-ins and app opens"
+            }
+        }
+
+        var summary: String {
+            switch self {
+            case .sections: "Which parts of the app members visit, and how long they stay."
+            case .moods: "The moods members share, by day, week or month, and the share that are negative."
+            case .activity: "Members active each day, week or month; how often they open the app; and how many are still active weeks after joining."
+            }
+        }
+    }
+
+    let choices: AnalyticsChoices
+    let cohorts: [Cohort]
+    let period: ClosedRange<AnalyticsDay>
+    let today: AnalyticsDay
+    let clock: ProgramClock
+    let csvPath: @Sendable (String) -> String
+    private let repository = AnalyticsRepository()
+
+    init(choices: AnalyticsChoices, cohorts: [Cohort], earliest: AnalyticsDay?, clock: ProgramClock, now: Date, csvPath: @escaping @Sendable (String) -> String) {
+        self.choices = choices
+        self.cohorts = cohorts
+        self.clock = clock
+        let today = clock.date(of: now)
+        self.today = AnalyticsDay(today)
+        period = choices.period(today: today, earliest: earliest?.date)
+        self.csvPath = csvPath
+    }
+
+    /// Who the chosen cohorts are, in words.
+    var scopeName: String {
+        let chosen = cohorts.filter { choices.cohortIDs.contains($0.id) }
+        if chosen.isEmpty { return "All members" }
+        return chosen.map(\.name).joined(separator: ", ")
+    }
+
+    var periodText: String {
+        "\(period.lowerBound.date.displayed) to \(period.upperBound.date.displayed)"
+    }
+
+    var scopes: [Scope] {
+        switch choices.comparison {
+        case .none: [Scope(name: scopeName, period: period, cohortIDs: choices.cohortIDs)]
+        case .previous: [
+            Scope(name: "This period", period: period, cohortIDs: choices.cohortIDs),
+            Scope(name: "The period before", period: AnalyticsChoices.previous(period), cohortIDs: choices.cohortIDs),
+        ]
+        case .cohorts: cohorts.filter { choices.cohortIDs.contains($0.id) }.map { Scope(name: $0.name, period: period, cohortIDs: [$0.id]) }
+        }
+    }
+
+    private var buckets: AnalyticsBuckets { AnalyticsBuckets(period, by: choices.granularity) }
+
+    /// A scope's buckets lined up with this period's, the first with the first (the period before has as many days).
+    private func aligned(_ scope: Scope) -> [Int] {
+        let own = AnalyticsBuckets(scope.period, by: choices.granularity).buckets.map(\.key)
+        return buckets.buckets.indices.map { $0 < own.count ? own[$0] : Int.min }
+    }
+
+    private var comparisonNote: String {
+        switch choices.comparison {
+        case .none: ""
+        case .previous: " The period before (\(AnalyticsChoices.previous(period).lowerBound.date.displayed) to \(AnalyticsChoices.previous(period).upperBound.date.displayed)) is drawn on the same axes, its first \(choices.granularity.rawValue) beside this period's first."
+        case .cohorts: " Each cohort is drawn on the same axes."
+        }
+    }
+
+    func graphs(_ topic: Topic, on db: any SQLDatabase) async throws -> [ChartFigure] {
+        switch topic {
+        case .sections: try await sections(on: db)
+        case .moods: try await moods(on: db)
+        case .activity: try await activity(on: db)
+        }
+    }
+
+    // MARK: Sections used most
+
+    func sections(on db: any SQLDatabase) async throws -> [ChartFigure] {
+        var totals: [[String: (events: Int64, total: Int64)]] = []
+        for scope in scopes {
+            totals.append(try await repository.totals(kind: .sectionViewed, in: scope.period, cohortIDs: scope.cohortIDs, on: db))
+        }
+        let first = totals.first ?? [:]
+        let sections = AppSection.allCases.sorted { (first[$0.rawValue]?.events ?? 0) > (first[$1.rawValue]?.events ?? 0) }
+        let visits = BarChart(
+            id: "section-visits", title: "Visits to each section of the app, \(periodText)",
+            summary: "How many times members opened each section of the app, most visited first." + comparisonNote,
+            categories: sections.map(\.title),
+            series: zip(scopes, totals).map { scope, totals in
+                ChartSeries(scope.name, sections.map { SmallCounts.count(totals[$0.rawValue]?.events ?? 0) })
+            },
+            valueAxisTitle: "Visits", categoryTitle: "Section", csvPath: csvPath("section-visits")
+        ).figure
+        let time = BarChart(
+            id: "section-time", title: "Time spent in each section of the app, \(periodText)",
+            summary: "The minutes members spent in each section, in the same order." + comparisonNote,
+            categories: sections.map(\.title),
+            series: zip(scopes, totals).map { scope, totals in
+                ChartSeries(scope.name, sections.map { section in
+                    let value = totals[section.rawValue] ?? (0, 0)
+                    if SmallCounts.isWithheld(value.events) { return ChartValue(nil, text: SmallCounts.withheld) }
+                    let minutes = Double(value.total) / 60
+                    return ChartValue(minutes, text: "\(ChartFormat.count(Int(minutes.rounded()))) min")
+                })
+            },
+            valueAxisTitle: "Minutes", categoryTitle: "Section", csvPath: csvPath("section-time")
+        ).figure
+        return [visits, time]
+    }
+
+    // MARK: Moods over time
+
+    func moods(on db: any SQLDatabase) async throws -> [ChartFigure] {
+        var counts: [[Int: [String: Int64]]] = []
+        for scope in scopes {
+            let rows = try await repository.counts(kind: .moodRecorded, in: scope.period, by: choices.granularity,
+                                                   cohortIDs: scope.cohortIDs, perCohort: false, on: db)
+            var byBucket: [Int: [String: Int64]] = [:]
+            for row in rows { byBucket[row.bucket, default: [:]][row.label, default: 0] += row.events }
+            counts.append(byBucket)
+        }
+        let keys = buckets.buckets.map(\.key)
+        let current = counts.first ?? [:]
+        let moods = ColumnChart(
+            id: "moods", title: "Moods shared by \(choices.granularity.rawValue), \(scopeName), \(periodText)",
+            summary: "Each column is the moods shared in that \(choices.granularity.rawValue), stacked from positive (excited, happy, loved) through indifferent to negative (sad, angry, sick, overwhelmed).",
+            categories: buckets.labels,
+            series: Mood.allCases.map { mood in
+                ChartSeries("\(mood.title) (\(mood.group.rawValue))", keys.map { SmallCounts.count(current[$0]?[mood.rawValue] ?? 0) })
+            },
+            valueAxisTitle: "Moods shared", categoryTitle: choices.granularity.title, stacked: true, csvPath: csvPath("moods")
+        ).figure
+        let negative = Set(Mood.allCases.filter { $0.group == .negative }.map(\.rawValue))
+        let share = LineChart(
+            id: "negative-moods", title: "Share of moods that were negative, by \(choices.granularity.rawValue), \(periodText)",
+            summary: "The percentage of shared moods that were sad, angry, sick or overwhelmed." + comparisonNote,
+            categories: buckets.labels,
+            series: zip(scopes, counts).map { scope, counts in
+                ChartSeries(scope.name, aligned(scope).map { key in
+                    let moods = counts[key] ?? [:]
+                    return SmallCounts.share(moods.filter { negative.contains($0.key) }.values.reduce(0, +), of: moods.values.reduce(0, +))
+                })
+            },
+            valueAxisTitle: "Negative moods (%)", categoryTitle: choices.granularity.title, maximum: 100, csvPath: csvPath("negative-moods")
+        ).figure
+        return [moods, share]
+    }
+
+    // MARK: Sign-ins and app opens
+
+    static let opensBands: [(title: String, range: ClosedRange<Int64>)] = [
+        ("Not at all", 0...0), ("Once", 1...1), ("2 to 3 times", 2...3), ("4 to 7 times", 4...7), ("8 to 14 times", 8...14),
+        ("15 to 29 times", 15...29), ("30 times or more", 30...Int64.max),
+    ]
+    static let retentionWeeks = 12
+
+    func activity(on db: any SQLDatabase) async throws -> [ChartFigure] {
+        let granularity = choices.granularity
+        var active: [[Int: Int64]] = []
+        var opens: [[Int64]] = []
+        var retained: [[Int: (active: Int64, joined: Int64)]] = []
+        for scope in scopes {
+            let rows = try await repository.activeMembers(in: scope.period, by: granularity, cohortIDs: scope.cohortIDs, perCohort: false, on: db)
+            active.append(Dictionary(rows.map { ($0.bucket, $0.members) }, uniquingKeysWith: +))
+            opens.append(try await repository.opensPerMember(in: scope.period, cohortIDs: scope.cohortIDs, on: db))
+            retained.append(try await retention(scope, on: db))
+        }
+        let noun = granularity == .day ? "day" : granularity == .week ? "week" : "month"
+        let activeChart = LineChart(
+            id: "active-members", title: "Members active each \(noun), \(periodText)",
+            summary: "How many members used the app (signed in, opened it, or did anything in it) in each \(noun)." + comparisonNote,
+            categories: buckets.labels,
+            series: zip(scopes, active).map { scope, active in
+                ChartSeries(scope.name, aligned(scope).map { SmallCounts.count(active[$0] ?? 0) })
+            },
+            valueAxisTitle: "Active members", categoryTitle: granularity.title, csvPath: csvPath("active-members")
+        ).figure
+        let opensChart = BarChart(
+            id: "opens-per-member", title: "How often each active member opened the app, \(periodText)",
+            summary: "Members active in the period, by how many times they opened the app in it." + comparisonNote,
+            categories: Self.opensBands.map(\.title),
+            series: zip(scopes, opens).map { scope, opens in
+                ChartSeries(scope.name, Self.opensBands.map { band in SmallCounts.count(Int64(opens.filter { band.range.contains($0) }.count)) })
+            },
+            valueAxisTitle: "Members", categoryTitle: "App opens", csvPath: csvPath("opens-per-member")
+        ).figure
+        let retentionChart = LineChart(
+            id: "retention", title: "Members still active in the weeks after joining (joined \(periodText))",
+            summary: "Of the members who registered in the period, the share active in each week after the week they joined (week 0), counting only registration weeks that have reached that week." + comparisonNote,
+            categories: (0...Self.retentionWeeks).map { $0 == 0 ? "Week joined" : "Week \($0)" },
+            series: zip(scopes, retained).map { scope, retained in
+                ChartSeries(scope.name, (0...Self.retentionWeeks).map { after in
+                    guard let point = retained[after] else { return ChartValue(nil, text: "not yet") }
+                    return SmallCounts.share(point.active, of: point.joined)
+                })
+            },
+            valueAxisTitle: "Still active (%)", categoryTitle: "Weeks after joining", maximum: 100, csvPath: csvPath("retention")
+        ).figure
+        return [activeChart, opensChart, retentionChart]
+    }
+
+    /// For each week after joining: members active in it, and members who joined in weeks that have reached it.
+    private func retention(_ scope: Scope, on db: any SQLDatabase) async throws -> [Int: (active: Int64, joined: Int64)] {
+        let start = clock.instant(startOf: scope.period.lowerBound.date)
+        let end = clock.instant(startOf: scope.period.upperBound.date.adding(days: 1))
+        var joinedPerWeek: [Int: Int64] = [:]
+        for registered in try await repository.registrations(from: start, until: end, cohortIDs: scope.cohortIDs, on: db) {
+            joinedPerWeek[AnalyticsDay(clock.date(of: registered)).week, default: 0] += 1
+        }
+        var activePerWeekAfter: [Int: Int64] = [:]
+        for row in try await repository.retention(joinedIn: scope.period, weeks: Self.retentionWeeks, cohortIDs: scope.cohortIDs, on: db)
+        where row.joinedWeek + row.weeksAfter <= today.week {
+            activePerWeekAfter[row.weeksAfter, default: 0] += row.members
+        }
+        var points: [Int: (active: Int64, joined: Int64)] = [:]
+        for after in 0...Self.retentionWeeks {
+            let joined = joinedPerWeek.filter { $0.key + after <= today.week }.values.reduce(0, +)
+            guard joined > 0 else { continue }
+            points[after] = (activePerWeekAfter[after] ?? 0, joined)
+        }
+        return points
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+
+/// The member app's surveys: what her home screen shows while a survey is open and unanswered, one
+/// survey's questions, and her answers. Described in `api/openapi.json` and docs/member-api.md.
+enum SurveysAPI {
+    struct Summary: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let introduction: String
+        /// The first moment it is closed: the start of the day after its last, on the program's clock.
+        let closesAt: Date
+        let questionCount: Int
+    }
+
+    struct List: Encodable, Sendable {
+        let surveys: [Summary]
+    }
+
+    struct Choice: Encodable, Sendable {
+        /// What to send as `choice` or in `choices`.
+        let value: Int
+        let label: String
+    }
+
+    struct Question: Encodable, Sendable {
+        let id: Int64
+        let number: Int
+        /// `single_choice`, `multiple_choice`, `scale` or `text`.
+        let kind: String
+        let prompt: String
+        let required: Bool
+        let choices: [Choice]?
+        let scaleMin: Int?
+        let scaleMax: Int?
+        let scaleMinLabel: String?
+        let scaleMaxLabel: String?
+        let maximumLength: Int?
+
+        init(_ question: SurveyQuestion, number: Int) {
+            id = question.id
+            self.number = number
+            kind = question.kind.rawValue
+            prompt = question.prompt
+            required = question.required
+            choices = question.kind.hasChoices ? question.choices.enumerated().map { Choice(value: $0.offset + 1, label: $0.element) } : nil
+            let isScale = question.kind == .scale
+            scaleMin = isScale ? SurveyQuestion.scale.lowerBound : nil
+            scaleMax = isScale ? SurveyQuestion.scale.upperBound : nil
+            scaleMinLabel = isScale ? question.scaleLowLabel : nil
+            scaleMaxLabel = isScale ? question.scaleHighLabel : nil
+            maximumLength = question.kind == .text ? question.maximumLength ?? Surveys.defaultTextAnswerLength : nil
+        }
+    }
+
+    struct Detail: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let introduction: String
+        let closesAt: Date
+        let questions: [Question]
+        /// When she submitted her answers; absent while she has not.
+        let submittedAt: Date?
+    }
+
+    struct GivenAnswer: Decodable, Sendable {
+        var questionId: Int64?
+        var choice: Int?
+        var choices: [Int]?
+        var scale: Int?
+        var text: String?
+    }
+
+    struct NewResponse: Decodable, Sendable {
+        var clientId: String?
+        var answers: [GivenAnswer]?
+    }
+
+    struct Submitted: Encodable, Sendable {
+        let surveyId: Int64
+        let clientId: String
+        let submittedAt: Date
+        /// What it earned (0 when points for surveys are switched off); the same on a retry.
+        let pointsAwarded: Int
+    }
+}
+
+struct SurveysAPIController {
+    let portal: Portal
+    let surveys: Surveys
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.apiSurveys.pattern, access: .member, list)
+        routes.get(SiteURL.pattern(SiteURL.apiSurvey), access: .member, show)
+        routes.post(SiteURL.pattern(SiteURL.apiSurveyResponses), access: .member, submit)
+    }
+
+    private func me(_ context: PortalContext) async throws -> Member {
+        let id = try context.requireMember().accountID
+        guard let member = try await portal.database.read({ db in try await MemberRepository().find(id: id, on: db) }) else { throw APIError.unauthorized }
+        return member
+    }
+
+    private func closesAt(_ survey: Survey) -> Date {
+        portal.programSettings.current.clock.instant(startOf: survey.closesOn.adding(days: 1))
+    }
+
+    /// `GET /api/v1/surveys`: her open surveys she has not answered, soonest closing first.
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let member = try await me(context)
+        let today = portal.programSettings.current.clock.date(of: portal.now)
+        let (open, counts) = try await portal.database.read { db in
+            let open = try await surveys.repository.openUnanswered(memberID: member.id, cohortID: member.cohort.id, today: today, on: db)
+            return (open, try await surveys.repository.questionCounts(surveyIDs: open.map(\.id), on: db))
+        }
+        return .json(SurveysAPI.List(surveys: open.map { survey in
+            SurveysAPI.Summary(id: survey.id, title: survey.title, introduction: survey.introduction, closesAt: closesAt(survey),
+                               questionCount: counts[survey.id] ?? 0)
+        }))
+    }
+
+    /// `GET /api/v1/surveys/{id}`: an open survey of hers and its questions, in order.
+    @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.apiRecordID()
+        let member = try await me(context)
+        let found = try await portal.database.read { db -> (Survey, [SurveyQuestion], SurveyResponse?)? in
+            guard let survey = try await surveys.openSurvey(id: id, for: member, on: db) else { return nil }
+            return (survey, try await surveys.repository.questions(surveyID: id, on: db),
+                    try await surveys.repository.response(surveyID: id, memberID: member.id, on: db))
+        }
+        guard let (survey, questions, response) = found else { throw Surveys.notOpen }
+        return .json(SurveysAPI.Detail(
+            id: survey.id, title: survey.title, introduction: survey.introduction, closesAt: closesAt(survey),
+            questions: questions.enumerated().map { SurveysAPI.Question($0.element, number: $0.offset + 1) },
+            submittedAt: response?.submittedAt
+        ))
+    }
+
+    /// `POST /api/v1/surveys/{id}/responses`: 201 with what she earned; 200 with the same for a retry under
+    /// the same client id; 409 when she already answered under another.
+    @Sendable func submit(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.apiRecordID()
+        let body = try await request.json(SurveysAPI.NewResponse.self)
+        let member = try await me(context)
+        let clientID = body.clientId ?? ""
+        var problems: [String: String] = [:]
+        if let problem = Surveys.clientIDProblem(clientID) { problems["client_id"] = problem }
+        // Answered already: a retry under the same client id gets the same answer, even after the survey closed.
+        if problems.isEmpty,
+           let existing = try await portal.database.read({ db in try await surveys.repository.response(surveyID: id, memberID: member.id, on: db) }) {
+            guard existing.clientID == clientID else {
+                throw APIError(status: .conflict, code: "already_answered", message: "You have already answered this survey. Thank you!")
+            }
+            return .json(Self.submitted(existing), status: .ok)
+        }
+        let questions = try await portal.database.read { db -> [SurveyQuestion]? in
+            guard try await surveys.openSurvey(id: id, for: member, on: db) != nil else { return nil }
+            return try await surveys.repository.questions(surveyID: id, on: db)
+        }
+        guard let questions else { throw Surveys.notOpen }
+        let (answers, answerProblems) = Surveys.validated(body.answers ?? [], questions: questions)
+        problems.merge(answerProblems) { first, _ in first }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let submission = try await surveys.submit(surveyID: id, answers: answers, clientID: clientID, by: member)
+        return .json(Self.submitted(submission.response), status: submission.isNew ? .created : .ok)
+    }
+
+    private static func submitted(_ response: SurveyResponse) -> SurveysAPI.Submitted {
+        SurveysAPI.Submitted(surveyId: response.surveyID, clientId: response.clientID, submittedAt: response.submittedAt, pointsAwarded: response.pointsAwarded)
+    }
+}

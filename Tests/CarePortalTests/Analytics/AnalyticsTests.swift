@@ -1,0 +1,280 @@
+import Foundation
+import Testing
+@testable import CarePortal
+@testable import PortalPlatform
+
+/// The research analytics: the app's events, the aggregates kept beside them, the graphs' numbers against a
+/// direct count, small counts withheld, and the de-identified export.
+@Suite struct AnalyticsTests {
+    static let newYork = TimeZone(identifier: "America/New_York")!
+
+    /// An instant written as New York's wall-clock time, the way a person on the program's clock would say it.
+    static func newYork(_ text: String) -> Date {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = newYork
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.date(from: text)!
+    }
+
+    static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    /// Reads a CSV download back into rows with the project's CSV library's counterpart in Python's terms:
+    /// quoted cells, CRLF rows.
+    static func rows(_ csv: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var cell = ""
+        var quoted = false
+        var characters = Array(csv).makeIterator()
+        while let character = characters.next() {
+            if quoted {
+                if character == "\"" { quoted = false } else { cell.append(character) }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == "," {
+                row.append(cell)
+                cell = ""
+            } else if character == "\r\n" || character == "\n" {
+                row.append(cell)
+                rows.append(row)
+                row = []
+                cell = ""
+            } else {
+                cell.append(character)
+            }
+        }
+        return rows
+    }
+
+    static func member(_ portal: TestPortal, due: String) async throws -> (AppClient, Member) {
+        let (client, body) = try await AppClient.registered(portal, ["due_date": due])
+        let id = try #require(body["id"] as? Int)
+        let member = try #require(try await portal.database.read { db in try await MemberRepository().find(id: Int64(id), on: db) })
+        return (client, member)
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theAppsEventsAreCheckedAndABatchSentAgainIsCountedOnce(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, member) = try await Self.member(portal, due: "2027-05-10")
+            let now = portal.clock.now
+            let batch: [String: Any] = ["events": [
+                ["client_id": "open-1", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_600))],
+                ["client_id": "view-1", "kind": "section_viewed", "section": "chat", "seconds": 95, "occurred_at": Self.iso(now.addingTimeInterval(-3_500))],
+            ]]
+            let first = try await app.send(.post, "/api/v1/events", json: batch)
+            #expect(first.status == .ok)
+            #expect(first.object["recorded"] as? Int == 2 && first.object["received"] as? Int == 2)
+            let again = try await app.send(.post, "/api/v1/events", json: batch)
+            #expect(again.object["recorded"] as? Int == 0, "a retried batch is counted once")
+
+            let wrong = try await app.send(.post, "/api/v1/events", json: ["events": [
+                ["client_id": "ok", "kind": "app_opened", "occurred_at": Self.iso(now)],
+                ["client_id": "later", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(3_600))],
+                ["client_id": "old", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-8 * 86_400))],
+                ["client_id": "where", "kind": "section_viewed", "section": "kitchen", "occurred_at": Self.iso(now)],
+                ["kind": "app_opened", "occurred_at": Self.iso(now)],
+                ["client_id": "what", "kind": "app_closed", "occurred_at": "yesterday"],
+            ]])
+            #expect(wrong.status == .unprocessableContent)
+            let fields = try #require((wrong.object["error"] as? [String: Any])?["fields"] as? [String: String])
+            #expect(Set(fields.keys) == ["events[1].occurred_at", "events[2].occurred_at", "events[3].section", "events[4].client_id",
+                                         "events[5].kind", "events[5].occurred_at"])
+            #expect(fields["events[1].occurred_at"]?.contains("future") == true)
+            #expect(fields["events[2].occurred_at"]?.contains("7 days") == true)
+            let tooMany = try await app.send(.post, "/api/v1/events", json: ["events": (0...100).map { index in
+                ["client_id": "e\(index)", "kind": "app_opened", "occurred_at": Self.iso(now)]
+            }])
+            #expect(tooMany.status == .unprocessableContent)
+            let empty = try await app.send(.post, "/api/v1/events", json: ["events": []])
+            #expect(empty.status == .unprocessableContent)
+
+            // Only the first good batch was recorded: nothing of a refused batch is kept.
+            let recorded = try await portal.database.read { db in
+                (try await MemberEvents().events(memberID: member.id, kind: .appOpened, on: db),
+                 try await MemberEvents().events(memberID: member.id, kind: .sectionViewed, on: db))
+            }
+            #expect(recorded.0.count == 1 && recorded.1.count == 1)
+            #expect(recorded.1.first?.label == "chat" && recorded.1.first?.number == 95 && recorded.1.first?.cohortID == member.cohort.id)
+            let anonymous = try await AppClient(portal: portal).send(.post, "/api/v1/events", json: batch)
+            #expect(anonymous.status == .unauthorized)
+        }
+    }
+
+    /// Moods either side of midnight on the program's clock, across the end of October (a month boundary)
+    /// and the end of daylight saving time in New York (1 November 2026).
+    static let moods: [(String, Mood)] = (0..<6).map { _ in ("2026-10-31 23:30", .happy) }
+        + (0..<7).map { _ in ("2026-11-01 00:30", .sad) }
+        + [("2026-11-01 01:30", .sick), ("2026-11-02 09:00", .angry)]
+
+    @Test(arguments: TestEngines.all)
+    func eachGraphCountsWhatHappenedByDayWeekAndMonthOnTheProgramsClock(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var members: [Member] = []
+            for _ in 0..<8 { members.append(try await Self.member(portal, due: "2027-05-10").1) }
+            let clock = ProgramClock(timeZone: Self.newYork)
+            try await portal.database.transaction { db in
+                let events = Self.moods.enumerated().map { index, mood in
+                    let member = members[index % members.count]
+                    return MemberEvent(kind: .moodRecorded, memberID: member.id, cohortID: member.cohort.id,
+                                       occurredAt: Self.newYork(mood.0), label: mood.1.rawValue, clientID: "m\(index)")
+                }
+                try await MemberEvents().record(events, clock: clock, on: db)
+            }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let range = "range=custom&from=2026-10-25&to=2026-11-07&cohort=\(members[0].cohort.id)"
+
+            // A direct count over the same events, on New York's calendar.
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = Self.newYork
+            calendar.firstWeekday = 2
+            func direct(_ component: (Date) -> String) -> [String: Int] {
+                Dictionary(Self.moods.map { (component(Self.newYork($0.0)), 1) }, uniquingKeysWith: +)
+            }
+            let byDay = direct { let parts = calendar.dateComponents([.day, .month], from: $0); return "\(parts.day!)/\(parts.month!)" }
+            #expect(byDay == ["31/10": 6, "1/11": 8, "2/11": 1])
+
+            let days = Self.rows(try await admin.get("/analytics/download?graph=moods&\(range)&by=day").text)
+            #expect(days.first?.first == "Day")
+            #expect(days.count == 1 + 14)
+            func moodsOn(_ label: String, _ rows: [[String]]) -> [String] { rows.first { $0.first == label }.map { Array($0.dropFirst()) } ?? [] }
+            // Columns: excited, happy, love, indifferent, sad, angry, sick, overwhelmed.
+            #expect(moodsOn("31 Oct 2026", days) == ["0", "6", "0", "0", "0", "0", "0", "0"])
+            #expect(moodsOn("1 Nov 2026", days) == ["0", "0", "0", "0", "7", "0", "fewer than 5", "0"])
+            #expect(moodsOn("2 Nov 2026", days) == ["0", "0", "0", "0", "0", "fewer than 5", "0", "0"])
+
+            let weeks = Self.rows(try await admin.get("/analytics/download?graph=moods&\(range)&by=week").text)
+            // 26 October to 1 November is one week (Monday to Sunday), whatever the clocks did.
+            #expect(moodsOn("Week of 26 Oct 2026", weeks) == ["0", "6", "0", "0", "7", "0", "fewer than 5", "0"])
+            #expect(moodsOn("Week of 2 Nov 2026", weeks) == ["0", "0", "0", "0", "0", "fewer than 5", "0", "0"])
+
+            let months = Self.rows(try await admin.get("/analytics/download?graph=moods&\(range)&by=month").text)
+            #expect(moodsOn("Oct 2026", months) == ["0", "6", "0", "0", "0", "0", "0", "0"])
+            #expect(moodsOn("Nov 2026", months) == ["0", "0", "0", "0", "7", "fewer than 5", "fewer than 5", "0"])
+            let negative = Self.rows(try await admin.get("/analytics/download?graph=negative-moods&\(range)&by=month").text)
+            #expect(moodsOn("Oct 2026", negative) == ["0%"])
+            #expect(moodsOn("Nov 2026", negative) == ["100%"])
+
+            // The page shows the same words as the download, and withholds the small counts in its drawing too.
+            let page = try await admin.get("/analytics/moods?\(range)&by=day").text
+            #expect(page.contains("<title>1 Nov 2026, Sad (negative): 7</title>"))
+            #expect(page.contains("<title>1 Nov 2026, Sick (negative): fewer than 5</title>") == false, "a withheld count draws no bar")
+            #expect(page.contains("fewer than 5"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func thePeriodBeforeAndOtherCohortsAreDrawnOnTheSameAxes(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (_, may) = try await Self.member(portal, due: "2027-05-10")
+            let (_, june) = try await Self.member(portal, due: "2027-06-10")
+            let clock = ProgramClock(timeZone: Self.newYork)
+            let today = clock.date(of: portal.clock.now)
+            try await portal.database.transaction { db in
+                var events: [MemberEvent] = []
+                // Six visits to chat in each of the last 7 days' first day and the 7 days before's first day; June only now.
+                for index in 0..<6 {
+                    let now = clock.instant(on: today.adding(days: -6), atMinute: 600 + index)
+                    let before = clock.instant(on: today.adding(days: -13), atMinute: 600 + index)
+                    events.append(MemberEvent(kind: .sectionViewed, memberID: may.id, cohortID: may.cohort.id, occurredAt: now, number: 60, label: "chat", clientID: "n\(index)"))
+                    events.append(MemberEvent(kind: .sectionViewed, memberID: may.id, cohortID: may.cohort.id, occurredAt: before, number: 60, label: "chat", clientID: "b\(index)"))
+                    events.append(MemberEvent(kind: .sectionViewed, memberID: june.id, cohortID: june.cohort.id, occurredAt: before, number: 30, label: "desk", clientID: "j\(index)"))
+                }
+                events.append(MemberEvent(kind: .sectionViewed, memberID: may.id, cohortID: may.cohort.id, occurredAt: clock.instant(on: today, atMinute: 60), number: 60, label: "chat", clientID: "x"))
+                try await MemberEvents().record(events, clock: clock, on: db)
+            }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let previous = Self.rows(try await admin.get("/analytics/download?graph=section-visits&range=7d&cohort=\(may.cohort.id)&compare=previous").text)
+            #expect(previous.first == ["Section", "This period", "The period before"])
+            #expect(previous.first { $0.first == "Chat" } == ["Chat", "7", "6"])
+            #expect(previous.first { $0.first == "Information desk" } == ["Information desk", "0", "0"], "June's visits are not May's")
+
+            let cohorts = Self.rows(try await admin.get("/analytics/download?graph=section-visits&range=30d&cohort=\(may.cohort.id)&cohort=\(june.cohort.id)&compare=cohorts").text)
+            #expect(cohorts.first == ["Section", may.cohort.name, june.cohort.name])
+            #expect(cohorts.first { $0.first == "Chat" } == ["Chat", "13", "0"])
+            #expect(cohorts.first { $0.first == "Information desk" } == ["Information desk", "0", "6"])
+            let minutes = Self.rows(try await admin.get("/analytics/download?graph=section-time&range=30d&cohort=\(may.cohort.id)&cohort=\(june.cohort.id)&compare=cohorts").text)
+            #expect(minutes.first { $0.first == "Information desk" } == ["Information desk", "0 min", "3 min"])
+
+            // Comparing cohorts with one chosen cannot be drawn: the page says so and draws the one.
+            let one = try await admin.get("/analytics/sections?range=30d&cohort=\(may.cohort.id)&compare=cohorts").text
+            #expect(one.contains("Choose two or more cohorts to compare them"))
+            let nonsense = try await admin.get("/analytics/sections?range=custom&from=2026-13-01&to=yesterday&by=fortnight").text
+            #expect(nonsense.contains("Enter the first day as a date") && nonsense.contains("Choose day, week or month"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theAggregatesEqualAFullRecountOfTheEvents(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, may) = try await Self.member(portal, due: "2027-05-10")
+            let (_, june) = try await Self.member(portal, due: "2027-06-10")
+            let clock = ProgramClock(timeZone: Self.newYork)
+            try await portal.database.transaction { db in
+                var events: [MemberEvent] = []
+                for (index, time) in ["2026-03-07 23:59", "2026-03-08 00:00", "2026-03-08 03:30", "2026-10-31 23:59", "2026-11-01 01:30", "2026-11-01 01:59"].enumerated() {
+                    for member in [may, june] {
+                        events.append(MemberEvent(kind: .appOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time), clientID: "o\(index)"))
+                        events.append(MemberEvent(kind: .sectionViewed, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time),
+                                                  number: Int64(10 * index), label: "learning", clientID: "s\(index)"))
+                    }
+                }
+                try await MemberEvents().record(events, clock: clock, on: db)
+                try await MemberEvents().record(events, clock: clock, on: db)
+            }
+            _ = try await app.send(.post, "/api/v1/moods", json: ["mood": "happy", "client_id": "mood-1"])
+            _ = try await app.send(.post, "/api/v1/events", json: ["events": [["client_id": "api-1", "kind": "app_opened", "occurred_at": Self.iso(portal.clock.now)]]])
+            let (stored, recount) = try await portal.database.read { db in
+                (try await AnalyticsAggregates().stored(on: db), try await AnalyticsAggregates().recount(clock: clock, on: db))
+            }
+            #expect(stored == recount)
+            #expect(stored.memberDays.count >= 10)
+            let opens = stored.memberDays.filter { $0.key.memberID == may.id }.values.map(\.opens).reduce(0, +)
+            #expect(opens == 7, "six opens sent twice and one through the API count seven")
+            // A different clock counts the same events into other days; a rebuild on it equals its recount.
+            let london = ProgramClock(timeZone: TimeZone(identifier: "Europe/London")!)
+            try await portal.database.transaction { db in try await AnalyticsAggregates().rebuild(clock: london, on: db) }
+            let (rebuilt, onLondon, onNewYork) = try await portal.database.read { db in
+                (try await AnalyticsAggregates().stored(on: db), try await AnalyticsAggregates().recount(clock: london, on: db),
+                 try await AnalyticsAggregates().recount(clock: clock, on: db))
+            }
+            #expect(rebuilt == onLondon)
+            #expect(rebuilt != onNewYork)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theExportReplacesEveryMemberWithAnIdOfItsOwnAndIsAudited(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, may) = try await Self.member(portal, due: "2027-05-10")
+            let (other, _) = try await Self.member(portal, due: "2027-05-10")
+            for client in [app, other] {
+                _ = try await client.send(.post, "/api/v1/moods", json: ["mood": "sad", "client_id": "mood-1"])
+                _ = try await client.send(.post, "/api/v1/events", json: ["events": [
+                    ["client_id": "o1", "kind": "app_opened", "occurred_at": Self.iso(portal.clock.now)],
+                    ["client_id": "s1", "kind": "section_viewed", "section": "resources", "seconds": 40, "occurred_at": Self.iso(portal.clock.now)],
+                ]])
+            }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            _ = try await admin.get("/analytics/export")
+            let first = try await admin.post("/analytics/export", form: [("range", "7d")])
+            #expect(first.status == .ok)
+            #expect(first.headers[.contentType]?.hasPrefix("text/csv") == true)
+            let rows = Self.rows(first.text)
+            #expect(rows.first == AnalyticsExport.columns.map(\.name))
+            let body = Array(rows.dropFirst())
+            #expect(body.count >= 6)
+            let participants = Set(body.map { $0[0] })
+            #expect(participants.count == 2 && participants.allSatisfy { $0.hasPrefix("P") && $0.count == 13 })
+            #expect(!first.text.contains(may.pseudonym) && !first.text.contains("\"\(may.id)\""))
+            #expect(body.contains { $0[2] == "mood.recorded" && $0[5] == "sad" && $0[1] == may.cohort.name })
+            #expect(body.contains { $0[2] == "app.section_viewed" && $0[5] == "resources" && $0[6] == "40" })
+
+            let second = Self.rows(try await admin.post("/analytics/export", form: [("range", "7d")]).text)
+            #expect(Set(second.dropFirst().map { $0[0] }).isDisjoint(with: participants), "two exports cannot be joined on their ids")
+            let audited = try await portal.auditEntries(action: .analyticsExported)
+            #expect(audited.count == 2)
+        }
+    }
+}
