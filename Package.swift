@@ -46,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
     ],
     targets: [
         .executableTarget(
@@ -69,6 +70,7 @@ let package = Package(
             dependencies: [
                 "PortalPlatform", "SafeHTML", "CHPDF", "CQREncode",
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ] + serverLibraries,
             resources: [.copy("Resources/demo-illustrations")]
         ),
@@ -109,6 +111,8 @@ let package = Package(
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .testTarget(

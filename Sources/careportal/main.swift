@@ -69,13 +69,13 @@ struct CreateUser: AsyncParsableCommand {
         abstract: "Create a staff account. The password is read from standard input."
     )
     @OptionGroup var options: SettingsOptions
-    @Option(help: "administrator, medical_professional, physician or pharmacist.") var role: String
+    @Option(help: "administrator, medical_professional, physician, pharmacist or researcher.") var role: String
     @Option(help: "Up to 21 letters, numbers, full stops, hyphens or underscores.") var username: String
     @Option(help: "Email address (optional).") var email: String?
 
     func run() async throws {
         guard let role = StaffRole(rawValue: role) else {
-            throw ValidationError("--role must be administrator, medical_professional, physician or pharmacist")
+            throw ValidationError("--role must be administrator, medical_professional, physician, pharmacist or researcher")
         }
         FileHandle.standardError.write(Data("Password for \(username) (read from standard input): ".utf8))
         guard let line = readLine(strippingNewline: true), !line.isEmpty else {

@@ -6,7 +6,8 @@ import SQLKit
 /// The Analytics pages: graphs of what members did, for the choices in the address, each with its table
 /// and CSV download of exactly those numbers; and the de-identified event export, audited.
 struct AnalyticsController {
-    static let access = Access.administrators
+    /// Administrators and the program's researchers: graphs and de-identified exports only.
+    static let access = Access.staff([.administrator, .researcher])
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {

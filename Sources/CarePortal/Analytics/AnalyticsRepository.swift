@@ -143,7 +143,7 @@ struct AnalyticsRepository: Sendable {
         while true {
             let query: SQLQueryString = """
                 SELECT id, member_id, cohort_id, kind, occurred_at, label, number FROM events
-                WHERE id > \(bind: after) AND occurred_at >= \(bind: start.millisecondsSince1970)
+                WHERE id > \(bind: after) AND kind NOT LIKE 'study.%' AND occurred_at >= \(bind: start.millisecondsSince1970)
                   AND occurred_at < \(bind: end.millisecondsSince1970)\(cohortFilter(cohortIDs))
                 ORDER BY id LIMIT 5000
                 """

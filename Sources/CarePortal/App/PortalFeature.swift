@@ -90,6 +90,7 @@ enum Features {
         AnalyticsFeature.self,
         SurveysFeature.self,
         PharmacyFeature.self,
+        StudiesFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,
         OutboxFeature.self,

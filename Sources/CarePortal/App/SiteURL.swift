@@ -263,6 +263,31 @@ enum SiteURL: Sendable, Equatable {
     case pharmacyDealPicture(Int64)
     case apiPharmacyDealPicture(Int64)
 
+    // The research study: its staff pages, and the participants' app.
+    case studies
+    case studyParticipants
+    case newStudyParticipant
+    case studyParticipant(Int64)
+    case studyParticipantWithdraw(Int64)
+    case studyParticipantDelete(Int64)
+    case studyTodos
+    case newStudyTodo
+    case studyTodo(Int64)
+    case studyFeedback
+    case studyFeedbackHandled(Int64)
+    case studyContact
+    case studyExports
+    case studyExport(StudyExport)
+    case apiStudySessions
+    case apiStudyCurrentSession
+    case apiStudyPassword
+    case apiStudyStatistics
+    case apiStudyTodos
+    case apiStudyTodo(Int64)
+    case apiStudyOpens
+    case apiStudyFeedback
+    case apiStudyContact
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -501,6 +526,29 @@ enum SiteURL: Sendable, Equatable {
         case .apiLearningModuleAttempts(let id): "/api/v1/learning/modules/\(id)/attempts"
         case .apiLearningVideoWatched(let id): "/api/v1/learning/videos/\(id)/watched"
         case .apiLearningVideoFile(let id): "/api/v1/learning/videos/\(id)/file"
+        case .studies: "/studies"
+        case .studyParticipants: "/studies/participants"
+        case .newStudyParticipant: "/studies/participants/new"
+        case .studyParticipant(let id): "/studies/participants/\(id)"
+        case .studyParticipantWithdraw(let id): "/studies/participants/\(id)/withdraw"
+        case .studyParticipantDelete(let id): "/studies/participants/\(id)/delete"
+        case .studyTodos: "/studies/todos"
+        case .newStudyTodo: "/studies/todos/new"
+        case .studyTodo(let id): "/studies/todos/\(id)"
+        case .studyFeedback: "/studies/feedback"
+        case .studyFeedbackHandled(let id): "/studies/feedback/\(id)/handled"
+        case .studyContact: "/studies/contact"
+        case .studyExports: "/studies/exports"
+        case .studyExport(let export): "/studies/exports/\(export.fileName)"
+        case .apiStudySessions: "/api/v1/study/sessions"
+        case .apiStudyCurrentSession: "/api/v1/study/sessions/current"
+        case .apiStudyPassword: "/api/v1/study/me/password"
+        case .apiStudyStatistics: "/api/v1/study/statistics"
+        case .apiStudyTodos: "/api/v1/study/todos"
+        case .apiStudyTodo(let id): "/api/v1/study/todos/\(id)"
+        case .apiStudyOpens: "/api/v1/study/opens"
+        case .apiStudyFeedback: "/api/v1/study/feedback"
+        case .apiStudyContact: "/api/v1/study/contact"
         }
     }
 
@@ -511,9 +559,14 @@ enum SiteURL: Sendable, Equatable {
 
     var pattern: RouterPath { RouterPath(path) }
 
-    /// Where someone in this role starts: medical professionals work only on the information desk.
+    /// Where someone in this role starts: medical professionals work only on the information desk,
+    /// researchers only on the study.
     static func landing(for role: StaffRole) -> SiteURL {
-        role == .medicalProfessional ? .desk : .home
+        switch role {
+        case .medicalProfessional: .desk
+        case .researcher: .studies
+        default: .home
+        }
     }
 }
 

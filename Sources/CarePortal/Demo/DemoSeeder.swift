@@ -30,7 +30,8 @@ public struct DemoSeeder: Sendable {
         let accounts = StaffAccountRepository()
         let hasher = PasswordHasher(cost: dependencies.passwordHashCost)
         let people: [(StaffRole, String)] = [
-            (.administrator, "demo.admin"), (.medicalProfessional, "demo.medpro"), (.physician, "demo.physician"), (.pharmacist, "demo.pharmacist"),
+            (.administrator, "demo.admin"), (.medicalProfessional, "demo.medpro"), (.physician, "demo.physician"),
+            (.pharmacist, "demo.pharmacist"), (.researcher, "demo.researcher"),
         ]
         var credentials: [Credential] = []
         for (role, username) in people {

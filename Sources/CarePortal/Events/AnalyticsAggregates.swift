@@ -108,7 +108,9 @@ struct AnalyticsAggregates: Sendable {
         var snapshot = Snapshot()
         let rows = try await db.raw("""
             SELECT e.kind, e.member_id, e.cohort_id, e.occurred_at, e.number, e.label, m.created_at AS joined_at
-            FROM events e LEFT JOIN members m ON m.id = e.member_id ORDER BY e.id
+            FROM events e LEFT JOIN members m ON m.id = e.member_id
+            WHERE e.kind NOT LIKE 'study.%'
+            ORDER BY e.id
             """).all()
         for row in rows {
             let memberID = try row.decode(column: "member_id", as: Int64?.self)

@@ -95,3 +95,54 @@ extension MemberEvent.Kind {
     /// She watched a video; `label` is `video-ID`.
     static let learningVideoWatched = MemberEvent.Kind("learning.video_watched")
 }
+
+/// A study participant's events share the one table: no member and no cohort, her participant id
+/// instead (docs/events.md). Nothing she wrote: the kind, when, and a number (an item's id) at most.
+struct ParticipantEvent: Sendable, Equatable {
+    var kind: MemberEvent.Kind
+    var participantID: Int64
+    var occurredAt: Date
+    var number: Int64?
+    var clientID: String?
+}
+
+extension MemberEvents {
+    /// Records a participant's event; one with a client id already recorded for her is left as it was.
+    func record(_ event: ParticipantEvent, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "events")
+            .columns("kind", "participant_id", "occurred_at", "number", "client_id")
+            .values(SQLBind(event.kind.rawValue), SQLBind(event.participantID), SQLBind(event.occurredAt.millisecondsSince1970),
+                    SQLBind(event.number), SQLBind(event.clientID))
+            .ignoringConflicts(with: ["participant_id", "client_id"])
+            .run()
+    }
+
+    /// Her newest events first, at most `limit`.
+    func events(participantID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [ParticipantEvent] {
+        try await db.select().columns("kind", "participant_id", "occurred_at", "number", "client_id")
+            .from("events")
+            .where("participant_id", .equal, participantID)
+            .orderBy("occurred_at", .descending).orderBy("id", .descending)
+            .limit(limit)
+            .all()
+            .map { row in
+                ParticipantEvent(
+                    kind: MemberEvent.Kind(try row.decode(column: "kind", as: String.self)),
+                    participantID: try row.decode(column: "participant_id", as: Int64.self),
+                    occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
+                    number: try row.decode(column: "number", as: Int64?.self),
+                    clientID: try row.decode(column: "client_id", as: String?.self)
+                )
+            }
+    }
+}
+
+/// The study's kinds (docs/events.md).
+extension MemberEvent.Kind {
+    /// A participant marked a daily to-do done; `number` is the item's id.
+    static let studyTodoDone = MemberEvent.Kind("study.todo_done")
+    /// A participant opened the app (at most one a minute).
+    static let studyAppOpened = MemberEvent.Kind("study.app_opened")
+    /// A participant sent feedback (never its text).
+    static let studyFeedbackSent = MemberEvent.Kind("study.feedback_sent")
+}

@@ -33,6 +33,7 @@ enum SchemaHistory {
         CompleteStaffAccounts(),
         CreatePharmacy(),
         CreateLearningContent(),
+        CreateStudies(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -4,6 +4,8 @@ public enum StaffRole: String, Sendable, CaseIterable, Codable {
     case medicalProfessional = "medical_professional"
     case physician
     case pharmacist
+    /// Runs a research study: its participants, daily to-dos, feedback and exports, and nothing else.
+    case researcher
 
     /// The name people see.
     public var title: String {
@@ -12,6 +14,7 @@ public enum StaffRole: String, Sendable, CaseIterable, Codable {
         case .medicalProfessional: "Medical professional"
         case .physician: "Physician"
         case .pharmacist: "Pharmacist"
+        case .researcher: "Researcher"
         }
     }
 }

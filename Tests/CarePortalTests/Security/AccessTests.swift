@@ -113,8 +113,10 @@ import Testing
                 if access == .member { #expect(Self.isAPI(route), "\(route) takes member tokens outside /api/") }
                 if access == .patient { #expect(Self.isAPI(route), "\(route) takes patient tokens outside /api/") }
                 if access == .pharmacyCustomer { #expect(route.path.hasPrefix("/api/v1/pharmacy/"), "\(route) takes customer tokens outside /api/v1/pharmacy/") }
+                if access == .participant { #expect(Self.isAPI(route), "\(route) takes participant tokens outside /api/") }
                 if Self.isAPI(route) {
-                    #expect(access == .member || access == .patient || access == .pharmacyCustomer || access == .everyone, "\(route) expects a staff session under /api/")
+                    #expect(access == .member || access == .patient || access == .pharmacyCustomer || access == .participant || access == .everyone,
+                            "\(route) expects a staff session under /api/")
                 }
             }
             #expect(portal.app.routes.filter { portal.app.catalogue.access[$0] == .member }.count >= 5)
@@ -132,6 +134,7 @@ import Testing
             )
             let patient = try await PatientFixtures.claimed(portal, patient: patientRecord, token: claimToken)
             let (customer, _) = try await PharmacyFixtures.customer(portal)
+            let (participant, _) = try await StudyFixtures.participant(portal, code: "TOKENS-1")
             var (admin, _) = try await portal.signedIn(.administrator)
             let adminCookie = try #require(admin.cookie)
             _ = try await admin.get("/")
@@ -146,7 +149,7 @@ import Testing
                 ]
                 for (name, client, headers) in attempts {
                     let response = try await client.send(method, path, json: [:], headers: headers)
-                    if access == .member || access == .patient || access == .pharmacyCustomer {
+                    if access == .member || access == .patient || access == .pharmacyCustomer || access == .participant {
                         #expect(response.status == .unauthorized, "\(route) with \(name) answered \(response.status.code)")
                         #expect(response.errorCode == "unauthorized")
                         #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="careportal""#)
@@ -181,6 +184,13 @@ import Testing
                     #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
                     #expect(try await patient.send(method, path, json: [:]).status == .unauthorized, "\(route) took a patient's token")
                 }
+                if access == .participant {
+                    guard route.path != SiteURL.apiStudyCurrentSession.path else { continue }
+                    let allowed = try await participant.send(method, path, json: [:])
+                    #expect(allowed.status != .unauthorized && allowed.status != .forbidden, "\(route) refused a participant's token")
+                    #expect(try await patient.send(method, path, json: [:]).status == .unauthorized, "\(route) took a patient's token")
+                    #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
+                }
             }
             #expect(try await member.send(.delete, SiteURL.apiCurrentSession.path).status == .noContent)
             #expect(try await member.get(SiteURL.apiMe.path).status == .unauthorized)
@@ -188,6 +198,40 @@ import Testing
             #expect(try await patient.get(SiteURL.apiPatientMe.path).status == .unauthorized)
             #expect(try await customer.send(.delete, SiteURL.apiPharmacyCurrentSession.path).status == .noContent)
             #expect(try await customer.get(SiteURL.apiPharmacyMe.path).status == .unauthorized)
+            #expect(try await participant.send(.delete, SiteURL.apiStudyCurrentSession.path).status == .noContent)
+            #expect(try await participant.get(SiteURL.apiStudyTodos.path).status == .unauthorized)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func researchersWorkOnlyOnTheStudy(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let ownAccount = [SiteURL.signOut.path, SiteURL.changePassword.path]
+            var open: [String] = []
+            for route in portal.app.routes where !Self.isAPI(route) {
+                let access = try #require(portal.app.catalogue.access[route])
+                guard access.requiresSignIn, access.allows(.researcher) else { continue }
+                open.append(route.path)
+                // The study, the analytics and de-identified exports, and her own account (password, two-factor sign-in).
+                #expect(route.path.hasPrefix("/studies") || route.path.hasPrefix("/analytics") || route.path.hasPrefix("/account/")
+                        || ownAccount.contains(route.path), "\(route) is open to researchers")
+            }
+            #expect(open.contains(SiteURL.studies.path) && open.contains(SiteURL.studyExport(.all).path))
+            #expect(open.contains(SiteURL.analytics.path) && open.contains(SiteURL.analyticsExport.path))
+
+            // She lands on the study dashboard after signing in, and Home sends her there too.
+            try await portal.createStaff(.researcher, username: "dr.research")
+            var visitor = Visitor(portal: portal)
+            try await visitor.get("/sign-in")
+            let signedIn = try await visitor.post("/sign-in", form: [("username", "dr.research"), ("password", "correct horse battery staple")])
+            #expect(signedIn.location == SiteURL.studies.path)
+            let home = try await visitor.get("/")
+            #expect(home.status == .seeOther && home.location == SiteURL.studies.path)
+            let dashboard = try await visitor.get(SiteURL.studies.path)
+            #expect(dashboard.status == .ok && dashboard.text.contains(">Participants</a>"))
+            #expect(!dashboard.text.contains(">Home</a>") && !dashboard.text.contains(">Members</a>"))
+            #expect(try await visitor.get(SiteURL.members.path).status == .forbidden)
+            #expect(try await visitor.get(SiteURL.auditLog.path).status == .forbidden)
         }
     }
 

@@ -1,0 +1,68 @@
+import Foundation
+import PortalPlatform
+import SafeHTML
+import SQLKit
+
+/// A clearly marked demo study: five participants ("DEMO-" study ids, arm "Demo arm …") with three weeks
+/// of to-dos, app opens and feedback, one of them withdrawn, and a demo contact page. Their app logins
+/// share a password nobody is told.
+enum StudiesDemo {
+    static let participantCount = 5
+
+    static func seed(_ demo: DemoData, on db: any SQLDatabase) async throws {
+        let studies = StudyRepository(), events = MemberEvents()
+        let clock = ProgramSettings.defaults(programName: "CarePortal").clock
+        let today = clock.date(of: demo.now)
+        let schedule = try await studies.schedule(on: db)
+        let researcher = demo.account(.researcher) ?? demo.account(.administrator)
+        // How often each demo participant does each to-do, so the dashboard and exports show a spread.
+        let habits: [(code: String, arm: String, enrolledDaysAgo: Int, doneEvery: Int, withdrawnDaysAgo: Int?)] = [
+            ("DEMO-001", "Demo arm A", 21, 1, nil), ("DEMO-002", "Demo arm A", 21, 2, nil), ("DEMO-003", "Demo arm B", 18, 3, nil),
+            ("DEMO-004", "Demo arm B", 14, 1, 5), ("DEMO-005", "Demo arm B", 7, 4, nil),
+        ]
+        for (index, habit) in habits.enumerated() {
+            let enrolled = today.adding(days: -habit.enrolledDaysAgo)
+            let id = try await studies.enrol(
+                studyCode: habit.code, arm: habit.arm, email: "\(habit.code.lowercased())@demo.invalid", enrolledOn: enrolled,
+                passwordHash: demo.appPasswordHash, now: clock.instant(on: enrolled, atMinute: 9 * 60), on: db
+            )
+            try await studies.setPassword(id: id, hash: demo.appPasswordHash, now: clock.instant(on: enrolled, atMinute: 9 * 60 + 30), on: db)
+            if let days = habit.withdrawnDaysAgo {
+                _ = try await studies.withdraw(id: id, on: today.adding(days: -days), now: demo.now, on: db)
+            }
+            let last = today.dayNumber - (habit.withdrawnDaysAgo ?? 0) - (habit.withdrawnDaysAgo == nil ? 0 : 1)
+            for day in enrolled.dayNumber...max(enrolled.dayNumber, last) {
+                let date = CalendarDate(dayNumber: day)
+                let opened = clock.instant(on: date, atMinute: 7 * 60 + 15 + index * 20)
+                guard opened <= demo.now else { continue }
+                _ = try await studies.recordOpen(participantID: id, day: date, now: opened, on: db)
+                try await events.record(ParticipantEvent(kind: .studyAppOpened, participantID: id, occurredAt: opened), on: db)
+                for (position, item) in schedule.items(on: date).enumerated() where (day + position + index) % habit.doneEvery == 0 {
+                    let marked = opened.addingTimeInterval(TimeInterval(600 + position * 60))
+                    guard marked <= demo.now else { continue }
+                    _ = try await studies.mark(participantID: id, itemID: item.id, day: date, now: marked, on: db)
+                    try await events.record(ParticipantEvent(kind: .studyTodoDone, participantID: id, occurredAt: marked, number: item.id), on: db)
+                }
+            }
+            let messages = [
+                "(Demo feedback) The reminder to take folate helps. Could the exercise ideas include some for the third trimester?",
+                "(Demo feedback) I couldn't find the clinic's Saturday hours <b>anywhere</b> & the map pin looked wrong.",
+            ]
+            if index < messages.count {
+                let sent = demo.now.addingTimeInterval(TimeInterval(-(index + 1) * 86_400))
+                let feedbackID = try await studies.addFeedback(participantID: id, body: messages[index], now: sent, on: db)
+                try await events.record(ParticipantEvent(kind: .studyFeedbackSent, participantID: id, occurredAt: sent), on: db)
+                if index == 0, let researcher { _ = try await studies.markHandled(id: feedbackID, by: researcher.id, now: demo.now, on: db) }
+            }
+        }
+        let contact = """
+            **Demo contact page (demo data)** — replace it with the study's own details.
+
+            - Study team: [study-team@demo.invalid](mailto:study-team@demo.invalid), weekdays 9:00 to 17:00
+            - Appointments: call the demo clinic on 555-0100, or book at [the demo booking page](https://example.org/book)
+            - In an emergency call 911.
+            """
+        let html = try SafeHTML.renderMarkdown(contact).html
+        try await studies.saveContact(markdown: contact, html: html, by: researcher?.id, now: demo.now, on: db)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import PortalPlatform
+import SQLKit
+
+/// The study app's accounts for the shared app-account machinery: a participant signs in with the
+/// username made at enrolment; her tokens live in `study_participant_tokens`, and only an active
+/// participant's are in force, so withdrawing her ends them at once.
+extension AppAccountKind {
+    static let participant = AppAccountKind(
+        role: "participant", apiPrefix: "/api/v1/study", identifierField: "username", identifierName: "username",
+        passwordProblem: { password, username, policy in policy.problem(with: password, username: username) },
+        tokens: .init(
+            table: "study_participant_tokens", ownerColumn: "participant_id", ownerTable: "study_participants", ownerKey: "id",
+            ownerInForce: { $0.where(SQLColumn("status", table: "study_participants"), .equal, SQLBind(StudyParticipant.Status.active.rawValue)) }
+        ),
+        credentials: { username, db in
+            try await StudyRepository().credentials(username: username, on: db).map {
+                Credentials(accountID: $0.id, passwordHash: $0.passwordHash, mayUseApp: $0.active)
+            }
+        },
+        refusal: { _ in StudyAPIController.withdrawn },
+        noteActivity: { participantID, activity, now, _, db in
+            switch activity {
+            case .signedIn, .renewedToken: try await StudyRepository().markActive(id: participantID, at: now, on: db)
+            case .failedSignIn: break
+            }
+        }
+    )
+}
+
+extension Access {
+    /// The study app with a participant's bearer token in force.
+    static let participant = Access.app(.participant)
+    /// The Study section: administrators and researchers.
+    static let studyStaff = Access.staff([.administrator, .researcher])
+}
+
+extension PortalContext {
+    /// The participant behind the bearer token; participant routes always have one.
+    func requireParticipant() throws -> AppAccountHolder {
+        guard let holder = appAccount, holder.kind == .participant else { throw APIError.unauthorized }
+        return holder
+    }
+}

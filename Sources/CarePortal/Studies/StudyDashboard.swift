@@ -1,0 +1,126 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+import SQLKit
+
+/// The study at a glance: how many are enrolled, active and withdrawn; each to-do's completion rate
+/// over the last closed days; and app opens per day.
+struct StudyDashboardController {
+    static let days = 14
+    let portal: Portal
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.studies.pattern, access: .studyStaff, dashboard)
+    }
+
+    @Sendable func dashboard(request: Request, context: PortalContext) async throws -> Response {
+        let clock = portal.programSettings.current.clock
+        let today = clock.date(of: portal.now)
+        let figures = try await portal.database.read { db in try await StudyDashboardFigures.read(today: today, days: Self.days, on: db) }
+        return portal.pages.response(StudyDashboardPage(
+            completionChart: figures.completionChart.map { portal.pages.html($0) },
+            opensChart: portal.pages.html(figures.opensChart),
+            layout: portal.layout("Study", context: context, current: .studies),
+            enrolled: figures.enrolled, active: figures.active, withdrawn: figures.withdrawn,
+            firstDay: CalendarDate(dayNumber: today.dayNumber - Self.days).displayed, lastDay: today.adding(days: -1).displayed,
+            itemTitles: figures.items.map(\.title),
+            completionRows: figures.completionRows,
+            opensRows: figures.opens.map { .init(day: $0.day.short, opens: $0.opens, participants: $0.participants) },
+            timeZone: clock.timeZone.identifier,
+            participantsPath: SiteURL.studyParticipants.path, exportsPath: SiteURL.studyExports.path
+        ))
+    }
+}
+
+/// The dashboard's figures, read once per request.
+struct StudyDashboardFigures: Sendable {
+    struct Opens: Sendable {
+        let day: CalendarDate
+        let opens: Int
+        let participants: Int
+    }
+
+    let enrolled: Int
+    let active: Int
+    let withdrawn: Int
+    /// The items asked on any of the days, in order.
+    let items: [StudyTodoItem]
+    /// Per day, oldest first: each item's completion (nil when it was not asked that day).
+    let completion: [(day: CalendarDate, inStudy: Int, rates: [StudyRate?])]
+    let opens: [Opens]
+
+    /// Each item's completion per day, drawn with the shared chart module; the page's table is its twin.
+    var completionChart: ChartFigure? {
+        guard completion.contains(where: { $0.rates.contains { $0 != nil } }) else { return nil }
+        var figure = LineChart(
+            id: "study-completion-chart", title: "Daily to-dos done, per day",
+            summary: "Of the participants in the study each day, the share who marked each to-do done before midnight.",
+            categories: completion.map { $0.day.short },
+            series: items.enumerated().map { index, item in
+                ChartSeries(item.title, completion.map { entry in
+                    entry.rates[index].map { .share(Double($0.done) / Double($0.offered)) }
+                        ?? ChartValue(nil, text: entry.inStudy == 0 ? "No one in the study" : "Not asked")
+                })
+            },
+            valueAxisTitle: "Done (%)", categoryTitle: "Day", maximum: 100
+        ).figure
+        figure.tableBeneath = false
+        return figure
+    }
+
+    /// App opens per day, drawn; the page's table is its twin.
+    var opensChart: ChartFigure {
+        var figure = ColumnChart(
+            id: "study-opens-chart", title: "App opens per day",
+            summary: "How many times the app was opened each day, and by how many participants.",
+            categories: opens.map { $0.day.short },
+            series: [ChartSeries("Opens", opens.map { .count($0.opens) }), ChartSeries("Participants", opens.map { .count($0.participants) })],
+            valueAxisTitle: "Opens", categoryTitle: "Day"
+        ).figure
+        figure.tableBeneath = false
+        return figure
+    }
+
+    var completionRows: [StudyDashboardPage.CompletionRow] {
+        completion.map { entry in
+            .init(day: entry.day.short, cells: entry.rates.map { rate in
+                rate.map { "\($0.percent)% (\($0.done) of \($0.offered))" } ?? (entry.inStudy == 0 ? "No one in the study" : "Not asked")
+            })
+        }
+    }
+
+    static func read(today: CalendarDate, days count: Int, on db: any SQLDatabase) async throws -> StudyDashboardFigures {
+        let studies = StudyRepository()
+        let counts = try await studies.statusCounts(on: db)
+        let participants = try await studies.participants(on: db)
+        let schedule = try await studies.schedule(on: db)
+        let first = CalendarDate(dayNumber: today.dayNumber - count)
+        let marks = try await studies.markCounts(from: first, on: db)
+        let opens = try await studies.opensPerDay(from: first, on: db)
+        let dayNumbers = Array(first.dayNumber..<today.dayNumber)
+        let items = schedule.items.filter { item in dayNumbers.contains { item.applies(onDayNumber: $0) } }
+        let ranges = participants.compactMap { $0.days(through: today.adding(days: -1)) }
+        let completion = dayNumbers.map { day -> (CalendarDate, Int, [StudyRate?]) in
+            let inStudy = ranges.filter { $0.contains(day) }.count
+            return (CalendarDate(dayNumber: day), inStudy, items.map { item in
+                guard item.applies(onDayNumber: day), inStudy > 0 else { return nil }
+                return StudyRate(done: min(marks[StudyMark(itemID: item.id, dayNumber: day)] ?? 0, inStudy), offered: inStudy)
+            })
+        }
+        return StudyDashboardFigures(
+            enrolled: participants.count, active: counts[.active] ?? 0, withdrawn: counts[.withdrawn] ?? 0,
+            items: items, completion: completion,
+            opens: (first.dayNumber...today.dayNumber).map { day in
+                let date = CalendarDate(dayNumber: day)
+                return Opens(day: date, opens: opens[date]?.opens ?? 0, participants: opens[date]?.participants ?? 0)
+            }
+        )
+    }
+}
+
+/// How many of those asked did an item on a day.
+struct StudyRate: Sendable, Equatable {
+    let done: Int
+    let offered: Int
+    var percent: Int { offered == 0 ? 0 : Int((Double(done) * 100 / Double(offered)).rounded()) }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import PortalPlatform
+
+/// A key and its value in a summary list.
+struct StudyDetail: Sendable, Encodable {
+    let key: String
+    let value: String
+}
+
+struct StudyDashboardPage: Page {
+    struct CompletionRow: Sendable, Encodable {
+        let day: String
+        let cells: [String]
+    }
+
+    struct OpensRow: Sendable, Encodable {
+        let day: String
+        let opens: Int
+        let participants: Int
+    }
+
+    static let template = TemplateName.studyDashboard
+    /// The shared chart module's drawings (HTML), each above its table twin.
+    let completionChart: String?
+    let opensChart: String
+    let layout: Layout
+    let enrolled: Int
+    let active: Int
+    let withdrawn: Int
+    let firstDay: String
+    let lastDay: String
+    let itemTitles: [String]
+    let completionRows: [CompletionRow]
+    let opensRows: [OpensRow]
+    let timeZone: String
+    let participantsPath: String
+    let exportsPath: String
+}
+
+struct StudyParticipantsPage: Page {
+    struct Row: Sendable, Encodable {
+        let studyCode: String
+        let path: String
+        let arm: String
+        let enrolledOn: String
+        let statusTitle: String
+        let statusTag: String
+        let lastActive: String
+    }
+
+    static let template = TemplateName.studyParticipants
+    let layout: Layout
+    let rows: [Row]
+    let enrolPath: String
+}
+
+struct StudyEnrolPage: Page {
+    static let template = TemplateName.studyEnrol
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let studyCode: FormField
+    let arm: FormField
+    let email: FormField
+    let enrolledOn: DateInputField
+    let action: String
+    let backPath: String
+}
+
+struct StudyEnrolledPage: Page {
+    static let template = TemplateName.studyEnrolled
+    let layout: Layout
+    let studyCode: String
+    let username: String
+    let password: String
+    let participantPath: String
+    let enrolPath: String
+}
+
+struct StudyParticipantPage: Page {
+    struct Cell: Sendable, Encodable {
+        let day: Int?
+        let text: String?
+        let tone: String
+    }
+
+    struct Week: Sendable, Encodable {
+        let cells: [Cell]
+    }
+
+    struct Month: Sendable, Encodable {
+        let title: String
+        let weeks: [Week]
+    }
+
+    struct OpensRow: Sendable, Encodable {
+        let day: String
+        let count: Int
+    }
+
+    struct FeedbackRow: Sendable, Encodable {
+        let when: String
+        let body: String
+        let handled: Bool
+    }
+
+    struct TimelineRow: Sendable, Encodable {
+        let when: String
+        let what: String
+    }
+
+    static let template = TemplateName.studyParticipant
+    let layout: Layout
+    let studyCode: String
+    let statusTitle: String
+    let statusTag: String
+    let details: [StudyDetail]
+    let summary: [StudyDetail]
+    let months: [Month]
+    let opens: [OpensRow]
+    let feedback: [FeedbackRow]
+    let timeline: [TimelineRow]
+    let withdrawPath: String?
+    let deletePath: String
+    let listPath: String
+    let auditPath: String
+    let showsAuditLink: Bool
+}
+
+struct StudyDeletePage: Page {
+    static let template = TemplateName.studyDelete
+    let layout: Layout
+    let studyCode: String
+    let action: String
+    let participantPath: String
+}
+
+struct StudyTodosPage: Page {
+    struct Row: Sendable, Encodable {
+        let title: String
+        let period: String
+        let state: String
+        let path: String
+    }
+
+    static let template = TemplateName.studyTodos
+    let layout: Layout
+    let current: [Row]
+    let ended: [Row]
+    let today: String
+    let newPath: String
+}
+
+struct StudyTodoPage: Page {
+    static let template = TemplateName.studyTodo
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let heading: String
+    let title: FormField
+    let startsOn: DateInputField?
+    let startedText: String?
+    let endsOn: DateInputField
+    let rewordNote: String?
+    let action: String
+    let backPath: String
+}
+
+struct StudyFeedbackPage: Page {
+    struct Row: Sendable, Encodable {
+        let studyCode: String
+        let participantPath: String
+        let when: String
+        let body: String
+        let handledText: String?
+        let handlePath: String?
+    }
+
+    static let template = TemplateName.studyFeedback
+    let layout: Layout
+    let rows: [Row]
+    let showingAll: Bool
+    let togglePath: String
+}
+
+struct StudyContactPage: Page {
+    static let template = TemplateName.studyContact
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let markdown: String
+    let error: String?
+    /// SafeHTML's output, shown as it is.
+    let previewHTML: String?
+    let maximum: Int
+    let action: String
+}
+
+struct StudyExportsPage: Page {
+    struct File: Sendable, Encodable {
+        let title: String
+        let summary: String
+        let path: String
+        let fileName: String
+    }
+
+    static let template = TemplateName.studyExports
+    let layout: Layout
+    let files: [File]
+    let timeZone: String
+}

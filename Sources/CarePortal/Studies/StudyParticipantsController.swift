@@ -1,0 +1,265 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+
+/// Staff enrol participants (which makes their app login), open a participant's record (audited),
+/// withdraw her, and delete her data when she asks.
+struct StudyParticipantsController {
+    let portal: Portal
+    let studies = StudyRepository()
+    let tokens = AppAccountKind.participant.bearerTokens
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(SiteURL.studyParticipants.pattern, access: .studyStaff, list)
+        routes.get(SiteURL.newStudyParticipant.pattern, access: .studyStaff, showEnrol)
+        routes.post(SiteURL.newStudyParticipant.pattern, access: .studyStaff, enrol)
+        routes.get(SiteURL.pattern(SiteURL.studyParticipant), access: .studyStaff, show)
+        routes.post(SiteURL.pattern(SiteURL.studyParticipantWithdraw), access: .studyStaff, withdraw)
+        routes.get(SiteURL.pattern(SiteURL.studyParticipantDelete), access: .studyStaff, confirmDelete)
+        routes.post(SiteURL.pattern(SiteURL.studyParticipantDelete), access: .studyStaff, delete)
+    }
+
+    private var clock: ProgramClock { portal.programSettings.current.clock }
+
+    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+        let participants = try await portal.database.read { db in try await studies.participants(on: db) }
+        return portal.pages.response(StudyParticipantsPage(
+            layout: portal.layout("Participants", context: context, current: .studyParticipants),
+            rows: participants.map { participant in
+                .init(studyCode: participant.studyCode, path: SiteURL.studyParticipant(participant.id).path, arm: participant.arm ?? "—",
+                      enrolledOn: participant.enrolledOn.displayed, statusTitle: participant.status.title, statusTag: participant.status.tagClass,
+                      lastActive: participant.lastActiveAt.map(clock.dateTime) ?? "Not yet")
+            },
+            enrolPath: SiteURL.newStudyParticipant.path
+        ))
+    }
+
+    struct EnrolForm: Decodable, Sendable {
+        var studyCode: String = ""
+        var arm: String = ""
+        var email: String = ""
+        var enrolledOn = DateInputValue(day: nil, month: nil, year: nil)
+
+        enum CodingKeys: String, CodingKey {
+            case studyCode = "study_code", arm, email
+            case day = "enrolled_on_day", month = "enrolled_on_month", year = "enrolled_on_year"
+        }
+
+        init(today: CalendarDate) {
+            enrolledOn = DateInputValue(day: String(today.day), month: String(today.month), year: String(today.year))
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func text(_ key: CodingKeys) throws -> String { (try container.decodeIfPresent(String.self, forKey: key) ?? "").trimmed }
+            studyCode = try text(.studyCode)
+            arm = try text(.arm)
+            email = try text(.email)
+            enrolledOn = DateInputValue(day: try text(.day), month: try text(.month), year: try text(.year))
+        }
+    }
+
+    @Sendable func showEnrol(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(enrolPage(EnrolForm(today: clock.date(of: portal.now)), errors: FormErrors(), dateProblem: nil, context: context))
+    }
+
+    @Sendable func enrol(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(EnrolForm.self, context: context)
+        var errors = FormErrors()
+        if let problem = StudyRules.studyCodeProblem(form.studyCode) { errors.add("study_code", problem) }
+        var dateProblem: DateInputProblem?
+        var enrolledOn: CalendarDate?
+        switch form.enrolledOn.date(named: "Enrolment date", missing: "Enter the enrolment date") {
+        case .success(let date): enrolledOn = date
+        case .failure(let problem):
+            dateProblem = problem
+            errors.add(DateInputField.errorAnchor("enrolled_on", problem), problem.message)
+        }
+        if form.arm.count > StudyRules.armMaximumLength { errors.add("arm", "Arm or group must be \(StudyRules.armMaximumLength) characters or fewer") }
+        if !form.email.isEmpty, let problem = FieldRules.emailProblem(form.email) { errors.add("email", problem) }
+        guard errors.isEmpty, let enrolledOn else {
+            return portal.pages.response(enrolPage(form, errors: errors, dateProblem: dateProblem, context: context), status: .unprocessableContent)
+        }
+        let password = StudyRules.oneTimePassword(portal.dependencies.randomBytes)
+        let hash = try await portal.passwords.hash(password)
+        let origin = portal.origin(of: request, context: context)
+        let now = portal.now
+        let id: Int64
+        do {
+            id = try await portal.database.transaction { db in
+                let id = try await studies.enrol(
+                    studyCode: form.studyCode, arm: form.arm.isEmpty ? nil : form.arm, email: form.email.isEmpty ? nil : form.email,
+                    enrolledOn: enrolledOn, passwordHash: hash, now: now, on: db
+                )
+                try await portal.audit.record(AuditEvent(
+                    actor: context.auditActor, action: .studyParticipantEnrolled, recordType: "study_participant", recordID: "\(id)",
+                    origin: origin, detail: "study id \(form.studyCode)"
+                ), on: db)
+                return id
+            }
+        } catch is StudyCodeTaken {
+            errors.add("study_code", "Study id \(form.studyCode) is already enrolled: choose another")
+            return portal.pages.response(enrolPage(form, errors: errors, dateProblem: dateProblem, context: context), status: .unprocessableContent)
+        }
+        // Shown once, here: only its hash is kept.
+        return portal.pages.response(StudyEnrolledPage(
+            layout: portal.layout("Participant enrolled", context: context, current: .studyParticipants),
+            studyCode: form.studyCode, username: StudyRules.username(for: form.studyCode), password: password,
+            participantPath: SiteURL.studyParticipant(id).path, enrolPath: SiteURL.newStudyParticipant.path
+        ))
+    }
+
+    private func enrolPage(_ form: EnrolForm, errors: FormErrors, dateProblem: DateInputProblem?, context: PortalContext) -> StudyEnrolPage {
+        var fields = [
+            FormField("study_code", label: "Study id", value: form.studyCode, hint: "Chosen by the study team, like NU-017. It is also her username in the app.", width: 10),
+            FormField("arm", label: "Arm or group (optional)", value: form.arm, width: 20),
+            FormField("email", label: "Contact email (optional)", value: form.email, type: "email", autocomplete: "off", width: 30),
+        ]
+        errors.apply(to: &fields)
+        return StudyEnrolPage(
+            layout: portal.layout("Enrol a participant", context: context, current: .studyParticipants),
+            errors: errors.items, studyCode: fields[0], arm: fields[1], email: fields[2],
+            enrolledOn: DateInputField("enrolled_on", legend: "Enrolment date", hint: "For example, 27 3 2027", value: form.enrolledOn, problem: dateProblem),
+            action: SiteURL.newStudyParticipant.path, backPath: SiteURL.studyParticipants.path
+        )
+    }
+
+    @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        let origin = portal.origin(of: request, context: context)
+        let clock = self.clock
+        let today = clock.date(of: portal.now)
+        // Opening her record is itself recorded, in the same transaction as the read.
+        let (participant, schedule, marks, opens, feedback, events) = try await portal.database.transaction { db in
+            guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
+            let found = (
+                participant, try await studies.schedule(on: db), try await studies.marks(participantID: id, on: db),
+                try await studies.opensPerDay(participantID: id, on: db), try await studies.feedback(participantID: id, on: db),
+                try await MemberEvents().events(participantID: id, limit: 100, on: db)
+            )
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .studyParticipantViewed, recordType: "study_participant", recordID: "\(id)", origin: origin
+            ), on: db)
+            return found
+        }
+        let days = participant.days(through: today)
+        let statistics = schedule.statistics(days: days, today: today, marks: Set(marks.keys))
+        let titles = Dictionary(schedule.items.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
+        return portal.pages.response(StudyParticipantPage(
+            layout: portal.layout(participant.studyCode, context: context, current: .studyParticipants),
+            studyCode: participant.studyCode, statusTitle: participant.status.title, statusTag: participant.status.tagClass,
+            details: [
+                .init(key: "Arm or group", value: participant.arm ?? "None"),
+                .init(key: "Enrolled", value: participant.enrolledOn.displayed),
+                .init(key: "Withdrawn", value: participant.withdrawnOn?.displayed ?? "No"),
+                .init(key: "App username", value: participant.username),
+                .init(key: "Password", value: participant.mustChangePassword ? "One-time password not yet changed" : "Her own"),
+                .init(key: "Contact email", value: participant.email ?? "None"),
+                .init(key: "Last active in the app", value: participant.lastActiveAt.map(clock.dateTime) ?? "Not yet"),
+            ],
+            summary: [
+                .init(key: "Days in the study (closed)", value: "\(statistics.closedDays)"),
+                .init(key: "Days with every to-do done", value: "\(statistics.allDoneDays)"),
+                .init(key: "Current streak", value: statistics.currentStreak == 1 ? "1 day" : "\(statistics.currentStreak) days"),
+            ] + statistics.items.map { .init(key: $0.item.title, value: "Done on \($0.doneDays) of \($0.offeredDays) days") },
+            months: StudyCalendar.months(days: days, today: today, schedule: schedule, marks: Set(marks.keys)),
+            opens: opens.prefix(60).map { .init(day: $0.day.displayed, count: $0.count) },
+            feedback: feedback.map { .init(when: clock.dateTime($0.submittedAt), body: $0.body, handled: $0.handledAt != nil) },
+            timeline: events.map { event in
+                .init(when: clock.dateTime(event.occurredAt), what: StudyTimeline.describe(event, titles: titles))
+            },
+            withdrawPath: participant.status == .active ? SiteURL.studyParticipantWithdraw(id).path : nil,
+            deletePath: SiteURL.studyParticipantDelete(id).path,
+            listPath: SiteURL.studyParticipants.path,
+            auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("record", "study_participant:\(id)")]).string,
+            showsAuditLink: context.staff?.role == .administrator
+        ))
+    }
+
+    @Sendable func withdraw(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        let origin = portal.origin(of: request, context: context)
+        let today = clock.date(of: portal.now)
+        let now = portal.now
+        let code = try await portal.database.transaction { db in
+            guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
+            guard try await studies.withdraw(id: id, on: today, now: now, on: db) else { return participant.studyCode }
+            // Her app is signed out on every device at once.
+            try await tokens.revokeAll(ownerID: id, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .studyParticipantWithdrawn, recordType: "study_participant", recordID: "\(id)", origin: origin
+            ), on: db)
+            return participant.studyCode
+        }
+        try await portal.flash(Flash(.success, "\(code) has been withdrawn and signed out of the app. Her data stays in the study."), context: context)
+        return seeOther(.studyParticipant(id))
+    }
+
+    @Sendable func confirmDelete(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        guard let participant = try await portal.database.read({ db in try await studies.participant(id: id, on: db) }) else {
+            throw HTTPError(.notFound)
+        }
+        return portal.pages.response(StudyDeletePage(
+            layout: portal.layout("Delete \(participant.studyCode)’s data", context: context, current: .studyParticipants),
+            studyCode: participant.studyCode, action: SiteURL.studyParticipantDelete(id).path, participantPath: SiteURL.studyParticipant(id).path
+        ))
+    }
+
+    @Sendable func delete(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        let origin = portal.origin(of: request, context: context)
+        let code = try await portal.database.transaction { db in
+            guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
+            // Her login, tokens, to-dos, opens and feedback go with her; her events stay counted, no longer hers.
+            try await studies.delete(id: id, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .studyParticipantDeleted, recordType: "study_participant", recordID: "\(id)", origin: origin,
+                detail: "deleted at the participant's request"
+            ), on: db)
+            return participant.studyCode
+        }
+        try await portal.flash(Flash(.success, "\(code)’s data has been deleted."), context: context)
+        return seeOther(.studyParticipants)
+    }
+}
+
+/// Her to-do completion calendar: one table per month, each day saying how many of its to-dos she did.
+enum StudyCalendar {
+    static func months(days: ClosedRange<Int>?, today: CalendarDate, schedule: StudySchedule, marks: Set<StudyMark>) -> [StudyParticipantPage.Month] {
+        guard let days else { return [] }
+        var months: [StudyParticipantPage.Month] = []
+        var first = CalendarDate(dayNumber: days.upperBound).firstOfMonth
+        let start = CalendarDate(dayNumber: days.lowerBound).firstOfMonth
+        while first >= start {
+            let lead = first.weekdayFromMonday
+            var cells: [StudyParticipantPage.Cell] = Array(repeating: .init(day: nil, text: nil, tone: "outside"), count: lead)
+            for dayNumber in first.dayNumber...first.lastOfMonth.dayNumber {
+                let date = CalendarDate(dayNumber: dayNumber)
+                guard days.contains(dayNumber) else { cells.append(.init(day: date.day, text: nil, tone: "outside")); continue }
+                let asked = schedule.items(onDayNumber: dayNumber)
+                let done = asked.filter { marks.contains(StudyMark(itemID: $0.id, dayNumber: dayNumber)) }.count
+                let open = dayNumber == today.dayNumber
+                let tone = open ? "open" : asked.isEmpty ? "outside" : done == asked.count ? "full" : done == 0 ? "none" : "partial"
+                cells.append(.init(day: date.day, text: open ? "Today: \(done) of \(asked.count)" : "\(done) of \(asked.count)", tone: tone))
+            }
+            while cells.count % 7 != 0 { cells.append(.init(day: nil, text: nil, tone: "outside")) }
+            let weeks = stride(from: 0, to: cells.count, by: 7).map { StudyParticipantPage.Week(cells: Array(cells[$0..<$0 + 7])) }
+            months.append(.init(title: "\(CalendarDate.monthNames[first.month - 1]) \(first.year)", weeks: weeks))
+            first = first.adding(months: -1)
+        }
+        return months
+    }
+}
+
+/// How her timeline names each event.
+enum StudyTimeline {
+    static func describe(_ event: ParticipantEvent, titles: [Int64: String]) -> String {
+        switch event.kind {
+        case .studyTodoDone: "Marked done: \(event.number.flatMap { titles[$0] } ?? "a to-do")"
+        case .studyAppOpened: "Opened the app"
+        case .studyFeedbackSent: "Sent feedback"
+        default: event.kind.rawValue
+        }
+    }
+}

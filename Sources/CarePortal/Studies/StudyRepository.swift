@@ -1,0 +1,319 @@
+import Foundation
+import PortalPlatform
+import SQLKit
+
+/// A study id already used by another participant.
+struct StudyCodeTaken: Error {}
+
+/// The only place the study's SQL lives (its events go through `MemberEvents`).
+struct StudyRepository: Sendable {
+    // MARK: Participants
+
+    private static let participantColumns = [
+        "id", "study_code", "arm", "email", "enrolled_on", "withdrawn_on", "status", "username", "must_change_password",
+        "last_active_at", "created_at",
+    ]
+
+    private func participant(_ row: any SQLRow) throws -> StudyParticipant {
+        StudyParticipant(
+            id: try row.decode(column: "id", as: Int64.self),
+            studyCode: try row.decode(column: "study_code", as: String.self),
+            arm: try row.decode(column: "arm", as: String?.self),
+            email: try row.decode(column: "email", as: String?.self),
+            enrolledOn: CalendarDate(iso: try row.decode(column: "enrolled_on", as: String.self)) ?? CalendarDate(dayNumber: 0),
+            withdrawnOn: try row.decode(column: "withdrawn_on", as: String?.self).flatMap(CalendarDate.init(iso:)),
+            status: StudyParticipant.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .withdrawn,
+            username: try row.decode(column: "username", as: String.self),
+            mustChangePassword: try row.decode(column: "must_change_password", as: Int64.self) != 0,
+            lastActiveAt: try row.decode(column: "last_active_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
+            createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self))
+        )
+    }
+
+    /// Enrols a participant with her app login; throws `StudyCodeTaken` when the id is in use.
+    func enrol(studyCode: String, arm: String?, email: String?, enrolledOn: CalendarDate, passwordHash: String, now: Date,
+               on db: any SQLDatabase) async throws -> Int64 {
+        let key = StudyRules.studyCodeKey(studyCode)
+        let username = StudyRules.username(for: studyCode)
+        if try await db.select().column("id").from("study_participants")
+            .where("study_code_key", .equal, key).orWhere("username_key", .equal, username).first() != nil {
+            throw StudyCodeTaken()
+        }
+        let time = now.millisecondsSince1970
+        guard let row = try await db.insert(into: "study_participants")
+            .columns("study_code", "study_code_key", "arm", "email", "enrolled_on", "status", "username", "username_key", "password_hash",
+                     "must_change_password", "created_at", "updated_at")
+            .values(
+                SQLBind(studyCode), SQLBind(key), SQLBind(arm), SQLBind(email), SQLBind(enrolledOn.iso),
+                SQLBind(StudyParticipant.Status.active.rawValue), SQLBind(username), SQLBind(username), SQLBind(passwordHash),
+                SQLBind(Int64(1)), SQLBind(time), SQLBind(time)
+            )
+            .returning("id")
+            .first()
+        else { throw StudyCodeTaken() }
+        return try row.decode(column: "id", as: Int64.self)
+    }
+
+    func participant(id: Int64, on db: any SQLDatabase) async throws -> StudyParticipant? {
+        try await db.select().columns(Self.participantColumns).from("study_participants").where("id", .equal, id).first().map(participant)
+    }
+
+    /// Every participant, by study id.
+    func participants(on db: any SQLDatabase) async throws -> [StudyParticipant] {
+        try await db.select().columns(Self.participantColumns).from("study_participants").orderBy("study_code_key").all().map(participant)
+    }
+
+    /// The account a username signs in to.
+    func credentials(username: String, on db: any SQLDatabase) async throws -> (id: Int64, passwordHash: String, active: Bool)? {
+        guard let row = try await db.select().columns("id", "password_hash", "status").from("study_participants")
+            .where("username_key", .equal, username.trimmed.lowercased()).first()
+        else { return nil }
+        return (try row.decode(column: "id", as: Int64.self), try row.decode(column: "password_hash", as: String.self),
+                try row.decode(column: "status", as: String.self) == StudyParticipant.Status.active.rawValue)
+    }
+
+    func passwordHash(id: Int64, on db: any SQLDatabase) async throws -> String? {
+        try await db.select().column("password_hash").from("study_participants").where("id", .equal, id).first()?
+            .decode(column: "password_hash", as: String.self)
+    }
+
+    /// Her own password, replacing the one-time one.
+    func setPassword(id: Int64, hash: String, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("study_participants")
+            .set("password_hash", to: hash).set("must_change_password", to: Int64(0)).set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).run()
+    }
+
+    func markActive(id: Int64, at now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("study_participants").set("last_active_at", to: now.millisecondsSince1970).where("id", .equal, id).run()
+    }
+
+    /// Withdraws an active participant; false when she was not active.
+    func withdraw(id: Int64, on day: CalendarDate, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.update("study_participants")
+            .set("status", to: StudyParticipant.Status.withdrawn.rawValue)
+            .set("withdrawn_on", to: day.iso)
+            .set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).where("status", .equal, StudyParticipant.Status.active.rawValue)
+            .returning("id").first() != nil
+    }
+
+    /// Deletes her and everything that is hers (tokens, marks, opens, feedback go by their foreign keys);
+    /// her events stay counted, no longer hers.
+    func delete(id: Int64, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "study_participants").where("id", .equal, id).run()
+    }
+
+    /// How many participants are in each status.
+    func statusCounts(on db: any SQLDatabase) async throws -> [StudyParticipant.Status: Int] {
+        let rows = try await db.select().column("status").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+            .from("study_participants").groupBy("status").all()
+        var counts: [StudyParticipant.Status: Int] = [:]
+        for row in rows {
+            if let status = StudyParticipant.Status(rawValue: try row.decode(column: "status", as: String.self)) {
+                counts[status] = try row.decode(column: "count", as: Int.self)
+            }
+        }
+        return counts
+    }
+
+    // MARK: Daily to-dos
+
+    private static let itemColumns = ["id", "title", "starts_on", "ends_on", "position", "replaces_id"]
+
+    private func item(_ row: any SQLRow) throws -> StudyTodoItem {
+        StudyTodoItem(
+            id: try row.decode(column: "id", as: Int64.self),
+            title: try row.decode(column: "title", as: String.self),
+            startsOn: CalendarDate(iso: try row.decode(column: "starts_on", as: String.self)) ?? CalendarDate(dayNumber: 0),
+            endsOn: try row.decode(column: "ends_on", as: String?.self).flatMap(CalendarDate.init(iso:)),
+            position: try row.decode(column: "position", as: Int.self),
+            replacesID: try row.decode(column: "replaces_id", as: Int64?.self)
+        )
+    }
+
+    /// Every item the study has had, in order.
+    func schedule(on db: any SQLDatabase) async throws -> StudySchedule {
+        StudySchedule(items: try await db.select().columns(Self.itemColumns).from("study_todo_items").orderBy("position").orderBy("id").all().map(item))
+    }
+
+    func item(id: Int64, on db: any SQLDatabase) async throws -> StudyTodoItem? {
+        try await db.select().columns(Self.itemColumns).from("study_todo_items").where("id", .equal, id).first().map(item)
+    }
+
+    func addItem(title: String, startsOn: CalendarDate, endsOn: CalendarDate?, position: Int? = nil, replacesID: Int64? = nil,
+                 now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        let next: Int
+        if let position {
+            next = position
+        } else {
+            next = (try await db.select().column(SQLFunction("MAX", args: SQLColumn("position")), as: "last").from("study_todo_items").first()?
+                .decode(column: "last", as: Int?.self) ?? 0) + 1
+        }
+        let time = now.millisecondsSince1970
+        return try await db.insert(into: "study_todo_items")
+            .columns("title", "starts_on", "ends_on", "position", "replaces_id", "created_at", "updated_at")
+            .values(SQLBind(title), SQLBind(startsOn.iso), SQLBind(endsOn?.iso), SQLBind(Int64(next)), SQLBind(replacesID), SQLBind(time), SQLBind(time))
+            .returning("id").first()!.decode(column: "id", as: Int64.self)
+    }
+
+    /// Changes an item's wording and days in place: only for days that have not yet come (the caller checks).
+    func updateItem(id: Int64, title: String, startsOn: CalendarDate, endsOn: CalendarDate?, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("study_todo_items")
+            .set("title", to: title).set("starts_on", to: startsOn.iso).set("ends_on", to: endsOn?.iso)
+            .set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).run()
+    }
+
+    // MARK: Marks
+
+    /// Marks an item done on a day; marking it again changes nothing.
+    func mark(participantID: Int64, itemID: Int64, day: CalendarDate, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.insert(into: "study_todo_marks")
+            .columns("participant_id", "item_id", "day", "marked_at")
+            .values(SQLBind(participantID), SQLBind(itemID), SQLBind(day.iso), SQLBind(now.millisecondsSince1970))
+            .ignoringConflicts(with: ["participant_id", "day", "item_id"])
+            .returning("item_id")
+            .first() != nil
+    }
+
+    /// Her marks, with when each was made.
+    func marks(participantID: Int64, on db: any SQLDatabase) async throws -> [StudyMark: Date] {
+        var marks: [StudyMark: Date] = [:]
+        for row in try await db.select().columns("item_id", "day", "marked_at").from("study_todo_marks")
+            .where("participant_id", .equal, participantID).all() {
+            guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
+            marks[StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)] =
+                Date(millisecondsSince1970: try row.decode(column: "marked_at", as: Int64.self))
+        }
+        return marks
+    }
+
+    /// Every participant's marks, by participant.
+    func allMarks(on db: any SQLDatabase) async throws -> [Int64: [StudyMark: Date]] {
+        var marks: [Int64: [StudyMark: Date]] = [:]
+        for row in try await db.select().columns("participant_id", "item_id", "day", "marked_at").from("study_todo_marks").all() {
+            guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
+            marks[try row.decode(column: "participant_id", as: Int64.self), default: [:]][
+                StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)
+            ] = Date(millisecondsSince1970: try row.decode(column: "marked_at", as: Int64.self))
+        }
+        return marks
+    }
+
+    /// How many marks each item got on each day from `first` on.
+    func markCounts(from first: CalendarDate, on db: any SQLDatabase) async throws -> [StudyMark: Int] {
+        var counts: [StudyMark: Int] = [:]
+        for row in try await db.select().column("item_id").column("day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+            .from("study_todo_marks").where("day", .greaterThanOrEqual, first.iso).groupBy("item_id").groupBy("day").all() {
+            guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
+            counts[StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)] = try row.decode(column: "count", as: Int.self)
+        }
+        return counts
+    }
+
+    // MARK: App opens
+
+    /// Records an open unless she had one in the minute before; true when recorded.
+    func recordOpen(participantID: Int64, day: CalendarDate, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        let time = now.millisecondsSince1970
+        if try await db.select().column("id").from("study_app_opens")
+            .where("participant_id", .equal, participantID).where("opened_at", .greaterThan, time - 60_000)
+            .limit(1).first() != nil {
+            return false
+        }
+        try await db.insert(into: "study_app_opens").columns("participant_id", "opened_at", "day")
+            .values(SQLBind(participantID), SQLBind(time), SQLBind(day.iso)).run()
+        return true
+    }
+
+    /// Her opens per day, newest day first.
+    func opensPerDay(participantID: Int64, on db: any SQLDatabase) async throws -> [(day: CalendarDate, count: Int)] {
+        try await db.select().column("day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("study_app_opens")
+            .where("participant_id", .equal, participantID).groupBy("day").orderBy("day", .descending).all()
+            .compactMap { row in
+                guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { return nil }
+                return (day, try row.decode(column: "count", as: Int.self))
+            }
+    }
+
+    /// Opens and how many participants opened, per day from `first` on.
+    func opensPerDay(from first: CalendarDate, on db: any SQLDatabase) async throws -> [CalendarDate: (opens: Int, participants: Int)] {
+        var found: [CalendarDate: (Int, Int)] = [:]
+        for row in try await db.select().column("day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "opens")
+            .column(SQLFunction("COUNT", args: SQLDistinct(SQLColumn("participant_id"))), as: "participants")
+            .from("study_app_opens").where("day", .greaterThanOrEqual, first.iso).groupBy("day").all() {
+            guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
+            found[day] = (try row.decode(column: "opens", as: Int.self), try row.decode(column: "participants", as: Int.self))
+        }
+        return found
+    }
+
+    /// Every open, oldest first: participant, when, day.
+    func allOpens(on db: any SQLDatabase) async throws -> [(participantID: Int64, openedAt: Date, day: String)] {
+        try await db.select().columns("participant_id", "opened_at", "day").from("study_app_opens").orderBy("opened_at").orderBy("id").all().map { row in
+            (try row.decode(column: "participant_id", as: Int64.self),
+             Date(millisecondsSince1970: try row.decode(column: "opened_at", as: Int64.self)),
+             try row.decode(column: "day", as: String.self))
+        }
+    }
+
+    // MARK: Feedback
+
+    func addFeedback(participantID: Int64, body: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        try await db.insert(into: "study_feedback").columns("participant_id", "body", "submitted_at")
+            .values(SQLBind(participantID), SQLBind(body), SQLBind(now.millisecondsSince1970))
+            .returning("id").first()!.decode(column: "id", as: Int64.self)
+    }
+
+    /// Feedback, newest first: everyone's, or one participant's.
+    func feedback(participantID: Int64? = nil, unhandledOnly: Bool = false, on db: any SQLDatabase) async throws -> [StudyFeedback] {
+        let query = db.select()
+            .columns(SQLColumn("id", table: "f"), SQLColumn("participant_id", table: "f"), SQLColumn("body", table: "f"),
+                     SQLColumn("submitted_at", table: "f"), SQLColumn("handled_at", table: "f"), SQLColumn("study_code", table: "p"))
+            .from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f")))
+            .join(SQLAlias(SQLIdentifier("study_participants"), as: SQLIdentifier("p")),
+                  on: SQLBinaryExpression(SQLColumn("participant_id", table: "f"), .equal, SQLColumn("id", table: "p")))
+        if let participantID { query.where(SQLColumn("participant_id", table: "f"), .equal, SQLBind(participantID)) }
+        if unhandledOnly { query.where(SQLColumn("handled_at", table: "f"), .is, SQLLiteral.null) }
+        return try await query.orderBy(SQLColumn("submitted_at", table: "f"), SQLDirection.descending).orderBy(SQLColumn("id", table: "f"), SQLDirection.descending).all().map { row in
+            StudyFeedback(
+                id: try row.decode(column: "id", as: Int64.self),
+                participantID: try row.decode(column: "participant_id", as: Int64.self),
+                studyCode: try row.decode(column: "study_code", as: String.self),
+                body: try row.decode(column: "body", as: String.self),
+                submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self)),
+                handledAt: try row.decode(column: "handled_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+            )
+        }
+    }
+
+    /// Marks a message handled; false when there is none or it already was.
+    func markHandled(id: Int64, by staffID: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await db.update("study_feedback")
+            .set("handled_at", to: now.millisecondsSince1970).set("handled_by", to: staffID)
+            .where("id", .equal, id).where("handled_at", .is, SQLLiteral.null)
+            .returning("id").first() != nil
+    }
+
+    func feedbackParticipant(id: Int64, on db: any SQLDatabase) async throws -> Int64? {
+        try await db.select().column("participant_id").from("study_feedback").where("id", .equal, id).first()?
+            .decode(column: "participant_id", as: Int64.self)
+    }
+
+    // MARK: Contact and appointments
+
+    func contact(on db: any SQLDatabase) async throws -> (markdown: String, html: String, updatedAt: Date)? {
+        guard let row = try await db.select().columns("markdown", "html", "updated_at").from("study_contact").where("id", .equal, 1).first() else { return nil }
+        return (try row.decode(column: "markdown", as: String.self), try row.decode(column: "html", as: String.self),
+                Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self)))
+    }
+
+    func saveContact(markdown: String, html: String, by staffID: Int64?, now: Date, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "study_contact").columns("id", "markdown", "html", "updated_at", "updated_by")
+            .values(SQLBind(Int64(1)), SQLBind(markdown), SQLBind(html), SQLBind(now.millisecondsSince1970), SQLBind(staffID))
+            .onConflict(with: ["id"]) { $0.set(excludedValueOf: "markdown").set(excludedValueOf: "html")
+                .set(excludedValueOf: "updated_at").set(excludedValueOf: "updated_by") }
+            .run()
+    }
+}
