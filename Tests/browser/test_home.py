@@ -56,6 +56,12 @@ def test_the_home_and_the_grouped_menus(browser, server, admin, size):
     _no_sideways_scrolling(browser, "menu open")
     check_accessibility(browser, f"menu open ({size})")
     screenshot(browser, f"02-people-menu-{size}")
+    # One group open at a time (details sharing a name): opening Community closes People.
+    community = browser.find_element(By.XPATH, "//nav[@class='site-nav']//summary[starts-with(normalize-space(.), 'Community')]")
+    community.click()
+    assert community.find_element(By.XPATH, "..").get_attribute("open") is not None
+    assert details.get_attribute("open") is None
+    summary.click()
     members.click()
     assert path_of(browser) == "/members"
 
