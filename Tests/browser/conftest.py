@@ -408,6 +408,9 @@ def submit(driver, button_text: str) -> None:
     assert buttons, f"no button {button_text!r} on {driver.current_url}"
     assert len(buttons) == 1, f"{len(buttons)} buttons {button_text!r} on {driver.current_url}"
     old_page = driver.find_element(By.TAG_NAME, "html")
+    # Into the middle of the window first: a button whose top lies on the window's bottom edge counts as
+    # in view, and the click would land below the window.
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", buttons[0])
     buttons[0].click()
     try:
         WebDriverWait(driver, WAIT).until(lambda d: _is_stale(old_page))
@@ -445,6 +448,21 @@ def text_of(driver, css: str) -> str:
     elements = driver.find_elements(By.CSS_SELECTOR, css)
     assert elements, f"no {css} on {driver.current_url}"
     return elements[0].text
+
+
+def follow_navigation(driver, title: str) -> None:
+    """Opens the page the main navigation links as title, as a person does: opening its group first
+    when the link sits in a closed group (a <details> disclosure)."""
+    links = [
+        link for link in driver.find_elements(By.CSS_SELECTOR, "nav.site-nav a")
+        if link.get_attribute("textContent").strip() == title
+    ]
+    assert len(links) == 1, f"{len(links)} navigation links {title!r} on {driver.current_url}"
+    groups = links[0].find_elements(By.XPATH, "ancestor::details[1]")
+    if groups and groups[0].get_attribute("open") is None:
+        groups[0].find_element(By.TAG_NAME, "summary").click()
+    links[0].click()
+    WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def check_charts_keep_their_text_inside(driver) -> int:

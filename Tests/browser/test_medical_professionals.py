@@ -4,13 +4,13 @@ import re
 
 from selenium.webdriver.common.by import By
 
-from conftest import check_accessibility, fill, path_of, screenshot, submit, text_of
+from conftest import check_accessibility, fill, follow_navigation, path_of, screenshot, submit, text_of
 from test_sign_in import assert_error_next_to, error_summary_links, sign_in
 
 
 def test_an_invited_medical_professional_sets_up_their_account(browser, server, admin):
     sign_in(browser, server, admin)
-    browser.find_element(By.LINK_TEXT, "Medical professionals").click()
+    follow_navigation(browser, "Medical professionals")
     check_accessibility(browser, "medical professionals")
     browser.find_element(By.LINK_TEXT, "Invite a medical professional").click()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import Account, _server_binary, check_accessibility, create_first_administrator, fill, path_of, screenshot, submit, text_of
+from conftest import Account, _server_binary, check_accessibility, create_first_administrator, fill, follow_navigation, path_of, screenshot, submit, text_of
 from test_sign_in import error_summary_links, sign_in
 
 PHYSICIAN = Account("dr.ada", "ada@example.org", "levodopa and long walks")
@@ -47,7 +47,7 @@ def test_a_physician_adds_a_patient_with_the_wizard_and_sees_her_adherence(brows
     create_first_administrator(browser, base)
 
     # The administrator fills the catalogue the wizard's dropdowns come from.
-    browser.find_element(By.LINK_TEXT, "Catalogue").click()
+    follow_navigation(browser, "Catalogue")
     check_accessibility(browser, "empty catalogue")
     for name, doses in [("Levodopa/carbidopa", "25/100 mg tablet\n25/250 mg tablet"), ("Pramipexole", "0.25 mg tablet\n0.5 mg tablet")]:
         browser.find_element(By.LINK_TEXT, "Add a medication").click()

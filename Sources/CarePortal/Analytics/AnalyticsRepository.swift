@@ -89,6 +89,14 @@ struct AnalyticsRepository: Sendable {
         }
     }
 
+    /// How many different members were active at some time in `period` (all cohorts).
+    func activeMemberCount(in period: ClosedRange<AnalyticsDay>, on db: any SQLDatabase) async throws -> Int {
+        try await db.raw("""
+            SELECT COUNT(DISTINCT member_id) AS members FROM member_days
+            WHERE day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)
+            """).first()?.decode(column: "members", as: Int.self) ?? 0
+    }
+
     /// How often each member active in `period` opened the app in it.
     func opensPerMember(in period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64] {
         let query: SQLQueryString = """

@@ -62,9 +62,10 @@ extension Program {
 /// The groups the navigation gathers its links under.
 extension NavigationGroup {
     static let overview = NavigationGroup("Overview", order: 0)
-    static let clinical = NavigationGroup("Clinical", order: 10)
+    static let people = NavigationGroup("People", order: 10)
     static let community = NavigationGroup("Community", order: 20)
-    static let people = NavigationGroup("People", order: 30)
+    static let learning = NavigationGroup("Learning", order: 25)
+    static let clinical = NavigationGroup("Clinical", order: 30)
     static let settings = NavigationGroup("Settings", order: 90)
 }
 

@@ -47,7 +47,11 @@ struct ChatFeature: PortalFeature {
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         guard staff.role == .administrator else { return [] }
-        return [HomeCard(title: "Chat", path: SiteURL.chat.path, body: "Moderate the cohorts' chat rooms and choose how long messages stay.")]
+        let reported = try await portal.database.read { db in try await ChatRepository().openReportCount(on: db) }
+        return [HomeCard(
+            title: "Chat", path: SiteURL.chat.path, body: "Moderate the cohorts' chat rooms and choose how long messages stay.",
+            figures: [HomeFigure(label: "Reported messages waiting for review", value: reported, path: SiteURL.chatReports.path, needsAttention: reported > 0)]
+        )]
     }
 }
 

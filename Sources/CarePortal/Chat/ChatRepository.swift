@@ -217,6 +217,14 @@ struct ChatRepository: Sendable {
             .where("message_id", .equal, messageID).where("resolved_at", .is, SQLLiteral.null).run()
     }
 
+    /// How many messages, not yet removed, have open reports.
+    func openReportCount(on db: any SQLDatabase) async throws -> Int {
+        try await db.raw("""
+            SELECT COUNT(DISTINCT r.message_id) AS count FROM chat_reports r JOIN chat_messages m ON m.id = r.message_id
+            WHERE r.resolved_at IS NULL AND m.removed_at IS NULL
+            """).first()?.decode(column: "count", as: Int.self) ?? 0
+    }
+
     /// Messages with open reports, oldest report first (including those past their room's window,
     /// which the caller leaves out until the purge takes them).
     func reported(on db: any SQLDatabase) async throws -> [(message: ChatMessage, reasons: [String], firstReportedAt: Date)] {

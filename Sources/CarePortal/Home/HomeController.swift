@@ -45,10 +45,32 @@ struct HomeController {
     }
 }
 
+/// The home page: first the overview (the cards with figures or graphs: what the role needs first, in the
+/// features' order), then the links to the role's other pages.
 struct HomePage: Page {
+    struct Panel: Encodable {
+        let index: Int
+        let card: HomeCard
+        let hasFigures: Bool
+    }
+
     static let template = TemplateName.home
     let layout: Layout
     let greeting: String
     let roleTitle: String
+    let overview: [Panel]
     let cards: [HomeCard]
+    let hasOverview: Bool
+    /// The link cards' heading level: beneath "Your pages" when the overview comes first.
+    let cardHeading: String
+
+    init(layout: Layout, greeting: String, roleTitle: String, cards: [HomeCard]) {
+        self.layout = layout
+        self.greeting = greeting
+        self.roleTitle = roleTitle
+        overview = cards.filter(\.isOverview).enumerated().map { Panel(index: $0.offset + 1, card: $0.element, hasFigures: !$0.element.figures.isEmpty) }
+        self.cards = cards.filter { !$0.isOverview }
+        hasOverview = !overview.isEmpty
+        cardHeading = hasOverview ? "h3" : "h2"
+    }
 }

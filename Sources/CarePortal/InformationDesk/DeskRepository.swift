@@ -415,6 +415,19 @@ struct DeskRepository: Sendable {
     }
 
     /// How many posts have open flags.
+    /// How many visible questions wait for a first reply (as the staff list's "Waiting" counts them), and
+    /// when the oldest of them was asked.
+    func waitingQuestions(on db: any SQLDatabase) async throws -> (count: Int, oldest: Date?) {
+        guard let row = try await db.raw("""
+            SELECT COUNT(*) AS waiting, MIN(created_at) AS oldest FROM desk_threads
+            WHERE answered_at IS NULL AND moderation = 'visible'
+            """).first() else { return (0, nil) }
+        return (
+            try row.decode(column: "waiting", as: Int.self),
+            try row.decode(column: "oldest", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        )
+    }
+
     func openFlagTotal(on db: any SQLDatabase) async throws -> Int {
         try await db.raw("SELECT COUNT(DISTINCT post) AS count FROM desk_flags WHERE resolved_at IS NULL").first()?
             .decode(column: "count", as: Int.self) ?? 0

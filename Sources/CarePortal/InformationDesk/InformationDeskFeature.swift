@@ -32,9 +32,21 @@ struct InformationDeskFeature: PortalFeature {
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         guard staff.role == .administrator else { return [] }
+        let repository = DeskRepository(engine: portal.database.engine)
+        let (waiting, flagged) = try await portal.database.read { db in
+            (try await repository.waitingQuestions(on: db), try await repository.openFlagTotal(on: db))
+        }
         return [HomeCard(
             title: "Information desk", path: SiteURL.desk.path,
-            body: "Read members' questions and the answers, and review flagged posts."
+            body: "Read members' questions and the answers, and review flagged posts.",
+            figures: [
+                HomeFigure(
+                    label: "Questions waiting for an answer", value: waiting.count,
+                    detail: waiting.oldest.map { "The oldest has waited \(DeskAge.text(since: $0, now: portal.now))." },
+                    needsAttention: waiting.count > 0
+                ),
+                HomeFigure(label: "Flagged posts waiting for review", value: flagged, path: SiteURL.deskFlags.path, needsAttention: flagged > 0),
+            ]
         )]
     }
 

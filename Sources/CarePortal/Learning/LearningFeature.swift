@@ -8,7 +8,7 @@ import SQLKit
 struct LearningFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Learning", path: SiteURL.learning.path, access: LearningController.access, group: .community),
+        NavigationItem(title: "Learning", path: SiteURL.learning.path, access: LearningController.access, group: .learning),
     ]
     static let auditActions: [AuditAction] = [.babyWeekChanged, .pointsRulesChanged] + LearningContentController.auditActions
     static let templates: [TemplateName] = [.learning, .babyWeek, .pointsRules] + LearningContentController.templates

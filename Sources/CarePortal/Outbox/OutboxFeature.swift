@@ -21,9 +21,13 @@ struct OutboxFeature: PortalFeature {
         }
         return [HomeCard(
             title: "Outbox", path: SiteURL.outbox.path,
-            body: failed == 0
-                ? "Read the emails the portal has sent or is about to send."
-                : "\(failed) email\(failed == 1 ? " was" : "s were") not delivered. Check the address and send again."
+            body: "Read the emails the portal has sent or is about to send.",
+            figures: [HomeFigure(
+                label: "Emails not delivered", value: failed,
+                detail: failed == 0 ? nil : "Check the address and send again.",
+                path: ListAddress(path: SiteURL.outbox.path, parameters: [("status", OutboxMessage.Status.failed.rawValue)]).string,
+                needsAttention: failed > 0
+            )]
         )]
     }
 }

@@ -30,7 +30,20 @@ struct PatientsFeature: PortalFeature {
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         switch staff.role {
         case .physician:
-            [HomeCard(title: "Patients", path: SiteURL.patients.path, body: "See your patients, add a new patient and download their reports.")]
+            try await portal.database.read { db in
+                let patients = try await PatientRepository().count(physicianID: staff.id, on: db)
+                let drafts = try await RegimenRepository().draftCount(physicianID: staff.id, on: db)
+                return [HomeCard(
+                    title: "Patients", path: SiteURL.patients.path, body: "See your patients, add a new patient and download their reports.",
+                    figures: [
+                        HomeFigure(label: "Your patients", value: patients),
+                        HomeFigure(
+                            label: "New patients not finished", value: drafts,
+                            detail: drafts == 0 ? nil : "Drafts you started are listed on the Patients page.", needsAttention: drafts > 0
+                        ),
+                    ]
+                )]
+            }
         case .administrator:
             [HomeCard(title: "Patients", path: SiteURL.patients.path, body: "See every physician's patients and move a patient to another physician.")]
         default:

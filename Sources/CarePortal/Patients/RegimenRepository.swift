@@ -184,6 +184,11 @@ struct RegimenRepository: Sendable {
             .first().map(decodeDraft)
     }
 
+    /// How many new patients the physician started and has not finished.
+    func draftCount(physicianID: Int64, on db: any SQLDatabase) async throws -> Int {
+        try await db.count(in: "patient_drafts") { $0.where("physician_id", .equal, physicianID) }
+    }
+
     func drafts(physicianID: Int64, on db: any SQLDatabase) async throws -> [PatientDraft] {
         try await db.select().columns("id", "step", "data", "updated_at").from("patient_drafts")
             .where("physician_id", .equal, physicianID)

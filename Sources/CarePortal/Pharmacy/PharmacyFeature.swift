@@ -58,7 +58,8 @@ struct PharmacyFeature: PortalFeature {
         return [
             HomeCard(
                 title: "Refill queue", path: SiteURL.pharmacy.path,
-                body: waiting == 0 ? "No refill requests are waiting." : "\(waiting) refill request\(waiting == 1 ? " is" : "s are") waiting on the pharmacy."
+                body: waiting == 0 ? "No refill requests are waiting." : "\(waiting) refill request\(waiting == 1 ? " is" : "s are") waiting on the pharmacy.",
+                figures: [HomeFigure(label: "Refill requests waiting on the pharmacy", value: waiting, needsAttention: waiting > 0)]
             ),
             HomeCard(title: "Check a voucher", path: SiteURL.pharmacyVoucherCheck.path, body: "Type or scan a customer's voucher code at the till."),
         ]
@@ -77,7 +78,7 @@ extension Program {
 }
 
 extension NavigationGroup {
-    static let pharmacy = NavigationGroup("Pharmacy", order: 15)
+    static let pharmacy = NavigationGroup("Pharmacy", order: 50)
 }
 
 extension NotificationKind {

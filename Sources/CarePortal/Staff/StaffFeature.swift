@@ -31,9 +31,12 @@ struct StaffFeature: PortalFeature {
         let waiting = try await portal.database.read { db in try await StaffAccountRepository().awaitingApprovalCount(on: db) }
         return [HomeCard(
             title: "Staff accounts", path: SiteURL.staff.path,
-            body: waiting == 0
-                ? "Find staff accounts, and disable or re-enable them."
-                : "\(waiting) physician registration\(waiting == 1 ? " is" : "s are") waiting for your approval."
+            body: "Find staff accounts, invite staff, and disable or re-enable them.",
+            figures: [HomeFigure(
+                label: "Physicians waiting for approval", value: waiting,
+                path: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
+                needsAttention: waiting > 0
+            )]
         )]
     }
 }

@@ -8,7 +8,7 @@ import SQLKit
 struct SurveysFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Surveys", path: SiteURL.surveys.path, access: SurveysController.access, group: .community),
+        NavigationItem(title: "Surveys", path: SiteURL.surveys.path, access: SurveysController.access, group: .learning),
     ]
     static let auditActions: [AuditAction] = [
         .surveyCreated, .surveyChanged, .surveyPublished, .surveyAnnounced, .surveyClosed, .surveyResultsExported,

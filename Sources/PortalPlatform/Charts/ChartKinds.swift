@@ -428,3 +428,77 @@ extension ChartTable {
         )
     }
 }
+
+/// A small line of one series with no axes, for an overview (the administrators' home): its first and last
+/// categories beneath the line and its latest value above it, all inside the drawing, and the same numbers
+/// in the table beneath, so the line is never the only way to read them.
+package struct Sparkline: Sendable {
+    package var id: String
+    package var title: String
+    package var summary: String
+    package var categories: [String]
+    package var values: [ChartValue]
+    /// What a value counts, for the table's heading ("Members active").
+    package var valueTitle: String
+    package var categoryTitle: String
+
+    package static let width = 320.0
+    package static let height = 96.0
+
+    package init(id: String, title: String, summary: String, categories: [String], values: [ChartValue], valueTitle: String, categoryTitle: String) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.categories = categories
+        self.values = values
+        self.valueTitle = valueTitle
+        self.categoryTitle = categoryTitle
+    }
+
+    package var figure: ChartFigure {
+        let g = ChartGeometry.self
+        let width = Self.width, height = Self.height
+        let left = 8.0, right = width - 8, top = 30.0, bottom = height - 26
+        let count = min(categories.count, values.count)
+        let numbers = values.prefix(count).compactMap(\.number)
+        let highest = max(numbers.max() ?? 0, 1)
+        let step = count > 1 ? (right - left) / Double(count - 1) : 0
+        func x(_ index: Int) -> Double { count > 1 ? left + step * Double(index) : (left + right) / 2 }
+        func y(_ value: Double) -> Double { bottom - (bottom - top) * max(0, value) / highest }
+        let colour = g.colours[0]
+        var strokes = [ChartFigure.Stroke(path: "M\(g.number(left)) \(g.number(bottom))H\(g.number(right))", className: "chart__axis", colour: nil, dashes: nil)]
+        var path = ""
+        var penDown = false
+        var marks: [ChartFigure.Mark] = []
+        for index in 0..<count {
+            guard let number = values[index].number else {
+                penDown = false
+                continue
+            }
+            path += (penDown ? "L" : "M") + "\(g.number(x(index))) \(g.number(y(number)))"
+            penDown = true
+            if index == count - 1 {
+                marks.append(.init(path: LineChart.shape(0, x: x(index), y: y(number)), colour: colour, tooltip: "\(categories[index]): \(values[index].text)"))
+            }
+        }
+        if !path.isEmpty { strokes.append(.init(path: path, className: "chart__series", colour: colour, dashes: nil)) }
+        var labels: [ChartFigure.Label] = []
+        if let latest = values.prefix(count).last {
+            labels.append(g.label("Latest: \(latest.text)", x: left, y: 18, className: "chart__value", room: width - 2 * left, size: g.labelSize))
+        }
+        if let first = categories.first, count > 0 {
+            labels.append(g.label(first, x: left, y: height - 6, className: "chart__label", room: width / 2 - left - 4, size: g.labelSize))
+        }
+        if count > 1, let last = categories.prefix(count).last {
+            labels.append(g.label(last, x: right, y: height - 6, anchor: "end", className: "chart__label", room: width / 2 - left - 4, size: g.labelSize))
+        }
+        let table = ChartTable(
+            caption: title, columns: [.init(categoryTitle, numeric: false), .init(valueTitle)],
+            rows: (0..<count).map { [categories[$0], values[$0].text] }
+        )
+        return ChartFigure(
+            id: id, title: title, summary: summary, width: width, height: height, patterns: [], strokes: strokes, boxes: [],
+            marks: marks, labels: labels, table: table, csvPath: nil
+        )
+    }
+}

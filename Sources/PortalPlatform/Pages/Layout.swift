@@ -54,17 +54,61 @@ package struct SiteHeader: Fragment {
         }
     }
 
+    /// One heading of the grouped navigation: a plain link when the group has a single page, otherwise a
+    /// disclosure (`<details>`) listing the group's pages, marked as current when one of them is the page.
+    package struct NavigationSection: Sendable, Hashable, Encodable {
+        package struct Menu: Sendable, Hashable, Encodable {
+            package let links: [NavigationLink]
+        }
+
+        package let title: String
+        package let isCurrent: Bool
+        /// Set when the group has one page: the header shows it as a plain link.
+        package let single: NavigationLink?
+        /// Set when the group has several pages.
+        package let menu: Menu?
+
+        package init(title: String, links: [NavigationLink]) {
+            self.title = title
+            isCurrent = links.contains(where: \.isCurrent)
+            single = links.count == 1 ? links[0] : nil
+            menu = links.count > 1 ? Menu(links: links) : nil
+        }
+    }
+
+    /// Up to this many links, a role's navigation stays one plain row: grouping would only hide pages.
+    package static let plainRowLimit = 8
+
     package static let template = TemplateName.siteHeader
     package let programName: String
     package let signedIn: SignedIn?
+    /// Every link the role may use, in the navigation's order.
     package let navigation: [NavigationLink]
+    /// The same links under their groups' headings; empty when the links fit in one plain row.
+    package let sections: [NavigationSection]
+    package let isGrouped: Bool
     package let signOutPath = PlatformPath.signOut
     package let homePath = PlatformPath.home
 
-    package init(programName: String, signedIn: SignedIn? = nil, navigation: [NavigationLink]) {
+    package init(programName: String, signedIn: SignedIn? = nil, navigation: [NavigationLink], sections: [NavigationSection] = []) {
         self.programName = programName
         self.signedIn = signedIn
         self.navigation = navigation
+        self.isGrouped = navigation.count > Self.plainRowLimit && !sections.isEmpty
+        self.sections = isGrouped ? sections : []
+    }
+
+    /// The links `items` gives, gathered under their groups in the groups' order (`items` is ordered by group).
+    package static func sections(_ items: [(group: NavigationGroup, link: NavigationLink)]) -> [NavigationSection] {
+        var sections: [(group: NavigationGroup, links: [NavigationLink])] = []
+        for item in items {
+            if let last = sections.indices.last, sections[last].group == item.group {
+                sections[last].links.append(item.link)
+            } else {
+                sections.append((item.group, [item.link]))
+            }
+        }
+        return sections.map { NavigationSection(title: $0.group.title, links: $0.links) }
     }
 }
 
@@ -74,9 +118,9 @@ extension Portal {
     package func layout(_ title: String, context: PortalContext, currentPath: String?) -> Layout {
         let role = context.staff?.role
         let settings = programSettings.current
-        let navigation = role == nil ? [] : contributions.orderedNavigation
+        let items = role == nil ? [] : contributions.orderedNavigation
             .filter { $0.access.allows(role) && settings.runs($0.program) }
-            .map { SiteHeader.NavigationLink(title: $0.title, path: $0.path, isCurrent: $0.path == currentPath) }
+            .map { (group: $0.group, link: SiteHeader.NavigationLink(title: $0.title, path: $0.path, isCurrent: $0.path == currentPath)) }
         let programName = settings.programName
         let csrfToken = context.session?.csrfToken
         let header = SiteHeader(
@@ -84,7 +128,8 @@ extension Portal {
             signedIn: context.staff.flatMap { staff in
                 csrfToken.map { SiteHeader.SignedIn(username: staff.username, roleTitle: staff.role.title, csrfToken: $0) }
             },
-            navigation: navigation
+            navigation: items.map(\.link),
+            sections: SiteHeader.sections(items)
         )
         return Layout(
             title: title,

@@ -47,17 +47,53 @@ package struct NavigationItem: Sendable {
     }
 }
 
-/// A card on a staff member's home page, contributed by a feature.
+/// A card on a staff member's home page, contributed by a feature: a link to its pages with a sentence,
+/// and, for the overview at the top of the page, the feature's own figures and small graphs.
 package struct HomeCard: Sendable, Encodable {
     package let title: String
     package let path: String
     package let body: String
+    /// The numbers the role needs first (questions waiting, mail not delivered); exact operational counts.
+    package let figures: [HomeFigure]
+    /// Small graphs drawn with the shared chart module (`Sparkline`), already rendered.
+    package let charts: [String]
+    /// Whether the card belongs to the overview at the top of the home page rather than the links beneath.
+    package let isOverview: Bool
 
-    package init(title: String, path: String, body: String) {
+    package init(title: String, path: String, body: String, figures: [HomeFigure] = [], charts: [String] = []) {
         self.title = title
         self.path = path
         self.body = body
+        self.figures = figures
+        self.charts = charts
+        isOverview = !figures.isEmpty || !charts.isEmpty
     }
+}
+
+/// One number on a home card: what it counts, the number, and a line of context ("the oldest has waited 3 days").
+package struct HomeFigure: Sendable, Encodable, Equatable {
+    package let label: String
+    package let value: String
+    package let detail: String?
+    /// Where the number's own list is, when it differs from the card's page.
+    package let path: String?
+    /// True when the number asks for someone's attention (it is drawn with a warning mark).
+    package let needsAttention: Bool
+
+    package init(label: String, value: Int, detail: String? = nil, path: String? = nil, needsAttention: Bool = false) {
+        self.init(label: label, text: HomeFigure.count(value), detail: detail, path: path, needsAttention: needsAttention)
+    }
+
+    package init(label: String, text: String, detail: String? = nil, path: String? = nil, needsAttention: Bool = false) {
+        self.label = label
+        self.value = text
+        self.detail = detail
+        self.path = path
+        self.needsAttention = needsAttention
+    }
+
+    /// An exact count, with thousands separated.
+    package static func count(_ value: Int) -> String { ChartFormat.count(value) }
 }
 
 /// Work a feature runs in the background on every server, every `interval`, while its program is on.
