@@ -59,7 +59,7 @@ extension Program {
 }
 
 extension NavigationGroup {
-    static let study = NavigationGroup("Study", order: 25)
+    static let study = NavigationGroup("Study", order: 45)
 }
 
 extension TemplateName {
