@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 from selenium.webdriver.common.by import By
 
-from conftest import check_accessibility, check_charts_keep_their_text_inside, fill, screenshot, submit, text_of
+from conftest import check_accessibility, check_charts_keep_their_text_inside, fill, follow_navigation, screenshot, submit, text_of
 from test_sign_in import sign_in
 
 FEEDBACK = 'The folate reminder helps <b>a lot</b> & "thank you"'
@@ -44,7 +44,7 @@ def test_a_researcher_enrols_a_participant_and_downloads_the_export(browser, ser
     browser.get(server + "/studies")
     check_accessibility(browser, "dashboard, empty")
 
-    browser.find_element(By.LINK_TEXT, "Participants").click()
+    follow_navigation(browser, "Participants")
     browser.find_element(By.LINK_TEXT, "Enrol a participant").click()
     check_accessibility(browser, "enrol")
     fill(browser, "study_code", "")
@@ -84,30 +84,30 @@ def test_a_researcher_enrols_a_participant_and_downloads_the_export(browser, ser
     check_accessibility(browser, "participant")
     screenshot(browser, "participant")
 
-    browser.find_element(By.LINK_TEXT, "Feedback").click()
+    follow_navigation(browser, "Feedback")
     assert "NU-017" in text_of(browser, ".study-feedback")
     check_accessibility(browser, "feedback")
     screenshot(browser, "feedback")
 
-    browser.find_element(By.LINK_TEXT, "Daily to-dos").click()
+    follow_navigation(browser, "Daily to-dos")
     check_accessibility(browser, "daily to-dos")
     browser.find_element(By.XPATH, "//a[span[normalize-space()='Taken daily folate']]").click()
     check_accessibility(browser, "change a to-do")
 
-    browser.find_element(By.LINK_TEXT, "Contact page").click()
+    follow_navigation(browser, "Contact page")
     fill(browser, "markdown", "Call the study team on **555-0100**, weekdays 9:00 to 17:00.")
     submit(browser, "Save the page")
     assert "555-0100" in text_of(browser, ".study-contact-preview")
     check_accessibility(browser, "contact page")
     assert "555-0100" in app(server, "GET", "/api/v1/study/contact", token=token)["html"]
 
-    browser.find_element(By.LINK_TEXT, "Study").click()
+    follow_navigation(browser, "Study")
     assert text_of(browser, "[data-figure='enrolled']") == "1"
     assert check_charts_keep_their_text_inside(browser) == 2
     check_accessibility(browser, "dashboard")
     screenshot(browser, "dashboard")
 
-    browser.find_element(By.LINK_TEXT, "Exports").click()
+    follow_navigation(browser, "Exports")
     check_accessibility(browser, "exports")
     screenshot(browser, "exports")
     link = browser.find_element(By.LINK_TEXT, "Everything, in one ZIP").get_attribute("href")
