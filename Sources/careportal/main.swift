@@ -24,6 +24,7 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "SMTP server for outgoing mail (SMTP_URL).") var smtpURL: String?
     @Option(help: "The push gateway each push is POSTed to, https (PUSH_WEBHOOK_URL).") var pushWebhookURL: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical (LOG_LEVEL).") var logLevel: String?
+    @Option(help: "Addresses and ranges that may read /metrics, comma-separated (METRICS_ALLOWED_FROM).") var metricsAllowedFrom: String?
 
     func settings() throws -> Settings {
         var overrides: [String: String] = [:]
@@ -36,6 +37,7 @@ struct SettingsOptions: ParsableArguments {
         overrides["SMTP_URL"] = smtpURL
         overrides["PUSH_WEBHOOK_URL"] = pushWebhookURL
         overrides["LOG_LEVEL"] = logLevel
+        overrides["METRICS_ALLOWED_FROM"] = metricsAllowedFrom
         do {
             return try Settings.load(environment: ProcessInfo.processInfo.environment, overrides: overrides)
         } catch let invalid as Settings.Invalid {

@@ -42,7 +42,8 @@ func buildApplication(
         return logger
     }()
 
-    let database = try Database(url: settings.databaseURL, logger: logger)
+    let metrics = PortalMetrics()
+    let database = try Database(url: settings.databaseURL, logger: logger, metrics: metrics)
     let pages = try await PageRenderer(
         templatesDirectory: "\(settings.resourcesDirectory)/templates", required: featureTypes.flatMap { $0.templates }
     )
@@ -61,10 +62,14 @@ func buildApplication(
         outbox: outbox,
         programSettings: ProgramSettingsStore(database: database, defaults: .defaults(programName: settings.programName)),
         contributions: contributions,
-        logger: logger
+        logger: logger,
+        metrics: metrics
     )
 
     let router = Router(context: PortalContext.self)
+    // Outermost, so each request is counted with the status it finally answered (error pages included)
+    // under its route's pattern (`/members/{id}`), never the address it asked for.
+    router.add(middleware: MetricsMiddleware<PortalContext>())
     router.add(middleware: SecurityHeadersMiddleware(servedOverHTTPS: settings.servedOverHTTPS))
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorPageMiddleware(portal: portal))

@@ -96,6 +96,7 @@ enum Features {
         AuditFeature.self,
         OutboxFeature.self,
         OpenAPIFeature.self,
+        MetricsFeature.self,
     ]
 
     /// What `features` bring to the shared pages and machinery, each item marked with its feature's program.

@@ -287,6 +287,8 @@ enum SiteURL: Sendable, Equatable {
     case apiStudyOpens
     case apiStudyFeedback
     case apiStudyContact
+    // Operations
+    case metrics
 
     /// The address to link to.
     var path: String {
@@ -549,6 +551,7 @@ enum SiteURL: Sendable, Equatable {
         case .apiStudyOpens: "/api/v1/study/opens"
         case .apiStudyFeedback: "/api/v1/study/feedback"
         case .apiStudyContact: "/api/v1/study/contact"
+        case .metrics: "/metrics"
         }
     }
 

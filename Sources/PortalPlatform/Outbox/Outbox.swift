@@ -164,6 +164,40 @@ public struct Outbox: Sendable {
         )
     }
 
+    /// Mail not yet delivered, for the operator's monitoring: how many wait to be sent (tried again
+    /// included) and since when the oldest of them waits, and how many were given up on.
+    package struct QueueSummary: Sendable, Equatable {
+        package var waiting = 0
+        package var oldestWaitingSince: Date?
+        package var notDelivered = 0
+    }
+
+    /// One query over the undelivered messages only (the `status` index), however many were sent.
+    package func queueSummary(on db: any SQLDatabase) async throws -> QueueSummary {
+        let rows = try await db.select()
+            .column("status")
+            .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "messages")
+            .column(SQLFunction("MIN", args: SQLColumn("created_at")), as: "oldest")
+            .from("outbox")
+            .where("status", .in, [OutboxMessage.Status.pending.rawValue, OutboxMessage.Status.failed.rawValue])
+            .groupBy("status")
+            .all()
+        var summary = QueueSummary()
+        for row in rows {
+            let count = try row.decode(column: "messages", as: Int.self)
+            switch OutboxMessage.Status(rawValue: try row.decode(column: "status", as: String.self)) {
+            case .pending:
+                summary.waiting = count
+                summary.oldestWaitingSince = try row.decode(column: "oldest", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+            case .failed:
+                summary.notDelivered = count
+            case .sent, nil:
+                break
+            }
+        }
+        return summary
+    }
+
     private func decode(_ row: any SQLRow) throws -> OutboxMessage {
         OutboxMessage(
             id: try row.decode(column: "id", as: Int64.self),

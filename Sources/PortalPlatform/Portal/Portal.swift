@@ -25,6 +25,8 @@ package struct Portal: Sendable {
     package let webSockets = WebSocketEndpoints()
     /// Every app account's notification feed.
     package let notifications: Notifications
+    /// What the server measures for the operator's monitoring (`/metrics`).
+    package let metrics: PortalMetrics
     /// Audit entries that stand alone (a record was opened), committed together with any others
     /// recorded at the same moment.
     private let accessRecords: GroupCommit<AuditEvent>
@@ -32,7 +34,7 @@ package struct Portal: Sendable {
     package init(
         settings: Settings, dependencies: Dependencies, database: Database, sessions: Sessions, audit: AuditLog,
         pages: PageRenderer, passwords: PasswordHasher, passwordPolicy: PasswordPolicy, outbox: Outbox,
-        programSettings: ProgramSettingsStore, contributions: Contributions, logger: Logger
+        programSettings: ProgramSettingsStore, contributions: Contributions, logger: Logger, metrics: PortalMetrics = PortalMetrics()
     ) {
         self.settings = settings
         self.dependencies = dependencies
@@ -46,6 +48,7 @@ package struct Portal: Sendable {
         self.programSettings = programSettings
         self.logger = logger
         self.contributions = contributions
+        self.metrics = metrics
         auditVocabulary = AuditVocabulary(contributions.auditActions)
         live = LiveSignals(database: database)
         notifications = Notifications(now: dependencies.now)

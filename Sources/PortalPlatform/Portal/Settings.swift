@@ -39,6 +39,8 @@ public struct Settings: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
     /// `PROGRAM_NAME`: shown in the header of every page.
     public var programName = "CarePortal"
+    /// `METRICS_ALLOWED_FROM`: the addresses and ranges that may read `/metrics`; everyone else is told it does not exist.
+    public var metricsAllowedFrom = AddressAllowList.loopback
 
     public init() {}
 
@@ -114,6 +116,11 @@ public struct Settings: Sendable, Equatable {
             settings.logLevel = level
         }
         if let value = values["PROGRAM_NAME"], !value.isEmpty { settings.programName = value }
+        if let value = values["METRICS_ALLOWED_FROM"] {
+            do { settings.metricsAllowedFrom = try AddressAllowList(value) } catch let error as AddressAllowList.Invalid {
+                throw Invalid(description: "METRICS_ALLOWED_FROM: \(error.description)")
+            }
+        }
         return settings
     }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import Prometheus
 import Synchronization
 
 /// What a WebSocket endpoint does with a connection: `inbound` from the app, `outbound` to it.
@@ -20,14 +21,16 @@ package final class WebSocketEndpoints: Sendable {
         let kind: AppAccountKind
         let program: Program?
         let session: WebSocketSession
+        /// The connections open on it now.
+        let connections: Prometheus.Gauge
     }
 
     private let endpoints = Mutex<[String: Endpoint]>([:])
 
     package init() {}
 
-    fileprivate func add(path: String, kind: AppAccountKind, program: Program?, session: @escaping WebSocketSession) {
-        endpoints.withLock { $0[path] = Endpoint(kind: kind, program: program, session: session) }
+    fileprivate func add(path: String, kind: AppAccountKind, program: Program?, connections: Prometheus.Gauge, session: @escaping WebSocketSession) {
+        endpoints.withLock { $0[path] = Endpoint(kind: kind, program: program, session: session, connections: connections) }
     }
 
     /// The answer to an upgrade request.
@@ -38,6 +41,8 @@ package final class WebSocketEndpoints: Sendable {
               let holder = try? await portal.authenticate(endpoint.kind, bearerToken: request.headerFields.bearerToken)
         else { return .dontUpgrade }
         return .upgrade([:]) { inbound, outbound, context in
+            endpoint.connections.increment()
+            defer { endpoint.connections.decrement() }
             try await endpoint.session(holder, inbound, outbound, context.logger)
         }
     }
@@ -48,7 +53,9 @@ extension PortalRoutes {
     /// path (which answers 426 Upgrade Required to an app whose token is in force), so the route walks
     /// see it like any other.
     package mutating func webSocket(_ path: String, for kind: AppAccountKind, session: @escaping WebSocketSession) {
-        portal.webSockets.add(path: path, kind: kind, program: program, session: session)
+        portal.webSockets.add(
+            path: path, kind: kind, program: program, connections: portal.metrics.webSocketConnections(path: path), session: session
+        )
         get(RouterPath(path), access: .app(kind)) { _, _ in
             throw APIError(status: .upgradeRequired, code: "upgrade_required", message: "Connect with a WebSocket.")
         }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import PostgresKit
 import PostgresNIO
+import Prometheus
 import SQLKit
 import SQLiteKit
 import SQLiteNIO
@@ -23,6 +24,8 @@ public final class Database: Sendable {
     public let engine: Engine
     private let backend: Backend
     private let logger: Logger
+    /// Where the time spent waiting for a connection is recorded, when the server keeps metrics.
+    private let poolWaits: PoolWaits?
 
     private enum Backend: Sendable {
         case sqlite(SQLiteConnectionPool)
@@ -30,7 +33,12 @@ public final class Database: Sendable {
     }
 
     /// Opens the database a `DATABASE_URL` names: `sqlite://PATH` or `postgres://USER:PASSWORD@HOST:PORT/NAME`.
-    public init(url: String, logger: Logger) throws {
+    public convenience init(url: String, logger: Logger) throws {
+        try self.init(url: url, logger: logger, metrics: nil)
+    }
+
+    /// The same, recording how long each read, write and transaction waits for its connection into `metrics`.
+    package init(url: String, logger: Logger, metrics: PortalMetrics?) throws {
         self.logger = logger
         let location = try DatabaseLocation(url: url)
         switch location {
@@ -41,6 +49,14 @@ public final class Database: Sendable {
             engine = .postgres
             backend = .postgres(PostgresClient(configuration: configuration, backgroundLogger: logger))
         }
+        poolWaits = metrics?.poolWaits(for: engine)
+    }
+
+    /// Records how long it took from asking for a connection to having one: a reader checked out (or
+    /// the writer's turn, on SQLite), or a connection leased from PostgresNIO's pool, which measures none
+    /// of this itself. Called first thing in the body the connection is handed to.
+    private static func record(wait histogram: DurationHistogram?, since asked: ContinuousClock.Instant) {
+        histogram?.record(ContinuousClock.now - asked)
     }
 
     /// Keeps the engine's connections alive until `body` returns; for commands and tests that run
@@ -85,11 +101,19 @@ public final class Database: Sendable {
     /// Reads that need no transaction. On SQLite the connection is read-only: anything that writes
     /// goes through `write` or `transaction`.
     public func read<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        let asked = ContinuousClock.now
+        let waits = poolWaits?.read
         switch backend {
         case .sqlite(let pool):
-            return try await pool.withReader(body)
+            return try await pool.withReader { db in
+                Self.record(wait: waits, since: asked)
+                return try await body(db)
+            }
         case .postgres(let client):
-            return try await Self.withConnection(of: client, body)
+            return try await Self.withConnection(of: client) { db in
+                Self.record(wait: waits, since: asked)
+                return try await body(db)
+            }
         }
     }
 
@@ -112,11 +136,19 @@ public final class Database: Sendable {
     public func write<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         guard !Self.isInTransaction else { throw NestedTransaction() }
         return try await Self.$isInTransaction.withValue(true) {
+            let asked = ContinuousClock.now
+            let waits = poolWaits?.write
             switch backend {
             case .sqlite(let pool):
-                return try await pool.withWriter(body)
+                return try await pool.withWriter { db in
+                    Self.record(wait: waits, since: asked)
+                    return try await body(db)
+                }
             case .postgres(let client):
-                return try await Self.withConnection(of: client, body)
+                return try await Self.withConnection(of: client) { db in
+                    Self.record(wait: waits, since: asked)
+                    return try await body(db)
+                }
             }
         }
     }
@@ -140,14 +172,18 @@ public final class Database: Sendable {
     @TaskLocal package static var isInTransaction = false
 
     private func run<T: Sendable>(transaction body: (any SQLDatabase) async throws -> T) async throws -> T {
+        let asked = ContinuousClock.now
+        let waits = poolWaits?.write
         switch backend {
         case .sqlite(let pool):
             return try await pool.withWriter { database in
-                try await Self.committing(database, begin: "BEGIN IMMEDIATE", body)
+                Self.record(wait: waits, since: asked)
+                return try await Self.committing(database, begin: "BEGIN IMMEDIATE", body)
             }
         case .postgres(let client):
             return try await Self.withConnection(of: client) { database in
-                try await Self.committing(database, begin: "BEGIN", body)
+                Self.record(wait: waits, since: asked)
+                return try await Self.committing(database, begin: "BEGIN", body)
             }
         }
     }
