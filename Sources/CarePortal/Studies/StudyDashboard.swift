@@ -92,23 +92,22 @@ struct StudyDashboardFigures: Sendable {
     static func read(today: CalendarDate, days count: Int, on db: any SQLDatabase) async throws -> StudyDashboardFigures {
         let studies = StudyRepository()
         let counts = try await studies.statusCounts(on: db)
-        let participants = try await studies.participants(on: db)
         let schedule = try await studies.schedule(on: db)
         let first = CalendarDate(dayNumber: today.dayNumber - count)
         let marks = try await studies.markCounts(from: first, on: db)
         let opens = try await studies.opensPerDay(from: first, on: db)
+        let inStudyPerDay = try await studies.inStudyPerDay(from: first, through: today.adding(days: -1), on: db)
         let dayNumbers = Array(first.dayNumber..<today.dayNumber)
         let items = schedule.items.filter { item in dayNumbers.contains { item.applies(onDayNumber: $0) } }
-        let ranges = participants.compactMap { $0.days(through: today.adding(days: -1)) }
         let completion = dayNumbers.map { day -> (CalendarDate, Int, [StudyRate?]) in
-            let inStudy = ranges.filter { $0.contains(day) }.count
+            let inStudy = inStudyPerDay[day] ?? 0
             return (CalendarDate(dayNumber: day), inStudy, items.map { item in
                 guard item.applies(onDayNumber: day), inStudy > 0 else { return nil }
                 return StudyRate(done: min(marks[StudyMark(itemID: item.id, dayNumber: day)] ?? 0, inStudy), offered: inStudy)
             })
         }
         return StudyDashboardFigures(
-            enrolled: participants.count, active: counts[.active] ?? 0, withdrawn: counts[.withdrawn] ?? 0,
+            enrolled: counts.values.reduce(0, +), active: counts[.active] ?? 0, withdrawn: counts[.withdrawn] ?? 0,
             items: items, completion: completion,
             opens: (first.dayNumber...today.dayNumber).map { day in
                 let date = CalendarDate(dayNumber: day)

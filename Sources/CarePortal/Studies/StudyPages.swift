@@ -77,21 +77,6 @@ struct StudyEnrolledPage: Page {
 }
 
 struct StudyParticipantPage: Page {
-    struct Cell: Sendable, Encodable {
-        let day: Int?
-        let text: String?
-        let tone: String
-    }
-
-    struct Week: Sendable, Encodable {
-        let cells: [Cell]
-    }
-
-    struct Month: Sendable, Encodable {
-        let title: String
-        let weeks: [Week]
-    }
-
     struct OpensRow: Sendable, Encodable {
         let day: String
         let count: Int
@@ -115,10 +100,18 @@ struct StudyParticipantPage: Page {
     let statusTag: String
     let details: [StudyDetail]
     let summary: [StudyDetail]
-    let months: [Month]
+    /// Her to-do calendar, one table per month, drawn in Swift (`StudyCalendar.html`) with every text
+    /// escaped; nil before her first day.
+    let calendarHTML: String?
     let opens: [OpensRow]
     let feedback: [FeedbackRow]
     let timeline: [TimelineRow]
+    /// "newest first", or from which event on when she is paging back.
+    let timelineCaption: String
+    /// The next older page of her timeline, when there is one.
+    let earlierTimelinePath: String?
+    /// Back to her newest events, when showing older ones.
+    let newestTimelinePath: String?
     let withdrawPath: String?
     let deletePath: String
     let listPath: String

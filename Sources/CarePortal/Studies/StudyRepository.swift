@@ -117,6 +117,40 @@ struct StudyRepository: Sendable {
         return counts
     }
 
+    /// How many participants were in the study on each day from `first` to `last`: enrolled on or before
+    /// it and not withdrawn on or before it (her last day is the day before she withdrew). Counted in
+    /// SQL: those who joined or left before `first`, then the joins and leaves on each day of the range.
+    func inStudyPerDay(from first: CalendarDate, through last: CalendarDate, on db: any SQLDatabase) async throws -> [Int: Int] {
+        guard first <= last else { return [:] }
+        /// Never in the study: withdrawn on or before the day she was to start.
+        func counted(_ query: SQLSelectBuilder) -> SQLSelectBuilder {
+            query.where { group in
+                group.where("withdrawn_on", .is, SQLLiteral.null).orWhere(SQLColumn("withdrawn_on"), .greaterThan, SQLColumn("enrolled_on"))
+            }
+        }
+        func changes(_ column: String) async throws -> (before: Int, perDay: [Int: Int]) {
+            let before = try await counted(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+                .from("study_participants").where(column, .lessThan, first.iso)).first()?.decode(column: "count", as: Int.self) ?? 0
+            var perDay: [Int: Int] = [:]
+            for row in try await counted(db.select().column(SQLColumn(column), as: "day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+                .from("study_participants").where(column, .greaterThanOrEqual, first.iso).where(column, .lessThanOrEqual, last.iso))
+                .groupBy(column).all() {
+                guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
+                perDay[day.dayNumber] = try row.decode(column: "count", as: Int.self)
+            }
+            return (before, perDay)
+        }
+        let joined = try await changes("enrolled_on")
+        let left = try await changes("withdrawn_on")
+        var inStudy: [Int: Int] = [:]
+        var count = joined.before - left.before
+        for day in first.dayNumber...last.dayNumber {
+            count += (joined.perDay[day] ?? 0) - (left.perDay[day] ?? 0)
+            inStudy[day] = count
+        }
+        return inStudy
+    }
+
     // MARK: Daily to-dos
 
     private static let itemColumns = ["id", "title", "starts_on", "ends_on", "position", "replaces_id"]
@@ -189,14 +223,14 @@ struct StudyRepository: Sendable {
         return marks
     }
 
-    /// Every participant's marks, by participant.
-    func allMarks(on db: any SQLDatabase) async throws -> [Int64: [StudyMark: Date]] {
-        var marks: [Int64: [StudyMark: Date]] = [:]
+    /// Every participant's marks, by participant, with when each was made (milliseconds since 1970).
+    func allMarks(on db: any SQLDatabase) async throws -> [Int64: [StudyMark: Int64]] {
+        var marks: [Int64: [StudyMark: Int64]] = [:]
         for row in try await db.select().columns("participant_id", "item_id", "day", "marked_at").from("study_todo_marks").all() {
             guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
             marks[try row.decode(column: "participant_id", as: Int64.self), default: [:]][
                 StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)
-            ] = Date(millisecondsSince1970: try row.decode(column: "marked_at", as: Int64.self))
+            ] = try row.decode(column: "marked_at", as: Int64.self)
         }
         return marks
     }
@@ -249,11 +283,10 @@ struct StudyRepository: Sendable {
         return found
     }
 
-    /// Every open, oldest first: participant, when, day.
-    func allOpens(on db: any SQLDatabase) async throws -> [(participantID: Int64, openedAt: Date, day: String)] {
+    /// Every open, oldest first: participant, when (milliseconds since 1970), day.
+    func allOpens(on db: any SQLDatabase) async throws -> [(participantID: Int64, openedAt: Int64, day: String)] {
         try await db.select().columns("participant_id", "opened_at", "day").from("study_app_opens").orderBy("opened_at").orderBy("id").all().map { row in
-            (try row.decode(column: "participant_id", as: Int64.self),
-             Date(millisecondsSince1970: try row.decode(column: "opened_at", as: Int64.self)),
+            (try row.decode(column: "participant_id", as: Int64.self), try row.decode(column: "opened_at", as: Int64.self),
              try row.decode(column: "day", as: String.self))
         }
     }
