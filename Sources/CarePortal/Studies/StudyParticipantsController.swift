@@ -134,7 +134,7 @@ struct StudyParticipantsController {
         let (participant, schedule, marks, opens, feedback, events) = try await portal.database.transaction { db in
             guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
             let found = (
-                participant, try await studies.schedule(on: db), try await studies.marks(participantID: id, on: db),
+                participant, try await studies.schedule(on: db), try await studies.markKeys(participantID: id, on: db),
                 try await studies.opensPerDay(participantID: id, on: db), try await studies.feedback(participantID: id, on: db),
                 try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
             )
@@ -144,7 +144,7 @@ struct StudyParticipantsController {
             return found
         }
         let days = participant.days(through: today)
-        let statistics = schedule.statistics(days: days, today: today, marks: Set(marks.keys))
+        let statistics = schedule.statistics(days: days, today: today, marks: marks)
         let titles = Dictionary(schedule.items.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
         let shown = events.prefix(StudyTimeline.pageSize)
         let earlier = events.count > StudyTimeline.pageSize ? shown.last.flatMap(StudyTimeline.key(after:)) : nil
@@ -165,7 +165,7 @@ struct StudyParticipantsController {
                 .init(key: "Days with every to-do done", value: "\(statistics.allDoneDays)"),
                 .init(key: "Current streak", value: statistics.currentStreak == 1 ? "1 day" : "\(statistics.currentStreak) days"),
             ] + statistics.items.map { .init(key: $0.item.title, value: "Done on \($0.doneDays) of \($0.offeredDays) days") },
-            calendarHTML: StudyCalendar.html(days: days, today: today, schedule: schedule, marks: Set(marks.keys)),
+            calendarHTML: StudyCalendar.html(days: days, today: today, schedule: schedule, marks: marks),
             opens: opens.prefix(60).map { .init(day: $0.day.displayed, count: $0.count) },
             feedback: feedback.map { .init(when: clock.dateTime($0.submittedAt), body: $0.body, handled: $0.handledAt != nil) },
             timeline: shown.map { event in

@@ -117,6 +117,31 @@ struct StudyRepository: Sendable {
         return counts
     }
 
+    /// Per status, how many participants, the highest id, and the latest enrolment and change: enrolling,
+    /// withdrawing or deleting anyone moves at least one of them.
+    struct ParticipantsVersion: Sendable, Equatable {
+        let status: String
+        let count: Int
+        let lastID: Int64
+        let lastCreated: Int64
+        let lastUpdated: Int64
+    }
+
+    func participantsVersion(on db: any SQLDatabase) async throws -> [ParticipantsVersion] {
+        try await db.select().column("status")
+            .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+            .column(SQLFunction("MAX", args: SQLColumn("id")), as: "last_id")
+            .column(SQLFunction("MAX", args: SQLColumn("created_at")), as: "last_created")
+            .column(SQLFunction("MAX", args: SQLColumn("updated_at")), as: "last_updated")
+            .from("study_participants").groupBy("status").orderBy("status").all().map { row in
+                ParticipantsVersion(
+                    status: try row.decode(column: "status", as: String.self), count: try row.decode(column: "count", as: Int.self),
+                    lastID: try row.decode(column: "last_id", as: Int64.self), lastCreated: try row.decode(column: "last_created", as: Int64.self),
+                    lastUpdated: try row.decode(column: "last_updated", as: Int64.self)
+                )
+            }
+    }
+
     /// How many participants were in the study on each day from `first` to `last`: enrolled on or before
     /// it and not withdrawn on or before it (her last day is the day before she withdrew). Counted in
     /// SQL: those who joined or left before `first`, then the joins and leaves on each day of the range.
@@ -223,6 +248,16 @@ struct StudyRepository: Sendable {
         return marks
     }
 
+    /// Her marks alone, without when each was made: read from the index of marks, no table rows.
+    func markKeys(participantID: Int64, on db: any SQLDatabase) async throws -> Set<StudyMark> {
+        var marks = Set<StudyMark>()
+        for row in try await db.select().columns("item_id", "day").from("study_todo_marks").where("participant_id", .equal, participantID).all() {
+            guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
+            marks.insert(StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber))
+        }
+        return marks
+    }
+
     /// Every participant's marks, by participant, with when each was made (milliseconds since 1970).
     func allMarks(on db: any SQLDatabase) async throws -> [Int64: [StudyMark: Int64]] {
         var marks: [Int64: [StudyMark: Int64]] = [:]
@@ -239,7 +274,7 @@ struct StudyRepository: Sendable {
     func markCounts(from first: CalendarDate, on db: any SQLDatabase) async throws -> [StudyMark: Int] {
         var counts: [StudyMark: Int] = [:]
         for row in try await db.select().column("item_id").column("day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
-            .from("study_todo_marks").where("day", .greaterThanOrEqual, first.iso).groupBy("item_id").groupBy("day").all() {
+            .from("study_todo_marks").where("day", .greaterThanOrEqual, first.iso).groupBy("day").groupBy("item_id").all() {
             guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
             counts[StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)] = try row.decode(column: "count", as: Int.self)
         }

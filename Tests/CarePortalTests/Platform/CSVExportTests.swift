@@ -103,4 +103,18 @@ import Testing
             #expect(formatter.date(from: written).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == milliseconds)
         }
     }
+
+    /// Days as the database and JSON carry them, read byte by byte: exactly `YYYY-MM-DD`, real days only.
+    @Test func isoDaysAreReadStrictly() {
+        #expect(CalendarDate(iso: "2027-03-09") == CalendarDate(year: 2027, month: 3, day: 9))
+        #expect(CalendarDate(iso: "2028-02-29") != nil)
+        for text in ["", "2027-3-09", "2027-03-9", "2027-03-09 ", " 2027-03-09", "2027/03/09", "2027-03-091", "+027-03-09", "2027-+3-09",
+                     "2027-02-29", "2027-13-01", "2027-00-10", "2027-04-31", "0000-01-01", "２０２７-03-09", "2027-03-0\u{301}9", "2027-03-0a"] {
+            #expect(CalendarDate(iso: text) == nil, "\(text)")
+        }
+        for day in stride(from: -1_000, through: 30_000, by: 37) {
+            let date = CalendarDate(dayNumber: day)
+            #expect(CalendarDate(iso: date.iso) == date)
+        }
+    }
 }

@@ -134,6 +134,51 @@ import ZIPFoundation
     }
 
     @Test(arguments: TestEngines.all)
+    func theKeptDashboardFollowsEveryChange(engine: Database.Engine) async throws {
+        let clock = TestClock(StudyFixtures.local("2027-03-20", minute: 10 * 60))
+        try await TestPortal.run(engine, clock: clock) { portal in
+            let (she, _) = try await StudyFixtures.participant(portal, code: "NU-960", enrolledOn: CalendarDate(iso: "2027-03-10")!)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            func dashboard() async throws -> String { try await admin.get(SiteURL.studies.path).text }
+            func opensRow(_ day: String, _ opens: Int, _ openers: Int) -> String {
+                #"<th class="table__header" scope="row">\#(day)</th><td class="table__cell table__cell--numeric">\#(opens)</td><td class="table__cell table__cell--numeric">\#(openers)</td>"#
+            }
+            let first = try await dashboard()
+            #expect(first.contains(#"data-figure="enrolled">1<"#) && first.contains("0% (0 of 1)"))
+            #expect(try await dashboard() == first, "nothing changed, the same page")
+
+            // Enrolled by another server, straight in the database: the next page counts her.
+            let otherID = try await portal.database.transaction { db in
+                try await StudyRepository().enrol(studyCode: "NU-961", arm: nil, email: nil, enrolledOn: CalendarDate(iso: "2027-03-12")!,
+                                                  passwordHash: "x", now: portal.clock.now, on: db)
+            }
+            var page = try await dashboard()
+            #expect(page.contains(#"data-figure="enrolled">2<"#) && page.contains("0% (0 of 2)"))
+
+            // An app open today.
+            #expect(!page.contains(opensRow("20 Mar 2027", 1, 1)))
+            #expect(try await she.send(.post, SiteURL.apiStudyOpens.path, json: [:]).status == .created)
+            page = try await dashboard()
+            #expect(page.contains(opensRow("20 Mar 2027", 1, 1)))
+
+            // Withdrawn, then deleted.
+            #expect(try await admin.post(SiteURL.studyParticipantWithdraw(otherID).path).status == .seeOther)
+            page = try await dashboard()
+            #expect(page.contains(#"data-figure="withdrawn">1<"#) && page.contains(#"data-figure="active">1<"#))
+            #expect(try await admin.post(SiteURL.studyParticipantDelete(otherID).path).status == .seeOther)
+            page = try await dashboard()
+            #expect(page.contains(#"data-figure="enrolled">1<"#) && page.contains(#"data-figure="withdrawn">0<"#) && !page.contains("of 2)"))
+
+            // The next day: yesterday's open is a closed day's, and today has none yet.
+            portal.clock.advance(by: 86_400)
+            (admin, _) = try await portal.signedIn(.administrator)
+            page = try await dashboard()
+            #expect(page.contains(opensRow("20 Mar 2027", 1, 1)) && page.contains(opensRow("21 Mar 2027", 0, 0)))
+            #expect(page.contains("to 20 March 2027"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func theZipIsSentFromAFileThatIsGoneOnceSent(engine: Database.Engine) async throws {
         let clock = TestClock(StudyFixtures.local("2027-02-01", minute: 9 * 60))
         try await TestPortal.run(engine, clock: clock) { portal in
