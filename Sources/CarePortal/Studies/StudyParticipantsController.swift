@@ -166,11 +166,12 @@ struct StudyParticipantsController {
                 .init(key: "Current streak", value: statistics.currentStreak == 1 ? "1 day" : "\(statistics.currentStreak) days"),
             ] + statistics.items.map { .init(key: $0.item.title, value: "Done on \($0.doneDays) of \($0.offeredDays) days") },
             calendarHTML: StudyCalendar.html(days: days, today: today, schedule: schedule, marks: marks),
-            opens: opens.prefix(60).map { .init(day: $0.day.displayed, count: $0.count) },
+            opensRowsHTML: StudyParticipantPage.rows(opens.prefix(60).map { [$0.day.displayed, String($0.count)] },
+                                                     classes: ["table__cell", "table__cell table__cell--numeric"]),
             feedback: feedback.map { .init(when: clock.dateTime($0.submittedAt), body: $0.body, handled: $0.handledAt != nil) },
-            timeline: shown.map { event in
-                .init(when: clock.dateTime(event.occurredAt), what: StudyTimeline.describe(event, titles: titles))
-            },
+            timelineRowsHTML: StudyParticipantPage.rows(shown.map { event in
+                [clock.dateTime(event.occurredAt), StudyTimeline.describe(event, titles: titles)]
+            }, classes: ["table__cell", "table__cell"]),
             timelineCaption: before == nil ? "newest first (her last \(StudyTimeline.pageSize) events)"
                 : "newest first, from \(shown.first.map { clock.dateTime($0.occurredAt) } ?? "the start") back",
             earlierTimelinePath: earlier.map {

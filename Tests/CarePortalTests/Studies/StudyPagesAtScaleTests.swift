@@ -39,6 +39,11 @@ import ZIPFoundation
                         try await events.record(ParticipantEvent(kind: .studyFeedbackSent, participantID: id, occurredAt: time), on: db)
                     }
                 }
+                // The newest event: a to-do whose wording staff typed with markup, shown as text.
+                try await StudyRepository().updateItem(id: Self.itemOne, title: #"Walked <b>&</b> "rested""#, startsOn: CalendarDate(iso: "2020-01-01")!,
+                                                       endsOn: nil, now: portal.clock.now, on: db)
+                try await events.record(ParticipantEvent(kind: .studyTodoDone, participantID: id, occurredAt: StudyFixtures.local("2027-03-09", minute: 20 * 60),
+                                                         number: Self.itemOne), on: db)
                 // Both to-dos on 1 February, one on 2 February, none on 3 February, both today.
                 for (day, item) in [("2027-02-01", Self.itemOne), ("2027-02-01", Self.itemTwo), ("2027-02-02", Self.itemTwo),
                                     ("2027-03-10", Self.itemOne), ("2027-03-10", Self.itemTwo)] {
@@ -65,7 +70,8 @@ import ZIPFoundation
             #expect(february.components(separatedBy: "<tr>").count - 2 == 4)
             #expect(february.components(separatedBy: "<td ").count - 1 == 28)
 
-            // The timeline: 30 at a time, newest first, each of the 77 events once.
+            #expect(page.contains("Marked done: Walked &lt;b&gt;&amp;&lt;/b&gt; &quot;rested&quot;"))
+            // The timeline: 30 at a time, newest first, each of the 78 events once.
             var seen = Self.timelineRows(page)
             #expect(seen == StudyTimeline.pageSize)
             #expect(Self.hrefs(page, text: "Back to her newest events").isEmpty)
@@ -80,7 +86,7 @@ import ZIPFoundation
                 pages += 1
                 #expect(pages <= 3)
             }
-            #expect(pages == 3 && seen == 77)
+            #expect(pages == 3 && seen == 78)
             let (firstPage, secondKey) = try await portal.database.read { db in
                 let first = try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize, on: db)
                 return (first, StudyTimeline.key(first.last.flatMap(StudyTimeline.key(after:))))
@@ -88,7 +94,7 @@ import ZIPFoundation
             let second = try await portal.database.read { db in
                 try await MemberEvents().events(participantID: id, limit: 100, before: secondKey, on: db)
             }
-            #expect(Set((firstPage + second).compactMap(\.id)).count == 77, "no event twice and none left out")
+            #expect(Set((firstPage + second).compactMap(\.id)).count == 78, "no event twice and none left out")
             #expect(zip(firstPage + second, (firstPage + second).dropFirst()).allSatisfy { newer, older in
                 newer.occurredAt > older.occurredAt || (newer.occurredAt == older.occurredAt && newer.id! > older.id!)
             })
