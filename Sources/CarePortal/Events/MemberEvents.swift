@@ -104,6 +104,8 @@ struct ParticipantEvent: Sendable, Equatable {
     var occurredAt: Date
     var number: Int64?
     var clientID: String?
+    /// The row's id, once read back (for paging a timeline).
+    var id: Int64? = nil
 }
 
 extension MemberEvents {
@@ -117,11 +119,21 @@ extension MemberEvents {
             .run()
     }
 
-    /// Her newest events first, at most `limit`.
-    func events(participantID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [ParticipantEvent] {
-        try await db.select().columns("kind", "participant_id", "occurred_at", "number", "client_id")
+    /// Her newest events first, at most `limit`; with `before`, only those older than that event
+    /// (keyset paging on time, then id).
+    func events(participantID: Int64, limit: Int, before: (occurredAt: Int64, id: Int64)? = nil,
+                on db: any SQLDatabase) async throws -> [ParticipantEvent] {
+        let query = db.select().columns("id", "kind", "participant_id", "occurred_at", "number", "client_id")
             .from("events")
             .where("participant_id", .equal, participantID)
+        if let before {
+            query.where { group in
+                group.where("occurred_at", .lessThan, before.occurredAt).orWhere { same in
+                    same.where("occurred_at", .equal, before.occurredAt).where("id", .lessThan, before.id)
+                }
+            }
+        }
+        return try await query
             .orderBy("occurred_at", .descending).orderBy("id", .descending)
             .limit(limit)
             .all()
@@ -131,7 +143,8 @@ extension MemberEvents {
                     participantID: try row.decode(column: "participant_id", as: Int64.self),
                     occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
                     number: try row.decode(column: "number", as: Int64?.self),
-                    clientID: try row.decode(column: "client_id", as: String?.self)
+                    clientID: try row.decode(column: "client_id", as: String?.self),
+                    id: try row.decode(column: "id", as: Int64.self)
                 )
             }
     }

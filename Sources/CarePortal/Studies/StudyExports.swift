@@ -87,70 +87,144 @@ enum StudyExportTables {
     ]
 
     static let csvFiles: [StudyExport] = [.participants, .todoOutcomes, .appOpens, .feedback, .dataDictionary]
+}
 
-    /// Every CSV file's rows, header first.
-    static func tables(on db: any SQLDatabase, clock: ProgramClock, now: Date) async throws -> [StudyExport: [[String]]] {
+/// What the export files are written from, read in one transaction so that the files agree with one
+/// another. Kept as numbers and dates, not as text: each file's CSV is written from it straight into
+/// bytes, one file at a time.
+struct StudyExportData: Sendable {
+    let participants: [StudyParticipant]
+    let schedule: StudySchedule
+    /// Her marks, by participant, with when each was made (milliseconds since 1970).
+    let marks: [Int64: [StudyMark: Int64]]
+    let opens: [(participantID: Int64, openedAt: Int64, day: String)]
+    /// Newest first.
+    let feedback: [StudyFeedback]
+    let today: CalendarDate
+    let clock: ProgramClock
+
+    static func read(on db: any SQLDatabase, clock: ProgramClock, now: Date) async throws -> StudyExportData {
         let studies = StudyRepository()
-        let participants = try await studies.participants(on: db)
-        let schedule = try await studies.schedule(on: db)
-        let marks = try await studies.allMarks(on: db)
-        let opens = try await studies.allOpens(on: db)
-        let feedback = try await studies.feedback(on: db)
-        let today = clock.date(of: now)
-        let instant = ISO8601DateFormatter()
-        instant.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        func header(_ export: StudyExport) -> [String] { columns[export]!.map(\.name) }
-        let codes = Dictionary(uniqueKeysWithValues: participants.map { ($0.id, $0.studyCode) })
+        return StudyExportData(
+            participants: try await studies.participants(on: db), schedule: try await studies.schedule(on: db),
+            marks: try await studies.allMarks(on: db), opens: try await studies.allOpens(on: db),
+            feedback: try await studies.feedback(on: db), today: clock.date(of: now), clock: clock
+        )
+    }
 
-        var tables: [StudyExport: [[String]]] = [:]
-        tables[.participants] = [header(.participants)] + participants.map {
-            [$0.studyCode, $0.arm ?? "", $0.enrolledOn.iso, $0.status.rawValue, $0.withdrawnOn?.iso ?? ""]
+    /// One file's CSV, header first.
+    func csv(_ export: StudyExport) -> [UInt8] {
+        var writer = CSVExport.Writer(capacity: export == .todoOutcomes ? 1 << 20 : 1 << 16)
+        writer.row(StudyExportTables.columns[export]?.map(\.name) ?? [])
+        switch export {
+        case .participants:
+            for participant in participants {
+                writer.text(participant.studyCode)
+                writer.text(participant.arm ?? "")
+                writer.date(participant.enrolledOn)
+                writer.text(participant.status.rawValue)
+                if let withdrawnOn = participant.withdrawnOn { writer.date(withdrawnOn) } else { writer.empty() }
+                writer.endRow()
+            }
+        case .todoOutcomes:
+            writeOutcomes(to: &writer)
+        case .appOpens:
+            let codes = Dictionary(participants.map { ($0.id, $0.studyCode) }, uniquingKeysWith: { first, _ in first })
+            for open in opens {
+                guard let code = codes[open.participantID] else { continue }
+                writer.text(code)
+                writer.instant(milliseconds: open.openedAt)
+                writer.text(open.day)
+                writer.endRow()
+            }
+        case .feedback:
+            for message in feedback.reversed() {
+                writer.text(message.studyCode)
+                writer.instant(milliseconds: Self.milliseconds(message.submittedAt))
+                writer.date(clock.date(of: message.submittedAt))
+                writer.text(message.body)
+                if let handledAt = message.handledAt { writer.instant(milliseconds: Self.milliseconds(handledAt)) } else { writer.empty() }
+                writer.endRow()
+            }
+        case .dataDictionary:
+            for file in StudyExportTables.csvFiles {
+                for column in StudyExportTables.columns[file] ?? [] {
+                    writer.row([file.fileName, column.name, column.type, column.description])
+                }
+            }
+        case .all:
+            break
         }
-        var outcomes = [header(.todoOutcomes)]
-        var closings: [Int: String] = [:]
+        return writer.bytes
+    }
+
+    /// One row per participant, closed day and item asked that day.
+    private func writeOutcomes(to writer: inout CSVExport.Writer) {
+        let yesterday = today.adding(days: -1)
+        var closings: [Int: Int64] = [:]
+        var asked: [Int: [StudyTodoItem]] = [:]
+        var itemIDs: [Int64: String] = [:]
         for participant in participants {
-            guard let days = participant.days(through: today.adding(days: -1)) else { continue }
+            guard let days = participant.days(through: yesterday) else { continue }
             let hers = marks[participant.id] ?? [:]
             for day in days {
+                let closed: Int64
+                if let known = closings[day] {
+                    closed = known
+                } else {
+                    closed = Self.milliseconds(clock.instant(startOf: CalendarDate(dayNumber: day + 1)))
+                    closings[day] = closed
+                }
+                let items: [StudyTodoItem]
+                if let known = asked[day] {
+                    items = known
+                } else {
+                    items = schedule.items(onDayNumber: day)
+                    asked[day] = items
+                }
                 let date = CalendarDate(dayNumber: day)
-                let closed = closings[day] ?? instant.string(from: clock.instant(startOf: date.nextDay))
-                closings[day] = closed
-                for item in schedule.items(onDayNumber: day) {
-                    let marked = hers[StudyMark(itemID: item.id, dayNumber: day)]
-                    outcomes.append([participant.studyCode, date.iso, String(item.id), item.title, marked == nil ? "not_done" : "done",
-                                     marked.map(instant.string) ?? "", closed])
+                for item in items {
+                    writer.text(participant.studyCode)
+                    writer.date(date)
+                    if let id = itemIDs[item.id] {
+                        writer.text(id)
+                    } else {
+                        let id = String(item.id)
+                        itemIDs[item.id] = id
+                        writer.text(id)
+                    }
+                    writer.text(item.title)
+                    if let marked = hers[StudyMark(itemID: item.id, dayNumber: day)] {
+                        writer.text("done")
+                        writer.instant(milliseconds: marked)
+                    } else {
+                        writer.text("not_done")
+                        writer.empty()
+                    }
+                    writer.instant(milliseconds: closed)
+                    writer.endRow()
                 }
             }
         }
-        tables[.todoOutcomes] = outcomes
-        tables[.appOpens] = [header(.appOpens)] + opens.compactMap { open in
-            codes[open.participantID].map { [$0, instant.string(from: open.openedAt), open.day] }
-        }
-        tables[.feedback] = [header(.feedback)] + feedback.reversed().map {
-            [$0.studyCode, instant.string(from: $0.submittedAt), clock.date(of: $0.submittedAt).iso, $0.body, $0.handledAt.map(instant.string) ?? ""]
-        }
-        tables[.dataDictionary] = [header(.dataDictionary)] + csvFiles.flatMap { export in
-            columns[export]!.map { [export.fileName, $0.name, $0.type, $0.description] }
-        }
-        return tables
     }
 
-    /// The CSV files and the data dictionary in one ZIP, written by ZIPFoundation in memory.
-    static func zip(_ tables: [StudyExport: [[String]]], now: Date) throws -> Data {
-        let archive = try Archive(data: Data(), accessMode: .create)
-        for export in csvFiles {
-            let data = Data(try CSVExport.bytes(rows: tables[export] ?? []))
-            try archive.addEntry(with: export.fileName, type: .file, uncompressedSize: Int64(data.count), modificationDate: now,
+    /// An instant read from the database as milliseconds, back to the exact millisecond.
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The CSV files and the data dictionary in one ZIP at `url`, written one file at a time.
+    func zip(to url: URL, now: Date) throws {
+        let archive = try Archive(url: url, accessMode: .create)
+        for export in StudyExportTables.csvFiles {
+            let bytes = csv(export)
+            try archive.addEntry(with: export.fileName, type: .file, uncompressedSize: Int64(bytes.count), modificationDate: now,
                                  compressionMethod: .deflate) { position, size in
-                data.subdata(in: Int(position)..<Int(position) + size)
+                Data(bytes[Int(position)..<Int(position) + size])
             }
         }
-        guard let data = archive.data else { throw StudyExportFailed() }
-        return data
     }
 }
-
-struct StudyExportFailed: Error {}
 
 /// The exports page and the downloads, each audited.
 struct StudyExportsController {
@@ -181,26 +255,73 @@ struct StudyExportsController {
             detail: export.fileName
         )
         // Recorded before anything is sent, in the same transaction as the read.
-        let tables = try await portal.database.transaction { db in
-            let tables = try await StudyExportTables.tables(on: db, clock: clock, now: now)
+        let data = try await portal.database.transaction { db in
+            let data = try await StudyExportData.read(on: db, clock: clock, now: now)
             try await portal.audit.record(event, on: db)
-            return tables
+            return data
         }
-        let stamp = clock.date(of: now).iso
-        let bytes: [UInt8]
-        let type: String
-        if export == .all {
-            bytes = Array(try StudyExportTables.zip(tables, now: now))
-            type = "application/zip"
-        } else {
-            bytes = try CSVExport.bytes(rows: tables[export] ?? [])
-            type = "text/csv; charset=utf-8"
+        let name = export.fileName.replacingOccurrences(of: ".", with: "-\(clock.date(of: now).iso).")
+        let disposition = "attachment; filename=\"\(name)\""
+        guard export == .all else {
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: disposition],
+                body: .init(byteBuffer: ByteBuffer(bytes: data.csv(export)))
+            )
         }
-        let name = export.fileName.replacingOccurrences(of: ".", with: "-\(stamp).")
+        let file = try StudyExportFile.zip(data, now: now, dataDirectory: portal.settings.dataDirectory)
         return Response(
             status: .ok,
-            headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\""],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+            headers: [.contentType: "application/zip", .contentDisposition: disposition],
+            body: file.body()
         )
     }
 }
+
+/// The ZIP, written to a file of its own under DATA_DIR and sent from there in pieces, so the server
+/// never holds the whole archive. The file's name is removed as soon as it is open: nothing of it is
+/// left on disk once it has been sent, or if sending stops half-way.
+final class StudyExportFile: Sendable {
+    let descriptor: Int32
+    let size: Int
+
+    private init(descriptor: Int32, size: Int) {
+        self.descriptor = descriptor
+        self.size = size
+    }
+
+    deinit { close(descriptor) }
+
+    static func zip(_ data: StudyExportData, now: Date, dataDirectory: String) throws -> StudyExportFile {
+        let folder = "\(dataDirectory)/study-exports"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = "\(folder)/\(UUID().uuidString).zip"
+        defer { unlink(path) }
+        try data.zip(to: URL(fileURLWithPath: path), now: now)
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw StudyExportFailed() }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            close(descriptor)
+            throw StudyExportFailed()
+        }
+        return StudyExportFile(descriptor: descriptor, size: Int(status.st_size))
+    }
+
+    /// The file from its start, 64 KiB at a time.
+    func body() -> ResponseBody {
+        ResponseBody(contentLength: size) { writer in
+            var offset = 0
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while offset < self.size {
+                let count = chunk.withUnsafeMutableBytes { pread(self.descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+                guard count > 0 else { throw StudyExportFailed() }
+                try await writer.write(ByteBuffer(bytes: chunk[0..<count]))
+                offset += count
+            }
+            try await writer.finish(nil)
+        }
+    }
+}
+
+struct StudyExportFailed: Error {}

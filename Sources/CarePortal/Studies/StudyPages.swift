@@ -77,35 +77,10 @@ struct StudyEnrolledPage: Page {
 }
 
 struct StudyParticipantPage: Page {
-    struct Cell: Sendable, Encodable {
-        let day: Int?
-        let text: String?
-        let tone: String
-    }
-
-    struct Week: Sendable, Encodable {
-        let cells: [Cell]
-    }
-
-    struct Month: Sendable, Encodable {
-        let title: String
-        let weeks: [Week]
-    }
-
-    struct OpensRow: Sendable, Encodable {
-        let day: String
-        let count: Int
-    }
-
     struct FeedbackRow: Sendable, Encodable {
         let when: String
         let body: String
         let handled: Bool
-    }
-
-    struct TimelineRow: Sendable, Encodable {
-        let when: String
-        let what: String
     }
 
     static let template = TemplateName.studyParticipant
@@ -115,15 +90,42 @@ struct StudyParticipantPage: Page {
     let statusTag: String
     let details: [StudyDetail]
     let summary: [StudyDetail]
-    let months: [Month]
-    let opens: [OpensRow]
+    /// Her to-do calendar, one table per month, drawn in Swift (`StudyCalendar.html`) with every text
+    /// escaped; nil before her first day.
+    let calendarHTML: String?
+    /// Her opens per day and her timeline, the tables' rows written in Swift like the calendar
+    /// (`StudyParticipantPage.rows`), every text escaped; nil when there are none.
+    let opensRowsHTML: String?
     let feedback: [FeedbackRow]
-    let timeline: [TimelineRow]
+    let timelineRowsHTML: String?
+    /// "newest first", or from which event on when she is paging back.
+    let timelineCaption: String
+    /// The next older page of her timeline, when there is one.
+    let earlierTimelinePath: String?
+    /// Back to her newest events, when showing older ones.
+    let newestTimelinePath: String?
     let withdrawPath: String?
     let deletePath: String
     let listPath: String
     let auditPath: String
     let showsAuditLink: Bool
+}
+
+extension StudyParticipantPage {
+    /// Table rows of text cells (the class of each column given), every text escaped; nil for none.
+    static func rows(_ rows: [[String]], classes: [String]) -> String? {
+        guard !rows.isEmpty else { return nil }
+        var html = ""
+        html.reserveCapacity(rows.count * 120)
+        for row in rows {
+            html += "<tr>"
+            for (text, className) in zip(row, classes) {
+                html += #"<td class="\#(className)">\#(HTMLEscaping.escape(text))</td>"#
+            }
+            html += "</tr>"
+        }
+        return html
+    }
 }
 
 struct StudyDeletePage: Page {

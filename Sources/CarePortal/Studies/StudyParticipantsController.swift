@@ -129,13 +129,14 @@ struct StudyParticipantsController {
         let origin = portal.origin(of: request, context: context)
         let clock = self.clock
         let today = clock.date(of: portal.now)
+        let before = StudyTimeline.key(request.uri.queryParameters.get("timeline_before"))
         // Opening her record is itself recorded, in the same transaction as the read.
         let (participant, schedule, marks, opens, feedback, events) = try await portal.database.transaction { db in
             guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
             let found = (
-                participant, try await studies.schedule(on: db), try await studies.marks(participantID: id, on: db),
+                participant, try await studies.schedule(on: db), try await studies.markKeys(participantID: id, on: db),
                 try await studies.opensPerDay(participantID: id, on: db), try await studies.feedback(participantID: id, on: db),
-                try await MemberEvents().events(participantID: id, limit: 100, on: db)
+                try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
             )
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .studyParticipantViewed, recordType: "study_participant", recordID: "\(id)", origin: origin
@@ -143,8 +144,10 @@ struct StudyParticipantsController {
             return found
         }
         let days = participant.days(through: today)
-        let statistics = schedule.statistics(days: days, today: today, marks: Set(marks.keys))
+        let statistics = schedule.statistics(days: days, today: today, marks: marks)
         let titles = Dictionary(schedule.items.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
+        let shown = events.prefix(StudyTimeline.pageSize)
+        let earlier = events.count > StudyTimeline.pageSize ? shown.last.flatMap(StudyTimeline.key(after:)) : nil
         return portal.pages.response(StudyParticipantPage(
             layout: portal.layout(participant.studyCode, context: context, current: .studyParticipants),
             studyCode: participant.studyCode, statusTitle: participant.status.title, statusTag: participant.status.tagClass,
@@ -162,12 +165,19 @@ struct StudyParticipantsController {
                 .init(key: "Days with every to-do done", value: "\(statistics.allDoneDays)"),
                 .init(key: "Current streak", value: statistics.currentStreak == 1 ? "1 day" : "\(statistics.currentStreak) days"),
             ] + statistics.items.map { .init(key: $0.item.title, value: "Done on \($0.doneDays) of \($0.offeredDays) days") },
-            months: StudyCalendar.months(days: days, today: today, schedule: schedule, marks: Set(marks.keys)),
-            opens: opens.prefix(60).map { .init(day: $0.day.displayed, count: $0.count) },
+            calendarHTML: StudyCalendar.html(days: days, today: today, schedule: schedule, marks: marks),
+            opensRowsHTML: StudyParticipantPage.rows(opens.prefix(60).map { [$0.day.displayed, String($0.count)] },
+                                                     classes: ["table__cell", "table__cell table__cell--numeric"]),
             feedback: feedback.map { .init(when: clock.dateTime($0.submittedAt), body: $0.body, handled: $0.handledAt != nil) },
-            timeline: events.map { event in
-                .init(when: clock.dateTime(event.occurredAt), what: StudyTimeline.describe(event, titles: titles))
+            timelineRowsHTML: StudyParticipantPage.rows(shown.map { event in
+                [clock.dateTime(event.occurredAt), StudyTimeline.describe(event, titles: titles)]
+            }, classes: ["table__cell", "table__cell"]),
+            timelineCaption: before == nil ? "newest first (her last \(StudyTimeline.pageSize) events)"
+                : "newest first, from \(shown.first.map { clock.dateTime($0.occurredAt) } ?? "the start") back",
+            earlierTimelinePath: earlier.map {
+                ListAddress(path: SiteURL.studyParticipant(id).path, parameters: [("timeline_before", $0)]).string + "#timeline"
             },
+            newestTimelinePath: before == nil ? nil : SiteURL.studyParticipant(id).path + "#timeline",
             withdrawPath: participant.status == .active ? SiteURL.studyParticipantWithdraw(id).path : nil,
             deletePath: SiteURL.studyParticipantDelete(id).path,
             listPath: SiteURL.studyParticipants.path,
@@ -224,36 +234,81 @@ struct StudyParticipantsController {
     }
 }
 
-/// Her to-do completion calendar: one table per month, each day saying how many of its to-dos she did.
+/// Her to-do completion calendar: one table per month, newest month first, each day saying how many of
+/// its to-dos she did. Written straight into one piece of HTML: a year of days is hundreds of cells, and
+/// drawing each through the template engine cost most of the page's time. Every text goes through the
+/// templates' own escaping.
 enum StudyCalendar {
-    static func months(days: ClosedRange<Int>?, today: CalendarDate, schedule: StudySchedule, marks: Set<StudyMark>) -> [StudyParticipantPage.Month] {
-        guard let days else { return [] }
-        var months: [StudyParticipantPage.Month] = []
+    static func html(days: ClosedRange<Int>?, today: CalendarDate, schedule: StudySchedule, marks: Set<StudyMark>) -> String? {
+        guard let days else { return nil }
+        var html = ""
+        html.reserveCapacity(1_200 * (days.count / 28 + 2))
         var first = CalendarDate(dayNumber: days.upperBound).firstOfMonth
         let start = CalendarDate(dayNumber: days.lowerBound).firstOfMonth
         while first >= start {
-            let lead = first.weekdayFromMonday
-            var cells: [StudyParticipantPage.Cell] = Array(repeating: .init(day: nil, text: nil, tone: "outside"), count: lead)
+            let title = HTMLEscaping.escape("\(CalendarDate.monthNames[first.month - 1]) \(first.year)")
+            html += #"<div class="table-wrapper" role="region" aria-label="To-dos in \#(title)" tabindex="0">"#
+            html += #"<table class="table study-calendar"><caption class="table__caption">\#(title)</caption>"#
+            html += Self.header
+            html += "<tbody><tr>"
+            var column = 0
+            func cell(day: Int?, text: String?, tone: String) {
+                if column == 7 {
+                    html += "</tr><tr>"
+                    column = 0
+                }
+                html += #"<td class="table__cell study-calendar__day study-calendar__day--"#
+                html += tone
+                html += #"">"#
+                if let day { html += #"<span class="study-calendar__number">\#(day)</span>"# }
+                if let text { html += #"<span class="study-calendar__value">\#(HTMLEscaping.escape(text))</span>"# }
+                html += "</td>"
+                column += 1
+            }
+            for _ in 0..<first.weekdayFromMonday { cell(day: nil, text: nil, tone: "outside") }
             for dayNumber in first.dayNumber...first.lastOfMonth.dayNumber {
                 let date = CalendarDate(dayNumber: dayNumber)
-                guard days.contains(dayNumber) else { cells.append(.init(day: date.day, text: nil, tone: "outside")); continue }
+                guard days.contains(dayNumber) else {
+                    cell(day: date.day, text: nil, tone: "outside")
+                    continue
+                }
                 let asked = schedule.items(onDayNumber: dayNumber)
                 let done = asked.filter { marks.contains(StudyMark(itemID: $0.id, dayNumber: dayNumber)) }.count
                 let open = dayNumber == today.dayNumber
                 let tone = open ? "open" : asked.isEmpty ? "outside" : done == asked.count ? "full" : done == 0 ? "none" : "partial"
-                cells.append(.init(day: date.day, text: open ? "Today: \(done) of \(asked.count)" : "\(done) of \(asked.count)", tone: tone))
+                cell(day: date.day, text: open ? "Today: \(done) of \(asked.count)" : "\(done) of \(asked.count)", tone: tone)
             }
-            while cells.count % 7 != 0 { cells.append(.init(day: nil, text: nil, tone: "outside")) }
-            let weeks = stride(from: 0, to: cells.count, by: 7).map { StudyParticipantPage.Week(cells: Array(cells[$0..<$0 + 7])) }
-            months.append(.init(title: "\(CalendarDate.monthNames[first.month - 1]) \(first.year)", weeks: weeks))
+            while column < 7 { cell(day: nil, text: nil, tone: "outside") }
+            html += "</tr></tbody></table></div>\n"
             first = first.adding(months: -1)
         }
-        return months
+        return html
     }
+
+    private static let header = "<thead><tr>" + ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map {
+        #"<th class="table__header" scope="col">\#($0)</th>"#
+    }.joined() + "</tr></thead>"
 }
 
-/// How her timeline names each event.
+/// How her timeline names each event, and how it is paged: a page of her newest events, and a link to
+/// the ones before the last shown (keyset paging on the event's time and id, so an older page costs the
+/// same as the first).
 enum StudyTimeline {
+    static let pageSize = 30
+
+    /// The `timeline_before` value naming the events older than `event`: "time.id".
+    static func key(after event: ParticipantEvent) -> String? {
+        // Rounded, not cut: the instant came from whole milliseconds and must name the same one.
+        event.id.map { "\(Int64((event.occurredAt.timeIntervalSince1970 * 1000).rounded())).\($0)" }
+    }
+
+    /// A `timeline_before` value read back; nil (her newest events) when it is missing or not one.
+    static func key(_ text: String?) -> (occurredAt: Int64, id: Int64)? {
+        guard let parts = text?.split(separator: ".", omittingEmptySubsequences: false), parts.count == 2,
+              let time = Int64(parts[0]), let id = Int64(parts[1]) else { return nil }
+        return (time, id)
+    }
+
     static func describe(_ event: ParticipantEvent, titles: [Int64: String]) -> String {
         switch event.kind {
         case .studyTodoDone: "Marked done: \(event.number.flatMap { titles[$0] } ?? "a to-do")"

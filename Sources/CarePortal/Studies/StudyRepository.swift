@@ -117,6 +117,65 @@ struct StudyRepository: Sendable {
         return counts
     }
 
+    /// Per status, how many participants, the highest id, and the latest enrolment and change: enrolling,
+    /// withdrawing or deleting anyone moves at least one of them.
+    struct ParticipantsVersion: Sendable, Equatable {
+        let status: String
+        let count: Int
+        let lastID: Int64
+        let lastCreated: Int64
+        let lastUpdated: Int64
+    }
+
+    func participantsVersion(on db: any SQLDatabase) async throws -> [ParticipantsVersion] {
+        try await db.select().column("status")
+            .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+            .column(SQLFunction("MAX", args: SQLColumn("id")), as: "last_id")
+            .column(SQLFunction("MAX", args: SQLColumn("created_at")), as: "last_created")
+            .column(SQLFunction("MAX", args: SQLColumn("updated_at")), as: "last_updated")
+            .from("study_participants").groupBy("status").orderBy("status").all().map { row in
+                ParticipantsVersion(
+                    status: try row.decode(column: "status", as: String.self), count: try row.decode(column: "count", as: Int.self),
+                    lastID: try row.decode(column: "last_id", as: Int64.self), lastCreated: try row.decode(column: "last_created", as: Int64.self),
+                    lastUpdated: try row.decode(column: "last_updated", as: Int64.self)
+                )
+            }
+    }
+
+    /// How many participants were in the study on each day from `first` to `last`: enrolled on or before
+    /// it and not withdrawn on or before it (her last day is the day before she withdrew). Counted in
+    /// SQL: those who joined or left before `first`, then the joins and leaves on each day of the range.
+    func inStudyPerDay(from first: CalendarDate, through last: CalendarDate, on db: any SQLDatabase) async throws -> [Int: Int] {
+        guard first <= last else { return [:] }
+        /// Never in the study: withdrawn on or before the day she was to start.
+        func counted(_ query: SQLSelectBuilder) -> SQLSelectBuilder {
+            query.where { group in
+                group.where("withdrawn_on", .is, SQLLiteral.null).orWhere(SQLColumn("withdrawn_on"), .greaterThan, SQLColumn("enrolled_on"))
+            }
+        }
+        func changes(_ column: String) async throws -> (before: Int, perDay: [Int: Int]) {
+            let before = try await counted(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+                .from("study_participants").where(column, .lessThan, first.iso)).first()?.decode(column: "count", as: Int.self) ?? 0
+            var perDay: [Int: Int] = [:]
+            for row in try await counted(db.select().column(SQLColumn(column), as: "day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+                .from("study_participants").where(column, .greaterThanOrEqual, first.iso).where(column, .lessThanOrEqual, last.iso))
+                .groupBy(column).all() {
+                guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
+                perDay[day.dayNumber] = try row.decode(column: "count", as: Int.self)
+            }
+            return (before, perDay)
+        }
+        let joined = try await changes("enrolled_on")
+        let left = try await changes("withdrawn_on")
+        var inStudy: [Int: Int] = [:]
+        var count = joined.before - left.before
+        for day in first.dayNumber...last.dayNumber {
+            count += (joined.perDay[day] ?? 0) - (left.perDay[day] ?? 0)
+            inStudy[day] = count
+        }
+        return inStudy
+    }
+
     // MARK: Daily to-dos
 
     private static let itemColumns = ["id", "title", "starts_on", "ends_on", "position", "replaces_id"]
@@ -189,14 +248,24 @@ struct StudyRepository: Sendable {
         return marks
     }
 
-    /// Every participant's marks, by participant.
-    func allMarks(on db: any SQLDatabase) async throws -> [Int64: [StudyMark: Date]] {
-        var marks: [Int64: [StudyMark: Date]] = [:]
+    /// Her marks alone, without when each was made: read from the index of marks, no table rows.
+    func markKeys(participantID: Int64, on db: any SQLDatabase) async throws -> Set<StudyMark> {
+        var marks = Set<StudyMark>()
+        for row in try await db.select().columns("item_id", "day").from("study_todo_marks").where("participant_id", .equal, participantID).all() {
+            guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
+            marks.insert(StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber))
+        }
+        return marks
+    }
+
+    /// Every participant's marks, by participant, with when each was made (milliseconds since 1970).
+    func allMarks(on db: any SQLDatabase) async throws -> [Int64: [StudyMark: Int64]] {
+        var marks: [Int64: [StudyMark: Int64]] = [:]
         for row in try await db.select().columns("participant_id", "item_id", "day", "marked_at").from("study_todo_marks").all() {
             guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
             marks[try row.decode(column: "participant_id", as: Int64.self), default: [:]][
                 StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)
-            ] = Date(millisecondsSince1970: try row.decode(column: "marked_at", as: Int64.self))
+            ] = try row.decode(column: "marked_at", as: Int64.self)
         }
         return marks
     }
@@ -205,7 +274,7 @@ struct StudyRepository: Sendable {
     func markCounts(from first: CalendarDate, on db: any SQLDatabase) async throws -> [StudyMark: Int] {
         var counts: [StudyMark: Int] = [:]
         for row in try await db.select().column("item_id").column("day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
-            .from("study_todo_marks").where("day", .greaterThanOrEqual, first.iso).groupBy("item_id").groupBy("day").all() {
+            .from("study_todo_marks").where("day", .greaterThanOrEqual, first.iso).groupBy("day").groupBy("item_id").all() {
             guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
             counts[StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)] = try row.decode(column: "count", as: Int.self)
         }
@@ -249,11 +318,10 @@ struct StudyRepository: Sendable {
         return found
     }
 
-    /// Every open, oldest first: participant, when, day.
-    func allOpens(on db: any SQLDatabase) async throws -> [(participantID: Int64, openedAt: Date, day: String)] {
+    /// Every open, oldest first: participant, when (milliseconds since 1970), day.
+    func allOpens(on db: any SQLDatabase) async throws -> [(participantID: Int64, openedAt: Int64, day: String)] {
         try await db.select().columns("participant_id", "opened_at", "day").from("study_app_opens").orderBy("opened_at").orderBy("id").all().map { row in
-            (try row.decode(column: "participant_id", as: Int64.self),
-             Date(millisecondsSince1970: try row.decode(column: "opened_at", as: Int64.self)),
+            (try row.decode(column: "participant_id", as: Int64.self), try row.decode(column: "opened_at", as: Int64.self),
              try row.decode(column: "day", as: String.self))
         }
     }
