@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOPosix
 import PortalPlatform
 
 /// What the `careportal` command's subcommands do; the executable only parses arguments and calls these.
@@ -104,6 +105,26 @@ public enum Commands {
                 try await AnalyticsAggregates().rebuild(clock: clock, on: db)
                 return try await AnalyticsAggregates().stored(on: db).counts.count
             }
+        }
+    }
+
+    /// Copies the SQLite database (while the server may be running) and the data folder into a new
+    /// archive at `path`. On PostgreSQL it refuses: pg_dump does that job (README.md, "Operations").
+    public static func backup(settings: Settings, to path: String) async throws -> BackupReport {
+        guard case .sqlite(let database) = try DatabaseLocation(url: settings.databaseURL) else { throw BackupRefused.postgres }
+        return try await NIOThreadPool.singleton.runIfActive {
+            try DataBackup.create(databasePath: database, dataDirectory: settings.dataDirectory, archivePath: path, now: Date())
+        }
+    }
+
+    /// Puts a backup archive back where DATABASE_URL and DATA_DIR point, both of which must be empty.
+    public static func restore(settings: Settings, from path: String) async throws -> BackupReport {
+        guard case .sqlite(let database) = try DatabaseLocation(url: settings.databaseURL) else { throw BackupRefused.postgres }
+        return try await NIOThreadPool.singleton.runIfActive {
+            try DataRestore.restore(
+                archivePath: path, databasePath: database, dataDirectory: settings.dataDirectory,
+                latestSchemaVersion: SchemaHistory.latestVersion
+            )
         }
     }
 
