@@ -109,9 +109,17 @@ import ZIPFoundation
         _ = FileManager.default.createFile(atPath: "\(uploads.directory)/.0123456789abcdef0123456789abcdef.partial", contents: Data([1, 2, 3]))
 
         let database = try Database(url: url, logger: TestDatabase.logger)
+        // Eight megabytes that do not compress, so the backup takes long enough for writes to go on during it.
+        let setup = try Database(url: url, logger: TestDatabase.logger)
+        try await setup.whileRunning {
+            try await setup.transaction { db in
+                try await db.raw("CREATE TABLE backup_ballast (bytes BLOB NOT NULL)").run()
+                for _ in 0..<8 { try await db.raw("INSERT INTO backup_ballast (bytes) VALUES (randomblob(1048576))").run() }
+            }
+        }
         let writers = Writers()
-        let (beforeBackup, report) = try await database.whileRunning {
-            try await withThrowingTaskGroup(of: Void.self, returning: (Acknowledged, BackupReport).self) { group in
+        let (beforeBackup, report, writtenDuringBackup) = try await database.whileRunning {
+            try await withThrowingTaskGroup(of: Void.self, returning: (Acknowledged, BackupReport, Int).self) { group in
                 // Two writers, as two requests at once would be: members (with their audit entries) and uploads.
                 group.addTask {
                     var index = 0
@@ -143,12 +151,14 @@ import ZIPFoundation
                 }
                 writers.stop.store(true, ordering: .relaxed)
                 try await group.waitForAll()
-                return (before, report)
+                return (before, report, atEnd - before.members.count)
             }
         }
         let restoredReport = try await Commands.restore(settings: restored.settings, from: archive)
 
-        // validate: the archive is private and lists the key, the uploads and no half-written file
+        // validate: the writers were not held up while the database was copied and archived
+        #expect(writtenDuringBackup > 0)
+        // the archive is private and lists the key, the uploads and no half-written file
         let archiveMode = try FileManager.default.attributesOfItem(atPath: archive)[.posixPermissions] as? Int
         #expect(archiveMode == 0o600)
         #expect(restoredReport.manifest == report.manifest)
