@@ -22,20 +22,8 @@ package enum DataBackup {
         let database = absolute(databasePath)
         let data = absolute(dataDirectory)
         let archive = absolute(archivePath)
-        guard FileManager.default.fileExists(atPath: database) else {
-            throw BackupRefused("There is no SQLite database at \(database) (DATABASE_URL): nothing was backed up.")
-        }
-        guard !FileManager.default.fileExists(atPath: archive) else {
-            throw BackupRefused("\(archive) already exists: give a new file name (nothing was backed up).")
-        }
-        let folder = DataBackup.parent(of: archive)
-        guard isFolder(folder) else {
-            throw BackupRefused("The folder \(folder) does not exist: make it first (nothing was backed up).")
-        }
-        // A backup inside DATA_DIR would be lost with it, and every later backup would hold the earlier ones.
-        guard !isInside(resolved(folder), resolved(data)) else {
-            throw BackupRefused("\(archive) is inside DATA_DIR (\(data)): write the backup somewhere else (nothing was backed up).")
-        }
+        try refuseUnlessPossible(databasePath: database, dataDirectory: data, archivePath: archive)
+        let folder = parent(of: archive)
 
         // Everything is made in a private folder beside the archive and moved into place once complete.
         let work = "\(folder)/.careportal-backup-\(UUID().uuidString.lowercased())"
@@ -63,6 +51,28 @@ package enum DataBackup {
         }
         syncFolder(folder)
         return BackupReport(archivePath: archive, manifest: manifest)
+    }
+
+    /// Refuses, before anything is done, a missing database, an archive that exists already or would
+    /// lie inside `DATA_DIR`, and a folder for it that does not exist.
+    package static func refuseUnlessPossible(databasePath: String, dataDirectory: String, archivePath: String) throws {
+        let database = absolute(databasePath)
+        let data = absolute(dataDirectory)
+        let archive = absolute(archivePath)
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw BackupRefused("There is no SQLite database at \(database) (DATABASE_URL): nothing was backed up.")
+        }
+        guard !FileManager.default.fileExists(atPath: archive) else {
+            throw BackupRefused("\(archive) already exists: give a new file name (nothing was backed up).")
+        }
+        let folder = parent(of: archive)
+        guard isFolder(folder) else {
+            throw BackupRefused("The folder \(folder) does not exist: make it first (nothing was backed up).")
+        }
+        // A backup inside DATA_DIR would be lost with it, and every later backup would hold the earlier ones.
+        guard !isInside(resolved(folder), resolved(data)) else {
+            throw BackupRefused("\(archive) is inside DATA_DIR (\(data)): write the backup somewhere else (nothing was backed up).")
+        }
     }
 
     /// Copies the database with SQLite's online backup API and checks the copy; returns its schema version.

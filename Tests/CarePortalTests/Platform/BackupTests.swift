@@ -173,7 +173,7 @@ import ZIPFoundation
         #expect(consistency.integrity == ["ok"])
         #expect(consistency.foreignKeyProblems == 0)
         let reopened = try Database(url: restored.settings.databaseURL, logger: TestDatabase.logger)
-        let (found, membersWithoutAudit, restoredCount) = try await reopened.whileRunning {
+        let (found, membersWithoutAudit, restoredCount, backupEntries) = try await reopened.whileRunning {
             try await reopened.read { db in
                 var found: [Int64: String] = [:]
                 for member in beforeBackup.members {
@@ -183,7 +183,9 @@ import ZIPFoundation
                     SELECT COUNT(*) AS orphans FROM members m WHERE NOT EXISTS (
                         SELECT 1 FROM audit_log a WHERE a.record_type = 'member' AND a.record_id = CAST(m.id AS TEXT))
                     """).first()?.decode(column: "orphans", as: Int.self)
-                return (found, orphans, try await MemberRepository().count(on: db))
+                let backups = try await db.raw("SELECT action FROM audit_log WHERE record_type = 'backup' ORDER BY id").all()
+                    .map { try $0.decode(column: "action", as: String.self) }
+                return (found, orphans, try await MemberRepository().count(on: db), backups)
             }
         }
         #expect(found.count == beforeBackup.members.count)
@@ -191,6 +193,8 @@ import ZIPFoundation
         // A transaction is in the copy whole or not at all: no member without her audit entry.
         #expect(membersWithoutAudit == 0)
         #expect(restoredCount >= beforeBackup.members.count)
+        // The backup was recorded before the copy (so the copy holds it), and the restore in the restored log.
+        #expect(backupEntries == ["backup_taken", "backup_restored"])
 
         // every acknowledged upload with its bytes, and the key that opens the second factor
         for upload in beforeBackup.uploads {
