@@ -65,7 +65,7 @@ let package = Package(
         // middleware to a route — and names no feature: the compiler refuses a platform file that does.
         .target(
             name: "PortalPlatform",
-            dependencies: ["CSMTP"] + serverLibraries,
+            dependencies: ["CSMTP", .product(name: "ZIPFoundation", package: "ZIPFoundation")] + serverLibraries,
             resources: [.copy("Resources/common-passwords.txt")]
         ),
         // The features, each in its own folder, and the application assembled from them.

@@ -8,7 +8,7 @@ struct CarePortalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "careportal",
         abstract: "CarePortal: the staff portal and member API for community-health programs.",
-        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self],
+        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self, Backup.self, Restore.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -152,5 +152,40 @@ struct RecountAnalytics: AsyncParsableCommand {
     func run() async throws {
         let counts = try await Commands.recountAnalytics(settings: try options.settings())
         print("Counted every event again: \(counts) rows of daily counts.")
+    }
+}
+
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the SQLite database, while the server runs, and DATA_DIR into one new archive (SQLite only).",
+        discussion: "The archive holds the second-factor key: keep it as secret as the database. On PostgreSQL use pg_dump (README.md, \"Operations\")."
+    )
+    @OptionGroup var options: SettingsOptions
+    @Argument(help: "The archive to write, outside DATA_DIR; it must not exist yet.") var path: String
+
+    func run() async throws {
+        let report = try await Commands.backup(settings: try options.settings(), to: path)
+        print("""
+            Backed up the database (schema version \(report.manifest.schemaVersion)) and \(report.fileCount) files of DATA_DIR, \
+            \(report.totalSize) bytes in all, to \(report.archivePath) at \(report.manifest.createdAt).
+            Keep the archive as secret as the database: it holds every record, and the second-factor key if there is one.
+            """)
+    }
+}
+
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Put a backup archive back: the database where DATABASE_URL points and the files into DATA_DIR, both empty (SQLite only).",
+        discussion: "Every file is checked against the archive's checksums before anything is written; an existing database or a DATA_DIR with anything in it is never replaced."
+    )
+    @OptionGroup var options: SettingsOptions
+    @Argument(help: "The archive careportal backup wrote.") var path: String
+
+    func run() async throws {
+        let report = try await Commands.restore(settings: try options.settings(), from: path)
+        print("""
+            Restored the database (schema version \(report.manifest.schemaVersion), backed up at \(report.manifest.createdAt)) \
+            and \(report.fileCount) files from \(report.archivePath); every checksum matched. Start the server to use it.
+            """)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOPosix
 import PortalPlatform
 
 /// What the `careportal` command's subcommands do; the executable only parses arguments and calls these.
@@ -107,9 +108,62 @@ public enum Commands {
         }
     }
 
+    /// What the backup commands record in the audit log.
+    static let auditActions: [AuditAction] = [.backupTaken, .backupRestored]
+
+    /// Copies the SQLite database (while the server may be running) and the data folder into a new
+    /// archive at `path`. On PostgreSQL it refuses: pg_dump does that job (README.md, "Operations").
+    public static func backup(settings: Settings, to path: String) async throws -> BackupReport {
+        guard case .sqlite(let databasePath) = try DatabaseLocation(url: settings.databaseURL) else { throw BackupRefused.postgres }
+        let archive = DataBackup.absolute(path)
+        try DataBackup.refuseUnlessPossible(databasePath: databasePath, dataDirectory: settings.dataDirectory, archivePath: archive)
+        // Recorded before anything is copied, as every export is, so the backup holds its own entry.
+        try await record(.backupTaken, detail: archive, settings: settings)
+        return try await NIOThreadPool.singleton.runIfActive {
+            try DataBackup.create(databasePath: databasePath, dataDirectory: settings.dataDirectory, archivePath: archive, now: Date())
+        }
+    }
+
+    /// Puts a backup archive back where DATABASE_URL and DATA_DIR point, both of which must be empty,
+    /// and records in the restored audit log which backup it was.
+    public static func restore(settings: Settings, from path: String) async throws -> BackupReport {
+        guard case .sqlite(let databasePath) = try DatabaseLocation(url: settings.databaseURL) else { throw BackupRefused.postgres }
+        let report = try await NIOThreadPool.singleton.runIfActive {
+            try DataRestore.restore(
+                archivePath: path, databasePath: databasePath, dataDirectory: settings.dataDirectory,
+                latestSchemaVersion: SchemaHistory.latestVersion
+            )
+        }
+        do {
+            try await record(
+                .backupRestored, detail: "backup of \(report.manifest.createdAt), \(report.fileCount) files", settings: settings
+            )
+        } catch {
+            throw BackupRefused("The backup was restored, but the restore could not be recorded in its audit log: \(error)")
+        }
+        return report
+    }
+
+    /// Writes one command-line audit entry into the database, without migrating it.
+    private static func record(_ action: AuditAction, detail: String, settings: Settings) async throws {
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        try await database.whileRunning {
+            try await database.transaction { db in
+                try await AuditLog(now: Date.init).record(AuditEvent(
+                    actor: .system, action: action, recordType: "backup", origin: .commandLine, detail: detail
+                ), on: db)
+            }
+        }
+    }
+
     static func logger(_ settings: Settings) -> Logger {
         var logger = Logger(label: "careportal")
         logger.logLevel = settings.logLevel
         return logger
     }
+}
+
+extension AuditAction {
+    static let backupTaken = AuditAction("backup_taken", title: "Backup taken")
+    static let backupRestored = AuditAction("backup_restored", title: "Restored from a backup")
 }

@@ -103,6 +103,7 @@ enum Features {
     static func contributions(of features: [any PortalFeature.Type]) -> Contributions {
         var contributions = Contributions()
         contributions.auditActions += DemoSeeder.auditActions
+        contributions.auditActions += Commands.auditActions
         for feature in features {
             let program = feature.program
             if let program, !contributions.programs.contains(program) { contributions.programs.append(program) }

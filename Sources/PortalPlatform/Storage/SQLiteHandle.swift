@@ -44,12 +44,14 @@ package final class SQLiteHandle: @unchecked Sendable {
     /// SQLite's global set-up, done once before the first connection opens.
     private static let initialized: Bool = sqlite_nio_sqlite3_initialize() == SQLITE_OK
 
-    /// Opens (creating if need be) the database file at `path`.
-    package init(path: String) throws {
+    /// Opens (creating if need be) the database file at `path`; with `mustExist`, a missing file is an
+    /// error instead of a new, empty database.
+    package init(path: String, mustExist: Bool = false) throws {
         guard Self.initialized else { throw Failure(code: SQLITE_ERROR, message: "SQLite could not be initialized") }
         var handle: OpaquePointer?
         // One task at a time uses a connection, so SQLite's own per-connection mutex is not needed.
-        let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        if !mustExist { flags |= SQLITE_OPEN_CREATE }
         let code = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "cannot open \(path)"
@@ -106,6 +108,31 @@ package final class SQLiteHandle: @unchecked Sendable {
                 throw failure(code)
             }
         }
+    }
+
+    /// Copies this whole database into `destination` with SQLite's online backup API, as it stood at one
+    /// commit. Every page is copied in one step, inside one read transaction: in WAL mode that read holds
+    /// up no writer, whereas copying a few pages at a time starts over whenever another connection
+    /// commits, and under steady writes might never finish.
+    package func backup(into destination: SQLiteHandle) throws {
+        guard let raw, let target = destination.raw else { throw Failure(code: SQLITE_MISUSE, message: "the connection is closed") }
+        guard let backup = sqlite_nio_sqlite3_backup_init(target, "main", raw, "main") else {
+            throw destination.failure(sqlite_nio_sqlite3_extended_errcode(target))
+        }
+        var code: Int32
+        var waits = 0
+        repeat {
+            code = sqlite_nio_sqlite3_backup_step(backup, -1)
+            // Busy only while another process recovers the write-ahead log: wait for it, up to ten seconds.
+            guard code == SQLITE_BUSY || code == SQLITE_LOCKED, waits < 200 else { break }
+            waits += 1
+            sqlite_nio_sqlite3_sleep(50)
+        } while true
+        let finished = sqlite_nio_sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE else {
+            throw Failure(code: code, message: sqlite_nio_sqlite3_errstr(code).map { String(cString: $0) } ?? "the backup stopped")
+        }
+        guard finished == SQLITE_OK else { throw destination.failure(finished) }
     }
 
     /// How many statements this connection keeps prepared.
