@@ -12,6 +12,7 @@ database of that PostgreSQL. Server logs go to artifacts/server-logs/faults-*.lo
 from __future__ import annotations
 
 import datetime
+import errno
 import glob
 import json
 import os
@@ -291,3 +292,38 @@ def shared_postgres_database():
     parts = urllib.parse.urlsplit(url)
     yield urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
     subprocess.run(psql + [f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'], capture_output=True, timeout=60)
+
+
+# ---------------------------------------------------------------- a small disk
+
+
+@pytest.fixture
+def small_disk():
+    """A 16 MB tmpfs for the data folder, unmounted however the test ends."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system for the data folder needs root")
+    folder = Path(tempfile.mkdtemp(prefix="careportal-faults-disk-"))
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", str(folder)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        folder.rmdir()
+        pytest.skip(f"mount is not permitted here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        if subprocess.run(["umount", str(folder)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+        folder.rmdir()
+
+
+def fill(folder: Path) -> Path:
+    """Takes every free byte of the file system."""
+    filler = folder / "filler"
+    with open(filler, "wb", buffering=0) as handle:
+        for size in (1 << 20, 1 << 12, 1):
+            try:
+                while True:
+                    handle.write(b"\0" * size)
+            except OSError as error:
+                assert error.errno == errno.ENOSPC, error
+    return filler

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import email
-import errno
 import os
 import re
 import socket
 import sqlite3
-import subprocess
-import tempfile
 import threading
 import time
 import uuid
@@ -17,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Server, free_port, register_member, request
+from conftest import Server, fill, free_port, register_member, request
 
 STACK_TRACE_HINTS = ("PSQLError", "SQLiteHandle", "Failure(", "Swift/", ".swift:", "Fatal error", "PostgresNIO", "Traceback")
 
@@ -310,38 +307,6 @@ def test_postgres_restarted_under_load_answers_503_then_recovers_without_restart
 
 
 # ---------------------------------------------------------------- 4. The disk full on SQLite
-
-
-@pytest.fixture
-def small_disk():
-    """A 16 MB tmpfs for the data folder, unmounted however the test ends."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small file system for the data folder needs root")
-    folder = Path(tempfile.mkdtemp(prefix="careportal-faults-disk-"))
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", str(folder)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        folder.rmdir()
-        pytest.skip(f"mount is not permitted here: {mounted.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        if subprocess.run(["umount", str(folder)], capture_output=True).returncode != 0:
-            subprocess.run(["umount", "-l", str(folder)], capture_output=True)
-        folder.rmdir()
-
-
-def fill(folder: Path) -> Path:
-    """Takes every free byte of the file system."""
-    filler = folder / "filler"
-    with open(filler, "wb", buffering=0) as handle:
-        for size in (1 << 20, 1 << 12, 1):
-            try:
-                while True:
-                    handle.write(b"\0" * size)
-            except OSError as error:
-                assert error.errno == errno.ENOSPC, error
-    return filler
 
 
 def test_disk_full_on_sqlite_refuses_clearly_keeps_everything_and_resumes(make_server, small_disk):
