@@ -73,11 +73,13 @@ func buildApplication(
     router.add(middleware: SecurityHeadersMiddleware(servedOverHTTPS: settings.servedOverHTTPS))
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorPageMiddleware(portal: portal))
+    let bodyLimits = RequestBodyLimits()
+    router.add(middleware: RequestBodyLimitMiddleware(limits: bodyLimits))
     router.add(middleware: FileMiddleware("\(settings.resourcesDirectory)/static", urlBasePath: "/static", logger: logger))
     router.add(middleware: SessionMiddleware(portal: portal))
     router.add(middleware: CSRFMiddleware(portal: portal))
 
-    var routes = PortalRoutes(router: router, portal: portal)
+    var routes = PortalRoutes(router: router, portal: portal, bodyLimits: bodyLimits)
     var features: [any PortalFeature] = []
     var jobs: [BackgroundJob] = []
     for type in featureTypes {

@@ -198,6 +198,9 @@ enum LearningRules {
     /// The largest uploaded video: about 25 minutes of phone-quality (720p) video.
     static let videoMaximumSize = 200 * 1024 * 1024
     static let videoRules = UploadRules(types: UploadType.videos, maximumSize: videoMaximumSize, noun: "video")
+    /// A video form's whole body: the largest video, its text fields and the form's boundaries. A file a
+    /// little too large is still read, so the form can say why beside the field.
+    static let videoUploadLimit = videoMaximumSize + 4 * 1024 * 1024
 
     static func lineProblem(_ text: String, name: String, maximumLength: Int, required: Bool = true) -> String? {
         if text.isEmpty { return required ? "Enter \(name)" : nil }

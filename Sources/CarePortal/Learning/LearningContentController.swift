@@ -26,9 +26,9 @@ struct LearningContentController {
         routes.post(SiteURL.pattern(SiteURL.deleteQuizQuestion), access: Self.access, deleteQuestion)
         routes.get(SiteURL.learningVideos.pattern, access: Self.access, videos)
         routes.get(SiteURL.newLearningVideo.pattern, access: Self.access, newVideo)
-        routes.post(SiteURL.newLearningVideo.pattern, access: Self.access, createVideo)
+        routes.post(SiteURL.newLearningVideo.pattern, access: Self.access, bodyLimit: LearningRules.videoUploadLimit, createVideo)
         routes.get(SiteURL.pattern(SiteURL.learningVideo), access: Self.access, editVideo)
-        routes.post(SiteURL.pattern(SiteURL.learningVideo), access: Self.access, updateVideo)
+        routes.post(SiteURL.pattern(SiteURL.learningVideo), access: Self.access, bodyLimit: LearningRules.videoUploadLimit, updateVideo)
         routes.get(SiteURL.pattern(SiteURL.learningVideoFile), access: Self.access, videoFile)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// Turns every error into a plain page (or JSON under /api/) that never shows a stack trace, SQL or a path.
 package struct ErrorPageMiddleware: RouterMiddleware {
@@ -19,18 +20,21 @@ package struct ErrorPageMiddleware: RouterMiddleware {
             return error.response()
         } catch {
             let page = ErrorPage(for: error)
-            if page.status == .internalServerError {
+            if page.status == .internalServerError || page.status == .serviceUnavailable || page.status == .insufficientStorage {
                 context.logger.error("Request failed", metadata: [
                     "error": "\(String(reflecting: error))", "http.path": "\(request.uri.path)",
                 ])
             }
-            if request.uri.path.hasPrefix("/api/") {
-                return page.json()
-            }
-            return portal.pages.response(
-                ErrorPageView(layout: portal.layout(page.title, context: context, currentPath: nil), heading: page.title, message: page.message),
-                status: page.status
-            )
+            var response = request.uri.path.hasPrefix("/api/")
+                ? page.json()
+                : portal.pages.response(
+                    ErrorPageView(layout: portal.layout(page.title, context: context, currentPath: nil), heading: page.title, message: page.message),
+                    status: page.status
+                )
+            if let seconds = page.retryAfter { response.headers[.retryAfter] = String(seconds) }
+            // A body refused unread is not drained: the connection ends with this answer.
+            if page.status == .contentTooLarge { response.headers[.connection] = "close" }
+            return response
         }
     }
 
@@ -45,8 +49,27 @@ package struct ErrorPage {
     package let title: String
     package let message: String
 
+    /// Seconds after which trying again makes sense (503).
+    package var retryAfter: Int? { status == .serviceUnavailable ? 5 : nil }
+
     package init(for error: any Error) {
+        if Database.isUnreachable(error) {
+            self.init(
+                .serviceUnavailable, "Sorry, the service is unavailable for a moment",
+                "What you were doing may not have been saved: please try again in a minute. What you saved before this is safe."
+            )
+            return
+        }
+        if Database.isStorageFull(error) {
+            self.init(
+                .insufficientStorage, "Sorry, the service has run out of storage space",
+                "Nothing was saved from this request. What you saved before this is safe. Please try again later."
+            )
+            return
+        }
         switch error {
+        case is NIOTooManyBytesError:
+            self.init(.contentTooLarge, "That was too large to send", "Make it smaller and try again.")
         case is AccessDenied:
             self.init(.forbidden, "You cannot open this page", "Your account does not give access to this page. If you need it, ask an administrator.")
         case is ForgedRequest:
@@ -82,6 +105,8 @@ package struct ErrorPage {
         case .forbidden: "forbidden"
         case .methodNotAllowed: "method_not_allowed"
         case .contentTooLarge: "too_large"
+        case .serviceUnavailable: "unavailable"
+        case .insufficientStorage: "storage_full"
         case .internalServerError: "internal_error"
         default: "invalid_request"
         }
@@ -101,4 +126,9 @@ package struct ErrorPageView: Page {
         self.heading = heading
         self.message = message
     }
+}
+
+extension HTTPResponse.Status {
+    /// 507: the server has no room left to save the request (the disk is full).
+    package static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 }

@@ -77,9 +77,13 @@ package struct PortalRoutes {
     /// The program of the feature whose routes are being added: while it is switched off they answer 404.
     package var program: Program?
 
-    package init(router: Router<PortalContext>, portal: Portal) {
+    /// The request body limits the router's `RequestBodyLimitMiddleware` applies.
+    package let bodyLimits: RequestBodyLimits
+
+    package init(router: Router<PortalContext>, portal: Portal, bodyLimits: RequestBodyLimits = RequestBodyLimits()) {
         self.router = router
         self.portal = portal
+        self.bodyLimits = bodyLimits
     }
 
     package mutating func get(_ path: RouterPath, access: Access, _ handler: @escaping Handler) {
@@ -87,6 +91,12 @@ package struct PortalRoutes {
     }
 
     package mutating func post(_ path: RouterPath, access: Access, _ handler: @escaping Handler) {
+        add(.post, path, access: access, handler)
+    }
+
+    /// A route that takes a body larger than a form's (a streamed upload), up to `bodyLimit` bytes.
+    package mutating func post(_ path: RouterPath, access: Access, bodyLimit: Int, _ handler: @escaping Handler) {
+        bodyLimits.allow(.post, path, upTo: bodyLimit)
         add(.post, path, access: access, handler)
     }
 

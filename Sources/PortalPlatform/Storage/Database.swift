@@ -24,6 +24,8 @@ public final class Database: Sendable {
     public let engine: Engine
     private let backend: Backend
     private let logger: Logger
+    /// Whether PostgreSQL's address takes a connection at all: told apart from a busy pool when a request waits.
+    private let postgresAnswers: @Sendable () async -> Bool
     /// Where the time spent waiting for a connection is recorded, when the server keeps metrics.
     private let poolWaits: PoolWaits?
 
@@ -45,9 +47,11 @@ public final class Database: Sendable {
         case .sqlite(let path):
             engine = .sqlite
             backend = .sqlite(SQLiteConnectionPool(path: path, maximumReaders: 4, logger: logger))
+            postgresAnswers = { true }
         case .postgres(let configuration):
             engine = .postgres
             backend = .postgres(PostgresClient(configuration: configuration, backgroundLogger: logger))
+            postgresAnswers = { await Self.answers(host: configuration.host, port: configuration.port, socket: configuration.unixSocketPath) }
         }
         poolWaits = metrics?.poolWaits(for: engine)
     }
@@ -110,19 +114,117 @@ public final class Database: Sendable {
                 return try await body(db)
             }
         case .postgres(let client):
-            return try await Self.withConnection(of: client) { db in
+            return try await Self.withConnection(of: client, answers: postgresAnswers) { db in
                 Self.record(wait: waits, since: asked)
                 return try await body(db)
             }
         }
     }
 
-    private static func withConnection<T: Sendable>(of client: PostgresClient, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
-            try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
-                try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+    /// How often a request waiting for a PostgreSQL connection checks that PostgreSQL still takes
+    /// connections. Under load a connection comes back in milliseconds and the request waits on; while
+    /// PostgreSQL is down or restarting, the client's pool would otherwise hold every request for a
+    /// minute, so the request is answered 503 instead.
+    package static let connectionWait: Duration = .seconds(2)
+
+    /// True when something accepts a connection at PostgreSQL's address within a second.
+    private static func answers(host: String?, port: Int?, socket: String?) async -> Bool {
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(1))
+        do {
+            let channel: any Channel
+            if let socket {
+                channel = try await bootstrap.connect(unixDomainSocketPath: socket).get()
+            } else {
+                channel = try await bootstrap.connect(host: host ?? "localhost", port: port ?? 5432).get()
+            }
+            try? await channel.close()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static func withConnection<T: Sendable>(
+        of client: PostgresClient, answers: @escaping @Sendable () async -> Bool, _ body: (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        do {
+            // The body runs in a child task beside a timer, and both finish before this returns.
+            return try await withoutActuallyEscaping(body) { body in
+                nonisolated(unsafe) let body = body
+                let lease = LeaseWatch()
+                return try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await client.withConnection { connection in
+                            guard lease.settle(.leased) else { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
+                            return try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                                try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+                            }
+                        }
+                    }
+                    group.addTask {
+                        // Waiting is fine while PostgreSQL takes connections (a busy pool); not once it does not.
+                        while (try? await Task.sleep(for: connectionWait)) != nil, !lease.isSettled {
+                            if await answers() { continue }
+                            if lease.settle(.gaveUp) { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
+                        }
+                        return nil
+                    }
+                    while let next = try await group.next() {
+                        if let value = next {
+                            group.cancelAll()
+                            return value
+                        }
+                    }
+                    throw DatabaseUnavailable(reason: "the connection ended without an answer")
+                }
+            }
+        } catch let error as DatabaseUnavailable {
+            throw error
+        } catch where Self.isUnreachable(error) {
+            throw DatabaseUnavailable(reason: String(reflecting: error))
+        }
+    }
+
+    /// Whether a request got its connection or gave up waiting: whichever happens first, only once.
+    private final class LeaseWatch: Sendable {
+        enum Outcome { case waiting, leased, gaveUp }
+        private let outcome = Mutex(Outcome.waiting)
+
+        var isSettled: Bool { outcome.withLock { $0 != .waiting } }
+
+        /// True if `result` is the outcome, false if the other one came first.
+        func settle(_ result: Outcome) -> Bool {
+            outcome.withLock { outcome in
+                guard outcome == .waiting else { return false }
+                outcome = result
+                return true
             }
         }
+    }
+
+    /// True for the errors that mean PostgreSQL could not be reached or went away mid-request (stopped,
+    /// restarting, network down), rather than something wrong with the request.
+    package static func isUnreachable(_ error: any Error) -> Bool {
+        if error is DatabaseUnavailable { return true }
+        // The pool's own error (its module is not one this package imports): it gave up connecting, or is shutting down.
+        if String(reflecting: type(of: error)).hasSuffix(".ConnectionPoolError") { return true }
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed:
+            return true
+        case .server:
+            // Class 08: connection exception; 57P01–57P03: the server is shutting down or starting up.
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        default:
+            return false
+        }
+    }
+
+    /// True when SQLite could not write because the disk (or the database's page limit) is full.
+    package static func isStorageFull(_ error: any Error) -> Bool {
+        guard let failure = error as? SQLiteHandle.Failure else { return false }
+        return failure.code & 0xff == 13  // SQLITE_FULL, whatever its extended code
     }
 
     /// False while the current task changes the schema (`Migrator`): PostgreSQL statements it runs
@@ -145,7 +247,7 @@ public final class Database: Sendable {
                     return try await body(db)
                 }
             case .postgres(let client):
-                return try await Self.withConnection(of: client) { db in
+                return try await Self.withConnection(of: client, answers: postgresAnswers) { db in
                     Self.record(wait: waits, since: asked)
                     return try await body(db)
                 }
@@ -181,7 +283,7 @@ public final class Database: Sendable {
                 return try await Self.committing(database, begin: "BEGIN IMMEDIATE", body)
             }
         case .postgres(let client):
-            return try await Self.withConnection(of: client) { database in
+            return try await Self.withConnection(of: client, answers: postgresAnswers) { database in
                 Self.record(wait: waits, since: asked)
                 return try await Self.committing(database, begin: "BEGIN", body)
             }
@@ -309,6 +411,17 @@ package struct NestedTransaction: Error, CustomStringConvertible {
     package var description: String { "a transaction was started inside another transaction" }
 
     package init() {}
+}
+
+/// PostgreSQL could not be reached in time, or went away during the request: nothing of the request's
+/// transaction was committed, and the person is asked to try again shortly (503).
+package struct DatabaseUnavailable: Error, CustomStringConvertible {
+    package let reason: String
+    package var description: String { "the database could not be reached: \(reason)" }
+
+    package init(reason: String) {
+        self.reason = reason
+    }
 }
 
 package struct DatabaseClosed: Error, CustomStringConvertible {
