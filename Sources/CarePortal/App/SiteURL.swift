@@ -288,6 +288,10 @@ enum SiteURL: Sendable, Equatable {
     case apiStudyFeedback
     case apiStudyContact
 
+    // Pharmacy customers' notification choices and phones.
+    case apiPharmacyNotificationPreferences
+    case apiPharmacyPushTokens
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -549,6 +553,8 @@ enum SiteURL: Sendable, Equatable {
         case .apiStudyOpens: "/api/v1/study/opens"
         case .apiStudyFeedback: "/api/v1/study/feedback"
         case .apiStudyContact: "/api/v1/study/contact"
+        case .apiPharmacyNotificationPreferences: "/api/v1/pharmacy/notifications/preferences"
+        case .apiPharmacyPushTokens: "/api/v1/pharmacy/push-tokens"
         }
     }
 
