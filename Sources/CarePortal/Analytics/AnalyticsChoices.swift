@@ -45,6 +45,8 @@ struct AnalyticsChoices: Sendable, Equatable {
     var granularity: Granularity = .day
     var cohortIDs: [Int64] = []
     var comparison: Comparison = .none
+    /// The survey whose results the survey graphs draw (the newest published one when none is chosen).
+    var surveyID: Int64?
     /// What the researcher typed that could not be used, by field, with the choice used instead.
     var problems: [String: String] = [:]
 
@@ -76,6 +78,9 @@ struct AnalyticsChoices: Sendable, Equatable {
             if to == nil { problems["to"] = "Enter the last day as a date, like 2026-11-30" }
             if let from, let to, to < from { problems["to"] = "The last day must be on or after the first day" }
             if from == nil || to == nil || problems["to"] != nil { range = .last30 }
+        }
+        if let text = value("survey"), !text.isEmpty {
+            if let id = Int64(text), id > 0 { surveyID = id } else { problems["survey"] = "Choose one of the surveys" }
         }
         if comparison == .cohorts, cohortIDs.count < 2 {
             problems["compare"] = "Choose two or more cohorts to compare them"
@@ -112,6 +117,7 @@ struct AnalyticsChoices: Sendable, Equatable {
         items.append(("by", granularity.rawValue))
         items += cohortIDs.map { ("cohort", String($0)) }
         items.append(("compare", comparison.rawValue))
+        if let surveyID { items.append(("survey", String(surveyID))) }
         return items
     }
 

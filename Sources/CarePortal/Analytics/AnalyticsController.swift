@@ -65,16 +65,19 @@ struct AnalyticsController {
     }
 
     func show(_ topic: AnalyticsReports.Topic, request: Request, context: PortalContext) async throws -> Response {
-        let (reports, graphs) = try await portal.database.read { db -> (AnalyticsReports, [ChartFigure]) in
+        let (reports, graphs, surveys) = try await portal.database.read { db -> (AnalyticsReports, [ChartFigure], [FilterOption]?) in
             let reports = try await makeReports(Self.queryPairs(request), db: db)
-            return (reports, try await reports.graphs(topic, on: db))
+            let surveys = topic == .surveys ? try await reports.surveyOptions(on: db) : nil
+            return (reports, try await reports.graphs(topic, on: db), surveys)
         }
         return portal.pages.response(AnalyticsTopicPage(
             layout: portal.layout(topic.title, context: context, current: .analytics),
             heading: topic.title, summary: topic.summary, overviewPath: SiteURL.analytics.path,
             periodText: "\(reports.scopeName), \(reports.periodText)",
-            form: AnalyticsChoicesForm(action: SiteURL.analyticsTopic(topic).path, choices: reports.choices, cohorts: reports.cohorts, period: reports.period),
-            graphs: graphs.map(portal.pages.html)
+            form: AnalyticsChoicesForm(action: SiteURL.analyticsTopic(topic).path, choices: reports.choices, cohorts: reports.cohorts,
+                                       period: reports.period, surveys: surveys),
+            graphs: graphs.map(portal.pages.html),
+            nothingToShow: graphs.isEmpty ? topic.nothingToShow : nil
         ))
     }
 

@@ -38,5 +38,39 @@ extension DemoData {
             }
         }
         try await MemberEvents().record(events, clock: clock, on: db)
+        try await seedQuizzes(members: members, clock: clock, on: db)
+    }
+
+    /// Demo members' quizzes on the demo modules, scored as the app's submissions are, so the learning module
+    /// scores have completions to count: about two members in three try each module, some more than once.
+    private func seedQuizzes(members: [Member], clock: ProgramClock, on db: any SQLDatabase) async throws {
+        let content = LearningContentRepository()
+        let modules = try await content.modules(on: db).filter { $0.status == .published }
+        let questions = Dictionary(grouping: try await content.questions(moduleIDs: modules.map(\.id), on: db), by: \.moduleID)
+        var events: [MemberEvent] = []
+        for (index, member) in members.enumerated() {
+            for (position, module) in modules.enumerated() where (index + position) % 3 != 0 {
+                for attempt in 0..<(1 + (index + position) % 2) {
+                    let daysAgo: Int = (index * 13 + position * 29 + attempt * 3) % 80 + 1
+                    let at = now.addingTimeInterval(-Double(daysAgo) * 86_400)
+                    guard at > member.createdAt else { continue }
+                    let quiz = questions[module.id] ?? []
+                    // Later attempts and some members do better: a fixed pattern, not chance.
+                    var answers: [Int64: Set<Int64>] = [:]
+                    for (number, question) in quiz.enumerated() {
+                        let pattern: Int = (index * 7 + number * 3 + attempt * 5) % 10
+                        let right = pattern < 6 + attempt * 2
+                        answers[question.id] = right ? Set(question.choices.filter(\.isCorrect).map(\.id)) : []
+                    }
+                    let score = QuizScore.score(quiz, answers: answers)
+                    try await content.recordAttempt(moduleID: module.id, memberID: member.id, score: score, at: at, on: db)
+                    events.append(MemberEvent(
+                        kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id, occurredAt: at,
+                        number: Int64(score.percent), label: "module-\(module.id)", clientID: "demo-\(member.id)-quiz-\(module.id)-\(attempt)"
+                    ))
+                }
+            }
+        }
+        try await MemberEvents().record(events, clock: clock, on: db)
     }
 }

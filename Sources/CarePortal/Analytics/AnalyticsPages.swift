@@ -17,11 +17,16 @@ struct AnalyticsChoicesForm: Sendable, Encodable {
     let granularities: [FilterOption]
     let comparisons: [FilterOption]
     let cohorts: [CohortChoice]
+    /// The surveys to choose from, on the survey results' page only.
+    let surveys: [FilterOption]
+    let hasSurveys: Bool
     let errors: [FormErrors.Item]
     let fromError: String?
     let toError: String?
 
-    init(action: String, choices: AnalyticsChoices, cohorts: [Cohort], period: ClosedRange<AnalyticsDay>) {
+    init(action: String, choices: AnalyticsChoices, cohorts: [Cohort], period: ClosedRange<AnalyticsDay>, surveys: [FilterOption]? = nil) {
+        self.surveys = surveys ?? []
+        hasSurveys = !(surveys ?? []).isEmpty
         self.action = action
         ranges = AnalyticsChoices.Range.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == choices.range) }
         isCustom = choices.range == .custom
@@ -30,7 +35,7 @@ struct AnalyticsChoicesForm: Sendable, Encodable {
         granularities = AnalyticsChoices.Granularity.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == choices.granularity) }
         comparisons = AnalyticsChoices.Comparison.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == choices.comparison) }
         self.cohorts = cohorts.map { CohortChoice(id: String($0.id), name: $0.name, isChosen: choices.cohortIDs.contains($0.id)) }
-        let anchors = ["range": "range", "by": "by", "compare": "compare", "cohort": "cohorts", "from": "from", "to": "to"]
+        let anchors = ["range": "range", "by": "by", "compare": "compare", "cohort": "cohorts", "from": "from", "to": "to", "survey": "survey"]
         errors = choices.problems.sorted { $0.key < $1.key }.map { FormErrors.Item(field: anchors[$0.key] ?? $0.key, message: $0.value) }
         fromError = choices.problems["from"]
         toError = choices.problems["to"]
@@ -63,6 +68,7 @@ struct AnalyticsTopicPage: Page {
     let form: AnalyticsChoicesForm
     /// The graphs' HTML, each with its table and CSV link.
     let graphs: [String]
+    let nothingToShow: String?
 }
 
 struct AnalyticsExportPage: Page {

@@ -33,12 +33,14 @@ struct AnalyticsReports: Sendable {
     }
 
     enum Topic: String, Sendable, CaseIterable {
-        case sections, moods, activity
+        case sections, moods, surveys, learning, activity
 
         var title: String {
             switch self {
             case .sections: "Sections used most"
             case .moods: "Moods over time"
+            case .surveys: "Survey results"
+            case .learning: "Learning module scores"
             case .activity: "Sign-ins and app opens"
             }
         }
@@ -47,7 +49,18 @@ struct AnalyticsReports: Sendable {
             switch self {
             case .sections: "Which parts of the app members visit, and how long they stay."
             case .moods: "The moods members share, by day, week or month, and the share that are negative."
+            case .surveys: "A survey's answers, question by question, from the responses submitted in the period: scales as diverging bars."
+            case .learning: "Each learning module's quiz scores (average and spread) and how many times it was completed."
             case .activity: "Members active each day, week or month; how often they open the app; and how many are still active weeks after joining."
+            }
+        }
+
+        /// What the page says when there is nothing to draw.
+        var nothingToShow: String? {
+            switch self {
+            case .surveys: "No survey has been published yet: its results appear here once it has."
+            case .learning: "No learning module was completed by these members in this period."
+            default: nil
             }
         }
     }
@@ -112,6 +125,8 @@ struct AnalyticsReports: Sendable {
         switch topic {
         case .sections: try await sections(on: db)
         case .moods: try await moods(on: db)
+        case .surveys: try await surveys(on: db)
+        case .learning: try await learning(on: db)
         case .activity: try await activity(on: db)
         }
     }
@@ -187,6 +202,148 @@ struct AnalyticsReports: Sendable {
             valueAxisTitle: "Negative moods (%)", categoryTitle: choices.granularity.title, maximum: 100, csvPath: csvPath("negative-moods")
         ).figure
         return [moods, share]
+    }
+
+    // MARK: Survey results
+
+    /// The surveys to choose from, the one drawn marked.
+    func surveyOptions(on db: any SQLDatabase) async throws -> [FilterOption] {
+        let surveys = try await SurveyRepository().publishedSurveys(on: db)
+        let chosen = chosenSurvey(among: surveys.map(\.id))
+        return surveys.map { FilterOption(value: String($0.id), title: $0.title, isSelected: $0.id == chosen) }
+    }
+
+    /// The survey asked for when it is published, otherwise the newest published one.
+    private func chosenSurvey(among ids: [Int64]) -> Int64? {
+        choices.surveyID.flatMap { ids.contains($0) ? $0 : nil } ?? ids.first
+    }
+
+    private func instants(_ period: ClosedRange<AnalyticsDay>) -> (start: Date, end: Date) {
+        (clock.instant(startOf: period.lowerBound.date), clock.instant(startOf: period.upperBound.date.adding(days: 1)))
+    }
+
+    /// Per question of the chosen survey, the answers of the responses submitted in each scope's period by its
+    /// cohorts: a scale as diverging bars (one bar per scope), a choice question as bars; free text is never drawn.
+    func surveys(on db: any SQLDatabase) async throws -> [ChartFigure] {
+        let repository = SurveyRepository()
+        guard let surveyID = chosenSurvey(among: try await repository.publishedSurveys(on: db).map(\.id)),
+              let survey = try await repository.find(id: surveyID, on: db) else { return [] }
+        let questions = try await repository.questions(surveyID: surveyID, on: db)
+        var counts: [[Int64: QuestionCounts]] = []
+        var responses: [Int] = []
+        for scope in scopes {
+            let (start, end) = instants(scope.period)
+            let filter = SurveyRepository.ResponseScope(start: start, end: end, cohortIDs: scope.cohortIDs)
+            counts.append(try await repository.counts(surveyID: surveyID, scope: filter, on: db))
+            responses.append(try await repository.responseCount(surveyID: surveyID, scope: filter, on: db))
+        }
+        let answered = zip(scopes, responses).map { "\($0.name): \(SmallCounts.count(Int64($1)).text) responses" }.joined(separator: "; ")
+        var figures: [ChartFigure] = []
+        for (index, question) in questions.enumerated() where question.kind != .text {
+            let id = "survey-\(surveyID)-question-\(question.id)"
+            let title = "“\(survey.title)”, question \(index + 1): \(question.prompt)"
+            switch question.kind {
+            case .scale:
+                let levels = SurveyQuestion.scale.map { point in
+                    point == 1 ? "1: \(question.scaleLowLabel ?? "")" : point == 5 ? "5: \(question.scaleHighLabel ?? "")" : String(point)
+                }
+                figures.append(DivergingBarChart(
+                    id: id, title: title,
+                    summary: "The share of members answering at each point of the scale, lower to the left of the centre line and higher to the right (\(answered))." + comparisonNote,
+                    levels: levels,
+                    rows: zip(scopes, counts).map { scope, counts in
+                        DivergingBarChart.Row(label: scope.name, counts: SurveyQuestion.scale.map { counts[question.id]?.byChoice[$0] ?? 0 })
+                    },
+                    categoryTitle: choices.comparison == .none ? "Members" : "Compared", csvPath: csvPath(id),
+                    withheld: (Int(SmallCounts.threshold), SmallCounts.withheld)
+                ).figure)
+            case .singleChoice, .multipleChoice:
+                figures.append(BarChart(
+                    id: id, title: title,
+                    summary: "How many members chose each answer (\(answered))." + (question.kind == .multipleChoice ? " Each could choose more than one." : "") + comparisonNote,
+                    categories: question.choices,
+                    series: zip(scopes, counts).map { scope, counts in
+                        ChartSeries(scope.name, question.choices.indices.map { SmallCounts.count(Int64(counts[question.id]?.byChoice[$0 + 1] ?? 0)) })
+                    },
+                    valueAxisTitle: "Members", categoryTitle: "Answer", csvPath: csvPath(id)
+                ).figure)
+            case .text:
+                break
+            }
+        }
+        return figures
+    }
+
+    // MARK: Learning module scores
+
+    /// Quiz scores out of 100, in the bands the spread is drawn in, lowest first.
+    static let scoreBands: [(title: String, range: ClosedRange<Int64>)] = [
+        ("Under 50", 0...49), ("50 to 69", 50...69), ("70 to 89", 70...89), ("90 to 100", 90...100),
+    ]
+
+    /// Completions per module from the aggregates; average and spread of the scores from the completions that
+    /// had a quiz (a module without questions has no score).
+    func learning(on db: any SQLDatabase) async throws -> [ChartFigure] {
+        var completions: [[String: (events: Int64, total: Int64)]] = []
+        var scores: [[String: [Int: (events: Int64, total: Int64)]]] = []
+        for scope in scopes {
+            completions.append(try await repository.totals(kind: .learningModuleCompleted, in: scope.period, cohortIDs: scope.cohortIDs, on: db))
+            let (start, end) = instants(scope.period)
+            scores.append(try await repository.scoreBands(
+                kind: .learningModuleCompleted, bands: Self.scoreBands.map(\.range), from: start, until: end, cohortIDs: scope.cohortIDs, on: db
+            ))
+        }
+        let first = completions.first ?? [:]
+        let labels = Set(completions.flatMap(\.keys)).sorted { (first[$0]?.events ?? 0, $1) > (first[$1]?.events ?? 0, $0) }
+        guard !labels.isEmpty else { return [] }
+        let ids = labels.map { Int64($0.dropFirst("module-".count)) ?? 0 }
+        let titles = try await LearningContentRepository.moduleTitles(ids, on: db)
+        let names = zip(labels, ids).map { label, id in
+            let title = titles[id] ?? LearningContentRepository.unavailableTitle
+            return title == LearningContentRepository.unavailableTitle ? "\(title) (\(label))" : title
+        }
+        let completionsChart = BarChart(
+            id: "module-completions", title: "Learning modules completed, \(periodText)",
+            summary: "How many times members completed each module (each quiz submitted counts), most completed first." + comparisonNote,
+            categories: names,
+            series: zip(scopes, completions).map { scope, completions in
+                ChartSeries(scope.name, labels.map { SmallCounts.count(completions[$0]?.events ?? 0) })
+            },
+            valueAxisTitle: "Completions", categoryTitle: "Module", csvPath: csvPath("module-completions")
+        ).figure
+        let averageChart = BarChart(
+            id: "module-average-scores", title: "Average quiz score of each learning module, \(periodText)",
+            summary: "The average score out of 100 of the quizzes submitted for each module, in the same order; withheld when fewer than 5 were submitted." + comparisonNote,
+            categories: names,
+            series: zip(scopes, scores).map { scope, scores in
+                ChartSeries(scope.name, labels.map { label in
+                    let bands = scores[label] ?? [:]
+                    let count = bands.values.reduce(0) { $0 + $1.events }, total = bands.values.reduce(0) { $0 + $1.total }
+                    if count == 0 { return ChartValue(nil, text: "no quiz") }
+                    if SmallCounts.isWithheld(count) { return ChartValue(nil, text: SmallCounts.withheld) }
+                    let average = Double(total) / Double(count)
+                    return ChartValue(average, text: "\(ChartFormat.decimal(average, places: 1)) out of 100")
+                })
+            },
+            valueAxisTitle: "Average score", categoryTitle: "Module", csvPath: csvPath("module-average-scores")
+        ).figure
+        let spreadChart = DivergingBarChart(
+            id: "module-score-spread", title: "Spread of quiz scores in each learning module, \(periodText)",
+            summary: "For each module, the share of quizzes scoring in each band: lower scores to the left of the centre line, higher to the right." + comparisonNote,
+            levels: Self.scoreBands.map(\.title),
+            rows: labels.enumerated().flatMap { index, label in
+                zip(scopes, scores).map { scope, scores in
+                    DivergingBarChart.Row(
+                        label: scopes.count > 1 ? "\(names[index]): \(scope.name)" : names[index],
+                        counts: Self.scoreBands.indices.map { Int(scores[label]?[$0]?.events ?? 0) }
+                    )
+                }
+            },
+            categoryTitle: "Module", csvPath: csvPath("module-score-spread"),
+            withheld: (Int(SmallCounts.threshold), SmallCounts.withheld),
+            axisTitle: "Share of quizzes: lower scores to the left, higher to the right"
+        ).figure
+        return [completionsChart, averageChart, spreadChart]
     }
 
     // MARK: Sign-ins and app opens

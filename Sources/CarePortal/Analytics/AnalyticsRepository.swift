@@ -68,6 +68,31 @@ struct AnalyticsRepository: Sendable {
         return totals
     }
 
+    /// Events of `kind` with a number in `[start, end)`, per label and band of their number (the index into
+    /// `bands`): how many, and the sum of their numbers. Read from `events` on its kind-and-time index: the
+    /// aggregates keep sums, not spreads.
+    func scoreBands(
+        kind: MemberEvent.Kind, bands: [ClosedRange<Int64>], from start: Date, until end: Date, cohortIDs: [Int64], on db: any SQLDatabase
+    ) async throws -> [String: [Int: (events: Int64, total: Int64)]] {
+        var band: SQLQueryString = "CASE"
+        for (index, range) in bands.enumerated() {
+            band += " WHEN number BETWEEN \(literal: range.lowerBound) AND \(literal: range.upperBound) THEN \(literal: index)"
+        }
+        band += " ELSE -1 END"
+        let query: SQLQueryString = """
+            SELECT label, \(band) AS band, COUNT(*) AS events, CAST(SUM(number) AS BIGINT) AS total FROM events
+            WHERE kind = \(bind: kind.rawValue) AND occurred_at >= \(bind: start.millisecondsSince1970)
+              AND occurred_at < \(bind: end.millisecondsSince1970) AND number IS NOT NULL AND label IS NOT NULL\(cohortFilter(cohortIDs))
+            GROUP BY label, \(band)
+            """
+        var result: [String: [Int: (events: Int64, total: Int64)]] = [:]
+        for row in try await db.raw(query).all() {
+            result[try row.decode(column: "label", as: String.self), default: [:]][try row.decode(column: "band", as: Int.self)] =
+                (try row.decode(column: "events", as: Int64.self), try row.decode(column: "total", as: Int64.self))
+        }
+        return result
+    }
+
     /// Members active (anything recorded for them) in each bucket.
     func activeMembers(
         in period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity, cohortIDs: [Int64], perCohort: Bool,

@@ -88,7 +88,7 @@ func buildApplication(
         try await feature.addRoutes(to: &routes)
         jobs += feature.jobs.map { job in
             var job = job
-            job.program = type.program
+            job.program = job.servesEveryProgram ? nil : type.program
             return job
         }
         features.append(feature)

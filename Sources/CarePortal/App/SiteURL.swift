@@ -290,6 +290,10 @@ enum SiteURL: Sendable, Equatable {
     // Operations
     case metrics
 
+    // Pharmacy customers' notification choices and phones.
+    case apiPharmacyNotificationPreferences
+    case apiPharmacyPushTokens
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -552,6 +556,8 @@ enum SiteURL: Sendable, Equatable {
         case .apiStudyFeedback: "/api/v1/study/feedback"
         case .apiStudyContact: "/api/v1/study/contact"
         case .metrics: "/metrics"
+        case .apiPharmacyNotificationPreferences: "/api/v1/pharmacy/notifications/preferences"
+        case .apiPharmacyPushTokens: "/api/v1/pharmacy/push-tokens"
         }
     }
 

@@ -55,13 +55,14 @@ enum NotificationsAPI {
         var on: Bool?
     }
 
+    /// Her choices. The reminders' settings are a member's only: a pharmacy customer's answer leaves them out.
     struct Preferences: Encodable, Sendable {
         let kinds: [KindChoice]
-        let reminderLeadMinutes: Int
-        let reminderLeadChoices: [Int]
+        let reminderLeadMinutes: Int?
+        let reminderLeadChoices: [Int]?
         /// `HH:MM` in the program's time zone.
-        let checkInTime: String
-        let timeZone: String
+        let checkInTime: String?
+        let timeZone: String?
     }
 
     struct NewPreferences: Decodable, Sendable {
@@ -84,31 +85,18 @@ enum NotificationsAPI {
 struct NotificationsAPIController {
     let portal: Portal
 
-    static let tokenMaximumLength = 4_096
-
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.apiNotifications.pattern, access: .member, feed)
         routes.get(SiteURL.apiNotificationsUnreadCount.pattern, access: .member, unreadCount)
         routes.post(SiteURL.pattern(SiteURL.apiNotificationRead), access: .member, markRead)
         routes.post(SiteURL.apiNotificationsReadAll.pattern, access: .member, markAllRead)
-        routes.get(SiteURL.apiNotificationPreferences.pattern, access: .member, preferences)
-        routes.put(SiteURL.apiNotificationPreferences.pattern, access: .member, savePreferences)
-        routes.post(SiteURL.apiPushTokens.pattern, access: .member, registerPushToken)
-        routes.delete(RouterPath("\(SiteURL.apiPushTokens.path)/:token"), access: .member, unregisterPushToken)
+        NotificationChoicesAPIController(portal: portal, accounts: .members).addRoutes(to: &routes)
     }
 
     private var notifications: Notifications { portal.notifications }
 
     private func me(_ context: PortalContext) throws -> AppAccountRef {
         .member(try context.requireMember().accountID)
-    }
-
-    /// The kinds a member may choose about, from the programs that run.
-    private var kinds: [NotificationKind] {
-        let settings = portal.programSettings.current
-        return portal.contributions.notificationKinds
-            .filter { settings.runs($0.program) && $0.kind.role == AppAccountKind.member.role }
-            .map(\.kind)
     }
 
     /// `GET /api/v1/notifications`: her feed, newest first, with her unread count.
@@ -173,6 +161,52 @@ struct NotificationsAPIController {
         }
         return .json(NotificationsAPI.Marked(marked: marked, unreadCount: unread))
     }
+}
+
+/// Which app accounts a set of notification-choice and push-token routes serves: members' at
+/// `/api/v1/notifications/preferences` and `/api/v1/push-tokens`, pharmacy customers' under `/api/v1/pharmacy/`.
+/// One implementation, so every kind of app account chooses its kinds and registers its phones alike.
+struct NotificationAccounts: Sendable {
+    let kind: AppAccountKind
+    let access: Access
+    let preferences: SiteURL
+    let pushTokens: SiteURL
+    /// Members also choose how far ahead calendar reminders come and when the check-in reminder does.
+    let choosesReminders: Bool
+
+    static let members = NotificationAccounts(
+        kind: .member, access: .member, preferences: .apiNotificationPreferences, pushTokens: .apiPushTokens, choosesReminders: true
+    )
+}
+
+/// An app account's choices about her feed (each kind on or off) and the phones her pushes go to.
+struct NotificationChoicesAPIController {
+    let portal: Portal
+    let accounts: NotificationAccounts
+
+    static let tokenMaximumLength = 4_096
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.get(accounts.preferences.pattern, access: accounts.access, preferences)
+        routes.put(accounts.preferences.pattern, access: accounts.access, savePreferences)
+        routes.post(accounts.pushTokens.pattern, access: accounts.access, registerPushToken)
+        routes.delete(RouterPath("\(accounts.pushTokens.path)/:token"), access: accounts.access, unregisterPushToken)
+    }
+
+    private var notifications: Notifications { portal.notifications }
+
+    private func me(_ context: PortalContext) throws -> AppAccountRef {
+        guard let holder = context.appAccount, holder.kind == accounts.kind else { throw APIError.unauthorized }
+        return AppAccountRef(role: accounts.kind.role, accountID: holder.accountID)
+    }
+
+    /// The kinds she may choose about: her kind of account's, from the programs that run.
+    private var kinds: [NotificationKind] {
+        let settings = portal.programSettings.current
+        return portal.contributions.notificationKinds
+            .filter { settings.runs($0.program) && $0.kind.role == accounts.kind.role }
+            .map(\.kind)
+    }
 
     @Sendable func preferences(request: Request, context: PortalContext) async throws -> Response {
         let recipient = try me(context)
@@ -181,16 +215,17 @@ struct NotificationsAPIController {
     }
 
     private func view(of choices: NotificationChoices) -> NotificationsAPI.Preferences {
-        NotificationsAPI.Preferences(
+        let reminders = accounts.choosesReminders
+        return NotificationsAPI.Preferences(
             kinds: kinds.map { NotificationsAPI.KindChoice(kind: $0.id, title: $0.title, on: choices.wants($0)) },
-            reminderLeadMinutes: choices.reminderLeadMinutes,
-            reminderLeadChoices: NotificationChoices.reminderLeadChoices,
-            checkInTime: TimeOfDay(minutes: choices.checkInMinute).text,
-            timeZone: portal.programSettings.current.timeZoneID
+            reminderLeadMinutes: reminders ? choices.reminderLeadMinutes : nil,
+            reminderLeadChoices: reminders ? NotificationChoices.reminderLeadChoices : nil,
+            checkInTime: reminders ? TimeOfDay(minutes: choices.checkInMinute).text : nil,
+            timeZone: reminders ? portal.programSettings.current.timeZoneID : nil
         )
     }
 
-    /// `PUT /api/v1/notifications/preferences`: what she sends changes; what she leaves out stays.
+    /// `PUT /api/v1/notifications/preferences` (members): what she sends changes; what she leaves out stays.
     @Sendable func savePreferences(request: Request, context: PortalContext) async throws -> Response {
         let recipient = try me(context)
         let body = try await request.json(NotificationsAPI.NewPreferences.self)
@@ -203,16 +238,19 @@ struct NotificationsAPIController {
                 problems["kinds.\(index).on"] = "Say true to get these notifications or false not to"
             }
         }
-        if let lead = body.reminderLeadMinutes, !NotificationChoices.reminderLeadChoices.contains(lead) {
+        // A pharmacy customer has no reminders: what she might send about them is not hers to set.
+        let reminderLead = accounts.choosesReminders ? body.reminderLeadMinutes : nil
+        let checkInTime = accounts.choosesReminders ? body.checkInTime : nil
+        if let lead = reminderLead, !NotificationChoices.reminderLeadChoices.contains(lead) {
             problems["reminder_lead_minutes"] = "Choose one of \(NotificationChoices.reminderLeadChoices.map(String.init).joined(separator: ", ")) minutes"
         }
-        let checkIn = body.checkInTime.map(TimeOfDay.init(text:))
+        let checkIn = checkInTime.map(TimeOfDay.init(text:))
         if checkIn == .some(nil) { problems["check_in_time"] = "Give a time of day as HH:MM, like 19:00" }
         guard problems.isEmpty else { throw APIError.validation(problems) }
         let saved = try await portal.database.transaction { db in
             var choices = try await notifications.choices(of: recipient, on: db)
             for choice in body.kinds ?? [] { if let kind = choice.kind, let on = choice.on { choices.overrides[kind] = on } }
-            if let lead = body.reminderLeadMinutes { choices.reminderLeadMinutes = lead }
+            if let lead = reminderLead { choices.reminderLeadMinutes = lead }
             if let minutes = checkIn??.minutes { choices.checkInMinute = minutes }
             try await notifications.save(choices, kinds: known, of: recipient, on: db)
             return choices
@@ -220,7 +258,7 @@ struct NotificationsAPIController {
         return .json(view(of: saved))
     }
 
-    /// `POST /api/v1/push-tokens`: her phone's token from Apple's or Google's service.
+    /// `POST /api/v1/push-tokens` (members): her phone's token from Apple's or Google's service.
     @Sendable func registerPushToken(request: Request, context: PortalContext) async throws -> Response {
         let recipient = try me(context)
         let body = try await request.json(NotificationsAPI.NewPushToken.self)
@@ -236,7 +274,7 @@ struct NotificationsAPIController {
         return .json(NotificationsAPI.PushToken(token: token, platform: platform.rawValue), status: .created)
     }
 
-    /// `DELETE /api/v1/push-tokens/{token}`: at sign-out, or when she switches pushes off on the phone.
+    /// `DELETE /api/v1/push-tokens/{token}` (members): at sign-out, or when she switches pushes off on the phone.
     @Sendable func unregisterPushToken(request: Request, context: PortalContext) async throws -> Response {
         let recipient = try me(context)
         guard let token = context.parameters.get("token"), Self.tokenProblem(token) == nil else { throw APIError.notFound }

@@ -40,10 +40,13 @@ struct NotificationsFeature: PortalFeature {
 
     var jobs: [BackgroundJob] {
         let (broadcasts, checkIns, pushes, portal) = (self.broadcasts, self.checkIns, self.pushes, self.portal)
+        // Every kind of app account's pushes (a pharmacy customer's too) go out whichever programs run.
+        var pushing = BackgroundJob("Pushes", every: Self.pushInterval) { try await pushes.deliverDue(programName: portal.programSettings.current.programName) }
+        pushing.servesEveryProgram = true
         return [
             BackgroundJob("Scheduled broadcasts", every: Self.scheduleInterval) { try await broadcasts.sendDue() },
             BackgroundJob("Check-in reminders", every: Self.scheduleInterval) { try await checkIns.writeDue() },
-            BackgroundJob("Pushes", every: Self.pushInterval) { try await pushes.deliverDue(programName: portal.programSettings.current.programName) },
+            pushing,
         ]
     }
 

@@ -281,6 +281,7 @@ struct PharmacyAPIController {
         routes.post(SiteURL.apiPharmacyVouchers.pattern, access: .pharmacyCustomer, redeem)
         routes.post(SiteURL.pattern(SiteURL.apiPharmacyVoucherActivation), access: .pharmacyCustomer, activate)
         routes.get(SiteURL.apiPharmacyNotifications.pattern, access: .pharmacyCustomer, notifications)
+        NotificationChoicesAPIController(portal: portal, accounts: .pharmacyCustomers).addRoutes(to: &routes)
     }
 
     static let checkEmail = "Thank you. We have sent an email to this address: follow it to start using your account."

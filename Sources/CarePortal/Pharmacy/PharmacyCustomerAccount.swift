@@ -41,6 +41,14 @@ extension AppAccountRef {
     static func pharmacyCustomer(_ id: Int64) -> AppAccountRef { AppAccountRef(role: AppAccountKind.pharmacyCustomer.role, accountID: id) }
 }
 
+extension NotificationAccounts {
+    /// Her choices about refill news and store welcomes, and her phones, through the members' machinery.
+    static let pharmacyCustomers = NotificationAccounts(
+        kind: .pharmacyCustomer, access: .pharmacyCustomer, preferences: .apiPharmacyNotificationPreferences,
+        pushTokens: .apiPharmacyPushTokens, choosesReminders: false
+    )
+}
+
 extension PortalContext {
     /// The customer behind the bearer token; customer routes always have one.
     func requireCustomer() throws -> AppAccountHolder {

@@ -424,22 +424,56 @@ struct SurveyRepository: Sendable {
         try await db.count(in: "survey_responses") { $0.where("survey_id", .equal, surveyID) }
     }
 
+    /// Which responses results count: those submitted in `[start, end)` by members then in `cohortIDs` (any when empty).
+    /// The Analytics pages narrow a survey's results this way; the survey's own results page counts every response.
+    struct ResponseScope: Sendable, Equatable {
+        var start: Date
+        var end: Date
+        var cohortIDs: [Int64]
+    }
+
+    private func scoped(_ scope: ResponseScope?) -> (join: SQLQueryString, filter: SQLQueryString) {
+        guard let scope else { return ("", "") }
+        var filter: SQLQueryString = " AND r.submitted_at >= \(bind: scope.start.millisecondsSince1970) AND r.submitted_at < \(bind: scope.end.millisecondsSince1970)"
+        if !scope.cohortIDs.isEmpty { filter += " AND r.cohort_id IN (\(binds: scope.cohortIDs))" }
+        return (" JOIN survey_responses r ON r.id = a.response_id", filter)
+    }
+
     /// Per question: how many chose each choice (or point on the scale), and how many members answered it.
-    func counts(surveyID: Int64, on db: any SQLDatabase) async throws -> [Int64: QuestionCounts] {
+    func counts(surveyID: Int64, scope: ResponseScope? = nil, on db: any SQLDatabase) async throws -> [Int64: QuestionCounts] {
         var counts: [Int64: QuestionCounts] = [:]
+        let (join, filter) = scoped(scope)
         for row in try await db.raw("""
-            SELECT question_id, choice, COUNT(*) AS count FROM survey_answers WHERE survey_id = \(bind: surveyID) AND choice IS NOT NULL
-            GROUP BY question_id, choice
+            SELECT a.question_id, a.choice, COUNT(*) AS count FROM survey_answers a\(join)
+            WHERE a.survey_id = \(bind: surveyID) AND a.choice IS NOT NULL\(filter)
+            GROUP BY a.question_id, a.choice
             """).all() {
             let question = try row.decode(column: "question_id", as: Int64.self)
             counts[question, default: QuestionCounts()].byChoice[try row.decode(column: "choice", as: Int.self)] = try row.decode(column: "count", as: Int.self)
         }
         for row in try await db.raw("""
-            SELECT question_id, COUNT(DISTINCT response_id) AS count FROM survey_answers WHERE survey_id = \(bind: surveyID) GROUP BY question_id
+            SELECT a.question_id, COUNT(DISTINCT a.response_id) AS count FROM survey_answers a\(join)
+            WHERE a.survey_id = \(bind: surveyID)\(filter) GROUP BY a.question_id
             """).all() {
             counts[try row.decode(column: "question_id", as: Int64.self), default: QuestionCounts()].answered = try row.decode(column: "count", as: Int.self)
         }
         return counts
+    }
+
+    /// How many responses `scope` counts.
+    func responseCount(surveyID: Int64, scope: ResponseScope, on db: any SQLDatabase) async throws -> Int {
+        var query: SQLQueryString = """
+            SELECT COUNT(*) AS count FROM survey_responses r WHERE r.survey_id = \(bind: surveyID)
+            """
+        query += scoped(scope).filter
+        return try await db.raw(query).first()?.decode(column: "count", as: Int.self) ?? 0
+    }
+
+    /// Published surveys (open or closed), newest first, for choosing one to chart.
+    func publishedSurveys(on db: any SQLDatabase) async throws -> [(id: Int64, title: String)] {
+        try await db.select().columns("id", "title").from("surveys").where("status", .notEqual, Survey.Status.draft.rawValue)
+            .orderBy("opens_on", .descending).orderBy("id", .descending).all()
+            .map { (try $0.decode(column: "id", as: Int64.self), try $0.decode(column: "title", as: String.self)) }
     }
 
     /// A question's free-text answers, newest first (answers are stored as they are submitted, so in `id` order).

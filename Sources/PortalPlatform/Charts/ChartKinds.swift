@@ -333,8 +333,16 @@ package struct DivergingBarChart: Sendable {
     package var rows: [Row]
     package var categoryTitle: String
     package var csvPath: String?
+    /// Small-cell suppression: a count from 1 to `below - 1` is shown as `text` in the table (and its
+    /// download) and draws no segment; a row with fewer answers than `below` in all draws no bar at all.
+    package var withheld: (below: Int, text: String)?
+    /// What the horizontal axis measures.
+    package var axisTitle: String
 
-    package init(id: String, title: String, summary: String, levels: [String], rows: [Row], categoryTitle: String, csvPath: String? = nil) {
+    package init(id: String, title: String, summary: String, levels: [String], rows: [Row], categoryTitle: String, csvPath: String? = nil,
+                 withheld: (below: Int, text: String)? = nil,
+                 axisTitle: String = "Share of answers: lower on the scale to the left, higher to the right") {
+        self.axisTitle = axisTitle
         self.id = id
         self.title = title
         self.summary = summary
@@ -342,7 +350,10 @@ package struct DivergingBarChart: Sendable {
         self.rows = rows
         self.categoryTitle = categoryTitle
         self.csvPath = csvPath
+        self.withheld = withheld
     }
+
+    private func isWithheld(_ count: Int) -> Bool { withheld.map { count > 0 && count < $0.below } ?? false }
 
     package var figure: ChartFigure {
         let g = ChartGeometry.self
@@ -370,6 +381,10 @@ package struct DivergingBarChart: Sendable {
                 labels.append(g.label("No answers yet", x: centre, y: y + 16, anchor: "middle", className: "chart__value"))
                 continue
             }
+            if let withheld, isWithheld(total) {
+                labels.append(g.label("\(withheld.text) answers", x: centre, y: y + 16, anchor: "middle", className: "chart__value"))
+                continue
+            }
             let shares = row.counts.map { Double($0) / Double(total) }
             // Left of the centre: the middle level's half, then the low levels outwards.
             var left = centre - (middle.map { shares[$0] / 2 } ?? 0) * half
@@ -386,9 +401,13 @@ package struct DivergingBarChart: Sendable {
                 segments.append((level, x, shares[level] * half))
                 x += shares[level] * half
             }
-            for segment in segments where segment.width > 0 {
+            let drawn = segments.filter { $0.width > 0 && !isWithheld(row.counts[$0.level]) }
+            for segment in drawn {
                 let tooltip = "\(row.label), \(levels[segment.level]): \(row.counts[segment.level]) (\(ChartFormat.percent(shares[segment.level])))"
                 boxes.append(.init(x: segment.x, y: y, width: segment.width, height: 22, fill: "url(#\(patterns[segment.level].id))", tooltip: tooltip))
+            }
+            if drawn.isEmpty, let withheld {
+                labels.append(g.label("Each count is \(withheld.text)", x: centre, y: y + 16, anchor: "middle", className: "chart__value", room: half * 2))
             }
         }
         for tick in [-1.0, -0.5, 0, 0.5, 1] {
@@ -397,15 +416,17 @@ package struct DivergingBarChart: Sendable {
             labels.append(g.label(ChartFormat.percent(abs(tick)), x: x, y: plotBottom + 20, anchor: "middle", className: "chart__tick", size: g.tickSize))
         }
         let height = plotBottom + 52
-        labels.append(g.label("Share of answers: lower on the scale to the left, higher to the right", x: (plotLeft + plotRight) / 2,
+        labels.append(g.label(axisTitle, x: (plotLeft + plotRight) / 2,
                               y: height - 10, anchor: "middle", className: "chart__axis-title", room: plotRight - plotLeft, size: g.titleSize))
         let table = ChartTable(
             caption: title,
             columns: [ChartTable.Column(categoryTitle, numeric: false)] + levels.map { ChartTable.Column($0) } + [ChartTable.Column("Answers")],
             rows: rows.map { row in
                 let total = row.counts.reduce(0, +)
+                if let withheld, isWithheld(total) { return [row.label] + row.counts.map { _ in withheld.text } + [withheld.text] }
                 return [row.label] + row.counts.map { count in
-                    total == 0 ? "0" : "\(ChartFormat.count(count)) (\(ChartFormat.percent(Double(count) / Double(total))))"
+                    if let withheld, isWithheld(count) { return withheld.text }
+                    return total == 0 ? "0" : "\(ChartFormat.count(count)) (\(ChartFormat.percent(Double(count) / Double(total))))"
                 } + [ChartFormat.count(total)]
             }
         )

@@ -101,6 +101,9 @@ package struct BackgroundJob: Sendable {
     package let name: String
     package let interval: Duration
     package var program: Program?
+    /// Work every program's app accounts rely on (pushes to their phones): it keeps no feature's program,
+    /// so it runs whichever programs are on.
+    package var servesEveryProgram = false
     package let work: @Sendable () async throws -> Void
 
     /// How often housekeeping sweeps (expired tokens, sessions, old throttle entries) run.

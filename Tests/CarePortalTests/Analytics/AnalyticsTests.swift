@@ -206,6 +206,116 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func surveyResultsCountTheResponsesOfThePeriodAndCohortsWithScalesAsDivergingBars(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
+            let fixture = try await SurveyFixture.make(portal, opensOn: today, closesOn: today.adding(days: 14))
+            var may: [AppClient] = []
+            for _ in 0..<7 { may.append(try await Self.member(portal, due: "2027-05-10").0) }
+            let (june, juneMember) = try await Self.member(portal, due: "2027-06-10")
+            let mayCohort = try #require(try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }
+                .first { $0.id != juneMember.cohort.id })
+            // May: six answer 4 on the scale, one answers 1; choices 2, 2, 2, 2, 2, 1, 1. June: one response.
+            for (index, app) in may.enumerated() {
+                var answers = fixture.answers(text: "<b>private</b>", choice: index < 5 ? 2 : 1)
+                answers[2]["scale"] = index == 6 ? 1 : 4
+                let sent = try await app.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "r\(index)", "answers": answers])
+                #expect(sent.status == .created, "\(sent.text)")
+            }
+            #expect(try await june.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "j", "answers": fixture.answers()]).status == .created)
+
+            // A direct count of the stored answers, May's cohort only.
+            let direct = try await portal.database.read { db in
+                try await db.raw("""
+                    SELECT a.choice, COUNT(*) AS count FROM survey_answers a JOIN survey_responses r ON r.id = a.response_id
+                    WHERE a.question_id = \(bind: fixture.questionIDs[2]) AND r.cohort_id = \(bind: mayCohort.id) GROUP BY a.choice
+                    """).all().map { (try $0.decode(column: "choice", as: Int.self), try $0.decode(column: "count", as: Int.self)) }
+            }
+            #expect(Dictionary(uniqueKeysWithValues: direct) == [4: 6, 1: 1])
+
+            var admin = fixture.admin
+            let choices = "range=7d&cohort=\(mayCohort.id)&survey=\(fixture.id)"
+            let scale = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(choices)").text)
+            #expect(scale.first == ["Members", "1: Not at all", "2", "3", "4", "5: Very", "Answers"])
+            #expect(scale.dropFirst().first == [mayCohort.name, "fewer than 5", "0 (0%)", "0 (0%)", "6 (86%)", "0 (0%)", "7"])
+            let single = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[0])&\(choices)").text)
+            #expect(single.dropFirst().map { $0 } == [["Every week", "fewer than 5"], ["Most weeks", "5"], ["Not yet", "0"]])
+
+            // Against the other cohort: June's one response is withheld whole, in the table and the drawing.
+            let both = "range=7d&cohort=\(mayCohort.id)&cohort=\(juneMember.cohort.id)&compare=cohorts&survey=\(fixture.id)"
+            let compared = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(both)").text)
+            #expect(compared.last == [juneMember.cohort.name, "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            let page = try await admin.get("/analytics/surveys?\(both)")
+            #expect(page.status == .ok)
+            #expect(page.text.contains("fewer than 5 answers") && page.text.contains("How supported do you feel?"))
+            #expect(!page.text.contains("private") && !page.text.contains("Anything to change?"), "free text is never drawn")
+            #expect(page.text.contains("<option value=\"\(fixture.id)\" selected>"))
+
+            // Responses from before the period are not counted.
+            let later = "range=custom&from=\(today.adding(days: 1).iso)&to=\(today.adding(days: 3).iso)&cohort=\(mayCohort.id)&survey=\(fixture.id)"
+            let none = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(later)").text)
+            #expect(none.dropFirst().first?.last == "0")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func moduleScoresAndCompletionsEqualADirectCountOfTheEvents(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var members: [Member] = []
+            for _ in 0..<6 { members.append(try await Self.member(portal, due: "2027-05-10").1) }
+            let clock = ProgramClock(timeZone: Self.newYork)
+            let (breastfeeding, sleep) = try await portal.database.transaction { db in
+                let content = LearningContentRepository()
+                return (try await content.save(LearningContentTests.module("Breastfeeding basics", .all), now: portal.clock.now, on: db).id,
+                        try await content.save(LearningContentTests.module("Safe sleep", .all), now: portal.clock.now, on: db).id)
+            }
+            // Breastfeeding: 8 quizzes on 31 October and 1 November (New York), scores across every band; safe sleep: 3.
+            let scores: [(String, Int64, Int64)] = [
+                ("2026-10-31 23:30", breastfeeding, 40), ("2026-10-31 23:40", breastfeeding, 60), ("2026-11-01 00:30", breastfeeding, 80),
+                ("2026-11-01 00:40", breastfeeding, 80), ("2026-11-01 08:00", breastfeeding, 90), ("2026-11-01 09:00", breastfeeding, 100),
+                ("2026-11-01 10:00", breastfeeding, 100), ("2026-11-01 11:00", breastfeeding, 98),
+                ("2026-11-01 12:00", sleep, 50), ("2026-11-01 13:00", sleep, 70), ("2026-11-03 13:00", sleep, 100),
+            ]
+            try await portal.database.transaction { db in
+                let events = scores.enumerated().map { index, score in
+                    let member = members[index % members.count]
+                    return MemberEvent(kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id,
+                                       occurredAt: Self.newYork(score.0), number: score.2, label: "module-\(score.1)", clientID: "q\(index)")
+                }
+                try await MemberEvents().record(events, clock: clock, on: db)
+            }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let range = "range=custom&from=2026-10-25&to=2026-11-07"
+
+            // A direct count over the events.
+            let direct = try await portal.database.read { db in
+                try await db.raw("""
+                    SELECT label, COUNT(*) AS count, CAST(SUM(number) AS BIGINT) AS total FROM events
+                    WHERE kind = \(bind: MemberEvent.Kind.learningModuleCompleted.rawValue) GROUP BY label
+                    """).all().map { (try $0.decode(column: "label", as: String.self), try $0.decode(column: "count", as: Int.self), try $0.decode(column: "total", as: Int.self)) }
+            }
+            let breastfeedingDirect = try #require(direct.first { $0.0 == "module-\(breastfeeding)" })
+            #expect(breastfeedingDirect.1 == 8 && breastfeedingDirect.2 == 648)
+
+            let completions = Self.rows(try await admin.get("/analytics/download?graph=module-completions&\(range)").text)
+            #expect(completions == [["Module", "All members"], ["Breastfeeding basics", "8"], ["Safe sleep", "fewer than 5"]])
+            let averages = Self.rows(try await admin.get("/analytics/download?graph=module-average-scores&\(range)").text)
+            #expect(averages == [["Module", "All members"], ["Breastfeeding basics", "81.0 out of 100"], ["Safe sleep", "fewer than 5"]])
+            let spread = Self.rows(try await admin.get("/analytics/download?graph=module-score-spread&\(range)").text)
+            #expect(spread.first == ["Module", "Under 50", "50 to 69", "70 to 89", "90 to 100", "Answers"])
+            #expect(spread.dropFirst().first == ["Breastfeeding basics", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "8"])
+
+            // The period before the quizzes counts none of them; a day's range counts only that day's.
+            let day = Self.rows(try await admin.get("/analytics/download?graph=module-completions&range=custom&from=2026-11-01&to=2026-11-01").text)
+            #expect(day == [["Module", "All members"], ["Breastfeeding basics", "6"], ["Safe sleep", "fewer than 5"]])
+            let page = try await admin.get("/analytics/learning?range=custom&from=2026-10-01&to=2026-10-07").text
+            #expect(page.contains("No learning module was completed by these members in this period."))
+            let drawn = try await admin.get("/analytics/learning?\(range)").text
+            #expect(drawn.contains("Breastfeeding basics") && drawn.contains("Spread of quiz scores"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func theAggregatesEqualAFullRecountOfTheEvents(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (app, may) = try await Self.member(portal, due: "2027-05-10")

@@ -297,6 +297,78 @@ enum PharmacyFixtures {
         }
     }
 
+    // MARK: Notifications on her phone
+
+    @Test(arguments: TestEngines.all)
+    func herPhoneIsToldOfRefillNewsWithoutTheMedicationAndSheChoosesWhatSheHears(engine: Database.Engine) async throws {
+        let sender = RecordingPushSender()
+        try await TestPortal.run(engine, pushSender: sender) { portal in
+            let (app, id) = try await PharmacyFixtures.customer(portal)
+            let (member, _) = try await FeedSteps.member(portal, "Wren")
+            let tokens = SiteURL.apiPharmacyPushTokens.path
+            let registered = try await app.send(.post, tokens, json: ["token": "apns-pharmacy-0123456789", "platform": "ios"])
+            #expect(registered.status == .created && registered.object["platform"] as? String == "ios")
+            let bad = try await app.send(.post, tokens, json: ["token": "bad token!", "platform": "windows"])
+            #expect(bad.status == .unprocessableContent && (bad.error["fields"] as? [String: Any])?.keys.sorted() == ["platform", "token"])
+            #expect(try await app.send(.post, SiteURL.apiPushTokens.path, json: ["token": "x", "platform": "ios"]).status == .unauthorized,
+                    "a customer's token opens no member route")
+            #expect(try await member.send(.post, tokens, json: ["token": "x", "platform": "ios"]).status == .unauthorized,
+                    "nor a member's a customer's")
+
+            // Her choices are the pharmacy's kinds only, with no member reminders.
+            let choices = try await app.get(SiteURL.apiPharmacyNotificationPreferences.path)
+            #expect(choices.status == .ok)
+            let kinds = choices.object["kinds"] as? [[String: Any]] ?? []
+            #expect(kinds.map { $0["kind"] as? String } == ["refill_update", "store_visit"] && kinds.allSatisfy { $0["on"] as? Bool == true })
+            #expect(choices.object["reminder_lead_minutes"] == nil && choices.object["check_in_time"] == nil)
+            let memberKinds = (try await member.get(SiteURL.apiNotificationPreferences.path).object["kinds"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+            #expect(!memberKinds.contains("refill_update") && memberKinds.contains("reply"), "a member never chooses about the pharmacy")
+            let unknown = try await app.send(.put, SiteURL.apiPharmacyNotificationPreferences.path, json: ["kinds": [["kind": "reply", "on": false]]])
+            #expect(unknown.status == .unprocessableContent, "a member's kind is not hers to choose")
+            let off = try await app.send(.put, SiteURL.apiPharmacyNotificationPreferences.path,
+                                         json: ["kinds": [["kind": "store_visit", "on": false]], "reminder_lead_minutes": 10])
+            #expect(off.status == .ok && off.object["reminder_lead_minutes"] == nil)
+            #expect((off.object["kinds"] as? [[String: Any]])?.first { $0["kind"] as? String == "store_visit" }?["on"] as? Bool == false)
+
+            // A visit she chose not to hear of writes nothing; a refill's news reaches her phone as a bare push.
+            try await PharmacyFixtures.beacon(portal)
+            #expect(try await app.send(.post, SiteURL.apiPharmacyVisits.path, json: PharmacyFixtures.visit).status == .created)
+            let prescription = try await PharmacyFixtures.prescription(portal, customerID: id, medication: "Lisinopril")
+            _ = try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password])
+            let asked = try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": prescription, "fulfilment": "pickup"])
+            let refill = Int64(try #require(asked.object["id"] as? Int))
+            var (pharmacist, _) = try await portal.signedIn(.pharmacist)
+            #expect(try await pharmacist.post(SiteURL.pharmacyRefillStatus(refill).path, form: [("status", "preparing"), ("reason", "")]).status == .seeOther)
+            let feed = try await app.get(SiteURL.apiPharmacyNotifications.path).object["notifications"] as? [[String: Any]] ?? []
+            #expect(feed.map { $0["kind"] as? String } == ["refill_update", "refill_update"], "received and being prepared; no visit entry")
+
+            // A deployment running only the pharmacy still sends its pushes.
+            var settings = portal.portal.programSettings.current
+            settings.programsSwitchedOff = [Program.perinatalCommunity.id]
+            portal.portal.programSettings.adopt(settings)
+            let pushing = try #require(portal.app.jobs.first { $0.name == "Pushes" })
+            #expect(pushing.program == nil)
+            #expect(try await BackgroundJobs(portal: portal.portal, jobs: [pushing]).round(pushing), "the pushes ran with the members' program off")
+            #expect(sender.pushes.count == 2 && sender.pushes.allSatisfy { $0.token == "apns-pharmacy-0123456789" && $0.platform == "ios" })
+            let program = portal.portal.programSettings.current.programName
+            for push in sender.pushes {
+                let encoded = String(decoding: try JSONEncoder().encode(push), as: UTF8.self)
+                for secret in ["Lisinopril", "10 mg", "30 tablets", "Ruiz", "prepared", "refill"] {
+                    #expect(!encoded.contains(secret), "\(secret) was in the push: \(encoded)")
+                }
+                #expect(push.body == "You have a new notification in \(program). Open the app to read it.")
+            }
+            #expect(sender.pushes.last?.badge == 2)
+
+            // At sign-out the app forgets her phone: no more pushes go to it.
+            #expect(try await app.send(.delete, "\(tokens)/apns-pharmacy-0123456789").status == .noContent)
+            #expect(try await app.send(.delete, "\(tokens)/apns-pharmacy-0123456789").status == .notFound)
+            #expect(try await pharmacist.post(SiteURL.pharmacyRefillStatus(refill).path, form: [("status", "ready_for_pickup"), ("reason", "")]).status == .seeOther)
+            _ = try await BackgroundJobs(portal: portal.portal, jobs: [pushing]).round(pushing)
+            #expect(sender.pushes.count == 2)
+        }
+    }
+
     // MARK: Accounts
 
     @Test(arguments: TestEngines.all)
