@@ -34,6 +34,7 @@ enum SchemaHistory {
         CreatePharmacy(),
         CreateLearningContent(),
         CreateStudies(),
+        AddListIndexes(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

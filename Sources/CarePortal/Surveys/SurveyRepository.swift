@@ -194,23 +194,26 @@ struct SurveyRepository: Sendable {
     }
 
     func list(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<SurveyListItem> {
-        let rows = try await db.raw("""
-            SELECT s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
-                   s.created_by_name, s.created_at, s.published_at, s.closed_at,
-                   (SELECT COUNT(*) FROM survey_questions q WHERE q.survey_id = s.id) AS question_count,
-                   (SELECT COUNT(*) FROM survey_responses r WHERE r.survey_id = s.id) AS response_count
-            FROM surveys s ORDER BY s.created_at DESC, s.id DESC
-            LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
-            """).all()
+        let rows = try await db.seek(
+            page, order: ListOrder("created", keys: [.integer("created_at", table: "s"), .integer("id", table: "s")], descending: true),
+            columns: [SQLRaw("""
+                s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
+                s.created_by_name, s.created_at, s.published_at, s.closed_at,
+                (SELECT COUNT(*) FROM survey_questions q WHERE q.survey_id = s.id) AS question_count,
+                (SELECT COUNT(*) FROM survey_responses r WHERE r.survey_id = s.id) AS response_count
+                """)],
+            rows: { $0.from(SQLAlias(SQLIdentifier("surveys"), as: SQLIdentifier("s"))) },
+            decode: { $0 }
+        )
         var items: [SurveyListItem] = []
-        for row in rows {
+        for row in rows.items {
             items.append(SurveyListItem(
                 survey: try await decode(row, on: db),
                 questionCount: try row.decode(column: "question_count", as: Int.self),
                 responseCount: try row.decode(column: "response_count", as: Int.self)
             ))
         }
-        return PageOf(items: items, totalCount: try await db.count(in: "surveys"), request: page)
+        return rows.replacingItems(items)
     }
 
     /// Publishes a draft; false when it is not a draft.

@@ -62,7 +62,7 @@ struct SurveysController {
     // MARK: The list and a survey's details
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
-        let pageRequest = PageRequest(number: request.pageNumber)
+        let pageRequest = try request.pageRequest()
         let (page, cohorts) = try await portal.database.read { db in
             (try await repository.list(page: pageRequest, on: db), try await MemberRepository().cohorts(on: db))
         }
