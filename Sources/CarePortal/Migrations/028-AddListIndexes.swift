@@ -36,6 +36,8 @@ struct AddListIndexes: Migration {
         ("broadcasts_send", "broadcasts", ["send_at", "id"]),
         ("surveys_created", "surveys", ["created_at", "id"]),
         ("points_ledger_history", "points_ledger", ["account_role", "account_id", "id"]),
+        ("study_participants_code_id", "study_participants", ["study_code_key", "id"]),
+        ("learning_modules_list", "learning_modules", ["category", "position", "title", "id"]),
     ]
 
     /// Replaced by an index above that starts with the same columns.
