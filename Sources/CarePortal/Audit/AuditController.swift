@@ -20,7 +20,7 @@ struct AuditController {
         var toText = ""
         var errors = FormErrors()
 
-        init(request: Request, vocabulary: AuditVocabulary) {
+        init(request: Request, vocabulary: AuditVocabulary) throws {
             query.person = request.query("person") ?? ""
             query.record = request.query("record") ?? ""
             query.action = request.query("action").flatMap(vocabulary.action)
@@ -38,7 +38,7 @@ struct AuditController {
             if let from = query.from, let until = query.until, from >= until {
                 errors.add("to", "The end date must be the same as or after the start date")
             }
-            query.page = PageRequest(number: request.pageNumber, size: 50)
+            query.page = try request.pageRequest(size: 50)
         }
 
         /// The filters in words, for the audit entry of an export.
@@ -52,7 +52,7 @@ struct AuditController {
     }
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
-        let filters = Filters(request: request, vocabulary: portal.auditVocabulary)
+        let filters = try Filters(request: request, vocabulary: portal.auditVocabulary)
         let page = filters.errors.isEmpty
             ? try await portal.database.read { db in try await portal.audit.list(filters.query, on: db) }
             : PageOf<AuditEntry>(items: [], totalCount: 0, request: filters.query.page)
@@ -84,7 +84,7 @@ struct AuditController {
     ]
 
     @Sendable func export(request: Request, context: PortalContext) async throws -> Response {
-        let filters = Filters(request: request, vocabulary: portal.auditVocabulary)
+        let filters = try Filters(request: request, vocabulary: portal.auditVocabulary)
         guard filters.errors.isEmpty else { throw HTTPError(.badRequest) }
         let event = AuditEvent(
             actor: context.auditActor, action: .auditLogExported, recordType: "audit_log",

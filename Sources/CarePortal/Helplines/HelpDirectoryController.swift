@@ -24,7 +24,7 @@ struct HelpDirectoryController {
         query.state = request.query("state").map { $0.uppercased() }.flatMap { USState.all.contains($0) ? $0 : nil }
         query.search = String((request.query("q") ?? "").prefix(100))
         query.sort = request.query("sort").flatMap(HelpDirectoryQuery.Sort.init(rawValue:)) ?? .name
-        query.page = PageRequest(number: request.pageNumber)
+        query.page = try request.pageRequest()
         let page = try await portal.database.read { db in try await directory.repository.list(query, on: db) }
         let address = ListAddress(path: SiteURL.helpDirectory.path, parameters: [
             ("kind", query.kind?.rawValue), ("state", query.state), ("q", query.search.isEmpty ? nil : query.search),

@@ -30,12 +30,16 @@ struct HelpDirectoryRepository: Sendable {
             if !query.search.isEmpty { builder = builder.where("name_key", .like, "%\(Self.likeEscaped(query.search.lowercased()))%") }
             return builder
         }
-        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("help_resources"))
-            .first()?.decode(column: "count", as: Int.self) ?? 0
-        var select = filtered(db.select().column("*").from("help_resources"))
-        select = query.sort == .kind ? select.orderBy(Self.kindOrder).orderBy("name_key") : select.orderBy("name_key")
-        let rows = try await select.orderBy("id").limit(query.page.size).offset(query.page.offset).all()
-        return PageOf(items: try await decode(rows, on: db), totalCount: total, request: query.page)
+        let byName: [SortKey] = [.text("name_key"), .integer("id")]
+        let rows = try await db.seek(
+            query.page,
+            order: ListOrder(query.sort.rawValue, keys: query.sort == .kind
+                ? [SortKey(Self.kindOrder, resultColumn: "kind_order", kind: .integer)] + byName : byName, descending: false),
+            columns: [SQLLiteral.all, SQLAlias(Self.kindOrder, as: SQLIdentifier("kind_order"))],
+            rows: { filtered($0.from("help_resources")) },
+            decode: { $0 }
+        )
+        return rows.replacingItems(try await decode(rows.items, on: db))
     }
 
     /// What a member in `state` (nil: none given) is offered: nationwide entries and her state's, crisis lines first.

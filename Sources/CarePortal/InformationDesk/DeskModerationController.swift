@@ -212,12 +212,12 @@ struct DeskModerationController {
 
     // MARK: Moderation log
 
-    private func logQuery(_ request: Request) -> ModerationLogQuery {
+    private func logQuery(_ request: Request) throws -> ModerationLogQuery {
         var query = ModerationLogQuery()
         query.action = request.query("action").flatMap(ModerationEntry.Action.init(rawValue:))
         query.moderator = String((request.query("moderator") ?? "").prefix(100))
         query.threadID = request.query("thread").flatMap(Int64.init)
-        query.page = PageRequest(number: request.pageNumber)
+        query.page = try request.pageRequest()
         return query
     }
 
@@ -226,7 +226,7 @@ struct DeskModerationController {
     }
 
     @Sendable func moderationLog(request: Request, context: PortalContext) async throws -> Response {
-        let query = logQuery(request)
+        let query = try logQuery(request)
         let page = try await portal.database.read { db in try await desk.repository.moderationLog(query, on: db) }
         let address = ListAddress(path: SiteURL.deskModerationLog.path, parameters: logParameters(query))
         return portal.pages.response(ModerationLogPage(
@@ -258,7 +258,7 @@ struct DeskModerationController {
     private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     @Sendable func exportModerationLog(request: Request, context: PortalContext) async throws -> Response {
-        let query = logQuery(request)
+        let query = try logQuery(request)
         let event = AuditEvent(
             actor: context.auditActor, action: .moderationLogExported, recordType: "moderation_log",
             origin: portal.origin(of: request, context: context)

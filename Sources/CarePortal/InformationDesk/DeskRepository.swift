@@ -318,10 +318,9 @@ struct DeskRepository: Sendable {
     }
 
     func moderationLog(_ query: ModerationLogQuery, on db: any SQLDatabase) async throws -> PageOf<ModerationEntry> {
-        try await db.page(
-            of: "desk_moderation_log", query.page,
-            filter: { moderationFilter($0, query) },
-            order: { $0.orderBy("happened_at", .descending).orderBy("id", .descending) },
+        try await db.seek(
+            query.page, order: ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true),
+            rows: { moderationFilter($0.from("desk_moderation_log"), query) },
             decode: decodeModeration
         )
     }

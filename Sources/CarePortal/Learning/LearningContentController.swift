@@ -39,9 +39,11 @@ struct LearningContentController {
     // MARK: Modules
 
     @Sendable func modules(request: Request, context: PortalContext) async throws -> Response {
-        let (modules, counts) = try await portal.database.read { db in
-            (try await content.modules(on: db), try await content.questionCounts(on: db))
+        let pageRequest = try request.pageRequest()
+        let (page, counts) = try await portal.database.read { db in
+            (try await content.modules(page: pageRequest, on: db), try await content.questionCounts(on: db))
         }
+        let modules = page.items
         return portal.pages.response(LearningModulesPage(
             layout: portal.layout("Learning modules", context: context, current: .learning),
             modules: modules.map {
@@ -50,6 +52,7 @@ struct LearningContentController {
                     position: $0.position, questionCount: counts[$0.id] ?? 0, path: SiteURL.learningModule($0.id).path
                 )
             },
+            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.learningModules.path, parameters: []), noun: "modules")),
             newPath: SiteURL.newLearningModule.path, videosPath: SiteURL.learningVideos.path, backPath: SiteURL.learning.path
         ))
     }

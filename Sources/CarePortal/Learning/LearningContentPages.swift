@@ -49,6 +49,8 @@ struct LearningModulesPage: Page {
     static let template = TemplateName.learningModules
     let layout: Layout
     let modules: [Row]
+    /// The rendered `PaginationView`.
+    let pagination: String
     let newPath: String
     let videosPath: String
     let backPath: String

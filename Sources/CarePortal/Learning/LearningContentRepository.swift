@@ -18,6 +18,17 @@ struct LearningContentRepository: Sendable {
         return try await withLinks(rows.map(decodeModule), on: db)
     }
 
+    /// One page of the modules, in the same order, for the administrators' list.
+    func modules(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<LearningModule> {
+        let modules = try await db.seek(
+            page, order: ListOrder("category", keys: [.text("category"), .integer("position"), .text("title"), .integer("id")], descending: false),
+            columns: Self.moduleColumns.map { SQLColumn($0) },
+            rows: { $0.from("learning_modules") },
+            decode: decodeModule
+        )
+        return modules.replacingItems(try await withLinks(modules.items, on: db))
+    }
+
     func module(id: Int64, on db: any SQLDatabase) async throws -> LearningModule? {
         guard let row = try await db.select().columns(Self.moduleColumns).from("learning_modules").where("id", .equal, id).first() else { return nil }
         return try await withLinks([try decodeModule(row)], on: db).first

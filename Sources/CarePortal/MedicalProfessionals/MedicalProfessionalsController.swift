@@ -31,7 +31,7 @@ struct MedicalProfessionalsController {
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
         var query = StaffListQuery()
         query.role = .medicalProfessional
-        query.page = PageRequest(number: request.pageNumber)
+        query.page = try request.pageRequest()
         let (open, page, profilesByAccount) = try await portal.database.read { [query] db in
             let page = try await accounts.list(query, on: db)
             return (

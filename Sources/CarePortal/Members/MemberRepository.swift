@@ -205,14 +205,15 @@ struct MemberRepository: Sendable {
     }
 
     func list(_ query: MemberListQuery, on db: any SQLDatabase) async throws -> PageOf<Member> {
-        let total = try await db.count(in: "members") { filter($0, query) }
-        let direction: SQLDirection = query.descending ? .descending : .ascending
-        let rows = try await filter(selectMembers(on: db), query)
-            .orderBy(SQLColumn(query.sort.column, table: "members"), direction)
-            .orderBy(SQLColumn("id", table: "members"), direction)
-            .limit(query.page.size).offset(query.page.offset)
-            .all()
-        return PageOf(items: try rows.map(decodeMember), totalCount: total, request: query.page)
+        let key: SortKey = query.sort == .pseudonym
+            ? .text(query.sort.column, table: "members") : .integer(query.sort.column, table: "members")
+        return try await db.seek(
+            query.page, order: ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: "members")], descending: query.descending),
+            columns: selectedColumns,
+            rows: { filter($0.from("members").join("cohorts", on: SQLColumn("cohort_id", table: "members"), .equal, SQLColumn("id", table: "cohorts")), query) },
+            counted: { filter($0.from("members"), query) },
+            decode: decodeMember
+        )
     }
 
     /// The pseudonyms of these members; a deleted member is simply missing.
@@ -245,6 +246,11 @@ struct MemberRepository: Sendable {
         "id", "pseudonym", "avatar", "due_date", "cohort_id", "recovery_email", "security_question", "us_state", "zip_code",
         "bio", "status", "sign_up_code_id", "created_at", "last_active_at",
     ]
+
+    /// A member's columns, her cohort's due month, and the key the list sorts pseudonyms by.
+    private var selectedColumns: [any SQLExpression] {
+        (Self.memberColumns + ["pseudonym_key"]).map { SQLColumn($0, table: "members") } + [SQLColumn("due_month", table: "cohorts")]
+    }
 
     private func selectMembers(on db: any SQLDatabase) -> SQLSelectBuilder {
         db.select()

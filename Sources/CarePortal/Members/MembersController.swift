@@ -29,7 +29,7 @@ struct MembersController {
         query.sort = request.query("sort").flatMap(MemberSort.init(rawValue:)) ?? .joined
         // Newest first by default; a chosen column starts A–Z or oldest first.
         query.descending = request.query("order").map { $0 == "desc" } ?? (query.sort == .joined)
-        query.page = PageRequest(number: request.pageNumber)
+        query.page = try request.pageRequest()
         let (page, cohorts) = try await portal.database.read { [query] db in
             (try await members.list(query, on: db), try await members.cohorts(on: db))
         }

@@ -133,9 +133,10 @@ struct SignUpCodeRepository: Sendable {
 
     func list(status: SignUpCode.Status?, search: String, page: PageRequest, now: Date, on db: any SQLDatabase) async throws -> PageOf<SignUpCode> {
         let time = now.millisecondsSince1970
-        return try await db.page(
-            of: "sign_up_codes", page,
-            filter: { builder in
+        return try await db.seek(
+            page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
+            rows: { builder in
+                builder.from("sign_up_codes")
                 switch status {
                 case .unused?:
                     builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
@@ -153,7 +154,6 @@ struct SignUpCodeRepository: Sendable {
                 if !search.isEmpty { builder.where(lowercased("note", contains: search)) }
                 return builder
             },
-            order: { $0.orderBy("created_at", .descending).orderBy("id", .descending) },
             decode: decode
         )
     }

@@ -20,7 +20,7 @@ struct SignUpCodesController {
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
         let status = request.query("status").flatMap(SignUpCode.Status.init(rawValue:))
         let search = request.query("q") ?? ""
-        let pageRequest = PageRequest(number: request.pageNumber)
+        let pageRequest = try request.pageRequest()
         let now = portal.now
         let (page, pseudonyms) = try await portal.database.read { db in
             let page = try await codes.list(status: status, search: search, page: pageRequest, now: now, on: db)

@@ -34,6 +34,7 @@ enum SchemaHistory {
         CreatePharmacy(),
         CreateLearningContent(),
         CreateStudies(),
+        AddListIndexes(),
         IndexStudyDays(),
     ]
 

@@ -61,12 +61,14 @@ struct BroadcastRepository: Sendable {
     }
 
     func list(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<Broadcast> {
-        let rows = try await db.select().column("*").from("broadcasts")
-            .orderBy("send_at", .descending).orderBy("id", .descending)
-            .limit(page.size).offset(page.offset).all()
+        let rows = try await db.seek(
+            page, order: ListOrder("send", keys: [.integer("send_at"), .integer("id")], descending: true),
+            rows: { $0.from("broadcasts") },
+            decode: { $0 }
+        )
         var items: [Broadcast] = []
-        for row in rows { items.append(try await decode(row, on: db)) }
-        return PageOf(items: items, totalCount: try await db.count(in: "broadcasts"), request: page)
+        for row in rows.items { items.append(try await decode(row, on: db)) }
+        return rows.replacingItems(items)
     }
 
     /// Scheduled broadcasts whose time has come, oldest first.

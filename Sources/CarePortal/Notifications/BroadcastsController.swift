@@ -21,7 +21,7 @@ struct BroadcastsController {
     private var clock: ProgramClock { portal.programSettings.current.clock }
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
-        let pageRequest = PageRequest(number: request.pageNumber)
+        let pageRequest = try request.pageRequest()
         let (page, cohorts, reach) = try await portal.database.read { db in
             let page = try await broadcasts.repository.list(page: pageRequest, on: db)
             var reach: [Int64: Int] = [:]

@@ -15,7 +15,7 @@ struct OutboxController {
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
         let status = request.query("status").flatMap(OutboxMessage.Status.init(rawValue:))
-        let pageRequest = PageRequest(number: request.pageNumber)
+        let pageRequest = try request.pageRequest()
         let page = try await portal.database.read { db in try await portal.outbox.list(status: status, page: pageRequest, on: db) }
         let address = ListAddress(path: SiteURL.outbox.path, parameters: [("status", status?.rawValue)])
         return portal.pages.response(OutboxPage(

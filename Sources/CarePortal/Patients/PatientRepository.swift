@@ -89,14 +89,12 @@ struct PatientRepository: Sendable {
     }
 
     func list(_ query: PatientListQuery, on db: any SQLDatabase) async throws -> PageOf<Patient> {
-        let total = try await db.count(in: "patients") { filter($0, query) }
-        let direction: SQLDirection = query.descending ? .descending : .ascending
-        let rows = try await filter(db.select().columns(Self.columns).from("patients"), query)
-            .orderBy(query.sort.column, direction)
-            .orderBy("id", direction)
-            .limit(query.page.size).offset(query.page.offset)
-            .all()
-        return PageOf(items: try rows.map(decode), totalCount: total, request: query.page)
+        try await db.seek(
+            query.page, order: ListOrder(query.sort.rawValue, keys: [.text(query.sort.column), .integer("id")], descending: query.descending),
+            columns: (Self.columns + [query.sort.column]).map { SQLColumn($0) },
+            rows: { filter($0.from("patients"), query) },
+            decode: decode
+        )
     }
 
     func count(physicianID: Int64, on db: any SQLDatabase) async throws -> Int {

@@ -116,7 +116,7 @@ struct PatientsController {
         query.search = request.query("q") ?? ""
         query.sort = request.query("sort").flatMap(PatientSort.init(rawValue:)) ?? .lastName
         query.descending = request.query("order") == "desc"
-        query.page = PageRequest(number: request.pageNumber)
+        query.page = try request.pageRequest()
         // Adherence over the last 30 whole days, yesterday included, so a day still under way never lowers it.
         let through = today.adding(days: -1), from = today.adding(days: -30)
         let (page, adherence, drafts, physicians) = try await portal.database.read { [query] db in

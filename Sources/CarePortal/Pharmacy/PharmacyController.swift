@@ -37,7 +37,7 @@ struct PharmacyController {
         let fulfilment = request.query("kind").flatMap(Fulfilment.init(rawValue:))
         let page = try await portal.database.read { db in
             try await repository.refillQueue(statuses: status.map { [$0] } ?? RefillStatus.open, fulfilment: fulfilment,
-                                             page: PageRequest(number: request.pageNumber), on: db)
+                                             page: try request.pageRequest(), on: db)
         }
         let address = ListAddress(path: SiteURL.pharmacy.path, parameters: [("status", status?.rawValue), ("kind", fulfilment?.rawValue)])
         return portal.pages.response(RefillQueuePage(
@@ -111,7 +111,7 @@ struct PharmacyController {
     @Sendable func customers(request: Request, context: PortalContext) async throws -> Response {
         let search = String((request.query("q") ?? "").prefix(100))
         let page = try await portal.database.read { db in
-            try await repository.findCustomers(search, page: PageRequest(number: request.pageNumber), on: db)
+            try await repository.findCustomers(search, page: try request.pageRequest(), on: db)
         }
         let address = ListAddress(path: SiteURL.pharmacyCustomers.path, parameters: [("q", search)])
         return portal.pages.response(CustomersPage(

@@ -78,9 +78,11 @@ struct PharmacyRepository: Sendable {
 
     /// Customers by name (the start of a first or last name), email address (the start of it) or date of birth, by last name.
     func findCustomers(_ search: String, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<PharmacyCustomer> {
-        try await db.page(
-            of: "pharmacy_customers", page, columns: Self.customerColumns,
-            filter: { builder in
+        try await db.seek(
+            page, order: ListOrder("name", keys: [.text("last_name"), .text("first_name"), .integer("id")], descending: false),
+            columns: Self.customerColumns.map { SQLColumn($0) },
+            rows: { builder in
+                builder.from("pharmacy_customers")
                 let typed = search.trimmed.lowercased()
                 guard !typed.isEmpty else { return builder }
                 if CalendarDate(iso: typed) != nil { return builder.where("date_of_birth", .equal, typed) }
@@ -94,7 +96,6 @@ struct PharmacyRepository: Sendable {
                         .orWhere("email_key", .like, SQLBind(pattern))
                 }
             },
-            order: { $0.orderBy("last_name").orderBy("first_name").orderBy("id") },
             decode: decodeCustomer
         )
     }
@@ -304,16 +305,13 @@ struct PharmacyRepository: Sendable {
             if let fulfilment { builder.where(SQLColumn("fulfilment", table: table), .equal, SQLBind(fulfilment.rawValue)) }
             return builder
         }
-        let total = try await db.count(in: "pharmacy_refills") { filter($0, table: nil) }
-        // The page's requests first, on the queue's index alone: joined at once, SQLite's planner walks every
-        // customer's requests instead (it cannot tell the open statuses are a few hundred of 100,000 requests).
-        let ids = try await filter(db.select().column("id").from("pharmacy_refills"), table: nil)
-            .orderBy("requested_at").orderBy("id").limit(page.size).offset(page.offset).all()
-            .map { try $0.decode(column: "id", as: Int64.self) }
-        guard !ids.isEmpty else { return PageOf(items: [], totalCount: total, request: page) }
-        let rows = try await refillItems(db.select()).where(SQLColumn("id", table: "r"), .in, SQLBind.group(ids))
-            .orderBy(SQLColumn("requested_at", table: "r")).orderBy(SQLColumn("id", table: "r")).all()
-        return PageOf(items: try rows.map(decodeItem), totalCount: total, request: page)
+        return try await db.seek(
+            page, order: ListOrder("requested", keys: [.integer("requested_at", table: "r"), .integer("id", table: "r")], descending: false),
+            columns: [],
+            rows: { filter(refillItems($0), table: "r") },
+            counted: { filter($0.from("pharmacy_refills"), table: nil) },
+            decode: decodeItem
+        )
     }
 
     func refillItem(id: Int64, on db: any SQLDatabase) async throws -> RefillQueueItem? {

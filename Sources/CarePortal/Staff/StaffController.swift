@@ -37,7 +37,7 @@ struct StaffController {
         query.status = request.query("status").flatMap(AccountStatus.init(rawValue:))
         query.sort = request.query("sort").flatMap(StaffSort.init(rawValue:)) ?? .username
         query.descending = request.query("order") == "desc"
-        query.page = PageRequest(number: request.pageNumber)
+        query.page = try request.pageRequest()
         let (page, awaiting, open) = try await portal.database.read { [query] db in
             (
                 try await accounts.list(query, on: db), try await accounts.awaitingApprovalCount(on: db),

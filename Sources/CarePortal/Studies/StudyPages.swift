@@ -51,6 +51,8 @@ struct StudyParticipantsPage: Page {
     static let template = TemplateName.studyParticipants
     let layout: Layout
     let rows: [Row]
+    /// The rendered `PaginationView`.
+    let pagination: String
     let enrolPath: String
 }
 

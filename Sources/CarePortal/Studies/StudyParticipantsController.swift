@@ -22,14 +22,16 @@ struct StudyParticipantsController {
     private var clock: ProgramClock { portal.programSettings.current.clock }
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
-        let participants = try await portal.database.read { db in try await studies.participants(on: db) }
+        let pageRequest = try request.pageRequest()
+        let page = try await portal.database.read { db in try await studies.participants(page: pageRequest, on: db) }
         return portal.pages.response(StudyParticipantsPage(
             layout: portal.layout("Participants", context: context, current: .studyParticipants),
-            rows: participants.map { participant in
+            rows: page.items.map { participant in
                 .init(studyCode: participant.studyCode, path: SiteURL.studyParticipant(participant.id).path, arm: participant.arm ?? "—",
                       enrolledOn: participant.enrolledOn.displayed, statusTitle: participant.status.title, statusTag: participant.status.tagClass,
                       lastActive: participant.lastActiveAt.map(clock.dateTime) ?? "Not yet")
             },
+            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.studyParticipants.path, parameters: []), noun: "participants")),
             enrolPath: SiteURL.newStudyParticipant.path
         ))
     }

@@ -63,6 +63,16 @@ struct StudyRepository: Sendable {
         try await db.select().columns(Self.participantColumns).from("study_participants").orderBy("study_code_key").all().map(participant)
     }
 
+    /// One page of the participants, by study id, for the participants list.
+    func participants(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<StudyParticipant> {
+        try await db.seek(
+            page, order: ListOrder("study-id", keys: [.text("study_code_key"), .integer("id")], descending: false),
+            columns: (Self.participantColumns + ["study_code_key"]).map { SQLColumn($0) },
+            rows: { $0.from("study_participants") },
+            decode: participant
+        )
+    }
+
     /// The account a username signs in to.
     func credentials(username: String, on db: any SQLDatabase) async throws -> (id: Int64, passwordHash: String, active: Bool)? {
         guard let row = try await db.select().columns("id", "password_hash", "status").from("study_participants")

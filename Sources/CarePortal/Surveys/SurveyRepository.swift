@@ -194,23 +194,26 @@ struct SurveyRepository: Sendable {
     }
 
     func list(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<SurveyListItem> {
-        let rows = try await db.raw("""
-            SELECT s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
-                   s.created_by_name, s.created_at, s.published_at, s.closed_at,
-                   (SELECT COUNT(*) FROM survey_questions q WHERE q.survey_id = s.id) AS question_count,
-                   (SELECT COUNT(*) FROM survey_responses r WHERE r.survey_id = s.id) AS response_count
-            FROM surveys s ORDER BY s.created_at DESC, s.id DESC
-            LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
-            """).all()
+        let rows = try await db.seek(
+            page, order: ListOrder("created", keys: [.integer("created_at", table: "s"), .integer("id", table: "s")], descending: true),
+            columns: [SQLRaw("""
+                s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
+                s.created_by_name, s.created_at, s.published_at, s.closed_at,
+                (SELECT COUNT(*) FROM survey_questions q WHERE q.survey_id = s.id) AS question_count,
+                (SELECT COUNT(*) FROM survey_responses r WHERE r.survey_id = s.id) AS response_count
+                """)],
+            rows: { $0.from(SQLAlias(SQLIdentifier("surveys"), as: SQLIdentifier("s"))) },
+            decode: { $0 }
+        )
         var items: [SurveyListItem] = []
-        for row in rows {
+        for row in rows.items {
             items.append(SurveyListItem(
                 survey: try await decode(row, on: db),
                 questionCount: try row.decode(column: "question_count", as: Int.self),
                 responseCount: try row.decode(column: "response_count", as: Int.self)
             ))
         }
-        return PageOf(items: items, totalCount: try await db.count(in: "surveys"), request: page)
+        return rows.replacingItems(items)
     }
 
     /// Publishes a draft; false when it is not a draft.
@@ -478,19 +481,24 @@ struct SurveyRepository: Sendable {
 
     /// A question's free-text answers, newest first (answers are stored as they are submitted, so in `id` order).
     func textAnswers(questionID: Int64, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<TextAnswer> {
-        let total = try await db.count(in: "survey_answers") { $0.where("question_id", .equal, questionID).where("text", .isNot, SQLLiteral.null) }
-        let rows = try await db.raw("""
-            SELECT a.response_id, a.text, r.submitted_at FROM survey_answers a JOIN survey_responses r ON r.id = a.response_id
-            WHERE a.question_id = \(bind: questionID) AND a.text IS NOT NULL
-            ORDER BY a.id DESC
-            LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
-            """).all()
-        return PageOf(items: try rows.map { row in
-            TextAnswer(
-                responseID: try row.decode(column: "response_id", as: Int64.self), text: try row.decode(column: "text", as: String.self),
-                submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self))
-            )
-        }, totalCount: total, request: page)
+        try await db.seek(
+            page, order: ListOrder("newest", keys: [.integer("id", table: "a")], descending: true),
+            columns: [SQLColumn("id", table: "a"), SQLColumn("response_id", table: "a"), SQLColumn("text", table: "a"), SQLColumn("submitted_at", table: "r")],
+            rows: { builder in
+                builder.from(SQLAlias(SQLIdentifier("survey_answers"), as: SQLIdentifier("a")))
+                    .join(SQLAlias(SQLIdentifier("survey_responses"), as: SQLIdentifier("r")), method: SQLJoinMethod.inner,
+                          on: SQLColumn("response_id", table: "a"), .equal, SQLColumn("id", table: "r"))
+                    .where(SQLColumn("question_id", table: "a"), .equal, SQLBind(questionID))
+                    .where(SQLColumn("text", table: "a"), .isNot, SQLLiteral.null)
+            },
+            counted: { $0.from("survey_answers").where("question_id", .equal, questionID).where("text", .isNot, SQLLiteral.null) },
+            decode: { row in
+                TextAnswer(
+                    responseID: try row.decode(column: "response_id", as: Int64.self), text: try row.decode(column: "text", as: String.self),
+                    submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self))
+                )
+            }
+        )
     }
 
     /// Every answer of a survey, response by response in the order they came, each response's answers in

@@ -62,7 +62,7 @@ struct SurveysController {
     // MARK: The list and a survey's details
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
-        let pageRequest = PageRequest(number: request.pageNumber)
+        let pageRequest = try request.pageRequest()
         let (page, cohorts) = try await portal.database.read { db in
             (try await repository.list(page: pageRequest, on: db), try await MemberRepository().cohorts(on: db))
         }
@@ -342,7 +342,7 @@ struct SurveysController {
     @Sendable func textAnswers(request: Request, context: PortalContext) async throws -> Response {
         let (question, survey) = try await question(context)
         guard question.kind == .text else { throw HTTPError(.notFound) }
-        let pageRequest = PageRequest(number: request.pageNumber)
+        let pageRequest = try request.pageRequest()
         let page = try await portal.database.read { db in try await repository.textAnswers(questionID: question.id, page: pageRequest, on: db) }
         return portal.pages.response(TextAnswersPage(
             layout: portal.layout("Answers: \(question.prompt)", context: context, current: .surveys),

@@ -194,11 +194,12 @@ package struct StaffAccountRepository: Sendable {
     }
 
     package func list(_ query: StaffListQuery, on db: any SQLDatabase) async throws -> PageOf<StaffAccount> {
-        let direction: SQLDirection = query.descending ? .descending : .ascending
-        return try await db.page(
-            of: "staff_accounts", query.page, columns: Self.columns,
-            filter: { builder in
-                builder.where("deleted_at", .is, SQLLiteral.null)
+        let key: SortKey = query.sort == .created ? .integer(query.sort.column) : .text(query.sort.column)
+        return try await db.seek(
+            query.page, order: ListOrder(query.sort.rawValue, keys: [key, .integer("id")], descending: query.descending),
+            columns: (Self.columns + ["username_key"]).map { SQLColumn($0) },
+            rows: { builder in
+                builder.from("staff_accounts").where("deleted_at", .is, SQLLiteral.null)
                 if !query.search.isEmpty {
                     builder.where(SQLGroupExpression([
                         SQLBinaryExpression(lowercased("username", contains: query.search), .or, lowercased("email", contains: query.search))
@@ -208,7 +209,6 @@ package struct StaffAccountRepository: Sendable {
                 if let status = query.status { builder.where("status", .equal, status.rawValue) }
                 return builder
             },
-            order: { $0.orderBy(query.sort.column, direction).orderBy("id", direction) },
             decode: { try account(from: $0) }
         )
     }

@@ -185,10 +185,9 @@ public struct AuditLog: Sendable {
     }
 
     package func list(_ query: AuditQuery, on db: any SQLDatabase) async throws -> PageOf<AuditEntry> {
-        try await db.page(
-            of: "audit_log", query.page,
-            filter: { filtered($0, query) },
-            order: { $0.orderBy("occurred_at", .descending).orderBy("id", .descending) },
+        try await db.seek(
+            query.page, order: ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true),
+            rows: { filtered($0.from("audit_log"), query) },
             decode: decode
         )
     }

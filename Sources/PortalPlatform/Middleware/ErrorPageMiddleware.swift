@@ -74,6 +74,8 @@ package struct ErrorPage {
             self.init(.forbidden, "You cannot open this page", "Your account does not give access to this page. If you need it, ask an administrator.")
         case is ForgedRequest:
             self.init(.forbidden, "This form could not be sent", "The form may have been open for too long, or it came from another site. Go back, reload the page and try again.")
+        case is DamagedPageLink:
+            self.init(.badRequest, "This link to a page of the list does not work", "It may have been changed or shortened. Go back to the list and open its first page.")
         case let error as HTTPError:
             switch error.status {
             case .notFound:

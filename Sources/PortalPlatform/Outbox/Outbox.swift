@@ -156,10 +156,12 @@ public struct Outbox: Sendable {
     }
 
     package func list(status: OutboxMessage.Status?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<OutboxMessage> {
-        try await db.page(
-            of: "outbox", page,
-            filter: { builder in status.map { builder.where("status", .equal, $0.rawValue) } ?? builder },
-            order: { $0.orderBy("created_at", .descending).orderBy("id", .descending) },
+        try await db.seek(
+            page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
+            rows: { builder in
+                builder.from("outbox")
+                return status.map { builder.where("status", .equal, $0.rawValue) } ?? builder
+            },
             decode: decode
         )
     }

@@ -20,6 +20,15 @@ extension Request {
 
     /// The `page` query parameter.
     package var pageNumber: Int { query("page").flatMap(Int.init) ?? 1 }
+
+    /// The page a list's link asks for: `?after=` or `?before=` a cursor, `?page=last`, or an old `?page=N`
+    /// (still served, so bookmarks keep working). A damaged cursor throws `DamagedPageLink`, a 400 page.
+    package func pageRequest(size: Int = PageRequest.defaultSize) throws -> PageRequest {
+        if let after = query("after") { return PageRequest(.after(try PageCursor(token: after)), size: size) }
+        if let before = query("before") { return PageRequest(.before(try PageCursor(token: before)), size: size) }
+        if query("page") == "last" { return PageRequest(.last, size: size) }
+        return PageRequest(number: pageNumber, size: size)
+    }
 }
 
 /// Checks shared by every form that names a person or an account.

@@ -25,7 +25,10 @@ package struct ListAddress: Sendable {
     }
 }
 
-/// "Showing 1 to 25 of 240" and the links to other pages.
+/// "Showing 26 to 50 of 240 members" and the links to the first, previous, next and last pages.
+///
+/// A list found by seeking moves on with `?after=` and `?before=` cursors (and `?page=last`); a list
+/// still paged by number shows the numbers around the current one. Both keep the search, filters and sort.
 package struct PaginationView: Fragment {
     package struct Link: Sendable, Hashable, Encodable {
         package let number: Int
@@ -42,22 +45,42 @@ package struct PaginationView: Fragment {
     }
 
     package let summary: String
+    package let firstPath: String?
     package let previousPath: String?
     package let nextPath: String?
+    package let lastPath: String?
     package let links: [Link]
+    package let hasNumbers: Bool
     package let isNeeded: Bool
     package static let template = TemplateName.pagination
 
     package init<Item>(_ page: PageOf<Item>, address: ListAddress, noun: String) {
+        let total = page.totalIsExact ? "\(page.totalCount)" : "more than \(PageRequest.countLimit.formatted(.number.grouping(.automatic)))"
+        if page.items.isEmpty {
+            summary = "No \(noun)"
+        } else if page.startIndex != nil {
+            summary = "Showing \(page.firstIndex) to \(page.lastIndex) of \(total) \(noun)"
+        } else {
+            summary = "Showing \(page.items.count) of \(total) \(noun)"
+        }
+        let base = address.with("page", nil).with("after", nil).with("before", nil)
+        isNeeded = page.hasPrevious || page.hasNext
+        if let firstCursor = page.firstCursor, let lastCursor = page.lastCursor {
+            firstPath = page.hasPrevious ? base.string : nil
+            previousPath = page.hasPrevious ? base.with("before", firstCursor.token).string : nil
+            nextPath = page.hasNext ? base.with("after", lastCursor.token).string : nil
+            lastPath = page.hasNext ? base.with("page", "last").string : nil
+            links = []
+            hasNumbers = false
+            return
+        }
         let current = page.request.number
         let count = page.pageCount
-        summary = page.totalCount == 0
-            ? "No \(noun)"
-            : "Showing \(page.firstIndex) to \(page.lastIndex) of \(page.totalCount) \(noun)"
-        func path(_ number: Int) -> String { address.with("page", number == 1 ? nil : "\(number)").string }
+        func path(_ number: Int) -> String { base.with("page", number == 1 ? nil : "\(number)").string }
+        firstPath = current > 1 ? path(1) : nil
         previousPath = current > 1 ? path(current - 1) : nil
         nextPath = current < count ? path(current + 1) : nil
-        isNeeded = count > 1
+        lastPath = current < count ? path(count) : nil
         var numbers = Set([1, count, current - 1, current, current + 1]).filter { (1...count).contains($0) }.sorted()
         if numbers.isEmpty { numbers = [1] }
         var links: [Link] = []
@@ -68,6 +91,7 @@ package struct PaginationView: Fragment {
             links.append(Link(number: number, path: path(number), isCurrent: number == current, isEllipsis: false))
         }
         self.links = links
+        hasNumbers = true
     }
 }
 
@@ -83,7 +107,7 @@ package struct SortableHeader: Sendable, Encodable {
         let isCurrent = key == currentKey
         ariaSort = isCurrent ? (descending ? "descending" : "ascending") : "none"
         let nextOrder = isCurrent && !descending ? "desc" : "asc"
-        path = address.with("sort", key).with("order", nextOrder).with("page", nil).string
+        path = address.with("sort", key).with("order", nextOrder).with("page", nil).with("after", nil).with("before", nil).string
     }
 }
 

@@ -105,10 +105,10 @@ package struct PointsLedger: Sendable {
 
     /// Her lines, newest first.
     package func history(of account: AppAccountRef, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<PointsEntry> {
-        try await db.page(
-            of: "points_ledger", page, columns: ["id", "amount", "reason", "reference", "day", "month", "earned_at"],
-            filter: { $0.where("account_role", .equal, account.role).where("account_id", .equal, account.accountID) },
-            order: { $0.orderBy("id", .descending) },
+        try await db.seek(
+            page, order: ListOrder("id", keys: [.integer("id")], descending: true),
+            columns: ["id", "amount", "reason", "reference", "day", "month", "earned_at"].map { SQLColumn($0) },
+            rows: { $0.from("points_ledger").where("account_role", .equal, account.role).where("account_id", .equal, account.accountID) },
             decode: { row in
                 PointsEntry(
                     id: try row.decode(column: "id", as: Int64.self), amount: try row.decode(column: "amount", as: Int.self),

@@ -1,33 +1,245 @@
+import Crypto
+import Foundation
 import SQLKit
+
+/// Where in a long list a page starts.
+public enum PagePosition: Sendable, Hashable {
+    case first
+    /// An old `?page=N` link: served by counting rows, so bookmarks keep working.
+    case number(Int)
+    /// The rows after this one, in the list's order.
+    case after(PageCursor)
+    /// The rows before this one: the previous page, found by seeking the other way.
+    case before(PageCursor)
+    case last
+}
 
 /// Which slice of a long list a person asked for.
 public struct PageRequest: Sendable, Hashable {
     public static let defaultSize = 25
-    public var number: Int
+    /// Lists count their rows only up to this many, so a count costs the same at any size.
+    public static let countLimit = 10_000
+    public var position: PagePosition
     public var size: Int
 
     public init(number: Int, size: Int = PageRequest.defaultSize) {
-        self.number = max(1, number)
+        self.init(number > 1 ? .number(number) : .first, size: size)
+    }
+
+    public init(_ position: PagePosition, size: Int = PageRequest.defaultSize) {
+        self.position = position
         self.size = min(max(1, size), 200)
+    }
+
+    /// The page number of a list paged by number (the members' and patients' apps' feeds); 1 otherwise.
+    public var number: Int {
+        if case .number(let number) = position { return max(1, number) }
+        return 1
     }
 
     package var offset: Int { (number - 1) * size }
 }
 
-/// One slice of a list and how long the whole list is.
+/// A link that has been changed or belongs to another order of the list: shown as a 400 page.
+public struct DamagedPageLink: Error, Sendable {
+    public init() {}
+}
+
+/// The row a page starts after or ends before: its sort values (the id last) and its place in the list.
+///
+/// It travels in links as `base64url(JSON).check`, where `check` is the start of the JSON's SHA-256, so
+/// a damaged or edited link is refused rather than read as another place. It is not a secret and opens
+/// nothing: every filter and access check still applies to the rows it seeks to.
+public struct PageCursor: Sendable, Hashable {
+    public enum Value: Sendable, Hashable, Codable {
+        case integer(Int64)
+        case text(String)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Int64.self) { self = .integer(number) } else { self = .text(try container.decode(String.self)) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .integer(let number): try container.encode(number)
+            case .text(let text): try container.encode(text)
+            }
+        }
+
+        var bind: SQLBind {
+            switch self {
+            case .integer(let number): SQLBind(number)
+            case .text(let text): SQLBind(text)
+            }
+        }
+    }
+
+    /// The list order it was made in (`ListOrder.signature`).
+    public var order: String
+    public var values: [Value]
+    /// The row's place in the list, counting from 1; 0 when it is not known.
+    public var index: Int
+
+    public init(order: String, values: [Value], index: Int) {
+        self.order = order
+        self.values = values
+        self.index = index
+    }
+
+    private struct Wire: Codable {
+        var o: String
+        var v: [Value]
+        var n: Int
+    }
+
+    /// The form used in links.
+    public var token: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = (try? encoder.encode(Wire(o: order, v: values, n: index))) ?? Data()
+        return Self.base64URL(json) + "." + Self.check(json)
+    }
+
+    /// Reads a link's cursor; throws `DamagedPageLink` for anything that was not made by `token`.
+    public init(token: String) throws {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard token.utf8.count <= 2_000, parts.count == 2,
+              let json = Self.data(base64URL: String(parts[0])), Self.check(json) == parts[1],
+              let wire = try? JSONDecoder().decode(Wire.self, from: json), wire.n >= 0, !wire.v.isEmpty
+        else { throw DamagedPageLink() }
+        self.init(order: wire.o, values: wire.v, index: wire.n)
+    }
+
+    private static func check(_ json: Data) -> String {
+        base64URL(Data(SHA256.hash(data: json).prefix(6)))
+    }
+
+    private static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    private static func data(base64URL text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard base64.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "/" }) else { return nil }
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}
+
+/// One column (or expression) a list is ordered by, read back from each row for the cursor.
+package struct SortKey: Sendable {
+    package enum Kind: Sendable { case integer, text }
+    package let expression: any SQLExpression
+    /// The name the value has in each selected row.
+    package let resultColumn: String
+    package let kind: Kind
+
+    package init(_ expression: any SQLExpression, resultColumn: String, kind: Kind) {
+        self.expression = expression
+        self.resultColumn = resultColumn
+        self.kind = kind
+    }
+
+    /// A column of `table` (or of the only table), read back under its own name.
+    package static func integer(_ column: String, table: String? = nil) -> SortKey {
+        SortKey(SQLColumn(column, table: table), resultColumn: column, kind: .integer)
+    }
+
+    package static func text(_ column: String, table: String? = nil) -> SortKey {
+        SortKey(SQLColumn(column, table: table), resultColumn: column, kind: .text)
+    }
+}
+
+/// How a list is ordered: its keys, ending with one that is unique (the id), all in one direction, so
+/// `(keys) > (cursor's values)` seeks straight to a page on an index with the same columns.
+package struct ListOrder: Sendable {
+    package let name: String
+    package let keys: [SortKey]
+    package let descending: Bool
+
+    package init(_ name: String, keys: [SortKey], descending: Bool) {
+        self.name = name
+        self.keys = keys
+        self.descending = descending
+    }
+
+    /// Written into cursors, so a cursor made in one order is not used in another.
+    package var signature: String { "\(name).\(descending ? "desc" : "asc")" }
+
+    fileprivate func cursor(for row: any SQLRow, index: Int) throws -> PageCursor {
+        PageCursor(order: signature, values: try keys.map { key in
+            switch key.kind {
+            case .integer: .integer(try row.decode(column: key.resultColumn, as: Int64.self))
+            case .text: .text(try row.decode(column: key.resultColumn, as: String.self))
+            }
+        }, index: index)
+    }
+
+    /// The cursor's values, checked against this order's keys.
+    fileprivate func values(of cursor: PageCursor) throws -> [SQLBind] {
+        guard cursor.order == signature, cursor.values.count == keys.count else { throw DamagedPageLink() }
+        return try zip(keys, cursor.values).map { key, value in
+            switch (key.kind, value) {
+            case (.integer, .integer), (.text, .text): value.bind
+            default: throw DamagedPageLink()
+            }
+        }
+    }
+}
+
+/// One slice of a list, how long the whole list is (as far as it was counted), and where its neighbours start.
 public struct PageOf<Item: Sendable>: Sendable {
     public var items: [Item]
+    /// Every row the filters keep, or `PageRequest.countLimit + 1` when there are more than that.
     public var totalCount: Int
     public var request: PageRequest
+    public var hasPrevious: Bool
+    public var hasNext: Bool
+    /// The first item's place in the whole list, counting from 1; nil when not known.
+    public var startIndex: Int?
+    /// The first and last items' cursors, for the previous and next pages; nil for a list paged by number.
+    public var firstCursor: PageCursor?
+    public var lastCursor: PageCursor?
 
+    /// True when the list was counted to the end.
+    public var totalIsExact: Bool { totalCount <= PageRequest.countLimit }
     public var pageCount: Int { max(1, (totalCount + request.size - 1) / request.size) }
-    public var firstIndex: Int { totalCount == 0 ? 0 : request.offset + 1 }
-    public var lastIndex: Int { request.offset + items.count }
+    public var firstIndex: Int { items.isEmpty ? 0 : startIndex ?? 0 }
+    public var lastIndex: Int { items.isEmpty ? 0 : (startIndex ?? 1) + items.count - 1 }
 
+    /// A page of a list paged by number, counted to the end.
     package init(items: [Item], totalCount: Int, request: PageRequest) {
         self.items = items
         self.totalCount = totalCount
         self.request = request
+        hasPrevious = request.number > 1
+        hasNext = request.offset + items.count < totalCount
+        startIndex = request.offset + 1
+    }
+
+    /// The same page with each item made into something else (a row read further with another query).
+    package func replacingItems<Other: Sendable>(_ items: [Other]) -> PageOf<Other> {
+        PageOf<Other>(
+            items: items, totalCount: totalCount, request: request, hasPrevious: hasPrevious, hasNext: hasNext,
+            startIndex: startIndex, firstCursor: firstCursor, lastCursor: lastCursor
+        )
+    }
+
+    package init(
+        items: [Item], totalCount: Int, request: PageRequest, hasPrevious: Bool, hasNext: Bool, startIndex: Int?,
+        firstCursor: PageCursor?, lastCursor: PageCursor?
+    ) {
+        self.items = items
+        self.totalCount = totalCount
+        self.request = request
+        self.hasPrevious = hasPrevious
+        self.hasNext = hasNext
+        self.startIndex = startIndex
+        self.firstCursor = firstCursor
+        self.lastCursor = lastCursor
     }
 }
 
@@ -54,16 +266,81 @@ extension SQLDatabase {
             .first()?.decode(column: "count", as: Int.self) ?? 0
     }
 
-    /// One page of `table`: counts every row `filter` keeps, then reads the requested slice in `order`.
-    package func page<Item: Sendable>(
-        of table: String, _ request: PageRequest, columns: [String] = ["*"],
-        filter: (SQLSelectBuilder) -> SQLSelectBuilder, order: (SQLSelectBuilder) -> SQLSelectBuilder,
+    /// One page of a list, found by seeking on its order rather than skipping rows, so a page deep in the
+    /// list costs what the first does (given an index on the filter's columns, then the order's keys).
+    ///
+    /// `rows` adds the table, joins and filters to a select; it is called for each query this makes.
+    /// The rows are counted only up to `PageRequest.countLimit`, through `counted` when given (the same
+    /// rows without the joins that only add columns). An old page number skips rows with
+    /// `OFFSET`, as it always did; the links it shows move on by cursor.
+    package func seek<Item: Sendable>(
+        _ request: PageRequest, order: ListOrder, columns: [any SQLExpression] = [SQLLiteral.all],
+        rows: (SQLSelectBuilder) -> SQLSelectBuilder, counted: ((SQLSelectBuilder) -> SQLSelectBuilder)? = nil,
         decode: (any SQLRow) throws -> Item
     ) async throws -> PageOf<Item> {
-        let total = try await count(in: table, filter: filter)
-        let rows = try await order(filter(select().columns(columns).from(table)))
-            .limit(request.size).offset(request.offset)
-            .all()
-        return PageOf(items: try rows.map(decode), totalCount: total, request: request)
+        let size = request.size
+        let bounded = (counted.map { $0(select().column(SQLLiteral.numeric("1"))) } ?? rows(select().column(SQLLiteral.numeric("1"))))
+            .limit(PageRequest.countLimit + 1)
+        let total = try await select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+            .from(SQLAlias(SQLGroupExpression(bounded.select), as: "counted"))
+            .first()?.decode(column: "count", as: Int.self) ?? 0
+
+        /// The rows in the list's order (`reversed` for seeking backwards), one more than a page to see past it.
+        func read(reversed: Bool, from cursor: PageCursor?, offset: Int = 0) async throws -> [any SQLRow] {
+            let builder = rows(columns.reduce(select()) { $0.column($1) })
+            let descending = order.descending != reversed
+            if let cursor {
+                let values = try order.values(of: cursor)
+                builder.where(SQLBinaryExpression(
+                    SQLGroupExpression(order.keys.map(\.expression)), descending ? .lessThan : .greaterThan, SQLGroupExpression(values)
+                ))
+            }
+            for key in order.keys { builder.orderBy(key.expression, descending ? SQLDirection.descending : SQLDirection.ascending) }
+            builder.limit(size + 1)
+            if offset > 0 { builder.offset(offset) }
+            return try await builder.all()
+        }
+        func page(_ slice: [any SQLRow], hasPrevious: Bool, hasNext: Bool, startIndex: Int?) throws -> PageOf<Item> {
+            let known = startIndex.map { max(1, $0) }
+            return PageOf(
+                items: try slice.map(decode), totalCount: total, request: request, hasPrevious: hasPrevious, hasNext: hasNext,
+                startIndex: known,
+                firstCursor: try slice.first.map { try order.cursor(for: $0, index: known ?? 0) },
+                lastCursor: try slice.last.map { try order.cursor(for: $0, index: known.map { $0 + slice.count - 1 } ?? 0) }
+            )
+        }
+        func lastPage() async throws -> PageOf<Item> {
+            let found = try await read(reversed: true, from: nil)
+            let slice = Array(found.prefix(size).reversed())
+            return try page(slice, hasPrevious: found.count > size, hasNext: false,
+                            startIndex: total <= PageRequest.countLimit ? total - slice.count + 1 : nil)
+        }
+
+        switch request.position {
+        case .first:
+            let found = try await read(reversed: false, from: nil)
+            return try page(Array(found.prefix(size)), hasPrevious: false, hasNext: found.count > size, startIndex: 1)
+        case .number(let number):
+            let offset = (max(1, number) - 1) * size
+            let found = try await read(reversed: false, from: nil, offset: offset)
+            if found.isEmpty && offset > 0 { return try await lastPage() }
+            return try page(Array(found.prefix(size)), hasPrevious: offset > 0, hasNext: found.count > size, startIndex: offset + 1)
+        case .after(let cursor):
+            let found = try await read(reversed: false, from: cursor)
+            // Nothing after it any more (the rows were deleted): the end of the list is the nearest page.
+            if found.isEmpty { return try await lastPage() }
+            return try page(Array(found.prefix(size)), hasPrevious: true, hasNext: found.count > size,
+                            startIndex: cursor.index > 0 ? cursor.index + 1 : nil)
+        case .before(let cursor):
+            let found = try await read(reversed: true, from: cursor)
+            // Fewer than a page before it: that is the start of the list, shown as a full first page.
+            if found.count < size { return try await seek(PageRequest(.first, size: size), order: order, columns: columns, rows: rows, counted: counted, decode: decode) }
+            let slice = Array(found.prefix(size).reversed())
+            let hasPrevious = found.count > size
+            return try page(slice, hasPrevious: hasPrevious, hasNext: true,
+                            startIndex: !hasPrevious ? 1 : cursor.index > size ? cursor.index - size : nil)
+        case .last:
+            return try await lastPage()
+        }
     }
 }

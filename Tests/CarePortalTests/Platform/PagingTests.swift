@@ -1,0 +1,229 @@
+import Foundation
+import HTTPTypes
+import Testing
+import SQLKit
+@testable import CarePortal
+@testable import PortalPlatform
+
+/// Lists seek to their pages: every page, forwards and backwards, holds exactly the rows `OFFSET` would
+/// have given at its place, with ties on the sort key, with filters, on both engines.
+@Suite struct PagingTests {
+    static let memberCount = 137
+
+    /// Members straight through SQL: creation times tie in sevens, last activity in many ways, a third
+    /// of them disabled, spread over three cohorts.
+    private static func addMembers(_ portal: TestPortal) async throws -> [Int64] {
+        try await portal.database.transaction { db in
+            var cohorts: [Int64] = []
+            for month in ["2027-01", "2027-02", "2027-03"] {
+                try await db.insert(into: "cohorts").columns("due_month", "created_at").values(SQLBind(month), SQLBind(Int64(0))).run()
+                cohorts.append(try #require(try await db.select().column("id").from("cohorts").where("due_month", .equal, month).first())
+                    .decode(column: "id", as: Int64.self))
+            }
+            for n in 0..<memberCount {
+                let name = "Member_\(String(format: "%03d", (n * 37) % memberCount))"
+                try await db.insert(into: "members")
+                    .columns("pseudonym", "pseudonym_key", "password_hash", "avatar", "due_date", "cohort_id", "recovery_email",
+                             "recovery_email_key", "security_question", "security_answer_hash", "bio", "status", "created_at",
+                             "updated_at", "last_active_at")
+                    .values(
+                        SQLBind(name), SQLBind(name.lowercased()), SQLBind("x"), SQLBind("sun"), SQLBind("2027-01-15"),
+                        SQLBind(cohorts[n % 3]), SQLBind("m\(n)@example.org"), SQLBind("m\(n)@example.org"), SQLBind("Q"),
+                        SQLBind("x"), SQLBind(""), SQLBind(n % 3 == 1 ? "disabled" : "active"),
+                        SQLBind(Int64(1_000_000 + n / 7)), SQLBind(Int64(0)), SQLBind(Int64(2_000_000 + (n * 11) % 5))
+                    )
+                    .run()
+            }
+            return cohorts
+        }
+    }
+
+    /// The ids `OFFSET` gives for one page of the members list.
+    private static func offsetPage(_ query: MemberListQuery, offset: Int, limit: Int? = nil, on db: any SQLDatabase) async throws -> [Int64] {
+        let direction = query.descending ? "DESC" : "ASC"
+        var conditions: [String] = []
+        if let cohort = query.cohortID { conditions.append("cohort_id = \(cohort)") }
+        if let status = query.status { conditions.append("status = '\(status.rawValue)'") }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return try await db.raw("""
+            SELECT id FROM members \(unsafeRaw: filter) ORDER BY \(unsafeRaw: query.sort.column) \(unsafeRaw: direction), id \(unsafeRaw: direction)
+            LIMIT \(literal: limit ?? query.page.size) OFFSET \(literal: offset)
+            """).all().map { try $0.decode(column: "id", as: Int64.self) }
+    }
+
+    /// Follows "next" from the first page and "previous" from the last, checking every page against `OFFSET`.
+    private static func walk(_ base: MemberListQuery, in portal: TestPortal) async throws {
+        try await portal.database.read { db in
+            let label = "\(base.sort) \(base.descending ? "desc" : "asc") cohort \(base.cohortID.map(String.init) ?? "-") \(base.status?.rawValue ?? "-")"
+            let everyone = try await offsetPage(base, offset: 0, limit: 10_000, on: db)
+            var query = base
+            var seen: [Int64] = []
+            var page = try await MemberRepository().list(query, on: db)
+            while true {
+                let ids = page.items.map(\.id)
+                let start = try #require(page.startIndex, "\(label)")
+                #expect(ids == (try await offsetPage(query, offset: start - 1, on: db)), "\(label) forward at \(start)")
+                #expect(start == seen.count + 1, "\(label)")
+                #expect(page.totalCount == everyone.count)
+                seen += ids
+                guard page.hasNext, let last = page.lastCursor else { break }
+                query.page = PageRequest(.after(last), size: base.page.size)
+                page = try await MemberRepository().list(query, on: db)
+            }
+            #expect(seen == everyone, "\(label): forwards reaches every row once, in order")
+
+            query.page = PageRequest(.last, size: base.page.size)
+            page = try await MemberRepository().list(query, on: db)
+            var reached: [Int64] = []
+            while true {
+                let ids = page.items.map(\.id)
+                let start = try #require(page.startIndex, "\(label)")
+                #expect(ids == (try await offsetPage(query, offset: start - 1, on: db)), "\(label) backward at \(start)")
+                reached = ids + reached.filter { !ids.contains($0) }
+                guard page.hasPrevious, let first = page.firstCursor else { break }
+                query.page = PageRequest(.before(first), size: base.page.size)
+                page = try await MemberRepository().list(query, on: db)
+            }
+            #expect(reached == everyone, "\(label): backwards reaches every row, in order")
+
+            // An old page number gives the rows it always did.
+            for number in [1, 2, 4] {
+                query.page = PageRequest(number: number, size: base.page.size)
+                let numbered = try await MemberRepository().list(query, on: db)
+                #expect(numbered.items.map(\.id) == (try await offsetPage(query, offset: (number - 1) * base.page.size, on: db)), "\(label) page \(number)")
+            }
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func everyPageOfTheMembersListIsTheRowsOffsetWouldGive(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let cohorts = try await Self.addMembers(portal)
+            for sort in MemberSort.allCases {
+                for descending in [false, true] {
+                    for (cohort, status) in [(nil, nil), (cohorts[1], nil), (nil, Member.Status.disabled), (cohorts[0], Member.Status.active)] {
+                        var query = MemberListQuery()
+                        query.sort = sort
+                        query.descending = descending
+                        query.cohortID = cohort
+                        query.status = status
+                        query.page = PageRequest(.first, size: 10)
+                        try await Self.walk(query, in: portal)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theAuditLogPagesThroughEntriesOfTheSameMillisecond(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            // One batch: every entry has the same time, so only the id orders them.
+            let events = (0..<83).map { n in
+                AuditEvent(actor: .system, action: n % 4 == 0 ? .signOut : .signIn, recordType: "member", recordID: "\(n)", origin: .commandLine)
+            }
+            try await portal.database.transaction { db in try await portal.portal.audit.record(events, on: db) }
+            try await portal.database.read { db in
+                for action in [nil, AuditAction.signOut] {
+                    var query = AuditQuery()
+                    query.action = action
+                    let filter = action.map { "WHERE action = '\($0.rawValue)'" } ?? ""
+                    let everyone = try await db.raw("SELECT id FROM audit_log \(unsafeRaw: filter) ORDER BY occurred_at DESC, id DESC")
+                        .all().map { try $0.decode(column: "id", as: Int64.self) }
+                    query.page = PageRequest(.first, size: 20)
+                    var seen: [Int64] = []
+                    var page = try await portal.portal.audit.list(query, on: db)
+                    while true {
+                        let start = try #require(page.startIndex)
+                        #expect(page.items.map(\.id) == Array(everyone[(start - 1)..<min(everyone.count, start - 1 + 20)]))
+                        seen += page.items.map(\.id)
+                        guard page.hasNext, let last = page.lastCursor else { break }
+                        query.page = PageRequest(.after(last), size: 20)
+                        page = try await portal.portal.audit.list(query, on: db)
+                    }
+                    #expect(seen == everyone)
+                    // And back from the end.
+                    query.page = PageRequest(.last, size: 20)
+                    page = try await portal.portal.audit.list(query, on: db)
+                    var reached: [Int64] = []
+                    while true {
+                        let start = try #require(page.startIndex)
+                        #expect(page.items.map(\.id) == Array(everyone[(start - 1)..<(start - 1 + page.items.count)]))
+                        reached = page.items.map(\.id) + reached.filter { id in !page.items.contains { $0.id == id } }
+                        guard page.hasPrevious, let first = page.firstCursor else { break }
+                        query.page = PageRequest(.before(first), size: 20)
+                        page = try await portal.portal.audit.list(query, on: db)
+                    }
+                    #expect(reached == everyone)
+                }
+            }
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func linksMoveByCursorAndOldPageNumbersStillWork(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            _ = try await Self.addMembers(portal)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let first = try await admin.get("/members?sort=pseudonym&order=asc")
+            #expect(first.text.contains("Showing 1 to 25 of \(Self.memberCount) members"))
+            #expect(!first.text.contains("rel=\"prev\""))
+            let next = try #require(Self.link("next", in: first.text))
+            #expect(next.contains("after=") && next.contains("sort=pseudonym"))
+            let second = try await admin.get(next)
+            #expect(second.status == .ok)
+            #expect(second.text.contains("Showing 26 to 50 of \(Self.memberCount) members"))
+            #expect(second.text.contains(">Member_025</a>") && !second.text.contains(">Member_024</a>"))
+            let previous = try #require(Self.link("prev", in: second.text))
+            #expect(previous.contains("before="))
+            #expect(try await admin.get(previous).text.contains("Showing 1 to 25 of \(Self.memberCount) members"))
+
+            // A bookmark from before cursors opens the same rows.
+            let bookmarked = try await admin.get("/members?sort=pseudonym&order=asc&page=2")
+            #expect(bookmarked.text.contains("Showing 26 to 50 of \(Self.memberCount) members"))
+            #expect(bookmarked.text.contains(">Member_025</a>"))
+            let last = try await admin.get("/members?sort=pseudonym&order=asc&page=last")
+            #expect(last.text.contains("Showing 113 to 137 of \(Self.memberCount) members"))
+            #expect(last.text.contains(">Member_136</a>") && !last.text.contains("rel=\"next\""))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aChangedCursorIsAClear400Page(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            _ = try await Self.addMembers(portal)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let next = try #require(Self.link("next", in: try await admin.get("/members?sort=pseudonym&order=asc").text))
+            let token = try #require(next.components(separatedBy: "after=").last?.components(separatedBy: "&").first)
+            let cursor = try PageCursor(token: token)
+            // Another place, re-encoded by hand without its check; a flipped character; not a cursor at all;
+            // a cursor of another order; a value of the wrong kind.
+            var moved = cursor
+            moved.values[0] = .text("member_100")
+            let movedToken = String(moved.token.split(separator: ".")[0]) + "." + String(cursor.token.split(separator: ".")[1])
+            let flipped = String(token.prefix(5)) + (token.dropFirst(5).first == "A" ? "B" : "A") + String(token.dropFirst(6))
+            var wrongKind = cursor
+            wrongKind.values[0] = .integer(12)
+            for (path, why) in [
+                ("/members?sort=pseudonym&order=asc&after=\(movedToken)", "edited"),
+                ("/members?sort=pseudonym&order=asc&after=\(flipped)", "flipped"),
+                ("/members?sort=pseudonym&order=asc&before=not-a-cursor", "garbage"),
+                ("/members?sort=joined&order=asc&after=\(token)", "another order"),
+                ("/members?sort=pseudonym&order=asc&after=\(wrongKind.token)", "wrong kind"),
+                ("/audit?after=\(token)", "another list"),
+            ] {
+                let response = try await admin.get(path)
+                #expect(response.status == .badRequest, "\(why)")
+                #expect(response.text.contains("This link to a page of the list does not work"), "\(why)")
+            }
+        }
+    }
+
+    /// The address of the pagination's `rel` link, with its ampersands unescaped.
+    static func link(_ rel: String, in html: String) -> String? {
+        guard let relRange = html.range(of: "rel=\"\(rel)\"") else { return nil }
+        let before = html[..<relRange.lowerBound]
+        guard let hrefStart = before.range(of: "href=\"", options: .backwards) else { return nil }
+        return String(before[hrefStart.upperBound...].prefix { $0 != "\"" }).replacingOccurrences(of: "&amp;", with: "&")
+    }
+}
