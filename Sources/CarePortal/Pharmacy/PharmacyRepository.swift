@@ -278,14 +278,21 @@ struct PharmacyRepository: Sendable {
             .where("id", .equal, id).where("status", .equal, from.rawValue).returning("id").first() != nil
     }
 
-    private func refillItems(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-        builder
+    /// Requests with their customer's name and medication. `requestsFirst` is for the queue: the
+    /// requests are read first, in the queue's order on its index, and each one's customer looked up
+    /// after. Joined plainly, SQLite's planner walks every customer's requests instead (it cannot tell
+    /// that the open statuses are a few hundred of 100,000 requests); a unary `+` on the request's side
+    /// of the join keeps its customer index out of that plan, on both engines.
+    private func refillItems(_ builder: SQLSelectBuilder, requestsFirst: Bool = false) -> SQLSelectBuilder {
+        let customer: any SQLExpression = requestsFirst
+            ? SQLRaw("+\"r\".\"customer_id\"") : SQLColumn("customer_id", table: "r")
+        return builder
             .columns(Self.refillColumns.map { SQLColumn($0, table: "r") })
             .column(SQLColumn("first_name", table: "c")).column(SQLColumn("last_name", table: "c"))
             .column(SQLColumn("medication", table: "p")).column(SQLColumn("strength", table: "p"))
             .from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))
             .join(SQLAlias(SQLIdentifier("pharmacy_customers"), as: SQLIdentifier("c")), method: SQLJoinMethod.inner,
-                  on: SQLColumn("customer_id", table: "r"), .equal, SQLColumn("id", table: "c"))
+                  on: customer, .equal, SQLColumn("id", table: "c"))
             .join(SQLAlias(SQLIdentifier("pharmacy_prescriptions"), as: SQLIdentifier("p")), method: SQLJoinMethod.inner,
                   on: SQLColumn("prescription_id", table: "r"), .equal, SQLColumn("id", table: "p"))
     }
@@ -308,7 +315,7 @@ struct PharmacyRepository: Sendable {
         return try await db.seek(
             page, order: ListOrder("requested", keys: [.integer("requested_at", table: "r"), .integer("id", table: "r")], descending: false),
             columns: [],
-            rows: { filter(refillItems($0), table: "r") },
+            rows: { filter(refillItems($0, requestsFirst: true), table: "r") },
             counted: { filter($0.from("pharmacy_refills"), table: nil) },
             decode: decodeItem
         )
