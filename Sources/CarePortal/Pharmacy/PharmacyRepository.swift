@@ -282,7 +282,8 @@ struct PharmacyRepository: Sendable {
     /// requests are read first, in the queue's order on its index, and each one's customer looked up
     /// after. Joined plainly, SQLite's planner walks every customer's requests instead (it cannot tell
     /// that the open statuses are a few hundred of 100,000 requests); a unary `+` on the request's side
-    /// of the join keeps its customer index out of that plan, on both engines.
+    /// of the join keeps its customer index out of that plan. PostgreSQL pays for it (docs/performance.md,
+    /// "Pharmacy"): reading the page's ids first, inside the shared seek, would serve both engines.
     private func refillItems(_ builder: SQLSelectBuilder, requestsFirst: Bool = false) -> SQLSelectBuilder {
         let customer: any SQLExpression = requestsFirst
             ? SQLRaw("+\"r\".\"customer_id\"") : SQLColumn("customer_id", table: "r")
