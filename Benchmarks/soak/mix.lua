@@ -1,9 +1,16 @@
 -- A mix of CarePortal's traffic for wrk: staff pages with an administrator's session cookie, the
 -- members' app API with bearer tokens, and writes (calendar entries and app events) — about one
--- request in five writes. SOAK_COOKIE is the session cookie, SOAK_TOKENS a file of bearer tokens.
+-- request in five writes. SOAK_COOKIE is the session cookie, SOAK_TOKENS a file of bearer tokens,
+-- SOAK_PAUSE_MS (default 0) a pause each connection takes between its requests, for a steady rather
+-- than a flat-out load.
 local cookie = os.getenv("SOAK_COOKIE")
 local tokens = {}
 for line in io.lines(os.getenv("SOAK_TOKENS")) do tokens[#tokens + 1] = line end
+
+local pause = tonumber(os.getenv("SOAK_PAUSE_MS") or "0")
+function delay()
+    return pause
+end
 
 local threads = 0
 function setup(thread)
