@@ -70,7 +70,7 @@ struct AuditController {
                 fields: fields,
                 actionOptions: [FilterOption(value: "", title: "All actions", isSelected: filters.query.action == nil)]
                     + portal.auditVocabulary.actions.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == filters.query.action) },
-                rows: page.items.map { AuditRow($0, vocabulary: portal.auditVocabulary) },
+                rows: AuditRow.html(page.items, vocabulary: portal.auditVocabulary),
                 pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
                 exportPath: ListAddress(path: SiteURL.auditLogExport.path, parameters: filters.parameters).string
             ),
@@ -128,14 +128,15 @@ struct AuditController {
     }
 }
 
-struct AuditRow: Sendable, Encodable {
+/// One entry as the log's table shows it.
+struct AuditRow: Sendable {
     let time: String
     let person: String
     let role: String
     let action: String
     let record: String
     let outcome: String
-    let outcomeTag: String
+    let succeeded: Bool
     let address: String
     let detail: String
 
@@ -146,9 +147,26 @@ struct AuditRow: Sendable, Encodable {
         action = vocabulary.title(of: entry.action)
         record = [entry.recordType, entry.recordID].compactMap { $0 }.joined(separator: " ")
         outcome = entry.outcome.prefix(1).uppercased() + entry.outcome.dropFirst()
-        outcomeTag = entry.outcome == AuditOutcome.success.rawValue ? "tag--green" : "tag--red"
+        succeeded = entry.outcome == AuditOutcome.success.rawValue
         address = entry.address ?? "—"
         detail = entry.detail ?? ""
+    }
+
+    /// The table's rows (`TableRows`: a page holds 50 entries of six cells each).
+    static func html(_ entries: [AuditEntry], vocabulary: AuditVocabulary) -> TableRows {
+        var rows = TableRows(expectedRows: entries.count)
+        for entry in entries {
+            let shown = AuditRow(entry, vocabulary: vocabulary)
+            rows.row { cells in
+                cells.text(shown.time)
+                cells.text(shown.person, note: shown.role)
+                cells.text(shown.action, note: shown.detail)
+                cells.text(shown.record)
+                cells.tag(shown.outcome, tone: shown.succeeded ? .green : .red)
+                cells.text(shown.address)
+            }
+        }
+        return rows
     }
 }
 
@@ -158,9 +176,25 @@ struct AuditLogPage: Page {
     let errors: [FormErrors.Item]
     let fields: [FormField]
     let actionOptions: [FilterOption]
-    let rows: [AuditRow]
+    /// The table's rows, every text escaped.
+    let rows: String
+    let hasRows: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let exportPath: String
     let action = SiteURL.auditLog.path
+
+    init(
+        layout: Layout, errors: [FormErrors.Item], fields: [FormField], actionOptions: [FilterOption], rows: TableRows,
+        pagination: String, exportPath: String
+    ) {
+        self.layout = layout
+        self.errors = errors
+        self.fields = fields
+        self.actionOptions = actionOptions
+        self.rows = rows.html
+        self.hasRows = !rows.isEmpty
+        self.pagination = pagination
+        self.exportPath = exportPath
+    }
 }

@@ -115,6 +115,14 @@ import Testing
             #expect(lines.count == 3, "header, the failed sign-in and the administrator's")
             #expect(export.text.contains("'=cmd.user"), "a formula-like cell is made inert")
             #expect(try await portal.auditEntries(action: .auditLogExported).count == 1)
+
+            // What an administrator typed into a filter comes back in the export's entry, escaped on the page.
+            _ = try await admin.get("/audit/export.csv?person=%3Cb%3Ebold%3C%2Fb%3E")
+            let log = try await admin.get("/audit?action=audit_log_exported")
+            #expect(log.text.contains("person=&lt;b&gt;bold&lt;/b&gt;"))
+            #expect(!log.text.contains("<b>bold</b>"))
+            #expect(log.text.contains(#"<strong class="tag tag--green">Success</strong>"#))
+            #expect(log.text.contains("auditor #\(adminAccount.id)<br><span class=\"body-s secondary-text\">Administrator</span>"))
         }
     }
 }

@@ -1,0 +1,30 @@
+import Testing
+@testable import PortalPlatform
+
+/// Rows written in Swift come out as the table markup the templates wrote, with every text escaped.
+@Suite struct TableRowsTests {
+    @Test func rowsHoldEscapedTextNotesAndTags() {
+        var rows = TableRows()
+        #expect(rows.isEmpty)
+        rows.row { cells in
+            cells.text("<b>bold</b> & \"quoted\"", note: "it's")
+            cells.text("plain", note: "")
+            cells.tag("Failure", tone: .red)
+        }
+        #expect(!rows.isEmpty)
+        #expect(rows.html == """
+            <tr><td class="table__cell">&lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot;<br><span class="body-s secondary-text">it&#39;s</span></td>\
+            <td class="table__cell">plain</td>\
+            <td class="table__cell"><strong class="tag tag--red">Failure</strong></td></tr>
+
+            """)
+    }
+
+    @Test func eachRowIsItsOwnTableRow() {
+        var rows = TableRows(expectedRows: 2)
+        rows.row { $0.text("one") }
+        rows.row { $0.text("two") }
+        #expect(rows.html.components(separatedBy: "<tr>").count == 3)
+        #expect(rows.html.components(separatedBy: "</tr>").count == 3)
+    }
+}
