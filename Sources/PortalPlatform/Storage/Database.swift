@@ -56,11 +56,22 @@ public final class Database: Sendable {
         poolWaits = metrics?.poolWaits(for: engine)
     }
 
-    /// Records how long it took from asking for a connection to having one: a reader checked out (or
-    /// the writer's turn, on SQLite), or a connection leased from PostgresNIO's pool, which measures none
-    /// of this itself. Called first thing in the body the connection is handed to.
-    private static func record(wait histogram: DurationHistogram?, since asked: ContinuousClock.Instant) {
-        histogram?.record(ContinuousClock.now - asked)
+    /// Runs `body` with a connection: a reader, or for `writing` the writer's turn on SQLite; a
+    /// connection leased from the pool on PostgreSQL. Records how long it took from asking to having
+    /// one (PostgresNIO's pool measures none of this itself), first thing once it is handed over.
+    private func withConnection<T: Sendable>(writing: Bool, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        let asked = ContinuousClock.now
+        let waits = writing ? poolWaits?.write : poolWaits?.read
+        func started(_ database: any SQLDatabase) async throws -> T {
+            waits?.record(ContinuousClock.now - asked)
+            return try await body(database)
+        }
+        switch backend {
+        case .sqlite(let pool):
+            return writing ? try await pool.withWriter(started) : try await pool.withReader(started)
+        case .postgres(let client):
+            return try await Self.withConnection(of: client, answers: postgresAnswers, started)
+        }
     }
 
     /// Keeps the engine's connections alive until `body` returns; for commands and tests that run
@@ -105,20 +116,7 @@ public final class Database: Sendable {
     /// Reads that need no transaction. On SQLite the connection is read-only: anything that writes
     /// goes through `write` or `transaction`.
     public func read<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        let asked = ContinuousClock.now
-        let waits = poolWaits?.read
-        switch backend {
-        case .sqlite(let pool):
-            return try await pool.withReader { db in
-                Self.record(wait: waits, since: asked)
-                return try await body(db)
-            }
-        case .postgres(let client):
-            return try await Self.withConnection(of: client, answers: postgresAnswers) { db in
-                Self.record(wait: waits, since: asked)
-                return try await body(db)
-            }
-        }
+        try await withConnection(writing: false, body)
     }
 
     /// How often a request waiting for a PostgreSQL connection checks that PostgreSQL still takes
@@ -237,22 +235,7 @@ public final class Database: Sendable {
     /// transaction does, and started inside a transaction they throw `NestedTransaction` for the same reason.
     public func write<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         guard !Self.isInTransaction else { throw NestedTransaction() }
-        return try await Self.$isInTransaction.withValue(true) {
-            let asked = ContinuousClock.now
-            let waits = poolWaits?.write
-            switch backend {
-            case .sqlite(let pool):
-                return try await pool.withWriter { db in
-                    Self.record(wait: waits, since: asked)
-                    return try await body(db)
-                }
-            case .postgres(let client):
-                return try await Self.withConnection(of: client, answers: postgresAnswers) { db in
-                    Self.record(wait: waits, since: asked)
-                    return try await body(db)
-                }
-            }
-        }
+        return try await Self.$isInTransaction.withValue(true) { try await withConnection(writing: true, body) }
     }
 
     /// Runs `body` in one transaction: everything it writes is committed together, or nothing is.
@@ -274,20 +257,9 @@ public final class Database: Sendable {
     @TaskLocal package static var isInTransaction = false
 
     private func run<T: Sendable>(transaction body: (any SQLDatabase) async throws -> T) async throws -> T {
-        let asked = ContinuousClock.now
-        let waits = poolWaits?.write
-        switch backend {
-        case .sqlite(let pool):
-            return try await pool.withWriter { database in
-                Self.record(wait: waits, since: asked)
-                return try await Self.committing(database, begin: "BEGIN IMMEDIATE", body)
-            }
-        case .postgres(let client):
-            return try await Self.withConnection(of: client, answers: postgresAnswers) { database in
-                Self.record(wait: waits, since: asked)
-                return try await Self.committing(database, begin: "BEGIN", body)
-            }
-        }
+        // SQLite takes its lock at the start, so the transaction never fails halfway with "database is locked".
+        let begin: SQLQueryString = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
+        return try await withConnection(writing: true) { database in try await Self.committing(database, begin: begin, body) }
     }
 
     /// Runs `body` between `begin` and `COMMIT` on one connection, rolling back if it throws.
