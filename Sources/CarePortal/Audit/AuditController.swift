@@ -175,7 +175,8 @@ struct AuditLogPage: Page {
     let layout: Layout
     let errors: [FormErrors.Item]
     let fields: [FormField]
-    let actionOptions: [FilterOption]
+    /// The action filter's options (`FilterOption.html`).
+    let actionOptions: String
     /// The table's rows, every text escaped.
     let rows: String
     let hasRows: Bool
@@ -191,7 +192,7 @@ struct AuditLogPage: Page {
         self.layout = layout
         self.errors = errors
         self.fields = fields
-        self.actionOptions = actionOptions
+        self.actionOptions = FilterOption.html(actionOptions)
         self.rows = rows.html
         self.hasRows = !rows.isEmpty
         self.pagination = pagination

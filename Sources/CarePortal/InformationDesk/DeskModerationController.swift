@@ -231,8 +231,8 @@ struct DeskModerationController {
         let address = ListAddress(path: SiteURL.deskModerationLog.path, parameters: logParameters(query))
         return portal.pages.response(ModerationLogPage(
             layout: portal.layout("Moderation log", context: context, current: .desk),
-            actionOptions: [FilterOption(value: "", title: "All actions", isSelected: query.action == nil)]
-                + ModerationEntry.Action.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.action) },
+            actionOptions: FilterOption.html([FilterOption(value: "", title: "All actions", isSelected: query.action == nil)]
+                + ModerationEntry.Action.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.action) }),
             moderator: query.moderator,
             thread: query.threadID.map { "\($0)" } ?? "",
             rows: page.items.map { entry in

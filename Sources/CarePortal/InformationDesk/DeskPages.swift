@@ -274,7 +274,8 @@ struct ModerationLogRow: Sendable, Encodable {
 struct ModerationLogPage: Page {
     static let template = TemplateName.deskModerationLog
     let layout: Layout
-    let actionOptions: [FilterOption]
+    /// The action filter's options (`FilterOption.html`).
+    let actionOptions: String
     let moderator: String
     let thread: String
     let rows: [ModerationLogRow]

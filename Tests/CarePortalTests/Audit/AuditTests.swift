@@ -100,6 +100,7 @@ import Testing
 
             let filtered = try await admin.get("/audit?action=sign_in&person=auditor")
             #expect(filtered.text.contains("auditor #\(adminAccount.id)"))
+            #expect(filtered.text.contains(#"<option value="sign_in" selected>"#), "the chosen action stays chosen")
             #expect(!filtered.text.contains("=cmd.user"))
             let byDate = try await admin.get("/audit?to=\(DisplayTime.isoDate(portal.clock.now.addingTimeInterval(-86_400)))")
             #expect(byDate.text.contains("=cmd.user"))

@@ -27,4 +27,12 @@ import Testing
         #expect(rows.html.components(separatedBy: "<tr>").count == 3)
         #expect(rows.html.components(separatedBy: "</tr>").count == 3)
     }
+
+    @Test func filterOptionsAreEscapedAndMarkTheChosenOne() {
+        let html = FilterOption.html([
+            FilterOption(value: "", title: "All actions", isSelected: false),
+            FilterOption(value: "a\"b", title: "<Chosen> & kept", isSelected: true),
+        ])
+        #expect(html == #"<option value="">All actions</option><option value="a&quot;b" selected>&lt;Chosen&gt; &amp; kept</option>"#)
+    }
 }
