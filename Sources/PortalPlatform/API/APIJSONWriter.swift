@@ -13,9 +13,11 @@ import Synchronization
 package enum APIJSONWriter {
     /// Encodes `value` as the API's JSON.
     package static func encode(_ value: some Encodable) throws -> [UInt8] {
+        let leaves = Leaves()
+        let root = try box(value, leaves)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(1_024)
-        try box(value).write(to: &bytes)
+        bytes.reserveCapacity(leaves.bytes.count + 256)
+        root.write(to: &bytes, leaves: leaves.bytes)
         if comparesWithFoundation.load(ordering: .relaxed) {
             let expected = [UInt8](try APIJSON.encoder.encode(value))
             guard expected == bytes else {
@@ -35,18 +37,45 @@ package enum APIJSONWriter {
         package var description: String { "the API's JSON writer wrote \(ours) where Foundation writes \(foundations)" }
     }
 
-    /// A value as JSON: written out already (a string, number, `true`, `false` or `null`), or a container.
+    /// The strings and numbers of one encoding, written out one after another as they are met; the
+    /// values hold where theirs are, so a leaf costs no allocation of its own.
+    fileprivate final class Leaves {
+        var bytes: [UInt8] = []
+
+        init() { bytes.reserveCapacity(1_024) }
+
+        func add(_ write: (inout [UInt8]) -> Void) -> Value {
+            let start = bytes.count
+            write(&bytes)
+            return .written(start..<bytes.count)
+        }
+
+        func add(_ text: String) -> Value {
+            add { $0.append(contentsOf: text.utf8) }
+        }
+
+        func quoted(_ text: String) -> Value {
+            add { APIJSONWriter.writeString(text, to: &$0) }
+        }
+    }
+
+    /// A value as JSON: a leaf written out already (its bytes in `Leaves`), a literal, or a container.
     fileprivate enum Value {
-        case written([UInt8])
+        case written(Range<Int>)
+        case yes, no, null
         case object(Object)
         case array(List)
 
-        static var null: Value { .written(Swift.Array("null".utf8)) }
-
-        func write(to bytes: inout [UInt8]) {
+        func write(to bytes: inout [UInt8], leaves: [UInt8]) {
             switch self {
-            case .written(let text):
-                bytes.append(contentsOf: text)
+            case .written(let range):
+                bytes.append(contentsOf: leaves[range])
+            case .yes:
+                bytes.append(contentsOf: "true".utf8)
+            case .no:
+                bytes.append(contentsOf: "false".utf8)
+            case .null:
+                bytes.append(contentsOf: "null".utf8)
             case .object(let object):
                 bytes.append(UInt8(ascii: "{"))
                 // Keys in byte order, as Foundation's `.sortedKeys` puts them.
@@ -55,14 +84,14 @@ package enum APIJSONWriter {
                     if index > 0 { bytes.append(UInt8(ascii: ",")) }
                     APIJSONWriter.writeString(member.key, to: &bytes)
                     bytes.append(UInt8(ascii: ":"))
-                    member.value.write(to: &bytes)
+                    member.value.write(to: &bytes, leaves: leaves)
                 }
                 bytes.append(UInt8(ascii: "}"))
             case .array(let array):
                 bytes.append(UInt8(ascii: "["))
                 for (index, item) in array.items.enumerated() {
                     if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                    item.write(to: &bytes)
+                    item.write(to: &bytes, leaves: leaves)
                 }
                 bytes.append(UInt8(ascii: "]"))
             }
@@ -89,32 +118,32 @@ package enum APIJSONWriter {
     /// A value as JSON: the common leaves by their exact type (far cheaper than asking the runtime
     /// whether a type conforms to a protocol), then the types Foundation writes specially, then
     /// whatever the value encodes itself as.
-    fileprivate static func box<T: Encodable>(_ value: T) throws -> Value {
-        if T.self == String.self { return .written(quoted(value as! String)) }
-        if T.self == Int.self { return .written(Swift.Array((value as! Int).description.utf8)) }
-        if T.self == Int64.self { return .written(Swift.Array((value as! Int64).description.utf8)) }
-        if T.self == Bool.self { return .written(Swift.Array(((value as! Bool) ? "true" : "false").utf8)) }
-        if T.self == Double.self { return try .written(number(value as! Double)) }
-        if T.self == Date.self { return .written(quoted(isoInstant(value as! Date))) }
-        if T.self == URL.self { return .written(quoted((value as! URL).absoluteString)) }
-        if T.self == Data.self { return .written(quoted((value as! Data).base64EncodedString())) }
-        if T.self == Decimal.self { return .written(Swift.Array((value as! Decimal).description.utf8)) }
-        if T.self == Float.self { return try .written(number(Double(value as! Float), description: (value as! Float).description)) }
-        if let integer = value as? any BinaryInteger { return .written(Swift.Array(String(describing: integer).utf8)) }
-        if let dictionary = value as? any StringKeyedDictionary { return try dictionary.jsonObject() }
-        let encoder = ValueEncoder()
+    fileprivate static func box<T: Encodable>(_ value: T, _ leaves: Leaves) throws -> Value {
+        if T.self == String.self { return leaves.quoted(value as! String) }
+        if T.self == Int.self { return leaves.add((value as! Int).description) }
+        if T.self == Int64.self { return leaves.add((value as! Int64).description) }
+        if T.self == Bool.self { return (value as! Bool) ? .yes : .no }
+        if T.self == Double.self { return leaves.add(try number(value as! Double)) }
+        if T.self == Date.self { return leaves.quoted(isoInstant(value as! Date)) }
+        if T.self == URL.self { return leaves.quoted((value as! URL).absoluteString) }
+        if T.self == Data.self { return leaves.quoted((value as! Data).base64EncodedString()) }
+        if T.self == Decimal.self { return leaves.add((value as! Decimal).description) }
+        if T.self == Float.self { return leaves.add(try number(Double(value as! Float), description: (value as! Float).description)) }
+        if let integer = value as? any BinaryInteger { return leaves.add(String(describing: integer)) }
+        if let dictionary = value as? any StringKeyedDictionary { return try dictionary.jsonObject(leaves) }
+        let encoder = ValueEncoder(leaves: leaves)
         try value.encode(to: encoder)
         return encoder.value ?? .object(Object())
     }
 
     /// A number as Foundation writes it: Swift's shortest form, without a trailing `.0`.
-    private static func number(_ value: Double, description: String? = nil) throws -> [UInt8] {
+    private static func number(_ value: Double, description: String? = nil) throws -> String {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "JSON has no \(value)"))
         }
         var text = description ?? value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        return Swift.Array(text.utf8)
+        return text
     }
 
     /// "2026-11-25T07:10:00Z": the instant's whole second (earlier instants rounded down), in UTC.
@@ -127,13 +156,6 @@ package enum APIJSONWriter {
         let yearText = year < 0 ? "-" + String(repeating: "0", count: max(0, 4 - "\(-year)".count)) + "\(-year)"
             : String(repeating: "0", count: max(0, 4 - "\(year)".count)) + "\(year)"
         return "\(yearText)-\(two(Int64(month)))-\(two(Int64(day)))T\(two(secondOfDay / 3_600)):\(two(secondOfDay % 3_600 / 60)):\(two(secondOfDay % 60))Z"
-    }
-
-    private static func quoted(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count + 2)
-        writeString(text, to: &bytes)
-        return bytes
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as `\b`, `\f`, `\n`, `\r`, `\t` or `\u00XX`;
@@ -150,8 +172,8 @@ package enum APIJSONWriter {
             case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x00..<0x20:
-                let hex = Swift.Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10 }
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex(byte >> 4), hex(byte & 0xF)])
             default: bytes.append(byte)
             }
         }
@@ -198,19 +220,22 @@ package enum APIJSONWriter {
         var codingPath: [any CodingKey] = []
         var userInfo: [CodingUserInfoKey: Any] { [:] }
         var value: Value?
+        let leaves: Leaves
+
+        init(leaves: Leaves) { self.leaves = leaves }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-            if case .object(let object) = value { return KeyedEncodingContainer(KeyedContainer(object: object)) }
+            if case .object(let object) = value { return KeyedEncodingContainer(KeyedContainer(object: object, leaves: leaves)) }
             let object = Object()
             value = .object(object)
-            return KeyedEncodingContainer(KeyedContainer(object: object))
+            return KeyedEncodingContainer(KeyedContainer(object: object, leaves: leaves))
         }
 
         func unkeyedContainer() -> any UnkeyedEncodingContainer {
-            if case .array(let array) = value { return UnkeyedContainer(array: array) }
+            if case .array(let array) = value { return UnkeyedContainer(array: array, leaves: leaves) }
             let array = List()
             value = .array(array)
-            return UnkeyedContainer(array: array)
+            return UnkeyedContainer(array: array, leaves: leaves)
         }
 
         func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -220,31 +245,32 @@ package enum APIJSONWriter {
 
     private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let object: Object
+        let leaves: Leaves
         var codingPath: [any CodingKey] { [] }
 
         mutating func encodeNil(forKey key: Key) { object.set(snakeCase(key.stringValue), .null) }
 
         mutating func encode(_ value: some Encodable, forKey key: Key) throws {
-            object.set(snakeCase(key.stringValue), try box(value))
+            object.set(snakeCase(key.stringValue), try box(value, leaves))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
             let child = Object()
             object.set(snakeCase(key.stringValue), .object(child))
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: child))
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: child, leaves: leaves))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             let child = List()
             object.set(snakeCase(key.stringValue), .array(child))
-            return UnkeyedContainer(array: child)
+            return UnkeyedContainer(array: child, leaves: leaves)
         }
 
         mutating func superEncoder() -> any Encoder { superEncoder(named: "super") }
         mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key.stringValue) }
 
         private func superEncoder(named name: String) -> any Encoder {
-            let child = ValueEncoder()
+            let child = ValueEncoder(leaves: leaves)
             let object = Object()
             child.value = .object(object)
             self.object.set(snakeCase(name), .object(object))
@@ -254,27 +280,28 @@ package enum APIJSONWriter {
 
     private struct UnkeyedContainer: UnkeyedEncodingContainer {
         let array: List
+        let leaves: Leaves
         var codingPath: [any CodingKey] { [] }
         var count: Int { array.items.count }
 
         mutating func encodeNil() { array.items.append(.null) }
 
-        mutating func encode(_ value: some Encodable) throws { array.items.append(try box(value)) }
+        mutating func encode(_ value: some Encodable) throws { array.items.append(try box(value, leaves)) }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
             let child = Object()
             array.items.append(.object(child))
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: child))
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: child, leaves: leaves))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
             let child = List()
             array.items.append(.array(child))
-            return UnkeyedContainer(array: child)
+            return UnkeyedContainer(array: child, leaves: leaves)
         }
 
         mutating func superEncoder() -> any Encoder {
-            let child = ValueEncoder()
+            let child = ValueEncoder(leaves: leaves)
             let object = Object()
             child.value = .object(object)
             array.items.append(.object(object))
@@ -288,19 +315,19 @@ package enum APIJSONWriter {
 
         mutating func encodeNil() { encoder.value = .null }
 
-        mutating func encode(_ value: some Encodable) throws { encoder.value = try box(value) }
+        mutating func encode(_ value: some Encodable) throws { encoder.value = try box(value, encoder.leaves) }
     }
 }
 
 /// A dictionary with string keys: Foundation writes it as an object whose keys stay as they are (no snake case).
 private protocol StringKeyedDictionary {
-    func jsonObject() throws -> APIJSONWriter.Value
+    func jsonObject(_ leaves: APIJSONWriter.Leaves) throws -> APIJSONWriter.Value
 }
 
 extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
-    fileprivate func jsonObject() throws -> APIJSONWriter.Value {
+    fileprivate func jsonObject(_ leaves: APIJSONWriter.Leaves) throws -> APIJSONWriter.Value {
         let object = APIJSONWriter.Object()
-        for (key, value) in self { object.members.append((key, try APIJSONWriter.box(value))) }
+        for (key, value) in self { object.members.append((key, try APIJSONWriter.box(value, leaves))) }
         return .object(object)
     }
 }
