@@ -13,6 +13,7 @@ let serverLibraries: [Target.Dependency] = [
     .product(name: "Metrics", package: "swift-metrics"),
     .product(name: "Mustache", package: "swift-mustache"),
     .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOWebSocket", package: "swift-nio"),
     .product(name: "PostgresKit", package: "postgres-kit"),
     .product(name: "PostgresNIO", package: "postgres-nio"),
     .product(name: "Prometheus", package: "swift-prometheus"),

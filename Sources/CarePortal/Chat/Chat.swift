@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PortalPlatform
 import SQLKit
 import SafeHTML
@@ -232,10 +233,7 @@ struct Chat: Sendable {
         listeners.send(Self.notificationsFrame, toMembers: audience.includes)
     }
 
-    static let notificationsFrame: String = {
-        let data = (try? APIJSON.encoder.encode(ChatAPI.LiveFrame(type: "notifications", message: nil, messageId: nil))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }()
+    static let notificationsFrame = ByteBuffer(bytes: (try? APIJSONWriter.encode(ChatAPI.LiveFrame(type: "notifications", message: nil, messageId: nil))) ?? [])
 
     /// Pushes a change heard from any server (`posted COHORT ID`, `removed COHORT ID`) to this server's
     /// sockets in that room: the message is read and encoded once, whatever the number of sockets.
@@ -252,8 +250,8 @@ struct Chat: Sendable {
         case .removed:
             frame = ChatAPI.LiveFrame(type: "removed", message: nil, messageId: messageID)
         }
-        guard let data = try? APIJSON.encoder.encode(frame) else { return }
-        listeners.send(String(decoding: data, as: UTF8.self), to: cohortID)
+        guard let bytes = try? APIJSONWriter.encode(frame) else { return }
+        listeners.send(ByteBuffer(bytes: bytes), to: cohortID)
     }
 
     /// Deletes what has outlived its room's window; the background job runs it every 30 seconds.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOWebSocket
 import PortalPlatform
 import SQLKit
 
@@ -250,7 +251,7 @@ struct ChatSocket: Sendable {
         let portal = chat.portal
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await frame in frames { try await outbound.write(.text(frame)) }
+                for await frame in frames { try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame))) }
             }
             group.addTask {
                 // The app has nothing to say on this socket; reading lets a close arrive.

@@ -1,8 +1,11 @@
 import Foundation
+import NIOCore
 import PortalPlatform
 import Synchronization
 
-/// The chat sockets this server holds, by room: each gets every frame of its room as it happens.
+/// The chat sockets this server holds, by room: each gets every frame of its room as it happens. A
+/// frame's bytes are made once and shared by every socket it goes to (a `ByteBuffer` is copied only
+/// when written to, and a socket only reads it).
 final class ChatListeners: Sendable {
     /// What a live signal says happened to a message.
     enum Change: String, Sendable {
@@ -11,15 +14,15 @@ final class ChatListeners: Sendable {
 
     private struct Listener: Sendable {
         let memberID: Int64
-        let continuation: AsyncStream<String>.Continuation
+        let continuation: AsyncStream<ByteBuffer>.Continuation
     }
 
     private let rooms = Mutex<[Int64: [UUID: Listener]]>([:])
 
     /// A stream of the room's frames until `stop` is called. A listener too slow to keep up loses the
     /// oldest frames beyond 500 rather than holding the server's memory; its app reads the room again.
-    func listen(to cohortID: Int64, as memberID: Int64) -> (id: UUID, frames: AsyncStream<String>) {
-        let (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(500))
+    func listen(to cohortID: Int64, as memberID: Int64) -> (id: UUID, frames: AsyncStream<ByteBuffer>) {
+        let (frames, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(500))
         let id = UUID()
         rooms.withLock { $0[cohortID, default: [:]][id] = Listener(memberID: memberID, continuation: continuation) }
         return (id, frames)
@@ -41,13 +44,13 @@ final class ChatListeners: Sendable {
     var count: Int { rooms.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
     /// Hands `frame` to every socket, in any room, of a member `includes` accepts.
-    func send(_ frame: String, toMembers includes: (Int64) -> Bool) {
+    func send(_ frame: ByteBuffer, toMembers includes: (Int64) -> Bool) {
         let listeners = rooms.withLock { $0.values.flatMap { $0.values.filter { includes($0.memberID) } } }
         for listener in listeners { listener.continuation.yield(frame) }
     }
 
     /// Hands `frame` to every socket of the room.
-    func send(_ frame: String, to cohortID: Int64) {
+    func send(_ frame: ByteBuffer, to cohortID: Int64) {
         for listener in rooms.withLock({ Array(($0[cohortID] ?? [:]).values) }) {
             listener.continuation.yield(frame)
         }
