@@ -124,7 +124,7 @@ package enum APIJSONWriter {
         if T.self == Int64.self { return leaves.add((value as! Int64).description) }
         if T.self == Bool.self { return (value as! Bool) ? .yes : .no }
         if T.self == Double.self { return leaves.add(try number(value as! Double)) }
-        if T.self == Date.self { return leaves.quoted(isoInstant(value as! Date)) }
+        if T.self == Date.self { return leaves.add { writeInstant(value as! Date, to: &$0) } }
         if T.self == URL.self { return leaves.quoted((value as! URL).absoluteString) }
         if T.self == Data.self { return leaves.quoted((value as! Data).base64EncodedString()) }
         if T.self == Decimal.self { return leaves.add((value as! Decimal).description) }
@@ -146,16 +146,38 @@ package enum APIJSONWriter {
         return text
     }
 
-    /// "2026-11-25T07:10:00Z": the instant's whole second (earlier instants rounded down), in UTC.
-    private static func isoInstant(_ date: Date) -> String {
+    /// "2026-11-25T07:10:00Z", quoted: the instant's whole second (earlier instants rounded down), in UTC.
+    private static func writeInstant(_ date: Date, to bytes: inout [UInt8]) {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = CalendarDate.civil(dayNumber: Int(days))
-        func two(_ number: Int64) -> String { number < 10 ? "0\(number)" : "\(number)" }
-        let yearText = year < 0 ? "-" + String(repeating: "0", count: max(0, 4 - "\(-year)".count)) + "\(-year)"
-            : String(repeating: "0", count: max(0, 4 - "\(year)".count)) + "\(year)"
-        return "\(yearText)-\(two(Int64(month)))-\(two(Int64(day)))T\(two(secondOfDay / 3_600)):\(two(secondOfDay % 3_600 / 60)):\(two(secondOfDay % 60))Z"
+        guard (0...9_999).contains(year) else {
+            // Foundation's own formatting, for instants no record of ours holds.
+            writeString(Date.ISO8601FormatStyle().format(date), to: &bytes)
+            return
+        }
+        func digits(_ number: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(number / divisor % 10))
+                divisor /= 10
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+        digits(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3_600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 3_600 / 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2)
+        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as `\b`, `\f`, `\n`, `\r`, `\t` or `\u00XX`;

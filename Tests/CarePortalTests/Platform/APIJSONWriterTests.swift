@@ -30,6 +30,8 @@ import Testing
         var ok = true
         var at = Date(timeIntervalSince1970: 1_764_000_000.999)
         var before1970 = Date(timeIntervalSince1970: -1.5)
+        var ancient = Date(timeIntervalSince1970: -70_000_000_000)
+        var farAhead = Date(timeIntervalSince1970: 300_000_000_000)
         var missing: String? = nil
         var present: String? = "x"
         var holes: [Int?] = [1, nil]
