@@ -207,8 +207,9 @@ struct AnalyticsAggregates: Sendable {
 
     // MARK: Counting a batch of events as it is recorded
 
-    /// Counts `events`, just recorded, in the caller's transaction: one statement per table and level for the
-    /// whole batch (two for a member table: her new buckets, then more opens in known ones), never one per event.
+    /// Counts `events`, just recorded, in the caller's transaction: a few statements per table and level for the
+    /// whole batch (its rows in slices of a power of two; for a member table, her new buckets, then more opens
+    /// in known ones), never one per event.
     func count(_ events: [MemberEvent], clock: ProgramClock, on db: any SQLDatabase) async throws {
         guard !events.isEmpty else { return }
         let memberIDs = Set(events.map(\.memberID)).sorted()
