@@ -53,8 +53,8 @@ struct AnalyticsController {
         let (events, active) = try await portal.database.read { db -> (Int64, Int64) in
             let repository = AnalyticsRepository()
             let events = try await repository.counts(kind: .moodRecorded, in: today...today, by: .day, cohortIDs: [], perCohort: false, on: db)
-            let active = try await repository.activeMembers(in: AnalyticsDay(today.number - 6)...today, by: .month, cohortIDs: [], perCohort: false, on: db)
-            return (events.reduce(0) { $0 + $1.events }, active.reduce(0) { $0 + $1.members })
+            let active = try await repository.activeMemberCount(in: AnalyticsDay(today.number - 6)...today, on: db)
+            return (events.reduce(0) { $0 + $1.events }, Int64(active))
         }
         return portal.pages.response(AnalyticsOverviewPage(
             layout: portal.layout("Analytics", context: context, current: .analytics),

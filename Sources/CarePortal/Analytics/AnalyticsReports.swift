@@ -134,7 +134,7 @@ struct AnalyticsReports: Sendable {
     // MARK: Sections used most
 
     func sections(on db: any SQLDatabase) async throws -> [ChartFigure] {
-        var totals: [[String: (events: Int64, total: Int64)]] = []
+        var totals: [[String: AnalyticsRepository.Count]] = []
         for scope in scopes {
             totals.append(try await repository.totals(kind: .sectionViewed, in: scope.period, cohortIDs: scope.cohortIDs, on: db))
         }
@@ -155,7 +155,7 @@ struct AnalyticsReports: Sendable {
             categories: sections.map(\.title),
             series: zip(scopes, totals).map { scope, totals in
                 ChartSeries(scope.name, sections.map { section in
-                    let value = totals[section.rawValue] ?? (0, 0)
+                    let value = totals[section.rawValue] ?? AnalyticsRepository.Count(bucket: 0, cohortID: nil, label: section.rawValue, events: 0, total: 0)
                     if SmallCounts.isWithheld(value.events) { return ChartValue(nil, text: SmallCounts.withheld) }
                     let minutes = Double(value.total) / 60
                     return ChartValue(minutes, text: "\(ChartFormat.count(Int(minutes.rounded()))) min")
@@ -276,23 +276,17 @@ struct AnalyticsReports: Sendable {
 
     // MARK: Learning module scores
 
-    /// Quiz scores out of 100, in the bands the spread is drawn in, lowest first.
-    static let scoreBands: [(title: String, range: ClosedRange<Int64>)] = [
-        ("Under 50", 0...49), ("50 to 69", 50...69), ("70 to 89", 70...89), ("90 to 100", 90...100),
-    ]
+    /// The titles of the bands quiz scores out of 100 are counted in (`AnalyticsAggregates.scoreBands`), lowest first.
+    static let scoreBands = ["Under 50", "50 to 69", "70 to 89", "90 to 100"]
 
-    /// Completions per module from the aggregates; average and spread of the scores from the completions that
-    /// had a quiz (a module without questions has no score).
+    /// Completions per module, and the average and spread of the scores of the completions that had a quiz (a
+    /// module without questions has no score), all from the aggregates.
     func learning(on db: any SQLDatabase) async throws -> [ChartFigure] {
-        var completions: [[String: (events: Int64, total: Int64)]] = []
-        var scores: [[String: [Int: (events: Int64, total: Int64)]]] = []
+        var completions: [[String: AnalyticsRepository.Count]] = []
         for scope in scopes {
             completions.append(try await repository.totals(kind: .learningModuleCompleted, in: scope.period, cohortIDs: scope.cohortIDs, on: db))
-            let (start, end) = instants(scope.period)
-            scores.append(try await repository.scoreBands(
-                kind: .learningModuleCompleted, bands: Self.scoreBands.map(\.range), from: start, until: end, cohortIDs: scope.cohortIDs, on: db
-            ))
         }
+        let scores = completions
         let first = completions.first ?? [:]
         let labels = Set(completions.flatMap(\.keys)).sorted { (first[$0]?.events ?? 0, $1) > (first[$1]?.events ?? 0, $0) }
         guard !labels.isEmpty else { return [] }
@@ -317,8 +311,7 @@ struct AnalyticsReports: Sendable {
             categories: names,
             series: zip(scopes, scores).map { scope, scores in
                 ChartSeries(scope.name, labels.map { label in
-                    let bands = scores[label] ?? [:]
-                    let count = bands.values.reduce(0) { $0 + $1.events }, total = bands.values.reduce(0) { $0 + $1.total }
+                    let count = scores[label]?.scored ?? 0, total = scores[label]?.total ?? 0
                     if count == 0 { return ChartValue(nil, text: "no quiz") }
                     if SmallCounts.isWithheld(count) { return ChartValue(nil, text: SmallCounts.withheld) }
                     let average = Double(total) / Double(count)
@@ -330,12 +323,12 @@ struct AnalyticsReports: Sendable {
         let spreadChart = DivergingBarChart(
             id: "module-score-spread", title: "Spread of quiz scores in each learning module, \(periodText)",
             summary: "For each module, the share of quizzes scoring in each band: lower scores to the left of the centre line, higher to the right." + comparisonNote,
-            levels: Self.scoreBands.map(\.title),
+            levels: Self.scoreBands,
             rows: labels.enumerated().flatMap { index, label in
                 zip(scopes, scores).map { scope, scores in
                     DivergingBarChart.Row(
                         label: scopes.count > 1 ? "\(names[index]): \(scope.name)" : names[index],
-                        counts: Self.scoreBands.indices.map { Int(scores[label]?[$0]?.events ?? 0) }
+                        counts: Self.scoreBands.indices.map { Int(scores[label]?.bands[$0] ?? 0) }
                     )
                 }
             },
@@ -352,17 +345,17 @@ struct AnalyticsReports: Sendable {
         ("Not at all", 0...0), ("Once", 1...1), ("2 to 3 times", 2...3), ("4 to 7 times", 4...7), ("8 to 14 times", 8...14),
         ("15 to 29 times", 15...29), ("30 times or more", 30...Int64.max),
     ]
-    static let retentionWeeks = 12
+    static let retentionWeeks = AnalyticsAggregates.retentionWeeks
 
     func activity(on db: any SQLDatabase) async throws -> [ChartFigure] {
         let granularity = choices.granularity
         var active: [[Int: Int64]] = []
-        var opens: [[Int64]] = []
+        var opens: [[Int64]] = []  // members per band of `opensBands`
         var retained: [[Int: (active: Int64, joined: Int64)]] = []
         for scope in scopes {
             let rows = try await repository.activeMembers(in: scope.period, by: granularity, cohortIDs: scope.cohortIDs, perCohort: false, on: db)
             active.append(Dictionary(rows.map { ($0.bucket, $0.members) }, uniquingKeysWith: +))
-            opens.append(try await repository.opensPerMember(in: scope.period, cohortIDs: scope.cohortIDs, on: db))
+            opens.append(try await repository.opensPerMember(in: scope.period, bands: Self.opensBands.map(\.range), cohortIDs: scope.cohortIDs, on: db))
             retained.append(try await retention(scope, on: db))
         }
         let noun = granularity == .day ? "day" : granularity == .week ? "week" : "month"
@@ -380,7 +373,7 @@ struct AnalyticsReports: Sendable {
             summary: "Members active in the period, by how many times they opened the app in it." + comparisonNote,
             categories: Self.opensBands.map(\.title),
             series: zip(scopes, opens).map { scope, opens in
-                ChartSeries(scope.name, Self.opensBands.map { band in SmallCounts.count(Int64(opens.filter { band.range.contains($0) }.count)) })
+                ChartSeries(scope.name, opens.map { SmallCounts.count($0) })
             },
             valueAxisTitle: "Members", categoryTitle: "App opens", csvPath: csvPath("opens-per-member")
         ).figure
@@ -408,7 +401,7 @@ struct AnalyticsReports: Sendable {
             joinedPerWeek[AnalyticsDay(clock.date(of: registered)).week, default: 0] += 1
         }
         var activePerWeekAfter: [Int: Int64] = [:]
-        for row in try await repository.retention(joinedIn: scope.period, weeks: Self.retentionWeeks, cohortIDs: scope.cohortIDs, on: db)
+        for row in try await repository.retention(joinedIn: scope.period, cohortIDs: scope.cohortIDs, on: db)
         where row.joinedWeek + row.weeksAfter <= today.week {
             activePerWeekAfter[row.weeksAfter, default: 0] += row.members
         }

@@ -2,17 +2,20 @@ import Foundation
 import PortalPlatform
 import SQLKit
 
-/// The research analytics' reads: every graph's numbers come from the aggregates (`event_day_counts`,
-/// `member_days`), never from scanning `events`, except the de-identified export. The only place the
+/// The research analytics' reads: every graph's numbers come from the aggregates (per day, week and month:
+/// `AnalyticsAggregates`), never from scanning `events`, except the de-identified export. The only place the
 /// analytics' SQL lives.
 struct AnalyticsRepository: Sendable {
-    /// Events and the sum of their numbers, per bucket and label (and cohort, when comparing cohorts).
+    /// Events, the sum of their numbers, and (for scored kinds) how many had a score in each band, per bucket
+    /// and label (and cohort, when comparing cohorts).
     struct Count: Sendable, Equatable {
         let bucket: Int
         let cohortID: Int64?
         let label: String
-        let events: Int64
-        let total: Int64
+        var events: Int64
+        var total: Int64
+        var scored: Int64 = 0
+        var bands: [Int64] = Array(repeating: 0, count: AnalyticsAggregates.scoreBands.count)
     }
 
     /// Members counted per bucket (and cohort, when comparing cohorts).
@@ -26,125 +29,214 @@ struct AnalyticsRepository: Sendable {
         cohortIDs.isEmpty ? "" : " AND cohort_id IN (\(binds: cohortIDs))"
     }
 
+    /// `numbers` as ranges of numbers that follow on.
+    private func runs(_ numbers: [Int]) -> [(Int, Int)] {
+        var ranges: [(Int, Int)] = []
+        for number in Set(numbers).sorted() {
+            if let last = ranges.last, last.1 + 1 == number { ranges[ranges.count - 1].1 = number } else { ranges.append((number, number)) }
+        }
+        return ranges
+    }
+
+    /// `select` (a SELECT ending in its WHERE clause's conditions) once per run of `numbers` in `column`, as one
+    /// UNION ALL: each part reads its own range on the index, and the statement's text is the same whichever
+    /// ranges are asked for (so PostgreSQL keeps one prepared statement for it). The pieces of a period never
+    /// make more than four runs at one level (days before and after a week or month on each side); an unused
+    /// part asks for nothing (1 to 0).
+    private func union(_ select: SQLQueryString, _ column: String, _ numbers: [Int]) -> SQLQueryString {
+        var ranges = runs(numbers)
+        while ranges.count < 4 { ranges.append((1, 0)) }
+        return ranges.map { select + " AND \(ident: column) BETWEEN \(bind: $0.0) AND \(bind: $0.1)" }.joined(separator: " UNION ALL ")
+    }
+
+    /// The pieces of the aggregates that make up each bucket of `period` (the bucket's days inside the period,
+    /// in whole months, weeks and days), by level: each piece's number and the bucket it belongs to.
+    private func pieces(
+        of period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity
+    ) -> [AnalyticsLevel: [Int: Int]] {
+        let level = AnalyticsLevel(rawValue: granularity.rawValue)!
+        var result: [AnalyticsLevel: [Int: Int]] = [:]
+        for bucket in level.number(of: period.lowerBound)...level.number(of: period.upperBound) {
+            let days = level.days(of: bucket).clamped(to: period.lowerBound.number...period.upperBound.number)
+            for piece in AnalyticsLevel.pieces(days, largest: level) { result[piece.level, default: [:]][piece.number] = bucket }
+        }
+        return result
+    }
+
     /// The first day anything was recorded, for "All time".
     func earliestDay(on db: any SQLDatabase) async throws -> AnalyticsDay? {
         try await db.raw("SELECT MIN(day) AS first FROM event_day_counts").first()?
             .decode(column: "first", as: Int?.self).map(AnalyticsDay.init)
     }
 
+    /// Per bucket of `granularity` in `period` and label: read from the month, week and day aggregates that
+    /// make up each bucket (a month's own row where the whole month is in the period).
     func counts(
         kind: MemberEvent.Kind, in period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity,
         cohortIDs: [Int64], perCohort: Bool, on db: any SQLDatabase
     ) async throws -> [Count] {
+        var counts: [String: Count] = [:]
+        for (level, buckets) in pieces(of: period, by: granularity).sorted(by: { $0.key < $1.key }) {
+            for row in try await levelCounts(kind: kind, level: level, numbers: Array(buckets.keys), cohortIDs: cohortIDs, perCohort: perCohort, on: db) {
+                guard let bucket = buckets[row.bucket] else { continue }
+                let key = "\(bucket) \(row.cohortID ?? 0) \(row.label)"
+                var count = counts[key] ?? Count(bucket: bucket, cohortID: row.cohortID, label: row.label, events: 0, total: 0)
+                count.events += row.events
+                count.total += row.total
+                count.scored += row.scored
+                count.bands = zip(count.bands, row.bands).map(+)
+                counts[key] = count
+            }
+        }
+        return counts.values.sorted { ($0.bucket, $0.cohortID ?? 0, $0.label) < ($1.bucket, $1.cohortID ?? 0, $1.label) }
+    }
+
+    private func levelCounts(
+        kind: MemberEvent.Kind, level: AnalyticsLevel, numbers: [Int], cohortIDs: [Int64], perCohort: Bool, on db: any SQLDatabase
+    ) async throws -> [Count] {
         let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
+        var sums: SQLQueryString = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(scored) AS BIGINT) AS scored"
+        for band in AnalyticsAggregates.scoreBands.indices { sums += ", CAST(SUM(band_\(unsafeRaw: String(band))) AS BIGINT) AS band_\(unsafeRaw: String(band))" }
+        let rows = union("""
+            SELECT \(ident: level.column) AS bucket, cohort_id, label, events, total, scored, band_0, band_1, band_2, band_3
+            FROM \(ident: level.countsTable) WHERE kind = \(bind: kind.rawValue)\(cohortFilter(cohortIDs))
+            """, level.column, numbers)
         let query: SQLQueryString = """
-            SELECT \(ident: granularity.column) AS bucket\(cohortColumn), label,
-                   CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total
-            FROM event_day_counts
-            WHERE kind = \(bind: kind.rawValue) AND day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
-            GROUP BY \(ident: granularity.column)\(cohortColumn), label
+            SELECT bucket\(cohortColumn), label, \(sums) FROM (\(rows)) AS counted
+            GROUP BY bucket\(cohortColumn), label
             """
         return try await db.raw(query).all().map { row in
             Count(
                 bucket: try row.decode(column: "bucket", as: Int.self),
                 cohortID: perCohort ? try row.decode(column: "cohort_id", as: Int64.self) : nil,
                 label: try row.decode(column: "label", as: String.self),
-                events: try row.decode(column: "events", as: Int64.self), total: try row.decode(column: "total", as: Int64.self)
+                events: try row.decode(column: "events", as: Int64.self), total: try row.decode(column: "total", as: Int64.self),
+                scored: try row.decode(column: "scored", as: Int64.self),
+                bands: try AnalyticsAggregates.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
             )
         }
     }
 
-    /// Events and the sum of their numbers over the whole period, per label.
-    func totals(kind: MemberEvent.Kind, in period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> [String: (events: Int64, total: Int64)] {
-        let query: SQLQueryString = """
-            SELECT label, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total FROM event_day_counts
-            WHERE kind = \(bind: kind.rawValue) AND day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
-            GROUP BY label
-            """
-        var totals: [String: (events: Int64, total: Int64)] = [:]
-        for row in try await db.raw(query).all() {
-            totals[try row.decode(column: "label", as: String.self)] = (try row.decode(column: "events", as: Int64.self), try row.decode(column: "total", as: Int64.self))
+    /// Over the whole period, per label: whole months, then whole weeks, then single days.
+    func totals(kind: MemberEvent.Kind, in period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> [String: Count] {
+        var totals: [String: Count] = [:]
+        let pieces = AnalyticsLevel.pieces(period.lowerBound.number...period.upperBound.number, largest: .month)
+        for level in AnalyticsLevel.allCases {
+            let numbers = pieces.filter { $0.level == level }.map(\.number)
+            for row in try await levelCounts(kind: kind, level: level, numbers: numbers, cohortIDs: cohortIDs, perCohort: false, on: db) {
+                var total = totals[row.label] ?? Count(bucket: 0, cohortID: nil, label: row.label, events: 0, total: 0)
+                total.events += row.events
+                total.total += row.total
+                total.scored += row.scored
+                total.bands = zip(total.bands, row.bands).map(+)
+                totals[row.label] = total
+            }
         }
         return totals
     }
 
-    /// Events of `kind` with a number in `[start, end)`, per label and band of their number (the index into
-    /// `bands`): how many, and the sum of their numbers. Read from `events` on its kind-and-time index: the
-    /// aggregates keep sums, not spreads.
-    func scoreBands(
-        kind: MemberEvent.Kind, bands: [ClosedRange<Int64>], from start: Date, until end: Date, cohortIDs: [Int64], on db: any SQLDatabase
-    ) async throws -> [String: [Int: (events: Int64, total: Int64)]] {
-        var band: SQLQueryString = "CASE"
-        for (index, range) in bands.enumerated() {
-            band += " WHEN number BETWEEN \(literal: range.lowerBound) AND \(literal: range.upperBound) THEN \(literal: index)"
+    /// The members' rows (member, opens) of the whole months, weeks and days that make up `days`, as one
+    /// UNION ALL to read from.
+    private func memberRows(_ days: ClosedRange<Int>, largest: AnalyticsLevel, cohortIDs: [Int64]) -> SQLQueryString {
+        let pieces = AnalyticsLevel.pieces(days, largest: largest)
+        var parts: [SQLQueryString] = []
+        for level in AnalyticsLevel.allCases {
+            let numbers = pieces.filter { $0.level == level }.map(\.number)
+            parts.append(union("SELECT member_id, opens FROM \(ident: level.membersTable) WHERE 1 = 1\(cohortFilter(cohortIDs))", level.column, numbers))
         }
-        band += " ELSE -1 END"
-        let query: SQLQueryString = """
-            SELECT label, \(band) AS band, COUNT(*) AS events, CAST(SUM(number) AS BIGINT) AS total FROM events
-            WHERE kind = \(bind: kind.rawValue) AND occurred_at >= \(bind: start.millisecondsSince1970)
-              AND occurred_at < \(bind: end.millisecondsSince1970) AND number IS NOT NULL AND label IS NOT NULL\(cohortFilter(cohortIDs))
-            GROUP BY label, \(band)
-            """
-        var result: [String: [Int: (events: Int64, total: Int64)]] = [:]
-        for row in try await db.raw(query).all() {
-            result[try row.decode(column: "label", as: String.self), default: [:]][try row.decode(column: "band", as: Int.self)] =
-                (try row.decode(column: "events", as: Int64.self), try row.decode(column: "total", as: Int64.self))
-        }
-        return result
+        return parts.joined(separator: " UNION ALL ")
     }
 
-    /// Members active (anything recorded for them) in each bucket.
+    /// Members active (anything recorded for them) in each bucket: a bucket wholly inside the period from the
+    /// kept counts; one cut by the period's edge counted from her months, weeks and days inside it.
     func activeMembers(
         in period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity, cohortIDs: [Int64], perCohort: Bool,
         on db: any SQLDatabase
     ) async throws -> [Members] {
-        let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
-        let query: SQLQueryString = """
-            SELECT \(ident: granularity.column) AS bucket\(cohortColumn), COUNT(DISTINCT member_id) AS members
-            FROM member_days
-            WHERE day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
-            GROUP BY \(ident: granularity.column)\(cohortColumn)
-            """
-        return try await db.raw(query).all().map { row in
-            Members(
-                bucket: try row.decode(column: "bucket", as: Int.self),
-                cohortID: perCohort ? try row.decode(column: "cohort_id", as: Int64.self) : nil,
-                members: try row.decode(column: "members", as: Int64.self)
-            )
+        let level = AnalyticsLevel(rawValue: granularity.rawValue)!
+        let span = period.lowerBound.number...period.upperBound.number
+        var whole: [Int] = []
+        var cut: [(bucket: Int, days: ClosedRange<Int>)] = []
+        for bucket in level.number(of: period.lowerBound)...level.number(of: period.upperBound) {
+            let days = level.days(of: bucket)
+            if span.contains(days.lowerBound) && span.contains(days.upperBound) { whole.append(bucket) } else { cut.append((bucket, days.clamped(to: span))) }
         }
+        var result: [Members] = []
+        let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
+        if !whole.isEmpty {
+            let rows = union("""
+                SELECT bucket, cohort_id, members FROM active_member_counts WHERE level = \(bind: level.rawValue)\(cohortFilter(cohortIDs))
+                """, "bucket", whole)
+            let query: SQLQueryString = """
+                SELECT bucket\(cohortColumn), CAST(SUM(members) AS BIGINT) AS members FROM (\(rows)) AS counted
+                GROUP BY bucket\(cohortColumn)
+                """
+            result += try await db.raw(query).all().map { row in
+                Members(
+                    bucket: try row.decode(column: "bucket", as: Int.self),
+                    cohortID: perCohort ? try row.decode(column: "cohort_id", as: Int64.self) : nil,
+                    members: try row.decode(column: "members", as: Int64.self)
+                )
+            }
+        }
+        for (bucket, days) in cut {
+            let cohorts: [Int64?] = perCohort ? cohortIDs.map { $0 } : [nil]
+            for cohort in cohorts {
+                let members = try await distinctMembers(days, largest: level, cohortIDs: cohort.map { [$0] } ?? cohortIDs, on: db)
+                if members > 0 { result.append(Members(bucket: bucket, cohortID: cohort, members: members)) }
+            }
+        }
+        return result
+    }
+
+    private func distinctMembers(_ days: ClosedRange<Int>, largest: AnalyticsLevel, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> Int64 {
+        try await db.raw("""
+            SELECT COUNT(DISTINCT member_id) AS members FROM (\(memberRows(days, largest: largest, cohortIDs: cohortIDs))) AS active
+            """).first()?.decode(column: "members", as: Int64.self) ?? 0
     }
 
     /// How many different members were active at some time in `period` (all cohorts).
     func activeMemberCount(in period: ClosedRange<AnalyticsDay>, on db: any SQLDatabase) async throws -> Int {
-        try await db.raw("""
-            SELECT COUNT(DISTINCT member_id) AS members FROM member_days
-            WHERE day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)
-            """).first()?.decode(column: "members", as: Int.self) ?? 0
+        Int(try await distinctMembers(period.lowerBound.number...period.upperBound.number, largest: .month, cohortIDs: [], on: db))
     }
 
-    /// How often each member active in `period` opened the app in it.
-    func opensPerMember(in period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64] {
+    /// Members active in `period`, by how often they opened the app in it: how many in each of `bands`.
+    func opensPerMember(
+        in period: ClosedRange<AnalyticsDay>, bands: [ClosedRange<Int64>], cohortIDs: [Int64], on db: any SQLDatabase
+    ) async throws -> [Int64] {
+        var band: SQLQueryString = "CASE"
+        for (index, range) in bands.enumerated() {
+            band += " WHEN opens BETWEEN \(literal: range.lowerBound) AND \(literal: range.upperBound) THEN \(literal: index)"
+        }
+        band += " ELSE -1 END"
         let query: SQLQueryString = """
-            SELECT member_id, CAST(SUM(opens) AS BIGINT) AS opens FROM member_days
-            WHERE member_id IS NOT NULL AND day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
-            GROUP BY member_id
+            SELECT \(band) AS band, COUNT(*) AS members FROM (
+                SELECT member_id, SUM(opens) AS opens
+                FROM (\(memberRows(period.lowerBound.number...period.upperBound.number, largest: .month, cohortIDs: cohortIDs))) AS active
+                WHERE member_id IS NOT NULL GROUP BY member_id
+            ) AS per_member
+            GROUP BY \(band)
             """
-        return try await db.raw(query).all().map { try $0.decode(column: "opens", as: Int64.self) }
+        var result = Array(repeating: Int64(0), count: bands.count)
+        for row in try await db.raw(query).all() {
+            let index = try row.decode(column: "band", as: Int.self)
+            if result.indices.contains(index) { result[index] = try row.decode(column: "members", as: Int64.self) }
+        }
+        return result
     }
 
     /// For members who joined in `period`: how many of those who joined in each week were active in each
-    /// week after it (up to `weeks` weeks after).
+    /// week after it (up to `AnalyticsAggregates.retentionWeeks` weeks after).
     func retention(
-        joinedIn period: ClosedRange<AnalyticsDay>, weeks: Int, cohortIDs: [Int64], on db: any SQLDatabase
+        joinedIn period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase
     ) async throws -> [(joinedWeek: Int, weeksAfter: Int, members: Int64)] {
         let query: SQLQueryString = """
-            SELECT joined_week, week - joined_week AS after, COUNT(DISTINCT member_id) AS members FROM member_days
-            WHERE joined_day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)
-              AND week - joined_week BETWEEN 0 AND \(bind: weeks)\(cohortFilter(cohortIDs))
-            GROUP BY joined_week, week - joined_week
+            SELECT joined_week, weeks_after, CAST(SUM(members) AS BIGINT) AS members FROM retention_counts
+            WHERE joined_day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
+            GROUP BY joined_week, weeks_after
             """
         return try await db.raw(query).all().map { row in
-            (try row.decode(column: "joined_week", as: Int.self), try row.decode(column: "after", as: Int.self),
+            (try row.decode(column: "joined_week", as: Int.self), try row.decode(column: "weeks_after", as: Int.self),
              try row.decode(column: "members", as: Int64.self))
         }
     }

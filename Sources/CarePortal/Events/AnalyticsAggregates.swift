@@ -25,149 +25,433 @@ struct AnalyticsDay: Sendable, Hashable, Comparable {
 
     static func firstDay(ofWeek week: Int) -> AnalyticsDay { AnalyticsDay(week * 7 - 3) }
     static func firstDay(ofMonth month: Int) -> AnalyticsDay { AnalyticsDay(CalendarDate(year: month / 12, month: month % 12 + 1, day: 1)!) }
+    static func lastDay(ofMonth month: Int) -> AnalyticsDay { AnalyticsDay(firstDay(ofMonth: month + 1).number - 1) }
 }
 
-/// The aggregates the research analytics read (`event_day_counts`, `member_days`), kept as each event is
-/// recorded and rebuilt from `events` on demand; the only place their SQL is written.
+/// The three levels the aggregates are kept at: per day, per week (from Monday) and per month, each on the
+/// program's clock. A graph reads the coarsest level that fits its buckets, so 18 months by month read 18
+/// rows per series, not 548.
+enum AnalyticsLevel: String, Sendable, CaseIterable, Comparable {
+    case day, week, month
+
+    /// The column holding the level's number (day, week or month) in its tables.
+    var column: String { rawValue }
+    /// Events and their numbers per bucket, cohort, kind and label.
+    var countsTable: String { "event_\(rawValue)_counts" }
+    /// Each member's buckets of activity (one row per member and bucket).
+    var membersTable: String { "member_\(rawValue)s" }
+
+    func number(of day: AnalyticsDay) -> Int {
+        switch self {
+        case .day: day.number
+        case .week: day.week
+        case .month: day.month
+        }
+    }
+
+    /// The days of bucket `number` at this level.
+    func days(of number: Int) -> ClosedRange<Int> {
+        switch self {
+        case .day: number...number
+        case .week: AnalyticsDay.firstDay(ofWeek: number).number...(AnalyticsDay.firstDay(ofWeek: number).number + 6)
+        case .month: AnalyticsDay.firstDay(ofMonth: number).number...AnalyticsDay.lastDay(ofMonth: number).number
+        }
+    }
+
+    private var order: Int { Self.allCases.firstIndex(of: self)! }
+    static func < (lhs: AnalyticsLevel, rhs: AnalyticsLevel) -> Bool { lhs.order < rhs.order }
+
+    /// One bucket of the aggregates, whole inside a stretch of days.
+    struct Piece: Sendable, Hashable {
+        let level: AnalyticsLevel
+        let number: Int
+    }
+
+    /// `days` covered exactly by whole months (when `largest` allows), whole weeks and single days: the
+    /// months inside it, then the weeks inside what is left on either side, then the days left over.
+    static func pieces(_ days: ClosedRange<Int>, largest: AnalyticsLevel) -> [Piece] {
+        var pieces: [Piece] = []
+        func weeksAndDays(_ from: Int, _ to: Int) {
+            var day = from
+            while day <= to {
+                let week = AnalyticsDay(day).week
+                if largest >= .week, AnalyticsDay.firstDay(ofWeek: week).number == day, day + 6 <= to {
+                    pieces.append(Piece(level: .week, number: week))
+                    day += 7
+                } else {
+                    pieces.append(Piece(level: .day, number: day))
+                    day += 1
+                }
+            }
+        }
+        guard largest == .month else {
+            weeksAndDays(days.lowerBound, days.upperBound)
+            return pieces
+        }
+        let first = AnalyticsDay(days.lowerBound), last = AnalyticsDay(days.upperBound)
+        let firstMonth = AnalyticsDay.firstDay(ofMonth: first.month) == first ? first.month : first.month + 1
+        let lastMonth = AnalyticsDay.lastDay(ofMonth: last.month) == last ? last.month : last.month - 1
+        guard firstMonth <= lastMonth else {
+            weeksAndDays(days.lowerBound, days.upperBound)
+            return pieces
+        }
+        weeksAndDays(days.lowerBound, AnalyticsDay.firstDay(ofMonth: firstMonth).number - 1)
+        pieces += (firstMonth...lastMonth).map { Piece(level: .month, number: $0) }
+        weeksAndDays(AnalyticsDay.lastDay(ofMonth: lastMonth).number + 1, days.upperBound)
+        return pieces
+    }
+}
+
+/// The aggregates the research analytics read, kept in the same transaction as each batch of events and
+/// rebuilt from `events` on demand; the only place their SQL is written:
+/// - `event_day_counts`, `event_week_counts`, `event_month_counts`: events, the sum of their numbers and,
+///   for scored kinds, how many had a score in each band, per bucket, cohort, kind and label;
+/// - `member_days`, `member_weeks`, `member_months`: each member's buckets of activity, with her cohort
+///   (at her first event in it), the day she joined and her app opens in it;
+/// - `active_member_counts`: members active per level, bucket and cohort, raised when a member's first
+///   event of a day, week or month is counted, so distinct counts stay exact without scanning;
+/// - `retention_counts`: members active N weeks (0 to `retentionWeeks`) after the week they joined, per
+///   day they joined and cohort.
 struct AnalyticsAggregates: Sendable {
-    struct DayCount: Sendable, Hashable {
-        let day: Int
+    /// The kinds whose number is a score out of 100, counted in `scoreBands`.
+    static let scoredKinds: Set<String> = [MemberEvent.Kind.learningModuleCompleted.rawValue]
+    /// The bands a score is counted in (the columns `band_0` to `band_3`), lowest first.
+    static let scoreBands: [ClosedRange<Int64>] = [0...49, 50...69, 70...89, 90...100]
+    /// How many weeks after joining the retention counts follow a member.
+    static let retentionWeeks = 12
+    /// Rows per statement when writing many (well under either engine's limit on parameters).
+    static let rowsPerStatement = 512
+
+    struct Count: Sendable, Hashable {
+        let level: AnalyticsLevel
+        let number: Int
         let cohortID: Int64
         let kind: String
         let label: String
     }
 
-    struct MemberDay: Sendable, Hashable {
-        let memberID: Int64
-        let day: Int
+    /// Events, the sum of their numbers, how many had a score, and how many scored in each band.
+    struct Tally: Sendable, Equatable {
+        var events: Int64 = 0
+        var total: Int64 = 0
+        var scored: Int64 = 0
+        var bands: [Int64] = Array(repeating: 0, count: AnalyticsAggregates.scoreBands.count)
+
+        mutating func add(_ event: MemberEvent) {
+            events += 1
+            total += event.number ?? 0
+            guard AnalyticsAggregates.scoredKinds.contains(event.kind.rawValue), let number = event.number else { return }
+            scored += 1
+            if let band = AnalyticsAggregates.scoreBands.firstIndex(where: { $0.contains(number) }) { bands[band] += 1 }
+        }
     }
 
-    struct MemberDayValues: Sendable, Hashable {
+    struct MemberBucket: Sendable, Hashable {
+        let level: AnalyticsLevel
+        let memberID: Int64
+        let number: Int
+    }
+
+    struct MemberValues: Sendable, Hashable {
         let cohortID: Int64
         let joinedDay: Int
-        let opens: Int64
+        var opens: Int64
     }
 
-    /// What the aggregates hold: events and the sum of their numbers per day, cohort, kind and label, and
-    /// each member's days with her cohort, the day she joined and the app opens that day.
+    struct Active: Sendable, Hashable {
+        let level: AnalyticsLevel
+        let number: Int
+        let cohortID: Int64
+    }
+
+    struct Retained: Sendable, Hashable {
+        let joinedDay: Int
+        let weeksAfter: Int
+        let cohortID: Int64
+    }
+
+    /// What the aggregates hold, at every level.
     struct Snapshot: Sendable, Equatable {
-        var counts: [DayCount: (events: Int64, total: Int64)] = [:]
-        var memberDays: [MemberDay: MemberDayValues] = [:]
+        var counts: [Count: Tally] = [:]
+        var members: [MemberBucket: MemberValues] = [:]
+        var active: [Active: Int64] = [:]
+        var retained: [Retained: Int64] = [:]
 
-        static func == (lhs: Snapshot, rhs: Snapshot) -> Bool {
-            lhs.memberDays == rhs.memberDays && lhs.counts.count == rhs.counts.count
-                && lhs.counts.allSatisfy { key, value in rhs.counts[key].map { $0 == value } ?? false }
-        }
-
+        /// Counts `event` at every level; her cohort in a bucket is the one of her first event in it.
         mutating func add(_ event: MemberEvent, clock: ProgramClock, joinedAt: Date?) {
-            let day = AnalyticsDay(clock.date(of: event.occurredAt)).number
-            let key = DayCount(day: day, cohortID: event.cohortID, kind: event.kind.rawValue, label: event.label ?? "")
-            let current = counts[key] ?? (0, 0)
-            counts[key] = (current.events + 1, current.total + (event.number ?? 0))
+            let day = AnalyticsDay(clock.date(of: event.occurredAt))
+            for level in AnalyticsLevel.allCases {
+                counts[Count(level: level, number: level.number(of: day), cohortID: event.cohortID, kind: event.kind.rawValue, label: event.label ?? ""), default: Tally()]
+                    .add(event)
+            }
             guard let joinedAt else { return }
-            let dayKey = MemberDay(memberID: event.memberID, day: day)
-            let opens = (memberDays[dayKey]?.opens ?? 0) + (event.kind == .appOpened ? 1 : 0)
-            memberDays[dayKey] = MemberDayValues(
-                cohortID: memberDays[dayKey]?.cohortID ?? event.cohortID,
-                joinedDay: AnalyticsDay(clock.date(of: joinedAt)).number, opens: opens
-            )
+            let joined = AnalyticsDay(clock.date(of: joinedAt))
+            for level in AnalyticsLevel.allCases {
+                let key = MemberBucket(level: level, memberID: event.memberID, number: level.number(of: day))
+                var values = members[key] ?? MemberValues(cohortID: event.cohortID, joinedDay: joined.number, opens: 0)
+                if event.kind == .appOpened { values.opens += 1 }
+                if members[key] == nil {
+                    active[Active(level: level, number: key.number, cohortID: values.cohortID), default: 0] += 1
+                    let after = key.number - joined.week
+                    if level == .week, (0...AnalyticsAggregates.retentionWeeks).contains(after) {
+                        retained[Retained(joinedDay: joined.number, weeksAfter: after, cohortID: values.cohortID), default: 0] += 1
+                    }
+                }
+                members[key] = values
+            }
+        }
+
+        /// Only the per-day rows (what the first version of the aggregates kept), for a shorter comparison.
+        var memberDays: [MemberBucket: MemberValues] { members.filter { $0.key.level == .day } }
+    }
+
+    // MARK: Counting a batch of events as it is recorded
+
+    /// Counts `events`, just recorded, in the caller's transaction: a few statements per table and level for the
+    /// whole batch (its rows in slices of a power of two; for a member table, her new buckets, then more opens
+    /// in known ones), never one per event.
+    func count(_ events: [MemberEvent], clock: ProgramClock, on db: any SQLDatabase) async throws {
+        guard !events.isEmpty else { return }
+        let memberIDs = Set(events.map(\.memberID)).sorted()
+        var joinedAt: [Int64: Date] = [:]
+        for row in try await db.raw("SELECT id, created_at FROM members WHERE id IN (\(binds: memberIDs))").all() {
+            joinedAt[try row.decode(column: "id", as: Int64.self)] = Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self))
+        }
+        // The batch's own tallies, in the order its events came (her first event of a bucket sets its cohort).
+        var batch = Snapshot()
+        for event in events { batch.add(event, clock: clock, joinedAt: joinedAt[event.memberID]) }
+        for level in AnalyticsLevel.allCases {
+            // Sorted, so that concurrent batches take their rows' locks in the same order.
+            let rows = batch.counts.filter { $0.key.level == level }
+                .sorted { ($0.key.kind, $0.key.number, $0.key.cohortID, $0.key.label) < ($1.key.kind, $1.key.number, $1.key.cohortID, $1.key.label) }
+            try await upsertCounts(rows, level: level, on: db)
+        }
+        var active: [Active: Int64] = [:]
+        var retained: [Retained: Int64] = [:]
+        for level in AnalyticsLevel.allCases {
+            let keys = batch.members.keys.filter { $0.level == level }.sorted { ($0.memberID, $0.number) < ($1.memberID, $1.number) }
+            guard !keys.isEmpty else { continue }
+            let rows = keys.map { ($0, batch.members[$0]!) }
+            // Her buckets not counted before: inserted with this batch's opens, and counted as active.
+            var new: Set<MemberBucket> = []
+            for chunk in rows.chunked(Self.rowsPerStatement) {
+                let returned = try await db.raw(
+                    insertMembers(chunk, level: level) + " ON CONFLICT (member_id, \(ident: level.column)) DO NOTHING RETURNING member_id, \(ident: level.column) AS bucket"
+                ).all()
+                for row in returned {
+                    new.insert(MemberBucket(level: level, memberID: try row.decode(column: "member_id", as: Int64.self), number: try row.decode(column: "bucket", as: Int.self)))
+                }
+            }
+            for (key, values) in rows where new.contains(key) {
+                active[Active(level: level, number: key.number, cohortID: values.cohortID), default: 0] += 1
+                let after = key.number - AnalyticsDay(values.joinedDay).week
+                if level == .week, (0...Self.retentionWeeks).contains(after) {
+                    retained[Retained(joinedDay: values.joinedDay, weeksAfter: after, cohortID: values.cohortID), default: 0] += 1
+                }
+            }
+            // Buckets she was already active in: only her opens grow.
+            let known = rows.filter { !new.contains($0.0) && $0.1.opens > 0 }
+            for chunk in known.chunked(Self.rowsPerStatement) {
+                try await db.raw(
+                    insertMembers(chunk, level: level)
+                        + " ON CONFLICT (member_id, \(ident: level.column)) DO UPDATE SET opens = \(ident: level.membersTable).opens + excluded.opens"
+                ).run()
+            }
+        }
+        try await upsertActive(active.sorted { ($0.key.level, $0.key.number, $0.key.cohortID) < ($1.key.level, $1.key.number, $1.key.cohortID) }, on: db)
+        try await upsertRetained(retained.sorted { ($0.key.joinedDay, $0.key.weeksAfter, $0.key.cohortID) < ($1.key.joinedDay, $1.key.weeksAfter, $1.key.cohortID) }, on: db)
+    }
+
+    private func upsertCounts(_ rows: [(key: Count, value: Tally)], level: AnalyticsLevel, on db: any SQLDatabase) async throws {
+        for chunk in rows.chunked(Self.rowsPerStatement) {
+            var query = insertCounts(chunk, level: level)
+            query += " ON CONFLICT (kind, \(ident: level.column), cohort_id, label) DO UPDATE SET events = \(ident: level.countsTable).events + excluded.events"
+            for column in ["total", "scored"] + Self.scoreBands.indices.map({ "band_\($0)" }) {
+                query += ", \(ident: column) = \(ident: level.countsTable).\(ident: column) + excluded.\(ident: column)"
+            }
+            try await db.raw(query).run()
         }
     }
 
-    /// Counts one event just recorded, in the caller's transaction.
-    func count(_ event: MemberEvent, clock: ProgramClock, on db: any SQLDatabase) async throws {
-        let day = AnalyticsDay(clock.date(of: event.occurredAt))
-        try await db.raw("""
-            INSERT INTO event_day_counts (day, week, month, cohort_id, kind, label, events, total)
-            VALUES (\(bind: day.number), \(bind: day.week), \(bind: day.month), \(bind: event.cohortID), \(bind: event.kind.rawValue),
-                    \(bind: event.label ?? ""), 1, \(bind: event.number ?? 0))
-            ON CONFLICT (kind, day, cohort_id, label)
-            DO UPDATE SET events = event_day_counts.events + 1, total = event_day_counts.total + excluded.total
-            """).run()
-        let opens: Int64 = event.kind == .appOpened ? 1 : 0
-        let known = try await db.raw("""
-            UPDATE member_days SET opens = opens + \(bind: opens)
-            WHERE member_id = \(bind: event.memberID) AND day = \(bind: day.number) RETURNING day
-            """).first()
-        guard known == nil else { return }
-        // Her first event of the day: note the day she joined beside it, for retention by registration week.
-        guard let joinedAt = try await db.select().column("created_at").from("members").where("id", .equal, event.memberID)
-            .first()?.decode(column: "created_at", as: Int64.self)
-        else { return }
-        let joined = AnalyticsDay(clock.date(of: Date(millisecondsSince1970: joinedAt)))
-        try await db.raw("""
-            INSERT INTO member_days (member_id, day, week, month, cohort_id, joined_day, joined_week, opens)
-            VALUES (\(bind: event.memberID), \(bind: day.number), \(bind: day.week), \(bind: day.month), \(bind: event.cohortID),
-                    \(bind: joined.number), \(bind: joined.week), \(bind: opens))
-            ON CONFLICT (member_id, day) DO UPDATE SET opens = member_days.opens + excluded.opens
-            """).run()
+    private func upsertActive(_ rows: [(key: Active, value: Int64)], on db: any SQLDatabase) async throws {
+        for chunk in rows.chunked(Self.rowsPerStatement) {
+            let values = chunk.map { row -> SQLQueryString in
+                "(\(bind: row.key.level.rawValue), \(bind: row.key.number), \(bind: row.key.cohortID), \(bind: row.value))"
+            }
+            try await db.raw("""
+                INSERT INTO active_member_counts (level, bucket, cohort_id, members) VALUES \(values.joined(separator: ", "))
+                ON CONFLICT (level, bucket, cohort_id) DO UPDATE SET members = active_member_counts.members + excluded.members
+                """).run()
+        }
     }
 
-    /// What the aggregates would hold if every event were counted afresh on `clock`.
+    private func upsertRetained(_ rows: [(key: Retained, value: Int64)], on db: any SQLDatabase) async throws {
+        for chunk in rows.chunked(Self.rowsPerStatement) {
+            let values = chunk.map { row -> SQLQueryString in
+                "(\(bind: row.key.joinedDay), \(bind: AnalyticsDay(row.key.joinedDay).week), \(bind: row.key.weeksAfter), \(bind: row.key.cohortID), \(bind: row.value))"
+            }
+            try await db.raw("""
+                INSERT INTO retention_counts (joined_day, joined_week, weeks_after, cohort_id, members) VALUES \(values.joined(separator: ", "))
+                ON CONFLICT (joined_day, weeks_after, cohort_id) DO UPDATE SET members = retention_counts.members + excluded.members
+                """).run()
+        }
+    }
+
+    private func insertCounts(_ rows: ArraySlice<(key: Count, value: Tally)>, level: AnalyticsLevel) -> SQLQueryString {
+        let extra: [String] = level == .day ? ["week", "month"] : []
+        let columns = [level.column] + extra + ["cohort_id", "kind", "label", "events", "total", "scored"] + Self.scoreBands.indices.map { "band_\($0)" }
+        let values = rows.map { key, tally -> SQLQueryString in
+            var binds: [any Encodable & Sendable] = [key.number]
+            if level == .day { binds += [AnalyticsDay(key.number).week, AnalyticsDay(key.number).month] }
+            binds += [key.cohortID, key.kind, key.label, tally.events, tally.total, tally.scored] as [any Encodable & Sendable]
+            binds += tally.bands.map { $0 as any Encodable & Sendable }
+            return "(\(binds: binds))"
+        }
+        return "INSERT INTO \(ident: level.countsTable) (\(idents: columns, joinedBy: ", ")) VALUES \(values.joined(separator: ", "))"
+    }
+
+    private func insertMembers(_ rows: ArraySlice<(MemberBucket, MemberValues)>, level: AnalyticsLevel) -> SQLQueryString {
+        let columns: [String] = switch level {
+        case .day: ["member_id", "day", "week", "month", "cohort_id", "joined_day", "joined_week", "opens"]
+        case .week: ["member_id", "week", "cohort_id", "joined_day", "joined_week", "opens"]
+        case .month: ["member_id", "month", "cohort_id", "opens"]
+        }
+        let values = rows.map { key, values -> SQLQueryString in
+            let day = AnalyticsDay(key.number), joined = AnalyticsDay(values.joinedDay)
+            let binds: [any Encodable & Sendable] = switch level {
+            case .day: [key.memberID, key.number, day.week, day.month, values.cohortID, joined.number, joined.week, values.opens]
+            case .week: [key.memberID, key.number, values.cohortID, joined.number, joined.week, values.opens]
+            case .month: [key.memberID, key.number, values.cohortID, values.opens]
+            }
+            return "(\(binds: binds))"
+        }
+        return "INSERT INTO \(ident: level.membersTable) (\(idents: columns, joinedBy: ", ")) VALUES \(values.joined(separator: ", "))"
+    }
+
+    // MARK: Recounting
+
+    /// What the aggregates would hold if every event were counted afresh on `clock`, in the order recorded.
     func recount(clock: ProgramClock, on db: any SQLDatabase) async throws -> Snapshot {
         var snapshot = Snapshot()
-        let rows = try await db.raw("""
-            SELECT e.kind, e.member_id, e.cohort_id, e.occurred_at, e.number, e.label, m.created_at AS joined_at
-            FROM events e LEFT JOIN members m ON m.id = e.member_id
-            WHERE e.kind NOT LIKE 'study.%'
-            ORDER BY e.id
-            """).all()
-        for row in rows {
-            let memberID = try row.decode(column: "member_id", as: Int64?.self)
-            let event = MemberEvent(
-                kind: MemberEvent.Kind(try row.decode(column: "kind", as: String.self)), memberID: memberID ?? 0,
-                cohortID: try row.decode(column: "cohort_id", as: Int64?.self) ?? 0,
-                occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
-                number: try row.decode(column: "number", as: Int64?.self), label: try row.decode(column: "label", as: String?.self)
-            )
-            let joinedAt = try row.decode(column: "joined_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
-            snapshot.add(event, clock: clock, joinedAt: memberID == nil ? nil : joinedAt)
+        var after: Int64 = 0
+        while true {
+            let rows = try await db.raw("""
+                SELECT e.id, e.kind, e.member_id, e.cohort_id, e.occurred_at, e.number, e.label, m.created_at AS joined_at
+                FROM events e LEFT JOIN members m ON m.id = e.member_id
+                WHERE e.id > \(bind: after) AND e.kind NOT LIKE 'study.%'
+                ORDER BY e.id LIMIT 50000
+                """).all()
+            guard let last = rows.last else { return snapshot }
+            after = try last.decode(column: "id", as: Int64.self)
+            for row in rows {
+                let memberID = try row.decode(column: "member_id", as: Int64?.self)
+                let event = MemberEvent(
+                    kind: MemberEvent.Kind(try row.decode(column: "kind", as: String.self)), memberID: memberID ?? 0,
+                    cohortID: try row.decode(column: "cohort_id", as: Int64?.self) ?? 0,
+                    occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
+                    number: try row.decode(column: "number", as: Int64?.self), label: try row.decode(column: "label", as: String?.self)
+                )
+                let joinedAt = try row.decode(column: "joined_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+                snapshot.add(event, clock: clock, joinedAt: memberID == nil ? nil : joinedAt)
+            }
         }
-        return snapshot
     }
 
-    /// What the aggregates hold now (a deleted member's days, no longer hers, are left out).
+    /// What the aggregates hold now. A deleted member's buckets, no longer hers, are left out of the
+    /// members' rows; the active and retention counts still count her.
     func stored(on db: any SQLDatabase) async throws -> Snapshot {
         var snapshot = Snapshot()
-        for row in try await db.select().columns("day", "cohort_id", "kind", "label", "events", "total").from("event_day_counts").all() {
-            let key = DayCount(
-                day: try row.decode(column: "day", as: Int.self), cohortID: try row.decode(column: "cohort_id", as: Int64.self),
-                kind: try row.decode(column: "kind", as: String.self), label: try row.decode(column: "label", as: String.self)
-            )
-            snapshot.counts[key] = (try row.decode(column: "events", as: Int64.self), try row.decode(column: "total", as: Int64.self))
+        for level in AnalyticsLevel.allCases {
+            let columns = [level.column, "cohort_id", "kind", "label", "events", "total", "scored"] + Self.scoreBands.indices.map { "band_\($0)" }
+            for row in try await db.select().columns(columns).from(level.countsTable).all() {
+                let key = Count(
+                    level: level, number: try row.decode(column: level.column, as: Int.self), cohortID: try row.decode(column: "cohort_id", as: Int64.self),
+                    kind: try row.decode(column: "kind", as: String.self), label: try row.decode(column: "label", as: String.self)
+                )
+                snapshot.counts[key] = Tally(
+                    events: try row.decode(column: "events", as: Int64.self), total: try row.decode(column: "total", as: Int64.self),
+                    scored: try row.decode(column: "scored", as: Int64.self),
+                    bands: try Self.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
+                )
+            }
+            let joined: SQLQueryString = level == .month ? "NULL AS joined_day" : "joined_day"
+            for row in try await db.raw("""
+                SELECT member_id, \(ident: level.column) AS bucket, cohort_id, \(joined), opens FROM \(ident: level.membersTable) WHERE member_id IS NOT NULL
+                """).all() {
+                let key = MemberBucket(level: level, memberID: try row.decode(column: "member_id", as: Int64.self), number: try row.decode(column: "bucket", as: Int.self))
+                snapshot.members[key] = MemberValues(
+                    cohortID: try row.decode(column: "cohort_id", as: Int64.self), joinedDay: try row.decode(column: "joined_day", as: Int?.self) ?? 0,
+                    opens: try row.decode(column: "opens", as: Int64.self)
+                )
+            }
         }
-        for row in try await db.select().columns("member_id", "day", "cohort_id", "joined_day", "opens").from("member_days")
-            .where("member_id", .isNot, SQLLiteral.null).all() {
-            let key = MemberDay(memberID: try row.decode(column: "member_id", as: Int64.self), day: try row.decode(column: "day", as: Int.self))
-            snapshot.memberDays[key] = MemberDayValues(
-                cohortID: try row.decode(column: "cohort_id", as: Int64.self), joinedDay: try row.decode(column: "joined_day", as: Int.self),
-                opens: try row.decode(column: "opens", as: Int64.self)
-            )
+        // The month rows do not keep the day she joined: take it from her days.
+        let joinedDays = Dictionary(snapshot.members.filter { $0.key.level == .day }.map { ($0.key.memberID, $0.value.joinedDay) }, uniquingKeysWith: { first, _ in first })
+        for (key, values) in snapshot.members where key.level == .month {
+            snapshot.members[key] = MemberValues(cohortID: values.cohortID, joinedDay: joinedDays[key.memberID] ?? 0, opens: values.opens)
+        }
+        for row in try await db.select().columns("level", "bucket", "cohort_id", "members").from("active_member_counts").all() {
+            guard let level = AnalyticsLevel(rawValue: try row.decode(column: "level", as: String.self)) else { continue }
+            snapshot.active[Active(level: level, number: try row.decode(column: "bucket", as: Int.self), cohortID: try row.decode(column: "cohort_id", as: Int64.self))] =
+                try row.decode(column: "members", as: Int64.self)
+        }
+        for row in try await db.select().columns("joined_day", "weeks_after", "cohort_id", "members").from("retention_counts").all() {
+            snapshot.retained[Retained(
+                joinedDay: try row.decode(column: "joined_day", as: Int.self), weeksAfter: try row.decode(column: "weeks_after", as: Int.self),
+                cohortID: try row.decode(column: "cohort_id", as: Int64.self)
+            )] = try row.decode(column: "members", as: Int64.self)
         }
         return snapshot
     }
 
-    /// Counts every event afresh on `clock` (after the program's time zone changed, or to check the counts).
+    /// Counts every event afresh on `clock` (after the program's time zone changed, or to check the counts),
+    /// writing the rows hundreds to a statement. A deleted member's buckets stay counted, no longer hers.
     func rebuild(clock: ProgramClock, on db: any SQLDatabase) async throws {
         let snapshot = try await recount(clock: clock, on: db)
-        try await db.delete(from: "event_day_counts").run()
-        try await db.delete(from: "member_days").where("member_id", .isNot, SQLLiteral.null).run()
-        for (key, value) in snapshot.counts {
-            let day = AnalyticsDay(key.day)
-            try await db.insert(into: "event_day_counts")
-                .columns("day", "week", "month", "cohort_id", "kind", "label", "events", "total")
-                .values(SQLBind(day.number), SQLBind(day.week), SQLBind(day.month), SQLBind(key.cohortID), SQLBind(key.kind),
-                        SQLBind(key.label), SQLBind(value.events), SQLBind(value.total))
-                .run()
+        for level in AnalyticsLevel.allCases {
+            try await db.delete(from: level.countsTable).run()
+            try await db.delete(from: level.membersTable).where("member_id", .isNot, SQLLiteral.null).run()
+            let counts = snapshot.counts.filter { $0.key.level == level }.map { (key: $0.key, value: $0.value) }
+            for chunk in counts.chunked(Self.rowsPerStatement) {
+                try await db.raw(insertCounts(chunk, level: level)).run()
+            }
+            let members = snapshot.members.filter { $0.key.level == level }.map { ($0.key, $0.value) }
+            for chunk in members.chunked(Self.rowsPerStatement) {
+                try await db.raw(insertMembers(chunk, level: level)).run()
+            }
         }
-        for (key, value) in snapshot.memberDays {
-            let day = AnalyticsDay(key.day)
-            let joined = AnalyticsDay(value.joinedDay)
-            try await db.insert(into: "member_days")
-                .columns("member_id", "day", "week", "month", "cohort_id", "joined_day", "joined_week", "opens")
-                .values(SQLBind(key.memberID), SQLBind(day.number), SQLBind(day.week), SQLBind(day.month), SQLBind(value.cohortID),
-                        SQLBind(joined.number), SQLBind(joined.week), SQLBind(value.opens))
-                .run()
+        // The distinct counts from the members' rows, a deleted member's included.
+        try await db.delete(from: "active_member_counts").run()
+        for level in AnalyticsLevel.allCases {
+            try await db.raw("""
+                INSERT INTO active_member_counts (level, bucket, cohort_id, members)
+                SELECT \(bind: level.rawValue), \(ident: level.column), cohort_id, COUNT(*) FROM \(ident: level.membersTable)
+                GROUP BY \(ident: level.column), cohort_id
+                """).run()
         }
+        try await db.delete(from: "retention_counts").run()
+        try await db.raw("""
+            INSERT INTO retention_counts (joined_day, joined_week, weeks_after, cohort_id, members)
+            SELECT joined_day, joined_week, week - joined_week, cohort_id, COUNT(*) FROM member_weeks
+            WHERE week - joined_week BETWEEN 0 AND \(literal: Self.retentionWeeks)
+            GROUP BY joined_day, joined_week, week - joined_week, cohort_id
+            """).run()
+    }
+}
+
+extension Array {
+    /// The array in consecutive slices, each of a power of two elements, at most `size`: a statement with one
+    /// row of values per element then has one of a few shapes, so PostgreSQL keeps a handful of prepared
+    /// statements for them (PreparedSQL.limit), not one per batch size.
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        var slices: [ArraySlice<Element>] = []
+        var start = 0
+        while start < count {
+            var length = 1
+            while length * 2 <= Swift.min(size, count - start) { length *= 2 }
+            slices.append(self[start..<(start + length)])
+            start += length
+        }
+        return slices
     }
 }

@@ -34,10 +34,11 @@ struct MemberEvents: Sendable {
         try await record([event], clock: try await ProgramSettingsRepository().clock(on: db), on: db)
     }
 
-    /// Records `events` in order, counting each on `clock`; returns how many were new (not sent before).
+    /// Records `events` in order and counts the new ones (not sent before) on `clock`, in one set of statements
+    /// for the batch; returns how many were new.
     @discardableResult
     func record(_ events: [MemberEvent], clock: ProgramClock, on db: any SQLDatabase) async throws -> Int {
-        var recorded = 0
+        var recorded: [MemberEvent] = []
         for event in events {
             let inserted = try await db.insert(into: "events")
                 .columns("kind", "member_id", "cohort_id", "occurred_at", "number", "label", "client_id")
@@ -47,11 +48,10 @@ struct MemberEvents: Sendable {
                 )
                 .ignoringConflicts(with: ["member_id", "client_id"])
                 .returning("id").first() != nil
-            guard inserted else { continue }
-            try await AnalyticsAggregates().count(event, clock: clock, on: db)
-            recorded += 1
+            if inserted { recorded.append(event) }
         }
-        return recorded
+        try await AnalyticsAggregates().count(recorded, clock: clock, on: db)
+        return recorded.count
     }
 
     /// Her events of `kind`, oldest first.

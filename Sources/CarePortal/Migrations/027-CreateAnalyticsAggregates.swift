@@ -41,8 +41,6 @@ struct CreateAnalyticsAggregates: Migration {
         try await db.create(index: "member_days_key").on("member_days").column("member_id").column("day").unique().run()
         try await db.create(index: "member_days_day").on("member_days").column("day").column("cohort_id").run()
         try await db.create(index: "member_days_joined").on("member_days").column("joined_week").column("week").run()
-
-        // Events recorded before the aggregates existed.
-        try await AnalyticsAggregates().rebuild(clock: try await ProgramSettingsRepository().clock(on: db), on: db)
+        // Events recorded before the aggregates existed are counted by step 33, which keeps them at every level.
     }
 }

@@ -36,6 +36,7 @@ enum SchemaHistory {
         CreateStudies(),
         AddListIndexes(),
         IndexStudyDays(),
+        AddAnalyticsLevels(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

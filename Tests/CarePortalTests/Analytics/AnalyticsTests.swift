@@ -165,6 +165,57 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func activeMembersCountEachMemberOncePerDayWeekOrMonthWholeOrCutByTheRange(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var members: [Member] = []
+            for _ in 0..<7 { members.append(try await Self.member(portal, due: "2027-05-10").1) }
+            let clock = ProgramClock(timeZone: Self.newYork)
+            // Who opened the app when (New York's time): all seven on both sides of 1 October and twice in mid-October's
+            // week; six on 20 October and at 00:30 on Sunday 1 November (still the week of 26 October); five on 2 November.
+            var opened: [(String, Range<Int>)] = [("2026-09-30 10:00", 0..<7), ("2026-10-01 10:00", 0..<7), ("2026-10-15 10:00", 0..<7), ("2026-10-16 10:00", 0..<7)]
+            opened += [("2026-10-20 10:00", 0..<6), ("2026-11-01 00:30", 0..<6), ("2026-11-02 10:00", 0..<5)]
+            try await portal.database.transaction { db in
+                // One batch per time, as the app sends them, so later batches find their weeks and months already counted.
+                for (index, (time, who)) in opened.enumerated() {
+                    try await MemberEvents().record(who.map { members[$0] }.map { member in
+                        MemberEvent(kind: .appOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time), clientID: "open-\(index)")
+                    }, clock: clock, on: db)
+                }
+            }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            // From Monday 28 September to Wednesday 4 November: September and November cut, October whole.
+            let range = "range=custom&from=2026-09-28&to=2026-11-04&cohort=\(members[0].cohort.id)"
+            func active(_ granularity: String) async throws -> [String: String] {
+                let rows = Self.rows(try await admin.get("/analytics/download?graph=active-members&\(range)&by=\(granularity)").text)
+                return Dictionary(rows.dropFirst().map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first })
+            }
+            // A direct count: the distinct members of each bucket, from the list above.
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = Self.newYork
+            calendar.firstWeekday = 2
+            func direct(_ bucket: (Date) -> String) -> [String: String] {
+                var members: [String: Set<Int>] = [:]
+                for (time, who) in opened { members[bucket(Self.newYork(time)), default: []].formUnion(who) }
+                return members.mapValues { String($0.count) }
+            }
+            let months = try await active("month")
+            #expect(months == ["Sep 2026": "7", "Oct 2026": "7", "Nov 2026": "6"])
+            #expect(months == direct { let parts = calendar.dateComponents([.year, .month], from: $0); return "\(CalendarDate.monthNames[parts.month! - 1].prefix(3)) \(parts.year!)" })
+            let weeks = try await active("week").filter { $0.value != "0" }
+            #expect(weeks == direct { AnalyticsBuckets.short(AnalyticsDay.firstDay(ofWeek: AnalyticsDay(ProgramClock(timeZone: Self.newYork).date(of: $0)).week).date) }.reduce(into: [:]) { $0["Week of " + $1.key] = $1.value })
+            #expect(weeks == ["Week of 28 Sep 2026": "7", "Week of 12 Oct 2026": "7", "Week of 19 Oct 2026": "6", "Week of 26 Oct 2026": "6", "Week of 2 Nov 2026": "5"])
+            let days = try await active("day").filter { $0.value != "0" }
+            #expect(days.count == 7 && days["1 Nov 2026"] == "6" && days["30 Sep 2026"] == "7")
+
+            // Opens per member over the period, summed over September's days, October and November's days: five opened
+            // seven times, one six, one four.
+            let opens = Self.rows(try await admin.get("/analytics/download?graph=opens-per-member&\(range)").text)
+            #expect(opens.first { $0.first == "4 to 7 times" } == ["4 to 7 times", "7"])
+            #expect(opens.first { $0.first == "8 to 14 times" } == ["8 to 14 times", "0"])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func thePeriodBeforeAndOtherCohortsAreDrawnOnTheSameAxes(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (_, may) = try await Self.member(portal, due: "2027-05-10")
@@ -332,6 +383,18 @@ import Testing
                 }
                 try await MemberEvents().record(events, clock: clock, on: db)
                 try await MemberEvents().record(events, clock: clock, on: db)
+                // A later batch: more in weeks and months already counted (more opens for known buckets), several in
+                // one member-day, a new day in a known week, quiz scores in every band and one without a score.
+                var later: [MemberEvent] = []
+                for (index, (time, score)) in [("2026-11-01 09:00", 45), ("2026-11-01 09:05", 55), ("2026-11-02 10:00", 75), ("2026-11-03 10:00", 95), ("2026-11-30 23:59", 100), ("2026-12-01 00:00", -1)].enumerated() {
+                    for member in [may, june] {
+                        later.append(MemberEvent(kind: .appOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time), clientID: "later-o\(index)"))
+                        later.append(MemberEvent(kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time),
+                                                 number: score < 0 ? nil : Int64(score), label: "module-1", clientID: "later-q\(index)"))
+                    }
+                }
+                try await MemberEvents().record(Array(later.prefix(4)), clock: clock, on: db)
+                try await MemberEvents().record(later, clock: clock, on: db)
             }
             _ = try await app.send(.post, "/api/v1/moods", json: ["mood": "happy", "client_id": "mood-1"])
             _ = try await app.send(.post, "/api/v1/events", json: ["events": [["client_id": "api-1", "kind": "app_opened", "occurred_at": Self.iso(portal.clock.now)]]])
@@ -339,9 +402,25 @@ import Testing
                 (try await AnalyticsAggregates().stored(on: db), try await AnalyticsAggregates().recount(clock: clock, on: db))
             }
             #expect(stored == recount)
+            for level in AnalyticsLevel.allCases {
+                #expect(stored.counts.keys.contains { $0.level == level } && stored.members.keys.contains { $0.level == level } && stored.active.keys.contains { $0.level == level })
+                let opens = stored.members.filter { $0.key.level == level && $0.key.memberID == may.id }.values.map(\.opens).reduce(0, +)
+                #expect(opens == 13, "six opens sent twice, six later and one through the API count thirteen at every level")
+            }
             #expect(stored.memberDays.count >= 10)
-            let opens = stored.memberDays.filter { $0.key.memberID == may.id }.values.map(\.opens).reduce(0, +)
-            #expect(opens == 7, "six opens sent twice and one through the API count seven")
+            // Her weeks: 2 March, 7 March (Saturday) and 8 March (Sunday) in one week; 31 October to 1 November in one, then 2 and 3
+            // November, 30 November and 1 December, and today's.
+            let mayWeeks = stored.members.filter { $0.key.level == .week && $0.key.memberID == may.id }.count
+            let mayMonths = stored.members.filter { $0.key.level == .month && $0.key.memberID == may.id }.map(\.key.number)
+            #expect(Set(mayMonths).isSuperset(of: [2026 * 12 + 2, 2026 * 12 + 9, 2026 * 12 + 10, 2026 * 12 + 11]))
+            #expect(mayWeeks == Set(stored.memberDays.filter { $0.key.memberID == may.id }.map { AnalyticsDay($0.key.number).week }).count)
+            let november = stored.counts.filter { $0.key.level == .month && $0.key.number == 2026 * 12 + 10 && $0.key.kind == "learning.module_completed" }
+                .values.reduce(into: AnalyticsAggregates.Tally()) { sum, tally in
+                    sum.events += tally.events; sum.scored += tally.scored; sum.total += tally.total
+                    sum.bands = zip(sum.bands, tally.bands).map(+)
+                }
+            #expect(november.events == 10 && november.scored == 10 && november.bands == [2, 2, 2, 4] && november.total == 2 * (45 + 55 + 75 + 95 + 100))
+            #expect(stored.active[AnalyticsAggregates.Active(level: .month, number: 2026 * 12 + 10, cohortID: may.cohort.id)] == 1)
             // A different clock counts the same events into other days; a rebuild on it equals its recount.
             let london = ProgramClock(timeZone: TimeZone(identifier: "Europe/London")!)
             try await portal.database.transaction { db in try await AnalyticsAggregates().rebuild(clock: london, on: db) }
