@@ -36,6 +36,7 @@ enum SchemaHistory {
         CreateStudies(),
         AddListIndexes(),
         IndexStudyDays(),
+        AddStudyClaimTokens(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
