@@ -161,19 +161,22 @@ struct StudyParticipantsController {
         let now = portal.now
         let today = clock.date(of: now)
         let before = StudyTimeline.key(request.uri.queryParameters.get("timeline_before"))
-        // Opening her record is itself recorded, in the same transaction as the read.
-        let (participant, schedule, marks, opens, feedback, events) = try await portal.database.transaction { db in
-            guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
-            let found = (
-                participant, try await studies.schedule(on: db), try await studies.markKeys(participantID: id, on: db),
-                try await studies.opensPerDay(participantID: id, on: db), try await studies.feedback(participantID: id, on: db),
-                try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
+        // Read beside other requests: the reads no longer wait for, nor hold, SQLite's one writer.
+        let found = try await portal.database.read { db -> StudyParticipantRecord? in
+            guard let participant = try await studies.participant(id: id, on: db) else { return nil }
+            return StudyParticipantRecord(
+                participant: participant, schedule: try await studies.schedule(on: db), marks: try await studies.markKeys(participantID: id, on: db),
+                opens: try await studies.opensPerDay(participantID: id, on: db), feedback: try await studies.feedback(participantID: id, on: db),
+                events: try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
             )
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyParticipantViewed, recordType: "study_participant", recordID: "\(id)", origin: origin
-            ), on: db)
-            return found
         }
+        guard let found else { throw HTTPError(.notFound) }
+        // Opening her record is recorded, and committed, before anything of it is sent; views at the same
+        // moment share one commit (`recordAccess`, as a patient's record does).
+        try await portal.recordAccess(AuditEvent(
+            actor: context.auditActor, action: .studyParticipantViewed, recordType: "study_participant", recordID: "\(id)", origin: origin
+        ))
+        let (participant, schedule, marks, opens, feedback, events) = (found.participant, found.schedule, found.marks, found.opens, found.feedback, found.events)
         let days = participant.days(through: today)
         let statistics = schedule.statistics(days: days, today: today, marks: marks)
         let titles = Dictionary(schedule.items.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
@@ -331,6 +334,16 @@ struct StudyParticipantsController {
         try await portal.flash(Flash(.success, "\(code)’s data has been deleted."), context: context)
         return seeOther(.studyParticipants)
     }
+}
+
+/// What her page reads of her.
+struct StudyParticipantRecord: Sendable {
+    let participant: StudyParticipant
+    let schedule: StudySchedule
+    let marks: Set<StudyMark>
+    let opens: [(day: CalendarDate, count: Int)]
+    let feedback: [StudyFeedback]
+    let events: [ParticipantEvent]
 }
 
 /// Her to-do completion calendar: one table per month, newest month first, each day saying how many of
