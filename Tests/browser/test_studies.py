@@ -6,14 +6,17 @@ import datetime
 import io
 import json
 import re
+import sqlite3
+import urllib.error
 import urllib.request
 import zipfile
 from zoneinfo import ZoneInfo
 
 from selenium.webdriver.common.by import By
 
-from conftest import check_accessibility, check_charts_keep_their_text_inside, fill, follow_navigation, screenshot, submit, text_of
-from test_sign_in import sign_in
+from conftest import (check_accessibility, check_charts_keep_their_text_inside, create_first_administrator, fill, follow_navigation,
+                      screenshot, submit, text_of)
+from test_sign_in import error_summary_links, sign_in
 
 FEEDBACK = 'The folate reminder helps <b>a lot</b> & "thank you"'
 
@@ -128,3 +131,59 @@ def test_a_researcher_enrols_a_participant_and_downloads_the_export(browser, ser
     assert {row[4] for row in files["todo-outcomes.csv"][1:]} == {"not_done"}
     assert len(files["app-opens.csv"]) == 1 + 1
     assert files["feedback.csv"][1][3] == FEEDBACK
+
+
+def test_a_participant_enrolled_with_an_emailed_claim_token_chooses_her_own_password(browser, server_factory):
+    server = server_factory("study-claim")
+    base = server.base_url
+    database = server.data_dir / "careportal.sqlite"
+    create_first_administrator(browser, base)
+    browser.get(base + "/studies/participants/new")
+    enrolled = datetime.datetime.now(ZoneInfo("America/New_York")).date()
+    fill(browser, "study_code", "NU-033")
+    fill(browser, "enrolled_on_day", str(enrolled.day))
+    fill(browser, "enrolled_on_month", str(enrolled.month))
+    fill(browser, "enrolled_on_year", str(enrolled.year))
+    browser.find_element(By.ID, "login-email").click()
+    submit(browser, "Enrol and make her login")
+    # The claim token needs her email: the error is beside the field, and the choice and what was typed are kept.
+    assert error_summary_links(browser) == ["#email"]
+    assert "Enter her email address to send her a claim token" in text_of(browser, "#email-error")
+    assert browser.find_element(By.ID, "login-email").is_selected()
+    assert browser.find_element(By.ID, "study_code").get_attribute("value") == "NU-033"
+    check_accessibility(browser, "enrol with a claim token, no email")
+    screenshot(browser, "claim-enrol-errors")
+    fill(browser, "email", "nu033@example.org")
+    submit(browser, "Enrol and make her login")
+    assert text_of(browser, "#study-username") == "nu-033"
+    assert "Emailed to nu033@example.org" in text_of(browser, "#study-claim")
+    assert not browser.find_elements(By.ID, "study-password")
+    check_accessibility(browser, "enrolled with a claim token")
+    screenshot(browser, "claim-enrolled")
+
+    browser.find_element(By.LINK_TEXT, "Open NU-033’s record").click()
+    assert "Waiting to be claimed" in browser.page_source
+    submit(browser, "Email her a new claim token")
+    assert "A new claim token has been emailed to nu033@example.org" in text_of(browser, "div.flash")
+    check_accessibility(browser, "participant waiting to claim")
+    screenshot(browser, "claim-participant-waiting")
+
+    # She claims her account in the app with the newest token; the first no longer works.
+    with sqlite3.connect(database) as db:
+        bodies = [row[0] for row in db.execute("SELECT body FROM outbox WHERE recipient = 'nu033@example.org' ORDER BY id")]
+    assert len(bodies) == 2 and all("folate" not in body.lower() for body in bodies)
+    first, newest = (re.search(r"^\s*([A-Z0-9]{4}(?:-[A-Z0-9]{4}){4})\s*$", body, re.MULTILINE).group(1) for body in bodies)
+    try:
+        app(base, "POST", "/api/v1/study/claim", {"claim_token": first, "password": "violets by the river"})
+        raise AssertionError("the replaced token still worked")
+    except urllib.error.HTTPError as refused:
+        assert refused.code == 422
+    session = app(base, "POST", "/api/v1/study/claim", {"claim_token": newest, "password": "violets by the river"})
+    assert session["must_change_password"] is False and session["study_id"] == "NU-033"
+    assert app(base, "GET", "/api/v1/study/todos", token=session["token"])["day"] == enrolled.isoformat()
+
+    browser.refresh()
+    assert "Her own, chosen with the claim token emailed to her" in browser.page_source
+    assert not browser.find_elements(By.XPATH, "//button[normalize-space()='Email her a new claim token']")
+    check_accessibility(browser, "participant after claiming")
+    screenshot(browser, "claim-participant-claimed")

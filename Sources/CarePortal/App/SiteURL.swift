@@ -294,6 +294,11 @@ enum SiteURL: Sendable, Equatable {
     case apiPharmacyNotificationPreferences
     case apiPharmacyPushTokens
 
+    // A study participant's app account claimed with an emailed token.
+    case studyParticipantClaimResend(Int64)
+    case studyParticipantClaimRevoke(Int64)
+    case apiStudyClaim
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -558,6 +563,9 @@ enum SiteURL: Sendable, Equatable {
         case .metrics: "/metrics"
         case .apiPharmacyNotificationPreferences: "/api/v1/pharmacy/notifications/preferences"
         case .apiPharmacyPushTokens: "/api/v1/pharmacy/push-tokens"
+        case .studyParticipantClaimResend(let id): "/studies/participants/\(id)/claim/resend"
+        case .studyParticipantClaimRevoke(let id): "/studies/participants/\(id)/claim/revoke"
+        case .apiStudyClaim: "/api/v1/study/claim"
         }
     }
 

@@ -36,6 +36,7 @@ enum SchemaHistory {
         CreateStudies(),
         AddListIndexes(),
         IndexStudyDays(),
+        AddStudyClaimTokens(),
         AddAnalyticsLevels(),
     ]
 

@@ -37,26 +37,7 @@ public struct PatientContact: Sendable, Equatable, Codable {
 
 /// Whether the patient's app account has been claimed, and what became of its claim token.
 public struct PatientAccount: Sendable, Equatable {
-    public enum ClaimStatus: String, Sendable {
-        case waiting, expired, revoked, claimed
-
-        public var title: String {
-            switch self {
-            case .waiting: "Waiting to be claimed"
-            case .expired: "Claim token expired"
-            case .revoked: "Claim token revoked"
-            case .claimed: "Claimed"
-            }
-        }
-
-        var tagClass: String {
-            switch self {
-            case .waiting: "tag--blue"
-            case .expired, .revoked: "tag--grey"
-            case .claimed: "tag--green"
-            }
-        }
-    }
+    public typealias ClaimStatus = PortalPlatform.ClaimStatus
 
     public var patientID: Int64
     public var username: String?
@@ -67,14 +48,12 @@ public struct PatientAccount: Sendable, Equatable {
     public var reminders: ReminderSettings
 
     public func claimStatus(at now: Date) -> ClaimStatus {
-        if claimedAt != nil { return .claimed }
-        if claimRevokedAt != nil || claimExpiresAt == nil { return .revoked }
-        return claimExpiresAt! <= now ? .expired : .waiting
+        ClaimStatus(expiresAt: claimExpiresAt, revokedAt: claimRevokedAt, claimedAt: claimedAt, now: now)
     }
 
     /// How long a claim token works after it is emailed.
-    static let claimLifetimeDays = 14
-    static let claimLifetime = TimeInterval(claimLifetimeDays * 86_400)
+    static let claimLifetimeDays = ClaimTokens.lifetimeDays
+    static let claimLifetime = ClaimTokens.lifetime
 }
 
 /// How often the patient wants reminding, and whether by email.

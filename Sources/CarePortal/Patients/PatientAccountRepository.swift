@@ -15,7 +15,7 @@ struct PatientAccountRepository: Sendable {
                      "created_at", "updated_at")
             .values(
                 SQLBind(patientID), SQLBind(token.hash), SQLBind(time),
-                SQLBind(now.addingTimeInterval(PatientAccount.claimLifetime).millisecondsSince1970),
+                SQLBind(ClaimTokens.expiry(sentAt: now).millisecondsSince1970),
                 SQLBind(ReminderSettings.standard.frequency.hours), SQLBind(ReminderSettings.standard.email ? 1 : 0),
                 SQLBind(time), SQLBind(time)
             )
@@ -26,37 +26,22 @@ struct PatientAccountRepository: Sendable {
         try await db.select().columns(Self.columns).from("patient_accounts").where("patient_id", .equal, patientID).first().map(decode)
     }
 
+    /// The shared claim-token machinery on `patient_accounts`.
+    static let claims = ClaimTokens(table: "patient_accounts", key: "patient_id")
+
     /// A new token for an account not yet claimed; the earlier one stops working. False once claimed.
     func renewClaim(patientID: Int64, token: ClaimToken, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await db.update("patient_accounts")
-            .set("claim_token_hash", to: token.hash)
-            .set("claim_sent_at", to: now.millisecondsSince1970)
-            .set("claim_expires_at", to: now.addingTimeInterval(PatientAccount.claimLifetime).millisecondsSince1970)
-            .set("claim_revoked_at", to: SQLLiteral.null)
-            .set("updated_at", to: now.millisecondsSince1970)
-            .where("patient_id", .equal, patientID)
-            .where("claimed_at", .is, SQLLiteral.null)
-            .returning("patient_id")
-            .first() != nil
+        try await Self.claims.issue(ownerID: patientID, token: token, now: now, on: db)
     }
 
     /// Stops the current claim token at once. False when there is none to stop.
     func revokeClaim(patientID: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await db.update("patient_accounts")
-            .set("claim_token_hash", to: SQLLiteral.null)
-            .set("claim_revoked_at", to: now.millisecondsSince1970)
-            .set("updated_at", to: now.millisecondsSince1970)
-            .where("patient_id", .equal, patientID)
-            .where("claimed_at", .is, SQLLiteral.null)
-            .where("claim_token_hash", .isNot, SQLLiteral.null)
-            .returning("patient_id")
-            .first() != nil
+        try await Self.claims.revoke(ownerID: patientID, now: now, on: db)
     }
 
     /// The patient a claim token opens, while it can still be used.
     func claimable(token: String, now: Date, on db: any SQLDatabase) async throws -> Int64? {
-        try await usable(db.select().column("patient_id").from("patient_accounts"), token: token, now: now)
-            .first()?.decode(column: "patient_id", as: Int64.self)
+        try await Self.claims.owner(token: token, now: now, on: db)
     }
 
     /// Claims the account a token opens, only if it still can be: of two claims with one token, one wins.
@@ -65,13 +50,9 @@ struct PatientAccountRepository: Sendable {
         if try await db.select().column("patient_id").from("patient_accounts").where("username_key", .equal, key).first() != nil {
             throw PatientUsernameTaken()
         }
-        return try await usable(db.update("patient_accounts")
-            .set("username", to: username).set("username_key", to: key).set("password_hash", to: passwordHash)
-            .set("claimed_at", to: now.millisecondsSince1970)
-            .set("claim_token_hash", to: SQLLiteral.null)
-            .set("updated_at", to: now.millisecondsSince1970), token: token, now: now)
-            .returning("patient_id")
-            .first()?.decode(column: "patient_id", as: Int64.self)
+        return try await Self.claims.claim(token: token, now: now, on: db) { update in
+            update.set("username", to: username).set("username_key", to: key).set("password_hash", to: passwordHash)
+        }
     }
 
     /// The claimed account a username signs in to, with its password hash.
@@ -135,14 +116,6 @@ struct PatientAccountRepository: Sendable {
             .first() != nil
     }
 
-    private func usable<Builder: SQLPredicateBuilder>(_ builder: Builder, token: String, now: Date) -> Builder {
-        builder
-            .where("claim_token_hash", .equal, ClaimToken.hash(token))
-            .where("claimed_at", .is, SQLLiteral.null)
-            .where("claim_revoked_at", .is, SQLLiteral.null)
-            .where("claim_expires_at", .greaterThan, now.millisecondsSince1970)
-    }
-
     private static let columns = [
         "patient_id", "username", "claim_sent_at", "claim_expires_at", "claim_revoked_at", "claimed_at", "reminder_hours", "reminder_email",
     ]
@@ -165,39 +138,4 @@ struct PatientAccountRepository: Sendable {
             )
         )
     }
-}
-
-/// The token a patient claims her app account with: 20 characters from the alphabet nobody misreads
-/// (about 99 bits), shown in groups of four. Only its SHA-256 is stored.
-struct ClaimToken: Sendable, Equatable {
-    let value: String
-
-    static let length = 20
-
-    init(randomBytes: (Int) -> [UInt8]) {
-        let alphabet = SignUpCode.alphabet
-        let limit = UInt8(256 - 256 % alphabet.count)
-        var characters: [Character] = []
-        while characters.count < Self.length {
-            for byte in randomBytes(Self.length * 2) where byte < limit && characters.count < Self.length {
-                characters.append(alphabet[Int(byte) % alphabet.count])
-            }
-        }
-        value = String(characters)
-    }
-
-    /// "K7M4-XPQ2-…", as the email shows it.
-    var grouped: String {
-        stride(from: 0, to: value.count, by: 4).map { start in
-            let from = value.index(value.startIndex, offsetBy: start)
-            return String(value[from..<value.index(from, offsetBy: 4)])
-        }.joined(separator: "-")
-    }
-
-    var hash: String { Self.hash(value) }
-
-    /// Typed tokens are compared without case, spaces or hyphens.
-    static func normalized(_ typed: String) -> String { SignUpCode.normalized(typed) }
-
-    static func hash(_ typed: String) -> String { SecretToken.hash(normalized(typed)) }
 }

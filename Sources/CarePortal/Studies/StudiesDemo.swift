@@ -4,10 +4,10 @@ import SafeHTML
 import SQLKit
 
 /// A clearly marked demo study: five participants ("DEMO-" study ids, arm "Demo arm …") with three weeks
-/// of to-dos, app opens and feedback, one of them withdrawn, and a demo contact page. Their app logins
-/// share a password nobody is told.
+/// of to-dos, app opens and feedback, one of them withdrawn, a sixth enrolled yesterday whose emailed
+/// claim token waits in the outbox, and a demo contact page. Their app logins share a password nobody is told.
 enum StudiesDemo {
-    static let participantCount = 5
+    static let participantCount = 6
 
     static func seed(_ demo: DemoData, on db: any SQLDatabase) async throws {
         let studies = StudyRepository(), events = MemberEvents()
@@ -55,6 +55,19 @@ enum StudiesDemo {
                 if index == 0, let researcher { _ = try await studies.markHandled(id: feedbackID, by: researcher.id, now: demo.now, on: db) }
             }
         }
+        // Enrolled yesterday with a claim token emailed to her (a demo address), not yet claimed.
+        let yesterday = today.adding(days: -1)
+        let sentAt = clock.instant(on: yesterday, atMinute: 10 * 60)
+        let token = ClaimToken(randomBytes: demo.dependencies.randomBytes)
+        _ = try await studies.enrol(
+            studyCode: "DEMO-006", arm: "Demo arm A", email: "demo-006@demo.invalid", enrolledOn: yesterday, passwordHash: demo.appPasswordHash,
+            claimToken: token, now: sentAt, on: db
+        )
+        try await Outbox(now: demo.dependencies.now, wakeSender: {}).enqueue(
+            .studyClaimToken(to: "demo-006@demo.invalid", username: "demo-006", token: token, expiresAt: ClaimTokens.expiry(sentAt: sentAt),
+                             settings: demo.settings),
+            on: db
+        )
         let contact = """
             **Demo contact page (demo data)** — replace it with the study's own details.
 

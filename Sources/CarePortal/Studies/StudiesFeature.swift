@@ -18,6 +18,7 @@ struct StudiesFeature: PortalFeature {
     static let auditActions: [AuditAction] = [
         .studyParticipantEnrolled, .studyParticipantViewed, .studyParticipantWithdrawn, .studyParticipantDeleted,
         .studyTodoChanged, .studyFeedbackHandled, .studyContactChanged, .studyExported,
+        .studyClaimTokenSent, .studyClaimTokenRevoked, .studyAccountClaimed,
     ]
     static let templates: [TemplateName] = [
         .studyDashboard, .studyParticipants, .studyEnrol, .studyEnrolled, .studyParticipant, .studyDelete,
@@ -85,4 +86,7 @@ extension AuditAction {
     static let studyFeedbackHandled = AuditAction("study_feedback_handled", title: "Study feedback marked handled")
     static let studyContactChanged = AuditAction("study_contact_changed", title: "Study contact page changed")
     static let studyExported = AuditAction("study_exported", title: "Study data exported")
+    static let studyClaimTokenSent = AuditAction("study_claim_token_sent", title: "Study app claim token emailed")
+    static let studyClaimTokenRevoked = AuditAction("study_claim_token_revoked", title: "Study app claim token revoked")
+    static let studyAccountClaimed = AuditAction("study_account_claimed", title: "Study app account claimed")
 }

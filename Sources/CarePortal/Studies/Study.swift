@@ -23,6 +23,8 @@ struct StudyParticipant: Sendable, Equatable {
     let mustChangePassword: Bool
     let lastActiveAt: Date?
     let createdAt: Date
+    /// Her claim token, when she was enrolled with one rather than a one-time password.
+    var claim: StudyClaim? = nil
 
     /// The days she is in the study up to `today`: from enrolment to the day before she withdrew.
     func days(through today: CalendarDate) -> ClosedRange<Int>? {

@@ -98,6 +98,7 @@ struct StudyAPIController {
             return StudyAPI.Session(token: issued.token, expiresAt: issued.expiresAt, studyId: participant.studyCode,
                                     mustChangePassword: participant.mustChangePassword)
         }
+        routes.post(SiteURL.apiStudyClaim.pattern, access: .everyone, claim)
         routes.post(SiteURL.apiStudyPassword.pattern, access: .participant, changePassword)
         routes.get(SiteURL.apiStudyTodos.pattern, access: .participant, todos)
         routes.put(SiteURL.pattern(SiteURL.apiStudyTodo), access: .participant, markDone)

@@ -63,6 +63,9 @@ struct StudyEnrolPage: Page {
     let studyCode: FormField
     let arm: FormField
     let email: FormField
+    /// How she gets her login: a one-time password, or a claim token emailed to her.
+    let logins: [FilterOption]
+    let loginError: String?
     let enrolledOn: DateInputField
     let action: String
     let backPath: String
@@ -73,7 +76,11 @@ struct StudyEnrolledPage: Page {
     let layout: Layout
     let studyCode: String
     let username: String
-    let password: String
+    /// Her one-time password, shown once; nil when a claim token was emailed instead.
+    let password: String?
+    /// Where her claim token was emailed, and until when it works.
+    let emailedTo: String?
+    let claimExpires: String?
     let participantPath: String
     let enrolPath: String
 }
@@ -107,6 +114,9 @@ struct StudyParticipantPage: Page {
     /// Back to her newest events, when showing older ones.
     let newestTimelinePath: String?
     let withdrawPath: String?
+    /// Her claim token sent again, or stopped: while she has not yet claimed her account.
+    let resendClaimPath: String?
+    let revokeClaimPath: String?
     let deletePath: String
     let listPath: String
     let auditPath: String

@@ -15,6 +15,8 @@ struct StudyParticipantsController {
         routes.post(SiteURL.newStudyParticipant.pattern, access: .studyStaff, enrol)
         routes.get(SiteURL.pattern(SiteURL.studyParticipant), access: .studyStaff, show)
         routes.post(SiteURL.pattern(SiteURL.studyParticipantWithdraw), access: .studyStaff, withdraw)
+        routes.post(SiteURL.pattern(SiteURL.studyParticipantClaimResend), access: .studyStaff, resendClaim)
+        routes.post(SiteURL.pattern(SiteURL.studyParticipantClaimRevoke), access: .studyStaff, revokeClaim)
         routes.get(SiteURL.pattern(SiteURL.studyParticipantDelete), access: .studyStaff, confirmDelete)
         routes.post(SiteURL.pattern(SiteURL.studyParticipantDelete), access: .studyStaff, delete)
     }
@@ -40,10 +42,11 @@ struct StudyParticipantsController {
         var studyCode: String = ""
         var arm: String = ""
         var email: String = ""
+        var login: String = StudyLogin.password.rawValue
         var enrolledOn = DateInputValue(day: nil, month: nil, year: nil)
 
         enum CodingKeys: String, CodingKey {
-            case studyCode = "study_code", arm, email
+            case studyCode = "study_code", arm, email, login
             case day = "enrolled_on_day", month = "enrolled_on_month", year = "enrolled_on_year"
         }
 
@@ -57,6 +60,8 @@ struct StudyParticipantsController {
             studyCode = try text(.studyCode)
             arm = try text(.arm)
             email = try text(.email)
+            // A form without the choice (an older page, a script) gets the one-time password, as before.
+            login = try container.decodeIfPresent(String.self, forKey: .login) ?? StudyLogin.password.rawValue
             enrolledOn = DateInputValue(day: try text(.day), month: try text(.month), year: try text(.year))
         }
     }
@@ -78,25 +83,44 @@ struct StudyParticipantsController {
             errors.add(DateInputField.errorAnchor("enrolled_on", problem), problem.message)
         }
         if form.arm.count > StudyRules.armMaximumLength { errors.add("arm", "Arm or group must be \(StudyRules.armMaximumLength) characters or fewer") }
-        if !form.email.isEmpty, let problem = FieldRules.emailProblem(form.email) { errors.add("email", problem) }
-        guard errors.isEmpty, let enrolledOn else {
+        let login = StudyLogin(rawValue: form.login)
+        if login == nil { errors.add("login-password", "Choose how she gets her login for the app") }
+        if login == .email && form.email.isEmpty {
+            errors.add("email", "Enter her email address to send her a claim token, or choose a one-time password")
+        } else if !form.email.isEmpty, let problem = FieldRules.emailProblem(form.email) {
+            errors.add("email", problem)
+        }
+        guard errors.isEmpty, let enrolledOn, let login else {
             return portal.pages.response(enrolPage(form, errors: errors, dateProblem: dateProblem, context: context), status: .unprocessableContent)
         }
-        let password = StudyRules.oneTimePassword(portal.dependencies.randomBytes)
-        let hash = try await portal.passwords.hash(password)
+        let password = login == .password ? StudyRules.oneTimePassword(portal.dependencies.randomBytes) : nil
+        let claimToken = login == .email ? ClaimToken(randomBytes: portal.dependencies.randomBytes) : nil
+        // With a claim token nobody knows her password until she chooses it in the app.
+        let hash = try await portal.passwords.hash(password ?? SecretToken(randomBytes: portal.dependencies.randomBytes).value)
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
+        let username = StudyRules.username(for: form.studyCode)
         let id: Int64
         do {
             id = try await portal.database.transaction { db in
                 let id = try await studies.enrol(
                     studyCode: form.studyCode, arm: form.arm.isEmpty ? nil : form.arm, email: form.email.isEmpty ? nil : form.email,
-                    enrolledOn: enrolledOn, passwordHash: hash, now: now, on: db
+                    enrolledOn: enrolledOn, passwordHash: hash, claimToken: claimToken, now: now, on: db
                 )
                 try await portal.audit.record(AuditEvent(
                     actor: context.auditActor, action: .studyParticipantEnrolled, recordType: "study_participant", recordID: "\(id)",
                     origin: origin, detail: "study id \(form.studyCode)"
                 ), on: db)
+                if let claimToken {
+                    try await portal.outbox.enqueue(
+                        .studyClaimToken(to: form.email, username: username, token: claimToken, expiresAt: ClaimTokens.expiry(sentAt: now),
+                                         settings: portal.settings),
+                        on: db
+                    )
+                    try await portal.audit.record(AuditEvent(
+                        actor: context.auditActor, action: .studyClaimTokenSent, recordType: "study_participant", recordID: "\(id)", origin: origin
+                    ), on: db)
+                }
                 return id
             }
         } catch is StudyCodeTaken {
@@ -106,7 +130,8 @@ struct StudyParticipantsController {
         // Shown once, here: only its hash is kept.
         return portal.pages.response(StudyEnrolledPage(
             layout: portal.layout("Participant enrolled", context: context, current: .studyParticipants),
-            studyCode: form.studyCode, username: StudyRules.username(for: form.studyCode), password: password,
+            studyCode: form.studyCode, username: username, password: password,
+            emailedTo: claimToken == nil ? nil : form.email, claimExpires: claimToken == nil ? nil : clock.dateTime(ClaimTokens.expiry(sentAt: now)),
             participantPath: SiteURL.studyParticipant(id).path, enrolPath: SiteURL.newStudyParticipant.path
         ))
     }
@@ -115,12 +140,15 @@ struct StudyParticipantsController {
         var fields = [
             FormField("study_code", label: "Study id", value: form.studyCode, hint: "Chosen by the study team, like NU-017. It is also her username in the app.", width: 10),
             FormField("arm", label: "Arm or group (optional)", value: form.arm, width: 20),
-            FormField("email", label: "Contact email (optional)", value: form.email, type: "email", autocomplete: "off", width: 30),
+            FormField("email", label: "Contact email (optional unless her claim token is emailed)", value: form.email, type: "email",
+                      autocomplete: "off", width: 30),
         ]
         errors.apply(to: &fields)
         return StudyEnrolPage(
             layout: portal.layout("Enrol a participant", context: context, current: .studyParticipants),
             errors: errors.items, studyCode: fields[0], arm: fields[1], email: fields[2],
+            logins: StudyLogin.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0.rawValue == form.login) },
+            loginError: errors["login-password"],
             enrolledOn: DateInputField("enrolled_on", legend: "Enrolment date", hint: "For example, 27 3 2027", value: form.enrolledOn, problem: dateProblem),
             action: SiteURL.newStudyParticipant.path, backPath: SiteURL.studyParticipants.path
         )
@@ -130,21 +158,25 @@ struct StudyParticipantsController {
         let id = try context.parameters.recordID()
         let origin = portal.origin(of: request, context: context)
         let clock = self.clock
-        let today = clock.date(of: portal.now)
+        let now = portal.now
+        let today = clock.date(of: now)
         let before = StudyTimeline.key(request.uri.queryParameters.get("timeline_before"))
-        // Opening her record is itself recorded, in the same transaction as the read.
-        let (participant, schedule, marks, opens, feedback, events) = try await portal.database.transaction { db in
-            guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
-            let found = (
-                participant, try await studies.schedule(on: db), try await studies.markKeys(participantID: id, on: db),
-                try await studies.opensPerDay(participantID: id, on: db), try await studies.feedback(participantID: id, on: db),
-                try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
+        // Read beside other requests: the reads no longer wait for, nor hold, SQLite's one writer.
+        let found = try await portal.database.read { db -> StudyParticipantRecord? in
+            guard let participant = try await studies.participant(id: id, on: db) else { return nil }
+            return StudyParticipantRecord(
+                participant: participant, schedule: try await studies.schedule(on: db), marks: try await studies.markKeys(participantID: id, on: db),
+                opens: try await studies.opensPerDay(participantID: id, on: db), feedback: try await studies.feedback(participantID: id, on: db),
+                events: try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
             )
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyParticipantViewed, recordType: "study_participant", recordID: "\(id)", origin: origin
-            ), on: db)
-            return found
         }
+        guard let found else { throw HTTPError(.notFound) }
+        // Opening her record is recorded, and committed, before anything of it is sent; views at the same
+        // moment share one commit (`recordAccess`, as a patient's record does).
+        try await portal.recordAccess(AuditEvent(
+            actor: context.auditActor, action: .studyParticipantViewed, recordType: "study_participant", recordID: "\(id)", origin: origin
+        ))
+        let (participant, schedule, marks, opens, feedback, events) = (found.participant, found.schedule, found.marks, found.opens, found.feedback, found.events)
         let days = participant.days(through: today)
         let statistics = schedule.statistics(days: days, today: today, marks: marks)
         let titles = Dictionary(schedule.items.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
@@ -158,7 +190,7 @@ struct StudyParticipantsController {
                 .init(key: "Enrolled", value: participant.enrolledOn.displayed),
                 .init(key: "Withdrawn", value: participant.withdrawnOn?.displayed ?? "No"),
                 .init(key: "App username", value: participant.username),
-                .init(key: "Password", value: participant.mustChangePassword ? "One-time password not yet changed" : "Her own"),
+                .init(key: "Password", value: Self.passwordState(participant, clock: clock, now: now)),
                 .init(key: "Contact email", value: participant.email ?? "None"),
                 .init(key: "Last active in the app", value: participant.lastActiveAt.map(clock.dateTime) ?? "Not yet"),
             ],
@@ -181,6 +213,9 @@ struct StudyParticipantsController {
             },
             newestTimelinePath: before == nil ? nil : SiteURL.studyParticipant(id).path + "#timeline",
             withdrawPath: participant.status == .active ? SiteURL.studyParticipantWithdraw(id).path : nil,
+            resendClaimPath: Self.maySendClaim(participant, now: now) ? SiteURL.studyParticipantClaimResend(id).path : nil,
+            revokeClaimPath: participant.status == .active && participant.claim?.status(at: now) == .waiting
+                ? SiteURL.studyParticipantClaimRevoke(id).path : nil,
             deletePath: SiteURL.studyParticipantDelete(id).path,
             listPath: SiteURL.studyParticipants.path,
             auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("record", "study_participant:\(id)")]).string,
@@ -196,14 +231,79 @@ struct StudyParticipantsController {
         let code = try await portal.database.transaction { db in
             guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
             guard try await studies.withdraw(id: id, on: today, now: now, on: db) else { return participant.studyCode }
-            // Her app is signed out on every device at once.
+            // Her app is signed out on every device at once, and a claim token she has not used stops working.
             try await tokens.revokeAll(ownerID: id, on: db)
+            _ = try await StudyRepository.claims.revoke(ownerID: id, now: now, on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .studyParticipantWithdrawn, recordType: "study_participant", recordID: "\(id)", origin: origin
             ), on: db)
             return participant.studyCode
         }
         try await portal.flash(Flash(.success, "\(code) has been withdrawn and signed out of the app. Her data stays in the study."), context: context)
+        return seeOther(.studyParticipant(id))
+    }
+
+    /// What the participant page says of her password.
+    static func passwordState(_ participant: StudyParticipant, clock: ProgramClock, now: Date) -> String {
+        guard let claim = participant.claim else {
+            return participant.mustChangePassword ? "One-time password not yet changed" : "Her own"
+        }
+        let status = claim.status(at: now)
+        switch status {
+        case .claimed: return "Her own, chosen with the claim token emailed to her"
+        case .waiting: return "\(status.title): claim token emailed \(clock.dateTime(claim.sentAt)), works until \(claim.expiresAt.map(clock.dateTime) ?? "")"
+        case .expired, .revoked: return "\(status.title): she has no password yet"
+        }
+    }
+
+    /// A claim token can be sent (again) while she is active, has an email and has not claimed her account.
+    static func maySendClaim(_ participant: StudyParticipant, now: Date) -> Bool {
+        participant.status == .active && participant.email != nil && participant.claim != nil && participant.claim?.claimedAt == nil
+    }
+
+    @Sendable func resendClaim(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        let origin = portal.origin(of: request, context: context)
+        let now = portal.now
+        let clock = self.clock
+        let message = try await portal.database.transaction { db -> Flash in
+            guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
+            guard Self.maySendClaim(participant, now: now), let email = participant.email else {
+                return Flash(.warning, "\(participant.studyCode) has no claim token to send: she has claimed her account, was given a one-time password, or has been withdrawn.")
+            }
+            let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
+            guard try await StudyRepository.claims.issue(ownerID: id, token: token, now: now, on: db) else {
+                return Flash(.warning, "\(participant.studyCode) has already claimed her app account.")
+            }
+            let expires = ClaimTokens.expiry(sentAt: now)
+            try await portal.outbox.enqueue(
+                .studyClaimToken(to: email, username: participant.username, token: token, expiresAt: expires, settings: portal.settings), on: db
+            )
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .studyClaimTokenSent, recordType: "study_participant", recordID: "\(id)", origin: origin,
+                detail: "sent again"
+            ), on: db)
+            return Flash(.success, "A new claim token has been emailed to \(email); it works until \(clock.dateTime(expires)). The earlier one no longer works.")
+        }
+        try await portal.flash(message, context: context)
+        return seeOther(.studyParticipant(id))
+    }
+
+    @Sendable func revokeClaim(request: Request, context: PortalContext) async throws -> Response {
+        let id = try context.parameters.recordID()
+        let origin = portal.origin(of: request, context: context)
+        let now = portal.now
+        let message = try await portal.database.transaction { db -> Flash in
+            guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
+            guard try await StudyRepository.claims.revoke(ownerID: id, now: now, on: db) else {
+                return Flash(.warning, "There was no claim token to revoke.")
+            }
+            try await portal.audit.record(AuditEvent(
+                actor: context.auditActor, action: .studyClaimTokenRevoked, recordType: "study_participant", recordID: "\(id)", origin: origin
+            ), on: db)
+            return Flash(.success, "\(participant.studyCode)’s claim token no longer works. Send a new one when she is ready.")
+        }
+        try await portal.flash(message, context: context)
         return seeOther(.studyParticipant(id))
     }
 
@@ -234,6 +334,16 @@ struct StudyParticipantsController {
         try await portal.flash(Flash(.success, "\(code)’s data has been deleted."), context: context)
         return seeOther(.studyParticipants)
     }
+}
+
+/// What her page reads of her.
+struct StudyParticipantRecord: Sendable {
+    let participant: StudyParticipant
+    let schedule: StudySchedule
+    let marks: Set<StudyMark>
+    let opens: [(day: CalendarDate, count: Int)]
+    let feedback: [StudyFeedback]
+    let events: [ParticipantEvent]
 }
 
 /// Her to-do completion calendar: one table per month, newest month first, each day saying how many of

@@ -11,11 +11,14 @@ struct StudyRepository: Sendable {
 
     private static let participantColumns = [
         "id", "study_code", "arm", "email", "enrolled_on", "withdrawn_on", "status", "username", "must_change_password",
-        "last_active_at", "created_at",
+        "last_active_at", "created_at", "claim_sent_at", "claim_expires_at", "claim_revoked_at", "claimed_at",
     ]
 
     private func participant(_ row: any SQLRow) throws -> StudyParticipant {
-        StudyParticipant(
+        func instant(_ column: String) throws -> Date? {
+            try row.decode(column: column, as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        }
+        return StudyParticipant(
             id: try row.decode(column: "id", as: Int64.self),
             studyCode: try row.decode(column: "study_code", as: String.self),
             arm: try row.decode(column: "arm", as: String?.self),
@@ -26,13 +29,18 @@ struct StudyRepository: Sendable {
             username: try row.decode(column: "username", as: String.self),
             mustChangePassword: try row.decode(column: "must_change_password", as: Int64.self) != 0,
             lastActiveAt: try row.decode(column: "last_active_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
-            createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self))
+            createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
+            claim: try instant("claim_sent_at").map { sentAt in
+                StudyClaim(sentAt: sentAt, expiresAt: try instant("claim_expires_at"), revokedAt: try instant("claim_revoked_at"),
+                           claimedAt: try instant("claimed_at"))
+            }
         )
     }
 
-    /// Enrols a participant with her app login; throws `StudyCodeTaken` when the id is in use.
-    func enrol(studyCode: String, arm: String?, email: String?, enrolledOn: CalendarDate, passwordHash: String, now: Date,
-               on db: any SQLDatabase) async throws -> Int64 {
+    /// Enrols a participant with her app login; throws `StudyCodeTaken` when the id is in use. With a
+    /// `claimToken` she is to claim the account with it (and `passwordHash` is of a password nobody knows).
+    func enrol(studyCode: String, arm: String?, email: String?, enrolledOn: CalendarDate, passwordHash: String, claimToken: ClaimToken? = nil,
+               now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let key = StudyRules.studyCodeKey(studyCode)
         let username = StudyRules.username(for: studyCode)
         if try await db.select().column("id").from("study_participants")
@@ -51,7 +59,9 @@ struct StudyRepository: Sendable {
             .returning("id")
             .first()
         else { throw StudyCodeTaken() }
-        return try row.decode(column: "id", as: Int64.self)
+        let id = try row.decode(column: "id", as: Int64.self)
+        if let claimToken { _ = try await Self.claims.issue(ownerID: id, token: claimToken, now: now, on: db) }
+        return id
     }
 
     func participant(id: Int64, on db: any SQLDatabase) async throws -> StudyParticipant? {

@@ -398,6 +398,7 @@ enum StudyFixtures {
         #expect(participants.count == StudiesDemo.participantCount)
         #expect(participants.allSatisfy { $0.studyCode.hasPrefix("DEMO-") && $0.arm?.hasPrefix("Demo") == true })
         #expect(participants.filter { $0.status == .withdrawn }.count == 1)
+        #expect(participants.filter { $0.claim?.claimedAt == nil && $0.claim != nil }.map(\.studyCode) == ["DEMO-006"])
         #expect(feedback.count == 2 && feedback.allSatisfy { $0.body.hasPrefix("(Demo feedback)") })
         #expect(marks.values.map(\.count).reduce(0, +) > 20)
     }
