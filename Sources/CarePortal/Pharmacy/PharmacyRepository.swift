@@ -278,22 +278,15 @@ struct PharmacyRepository: Sendable {
             .where("id", .equal, id).where("status", .equal, from.rawValue).returning("id").first() != nil
     }
 
-    /// Requests with their customer's name and medication. `requestsFirst` is for the queue: the
-    /// requests are read first, in the queue's order on its index, and each one's customer looked up
-    /// after. Joined plainly, SQLite's planner walks every customer's requests instead (it cannot tell
-    /// that the open statuses are a few hundred of 100,000 requests); a unary `+` on the request's side
-    /// of the join keeps its customer index out of that plan. PostgreSQL pays for it (docs/performance.md,
-    /// "Pharmacy"): reading the page's ids first, inside the shared seek, would serve both engines.
-    private func refillItems(_ builder: SQLSelectBuilder, requestsFirst: Bool = false) -> SQLSelectBuilder {
-        let customer: any SQLExpression = requestsFirst
-            ? SQLRaw("+\"r\".\"customer_id\"") : SQLColumn("customer_id", table: "r")
-        return builder
+    /// Requests with their customer's name and medication.
+    private func refillItems(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+        builder
             .columns(Self.refillColumns.map { SQLColumn($0, table: "r") })
             .column(SQLColumn("first_name", table: "c")).column(SQLColumn("last_name", table: "c"))
             .column(SQLColumn("medication", table: "p")).column(SQLColumn("strength", table: "p"))
             .from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))
             .join(SQLAlias(SQLIdentifier("pharmacy_customers"), as: SQLIdentifier("c")), method: SQLJoinMethod.inner,
-                  on: customer, .equal, SQLColumn("id", table: "c"))
+                  on: SQLColumn("customer_id", table: "r"), .equal, SQLColumn("id", table: "c"))
             .join(SQLAlias(SQLIdentifier("pharmacy_prescriptions"), as: SQLIdentifier("p")), method: SQLJoinMethod.inner,
                   on: SQLColumn("prescription_id", table: "r"), .equal, SQLColumn("id", table: "p"))
     }
@@ -306,18 +299,26 @@ struct PharmacyRepository: Sendable {
         )
     }
 
-    /// The queue: oldest first, in the chosen statuses and kind.
+    /// The queue: oldest first, in the chosen statuses and kind. The page's requests are found on the
+    /// queue's index alone and only they are joined to their customers and prescriptions ("ids first"):
+    /// joined plainly, both engines joined every open request before sorting them, since several
+    /// statuses cannot be read in one order from the index (docs/performance.md, "Pharmacy").
     func refillQueue(statuses: [RefillStatus], fulfilment: Fulfilment?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<RefillQueueItem> {
-        func filter(_ builder: SQLSelectBuilder, table: String?) -> SQLSelectBuilder {
-            builder.where(SQLColumn("status", table: table), .in, SQLBind.group(statuses.map(\.rawValue)))
-            if let fulfilment { builder.where(SQLColumn("fulfilment", table: table), .equal, SQLBind(fulfilment.rawValue)) }
+        func requests(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            builder.from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))
+            return filter(builder)
+        }
+        func filter(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            builder.where(SQLColumn("status", table: "r"), .in, SQLBind.group(statuses.map(\.rawValue)))
+            if let fulfilment { builder.where(SQLColumn("fulfilment", table: "r"), .equal, SQLBind(fulfilment.rawValue)) }
             return builder
         }
         return try await db.seek(
             page, order: ListOrder("requested", keys: [.integer("requested_at", table: "r"), .integer("id", table: "r")], descending: false),
             columns: [],
-            rows: { filter(refillItems($0, requestsFirst: true), table: "r") },
-            counted: { filter($0.from("pharmacy_refills"), table: nil) },
+            rows: { filter(refillItems($0)) },
+            counted: requests,
+            idsFirst: requests,
             decode: decodeItem
         )
     }
