@@ -460,15 +460,15 @@ struct PharmacyRepository: Sendable {
 
     private static let voucherColumns = ["id", "customer_id", "reward_id", "code", "points_cost", "redeemed_at", "activated_at", "expires_at", "used_at"]
 
-    func addVoucher(customerID: Int64, reward: PharmacyReward, code: String, now: Date, on db: any SQLDatabase) async throws -> PharmacyVoucher {
-        let id = try await db.insert(into: "pharmacy_vouchers").columns("customer_id", "reward_id", "code", "points_cost", "redeemed_at")
+    /// A new voucher; nil, with nothing written, when another voucher already has this code.
+    func addVoucher(customerID: Int64, reward: PharmacyReward, code: String, now: Date, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
+        guard let row = try await db.insert(into: "pharmacy_vouchers").columns("customer_id", "reward_id", "code", "points_cost", "redeemed_at")
             .values(SQLBind(customerID), SQLBind(reward.id), SQLBind(code), SQLBind(reward.pointsCost), SQLBind(now.millisecondsSince1970))
-            .returning("id").first()!.decode(column: "id", as: Int64.self)
-        return PharmacyVoucher(id: id, customerID: customerID, rewardID: reward.id, code: code, pointsCost: reward.pointsCost, redeemedAt: now)
-    }
-
-    func codeExists(_ code: String, on db: any SQLDatabase) async throws -> Bool {
-        try await db.select().column("id").from("pharmacy_vouchers").where("code", .equal, code).first() != nil
+            .ignoringConflicts(with: ["code"])
+            .returning("id").first()
+        else { return nil }
+        return PharmacyVoucher(id: try row.decode(column: "id", as: Int64.self), customerID: customerID, rewardID: reward.id, code: code,
+                               pointsCost: reward.pointsCost, redeemedAt: now)
     }
 
     func voucher(id: Int64, customerID: Int64, on db: any SQLDatabase) async throws -> PharmacyVoucher? {

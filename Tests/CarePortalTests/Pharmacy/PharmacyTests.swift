@@ -91,6 +91,39 @@ enum PharmacyFixtures {
     }
 
     @Test(arguments: TestEngines.all)
+    func sixRedemptionsAtOnceAgainstABalanceForTwoMakeTwoVouchersAndLeaveNothingOfTheOthers(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, id) = try await PharmacyFixtures.customer(portal)
+            let reward = try await PharmacyFixtures.reward(portal, cost: 30)
+            try await PharmacyFixtures.give(70, to: id, portal)
+            let path = SiteURL.apiPharmacyVouchers.path
+            async let a = app.send(.post, path, json: ["reward_id": reward])
+            async let b = app.send(.post, path, json: ["reward_id": reward])
+            async let c = app.send(.post, path, json: ["reward_id": reward])
+            async let d = app.send(.post, path, json: ["reward_id": reward])
+            async let e = app.send(.post, path, json: ["reward_id": reward])
+            async let f = app.send(.post, path, json: ["reward_id": reward])
+            let answers = try await [a, b, c, d, e, f]
+            #expect(answers.map(\.status.code).sorted() == [201, 201, 409, 409, 409, 409])
+            // Each answer's balance is what she had left; the refusals say what she has.
+            for answer in answers where answer.status == .created { #expect([10, 40].contains(answer.object["points"] as? Int ?? -1)) }
+            for answer in answers where answer.status.code == 409 { #expect(answer.text.contains("costs 30 points and you have 10")) }
+            let account = AppAccountRef.pharmacyCustomer(id)
+            #expect(try await portal.database.read { db in try await PointsLedger().allTimeBalance(of: account, on: db) } == 10)
+            // A refused redemption is rolled back whole: no voucher, no audit entry, no ledger line.
+            let vouchers = try #require(try await app.get(path).object["vouchers"] as? [[String: Any]])
+            #expect(vouchers.count == 2 && Set(vouchers.compactMap { $0["code"] as? String }).count == 2)
+            let (lines, audited) = try await portal.database.read { db in
+                (try await PointsLedger().history(of: account, page: PageRequest(number: 1, size: 50), on: db).items,
+                 try await db.select().column("record_id").from("audit_log").where("action", .equal, AuditAction.pharmacyVoucherRedeemed.rawValue)
+                    .all().map { try $0.decode(column: "record_id", as: String.self) })
+            }
+            #expect(lines.filter { $0.amount == -30 }.map(\.reference).sorted() == vouchers.compactMap { $0["code"] as? String }.sorted())
+            #expect(audited.sorted() == vouchers.compactMap { ($0["id"] as? Int).map(String.init) }.sorted())
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func aRedeemedVoucherWaitsMonthsThenActivatesForFiveMinutesToTheSecond(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             var (app, id) = try await PharmacyFixtures.customer(portal)
