@@ -71,6 +71,15 @@ struct PharmacyRepository: Sendable {
         try await db.select().columns(Self.customerColumns).from("pharmacy_customers").where("id", .equal, id).first().map(decodeCustomer)
     }
 
+    /// Her account and her points balance, in one statement.
+    func customerWithPoints(id: Int64, on db: any SQLDatabase) async throws -> (customer: PharmacyCustomer, points: Int)? {
+        guard let row = try await db.select().columns(Self.customerColumns)
+            .column(SQLAlias(PointsLedger().allTimeBalanceExpression(of: .pharmacyCustomer(id)), as: SQLIdentifier("points")))
+            .from("pharmacy_customers").where("id", .equal, id).first()
+        else { return nil }
+        return (try decodeCustomer(row), try row.decode(column: "points", as: Int.self))
+    }
+
     func customer(email: String, on db: any SQLDatabase) async throws -> PharmacyCustomer? {
         try await db.select().columns(Self.customerColumns).from("pharmacy_customers")
             .where("email_key", .equal, PharmacyRules.emailKey(email)).first().map(decodeCustomer)
@@ -350,10 +359,12 @@ struct PharmacyRepository: Sendable {
 
     /// The days she visited, newest first, and how many there were.
     func visits(customerID: Int64, limit: Int, on db: any SQLDatabase) async throws -> (days: [String], count: Int) {
-        let count = try await db.count(in: "pharmacy_visits") { $0.where("customer_id", .equal, customerID) }
-        let days = try await db.select().column("day").from("pharmacy_visits").where("customer_id", .equal, customerID)
-            .orderBy("day", .descending).limit(limit).all().map { try $0.decode(column: "day", as: String.self) }
-        return (days, count)
+        guard limit > 0 else { return ([], try await db.count(in: "pharmacy_visits") { $0.where("customer_id", .equal, customerID) }) }
+        // One statement: each row carries the count of all of hers; no row means no visits.
+        let rows = try await db.select().column("day").column(SQLAlias(SQLRaw("COUNT(*) OVER ()"), as: SQLIdentifier("total")))
+            .from("pharmacy_visits").where("customer_id", .equal, customerID)
+            .orderBy("day", .descending).limit(limit).all()
+        return (try rows.map { try $0.decode(column: "day", as: String.self) }, try rows.first?.decode(column: "total", as: Int.self) ?? 0)
     }
 
     // MARK: Deals

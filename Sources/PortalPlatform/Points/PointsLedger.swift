@@ -73,10 +73,15 @@ package struct PointsLedger: Sendable {
 
     /// The account's points over all time: the sum of every line, spending included.
     package func allTimeBalance(of account: AppAccountRef, on db: any SQLDatabase) async throws -> Int {
-        try await db.raw("""
-            SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM points_ledger
-            WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID)
-            """).first()?.decode(column: "total", as: Int.self) ?? 0
+        try await db.raw("SELECT \(allTimeBalanceExpression(of: account)) AS total").first()?.decode(column: "total", as: Int.self) ?? 0
+    }
+
+    /// The all-time balance as a subquery, for a page that reads it beside the account in one statement.
+    package func allTimeBalanceExpression(of account: AppAccountRef) -> SQLQueryString {
+        """
+        (SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM points_ledger \
+        WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID))
+        """
     }
 
     /// Spends `amount` points of the account's all-time balance as one negative line, in the caller's

@@ -515,6 +515,35 @@ enum PharmacyFixtures {
     }
 
     @Test(arguments: TestEngines.all)
+    func herPageShowsHerOwnPointsAndVisits(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (_, id) = try await PharmacyFixtures.customer(portal)
+            let (_, other) = try await PharmacyFixtures.customer(portal, email: "ruth@example.org", firstName: "Ruth")
+            try await PharmacyFixtures.give(35, to: id, portal)
+            try await PharmacyFixtures.give(500, to: other, portal)
+            try await portal.database.transaction { db in
+                let beacon = try #require(try await PharmacyRepository().addBeacon(uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: 1, minor: 7,
+                                                                                  name: "Front door", now: portal.clock.now, on: db))
+                for day in ["2026-10-02", "2026-10-09", "2026-10-16"] {
+                    _ = try await PharmacyRepository().recordVisit(customerID: id, day: try #require(CalendarDate(iso: day)), beaconID: beacon,
+                                                                   now: portal.clock.now, on: db)
+                }
+                _ = try await PharmacyRepository().recordVisit(customerID: other, day: try #require(CalendarDate(iso: "2026-10-03")), beaconID: beacon,
+                                                               now: portal.clock.now, on: db)
+            }
+            var (pharmacist, _) = try await portal.signedIn(.pharmacist)
+            let page = try await pharmacist.get(SiteURL.pharmacyCustomer(id).path).text
+            #expect(page.contains("Points</dt><dd class=\"summary-list__value\">35</dd>"))
+            let latest = try ["2026-10-16", "2026-10-09", "2026-10-02"].map { try #require(CalendarDate(iso: $0)).displayed }.joined(separator: ", ")
+            #expect(page.contains("Store visits</dt><dd class=\"summary-list__value\">3 (latest: \(latest))</dd>"))
+            let (_, newcomer) = try await PharmacyFixtures.customer(portal, email: "edith@example.org", firstName: "Edith")
+            let empty = try await pharmacist.get(SiteURL.pharmacyCustomer(newcomer).path).text
+            #expect(empty.contains("Points</dt><dd class=\"summary-list__value\">0</dd>"))
+            #expect(empty.contains("Store visits</dt><dd class=\"summary-list__value\">0</dd>"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func dealsShowWhileTheyRunAndTheAppSaysWhenThereAreNone(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (app, id) = try await PharmacyFixtures.customer(portal)
