@@ -192,26 +192,25 @@ struct Pharmacy: Sendable {
     }
 
     /// Starts her voucher's 5 minutes, measured here; asking again while they run answers the same expiry.
+    /// The usual case is one statement: the update that starts the minutes of a voucher redeemed and not
+    /// yet activated; only when it changes nothing is the voucher read to say why.
     func activate(voucherID: Int64, customerID: Int64, origin: AuditOrigin) async throws -> PharmacyVoucher {
         let now = portal.now
         return try await portal.database.transaction { db in
-            guard var voucher = try await repository.voucher(id: voucherID, customerID: customerID, on: db) else { throw APIError.notFound }
+            if let activated = try await repository.activateVoucher(id: voucherID, customerID: customerID, now: now, on: db) {
+                try await portal.audit.record(AuditEvent(
+                    actor: AuditActor(accountID: customerID, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyVoucherActivated,
+                    recordType: "pharmacy_voucher", recordID: "\(voucherID)", origin: origin
+                ), on: db)
+                return activated
+            }
+            guard let voucher = try await repository.voucher(id: voucherID, customerID: customerID, on: db) else { throw APIError.notFound }
             switch voucher.state(at: now) {
             case .active: return voucher
             case .used: throw APIError(status: .conflict, code: "voucher_used", message: "This voucher has already been used.")
             case .expired: throw APIError(status: .conflict, code: "voucher_expired", message: "This voucher's 5 minutes are over, so it can no longer be used.")
-            case .redeemed: break
+            case .redeemed: throw APIError(status: .conflict, code: "voucher_expired", message: "This voucher can no longer be activated.")
             }
-            guard let expires = try await repository.activateVoucher(id: voucherID, customerID: customerID, now: now, on: db) else {
-                throw APIError(status: .conflict, code: "voucher_expired", message: "This voucher can no longer be activated.")
-            }
-            voucher.activatedAt = now
-            voucher.expiresAt = expires
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: customerID, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyVoucherActivated,
-                recordType: "pharmacy_voucher", recordID: "\(voucherID)", origin: origin
-            ), on: db)
-            return voucher
         }
     }
 

@@ -497,14 +497,15 @@ struct PharmacyRepository: Sendable {
             .orderBy("id", .descending).limit(limit).all().map(decodeVoucher)
     }
 
-    /// Starts the voucher's minutes, once: the expiry, or nil when it was already activated.
-    func activateVoucher(id: Int64, customerID: Int64, now: Date, on db: any SQLDatabase) async throws -> Date? {
-        let expires = Date(millisecondsSince1970: now.millisecondsSince1970 + Int64(PharmacyRules.voucherLifetime * 1000))
+    /// Starts her voucher's minutes, once: the voucher as it now is, or nil when it is not hers or was
+    /// already activated or used.
+    func activateVoucher(id: Int64, customerID: Int64, now: Date, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
+        let expires = now.millisecondsSince1970 + Int64(PharmacyRules.voucherLifetime * 1000)
         return try await db.update("pharmacy_vouchers")
-            .set("activated_at", to: now.millisecondsSince1970).set("expires_at", to: expires.millisecondsSince1970)
+            .set("activated_at", to: now.millisecondsSince1970).set("expires_at", to: expires)
             .where("id", .equal, id).where("customer_id", .equal, customerID).where("activated_at", .is, SQLLiteral.null)
             .where("used_at", .is, SQLLiteral.null)
-            .returning("id").first() == nil ? nil : expires
+            .returning(Self.voucherColumns.map { SQLColumn($0) }).first().map(decodeVoucher)
     }
 
     /// Marks an active voucher used, once; false when it is not active (any more).

@@ -169,6 +169,8 @@ enum PharmacyFixtures {
             #expect(till.text.contains("Valid: give $5 off any purchase"))
             till = try await pharmacist.post(SiteURL.pharmacyVoucherCheck.path, form: [("code", code)])
             #expect(till.text.contains("Not valid: already used"))
+            let usedAgain = try await app.send(.post, SiteURL.apiPharmacyVoucherActivation(Int64(try #require(first["id"] as? Int))).path)
+            #expect(usedAgain.status == .conflict && usedAgain.errorCode == "voucher_used", "\(usedAgain.status) \(usedAgain.text)")
 
             // The other voucher, checked at exactly 300 seconds: expired, and it cannot be activated again.
             let otherID = Int64(try #require(other["id"] as? Int))
@@ -181,6 +183,10 @@ enum PharmacyFixtures {
             till = try await pharmacist.post(SiteURL.pharmacyVoucherCheck.path, form: [("code", "ZZZZ2222")])
             #expect(till.text.contains("no voucher has this code"))
             #expect(try await portal.auditEntries(action: .pharmacyVoucherChecked).count == 5)
+            // Only the two first activations changed anything; another customer's voucher is not found.
+            #expect(try await portal.auditEntries(action: .pharmacyVoucherActivated).count == 2)
+            let (stranger, _) = try await PharmacyFixtures.customer(portal, email: "ruth@example.org", firstName: "Ruth")
+            #expect(try await stranger.send(.post, SiteURL.apiPharmacyVoucherActivation(otherID).path).status == .notFound)
         }
     }
 
