@@ -322,11 +322,18 @@ struct PharmacyRepository: Sendable {
             if let fulfilment { builder.where(SQLColumn("fulfilment", table: "r"), .equal, SQLBind(fulfilment.rawValue)) }
             return builder
         }
+        // Counted in the queue index's order: PostgreSQL keeps a generic plan for a statement it runs
+        // often, and for several statuses bound as parameters that plan expects two thirds of all
+        // requests, so below the count's limit a sequential scan of every request looked cheapest (30 ms
+        // where the index takes 0.1 ms). Asked for the index's order, it reads the index alone.
+        func counted(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            requests(builder).orderBy(SQLColumn("status", table: "r")).orderBy(SQLColumn("requested_at", table: "r")).orderBy(SQLColumn("id", table: "r"))
+        }
         return try await db.seek(
             page, order: ListOrder("requested", keys: [.integer("requested_at", table: "r"), .integer("id", table: "r")], descending: false),
             columns: [],
             rows: { filter(refillItems($0)) },
-            counted: requests,
+            counted: counted,
             idsFirst: requests,
             decode: decodeItem
         )
