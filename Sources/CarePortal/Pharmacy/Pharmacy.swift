@@ -138,28 +138,43 @@ struct Pharmacy: Sendable {
 
     /// Redeems a reward: its cost leaves her balance in the same transaction that makes the voucher, and
     /// never takes the balance below zero, however many redemptions arrive at once.
+    ///
+    /// The reward and the program's clock are read before the writing transaction; in it, the voucher and
+    /// its audit entry are written first and the points spent last, by one statement that checks the
+    /// balance, so her balance is locked (SQLite's one writer, PostgreSQL's lock on her points) for as
+    /// short a time as can be. Not enough points: the whole transaction is rolled back, voucher and all.
     func redeem(rewardID: Int64, customerID: Int64, origin: AuditOrigin) async throws -> (PharmacyVoucher, PharmacyReward, balance: Int) {
         let now = portal.now
         let account = AppAccountRef.pharmacyCustomer(customerID)
         let randomBytes = portal.dependencies.randomBytes
-        return try await portal.database.transaction { db in
+        let (reward, clock) = try await portal.database.read { db in
             guard let reward = try await repository.reward(id: rewardID, on: db), !reward.isRetired else {
                 throw APIError.validation(["reward_id": "Choose one of the rewards offered"])
             }
-            var code = Self.voucherCode(randomBytes)
-            while try await repository.codeExists(code, on: db) { code = Self.voucherCode(randomBytes) }
-            let clock = try await ProgramSettingsRepository().clock(on: db)
-            guard try await ledger.spend(reward.pointsCost, reason: Self.voucherReason, reference: code, from: account, at: now, clock: clock, on: db) else {
-                let balance = try await ledger.allTimeBalance(of: account, on: db)
-                throw APIError(status: .conflict, code: "not_enough_points",
-                               message: "This reward costs \(reward.pointsCost) points and you have \(balance). Visit the store to earn more.")
+            return (reward, try await ProgramSettingsRepository().clock(on: db))
+        }
+        struct NotEnoughPoints: Error {}
+        do {
+            let voucher = try await portal.database.transaction { db in
+                var voucher = try await repository.addVoucher(customerID: customerID, reward: reward, code: Self.voucherCode(randomBytes), now: now, on: db)
+                // A code already taken (one in about a trillion): another one.
+                while voucher == nil {
+                    voucher = try await repository.addVoucher(customerID: customerID, reward: reward, code: Self.voucherCode(randomBytes), now: now, on: db)
+                }
+                let made = voucher!
+                try await portal.audit.record(AuditEvent(
+                    actor: AuditActor(accountID: customerID, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyVoucherRedeemed,
+                    recordType: "pharmacy_voucher", recordID: "\(made.id)", origin: origin, detail: "\(reward.pointsCost) points"
+                ), on: db)
+                guard try await ledger.spend(reward.pointsCost, reason: Self.voucherReason, reference: made.code, from: account, at: now, clock: clock, on: db)
+                else { throw NotEnoughPoints() }
+                return made
             }
-            let voucher = try await repository.addVoucher(customerID: customerID, reward: reward, code: code, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: customerID, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyVoucherRedeemed,
-                recordType: "pharmacy_voucher", recordID: "\(voucher.id)", origin: origin, detail: "\(reward.pointsCost) points"
-            ), on: db)
-            return (voucher, reward, try await ledger.allTimeBalance(of: account, on: db))
+            return (voucher, reward, try await portal.database.read { db in try await ledger.allTimeBalance(of: account, on: db) })
+        } catch is NotEnoughPoints {
+            let balance = try await portal.database.read { db in try await ledger.allTimeBalance(of: account, on: db) }
+            throw APIError(status: .conflict, code: "not_enough_points",
+                           message: "This reward costs \(reward.pointsCost) points and you have \(balance). Visit the store to earn more.")
         }
     }
 
@@ -177,26 +192,25 @@ struct Pharmacy: Sendable {
     }
 
     /// Starts her voucher's 5 minutes, measured here; asking again while they run answers the same expiry.
+    /// The usual case is one statement: the update that starts the minutes of a voucher redeemed and not
+    /// yet activated; only when it changes nothing is the voucher read to say why.
     func activate(voucherID: Int64, customerID: Int64, origin: AuditOrigin) async throws -> PharmacyVoucher {
         let now = portal.now
         return try await portal.database.transaction { db in
-            guard var voucher = try await repository.voucher(id: voucherID, customerID: customerID, on: db) else { throw APIError.notFound }
+            if let activated = try await repository.activateVoucher(id: voucherID, customerID: customerID, now: now, on: db) {
+                try await portal.audit.record(AuditEvent(
+                    actor: AuditActor(accountID: customerID, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyVoucherActivated,
+                    recordType: "pharmacy_voucher", recordID: "\(voucherID)", origin: origin
+                ), on: db)
+                return activated
+            }
+            guard let voucher = try await repository.voucher(id: voucherID, customerID: customerID, on: db) else { throw APIError.notFound }
             switch voucher.state(at: now) {
             case .active: return voucher
             case .used: throw APIError(status: .conflict, code: "voucher_used", message: "This voucher has already been used.")
             case .expired: throw APIError(status: .conflict, code: "voucher_expired", message: "This voucher's 5 minutes are over, so it can no longer be used.")
-            case .redeemed: break
+            case .redeemed: throw APIError(status: .conflict, code: "voucher_expired", message: "This voucher can no longer be activated.")
             }
-            guard let expires = try await repository.activateVoucher(id: voucherID, customerID: customerID, now: now, on: db) else {
-                throw APIError(status: .conflict, code: "voucher_expired", message: "This voucher can no longer be activated.")
-            }
-            voucher.activatedAt = now
-            voucher.expiresAt = expires
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: customerID, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyVoucherActivated,
-                recordType: "pharmacy_voucher", recordID: "\(voucherID)", origin: origin
-            ), on: db)
-            return voucher
         }
     }
 

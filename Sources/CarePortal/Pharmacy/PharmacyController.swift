@@ -124,9 +124,9 @@ struct PharmacyController {
     @Sendable func customer(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         let found = try await portal.database.read { db -> CustomerRecord? in
-            guard let customer = try await repository.customer(id: id, on: db) else { return nil }
+            guard let account = try await repository.customerWithPoints(id: id, on: db) else { return nil }
             return CustomerRecord(
-                customer: customer, points: try await PointsLedger().allTimeBalance(of: .pharmacyCustomer(id), on: db),
+                customer: account.customer, points: account.points,
                 visits: try await repository.visits(customerID: id, limit: 10, on: db),
                 prescriptions: try await repository.prescriptions(customerID: id, on: db),
                 refills: try await repository.refills(customerID: id, limit: 20, on: db),

@@ -73,17 +73,25 @@ package struct PointsLedger: Sendable {
 
     /// The account's points over all time: the sum of every line, spending included.
     package func allTimeBalance(of account: AppAccountRef, on db: any SQLDatabase) async throws -> Int {
-        try await db.raw("""
-            SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM points_ledger
-            WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID)
-            """).first()?.decode(column: "total", as: Int.self) ?? 0
+        try await db.raw("SELECT \(allTimeBalanceExpression(of: account)) AS total").first()?.decode(column: "total", as: Int.self) ?? 0
+    }
+
+    /// The all-time balance as a subquery, for a page that reads it beside the account in one statement.
+    package func allTimeBalanceExpression(of account: AppAccountRef) -> SQLQueryString {
+        """
+        (SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM points_ledger \
+        WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID))
+        """
     }
 
     /// Spends `amount` points of the account's all-time balance as one negative line, in the caller's
-    /// transaction; false, with nothing written, when the balance is smaller. Two spends of one account
-    /// never both see the same balance: on PostgreSQL the account's lines are locked for the rest of the
-    /// transaction (an advisory lock on the account, taken before the balance is read); SQLite runs one
-    /// writing transaction at a time. `reference` names what was bought, once (a voucher's code).
+    /// transaction; false, with nothing written, when the balance is smaller. One statement checks and
+    /// writes: the line is inserted only if the sum of the account's lines covers it, so nothing is read
+    /// before the write and the lock below is held for that statement and the commit alone. Two spends of
+    /// one account never both see the same balance: on PostgreSQL each first takes an advisory lock on the
+    /// account for the rest of its transaction (a statement of its own, so the checking statement's
+    /// snapshot is taken after the lock); SQLite runs one writing transaction at a time. Call it last in
+    /// the transaction, after writes that need no lock. `reference` names what was bought, once (a voucher's code).
     package func spend(_ amount: Int, reason: String, reference: String, from account: AppAccountRef, at now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> Bool {
         precondition(amount > 0, "a spend is a positive number of points")
         if db.dialect.name == "postgresql" {
@@ -91,16 +99,17 @@ package struct PointsLedger: Sendable {
                 SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(\(bind: "points:\(account.role):\(account.accountID)"), 0))) AS l
                 """).run()
         }
-        guard try await allTimeBalance(of: account, on: db) >= amount else { return false }
         let day = clock.date(of: now)
-        try await db.insert(into: "points_ledger")
-            .columns("account_role", "account_id", "amount", "reason", "reference", "period", "day", "month", "earned_at")
-            .values(
-                SQLBind(account.role), SQLBind(account.accountID), SQLBind(-amount), SQLBind(reason), SQLBind(reference),
-                SQLBind(reference), SQLBind(day.iso), SQLBind(String(day.iso.prefix(7))), SQLBind(now.millisecondsSince1970)
-            )
-            .run()
-        return true
+        // The balance is summed as BIGINT on both engines (PostgreSQL sums bigints as numeric).
+        return try await db.raw("""
+            INSERT INTO points_ledger (account_role, account_id, amount, reason, reference, period, day, month, earned_at)
+            SELECT \(bind: account.role), \(bind: account.accountID), \(bind: -amount), \(bind: reason), \(bind: reference),
+            \(bind: reference), \(bind: day.iso), \(bind: String(day.iso.prefix(7))), \(bind: now.millisecondsSince1970)
+            FROM (SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM points_ledger
+            WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID)) AS balance
+            WHERE balance.total >= \(bind: amount)
+            RETURNING id
+            """).first() != nil
     }
 
     /// Her lines, newest first.

@@ -273,9 +273,16 @@ extension SQLDatabase {
     /// The rows are counted only up to `PageRequest.countLimit`, through `counted` when given (the same
     /// rows without the joins that only add columns). An old page number skips rows with
     /// `OFFSET`, as it always did; the links it shows move on by cursor.
+    ///
+    /// `idsFirst` reads the page "ids first": it adds the list's own table (under the name the order's
+    /// keys use) and its filters, without joins, and the page's ids (the order's last key) are sought on
+    /// that table's index alone; only those rows are then read with `rows`'s joins. Without it, a planner
+    /// that cannot take the rows in the list's order from one index (filters on several values of a
+    /// column, a join it misjudges) joins every row the filters keep before it sorts and cuts the page.
     package func seek<Item: Sendable>(
         _ request: PageRequest, order: ListOrder, columns: [any SQLExpression] = [SQLLiteral.all],
         rows: (SQLSelectBuilder) -> SQLSelectBuilder, counted: ((SQLSelectBuilder) -> SQLSelectBuilder)? = nil,
+        idsFirst: ((SQLSelectBuilder) -> SQLSelectBuilder)? = nil,
         decode: (any SQLRow) throws -> Item
     ) async throws -> PageOf<Item> {
         let size = request.size
@@ -289,15 +296,23 @@ extension SQLDatabase {
         func read(reversed: Bool, from cursor: PageCursor?, offset: Int = 0) async throws -> [any SQLRow] {
             let builder = rows(columns.reduce(select()) { $0.column($1) })
             let descending = order.descending != reversed
+            let direction = descending ? SQLDirection.descending : SQLDirection.ascending
+            // The query that finds the page: the whole select, or with `idsFirst` the page's ids alone.
+            let id = order.keys[order.keys.count - 1].expression
+            let seeking = idsFirst.map { $0(select().column(id)) } ?? builder
             if let cursor {
                 let values = try order.values(of: cursor)
-                builder.where(SQLBinaryExpression(
+                seeking.where(SQLBinaryExpression(
                     SQLGroupExpression(order.keys.map(\.expression)), descending ? .lessThan : .greaterThan, SQLGroupExpression(values)
                 ))
             }
-            for key in order.keys { builder.orderBy(key.expression, descending ? SQLDirection.descending : SQLDirection.ascending) }
-            builder.limit(size + 1)
-            if offset > 0 { builder.offset(offset) }
+            for key in order.keys { seeking.orderBy(key.expression, direction) }
+            seeking.limit(size + 1)
+            if offset > 0 { seeking.offset(offset) }
+            if idsFirst != nil {
+                builder.where(SQLBinaryExpression(id, .in, SQLGroupExpression(seeking.select)))
+                for key in order.keys { builder.orderBy(key.expression, direction) }
+            }
             return try await builder.all()
         }
         func page(_ slice: [any SQLRow], hasPrevious: Bool, hasNext: Bool, startIndex: Int?) throws -> PageOf<Item> {
@@ -334,7 +349,7 @@ extension SQLDatabase {
         case .before(let cursor):
             let found = try await read(reversed: true, from: cursor)
             // Fewer than a page before it: that is the start of the list, shown as a full first page.
-            if found.count < size { return try await seek(PageRequest(.first, size: size), order: order, columns: columns, rows: rows, counted: counted, decode: decode) }
+            if found.count < size { return try await seek(PageRequest(.first, size: size), order: order, columns: columns, rows: rows, counted: counted, idsFirst: idsFirst, decode: decode) }
             let slice = Array(found.prefix(size).reversed())
             let hasPrevious = found.count > size
             return try page(slice, hasPrevious: hasPrevious, hasNext: true,

@@ -91,6 +91,39 @@ enum PharmacyFixtures {
     }
 
     @Test(arguments: TestEngines.all)
+    func sixRedemptionsAtOnceAgainstABalanceForTwoMakeTwoVouchersAndLeaveNothingOfTheOthers(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, id) = try await PharmacyFixtures.customer(portal)
+            let reward = try await PharmacyFixtures.reward(portal, cost: 30)
+            try await PharmacyFixtures.give(70, to: id, portal)
+            let path = SiteURL.apiPharmacyVouchers.path
+            async let a = app.send(.post, path, json: ["reward_id": reward])
+            async let b = app.send(.post, path, json: ["reward_id": reward])
+            async let c = app.send(.post, path, json: ["reward_id": reward])
+            async let d = app.send(.post, path, json: ["reward_id": reward])
+            async let e = app.send(.post, path, json: ["reward_id": reward])
+            async let f = app.send(.post, path, json: ["reward_id": reward])
+            let answers = try await [a, b, c, d, e, f]
+            #expect(answers.map(\.status.code).sorted() == [201, 201, 409, 409, 409, 409])
+            // Each answer's balance is what she had left; the refusals say what she has.
+            for answer in answers where answer.status == .created { #expect([10, 40].contains(answer.object["points"] as? Int ?? -1)) }
+            for answer in answers where answer.status.code == 409 { #expect(answer.text.contains("costs 30 points and you have 10")) }
+            let account = AppAccountRef.pharmacyCustomer(id)
+            #expect(try await portal.database.read { db in try await PointsLedger().allTimeBalance(of: account, on: db) } == 10)
+            // A refused redemption is rolled back whole: no voucher, no audit entry, no ledger line.
+            let vouchers = try #require(try await app.get(path).object["vouchers"] as? [[String: Any]])
+            #expect(vouchers.count == 2 && Set(vouchers.compactMap { $0["code"] as? String }).count == 2)
+            let (lines, audited) = try await portal.database.read { db in
+                (try await PointsLedger().history(of: account, page: PageRequest(number: 1, size: 50), on: db).items,
+                 try await db.select().column("record_id").from("audit_log").where("action", .equal, AuditAction.pharmacyVoucherRedeemed.rawValue)
+                    .all().map { try $0.decode(column: "record_id", as: String.self) })
+            }
+            #expect(lines.filter { $0.amount == -30 }.map(\.reference).sorted() == vouchers.compactMap { $0["code"] as? String }.sorted())
+            #expect(audited.sorted() == vouchers.compactMap { ($0["id"] as? Int).map(String.init) }.sorted())
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func aRedeemedVoucherWaitsMonthsThenActivatesForFiveMinutesToTheSecond(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             var (app, id) = try await PharmacyFixtures.customer(portal)
@@ -136,6 +169,8 @@ enum PharmacyFixtures {
             #expect(till.text.contains("Valid: give $5 off any purchase"))
             till = try await pharmacist.post(SiteURL.pharmacyVoucherCheck.path, form: [("code", code)])
             #expect(till.text.contains("Not valid: already used"))
+            let usedAgain = try await app.send(.post, SiteURL.apiPharmacyVoucherActivation(Int64(try #require(first["id"] as? Int))).path)
+            #expect(usedAgain.status == .conflict && usedAgain.errorCode == "voucher_used", "\(usedAgain.status) \(usedAgain.text)")
 
             // The other voucher, checked at exactly 300 seconds: expired, and it cannot be activated again.
             let otherID = Int64(try #require(other["id"] as? Int))
@@ -148,6 +183,10 @@ enum PharmacyFixtures {
             till = try await pharmacist.post(SiteURL.pharmacyVoucherCheck.path, form: [("code", "ZZZZ2222")])
             #expect(till.text.contains("no voucher has this code"))
             #expect(try await portal.auditEntries(action: .pharmacyVoucherChecked).count == 5)
+            // Only the two first activations changed anything; another customer's voucher is not found.
+            #expect(try await portal.auditEntries(action: .pharmacyVoucherActivated).count == 2)
+            let (stranger, _) = try await PharmacyFixtures.customer(portal, email: "ruth@example.org", firstName: "Ruth")
+            #expect(try await stranger.send(.post, SiteURL.apiPharmacyVoucherActivation(otherID).path).status == .notFound)
         }
     }
 
@@ -478,6 +517,35 @@ enum PharmacyFixtures {
             #expect(refused.status == .forbidden && refused.errorCode == "account_disabled")
             #expect(try await pharmacist.post(SiteURL.pharmacyCustomerEnable(id).path).status == .seeOther)
             #expect(try await portal.auditEntries(action: .pharmacyCustomerDisabled).count == 1)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func herPageShowsHerOwnPointsAndVisits(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (_, id) = try await PharmacyFixtures.customer(portal)
+            let (_, other) = try await PharmacyFixtures.customer(portal, email: "ruth@example.org", firstName: "Ruth")
+            try await PharmacyFixtures.give(35, to: id, portal)
+            try await PharmacyFixtures.give(500, to: other, portal)
+            try await portal.database.transaction { db in
+                let beacon = try #require(try await PharmacyRepository().addBeacon(uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: 1, minor: 7,
+                                                                                  name: "Front door", now: portal.clock.now, on: db))
+                for day in ["2026-10-02", "2026-10-09", "2026-10-16"] {
+                    _ = try await PharmacyRepository().recordVisit(customerID: id, day: try #require(CalendarDate(iso: day)), beaconID: beacon,
+                                                                   now: portal.clock.now, on: db)
+                }
+                _ = try await PharmacyRepository().recordVisit(customerID: other, day: try #require(CalendarDate(iso: "2026-10-03")), beaconID: beacon,
+                                                               now: portal.clock.now, on: db)
+            }
+            var (pharmacist, _) = try await portal.signedIn(.pharmacist)
+            let page = try await pharmacist.get(SiteURL.pharmacyCustomer(id).path).text
+            #expect(page.contains("Points</dt><dd class=\"summary-list__value\">35</dd>"))
+            let latest = try ["2026-10-16", "2026-10-09", "2026-10-02"].map { try #require(CalendarDate(iso: $0)).displayed }.joined(separator: ", ")
+            #expect(page.contains("Store visits</dt><dd class=\"summary-list__value\">3 (latest: \(latest))</dd>"))
+            let (_, newcomer) = try await PharmacyFixtures.customer(portal, email: "edith@example.org", firstName: "Edith")
+            let empty = try await pharmacist.get(SiteURL.pharmacyCustomer(newcomer).path).text
+            #expect(empty.contains("Points</dt><dd class=\"summary-list__value\">0</dd>"))
+            #expect(empty.contains("Store visits</dt><dd class=\"summary-list__value\">0</dd>"))
         }
     }
 

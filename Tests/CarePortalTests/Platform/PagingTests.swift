@@ -160,6 +160,87 @@ import SQLKit
         }
     }
 
+    /// Every page of the members list joined to cohorts, through the shared seek with and without "ids
+    /// first", forwards, backwards and by number: the rows `OFFSET` gives at its place.
+    private static func walkIDsFirst(_ query: MemberListQuery, idsFirst: Bool, on db: any SQLDatabase) async throws -> (forwards: [Int64], backwards: [Int64]) {
+        let label = "\(query.sort) \(query.descending ? "desc" : "asc") cohort \(query.cohortID.map(String.init) ?? "-") \(query.status?.rawValue ?? "-") ids first \(idsFirst)"
+        let key: SortKey = query.sort == .pseudonym ? .text(query.sort.column, table: "m") : .integer(query.sort.column, table: "m")
+        let order = ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: "m")], descending: query.descending)
+        func filter(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            if let cohort = query.cohortID { builder.where(SQLColumn("cohort_id", table: "m"), .equal, SQLBind(cohort)) }
+            if let status = query.status { builder.where(SQLColumn("status", table: "m"), .equal, SQLBind(status.rawValue)) }
+            return builder
+        }
+        func members(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            filter(builder.from(SQLAlias(SQLIdentifier("members"), as: SQLIdentifier("m"))))
+        }
+        func page(_ request: PageRequest) async throws -> PageOf<Int64> {
+            try await db.seek(
+                request, order: order,
+                columns: [SQLColumn("id", table: "m"), SQLColumn(query.sort.column, table: "m"), SQLColumn("due_month", table: "c")],
+                rows: { members($0).join(SQLAlias(SQLIdentifier("cohorts"), as: SQLIdentifier("c")), method: SQLJoinMethod.inner,
+                                         on: SQLColumn("cohort_id", table: "m"), .equal, SQLColumn("id", table: "c")) },
+                counted: members, idsFirst: idsFirst ? members : nil,
+                decode: { row in
+                    // The joined column is there: the rows were read with their joins.
+                    #expect(try row.decode(column: "due_month", as: String.self).hasPrefix("2027-"))
+                    return try row.decode(column: "id", as: Int64.self)
+                }
+            )
+        }
+        let size = query.page.size
+        var forwards: [Int64] = []
+        var current = try await page(PageRequest(.first, size: size))
+        while true {
+            let start = try #require(current.startIndex, "\(label)")
+            #expect(current.items == (try await offsetPage(query, offset: start - 1, on: db)), "\(label) forward at \(start)")
+            forwards += current.items
+            guard current.hasNext, let last = current.lastCursor else { break }
+            current = try await page(PageRequest(.after(last), size: size))
+        }
+        var backwards: [Int64] = []
+        current = try await page(PageRequest(.last, size: size))
+        while true {
+            let start = try #require(current.startIndex, "\(label)")
+            #expect(current.items == (try await offsetPage(query, offset: start - 1, on: db)), "\(label) backward at \(start)")
+            backwards = current.items + backwards.filter { !current.items.contains($0) }
+            guard current.hasPrevious, let first = current.firstCursor else { break }
+            current = try await page(PageRequest(.before(first), size: size))
+        }
+        for number in [1, 3] {
+            #expect(try await page(PageRequest(number: number, size: size)).items == (try await offsetPage(query, offset: (number - 1) * size, on: db)),
+                    "\(label) page \(number)")
+        }
+        return (forwards, backwards)
+    }
+
+    @Test(arguments: TestEngines.all)
+    func readingIDsFirstGivesTheSamePagesAsThePlainSeekAndOffset(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let cohorts = try await Self.addMembers(portal)
+            try await portal.database.read { db in
+                for sort in MemberSort.allCases {
+                    for descending in [false, true] {
+                        for (cohort, status) in [(nil, nil), (cohorts[2], nil), (nil, Member.Status.active), (cohorts[1], Member.Status.disabled)] {
+                            var query = MemberListQuery()
+                            query.sort = sort
+                            query.descending = descending
+                            query.cohortID = cohort
+                            query.status = status
+                            query.page = PageRequest(.first, size: 9)
+                            let everyone = try await Self.offsetPage(query, offset: 0, limit: 10_000, on: db)
+                            let plain = try await Self.walkIDsFirst(query, idsFirst: false, on: db)
+                            let idsFirst = try await Self.walkIDsFirst(query, idsFirst: true, on: db)
+                            #expect(!everyone.isEmpty)
+                            #expect(plain.forwards == everyone && plain.backwards == everyone)
+                            #expect(idsFirst.forwards == plain.forwards && idsFirst.backwards == plain.backwards)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func linksMoveByCursorAndOldPageNumbersStillWork(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
