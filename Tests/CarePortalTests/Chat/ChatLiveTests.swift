@@ -12,9 +12,10 @@ import Testing
 
     /// The text frames a socket opened with `token` receives, until `count` arrived or `within` passed.
     /// Waiting ends as soon as `count` frames arrived, so the generous default costs nothing when all is well.
-    static func frames(port: Int, token: String?, count: Int, within: Duration = .seconds(30)) async throws -> [String] {
+    static func frames(
+        port: Int, token: String?, count: Int, within: Duration = .seconds(30), into frames: Frames = Frames()
+    ) async throws -> [String] {
         let configuration = WebSocketClientConfiguration(additionalHeaders: token.map { [.authorization: "Bearer \($0)"] } ?? [:])
-        let frames = Frames()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await WebSocketClient.connect(
@@ -78,12 +79,17 @@ import Testing
             let later = CalendarDate(portal.clock.now).adding(months: 7).iso
             let (heron, _) = try await AppClient.registered(portal, pseudonym: "Heron", ["due_date": later])
             var (admin, _) = try await portal.signedIn(.administrator)
-            async let larkFrames = Self.frames(port: port, token: lark.token, count: 3)
+            let larkHeard = Frames()
+            async let larkFrames = Self.frames(port: port, token: lark.token, count: 3, into: larkHeard)
             async let heronFrames = Self.frames(port: port, token: heron.token, count: 1, within: .seconds(5))
             try await Self.waitForListeners(portal, 2)
 
             let posted = try await ChatTests.post(wren, "Kicking all night")
             let id = Int64(try #require(posted.object["id"] as? Int))
+            // The message reaches the socket before it is removed: a removal first would be relayed as removed.
+            for _ in 0..<500 where !larkHeard.all.contains(where: { Self.json($0)["type"] as? String == "message" }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             #expect(try await admin.post(SiteURL.chatMessageRemove(id).path, form: [("reason", "Testing removal")]).status == .seeOther)
 
             let frames = try await larkFrames.map(Self.json)
