@@ -10,6 +10,15 @@ import Synchronization
 /// (`form="…" formaction="…"`).
 package protocol Fragment: Hashable, Sendable, Encodable {
     static var template: TemplateName { get }
+
+    /// The fragment's HTML written in Swift, for a fragment too large for its template to write
+    /// quickly (a chart of a year by day holds thousands of shapes, and a template costs a lookup and
+    /// several run-time casts for each value); nil, the default, renders the template.
+    func drawnHTML() -> String?
+}
+
+extension Fragment {
+    package func drawnHTML() -> String? { nil }
 }
 
 /// Rendered fragments shown one after another (a list's rows, a thread's replies), joined once into

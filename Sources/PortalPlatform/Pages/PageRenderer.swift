@@ -102,6 +102,7 @@ package struct PageRenderer: Sendable {
     /// A fragment's HTML, rendered from its template once and then remembered (see `Fragment`).
     package func html<F: Fragment>(_ fragment: F) -> String {
         fragments.html(fragment) { fragment in
+            if let drawn = fragment.drawnHTML() { return drawn }
             guard let html = library.render(TemplateValues.box(fragment), withTemplate: F.template.rawValue) else {
                 preconditionFailure("template \(F.template.rawValue) was checked at start-up")
             }

@@ -157,4 +157,48 @@ import Testing
             #expect(html.contains("<th class=\"table__cell\" scope=\"row\">&lt;script&gt;"))
         }
     }
+
+    /// Charts are written in Swift (`ChartFigure.drawnHTML`); the shared template stays the reference
+    /// for their markup, and the two write the same elements, attributes and text.
+    @Test(arguments: TestEngines.all)
+    func theDrawnChartIsWhatItsTemplateWrites(engine: Database.Engine) async throws {
+        let days = (1...40).map { "Nov \($0) <\"&'>" }
+        var withoutTable = BarChart(
+            id: "b", title: "Cohort <b>\"names\"</b>", summary: "It's <i>escaped</i>.", categories: [Self.longName, "<script>"],
+            series: [ChartSeries("A&B", [.count(3), .count(7)]), ChartSeries("C", [.count(1), ChartValue(nil, text: "fewer than 5")])],
+            valueAxisTitle: "Members", categoryTitle: "Cohort"
+        ).figure
+        withoutTable.tableBeneath = false
+        let figures = [
+            withoutTable,
+            ColumnChart(
+                id: "moods", title: "Moods by day", summary: "Moods.", categories: days,
+                series: (0..<8).map { index in ChartSeries("Mood \(index)", days.indices.map { .count(($0 + index) % 9) }) },
+                valueAxisTitle: "Moods shared", categoryTitle: "Day", stacked: true, csvPath: "/analytics/moods.csv?by=day&x=\"1\""
+            ).figure,
+            LineChart(
+                id: "share", title: "Share", summary: "The share.", categories: ["Week 1", "Week 2", "Week 3"],
+                series: [ChartSeries("This period", [.share(0.2), ChartValue(nil, text: "fewer than 5"), .share(0.4)]),
+                         ChartSeries("Before", [.share(0.3), .share(0.3), .share(0.3)])],
+                valueAxisTitle: "Share of moods (%)", categoryTitle: "Week", maximum: 100
+            ).figure,
+            DivergingBarChart(
+                id: "likert", title: "How supported?", summary: "Answers 1 to 5.", levels: ["1 Not at all", "2", "3", "4", "5 Very"],
+                rows: [.init(label: "Supported", counts: [2, 1, 0, 3, 4])], categoryTitle: "Question"
+            ).figure,
+        ]
+        // Whitespace between elements is the template's layout, not markup.
+        @Sendable func markup(_ html: String) -> String {
+            html.replacingOccurrences(of: #">\s+<"#, with: "><", options: .regularExpression).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        try await TestPortal.run(engine) { portal in
+            let pages = portal.portal.pages
+            for figure in figures {
+                let template = try #require(pages.library.render(TemplateValues.box(figure), withTemplate: ChartFigure.template.rawValue))
+                let drawn = try #require(figure.drawnHTML())
+                #expect(markup(drawn) == markup(template), "\(figure.id)")
+                #expect(pages.html(figure) == drawn, "pages draw charts in Swift")
+            }
+        }
+    }
 }
