@@ -103,7 +103,7 @@ struct StudyParticipantPage: Page {
     /// escaped; nil before her first day.
     let calendarHTML: String?
     /// Her opens per day and her timeline, the tables' rows written in Swift like the calendar
-    /// (`StudyParticipantPage.rows`), every text escaped; nil when there are none.
+    /// (`TableRows`), every text escaped; nil when there are none.
     let opensRowsHTML: String?
     let feedback: [FeedbackRow]
     let timelineRowsHTML: String?
@@ -121,23 +121,6 @@ struct StudyParticipantPage: Page {
     let listPath: String
     let auditPath: String
     let showsAuditLink: Bool
-}
-
-extension StudyParticipantPage {
-    /// Table rows of text cells (the class of each column given), every text escaped; nil for none.
-    static func rows(_ rows: [[String]], classes: [String]) -> String? {
-        guard !rows.isEmpty else { return nil }
-        var html = ""
-        html.reserveCapacity(rows.count * 120)
-        for row in rows {
-            html += "<tr>"
-            for (text, className) in zip(row, classes) {
-                html += #"<td class="\#(className)">\#(HTMLEscaping.escape(text))</td>"#
-            }
-            html += "</tr>"
-        }
-        return html
-    }
 }
 
 struct StudyDeletePage: Page {

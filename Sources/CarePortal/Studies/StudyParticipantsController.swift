@@ -182,6 +182,10 @@ struct StudyParticipantsController {
         let titles = Dictionary(schedule.items.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
         let shown = events.prefix(StudyTimeline.pageSize)
         let earlier = events.count > StudyTimeline.pageSize ? shown.last.flatMap(StudyTimeline.key(after:)) : nil
+        var opensRows = TableRows(expectedRows: 60)
+        for open in opens.prefix(60) { opensRows.row { $0.text(open.day.displayed); $0.number(String(open.count)) } }
+        var timelineRows = TableRows(expectedRows: shown.count)
+        for event in shown { timelineRows.row { $0.text(clock.dateTime(event.occurredAt)); $0.text(StudyTimeline.describe(event, titles: titles)) } }
         return portal.pages.response(StudyParticipantPage(
             layout: portal.layout(participant.studyCode, context: context, current: .studyParticipants),
             studyCode: participant.studyCode, statusTitle: participant.status.title, statusTag: participant.status.tagClass,
@@ -200,12 +204,9 @@ struct StudyParticipantsController {
                 .init(key: "Current streak", value: statistics.currentStreak == 1 ? "1 day" : "\(statistics.currentStreak) days"),
             ] + statistics.items.map { .init(key: $0.item.title, value: "Done on \($0.doneDays) of \($0.offeredDays) days") },
             calendarHTML: StudyCalendar.html(days: days, today: today, schedule: schedule, marks: marks),
-            opensRowsHTML: StudyParticipantPage.rows(opens.prefix(60).map { [$0.day.displayed, String($0.count)] },
-                                                     classes: ["table__cell", "table__cell table__cell--numeric"]),
+            opensRowsHTML: opensRows.htmlIfAny,
             feedback: feedback.map { .init(when: clock.dateTime($0.submittedAt), body: $0.body, handled: $0.handledAt != nil) },
-            timelineRowsHTML: StudyParticipantPage.rows(shown.map { event in
-                [clock.dateTime(event.occurredAt), StudyTimeline.describe(event, titles: titles)]
-            }, classes: ["table__cell", "table__cell"]),
+            timelineRowsHTML: timelineRows.htmlIfAny,
             timelineCaption: before == nil ? "newest first (her last \(StudyTimeline.pageSize) events)"
                 : "newest first, from \(shown.first.map { clock.dateTime($0.occurredAt) } ?? "the start") back",
             earlierTimelinePath: earlier.map {

@@ -12,6 +12,9 @@ package struct TableRows: Sendable {
         html.reserveCapacity(expectedRows * 400)
     }
 
+    /// The rows, or nil when there are none (a page shows an empty state instead of an empty table).
+    package var htmlIfAny: String? { isEmpty ? nil : html }
+
     /// Starts a row; cells written after it belong to it until the next row starts.
     package mutating func row(_ cells: (inout Cells) -> Void) {
         isEmpty = false
@@ -35,6 +38,13 @@ package struct TableRows: Sendable {
                 html += HTMLEscaping.escape(note)
                 html += "</span>"
             }
+            html += "</td>"
+        }
+
+        /// A cell holding a number, aligned to the right.
+        package mutating func number(_ text: String) {
+            html += #"<td class="table__cell table__cell--numeric">"#
+            html += HTMLEscaping.escape(text)
             html += "</td>"
         }
 

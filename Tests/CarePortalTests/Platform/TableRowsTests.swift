@@ -22,10 +22,13 @@ import Testing
 
     @Test func eachRowIsItsOwnTableRow() {
         var rows = TableRows(expectedRows: 2)
-        rows.row { $0.text("one") }
-        rows.row { $0.text("two") }
+        rows.row { $0.text("one"); $0.number("1,234") }
+        rows.row { $0.text("two"); $0.number("<5") }
         #expect(rows.html.components(separatedBy: "<tr>").count == 3)
         #expect(rows.html.components(separatedBy: "</tr>").count == 3)
+        #expect(rows.html.contains(#"<td class="table__cell table__cell--numeric">1,234</td>"#))
+        #expect(rows.html.contains(#"<td class="table__cell table__cell--numeric">&lt;5</td>"#))
+        #expect(rows.htmlIfAny == rows.html && TableRows().htmlIfAny == nil)
     }
 
     @Test func filterOptionsAreEscapedAndMarkTheChosenOne() {
