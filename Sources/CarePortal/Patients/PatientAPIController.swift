@@ -12,7 +12,6 @@ struct PatientAPIController {
     let accounts = PatientAccountRepository()
     let regimens = RegimenRepository()
     let tokens = AppAccountKind.patient.bearerTokens
-    let throttle = SignInThrottle()
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.post(SiteURL.apiPatientClaimCheck.pattern, access: .everyone, checkClaim)
@@ -42,24 +41,16 @@ struct PatientAPIController {
 
     /// The patient a claim token opens; a wrong token counts against the address, so tokens cannot be guessed.
     private func claimablePatient(_ typed: String?, request: Request, context: PortalContext) async throws -> Patient {
-        let token = ClaimToken.normalized(typed ?? "")
-        guard !token.isEmpty else { throw APIError.validation(["claim_token": "Enter the claim token from your email"]) }
         let origin = portal.origin(of: request, context: context)
-        let now = portal.now
-        let keys: [SignInThrottle.Key] = origin.address.map { [.patientClaim($0)] } ?? []
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
-        let patient = try await portal.database.read { db -> Patient? in
-            guard token.count == ClaimToken.length, let id = try await accounts.claimable(token: token, now: now, on: db) else { return nil }
-            return try await patients.find(id: id, on: db)
-        }
-        guard let patient else {
-            try await portal.database.transaction { db in
-                try await throttle.recordFailure(keys, now: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: .anonymous, action: .patientAccountClaimed, recordType: "patient", outcome: .failure, origin: origin,
-                    detail: "claim token not usable"
-                ), on: db)
-            }
+        let (_, ownerID) = try await PatientAccountRepository.claims.ownerOfClaimRequest(
+            typed, throttleKey: origin.address.map { .patientClaim($0) },
+            failedClaim: AuditEvent(
+                actor: .anonymous, action: .patientAccountClaimed, recordType: "patient", outcome: .failure, origin: origin,
+                detail: "claim token not usable"
+            ),
+            wrongToken: Self.wrongToken, now: portal.now, portal: portal
+        )
+        guard let patient = try await portal.database.read({ db in try await patients.find(id: ownerID, on: db) }) else {
             throw APIError.validation(["claim_token": Self.wrongToken])
         }
         return patient

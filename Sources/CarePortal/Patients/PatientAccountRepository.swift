@@ -39,11 +39,6 @@ struct PatientAccountRepository: Sendable {
         try await Self.claims.revoke(ownerID: patientID, now: now, on: db)
     }
 
-    /// The patient a claim token opens, while it can still be used.
-    func claimable(token: String, now: Date, on db: any SQLDatabase) async throws -> Int64? {
-        try await Self.claims.owner(token: token, now: now, on: db)
-    }
-
     /// Claims the account a token opens, only if it still can be: of two claims with one token, one wins.
     func claim(token: String, username: String, passwordHash: String, now: Date, on db: any SQLDatabase) async throws -> Int64? {
         let key = usernameKey(username)

@@ -18,25 +18,17 @@ extension StudyAPIController {
 
     @Sendable func claim(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(StudyAPI.Claim.self)
-        let token = ClaimToken.normalized(body.claimToken ?? "")
-        guard !token.isEmpty else { throw APIError.validation(["claim_token": "Enter the claim token from your email"]) }
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
-        let throttle = SignInThrottle()
-        let keys: [SignInThrottle.Key] = origin.address.map { [.participantClaim($0)] } ?? []
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
-        let participant = try await portal.database.read { db -> StudyParticipant? in
-            guard token.count == ClaimToken.length, let id = try await StudyRepository.claims.owner(token: token, now: now, on: db) else { return nil }
-            return try await studies.participant(id: id, on: db)
-        }
-        guard let participant else {
-            try await portal.database.transaction { db in
-                try await throttle.recordFailure(keys, now: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: .anonymous, action: .studyAccountClaimed, recordType: "study_participant", outcome: .failure, origin: origin,
-                    detail: "claim token not usable"
-                ), on: db)
-            }
+        let (token, ownerID) = try await StudyRepository.claims.ownerOfClaimRequest(
+            body.claimToken, throttleKey: origin.address.map { .participantClaim($0) },
+            failedClaim: AuditEvent(
+                actor: .anonymous, action: .studyAccountClaimed, recordType: "study_participant", outcome: .failure, origin: origin,
+                detail: "claim token not usable"
+            ),
+            wrongToken: Self.wrongClaimToken, now: now, portal: portal
+        )
+        guard let participant = try await portal.database.read({ db in try await studies.participant(id: ownerID, on: db) }) else {
             throw APIError.validation(["claim_token": Self.wrongClaimToken])
         }
         let password = body.password ?? ""

@@ -151,3 +151,31 @@ public enum ClaimStatus: String, Sendable {
         }
     }
 }
+
+extension ClaimTokens {
+    /// The account an app's claim request opens, and the token as typed, normalized: an empty token is
+    /// asked for; while `throttleKey`'s wrong guesses pause it the request is refused; a token that opens
+    /// nothing is recorded (`failedClaim`, with the guess counted against `throttleKey`, in one
+    /// transaction) and answered `wrongToken` beside `claim_token`, so tokens cannot be guessed.
+    package func ownerOfClaimRequest(
+        _ typed: String?, throttleKey: SignInThrottle.Key?, failedClaim: AuditEvent, wrongToken: String, now: Date, portal: Portal
+    ) async throws -> (token: String, ownerID: Int64) {
+        let token = ClaimToken.normalized(typed ?? "")
+        guard !token.isEmpty else { throw APIError.validation(["claim_token": "Enter the claim token from your email"]) }
+        let throttle = SignInThrottle()
+        let keys = throttleKey.map { [$0] } ?? []
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
+        let found = try await portal.database.read { db -> Int64? in
+            guard token.count == ClaimToken.length else { return nil }
+            return try await self.owner(token: token, now: now, on: db)
+        }
+        guard let found else {
+            try await portal.database.transaction { db in
+                try await throttle.recordFailure(keys, now: now, on: db)
+                try await portal.audit.record(failedClaim, on: db)
+            }
+            throw APIError.validation(["claim_token": wrongToken])
+        }
+        return (token, found)
+    }
+}

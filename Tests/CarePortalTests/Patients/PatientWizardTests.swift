@@ -114,7 +114,7 @@ import Testing
             #expect(email.body.contains("Hello José"))
             let token = try #require(email.body.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
                 .first { $0.count == 24 && $0.filter { $0 == "-" }.count == 4 })
-            #expect(try await portal.database.read { db in try await PatientAccountRepository().claimable(token: token, now: portal.clock.now, on: db) } == patientID)
+            #expect(try await portal.database.read { db in try await PatientAccountRepository.claims.owner(token: token, now: portal.clock.now, on: db) } == patientID)
             let page = try await physician.get(patientPath)
             #expect(page.text.contains("has been added. Her claim token for the app has been emailed to jose@example.org"))
             #expect(page.text.contains("Waiting to be claimed"))
