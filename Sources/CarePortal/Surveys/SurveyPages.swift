@@ -44,6 +44,11 @@ struct SurveySummary: Sendable, Encodable {
     }
 
     static func count(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
+
+    /// A list's length in words ("1 answer", "240 answers", "more than 1,000 answers").
+    static func count<Item>(_ page: PageOf<Item>, _ noun: String) -> String {
+        page.totalIsExact ? count(page.totalCount, noun) : "\(page.totalText) \(noun)s"
+    }
 }
 
 struct SurveysPage: Page {
@@ -232,7 +237,7 @@ struct SurveyResultsPage: Page {
         let rows: [Row]
         let isText: Bool
         let texts: [Text]
-        let textCount: Int
+        let textCount: String
         let answersPath: String?
     }
 

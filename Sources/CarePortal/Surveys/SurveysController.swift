@@ -330,7 +330,7 @@ struct SurveysController {
                     rows: rows,
                     isText: question.kind == .text,
                     texts: (page?.items ?? []).map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },
-                    textCount: page?.totalCount ?? 0,
+                    textCount: page?.totalText ?? "0",
                     answersPath: question.kind == .text ? SiteURL.surveyTextAnswers(question.id).path : nil
                 )
             },
@@ -346,7 +346,7 @@ struct SurveysController {
         let page = try await portal.database.read { db in try await repository.textAnswers(questionID: question.id, page: pageRequest, on: db) }
         return portal.pages.response(TextAnswersPage(
             layout: portal.layout("Answers: \(question.prompt)", context: context, current: .surveys),
-            surveyTitle: survey.title, prompt: question.prompt, count: SurveySummary.count(page.totalCount, "answer"),
+            surveyTitle: survey.title, prompt: question.prompt, count: SurveySummary.count(page, "answer"),
             answers: page.items.map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.surveyTextAnswers(question.id).path, parameters: []), noun: "answers")),
             resultsPath: SiteURL.surveyResults(survey.id).path

@@ -55,7 +55,7 @@ package struct PaginationView: Fragment {
     package static let template = TemplateName.pagination
 
     package init<Item>(_ page: PageOf<Item>, address: ListAddress, noun: String) {
-        let total = page.totalIsExact ? "\(page.totalCount)" : "more than \(PageRequest.countLimit.formatted(.number.grouping(.automatic)))"
+        let total = page.totalText
         if page.items.isEmpty {
             summary = "No \(noun)"
         } else if page.startIndex != nil {

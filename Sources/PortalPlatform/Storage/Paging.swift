@@ -17,8 +17,10 @@ public enum PagePosition: Sendable, Hashable {
 /// Which slice of a long list a person asked for.
 public struct PageRequest: Sendable, Hashable {
     public static let defaultSize = 25
-    /// Lists count their rows only up to this many, so a count costs the same at any size.
-    public static let countLimit = 10_000
+    /// Lists count their rows only up to this many, so a count costs the same at any size: past it a
+    /// list says "more than 1,000", which is all a person paging through it needs (a cohort's or a
+    /// program's exact size is on its own page).
+    public static let countLimit = 1_000
     public var position: PagePosition
     public var size: Int
 
@@ -206,6 +208,10 @@ public struct PageOf<Item: Sendable>: Sendable {
 
     /// True when the list was counted to the end.
     public var totalIsExact: Bool { totalCount <= PageRequest.countLimit }
+    /// How many rows the list has, in words: "240", or "more than 1,000" when it was not counted to the end.
+    public var totalText: String {
+        totalIsExact ? "\(totalCount)" : "more than \(PageRequest.countLimit.formatted(.number.grouping(.automatic)))"
+    }
     public var pageCount: Int { max(1, (totalCount + request.size - 1) / request.size) }
     public var firstIndex: Int { items.isEmpty ? 0 : startIndex ?? 0 }
     public var lastIndex: Int { items.isEmpty ? 0 : (startIndex ?? 1) + items.count - 1 }

@@ -270,6 +270,41 @@ import SQLKit
     }
 
     @Test(arguments: TestEngines.all)
+    func aListLongerThanItsCountSaysMoreThanAndStillKnowsItsPlace(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await portal.database.transaction { db in
+                try await db.insert(into: "cohorts").columns("due_month", "created_at").values(SQLBind("2027-01"), SQLBind(Int64(0))).run()
+                let cohort = try #require(try await db.select().column("id").from("cohorts").first()).decode(column: "id", as: Int64.self)
+                for chunk in stride(from: 0, to: PageRequest.countLimit + 30, by: 200) {
+                    let insert = db.insert(into: "members")
+                        .columns("pseudonym", "pseudonym_key", "password_hash", "avatar", "due_date", "cohort_id", "recovery_email",
+                                 "recovery_email_key", "security_question", "security_answer_hash", "bio", "status", "created_at",
+                                 "updated_at", "last_active_at")
+                    for n in chunk..<min(chunk + 200, PageRequest.countLimit + 30) {
+                        let name = "Long_\(String(format: "%04d", n))"
+                        insert.values(
+                            SQLBind(name), SQLBind(name.lowercased()), SQLBind("x"), SQLBind("sun"), SQLBind("2027-01-15"),
+                            SQLBind(cohort), SQLBind("l\(n)@example.org"), SQLBind("l\(n)@example.org"), SQLBind("Q"),
+                            SQLBind("x"), SQLBind(""), SQLBind("active"), SQLBind(Int64(1_000_000 + n)), SQLBind(Int64(0)), SQLBind(Int64(0))
+                        )
+                    }
+                    try await insert.run()
+                }
+            }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let first = try await admin.get("/members?sort=pseudonym&order=asc")
+            #expect(first.text.contains("Showing 1 to 25 of more than 1,000 members"))
+            let second = try await admin.get(try #require(Self.link("next", in: first.text)))
+            #expect(second.text.contains("Showing 26 to 50 of more than 1,000 members"))
+            #expect(second.text.contains(">Long_0025</a>"))
+            // The end of the list is read backwards: its rows are right, its place past the count unknown.
+            let last = try await admin.get("/members?sort=pseudonym&order=asc&page=last")
+            #expect(last.text.contains("Showing 25 of more than 1,000 members"))
+            #expect(last.text.contains(">Long_\(PageRequest.countLimit + 29)</a>") && !last.text.contains("rel=\"next\""))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func aChangedCursorIsAClear400Page(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             _ = try await Self.addMembers(portal)
