@@ -27,9 +27,6 @@ package struct Portal: Sendable {
     package let notifications: Notifications
     /// What the server measures for the operator's monitoring (`/metrics`).
     package let metrics: PortalMetrics
-    /// Audit entries that stand alone (a record was opened), committed together with any others
-    /// recorded at the same moment.
-    private let accessRecords: GroupCommit<AuditEvent>
 
     package init(
         settings: Settings, dependencies: Dependencies, database: Database, sessions: Sessions, audit: AuditLog,
@@ -52,9 +49,6 @@ package struct Portal: Sendable {
         auditVocabulary = AuditVocabulary(contributions.auditActions)
         live = LiveSignals(database: database)
         notifications = Notifications(now: dependencies.now)
-        accessRecords = GroupCommit { events in
-            try await database.transaction { db in try await audit.record(events, on: db) }
-        }
     }
 
     package var now: Date { dependencies.now() }
@@ -65,7 +59,7 @@ package struct Portal: Sendable {
     /// turn the caller holds would never end, so it throws `NestedTransaction`.
     package func recordAccess(_ event: AuditEvent) async throws {
         guard !Database.isInTransaction else { throw NestedTransaction() }
-        try await accessRecords.submit(event)
+        try await database.transaction { db in try await audit.record(event, on: db) }
     }
 }
 

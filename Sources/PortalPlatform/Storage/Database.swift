@@ -56,21 +56,31 @@ public final class Database: Sendable {
         poolWaits = metrics?.poolWaits(for: engine)
     }
 
-    /// Runs `body` with a connection: a reader, or for `writing` the writer's turn on SQLite; a
-    /// connection leased from the pool on PostgreSQL. Records how long it took from asking to having
-    /// one (PostgresNIO's pool measures none of this itself), first thing once it is handed over.
-    private func withConnection<T: Sendable>(writing: Bool, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
+    /// What a connection is asked for: reading, statements that commit on their own, or a transaction.
+    private enum Use { case read, write, transaction }
+
+    /// Runs `body` with a connection: a reader, or the writer's turn on SQLite (for a transaction,
+    /// inside the transaction the writer has open, `SQLiteConnectionPool.withTransaction`); a
+    /// connection leased from the pool on PostgreSQL, where `transaction` wraps `body` itself. Records
+    /// how long it took from asking to having one (PostgresNIO's pool measures none of this itself),
+    /// first thing once it is handed over.
+    private func withConnection<T: Sendable>(_ use: Use, _ body: (any SQLDatabase) async throws -> T) async throws -> T {
         let asked = ContinuousClock.now
-        let waits = writing ? poolWaits?.write : poolWaits?.read
+        let waits = use == .read ? poolWaits?.read : poolWaits?.write
         func started(_ database: any SQLDatabase) async throws -> T {
             waits?.record(ContinuousClock.now - asked)
             return try await body(database)
         }
-        switch backend {
-        case .sqlite(let pool):
-            return writing ? try await pool.withWriter(started) : try await pool.withReader(started)
-        case .postgres(let client):
-            return try await Self.withConnection(of: client, answers: postgresAnswers, started)
+        switch (backend, use) {
+        case (.sqlite(let pool), .read): return try await pool.withReader(started)
+        case (.sqlite(let pool), .write): return try await pool.withWriter(started)
+        case (.sqlite(let pool), .transaction): return try await pool.withTransaction(started)
+        case (.postgres(let client), .transaction):
+            return try await Self.withConnection(of: client, answers: postgresAnswers) { database in
+                waits?.record(ContinuousClock.now - asked)
+                return try await Self.committing(database, body)
+            }
+        case (.postgres(let client), _): return try await Self.withConnection(of: client, answers: postgresAnswers, started)
         }
     }
 
@@ -116,7 +126,7 @@ public final class Database: Sendable {
     /// Reads that need no transaction. On SQLite the connection is read-only: anything that writes
     /// goes through `write` or `transaction`.
     public func read<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await withConnection(writing: false, body)
+        try await withConnection(.read, body)
     }
 
     /// How often a request waiting for a PostgreSQL connection checks that PostgreSQL still takes
@@ -235,16 +245,19 @@ public final class Database: Sendable {
     /// transaction does, and started inside a transaction they throw `NestedTransaction` for the same reason.
     public func write<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         guard !Self.isInTransaction else { throw NestedTransaction() }
-        return try await Self.$isInTransaction.withValue(true) { try await withConnection(writing: true, body) }
+        return try await Self.$isInTransaction.withValue(true) { try await withConnection(.write, body) }
     }
 
-    /// Runs `body` in one transaction: everything it writes is committed together, or nothing is.
+    /// Runs `body` in one transaction: everything it writes is committed together, or nothing is,
+    /// and it returns only once that commit is on disk.
     ///
     /// SQLite takes one writer at a time. This server's transactions queue for their turn in memory,
-    /// so each starts the moment the one before commits; SQLite's own wait for its lock (the busy
+    /// so each starts the moment the one before ends; SQLite's own wait for its lock (the busy
     /// timeout, which sleeps and polls) is left to other processes, such as a command run beside the
-    /// server. The transaction still takes the lock at the start (`BEGIN IMMEDIATE`), so it never
-    /// fails halfway with "database is locked".
+    /// server. Transactions that queue while others run share one commit, each in a savepoint of its
+    /// own (`SQLiteConnectionPool.withTransaction`): sixteen at once wait for one flush to disk, not
+    /// sixteen in a row. The writer takes the lock at the start (`BEGIN IMMEDIATE`), so a transaction
+    /// never fails halfway with "database is locked".
     ///
     /// A transaction started inside another one throws `NestedTransaction`: on SQLite it would wait
     /// for the turn its own caller holds, and on either engine it would not commit with the outer one.
@@ -253,20 +266,24 @@ public final class Database: Sendable {
         return try await Self.$isInTransaction.withValue(true) { try await run(transaction: body) }
     }
 
+    /// How many transactions and writes wait for SQLite's writer (0 on PostgreSQL, which has no one writer).
+    package var waitingWriters: Int {
+        if case .sqlite(let pool) = backend { return pool.waitingWriters }
+        return 0
+    }
+
     /// True while the current task runs the body of a transaction.
     @TaskLocal package static var isInTransaction = false
 
     private func run<T: Sendable>(transaction body: (any SQLDatabase) async throws -> T) async throws -> T {
-        // SQLite takes its lock at the start, so the transaction never fails halfway with "database is locked".
-        let begin: SQLQueryString = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
-        return try await withConnection(writing: true) { database in try await Self.committing(database, begin: begin, body) }
+        try await withConnection(.transaction, body)
     }
 
-    /// Runs `body` between `begin` and `COMMIT` on one connection, rolling back if it throws.
+    /// Runs `body` between `BEGIN` and `COMMIT` on one PostgreSQL connection, rolling back if it throws.
     nonisolated(nonsending) private static func committing<T: Sendable>(
-        _ database: any SQLDatabase, begin: SQLQueryString, _ body: (any SQLDatabase) async throws -> T
+        _ database: any SQLDatabase, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
-        try await database.raw(begin).run()
+        try await database.raw("BEGIN").run()
         do {
             let result = try await body(database)
             try await database.raw("COMMIT").run()
@@ -479,19 +496,136 @@ package final class SQLiteConnectionPool: Sendable {
     package func withWriter<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         await writers.wait()
         defer { writers.next() }
+        return try await run(body, on: try await writer())
+    }
+
+    /// The writer's connection, opened on first use; only the turn's holder asks.
+    private func writer() async throws -> Connection {
         let existing = try state.withLock { state throws -> Connection? in
             if state.closed { throw DatabaseClosed() }
             return state.writer
         }
-        let writer: Connection
-        if let existing {
-            writer = existing
-        } else {
-            writer = try await open(readOnly: false, on: nil)
-            state.withLock { $0.writer = writer }
-        }
-        return try await run(body, on: writer)
+        if let existing { return existing }
+        let writer = try await open(readOnly: false, on: nil)
+        state.withLock { $0.writer = writer }
+        return writer
     }
+
+    /// The transaction the writer has open, shared by the transactions that queued while it ran:
+    /// how many have run in it, those waiting for its commit, and since when the first has waited.
+    private struct OpenTransaction {
+        var members = 0
+        var waiting: [CheckedContinuation<Void, any Error>] = []
+        var waitingSince: ContinuousClock.Instant?
+    }
+
+    /// Touched only by the holder of the writer's turn.
+    private let shared = Mutex<OpenTransaction?>(nil)
+
+    /// At most this many transactions share a commit, and the turn is handed on to the next one in
+    /// line only while the first to wait for the commit has waited less than `sharedAge`: it waits for
+    /// the others' work, and this bounds that wait.
+    package static let sharedLimit = 32
+    package static let sharedAge: Duration = .milliseconds(5)
+
+    /// Runs `body` in a transaction, answering only once it is committed.
+    ///
+    /// The writer's turn opens a transaction (`BEGIN IMMEDIATE`) or joins the one open, and runs
+    /// `body` in a savepoint of its own. Then, if the next writer in line is a transaction too (and
+    /// the shared one is still young and small), it hands the turn on and waits for that commit;
+    /// otherwise it commits for everyone in it. A `body` that throws has its savepoint rolled back
+    /// and is answered with its error at once; the others in the transaction go on. If SQLite has
+    /// rolled back the whole transaction (a full disk, an I/O error: the savepoint is gone), everyone
+    /// in it is answered with that error, and nothing of it is stored.
+    package func withTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        await writers.wait(joining: true)
+        let writer: Connection
+        do {
+            writer = try await self.writer()
+        } catch {
+            // The pool was closed: a transaction left open by those before is not committed, and they are told.
+            let waiting = endShared()
+            writers.next()
+            for waiter in waiting { waiter.resume(throwing: error) }
+            throw error
+        }
+        return try await run({ database in try await self.runShared(body, on: database) }, on: writer)
+    }
+
+    private func runShared<T: Sendable>(_ body: (any SQLDatabase) async throws -> T, on database: any SQLDatabase) async throws -> T {
+        if shared.withLock({ $0 == nil }) {
+            do {
+                try await database.raw("BEGIN IMMEDIATE").run()
+            } catch {
+                writers.next()
+                throw error
+            }
+            shared.withLock { $0 = OpenTransaction() }
+        }
+        shared.withLock { $0?.members += 1 }
+        let outcome: Result<T, any Error>
+        do {
+            try await database.raw("SAVEPOINT shared").run()
+            let value = try await body(database)
+            try await database.raw("RELEASE shared").run()
+            outcome = .success(value)
+        } catch let failure {
+            outcome = .failure(failure)
+            do {
+                try await database.raw("ROLLBACK TO shared").run()
+                try await database.raw("RELEASE shared").run()
+            } catch {
+                // The savepoint is gone with the whole transaction: the others in it are lost too.
+                let waiting = endShared()
+                try? await database.raw("ROLLBACK").run()
+                writers.next()
+                for waiter in waiting { waiter.resume(throwing: failure) }
+                throw failure
+            }
+        }
+        let handsOn = shared.withLock { shared in
+            guard let shared else { return false }
+            return shared.members < Self.sharedLimit && shared.waitingSince.map { ContinuousClock.now - $0 < Self.sharedAge } ?? true
+        } && writers.nextJoins
+        if handsOn {
+            // Nothing of a failed one is left to commit; a stored one waits for the commit it is in.
+            guard case .success(let value) = outcome else {
+                writers.next()
+                return try outcome.get()
+            }
+            try await withCheckedThrowingContinuation { (committed: CheckedContinuation<Void, any Error>) in
+                shared.withLock { shared in
+                    shared?.waiting.append(committed)
+                    if shared?.waitingSince == nil { shared?.waitingSince = .now }
+                }
+                writers.next()
+            }
+            return value
+        }
+        let waiting = endShared()
+        do {
+            try await database.raw("COMMIT").run()
+        } catch {
+            try? await database.raw("ROLLBACK").run()
+            writers.next()
+            for waiter in waiting { waiter.resume(throwing: error) }
+            throw error
+        }
+        writers.next()
+        for waiter in waiting { waiter.resume() }
+        return try outcome.get()
+    }
+
+    /// Forgets the shared transaction (committed, rolled back or lost), giving back who waits for its outcome.
+    private func endShared() -> [CheckedContinuation<Void, any Error>] {
+        shared.withLock { shared in
+            defer { shared = nil }
+            return shared?.waiting ?? []
+        }
+    }
+
+    /// How many writers wait for the writer's turn.
+    package var waitingWriters: Int { writers.waitingCount }
 
     private enum CheckOut {
         case ready(Connection)
@@ -606,16 +740,18 @@ package final class SQLiteConnectionPool: Sendable {
 private final class WriterQueue: Sendable {
     private struct State {
         package var busy = false
-        package var waiting: [CheckedContinuation<Void, Never>] = []
+        /// Each with whether it is a transaction that may join the one the writer has open.
+        package var waiting: [(turn: CheckedContinuation<Void, Never>, joins: Bool)] = []
     }
 
     private let state = Mutex(State())
 
-    package func wait() async {
+    /// Waits for the writer's turn; `joining` for a transaction that may run inside an open one.
+    package func wait(joining: Bool = false) async {
         await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
             let free = state.withLock { state in
                 guard !state.busy else {
-                    state.waiting.append(turn)
+                    state.waiting.append((turn, joining))
                     return false
                 }
                 state.busy = true
@@ -625,6 +761,13 @@ private final class WriterQueue: Sendable {
         }
     }
 
+    /// True when the next writer in line is a transaction that may join the open one. Only the
+    /// turn's holder asks, and only `next` takes waiters off, so the answer holds until it calls `next`.
+    package var nextJoins: Bool { state.withLock { $0.waiting.first?.joins ?? false } }
+
+    /// How many writers wait for their turn.
+    package var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Ends the current turn: the next writer in line starts, or the queue is free.
     package func next() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -632,7 +775,7 @@ private final class WriterQueue: Sendable {
                 state.busy = false
                 return nil
             }
-            return state.waiting.removeFirst()
+            return state.waiting.removeFirst().turn
         }
         waiter?.resume()
     }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import SQLiteNIO
 import SQLKit
+import Synchronization
 import Testing
 @testable import CarePortal
 @testable import PortalPlatform
@@ -36,6 +37,139 @@ import Testing
             let entries = try await portal.database.read { db in try await audit.list(query, on: db) }
             let expected = Set((1...30).filter { $0 % 10 != 0 }.map { "\($0)" })
             #expect(Set(entries.items.compactMap(\.recordID)) == expected)
+        }
+    }
+
+    private static func event(_ id: String) -> AuditEvent {
+        AuditEvent(actor: .anonymous, action: .accessDenied, recordType: "test", recordID: id, origin: .commandLine)
+    }
+
+    /// Which of these ids' audit entries are stored, read from another connection.
+    private static func stored(_ ids: [String], in portal: TestPortal) async throws -> [String: Bool] {
+        var query = AuditQuery()
+        query.action = .accessDenied
+        query.page = PageRequest(number: 1, size: 100)
+        let found = Set(try await portal.database.read { db in try await portal.portal.audit.list(query, on: db) }.items.compactMap(\.recordID))
+        return Dictionary(uniqueKeysWithValues: ids.map { ($0, found.contains($0)) })
+    }
+
+    /// Runs transaction "a"; while its body runs, starts the others, and on SQLite lets "a" end only
+    /// once they all wait in line behind it. Each records its entry, then does `then`.
+    private static func inLine(
+        _ others: [String], in portal: TestPortal, then: @escaping @Sendable (String, any SQLDatabase) async throws -> Void
+    ) async -> [String: Result<Void, any Error>] {
+        let database = portal.database
+        let audit = portal.portal.audit
+        let outcomes = Mutex<[String: Result<Void, any Error>]>([:])
+        let (aRecorded, recorded) = AsyncStream<Void>.makeStream()
+        let run: @Sendable (String) async -> Void = { id in
+            do {
+                try await database.transaction { db in
+                    try await audit.record(event(id), on: db)
+                    if id == "a" {
+                        recorded.yield()
+                        if database.engine == .sqlite {
+                            while database.waitingWriters < others.count { try await Task.sleep(for: .milliseconds(1)) }
+                        }
+                    }
+                    try await then(id, db)
+                }
+                outcomes.withLock { $0[id] = .success(()) }
+            } catch {
+                outcomes.withLock { $0[id] = .failure(error) }
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await run("a") }
+            for await _ in aRecorded { break }
+            for id in others { group.addTask { await run(id) } }
+        }
+        return outcomes.withLock { $0 }
+    }
+
+    /// On SQLite, transactions waiting in line share the commit of the one before them: none is
+    /// answered before it, and none is visible to other connections until then.
+    @Test func transactionsInLineShareOneCommit() async throws {
+        try await TestPortal.run(.sqlite) { portal in
+            let seenBefore = Mutex<[String: Bool]>([:])
+            let outcomes = await Self.inLine(["b", "c"], in: portal) { id, _ in
+                // From another connection: whether "a" was committed when this one ran.
+                if id != "a" {
+                    let visible = try await Self.stored(["a"], in: portal)["a"] ?? false
+                    seenBefore.withLock { $0[id] = visible }
+                }
+            }
+            #expect(outcomes.values.allSatisfy { (try? $0.get()) != nil })
+            // The first behind "a" always runs inside a's transaction; the second too unless the first's
+            // read took over `sharedAge` (a loaded machine), when it commits and the second starts anew.
+            let seen = seenBefore.withLock { $0 }
+            #expect(seen.count == 2 && seen.values.contains(false), "a's entry was not yet committed while the next one ran")
+            let found = try await Self.stored(["a", "b", "c"], in: portal)
+            #expect(found == ["a": true, "b": true, "c": true])
+            // The shared transaction ended: the next one starts its own.
+            try await portal.database.transaction { db in try await portal.portal.audit.record(Self.event("d"), on: db) }
+            let later = try await Self.stored(["d"], in: portal)
+            #expect(later == ["d": true])
+        }
+    }
+
+    /// One that throws in a shared commit is rolled back alone; the others in it are stored.
+    @Test(arguments: TestEngines.all)
+    func aFailedTransactionInLineLeavesTheOthersStored(engine: Database.Engine) async throws {
+        struct Abandoned: Error {}
+        try await TestPortal.run(engine) { portal in
+            let outcomes = await Self.inLine(["b", "c"], in: portal) { id, _ in
+                if id == "b" { throw Abandoned() }
+            }
+            #expect((try? outcomes["a"]?.get()) != nil && (try? outcomes["c"]?.get()) != nil)
+            #expect(throws: Abandoned.self) { try outcomes["b"]?.get() }
+            let found = try await Self.stored(["a", "b", "c"], in: portal)
+            #expect(found == ["a": true, "b": false, "c": true])
+        }
+    }
+
+    /// When SQLite has rolled back the whole shared transaction (as it does on a full disk), everyone
+    /// waiting for its commit gets that error and nothing of it is stored; the next transaction works.
+    @Test func aTransactionLostWholeFailsEveryoneInIt() async throws {
+        struct DiskGone: Error {}
+        try await TestPortal.run(.sqlite) { portal in
+            let outcomes = await Self.inLine(["b"], in: portal) { id, db in
+                if id == "b" {
+                    try await db.raw("ROLLBACK").run()
+                    throw DiskGone()
+                }
+            }
+            #expect(throws: DiskGone.self, "a waited for the commit that was lost") { try outcomes["a"]?.get() }
+            #expect(throws: DiskGone.self) { try outcomes["b"]?.get() }
+            let found = try await Self.stored(["a", "b"], in: portal)
+            #expect(found == ["a": false, "b": false])
+            try await portal.database.transaction { db in try await portal.portal.audit.record(Self.event("c"), on: db) }
+            let later = try await Self.stored(["c"], in: portal)
+            #expect(later == ["c": true])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func recordsOfAccessMadeAtOnceAreAllKept(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 1...40 {
+                    group.addTask {
+                        try await portal.portal.recordAccess(AuditEvent(
+                            actor: .anonymous, action: .patientViewed, recordType: "patient", recordID: "\(n)",
+                            origin: AuditOrigin(address: "127.0.0.1", userAgent: nil)
+                        ))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let entries = try await portal.database.read { db in
+                var query = AuditQuery()
+                query.action = .patientViewed
+                query.page = PageRequest(number: 1, size: 100)
+                return try await portal.portal.audit.list(query, on: db)
+            }
+            #expect(Set(entries.items.compactMap(\.recordID)) == Set((1...40).map { "\($0)" }))
         }
     }
 
