@@ -66,7 +66,7 @@ let package = Package(
         // middleware to a route — and names no feature: the compiler refuses a platform file that does.
         .target(
             name: "PortalPlatform",
-            dependencies: ["CSMTP", .product(name: "ZIPFoundation", package: "ZIPFoundation")] + serverLibraries,
+            dependencies: ["CSMTP", "CMalloc", .product(name: "ZIPFoundation", package: "ZIPFoundation")] + serverLibraries,
             resources: [.copy("Resources/common-passwords.txt")]
         ),
         // The features, each in its own folder, and the application assembled from them.
@@ -102,6 +102,8 @@ let package = Package(
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
+        // glibc's malloc.h, for the server's limit on the allocator's arenas.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CCmark",
             pkgConfig: "libcmark",

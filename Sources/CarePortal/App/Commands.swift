@@ -8,6 +8,7 @@ import PortalPlatform
 public enum Commands {
     /// Migrates, then serves until SIGTERM or SIGINT, finishing requests in flight.
     public static func serve(settings: Settings) async throws {
+        MemoryArenas.limitForServer()
         let portal = try await buildApplication(settings: settings, dependencies: .live(settings: settings))
         try await portal.application.runService()
     }
