@@ -2,48 +2,66 @@ import Foundation
 import PortalPlatform
 
 /// A row of the members list.
-struct MemberRow: Sendable, Encodable {
-    let pseudonym: String
-    let path: String
-    let cohort: String
-    let joined: String
-    let lastActive: String
-    let statusTitle: String
-    let statusTag: String
-
-    init(_ member: Member) {
-        pseudonym = member.pseudonym
-        path = SiteURL.member(member.id).path
-        cohort = member.cohort.name
-        joined = DisplayTime.dateTime(member.createdAt)
-        lastActive = DisplayTime.dateTime(member.lastActiveAt)
-        statusTitle = member.status.title
-        statusTag = member.status.tagClass
+/// The members list's rows (`TableRows`): a pseudonym linking to her page, when she joined and was last
+/// active, her cohort and her status.
+enum MemberRows {
+    static func html(_ members: [Member]) -> TableRows {
+        var rows = TableRows(expectedRows: members.count)
+        for member in members {
+            rows.row { cells in
+                cells.link(member.pseudonym, to: SiteURL.member(member.id).path)
+                cells.text(DisplayTime.dateTime(member.createdAt))
+                cells.text(DisplayTime.dateTime(member.lastActiveAt))
+                cells.text(member.cohort.name)
+                cells.tag(member.status.title, tone: member.status.tagTone)
+            }
+        }
+        return rows
     }
 }
 
 extension Member.Status {
-    var tagClass: String {
+    var tagTone: TableRows.TagTone {
         switch self {
-        case .active: "tag--green"
-        case .disabled: "tag--grey"
+        case .active: .green
+        case .disabled: .grey
         }
     }
+
+    var tagClass: String { tagTone.tagClass }
 }
 
 struct MembersPage: Page {
     static let template = TemplateName.members
     let layout: Layout
     let search: String
-    let cohortOptions: [FilterOption]
-    let statusOptions: [FilterOption]
+    /// The filters' options (`FilterOption.html`).
+    let cohortOptions: String
+    let statusOptions: String
     let headers: [SortableHeader]
-    let rows: [MemberRow]
+    /// The table's rows (`MemberRows`), every text escaped.
+    let rows: String
+    let hasRows: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let isFiltered: Bool
     let action = SiteURL.members.path
     let newCodePath = SiteURL.newSignUpCode.path
+
+    init(
+        layout: Layout, search: String, cohortOptions: [FilterOption], statusOptions: [FilterOption], headers: [SortableHeader],
+        rows: TableRows, pagination: String, isFiltered: Bool
+    ) {
+        self.layout = layout
+        self.search = search
+        self.cohortOptions = FilterOption.html(cohortOptions)
+        self.statusOptions = FilterOption.html(statusOptions)
+        self.headers = headers
+        self.rows = rows.html
+        self.hasRows = !rows.isEmpty
+        self.pagination = pagination
+        self.isFiltered = isFiltered
+    }
 }
 
 struct MemberPage: Page {

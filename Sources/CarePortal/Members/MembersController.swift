@@ -48,7 +48,7 @@ struct MembersController {
             statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
                 + Member.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
             headers: [header("Pseudonym", .pseudonym), header("Joined", .joined), header("Last active", .lastActive)],
-            rows: page.items.map(MemberRow.init),
+            rows: MemberRows.html(page.items),
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "members")),
             isFiltered: !query.search.isEmpty || query.cohortID != nil || query.status != nil
         ))

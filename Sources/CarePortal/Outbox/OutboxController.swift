@@ -21,9 +21,9 @@ struct OutboxController {
         return portal.pages.response(OutboxPage(
             layout: portal.layout("Outbox", context: context, current: .outbox),
             deliveryConfigured: portal.settings.smtpURL != nil,
-            statusOptions: [FilterOption(value: "", title: "All messages", isSelected: status == nil)]
-                + OutboxMessage.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
-            rows: page.items.map(OutboxRow.init),
+            statusOptions: FilterOption.html([FilterOption(value: "", title: "All messages", isSelected: status == nil)]
+                + OutboxMessage.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) }),
+            rows: OutboxRow.html(page.items),
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "messages")),
             isFiltered: status != nil
         ))
@@ -70,13 +70,32 @@ struct OutboxRow: Sendable, Encodable {
         recipient = message.recipient
         subject = message.subject
         statusTitle = message.status.title
-        statusTag = switch message.status {
-        case .pending: "tag--blue"
-        case .sent: "tag--green"
-        case .failed: "tag--red"
-        }
+        statusTag = Self.tone(message.status).tagClass
         attempts = message.attempts
         sent = message.sentAt.map(DisplayTime.dateTime)
+    }
+
+    static func tone(_ status: OutboxMessage.Status) -> TableRows.TagTone {
+        switch status {
+        case .pending: .blue
+        case .sent: .green
+        case .failed: .red
+        }
+    }
+
+    /// The outbox's rows (`TableRows`): when it was written, to whom, its subject linking to it, its status and attempts.
+    static func html(_ messages: [OutboxMessage]) -> TableRows {
+        var rows = TableRows(expectedRows: messages.count)
+        for message in messages {
+            rows.row { cells in
+                cells.text(DisplayTime.dateTime(message.createdAt))
+                cells.text(message.recipient)
+                cells.link(message.subject, to: SiteURL.outboxMessage(message.id).path)
+                cells.tag(message.status.title, tone: tone(message.status))
+                cells.number("\(message.attempts)")
+            }
+        }
+        return rows
     }
 }
 
@@ -84,12 +103,25 @@ struct OutboxPage: Page {
     static let template = TemplateName.outbox
     let layout: Layout
     let deliveryConfigured: Bool
-    let statusOptions: [FilterOption]
-    let rows: [OutboxRow]
+    /// The filter's options (`FilterOption.html`).
+    let statusOptions: String
+    /// The table's rows (`OutboxRow.html`), every text escaped.
+    let rows: String
+    let hasRows: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let isFiltered: Bool
     let action = SiteURL.outbox.path
+
+    init(layout: Layout, deliveryConfigured: Bool, statusOptions: String, rows: TableRows, pagination: String, isFiltered: Bool) {
+        self.layout = layout
+        self.deliveryConfigured = deliveryConfigured
+        self.statusOptions = statusOptions
+        self.rows = rows.html
+        self.hasRows = !rows.isEmpty
+        self.pagination = pagination
+        self.isFiltered = isFiltered
+    }
 }
 
 struct OutboxMessagePage: Page {

@@ -41,6 +41,15 @@ package struct TableRows: Sendable {
             html += "</td>"
         }
 
+        /// A cell whose text links to `path` (a record's own page).
+        package mutating func link(_ text: String, to path: String) {
+            html += #"<td class="table__cell"><a class="link" href=""#
+            html += HTMLEscaping.escape(path)
+            html += #"">"#
+            html += HTMLEscaping.escape(text)
+            html += "</a></td>"
+        }
+
         /// A cell holding a number, aligned to the right.
         package mutating func number(_ text: String) {
             html += #"<td class="table__cell table__cell--numeric">"#
@@ -61,5 +70,8 @@ package struct TableRows: Sendable {
     /// The tag colours the stylesheet defines.
     package enum TagTone: String, Sendable {
         case green, red, grey, blue, yellow, purple
+
+        /// The class a template writes: `tag--green`.
+        package var tagClass: String { "tag--\(rawValue)" }
     }
 }

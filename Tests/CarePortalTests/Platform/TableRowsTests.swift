@@ -31,6 +31,16 @@ import Testing
         #expect(rows.htmlIfAny == rows.html && TableRows().htmlIfAny == nil)
     }
 
+    @Test func aLinkCellEscapesItsTextAndItsAddress() {
+        var rows = TableRows()
+        rows.row { $0.link("Ana <\"M\">", to: "/members/7?a=1&b=\"2\"") }
+        #expect(rows.html == """
+            <tr><td class="table__cell"><a class="link" href="/members/7?a=1&amp;b=&quot;2&quot;">Ana &lt;&quot;M&quot;&gt;</a></td></tr>
+
+            """)
+        #expect(TableRows.TagTone.grey.tagClass == "tag--grey")
+    }
+
     @Test func filterOptionsAreEscapedAndMarkTheChosenOne() {
         let html = FilterOption.html([
             FilterOption(value: "", title: "All actions", isSelected: false),
