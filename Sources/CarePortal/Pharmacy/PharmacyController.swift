@@ -42,13 +42,12 @@ struct PharmacyController {
         let address = ListAddress(path: SiteURL.pharmacy.path, parameters: [("status", status?.rawValue), ("kind", fulfilment?.rawValue)])
         return portal.pages.response(RefillQueuePage(
             layout: portal.layout("Refill queue", context: context, current: .pharmacy),
-            rows: page.items.map { RefillRow($0, clock: clock) },
+            rows: RefillRow.queueHTML(page.items, clock: clock),
             statuses: [FilterOption(value: "", title: "Every open request", isSelected: status == nil)]
                 + RefillStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
             kinds: [FilterOption(value: "", title: "Pickup and delivery", isSelected: fulfilment == nil)]
                 + Fulfilment.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == fulfilment) },
             isFiltered: status != nil || fulfilment != nil,
-            totalCount: page.totalCount,
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "requests"))
         ))
     }

@@ -22,30 +22,74 @@ struct RefillRow: Sendable, Encodable {
         medication = "\(item.medication) \(item.strength)"
         kind = item.refill.fulfilment.title
         status = item.refill.status.title
-        statusTag = RefillRow.tag(item.refill.status)
+        statusTag = RefillRow.tone(item.refill.status).tagClass
     }
 
-    static func tag(_ status: RefillStatus) -> String {
+    static func tone(_ status: RefillStatus) -> TableRows.TagTone {
         switch status {
-        case .requested: "tag--blue"
-        case .preparing: "tag--yellow"
-        case .readyForPickup, .outForDelivery: "tag--green"
-        case .collected, .delivered: "tag--grey"
-        case .cancelled: "tag--red"
+        case .requested: .blue
+        case .preparing: .yellow
+        case .readyForPickup, .outForDelivery: .green
+        case .collected, .delivered: .grey
+        case .cancelled: .red
         }
+    }
+
+    /// The refill queue's rows (`TableRows`): when, whose (linking to her page), what, how, its status, and a link to it.
+    static func queueHTML(_ items: [RefillQueueItem], clock: ProgramClock) -> TableRows {
+        var rows = TableRows(expectedRows: items.count)
+        for item in items {
+            let refill = item.refill
+            rows.row { cells in
+                cells.text(clock.dateTime(refill.requestedAt), nowrap: true)
+                cells.link(item.customerName, to: SiteURL.pharmacyCustomer(refill.customerID).path)
+                cells.text("\(item.medication) \(item.strength)")
+                cells.text(refill.fulfilment.title)
+                cells.tag(refill.status.title, tone: tone(refill.status))
+                cells.link("Open", to: SiteURL.pharmacyRefill(refill.id).path, hidden: " request \(refill.id)")
+            }
+        }
+        return rows
+    }
+
+    /// A customer's own requests (`TableRows`): when (linking to the request), what, how, and its status.
+    static func customerHTML(_ items: [RefillQueueItem], clock: ProgramClock) -> TableRows {
+        var rows = TableRows(expectedRows: items.count)
+        for item in items {
+            let refill = item.refill
+            rows.row { cells in
+                cells.link(clock.dateTime(refill.requestedAt), to: SiteURL.pharmacyRefill(refill.id).path, nowrap: true)
+                cells.text("\(item.medication) \(item.strength)")
+                cells.text(refill.fulfilment.title)
+                cells.tag(refill.status.title, tone: tone(refill.status))
+            }
+        }
+        return rows
     }
 }
 
 struct RefillQueuePage: Page {
     static let template = TemplateName.pharmacyQueue
     let layout: Layout
-    let rows: [RefillRow]
-    let statuses: [FilterOption]
-    let kinds: [FilterOption]
+    /// The table's rows (`RefillRow.queueHTML`), every text escaped.
+    let rows: String
+    let hasRows: Bool
+    /// The filters' options (`FilterOption.html`).
+    let statuses: String
+    let kinds: String
     let isFiltered: Bool
-    let totalCount: Int
     let pagination: String
     let action = SiteURL.pharmacy.path
+
+    init(layout: Layout, rows: TableRows, statuses: [FilterOption], kinds: [FilterOption], isFiltered: Bool, pagination: String) {
+        self.layout = layout
+        self.rows = rows.html
+        self.hasRows = !rows.isEmpty
+        self.statuses = FilterOption.html(statuses)
+        self.kinds = FilterOption.html(kinds)
+        self.isFiltered = isFiltered
+        self.pagination = pagination
+    }
 }
 
 struct RefillPage: Page {
@@ -144,7 +188,9 @@ struct CustomerPage: Page {
     let visitCount: Int
     let recentVisits: [String]
     let prescriptions: [PrescriptionRow]
-    let refills: [RefillRow]
+    /// Her refill requests' rows (`RefillRow.customerHTML`), every text escaped.
+    let refills: String
+    let hasRefills: Bool
     let vouchers: [VoucherRow]
     let editPath: String
     let disablePath: String
@@ -175,7 +221,9 @@ struct CustomerPage: Page {
                             prescriber: $0.prescriber, lastFilled: $0.lastFilled.flatMap(CalendarDate.init(iso:))?.displayed ?? "Not yet",
                             removePath: SiteURL.pharmacyPrescriptionRemove($0.id).path)
         }
-        refills = record.refills.map { RefillRow($0, clock: clock) }
+        let refillRows = RefillRow.customerHTML(record.refills, clock: clock)
+        refills = refillRows.html
+        hasRefills = !refillRows.isEmpty
         vouchers = record.vouchers.map {
             VoucherRow(code: $0.code, points: $0.pointsCost, state: VoucherCheckResult.stateTitle($0.state(at: now)), redeemed: clock.dateTime($0.redeemedAt))
         }

@@ -29,9 +29,9 @@ package struct TableRows: Sendable {
     package struct Cells: Sendable {
         fileprivate var html = ""
 
-        /// A cell of text, with a smaller second line under it when `note` is given.
-        package mutating func text(_ text: String, note: String? = nil) {
-            html += #"<td class="table__cell">"#
+        /// A cell of text, with a smaller second line under it when `note` is given; `nowrap` keeps it on one line (a date).
+        package mutating func text(_ text: String, note: String? = nil, nowrap: Bool = false) {
+            html += nowrap ? #"<td class="table__cell table__cell--nowrap">"# : #"<td class="table__cell">"#
             html += HTMLEscaping.escape(text)
             if let note, !note.isEmpty {
                 html += #"<br><span class="body-s secondary-text">"#
@@ -41,12 +41,18 @@ package struct TableRows: Sendable {
             html += "</td>"
         }
 
-        /// A cell whose text links to `path` (a record's own page).
-        package mutating func link(_ text: String, to path: String) {
-            html += #"<td class="table__cell"><a class="link" href=""#
+        /// A cell whose text links to `path` (a record's own page); `hidden` is said after the text to screen
+        /// readers only ("Open", then " request 12"), and `nowrap` keeps it on one line.
+        package mutating func link(_ text: String, to path: String, hidden: String? = nil, nowrap: Bool = false) {
+            html += nowrap ? #"<td class="table__cell table__cell--nowrap"><a class="link" href=""# : #"<td class="table__cell"><a class="link" href=""#
             html += HTMLEscaping.escape(path)
             html += #"">"#
             html += HTMLEscaping.escape(text)
+            if let hidden {
+                html += #"<span class="visually-hidden">"#
+                html += HTMLEscaping.escape(hidden)
+                html += "</span>"
+            }
             html += "</a></td>"
         }
 

@@ -534,7 +534,9 @@ package final class SQLiteConnectionPool: Sendable {
     /// `body` in a savepoint of its own. Then, if the next writer in line is a transaction too (and
     /// the shared one is still young and small), it hands the turn on and waits for that commit;
     /// otherwise it commits for everyone in it. A `body` that throws has its savepoint rolled back
-    /// and is answered with its error at once; the others in the transaction go on. If SQLite has
+    /// and the others in the transaction go on; it is answered with its error once the shared
+    /// transaction has ended, so that what its caller reads next includes what those before it in
+    /// line wrote, as when transactions ran one by one. If SQLite has
     /// rolled back the whole transaction (a full disk, an I/O error: the savepoint is gone), everyone
     /// in it is answered with that error, and nothing of it is stored.
     package func withTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
@@ -588,18 +590,22 @@ package final class SQLiteConnectionPool: Sendable {
             return shared.members < Self.sharedLimit && shared.waitingSince.map { ContinuousClock.now - $0 < Self.sharedAge } ?? true
         } && writers.nextJoins
         if handsOn {
-            // Nothing of a failed one is left to commit; a stored one waits for the commit it is in.
-            guard case .success(let value) = outcome else {
-                writers.next()
-                return try outcome.get()
-            }
-            try await withCheckedThrowingContinuation { (committed: CheckedContinuation<Void, any Error>) in
-                shared.withLock { shared in
-                    shared?.waiting.append(committed)
-                    if shared?.waitingSince == nil { shared?.waitingSince = .now }
+            // It waits for the commit it is in; a failed one too, though nothing of it is stored, so that what
+            // its caller reads next includes what those before it in line wrote, as if they had run one by one.
+            var commitFailure: (any Error)?
+            do {
+                try await withCheckedThrowingContinuation { (committed: CheckedContinuation<Void, any Error>) in
+                    shared.withLock { shared in
+                        shared?.waiting.append(committed)
+                        if shared?.waitingSince == nil { shared?.waitingSince = .now }
+                    }
+                    writers.next()
                 }
-                writers.next()
+            } catch {
+                commitFailure = error
             }
+            let value = try outcome.get()
+            if let commitFailure { throw commitFailure }
             return value
         }
         let waiting = endShared()
