@@ -181,11 +181,12 @@ package enum APIJSONWriter {
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as `\b`, `\f`, `\n`, `\r`, `\t` or `\u00XX`;
-    /// everything else (slashes, non-ASCII) as it is.
-    fileprivate static func writeString(_ text: String, to bytes: inout [UInt8]) {
+    /// everything else (non-ASCII, and slashes unless `escapingSlashes`, as Foundation's default does) as it is.
+    package static func writeString(_ text: String, to bytes: inout [UInt8], escapingSlashes: Bool = false) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
+            case UInt8(ascii: "/") where escapingSlashes: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
             case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])

@@ -304,6 +304,21 @@ import SQLKit
         }
     }
 
+    /// A cursor's link is written directly, byte for byte what Foundation's encoder wrote, so links
+    /// made before still open their page.
+    @Test func aCursorsLinkIsWhatFoundationsEncoderWroteAndReadsBack() throws {
+        let texts = ["", "member_0421", "Ana/Beth \\ \"quoted\"", "Zoë 😀 \u{2028}", "tab\tnew\nline\u{01}", String(repeating: "x", count: 200)]
+        var cursors: [PageCursor] = []
+        for (n, text) in texts.enumerated() {
+            cursors.append(PageCursor(order: "pseudonym.asc", values: [.text(text), .integer(Int64(n) * 7_919)], index: n * 25))
+            cursors.append(PageCursor(order: "joined/desc", values: [.integer(-Int64(n)), .integer(Int64.max), .text(text)], index: 0))
+        }
+        for cursor in cursors {
+            #expect(cursor.token == cursor.foundationToken, "\(cursor.values)")
+            #expect(try PageCursor(token: cursor.token) == cursor)
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func aChangedCursorIsAClear400Page(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
