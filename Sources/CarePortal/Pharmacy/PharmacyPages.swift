@@ -172,13 +172,6 @@ struct CustomerPage: Page {
         let removePath: String
     }
 
-    struct VoucherRow: Sendable, Encodable {
-        let code: String
-        let points: Int
-        let state: String
-        let redeemed: String
-    }
-
     static let template = TemplateName.pharmacyCustomer
     let layout: Layout
     let name: String
@@ -191,7 +184,9 @@ struct CustomerPage: Page {
     /// Her refill requests' rows (`RefillRow.customerHTML`), every text escaped.
     let refills: String
     let hasRefills: Bool
-    let vouchers: [VoucherRow]
+    /// Her vouchers' rows (`TableRows`), every text escaped.
+    let vouchers: String
+    let hasVouchers: Bool
     let editPath: String
     let disablePath: String
     let enablePath: String
@@ -224,9 +219,17 @@ struct CustomerPage: Page {
         let refillRows = RefillRow.customerHTML(record.refills, clock: clock)
         refills = refillRows.html
         hasRefills = !refillRows.isEmpty
-        vouchers = record.vouchers.map {
-            VoucherRow(code: $0.code, points: $0.pointsCost, state: VoucherCheckResult.stateTitle($0.state(at: now)), redeemed: clock.dateTime($0.redeemedAt))
+        var voucherRows = TableRows(expectedRows: record.vouchers.count)
+        for voucher in record.vouchers {
+            voucherRows.row { cells in
+                cells.text(voucher.code)
+                cells.text("\(voucher.pointsCost)")
+                cells.text(VoucherCheckResult.stateTitle(voucher.state(at: now)))
+                cells.text(clock.dateTime(voucher.redeemedAt), nowrap: true)
+            }
         }
+        vouchers = voucherRows.html
+        hasVouchers = !voucherRows.isEmpty
         editPath = SiteURL.pharmacyCustomerEdit(customer.id).path
         disablePath = SiteURL.pharmacyCustomerDisable(customer.id).path
         enablePath = SiteURL.pharmacyCustomerEnable(customer.id).path

@@ -49,7 +49,9 @@ package struct ProgramClock: Sendable {
         let zone = ProgramTimeZone.choices.first { $0.id == timeZone.identifier }
             .map { timeZone.isDaylightSavingTime(for: instant) ? $0.daylight : $0.standard }
             ?? timeZone.abbreviation(for: instant) ?? timeZone.identifier
-        return "\(date.day) \(Self.monthAbbreviations[date.month - 1]) \(date.year), " + String(format: "%02d:%02d", minute / 60, minute % 60) + " \(zone)"
+        func twoDigits(_ number: Int) -> String { number < 10 ? "0\(number)" : "\(number)" }
+        // Not `String(format:)`: a list formats dozens of these per page, and it cost more than the rest.
+        return "\(date.day) \(Self.monthAbbreviations[date.month - 1]) \(date.year), \(twoDigits(minute / 60)):\(twoDigits(minute % 60)) \(zone)"
     }
 
     private static let monthAbbreviations = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
