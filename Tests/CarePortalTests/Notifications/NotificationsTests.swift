@@ -286,5 +286,7 @@ enum FeedSteps {
         #expect(clock.date(of: utc("2027-01-01T05:00:00Z")) == CalendarDate(year: 2027, month: 1, day: 1)!)
         #expect(clock.minuteOfDay(of: utc("2027-03-14T12:00:00Z")) == 8 * 60)
         #expect(clock.dateTime(utc("2027-03-14T12:00:00Z")) == "14 Mar 2027, 08:00 EDT")
+        #expect(clock.dateTime(utc("2027-01-02T04:05:00Z")) == "1 Jan 2027, 23:05 EST")
+        #expect(clock.dateTime(utc("2027-07-04T14:59:00Z")) == "4 Jul 2027, 10:59 EDT")
     }
 }
