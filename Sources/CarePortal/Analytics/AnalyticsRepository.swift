@@ -225,20 +225,25 @@ struct AnalyticsRepository: Sendable {
         return result
     }
 
-    /// For members who joined in `period`: how many of those who joined in each week were active in each
-    /// week after it (up to `AnalyticsAggregates.retentionWeeks` weeks after).
+    /// For members who joined in `period`: how many were active in each week after the week they joined (0 to
+    /// `AnalyticsAggregates.retentionWeeks`), of those whose registration week has reached that week by `week`
+    /// (the week after joining is over or under way). Read in the index's order (weeks after, then the day
+    /// joined), so the sums need no sort.
     func retention(
-        joinedIn period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase
-    ) async throws -> [(joinedWeek: Int, weeksAfter: Int, members: Int64)] {
+        joinedIn period: ClosedRange<AnalyticsDay>, reachedBy week: Int, cohortIDs: [Int64], on db: any SQLDatabase
+    ) async throws -> [Int: Int64] {
         let query: SQLQueryString = """
-            SELECT joined_week, weeks_after, CAST(SUM(members) AS BIGINT) AS members FROM retention_counts
-            WHERE joined_day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
-            GROUP BY joined_week, weeks_after
+            SELECT weeks_after, CAST(SUM(members) AS BIGINT) AS members FROM retention_counts
+            WHERE weeks_after IN (\(binds: Array(0...AnalyticsAggregates.retentionWeeks)))
+            AND joined_day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
+            AND joined_week + weeks_after <= \(bind: week)
+            GROUP BY weeks_after
             """
-        return try await db.raw(query).all().map { row in
-            (try row.decode(column: "joined_week", as: Int.self), try row.decode(column: "weeks_after", as: Int.self),
-             try row.decode(column: "members", as: Int64.self))
+        var members: [Int: Int64] = [:]
+        for row in try await db.raw(query).all() {
+            members[try row.decode(column: "weeks_after", as: Int.self)] = try row.decode(column: "members", as: Int64.self)
         }
+        return members
     }
 
     /// When each member (of the chosen cohorts) who joined between two instants registered.
