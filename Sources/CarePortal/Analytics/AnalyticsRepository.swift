@@ -43,10 +43,13 @@ struct AnalyticsRepository: Sendable {
     /// ranges are asked for (so PostgreSQL keeps one prepared statement for it). The pieces of a period never
     /// make more than four runs at one level (days before and after a week or month on each side); an unused
     /// part asks for nothing (1 to 0).
-    private func union(_ select: SQLQueryString, _ column: String, _ numbers: [Int]) -> SQLQueryString {
+    ///
+    /// `groupBy`, when given, ends each part (" GROUP BY …"): each part then sums its own range, the ranges never
+    /// share a bucket, and the parts' rows are the answer with no sum over the whole.
+    private func union(_ select: SQLQueryString, _ column: String, _ numbers: [Int], groupBy: SQLQueryString = "") -> SQLQueryString {
         var ranges = runs(numbers)
         while ranges.count < 4 { ranges.append((1, 0)) }
-        return ranges.map { select + " AND \(ident: column) BETWEEN \(bind: $0.0) AND \(bind: $0.1)" }.joined(separator: " UNION ALL ")
+        return ranges.map { select + " AND \(ident: column) BETWEEN \(bind: $0.0) AND \(bind: $0.1)" + groupBy }.joined(separator: " UNION ALL ")
     }
 
     /// The pieces of the aggregates that make up each bucket of `period` (the bucket's days inside the period,
@@ -97,14 +100,12 @@ struct AnalyticsRepository: Sendable {
         let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
         var sums: SQLQueryString = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(scored) AS BIGINT) AS scored"
         for band in AnalyticsAggregates.scoreBands.indices { sums += ", CAST(SUM(band_\(unsafeRaw: String(band))) AS BIGINT) AS band_\(unsafeRaw: String(band))" }
-        let rows = union("""
-            SELECT \(ident: level.column) AS bucket, cohort_id, label, events, total, scored, band_0, band_1, band_2, band_3
+        // Each range summed on its own, in the order of the index it reads (kind, bucket, label: `IndexAnalyticsReads`), so
+        // neither engine sorts or hashes the rows: a bucket is in one range only.
+        let query = union("""
+            SELECT \(ident: level.column) AS bucket\(cohortColumn), label, \(sums)
             FROM \(ident: level.countsTable) WHERE kind = \(bind: kind.rawValue)\(cohortFilter(cohortIDs))
-            """, level.column, numbers)
-        let query: SQLQueryString = """
-            SELECT bucket\(cohortColumn), label, \(sums) FROM (\(rows)) AS counted
-            GROUP BY bucket\(cohortColumn), label
-            """
+            """, level.column, numbers, groupBy: " GROUP BY \(ident: level.column)\(cohortColumn), label")
         return try await db.raw(query).all().map { row in
             Count(
                 bucket: try row.decode(column: "bucket", as: Int.self),

@@ -3,9 +3,11 @@ import SQLKit
 
 /// Indexes the Analytics pages read from alone: each graph's rows come from a range of one of these
 /// indexes with every column it reads in it, so no table row is fetched (on SQLite each fetch was a page
-/// read; at 18 months by day, tens of thousands of them a graph). The first day anything was recorded
-/// ("All time") is the first entry of an index by day, not a scan of every daily count. Retention is read
-/// by weeks after joining, then the day joined, the order its sums are made in.
+/// read; at 18 months by day, tens of thousands of them a graph). The counts are read by kind, bucket and
+/// label, the order a graph sums them in, so neither engine sorts them (the cohorts are filtered inside the
+/// index); retention by weeks after joining, then the day joined, the order its sums are made in. The first
+/// day anything was recorded ("All time") is the first entry of an index by day, not a scan of every
+/// daily count.
 struct IndexAnalyticsReads: Migration {
     let version = 34
     let name = "IndexAnalyticsReads"
@@ -13,7 +15,7 @@ struct IndexAnalyticsReads: Migration {
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
         for level in AnalyticsLevel.allCases {
             try await db.create(index: "\(level.countsTable)_read").on(level.countsTable)
-                .column("kind").column(level.column).column("cohort_id").column("label")
+                .column("kind").column(level.column).column("label").column("cohort_id")
                 .column("events").column("total").column("scored").column("band_0").column("band_1").column("band_2").column("band_3")
                 .run()
         }
