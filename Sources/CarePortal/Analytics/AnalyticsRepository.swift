@@ -98,8 +98,13 @@ struct AnalyticsRepository: Sendable {
         kind: MemberEvent.Kind, level: AnalyticsLevel, numbers: [Int], cohortIDs: [Int64], perCohort: Bool, on db: any SQLDatabase
     ) async throws -> [Count] {
         let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
-        var sums: SQLQueryString = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(scored) AS BIGINT) AS scored"
-        for band in AnalyticsAggregates.scoreBands.indices { sums += ", CAST(SUM(band_\(unsafeRaw: String(band))) AS BIGINT) AS band_\(unsafeRaw: String(band))" }
+        // A kind without scores keeps 0 in its scored and band columns (`AnalyticsAggregates.Tally`): they are not read.
+        let scored = AnalyticsAggregates.scoredKinds.contains(kind.rawValue)
+        var sums: SQLQueryString = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total"
+        if scored {
+            sums += ", CAST(SUM(scored) AS BIGINT) AS scored"
+            for band in AnalyticsAggregates.scoreBands.indices { sums += ", CAST(SUM(band_\(unsafeRaw: String(band))) AS BIGINT) AS band_\(unsafeRaw: String(band))" }
+        }
         // Each range summed on its own, in the order of the index it reads (kind, bucket, label: `IndexAnalyticsReads`), so
         // neither engine sorts or hashes the rows: a bucket is in one range only.
         let query = union("""
@@ -112,8 +117,9 @@ struct AnalyticsRepository: Sendable {
                 cohortID: perCohort ? try row.decode(column: "cohort_id", as: Int64.self) : nil,
                 label: try row.decode(column: "label", as: String.self),
                 events: try row.decode(column: "events", as: Int64.self), total: try row.decode(column: "total", as: Int64.self),
-                scored: try row.decode(column: "scored", as: Int64.self),
-                bands: try AnalyticsAggregates.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
+                scored: scored ? try row.decode(column: "scored", as: Int64.self) : 0,
+                bands: scored ? try AnalyticsAggregates.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
+                    : Array(repeating: 0, count: AnalyticsAggregates.scoreBands.count)
             )
         }
     }
