@@ -400,11 +400,7 @@ struct AnalyticsReports: Sendable {
         for registered in try await repository.registrations(from: start, until: end, cohortIDs: scope.cohortIDs, on: db) {
             joinedPerWeek[AnalyticsDay(clock.date(of: registered)).week, default: 0] += 1
         }
-        var activePerWeekAfter: [Int: Int64] = [:]
-        for row in try await repository.retention(joinedIn: scope.period, cohortIDs: scope.cohortIDs, on: db)
-        where row.joinedWeek + row.weeksAfter <= today.week {
-            activePerWeekAfter[row.weeksAfter, default: 0] += row.members
-        }
+        let activePerWeekAfter = try await repository.retention(joinedIn: scope.period, reachedBy: today.week, cohortIDs: scope.cohortIDs, on: db)
         var points: [Int: (active: Int64, joined: Int64)] = [:]
         for after in 0...Self.retentionWeeks {
             let joined = joinedPerWeek.filter { $0.key + after <= today.week }.values.reduce(0, +)

@@ -43,10 +43,13 @@ struct AnalyticsRepository: Sendable {
     /// ranges are asked for (so PostgreSQL keeps one prepared statement for it). The pieces of a period never
     /// make more than four runs at one level (days before and after a week or month on each side); an unused
     /// part asks for nothing (1 to 0).
-    private func union(_ select: SQLQueryString, _ column: String, _ numbers: [Int]) -> SQLQueryString {
+    ///
+    /// `groupBy`, when given, ends each part (" GROUP BY …"): each part then sums its own range, the ranges never
+    /// share a bucket, and the parts' rows are the answer with no sum over the whole.
+    private func union(_ select: SQLQueryString, _ column: String, _ numbers: [Int], groupBy: SQLQueryString = "") -> SQLQueryString {
         var ranges = runs(numbers)
         while ranges.count < 4 { ranges.append((1, 0)) }
-        return ranges.map { select + " AND \(ident: column) BETWEEN \(bind: $0.0) AND \(bind: $0.1)" }.joined(separator: " UNION ALL ")
+        return ranges.map { select + " AND \(ident: column) BETWEEN \(bind: $0.0) AND \(bind: $0.1)" + groupBy }.joined(separator: " UNION ALL ")
     }
 
     /// The pieces of the aggregates that make up each bucket of `period` (the bucket's days inside the period,
@@ -95,24 +98,28 @@ struct AnalyticsRepository: Sendable {
         kind: MemberEvent.Kind, level: AnalyticsLevel, numbers: [Int], cohortIDs: [Int64], perCohort: Bool, on db: any SQLDatabase
     ) async throws -> [Count] {
         let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
-        var sums: SQLQueryString = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(scored) AS BIGINT) AS scored"
-        for band in AnalyticsAggregates.scoreBands.indices { sums += ", CAST(SUM(band_\(unsafeRaw: String(band))) AS BIGINT) AS band_\(unsafeRaw: String(band))" }
-        let rows = union("""
-            SELECT \(ident: level.column) AS bucket, cohort_id, label, events, total, scored, band_0, band_1, band_2, band_3
+        // A kind without scores keeps 0 in its scored and band columns (`AnalyticsAggregates.Tally`): they are not read.
+        let scored = AnalyticsAggregates.scoredKinds.contains(kind.rawValue)
+        var sums: SQLQueryString = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total"
+        if scored {
+            sums += ", CAST(SUM(scored) AS BIGINT) AS scored"
+            for band in AnalyticsAggregates.scoreBands.indices { sums += ", CAST(SUM(band_\(unsafeRaw: String(band))) AS BIGINT) AS band_\(unsafeRaw: String(band))" }
+        }
+        // Each range summed on its own, in the order of the index it reads (kind, bucket, label: `IndexAnalyticsReads`), so
+        // neither engine sorts or hashes the rows: a bucket is in one range only.
+        let query = union("""
+            SELECT \(ident: level.column) AS bucket\(cohortColumn), label, \(sums)
             FROM \(ident: level.countsTable) WHERE kind = \(bind: kind.rawValue)\(cohortFilter(cohortIDs))
-            """, level.column, numbers)
-        let query: SQLQueryString = """
-            SELECT bucket\(cohortColumn), label, \(sums) FROM (\(rows)) AS counted
-            GROUP BY bucket\(cohortColumn), label
-            """
+            """, level.column, numbers, groupBy: " GROUP BY \(ident: level.column)\(cohortColumn), label")
         return try await db.raw(query).all().map { row in
             Count(
                 bucket: try row.decode(column: "bucket", as: Int.self),
                 cohortID: perCohort ? try row.decode(column: "cohort_id", as: Int64.self) : nil,
                 label: try row.decode(column: "label", as: String.self),
                 events: try row.decode(column: "events", as: Int64.self), total: try row.decode(column: "total", as: Int64.self),
-                scored: try row.decode(column: "scored", as: Int64.self),
-                bands: try AnalyticsAggregates.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
+                scored: scored ? try row.decode(column: "scored", as: Int64.self) : 0,
+                bands: scored ? try AnalyticsAggregates.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
+                    : Array(repeating: 0, count: AnalyticsAggregates.scoreBands.count)
             )
         }
     }
@@ -164,13 +171,11 @@ struct AnalyticsRepository: Sendable {
         var result: [Members] = []
         let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
         if !whole.isEmpty {
-            let rows = union("""
-                SELECT bucket, cohort_id, members FROM active_member_counts WHERE level = \(bind: level.rawValue)\(cohortFilter(cohortIDs))
-                """, "bucket", whole)
-            let query: SQLQueryString = """
-                SELECT bucket\(cohortColumn), CAST(SUM(members) AS BIGINT) AS members FROM (\(rows)) AS counted
-                GROUP BY bucket\(cohortColumn)
-                """
+            // Each range summed on its own in the index's order (level, bucket: `IndexAnalyticsReads`), with no sort.
+            let query = union("""
+                SELECT bucket\(cohortColumn), CAST(SUM(members) AS BIGINT) AS members FROM active_member_counts
+                WHERE level = \(bind: level.rawValue)\(cohortFilter(cohortIDs))
+                """, "bucket", whole, groupBy: " GROUP BY bucket\(cohortColumn)")
             result += try await db.raw(query).all().map { row in
                 Members(
                     bucket: try row.decode(column: "bucket", as: Int.self),
@@ -225,20 +230,25 @@ struct AnalyticsRepository: Sendable {
         return result
     }
 
-    /// For members who joined in `period`: how many of those who joined in each week were active in each
-    /// week after it (up to `AnalyticsAggregates.retentionWeeks` weeks after).
+    /// For members who joined in `period`: how many were active in each week after the week they joined (0 to
+    /// `AnalyticsAggregates.retentionWeeks`), of those whose registration week has reached that week by `week`
+    /// (the week after joining is over or under way). Read in the index's order (weeks after, then the day
+    /// joined), so the sums need no sort.
     func retention(
-        joinedIn period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase
-    ) async throws -> [(joinedWeek: Int, weeksAfter: Int, members: Int64)] {
+        joinedIn period: ClosedRange<AnalyticsDay>, reachedBy week: Int, cohortIDs: [Int64], on db: any SQLDatabase
+    ) async throws -> [Int: Int64] {
         let query: SQLQueryString = """
-            SELECT joined_week, weeks_after, CAST(SUM(members) AS BIGINT) AS members FROM retention_counts
-            WHERE joined_day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
-            GROUP BY joined_week, weeks_after
+            SELECT weeks_after, CAST(SUM(members) AS BIGINT) AS members FROM retention_counts
+            WHERE weeks_after IN (\(binds: Array(0...AnalyticsAggregates.retentionWeeks)))
+            AND joined_day BETWEEN \(bind: period.lowerBound.number) AND \(bind: period.upperBound.number)\(cohortFilter(cohortIDs))
+            AND joined_week + weeks_after <= \(bind: week)
+            GROUP BY weeks_after
             """
-        return try await db.raw(query).all().map { row in
-            (try row.decode(column: "joined_week", as: Int.self), try row.decode(column: "weeks_after", as: Int.self),
-             try row.decode(column: "members", as: Int64.self))
+        var members: [Int: Int64] = [:]
+        for row in try await db.raw(query).all() {
+            members[try row.decode(column: "weeks_after", as: Int.self)] = try row.decode(column: "members", as: Int64.self)
         }
+        return members
     }
 
     /// When each member (of the chosen cohorts) who joined between two instants registered.

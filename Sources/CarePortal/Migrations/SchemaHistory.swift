@@ -38,6 +38,7 @@ enum SchemaHistory {
         IndexStudyDays(),
         AddStudyClaimTokens(),
         AddAnalyticsLevels(),
+        IndexAnalyticsReads(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

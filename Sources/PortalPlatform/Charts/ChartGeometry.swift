@@ -70,9 +70,15 @@ package enum ChartGeometry {
     }
 
     /// A coordinate written with at most one decimal place.
+    /// The same text as `String(format: "%.1f")` of the rounded value, written from its whole tenths (a long
+    /// chart writes thousands of coordinates, and formatting through Foundation costs far more).
     package static func number(_ value: Double) -> String {
         let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(format: "%.1f", rounded)
+        if rounded == rounded.rounded() { return String(Int(rounded)) }
+        guard rounded.isFinite, abs(rounded) < 1e15 else { return String(format: "%.1f", rounded) }
+        let tenths = Int((value * 10).rounded())
+        let whole = tenths.magnitude / 10, tenth = tenths.magnitude % 10
+        return "\(tenths < 0 ? "-" : "")\(whole).\(tenth)"
     }
 
     /// The patterns of `count` series in a chart: colour and marks together.

@@ -366,6 +366,67 @@ import Testing
         }
     }
 
+    /// The retention graph against a direct count from `events` and the members' registrations: of the members
+    /// who joined in the period, those active N weeks after the week they joined, over those whose registration
+    /// week has reached week N.
+    @Test(arguments: TestEngines.all)
+    func retentionEqualsADirectCountOfWhoWasActiveEachWeekAfterJoining(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let clock = portal.portal.programSettings.current.clock
+            let day: TimeInterval = 86_400
+            let first = portal.clock.now
+            // Eight join now, six a week later (five in May's cohort, one in June's), then two weeks pass.
+            var early: [Member] = [], late: [Member] = []
+            for _ in 0..<8 { early.append(try await Self.member(portal, due: "2027-05-10").1) }
+            portal.clock.advance(by: 7 * day)
+            for index in 0..<6 { late.append(try await Self.member(portal, due: index < 5 ? "2027-05-10" : "2027-06-10").1) }
+            portal.clock.advance(by: 14 * day)
+            // Who opened the app when, as days after the first registrations.
+            var opened: [(Member, TimeInterval)] = early.map { ($0, 0.1) } + early.prefix(7).map { ($0, 7.2) } + early.prefix(6).map { ($0, 14.5) }
+            opened += early.prefix(2).map { ($0, 20.5) } + late.map { ($0, 7.3) } + late.prefix(5).map { ($0, 15) } + late.suffix(1).map { ($0, 20.9) }
+            try await portal.database.transaction { db in
+                try await MemberEvents().record(opened.enumerated().map { index, open in
+                    MemberEvent(kind: .appOpened, memberID: open.0.id, cohortID: open.0.cohort.id, occurredAt: first.addingTimeInterval(open.1 * day), clientID: "r\(index)")
+                }, clock: clock, on: db)
+            }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let from = clock.date(of: first), to = clock.date(of: portal.clock.now)
+            let today = AnalyticsDay(to).week
+            // The direct count: every event's week against her registration week, on the program's clock.
+            let (events, joinedAt) = try await portal.database.read { db -> ([(Int64, Int64)], [Int64: Int64]) in
+                let events = try await db.raw("SELECT member_id, occurred_at FROM events WHERE member_id IS NOT NULL").all()
+                    .map { (try $0.decode(column: "member_id", as: Int64.self), try $0.decode(column: "occurred_at", as: Int64.self)) }
+                let members = try await db.raw("SELECT id, created_at FROM members").all()
+                    .map { (try $0.decode(column: "id", as: Int64.self), try $0.decode(column: "created_at", as: Int64.self)) }
+                return (events, Dictionary(uniqueKeysWithValues: members))
+            }
+            func week(_ milliseconds: Int64) -> Int { AnalyticsDay(clock.date(of: Date(millisecondsSince1970: milliseconds))).week }
+            func expected(_ members: [Member]) -> [String] {
+                let ids = Set(members.map(\.id))
+                var active: [Int: Set<Int64>] = [:]
+                for (member, at) in events where ids.contains(member) {
+                    let after = week(at) - week(joinedAt[member]!)
+                    if (0...AnalyticsAggregates.retentionWeeks).contains(after) { active[after, default: []].insert(member) }
+                }
+                return (0...AnalyticsAggregates.retentionWeeks).map { after in
+                    let joined = ids.filter { week(joinedAt[$0]!) + after <= today }.count
+                    return joined == 0 ? "not yet" : SmallCounts.share(Int64(active[after]?.count ?? 0), of: Int64(joined)).text
+                }
+            }
+            func drawn(from: CalendarDate, _ choices: String = "") async throws -> [String] {
+                let rows = Self.rows(try await admin.get("/analytics/download?graph=retention&range=custom&from=\(from.iso)&to=\(to.iso)\(choices)").text)
+                return rows.dropFirst().map { $0[1] }
+            }
+            let everyone = try await drawn(from: from)
+            #expect(everyone == expected(early + late))
+            // 14 joined, 12 came back the week after, 7 two weeks after; only the first 8 have reached week 3 (2 came back).
+            #expect(everyone.count == 13 && everyone.prefix(3).allSatisfy { $0.hasSuffix("%") } && everyone[3] == SmallCounts.withheld && everyone[4] == "not yet")
+            #expect(try await drawn(from: from, "&cohort=\(early[0].cohort.id)") == expected(early + late.prefix(5)))
+            // From the later six's day: the first eight did not join in the period and are not counted.
+            #expect(try await drawn(from: from.adding(days: 7)) == expected(late))
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func theAggregatesEqualAFullRecountOfTheEvents(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in

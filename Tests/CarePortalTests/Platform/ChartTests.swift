@@ -21,6 +21,19 @@ import Testing
         }
     }
 
+    /// Coordinates are written from their whole tenths: the same text Foundation's "%.1f" gives the rounded value.
+    @Test func coordinatesAreWrittenAsFoundationWouldWriteThemToOneDecimalPlace() {
+        var values: [Double] = [0, 0.04, 0.05, 0.06, -0.04, -0.05, -0.06, 0.25, -0.25, 1.15, 2.35, -2.35, 99.95, 123.456, -123.456, 640, 1e9 + 0.3, -0.5]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 { values.append(Double.random(in: -2_000...2_000, using: &generator)) }
+        for tenths in -30_000...30_000 { values.append(Double(tenths) / 10) }
+        for value in values {
+            let rounded = (value * 10).rounded() / 10
+            let expected = rounded == rounded.rounded() ? String(Int(rounded)) : String(format: "%.1f", rounded)
+            #expect(ChartGeometry.number(value) == expected, "\(value)")
+        }
+    }
+
     static func expectEveryLabelInside(_ figure: ChartFigure, sourceLocation: SourceLocation = #_sourceLocation) {
         for label in figure.labels {
             let span = extent(label)
