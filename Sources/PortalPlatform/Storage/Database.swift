@@ -192,9 +192,9 @@ public final class Database: Sendable {
 
     /// Requests waiting for a PostgreSQL connection. Waiting is fine while PostgreSQL takes connections
     /// (a busy pool); not once it does not. One task (`watch`) looks at them twice a second: when one
-    /// has waited `connectionWait`, it asks whether PostgreSQL's address answers, and if not cancels
-    /// every request that has waited that long, which is then answered 503. A timer for each request
-    /// cost more than its query on a busy server.
+    /// has waited `connectionWait`, it asks whether PostgreSQL's address answers, and if it has not
+    /// answered twice in a row cancels every request that has waited that long, which is then
+    /// answered 503. A timer for each request cost more than its query on a busy server.
     final class LeaseWaits: Sendable {
         enum Outcome: Sendable { case waiting, leased, gaveUp }
 
@@ -246,12 +246,25 @@ public final class Database: Sendable {
         /// Gives up on the requests that have waited `Database.connectionWait` while PostgreSQL does not
         /// answer, until the task is cancelled.
         func watch(answers: @Sendable () async -> Bool) async {
+            // A check can fail on a machine too busy to connect within its second; two in a row (half a
+            // second apart) mean PostgreSQL is away, and only then is every request that waited given up.
+            var unanswered = 0
             while (try? await Task.sleep(for: .milliseconds(500))) != nil {
                 let now = ContinuousClock.now
                 let overdue = state.withLock { state in
                     state.waiting.contains { now - $0.value.since >= Database.connectionWait && $0.value.outcome == .waiting }
                 }
-                guard overdue, !(await answers()) else { continue }
+                guard overdue else {
+                    unanswered = 0
+                    continue
+                }
+                if await answers() {
+                    unanswered = 0
+                    continue
+                }
+                unanswered += 1
+                guard unanswered >= 2 else { continue }
+                unanswered = 0
                 let cancels = state.withLock { state -> [@Sendable () -> Void] in
                     let ids = state.waiting.filter { now - $0.value.since >= Database.connectionWait && $0.value.outcome == .waiting }.map(\.key)
                     for id in ids { state.waiting[id]?.outcome = .gaveUp }

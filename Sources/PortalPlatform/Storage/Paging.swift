@@ -329,15 +329,22 @@ extension SQLDatabase {
         decode: (any SQLRow) throws -> Item
     ) async throws -> PageOf<Item> {
         let size = request.size
+        // The count rides along with the page's rows, a column of each (a subquery run once), rather than a
+        // statement of its own: one round trip fewer to PostgreSQL for every page of every list.
         let bounded = (counted.map { $0(select().column(SQLLiteral.numeric("1"))) } ?? rows(select().column(SQLLiteral.numeric("1"))))
             .limit(PageRequest.countLimit + 1)
-        let total = try await select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+        let counting = select().column(SQLFunction("COUNT", args: SQLLiteral.all))
             .from(SQLAlias(SQLGroupExpression(bounded.select), as: "counted"))
-            .first()?.decode(column: "count", as: Int.self) ?? 0
+        let totalColumn = "page_total_count"
+        /// The rows' count, from the first row; none means the list holds nothing past the filters.
+        func total(of rows: [any SQLRow]) throws -> Int {
+            try rows.first?.decode(column: totalColumn, as: Int.self) ?? 0
+        }
 
         /// The rows in the list's order (`reversed` for seeking backwards), one more than a page to see past it.
         func read(reversed: Bool, from cursor: PageCursor?, offset: Int = 0) async throws -> [any SQLRow] {
-            let builder = rows(columns.reduce(select()) { $0.column($1) })
+            let builder = rows(columns.reduce(select()) { $0.column($1) }
+                .column(SQLAlias(SQLGroupExpression(counting.select), as: SQLIdentifier(totalColumn))))
             let descending = order.descending != reversed
             let direction = descending ? SQLDirection.descending : SQLDirection.ascending
             // The query that finds the page: the whole select, or with `idsFirst` the page's ids alone.
@@ -358,7 +365,7 @@ extension SQLDatabase {
             }
             return try await builder.all()
         }
-        func page(_ slice: [any SQLRow], hasPrevious: Bool, hasNext: Bool, startIndex: Int?) throws -> PageOf<Item> {
+        func page(_ slice: [any SQLRow], total: Int, hasPrevious: Bool, hasNext: Bool, startIndex: Int?) throws -> PageOf<Item> {
             let known = startIndex.map { max(1, $0) }
             return PageOf(
                 items: try slice.map(decode), totalCount: total, request: request, hasPrevious: hasPrevious, hasNext: hasNext,
@@ -370,24 +377,26 @@ extension SQLDatabase {
         func lastPage() async throws -> PageOf<Item> {
             let found = try await read(reversed: true, from: nil)
             let slice = Array(found.prefix(size).reversed())
-            return try page(slice, hasPrevious: found.count > size, hasNext: false,
+            let total = try total(of: found)
+            return try page(slice, total: total, hasPrevious: found.count > size, hasNext: false,
                             startIndex: total <= PageRequest.countLimit ? total - slice.count + 1 : nil)
         }
 
         switch request.position {
         case .first:
             let found = try await read(reversed: false, from: nil)
-            return try page(Array(found.prefix(size)), hasPrevious: false, hasNext: found.count > size, startIndex: 1)
+            return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: false, hasNext: found.count > size, startIndex: 1)
         case .number(let number):
             let offset = (max(1, number) - 1) * size
             let found = try await read(reversed: false, from: nil, offset: offset)
             if found.isEmpty && offset > 0 { return try await lastPage() }
-            return try page(Array(found.prefix(size)), hasPrevious: offset > 0, hasNext: found.count > size, startIndex: offset + 1)
+            return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: offset > 0, hasNext: found.count > size,
+                            startIndex: offset + 1)
         case .after(let cursor):
             let found = try await read(reversed: false, from: cursor)
             // Nothing after it any more (the rows were deleted): the end of the list is the nearest page.
             if found.isEmpty { return try await lastPage() }
-            return try page(Array(found.prefix(size)), hasPrevious: true, hasNext: found.count > size,
+            return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: true, hasNext: found.count > size,
                             startIndex: cursor.index > 0 ? cursor.index + 1 : nil)
         case .before(let cursor):
             let found = try await read(reversed: true, from: cursor)
@@ -395,7 +404,7 @@ extension SQLDatabase {
             if found.count < size { return try await seek(PageRequest(.first, size: size), order: order, columns: columns, rows: rows, counted: counted, idsFirst: idsFirst, decode: decode) }
             let slice = Array(found.prefix(size).reversed())
             let hasPrevious = found.count > size
-            return try page(slice, hasPrevious: hasPrevious, hasNext: true,
+            return try page(slice, total: try total(of: found), hasPrevious: hasPrevious, hasNext: true,
                             startIndex: !hasPrevious ? 1 : cursor.index > size ? cursor.index - size : nil)
         case .last:
             return try await lastPage()
