@@ -26,8 +26,6 @@ public final class Database: Sendable {
     private let logger: Logger
     /// Whether PostgreSQL's address takes a connection at all: told apart from a busy pool when a request waits.
     private let postgresAnswers: @Sendable () async -> Bool
-    /// The requests waiting for a PostgreSQL connection, watched by one task for all of them.
-    private let leaseWaits = LeaseWaits()
     /// Where the time spent waiting for a connection is recorded, when the server keeps metrics.
     private let poolWaits: PoolWaits?
 
@@ -78,11 +76,11 @@ public final class Database: Sendable {
         case (.sqlite(let pool), .write): return try await pool.withWriter(started)
         case (.sqlite(let pool), .transaction): return try await pool.withTransaction(started)
         case (.postgres(let client), .transaction):
-            return try await Self.withConnection(of: client, waits: leaseWaits) { database in
+            return try await Self.withConnection(of: client, answers: postgresAnswers) { database in
                 waits?.record(ContinuousClock.now - asked)
                 return try await Self.committing(database, body)
             }
-        case (.postgres(let client), _): return try await Self.withConnection(of: client, waits: leaseWaits, started)
+        case (.postgres(let client), _): return try await Self.withConnection(of: client, answers: postgresAnswers, started)
         }
     }
 
@@ -101,10 +99,7 @@ public final class Database: Sendable {
     package func runConnections() async throws {
         switch backend {
         case .postgres(let client):
-            await withDiscardingTaskGroup { group in
-                group.addTask { await client.run() }
-                group.addTask { await self.leaseWaits.watch(answers: self.postgresAnswers) }
-            }
+            await client.run()
         case .sqlite(let pool):
             // Nothing to drive in the background: wait for cancellation, then close every connection.
             while (try? await Task.sleep(for: .seconds(3600))) != nil {}
@@ -158,29 +153,37 @@ public final class Database: Sendable {
     }
 
     private static func withConnection<T: Sendable>(
-        of client: PostgresClient, waits: LeaseWaits, _ body: (any SQLDatabase) async throws -> T
+        of client: PostgresClient, answers: @escaping @Sendable () async -> Bool, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         do {
-            // The body runs in a task of its own, which `waits` may cancel while it waits for a connection;
-            // it is awaited before this returns, so the body does not outlive the call.
+            // The body runs in a child task beside a timer, and both finish before this returns.
             return try await withoutActuallyEscaping(body) { body in
                 nonisolated(unsafe) let body = body
-                let lease = waits.start()
-                let task = Task {
-                    try await client.withConnection { connection in
-                        guard waits.leased(lease) else { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
-                        return try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
-                            try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+                let lease = LeaseWatch()
+                return try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask {
+                        try await client.withConnection { connection in
+                            guard lease.settle(.leased) else { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
+                            return try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                                try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+                            }
                         }
                     }
-                }
-                waits.track(lease) { task.cancel() }
-                do {
-                    return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-                } catch {
-                    // Given up on by the watch: the pool's cancellation error says less than this.
-                    if waits.end(lease) == .gaveUp { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
-                    throw error
+                    group.addTask {
+                        // Waiting is fine while PostgreSQL takes connections (a busy pool); not once it does not.
+                        while (try? await Task.sleep(for: connectionWait)) != nil, !lease.isSettled {
+                            if await answers() { continue }
+                            if lease.settle(.gaveUp) { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
+                        }
+                        return nil
+                    }
+                    while let next = try await group.next() {
+                        if let value = next {
+                            group.cancelAll()
+                            return value
+                        }
+                    }
+                    throw DatabaseUnavailable(reason: "the connection ended without an answer")
                 }
             }
         } catch let error as DatabaseUnavailable {
@@ -190,87 +193,19 @@ public final class Database: Sendable {
         }
     }
 
-    /// Requests waiting for a PostgreSQL connection. Waiting is fine while PostgreSQL takes connections
-    /// (a busy pool); not once it does not. One task (`watch`) looks at them twice a second: when one
-    /// has waited `connectionWait`, it asks whether PostgreSQL's address answers, and if it has not
-    /// answered twice in a row cancels every request that has waited that long, which is then
-    /// answered 503. A timer for each request cost more than its query on a busy server.
-    final class LeaseWaits: Sendable {
-        enum Outcome: Sendable { case waiting, leased, gaveUp }
+    /// Whether a request got its connection or gave up waiting: whichever happens first, only once.
+    private final class LeaseWatch: Sendable {
+        enum Outcome { case waiting, leased, gaveUp }
+        private let outcome = Mutex(Outcome.waiting)
 
-        private struct Waiting {
-            let since: ContinuousClock.Instant
-            var outcome = Outcome.waiting
-            /// Cancels the request's task, once it has one.
-            var cancel: (@Sendable () -> Void)?
-        }
+        var isSettled: Bool { outcome.withLock { $0 != .waiting } }
 
-        private struct State {
-            var next: UInt64 = 0
-            var waiting: [UInt64: Waiting] = [:]
-        }
-
-        private let state = Mutex(State())
-
-        /// A request starts waiting.
-        func start() -> UInt64 {
-            state.withLock { state in
-                state.next += 1
-                state.waiting[state.next] = Waiting(since: ContinuousClock.now)
-                return state.next
-            }
-        }
-
-        /// The task that waits for the request's connection, for the watch to cancel.
-        func track(_ id: UInt64, cancel: @escaping @Sendable () -> Void) {
-            let givenUp = state.withLock { state in
-                state.waiting[id]?.cancel = cancel
-                return state.waiting[id]?.outcome == .gaveUp
-            }
-            if givenUp { cancel() }
-        }
-
-        /// Its connection came: true, unless the watch gave up on it first.
-        func leased(_ id: UInt64) -> Bool {
-            state.withLock { state in
-                guard let waiting = state.waiting.removeValue(forKey: id) else { return true }
-                return waiting.outcome != .gaveUp
-            }
-        }
-
-        /// The request ended without a connection: whether the watch gave up on it.
-        func end(_ id: UInt64) -> Outcome {
-            state.withLock { $0.waiting.removeValue(forKey: id)?.outcome ?? .leased }
-        }
-
-        /// Gives up on the requests that have waited `Database.connectionWait` while PostgreSQL does not
-        /// answer, until the task is cancelled.
-        func watch(answers: @Sendable () async -> Bool) async {
-            // A check can fail on a machine too busy to connect within its second; two in a row (half a
-            // second apart) mean PostgreSQL is away, and only then is every request that waited given up.
-            var unanswered = 0
-            while (try? await Task.sleep(for: .milliseconds(500))) != nil {
-                let now = ContinuousClock.now
-                let overdue = state.withLock { state in
-                    state.waiting.contains { now - $0.value.since >= Database.connectionWait && $0.value.outcome == .waiting }
-                }
-                guard overdue else {
-                    unanswered = 0
-                    continue
-                }
-                if await answers() {
-                    unanswered = 0
-                    continue
-                }
-                unanswered += 1
-                guard unanswered >= 2 else { continue }
-                unanswered = 0
-                let cancels = state.withLock { state -> [@Sendable () -> Void] in
-                    let ids = state.waiting.filter { now - $0.value.since >= Database.connectionWait && $0.value.outcome == .waiting }.map(\.key)
-                    for id in ids { state.waiting[id]?.outcome = .gaveUp }
-                    return ids.compactMap { state.waiting[$0]?.cancel }
-                }
-                for cancel in cancels { cancel() }
+        /// True if `result` is the outcome, false if the other one came first.
+        func settle(_ result: Outcome) -> Bool {
+            outcome.withLock { outcome in
+                guard outcome == .waiting else { return false }
+                outcome = result
+                return true
             }
         }
     }
