@@ -31,7 +31,7 @@ package struct TableRows: Sendable {
 
         /// A cell of text, with a smaller second line under it when `note` is given; `nowrap` keeps it on one line (a date).
         package mutating func text(_ text: String, note: String? = nil, nowrap: Bool = false) {
-            html += nowrap ? #"<td class="table__cell table__cell--nowrap">"# : #"<td class="table__cell">"#
+            open(nowrap: nowrap)
             html += HTMLEscaping.escape(text)
             if let note, !note.isEmpty {
                 html += #"<br><span class="body-s secondary-text">"#
@@ -44,7 +44,8 @@ package struct TableRows: Sendable {
         /// A cell whose text links to `path` (a record's own page); `hidden` is said after the text to screen
         /// readers only ("Open", then " request 12"), and `nowrap` keeps it on one line.
         package mutating func link(_ text: String, to path: String, hidden: String? = nil, nowrap: Bool = false) {
-            html += nowrap ? #"<td class="table__cell table__cell--nowrap"><a class="link" href=""# : #"<td class="table__cell"><a class="link" href=""#
+            open(nowrap: nowrap)
+            html += #"<a class="link" href=""#
             html += HTMLEscaping.escape(path)
             html += #"">"#
             html += HTMLEscaping.escape(text)
@@ -54,6 +55,11 @@ package struct TableRows: Sendable {
                 html += "</span>"
             }
             html += "</a></td>"
+        }
+
+        /// A cell's start tag; `nowrap` keeps what it holds on one line.
+        private mutating func open(nowrap: Bool) {
+            html += nowrap ? #"<td class="table__cell table__cell--nowrap">"# : #"<td class="table__cell">"#
         }
 
         /// A cell holding a number, aligned to the right.

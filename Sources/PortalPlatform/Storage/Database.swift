@@ -536,9 +536,9 @@ package final class SQLiteConnectionPool: Sendable {
     /// otherwise it commits for everyone in it. A `body` that throws has its savepoint rolled back
     /// and the others in the transaction go on; it is answered with its error once the shared
     /// transaction has ended, so that what its caller reads next includes what those before it in
-    /// line wrote, as when transactions ran one by one. If SQLite has
-    /// rolled back the whole transaction (a full disk, an I/O error: the savepoint is gone), everyone
-    /// in it is answered with that error, and nothing of it is stored.
+    /// line wrote, as when transactions ran one by one. If SQLite has rolled back the whole transaction
+    /// (a full disk, an I/O error: the savepoint is gone), everyone in it is answered with that error,
+    /// and nothing of it is stored.
     package func withTransaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         await writers.wait(joining: true)
         let writer: Connection
@@ -546,9 +546,7 @@ package final class SQLiteConnectionPool: Sendable {
             writer = try await self.writer()
         } catch {
             // The pool was closed: a transaction left open by those before is not committed, and they are told.
-            let waiting = endShared()
-            writers.next()
-            for waiter in waiting { waiter.resume(throwing: error) }
+            endShared(failure: error)
             throw error
         }
         return try await run({ database in try await self.runShared(body, on: database) }, on: writer)
@@ -559,7 +557,7 @@ package final class SQLiteConnectionPool: Sendable {
             do {
                 try await database.raw("BEGIN IMMEDIATE").run()
             } catch {
-                writers.next()
+                endShared(failure: error)
                 throw error
             }
             shared.withLock { $0 = OpenTransaction() }
@@ -578,10 +576,8 @@ package final class SQLiteConnectionPool: Sendable {
                 try await database.raw("RELEASE shared").run()
             } catch {
                 // The savepoint is gone with the whole transaction: the others in it are lost too.
-                let waiting = endShared()
                 try? await database.raw("ROLLBACK").run()
-                writers.next()
-                for waiter in waiting { waiter.resume(throwing: failure) }
+                endShared(failure: failure)
                 throw failure
             }
         }
@@ -608,25 +604,27 @@ package final class SQLiteConnectionPool: Sendable {
             if let commitFailure { throw commitFailure }
             return value
         }
-        let waiting = endShared()
         do {
             try await database.raw("COMMIT").run()
         } catch {
             try? await database.raw("ROLLBACK").run()
-            writers.next()
-            for waiter in waiting { waiter.resume(throwing: error) }
+            endShared(failure: error)
             throw error
         }
-        writers.next()
-        for waiter in waiting { waiter.resume() }
+        endShared(failure: nil)
         return try outcome.get()
     }
 
-    /// Forgets the shared transaction (committed, rolled back or lost), giving back who waits for its outcome.
-    private func endShared() -> [CheckedContinuation<Void, any Error>] {
-        shared.withLock { shared in
+    /// Ends the shared transaction (committed, rolled back or lost) and the writer's turn, and answers
+    /// everyone who waited for its commit: with `failure`, or as stored when it is nil.
+    private func endShared(failure: (any Error)?) {
+        let waiting = shared.withLock { shared in
             defer { shared = nil }
             return shared?.waiting ?? []
+        }
+        writers.next()
+        for waiter in waiting {
+            if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
         }
     }
 
