@@ -13,7 +13,9 @@ start_test_postgres() {
     local port
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
     su postgres -s /bin/sh -c "'$bin/initdb' -D '$POSTGRES_DIR/data' -A trust -U postgres -E UTF8 --locale=C.UTF-8" >"$POSTGRES_DIR/initdb.log" 2>&1
-    su postgres -s /bin/sh -c "'$bin/pg_ctl' -D '$POSTGRES_DIR/data' -l '$POSTGRES_DIR/server.log' -w -o \"-p $port -k '$POSTGRES_DIR' -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off\" start" >/dev/null
+    # The Swift suites run hundreds of tests at once, each with its own database and pool: at 400
+    # connections PostgreSQL refused some of them for a minute at a time, and their pools gave up.
+    su postgres -s /bin/sh -c "'$bin/pg_ctl' -D '$POSTGRES_DIR/data' -l '$POSTGRES_DIR/server.log' -w -o \"-p $port -k '$POSTGRES_DIR' -c listen_addresses=127.0.0.1 -c max_connections=1000 -c fsync=off\" start" >/dev/null
     trap stop_test_postgres EXIT
     export CAREPORTAL_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
     export CAREPORTAL_TEST_POSTGRES_SOCKET_URL="postgres://postgres@/postgres?host=$POSTGRES_DIR&port=$port"

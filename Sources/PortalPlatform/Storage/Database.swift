@@ -24,8 +24,8 @@ public final class Database: Sendable {
     public let engine: Engine
     private let backend: Backend
     private let logger: Logger
-    /// Whether PostgreSQL's address takes a connection at all: told apart from a busy pool when a request waits.
-    private let postgresAnswers: @Sendable () async -> Bool
+    /// The requests waiting for a PostgreSQL connection, given up when PostgreSQL stops taking connections.
+    private let leaseWaits: LeaseWaits
     /// Where the time spent waiting for a connection is recorded, when the server keeps metrics.
     private let poolWaits: PoolWaits?
 
@@ -47,11 +47,11 @@ public final class Database: Sendable {
         case .sqlite(let path):
             engine = .sqlite
             backend = .sqlite(SQLiteConnectionPool(path: path, maximumReaders: 4, logger: logger))
-            postgresAnswers = { true }
+            leaseWaits = LeaseWaits { true }
         case .postgres(let configuration):
             engine = .postgres
             backend = .postgres(PostgresClient(configuration: configuration, backgroundLogger: logger))
-            postgresAnswers = { await Self.answers(host: configuration.host, port: configuration.port, socket: configuration.unixSocketPath) }
+            leaseWaits = LeaseWaits { await Self.answers(host: configuration.host, port: configuration.port, socket: configuration.unixSocketPath) }
         }
         poolWaits = metrics?.poolWaits(for: engine)
     }
@@ -76,11 +76,11 @@ public final class Database: Sendable {
         case (.sqlite(let pool), .write): return try await pool.withWriter(started)
         case (.sqlite(let pool), .transaction): return try await pool.withTransaction(started)
         case (.postgres(let client), .transaction):
-            return try await Self.withConnection(of: client, answers: postgresAnswers) { database in
+            return try await Self.withConnection(of: client, waits: leaseWaits) { database in
                 waits?.record(ContinuousClock.now - asked)
                 return try await Self.committing(database, body)
             }
-        case (.postgres(let client), _): return try await Self.withConnection(of: client, answers: postgresAnswers, started)
+        case (.postgres(let client), _): return try await Self.withConnection(of: client, waits: leaseWaits, started)
         }
     }
 
@@ -129,9 +129,9 @@ public final class Database: Sendable {
         try await withConnection(.read, body)
     }
 
-    /// How often a request waiting for a PostgreSQL connection checks that PostgreSQL still takes
-    /// connections. Under load a connection comes back in milliseconds and the request waits on; while
-    /// PostgreSQL is down or restarting, the client's pool would otherwise hold every request for a
+    /// How long a request waits for a PostgreSQL connection before anyone checks that PostgreSQL still
+    /// takes connections. Under load a connection comes back in milliseconds and the request waits on;
+    /// while PostgreSQL is down or restarting, the client's pool would otherwise hold every request for a
     /// minute, so the request is answered 503 instead.
     package static let connectionWait: Duration = .seconds(2)
 
@@ -153,37 +153,28 @@ public final class Database: Sendable {
     }
 
     private static func withConnection<T: Sendable>(
-        of client: PostgresClient, answers: @escaping @Sendable () async -> Bool, _ body: (any SQLDatabase) async throws -> T
+        of client: PostgresClient, waits: LeaseWaits, _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         do {
-            // The body runs in a child task beside a timer, and both finish before this returns.
+            // The wait runs in a child task, so that giving it up cancels only the wait, not the request.
             return try await withoutActuallyEscaping(body) { body in
                 nonisolated(unsafe) let body = body
-                let lease = LeaseWatch()
-                return try await withThrowingTaskGroup(of: T?.self) { group in
+                return try await withThrowingTaskGroup(of: T.self) { group in
                     group.addTask {
-                        try await client.withConnection { connection in
-                            guard lease.settle(.leased) else { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
-                            return try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
-                                try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+                        let wait = withUnsafeCurrentTask { waits.start(LeaseWaits.Waiting(task: $0!)) }
+                        do {
+                            return try await client.withConnection { connection in
+                                guard waits.end(wait) else { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
+                                return try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                                    try await body(PostgresSQLDatabase(connection: connection, keepsStatements: keepsStatements))
+                                }
                             }
+                        } catch {
+                            if !waits.end(wait) { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
+                            throw error
                         }
                     }
-                    group.addTask {
-                        // Waiting is fine while PostgreSQL takes connections (a busy pool); not once it does not.
-                        while (try? await Task.sleep(for: connectionWait)) != nil, !lease.isSettled {
-                            if await answers() { continue }
-                            if lease.settle(.gaveUp) { throw DatabaseUnavailable(reason: "PostgreSQL takes no connections") }
-                        }
-                        return nil
-                    }
-                    while let next = try await group.next() {
-                        if let value = next {
-                            group.cancelAll()
-                            return value
-                        }
-                    }
-                    throw DatabaseUnavailable(reason: "the connection ended without an answer")
+                    return try await group.next()!
                 }
             }
         } catch let error as DatabaseUnavailable {
@@ -193,19 +184,78 @@ public final class Database: Sendable {
         }
     }
 
-    /// Whether a request got its connection or gave up waiting: whichever happens first, only once.
-    private final class LeaseWatch: Sendable {
-        enum Outcome { case waiting, leased, gaveUp }
-        private let outcome = Mutex(Outcome.waiting)
+    /// The requests waiting for a PostgreSQL connection. While any are waiting, a check every second: once
+    /// some have waited `connectionWait` and PostgreSQL's address takes no connection, those are given up
+    /// (their wait is cancelled, and they answer `DatabaseUnavailable`). One check serves every waiting
+    /// request, so a request that gets its connection at once costs no timer.
+    private final class LeaseWaits: Sendable {
+        /// A request's wait: its task, cancelled if the wait is given up.
+        struct Waiting: @unchecked Sendable {
+            // Only touched under `state`'s lock while the wait is registered, which is while the task is
+            // inside `PostgresClient.withConnection`, alive and waiting: `end` unregisters it before going on.
+            let task: UnsafeCurrentTask
+        }
 
-        var isSettled: Bool { outcome.withLock { $0 != .waiting } }
+        private struct Registered {
+            let waiting: Waiting
+            let since: ContinuousClock.Instant
+        }
 
-        /// True if `result` is the outcome, false if the other one came first.
-        func settle(_ result: Outcome) -> Bool {
-            outcome.withLock { outcome in
-                guard outcome == .waiting else { return false }
-                outcome = result
-                return true
+        private struct State {
+            var next = 0
+            var registered: [Int: Registered] = [:]
+            var givenUp: Set<Int> = []
+            var checking = false
+        }
+
+        private let state = Mutex(State())
+        private let answers: @Sendable () async -> Bool
+
+        init(answers: @escaping @Sendable () async -> Bool) {
+            self.answers = answers
+        }
+
+        /// Registers a wait; starts the checks if none are running.
+        func start(_ waiting: Waiting) -> Int {
+            let (id, startsChecks) = state.withLock { state in
+                state.next += 1
+                state.registered[state.next] = Registered(waiting: waiting, since: .now)
+                defer { state.checking = true }
+                return (state.next, !state.checking)
+            }
+            if startsChecks { Task { await self.check() } }
+            return id
+        }
+
+        /// Ends a wait: true if it ended by itself (a connection, or an error of its own), false if it was given up.
+        func end(_ id: Int) -> Bool {
+            state.withLock { state in
+                state.registered[id] = nil
+                return state.givenUp.remove(id) == nil
+            }
+        }
+
+        private func check() async {
+            while true {
+                try? await Task.sleep(for: connectionWait / 2)
+                let overdue = state.withLock { state -> [Int]? in
+                    if state.registered.isEmpty {
+                        state.checking = false
+                        return nil
+                    }
+                    let before = ContinuousClock.now - connectionWait
+                    return state.registered.filter { $0.value.since <= before }.map(\.key)
+                }
+                guard let overdue else { return }
+                if overdue.isEmpty { continue }
+                if await answers() { continue }
+                state.withLock { state in
+                    for id in overdue {
+                        guard let registered = state.registered.removeValue(forKey: id) else { continue }
+                        state.givenUp.insert(id)
+                        registered.waiting.task.cancel()
+                    }
+                }
             }
         }
     }

@@ -20,7 +20,7 @@ struct LocalSMTPServer: Sendable {
     /// Starts the server, runs `body`, and stops it again.
     static func with<T: Sendable>(_ body: @Sendable (LocalSMTPServer) async throws -> T) async throws -> T {
         let server = LocalSMTPServer(
-            port: freePort(),
+            port: LoopbackPort.free(),
             maildir: FileManager.default.temporaryDirectory.appendingPathComponent("careportal-maildir-\(UUID().uuidString)")
         )
         for folder in ["tmp", "new", "cur"] {
@@ -48,23 +48,6 @@ struct LocalSMTPServer: Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
         throw TestSetupFailed(reason: "aiosmtpd did not start; install it with pip install aiosmtpd")
-    }
-
-    /// A loopback port nothing listens on now: the system picks it, and it is released again at once.
-    static func freePort() -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 ? getsockname(descriptor, pointer, &length) : -1
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     private static func accepts(port: Int) -> Bool {
@@ -134,7 +117,7 @@ struct LocalSMTPServer: Sendable {
     func aRefusedDeliveryIsRetriedLaterAndNothingIsLost(engine: Database.Engine) async throws {
         try await LocalSMTPServer.with { server in
         // Nothing listens on the port of the first transport: the connection is refused.
-        let deadPort = LocalSMTPServer.freePort()
+        let deadPort = LoopbackPort.free()
         try await TestPortal.run(engine) { portal in
             try await Self.enqueue(Mail(recipient: "admin@example.org", subject: "Waiting for approval", body: "A physician registered."), in: portal)
             let failing = Self.sender(SMTPTransport(url: "smtp://127.0.0.1:\(deadPort)"), in: portal)
