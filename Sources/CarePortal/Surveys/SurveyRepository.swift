@@ -491,7 +491,11 @@ struct SurveyRepository: Sendable {
                     .where(SQLColumn("question_id", table: "a"), .equal, SQLBind(questionID))
                     .where(SQLColumn("text", table: "a"), .isNot, SQLLiteral.null)
             },
-            counted: { $0.from("survey_answers").where("question_id", .equal, questionID).where("text", .isNot, SQLLiteral.null) },
+            counted: { builder in
+                builder.from(SQLAlias(SQLIdentifier("survey_answers"), as: SQLIdentifier("a")))
+                    .where(SQLColumn("question_id", table: "a"), .equal, SQLBind(questionID))
+                    .where(SQLColumn("text", table: "a"), .isNot, SQLLiteral.null)
+            },
             decode: { row in
                 TextAnswer(
                     responseID: try row.decode(column: "response_id", as: Int64.self), text: try row.decode(column: "text", as: String.self),

@@ -314,8 +314,9 @@ extension SQLDatabase {
     ///
     /// `rows` adds the table, joins and filters to a select; it is called for each query this makes.
     /// The rows are counted only up to `PageRequest.countLimit`, through `counted` when given (the same
-    /// rows without the joins that only add columns). An old page number skips rows with
-    /// `OFFSET`, as it always did; the links it shows move on by cursor.
+    /// rows, under the same table names, without the joins that only add columns). An old page number
+    /// skips rows with `OFFSET` on the page's ids alone (`idsFirst`, else `counted`, else `rows`), and only
+    /// the page's rows are then read whole; the links it shows move on by cursor.
     ///
     /// `idsFirst` reads the page "ids first": it adds the list's own table (under the name the order's
     /// keys use) and its filters, without joins, and the page's ids (the order's last key) are sought on
@@ -347,9 +348,19 @@ extension SQLDatabase {
                 .column(SQLAlias(SQLGroupExpression(counting.select), as: SQLIdentifier(totalColumn))))
             let descending = order.descending != reversed
             let direction = descending ? SQLDirection.descending : SQLDirection.ascending
-            // The query that finds the page: the whole select, or with `idsFirst` the page's ids alone.
+            // The query that finds the page: the whole select, or with `idsFirst` the page's ids alone. Rows
+            // skipped by an old page number are skipped on the ids alone too, so that skipping reads the
+            // order's index rather than every skipped row and its joins.
             let id = order.keys[order.keys.count - 1].expression
-            let seeking = idsFirst.map { $0(select().column(id)) } ?? builder
+            let seeking = if let idsFirst {
+                idsFirst(select().column(id))
+            } else if offset > 0, let counted {
+                counted(select().column(id))
+            } else if offset > 0 {
+                rows(select().column(id))
+            } else {
+                builder
+            }
             if let cursor {
                 let values = try order.values(of: cursor)
                 seeking.where(SQLBinaryExpression(
@@ -359,7 +370,7 @@ extension SQLDatabase {
             for key in order.keys { seeking.orderBy(key.expression, direction) }
             seeking.limit(size + 1)
             if offset > 0 { seeking.offset(offset) }
-            if idsFirst != nil {
+            if seeking !== builder {
                 builder.where(SQLBinaryExpression(id, .in, SQLGroupExpression(seeking.select)))
                 for key in order.keys { builder.orderBy(key.expression, direction) }
             }

@@ -346,6 +346,10 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(answers.status == .ok && answers.text.contains("3 answers") && answers.text.contains("&lt;script&gt;"))
             #expect(!answers.text.contains("<script>alert"))
             #expect(try await fixture.admin.get(SiteURL.surveyTextAnswers(fixture.questionIDs[0]).path).status == .notFound)
+            let secondPage = try await portal.database.read { db in
+                try await SurveyRepository().textAnswers(questionID: fixture.questionIDs[3], page: PageRequest(number: 2, size: 2), on: db)
+            }
+            #expect(secondPage.items.map(\.text) == [texts[0]] && secondPage.totalCount == 3, "an old page number skips the newest answers")
 
             let csv = try await fixture.admin.get(SiteURL.surveyResultsCSV(fixture.id).path)
             #expect(csv.status == .ok && csv.headers[.contentType] == "text/csv; charset=utf-8")
