@@ -1,8 +1,9 @@
 import Foundation
 import ServiceLifecycle
 
-/// Every 30 seconds reads program settings saved by other servers; every five minutes clears out
-/// expired sessions, every kind of app account's expired tokens and old sign-in failures.
+/// Every 30 seconds reads program settings saved by other servers and gives the allocator's free pages
+/// back to the system; every five minutes clears out expired sessions, every kind of app account's
+/// expired tokens and old sign-in failures.
 package struct Housekeeping: Service, CustomStringConvertible {
     package let portal: Portal
     package static let interval: Duration = ProgramSettingsStore.refreshInterval
@@ -20,6 +21,7 @@ package struct Housekeeping: Service, CustomStringConvertible {
             var round = 0
             while (try? await Task.sleep(for: Self.interval)) != nil {
                 round += 1
+                MemoryArenas.returnFreePages()
                 do {
                     try await portal.programSettings.refresh()
                     if round % Self.sweepEvery == 0 { try await sweep() }

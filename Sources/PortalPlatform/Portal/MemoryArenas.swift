@@ -18,4 +18,15 @@ package enum MemoryArenas {
         _ = mallopt(M_ARENA_MAX, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
         #endif
     }
+
+    /// Gives the pages the allocator holds free, in every arena, back to the system.
+    ///
+    /// glibc returns memory only from the top of a heap: a page freed below a block still in use stays
+    /// with the process, so a server's memory rises with each peak of load and never comes down.
+    /// `Housekeeping` calls this every round (30 seconds); it takes about a millisecond.
+    package static func returnFreePages() {
+        #if canImport(Glibc)
+        _ = malloc_trim(0)
+        #endif
+    }
 }
