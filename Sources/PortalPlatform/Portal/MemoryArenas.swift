@@ -23,7 +23,7 @@ package enum MemoryArenas {
     ///
     /// glibc returns memory only from the top of a heap: a page freed below a block still in use stays
     /// with the process, so a server's memory rises with each peak of load and never comes down.
-    /// `Housekeeping` calls this every round (30 seconds); it takes about a millisecond.
+    /// `Housekeeping` calls this every round (30 seconds).
     package static func returnFreePages() {
         #if canImport(Glibc)
         _ = malloc_trim(0)

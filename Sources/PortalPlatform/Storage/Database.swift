@@ -185,9 +185,9 @@ public final class Database: Sendable {
     }
 
     /// The requests waiting for a PostgreSQL connection. While any are waiting, a check every second: once
-    /// some have waited `connectionWait` and PostgreSQL's address takes no connection, those are given up
-    /// (their wait is cancelled, and they answer `DatabaseUnavailable`). One check serves every waiting
-    /// request, so a request that gets its connection at once costs no timer.
+    /// some have waited `connectionWait` and PostgreSQL's address has taken no connection at two checks in
+    /// a row, those are given up (their wait is cancelled, and they answer `DatabaseUnavailable`). One
+    /// check serves every waiting request, so a request that gets its connection at once costs no timer.
     private final class LeaseWaits: Sendable {
         /// A request's wait: its task, cancelled if the wait is given up.
         struct Waiting: @unchecked Sendable {
@@ -236,6 +236,7 @@ public final class Database: Sendable {
         }
 
         private func check() async {
+            var unanswered = 0
             while true {
                 try? await Task.sleep(for: connectionWait / 2)
                 let overdue = state.withLock { state -> [Int]? in
@@ -247,8 +248,15 @@ public final class Database: Sendable {
                     return state.registered.filter { $0.value.since <= before }.map(\.key)
                 }
                 guard let overdue else { return }
-                if overdue.isEmpty { continue }
-                if await answers() { continue }
+                // A check can fail on a machine too busy to connect within its second, and one failure
+                // would answer every overdue request 503: only two in a row, a second apart, give up.
+                let answered = overdue.isEmpty ? true : await answers()
+                if answered {
+                    unanswered = 0
+                    continue
+                }
+                unanswered += 1
+                if unanswered < 2 { continue }
                 state.withLock { state in
                     for id in overdue {
                         guard let registered = state.registered.removeValue(forKey: id) else { continue }
