@@ -116,6 +116,8 @@ let package = Package(
                 "PortalPlatform",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "CSV", package: "CSV.swift"),

@@ -1,5 +1,7 @@
-/* Chat benchmark client: LISTENERS WebSockets in one room, and messages posted through the API, from
- * one thread (epoll), so that the client needs little of the two cores it shares with the server.
+/* Chat benchmark client: LISTENERS WebSockets in one room, read by one thread (epoll), so that the
+ * client needs little of the two cores it shares with the server; and messages posted through the API
+ * from a second thread with its own epoll, so that a POST's answer is timed when it arrives rather than
+ * after the listeners' frames read before it.
  *
  *   listeners HOST LISTEN_PORT POST_PORT TOKENS_FILE LISTENERS POSTERS
  *
@@ -15,6 +17,8 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,10 +49,12 @@ static int listener_count, poster_count;
 static char **tokens;
 static int *seen_count;
 static double *last_seen;
-static int connected_listeners, closed_listeners;
+static _Atomic int connected_listeners, closed_listeners;
 static const char *host;
 static int listen_port, post_port;
-static int epoll_fd;
+static int epoll_fd;       /* the listeners' */
+static int post_epoll_fd;  /* the POSTs' */
+static atomic_int stopping;
 
 /* Each posted message: when it was answered, its id, the POST's own time. */
 static long message_id[DELIVERY_MESSAGES + SUSTAINED_MESSAGES];
@@ -96,7 +102,7 @@ static connection *add(int fd, int is_post) {
     c->fd = fd;
     c->is_post = is_post;
     struct epoll_event event = {.events = EPOLLIN, .data.ptr = c};
-    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) < 0) fail("epoll_ctl");
+    if (epoll_ctl(is_post ? post_epoll_fd : epoll_fd, EPOLL_CTL_ADD, fd, &event) < 0) fail("epoll_ctl");
     return c;
 }
 
@@ -240,10 +246,11 @@ static void on_post_readable(connection *c) {
     c->used = 0;
 }
 
-static void wait_for_events(double timeout_seconds) {
+/* Handles what is ready on `fd` (the listeners' epoll or the POSTs'), waiting up to `timeout_seconds`. */
+static void wait_for_events(int fd, double timeout_seconds) {
     struct epoll_event events[256];
     int timeout = timeout_seconds <= 0 ? 0 : (int)(timeout_seconds * 1000) + 1;
-    int ready = epoll_wait(epoll_fd, events, 256, timeout);
+    int ready = epoll_wait(fd, events, 256, timeout);
     if (ready < 0 && errno != EINTR) fail("epoll_wait");
     for (int i = 0; i < ready; i++) {
         connection *c = events[i].data.ptr;
@@ -269,14 +276,21 @@ static double post_phase(int first, int count, double rate) {
             next++;
             due = start + next / rate;
         }
-        wait_for_events(next < count ? due - now() : 0.05);
+        wait_for_events(post_epoll_fd, next < count ? due - now() : 0.05);
     }
     return now() - start;
 }
 
+/* The listeners' thread: reads every socket until the POSTs are done and their frames drained. */
+static void *read_listeners(void *unused) {
+    (void)unused;
+    while (!atomic_load(&stopping)) wait_for_events(epoll_fd, 0.05);
+    return NULL;
+}
+
 static void drain(double seconds) {
-    double until = now() + seconds;
-    while (now() < until) wait_for_events(until - now());
+    struct timespec pause = {.tv_sec = (time_t)seconds, .tv_nsec = (long)((seconds - (time_t)seconds) * 1e9)};
+    nanosleep(&pause, NULL);
 }
 
 static int compare(const void *a, const void *b) {
@@ -323,7 +337,8 @@ int main(int argc, char **argv) {
     seen_count = calloc(MAX_IDS, sizeof *seen_count);
     last_seen = calloc(MAX_IDS, sizeof *last_seen);
     epoll_fd = epoll_create1(0);
-    if (epoll_fd < 0) fail("epoll_create1");
+    post_epoll_fd = epoll_create1(0);
+    if (epoll_fd < 0 || post_epoll_fd < 0) fail("epoll_create1");
 
     for (int i = 0; i < listener_count; i++) {
         int fd = open_socket(listen_port);
@@ -335,20 +350,29 @@ int main(int argc, char **argv) {
                               host, listen_port, tokens[i]);
         send_all(fd, request, (size_t)length);
         add(fd, 0);
-        if (i % 50 == 49) wait_for_events(0);
+        if (i % 50 == 49) wait_for_events(epoll_fd, 0);
     }
     double deadline = now() + 120;
-    while (connected_listeners < listener_count && now() < deadline) wait_for_events(0.1);
+    while (connected_listeners < listener_count && now() < deadline) wait_for_events(epoll_fd, 0.1);
     if (connected_listeners < listener_count) {
         fprintf(stderr, "only %d of %d listeners connected\n", connected_listeners, listener_count);
         return 1;
     }
     for (int i = 0; i < POST_CONNECTIONS; i++) posts[i] = add(open_socket(post_port), 1);
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, read_listeners, NULL) != 0) fail("pthread_create");
     drain(2);
 
     /* Delivery: 200 messages, 20 a second. */
     post_phase(0, DELIVERY_MESSAGES, 20);
     drain(3);
+
+    /* Sustained: 100 messages a second for 10 seconds. */
+    double elapsed = post_phase(DELIVERY_MESSAGES, SUSTAINED_MESSAGES, 100);
+    drain(3);
+    atomic_store(&stopping, 1);
+    pthread_join(reader, NULL);
+
     double delivery[DELIVERY_MESSAGES];
     int delivered = 0;
     double slowest = 0;
@@ -362,9 +386,6 @@ int main(int argc, char **argv) {
     int delivery_complete = reached_everyone(0, DELIVERY_MESSAGES);
     double delivery_p50 = percentile(delivery, delivered, 50), delivery_p99 = percentile(delivery, delivered, 99);
 
-    /* Sustained: 100 messages a second for 10 seconds. */
-    double elapsed = post_phase(DELIVERY_MESSAGES, SUSTAINED_MESSAGES, 100);
-    drain(3);
     int sustained_complete = reached_everyone(DELIVERY_MESSAGES, SUSTAINED_MESSAGES);
     double *sustained = post_ms + DELIVERY_MESSAGES;
     double post_p50 = percentile(sustained, SUSTAINED_MESSAGES, 50), post_p99 = percentile(sustained, SUSTAINED_MESSAGES, 99);

@@ -108,7 +108,7 @@ func buildApplication(
     let routeList = router.routes.map { RouteCatalogue.Key(method: $0.method.rawValue, path: $0.path.description) }
     var application = Application(
         router: router,
-        server: .http1WebSocketUpgrade { request, _, _ in await portal.webSockets.upgrade(request, portal: portal) },
+        server: .http1WebSocketUpgrade { request, channel, _ in await portal.webSockets.upgrade(request, on: channel, portal: portal) },
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "CarePortal"),
         services: services,
         logger: logger

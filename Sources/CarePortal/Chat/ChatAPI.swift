@@ -151,8 +151,8 @@ struct ChatAPIController {
         routes.get(SiteURL.apiMoods.pattern, access: .member, moods)
         routes.post(SiteURL.apiMoods.pattern, access: .member, shareMood)
         let chat = self.chat
-        routes.webSocket(SiteURL.apiChatLive.path, for: .member) { holder, inbound, outbound, logger in
-            try await ChatSocket(chat: chat).run(holder: holder, inbound: inbound, outbound: outbound, logger: logger)
+        routes.webSocket(SiteURL.apiChatLive.path, for: .member) { holder, inbound, _, socket, logger in
+            try await ChatSocket(chat: chat).run(holder: holder, inbound: inbound, socket: socket, logger: logger)
         }
     }
 
@@ -243,16 +243,13 @@ struct ChatSocket: Sendable {
     static let recheckInterval: Duration = .seconds(30)
     let chat: Chat
 
-    func run(holder: AppAccountHolder, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async throws {
+    func run(holder: AppAccountHolder, inbound: WebSocketInboundStream, socket: PushSocket, logger: Logger) async throws {
         let member = try await chat.member(holder.accountID)
         let cohortID = member.cohort.id
-        let (id, frames) = chat.listeners.listen(to: cohortID, as: member.id)
+        let id = chat.listeners.listen(to: cohortID, as: member.id, on: socket)
         defer { chat.listeners.stop(id, in: cohortID) }
         let portal = chat.portal
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await frame in frames { try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame))) }
-            }
             group.addTask {
                 // The app has nothing to say on this socket; reading lets a close arrive.
                 for try await _ in inbound.messages(maxSize: 4_096) {}

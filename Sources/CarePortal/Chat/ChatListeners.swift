@@ -5,7 +5,7 @@ import Synchronization
 
 /// The chat sockets this server holds, by room: each gets every frame of its room as it happens. A
 /// frame's bytes are made once and shared by every socket it goes to (a `ByteBuffer` is copied only
-/// when written to, and a socket only reads it).
+/// when written to, and a socket only reads it), and written to them as `PushSocket` does.
 final class ChatListeners: Sendable {
     /// What a live signal says happened to a message.
     enum Change: String, Sendable {
@@ -14,18 +14,16 @@ final class ChatListeners: Sendable {
 
     private struct Listener: Sendable {
         let memberID: Int64
-        let continuation: AsyncStream<ByteBuffer>.Continuation
+        let socket: PushSocket
     }
 
     private let rooms = Mutex<[Int64: [UUID: Listener]]>([:])
 
-    /// A stream of the room's frames until `stop` is called. A listener too slow to keep up loses the
-    /// oldest frames beyond 500 rather than holding the server's memory; its app reads the room again.
-    func listen(to cohortID: Int64, as memberID: Int64) -> (id: UUID, frames: AsyncStream<ByteBuffer>) {
-        let (frames, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(500))
+    /// Sends the room's frames to `socket` until `stop` is called.
+    func listen(to cohortID: Int64, as memberID: Int64, on socket: PushSocket) -> UUID {
         let id = UUID()
-        rooms.withLock { $0[cohortID, default: [:]][id] = Listener(memberID: memberID, continuation: continuation) }
-        return (id, frames)
+        rooms.withLock { $0[cohortID, default: [:]][id] = Listener(memberID: memberID, socket: socket) }
+        return id
     }
 
     func stop(_ id: UUID, in cohortID: Int64) {
@@ -34,7 +32,7 @@ final class ChatListeners: Sendable {
             if rooms[cohortID]?.isEmpty == true { rooms[cohortID] = nil }
             return listener
         }
-        listener?.continuation.finish()
+        listener?.socket.stop()
     }
 
     func hasListeners(in cohortID: Int64) -> Bool {
@@ -45,14 +43,11 @@ final class ChatListeners: Sendable {
 
     /// Hands `frame` to every socket, in any room, of a member `includes` accepts.
     func send(_ frame: ByteBuffer, toMembers includes: (Int64) -> Bool) {
-        let listeners = rooms.withLock { $0.values.flatMap { $0.values.filter { includes($0.memberID) } } }
-        for listener in listeners { listener.continuation.yield(frame) }
+        PushSocket.send(frame, to: rooms.withLock { $0.values.flatMap { $0.values.filter { includes($0.memberID) }.map(\.socket) } })
     }
 
     /// Hands `frame` to every socket of the room.
     func send(_ frame: ByteBuffer, to cohortID: Int64) {
-        for listener in rooms.withLock({ Array(($0[cohortID] ?? [:]).values) }) {
-            listener.continuation.yield(frame)
-        }
+        PushSocket.send(frame, to: rooms.withLock { ($0[cohortID] ?? [:]).values.map(\.socket) })
     }
 }

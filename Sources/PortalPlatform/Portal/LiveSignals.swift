@@ -9,20 +9,48 @@ import Synchronization
 /// queue) after its transaction has committed; each server's handlers for the topic then do what the
 /// change asks of that server (push a chat message to the sockets it holds). On PostgreSQL the signal
 /// goes through `NOTIFY`, so every server sharing the database hears it, the sender included; on
-/// SQLite there is one server and it is delivered in this process.
+/// SQLite there is one server and it is delivered in this process. Either way the sender does not wait
+/// for the handlers (a member's post is answered before its frame reaches a thousand sockets), and each
+/// server delivers its signals one at a time, in the order they were sent.
 package final class LiveSignals: Sendable {
     package static let channel = "careportal_live"
     private let database: Database
-    private let handlers = Mutex<[String: [@Sendable (String) async -> Void]]>([:])
+    private let handlers = Handlers()
+    /// SQLite's signals, waiting for the one task that delivers them.
+    private let local: AsyncStream<String>.Continuation
+
+    /// The handlers by topic: shared with the task delivering SQLite's signals, which must not keep the
+    /// signals themselves alive.
+    private final class Handlers: Sendable {
+        let byTopic = Mutex<[String: [@Sendable (String) async -> Void]]>([:])
+
+        func deliver(_ message: String) async {
+            guard let space = message.firstIndex(of: " ") else { return }
+            let topic = String(message[..<space])
+            let payload = String(message[message.index(after: space)...])
+            for handler in byTopic.withLock({ $0[topic] ?? [] }) { await handler(payload) }
+        }
+    }
 
     package init(database: Database) {
         self.database = database
+        let (signals, local) = AsyncStream.makeStream(of: String.self)
+        self.local = local
+        if database.engine == .sqlite {
+            Task { [handlers] in
+                for await message in signals { await handlers.deliver(message) }
+            }
+        }
+    }
+
+    deinit {
+        local.finish()
     }
 
     /// Calls `handler` with the payload of every signal on `topic`, on this server.
     package func on(_ topic: String, _ handler: @escaping @Sendable (String) async -> Void) {
         precondition(!topic.contains(" "), "a topic is one word")
-        handlers.withLock { $0[topic, default: []].append(handler) }
+        handlers.byTopic.withLock { $0[topic, default: []].append(handler) }
     }
 
     /// Sends a signal to every server. Call it once the change it announces has committed.
@@ -34,16 +62,13 @@ package final class LiveSignals: Sendable {
                 try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: message))").run()
             }
         case .sqlite:
-            await deliver(message)
+            local.yield(message)
         }
     }
 
     /// Hands a signal heard from the database to this server's handlers.
     package func deliver(_ message: String) async {
-        guard let space = message.firstIndex(of: " ") else { return }
-        let topic = String(message[..<space])
-        let payload = String(message[message.index(after: space)...])
-        for handler in handlers.withLock({ $0[topic] ?? [] }) { await handler(payload) }
+        await handlers.deliver(message)
     }
 }
 

@@ -4,13 +4,65 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOWebSocket
 import Prometheus
 import Synchronization
 
-/// What a WebSocket endpoint does with a connection: `inbound` from the app, `outbound` to it.
+/// What a WebSocket endpoint does with a connection: `inbound` from the app, `outbound` to it, and
+/// `socket` for what the server pushes to it from elsewhere.
 package typealias WebSocketSession = @Sendable (
-    _ holder: AppAccountHolder, _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ logger: Logger
+    _ holder: AppAccountHolder, _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ socket: PushSocket,
+    _ logger: Logger
 ) async throws -> Void
+
+/// An app's WebSocket as the server pushes frames to it from elsewhere (a chat room's messages, a nudge
+/// that her feed changed). Frames are written straight to the connection on the connection's own
+/// thread: `send(_:to:)` hands one job to each thread, which writes to every socket it holds, so a
+/// message to a room of a thousand sockets costs a thousand writes and no task, hand-over or buffer
+/// per socket. Frames reach each socket in the order they were sent.
+///
+/// A socket whose app has stopped reading (its connection holding more than NIO's high-water mark,
+/// 64 KiB, of unsent frames) is closed, neither holding the server's memory nor quietly missing frames:
+/// the app connects again and reads what it missed.
+package final class PushSocket: Sendable {
+    private let channel: any Channel
+    private let open = Atomic<Bool>(true)
+
+    package init(channel: any Channel) {
+        self.channel = channel
+    }
+
+    /// Nothing is written after this: the session is ending, and its close frame may follow.
+    package func stop() {
+        open.store(false, ordering: .releasing)
+    }
+
+    /// Writes `frame` and sends it; on the connection's thread.
+    private func write(_ frame: WebSocketFrame) {
+        guard open.load(ordering: .acquiring) else { return }
+        guard channel.isWritable else {
+            stop()
+            channel.close(promise: nil)
+            return
+        }
+        channel.writeAndFlush(frame, promise: nil)
+    }
+
+    /// Sends `text` as one text frame to each of `sockets`.
+    package static func send(_ text: ByteBuffer, to sockets: some Sequence<PushSocket>) {
+        var byThread: [ObjectIdentifier: (thread: any EventLoop, sockets: [PushSocket])] = [:]
+        for socket in sockets {
+            let thread = socket.channel.eventLoop
+            byThread[ObjectIdentifier(thread), default: (thread, [])].sockets.append(socket)
+        }
+        let frame = WebSocketFrame(fin: true, opcode: .text, data: text)
+        for (thread, sockets) in byThread.values {
+            thread.execute {
+                for socket in sockets { socket.write(frame) }
+            }
+        }
+    }
+}
 
 /// The WebSocket endpoints of the features, by path. An upgrade is accepted only on a registered path,
 /// while its program runs, for an app account of the endpoint's kind presenting a bearer token in
@@ -33,8 +85,10 @@ package final class WebSocketEndpoints: Sendable {
         endpoints.withLock { $0[path] = Endpoint(kind: kind, program: program, session: session, connections: connections) }
     }
 
-    /// The answer to an upgrade request.
-    package func upgrade(_ request: HTTPRequest, portal: Portal) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+    /// The answer to an upgrade request on `channel`.
+    package func upgrade(
+        _ request: HTTPRequest, on channel: any Channel, portal: Portal
+    ) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let path = String((request.path ?? "").prefix { $0 != "?" })
         guard let endpoint = endpoints.withLock({ $0[path] }),
               portal.programSettings.current.runs(endpoint.program),
@@ -42,8 +96,12 @@ package final class WebSocketEndpoints: Sendable {
         else { return .dontUpgrade }
         return .upgrade([:]) { inbound, outbound, context in
             endpoint.connections.increment()
-            defer { endpoint.connections.decrement() }
-            try await endpoint.session(holder, inbound, outbound, context.logger)
+            let socket = PushSocket(channel: channel)
+            defer {
+                socket.stop()
+                endpoint.connections.decrement()
+            }
+            try await endpoint.session(holder, inbound, outbound, socket, context.logger)
         }
     }
 }
