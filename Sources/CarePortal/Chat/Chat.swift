@@ -94,9 +94,8 @@ struct Chat: Sendable {
             : nil
     }
 
-    /// Refuses a muted member with the time she may post again.
-    private func refuseIfMuted(_ member: Member, now: Date) async throws {
-        let mute = try await portal.database.read { db in try await repository.mute(memberID: member.id, on: db) }
+    /// Refuses a member muted by `mute` with the time she may post again.
+    private func refuseIfMuted(by mute: ChatMute?, now: Date) throws {
         guard let mute, mute.isInForce(at: now) else { return }
         let until = mute.until.map { "You can post again after \(DisplayTime.dateTime($0))." } ?? "A moderator will unmute you."
         throw APIError(status: .forbidden, code: "muted", message: "A moderator has paused your posting in chat: you can still read it. \(until)")
@@ -110,10 +109,11 @@ struct Chat: Sendable {
         guard problems.isEmpty else { throw APIError.validation(problems) }
         let now = portal.now
         let body = text.trimmed
-        if let existing = try await portal.database.read({ db in try await repository.existing(memberID: member.id, clientID: clientID, on: db) }) {
-            return (existing, false)
+        let (existing, mute) = try await portal.database.read { db in
+            (try await repository.existing(memberID: member.id, clientID: clientID, on: db), try await repository.mute(memberID: member.id, on: db))
         }
-        try await refuseIfMuted(member, now: now)
+        if let existing { return (existing, false) }
+        try refuseIfMuted(by: mute, now: now)
         if let until = rateLimit.take(memberID: member.id, now: now) {
             throw APIError(
                 status: .tooManyRequests, code: "too_fast",
