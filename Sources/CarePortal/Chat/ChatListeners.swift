@@ -26,13 +26,12 @@ final class ChatListeners: Sendable {
         return id
     }
 
+    /// The socket gets no frames sent after this; its session's end stops it writing (`PushSocket.stop`).
     func stop(_ id: UUID, in cohortID: Int64) {
-        let listener = rooms.withLock { rooms in
-            let listener = rooms[cohortID]?.removeValue(forKey: id)
+        rooms.withLock { rooms in
+            rooms[cohortID]?.removeValue(forKey: id)
             if rooms[cohortID]?.isEmpty == true { rooms[cohortID] = nil }
-            return listener
         }
-        listener?.socket.stop()
     }
 
     func hasListeners(in cohortID: Int64) -> Bool {

@@ -16,8 +16,8 @@ package final class LiveSignals: Sendable {
     package static let channel = "careportal_live"
     private let database: Database
     private let handlers = Handlers()
-    /// SQLite's signals, waiting for the one task that delivers them.
-    private let local: AsyncStream<String>.Continuation
+    /// SQLite's signals, waiting for the one task that delivers them (none on PostgreSQL).
+    private let local: AsyncStream<String>.Continuation?
 
     /// The handlers by topic: shared with the task delivering SQLite's signals, which must not keep the
     /// signals themselves alive.
@@ -34,17 +34,19 @@ package final class LiveSignals: Sendable {
 
     package init(database: Database) {
         self.database = database
-        let (signals, local) = AsyncStream.makeStream(of: String.self)
-        self.local = local
         if database.engine == .sqlite {
+            let (signals, local) = AsyncStream.makeStream(of: String.self)
+            self.local = local
             Task { [handlers] in
                 for await message in signals { await handlers.deliver(message) }
             }
+        } else {
+            local = nil
         }
     }
 
     deinit {
-        local.finish()
+        local?.finish()
     }
 
     /// Calls `handler` with the payload of every signal on `topic`, on this server.
@@ -62,7 +64,7 @@ package final class LiveSignals: Sendable {
                 try await db.raw("SELECT pg_notify(\(bind: Self.channel), \(bind: message))").run()
             }
         case .sqlite:
-            local.yield(message)
+            local?.yield(message)
         }
     }
 
