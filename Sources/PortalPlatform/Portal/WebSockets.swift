@@ -17,9 +17,9 @@ package typealias WebSocketSession = @Sendable (
 
 /// An app's WebSocket as the server pushes frames to it from elsewhere (a chat room's messages, a nudge
 /// that her feed changed). Frames are written straight to the connection on the connection's own
-/// thread: `send(_:to:)` hands one job to each thread, which writes to every socket it holds, so a
-/// message to a room of a thousand sockets costs a thousand writes and no task, hand-over or buffer
-/// per socket. Frames reach each socket in the order they were sent.
+/// thread: `send(_:to:)` hands each thread its sockets (`ThreadWrites`), so a message to a room of a
+/// thousand sockets costs a thousand writes and no task, hand-over or buffer per socket. Frames reach
+/// each socket in the order they were sent.
 ///
 /// A socket whose app has stopped reading (its connection holding more than NIO's high-water mark,
 /// 64 KiB, of unsent frames) is closed, neither holding the server's memory nor quietly missing frames:
@@ -38,7 +38,7 @@ package final class PushSocket: Sendable {
     }
 
     /// Writes `frame` and sends it; on the connection's thread.
-    private func write(_ frame: WebSocketFrame) {
+    fileprivate func write(_ frame: WebSocketFrame) {
         guard open.load(ordering: .acquiring) else { return }
         guard channel.isWritable else {
             stop()
@@ -57,9 +57,71 @@ package final class PushSocket: Sendable {
         }
         let frame = WebSocketFrame(fin: true, opcode: .text, data: text)
         for (thread, sockets) in byThread.values {
-            thread.execute {
-                for socket in sockets { socket.write(frame) }
+            let writes = ThreadWrites.of(thread)
+            thread.execute { writes.add(frame, to: sockets) }
+        }
+    }
+}
+
+/// The frames one NIO thread has yet to write to its sockets, written a few sockets at a time with a
+/// pause between. NIO runs every job queued on a thread before it reads its connections again, so one
+/// job writing a frame to a whole room would keep a request arriving on that thread, and the answers
+/// the thread writes, waiting until the last socket was written; the pause lets the thread read and
+/// answer in between. Frames are written in the order they were added, so each socket gets them in
+/// order. Its state is touched only on its thread.
+final class ThreadWrites: @unchecked Sendable {
+    /// How many sockets are written before the thread turns to its connections.
+    static let socketsPerTurn = 128
+    /// Long enough that the thread finds nothing left to run and looks at its connections.
+    static let pause = TimeAmount.microseconds(20)
+
+    private static let threads = Mutex<[ObjectIdentifier: ThreadWrites]>([:])
+
+    /// The one queue of `thread`.
+    static func of(_ thread: any EventLoop) -> ThreadWrites {
+        threads.withLock { threads in
+            if let writes = threads[ObjectIdentifier(thread)] { return writes }
+            let writes = ThreadWrites(thread: thread)
+            threads[ObjectIdentifier(thread)] = writes
+            return writes
+        }
+    }
+
+    private let thread: any EventLoop
+    private var waiting = CircularBuffer<(frame: WebSocketFrame, sockets: [PushSocket])>()
+    /// How many of the first frame's sockets have been written.
+    private var written = 0
+    private var writing = false
+
+    private init(thread: any EventLoop) {
+        self.thread = thread
+    }
+
+    func add(_ frame: WebSocketFrame, to sockets: [PushSocket]) {
+        thread.preconditionInEventLoop()
+        waiting.append((frame, sockets))
+        if !writing {
+            writing = true
+            writeSome()
+        }
+    }
+
+    private func writeSome() {
+        var turn = Self.socketsPerTurn
+        while turn > 0, let (frame, sockets) = waiting.first {
+            let end = min(sockets.count, written + turn)
+            for socket in sockets[written..<end] { socket.write(frame) }
+            turn -= end - written
+            written = end
+            if written == sockets.count {
+                waiting.removeFirst()
+                written = 0
             }
+        }
+        if waiting.isEmpty {
+            writing = false
+        } else {
+            thread.scheduleTask(in: Self.pause) { self.writeSome() }
         }
     }
 }

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import NIOWebSocket
@@ -38,6 +39,28 @@ import Testing
         loop.run()
         #expect(try Self.sent(first) == ["three"])
         #expect(try Self.sent(second).isEmpty, "a socket whose session ended gets nothing more")
+    }
+
+    @Test func aRoomLargerThanATurnIsWrittenInTurnsThatLetTheThreadAnswerInBetween() async throws {
+        let loop = EmbeddedEventLoop()
+        let count = ThreadWrites.socketsPerTurn * 2 + 5
+        var channels: [EmbeddedChannel] = []
+        for _ in 0..<count { channels.append(try await Self.socket(on: loop)) }
+        let sockets = channels.map { PushSocket(channel: $0) }
+        PushSocket.send(ByteBuffer(string: "one"), to: sockets)
+        PushSocket.send(ByteBuffer(string: "two"), to: sockets)
+        let answered = NIOLockedValueBox(false)
+        loop.execute { answered.withLockedValue { $0 = true } }  // as a request's answer is written
+        loop.run()
+        #expect(answered.withLockedValue { $0 }, "a job queued after the frames runs before they are all written")
+        let firstTurn = try channels.map { try Self.sent($0) }
+        #expect(firstTurn.prefix(ThreadWrites.socketsPerTurn).allSatisfy { $0 == ["one"] })
+        #expect(firstTurn.dropFirst(ThreadWrites.socketsPerTurn).allSatisfy { $0.isEmpty })
+
+        loop.advanceTime(by: ThreadWrites.pause * 10)
+        let rest = try channels.map { try Self.sent($0) }
+        #expect(rest.prefix(ThreadWrites.socketsPerTurn).allSatisfy { $0 == ["two"] })
+        #expect(rest.dropFirst(ThreadWrites.socketsPerTurn).allSatisfy { $0 == ["one", "two"] }, "each socket gets the frames in order")
     }
 
     @Test func aSocketWhoseAppStoppedReadingIsClosedRatherThanGivenMore() async throws {
