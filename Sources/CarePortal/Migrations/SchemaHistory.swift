@@ -39,6 +39,7 @@ enum SchemaHistory {
         AddStudyClaimTokens(),
         AddAnalyticsLevels(),
         IndexAnalyticsReads(),
+        IndexPointsBalances(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
