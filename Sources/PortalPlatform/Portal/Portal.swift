@@ -59,7 +59,7 @@ package struct Portal: Sendable {
     /// turn the caller holds would never end, so it throws `NestedTransaction`.
     package func recordAccess(_ event: AuditEvent) async throws {
         guard !Database.isInTransaction else { throw NestedTransaction() }
-        try await database.transaction { db in try await audit.record(event, on: db) }
+        try await database.writeAlone { db in try await audit.record(event, on: db) }
     }
 }
 

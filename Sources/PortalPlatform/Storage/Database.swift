@@ -324,6 +324,17 @@ public final class Database: Sendable {
         return try await Self.$isInTransaction.withValue(true) { try await run(transaction: body) }
     }
 
+    /// One statement that stands alone (an audit entry of a record being read), committed by the time it
+    /// returns. On PostgreSQL the statement is its own transaction: one round trip, not three (`BEGIN`, the
+    /// statement, `COMMIT`). On SQLite it is a transaction, so that it shares one commit with the writers
+    /// waiting beside it. `body` runs one statement: on PostgreSQL a second would be committed on its own.
+    package func writeAlone<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        switch backend {
+        case .postgres: try await write(body)
+        case .sqlite: try await transaction(body)
+        }
+    }
+
     /// How many transactions and writes wait for SQLite's writer (0 on PostgreSQL, which has no one writer).
     package var waitingWriters: Int {
         if case .sqlite(let pool) = backend { return pool.waitingWriters }

@@ -187,6 +187,9 @@ import Testing
                 await #expect(throws: NestedTransaction.self) {
                     try await portal.database.write { db in try await portal.portal.audit.record(event, on: db) }
                 }
+                await #expect(throws: NestedTransaction.self) {
+                    try await portal.database.writeAlone { db in try await portal.portal.audit.record(event, on: db) }
+                }
             }
             // Outside, both work, and the refused inner one left nothing.
             try await portal.database.transaction { db in try await portal.portal.audit.record(event, on: db) }
