@@ -644,6 +644,47 @@ enum PharmacyFixtures {
         }
     }
 
+    /// The queue's filters (written into its statement, not bound) against every status and both kinds:
+    /// each shows exactly the requests it names, oldest first, and a second page goes on where the first stopped.
+    @Test(arguments: TestEngines.all)
+    func theRefillQueueShowsExactlyTheStatusesAndKindChosen(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (_, customer) = try await PharmacyFixtures.customer(portal)
+            let repository = PharmacyRepository()
+            var made: [(id: Int64, status: RefillStatus, fulfilment: Fulfilment)] = []
+            for (index, status) in (RefillStatus.allCases + RefillStatus.allCases).enumerated() {
+                let fulfilment: Fulfilment = index % 2 == 0 ? .pickup : .delivery
+                let prescription = try await PharmacyFixtures.prescription(portal, customerID: customer, medication: "Medicine \(index)")
+                let refill = try await portal.database.transaction { db in
+                    let refill = try await repository.addRefill(customerID: customer, prescriptionID: prescription, fulfilment: fulfilment,
+                                                                deliveryAddress: fulfilment == .delivery ? "1 Example Lane" : nil,
+                                                                now: portal.clock.now.addingTimeInterval(Double(index)), on: db)
+                    if status != .requested {
+                        #expect(try await repository.moveRefill(id: refill.id, from: .requested, to: status, reason: nil, now: portal.clock.now, on: db))
+                    }
+                    return refill
+                }
+                made.append((refill.id, status, fulfilment))
+            }
+            let choices: [[RefillStatus]] = [RefillStatus.open, RefillStatus.allCases] + RefillStatus.allCases.map { [$0] }
+            for statuses in choices {
+                for fulfilment in [nil, Fulfilment.pickup, .delivery] {
+                    let expected = made.filter { statuses.contains($0.status) && (fulfilment == nil || $0.fulfilment == fulfilment) }.map(\.id)
+                    let (first, second) = try await portal.database.read { db in
+                        let first = try await repository.refillQueue(statuses: statuses, fulfilment: fulfilment, page: PageRequest(number: 1, size: 3), on: db)
+                        let second = try await first.hasNext ? repository.refillQueue(
+                            statuses: statuses, fulfilment: fulfilment, page: PageRequest(.after(try #require(first.lastCursor)), size: 3), on: db
+                        ).items : []
+                        return (first, second)
+                    }
+                    let shown = first.items.map(\.refill.id) + second.map(\.refill.id)
+                    #expect(shown == Array(expected.prefix(6)), "\(statuses) \(String(describing: fulfilment))")
+                    #expect(first.totalCount == expected.count, "\(statuses) \(String(describing: fulfilment))")
+                }
+            }
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func seedDemoOpensAClearlyMarkedDemoPharmacy(engine: Database.Engine) async throws {
         let url = try await TestDatabase.make(engine)
