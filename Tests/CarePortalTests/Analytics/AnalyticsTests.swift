@@ -212,6 +212,32 @@ import Testing
             let opens = Self.rows(try await admin.get("/analytics/download?graph=opens-per-member&\(range)").text)
             #expect(opens.first { $0.first == "4 to 7 times" } == ["4 to 7 times", "7"])
             #expect(opens.first { $0.first == "8 to 14 times" } == ["8 to 14 times", "0"])
+
+            // Opens per member and members active over periods that cut months in different ways, against a direct
+            // count: 28 Sep to 4 Nov (nothing recorded in September before the period); 1 Oct to 1 Nov (2 November
+            // outside); 2 to 20 Oct (one month cut on both sides); 14 Oct to 15 Nov; 1 to 30 Nov (a whole month);
+            // 1 to 17 Nov (the members' sign-ups, 18 November, outside).
+            let repository = AnalyticsRepository()
+            let bands = AnalyticsReports.opensBands.map(\.range)
+            for (from, to) in [("2026-09-28", "2026-11-04"), ("2026-10-01", "2026-11-01"), ("2026-10-02", "2026-10-20"),
+                               ("2026-10-14", "2026-11-15"), ("2026-11-01", "2026-11-30"), ("2026-11-01", "2026-11-17")] {
+                let period = AnalyticsDay(try #require(CalendarDate(iso: from)))...AnalyticsDay(try #require(CalendarDate(iso: to)))
+                var opensOf: [Int: Int64] = [:]
+                for (time, who) in opened where (from...to).contains(String(time.prefix(10))) {
+                    for member in who { opensOf[member, default: 0] += 1 }
+                }
+                // Each member also signed up (through the API, on the test's clock): active that day, with no open.
+                if (from...to).contains(clock.date(of: portal.clock.now).iso) {
+                    for member in members.indices where opensOf[member] == nil { opensOf[member] = 0 }
+                }
+                let expected = bands.map { band in Int64(opensOf.values.filter { band.contains($0) }.count) }
+                let (perBand, active) = try await portal.database.read { db in
+                    (try await repository.opensPerMember(in: period, bands: bands, cohortIDs: [members[0].cohort.id], on: db),
+                     try await repository.activeMemberCount(in: period, on: db))
+                }
+                #expect(perBand == expected, "\(from) to \(to)")
+                #expect(active == opensOf.count, "\(from) to \(to)")
+            }
         }
     }
 
