@@ -327,10 +327,10 @@ struct PharmacyRepository: Sendable {
             if let fulfilment { builder.where(SQLColumn("fulfilment", table: "r"), .equal, SQLLiteral.string(fulfilment.rawValue)) }
             return builder
         }
-        // Counted in the queue index's order: PostgreSQL keeps a generic plan for a statement it runs
-        // often, and for several statuses bound as parameters that plan expects two thirds of all
-        // requests, so below the count's limit a sequential scan of every request looked cheapest (30 ms
-        // where the index takes 0.1 ms). Asked for the index's order, it reads the index alone.
+        // Counted in the queue index's order, so that the count reads the index alone whatever plan the
+        // engine makes: when the statuses were bound, PostgreSQL's generic plan expected two thirds of all
+        // requests and, below the count's limit, chose a sequential scan of every request (30 ms where the
+        // index takes 0.1 ms).
         func counted(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
             requests(builder).orderBy(SQLColumn("status", table: "r")).orderBy(SQLColumn("requested_at", table: "r")).orderBy(SQLColumn("id", table: "r"))
         }
