@@ -212,6 +212,11 @@ struct MemberRepository: Sendable {
             columns: selectedColumns,
             rows: { filter($0.from("members").join("cohorts", on: SQLColumn("cohort_id", table: "members"), .equal, SQLColumn("id", table: "cohorts")), query) },
             counted: { filter($0.from("members"), query) },
+            // One cohort's or status's page: its ids are sought on that filter's index alone. Reading whole
+            // rows in the same seek, PostgreSQL priced the filter's index (rows scattered over the table)
+            // above a walk of every member in date order, filtered, and planned the statement again on every
+            // request. Unfiltered or searched, whole rows in one seek cost PostgreSQL less.
+            idsFirst: query.cohortID != nil || query.status != nil ? { filter($0.from("members"), query) } : nil,
             decode: decodeMember
         )
     }
