@@ -44,10 +44,10 @@ struct PharmacyRepository: Sendable {
             .returning("id").first()?.decode(column: "id", as: Int64.self)
     }
 
-    private static let customerColumns = [
+    private static let customerColumns = ColumnList([
         "id", "email", "first_name", "last_name", "date_of_birth", "phone", "address_line1", "address_line2", "city", "state", "zip_code",
         "status", "created_at", "last_active_at",
-    ]
+    ])
 
     private func decodeCustomer(_ row: any SQLRow) throws -> PharmacyCustomer {
         PharmacyCustomer(
@@ -68,12 +68,12 @@ struct PharmacyRepository: Sendable {
     }
 
     func customer(id: Int64, on db: any SQLDatabase) async throws -> PharmacyCustomer? {
-        try await db.select().columns(Self.customerColumns).from("pharmacy_customers").where("id", .equal, id).first().map(decodeCustomer)
+        try await db.select().column(Self.customerColumns).from("pharmacy_customers").where("id", .equal, id).first().map(decodeCustomer)
     }
 
     /// Her account and her points balance, in one statement.
     func customerWithPoints(id: Int64, on db: any SQLDatabase) async throws -> (customer: PharmacyCustomer, points: Int)? {
-        guard let row = try await db.select().columns(Self.customerColumns)
+        guard let row = try await db.select().column(Self.customerColumns)
             .column(SQLAlias(PointsLedger().allTimeBalanceExpression(of: .pharmacyCustomer(id)), as: SQLIdentifier("points")))
             .from("pharmacy_customers").where("id", .equal, id).first()
         else { return nil }
@@ -81,7 +81,7 @@ struct PharmacyRepository: Sendable {
     }
 
     func customer(email: String, on db: any SQLDatabase) async throws -> PharmacyCustomer? {
-        try await db.select().columns(Self.customerColumns).from("pharmacy_customers")
+        try await db.select().column(Self.customerColumns).from("pharmacy_customers")
             .where("email_key", .equal, PharmacyRules.emailKey(email)).first().map(decodeCustomer)
     }
 
@@ -89,7 +89,7 @@ struct PharmacyRepository: Sendable {
     func findCustomers(_ search: String, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<PharmacyCustomer> {
         try await db.seek(
             page, order: ListOrder("name", keys: [.text("last_name"), .text("first_name"), .integer("id")], descending: false),
-            columns: Self.customerColumns.map { SQLColumn($0) },
+            columns: [Self.customerColumns],
             rows: { builder in
                 builder.from("pharmacy_customers")
                 let typed = search.trimmed.lowercased()
@@ -199,7 +199,7 @@ struct PharmacyRepository: Sendable {
         )
     }
 
-    private static let prescriptionColumns = ["id", "customer_id", "medication", "strength", "quantity", "refills_remaining", "prescriber", "last_filled"]
+    private static let prescriptionColumns = ColumnList(["id", "customer_id", "medication", "strength", "quantity", "refills_remaining", "prescriber", "last_filled"])
 
     func addPrescription(_ prescription: PharmacyPrescription, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let time = now.millisecondsSince1970
@@ -212,14 +212,14 @@ struct PharmacyRepository: Sendable {
 
     /// Her prescriptions on file (not removed), by medication.
     func prescriptions(customerID: Int64, on db: any SQLDatabase) async throws -> [PharmacyPrescription] {
-        try await db.select().columns(Self.prescriptionColumns).from("pharmacy_prescriptions")
+        try await db.select().column(Self.prescriptionColumns).from("pharmacy_prescriptions")
             .where("customer_id", .equal, customerID).where("removed_at", .is, SQLLiteral.null)
             .orderBy("medication").orderBy("id").all().map(decodePrescription)
     }
 
     /// A prescription on file; with `customerID`, only if it is hers.
     func prescription(id: Int64, customerID: Int64? = nil, on db: any SQLDatabase) async throws -> PharmacyPrescription? {
-        let query = db.select().columns(Self.prescriptionColumns).from("pharmacy_prescriptions")
+        let query = db.select().column(Self.prescriptionColumns).from("pharmacy_prescriptions")
             .where("id", .equal, id).where("removed_at", .is, SQLLiteral.null)
         if let customerID { query.where("customer_id", .equal, customerID) }
         return try await query.first().map(decodePrescription)
@@ -240,9 +240,14 @@ struct PharmacyRepository: Sendable {
 
     // MARK: Refills
 
-    private static let refillColumns = [
+    private static let refillColumns = ColumnList([
         "id", "customer_id", "prescription_id", "fulfilment", "delivery_address", "status", "cancel_reason", "requested_at", "updated_at",
-    ]
+    ])
+    /// A request's columns, her name and the medication (`refillItems`).
+    private static let refillItemColumns = ColumnList(joining: [
+        ColumnList(refillColumns.names, table: "r"), ColumnList(["first_name", "last_name"], table: "c"),
+        ColumnList(["medication", "strength"], table: "p"),
+    ])
 
     private func decodeRefill(_ row: any SQLRow) throws -> PharmacyRefill {
         PharmacyRefill(
@@ -275,7 +280,7 @@ struct PharmacyRepository: Sendable {
     }
 
     func refill(id: Int64, customerID: Int64? = nil, on db: any SQLDatabase) async throws -> PharmacyRefill? {
-        let query = db.select().columns(Self.refillColumns).from("pharmacy_refills").where("id", .equal, id)
+        let query = db.select().column(Self.refillColumns).from("pharmacy_refills").where("id", .equal, id)
         if let customerID { query.where("customer_id", .equal, customerID) }
         return try await query.first().map(decodeRefill)
     }
@@ -290,9 +295,7 @@ struct PharmacyRepository: Sendable {
     /// Requests with their customer's name and medication.
     private func refillItems(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
         builder
-            .columns(Self.refillColumns.map { SQLColumn($0, table: "r") })
-            .column(SQLColumn("first_name", table: "c")).column(SQLColumn("last_name", table: "c"))
-            .column(SQLColumn("medication", table: "p")).column(SQLColumn("strength", table: "p"))
+            .column(Self.refillItemColumns)
             .from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))
             .join(SQLAlias(SQLIdentifier("pharmacy_customers"), as: SQLIdentifier("c")), method: SQLJoinMethod.inner,
                   on: SQLColumn("customer_id", table: "r"), .equal, SQLColumn("id", table: "c"))
@@ -392,26 +395,26 @@ struct PharmacyRepository: Sendable {
         )
     }
 
-    private static let dealColumns = ["id", "title", "description", "valid_from", "valid_until", "picture_file", "picture_type"]
+    private static let dealColumns = ColumnList(["id", "title", "description", "valid_from", "valid_until", "picture_file", "picture_type"])
 
     /// Deals running on `day`, those ending soonest first.
     func currentDeals(on day: CalendarDate, on db: any SQLDatabase) async throws -> [PharmacyDeal] {
-        try await db.select().columns(Self.dealColumns).from("pharmacy_deals")
+        try await db.select().column(Self.dealColumns).from("pharmacy_deals")
             .where("valid_from", .lessThanOrEqual, day.iso).where("valid_until", .greaterThanOrEqual, day.iso)
             .orderBy("valid_until").orderBy("id").all().map(decodeDeal)
     }
 
     /// Every deal not yet over, and the last 20 that are, by when they start.
     func deals(today: CalendarDate, on db: any SQLDatabase) async throws -> (running: [PharmacyDeal], past: [PharmacyDeal]) {
-        let running = try await db.select().columns(Self.dealColumns).from("pharmacy_deals")
+        let running = try await db.select().column(Self.dealColumns).from("pharmacy_deals")
             .where("valid_until", .greaterThanOrEqual, today.iso).orderBy("valid_from").orderBy("id").all().map(decodeDeal)
-        let past = try await db.select().columns(Self.dealColumns).from("pharmacy_deals")
+        let past = try await db.select().column(Self.dealColumns).from("pharmacy_deals")
             .where("valid_until", .lessThan, today.iso).orderBy("valid_until", .descending).limit(20).all().map(decodeDeal)
         return (running, past)
     }
 
     func deal(id: Int64, on db: any SQLDatabase) async throws -> PharmacyDeal? {
-        try await db.select().columns(Self.dealColumns).from("pharmacy_deals").where("id", .equal, id).first().map(decodeDeal)
+        try await db.select().column(Self.dealColumns).from("pharmacy_deals").where("id", .equal, id).first().map(decodeDeal)
     }
 
     func addDeal(_ deal: PharmacyDeal, now: Date, on db: any SQLDatabase) async throws -> Int64 {
@@ -444,18 +447,18 @@ struct PharmacyRepository: Sendable {
         )
     }
 
-    private static let rewardColumns = ["id", "title", "points_cost", "cashier_gives", "retired_at"]
+    private static let rewardColumns = ColumnList(["id", "title", "points_cost", "cashier_gives", "retired_at"])
 
     /// The catalogue: offered rewards by cost (and, with `includingRetired`, the retired ones after them).
     func rewards(includingRetired: Bool, on db: any SQLDatabase) async throws -> [PharmacyReward] {
-        let query = db.select().columns(Self.rewardColumns).from("pharmacy_rewards")
+        let query = db.select().column(Self.rewardColumns).from("pharmacy_rewards")
         if !includingRetired { query.where("retired_at", .is, SQLLiteral.null) }
         return try await query.orderBy("points_cost").orderBy("id").all().map(decodeReward)
             .sorted { ($0.isRetired ? 1 : 0, $0.pointsCost, $0.id) < ($1.isRetired ? 1 : 0, $1.pointsCost, $1.id) }
     }
 
     func reward(id: Int64, on db: any SQLDatabase) async throws -> PharmacyReward? {
-        try await db.select().columns(Self.rewardColumns).from("pharmacy_rewards").where("id", .equal, id).first().map(decodeReward)
+        try await db.select().column(Self.rewardColumns).from("pharmacy_rewards").where("id", .equal, id).first().map(decodeReward)
     }
 
     func addReward(title: String, pointsCost: Int, cashierGives: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
@@ -481,7 +484,7 @@ struct PharmacyRepository: Sendable {
         )
     }
 
-    private static let voucherColumns = ["id", "customer_id", "reward_id", "code", "points_cost", "redeemed_at", "activated_at", "expires_at", "used_at"]
+    private static let voucherColumns = ColumnList(["id", "customer_id", "reward_id", "code", "points_cost", "redeemed_at", "activated_at", "expires_at", "used_at"])
 
     /// A new voucher; nil, with nothing written, when another voucher already has this code.
     func addVoucher(customerID: Int64, reward: PharmacyReward, code: String, now: Date, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
@@ -495,17 +498,17 @@ struct PharmacyRepository: Sendable {
     }
 
     func voucher(id: Int64, customerID: Int64, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
-        try await db.select().columns(Self.voucherColumns).from("pharmacy_vouchers")
+        try await db.select().column(Self.voucherColumns).from("pharmacy_vouchers")
             .where("id", .equal, id).where("customer_id", .equal, customerID).first().map(decodeVoucher)
     }
 
     func voucher(code: String, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
-        try await db.select().columns(Self.voucherColumns).from("pharmacy_vouchers").where("code", .equal, code).first().map(decodeVoucher)
+        try await db.select().column(Self.voucherColumns).from("pharmacy_vouchers").where("code", .equal, code).first().map(decodeVoucher)
     }
 
     /// Her vouchers, newest first.
     func vouchers(customerID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [PharmacyVoucher] {
-        try await db.select().columns(Self.voucherColumns).from("pharmacy_vouchers").where("customer_id", .equal, customerID)
+        try await db.select().column(Self.voucherColumns).from("pharmacy_vouchers").where("customer_id", .equal, customerID)
             .orderBy("id", .descending).limit(limit).all().map(decodeVoucher)
     }
 
@@ -517,7 +520,7 @@ struct PharmacyRepository: Sendable {
             .set("activated_at", to: now.millisecondsSince1970).set("expires_at", to: expires)
             .where("id", .equal, id).where("customer_id", .equal, customerID).where("activated_at", .is, SQLLiteral.null)
             .where("used_at", .is, SQLLiteral.null)
-            .returning(Self.voucherColumns.map { SQLColumn($0) }).first().map(decodeVoucher)
+            .returning(Self.voucherColumns).first().map(decodeVoucher)
     }
 
     /// Marks an active voucher used, once; false when it is not active (any more).
