@@ -50,9 +50,11 @@ package final class PortalMetrics: Sendable {
     package func poolWaits(for engine: Database.Engine) -> PoolWaits {
         func histogram(_ access: String) -> DurationHistogram {
             registry.makeDurationHistogram(
-                name: "careportal_database_pool_wait_seconds", labels: [("engine", engine.rawValue), ("access", access)],
-                buckets: Self.poolWaitBuckets,
-                help: "How long a request waited for a database connection before its first statement could run."
+                descriptor: MetricNameDescriptor(
+                    metricName: "careportal_database_pool_wait", unitName: "seconds",
+                    helpText: "How long a request waited for a database connection before its first statement could run."
+                ),
+                labels: [("engine", engine.rawValue), ("access", access)], buckets: Self.poolWaitBuckets
             )
         }
         return PoolWaits(read: histogram("read"), write: histogram("write"))
@@ -61,14 +63,17 @@ package final class PortalMetrics: Sendable {
     /// The WebSocket connections open on the endpoint at `path` (its registered path, never an address with ids).
     package func webSocketConnections(path: String) -> Prometheus.Gauge {
         registry.makeGauge(
-            name: "careportal_websocket_connections", labels: [("endpoint", path)],
-            help: "WebSocket connections this server holds open, by endpoint."
+            descriptor: MetricNameDescriptor(
+                metricName: "careportal_websocket_connections", unitName: "", helpText: "WebSocket connections this server holds open, by endpoint."
+            ),
+            labels: [("endpoint", path)]
         )
     }
 
     /// A gauge of this application's, set by whoever knows its value (refreshed when scraped).
     package func gauge(_ name: String, help: String) -> Prometheus.Gauge {
-        registry.makeGauge(name: name, help: help)
+        // The whole name is the metric's: no unit is appended to it.
+        registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help))
     }
 
     /// Everything in Prometheus's text exposition format: the requests, then this application's own.
