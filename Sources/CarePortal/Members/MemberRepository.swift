@@ -209,7 +209,7 @@ struct MemberRepository: Sendable {
             ? .text(query.sort.column, table: "members") : .integer(query.sort.column, table: "members")
         return try await db.seek(
             query.page, order: ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: "members")], descending: query.descending),
-            columns: selectedColumns,
+            columns: [Self.listedColumns],
             rows: { filter($0.from("members").join("cohorts", on: SQLColumn("cohort_id", table: "members"), .equal, SQLColumn("id", table: "cohorts")), query) },
             counted: { filter($0.from("members"), query) },
             // One cohort's or status's page: its ids are sought on that filter's index alone. Reading whole
@@ -247,20 +247,21 @@ struct MemberRepository: Sendable {
         return builder
     }
 
-    private static let memberColumns = [
-        "id", "pseudonym", "avatar", "due_date", "cohort_id", "recovery_email", "security_question", "us_state", "zip_code",
-        "bio", "status", "sign_up_code_id", "created_at", "last_active_at",
-    ]
+    /// A member's columns and her cohort's due month.
+    private static let memberColumns = ColumnList(joining: [
+        ColumnList([
+            "id", "pseudonym", "avatar", "due_date", "cohort_id", "recovery_email", "security_question", "us_state", "zip_code",
+            "bio", "status", "sign_up_code_id", "created_at", "last_active_at",
+        ], table: "members"),
+        ColumnList(["due_month"], table: "cohorts"),
+    ])
 
-    /// A member's columns, her cohort's due month, and the key the list sorts pseudonyms by.
-    private var selectedColumns: [any SQLExpression] {
-        (Self.memberColumns + ["pseudonym_key"]).map { SQLColumn($0, table: "members") } + [SQLColumn("due_month", table: "cohorts")]
-    }
+    /// The same and the key the list sorts pseudonyms by.
+    private static let listedColumns = ColumnList(joining: [memberColumns, ColumnList(["pseudonym_key"], table: "members")])
 
     private func selectMembers(on db: any SQLDatabase) -> SQLSelectBuilder {
         db.select()
-            .columns(Self.memberColumns.map { SQLColumn($0, table: "members") })
-            .column(SQLColumn("due_month", table: "cohorts"))
+            .column(Self.memberColumns)
             .from("members")
             .join("cohorts", on: SQLColumn("cohort_id", table: "members"), .equal, SQLColumn("id", table: "cohorts"))
     }
