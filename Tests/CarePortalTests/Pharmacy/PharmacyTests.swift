@@ -22,10 +22,11 @@ enum PharmacyFixtures {
 
     static func give(_ points: Int, to customerID: Int64, _ portal: TestPortal, reference: String = "gift") async throws {
         let clock = portal.portal.programSettings.current.clock
-        try await portal.database.transaction { db in
+        let given = try await portal.database.transaction { db in
             try await PointsLedger().award(PointsAward(reason: "test_gift", reference: reference, amount: points, period: .day),
                                            to: .pharmacyCustomer(customerID), at: portal.clock.now, clock: clock, on: db)
         }
+        #expect(given, "the gift \(reference) was already given to customer \(customerID) today")
     }
 
     static func reward(_ portal: TestPortal, cost: Int, title: String = "$5 off") async throws -> Int64 {
@@ -328,7 +329,8 @@ enum PharmacyFixtures {
             #expect(feedEntries.count == 10)
             let mail = try await portal.outboxMessages().filter { $0.recipient == "margaret@example.org" }
             #expect(mail.filter { $0.subject.hasPrefix("News about your order") }.count == 10)
-            for text in [feed] + feedEntries.map { "\($0.message) \($0.body ?? "") \($0.reason ?? "")" } + mail.map { "\($0.subject) \($0.body)" } {
+            let texts = [feed] + feedEntries.map { "\($0.message) \($0.body ?? "") \($0.reason ?? "")" } + mail.map { "\($0.subject) \($0.body)" }
+            for text in texts {
                 for secret in ["Lisinopril", "Atorvastatin", "10 mg", "30 tablets", "Ruiz", "stopped"] {
                     #expect(!text.contains(secret), "\(secret) was in: \(text)")
                 }
