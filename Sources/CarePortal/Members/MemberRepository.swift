@@ -207,16 +207,18 @@ struct MemberRepository: Sendable {
     func list(_ query: MemberListQuery, on db: any SQLDatabase) async throws -> PageOf<Member> {
         let key: SortKey = query.sort == .pseudonym
             ? .text(query.sort.column, table: "members") : .integer(query.sort.column, table: "members")
+        /// The members the filters keep, from their own table without the cohorts' join.
+        let kept: (SQLSelectBuilder) -> SQLSelectBuilder = { filter($0.from("members"), query) }
         return try await db.seek(
             query.page, order: ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: "members")], descending: query.descending),
             columns: [Self.listedColumns],
             rows: { filter($0.from("members").join("cohorts", on: SQLColumn("cohort_id", table: "members"), .equal, SQLColumn("id", table: "cohorts")), query) },
-            counted: { filter($0.from("members"), query) },
+            counted: kept,
             // One cohort's or status's page: its ids are sought on that filter's index alone. Reading whole
             // rows in the same seek, PostgreSQL priced the filter's index (rows scattered over the table)
             // above a walk of every member in date order, filtered, and planned the statement again on every
             // request. Unfiltered or searched, whole rows in one seek cost PostgreSQL less.
-            idsFirst: query.cohortID != nil || query.status != nil ? { filter($0.from("members"), query) } : nil,
+            idsFirst: query.cohortID != nil || query.status != nil ? kept : nil,
             decode: decodeMember
         )
     }
