@@ -253,8 +253,42 @@ struct ModerationEntry: Sendable {
 }
 
 struct ModerationLogQuery: Sendable {
+    /// Whose entries the log shows: the automatic hiding by members' flags, or one moderator's account.
+    enum Moderator: Sendable, Equatable {
+        case automatic
+        case account(Int64)
+
+        /// The value of the filter's option.
+        var value: String {
+            switch self {
+            case .automatic: "automatic"
+            case .account(let id): "\(id)"
+            }
+        }
+
+        /// The filter a chosen option, or an older link's moderator name (one of `known`, in any case), asks
+        /// for; nil when the text names no moderator.
+        init?(choice: String, among known: [Known]) {
+            if choice == "automatic" {
+                self = .automatic
+            } else if let id = Int64(choice) {
+                self = .account(id)
+            } else {
+                let named = known.filter { $0.name.lowercased() == choice.lowercased() }
+                guard named.count == 1 else { return nil }
+                self = .account(named[0].id)
+            }
+        }
+    }
+
+    /// A moderator with entries in the log, under the name her latest entry gives.
+    struct Known: Sendable, Equatable {
+        let id: Int64
+        let name: String
+    }
+
     var action: ModerationEntry.Action?
-    var moderator = ""
+    var moderator: Moderator?
     var threadID: Int64?
     var page = PageRequest(number: 1)
 }

@@ -212,39 +212,71 @@ struct DeskModerationController {
 
     // MARK: Moderation log
 
-    private func logQuery(_ request: Request) throws -> ModerationLogQuery {
+    /// The log's filters as asked for, and the moderator's text when it names no one.
+    private struct LogFilters {
         var query = ModerationLogQuery()
-        query.action = request.query("action").flatMap(ModerationEntry.Action.init(rawValue:))
-        query.moderator = String((request.query("moderator") ?? "").prefix(100))
-        query.threadID = request.query("thread").flatMap(Int64.init)
-        query.page = try request.pageRequest()
-        return query
-    }
+        var moderatorText = ""
+        var errors = FormErrors()
 
-    private func logParameters(_ query: ModerationLogQuery) -> [(String, String?)] {
-        [("action", query.action?.rawValue), ("moderator", query.moderator), ("thread", query.threadID.map { "\($0)" })]
+        init(request: Request, moderators: [ModerationLogQuery.Known]) throws {
+            query.action = request.query("action").flatMap(ModerationEntry.Action.init(rawValue:))
+            moderatorText = String((request.query("moderator") ?? "").trimmed.prefix(100))
+            if !moderatorText.isEmpty {
+                query.moderator = ModerationLogQuery.Moderator(choice: moderatorText, among: moderators)
+                if query.moderator == nil { errors.add("moderator", "Choose a moderator from the list") }
+            }
+            query.threadID = request.query("thread").flatMap(Int64.init)
+            query.page = try request.pageRequest()
+        }
+
+        var parameters: [(String, String?)] {
+            [("action", query.action?.rawValue), ("moderator", query.moderator?.value), ("thread", query.threadID.map { "\($0)" })]
+        }
     }
 
     @Sendable func moderationLog(request: Request, context: PortalContext) async throws -> Response {
-        let query = try logQuery(request)
-        let page = try await portal.database.read { db in try await desk.repository.moderationLog(query, on: db) }
-        let address = ListAddress(path: SiteURL.deskModerationLog.path, parameters: logParameters(query))
-        return portal.pages.response(ModerationLogPage(
-            layout: portal.layout("Moderation log", context: context, current: .desk),
-            actionOptions: FilterOption.html([FilterOption(value: "", title: "All actions", isSelected: query.action == nil)]
-                + ModerationEntry.Action.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.action) }),
-            moderator: query.moderator,
-            thread: query.threadID.map { "\($0)" } ?? "",
-            rows: page.items.map { entry in
-                ModerationLogRow(
-                    when: DisplayTime.dateTime(entry.happenedAt), moderator: entry.actorName, action: entry.action.title,
-                    post: Self.postName(entry.post), threadPath: SiteURL.deskThread(entry.threadID).path, reason: entry.reason
-                )
-            },
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
-            isFiltered: query.action != nil || !query.moderator.isEmpty || query.threadID != nil,
-            exportPath: ListAddress(path: SiteURL.deskModerationLogExport.path, parameters: logParameters(query)).string
-        ))
+        let (moderators, filters, page) = try await portal.database.read { db in
+            let moderators = try await desk.repository.moderators(on: db)
+            let filters = try LogFilters(request: request, moderators: moderators)
+            let page = filters.errors.isEmpty
+                ? try await desk.repository.moderationLog(filters.query, on: db)
+                : PageOf<ModerationEntry>(items: [], totalCount: 0, request: filters.query.page)
+            return (moderators, filters, page)
+        }
+        let query = filters.query
+        let address = ListAddress(path: SiteURL.deskModerationLog.path, parameters: filters.parameters)
+        let named = Dictionary(grouping: moderators, by: \.name)
+        let moderatorOptions = [
+            FilterOption(value: "", title: "Any moderator", isSelected: query.moderator == nil),
+            FilterOption(value: ModerationLogQuery.Moderator.automatic.value, title: "Automatic (members' flags)", isSelected: query.moderator == .automatic),
+        ] + moderators.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }.map { moderator in
+            FilterOption(
+                value: "\(moderator.id)",
+                title: named[moderator.name, default: []].count > 1 ? "\(moderator.name) (account \(moderator.id))" : moderator.name,
+                isSelected: query.moderator == .account(moderator.id)
+            )
+        }
+        return portal.pages.response(
+            ModerationLogPage(
+                layout: portal.layout("Moderation log", context: context, current: .desk),
+                errors: filters.errors.items,
+                actionOptions: FilterOption.html([FilterOption(value: "", title: "All actions", isSelected: query.action == nil)]
+                    + ModerationEntry.Action.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.action) }),
+                moderatorOptions: FilterOption.html(moderatorOptions),
+                moderatorError: filters.errors["moderator"],
+                thread: query.threadID.map { "\($0)" } ?? "",
+                rows: page.items.map { entry in
+                    ModerationLogRow(
+                        when: DisplayTime.dateTime(entry.happenedAt), moderator: entry.actorName, action: entry.action.title,
+                        post: Self.postName(entry.post), threadPath: SiteURL.deskThread(entry.threadID).path, reason: entry.reason
+                    )
+                },
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
+                isFiltered: query.action != nil || !filters.moderatorText.isEmpty || query.threadID != nil,
+                exportPath: ListAddress(path: SiteURL.deskModerationLogExport.path, parameters: filters.parameters).string
+            ),
+            status: filters.errors.isEmpty ? .ok : .unprocessableContent
+        )
     }
 
     static func postName(_ post: DeskPost) -> String {
@@ -258,7 +290,10 @@ struct DeskModerationController {
     private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     @Sendable func exportModerationLog(request: Request, context: PortalContext) async throws -> Response {
-        let query = try logQuery(request)
+        let moderators = try await portal.database.read { db in try await desk.repository.moderators(on: db) }
+        let filters = try LogFilters(request: request, moderators: moderators)
+        guard filters.errors.isEmpty else { throw HTTPError(.badRequest) }
+        let query = filters.query
         let event = AuditEvent(
             actor: context.auditActor, action: .moderationLogExported, recordType: "moderation_log",
             origin: portal.origin(of: request, context: context)

@@ -274,9 +274,12 @@ struct ModerationLogRow: Sendable, Encodable {
 struct ModerationLogPage: Page {
     static let template = TemplateName.deskModerationLog
     let layout: Layout
+    let errors: [FormErrors.Item]
     /// The action filter's options (`FilterOption.html`).
     let actionOptions: String
-    let moderator: String
+    /// The moderator filter's options: anyone, the automatic hiding, and each moderator with entries.
+    let moderatorOptions: String
+    let moderatorError: String?
     let thread: String
     let rows: [ModerationLogRow]
     /// The rendered `PaginationView`.

@@ -325,6 +325,29 @@ struct DeskRepository: Sendable {
         )
     }
 
+    /// The moderators with entries in the log, each under the name of her latest entry. It steps through
+    /// the log's actor index from one moderator to the next, reading a few entries per moderator rather
+    /// than the whole log.
+    func moderators(on db: any SQLDatabase) async throws -> [ModerationLogQuery.Known] {
+        try await db.raw("""
+            WITH RECURSIVE moderators(actor_id) AS (
+                SELECT MIN(actor_id) FROM desk_moderation_log
+                UNION ALL
+                SELECT (SELECT MIN(actor_id) FROM desk_moderation_log WHERE actor_id > moderators.actor_id)
+                FROM moderators WHERE moderators.actor_id IS NOT NULL
+            )
+            SELECT actor_id, (
+                SELECT actor_name FROM desk_moderation_log AS entry WHERE entry.actor_id = moderators.actor_id
+                ORDER BY happened_at DESC, id DESC LIMIT 1
+            ) AS actor_name
+            FROM moderators WHERE actor_id IS NOT NULL
+            """).all().map { row in
+            ModerationLogQuery.Known(
+                id: try row.decode(column: "actor_id", as: Int64.self), name: try row.decode(column: "actor_name", as: String.self)
+            )
+        }
+    }
+
     /// Every entry the filters keep, newest first, for the CSV export.
     func moderationLogEntries(_ query: ModerationLogQuery, on db: any SQLDatabase) async throws -> [ModerationEntry] {
         try await moderationFilter(db.select().column("*").from("desk_moderation_log"), query)
@@ -334,7 +357,11 @@ struct DeskRepository: Sendable {
 
     private func moderationFilter(_ builder: SQLSelectBuilder, _ query: ModerationLogQuery) -> SQLSelectBuilder {
         if let action = query.action { builder.where("action", .equal, action.rawValue) }
-        if !query.moderator.isEmpty { builder.where(lowercased("actor_name", contains: query.moderator)) }
+        switch query.moderator {
+        case .automatic: builder.where("actor_id", .is, SQLLiteral.null)
+        case .account(let id): builder.where("actor_id", .equal, id)
+        case nil: break
+        }
         if let threadID = query.threadID { builder.where("thread_id", .equal, threadID) }
         return builder
     }

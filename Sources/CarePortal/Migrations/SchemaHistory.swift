@@ -40,6 +40,7 @@ enum SchemaHistory {
         AddAnalyticsLevels(),
         IndexAnalyticsReads(),
         IndexPointsBalances(),
+        IndexLogsByPerson(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -137,7 +137,7 @@ public struct AuditEntry: Sendable, Equatable {
 }
 
 public struct AuditQuery: Sendable, Equatable {
-    /// Matches the actor's name at the time, or their account number.
+    /// Matches the actor's whole name at the time (in any case), or their account number.
     public var person = ""
     public var action: AuditAction?
     public var from: Date?
@@ -208,7 +208,7 @@ public struct AuditLog: Sendable {
             if let id = Int64(person) {
                 builder.where("actor_account_id", .equal, id)
             } else {
-                builder.where(lowercased("actor_name", contains: person))
+                builder.where(lowercased("actor_name", equals: person))
             }
         }
         if let action = query.action { builder.where("action", .equal, action.rawValue) }

@@ -302,6 +302,12 @@ package func lowercased(_ column: String, contains text: String) -> SQLQueryStri
     "LOWER(\(ident: column)) LIKE \(bind: text.containsPattern) ESCAPE '\\'"
 }
 
+/// `LOWER(column) = LOWER(text)`: the same fold on both sides, so each engine compares by its own `LOWER`
+/// (SQLite folds only ASCII letters), and an index on `LOWER(column)` serves it.
+package func lowercased(_ column: String, equals text: String) -> SQLQueryString {
+    "LOWER(\(ident: column)) = LOWER(\(bind: text))"
+}
+
 extension SQLDatabase {
     /// How many rows of `table` the filter keeps.
     package func count(in table: String, filter: (SQLSelectBuilder) -> SQLSelectBuilder = { $0 }) async throws -> Int {

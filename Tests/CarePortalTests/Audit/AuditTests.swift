@@ -102,6 +102,8 @@ import Testing
             #expect(filtered.text.contains("auditor #\(adminAccount.id)"))
             #expect(filtered.text.contains(#"<option value="sign_in" selected>"#), "the chosen action stays chosen")
             #expect(!filtered.text.contains("=cmd.user"))
+            #expect(try await admin.get("/audit?action=sign_in&person=AUDITOR").text.contains("auditor #\(adminAccount.id)"), "in any case")
+            #expect(!(try await admin.get("/audit?action=sign_in&person=audit").text.contains("auditor #")), "the whole name, not part of it")
             let byDate = try await admin.get("/audit?to=\(DisplayTime.isoDate(portal.clock.now.addingTimeInterval(-86_400)))")
             #expect(byDate.text.contains("=cmd.user"))
             #expect(!byDate.text.contains("auditor #"))

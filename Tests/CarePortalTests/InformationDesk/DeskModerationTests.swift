@@ -102,6 +102,50 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func theModerationLogShowsOneModeratorsEntriesChosenFromThoseWithEntries(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (asker, _) = try await AppClient.registered(portal)
+            let byAda = try await DeskSteps.ask(asker, title: "First question")
+            let byBo = try await DeskSteps.ask(asker, title: "Second question")
+            let byFlags = try await DeskSteps.ask(asker, title: "Third question")
+            var (ada, adaAccount) = try await portal.signedIn(.administrator, username: "ada.admin")
+            var (bo, boAccount) = try await portal.signedIn(.administrator, username: "bo.admin")
+            #expect(try await ada.post(SiteURL.deskThreadModerate(byAda).path, form: [("choice", "hide"), ("reason", "Reason from Ada")]).status == .seeOther)
+            #expect(try await bo.post(SiteURL.deskThreadModerate(byBo).path, form: [("choice", "hide"), ("reason", "Reason from Bo")]).status == .seeOther)
+            for _ in 0..<DeskRules.flagsToHide {
+                #expect(try await DeskSteps.flag(try await AppClient.registered(portal).0, SiteURL.apiThreadFlags(byFlags).path).status == .created)
+            }
+            let path = SiteURL.deskModerationLog.path
+
+            let everyone = try await ada.get(path)
+            #expect(everyone.text.contains(#"<option value="\#(adaAccount.id)">ada.admin</option>"#))
+            #expect(everyone.text.contains(#"<option value="\#(boAccount.id)">bo.admin</option>"#))
+            #expect(everyone.text.contains(#"<option value="automatic">Automatic (members&#39; flags)</option>"#))
+            #expect(everyone.text.contains("Reason from Ada") && everyone.text.contains("Reason from Bo") && everyone.text.contains("members flagged it"))
+
+            let adaOnly = try await ada.get(path + "?moderator=\(adaAccount.id)")
+            #expect(adaOnly.text.contains(#"<option value="\#(adaAccount.id)" selected>ada.admin</option>"#), "the chosen moderator stays chosen")
+            #expect(adaOnly.text.contains("Reason from Ada") && !adaOnly.text.contains("Reason from Bo") && !adaOnly.text.contains("members flagged it"))
+            let automatic = try await ada.get(path + "?moderator=automatic")
+            #expect(automatic.text.contains("members flagged it") && !automatic.text.contains("Reason from Ada") && !automatic.text.contains("Reason from Bo"))
+            let olderLink = try await ada.get(path + "?moderator=BO.ADMIN")
+            #expect(olderLink.status == .ok, "a link from before the list still finds the moderator by her whole name")
+            #expect(olderLink.text.contains("Reason from Bo") && !olderLink.text.contains("Reason from Ada"))
+            #expect(olderLink.text.contains(#"<option value="\#(boAccount.id)" selected>bo.admin</option>"#))
+
+            let nobody = try await ada.get(path + "?moderator=bo")
+            #expect(nobody.status == .unprocessableContent)
+            #expect(nobody.text.contains(##"<a href="#moderator">Choose a moderator from the list</a>"##))
+            #expect(!nobody.text.contains("Reason from Bo"), "a name that is no moderator's shows no entries")
+
+            let csv = try await ada.get(SiteURL.deskModerationLogExport.path + "?moderator=\(boAccount.id)")
+            let lines = csv.text.split(separator: "\r\n")
+            #expect(lines.count == 2 && lines[1].contains("Reason from Bo"))
+            #expect(try await ada.get(SiteURL.deskModerationLogExport.path + "?moderator=bo").status == .badRequest)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func revealingAnAnonymousAuthorNeedsAReasonAndIsRecorded(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (app, member) = try await AppClient.registered(portal, pseudonym: "HiddenFinch")
