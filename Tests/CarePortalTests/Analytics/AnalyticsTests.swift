@@ -410,11 +410,12 @@ import Testing
             // Who opened the app when, as days after the first registrations.
             var opened: [(Member, TimeInterval)] = early.map { ($0, 0.1) } + early.prefix(7).map { ($0, 7.2) } + early.prefix(6).map { ($0, 14.5) }
             opened += early.prefix(2).map { ($0, 20.5) } + late.map { ($0, 7.3) } + late.prefix(5).map { ($0, 15) } + late.suffix(1).map { ($0, 20.9) }
-            try await portal.database.transaction { db in
+            let recorded = try await portal.database.transaction { db in
                 try await MemberEvents().record(opened.enumerated().map { index, open in
                     MemberEvent(kind: .appOpened, memberID: open.0.id, cohortID: open.0.cohort.id, occurredAt: first.addingTimeInterval(open.1 * day), clientID: "r\(index)")
                 }, clock: clock, on: db)
             }
+            #expect(recorded == opened.count)
             var (admin, _) = try await portal.signedIn(.administrator)
             let from = clock.date(of: first), to = clock.date(of: portal.clock.now)
             let today = AnalyticsDay(to).week
