@@ -318,8 +318,17 @@ struct DeskRepository: Sendable {
     }
 
     func moderationLog(_ query: ModerationLogQuery, on db: any SQLDatabase) async throws -> PageOf<ModerationEntry> {
-        try await db.seek(
-            query.page, order: ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true),
+        // Led by the most telling filter's column, so each filter reads its own index (`ListOrder.within`).
+        var order = ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true)
+        if case .account = query.moderator {
+            order = order.within(.integer("actor_id"))
+        } else if query.threadID != nil {
+            order = order.within(.integer("thread_id"))
+        } else if query.action != nil {
+            order = order.within(.text("action"))
+        }
+        return try await db.seek(
+            query.page, order: order,
             rows: { moderationFilter($0.from("desk_moderation_log"), query) },
             decode: decodeModeration
         )

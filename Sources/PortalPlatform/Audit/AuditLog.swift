@@ -148,6 +148,15 @@ public struct AuditQuery: Sendable, Equatable {
     public var page = PageRequest(number: 1, size: 50)
 
     public init() {}
+
+    /// The person as typed, without the spaces around it.
+    var trimmedPerson: String { person.trimmingCharacters(in: .whitespaces) }
+
+    /// The record filter's type and id, when it names a record.
+    var recordKey: (type: String, id: String)? {
+        let parts = record.split(separator: ":", maxSplits: 1).map(String.init)
+        return parts.count == 2 ? (parts[0], parts[1]) : nil
+    }
 }
 
 /// The append-only record of who did what; the only place its SQL lives. It has no update or delete.
@@ -185,8 +194,24 @@ public struct AuditLog: Sendable {
     }
 
     package func list(_ query: AuditQuery, on db: any SQLDatabase) async throws -> PageOf<AuditEntry> {
-        try await db.seek(
-            query.page, order: ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true),
+        // Led by the most telling filter's column (or the name as its index folds it), so each filter reads
+        // its own index (`ListOrder.within`).
+        var order = ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true)
+        var columns: [any SQLExpression] = [SQLLiteral.all]
+        let person = query.trimmedPerson
+        if query.recordKey != nil {
+            order = order.within(.text("record_id")).within(.text("record_type"))
+        } else if Int64(person) != nil {
+            order = order.within(.integer("actor_account_id"))
+        } else if !person.isEmpty {
+            let folded = SQLFunction("LOWER", args: SQLColumn("actor_name"))
+            order = order.within(SortKey(folded, resultColumn: "actor_name_folded", kind: .text))
+            columns.append(SQLAlias(folded, as: SQLIdentifier("actor_name_folded")))
+        } else if query.action != nil {
+            order = order.within(.text("action"))
+        }
+        return try await db.seek(
+            query.page, order: order, columns: columns,
             rows: { filtered($0.from("audit_log"), query) },
             decode: decode
         )
@@ -203,7 +228,7 @@ public struct AuditLog: Sendable {
     }
 
     private func filtered<Builder: SQLPredicateBuilder>(_ builder: Builder, _ query: AuditQuery) -> Builder {
-        let person = query.person.trimmingCharacters(in: .whitespaces)
+        let person = query.trimmedPerson
         if !person.isEmpty {
             if let id = Int64(person) {
                 builder.where("actor_account_id", .equal, id)
@@ -214,8 +239,7 @@ public struct AuditLog: Sendable {
         if let action = query.action { builder.where("action", .equal, action.rawValue) }
         if let from = query.from { builder.where("occurred_at", .greaterThanOrEqual, from.millisecondsSince1970) }
         if let until = query.until { builder.where("occurred_at", .lessThan, until.millisecondsSince1970) }
-        let record = query.record.split(separator: ":", maxSplits: 1).map(String.init)
-        if record.count == 2 { builder.where("record_type", .equal, record[0]).where("record_id", .equal, record[1]) }
+        if let record = query.recordKey { builder.where("record_type", .equal, record.type).where("record_id", .equal, record.id) }
         return builder
     }
 

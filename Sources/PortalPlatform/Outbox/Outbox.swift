@@ -156,8 +156,9 @@ public struct Outbox: Sendable {
     }
 
     package func list(status: OutboxMessage.Status?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<OutboxMessage> {
-        try await db.seek(
-            page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
+        let order = ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true)
+        return try await db.seek(
+            page, order: status == nil ? order : order.within(.text("status")),
             rows: { builder in
                 builder.from("outbox")
                 return status.map { builder.where("status", .equal, $0.rawValue) } ?? builder

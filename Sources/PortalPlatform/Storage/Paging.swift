@@ -205,6 +205,15 @@ package struct ListOrder: Sendable {
         self.descending = descending
     }
 
+    /// The same order among rows a filter holds to one value of `key` (`key = value`), with that key first.
+    /// The order is unchanged, but the index that starts with the key is then the only one that gives it:
+    /// a planner that does not know the value (PostgreSQL's generic plan for a bound filter, which
+    /// assumes an average share of the rows) would otherwise read the order's own index and filter it,
+    /// every row of the table for a value few rows have.
+    package func within(_ key: SortKey) -> ListOrder {
+        ListOrder(name, keys: [key] + keys, descending: descending)
+    }
+
     /// Written into cursors, so a cursor made in one order is not used in another.
     package var signature: String { "\(name).\(descending ? "desc" : "asc")" }
 
@@ -306,6 +315,12 @@ package func lowercased(_ column: String, contains text: String) -> SQLQueryStri
 /// (SQLite folds only ASCII letters), and an index on `LOWER(column)` serves it.
 package func lowercased(_ column: String, equals text: String) -> SQLQueryString {
     "LOWER(\(ident: column)) = LOWER(\(bind: text))"
+}
+
+/// `expression` starts with `prefix` (already folded as the expression is): a range an index on the
+/// expression reads directly, where `LIKE` would read every row.
+package func startsWith(_ expression: any SQLExpression, _ prefix: String) -> SQLQueryString {
+    "(\(expression) >= \(bind: prefix) AND \(expression) < \(bind: prefix + "\u{10FFFF}"))"
 }
 
 extension SQLDatabase {

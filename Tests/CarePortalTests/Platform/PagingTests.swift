@@ -120,30 +120,40 @@ import SQLKit
         try await TestPortal.run(engine) { portal in
             // One batch: every entry has the same time, so only the id orders them.
             let events = (0..<83).map { n in
-                AuditEvent(actor: .system, action: n % 4 == 0 ? .signOut : .signIn, recordType: "member", recordID: "\(n)", origin: .commandLine)
+                AuditEvent(
+                    actor: n % 3 == 0 ? AuditActor(accountID: 7, role: "administrator", name: "Ann.Admin") : .system,
+                    action: n % 4 == 0 ? .signOut : .signIn, recordType: "member", recordID: "\(n % 5)", origin: .commandLine
+                )
             }
             try await portal.database.transaction { db in try await portal.portal.audit.record(events, on: db) }
+            // Each filter leads the order with its own column (`ListOrder.within`); every one pages alike.
+            let filters: [(person: String, action: AuditAction?, record: String, sql: String)] = [
+                ("", nil, "", ""), ("", .signOut, "", "WHERE action = 'sign_out'"), ("ann.ADMIN", nil, "", "WHERE actor_name = 'Ann.Admin'"),
+                ("7", .signIn, "", "WHERE actor_account_id = 7 AND action = 'sign_in'"), ("", nil, "member:2", "WHERE record_id = '2'"),
+            ]
             try await portal.database.read { db in
-                for action in [nil, AuditAction.signOut] {
+                for (person, action, record, filter) in filters {
                     var query = AuditQuery()
+                    query.person = person
                     query.action = action
-                    let filter = action.map { "WHERE action = '\($0.rawValue)'" } ?? ""
+                    query.record = record
                     let everyone = try await db.raw("SELECT id FROM audit_log \(unsafeRaw: filter) ORDER BY occurred_at DESC, id DESC")
                         .all().map { try $0.decode(column: "id", as: Int64.self) }
-                    query.page = PageRequest(.first, size: 20)
+                    #expect(everyone.count > 16, "\(filter) keeps three pages or more")
+                    query.page = PageRequest(.first, size: 8)
                     var seen: [Int64] = []
                     var page = try await portal.portal.audit.list(query, on: db)
                     while true {
                         let start = try #require(page.startIndex)
-                        #expect(page.items.map(\.id) == Array(everyone[(start - 1)..<min(everyone.count, start - 1 + 20)]))
+                        #expect(page.items.map(\.id) == Array(everyone[(start - 1)..<min(everyone.count, start - 1 + 8)]))
                         seen += page.items.map(\.id)
                         guard page.hasNext, let last = page.lastCursor else { break }
-                        query.page = PageRequest(.after(last), size: 20)
+                        query.page = PageRequest(.after(last), size: 8)
                         page = try await portal.portal.audit.list(query, on: db)
                     }
                     #expect(seen == everyone)
                     // And back from the end.
-                    query.page = PageRequest(.last, size: 20)
+                    query.page = PageRequest(.last, size: 8)
                     page = try await portal.portal.audit.list(query, on: db)
                     var reached: [Int64] = []
                     while true {
@@ -151,7 +161,7 @@ import SQLKit
                         #expect(page.items.map(\.id) == Array(everyone[(start - 1)..<(start - 1 + page.items.count)]))
                         reached = page.items.map(\.id) + reached.filter { id in !page.items.contains { $0.id == id } }
                         guard page.hasPrevious, let first = page.firstCursor else { break }
-                        query.page = PageRequest(.before(first), size: 20)
+                        query.page = PageRequest(.before(first), size: 8)
                         page = try await portal.portal.audit.list(query, on: db)
                     }
                     #expect(reached == everyone)

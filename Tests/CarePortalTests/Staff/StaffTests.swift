@@ -77,12 +77,13 @@ import Testing
             for index in 1...30 {
                 try await portal.createStaff(.physician, username: String(format: "doc%02d", index))
             }
+            try await portal.createStaff(.physician, username: "zed", email: "Rita.Lopez@Example.org")
             let first = try await admin.get("/staff")
-            #expect(first.text.contains("Showing 1 to 25 of 31 accounts"))
+            #expect(first.text.contains("Showing 1 to 25 of 32 accounts"))
             let next = try #require(PagingTests.link("next", in: first.text))
             #expect(next.hasPrefix("/staff?after="))
             let second = try await admin.get(next)
-            #expect(second.text.contains("doc30") && second.text.contains("Showing 26 to 31 of 31 accounts"))
+            #expect(second.text.contains("doc30") && second.text.contains("Showing 26 to 32 of 32 accounts"))
             // A bookmark from before the cursors opens the same page.
             #expect(try await admin.get("/staff?page=2").text.contains("doc30"))
             let descending = try await admin.get("/staff?sort=username&order=desc")
@@ -92,6 +93,9 @@ import Testing
             #expect(descending.text.contains(#"aria-sort="descending""#))
             let search = try await admin.get("/staff?q=DOC1")
             #expect(search.text.contains("Showing 1 to 10 of 10 accounts"))
+            let byEmail = try await admin.get("/staff?q=rita.L")
+            #expect(byEmail.text.contains("zed") && byEmail.text.contains("Showing 1 to 1 of 1 account"), "the start of an email address, in any case")
+            #expect(try await admin.get("/staff?q=OC1").text.contains("No staff accounts match your search"), "the start of a name, not any part")
             let nothing = try await admin.get("/staff?q=zzz%25")
             #expect(nothing.text.contains("No staff accounts match your search"))
         }
