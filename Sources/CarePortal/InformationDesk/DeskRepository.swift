@@ -318,20 +318,13 @@ struct DeskRepository: Sendable {
     }
 
     func moderationLog(_ query: ModerationLogQuery, on db: any SQLDatabase) async throws -> PageOf<ModerationEntry> {
-        // Led by the most telling filter's column, so each filter reads its own index (`ListOrder.within`).
-        var order = ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true)
-        if case .account = query.moderator {
-            order = order.within(.integer("actor_id"))
-        } else if query.threadID != nil {
-            order = order.within(.integer("thread_id"))
-        } else if query.action != nil {
-            order = order.within(.text("action"))
+        try await StatementPlanning.forValues(if: query.moderator != nil || query.action != nil || query.threadID != nil) {
+            try await db.seek(
+                query.page, order: ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true),
+                rows: { moderationFilter($0.from("desk_moderation_log"), query) },
+                decode: decodeModeration
+            )
         }
-        return try await db.seek(
-            query.page, order: order,
-            rows: { moderationFilter($0.from("desk_moderation_log"), query) },
-            decode: decodeModeration
-        )
     }
 
     /// The moderators with entries in the log, each under the name of her latest entry. It steps through

@@ -194,27 +194,13 @@ public struct AuditLog: Sendable {
     }
 
     package func list(_ query: AuditQuery, on db: any SQLDatabase) async throws -> PageOf<AuditEntry> {
-        // Led by the most telling filter's column (or the name as its index folds it), so each filter reads
-        // its own index (`ListOrder.within`).
-        var order = ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true)
-        var columns: [any SQLExpression] = [SQLLiteral.all]
-        let person = query.trimmedPerson
-        if query.recordKey != nil {
-            order = order.within(.text("record_id")).within(.text("record_type"))
-        } else if Int64(person) != nil {
-            order = order.within(.integer("actor_account_id"))
-        } else if !person.isEmpty {
-            let folded = SQLFunction("LOWER", args: SQLColumn("actor_name"))
-            order = order.within(SortKey(folded, resultColumn: "actor_name_folded", kind: .text))
-            columns.append(SQLAlias(folded, as: SQLIdentifier("actor_name_folded")))
-        } else if query.action != nil {
-            order = order.within(.text("action"))
+        try await StatementPlanning.forValues(if: !query.trimmedPerson.isEmpty || query.action != nil || query.recordKey != nil) {
+            try await db.seek(
+                query.page, order: ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true),
+                rows: { filtered($0.from("audit_log"), query) },
+                decode: decode
+            )
         }
-        return try await db.seek(
-            query.page, order: order, columns: columns,
-            rows: { filtered($0.from("audit_log"), query) },
-            decode: decode
-        )
     }
 
     /// The next `limit` matching entries after `lastID`, oldest first, so an export walks the log in batches.

@@ -156,15 +156,16 @@ public struct Outbox: Sendable {
     }
 
     package func list(status: OutboxMessage.Status?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<OutboxMessage> {
-        let order = ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true)
-        return try await db.seek(
-            page, order: status == nil ? order : order.within(.text("status")),
-            rows: { builder in
-                builder.from("outbox")
-                return status.map { builder.where("status", .equal, $0.rawValue) } ?? builder
-            },
-            decode: decode
-        )
+        try await StatementPlanning.forValues(if: status != nil) {
+            try await db.seek(
+                page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
+                rows: { builder in
+                    builder.from("outbox")
+                    return status.map { builder.where("status", .equal, $0.rawValue) } ?? builder
+                },
+                decode: decode
+            )
+        }
     }
 
     /// Mail not yet delivered, for the operator's monitoring: how many wait to be sent (tried again

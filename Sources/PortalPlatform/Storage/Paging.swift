@@ -205,15 +205,6 @@ package struct ListOrder: Sendable {
         self.descending = descending
     }
 
-    /// The same order among rows a filter holds to one value of `key` (`key = value`), with that key first.
-    /// The order is unchanged, but the index that starts with the key is then the only one that gives it:
-    /// a planner that does not know the value (PostgreSQL's generic plan for a bound filter, which
-    /// assumes an average share of the rows) would otherwise read the order's own index and filter it,
-    /// every row of the table for a value few rows have.
-    package func within(_ key: SortKey) -> ListOrder {
-        ListOrder(name, keys: [key] + keys, descending: descending)
-    }
-
     /// Written into cursors, so a cursor made in one order is not used in another.
     package var signature: String { "\(name).\(descending ? "desc" : "asc")" }
 

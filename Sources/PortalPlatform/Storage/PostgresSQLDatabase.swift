@@ -18,7 +18,8 @@ import Synchronization
 /// for its unnamed statements (a null value leaves its parameter's type to the server), so a query
 /// means the same either way. SQL is written in PostgresKit's dialect and rows fall back on its decoding.
 /// Values that are not PostgreSQL types of their own (what PostgresKit encodes as arrays or JSON
-/// through `Encodable`) and statements beyond `PreparedSQL.limit` run through PostgresKit unnamed.
+/// through `Encodable`), statements beyond `PreparedSQL.limit` and those of a task that asks for plans
+/// made with its values (`StatementPlanning`) run through PostgresKit unnamed.
 ///
 /// PostgresNIO prepares statements a connection has not seen, once, on the first run; it keys them by
 /// name, so a name always stands for the same SQL with the same parameter types (`PreparedSQL.names`).
@@ -41,7 +42,7 @@ package struct PostgresSQLDatabase: SQLDatabase {
     }
 
     package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        guard keepsStatements else { return try await unnamed.execute(sql: query, onRow) }
+        guard keepsStatements, !StatementPlanning.withValues else { return try await unnamed.execute(sql: query, onRow) }
         let (sql, binds) = serialize(query)
         guard let statement = try PreparedSQL(sql: sql, binds: binds) else {
             return try await unnamed.execute(sql: query, onRow)

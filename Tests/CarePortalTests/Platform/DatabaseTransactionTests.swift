@@ -337,6 +337,28 @@ import Testing
         }
     }
 
+    /// A task that asks for plans made with its values (`StatementPlanning`) runs its statements unnamed,
+    /// so PostgreSQL plans each run for the values bound; outside it the same SQL is kept.
+    @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))
+    func statementsPlannedForTheirValuesAreNotKept() async throws {
+        try await TestPortal.run(.postgres) { portal in
+            try await portal.database.read { db in
+                try await db.raw("CREATE TEMPORARY TABLE planned (id integer PRIMARY KEY, kind text)").run()
+                try await db.raw("INSERT INTO planned (id, kind) SELECT n, CASE WHEN n = 7 THEN 'rare' ELSE 'common' END FROM generate_series(1, 50) AS n").run()
+                let sql = "SELECT id FROM planned WHERE kind = $1 ORDER BY id"
+                for (kind, expected) in [("rare", [7]), ("common", Array(1...50).filter { $0 != 7 })] {
+                    let ids = try await StatementPlanning.forValues(if: true) {
+                        try await db.raw("SELECT id FROM planned WHERE kind = \(bind: kind) ORDER BY id").all().map { try $0.decode(column: "id", as: Int.self) }
+                    }
+                    #expect(ids == expected)
+                }
+                #expect(try await kept(sql, on: db).isEmpty, "planned with its values: not kept")
+                _ = try await StatementPlanning.forValues(if: false) { try await db.raw("SELECT id FROM planned WHERE kind = \(bind: "rare") ORDER BY id").all() }
+                #expect(try await kept(sql, on: db) == ["{text}"], "without the request, kept as before")
+            }
+        }
+    }
+
     /// A statement first met in a transaction an earlier error aborted cannot be prepared there; once
     /// the transaction is rolled back it runs, on the same connection.
     @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))

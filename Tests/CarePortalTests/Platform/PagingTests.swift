@@ -126,7 +126,7 @@ import SQLKit
                 )
             }
             try await portal.database.transaction { db in try await portal.portal.audit.record(events, on: db) }
-            // Each filter leads the order with its own column (`ListOrder.within`); every one pages alike.
+            // Every filter pages alike (on PostgreSQL each is planned for its values: `StatementPlanning`).
             let filters: [(person: String, action: AuditAction?, record: String, sql: String)] = [
                 ("", nil, "", ""), ("", .signOut, "", "WHERE action = 'sign_out'"), ("ann.ADMIN", nil, "", "WHERE actor_name = 'Ann.Admin'"),
                 ("7", .signIn, "", "WHERE actor_account_id = 7 AND action = 'sign_in'"), ("", nil, "member:2", "WHERE record_id = '2'"),
