@@ -318,13 +318,11 @@ struct DeskRepository: Sendable {
     }
 
     func moderationLog(_ query: ModerationLogQuery, on db: any SQLDatabase) async throws -> PageOf<ModerationEntry> {
-        try await StatementPlanning.forValues(if: query.moderator != nil || query.action != nil || query.threadID != nil) {
-            try await db.seek(
-                query.page, order: ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true),
-                rows: { moderationFilter($0.from("desk_moderation_log"), query) },
-                decode: decodeModeration
-            )
-        }
+        try await db.seek(
+            query.page, order: ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true),
+            rows: { moderationFilter($0.from("desk_moderation_log"), query) },
+            decode: decodeModeration
+        )
     }
 
     /// The moderators with entries in the log, each under the name of her latest entry. It steps through
@@ -358,10 +356,12 @@ struct DeskRepository: Sendable {
     }
 
     private func moderationFilter(_ builder: SQLSelectBuilder, _ query: ModerationLogQuery) -> SQLSelectBuilder {
-        if let action = query.action { builder.where("action", .equal, action.rawValue) }
+        // The action and the moderator are literals from closed sets (`valueFromClosedSet`): a moderator
+        // with a handful of entries gets a plan of her own that reads her index, not the whole log's.
+        if let action = query.action { builder.where("action", .equal, valueFromClosedSet(action.rawValue)) }
         switch query.moderator {
         case .automatic: builder.where("actor_id", .is, SQLLiteral.null)
-        case .account(let id): builder.where("actor_id", .equal, id)
+        case .account(let id): builder.where("actor_id", .equal, valueFromClosedSet(id))
         case nil: break
         }
         if let threadID = query.threadID { builder.where("thread_id", .equal, threadID) }

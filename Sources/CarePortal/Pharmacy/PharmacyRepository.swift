@@ -326,8 +326,8 @@ struct PharmacyRepository: Sendable {
         // request (for a list of statuses its generic plan looks dearer than a custom one), which was
         // half of the database's time on the queue page.
         func filter(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            builder.where(SQLColumn("status", table: "r"), .in, SQLGroupExpression(statuses.map { SQLLiteral.string($0.rawValue) }))
-            if let fulfilment { builder.where(SQLColumn("fulfilment", table: "r"), .equal, SQLLiteral.string(fulfilment.rawValue)) }
+            builder.where(SQLColumn("status", table: "r"), .in, SQLGroupExpression(statuses.map { valueFromClosedSet($0.rawValue) }))
+            if let fulfilment { builder.where(SQLColumn("fulfilment", table: "r"), .equal, valueFromClosedSet(fulfilment.rawValue)) }
             return builder
         }
         // Counted in the queue index's order, so that the count reads the index alone whatever plan the

@@ -194,7 +194,8 @@ public struct AuditLog: Sendable {
     }
 
     package func list(_ query: AuditQuery, on db: any SQLDatabase) async throws -> PageOf<AuditEntry> {
-        try await StatementPlanning.forValues(if: !query.trimmedPerson.isEmpty || query.action != nil || query.recordKey != nil) {
+        // A name is the user's text, bound: its statement is planned for each name (`StatementPlanning`).
+        try await StatementPlanning.forValues(if: !query.trimmedPerson.isEmpty && Int64(query.trimmedPerson) == nil) {
             try await db.seek(
                 query.page, order: ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true),
                 rows: { filtered($0.from("audit_log"), query) },
@@ -222,7 +223,7 @@ public struct AuditLog: Sendable {
                 builder.where(lowercased("actor_name", equals: person))
             }
         }
-        if let action = query.action { builder.where("action", .equal, action.rawValue) }
+        if let action = query.action { builder.where("action", .equal, valueFromClosedSet(action.rawValue)) }
         if let from = query.from { builder.where("occurred_at", .greaterThanOrEqual, from.millisecondsSince1970) }
         if let until = query.until { builder.where("occurred_at", .lessThan, until.millisecondsSince1970) }
         if let record = query.recordKey { builder.where("record_type", .equal, record.type).where("record_id", .equal, record.id) }

@@ -156,16 +156,15 @@ public struct Outbox: Sendable {
     }
 
     package func list(status: OutboxMessage.Status?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<OutboxMessage> {
-        try await StatementPlanning.forValues(if: status != nil) {
-            try await db.seek(
-                page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
-                rows: { builder in
-                    builder.from("outbox")
-                    return status.map { builder.where("status", .equal, $0.rawValue) } ?? builder
-                },
-                decode: decode
-            )
-        }
+        try await db.seek(
+            page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
+            rows: { builder in
+                builder.from("outbox")
+                // A literal from a closed set: each status's statement is planned for that status (`valueFromClosedSet`).
+                return status.map { builder.where("status", .equal, valueFromClosedSet($0.rawValue)) } ?? builder
+            },
+            decode: decode
+        )
     }
 
     /// Mail not yet delivered, for the operator's monitoring: how many wait to be sent (tried again

@@ -1,3 +1,5 @@
+import SQLKit
+
 /// Whether PostgreSQL plans a task's statements for the values bound to them.
 ///
 /// Kept statements (`PostgresSQLDatabase`) end up on one generic plan, made for an average value of each
@@ -17,4 +19,16 @@ package enum StatementPlanning {
         guard condition else { return try await body() }
         return try await $withValues.withValue(true, operation: body)
     }
+}
+
+/// A value written into the statement rather than bound: only for values from a closed set the server
+/// itself names (a status, an action, an account number it parsed), never the user's text. Each value is
+/// then a statement of its own, kept with a plan made for that value: a rare action or a moderator with
+/// a handful of entries reads its own index, where a bound value's generic plan filters the whole list.
+package func valueFromClosedSet(_ value: String) -> any SQLExpression {
+    SQLLiteral.string(value)
+}
+
+package func valueFromClosedSet(_ value: Int64) -> any SQLExpression {
+    SQLLiteral.numeric(String(value))
 }
