@@ -60,7 +60,7 @@ struct StaffController {
             statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
                 + AccountStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
             headers: [header("Username", .username), header("Role", .role), header("Status", .status), header("Created", .created)],
-            rows: page.items.map(StaffRow.init),
+            rows: StaffRows.html(page.items).html, hasRows: !page.items.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "accounts")),
             awaitingApprovalCount: awaiting,
             hasAwaitingApprovals: awaiting > 0,

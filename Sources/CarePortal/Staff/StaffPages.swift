@@ -41,35 +41,34 @@ struct RegistrationReceivedPage: Page {
     let signInPath = SiteURL.signIn.path
 }
 
-/// A row of the staff list.
-struct StaffRow: Sendable, Encodable {
-    let username: String
-    let path: String
-    let email: String
-    let roleTitle: String
-    let statusTitle: String
-    let statusTag: String
-    let created: String
-
-    init(_ account: StaffAccount) {
-        username = account.username
-        path = SiteURL.staffAccount(account.id).path
-        email = account.email ?? "—"
-        roleTitle = account.role.title
-        statusTitle = account.status.title
-        statusTag = account.status.tagClass
-        created = DisplayTime.dateTime(account.createdAt)
+/// The staff list's rows (`TableRows`): a username linking to her account, her role, her status, when the
+/// account was made and her email address.
+enum StaffRows {
+    static func html(_ accounts: [StaffAccount]) -> TableRows {
+        var rows = TableRows(expectedRows: accounts.count)
+        for account in accounts {
+            rows.row { cells in
+                cells.link(account.username, to: SiteURL.staffAccount(account.id).path)
+                cells.text(account.role.title)
+                cells.tag(account.status.title, tone: account.status.tagTone)
+                cells.text(DisplayTime.dateTime(account.createdAt))
+                cells.text(account.email ?? "—")
+            }
+        }
+        return rows
     }
 }
 
 extension AccountStatus {
-    var tagClass: String {
+    var tagTone: TableRows.TagTone {
         switch self {
-        case .active: "tag--green"
-        case .disabled: "tag--grey"
-        case .awaitingApproval: "tag--yellow"
+        case .active: .green
+        case .disabled: .grey
+        case .awaitingApproval: .yellow
         }
     }
+
+    var tagClass: String { tagTone.tagClass }
 }
 
 struct StaffListPage: Page {
@@ -79,7 +78,9 @@ struct StaffListPage: Page {
     let roleOptions: [FilterOption]
     let statusOptions: [FilterOption]
     let headers: [SortableHeader]
-    let rows: [StaffRow]
+    /// The rendered rows (`StaffRows`).
+    let rows: String
+    let hasRows: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let awaitingApprovalCount: Int
