@@ -265,12 +265,7 @@ struct DeskModerationController {
                 moderatorOptions: FilterOption.html(moderatorOptions),
                 moderatorError: filters.errors["moderator"],
                 thread: query.threadID.map { "\($0)" } ?? "",
-                rows: page.items.map { entry in
-                    ModerationLogRow(
-                        when: DisplayTime.dateTime(entry.happenedAt), moderator: entry.actorName, action: entry.action.title,
-                        post: Self.postName(entry.post), threadPath: SiteURL.deskThread(entry.threadID).path, reason: entry.reason
-                    )
-                },
+                rows: ModerationLogRows.html(page.items).html, hasRows: !page.items.isEmpty,
                 pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
                 isFiltered: query.action != nil || !filters.moderatorText.isEmpty || query.threadID != nil,
                 exportPath: ListAddress(path: SiteURL.deskModerationLogExport.path, parameters: filters.parameters).string

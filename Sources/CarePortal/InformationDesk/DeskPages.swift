@@ -262,13 +262,21 @@ struct FlagsPage: Page {
     let flagsToHide = DeskRules.flagsToHide
 }
 
-struct ModerationLogRow: Sendable, Encodable {
-    let when: String
-    let moderator: String
-    let action: String
-    let post: String
-    let threadPath: String
-    let reason: String
+/// The moderation log's rows (`TableRows`): when, who, what, the post (linking to its question) and why.
+enum ModerationLogRows {
+    static func html(_ entries: [ModerationEntry]) -> TableRows {
+        var rows = TableRows(expectedRows: entries.count)
+        for entry in entries {
+            rows.row { cells in
+                cells.text(DisplayTime.dateTime(entry.happenedAt))
+                cells.text(entry.actorName)
+                cells.text(entry.action.title)
+                cells.link(DeskModerationController.postName(entry.post), to: SiteURL.deskThread(entry.threadID).path)
+                cells.text(entry.reason)
+            }
+        }
+        return rows
+    }
 }
 
 struct ModerationLogPage: Page {
@@ -281,7 +289,9 @@ struct ModerationLogPage: Page {
     let moderatorOptions: String
     let moderatorError: String?
     let thread: String
-    let rows: [ModerationLogRow]
+    /// The rendered rows (`ModerationLogRows`).
+    let rows: String
+    let hasRows: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let isFiltered: Bool
