@@ -265,17 +265,13 @@ struct FlagsPage: Page {
 /// The moderation log's rows (`TableRows`): when, who, what, the post (linking to its question) and why.
 enum ModerationLogRows {
     static func html(_ entries: [ModerationEntry]) -> TableRows {
-        var rows = TableRows(expectedRows: entries.count)
-        for entry in entries {
-            rows.row { cells in
-                cells.text(DisplayTime.dateTime(entry.happenedAt))
-                cells.text(entry.actorName)
-                cells.text(entry.action.title)
-                cells.link(DeskModerationController.postName(entry.post), to: SiteURL.deskThread(entry.threadID).path)
-                cells.text(entry.reason)
-            }
+        TableRows(entries) { entry, cells in
+            cells.text(DisplayTime.dateTime(entry.happenedAt))
+            cells.text(entry.actorName)
+            cells.text(entry.action.title)
+            cells.link(DeskModerationController.postName(entry.post), to: SiteURL.deskThread(entry.threadID).path)
+            cells.text(entry.reason)
         }
-        return rows
     }
 }
 

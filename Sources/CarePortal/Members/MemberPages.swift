@@ -6,17 +6,13 @@ import PortalPlatform
 /// active, her cohort and her status.
 enum MemberRows {
     static func html(_ members: [Member]) -> TableRows {
-        var rows = TableRows(expectedRows: members.count)
-        for member in members {
-            rows.row { cells in
-                cells.link(member.pseudonym, to: SiteURL.member(member.id).path)
-                cells.text(DisplayTime.dateTime(member.createdAt))
-                cells.text(DisplayTime.dateTime(member.lastActiveAt))
-                cells.text(member.cohort.name)
-                cells.tag(member.status.title, tone: member.status.tagTone)
-            }
+        TableRows(members) { member, cells in
+            cells.link(member.pseudonym, to: SiteURL.member(member.id).path)
+            cells.text(DisplayTime.dateTime(member.createdAt))
+            cells.text(DisplayTime.dateTime(member.lastActiveAt))
+            cells.text(member.cohort.name)
+            cells.tag(member.status.title, tone: member.status.tagTone)
         }
-        return rows
     }
 }
 

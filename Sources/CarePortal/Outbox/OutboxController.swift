@@ -85,17 +85,13 @@ struct OutboxRow: Sendable, Encodable {
 
     /// The outbox's rows (`TableRows`): when it was written, to whom, its subject linking to it, its status and attempts.
     static func html(_ messages: [OutboxMessage]) -> TableRows {
-        var rows = TableRows(expectedRows: messages.count)
-        for message in messages {
-            rows.row { cells in
-                cells.text(DisplayTime.dateTime(message.createdAt))
-                cells.text(message.recipient)
-                cells.link(message.subject, to: SiteURL.outboxMessage(message.id).path)
-                cells.tag(message.status.title, tone: tone(message.status))
-                cells.number("\(message.attempts)")
-            }
+        TableRows(messages) { message, cells in
+            cells.text(DisplayTime.dateTime(message.createdAt))
+            cells.text(message.recipient)
+            cells.link(message.subject, to: SiteURL.outboxMessage(message.id).path)
+            cells.tag(message.status.title, tone: tone(message.status))
+            cells.number("\(message.attempts)")
         }
-        return rows
     }
 }
 

@@ -45,17 +45,13 @@ struct RegistrationReceivedPage: Page {
 /// account was made and her email address.
 enum StaffRows {
     static func html(_ accounts: [StaffAccount]) -> TableRows {
-        var rows = TableRows(expectedRows: accounts.count)
-        for account in accounts {
-            rows.row { cells in
-                cells.link(account.username, to: SiteURL.staffAccount(account.id).path)
-                cells.text(account.role.title)
-                cells.tag(account.status.title, tone: account.status.tagTone)
-                cells.text(DisplayTime.dateTime(account.createdAt))
-                cells.text(account.email ?? "—")
-            }
+        TableRows(accounts) { account, cells in
+            cells.link(account.username, to: SiteURL.staffAccount(account.id).path)
+            cells.text(account.role.title)
+            cells.tag(account.status.title, tone: account.status.tagTone)
+            cells.text(DisplayTime.dateTime(account.createdAt))
+            cells.text(account.email ?? "—")
         }
-        return rows
     }
 }
 

@@ -12,6 +12,12 @@ package struct TableRows: Sendable {
         html.reserveCapacity(expectedRows * 400)
     }
 
+    /// One row for each of `items`, its cells written by `cells`.
+    package init<Items: Collection>(_ items: Items, cells: (Items.Element, inout Cells) -> Void) {
+        self.init(expectedRows: items.count)
+        for item in items { row { cells(item, &$0) } }
+    }
+
     /// The rows, or nil when there are none (a page shows an empty state instead of an empty table).
     package var htmlIfAny: String? { isEmpty ? nil : html }
 
