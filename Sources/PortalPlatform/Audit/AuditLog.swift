@@ -195,10 +195,17 @@ public struct AuditLog: Sendable {
 
     package func list(_ query: AuditQuery, on db: any SQLDatabase) async throws -> PageOf<AuditEntry> {
         // A name is the user's text, bound: its statement is planned for each name (`StatementPlanning`).
-        try await StatementPlanning.forValues(if: !query.trimmedPerson.isEmpty && Int64(query.trimmedPerson) == nil) {
+        // Its entries are counted in the list's order, which the name's index gives: otherwise PostgreSQL
+        // counts a common name's first thousand by reading the log until that many match.
+        let byName = !query.trimmedPerson.isEmpty && Int64(query.trimmedPerson) == nil
+        let countedInOrder: (SQLSelectBuilder) -> SQLSelectBuilder = {
+            filtered($0.from("audit_log"), query).orderBy("occurred_at", .descending).orderBy("id", .descending)
+        }
+        return try await StatementPlanning.forValues(if: byName) {
             try await db.seek(
                 query.page, order: ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true),
                 rows: { filtered($0.from("audit_log"), query) },
+                counted: byName ? countedInOrder : nil,
                 decode: decode
             )
         }

@@ -18,8 +18,9 @@ import Synchronization
 /// for its unnamed statements (a null value leaves its parameter's type to the server), so a query
 /// means the same either way. SQL is written in PostgresKit's dialect and rows fall back on its decoding.
 /// Values that are not PostgreSQL types of their own (what PostgresKit encodes as arrays or JSON
-/// through `Encodable`), statements beyond `PreparedSQL.limit` and those of a task that asks for plans
-/// made with its values (`StatementPlanning`) run through PostgresKit unnamed.
+/// through `Encodable`) and statements beyond `PreparedSQL.limit` run through PostgresKit unnamed; those
+/// of a task that asks for plans made with its values (`StatementPlanning`) run unnamed through
+/// PostgresNIO, their rows read as a kept statement's are.
 ///
 /// PostgresNIO prepares statements a connection has not seen, once, on the first run; it keys them by
 /// name, so a name always stands for the same SQL with the same parameter types (`PreparedSQL.names`).
@@ -42,17 +43,22 @@ package struct PostgresSQLDatabase: SQLDatabase {
     }
 
     package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        guard keepsStatements, !StatementPlanning.withValues else { return try await unnamed.execute(sql: query, onRow) }
+        guard keepsStatements else { return try await unnamed.execute(sql: query, onRow) }
         let (sql, binds) = serialize(query)
         guard let statement = try PreparedSQL(sql: sql, binds: binds) else {
             return try await unnamed.execute(sql: query, onRow)
         }
         // Every row of a result has the same columns: their names are read once, from the first.
         var columns: [String]?
-        try await statement.run(on: connection) { row in
+        let each: (PostgresRow) -> Void = { row in
             let names = columns ?? row.map(\.columnName)
             columns = names
             onRow(Row(row, columns: names))
+        }
+        if StatementPlanning.withValues {
+            try await statement.runUnnamed(on: connection, each)
+        } else {
+            try await statement.run(on: connection, each)
         }
     }
 
@@ -228,6 +234,14 @@ package struct PreparedSQL: PostgresPreparedStatement {
                 }
             }
             throw error
+        }
+    }
+
+    /// Runs the statement unnamed, so PostgreSQL plans it for this run's values (`StatementPlanning`),
+    /// with its rows read as a kept statement's are.
+    package func runUnnamed(on connection: PostgresConnection, _ onRow: (PostgresRow) -> Void) async throws {
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: declaration.sql, binds: bindings), logger: connection.logger) {
+            onRow(row)
         }
     }
 

@@ -152,6 +152,9 @@ import SQLKit
                         page = try await portal.portal.audit.list(query, on: db)
                     }
                     #expect(seen == everyone)
+                    // An old page number skips as many rows.
+                    query.page = PageRequest(number: 2, size: 8)
+                    #expect(try await portal.portal.audit.list(query, on: db).items.map(\.id) == Array(everyone[8..<16]))
                     // And back from the end.
                     query.page = PageRequest(.last, size: 8)
                     page = try await portal.portal.audit.list(query, on: db)
