@@ -184,16 +184,20 @@ package struct StaffAccountRepository: Sendable {
             query.page, order: ListOrder(query.sort.rawValue, keys: [key, .integer("id")], descending: query.descending),
             columns: (Self.columns + ["username_key"]).map { SQLColumn($0) },
             rows: { builder in
-                builder.from("staff_accounts").where("deleted_at", .is, SQLLiteral.null)
-                // The start of a username or of an email address: two ranges on their indexes, at any size.
-                if !query.search.isEmpty {
+                if query.search.isEmpty {
+                    builder.from("staff_accounts")
+                } else {
+                    // The accounts whose username, or whose email address, starts with the text: a range on
+                    // each one's index, gathered before the list's order applies. As one condition (`OR`),
+                    // PostgreSQL walked every username in order, testing both.
                     let prefix = usernameKey(query.search)
-                    builder.where(SQLGroupExpression([
-                        SQLBinaryExpression(
-                            startsWith(SQLColumn("username_key"), prefix), .or, startsWith(SQLFunction("LOWER", args: SQLColumn("email")), prefix)
-                        )
-                    ]))
+                    let matching: SQLQueryString = """
+                        SELECT * FROM staff_accounts WHERE \(startsWith(SQLColumn("username_key"), prefix))
+                        UNION SELECT * FROM staff_accounts WHERE \(startsWith(SQLFunction("LOWER", args: SQLColumn("email")), prefix))
+                        """
+                    builder.from(SQLAlias(SQLGroupExpression(matching), as: SQLIdentifier("staff_accounts")))
                 }
+                builder.where("deleted_at", .is, SQLLiteral.null)
                 if let role = query.role { builder.where("role", .equal, role.rawValue) }
                 if let status = query.status { builder.where("status", .equal, status.rawValue) }
                 return builder
