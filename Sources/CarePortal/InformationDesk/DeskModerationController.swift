@@ -212,7 +212,7 @@ struct DeskModerationController {
 
     // MARK: Moderation log
 
-    /// The log's filters as asked for, and the moderator's text when it names no one.
+    /// The log's filters as asked for: the query, the moderator as given, and the problems found in them.
     private struct LogFilters {
         var query = ModerationLogQuery()
         var moderatorText = ""
