@@ -241,8 +241,7 @@ struct MemberRepository: Sendable {
         if !query.search.isEmpty {
             // A range on the unique index: "ann" finds ann, Anna and ann_b without reading every row.
             let prefix = usernameKey(query.search)
-            builder.where(SQLColumn("pseudonym_key", table: "members"), .greaterThanOrEqual, SQLBind(prefix))
-                .where(SQLColumn("pseudonym_key", table: "members"), .lessThan, SQLBind(prefix + "\u{10FFFF}"))
+            builder.where(startsWith(SQLColumn("pseudonym_key", table: "members"), prefix))
         }
         if let cohortID = query.cohortID { builder.where(SQLColumn("cohort_id", table: "members"), .equal, SQLBind(cohortID)) }
         if let status = query.status { builder.where(SQLColumn("status", table: "members"), .equal, SQLBind(status.rawValue)) }

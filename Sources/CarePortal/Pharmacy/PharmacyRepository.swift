@@ -96,7 +96,7 @@ struct PharmacyRepository: Sendable {
                 guard !typed.isEmpty else { return builder }
                 if CalendarDate(iso: typed) != nil { return builder.where("date_of_birth", .equal, typed) }
                 if typed.contains("@") {
-                    return builder.where("email_key", .greaterThanOrEqual, typed).where("email_key", .lessThan, typed + "\u{10FFFF}")
+                    return builder.where(startsWith(SQLColumn("email_key"), typed))
                 }
                 let pattern = typed.replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "") + "%"
                 return builder.where { group in
