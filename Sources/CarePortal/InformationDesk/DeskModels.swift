@@ -267,11 +267,12 @@ struct ModerationLogQuery: Sendable {
         }
 
         /// The filter a chosen option, or an older link's moderator name (one of `known`, in any case), asks
-        /// for; nil when the text names no moderator.
+        /// for; nil when the text names no moderator. An account must be one of `known`: its number is
+        /// written into the statement (`valueFromClosedSet`), so only those with entries may be.
         init?(choice: String, among known: [Known]) {
             if choice == "automatic" {
                 self = .automatic
-            } else if let id = Int64(choice) {
+            } else if let id = Int64(choice), known.contains(where: { $0.id == id }) {
                 self = .account(id)
             } else {
                 let named = known.filter { $0.name.lowercased() == choice.lowercased() }

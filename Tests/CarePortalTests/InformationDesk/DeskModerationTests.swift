@@ -137,6 +137,9 @@ import Testing
             #expect(nobody.status == .unprocessableContent)
             #expect(nobody.text.contains(##"<a href="#moderator">Choose a moderator from the list</a>"##))
             #expect(!nobody.text.contains("Reason from Bo"), "a name that is no moderator's shows no entries")
+            let noEntries = try await ada.get(path + "?moderator=\(max(adaAccount.id, boAccount.id) + 1_000)")
+            #expect(noEntries.status == .unprocessableContent, "an account with no entries is not a moderator to choose")
+            #expect(noEntries.text.contains("Choose a moderator from the list"))
 
             let csv = try await ada.get(SiteURL.deskModerationLogExport.path + "?moderator=\(boAccount.id)")
             let lines = csv.text.split(separator: "\r\n")
