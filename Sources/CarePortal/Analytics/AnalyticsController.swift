@@ -39,10 +39,10 @@ struct AnalyticsController {
     private func makeReports(_ query: [(String, String)], db: any SQLDatabase) async throws -> AnalyticsReports {
         let cohorts = try await MemberRepository().cohorts(on: db)
         let choices = AnalyticsChoices(query: query, cohorts: cohorts)
-        let earliest = try await AnalyticsRepository().earliestDay(on: db)
+        let recorded = try await AnalyticsRepository().recordedDays(on: db)
         let address = ListAddress(path: SiteURL.analyticsDownload.path, parameters: choices.query)
         return AnalyticsReports(
-            choices: choices, cohorts: cohorts, earliest: earliest, clock: portal.programSettings.current.clock, now: portal.now,
+            choices: choices, cohorts: cohorts, recorded: recorded, clock: portal.programSettings.current.clock, now: portal.now,
             csvPath: { graph in ListAddress(path: address.path, parameters: [("graph", graph)] + address.parameters).string }
         )
     }

@@ -71,15 +71,20 @@ struct AnalyticsReports: Sendable {
     let today: AnalyticsDay
     let clock: ProgramClock
     let csvPath: @Sendable (String) -> String
-    private let repository = AnalyticsRepository()
+    private let repository: AnalyticsRepository
 
-    init(choices: AnalyticsChoices, cohorts: [Cohort], earliest: AnalyticsDay?, clock: ProgramClock, now: Date, csvPath: @escaping @Sendable (String) -> String) {
+    /// `recorded`: the first and last days anything was recorded on (`AnalyticsRepository.recordedDays`).
+    init(
+        choices: AnalyticsChoices, cohorts: [Cohort], recorded: ClosedRange<AnalyticsDay>?, clock: ProgramClock, now: Date,
+        csvPath: @escaping @Sendable (String) -> String
+    ) {
+        repository = AnalyticsRepository(recorded: recorded)
         self.choices = choices
         self.cohorts = cohorts
         self.clock = clock
         let today = clock.date(of: now)
         self.today = AnalyticsDay(today)
-        period = choices.period(today: today, earliest: earliest?.date)
+        period = choices.period(today: today, earliest: recorded?.lowerBound.date)
         self.csvPath = csvPath
     }
 

@@ -6,6 +6,20 @@ import SQLKit
 /// `AnalyticsAggregates`), never from scanning `events`, except the de-identified export. The only place the
 /// analytics' SQL lives.
 struct AnalyticsRepository: Sendable {
+    /// The first and last days anything was recorded on (`recordedDays`), when known. A period whose end lies on or
+    /// past one of them is read as reaching to the end of that end's year (`AnalyticsLevel.reach`): the buckets
+    /// it cuts there hold nothing outside it, so each is read from its one row instead of its weeks and days.
+    var recorded: ClosedRange<AnalyticsDay>?
+
+    init(recorded: ClosedRange<AnalyticsDay>? = nil) {
+        self.recorded = recorded
+    }
+
+    /// `days` as far as it may be read (`recorded`).
+    private func reach(_ days: ClosedRange<Int>) -> ClosedRange<Int> {
+        AnalyticsLevel.reach(days, recorded: recorded.map { $0.lowerBound.number...$0.upperBound.number })
+    }
+
     /// Events, the sum of their numbers, and (for scored kinds) how many had a score in each band, per bucket
     /// and label (and cohort, when comparing cohorts).
     struct Count: Sendable, Equatable {
@@ -58,18 +72,24 @@ struct AnalyticsRepository: Sendable {
         of period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity
     ) -> [AnalyticsLevel: [Int: Int]] {
         let level = AnalyticsLevel(rawValue: granularity.rawValue)!
+        let span = reach(period.lowerBound.number...period.upperBound.number)
         var result: [AnalyticsLevel: [Int: Int]] = [:]
         for bucket in level.number(of: period.lowerBound)...level.number(of: period.upperBound) {
-            let days = level.days(of: bucket).clamped(to: period.lowerBound.number...period.upperBound.number)
+            let days = level.days(of: bucket).clamped(to: span)
             for piece in AnalyticsLevel.pieces(days, largest: level) { result[piece.level, default: [:]][piece.number] = bucket }
         }
         return result
     }
 
-    /// The first day anything was recorded, for "All time".
-    func earliestDay(on db: any SQLDatabase) async throws -> AnalyticsDay? {
-        try await db.raw("SELECT MIN(day) AS first FROM event_day_counts").first()?
-            .decode(column: "first", as: Int?.self).map(AnalyticsDay.init)
+    /// The first and last days anything was recorded on ("All time" starts at the first), each the end of an
+    /// index by day (one subquery each: SQLite reads a lone MIN or MAX from the index's end, not both at once).
+    func recordedDays(on db: any SQLDatabase) async throws -> ClosedRange<AnalyticsDay>? {
+        guard let row = try await db.raw("""
+            SELECT (SELECT MIN(day) FROM event_day_counts) AS first, (SELECT MAX(day) FROM event_day_counts) AS last
+            """).first(),
+            let first = try row.decode(column: "first", as: Int?.self), let last = try row.decode(column: "last", as: Int?.self)
+        else { return nil }
+        return AnalyticsDay(first)...AnalyticsDay(last)
     }
 
     /// Per bucket of `granularity` in `period` and label: read from the month, week and day aggregates that
@@ -124,10 +144,10 @@ struct AnalyticsRepository: Sendable {
         }
     }
 
-    /// Over the whole period, per label: whole months, then whole weeks, then single days.
+    /// Over the whole period, per label: whole years, months, weeks, then single days.
     func totals(kind: MemberEvent.Kind, in period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> [String: Count] {
         var totals: [String: Count] = [:]
-        let pieces = AnalyticsLevel.pieces(period.lowerBound.number...period.upperBound.number, largest: .month)
+        let pieces = AnalyticsLevel.pieces(reach(period.lowerBound.number...period.upperBound.number), largest: .year)
         for level in AnalyticsLevel.allCases {
             let numbers = pieces.filter { $0.level == level }.map(\.number)
             for row in try await levelCounts(kind: kind, level: level, numbers: numbers, cohortIDs: cohortIDs, perCohort: false, on: db) {
@@ -142,7 +162,7 @@ struct AnalyticsRepository: Sendable {
         return totals
     }
 
-    /// The members' rows (member, opens) of the whole months, weeks and days that make up `days`, as one
+    /// The members' rows (member, opens) of the whole years, months, weeks and days that make up `days`, as one
     /// UNION ALL to read from.
     private func memberRows(_ days: ClosedRange<Int>, largest: AnalyticsLevel, cohortIDs: [Int64]) -> SQLQueryString {
         let pieces = AnalyticsLevel.pieces(days, largest: largest)
@@ -161,7 +181,7 @@ struct AnalyticsRepository: Sendable {
         on db: any SQLDatabase
     ) async throws -> [Members] {
         let level = AnalyticsLevel(rawValue: granularity.rawValue)!
-        let span = period.lowerBound.number...period.upperBound.number
+        let span = reach(period.lowerBound.number...period.upperBound.number)
         var whole: [Int] = []
         var cut: [(bucket: Int, days: ClosedRange<Int>)] = []
         for bucket in level.number(of: period.lowerBound)...level.number(of: period.upperBound) {
@@ -202,7 +222,7 @@ struct AnalyticsRepository: Sendable {
 
     /// How many different members were active at some time in `period` (all cohorts).
     func activeMemberCount(in period: ClosedRange<AnalyticsDay>, on db: any SQLDatabase) async throws -> Int {
-        Int(try await distinctMembers(period.lowerBound.number...period.upperBound.number, largest: .month, cohortIDs: [], on: db))
+        Int(try await distinctMembers(reach(period.lowerBound.number...period.upperBound.number), largest: .year, cohortIDs: [], on: db))
     }
 
     /// Members active in `period`, by how often they opened the app in it: how many in each of `bands`.
@@ -217,7 +237,7 @@ struct AnalyticsRepository: Sendable {
         let query: SQLQueryString = """
             SELECT \(band) AS band, COUNT(*) AS members FROM (
                 SELECT member_id, SUM(opens) AS opens
-                FROM (\(memberRows(period.lowerBound.number...period.upperBound.number, largest: .month, cohortIDs: cohortIDs))) AS active
+                FROM (\(memberRows(reach(period.lowerBound.number...period.upperBound.number), largest: .year, cohortIDs: cohortIDs))) AS active
                 WHERE member_id IS NOT NULL GROUP BY member_id
             ) AS per_member
             GROUP BY \(band)

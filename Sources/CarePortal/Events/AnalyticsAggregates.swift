@@ -28,13 +28,13 @@ struct AnalyticsDay: Sendable, Hashable, Comparable {
     static func lastDay(ofMonth month: Int) -> AnalyticsDay { AnalyticsDay(firstDay(ofMonth: month + 1).number - 1) }
 }
 
-/// The three levels the aggregates are kept at: per day, per week (from Monday) and per month, each on the
-/// program's clock. A graph reads the coarsest level that fits its buckets, so 18 months by month read 18
-/// rows per series, not 548.
+/// The four levels the aggregates are kept at: per day, per week (from Monday), per month and per year, each
+/// on the program's clock. A graph reads the coarsest level that fits its buckets, so 18 months by month read
+/// 18 rows per series, not 548, and a whole year one row.
 enum AnalyticsLevel: String, Sendable, CaseIterable, Comparable {
-    case day, week, month
+    case day, week, month, year
 
-    /// The column holding the level's number (day, week or month) in its tables.
+    /// The column holding the level's number (day, week, month or year) in its tables.
     var column: String { rawValue }
     /// Events and their numbers per bucket, cohort, kind and label.
     var countsTable: String { "event_\(rawValue)_counts" }
@@ -46,6 +46,7 @@ enum AnalyticsLevel: String, Sendable, CaseIterable, Comparable {
         case .day: day.number
         case .week: day.week
         case .month: day.month
+        case .year: day.date.year
         }
     }
 
@@ -55,6 +56,7 @@ enum AnalyticsLevel: String, Sendable, CaseIterable, Comparable {
         case .day: number...number
         case .week: AnalyticsDay.firstDay(ofWeek: number).number...(AnalyticsDay.firstDay(ofWeek: number).number + 6)
         case .month: AnalyticsDay.firstDay(ofMonth: number).number...AnalyticsDay.lastDay(ofMonth: number).number
+        case .year: AnalyticsDay.firstDay(ofMonth: number * 12).number...AnalyticsDay.lastDay(ofMonth: number * 12 + 11).number
         }
     }
 
@@ -67,46 +69,42 @@ enum AnalyticsLevel: String, Sendable, CaseIterable, Comparable {
         let number: Int
     }
 
-    /// `days` covered exactly by whole months (when `largest` allows), whole weeks and single days: the
-    /// months inside it, then the weeks inside what is left on either side, then the days left over.
+    /// `days` covered exactly by whole buckets no larger than `largest`: the years inside it, then the months
+    /// inside what is left on either side, then the weeks inside what is left of that, then single days. (A week
+    /// can cross the end of a month or year, so it is never taken from inside one.)
     static func pieces(_ days: ClosedRange<Int>, largest: AnalyticsLevel) -> [Piece] {
-        var pieces: [Piece] = []
-        func weeksAndDays(_ from: Int, _ to: Int) {
-            var day = from
-            while day <= to {
-                let week = AnalyticsDay(day).week
-                if largest >= .week, AnalyticsDay.firstDay(ofWeek: week).number == day, day + 6 <= to {
-                    pieces.append(Piece(level: .week, number: week))
-                    day += 7
-                } else {
-                    pieces.append(Piece(level: .day, number: day))
-                    day += 1
-                }
-            }
+        func split(_ from: Int, _ to: Int, _ level: AnalyticsLevel) -> [Piece] {
+            guard from <= to else { return [] }
+            guard level != .day else { return (from...to).map { Piece(level: .day, number: $0) } }
+            let smaller = allCases[level.order - 1]
+            guard level <= largest else { return split(from, to, smaller) }
+            var first = level.number(of: AnalyticsDay(from)), last = level.number(of: AnalyticsDay(to))
+            if level.days(of: first).lowerBound != from { first += 1 }
+            if level.days(of: last).upperBound != to { last -= 1 }
+            guard first <= last else { return split(from, to, smaller) }
+            return split(from, level.days(of: first).lowerBound - 1, smaller)
+                + (first...last).map { Piece(level: level, number: $0) }
+                + split(level.days(of: last).upperBound + 1, to, smaller)
         }
-        guard largest == .month else {
-            weeksAndDays(days.lowerBound, days.upperBound)
-            return pieces
-        }
-        let first = AnalyticsDay(days.lowerBound), last = AnalyticsDay(days.upperBound)
-        let firstMonth = AnalyticsDay.firstDay(ofMonth: first.month) == first ? first.month : first.month + 1
-        let lastMonth = AnalyticsDay.lastDay(ofMonth: last.month) == last ? last.month : last.month - 1
-        guard firstMonth <= lastMonth else {
-            weeksAndDays(days.lowerBound, days.upperBound)
-            return pieces
-        }
-        weeksAndDays(days.lowerBound, AnalyticsDay.firstDay(ofMonth: firstMonth).number - 1)
-        pieces += (firstMonth...lastMonth).map { Piece(level: .month, number: $0) }
-        weeksAndDays(AnalyticsDay.lastDay(ofMonth: lastMonth).number + 1, days.upperBound)
-        return pieces
+        return split(days.lowerBound, days.upperBound, .year)
+    }
+
+    /// `days` reaching, at an end that lies on or past the edge of what was recorded (`recorded`), to the end of
+    /// that end's year: nothing was recorded there, so the whole buckets that cover the extra days count exactly
+    /// what the days of `days` hold, and a cut month or week is read from its one row instead of its days.
+    static func reach(_ days: ClosedRange<Int>, recorded: ClosedRange<Int>?) -> ClosedRange<Int> {
+        guard let recorded else { return days }
+        let lower = days.lowerBound <= recorded.lowerBound ? year.days(of: year.number(of: AnalyticsDay(days.lowerBound))).lowerBound : days.lowerBound
+        let upper = days.upperBound >= recorded.upperBound ? year.days(of: year.number(of: AnalyticsDay(days.upperBound))).upperBound : days.upperBound
+        return lower...upper
     }
 }
 
 /// The aggregates the research analytics read, kept in the same transaction as each batch of events and
 /// rebuilt from `events` on demand; the only place their SQL is written:
-/// - `event_day_counts`, `event_week_counts`, `event_month_counts`: events, the sum of their numbers and,
-///   for scored kinds, how many had a score in each band, per bucket, cohort, kind and label;
-/// - `member_days`, `member_weeks`, `member_months`: each member's buckets of activity, with her cohort
+/// - `event_day_counts`, `event_week_counts`, `event_month_counts`, `event_year_counts`: events, the sum of their
+///   numbers and, for scored kinds, how many had a score in each band, per bucket, cohort, kind and label;
+/// - `member_days`, `member_weeks`, `member_months`, `member_years`: each member's buckets of activity, with her cohort
 ///   (at her first event in it), the day she joined and her app opens in it;
 /// - `active_member_counts`: members active per level, bucket and cohort, raised when a member's first
 ///   event of a day, week or month is counted, so distinct counts stay exact without scanning;
@@ -314,14 +312,14 @@ struct AnalyticsAggregates: Sendable {
         let columns: [String] = switch level {
         case .day: ["member_id", "day", "week", "month", "cohort_id", "joined_day", "joined_week", "opens"]
         case .week: ["member_id", "week", "cohort_id", "joined_day", "joined_week", "opens"]
-        case .month: ["member_id", "month", "cohort_id", "opens"]
+        case .month, .year: ["member_id", level.column, "cohort_id", "opens"]
         }
         let values = rows.map { key, values -> SQLQueryString in
             let day = AnalyticsDay(key.number), joined = AnalyticsDay(values.joinedDay)
             let binds: [any Encodable & Sendable] = switch level {
             case .day: [key.memberID, key.number, day.week, day.month, values.cohortID, joined.number, joined.week, values.opens]
             case .week: [key.memberID, key.number, values.cohortID, joined.number, joined.week, values.opens]
-            case .month: [key.memberID, key.number, values.cohortID, values.opens]
+            case .month, .year: [key.memberID, key.number, values.cohortID, values.opens]
             }
             return "(\(binds: binds))"
         }
@@ -374,7 +372,7 @@ struct AnalyticsAggregates: Sendable {
                     bands: try Self.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
                 )
             }
-            let joined: SQLQueryString = level == .month ? "NULL AS joined_day" : "joined_day"
+            let joined: SQLQueryString = level >= .month ? "NULL AS joined_day" : "joined_day"
             for row in try await db.raw("""
                 SELECT member_id, \(ident: level.column) AS bucket, cohort_id, \(joined), opens FROM \(ident: level.membersTable) WHERE member_id IS NOT NULL
                 """).all() {
@@ -385,9 +383,9 @@ struct AnalyticsAggregates: Sendable {
                 )
             }
         }
-        // The month rows do not keep the day she joined: take it from her days.
+        // The month and year rows do not keep the day she joined: take it from her days.
         let joinedDays = Dictionary(snapshot.members.filter { $0.key.level == .day }.map { ($0.key.memberID, $0.value.joinedDay) }, uniquingKeysWith: { first, _ in first })
-        for (key, values) in snapshot.members where key.level == .month {
+        for (key, values) in snapshot.members where key.level >= .month {
             snapshot.members[key] = MemberValues(cohortID: values.cohortID, joinedDay: joinedDays[key.memberID] ?? 0, opens: values.opens)
         }
         for row in try await db.select().columns("level", "bucket", "cohort_id", "members").from("active_member_counts").all() {
@@ -405,10 +403,11 @@ struct AnalyticsAggregates: Sendable {
     }
 
     /// Counts every event afresh on `clock` (after the program's time zone changed, or to check the counts),
-    /// writing the rows hundreds to a statement. A deleted member's buckets stay counted, no longer hers.
-    func rebuild(clock: ProgramClock, on db: any SQLDatabase) async throws {
+    /// writing the rows hundreds to a statement, at `levels` (every level unless a migration that adds one asks
+    /// for it alone). A deleted member's buckets stay counted, no longer hers.
+    func rebuild(clock: ProgramClock, levels: [AnalyticsLevel] = AnalyticsLevel.allCases, on db: any SQLDatabase) async throws {
         let snapshot = try await recount(clock: clock, on: db)
-        for level in AnalyticsLevel.allCases {
+        for level in levels {
             try await db.delete(from: level.countsTable).run()
             try await db.delete(from: level.membersTable).where("member_id", .isNot, SQLLiteral.null).run()
             let counts = snapshot.counts.filter { $0.key.level == level }.map { (key: $0.key, value: $0.value) }
@@ -419,16 +418,15 @@ struct AnalyticsAggregates: Sendable {
             for chunk in members.chunked(Self.rowsPerStatement) {
                 try await db.raw(insertMembers(chunk, level: level)).run()
             }
-        }
-        // The distinct counts from the members' rows, a deleted member's included.
-        try await db.delete(from: "active_member_counts").run()
-        for level in AnalyticsLevel.allCases {
+            // The distinct counts from the members' rows, a deleted member's included.
+            try await db.delete(from: "active_member_counts").where("level", .equal, level.rawValue).run()
             try await db.raw("""
                 INSERT INTO active_member_counts (level, bucket, cohort_id, members)
                 SELECT \(bind: level.rawValue), \(ident: level.column), cohort_id, COUNT(*) FROM \(ident: level.membersTable)
                 GROUP BY \(ident: level.column), cohort_id
                 """).run()
         }
+        guard levels.contains(.week) else { return }
         try await db.delete(from: "retention_counts").run()
         try await db.raw("""
             INSERT INTO retention_counts (joined_day, joined_week, weeks_after, cohort_id, members)

@@ -77,6 +77,7 @@ struct AddAnalyticsLevels: Migration {
         try await db.create(index: "retention_counts_key").on("retention_counts")
             .column("joined_day").column("weeks_after").column("cohort_id").unique().run()
 
-        try await AnalyticsAggregates().rebuild(clock: try await ProgramSettingsRepository().clock(on: db), on: db)
+        // The levels this step made; the years came later (`AddAnalyticsYears`).
+        try await AnalyticsAggregates().rebuild(clock: try await ProgramSettingsRepository().clock(on: db), levels: [.day, .week, .month], on: db)
     }
 }

@@ -41,6 +41,7 @@ enum SchemaHistory {
         IndexAnalyticsReads(),
         IndexPointsBalances(),
         IndexLogsByPerson(),
+        AddAnalyticsYears(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -174,6 +174,8 @@ import Testing
             // week; six on 20 October and at 00:30 on Sunday 1 November (still the week of 26 October); five on 2 November.
             var opened: [(String, Range<Int>)] = [("2026-09-30 10:00", 0..<7), ("2026-10-01 10:00", 0..<7), ("2026-10-15 10:00", 0..<7), ("2026-10-16 10:00", 0..<7)]
             opened += [("2026-10-20 10:00", 0..<6), ("2026-11-01 00:30", 0..<6), ("2026-11-02 10:00", 0..<5)]
+            // And the year before: three on 10 March 2025, two at 23:30 on New Year's Eve, one half an hour later, in 2026.
+            opened += [("2025-03-10 10:00", 0..<3), ("2025-12-31 23:30", 1..<3), ("2026-01-01 00:30", 2..<3)]
             try await portal.database.transaction { db in
                 // One batch per time, as the app sends them, so later batches find their weeks and months already counted.
                 for (index, (time, who)) in opened.enumerated() {
@@ -189,13 +191,15 @@ import Testing
                 let rows = Self.rows(try await admin.get("/analytics/download?graph=active-members&\(range)&by=\(granularity)").text)
                 return Dictionary(rows.dropFirst().map { ($0[0], $0[1]) }, uniquingKeysWith: { first, _ in first })
             }
-            // A direct count: the distinct members of each bucket, from the list above.
+            // A direct count: the distinct members of each bucket in the range, from the list above.
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = Self.newYork
             calendar.firstWeekday = 2
             func direct(_ bucket: (Date) -> String) -> [String: String] {
                 var members: [String: Set<Int>] = [:]
-                for (time, who) in opened { members[bucket(Self.newYork(time)), default: []].formUnion(who) }
+                for (time, who) in opened where ("2026-09-28"..."2026-11-04").contains(String(time.prefix(10))) {
+                    members[bucket(Self.newYork(time)), default: []].formUnion(who)
+                }
                 return members.mapValues { String($0.count) }
             }
             let months = try await active("month")
@@ -213,30 +217,40 @@ import Testing
             #expect(opens.first { $0.first == "4 to 7 times" } == ["4 to 7 times", "7"])
             #expect(opens.first { $0.first == "8 to 14 times" } == ["8 to 14 times", "0"])
 
-            // Opens per member and members active over periods that cut months in different ways, against a direct
-            // count: 28 Sep to 4 Nov (nothing recorded in September before the period); 1 Oct to 1 Nov (2 November
+            // Opens per member and members active over periods that cut months and years in different ways, against a
+            // direct count: 28 Sep to 4 Nov (nothing recorded in September before the period); 1 Oct to 1 Nov (2 November
             // outside); 2 to 20 Oct (one month cut on both sides); 14 Oct to 15 Nov; 1 to 30 Nov (a whole month);
-            // 1 to 17 Nov (the members' sign-ups, 18 November, outside).
-            let repository = AnalyticsRepository()
+            // 1 to 17 Nov (the members' sign-ups, 18 November, outside); New Year's Eve and New Year's Day alone; the
+            // whole of 2025 and 2026; from before anything was recorded to the last day recorded ("All time"), and to a
+            // day after it; from 11 March 2025 (cutting 2025 inside what was recorded) to the end of 2026. Each both
+            // with the days recorded known (reaching past them: whole years, months and weeks where the period
+            // ends on or past them) and without.
+            let recorded = try #require(try await portal.database.read { db in try await AnalyticsRepository().recordedDays(on: db) })
+            #expect(recorded.lowerBound.date.iso == "2025-03-10" && recorded.upperBound.date.iso == "2026-11-18")
             let bands = AnalyticsReports.opensBands.map(\.range)
-            for (from, to) in [("2026-09-28", "2026-11-04"), ("2026-10-01", "2026-11-01"), ("2026-10-02", "2026-10-20"),
-                               ("2026-10-14", "2026-11-15"), ("2026-11-01", "2026-11-30"), ("2026-11-01", "2026-11-17")] {
-                let period = AnalyticsDay(try #require(CalendarDate(iso: from)))...AnalyticsDay(try #require(CalendarDate(iso: to)))
-                var opensOf: [Int: Int64] = [:]
-                for (time, who) in opened where (from...to).contains(String(time.prefix(10))) {
-                    for member in who { opensOf[member, default: 0] += 1 }
+            let periods = [("2026-09-28", "2026-11-04"), ("2026-10-01", "2026-11-01"), ("2026-10-02", "2026-10-20"),
+                           ("2026-10-14", "2026-11-15"), ("2026-11-01", "2026-11-30"), ("2026-11-01", "2026-11-17"),
+                           ("2025-12-31", "2025-12-31"), ("2026-01-01", "2026-01-01"), ("2025-01-01", "2026-12-31"),
+                           ("2025-03-10", "2026-11-18"), ("2024-06-01", "2026-11-20"), ("2025-03-11", "2026-12-31")]
+            for repository in [AnalyticsRepository(), AnalyticsRepository(recorded: recorded)] {
+                for (from, to) in periods {
+                    let period = AnalyticsDay(try #require(CalendarDate(iso: from)))...AnalyticsDay(try #require(CalendarDate(iso: to)))
+                    var opensOf: [Int: Int64] = [:]
+                    for (time, who) in opened where (from...to).contains(String(time.prefix(10))) {
+                        for member in who { opensOf[member, default: 0] += 1 }
+                    }
+                    // Each member also signed up (through the API, on the test's clock): active that day, with no open.
+                    if (from...to).contains(clock.date(of: portal.clock.now).iso) {
+                        for member in members.indices where opensOf[member] == nil { opensOf[member] = 0 }
+                    }
+                    let expected = bands.map { band in Int64(opensOf.values.filter { band.contains($0) }.count) }
+                    let (perBand, active) = try await portal.database.read { db in
+                        (try await repository.opensPerMember(in: period, bands: bands, cohortIDs: [members[0].cohort.id], on: db),
+                         try await repository.activeMemberCount(in: period, on: db))
+                    }
+                    #expect(perBand == expected, "\(from) to \(to), recorded days known: \(repository.recorded != nil)")
+                    #expect(active == opensOf.count, "\(from) to \(to), recorded days known: \(repository.recorded != nil)")
                 }
-                // Each member also signed up (through the API, on the test's clock): active that day, with no open.
-                if (from...to).contains(clock.date(of: portal.clock.now).iso) {
-                    for member in members.indices where opensOf[member] == nil { opensOf[member] = 0 }
-                }
-                let expected = bands.map { band in Int64(opensOf.values.filter { band.contains($0) }.count) }
-                let (perBand, active) = try await portal.database.read { db in
-                    (try await repository.opensPerMember(in: period, bands: bands, cohortIDs: [members[0].cohort.id], on: db),
-                     try await repository.activeMemberCount(in: period, on: db))
-                }
-                #expect(perBand == expected, "\(from) to \(to)")
-                #expect(active == opensOf.count, "\(from) to \(to)")
             }
         }
     }
