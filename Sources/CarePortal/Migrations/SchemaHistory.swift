@@ -42,6 +42,7 @@ enum SchemaHistory {
         IndexPointsBalances(),
         IndexLogsByPerson(),
         AddAnalyticsYears(),
+        CountAuditNamesFromTheIndex(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
