@@ -150,6 +150,7 @@ struct AnalyticsRepository: Sendable {
         let pieces = AnalyticsLevel.pieces(reach(period.lowerBound.number...period.upperBound.number), largest: .year)
         for level in AnalyticsLevel.allCases {
             let numbers = pieces.filter { $0.level == level }.map(\.number)
+            guard !numbers.isEmpty else { continue }  // a level the period has no whole bucket of: nothing to read
             for row in try await levelCounts(kind: kind, level: level, numbers: numbers, cohortIDs: cohortIDs, perCohort: false, on: db) {
                 var total = totals[row.label] ?? Count(bucket: 0, cohortID: nil, label: row.label, events: 0, total: 0)
                 total.events += row.events
