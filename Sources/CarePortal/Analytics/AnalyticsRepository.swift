@@ -15,9 +15,9 @@ struct AnalyticsRepository: Sendable {
         self.recorded = recorded
     }
 
-    /// `days` as far as it may be read (`recorded`).
-    private func reach(_ days: ClosedRange<Int>) -> ClosedRange<Int> {
-        AnalyticsLevel.reach(days, recorded: recorded.map { $0.lowerBound.number...$0.upperBound.number })
+    /// The days of `period` as far as they may be read (`recorded`).
+    private func reach(_ period: ClosedRange<AnalyticsDay>) -> ClosedRange<Int> {
+        AnalyticsLevel.reach(period.lowerBound.number...period.upperBound.number, recorded: recorded.map { $0.lowerBound.number...$0.upperBound.number })
     }
 
     /// Events, the sum of their numbers, and (for scored kinds) how many had a score in each band, per bucket
@@ -72,7 +72,7 @@ struct AnalyticsRepository: Sendable {
         of period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity
     ) -> [AnalyticsLevel: [Int: Int]] {
         let level = AnalyticsLevel(rawValue: granularity.rawValue)!
-        let span = reach(period.lowerBound.number...period.upperBound.number)
+        let span = reach(period)
         var result: [AnalyticsLevel: [Int: Int]] = [:]
         for bucket in level.number(of: period.lowerBound)...level.number(of: period.upperBound) {
             let days = level.days(of: bucket).clamped(to: span)
@@ -147,7 +147,7 @@ struct AnalyticsRepository: Sendable {
     /// Over the whole period, per label: whole years, months, weeks, then single days.
     func totals(kind: MemberEvent.Kind, in period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> [String: Count] {
         var totals: [String: Count] = [:]
-        let pieces = AnalyticsLevel.pieces(reach(period.lowerBound.number...period.upperBound.number), largest: .year)
+        let pieces = AnalyticsLevel.pieces(reach(period), largest: .year)
         for level in AnalyticsLevel.allCases {
             let numbers = pieces.filter { $0.level == level }.map(\.number)
             guard !numbers.isEmpty else { continue }  // a level the period has no whole bucket of: nothing to read
@@ -182,7 +182,7 @@ struct AnalyticsRepository: Sendable {
         on db: any SQLDatabase
     ) async throws -> [Members] {
         let level = AnalyticsLevel(rawValue: granularity.rawValue)!
-        let span = reach(period.lowerBound.number...period.upperBound.number)
+        let span = reach(period)
         var whole: [Int] = []
         var cut: [(bucket: Int, days: ClosedRange<Int>)] = []
         for bucket in level.number(of: period.lowerBound)...level.number(of: period.upperBound) {
@@ -223,7 +223,7 @@ struct AnalyticsRepository: Sendable {
 
     /// How many different members were active at some time in `period` (all cohorts).
     func activeMemberCount(in period: ClosedRange<AnalyticsDay>, on db: any SQLDatabase) async throws -> Int {
-        Int(try await distinctMembers(reach(period.lowerBound.number...period.upperBound.number), largest: .year, cohortIDs: [], on: db))
+        Int(try await distinctMembers(reach(period), largest: .year, cohortIDs: [], on: db))
     }
 
     /// Members active in `period`, by how often they opened the app in it: how many in each of `bands`.
@@ -238,7 +238,7 @@ struct AnalyticsRepository: Sendable {
         let query: SQLQueryString = """
             SELECT \(band) AS band, COUNT(*) AS members FROM (
                 SELECT member_id, SUM(opens) AS opens
-                FROM (\(memberRows(reach(period.lowerBound.number...period.upperBound.number), largest: .year, cohortIDs: cohortIDs))) AS active
+                FROM (\(memberRows(reach(period), largest: .year, cohortIDs: cohortIDs))) AS active
                 WHERE member_id IS NOT NULL GROUP BY member_id
             ) AS per_member
             GROUP BY \(band)
