@@ -442,7 +442,6 @@ struct DeskRepository: Sendable {
         return PageOf(items: items, totalCount: total, request: page)
     }
 
-    /// How many posts have open flags.
     /// How many visible questions wait for a first reply (as the staff list's "Waiting" counts them), and
     /// when the oldest of them was asked.
     func waitingQuestions(on db: any SQLDatabase) async throws -> (count: Int, oldest: Date?) {
@@ -456,6 +455,7 @@ struct DeskRepository: Sendable {
         )
     }
 
+    /// How many posts have open flags.
     func openFlagTotal(on db: any SQLDatabase) async throws -> Int {
         try await db.raw("SELECT COUNT(DISTINCT post) AS count FROM desk_flags WHERE resolved_at IS NULL").first()?
             .decode(column: "count", as: Int.self) ?? 0

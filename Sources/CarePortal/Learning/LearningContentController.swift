@@ -41,7 +41,8 @@ struct LearningContentController {
     @Sendable func modules(request: Request, context: PortalContext) async throws -> Response {
         let pageRequest = try request.pageRequest()
         let (page, counts) = try await portal.database.read { db in
-            (try await content.modules(page: pageRequest, on: db), try await content.questionCounts(on: db))
+            let page = try await content.modules(page: pageRequest, on: db)
+            return (page, try await content.questionCounts(moduleIDs: page.items.map(\.id), on: db))
         }
         let modules = page.items
         return portal.pages.response(LearningModulesPage(

@@ -215,12 +215,13 @@ struct LearningContentRepository: Sendable {
         try await db.raw("UPDATE list_versions SET version = version + 1 WHERE list = 'learning'").run()
     }
 
-    /// How many questions each module's quiz has (every module's when `moduleIDs` is nil).
-    func questionCounts(moduleIDs: [Int64]? = nil, on db: any SQLDatabase) async throws -> [Int64: Int] {
+    /// How many questions each of these modules' quizzes has.
+    func questionCounts(moduleIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64: Int] {
         var counts: [Int64: Int] = [:]
-        if let moduleIDs, moduleIDs.isEmpty { return counts }
-        let only: SQLQueryString = moduleIDs.map { "WHERE module_id IN (\(binds: $0))" } ?? ""
-        for row in try await db.raw("SELECT module_id, COUNT(*) AS count FROM learning_questions \(only) GROUP BY module_id").all() {
+        guard !moduleIDs.isEmpty else { return counts }
+        for row in try await db.raw("""
+            SELECT module_id, COUNT(*) AS count FROM learning_questions WHERE module_id IN (\(binds: moduleIDs)) GROUP BY module_id
+            """).all() {
             counts[try row.decode(column: "module_id", as: Int64.self)] = try row.decode(column: "count", as: Int.self)
         }
         return counts

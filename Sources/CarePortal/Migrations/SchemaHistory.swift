@@ -43,6 +43,10 @@ enum SchemaHistory {
         IndexLogsByPerson(),
         AddAnalyticsYears(),
         CountAuditNamesFromTheIndex(),
+        CountNotificationReadersFromTheIndex(),
+        IndexOpenInvitations(),
+        IndexCustomerNames(),
+        IndexHelpEntriesByKind(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

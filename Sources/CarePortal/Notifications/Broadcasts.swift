@@ -57,7 +57,7 @@ struct BroadcastRepository: Sendable {
 
     func find(id: Int64, on db: any SQLDatabase) async throws -> Broadcast? {
         guard let row = try await db.select().column("*").from("broadcasts").where("id", .equal, id).first() else { return nil }
-        return try await decode(row, on: db)
+        return try await decode([row], on: db).first
     }
 
     func list(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<Broadcast> {
@@ -66,9 +66,7 @@ struct BroadcastRepository: Sendable {
             rows: { $0.from("broadcasts") },
             decode: { $0 }
         )
-        var items: [Broadcast] = []
-        for row in rows.items { items.append(try await decode(row, on: db)) }
-        return rows.replacingItems(items)
+        return rows.replacingItems(try await decode(rows.items, on: db))
     }
 
     /// Scheduled broadcasts whose time has come, oldest first.
@@ -101,11 +99,16 @@ struct BroadcastRepository: Sendable {
             .returning("id").first() != nil
     }
 
-    private func decode(_ row: any SQLRow, on db: any SQLDatabase) async throws -> Broadcast {
+    /// The rows' broadcasts, with the cohorts of those not to everyone read in one statement.
+    private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [Broadcast] {
+        let chosen = try rows.filter { try !$0.decode(column: "to_everyone", as: Bool.self) }.map { try $0.decode(column: "id", as: Int64.self) }
+        let cohorts = try await db.linkedIDs("cohort_id", in: "broadcast_cohorts", by: "broadcast_id", for: chosen)
+        return try rows.map { try decode($0, cohorts: cohorts) }
+    }
+
+    private func decode(_ row: any SQLRow, cohorts: [Int64: [Int64]]) throws -> Broadcast {
         let id = try row.decode(column: "id", as: Int64.self)
-        let toEveryone = try row.decode(column: "to_everyone", as: Bool.self)
-        let cohortIDs = toEveryone ? nil : try await db.select().column("cohort_id").from("broadcast_cohorts")
-            .where("broadcast_id", .equal, id).orderBy("cohort_id").all().map { try $0.decode(column: "cohort_id", as: Int64.self) }
+        let cohortIDs = try row.decode(column: "to_everyone", as: Bool.self) ? nil : cohorts[id] ?? []
         return Broadcast(
             id: id,
             title: try row.decode(column: "title", as: String.self),

@@ -24,11 +24,9 @@ struct BroadcastsController {
         let pageRequest = try request.pageRequest()
         let (page, cohorts, reach) = try await portal.database.read { db in
             let page = try await broadcasts.repository.list(page: pageRequest, on: db)
-            var reach: [Int64: Int] = [:]
-            for broadcast in page.items where broadcast.status == .sent {
-                reach[broadcast.id] = try await portal.notifications.reach(of: .broadcast(broadcast.id), on: db).read
-            }
-            return (page, try await MemberRepository().cohorts(on: db), reach)
+            let sent = page.items.filter { $0.status == .sent }.map(\.id)
+            let reach = try await portal.notifications.reach(ofType: NotificationSubject.broadcastType, ids: sent, on: db)
+            return (page, try await MemberRepository().cohorts(on: db), sent.reduce(into: [Int64: Int]()) { $0[$1] = reach[$1]?.read ?? 0 })
         }
         return portal.pages.response(BroadcastsPage(
             layout: portal.layout("Notifications", context: context, current: .broadcasts),

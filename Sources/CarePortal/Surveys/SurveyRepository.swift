@@ -190,7 +190,7 @@ struct SurveyRepository: Sendable {
 
     func find(id: Int64, on db: any SQLDatabase) async throws -> Survey? {
         guard let row = try await db.select().columns(Self.surveyColumns).from("surveys").where("id", .equal, id).first() else { return nil }
-        return try await decode(row, on: db)
+        return try await decode([row], on: db).first
     }
 
     func list(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<SurveyListItem> {
@@ -205,15 +205,14 @@ struct SurveyRepository: Sendable {
             rows: { $0.from(SQLAlias(SQLIdentifier("surveys"), as: SQLIdentifier("s"))) },
             decode: { $0 }
         )
-        var items: [SurveyListItem] = []
-        for row in rows.items {
-            items.append(SurveyListItem(
-                survey: try await decode(row, on: db),
+        let surveys = try await decode(rows.items, on: db)
+        return rows.replacingItems(try zip(rows.items, surveys).map { row, survey in
+            SurveyListItem(
+                survey: survey,
                 questionCount: try row.decode(column: "question_count", as: Int.self),
                 responseCount: try row.decode(column: "response_count", as: Int.self)
-            ))
-        }
-        return rows.replacingItems(items)
+            )
+        })
     }
 
     /// Publishes a draft; false when it is not a draft.
@@ -347,9 +346,7 @@ struct SurveyRepository: Sendable {
             ORDER BY s.closes_on, s.id
             LIMIT 50
             """).all()
-        var surveys: [Survey] = []
-        for row in rows { surveys.append(try await decode(row, on: db)) }
-        return surveys
+        return try await decode(rows, on: db)
     }
 
     func questionCounts(surveyIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64: Int] {
@@ -530,11 +527,16 @@ struct SurveyRepository: Sendable {
 
     // MARK: Decoding
 
-    private func decode(_ row: any SQLRow, on db: any SQLDatabase) async throws -> Survey {
+    /// The rows' surveys, with the cohorts of those not to everyone read in one statement.
+    private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [Survey] {
+        let chosen = try rows.filter { try !$0.decode(column: "to_everyone", as: Bool.self) }.map { try $0.decode(column: "id", as: Int64.self) }
+        let cohorts = try await db.linkedIDs("cohort_id", in: "survey_cohorts", by: "survey_id", for: chosen)
+        return try rows.map { try decode($0, cohorts: cohorts) }
+    }
+
+    private func decode(_ row: any SQLRow, cohorts: [Int64: [Int64]]) throws -> Survey {
         let id = try row.decode(column: "id", as: Int64.self)
-        let toEveryone = try row.decode(column: "to_everyone", as: Bool.self)
-        let cohortIDs = toEveryone ? nil : try await db.select().column("cohort_id").from("survey_cohorts")
-            .where("survey_id", .equal, id).orderBy("cohort_id").all().map { try $0.decode(column: "cohort_id", as: Int64.self) }
+        let cohortIDs = try row.decode(column: "to_everyone", as: Bool.self) ? nil : cohorts[id] ?? []
         func day(_ column: String) throws -> CalendarDate {
             let text = try row.decode(column: column, as: String.self)
             guard let date = CalendarDate(iso: text) else { throw SurveyDataError(message: "surveys.\(column) of \(id) is not a date: \(text)") }

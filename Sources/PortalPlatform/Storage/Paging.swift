@@ -321,6 +321,18 @@ extension SQLDatabase {
             .first()?.decode(column: "count", as: Int.self) ?? 0
     }
 
+    /// The `linked` ids of each of `owners` in the link table `table` (its `owner` column), in order:
+    /// the cohorts of a page of surveys or broadcasts in one statement rather than one for each.
+    package func linkedIDs(_ linked: String, in table: String, by owner: String, for owners: [Int64]) async throws -> [Int64: [Int64]] {
+        guard !owners.isEmpty else { return [:] }
+        var found: [Int64: [Int64]] = [:]
+        for row in try await select().column(owner).column(linked).from(table).where(SQLIdentifier(owner), .in, SQLBind.group(owners))
+            .orderBy(owner).orderBy(linked).all() {
+            found[try row.decode(column: owner, as: Int64.self), default: []].append(try row.decode(column: linked, as: Int64.self))
+        }
+        return found
+    }
+
     /// One page of a list, found by seeking on its order rather than skipping rows, so a page deep in the
     /// list costs what the first does (given an index on the filter's columns, then the order's keys).
     ///

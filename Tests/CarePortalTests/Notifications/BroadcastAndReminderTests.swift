@@ -67,6 +67,43 @@ enum BroadcastSteps {
         }
     }
 
+    /// The list shows each broadcast's audience (its cohorts by name) and how many members it reached and
+    /// how many of them read it, each read for the page's broadcasts together.
+    @Test(arguments: TestEngines.all)
+    func theListShowsEachBroadcastsCohortsAndHowManyReadIt(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (wren, wrenID) = try await FeedSteps.member(portal, "Wren")
+            let (lark, _) = try await FeedSteps.member(portal, "Lark")
+            let (heron, heronID) = try await FeedSteps.member(portal, "Heron", monthsAhead: 6)
+            let (soon, later) = (try await BroadcastSteps.cohortID(portal, memberID: wrenID), try await BroadcastSteps.cohortID(portal, memberID: heronID))
+            let names = try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }
+                .reduce(into: [Int64: String]()) { $0[$1.id] = $1.name }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            for (title, audience, cohorts) in [("To all", "everyone", [Int64]()), ("To both", "cohorts", [later, soon]), ("To one", "cohorts", [later])] {
+                let sent = try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(title: title, audience: audience, cohorts: cohorts, step: "send"))
+                #expect(sent.status == .seeOther, "\(title)")
+                portal.clock.advance(by: 60)
+            }
+            // Wren reads the two she was sent, Heron all three; Lark none.
+            for app in [wren, heron] { #expect(try await app.send(.post, SiteURL.apiNotificationsReadAll.path, json: [:]).object["unread_count"] as? Int == 0) }
+            #expect(try await FeedSteps.feed(lark).unread == 2)
+            let page = try await admin.get(SiteURL.broadcasts.path).text
+            let rows = page.components(separatedBy: "<tr>").dropFirst(2).map { row in
+                row.components(separatedBy: "<td class=\"table__cell").dropFirst().map {
+                    ($0.components(separatedBy: "</td>").first ?? "").replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression)
+                        .replacingOccurrences(of: #"^( table__cell--numeric)?">"#, with: "", options: .regularExpression)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+            }
+            let both = [soon, later].sorted().map { names[$0] ?? "" }.joined(separator: ", ")
+            #expect(rows.map { [$0[0], $0[1], $0[4], $0[5]] } == [
+                ["To one", names[later] ?? "", "1 member", "1 member"],
+                ["To both", both, "3 members", "2 members"],
+                ["To all", "Every member", "3 members", "2 members"],
+            ])
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func aScheduledBroadcastGoesOnceAtItsTimeAndACancelledOneNever(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in

@@ -687,6 +687,43 @@ enum PharmacyFixtures {
         }
     }
 
+    /// A name search finds the customers whose last name, first name or email address starts with the text,
+    /// whatever its case, each once, by last name and through every page.
+    @Test(arguments: TestEngines.all)
+    func aNameSearchFindsEachCustomerWhoseNameOrEmailStartsWithItOnceInNameOrder(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let repository = PharmacyRepository()
+            let people = [("Marion", "Holloway", "mh"), ("Ruth", "Marsh", "ruth"), ("Mary", "Martin", "mm"), ("Walter", "Okafor", "marco"),
+                          ("Edith", "Amar", "edith"), ("Margaret", "Schmidt", "ms"), ("Joan", "Nguyen", "joan"), ("Marta", "marsh", "marta")]
+            try await portal.database.transaction { db in
+                for (first, last, mailbox) in people {
+                    let details = PharmacyCustomerDetails(firstName: first, lastName: last, dateOfBirth: "1946-03-14", phone: "", address: .none)
+                    _ = try #require(try await repository.createCustomer(email: "\(mailbox)@example.org", passwordHash: "x", details: details,
+                                                                          now: portal.clock.now, on: db))
+                }
+            }
+            func names(_ search: String) async throws -> [String] {
+                var found: [String] = []
+                var request = PageRequest(number: 1, size: 2)
+                while true {
+                    let page = try await portal.database.read { db in try await repository.findCustomers(search, page: request, on: db) }
+                    found += page.items.map { "\($0.details.firstName) \($0.details.lastName)" }
+                    guard page.hasNext, let last = page.lastCursor else { return found }
+                    request = PageRequest(.after(last), size: 2)
+                }
+            }
+            // Last names, then first names, then the customer's id, as the list sorts them (SQL's order of text).
+            let marOrder = ["Marion Holloway", "Ruth Marsh", "Mary Martin", "Walter Okafor", "Margaret Schmidt", "Marta marsh"]
+            #expect(try await names("mar") == marOrder)
+            #expect(try await names("  MAR ") == marOrder)
+            #expect(try await names("mars") == ["Ruth Marsh", "Marta marsh"])
+            #expect(try await names("marco") == ["Walter Okafor"])
+            #expect(try await names("mar_") == [])
+            #expect(try await names("amar") == ["Edith Amar"])
+            #expect(try await names("").count == people.count)
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func seedDemoOpensAClearlyMarkedDemoPharmacy(engine: Database.Engine) async throws {
         let url = try await TestDatabase.make(engine)
