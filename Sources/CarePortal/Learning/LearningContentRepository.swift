@@ -217,14 +217,7 @@ struct LearningContentRepository: Sendable {
 
     /// How many questions each of these modules' quizzes has.
     func questionCounts(moduleIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64: Int] {
-        var counts: [Int64: Int] = [:]
-        guard !moduleIDs.isEmpty else { return counts }
-        for row in try await db.raw("""
-            SELECT module_id, COUNT(*) AS count FROM learning_questions WHERE module_id IN (\(binds: moduleIDs)) GROUP BY module_id
-            """).all() {
-            counts[try row.decode(column: "module_id", as: Int64.self)] = try row.decode(column: "count", as: Int.self)
-        }
-        return counts
+        try await db.counts(in: "learning_questions", by: "module_id", for: moduleIDs)
     }
 
     // MARK: Attempts and views

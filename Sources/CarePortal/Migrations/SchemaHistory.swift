@@ -45,7 +45,6 @@ enum SchemaHistory {
         CountAuditNamesFromTheIndex(),
         CountNotificationReadersFromTheIndex(),
         IndexOpenInvitations(),
-        IndexCustomerNames(),
         IndexHelpEntriesByKind(),
     ]
 

@@ -91,19 +91,19 @@ struct PharmacyRepository: Sendable {
             page, order: ListOrder("name", keys: [.text("last_name"), .text("first_name"), .integer("id")], descending: false),
             columns: [Self.customerColumns],
             rows: { builder in
+                builder.from("pharmacy_customers")
                 let typed = search.trimmed.lowercased()
-                if CalendarDate(iso: typed) != nil { return builder.from("pharmacy_customers").where("date_of_birth", .equal, typed) }
-                if typed.contains("@") { return builder.from("pharmacy_customers").where(startsWith(SQLColumn("email_key"), typed)) }
-                guard !typed.isEmpty else { return builder.from("pharmacy_customers") }
-                // The customers whose last name, first name or email address starts with the text: a range on
-                // each one's index (migration 41), gathered before the list's order applies. As one condition
-                // (`OR`), every customer's name was read and tested.
-                let matching: SQLQueryString = """
-                    SELECT * FROM pharmacy_customers WHERE \(startsWith(SQLFunction("LOWER", args: SQLColumn("last_name")), typed))
-                    UNION SELECT * FROM pharmacy_customers WHERE \(startsWith(SQLFunction("LOWER", args: SQLColumn("first_name")), typed))
-                    UNION SELECT * FROM pharmacy_customers WHERE \(startsWith(SQLColumn("email_key"), typed))
-                    """
-                return builder.from(SQLAlias(SQLGroupExpression(matching), as: SQLIdentifier("pharmacy_customers")))
+                guard !typed.isEmpty else { return builder }
+                if CalendarDate(iso: typed) != nil { return builder.where("date_of_birth", .equal, typed) }
+                if typed.contains("@") {
+                    return builder.where(startsWith(SQLColumn("email_key"), typed))
+                }
+                let pattern = typed.replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "") + "%"
+                return builder.where { group in
+                    group.where(SQLFunction("LOWER", args: SQLColumn("last_name")), .like, SQLBind(pattern))
+                        .orWhere(SQLFunction("LOWER", args: SQLColumn("first_name")), .like, SQLBind(pattern))
+                        .orWhere("email_key", .like, SQLBind(pattern))
+                }
             },
             decode: decodeCustomer
         )

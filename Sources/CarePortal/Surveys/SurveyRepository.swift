@@ -198,20 +198,17 @@ struct SurveyRepository: Sendable {
             page, order: ListOrder("created", keys: [.integer("created_at", table: "s"), .integer("id", table: "s")], descending: true),
             columns: [SQLRaw("""
                 s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
-                s.created_by_name, s.created_at, s.published_at, s.closed_at,
-                (SELECT COUNT(*) FROM survey_questions q WHERE q.survey_id = s.id) AS question_count,
-                (SELECT COUNT(*) FROM survey_responses r WHERE r.survey_id = s.id) AS response_count
+                s.created_by_name, s.created_at, s.published_at, s.closed_at
                 """)],
             rows: { $0.from(SQLAlias(SQLIdentifier("surveys"), as: SQLIdentifier("s"))) },
             decode: { $0 }
         )
         let surveys = try await decode(rows.items, on: db)
-        return rows.replacingItems(try zip(rows.items, surveys).map { row, survey in
-            SurveyListItem(
-                survey: survey,
-                questionCount: try row.decode(column: "question_count", as: Int.self),
-                responseCount: try row.decode(column: "response_count", as: Int.self)
-            )
+        let ids = surveys.map(\.id)
+        let questions = try await questionCounts(surveyIDs: ids, on: db)
+        let responses = try await db.counts(in: "survey_responses", by: "survey_id", for: ids)
+        return rows.replacingItems(surveys.map { survey in
+            SurveyListItem(survey: survey, questionCount: questions[survey.id] ?? 0, responseCount: responses[survey.id] ?? 0)
         })
     }
 
@@ -350,14 +347,7 @@ struct SurveyRepository: Sendable {
     }
 
     func questionCounts(surveyIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64: Int] {
-        guard !surveyIDs.isEmpty else { return [:] }
-        var counts: [Int64: Int] = [:]
-        for row in try await db.raw("""
-            SELECT survey_id, COUNT(*) AS count FROM survey_questions WHERE survey_id IN (\(binds: surveyIDs)) GROUP BY survey_id
-            """).all() {
-            counts[try row.decode(column: "survey_id", as: Int64.self)] = try row.decode(column: "count", as: Int.self)
-        }
-        return counts
+        try await db.counts(in: "survey_questions", by: "survey_id", for: surveyIDs)
     }
 
     func response(surveyID: Int64, memberID: Int64, on db: any SQLDatabase) async throws -> SurveyResponse? {

@@ -192,4 +192,16 @@ struct Visitor {
 extension TestResponse {
     var text: String { String(buffer: body) }
     var location: String? { headers[.location] }
+
+    /// The text of each cell of each row of the page's first table body, tags removed.
+    var tableRows: [[String]] {
+        guard let body = text.components(separatedBy: "<tbody>").dropFirst().first?.components(separatedBy: "</tbody>").first else { return [] }
+        return body.components(separatedBy: "<tr").dropFirst().map { row in
+            row.components(separatedBy: "<td").dropFirst().map { cell in
+                String(cell.drop { $0 != ">" }.dropFirst()).components(separatedBy: "</td>").first.map {
+                    $0.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression).trimmingCharacters(in: .whitespacesAndNewlines)
+                } ?? ""
+            }
+        }
+    }
 }

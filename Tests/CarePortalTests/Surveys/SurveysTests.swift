@@ -182,6 +182,13 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect((questions[0]["choices"] as? [[String: Any]])?.map { $0["value"] as? Int } == [1, 2, 3])
             #expect(questions[2]["scale_min_label"] as? String == "Not at all" && questions[3]["maximum_length"] as? Int == 200)
             #expect(questions[3]["required"] as? Bool == false)
+
+            // The administrators' list: each survey's audience, questions and responses, newest first.
+            #expect(try await wren.send(.post, SiteURL.apiSurveyResponses(chosen.id).path, json: ["client_id": "w1", "answers": chosen.answers()]).status == .created)
+            var admin = chosen.admin
+            let cohortName = try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }.first { $0.id == cohort }?.name
+            let rows = try await admin.get(SiteURL.surveys.path).tableRows
+            #expect(rows.map { $0.count == 6 ? [$0[1], $0[4], $0[5]] : $0 } == [["Every member", "4", "0"], [cohortName ?? "", "4", "1"]])
         }
     }
 
