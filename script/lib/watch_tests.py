@@ -1,12 +1,12 @@
 """Runs a test command and stops it if it stalls.
 
-    python3 script/lib/watch_tests.py MINUTES -- COMMAND [ARGUMENTS...]
+    python3 script/lib/watch_tests.py MINUTES [--unfinished FILE] -- COMMAND [ARGUMENTS...]
 
 Passes the command's output through as it comes. When no line has come for MINUTES minutes, it
 prints the tests that started and have not finished (from swift-testing's "◇ Test … started."
-and "✔/✘ Test …" lines), each thread's stack of every process under the command (with gdb, when
-the machine has it), then stops the command and exits with 124. Otherwise it exits with the
-command's own status.
+and "✔/✘ Test … passed/failed" lines), each thread's stack of every process under the command
+(with gdb, when the machine has it), writes those tests' names to FILE, one a line, then stops the
+command and exits with 124. Otherwise it exits with the command's own status.
 
 No test takes more than a few minutes, so a run with nothing to say for many more is waiting
 for something that will not come: it is stopped with what is needed to find out what,
@@ -22,8 +22,9 @@ import subprocess
 import sys
 import time
 
-STARTED = re.compile(r"◇ Test (.+?) started\.")
-FINISHED = re.compile(r"[✔✘] Test (.+?) (passed|failed|recorded)")
+STARTED = re.compile(r"◇ Test (\S+?\(.*?\)) started\.")
+# A parameterized test ends "… with 2 test cases passed"; "✘ Test … recorded an issue" is not its end.
+FINISHED = re.compile(r"[✔✘] Test (\S+?\(.*?\))(?: with \d+ test cases?)? (?:passed|failed)")
 
 
 def descendants(root):
@@ -46,11 +47,14 @@ def descendants(root):
     return found
 
 
-def report_stall(process, running, minutes):
+def report_stall(process, running, minutes, unfinished):
     print(f"\n== Nothing printed for {minutes:g} minutes: stopping the run.", flush=True)
     print(f"Started and not finished ({len(running)}):", flush=True)
     for name in sorted(running):
         print(f"  {name}", flush=True)
+    if unfinished:
+        with open(unfinished, "w") as names:
+            names.writelines(f"{name}\n" for name in sorted(running))
     gdb = shutil.which("gdb")
     for pid in descendants(process.pid):
         try:
@@ -68,8 +72,12 @@ def report_stall(process, running, minutes):
 
 def main():
     arguments = sys.argv[1:]
+    unfinished = None
+    if len(arguments) > 2 and arguments[1] == "--unfinished":
+        unfinished = arguments[2]
+        del arguments[1:3]
     if len(arguments) < 3 or arguments[1] != "--":
-        sys.exit("usage: watch_tests.py MINUTES -- COMMAND [ARGUMENTS...]")
+        sys.exit("usage: watch_tests.py MINUTES [--unfinished FILE] -- COMMAND [ARGUMENTS...]")
     minutes = float(arguments[0])
     process = subprocess.Popen(arguments[2:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     selector = selectors.DefaultSelector()
@@ -94,7 +102,7 @@ def main():
                 if lines:
                     last_line = time.monotonic()
             elif time.monotonic() - last_line > minutes * 60:
-                report_stall(process, running, minutes)
+                report_stall(process, running, minutes, unfinished)
                 sys.exit(124)
     except KeyboardInterrupt:
         os.killpg(process.pid, signal.SIGTERM)
