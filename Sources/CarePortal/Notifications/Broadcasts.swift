@@ -101,14 +101,12 @@ struct BroadcastRepository: Sendable {
 
     /// The rows' broadcasts, with the cohorts of those not to everyone read in one statement.
     private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [Broadcast] {
-        let chosen = try rows.filter { try !$0.decode(column: "to_everyone", as: Bool.self) }.map { try $0.decode(column: "id", as: Int64.self) }
-        let cohorts = try await db.linkedIDs("cohort_id", in: "broadcast_cohorts", by: "broadcast_id", for: chosen)
-        return try rows.map { try decode($0, cohorts: cohorts) }
+        let audiences = try await CohortAudiences(of: rows, in: "broadcast_cohorts", by: "broadcast_id", on: db)
+        return try rows.map { try decode($0, cohortIDs: audiences.cohortIDs(of: $0)) }
     }
 
-    private func decode(_ row: any SQLRow, cohorts: [Int64: [Int64]]) throws -> Broadcast {
+    private func decode(_ row: any SQLRow, cohortIDs: [Int64]?) throws -> Broadcast {
         let id = try row.decode(column: "id", as: Int64.self)
-        let cohortIDs = try row.decode(column: "to_everyone", as: Bool.self) ? nil : cohorts[id] ?? []
         return Broadcast(
             id: id,
             title: try row.decode(column: "title", as: String.self),

@@ -26,11 +26,12 @@ struct BroadcastsController {
             let page = try await broadcasts.repository.list(page: pageRequest, on: db)
             let sent = page.items.filter { $0.status == .sent }.map(\.id)
             let reach = try await portal.notifications.reach(ofType: NotificationSubject.broadcastType, ids: sent, on: db)
-            return (page, try await MemberRepository().cohorts(on: db), sent.reduce(into: [Int64: Int]()) { $0[$1] = reach[$1]?.read ?? 0 })
+            return (page, try await MemberRepository().cohorts(on: db), reach)
         }
         return portal.pages.response(BroadcastsPage(
             layout: portal.layout("Notifications", context: context, current: .broadcasts),
-            rows: page.items.map { BroadcastRow($0, cohorts: cohorts, read: reach[$0.id], clock: clock) },
+            // A row shows how many read only a sent broadcast; one nobody read yet has no entry in `reach`.
+            rows: page.items.map { BroadcastRow($0, cohorts: cohorts, read: reach[$0.id]?.read ?? 0, clock: clock) },
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.broadcasts.path, parameters: []), noun: "broadcasts"))
         ))
     }

@@ -519,14 +519,12 @@ struct SurveyRepository: Sendable {
 
     /// The rows' surveys, with the cohorts of those not to everyone read in one statement.
     private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [Survey] {
-        let chosen = try rows.filter { try !$0.decode(column: "to_everyone", as: Bool.self) }.map { try $0.decode(column: "id", as: Int64.self) }
-        let cohorts = try await db.linkedIDs("cohort_id", in: "survey_cohorts", by: "survey_id", for: chosen)
-        return try rows.map { try decode($0, cohorts: cohorts) }
+        let audiences = try await CohortAudiences(of: rows, in: "survey_cohorts", by: "survey_id", on: db)
+        return try rows.map { try decode($0, cohortIDs: audiences.cohortIDs(of: $0)) }
     }
 
-    private func decode(_ row: any SQLRow, cohorts: [Int64: [Int64]]) throws -> Survey {
+    private func decode(_ row: any SQLRow, cohortIDs: [Int64]?) throws -> Survey {
         let id = try row.decode(column: "id", as: Int64.self)
-        let cohortIDs = try row.decode(column: "to_everyone", as: Bool.self) ? nil : cohorts[id] ?? []
         func day(_ column: String) throws -> CalendarDate {
             let text = try row.decode(column: column, as: String.self)
             guard let date = CalendarDate(iso: text) else { throw SurveyDataError(message: "surveys.\(column) of \(id) is not a date: \(text)") }
