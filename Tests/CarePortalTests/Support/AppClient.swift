@@ -29,6 +29,7 @@ struct AppClient {
         } else {
             raw.map { ByteBuffer(string: $0) }
         }
+        TestProgress.step("\(method) \(path)")
         let response = try await portal.client.execute(uri: path, method: method, headers: headers, body: body)
         return AppResponse(response: response)
     }

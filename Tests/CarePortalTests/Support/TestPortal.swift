@@ -35,17 +35,21 @@ struct TestPortal {
         live: Bool = false,
         _ body: @Sendable (TestPortal) async throws -> Void
     ) async throws {
-        let url = try await TestDatabase.make(engine)
-        do {
-            try await runOn(
-                url, engine: engine, clock: clock, mailTransport: mailTransport, pushSender: pushSender, logHandler: logHandler, configure: configure,
-                features: features, live: live, body
-            )
-        } catch {
-            try? await TestDatabase.drop(url)
-            throw error
+        try await TestProgress.tracking("making its database", detail: engine.rawValue) {
+            let url = try await TestDatabase.make(engine)
+            do {
+                try await runOn(
+                    url, engine: engine, clock: clock, mailTransport: mailTransport, pushSender: pushSender, logHandler: logHandler, configure: configure,
+                    features: features, live: live, body
+                )
+            } catch {
+                TestProgress.step("dropping its database after an error")
+                try? await TestDatabase.drop(url)
+                throw error
+            }
+            TestProgress.step("dropping its database")
+            try await TestDatabase.drop(url)
         }
-        try await TestDatabase.drop(url)
     }
 
     private static func runOn(
@@ -74,10 +78,14 @@ struct TestPortal {
         dependencies.pushSender = pushSender
         // Tests run jobs themselves, when their clock says; a live server runs them as in production.
         dependencies.runsBackgroundJobs = live
+        TestProgress.step("building the portal")
         let app = try await buildApplication(settings: settings, dependencies: dependencies, features: features, logger: logger)
         // A live server, on a port of its own, where a test needs real connections (WebSockets).
+        TestProgress.step("starting the portal's services and migrating")
         try await app.application.test(live ? .live : .router) { client in
+            TestProgress.step("running the test")
             try await body(TestPortal(app: app, client: client, clock: clock, engine: engine))
+            TestProgress.step("stopping the portal's services")
         }
     }
 
@@ -137,6 +145,7 @@ struct Visitor {
     mutating func get(_ path: String, headers: HTTPFields = [:]) async throws -> TestResponse {
         var headers = headers
         if let cookie { headers[.cookie] = "\(cookieName)=\(cookie)" }
+        TestProgress.step("GET \(path)")
         let response = try await portal.client.execute(uri: path, method: .get, headers: headers, body: nil)
         remember(response)
         return response
@@ -156,6 +165,7 @@ struct Visitor {
         var fields = form
         if let token = csrfToken ?? self.csrfToken { fields.append(("csrf_token", token)) }
         let body = fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+        TestProgress.step("POST \(path)")
         let response = try await portal.client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
         remember(response)
         return response
