@@ -394,6 +394,7 @@ struct DeskRepository: Sendable {
             .values(SQLBind(post.description), SQLBind(threadID), SQLBind(post.replyID), SQLBind(memberID), SQLBind(reason), SQLBind(now.millisecondsSince1970))
             .ignoringConflicts(with: ["post", "member_id"])
             .run()
+        try await recountFlags([post.description], on: db)
         return true
     }
 
@@ -406,14 +407,34 @@ struct DeskRepository: Sendable {
         try await db.update("desk_flags").set("resolved_at", to: now.millisecondsSince1970)
             .where("post", .equal, post.description).where("resolved_at", .is, SQLLiteral.null)
             .run()
+        try await recountFlags([post.description], on: db)
     }
 
-    /// Posts with open flags, most-flagged first, each with its reasons.
+    /// The posts a member has open flags on: their counts change when her account goes with her flags.
+    func postsWithOpenFlags(byMember memberID: Int64, on db: any SQLDatabase) async throws -> [String] {
+        try await db.select().column("post").from("desk_flags")
+            .where("member_id", .equal, memberID).where("resolved_at", .is, SQLLiteral.null)
+            .all().map { try $0.decode(column: "post", as: String.self) }
+    }
+
+    /// Counts the open flags of `posts` again from the flags themselves, into the moderation queue's
+    /// counts (`desk_flagged_posts`): a post without open flags leaves the queue. A post that is
+    /// deleted (with its thread, or its author's account) leaves it with its row (foreign keys).
+    func recountFlags(_ posts: [String], on db: any SQLDatabase) async throws {
+        guard !posts.isEmpty else { return }
+        try await db.delete(from: "desk_flagged_posts").where("post", .in, posts).run()
+        try await db.raw("""
+            INSERT INTO desk_flagged_posts (post, thread_id, reply_id, open_flags, first_at)
+            SELECT post, MIN(thread_id), MIN(reply_id), COUNT(*), MIN(created_at) FROM desk_flags
+            WHERE resolved_at IS NULL AND post IN (\(binds: posts)) GROUP BY post
+            """).run()
+    }
+
+    /// Posts with open flags, most-flagged first (then the longest flagged), each with its reasons.
     func flaggedPosts(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<FlaggedPost> {
         let total = try await openFlagTotal(on: db)
         let keys = try await db.raw("""
-            SELECT post, thread_id, COUNT(*) AS flags, MIN(created_at) AS first_at FROM desk_flags WHERE resolved_at IS NULL
-            GROUP BY post, thread_id ORDER BY flags DESC, first_at ASC, post ASC
+            SELECT post, thread_id FROM desk_flagged_posts ORDER BY open_flags DESC, first_at ASC, post ASC
             LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
             """).all().map { (post: try $0.decode(column: "post", as: String.self), threadID: try $0.decode(column: "thread_id", as: Int64.self)) }
         guard !keys.isEmpty else { return PageOf(items: [], totalCount: total, request: page) }
@@ -457,8 +478,7 @@ struct DeskRepository: Sendable {
 
     /// How many posts have open flags.
     func openFlagTotal(on db: any SQLDatabase) async throws -> Int {
-        try await db.raw("SELECT COUNT(DISTINCT post) AS count FROM desk_flags WHERE resolved_at IS NULL").first()?
-            .decode(column: "count", as: Int.self) ?? 0
+        try await db.count(in: "desk_flagged_posts")
     }
 
     // MARK: Titles for the feed

@@ -46,6 +46,7 @@ enum SchemaHistory {
         CountNotificationReadersFromTheIndex(),
         IndexOpenInvitations(),
         IndexHelpEntriesByKind(),
+        CountOpenFlagsPerPost(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

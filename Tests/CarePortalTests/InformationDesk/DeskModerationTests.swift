@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import SQLKit
 import Testing
 @testable import CarePortal
 @testable import PortalPlatform
@@ -98,6 +99,79 @@ import Testing
             #expect(try await admin.get(SiteURL.deskFlags.path).text.contains("No flagged posts are waiting"))
             let log = try await admin.get(SiteURL.deskModerationLog.path)
             #expect(log.text.contains("Hidden by three flags") && log.text.contains("Flags reviewed, post kept") && log.text.contains("Automatic"))
+        }
+    }
+
+    /// The queue's counts (kept as flags come and go) against a count of the open flags themselves.
+    private static func queueAndRecount(_ portal: TestPortal) async throws -> (kept: [String], counted: [String]) {
+        try await portal.database.read { db in
+            func rows(_ sql: SQLQueryString) async throws -> [String] {
+                try await db.raw(sql).all().map {
+                    "\(try $0.decode(column: "post", as: String.self)) \(try $0.decode(column: "flags", as: Int.self)) \(try $0.decode(column: "first_at", as: Int64.self))"
+                }
+            }
+            return (
+                try await rows("SELECT post, open_flags AS flags, first_at FROM desk_flagged_posts ORDER BY post"),
+                try await rows("""
+                    SELECT post, COUNT(*) AS flags, MIN(created_at) AS first_at FROM desk_flags WHERE resolved_at IS NULL
+                    GROUP BY post ORDER BY post
+                    """)
+            )
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theQueueCountsEachPostsOpenFlagsAsARecountWouldThroughReviewsAndDeletedMembers(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (asker, _) = try await AppClient.registered(portal)
+            let (replier, replierRecord) = try await AppClient.registered(portal)
+            let first = try await DeskSteps.ask(asker, title: "First flagged question")
+            let second = try await DeskSteps.ask(asker, title: "Second flagged question")
+            let reply = try await replier.send(.post, SiteURL.apiThreadReplies(first).path, json: ["body": "A flagged reply"])
+            let replyID = Int64(try #require(reply.object["id"] as? Int))
+            var flaggers: [(AppClient, Int64)] = []
+            for _ in 0..<3 {
+                let (client, record) = try await AppClient.registered(portal)
+                flaggers.append((client, Int64(try #require(record["id"] as? Int))))
+            }
+            func flag(_ who: Int, _ path: String) async throws {
+                portal.clock.advance(by: 60)
+                #expect(try await DeskSteps.flag(flaggers[who].0, path).status == .created)
+            }
+            try await flag(0, SiteURL.apiThreadFlags(first).path)
+            try await flag(1, SiteURL.apiThreadFlags(first).path)
+            try await flag(0, SiteURL.apiThreadFlags(second).path)
+            try await flag(1, SiteURL.apiReplyFlags(replyID).path)
+            try await flag(2, SiteURL.apiReplyFlags(replyID).path)
+            var state = try await Self.queueAndRecount(portal)
+            #expect(state.kept.count == 3 && state.kept == state.counted)
+            // Migration 42 counts the flags there were before it the same way.
+            try await portal.database.transaction { db in
+                try await db.delete(from: "desk_flagged_posts").run()
+                try await CountOpenFlagsPerPost.countFlags(on: db)
+            }
+            #expect(try await Self.queueAndRecount(portal).kept == state.kept)
+
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let queue = try await admin.get(SiteURL.deskFlags.path).text
+            let order = ["First flagged question", "A flagged reply", "Second flagged question"].map { queue.range(of: $0)?.lowerBound }
+            #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!,
+                    "most flags first, and of two posts with as many flags the one flagged first")
+            #expect(try await admin.get(SiteURL.desk.path).text.contains("Flagged posts (3 waiting for review)"))
+
+            #expect(try await admin.post(SiteURL.deskThreadKeep(first).path).status == .seeOther)
+            state = try await Self.queueAndRecount(portal)
+            #expect(state.kept.count == 2 && state.kept == state.counted, "a reviewed post leaves the queue")
+
+            // A member's flags go with her account; a deleted author's reply goes with its flags.
+            #expect(try await admin.post(SiteURL.memberDelete(flaggers[1].1).path).status == .seeOther)
+            state = try await Self.queueAndRecount(portal)
+            #expect(state.kept == state.counted && state.kept.contains { $0.hasPrefix("reply:\(replyID) 1 ") })
+            let replierID = Int64(try #require(replierRecord["id"] as? Int))
+            #expect(try await admin.post(SiteURL.memberDelete(replierID).path).status == .seeOther)
+            state = try await Self.queueAndRecount(portal)
+            #expect(state.kept == state.counted && state.kept.count == 1 && state.kept[0].hasPrefix("question:\(second) 1 "))
+            #expect(try await admin.get(SiteURL.desk.path).text.contains("Flagged posts (1 waiting for review)"))
         }
     }
 
