@@ -47,6 +47,7 @@ enum SchemaHistory {
         IndexOpenInvitations(),
         IndexHelpEntriesByKind(),
         CountOpenFlagsPerPost(),
+        IndexStaffByRoleAndName(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
