@@ -444,15 +444,25 @@ struct DeskRepository: Sendable {
             reasons[try row.decode(column: "post", as: String.self), default: []]
                 .append((try row.decode(column: "reason", as: String.self), try date(row, "created_at")))
         }
+        // The page's threads and replies, each read once for the page.
+        let posts = keys.compactMap { DeskPost($0.post) }
+        let threadIDs = Array(Set(keys.map(\.threadID)))
+        let replyIDs = posts.compactMap(\.replyID)
+        let threads = Dictionary(uniqueKeysWithValues: try await db.raw(
+            "\(unsafeRaw: Self.threadSelect) WHERE t.id IN (\(binds: threadIDs))"
+        ).all().map(decodeThread).map { ($0.id, $0) })
+        let replies = replyIDs.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: try await db.raw(
+            "\(unsafeRaw: Self.replySelect) WHERE r.id IN (\(binds: replyIDs))"
+        ).all().map(decodeReply).map { ($0.id, $0) })
         var items: [FlaggedPost] = []
         for key in keys {
-            guard let post = DeskPost(key.post), let thread = try await findThread(id: key.threadID, on: db) else { continue }
+            guard let post = DeskPost(key.post), let thread = threads[key.threadID] else { continue }
             let text: String, moderation: Moderation
             switch post {
             case .question:
                 (text, moderation) = (thread.body.text, thread.moderation)
             case .reply(let id):
-                guard let reply = try await findReply(id: id, on: db) else { continue }
+                guard let reply = replies[id] else { continue }
                 (text, moderation) = (reply.body.text, reply.moderation)
             }
             items.append(FlaggedPost(
