@@ -389,12 +389,19 @@ struct DeskRepository: Sendable {
             $0.where("post", .equal, post.description).where("member_id", .equal, memberID)
         }
         guard existing == 0 else { return false }
-        try await db.insert(into: "desk_flags")
+        let inserted = try await db.insert(into: "desk_flags")
             .columns("post", "thread_id", "reply_id", "member_id", "reason", "created_at")
             .values(SQLBind(post.description), SQLBind(threadID), SQLBind(post.replyID), SQLBind(memberID), SQLBind(reason), SQLBind(now.millisecondsSince1970))
             .ignoringConflicts(with: ["post", "member_id"])
-            .run()
-        try await recountFlags([post.description], on: db)
+            .returning("id").all()
+        // Her flag was sent twice at once: the other request counted it.
+        guard !inserted.isEmpty else { return false }
+        // Counted up on the post's row, which two flags at once wait for in turn: neither is lost.
+        try await db.raw("""
+            INSERT INTO desk_flagged_posts (post, thread_id, reply_id, open_flags, first_at)
+            VALUES (\(bind: post.description), \(bind: threadID), \(bind: post.replyID), 1, \(bind: now.millisecondsSince1970))
+            ON CONFLICT (post) DO UPDATE SET open_flags = desk_flagged_posts.open_flags + 1
+            """).run()
         return true
     }
 
@@ -407,7 +414,7 @@ struct DeskRepository: Sendable {
         try await db.update("desk_flags").set("resolved_at", to: now.millisecondsSince1970)
             .where("post", .equal, post.description).where("resolved_at", .is, SQLLiteral.null)
             .run()
-        try await recountFlags([post.description], on: db)
+        try await db.delete(from: "desk_flagged_posts").where("post", .equal, post.description).run()
     }
 
     /// The posts a member has open flags on: their counts change when her account goes with her flags.
@@ -417,17 +424,20 @@ struct DeskRepository: Sendable {
             .all().map { try $0.decode(column: "post", as: String.self) }
     }
 
-    /// Counts the open flags of `posts` again from the flags themselves, into the moderation queue's
-    /// counts (`desk_flagged_posts`): a post without open flags leaves the queue. A post that is
-    /// deleted (with its thread, or its author's account) leaves it with its row (foreign keys).
-    func recountFlags(_ posts: [String], on db: any SQLDatabase) async throws {
+    /// Takes a deleted member's open flags off the moderation queue's counts (`desk_flagged_posts`), once her
+    /// flags have gone with her account: one off each post she flagged (she flags a post once), counted down
+    /// on its row as flags are counted up, and the post's first flag is the first one left. A post left
+    /// without open flags leaves the queue. (A post deleted with its thread or its author's account leaves
+    /// it with its row: foreign keys.)
+    func uncountFlags(on posts: [String], on db: any SQLDatabase) async throws {
         guard !posts.isEmpty else { return }
-        try await db.delete(from: "desk_flagged_posts").where("post", .in, posts).run()
         try await db.raw("""
-            INSERT INTO desk_flagged_posts (post, thread_id, reply_id, open_flags, first_at)
-            SELECT post, MIN(thread_id), MIN(reply_id), COUNT(*), MIN(created_at) FROM desk_flags
-            WHERE resolved_at IS NULL AND post IN (\(binds: posts)) GROUP BY post
+            UPDATE desk_flagged_posts SET open_flags = open_flags - 1, first_at = COALESCE((
+                SELECT MIN(created_at) FROM desk_flags WHERE desk_flags.post = desk_flagged_posts.post AND resolved_at IS NULL
+            ), first_at)
+            WHERE post IN (\(binds: posts))
             """).run()
+        try await db.delete(from: "desk_flagged_posts").where("post", .in, posts).where("open_flags", .lessThanOrEqual, 0).run()
     }
 
     /// Posts with open flags, most-flagged first (then the longest flagged), each with its reasons.

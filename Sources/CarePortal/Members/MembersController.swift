@@ -149,11 +149,11 @@ struct MembersController {
         let origin = portal.origin(of: request, context: context)
         let pseudonym = try await portal.database.transaction { db in
             guard let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
-            // Her flags go with her account, so the posts she flagged are counted again.
+            // Her flags go with her account, and off the counts of the posts she flagged.
             let desk = DeskRepository(engine: portal.database.engine)
             let flagged = try await desk.postsWithOpenFlags(byMember: id, on: db)
             try await members.delete(id: id, on: db)
-            try await desk.recountFlags(flagged, on: db)
+            try await desk.uncountFlags(on: flagged, on: db)
             // Her feed, her choices about it, her phones' tokens and her points go with her.
             try await portal.notifications.forget(.member(id), on: db)
             try await PointsLedger().forget(.member(id), on: db)

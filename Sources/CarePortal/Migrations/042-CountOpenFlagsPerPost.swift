@@ -2,7 +2,7 @@ import PortalPlatform
 import SQLKit
 
 /// Each flagged post's open flags, kept as flags are raised, reviewed and erased with a member
-/// (`DeskRepository.recountFlags`), so that the moderation queue reads its page in order from an
+/// (`DeskRepository.addFlag`, `resolveFlags`, `uncountFlags`), so that the moderation queue reads its page in order from an
 /// index instead of grouping every open flag on every request.
 struct CountOpenFlagsPerPost: Migration {
     let version = 42

@@ -176,6 +176,29 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func flagsSentAtOnceAreEachCountedOnce(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (asker, _) = try await AppClient.registered(portal)
+            let thread = try await DeskSteps.ask(asker, title: "A question flagged at once")
+            // As many members as can flag it before it is hidden, at once, the first of them sending hers three times.
+            let members = DeskRules.flagsToHide - 1
+            var flaggers: [AppClient] = []
+            for _ in 0..<members { flaggers.append(try await AppClient.registered(portal).0) }
+            let path = SiteURL.apiThreadFlags(thread).path
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for flagger in flaggers + [flaggers[0], flaggers[0]] {
+                    group.addTask { try await DeskSteps.flag(flagger, path).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == members, "\(statuses)")
+            #expect(statuses.filter { $0 == .ok }.count == 2, "a flag sent again is answered as already flagged")
+            let state = try await Self.queueAndRecount(portal)
+            #expect(state.kept == state.counted && state.kept.count == 1 && state.kept[0].hasPrefix("question:\(thread) \(members) "))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func theModerationLogShowsOneModeratorsEntriesChosenFromThoseWithEntries(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (asker, _) = try await AppClient.registered(portal)
