@@ -455,9 +455,8 @@ struct DeskRepository: Sendable {
                 .append((try row.decode(column: "reason", as: String.self), try date(row, "created_at")))
         }
         // The page's threads and replies, each read once for the page.
-        let posts = keys.compactMap { DeskPost($0.post) }
         let threadIDs = Array(Set(keys.map(\.threadID)))
-        let replyIDs = posts.compactMap(\.replyID)
+        let replyIDs = keys.compactMap { DeskPost($0.post)?.replyID }
         let threads = Dictionary(uniqueKeysWithValues: try await db.raw(
             "\(unsafeRaw: Self.threadSelect) WHERE t.id IN (\(binds: threadIDs))"
         ).all().map(decodeThread).map { ($0.id, $0) })
