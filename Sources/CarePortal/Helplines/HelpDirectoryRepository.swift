@@ -94,8 +94,10 @@ struct HelpDirectoryRepository: Sendable {
         }
     }
 
-    /// Crisis lines first, then helplines, locators, care locations, websites.
-    private static let kindOrder = SQLRaw("CASE kind " + HelpResource.Kind.allCases.map { "WHEN '\($0.rawValue)' THEN \($0.rank)" }.joined(separator: " ") + " ELSE 99 END")
+    /// Crisis lines first, then helplines, locators, care locations, websites. Migration 44 indexes this
+    /// expression as written then; the list by kind reads that index only while the two are the same text.
+    static let kindOrderSQL = "CASE kind " + HelpResource.Kind.allCases.map { "WHEN '\($0.rawValue)' THEN \($0.rank)" }.joined(separator: " ") + " ELSE 99 END"
+    private static let kindOrder = SQLRaw(kindOrderSQL)
 
     private static func likeEscaped(_ text: String) -> String {
         text.replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "")

@@ -48,6 +48,7 @@ enum SchemaHistory {
         IndexHelpEntriesByKind(),
         CountOpenFlagsPerPost(),
         IndexStaffByRoleAndName(),
+        IndexListsForOldPageLinks(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -134,4 +134,53 @@ enum DirectorySteps {
             #expect(try await FeedSteps.entries(wren, kind: "mood_follow_up").count == 1, "the follow-up stays in her feed")
         }
     }
+
+    /// The list by kind is read from migration 44's index of the kind order, which only serves while the
+    /// repository's expression is the text it indexed: a change to the kinds needs a migration of its own.
+    @Test func theKindOrderIsTheExpressionItsIndexHolds() {
+        #expect(HelpDirectoryRepository.kindOrderSQL == IndexListsForOldPageLinks.helpKindOrder)
+    }
+
+    /// Pages by name and by kind, followed forwards by their cursors and opened by number, hold the entries
+    /// in the order a sort of all of them gives: kinds in the app's order, names tied across kinds and
+    /// within one, the id last.
+    @Test(arguments: TestEngines.all)
+    func everyPageByNameAndByKindFollowsTheWholeDirectorysOrder(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let repository = HelpDirectoryRepository()
+            let kinds = HelpResource.Kind.allCases
+            var entries: [(id: Int64, kind: HelpResource.Kind, name: String)] = []
+            try await portal.database.transaction { db in
+                for n in 0..<23 {
+                    let kind = kinds[(n * 3) % kinds.count]
+                    let name = ["Lakeview Line", "Harbor Help", "lakeview line", "Avenue Support"][n % 4]
+                    let draft = HelpResourceDraft(
+                        name: name, kind: kind, phone: PhoneNumber("988"), textNumber: nil, webAddress: nil, hours: "Always",
+                        languages: "English", description: "Help.", address: nil, states: n % 5 == 0 ? ["TN"] : []
+                    )
+                    entries.append((try await repository.insert(draft, now: Date(timeIntervalSince1970: 1_800_000_000), on: db), kind, name))
+                }
+            }
+            let byName = entries.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }.map(\.id)
+            let byKind = entries.sorted { ($0.kind.rank, $0.name.lowercased(), $0.id) < ($1.kind.rank, $1.name.lowercased(), $1.id) }.map(\.id)
+            for (sort, expected) in [(HelpDirectoryQuery.Sort.name, byName), (.kind, byKind)] {
+                try await portal.database.read { db in
+                    var query = HelpDirectoryQuery(sort: sort, page: PageRequest(.first, size: 4))
+                    var seen: [Int64] = []
+                    while true {
+                        let page = try await repository.list(query, on: db)
+                        seen += page.items.map(\.id)
+                        guard page.hasNext, let last = page.lastCursor, seen.count <= expected.count else { break }
+                        query.page = PageRequest(.after(last), size: 4)
+                    }
+                    #expect(seen == expected, "\(sort) through Next")
+                    for number in [2, 5] {
+                        query.page = PageRequest(number: number, size: 4)
+                        #expect(try await repository.list(query, on: db).items.map(\.id) == Array(expected[(number - 1) * 4 ..< number * 4]),
+                                "\(sort) page \(number)")
+                    }
+                }
+            }
+        }
+    }
 }
