@@ -12,6 +12,10 @@ import SQLKit
 /// - Its kind order (`HelpDirectoryRepository.kindOrder`, written out here as it was when this ran, which a
 ///   test holds it to) is indexed as an expression, so the list by kind seeks to its page rather than ranking
 ///   and sorting every entry.
+/// - A question's written answers, newest first, are indexed without the answers that hold no text (the
+///   choices of the survey's other questions), so skipping them reads no answer rows.
+/// - Pharmacy customers in name order carry their email key in the index, so a search for the start of a
+///   name or address tests each customer on the index alone, as it walks the names to a page.
 struct IndexListsForOldPageLinks: Migration {
     let version = 44
     let name = "IndexListsForOldPageLinks"
@@ -24,6 +28,10 @@ struct IndexListsForOldPageLinks: Migration {
         try await db.raw("CREATE INDEX staff_accounts_role_username_kept ON staff_accounts (role, username_key, id) WHERE deleted_at IS NULL").run()
         try await db.drop(index: "help_resources_name").run()
         try await db.create(index: "help_resources_name_id").on("help_resources").column("name_key").column("id").run()
+        try await db.drop(index: "pharmacy_customers_name_id").run()
+        try await db.create(index: "pharmacy_customers_name_email").on("pharmacy_customers")
+            .column("last_name").column("first_name").column("id").column("email_key").run()
+        try await db.raw("CREATE INDEX survey_answers_written ON survey_answers (question_id, id) WHERE text IS NOT NULL").run()
         try await db.raw("CREATE INDEX help_resources_kind_order ON help_resources ((\(unsafeRaw: Self.helpKindOrder)), name_key, id)").run()
     }
 }
