@@ -404,6 +404,12 @@ extension SQLDatabase {
                 seeking.where(SQLBinaryExpression(
                     SQLGroupExpression(order.keys.map(\.expression)), descending ? .lessThan : .greaterThan, SQLGroupExpression(values)
                 ))
+                // SQLite seeks on an index by a row value's first column, but not when that is an expression
+                // (the help directory's kind order): then it walks the index from its start. The first key's
+                // own bound, which the row value implies, gives it the place to start.
+                if order.keys.count > 1, !(order.keys[0].expression is SQLColumn) {
+                    seeking.where(order.keys[0].expression, descending ? .lessThanOrEqual : .greaterThanOrEqual, values[0])
+                }
             }
             for key in order.keys { seeking.orderBy(key.expression, direction) }
             seeking.limit(size + 1)

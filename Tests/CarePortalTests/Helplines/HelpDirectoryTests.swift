@@ -141,7 +141,7 @@ enum DirectorySteps {
         #expect(HelpDirectoryRepository.kindOrderSQL == IndexListsForOldPageLinks.helpKindOrder)
     }
 
-    /// Pages by name and by kind, followed forwards by their cursors and opened by number, hold the entries
+    /// Pages by name and by kind, followed both ways by their cursors and opened by number, hold the entries
     /// in the order a sort of all of them gives: kinds in the app's order, names tied across kinds and
     /// within one, the id last.
     @Test(arguments: TestEngines.all)
@@ -174,6 +174,15 @@ enum DirectorySteps {
                         query.page = PageRequest(.after(last), size: 4)
                     }
                     #expect(seen == expected, "\(sort) through Next")
+                    query.page = PageRequest(.last, size: 4)
+                    var backwards: [Int64] = []
+                    while true {
+                        let page = try await repository.list(query, on: db)
+                        backwards = page.items.map(\.id) + backwards.filter { !page.items.map(\.id).contains($0) }
+                        guard page.hasPrevious, let first = page.firstCursor, backwards.count <= expected.count else { break }
+                        query.page = PageRequest(.before(first), size: 4)
+                    }
+                    #expect(backwards == expected, "\(sort) through Previous")
                     for number in [2, 5] {
                         query.page = PageRequest(number: number, size: 4)
                         #expect(try await repository.list(query, on: db).items.map(\.id) == Array(expected[(number - 1) * 4 ..< number * 4]),
