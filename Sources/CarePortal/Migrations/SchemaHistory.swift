@@ -49,6 +49,7 @@ enum SchemaHistory {
         CountOpenFlagsPerPost(),
         IndexStaffByRoleAndName(),
         IndexListsForOldPageLinks(),
+        KeepNotificationReach(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -38,6 +38,16 @@ package struct NotificationSubject: Sendable, Hashable {
     }
 }
 
+/// A subject with an id, as `notification_reach` counts its entries.
+fileprivate struct CountedSubject: Hashable {
+    let type: String
+    let id: Int64
+}
+
+extension NotificationSubject {
+    fileprivate var counted: CountedSubject? { id.map { CountedSubject(type: type, id: $0) } }
+}
+
 /// Titles of a feature's subjects for the feed (a thread's title, or a placeholder once it is removed),
 /// read when the feed is, so a title changed or removed since is never shown as it was.
 package struct NotificationSubjectTitles: Sendable {
@@ -157,12 +167,14 @@ package struct Notifications: Sendable {
             .where("kind", .equal, entry.kind.id)
             .first()?.decode(column: "enabled", as: Bool.self)
         guard choice ?? entry.kind.onByDefault else { return false }
-        return try await db.insert(into: "notifications")
+        let written = try await db.insert(into: "notifications")
             .columns(Self.insertColumns)
             .values([SQLBind(recipient.role), SQLBind(recipient.accountID)] + Self.values(of: entry, now: now()))
             .ignoringConflicts(with: ["account_role", "account_id", "once_key"])
             .returning("id")
             .first() != nil
+        if written, let subject = entry.subject?.counted { try await Self.changeReach([subject: (1, 0)], on: db) }
+        return written
     }
 
     /// Writes `entry` to every account of its kind's role whose id `accounts` selects (a query with one
@@ -185,6 +197,7 @@ package struct Notifications: Sendable {
             ON CONFLICT (account_role, account_id, once_key) DO NOTHING
             RETURNING id
             """).all()
+        if !rows.isEmpty, let subject = entry.subject?.counted { try await Self.changeReach([subject: (rows.count, 0)], on: db) }
         return rows.count
     }
 
@@ -233,9 +246,10 @@ package struct Notifications: Sendable {
             $0.where("id", .equal, id).where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
         } > 0
         guard exists else { return false }
-        try await db.update("notifications").set("read_at", to: now().millisecondsSince1970)
+        let changed = try await db.update("notifications").set("read_at", to: now().millisecondsSince1970)
             .where("id", .equal, id).where("read_at", .is, SQLLiteral.null)
-            .run()
+            .returning("subject_type", "subject_id").all()
+        try await Self.changeReach(Self.reachChanges(of: changed, written: 0, read: 1), on: db)
         return true
     }
 
@@ -247,7 +261,9 @@ package struct Notifications: Sendable {
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
             .where("read_at", .is, SQLLiteral.null)
         if let upToID { update = update.where("id", .lessThanOrEqual, upToID) }
-        return try await update.returning("id").all().count
+        let changed = try await update.returning("subject_type", "subject_id").all()
+        try await Self.changeReach(Self.reachChanges(of: changed, written: 0, read: 1), on: db)
+        return changed.count
     }
 
     private static func decode(_ row: any SQLRow) throws -> StoredNotification {
@@ -267,34 +283,72 @@ package struct Notifications: Sendable {
 
     // MARK: Counts about a subject
 
-    /// How many entries about `subject` were written, and how many of them have been read.
+    /// How many entries about `subject` are in feeds, and how many of them have been read: counted from the
+    /// kept `notification_reach`, which every write, read and removal here changes in the same transaction.
     package func reach(of subject: NotificationSubject, on db: any SQLDatabase) async throws -> (written: Int, read: Int) {
         guard let id = subject.id else { return (0, 0) }
         return try await reach(ofType: subject.type, ids: [id], on: db)[id] ?? (0, 0)
     }
 
     /// The same for each of the subjects of one type with these ids (those with no entries left out), in one
-    /// statement that reads the subject's index alone (`notifications_subject_read`).
+    /// statement that reads a row for each.
     package func reach(ofType type: String, ids: [Int64], on db: any SQLDatabase) async throws -> [Int64: (written: Int, read: Int)] {
         guard !ids.isEmpty else { return [:] }
         var reach: [Int64: (written: Int, read: Int)] = [:]
-        for row in try await db.raw("""
-            SELECT subject_id, COUNT(*) AS written, COUNT(read_at) AS read FROM notifications
-            WHERE subject_type = \(bind: type) AND subject_id IN (\(binds: ids)) GROUP BY subject_id
-            """).all() {
+        for row in try await db.select().columns("subject_id", "written_count", "read_count").from("notification_reach")
+            .where("subject_type", .equal, type).where("subject_id", .in, ids).where("written_count", .greaterThan, 0).all() {
             reach[try row.decode(column: "subject_id", as: Int64.self)] =
-                (try row.decode(column: "written", as: Int.self), try row.decode(column: "read", as: Int.self))
+                (try row.decode(column: "written_count", as: Int.self), try row.decode(column: "read_count", as: Int.self))
         }
         return reach
     }
 
+    /// Counts every subject's entries into `notification_reach` (migration 45, and the benchmarks' data).
+    package static func countReach(on db: any SQLDatabase) async throws {
+        try await db.raw("""
+            INSERT INTO notification_reach (subject_type, subject_id, written_count, read_count)
+            SELECT subject_type, subject_id, COUNT(*), COUNT(read_at) FROM notifications
+            WHERE subject_type IS NOT NULL AND subject_id IS NOT NULL GROUP BY subject_type, subject_id
+            """).run()
+    }
+
+    /// The changes to each subject's counts that these entries (rows with `subject_type` and `subject_id`,
+    /// and `read_at` when `read` is nil: a removal takes back the reads of entries that were read) make.
+    private static func reachChanges(of rows: [any SQLRow], written: Int, read: Int?) throws -> [CountedSubject: (written: Int, read: Int)] {
+        var changes: [CountedSubject: (written: Int, read: Int)] = [:]
+        for row in rows {
+            guard let type = try row.decode(column: "subject_type", as: String?.self),
+                  let id = try row.decode(column: "subject_id", as: Int64?.self) else { continue }
+            let wasRead = try read ?? (row.decode(column: "read_at", as: Int64?.self) != nil ? -1 : 0)
+            let change = changes[CountedSubject(type: type, id: id)] ?? (0, 0)
+            changes[CountedSubject(type: type, id: id)] = (change.written + written, change.read + wasRead)
+        }
+        return changes
+    }
+
+    /// Adds the changes to the subjects' counts, in the subjects' order, so two transactions changing the same
+    /// subjects wait for each other rather than each holding a row the other needs.
+    private static func changeReach(_ changes: [CountedSubject: (written: Int, read: Int)], on db: any SQLDatabase) async throws {
+        for (subject, change) in changes.sorted(by: { ($0.key.type, $0.key.id) < ($1.key.type, $1.key.id) })
+        where change.written != 0 || change.read != 0 {
+            try await db.raw("""
+                INSERT INTO notification_reach (subject_type, subject_id, written_count, read_count)
+                VALUES (\(bind: subject.type), \(bind: subject.id), \(bind: max(0, change.written)), \(bind: max(0, change.read)))
+                ON CONFLICT (subject_type, subject_id) DO UPDATE SET
+                written_count = notification_reach.written_count + \(bind: change.written),
+                read_count = notification_reach.read_count + \(bind: change.read)
+                """).run()
+        }
+    }
+
     /// Removes her entries about `subject` that have not been read (a cancelled reminder's).
     package func withdrawUnread(about subject: NotificationSubject, of recipient: AppAccountRef, on db: any SQLDatabase) async throws {
-        try await db.delete(from: "notifications")
+        let removed = try await db.delete(from: "notifications")
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
             .where("subject_type", .equal, subject.type).where("subject_id", .equal, subject.id)
             .where("read_at", .is, SQLLiteral.null)
-            .run()
+            .returning("subject_type", "subject_id").all()
+        try await Self.changeReach(Self.reachChanges(of: removed, written: -1, read: 0), on: db)
     }
 
     // MARK: Choices
@@ -358,7 +412,11 @@ package struct Notifications: Sendable {
 
     /// Everything of an account's notifications, for when the account itself is deleted.
     package func forget(_ recipient: AppAccountRef, on db: any SQLDatabase) async throws {
-        for table in ["notifications", "notification_choices", "notification_settings", "push_devices"] {
+        let removed = try await db.delete(from: "notifications")
+            .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
+            .returning("subject_type", "subject_id", "read_at").all()
+        try await Self.changeReach(Self.reachChanges(of: removed, written: -1, read: nil), on: db)
+        for table in ["notification_choices", "notification_settings", "push_devices"] {
             try await db.delete(from: table)
                 .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID).run()
         }

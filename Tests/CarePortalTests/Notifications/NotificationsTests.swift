@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Synchronization
+import SQLKit
 import Testing
 @testable import CarePortal
 @testable import PortalPlatform
@@ -264,6 +265,90 @@ enum FeedSteps {
                     """).first()?.decode(column: "count", as: Int.self)
             }
             #expect(left == 0)
+        }
+    }
+}
+
+/// The kept counts of entries about each subject (`notification_reach`) stay what a count of the entries gives.
+@Suite struct NotificationReachTests {
+    /// Each subject's entries and read entries, counted from the entries themselves.
+    static func recount(on db: any SQLDatabase) async throws -> [String: [Int]] {
+        var counts: [String: [Int]] = [:]
+        for row in try await db.raw("""
+            SELECT subject_type, subject_id, COUNT(*) AS written, COUNT(read_at) AS read FROM notifications
+            WHERE subject_type IS NOT NULL AND subject_id IS NOT NULL GROUP BY subject_type, subject_id
+            """).all() {
+            counts["\(try row.decode(column: "subject_type", as: String.self)) \(try row.decode(column: "subject_id", as: Int64.self))"] =
+                [try row.decode(column: "written", as: Int.self), try row.decode(column: "read", as: Int.self)]
+        }
+        return counts
+    }
+
+    /// The kept counts of the subjects that still have entries.
+    static func kept(on db: any SQLDatabase) async throws -> [String: [Int]] {
+        var counts: [String: [Int]] = [:]
+        for row in try await db.raw("SELECT subject_type, subject_id, written_count, read_count FROM notification_reach").all() {
+            let written = try row.decode(column: "written_count", as: Int.self)
+            #expect(written >= 0)
+            guard written > 0 else { continue }
+            counts["\(try row.decode(column: "subject_type", as: String.self)) \(try row.decode(column: "subject_id", as: Int64.self))"] =
+                [written, try row.decode(column: "read_count", as: Int.self)]
+        }
+        return counts
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theKeptCountsEqualARecountThroughWritesReadsWithdrawalsAndADeletedMember(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (wren, wrenID) = try await FeedSteps.member(portal, "Wren")
+            let (_, larkID) = try await FeedSteps.member(portal, "Lark")
+            let (_, robinID) = try await FeedSteps.member(portal, "Robin")
+            let notifications = Notifications(now: { portal.clock.now })
+            let kind = NotificationKind.deskReply
+            func entry(_ type: String, _ id: Int64?, once: String? = nil) -> NewNotification {
+                NewNotification(kind: kind, message: "News", subject: NotificationSubject(type, id: id), onceKey: once)
+            }
+            func check(_ step: String) async throws {
+                try await portal.database.read { db in
+                    let recount = try await Self.recount(on: db)
+                    #expect(try await Self.kept(on: db) == recount, "after \(step)")
+                    #expect(!recount.isEmpty)
+                }
+            }
+            try await portal.database.transaction { db in
+                for member in [wrenID, larkID, robinID] {
+                    try await notifications.write(entry("thread", 1), to: .member(member), on: db)
+                    try await notifications.write(entry("reminder", 7, once: "r-7"), to: .member(member), on: db)
+                    try await notifications.write(entry("reminder", 7, once: "r-7"), to: .member(member), on: db)
+                    try await notifications.write(entry("chat", nil), to: .member(member), on: db)
+                }
+                #expect(try await notifications.writeToMany(entry("broadcast", 3), accounts: "SELECT id FROM members", on: db) == 3)
+                try await notifications.write(entry("thread", 2), to: .member(wrenID), on: db)
+            }
+            try await check("writing to one and to many")
+
+            let feed = try await FeedSteps.feed(wren)
+            let first = try #require(feed.entries.first?["id"] as? Int)
+            #expect(try await wren.send(.post, SiteURL.apiNotificationRead(Int64(first)).path).status == .noContent)
+            try await check("reading one")
+            try await portal.database.transaction { db in
+                #expect(try await notifications.markAllRead(of: .member(larkID), upToID: nil, on: db) == 4)
+                #expect(try await notifications.markAllRead(of: .member(larkID), upToID: nil, on: db) == 0)
+                try await notifications.withdrawUnread(about: NotificationSubject("reminder", id: 7), of: .member(robinID), on: db)
+                try await notifications.withdrawUnread(about: NotificationSubject("reminder", id: 7), of: .member(larkID), on: db)
+            }
+            try await check("reading all and withdrawing")
+
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.post(SiteURL.memberDelete(larkID).path).status == .seeOther)
+            try await check("deleting a member who had read hers")
+
+            // Migration 45's count of the entries already there gives the same.
+            try await portal.database.transaction { db in
+                try await db.delete(from: "notification_reach").run()
+                try await Notifications.countReach(on: db)
+            }
+            try await check("counting afresh")
         }
     }
 }
