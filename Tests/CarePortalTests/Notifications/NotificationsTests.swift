@@ -351,6 +351,30 @@ enum FeedSteps {
             try await check("counting afresh")
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func membersReadingOneBroadcastAtOnceAreEachCountedOnce(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var readers: [AppClient] = []
+            for name in ["Wren", "Lark", "Robin", "Finch", "Heron", "Swift"] { readers.append(try await FeedSteps.member(portal, name).0) }
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(title: "Hello", step: "send")).status == .seeOther)
+            // Each reads it at the same moment as the others; the first also marks her whole feed read.
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for reader in readers {
+                    let id = try #require(try await FeedSteps.feed(reader).entries.first?["id"] as? Int)
+                    group.addTask { try await reader.send(.post, SiteURL.apiNotificationRead(Int64(id)).path).status }
+                }
+                let first = readers[0]
+                group.addTask { try await first.send(.post, SiteURL.apiNotificationsReadAll.path, json: [:]).status }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0.code < 300 }, "\(statuses)")
+            let (kept, recount) = try await portal.database.read { db in (try await Self.kept(on: db), try await Self.recount(on: db)) }
+            #expect(kept == recount)
+            #expect(kept.values.first == [readers.count, readers.count], "\(kept)")
+        }
+    }
 }
 
 @Suite struct ProgramClockTests {
