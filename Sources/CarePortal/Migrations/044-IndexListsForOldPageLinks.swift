@@ -9,7 +9,7 @@ import SQLKit
 ///   whether it was deleted (PostgreSQL 104 → 26 ms for that skip). It replaces migration 43's index.
 /// - The help directory by name is indexed with the id that ends its order, where the name alone left each
 ///   run of equal names to be sorted (87 → 21 ms to skip 50,000 entries).
-/// - Its kind order (`HelpDirectoryRepository.kindOrder`, written out here as it was when this ran, which a
+/// - Its kind order (`HelpDirectoryRepository.kindOrderSQL`, written out here as it was when this ran, which a
 ///   test holds it to) is indexed as an expression, so the list by kind seeks to its page rather than ranking
 ///   and sorting every entry.
 /// - A question's written answers, newest first, are indexed without the answers that hold no text (the
