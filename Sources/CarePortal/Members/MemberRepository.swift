@@ -195,6 +195,17 @@ struct MemberRepository: Sendable {
             .where("id", .equal, id).run()
     }
 
+    /// Holds her row until the transaction ends, on PostgreSQL (SQLite's transactions run one at a time
+    /// anyway): a deletion takes it before it takes back her rows from the counts kept of them, so that no
+    /// row of hers is stored meanwhile; what she sends that is counted (a survey's response) holds it
+    /// too, before the counted row, so the two take their locks in the same order and never wait on each
+    /// other in a circle. `deleting` holds it alone; otherwise any number hold it together. False when
+    /// her account is gone (deleted while her request was on its way).
+    func hold(id: Int64, deleting: Bool, engine: Database.Engine, on db: any SQLDatabase) async throws -> Bool {
+        let lock = engine == .postgres ? (deleting ? " FOR UPDATE" : " FOR KEY SHARE") : ""
+        return try await db.raw("SELECT id FROM members WHERE id = \(bind: id)\(unsafeRaw: lock)").first() != nil
+    }
+
     /// Deletes everything held about a member; her tokens and sign-in history go with her.
     func delete(id: Int64, on db: any SQLDatabase) async throws {
         try await db.delete(from: "members").where("id", .equal, id).run()

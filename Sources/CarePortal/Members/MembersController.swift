@@ -147,11 +147,14 @@ struct MembersController {
     @Sendable func delete(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         let origin = portal.origin(of: request, context: context)
+        let engine = portal.database.engine
         let pseudonym = try await portal.database.transaction { db in
-            guard let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
-            // Her flags go with her account, and off the counts of the posts she flagged.
-            let desk = DeskRepository(engine: portal.database.engine)
+            guard try await members.hold(id: id, deleting: true, engine: engine, on: db),
+                  let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
+            // Her flags and survey responses go with her account, and off the counts kept of them.
+            let desk = DeskRepository(engine: engine)
             let flagged = try await desk.postsWithOpenFlags(byMember: id, on: db)
+            try await SurveyRepository().uncountResponses(byMember: id, on: db)
             try await members.delete(id: id, on: db)
             try await desk.uncountFlags(on: flagged, on: db)
             // Her feed, her choices about it, her phones' tokens and her points go with her.

@@ -50,6 +50,7 @@ enum SchemaHistory {
         IndexStaffByRoleAndName(),
         IndexListsForOldPageLinks(),
         KeepNotificationReach(),
+        KeepSurveyResponseCounts(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -198,17 +198,16 @@ struct SurveyRepository: Sendable {
             page, order: ListOrder("created", keys: [.integer("created_at", table: "s"), .integer("id", table: "s")], descending: true),
             columns: [SQLRaw("""
                 s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
-                s.created_by_name, s.created_at, s.published_at, s.closed_at
+                s.created_by_name, s.created_at, s.published_at, s.closed_at, s.response_count
                 """)],
             rows: { $0.from(SQLAlias(SQLIdentifier("surveys"), as: SQLIdentifier("s"))) },
             decode: { $0 }
         )
         let surveys = try await decode(rows.items, on: db)
-        let ids = surveys.map(\.id)
-        let questions = try await questionCounts(surveyIDs: ids, on: db)
-        let responses = try await db.counts(in: "survey_responses", by: "survey_id", for: ids)
-        return rows.replacingItems(surveys.map { survey in
-            SurveyListItem(survey: survey, questionCount: questions[survey.id] ?? 0, responseCount: responses[survey.id] ?? 0)
+        let responses = try rows.items.map { try $0.decode(column: "response_count", as: Int.self) }
+        let questions = try await questionCounts(surveyIDs: surveys.map(\.id), on: db)
+        return rows.replacingItems(zip(surveys, responses).map { survey, responses in
+            SurveyListItem(survey: survey, questionCount: questions[survey.id] ?? 0, responseCount: responses)
         })
     }
 
@@ -383,6 +382,7 @@ struct SurveyRepository: Sendable {
             .ignoringConflicts(with: ["survey_id", "member_id"])
             .returning("id").first()?.decode(column: "id", as: Int64.self)
         else { return nil }
+        try await db.update("surveys").set(SQLIdentifier("response_count"), to: SQLRaw("response_count + 1")).where("id", .equal, surveyID).run()
         guard !answers.isEmpty else { return id }
         var insert = db.insert(into: "survey_answers").columns("response_id", "survey_id", "question_id", "choice", "text")
         for answer in answers {
@@ -390,6 +390,23 @@ struct SurveyRepository: Sendable {
         }
         try await insert.run()
         return id
+    }
+
+    /// Takes a member's responses off their surveys' counts; called before her account is deleted, which
+    /// deletes them. The caller holds her row (`MemberRepository.lockForDeletion`), so that no response of
+    /// hers is stored meanwhile.
+    func uncountResponses(byMember memberID: Int64, on db: any SQLDatabase) async throws {
+        try await db.raw("""
+            UPDATE surveys SET response_count = response_count - 1
+            WHERE id IN (SELECT survey_id FROM survey_responses WHERE member_id = \(bind: memberID))
+            """).run()
+    }
+
+    /// Counts every survey's responses afresh (migration 46).
+    static func countResponses(on db: any SQLDatabase) async throws {
+        try await db.raw("""
+            UPDATE surveys SET response_count = (SELECT COUNT(*) FROM survey_responses r WHERE r.survey_id = surveys.id)
+            """).run()
     }
 
     func setPointsAwarded(_ points: Int, responseID: Int64, on db: any SQLDatabase) async throws {
@@ -410,8 +427,10 @@ struct SurveyRepository: Sendable {
         )
     }
 
+    /// How many members answered the survey, as kept on it.
     func responseCount(surveyID: Int64, on db: any SQLDatabase) async throws -> Int {
-        try await db.count(in: "survey_responses") { $0.where("survey_id", .equal, surveyID) }
+        try await db.select().column("response_count").from("surveys").where("id", .equal, surveyID).first()?
+            .decode(column: "response_count", as: Int.self) ?? 0
     }
 
     /// Which responses results count: those submitted in `[start, end)` by members then in `cohortIDs` (any when empty).

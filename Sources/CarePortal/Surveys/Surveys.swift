@@ -170,7 +170,10 @@ struct Surveys: Sendable {
         if let existing = try await portal.database.read({ db in try await repository.response(surveyID: surveyID, memberID: member.id, on: db) }) {
             return try Self.replay(existing, clientID: clientID)
         }
+        let engine = portal.database.engine
         let submission = try await portal.database.transaction { db -> SurveySubmission? in
+            // Her row before the survey's, as a deletion of her account takes them (`MembersController.delete`).
+            guard try await MemberRepository().hold(id: member.id, deleting: false, engine: engine, on: db) else { throw APIError.unauthorized }
             guard try await openSurvey(id: surveyID, for: member, on: db) != nil,
                   try await repository.lockForAnswers(surveyID: surveyID, today: today, on: db)
             else { throw Self.notOpen }
