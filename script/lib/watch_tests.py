@@ -66,6 +66,13 @@ def report_stall(process, running, minutes, unfinished):
         if gdb:
             subprocess.run([gdb, "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt 30"],
                            stdin=subprocess.DEVNULL, stderr=subprocess.STDOUT, timeout=120, check=False)
+    # swift test runs the test binary in a process group of its own: each process is stopped by
+    # itself, or the binary would stay behind, idle, after the run.
+    for pid in descendants(process.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
 
