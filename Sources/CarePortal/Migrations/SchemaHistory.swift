@@ -51,6 +51,7 @@ enum SchemaHistory {
         IndexListsForOldPageLinks(),
         KeepNotificationReach(),
         KeepSurveyResponseCounts(),
+        IndexStudyFeedbackPages(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

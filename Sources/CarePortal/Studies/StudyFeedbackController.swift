@@ -18,15 +18,18 @@ struct StudyFeedbackController {
 
     @Sendable func inbox(request: Request, context: PortalContext) async throws -> Response {
         let showAll = request.uri.queryParameters.get("show") == "all"
-        let feedback = try await portal.database.read { db in try await studies.feedback(unhandledOnly: !showAll, on: db) }
+        let pageRequest = try request.pageRequest()
+        let feedback = try await portal.database.read { db in try await studies.feedback(page: pageRequest, unhandledOnly: !showAll, on: db) }
         let clock = portal.programSettings.current.clock
+        let address = ListAddress(path: SiteURL.studyFeedback.path, parameters: showAll ? [("show", "all")] : [])
         return portal.pages.response(StudyFeedbackPage(
             layout: portal.layout("Feedback", context: context, current: .studyFeedback),
-            rows: feedback.map {
+            rows: feedback.items.map {
                 .init(studyCode: $0.studyCode, participantPath: SiteURL.studyParticipant($0.participantID).path, when: clock.dateTime($0.submittedAt),
                       body: $0.body, handledText: $0.handledAt.map { "Handled \(clock.dateTime($0))" },
                       handlePath: $0.handledAt == nil ? SiteURL.studyFeedbackHandled($0.id).path : nil)
             },
+            pagination: portal.pages.html(PaginationView(feedback, address: address, noun: "messages")),
             showingAll: showAll,
             togglePath: showAll ? SiteURL.studyFeedback.path : ListAddress(path: SiteURL.studyFeedback.path, parameters: [("show", "all")]).string
         ))

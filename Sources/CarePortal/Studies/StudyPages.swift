@@ -174,6 +174,7 @@ struct StudyFeedbackPage: Page {
     static let template = TemplateName.studyFeedback
     let layout: Layout
     let rows: [Row]
+    let pagination: String
     let showingAll: Bool
     let togglePath: String
 }

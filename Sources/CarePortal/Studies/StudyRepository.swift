@@ -354,26 +354,50 @@ struct StudyRepository: Sendable {
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
-    /// Feedback, newest first: everyone's, or one participant's.
-    func feedback(participantID: Int64? = nil, unhandledOnly: Bool = false, on db: any SQLDatabase) async throws -> [StudyFeedback] {
-        let query = db.select()
+    /// Feedback with its participant's study id, from `study_feedback` as `f`.
+    private func feedbackRows(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+        builder
             .columns(SQLColumn("id", table: "f"), SQLColumn("participant_id", table: "f"), SQLColumn("body", table: "f"),
                      SQLColumn("submitted_at", table: "f"), SQLColumn("handled_at", table: "f"), SQLColumn("study_code", table: "p"))
             .from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f")))
             .join(SQLAlias(SQLIdentifier("study_participants"), as: SQLIdentifier("p")),
                   on: SQLBinaryExpression(SQLColumn("participant_id", table: "f"), .equal, SQLColumn("id", table: "p")))
+    }
+
+    private func decodeFeedback(_ row: any SQLRow) throws -> StudyFeedback {
+        StudyFeedback(
+            id: try row.decode(column: "id", as: Int64.self),
+            participantID: try row.decode(column: "participant_id", as: Int64.self),
+            studyCode: try row.decode(column: "study_code", as: String.self),
+            body: try row.decode(column: "body", as: String.self),
+            submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self)),
+            handledAt: try row.decode(column: "handled_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        )
+    }
+
+    /// Feedback, newest first: everyone's (the export), or one participant's.
+    func feedback(participantID: Int64? = nil, on db: any SQLDatabase) async throws -> [StudyFeedback] {
+        let query = feedbackRows(db.select())
         if let participantID { query.where(SQLColumn("participant_id", table: "f"), .equal, SQLBind(participantID)) }
-        if unhandledOnly { query.where(SQLColumn("handled_at", table: "f"), .is, SQLLiteral.null) }
-        return try await query.orderBy(SQLColumn("submitted_at", table: "f"), SQLDirection.descending).orderBy(SQLColumn("id", table: "f"), SQLDirection.descending).all().map { row in
-            StudyFeedback(
-                id: try row.decode(column: "id", as: Int64.self),
-                participantID: try row.decode(column: "participant_id", as: Int64.self),
-                studyCode: try row.decode(column: "study_code", as: String.self),
-                body: try row.decode(column: "body", as: String.self),
-                submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self)),
-                handledAt: try row.decode(column: "handled_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
-            )
+        return try await query.orderBy(SQLColumn("submitted_at", table: "f"), SQLDirection.descending)
+            .orderBy(SQLColumn("id", table: "f"), SQLDirection.descending).all().map(decodeFeedback)
+    }
+
+    /// One page of the feedback inbox, newest first: the messages not yet handled, or every one. The
+    /// page's messages are found on the index of their time alone (migration 47), then read with their
+    /// participants' study ids.
+    func feedback(page: PageRequest, unhandledOnly: Bool, on db: any SQLDatabase) async throws -> PageOf<StudyFeedback> {
+        func filtered(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            unhandledOnly ? builder.where(SQLColumn("handled_at", table: "f"), .is, SQLLiteral.null) : builder
         }
+        return try await db.seek(
+            page, order: ListOrder("newest", keys: [.integer("submitted_at", table: "f"), .integer("id", table: "f")], descending: true),
+            columns: [],
+            rows: { filtered(feedbackRows($0)) },
+            counted: { filtered($0.from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f")))) },
+            idsFirst: { filtered($0.from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f")))) },
+            decode: decodeFeedback
+        )
     }
 
     /// Marks a message handled; false when there is none or it already was.
