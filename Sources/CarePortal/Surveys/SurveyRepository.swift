@@ -204,10 +204,11 @@ struct SurveyRepository: Sendable {
             decode: { $0 }
         )
         let surveys = try await decode(rows.items, on: db)
-        let responses = try rows.items.map { try $0.decode(column: "response_count", as: Int.self) }
+        var responses: [Int64: Int] = [:]
+        for row in rows.items { responses[try row.decode(column: "id", as: Int64.self)] = try row.decode(column: "response_count", as: Int.self) }
         let questions = try await questionCounts(surveyIDs: surveys.map(\.id), on: db)
-        return rows.replacingItems(zip(surveys, responses).map { survey, responses in
-            SurveyListItem(survey: survey, questionCount: questions[survey.id] ?? 0, responseCount: responses)
+        return rows.replacingItems(surveys.map { survey in
+            SurveyListItem(survey: survey, questionCount: questions[survey.id] ?? 0, responseCount: responses[survey.id] ?? 0)
         })
     }
 
@@ -393,8 +394,8 @@ struct SurveyRepository: Sendable {
     }
 
     /// Takes a member's responses off their surveys' counts; called before her account is deleted, which
-    /// deletes them. The caller holds her row (`MemberRepository.lockForDeletion`), so that no response of
-    /// hers is stored meanwhile.
+    /// deletes them. The caller holds her row (`MemberRepository.hold`), so that no response of hers is
+    /// stored meanwhile.
     func uncountResponses(byMember memberID: Int64, on db: any SQLDatabase) async throws {
         try await db.raw("""
             UPDATE surveys SET response_count = response_count - 1
