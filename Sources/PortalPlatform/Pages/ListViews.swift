@@ -54,10 +54,20 @@ package struct PaginationView: Fragment {
     package let isNeeded: Bool
     package static let template = TemplateName.pagination
 
+    /// The singular of one of the lists' plural nouns: "entries" → "entry", "flagged posts" → "flagged post".
+    static func singular(of noun: String) -> String {
+        if noun.hasSuffix("ies") { return noun.dropLast(3) + "y" }
+        if noun.hasSuffix("s") { return String(noun.dropLast()) }
+        return noun
+    }
+
+    /// `noun` is the plural ("members"); a list of one says its singular ("Showing 1 member").
     package init<Item>(_ page: PageOf<Item>, address: ListAddress, noun: String) {
         let total = page.totalText
         if page.items.isEmpty {
             summary = "No \(noun)"
+        } else if page.totalCount == 1 {
+            summary = "Showing 1 \(Self.singular(of: noun))"
         } else if page.startIndex != nil {
             summary = "Showing \(page.firstIndex) to \(page.lastIndex) of \(total) \(noun)"
         } else {

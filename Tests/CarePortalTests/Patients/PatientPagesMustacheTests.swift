@@ -65,7 +65,7 @@ import Testing
                                     address: ListAddress(path: "/patients", parameters: []))
         Self.expectParity(PatientsPage(
             layout: layout, isAdministrator: false, search: "", lastNameHeader: header, numberHeader: header, rows: FragmentList(html: "<tr><td>B</td></tr>", isEmpty: false),
-            pagination: "<p class=\"pagination__summary\">Showing 1 to 1 of 1 patients</p>",
+            pagination: "<p class=\"pagination__summary\">Showing 1 patient</p>",
             isFiltered: false, drafts: [draft], draftSummary: "1 draft"
         ))
     }

@@ -319,6 +319,18 @@ import SQLKit
 
     /// A cursor's link is written directly, byte for byte what Foundation's encoder wrote, so links
     /// made before still open their page.
+    @Test func theSummarySaysHowManyInWordsThatFitTheCount() {
+        let address = ListAddress(path: "/studies/feedback", parameters: [])
+        func summary(_ count: Int, _ noun: String) -> String {
+            PaginationView(PageOf(items: Array(0..<min(count, 25)), totalCount: count, request: PageRequest(number: 1)), address: address, noun: noun).summary
+        }
+        #expect(summary(0, "messages") == "No messages")
+        #expect(summary(1, "messages") == "Showing 1 message")
+        #expect(summary(1, "entries") == "Showing 1 entry")
+        #expect(summary(1, "flagged posts") == "Showing 1 flagged post")
+        #expect(summary(2, "messages") == "Showing 1 to 2 of 2 messages")
+    }
+
     @Test func aCursorsLinkIsWhatFoundationsEncoderWroteAndReadsBack() throws {
         let texts = ["", "member_0421", "Ana/Beth \\ \"quoted\"", "Zoë 😀 \u{2028}", "tab\tnew\nline\u{01}", String(repeating: "x", count: 200)]
         var cursors: [PageCursor] = []

@@ -94,7 +94,7 @@ import Testing
             let search = try await admin.get("/staff?q=DOC1")
             #expect(search.text.contains("Showing 1 to 10 of 10 accounts"))
             let byEmail = try await admin.get("/staff?q=rita.L")
-            #expect(byEmail.text.contains("zed") && byEmail.text.contains("Showing 1 to 1 of 1 account"), "the start of an email address, in any case")
+            #expect(byEmail.text.contains("zed") && byEmail.text.contains("Showing 1 account<"), "the start of an email address, in any case")
             #expect(try await admin.get("/staff?q=OC1").text.contains("No staff accounts match your search"), "the start of a name, not any part")
             let nothing = try await admin.get("/staff?q=zzz%25")
             #expect(nothing.text.contains("No staff accounts match your search"))
