@@ -390,12 +390,16 @@ struct StudyRepository: Sendable {
         func filtered(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
             unhandledOnly ? builder.where(SQLColumn("handled_at", table: "f"), .is, SQLLiteral.null) : builder
         }
+        /// The messages alone, without their participants: counted and sought on the index of their time.
+        func messages(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            filtered(builder.from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f"))))
+        }
         return try await db.seek(
             page, order: ListOrder("newest", keys: [.integer("submitted_at", table: "f"), .integer("id", table: "f")], descending: true),
             columns: [],
             rows: { filtered(feedbackRows($0)) },
-            counted: { filtered($0.from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f")))) },
-            idsFirst: { filtered($0.from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f")))) },
+            counted: messages,
+            idsFirst: messages,
             decode: decodeFeedback
         )
     }
