@@ -95,11 +95,17 @@ public final class Database: Sendable {
         }
     }
 
+    /// How long a stopping server waits for PostgreSQL's connection pool to finish closing (`waitForStop`).
+    package static let closingGrace: Duration = .seconds(5)
+
     /// Runs the connection pool until the task is cancelled (the PostgreSQL client needs a running task).
     package func runConnections() async throws {
         switch backend {
         case .postgres(let client):
-            await client.run()
+            let running = Task { await client.run() }
+            if await !waitForStop(of: running, grace: Self.closingGrace) {
+                logger.warning("PostgreSQL's connection pool had not finished closing \(Self.closingGrace) after it was asked to; stopping without it")
+            }
         case .sqlite(let pool):
             // Nothing to drive in the background: wait for cancellation, then close every connection.
             while (try? await Task.sleep(for: .seconds(3600))) != nil {}
