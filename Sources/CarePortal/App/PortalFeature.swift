@@ -27,6 +27,8 @@ protocol PortalFeature: Sendable {
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard]
     /// Adds its clearly marked demo content inside `seed-demo`'s one transaction, after the features before it.
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws
+    /// Its part in deleting a member's account (`Contributions.MemberDeletion`): the counts it keeps of her rows.
+    static func deletingMember(_ memberID: Int64, portal: Portal, on db: any SQLDatabase) async throws -> Contributions.AfterMemberDeletion?
 
     init(portal: Portal)
     /// Registers its web pages and API endpoints, each with its `Access`.
@@ -44,6 +46,7 @@ extension PortalFeature {
     static var notificationSubjects: [NotificationSubjectTitles] { [] }
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] { [] }
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {}
+    static func deletingMember(_ memberID: Int64, portal: Portal, on db: any SQLDatabase) async throws -> Contributions.AfterMemberDeletion? { nil }
     var jobs: [BackgroundJob] { [] }
 }
 
@@ -117,6 +120,7 @@ enum Features {
             contributions.appAccounts += feature.appAccounts
             contributions.notificationKinds += feature.notificationKinds.map { (program, $0) }
             for subject in feature.notificationSubjects { contributions.notificationSubjects[subject.type] = subject }
+            contributions.memberDeletions.append(feature.deletingMember)
         }
         return contributions
     }

@@ -53,6 +53,15 @@ struct InformationDeskFeature: PortalFeature {
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
         try await demo.seedDesk(on: db)
     }
+
+    /// A deleted member's open flags go with her account; the moderation queue counts each of her flagged posts
+    /// down once they have gone.
+    static func deletingMember(_ memberID: Int64, portal: Portal, on db: any SQLDatabase) async throws -> Contributions.AfterMemberDeletion? {
+        let desk = DeskRepository(engine: portal.database.engine)
+        let flagged = try await desk.postsWithOpenFlags(byMember: memberID, on: db)
+        guard !flagged.isEmpty else { return nil }
+        return { db in try await desk.uncountFlags(on: flagged, on: db) }
+    }
 }
 
 /// The desk's caches, each kept under a version the database raises, so they are right through any server.

@@ -151,12 +151,13 @@ struct MembersController {
         let pseudonym = try await portal.database.transaction { db in
             guard try await members.hold(id: id, deleting: true, engine: engine, on: db),
                   let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
-            // Her flags and survey responses go with her account, and off the counts kept of them.
-            let desk = DeskRepository(engine: engine)
-            let flagged = try await desk.postsWithOpenFlags(byMember: id, on: db)
-            try await SurveyRepository().uncountResponses(byMember: id, on: db)
+            // What she wrote and answered goes with her account, and each feature takes it off the counts it keeps.
+            var afterwards: [Contributions.AfterMemberDeletion] = []
+            for deletion in portal.contributions.memberDeletions {
+                if let after = try await deletion(id, portal, db) { afterwards.append(after) }
+            }
             try await members.delete(id: id, on: db)
-            try await desk.uncountFlags(on: flagged, on: db)
+            for after in afterwards { try await after(db) }
             // Her feed, her choices about it, her phones' tokens and her points go with her.
             try await portal.notifications.forget(.member(id), on: db)
             try await PointsLedger().forget(.member(id), on: db)

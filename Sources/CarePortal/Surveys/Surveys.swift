@@ -172,7 +172,7 @@ struct Surveys: Sendable {
         }
         let engine = portal.database.engine
         let submission = try await portal.database.transaction { db -> SurveySubmission? in
-            // Her row before the survey's, as a deletion of her account takes them (`MembersController.delete`).
+            // Her row before the survey's, as a deletion of her account takes them (`MembersController.delete`, `SurveysFeature.deletingMember`).
             guard try await MemberRepository().hold(id: member.id, deleting: false, engine: engine, on: db) else { throw APIError.unauthorized }
             guard try await openSurvey(id: surveyID, for: member, on: db) != nil,
                   try await repository.lockForAnswers(surveyID: surveyID, today: today, on: db)

@@ -44,4 +44,10 @@ struct SurveysFeature: PortalFeature {
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
         try await demo.seedSurveys(on: db)
     }
+
+    /// A deleted member's responses go with her account, first taken off their surveys' kept counts.
+    static func deletingMember(_ memberID: Int64, portal: Portal, on db: any SQLDatabase) async throws -> Contributions.AfterMemberDeletion? {
+        try await SurveyRepository().uncountResponses(byMember: memberID, on: db)
+        return nil
+    }
 }

@@ -121,6 +121,11 @@ package struct BackgroundJob: Sendable {
 /// account. Gathered once when the application is built; the platform reads it and names no feature.
 package struct Contributions: Sendable {
     package typealias HomeCards = @Sendable (StaffAccount, Portal) async throws -> [HomeCard]
+    /// A feature's part in deleting a member's account, beyond the rows that go with hers by their foreign keys:
+    /// the counts it keeps of them. It runs inside the deletion's transaction while her rows are still there,
+    /// after her `members` row is held, and returns what is left to do once they have gone, if anything.
+    package typealias MemberDeletion = @Sendable (_ memberID: Int64, _ portal: Portal, _ db: any SQLDatabase) async throws -> AfterMemberDeletion?
+    package typealias AfterMemberDeletion = @Sendable (_ db: any SQLDatabase) async throws -> Void
 
     package var navigation: [NavigationItem] = []
     package var programs: [Program] = []
@@ -131,6 +136,8 @@ package struct Contributions: Sendable {
     package var notificationKinds: [(program: Program?, kind: NotificationKind)] = []
     /// How the feed names what its entries are about, by subject type (a thread's title).
     package var notificationSubjects: [String: NotificationSubjectTitles] = [:]
+    /// What each feature does when a member's account is deleted, in the features' order.
+    package var memberDeletions: [MemberDeletion] = []
 
     package init() {}
 
