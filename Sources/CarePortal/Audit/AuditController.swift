@@ -70,7 +70,7 @@ struct AuditController {
                 fields: fields,
                 actionOptions: [FilterOption(value: "", title: "All actions", isSelected: filters.query.action == nil)]
                     + portal.auditVocabulary.actions.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == filters.query.action) },
-                rows: AuditRow.html(page.items, vocabulary: portal.auditVocabulary),
+                rows: AuditRow.html(page.items, vocabulary: portal.auditVocabulary, clock: portal.programSettings.current.clock),
                 pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
                 exportPath: ListAddress(path: SiteURL.auditLogExport.path, parameters: filters.parameters).string
             ),
@@ -140,8 +140,8 @@ struct AuditRow: Sendable {
     let address: String
     let detail: String
 
-    init(_ entry: AuditEntry, vocabulary: AuditVocabulary) {
-        time = DisplayTime.dateTime(entry.occurredAt)
+    init(_ entry: AuditEntry, vocabulary: AuditVocabulary, clock: ProgramClock) {
+        time = clock.dateTime(entry.occurredAt)
         person = [entry.actorName, entry.actorAccountID.map { "#\($0)" }].compactMap { $0 }.joined(separator: " ")
         role = entry.actorRole.flatMap(StaffRole.init(rawValue:))?.title ?? entry.actorRole ?? "—"
         action = vocabulary.title(of: entry.action)
@@ -153,10 +153,10 @@ struct AuditRow: Sendable {
     }
 
     /// The table's rows (`TableRows`: a page holds 50 entries of six cells each).
-    static func html(_ entries: [AuditEntry], vocabulary: AuditVocabulary) -> TableRows {
+    static func html(_ entries: [AuditEntry], vocabulary: AuditVocabulary, clock: ProgramClock) -> TableRows {
         var rows = TableRows(expectedRows: entries.count)
         for entry in entries {
-            let shown = AuditRow(entry, vocabulary: vocabulary)
+            let shown = AuditRow(entry, vocabulary: vocabulary, clock: clock)
             rows.row { cells in
                 cells.text(shown.time)
                 cells.text(shown.person, note: shown.role)

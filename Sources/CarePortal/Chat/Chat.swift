@@ -97,7 +97,7 @@ struct Chat: Sendable {
     /// Refuses a member muted by `mute` with the time she may post again.
     private func refuseIfMuted(by mute: ChatMute?, now: Date) throws {
         guard let mute, mute.isInForce(at: now) else { return }
-        let until = mute.until.map { "You can post again after \(DisplayTime.dateTime($0))." } ?? "A moderator will unmute you."
+        let until = mute.until.map { "You can post again after \(portal.programSettings.current.clock.dateTime($0))." } ?? "A moderator will unmute you."
         throw APIError(status: .forbidden, code: "muted", message: "A moderator has paused your posting in chat: you can still read it. \(until)")
     }
 

@@ -54,7 +54,7 @@ struct ChatController {
     }
 
     private func messageList(_ room: ChatRoom, _ messages: [ChatMessage], _ mutes: [Int64: ChatMute]) -> String {
-        portal.pages.html(ChatMessageList(room: room, messages: messages, mutes: mutes))
+        portal.pages.html(ChatMessageList(room: room, messages: messages, mutes: mutes, clock: portal.programSettings.current.clock))
     }
 
     /// A room's messages in its window, oldest first as members read them; audited as a record opened.
@@ -210,7 +210,7 @@ struct ChatController {
                 origin: portal.origin(of: request, context: context), detail: "\(length.title): \(reason)"
             ), on: db)
         }
-        let untilText = until.map { "until \(DisplayTime.dateTime($0))" } ?? "until you unmute her"
+        let untilText = until.map { "until \(portal.programSettings.current.clock.dateTime($0))" } ?? "until you unmute her"
         try await portal.flash(Flash(.success, "\(member.pseudonym) can read the chat but not post \(untilText)."), context: context)
         return seeOther(.chatRoom(member.cohort.id))
     }
@@ -237,7 +237,7 @@ struct ChatController {
             let rooms = Dictionary(uniqueKeysWithValues: try await chat.repository.rooms(on: db).map { ($0.cohort.id, $0) })
             return try await chat.repository.reported(on: db).compactMap { item -> ChatReportsPage.Row? in
                 guard let room = rooms[item.message.cohortID], item.message.postedAt > room.visibleAfter(now) else { return nil }
-                return ChatReportsPage.Row(item.message, room: room, reasons: item.reasons, firstReportedAt: item.firstReportedAt)
+                return ChatReportsPage.Row(item.message, room: room, reasons: item.reasons, firstReportedAt: item.firstReportedAt, clock: portal.programSettings.current.clock)
             }
         }
         return portal.pages.response(ChatReportsPage(layout: portal.layout("Chat reports", context: context, current: .chat), rows: reported))

@@ -53,19 +53,19 @@ struct ChatMessageList: Fragment {
     let isEmpty: Bool
     let retention: String
 
-    init(room: ChatRoom, messages: [ChatMessage], mutes: [Int64: ChatMute]) {
+    init(room: ChatRoom, messages: [ChatMessage], mutes: [Int64: ChatMute], clock: ProgramClock) {
         rows = messages.map { message in
             let mute = mutes[message.author.memberID]
             return Row(
                 id: message.id, pseudonym: message.author.pseudonym, avatarPath: message.author.avatar.path,
-                postedAt: DisplayTime.dateTime(message.postedAt),
+                postedAt: clock.dateTime(message.postedAt),
                 bodyHTML: message.removal == nil && message.kind == .text ? message.bodyHTML : nil,
                 moodTitle: message.removal == nil ? message.mood?.title.lowercased() : nil,
                 removalReason: message.removal?.reason,
                 removePath: SiteURL.chatMessageRemove(message.id).path,
                 mutePath: SiteURL.chatMemberMute(message.author.memberID).path,
                 unmutePath: SiteURL.chatMemberUnmute(message.author.memberID).path,
-                mutedUntil: mute.map { $0.until.map(DisplayTime.dateTime) ?? "until unmuted" }
+                mutedUntil: mute.map { $0.until.map(clock.dateTime) ?? "until unmuted" }
             )
         }
         isEmpty = messages.isEmpty
@@ -123,14 +123,14 @@ struct ChatReportsPage: Page {
         let removePath: String
         let keepPath: String
 
-        init(_ message: ChatMessage, room: ChatRoom, reasons: [String], firstReportedAt: Date) {
+        init(_ message: ChatMessage, room: ChatRoom, reasons: [String], firstReportedAt: Date, clock: ProgramClock) {
             self.room = room.cohort.name
             roomPath = SiteURL.chatRoom(room.cohort.id).path
             pseudonym = message.author.pseudonym
             text = message.body
             self.reasons = reasons
             reported = reasons.count == 1 ? "Reported once:" : "Reported \(reasons.count) times:"
-            firstReported = DisplayTime.dateTime(firstReportedAt)
+            firstReported = clock.dateTime(firstReportedAt)
             removePath = SiteURL.chatMessageRemove(message.id).path + "?return=reports"
             keepPath = SiteURL.chatReportKeep(message.id).path
         }

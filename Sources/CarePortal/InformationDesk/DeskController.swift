@@ -60,7 +60,7 @@ struct DeskController {
                 sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
                 isSearching: !query.search.isEmpty
             )),
-            rows: portal.pages.list(page.items.map { DeskThreadRow($0, now: now) }),
+            rows: portal.pages.list(page.items.map { [clock = portal.programSettings.current.clock] in DeskThreadRow($0, now: now, clock: clock) }),
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions")),
             isSearching: !query.search.isEmpty,
             flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
@@ -98,8 +98,9 @@ struct DeskController {
         let isTakenDown = thread.moderation != .visible
         let canSee = !isTakenDown || isAdministrator
         let canAnswer = !isTakenDown
+        let clock = portal.programSettings.current.clock
         let question = DeskPostView(
-            anchor: "question", isListItem: false, byline: DeskByline(thread.author, in: thread), posted: DisplayTime.dateTime(thread.createdAt), edited: nil,
+            anchor: "question", isListItem: false, byline: DeskByline(thread.author, in: thread), posted: clock.dateTime(thread.createdAt), edited: nil,
             html: canSee ? thread.body.html : nil,
             moderationTitle: isTakenDown ? thread.moderation.title : nil,
             moderationReason: isAdministrator ? thread.moderationReason : nil,
@@ -114,7 +115,7 @@ struct DeskController {
             let isAccepted = thread.acceptedReplyID == reply.id
             return DeskPostView(
                 anchor: "reply-\(reply.id)", isListItem: true, byline: DeskByline(reply.author, in: thread),
-                posted: DisplayTime.dateTime(reply.createdAt), edited: reply.editedAt.map(DisplayTime.dateTime),
+                posted: clock.dateTime(reply.createdAt), edited: reply.editedAt.map(clock.dateTime),
                 html: replyTakenDown && !isAdministrator ? nil : reply.body.html,
                 moderationTitle: replyTakenDown ? reply.moderation.title : nil,
                 moderationReason: isAdministrator ? reply.moderationReason : nil,
@@ -124,7 +125,7 @@ struct DeskController {
                 editPath: desk.canEdit(reply, by: staff) && canAnswer ? SiteURL.deskReplyEdit(reply.id).path : nil,
                 moderatePath: isAdministrator && !replyTakenDown ? SiteURL.deskReplyModerate(reply.id).path : nil,
                 restorePath: isAdministrator && replyTakenDown ? SiteURL.deskReplyRestore(reply.id).path : nil,
-                versions: earlier.map { .init(html: $0.html, replacedAt: DisplayTime.dateTime($0.replacedAt)) },
+                versions: earlier.map { .init(html: $0.html, replacedAt: clock.dateTime($0.replacedAt)) },
                 versionsTitle: earlier.isEmpty ? nil : "Earlier versions (\(earlier.count))"
             )
         } : []
@@ -148,7 +149,7 @@ struct DeskController {
                 previewHTML: draft.preview,
                 revealPath: isAdministrator && thread.isAnonymous ? SiteURL.deskThreadReveal(id).path : nil,
                 reveals: reveals.map {
-                    .init(text: "\($0.revealedByName) revealed who asked on \(DisplayTime.dateTime($0.revealedAt)). Reason: \($0.reason)")
+                    .init(text: "\($0.revealedByName) revealed who asked on \(clock.dateTime($0.revealedAt)). Reason: \($0.reason)")
                 }
             ),
             status: draft.error == nil ? .ok : .unprocessableContent

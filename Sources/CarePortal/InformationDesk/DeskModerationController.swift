@@ -185,6 +185,7 @@ struct DeskModerationController {
         let page = try await portal.database.read { db in
             try await desk.repository.flaggedPosts(page: PageRequest(number: request.pageNumber), on: db)
         }
+        let clock = portal.programSettings.current.clock
         let rows = page.items.map { flagged in
             let isQuestion = if case .question = flagged.post { true } else { false }
             let id = flagged.post.id
@@ -195,7 +196,7 @@ struct DeskModerationController {
                 excerpt: flagged.excerpt,
                 flagCount: flagged.flagCount,
                 isHidden: flagged.moderation != .visible,
-                reasons: flagged.reasons.map { SummaryListRow(key: DisplayTime.dateTime($0.at), value: $0.reason) },
+                reasons: flagged.reasons.map { SummaryListRow(key: clock.dateTime($0.at), value: $0.reason) },
                 keepPath: isQuestion ? SiteURL.deskThreadKeep(id).path : SiteURL.deskReplyKeep(id).path,
                 removePath: ListAddress(
                     path: isQuestion ? SiteURL.deskThreadModerate(id).path : SiteURL.deskReplyModerate(id).path,
@@ -265,7 +266,7 @@ struct DeskModerationController {
                 moderatorOptions: FilterOption.html(moderatorOptions),
                 moderatorError: filters.errors["moderator"],
                 thread: query.threadID.map { "\($0)" } ?? "",
-                rows: ModerationLogRows.html(page.items).html, hasRows: !page.items.isEmpty,
+                rows: ModerationLogRows.html(page.items, clock: portal.programSettings.current.clock).html, hasRows: !page.items.isEmpty,
                 pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
                 isFiltered: query.action != nil || !filters.moderatorText.isEmpty || query.threadID != nil,
                 exportPath: ListAddress(path: SiteURL.deskModerationLogExport.path, parameters: filters.parameters).string

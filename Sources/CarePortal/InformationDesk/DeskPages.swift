@@ -71,12 +71,12 @@ struct DeskThreadRow: Fragment {
     let age: String?
     let moderationTitle: String?
 
-    init(_ thread: DeskThread, now: Date) {
+    init(_ thread: DeskThread, now: Date, clock: ProgramClock) {
         title = thread.title
         path = SiteURL.deskThread(thread.id).path
         excerpt = Excerpt(text: thread.body.text, maxCharacters: 160)
         askedBy = DeskByline(thread.author, in: thread).name
-        asked = DisplayTime.dateTime(thread.createdAt)
+        asked = clock.dateTime(thread.createdAt)
         replies = thread.replyCount == 1 ? "1 reply" : "\(thread.replyCount) replies"
         (statusTitle, statusTag) = thread.status(now: now)
         age = thread.answeredAt == nil ? nil : "Active \(DeskAge.text(since: thread.lastActivityAt, now: now)) ago"
@@ -264,9 +264,9 @@ struct FlagsPage: Page {
 
 /// The moderation log's rows (`TableRows`): when, who, what, the post (linking to its question) and why.
 enum ModerationLogRows {
-    static func html(_ entries: [ModerationEntry]) -> TableRows {
+    static func html(_ entries: [ModerationEntry], clock: ProgramClock) -> TableRows {
         TableRows(entries) { entry, cells in
-            cells.text(DisplayTime.dateTime(entry.happenedAt))
+            cells.text(clock.dateTime(entry.happenedAt))
             cells.text(entry.actorName)
             cells.text(entry.action.title)
             cells.link(DeskModerationController.postName(entry.post), to: SiteURL.deskThread(entry.threadID).path)

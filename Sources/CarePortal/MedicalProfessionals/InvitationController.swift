@@ -145,7 +145,7 @@ struct InvitationController {
             asksForProfile: asksForProfile,
             firstName: invitation.firstName,
             email: invitation.email,
-            expires: DisplayTime.dateTime(invitation.expiresAt),
+            expires: portal.programSettings.current.clock.dateTime(invitation.expiresAt),
             token: token,
             accountFields: accountFields,
             avatar: asksForProfile ? avatar : nil,

@@ -10,7 +10,7 @@ extension StaffInvitation {
 
 extension Mail {
     /// The plain-text invitation a member of staff receives, addressed by first name.
-    static func invitation(_ invitation: StaffInvitation, token: SecretToken, settings: Settings) -> Mail {
+    static func invitation(_ invitation: StaffInvitation, token: SecretToken, settings: Settings, clock: ProgramClock) -> Mail {
         Mail(
             recipient: invitation.email,
             subject: "Your invitation to \(settings.programName)",
@@ -24,7 +24,7 @@ extension Mail {
                 Open this link to choose your username and password\(invitation.role == .medicalProfessional ? " and avatar" : ""):
                 \(StaffInvitation.link(token: token, settings: settings))
 
-                The link works once, until \(DisplayTime.dateTime(invitation.expiresAt)). If it has expired, ask the administrator who invited you to send a new invitation.
+                The link works once, until \(clock.dateTime(invitation.expiresAt)). If it has expired, ask the administrator who invited you to send a new invitation.
 
                 If you did not expect this email, you can ignore it.
 

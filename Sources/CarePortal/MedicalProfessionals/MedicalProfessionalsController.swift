@@ -43,7 +43,7 @@ struct MedicalProfessionalsController {
         let now = portal.now
         return portal.pages.response(MedicalProfessionalsPage(
             layout: portal.layout(Self.listTitle, context: context, current: .medicalProfessionals),
-            invitations: open.map { InvitationRow($0, now: now) },
+            invitations: open.map { InvitationRow($0, now: now, clock: portal.programSettings.current.clock) },
             professionals: page.items.map { MedicalProfessionalRow($0, profile: profilesByAccount[$0.id]) },
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.medicalProfessionals.path, parameters: []), noun: "medical professionals"))
         ))
@@ -152,7 +152,7 @@ struct MedicalProfessionalsController {
             guard try await !invitations.hasOpenInvitation(email: invitee.email, on: db) else { return nil }
             let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
             let invitation = try await invitations.create(invitee, token: token, createdBy: staff.id, now: portal.now, on: db)
-            try await portal.outbox.enqueue(.invitation(invitation, token: token, settings: portal.settings), on: db)
+            try await portal.outbox.enqueue(.invitation(invitation, token: token, settings: portal.settings, clock: portal.programSettings.current.clock), on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .invitationSent, recordType: "staff_invitation", recordID: "\(invitation.id)", origin: origin
             ), on: db)
@@ -187,7 +187,7 @@ struct MedicalProfessionalsController {
         let renewed: StaffInvitation? = try await portal.database.transaction { db in
             let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
             guard let renewed = try await invitations.renew(id: id, token: token, now: portal.now, on: db) else { return nil }
-            try await portal.outbox.enqueue(.invitation(renewed, token: token, settings: portal.settings), on: db)
+            try await portal.outbox.enqueue(.invitation(renewed, token: token, settings: portal.settings, clock: portal.programSettings.current.clock), on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .invitationResent, recordType: "staff_invitation", recordID: "\(id)", origin: origin
             ), on: db)

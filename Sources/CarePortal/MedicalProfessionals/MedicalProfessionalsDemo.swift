@@ -23,12 +23,13 @@ extension DemoData {
             Invitee(firstName: "Tomás", lastName: "Reyes", dateOfBirth: CalendarDate(year: 1979, month: 9, day: 23)!, email: "tomas.reyes@example.org"),
         ]
         let outbox = Outbox(now: dependencies.now, wakeSender: {})
+        let clock = try await ProgramSettingsRepository().clock(on: db)
         for invitee in invitees {
             let token = SecretToken(randomBytes: dependencies.randomBytes)
             let invitation = try await StaffInvitationRepository().create(
                 invitee, token: token, createdBy: administratorID, now: now, on: db
             )
-            try await outbox.enqueue(.invitation(invitation, token: token, settings: settings), on: db)
+            try await outbox.enqueue(.invitation(invitation, token: token, settings: settings, clock: clock), on: db)
         }
     }
 }

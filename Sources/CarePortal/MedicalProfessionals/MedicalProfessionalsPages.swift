@@ -30,13 +30,13 @@ struct InvitationRow: Sendable, Encodable {
     let resendPath: String
     let revokePath: String
 
-    init(_ invitation: StaffInvitation, now: Date) {
+    init(_ invitation: StaffInvitation, now: Date, clock: ProgramClock) {
         let status = invitation.status(at: now)
         name = invitation.fullName
         roleTitle = invitation.role.title
         email = invitation.email
-        sent = DisplayTime.dateTime(invitation.lastSentAt)
-        expires = DisplayTime.dateTime(invitation.expiresAt)
+        sent = clock.dateTime(invitation.lastSentAt)
+        expires = clock.dateTime(invitation.expiresAt)
         statusTitle = status.title
         statusTag = status == .waiting ? "tag--blue" : "tag--grey"
         resendPath = SiteURL.invitationResend(invitation.id).path

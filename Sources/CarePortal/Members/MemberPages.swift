@@ -5,11 +5,11 @@ import PortalPlatform
 /// The members list's rows (`TableRows`): a pseudonym linking to her page, when she joined and was last
 /// active, her cohort and her status.
 enum MemberRows {
-    static func html(_ members: [Member]) -> TableRows {
+    static func html(_ members: [Member], clock: ProgramClock) -> TableRows {
         TableRows(members) { member, cells in
             cells.link(member.pseudonym, to: SiteURL.member(member.id).path)
-            cells.text(DisplayTime.dateTime(member.createdAt))
-            cells.text(DisplayTime.dateTime(member.lastActiveAt))
+            cells.text(clock.dateTime(member.createdAt))
+            cells.text(clock.dateTime(member.lastActiveAt))
             cells.text(member.cohort.name)
             cells.tag(member.status.title, tone: member.status.tagTone)
         }
@@ -114,7 +114,7 @@ struct CohortsPage: Page {
     let membersPath = SiteURL.members.path
     let newCodePath = SiteURL.newSignUpCode.path
 
-    init(layout: Layout, summaries: [CohortSummary], pages: PageRenderer) {
+    init(layout: Layout, summaries: [CohortSummary], clock: ProgramClock, pages: PageRenderer) {
         self.layout = layout
         rows = summaries.map { summary in
             CohortRow(
@@ -122,7 +122,7 @@ struct CohortsPage: Page {
                 membersPath: ListAddress(path: SiteURL.members.path, parameters: [("cohort", "\(summary.cohort.id)")]).string,
                 memberCount: summary.memberCount,
                 activeLastWeek: summary.activeLastWeek,
-                lastActive: summary.lastActiveAt.map(DisplayTime.dateTime) ?? "No one yet"
+                lastActive: summary.lastActiveAt.map(clock.dateTime) ?? "No one yet"
             )
         }
         var figure = BarChart(

@@ -48,7 +48,7 @@ struct MembersController {
             statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
                 + Member.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
             headers: [header("Pseudonym", .pseudonym), header("Joined", .joined), header("Last active", .lastActive)],
-            rows: MemberRows.html(page.items),
+            rows: MemberRows.html(page.items, clock: portal.programSettings.current.clock),
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "members")),
             isFiltered: !query.search.isEmpty || query.cohortID != nil || query.status != nil
         ))
@@ -68,7 +68,8 @@ struct MembersController {
             return (member, code, signIns)
         }
         let location = [member.usState, member.zipCode].compactMap { $0 }.joined(separator: " ")
-        let codeText = code.map { "#\($0.id), used \(DisplayTime.dateTime($0.usedAt ?? $0.createdAt))" + ($0.note.isEmpty ? "" : " (note: \($0.note))") }
+        let clock = portal.programSettings.current.clock
+        let codeText = code.map { "#\($0.id), used \(clock.dateTime($0.usedAt ?? $0.createdAt))" + ($0.note.isEmpty ? "" : " (note: \($0.note))") }
         return portal.pages.response(MemberPage(
             layout: portal.layout(member.pseudonym, context: context, current: .members),
             pseudonym: member.pseudonym,
@@ -79,8 +80,8 @@ struct MembersController {
             profile: [
                 .init(key: "Cohort", value: member.cohort.name),
                 .init(key: "Due date", value: member.dueDate.displayed),
-                .init(key: "Joined", value: DisplayTime.dateTime(member.createdAt)),
-                .init(key: "Last active", value: DisplayTime.dateTime(member.lastActiveAt)),
+                .init(key: "Joined", value: clock.dateTime(member.createdAt)),
+                .init(key: "Last active", value: clock.dateTime(member.lastActiveAt)),
                 .init(key: "Location", value: location.isEmpty ? "Not given" : location),
                 .init(key: "Bio", value: member.bio.isEmpty ? "None" : member.bio),
             ],
@@ -90,7 +91,7 @@ struct MembersController {
                 .init(key: "Sign-up code", value: codeText ?? "Not recorded"),
             ],
             signIns: signIns.map {
-                .init(when: DisplayTime.dateTime($0.happenedAt), what: $0.kind.title, address: $0.address ?? "—", device: $0.userAgent ?? "—")
+                .init(when: clock.dateTime($0.happenedAt), what: $0.kind.title, address: $0.address ?? "—", device: $0.userAgent ?? "—")
             },
             disablePath: member.status == .active ? SiteURL.memberDisable(id).path : nil,
             enablePath: member.status == .disabled ? SiteURL.memberEnable(id).path : nil,
@@ -175,7 +176,7 @@ struct MembersController {
     @Sendable func cohorts(request: Request, context: PortalContext) async throws -> Response {
         let now = portal.now
         let summaries = try await portal.database.read { db in try await members.cohortSummaries(now: now, on: db) }
-        return portal.pages.response(CohortsPage(layout: portal.layout("Cohorts", context: context, current: .cohorts), summaries: summaries, pages: portal.pages))
+        return portal.pages.response(CohortsPage(layout: portal.layout("Cohorts", context: context, current: .cohorts), summaries: summaries, clock: portal.programSettings.current.clock, pages: portal.pages))
     }
 }
 

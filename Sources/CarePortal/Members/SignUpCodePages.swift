@@ -13,15 +13,15 @@ struct SignUpCodeRow: Sendable, Encodable {
     let usedByPath: String?
     let revokePath: String?
 
-    init(_ code: SignUpCode, now: Date, pseudonyms: [Int64: String]) {
+    init(_ code: SignUpCode, now: Date, pseudonyms: [Int64: String], clock: ProgramClock) {
         let status = code.status(at: now)
         number = "#\(code.id)"
         note = code.note.isEmpty ? "—" : code.note
-        created = DisplayTime.dateTime(code.createdAt)
-        expires = DisplayTime.dateTime(code.expiresAt)
+        created = clock.dateTime(code.createdAt)
+        expires = clock.dateTime(code.expiresAt)
         statusTitle = status.title
         let pseudonym = code.usedByMemberID.flatMap { pseudonyms[$0] }
-        usedBy = code.usedAt.map { "by \(pseudonym ?? "a member whose data was deleted"), \(DisplayTime.dateTime($0))" }
+        usedBy = code.usedAt.map { "by \(pseudonym ?? "a member whose data was deleted"), \(clock.dateTime($0))" }
         usedByPath = pseudonym == nil ? nil : code.usedByMemberID.map { SiteURL.member($0).path }
         statusTag = switch status {
         case .unused: "tag--blue"

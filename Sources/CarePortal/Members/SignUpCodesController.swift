@@ -32,7 +32,7 @@ struct SignUpCodesController {
             search: search,
             statusOptions: [FilterOption(value: "", title: "All codes", isSelected: status == nil)]
                 + SignUpCode.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
-            rows: page.items.map { SignUpCodeRow($0, now: now, pseudonyms: pseudonyms) },
+            rows: page.items.map { SignUpCodeRow($0, now: now, pseudonyms: pseudonyms, clock: portal.programSettings.current.clock) },
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "codes")),
             isFiltered: status != nil || !search.isEmpty
         ))
@@ -77,7 +77,7 @@ struct SignUpCodesController {
             code: code,
             spokenCode: Self.spoken(code),
             note: note.isEmpty ? nil : note,
-            expires: DisplayTime.dateTime(created.expiresAt)
+            expires: portal.programSettings.current.clock.dateTime(created.expiresAt)
         ))
     }
 

@@ -333,7 +333,7 @@ struct BroadcastFormPage: Page {
         var time = FormField("send_time", label: "Time", value: form.sendTime, hint: "On the 24-hour clock, like 09:30 or 18:00", width: 10)
         time.error = error("send_time")
         sendTime = time
-        self.timeZone = ProgramTimeZone.choices.first { $0.id == timeZone.identifier }?.title ?? timeZone.identifier
+        self.timeZone = ProgramTimeZone.title(of: timeZone.identifier)
     }
 }
 

@@ -23,7 +23,7 @@ struct OutboxController {
             deliveryConfigured: portal.settings.smtpURL != nil,
             statusOptions: FilterOption.html([FilterOption(value: "", title: "All messages", isSelected: status == nil)]
                 + OutboxMessage.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) }),
-            rows: OutboxRow.html(page.items),
+            rows: OutboxRow.html(page.items, clock: portal.programSettings.current.clock),
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "messages")),
             isFiltered: status != nil
         ))
@@ -36,7 +36,7 @@ struct OutboxController {
         }
         return portal.pages.response(OutboxMessagePage(
             layout: portal.layout(message.subject, context: context, current: .outbox),
-            row: OutboxRow(message),
+            row: OutboxRow(message, clock: portal.programSettings.current.clock),
             body: message.body,
             lastError: message.lastError,
             retryPath: message.status == .failed ? SiteURL.outboxRetry(id).path : nil
@@ -64,15 +64,15 @@ struct OutboxRow: Sendable, Encodable {
     let attempts: Int
     let sent: String?
 
-    init(_ message: OutboxMessage) {
+    init(_ message: OutboxMessage, clock: ProgramClock) {
         path = SiteURL.outboxMessage(message.id).path
-        created = DisplayTime.dateTime(message.createdAt)
+        created = clock.dateTime(message.createdAt)
         recipient = message.recipient
         subject = message.subject
         statusTitle = message.status.title
         statusTag = Self.tone(message.status).tagClass
         attempts = message.attempts
-        sent = message.sentAt.map(DisplayTime.dateTime)
+        sent = message.sentAt.map(clock.dateTime)
     }
 
     static func tone(_ status: OutboxMessage.Status) -> TableRows.TagTone {
@@ -84,9 +84,9 @@ struct OutboxRow: Sendable, Encodable {
     }
 
     /// The outbox's rows (`TableRows`): when it was written, to whom, its subject linking to it, its status and attempts.
-    static func html(_ messages: [OutboxMessage]) -> TableRows {
+    static func html(_ messages: [OutboxMessage], clock: ProgramClock) -> TableRows {
         TableRows(messages) { message, cells in
-            cells.text(DisplayTime.dateTime(message.createdAt))
+            cells.text(clock.dateTime(message.createdAt))
             cells.text(message.recipient)
             cells.link(message.subject, to: SiteURL.outboxMessage(message.id).path)
             cells.tag(message.status.title, tone: tone(message.status))

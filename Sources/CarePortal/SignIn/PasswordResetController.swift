@@ -95,7 +95,8 @@ struct PasswordResetController {
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
         let reset = try await resets.create(accountID: account.id, token: token, now: now, on: db)
         try await portal.outbox.enqueue(
-            .passwordReset(to: account, email: email, token: token, expires: reset.expiresAt, byAdministrator: byAdministrator, settings: portal.settings),
+            .passwordReset(to: account, email: email, token: token, expires: reset.expiresAt, byAdministrator: byAdministrator, settings: portal.settings,
+                clock: portal.programSettings.current.clock),
             on: db
         )
     }

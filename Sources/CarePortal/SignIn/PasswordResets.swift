@@ -38,7 +38,9 @@ struct PasswordReset: Sendable, Equatable {
 
 extension Mail {
     /// The plain-text email with a reset link.
-    static func passwordReset(to account: StaffAccount, email: String, token: SecretToken, expires: Date, byAdministrator: Bool, settings: Settings) -> Mail {
+    static func passwordReset(
+        to account: StaffAccount, email: String, token: SecretToken, expires: Date, byAdministrator: Bool, settings: Settings, clock: ProgramClock
+    ) -> Mail {
         Mail(
             recipient: email,
             subject: "Reset your \(settings.programName) password",
@@ -50,7 +52,7 @@ extension Mail {
                 Open this link to choose a new password:
                 \(PasswordReset.link(token: token, settings: settings))
 
-                The link works once, until \(DisplayTime.dateTime(expires)). When you set a new password, you are signed out everywhere.
+                The link works once, until \(clock.dateTime(expires)). When you set a new password, you are signed out everywhere.
 
                 If you did not ask for this, you can ignore this email: your password stays as it is.
 

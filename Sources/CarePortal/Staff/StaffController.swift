@@ -60,13 +60,13 @@ struct StaffController {
             statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
                 + AccountStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
             headers: [header("Username", .username), header("Role", .role), header("Status", .status), header("Created", .created)],
-            rows: StaffRows.html(page.items).html, hasRows: !page.items.isEmpty,
+            rows: StaffRows.html(page.items, clock: portal.programSettings.current.clock).html, hasRows: !page.items.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "accounts")),
             awaitingApprovalCount: awaiting,
             hasAwaitingApprovals: awaiting > 0,
             awaitingApprovalPath: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
             isFiltered: !query.search.isEmpty || query.role != nil || query.status != nil,
-            invitations: open.map { InvitationRow($0, now: now) }
+            invitations: open.map { InvitationRow($0, now: now, clock: portal.programSettings.current.clock) }
         ))
     }
 
@@ -83,16 +83,17 @@ struct StaffController {
             )
         }
         let isSelf = context.staff?.id == account.id
+        let clock = portal.programSettings.current.clock
         var details = [
             StaffAccountPage.Detail(key: "Username", value: account.username),
             StaffAccountPage.Detail(key: "Role", value: account.role.title),
             StaffAccountPage.Detail(key: "Email address", value: account.email ?? "Not given"),
-            StaffAccountPage.Detail(key: "Account created", value: DisplayTime.dateTime(account.createdAt)),
+            StaffAccountPage.Detail(key: "Account created", value: clock.dateTime(account.createdAt)),
         ]
-        details.append(StaffAccountPage.Detail(key: "Last changed", value: DisplayTime.dateTime(account.updatedAt)))
+        details.append(StaffAccountPage.Detail(key: "Last changed", value: clock.dateTime(account.updatedAt)))
         details.append(StaffAccountPage.Detail(
             key: "Two-factor sign-in",
-            value: factor?.confirmedAt.map { "On since \(DisplayTime.dateTime($0))" } ?? (factor == nil ? "Off" : "Being set up")
+            value: factor?.confirmedAt.map { "On since \(clock.dateTime($0))" } ?? (factor == nil ? "Off" : "Being set up")
         ))
         let physicianDetails = profile.map { profile in
             [

@@ -13,6 +13,8 @@ extension DemoData {
         )
         let token = SecretToken(randomBytes: dependencies.randomBytes)
         let invitation = try await StaffInvitationRepository().create(invitee, token: token, createdBy: administrator.id, now: now, on: db)
-        try await Outbox(now: dependencies.now, wakeSender: {}).enqueue(.invitation(invitation, token: token, settings: settings), on: db)
+        try await Outbox(now: dependencies.now, wakeSender: {}).enqueue(
+            .invitation(invitation, token: token, settings: settings, clock: try await ProgramSettingsRepository().clock(on: db)), on: db
+        )
     }
 }

@@ -44,12 +44,12 @@ struct RegistrationReceivedPage: Page {
 /// The staff list's rows (`TableRows`): a username linking to her account, her role, her status, when the
 /// account was made and her email address.
 enum StaffRows {
-    static func html(_ accounts: [StaffAccount]) -> TableRows {
+    static func html(_ accounts: [StaffAccount], clock: ProgramClock) -> TableRows {
         TableRows(accounts) { account, cells in
             cells.link(account.username, to: SiteURL.staffAccount(account.id).path)
             cells.text(account.role.title)
             cells.tag(account.status.title, tone: account.status.tagTone)
-            cells.text(DisplayTime.dateTime(account.createdAt))
+            cells.text(clock.dateTime(account.createdAt))
             cells.text(account.email ?? "—")
         }
     }

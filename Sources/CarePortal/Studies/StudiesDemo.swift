@@ -65,7 +65,7 @@ enum StudiesDemo {
         )
         try await Outbox(now: demo.dependencies.now, wakeSender: {}).enqueue(
             .studyClaimToken(to: "demo-006@demo.invalid", username: "demo-006", token: token, expiresAt: ClaimTokens.expiry(sentAt: sentAt),
-                             settings: demo.settings),
+                             settings: demo.settings, clock: try await ProgramSettingsRepository().clock(on: db)),
             on: db
         )
         let contact = """

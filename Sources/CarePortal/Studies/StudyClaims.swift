@@ -45,7 +45,7 @@ extension StudyRepository {
 extension Mail {
     /// The email that lets a new participant claim her study app account. The token travels only here:
     /// never in a log or the audit log. It says nothing of her health, her arm or why she is in the study.
-    static func studyClaimToken(to email: String, username: String, token: ClaimToken, expiresAt: Date, settings: Settings) -> Mail {
+    static func studyClaimToken(to email: String, username: String, token: ClaimToken, expiresAt: Date, settings: Settings, clock: ProgramClock) -> Mail {
         Mail(
             recipient: email,
             subject: "Your \(settings.programName) app account",
@@ -60,7 +60,7 @@ extension Mail {
 
                 \(token.grouped)
 
-                The token works once, until \(DisplayTime.dateTime(expiresAt)). If it has expired, ask the study team to send a new one.
+                The token works once, until \(clock.dateTime(expiresAt)). If it has expired, ask the study team to send a new one.
 
                 If you did not expect this email, you can ignore it.
 

@@ -114,7 +114,7 @@ struct StudyParticipantsController {
                 if let claimToken {
                     try await portal.outbox.enqueue(
                         .studyClaimToken(to: form.email, username: username, token: claimToken, expiresAt: ClaimTokens.expiry(sentAt: now),
-                                         settings: portal.settings),
+                                         settings: portal.settings, clock: portal.programSettings.current.clock),
                         on: db
                     )
                     try await portal.audit.record(AuditEvent(
@@ -278,7 +278,7 @@ struct StudyParticipantsController {
             }
             let expires = ClaimTokens.expiry(sentAt: now)
             try await portal.outbox.enqueue(
-                .studyClaimToken(to: email, username: participant.username, token: token, expiresAt: expires, settings: portal.settings), on: db
+                .studyClaimToken(to: email, username: participant.username, token: token, expiresAt: expires, settings: portal.settings, clock: portal.programSettings.current.clock), on: db
             )
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .studyClaimTokenSent, recordType: "study_participant", recordID: "\(id)", origin: origin,

@@ -111,7 +111,7 @@ struct SurveyFormPage: Page {
         chosenCohorts = form.audience == "cohorts"
         self.cohorts = cohorts.map { BroadcastFormPage.Choice(value: String($0.id), title: $0.name, isSelected: form.cohorts.contains(String($0.id))) }
         cohortsError = errors["cohorts"]
-        self.timeZone = ProgramTimeZone.choices.first { $0.id == timeZone.identifier }?.title ?? timeZone.identifier
+        self.timeZone = ProgramTimeZone.title(of: timeZone.identifier)
         self.action = action
         self.backPath = backPath
         self.backTitle = backTitle

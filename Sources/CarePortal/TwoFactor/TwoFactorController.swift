@@ -177,7 +177,7 @@ struct TwoFactorController {
         }
         return portal.pages.response(TwoFactorPage(
             layout: portal.layout(Self.accountTitle, context: context), errors: [],
-            isOn: factor?.isConfirmed == true, since: factor?.confirmedAt.map(DisplayTime.dateTime), recoveryCodesLeft: left,
+            isOn: factor?.isConfirmed == true, since: factor?.confirmedAt.map(portal.programSettings.current.clock.dateTime), recoveryCodesLeft: left,
             isRequired: required, turnOffFields: TwoFactorPage.turnOffFields
         ))
     }
@@ -277,7 +277,7 @@ struct TwoFactorController {
         return portal.pages.response(
             TwoFactorPage(
                 layout: portal.layout(Self.accountTitle, context: context), errors: errors.items, isOn: true,
-                since: factor.confirmedAt.map(DisplayTime.dateTime), recoveryCodesLeft: left, isRequired: required, turnOffFields: fields
+                since: factor.confirmedAt.map(portal.programSettings.current.clock.dateTime), recoveryCodesLeft: left, isRequired: required, turnOffFields: fields
             ),
             status: .unprocessableContent
         )

@@ -16,10 +16,16 @@ package struct Layout: Sendable, Encodable {
     package let header: String
     package let csrfToken: String?
     package let flash: FlashView?
+    /// The program's time zone as the settings page names it ("Eastern (New York)"), for the footer.
+    package let timeZoneTitle: String
 
-    package init(title: String, programName: String, header: String, csrfToken: String? = nil, flash: FlashView? = nil) {
+    package init(
+        title: String, programName: String, header: String, csrfToken: String? = nil, flash: FlashView? = nil,
+        timeZoneTitle: String = ProgramTimeZone.title(of: ProgramTimeZone.defaultID)
+    ) {
         self.title = title
         self.programName = programName
+        self.timeZoneTitle = timeZoneTitle
         self.header = header
         self.csrfToken = csrfToken
         self.flash = flash
@@ -136,7 +142,8 @@ extension Portal {
             programName: programName,
             header: pages.html(header),
             csrfToken: csrfToken,
-            flash: context.session?.flash.map { Layout.FlashView(text: $0.text, kind: $0.kind.rawValue) }
+            flash: context.session?.flash.map { Layout.FlashView(text: $0.text, kind: $0.kind.rawValue) },
+            timeZoneTitle: ProgramTimeZone.title(of: settings.timeZoneID)
         )
     }
 }

@@ -77,6 +77,11 @@ public enum ProgramTimeZone {
         ("Pacific/Honolulu", "Hawaii (Honolulu)", "HST", "HST"),
         ("America/Puerto_Rico", "Atlantic (Puerto Rico)", "AST", "AST"),
     ]
+
+    /// The zone's name on the settings page; its identifier when it is not one of the choices.
+    public static func title(of id: String) -> String {
+        choices.first { $0.id == id }?.title ?? id
+    }
 }
 
 /// The only place program settings are read and written: one row per setting.

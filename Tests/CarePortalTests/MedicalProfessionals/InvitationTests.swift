@@ -86,7 +86,7 @@ import Testing
             #expect(list.text.contains("An invitation has been sent to Amira Haddad at amira.haddad@example.org"))
             #expect(list.text.contains("<td class=\"table__cell\">Amira Haddad</td>"))
             #expect(list.text.contains("Waiting"))
-            #expect(list.text.contains("25 Nov 2026, 11:06 UTC"), "expires 7 days after sending")
+            #expect(list.text.contains("25 Nov 2026, 06:06 EST"), "expires 7 days after sending")
 
             // validate: one plain-text email to her, addressed by first name, with the link and its expiry
             let messages = try await Self.mail(portal)
@@ -95,7 +95,7 @@ import Testing
             #expect(message.recipient == "amira.haddad@example.org")
             #expect(message.subject == "Your invitation to CarePortal")
             #expect(message.body.hasPrefix("Hello Amira,\n"))
-            #expect(message.body.contains("until 25 Nov 2026, 11:06 UTC"))
+            #expect(message.body.contains("until 25 Nov 2026, 06:06 EST"))
             #expect(message.body.hasSuffix("\nCarePortal"))
             let token = try Self.token(in: message)
             #expect(token.count == 43, "256 random bits, base64url")
@@ -359,14 +359,14 @@ import Testing
             #expect(resent.location == "/medical-professionals")
             let list = try await admin.get("/medical-professionals")
             #expect(list.text.contains("A new invitation has been sent to Amira Haddad at amira.haddad@example.org. The link in the earlier email no longer works."))
-            #expect(list.text.contains("1 Dec 2026, 11:06 UTC"), "expires 7 days after resending")
+            #expect(list.text.contains("1 Dec 2026, 06:06 EST"), "expires 7 days after resending")
 
             let messages = try await Self.mail(portal)
             try #require(messages.count == 2)
             #expect(messages.allSatisfy { $0.recipient == "amira.haddad@example.org" })
             let newToken = try Self.token(in: messages[1])
             #expect(newToken != oldToken)
-            #expect(messages[1].body.contains("until 1 Dec 2026, 11:06 UTC"))
+            #expect(messages[1].body.contains("until 1 Dec 2026, 06:06 EST"))
             #expect(try await portal.auditEntries(action: .invitationResent).count == 1)
 
             var amira = Visitor(portal: portal)

@@ -178,7 +178,7 @@ import Testing
             // A new code lasts the configured 7 days.
             _ = try await admin.get("/sign-up-codes/new")
             let created = try await admin.post("/sign-up-codes/new", form: [("note", "")])
-            let expected = DisplayTime.dateTime(portal.clock.now.addingTimeInterval(7 * 86_400))
+            let expected = portal.portal.programSettings.current.clock.dateTime(portal.clock.now.addingTimeInterval(7 * 86_400))
             #expect(created.text.contains(expected))
 
             // Stored settings survive a restart: a fresh store reads them back.
@@ -188,6 +188,37 @@ import Testing
             #expect(reloaded.current.memberAvatarIDs == ["moon", "leaf"])
             let audit = try await portal.auditEntries(action: .programSettingsChanged)
             #expect(audit.first?.detail?.contains("code lifetime") == true)
+        }
+    }
+
+    /// Staff read every time in the program's time zone, named in each page's footer, and a new zone applies at once.
+    @Test(arguments: TestEngines.all)
+    func staffPagesShowTimesInTheProgramsTimeZone(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (admin, _) = try await portal.signedIn(.administrator)
+            // The test clock reads 18 Nov 2026, 11:06 UTC; a code lasts 30 days.
+            _ = try await admin.get("/sign-up-codes/new")
+            #expect(try await admin.post("/sign-up-codes/new", form: [("note", "Clinic")]).text.contains("18 Dec 2026, 06:06 EST"))
+            let eastern = try await admin.get("/sign-up-codes")
+            #expect(eastern.text.contains("18 Nov 2026, 06:06 EST"), "made")
+            #expect(eastern.text.contains("18 Dec 2026, 06:06 EST"), "expires")
+            #expect(eastern.text.contains("the program’s is Eastern (New York)"))
+            #expect(!eastern.text.contains(" UTC"))
+
+            _ = try await admin.get("/program-settings")
+            let changed = try await admin.post("/program-settings", form: [
+                ("program_name", "CarePortal"), ("deletion_phone", "615 555 0134"), ("code_lifetime_days", "30"),
+                ("security_questions", "First pet?\nFavourite song?\nStreet you grew up on?"), ("avatars[]", "moon"),
+                ("time_zone", "America/Chicago"),
+            ])
+            #expect(changed.status == .seeOther)
+            let central = try await admin.get("/sign-up-codes")
+            #expect(central.text.contains("18 Nov 2026, 05:06 CST"))
+            #expect(central.text.contains("18 Dec 2026, 05:06 CST"))
+            #expect(central.text.contains("the program’s is Central (Chicago)"))
+            let staff = try await admin.get("/staff")
+            #expect(staff.text.contains("18 Nov 2026, 05:06 CST"), "the accounts' creation")
+            #expect(try await admin.get("/audit").text.contains("18 Nov 2026, 05:06 CST"), "the audit log's entries")
         }
     }
 }
