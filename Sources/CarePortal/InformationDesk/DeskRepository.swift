@@ -417,6 +417,16 @@ struct DeskRepository: Sendable {
         try await db.delete(from: "desk_flagged_posts").where("post", .equal, post.description).run()
     }
 
+    /// The questions a member replied to, other than her own, in order: when her account goes with her replies,
+    /// each question's summary (`refreshSummary`) is counted again without them.
+    func threadsWithReplies(byMember memberID: Int64, on db: any SQLDatabase) async throws -> [Int64] {
+        try await db.raw("""
+            SELECT DISTINCT r.thread_id FROM desk_replies r JOIN desk_threads t ON t.id = r.thread_id
+            WHERE r.author_member_id = \(bind: memberID) AND t.author_member_id <> \(bind: memberID)
+            ORDER BY r.thread_id
+            """).all().map { try $0.decode(column: "thread_id", as: Int64.self) }
+    }
+
     /// The posts a member has open flags on: their counts change when her account goes with her flags.
     func postsWithOpenFlags(byMember memberID: Int64, on db: any SQLDatabase) async throws -> [String] {
         try await db.select().column("post").from("desk_flags")

@@ -54,13 +54,18 @@ struct InformationDeskFeature: PortalFeature {
         try await demo.seedDesk(on: db)
     }
 
-    /// A deleted member's open flags go with her account; the moderation queue counts each of her flagged posts
-    /// down once they have gone.
+    /// A deleted member's open flags and replies go with her account. Once they have gone, the moderation queue
+    /// counts each of her flagged posts down, and each question she replied to counts its replies, its first
+    /// answer and its accepted answer again.
     static func deletingMember(_ memberID: Int64, portal: Portal, on db: any SQLDatabase) async throws -> Contributions.AfterMemberDeletion? {
         let desk = DeskRepository(engine: portal.database.engine)
         let flagged = try await desk.postsWithOpenFlags(byMember: memberID, on: db)
-        guard !flagged.isEmpty else { return nil }
-        return { db in try await desk.uncountFlags(on: flagged, on: db) }
+        let replied = try await desk.threadsWithReplies(byMember: memberID, on: db)
+        guard !flagged.isEmpty || !replied.isEmpty else { return nil }
+        return { db in
+            try await desk.uncountFlags(on: flagged, on: db)
+            for threadID in replied { try await desk.refreshSummary(threadID: threadID, on: db) }
+        }
     }
 }
 

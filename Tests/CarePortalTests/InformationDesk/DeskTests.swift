@@ -258,6 +258,48 @@ import Testing
             #expect(Set(later.suffix(2).map(\.recipient)) == Set([keen.email, quietAccount.email]))
         }
     }
+
+    /// A member who replied to others' questions is deleted: her replies go, and each question counts its
+    /// replies and its accepted answer again without them, on the list and on its page.
+    @Test(arguments: TestEngines.all)
+    func aDeletedMembersRepliesLeaveTheQuestionsSheAnsweredCountedAgain(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (asker, _) = try await AppClient.registered(portal)
+            let (replier, replierRecord) = try await AppClient.registered(portal)
+            let replierID = Int64(try #require(replierRecord["id"] as? Int))
+            let answered = try await DeskSteps.ask(asker, title: "Where can I find a support group?")
+            let other = try await DeskSteps.ask(asker, title: "Is there a clinic open on Saturday?")
+            let own = try await DeskSteps.ask(replier, title: "Her own question")
+            var (admin, _) = try await portal.signedIn(.administrator)
+            try await DeskSteps.reply(&admin, thread: answered, body: "The program runs one on Tuesdays.")
+            let memberReply = try await replier.send(.post, SiteURL.apiThreadReplies(answered).path, json: ["body": "Mine meets on Thursdays."])
+            let memberReplyID = Int64(try #require(memberReply.object["id"] as? Int))
+            #expect(try await replier.send(.post, SiteURL.apiThreadReplies(other).path, json: ["body": "The one on Main Street is."]).status == .created)
+            #expect(try await admin.post(SiteURL.deskReplyAccept(memberReplyID).path).status == .seeOther)
+            let repository = DeskRepository(engine: engine)
+            func summary(_ id: Int64) async throws -> (replies: Int, accepted: Int64?, answered: Bool)? {
+                try await portal.database.read { db in
+                    try await repository.findThread(id: id, on: db).map { ($0.replyCount, $0.acceptedReplyID, $0.answeredAt != nil) }
+                }
+            }
+            let before = try #require(try await summary(answered))
+            #expect(before.replies == 2 && before.accepted == memberReplyID)
+            #expect(try await summary(other)?.replies == 1)
+
+            _ = try await admin.get(SiteURL.member(replierID).path)
+            #expect(try await admin.post(SiteURL.memberDelete(replierID).path).status == .seeOther)
+            let left = try #require(try await summary(answered))
+            #expect(left.replies == 1 && left.accepted == nil && left.answered, "the staff reply stays; her accepted answer went with her")
+            let unanswered = try #require(try await summary(other))
+            #expect(unanswered.replies == 0 && unanswered.accepted == nil && !unanswered.answered)
+            #expect(try await summary(own) == nil, "her own question went with her account")
+            let list = try await admin.get(SiteURL.desk.path + "?filter=all").text
+            #expect(list.contains("1 reply") && list.contains("0 replies"))
+            let page = try await admin.get(SiteURL.deskThread(answered).path).text
+            #expect(page.contains("The program runs one on Tuesdays.") && !page.contains("Mine meets on Thursdays."))
+            #expect(!page.contains("post--accepted"))
+        }
+    }
 }
 
 @Suite struct DeskResanitizeTests {
