@@ -35,6 +35,7 @@ struct DeskController {
         query.page = PageRequest(number: request.pageNumber)
         query.includeModerated = staff.role == .administrator
         let now = portal.now
+        let clock = portal.programSettings.current.clock
         let (page, counts, openFlags) = try await portal.database.read { [query] db in
             let (page, counts) = try await desk.list(query, on: db)
             return (page, counts, staff.role == .administrator ? try await desk.repository.openFlagTotal(on: db) : 0)
@@ -60,7 +61,7 @@ struct DeskController {
                 sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
                 isSearching: !query.search.isEmpty
             )),
-            rows: portal.pages.list(page.items.map { [clock = portal.programSettings.current.clock] in DeskThreadRow($0, now: now, clock: clock) }),
+            rows: portal.pages.list(page.items.map { DeskThreadRow($0, now: now, clock: clock) }),
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions")),
             isSearching: !query.search.isEmpty,
             flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
