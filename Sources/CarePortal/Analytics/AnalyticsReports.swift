@@ -234,12 +234,12 @@ struct AnalyticsReports: Sendable {
         guard let surveyID = chosenSurvey(among: try await repository.publishedSurveys(on: db).map(\.id)),
               let survey = try await repository.find(id: surveyID, on: db) else { return [] }
         let questions = try await repository.questions(surveyID: surveyID, on: db)
-        var counts: [[Int64: QuestionCounts]] = []
+        var counts: [[Int64: [Int: Int]]] = []
         var responses: [Int] = []
         for scope in scopes {
             let (start, end) = instants(scope.period)
             let filter = SurveyRepository.ResponseScope(start: start, end: end, cohortIDs: scope.cohortIDs)
-            counts.append(try await repository.counts(surveyID: surveyID, scope: filter, on: db))
+            counts.append(try await repository.choiceCounts(surveyID: surveyID, scope: filter, on: db))
             responses.append(try await repository.responseCount(surveyID: surveyID, scope: filter, on: db))
         }
         let answered = zip(scopes, responses).map { "\($0.name): \(SmallCounts.count(Int64($1)).text) responses" }.joined(separator: "; ")
@@ -257,7 +257,7 @@ struct AnalyticsReports: Sendable {
                     summary: "The share of members answering at each point of the scale, lower to the left of the centre line and higher to the right (\(answered))." + comparisonNote,
                     levels: levels,
                     rows: zip(scopes, counts).map { scope, counts in
-                        DivergingBarChart.Row(label: scope.name, counts: SurveyQuestion.scale.map { counts[question.id]?.byChoice[$0] ?? 0 })
+                        DivergingBarChart.Row(label: scope.name, counts: SurveyQuestion.scale.map { counts[question.id]?[$0] ?? 0 })
                     },
                     categoryTitle: choices.comparison == .none ? "Members" : "Compared", csvPath: csvPath(id),
                     withheld: (Int(SmallCounts.threshold), SmallCounts.withheld)
@@ -268,7 +268,7 @@ struct AnalyticsReports: Sendable {
                     summary: "How many members chose each answer (\(answered))." + (question.kind == .multipleChoice ? " Each could choose more than one." : "") + comparisonNote,
                     categories: question.choices,
                     series: zip(scopes, counts).map { scope, counts in
-                        ChartSeries(scope.name, question.choices.indices.map { SmallCounts.count(Int64(counts[question.id]?.byChoice[$0 + 1] ?? 0)) })
+                        ChartSeries(scope.name, question.choices.indices.map { SmallCounts.count(Int64(counts[question.id]?[$0 + 1] ?? 0)) })
                     },
                     valueAxisTitle: "Members", categoryTitle: "Answer", csvPath: csvPath(id)
                 ).figure)

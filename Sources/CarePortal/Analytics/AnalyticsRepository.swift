@@ -30,6 +30,15 @@ struct AnalyticsRepository: Sendable {
         var total: Int64
         var scored: Int64 = 0
         var bands: [Int64] = Array(repeating: 0, count: AnalyticsAggregates.scoreBands.count)
+
+        /// Adds another piece's numbers to these (a row with no scores has nothing in its bands).
+        mutating func add(_ other: Count) {
+            events += other.events
+            total += other.total
+            guard other.scored > 0 else { return }
+            scored += other.scored
+            for band in bands.indices { bands[band] += other.bands[band] }
+        }
     }
 
     /// Members counted per bucket (and cohort, when comparing cohorts).
@@ -98,17 +107,17 @@ struct AnalyticsRepository: Sendable {
         kind: MemberEvent.Kind, in period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity,
         cohortIDs: [Int64], perCohort: Bool, on db: any SQLDatabase
     ) async throws -> [Count] {
-        var counts: [String: Count] = [:]
+        struct Key: Hashable {
+            let bucket: Int
+            let cohortID: Int64?
+            let label: String
+        }
+        var counts: [Key: Count] = [:]
         for (level, buckets) in pieces(of: period, by: granularity).sorted(by: { $0.key < $1.key }) {
             for row in try await levelCounts(kind: kind, level: level, numbers: Array(buckets.keys), cohortIDs: cohortIDs, perCohort: perCohort, on: db) {
                 guard let bucket = buckets[row.bucket] else { continue }
-                let key = "\(bucket) \(row.cohortID ?? 0) \(row.label)"
-                var count = counts[key] ?? Count(bucket: bucket, cohortID: row.cohortID, label: row.label, events: 0, total: 0)
-                count.events += row.events
-                count.total += row.total
-                count.scored += row.scored
-                count.bands = zip(count.bands, row.bands).map(+)
-                counts[key] = count
+                let key = Key(bucket: bucket, cohortID: row.cohortID, label: row.label)
+                counts[key, default: Count(bucket: bucket, cohortID: row.cohortID, label: row.label, events: 0, total: 0)].add(row)
             }
         }
         return counts.values.sorted { ($0.bucket, $0.cohortID ?? 0, $0.label) < ($1.bucket, $1.cohortID ?? 0, $1.label) }
@@ -152,12 +161,7 @@ struct AnalyticsRepository: Sendable {
             let numbers = pieces.filter { $0.level == level }.map(\.number)
             guard !numbers.isEmpty else { continue }  // a level the period has no whole bucket of: nothing to read
             for row in try await levelCounts(kind: kind, level: level, numbers: numbers, cohortIDs: cohortIDs, perCohort: false, on: db) {
-                var total = totals[row.label] ?? Count(bucket: 0, cohortID: nil, label: row.label, events: 0, total: 0)
-                total.events += row.events
-                total.total += row.total
-                total.scored += row.scored
-                total.bands = zip(total.bands, row.bands).map(+)
-                totals[row.label] = total
+                totals[row.label, default: Count(bucket: 0, cohortID: nil, label: row.label, events: 0, total: 0)].add(row)
             }
         }
         return totals

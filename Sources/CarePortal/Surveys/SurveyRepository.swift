@@ -450,8 +450,20 @@ struct SurveyRepository: Sendable {
     }
 
     /// Per question: how many chose each choice (or point on the scale), and how many members answered it.
-    func counts(surveyID: Int64, scope: ResponseScope? = nil, on db: any SQLDatabase) async throws -> [Int64: QuestionCounts] {
-        var counts: [Int64: QuestionCounts] = [:]
+    func counts(surveyID: Int64, on db: any SQLDatabase) async throws -> [Int64: QuestionCounts] {
+        var counts = try await choiceCounts(surveyID: surveyID, on: db).mapValues { QuestionCounts(byChoice: $0) }
+        for row in try await db.raw("""
+            SELECT a.question_id, COUNT(DISTINCT a.response_id) AS count FROM survey_answers a
+            WHERE a.survey_id = \(bind: surveyID) GROUP BY a.question_id
+            """).all() {
+            counts[try row.decode(column: "question_id", as: Int64.self), default: QuestionCounts()].answered = try row.decode(column: "count", as: Int.self)
+        }
+        return counts
+    }
+
+    /// Per question: how many chose each choice (or point on the scale), of the responses `scope` counts (all when nil).
+    func choiceCounts(surveyID: Int64, scope: ResponseScope? = nil, on db: any SQLDatabase) async throws -> [Int64: [Int: Int]] {
+        var counts: [Int64: [Int: Int]] = [:]
         let (join, filter) = scoped(scope)
         for row in try await db.raw("""
             SELECT a.question_id, a.choice, COUNT(*) AS count FROM survey_answers a\(join)
@@ -459,13 +471,7 @@ struct SurveyRepository: Sendable {
             GROUP BY a.question_id, a.choice
             """).all() {
             let question = try row.decode(column: "question_id", as: Int64.self)
-            counts[question, default: QuestionCounts()].byChoice[try row.decode(column: "choice", as: Int.self)] = try row.decode(column: "count", as: Int.self)
-        }
-        for row in try await db.raw("""
-            SELECT a.question_id, COUNT(DISTINCT a.response_id) AS count FROM survey_answers a\(join)
-            WHERE a.survey_id = \(bind: surveyID)\(filter) GROUP BY a.question_id
-            """).all() {
-            counts[try row.decode(column: "question_id", as: Int64.self), default: QuestionCounts()].answered = try row.decode(column: "count", as: Int.self)
+            counts[question, default: [:]][try row.decode(column: "choice", as: Int.self)] = try row.decode(column: "count", as: Int.self)
         }
         return counts
     }

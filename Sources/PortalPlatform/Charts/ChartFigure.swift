@@ -10,6 +10,9 @@ import Foundation
 /// "…" and its whole text kept in the table and in the shape's tooltip.
 package struct ChartFigure: Fragment {
     package static let template = TemplateName.chart
+    /// Drawn each time: a chart shows numbers someone chose (a range, cohorts, a comparison) and is seldom
+    /// asked for twice, while hashing its thousands of shapes to look it up cost as much as drawing it.
+    package static let isRemembered = false
 
     /// A line: an axis, a grid line, a reference line, or a series drawn through its points.
     package struct Stroke: Sendable, Hashable, Encodable {

@@ -15,10 +15,16 @@ package protocol Fragment: Hashable, Sendable, Encodable {
     /// quickly (a chart of a year by day holds thousands of shapes, and a template costs a lookup and
     /// several run-time casts for each value); nil, the default, renders the template.
     func drawnHTML() -> String?
+
+    /// Whether the rendered fragment is kept for the next time the same value is shown (true, the
+    /// default). A fragment that is rarely shown twice and costs about as much to hash and compare as
+    /// to draw (a chart of chosen numbers) is drawn each time instead.
+    static var isRemembered: Bool { get }
 }
 
 extension Fragment {
     package func drawnHTML() -> String? { nil }
+    package static var isRemembered: Bool { true }
 }
 
 /// Rendered fragments shown one after another (a list's rows, a thread's replies), joined once into

@@ -99,15 +99,18 @@ package struct PageRenderer: Sendable {
         return html
     }
 
-    /// A fragment's HTML, rendered from its template once and then remembered (see `Fragment`).
+    /// A fragment's HTML, rendered from its template once and then remembered, unless its type asks to be
+    /// drawn each time (see `Fragment`).
     package func html<F: Fragment>(_ fragment: F) -> String {
-        fragments.html(fragment) { fragment in
-            if let drawn = fragment.drawnHTML() { return drawn }
-            guard let html = library.render(TemplateValues.box(fragment), withTemplate: F.template.rawValue) else {
-                preconditionFailure("template \(F.template.rawValue) was checked at start-up")
-            }
-            return html
+        F.isRemembered ? fragments.html(fragment, render: rendered) : rendered(fragment)
+    }
+
+    private func rendered<F: Fragment>(_ fragment: F) -> String {
+        if let drawn = fragment.drawnHTML() { return drawn }
+        guard let html = library.render(TemplateValues.box(fragment), withTemplate: F.template.rawValue) else {
+            preconditionFailure("template \(F.template.rawValue) was checked at start-up")
         }
+        return html
     }
 
     /// Fragments one after another, each rendered once and remembered.

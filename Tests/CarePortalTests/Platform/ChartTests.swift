@@ -206,12 +206,14 @@ import Testing
         }
         try await TestPortal.run(engine) { portal in
             let pages = portal.portal.pages
+            let remembered = pages.fragments.count
             for figure in figures {
                 let template = try #require(pages.library.render(TemplateValues.box(figure), withTemplate: ChartFigure.template.rawValue))
                 let drawn = try #require(figure.drawnHTML())
                 #expect(markup(drawn) == markup(template), "\(figure.id)")
                 #expect(pages.html(figure) == drawn, "pages draw charts in Swift")
             }
+            #expect(pages.fragments.count == remembered, "charts are drawn each time, not kept in the fragment cache")
         }
     }
 }
