@@ -36,19 +36,38 @@ struct MemberEvents: Sendable {
 
     /// Records `events` in order and counts the new ones (not sent before) on `clock`, in one set of statements
     /// for the batch; returns how many were new.
+    ///
+    /// The events go in with one statement per slice of the batch. Those left out as already recorded (her
+    /// client id seen before, or twice in the batch: the first is kept) come back from none of them.
     @discardableResult
     func record(_ events: [MemberEvent], clock: ProgramClock, on db: any SQLDatabase) async throws -> Int {
-        var recorded: [MemberEvent] = []
-        for event in events {
-            let inserted = try await db.insert(into: "events")
-                .columns("kind", "member_id", "cohort_id", "occurred_at", "number", "label", "client_id")
-                .values(
-                    SQLBind(event.kind.rawValue), SQLBind(event.memberID), SQLBind(event.cohortID),
-                    SQLBind(event.occurredAt.millisecondsSince1970), SQLBind(event.number), SQLBind(event.label), SQLBind(event.clientID)
-                )
-                .ignoringConflicts(with: ["member_id", "client_id"])
-                .returning("id").first() != nil
-            if inserted { recorded.append(event) }
+        struct Sent: Hashable {
+            let memberID: Int64
+            let clientID: String
+        }
+        var inserted: [Sent: Int] = [:]
+        for chunk in events.chunked(AnalyticsAggregates.rowsPerStatement) {
+            let values = chunk.map { event -> SQLQueryString in
+                let binds: [any Encodable & Sendable] = [
+                    event.kind.rawValue, event.memberID, event.cohortID, event.occurredAt.millisecondsSince1970, event.number, event.label, event.clientID,
+                ]
+                return "(\(binds: binds))"
+            }
+            for row in try await db.raw("""
+                INSERT INTO events (kind, member_id, cohort_id, occurred_at, number, label, client_id) VALUES \(values.joined(separator: ", "))
+                ON CONFLICT (member_id, client_id) DO NOTHING RETURNING member_id, client_id
+                """).all() {
+                guard let clientID = try row.decode(column: "client_id", as: String?.self) else { continue }
+                inserted[Sent(memberID: try row.decode(column: "member_id", as: Int64.self), clientID: clientID), default: 0] += 1
+            }
+        }
+        // An event without a client id is always new; one with an id is new as often as a row came back for it.
+        let recorded = events.filter { event in
+            guard let clientID = event.clientID else { return true }
+            let sent = Sent(memberID: event.memberID, clientID: clientID)
+            guard let count = inserted[sent], count > 0 else { return false }
+            inserted[sent] = count - 1
+            return true
         }
         try await AnalyticsAggregates().count(recorded, clock: clock, on: db)
         return recorded.count

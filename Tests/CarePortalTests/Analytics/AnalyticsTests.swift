@@ -68,6 +68,13 @@ import Testing
             #expect(first.object["recorded"] as? Int == 2 && first.object["received"] as? Int == 2)
             let again = try await app.send(.post, "/api/v1/events", json: batch)
             #expect(again.object["recorded"] as? Int == 0, "a retried batch is counted once")
+            let partly = try await app.send(.post, "/api/v1/events", json: ["events": [
+                ["client_id": "open-2", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_000))],
+                ["client_id": "open-1", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_600))],
+                ["client_id": "open-2", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-2_900))],
+            ]])
+            #expect(partly.object["recorded"] as? Int == 1 && partly.object["received"] as? Int == 3,
+                    "of a batch partly sent before and holding one event twice, only the new event is recorded, once")
 
             let wrong = try await app.send(.post, "/api/v1/events", json: ["events": [
                 ["client_id": "ok", "kind": "app_opened", "occurred_at": Self.iso(now)],
@@ -95,7 +102,8 @@ import Testing
                 (try await MemberEvents().events(memberID: member.id, kind: .appOpened, on: db),
                  try await MemberEvents().events(memberID: member.id, kind: .sectionViewed, on: db))
             }
-            #expect(recorded.0.count == 1 && recorded.1.count == 1)
+            #expect(recorded.0.map(\.clientID) == ["open-1", "open-2"] && recorded.1.count == 1)
+            #expect(try #require(recorded.0.last).occurredAt < now.addingTimeInterval(-2_950), "the first of the two is kept")
             #expect(recorded.1.first?.label == "chat" && recorded.1.first?.number == 95 && recorded.1.first?.cohortID == member.cohort.id)
             let anonymous = try await AppClient(portal: portal).send(.post, "/api/v1/events", json: batch)
             #expect(anonymous.status == .unauthorized)
