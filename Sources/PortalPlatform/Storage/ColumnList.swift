@@ -28,7 +28,8 @@ package struct ColumnList: SQLExpression, Sendable {
         serializer.write(sql)
     }
 
-    private static func quoted(_ name: String) -> String {
+    /// `name` as both engines' dialects quote an identifier.
+    package static func quoted(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
