@@ -45,7 +45,7 @@ struct MemberEvents: Sendable {
             let memberID: Int64
             let clientID: String
         }
-        var inserted: [Sent: Int] = [:]
+        var inserted: Set<Sent> = []
         for chunk in events.chunked(AnalyticsAggregates.rowsPerStatement) {
             let values = chunk.map { event -> SQLQueryString in
                 let binds: [any Encodable & Sendable] = [
@@ -58,16 +58,14 @@ struct MemberEvents: Sendable {
                 ON CONFLICT (member_id, client_id) DO NOTHING RETURNING member_id, client_id
                 """).all() {
                 guard let clientID = try row.decode(column: "client_id", as: String?.self) else { continue }
-                inserted[Sent(memberID: try row.decode(column: "member_id", as: Int64.self), clientID: clientID), default: 0] += 1
+                inserted.insert(Sent(memberID: try row.decode(column: "member_id", as: Int64.self), clientID: clientID))
             }
         }
-        // An event without a client id is always new; one with an id is new as often as a row came back for it.
+        // An event without a client id is always new; of those with an id that came back, the first in the batch
+        // is the one stored (the unique index lets one row in for each).
         let recorded = events.filter { event in
             guard let clientID = event.clientID else { return true }
-            let sent = Sent(memberID: event.memberID, clientID: clientID)
-            guard let count = inserted[sent], count > 0 else { return false }
-            inserted[sent] = count - 1
-            return true
+            return inserted.remove(Sent(memberID: event.memberID, clientID: clientID)) != nil
         }
         try await AnalyticsAggregates().count(recorded, clock: clock, on: db)
         return recorded.count
