@@ -47,11 +47,11 @@ public final class Database: Sendable {
         case .sqlite(let path):
             engine = .sqlite
             backend = .sqlite(SQLiteConnectionPool(path: path, maximumReaders: 4, logger: logger))
-            leaseWaits = LeaseWaits { true }
+            leaseWaits = LeaseWaits { .answered }
         case .postgres(let configuration):
             engine = .postgres
             backend = .postgres(PostgresClient(configuration: configuration, backgroundLogger: logger))
-            leaseWaits = LeaseWaits { await Self.answers(host: configuration.host, port: configuration.port, socket: configuration.unixSocketPath) }
+            leaseWaits = LeaseWaits { await Self.check(host: configuration.host, port: configuration.port, socket: configuration.unixSocketPath) }
         }
         poolWaits = metrics?.poolWaits(for: engine)
     }
@@ -141,8 +141,20 @@ public final class Database: Sendable {
     /// minute, so the request is answered 503 instead.
     package static let connectionWait: Duration = .seconds(2)
 
-    /// True when something accepts a connection at PostgreSQL's address within a second.
-    private static func answers(host: String?, port: Int?, socket: String?) async -> Bool {
+    /// What a check of PostgreSQL's address found.
+    package enum AddressCheck: Sendable, Equatable {
+        /// Something accepted a connection.
+        case answered
+        /// The connection was refused (nothing listens there, or the socket file is gone): PostgreSQL is down.
+        case refused
+        /// Nothing answered within the second, or the listener's queue was full. A machine too busy to
+        /// connect within a second looks the same as one cut off from PostgreSQL, so silence counts for
+        /// less than a refusal.
+        case silent
+    }
+
+    /// Checks PostgreSQL's address: a connection attempt of at most a second.
+    package static func check(host: String?, port: Int?, socket: String?) async -> AddressCheck {
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(1))
         do {
             let channel: any Channel
@@ -152,9 +164,14 @@ public final class Database: Sendable {
                 channel = try await bootstrap.connect(host: host ?? "localhost", port: port ?? 5432).get()
             }
             try? await channel.close()
-            return true
+            return .answered
+        } catch ChannelError.connectTimeout {
+            return .silent
+        } catch let error as IOError where error.errnoCode == EAGAIN {
+            // A Unix socket whose queue of connections not yet accepted is full.
+            return .silent
         } catch {
-            return false
+            return .refused
         }
     }
 
@@ -191,9 +208,17 @@ public final class Database: Sendable {
     }
 
     /// The requests waiting for a PostgreSQL connection. While any are waiting, a check every second: once
-    /// some have waited `connectionWait` and PostgreSQL's address has taken no connection at two checks in
-    /// a row, those are given up (their wait is cancelled, and they answer `DatabaseUnavailable`). One
-    /// check serves every waiting request, so a request that gets its connection at once costs no timer.
+    /// some have waited `connectionWait` and PostgreSQL's address has refused a connection at two checks in
+    /// a row, or answered none at `silentChecksBeforeGivingUp` checks in a row, those are given up (their
+    /// wait is cancelled, and they answer `DatabaseUnavailable`). One check serves every waiting request, so
+    /// a request that gets its connection at once costs no timer.
+    ///
+    /// A refusal is PostgreSQL stopped or restarting, and comes back at once. Silence is a connection not
+    /// made within its second: a host cut off, or a machine so busy (a test run of hundreds of servers on
+    /// two cores) that the connection was made too late. Two silences in a row are common on such a
+    /// machine, so silence gives up only after about ten seconds of it.
+    package static let silentChecksBeforeGivingUp = 10
+
     private final class LeaseWaits: Sendable {
         /// A request's wait: its task, cancelled if the wait is given up.
         struct Waiting: @unchecked Sendable {
@@ -215,10 +240,10 @@ public final class Database: Sendable {
         }
 
         private let state = Mutex(State())
-        private let answers: @Sendable () async -> Bool
+        private let checkAddress: @Sendable () async -> AddressCheck
 
-        init(answers: @escaping @Sendable () async -> Bool) {
-            self.answers = answers
+        init(checkAddress: @escaping @Sendable () async -> AddressCheck) {
+            self.checkAddress = checkAddress
         }
 
         /// Registers a wait; starts the checks if none are running.
@@ -242,7 +267,8 @@ public final class Database: Sendable {
         }
 
         private func check() async {
-            var unanswered = 0
+            var refusals = 0
+            var silences = 0
             while true {
                 try? await Task.sleep(for: connectionWait / 2)
                 let overdue = state.withLock { state -> [Int]? in
@@ -254,15 +280,17 @@ public final class Database: Sendable {
                     return state.registered.filter { $0.value.since <= before }.map(\.key)
                 }
                 guard let overdue else { return }
-                // A check can fail on a machine too busy to connect within its second, and one failure
-                // would answer every overdue request 503: only two in a row, a second apart, give up.
-                let answered = overdue.isEmpty ? true : await answers()
-                if answered {
-                    unanswered = 0
+                switch overdue.isEmpty ? .answered : await checkAddress() {
+                case .answered:
+                    refusals = 0
+                    silences = 0
                     continue
+                case .refused:
+                    refusals += 1
+                case .silent:
+                    silences += 1
                 }
-                unanswered += 1
-                if unanswered < 2 { continue }
+                guard refusals >= 2 || silences >= silentChecksBeforeGivingUp else { continue }
                 state.withLock { state in
                     for id in overdue {
                         guard let registered = state.registered.removeValue(forKey: id) else { continue }

@@ -4,7 +4,8 @@ import SQLKit
 import Testing
 
 /// A request waiting for a PostgreSQL connection waits on while the pool is only busy, and is answered
-/// `DatabaseUnavailable` once PostgreSQL takes no connections (rather than being held for a minute).
+/// `DatabaseUnavailable` once PostgreSQL takes no connections (rather than being held for a minute): soon
+/// when its address refuses them, only after ten seconds or so when it answers nothing.
 @Suite struct PostgresConnectionWaitTests {
     struct TookTooLong: Error {}
 
@@ -47,12 +48,12 @@ import Testing
         }
     }
 
-    @Test func aRequestWaitingWhilePostgreSQLTakesNoConnectionsIsAnsweredUnavailable() async throws {
-        // A port nothing listens on: bound, then closed again.
-        let port = LoopbackPort.free()
+    /// How a read from PostgreSQL at `port` ends, and after how long.
+    private func readFromPostgreSQL(at port: Int, within limit: Duration) async throws -> (outcome: String, after: Duration) {
         let database = try Database(url: "postgres://careportal@127.0.0.1:\(port)/careportal", logger: TestDatabase.logger)
-        try await database.whileRunning {
-            let outcome = try await within(.seconds(30)) {
+        return try await database.whileRunning {
+            let asked = ContinuousClock.now
+            let outcome = try await within(limit) {
                 do {
                     _ = try await database.read { db in try await db.raw("SELECT 1 AS n").first() }
                     return "answered"
@@ -60,7 +61,33 @@ import Testing
                     return "unavailable"
                 }
             }
-            #expect(outcome == "unavailable")
+            return (outcome, ContinuousClock.now - asked)
         }
+    }
+
+    @Test func aRequestWaitingWhilePostgreSQLRefusesConnectionsIsAnsweredUnavailableSoon() async throws {
+        // A port nothing listens on: bound, then closed again.
+        let (outcome, after) = try await readFromPostgreSQL(at: LoopbackPort.free(), within: .seconds(30))
+        #expect(outcome == "unavailable")
+        // The wait, then two refused checks a second apart: well before ten silent ones could have passed.
+        #expect(after < Database.connectionWait + .seconds(Database.silentChecksBeforeGivingUp), "given up after \(after)")
+    }
+
+    @Test func aRequestWaitingWhilePostgreSQLsAddressIsSilentIsGivenUpOnlyAfterTenSilentChecks() async throws {
+        let silent = try LoopbackListener(full: true)
+        let (outcome, after) = try await readFromPostgreSQL(at: silent.port, within: .seconds(90))
+        #expect(outcome == "unavailable")
+        // Each silent check waits out its second of connecting.
+        #expect(after > Database.connectionWait + .seconds(Database.silentChecksBeforeGivingUp), "given up after \(after)")
+        withExtendedLifetime(silent) {}
+    }
+
+    @Test func eachCheckOfTheAddressTellsAnAnswerARefusalAndSilenceApart() async throws {
+        let silent = try LoopbackListener(full: true)
+        let listening = try LoopbackListener(full: false)
+        #expect(await Database.check(host: "127.0.0.1", port: listening.port, socket: nil) == .answered)
+        #expect(await Database.check(host: "127.0.0.1", port: LoopbackPort.free(), socket: nil) == .refused)
+        #expect(await Database.check(host: "127.0.0.1", port: silent.port, socket: nil) == .silent)
+        withExtendedLifetime((silent, listening)) {}
     }
 }
