@@ -372,6 +372,8 @@ package struct DivergingBarChart: Sendable {
         let plotBottom = plotTop + rowHeight * Double(max(1, rows.count))
         let middle = levels.count % 2 == 1 ? levels.count / 2 : nil
         let lowCount = levels.count / 2
+        // The rows that show words across the centre instead of a bar.
+        var noted: [Int] = []
 
         for (index, row) in rows.enumerated() {
             let total = row.counts.reduce(0, +)
@@ -379,10 +381,12 @@ package struct DivergingBarChart: Sendable {
             labels.append(g.label(row.label, x: plotLeft - 10, y: y + 16, anchor: "end", room: labelRoom))
             guard total > 0 else {
                 labels.append(g.label("No answers yet", x: centre, y: y + 16, anchor: "middle", className: "chart__value"))
+                noted.append(index)
                 continue
             }
             if let withheld, isWithheld(total) {
                 labels.append(g.label("\(withheld.text) answers", x: centre, y: y + 16, anchor: "middle", className: "chart__value"))
+                noted.append(index)
                 continue
             }
             let shares = row.counts.map { Double($0) / Double(total) }
@@ -408,11 +412,22 @@ package struct DivergingBarChart: Sendable {
             }
             if drawn.isEmpty, let withheld {
                 labels.append(g.label("Each count is \(withheld.text)", x: centre, y: y + 16, anchor: "middle", className: "chart__value", room: half * 2))
+                noted.append(index)
             }
         }
+        // The centre line and the grid stop at the rows that show words, so no line runs through them.
+        var spans: [ClosedRange<Double>] = []
+        var spanTop = plotTop
+        for index in noted {
+            let rowTop = plotTop + rowHeight * Double(index)
+            if rowTop > spanTop { spans.append(spanTop...rowTop) }
+            spanTop = rowTop + rowHeight
+        }
+        if plotBottom > spanTop { spans.append(spanTop...plotBottom) }
         for tick in [-1.0, -0.5, 0, 0.5, 1] {
             let x = centre + tick * half
-            strokes.append(.init(path: g.line(x, plotTop, x, plotBottom), className: tick == 0 ? "chart__axis" : "chart__grid", colour: nil, dashes: nil))
+            let path = spans.map { g.line(x, $0.lowerBound, x, $0.upperBound) }.joined()
+            if !path.isEmpty { strokes.append(.init(path: path, className: tick == 0 ? "chart__axis" : "chart__grid", colour: nil, dashes: nil)) }
             labels.append(g.label(ChartFormat.percent(abs(tick)), x: x, y: plotBottom + 20, anchor: "middle", className: "chart__tick", size: g.tickSize))
         }
         let height = plotBottom + 52

@@ -126,7 +126,7 @@ import Testing
         Self.expectEveryLabelInside(figure)
     }
 
-    @Test func divergingBarsPutLowAnswersLeftAndHighAnswersRightOfTheCentre() {
+    @Test func divergingBarsPutLowAnswersLeftAndHighAnswersRightOfTheCentre() throws {
         let figure = DivergingBarChart(
             id: "likert", title: "How supported do you feel?", summary: "Answers on a scale of 1 to 5.",
             levels: ["1 Not at all", "2", "3", "4", "5 Very"],
@@ -141,7 +141,16 @@ import Testing
         let middle = bars.first { $0.tooltip!.contains(", 3:") }!
         #expect(low.x + low.width <= centre && high.x >= centre)
         #expect(middle.x < centre && middle.x + middle.width > centre)
-        #expect(figure.labels.contains { $0.text == "No answers yet" })
+        let note = try #require(figure.labels.first { $0.text == "No answers yet" })
+        // The centre line and the grid run past the row with words, not through them.
+        let lines = figure.strokes.filter { ["chart__axis", "chart__grid"].contains($0.className) }
+        #expect(lines.count == 5)
+        for line in lines {
+            let ends = line.path.split { !"0123456789.-".contains($0) }.compactMap { Double($0) }
+            let spans = stride(from: 0, to: ends.count - 3, by: 4).map { min(ends[$0 + 1], ends[$0 + 3])...max(ends[$0 + 1], ends[$0 + 3]) }
+            #expect(!spans.isEmpty && spans.allSatisfy { !$0.contains(note.y) && !$0.contains(note.y - 12) }, "\(line.path)")
+            #expect(spans.contains { $0.contains(bars[0].y + 11) }, "it runs across the row with a bar: \(line.path)")
+        }
         #expect(figure.table.rows[0].cells.map(\.text) == ["Supported by the group", "2 (20%)", "2 (20%)", "2 (20%)", "2 (20%)", "2 (20%)", "10"])
         Self.expectEveryLabelInside(figure)
     }
