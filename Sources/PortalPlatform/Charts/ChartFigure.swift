@@ -265,20 +265,38 @@ extension ChartFigure {
             if let dashes = stroke.dashes { html += #" stroke-dasharray="\#(text(dashes))""# }
             html += "></path>\n"
         }
+        // The elements a chart has thousands of (a stacked column per day for a year and more) are written
+        // piece by piece into the one string: an interpolated line would be a string of its own first.
         for box in boxes {
-            html += #"  <rect x="\#(number(box.x))" y="\#(number(box.y))" width="\#(number(box.width))" height="\#(number(box.height))" fill="\#(text(box.fill))" class="chart__box">"#
-            if let tooltip = box.tooltip { html += "<title>\(text(tooltip))</title>" }
+            html += #"  <rect x=""#; html += number(box.x)
+            html += #"" y=""#; html += number(box.y)
+            html += #"" width=""#; html += number(box.width)
+            html += #"" height=""#; html += number(box.height)
+            html += #"" fill=""#; html += text(box.fill)
+            html += #"" class="chart__box">"#
+            if let tooltip = box.tooltip {
+                html += "<title>"; html += text(tooltip); html += "</title>"
+            }
             html += "</rect>\n"
         }
         for mark in marks {
-            html += #"  <path d="\#(text(mark.path))" fill="\#(text(mark.colour))" class="chart__mark"><title>\#(text(mark.tooltip))</title></path>"# + "\n"
+            html += #"  <path d=""#; html += text(mark.path)
+            html += #"" fill=""#; html += text(mark.colour)
+            html += #"" class="chart__mark"><title>"#; html += text(mark.tooltip)
+            html += "</title></path>\n"
         }
         for label in labels {
             let x = number(label.x), y = number(label.y)
-            html += #"  <text x="\#(x)" y="\#(y)" text-anchor="\#(text(label.anchor))" class="\#(text(label.className))""#
+            html += #"  <text x=""#; html += x
+            html += #"" y=""#; html += y
+            html += #"" text-anchor=""#; html += text(label.anchor)
+            html += #"" class=""#; html += text(label.className)
+            html += "\""
             if let rotation = label.rotation { html += #" transform="rotate(\#(rotation) \#(x) \#(y))""# }
-            html += ">\(text(label.text))"
-            if let fullText = label.fullText { html += "<title>\(text(fullText))</title>" }
+            html += ">"; html += text(label.text)
+            if let fullText = label.fullText {
+                html += "<title>"; html += text(fullText); html += "</title>"
+            }
             html += "</text>\n"
         }
         html += "</svg>\n"
@@ -303,9 +321,10 @@ extension ChartFigure {
             html += "  <tr>"
             for cell in row.cells {
                 if cell.header {
-                    html += #"<th class="table__cell" scope="row">\#(text(cell.text))</th>"#
+                    html += #"<th class="table__cell" scope="row">"#; html += text(cell.text); html += "</th>"
                 } else {
-                    html += #"<td class="table__cell\#(cell.numeric ? " table__cell--numeric" : "")">\#(text(cell.text))</td>"#
+                    html += cell.numeric ? #"<td class="table__cell table__cell--numeric">"# : #"<td class="table__cell">"#
+                    html += text(cell.text); html += "</td>"
                 }
             }
             html += "</tr>\n"
