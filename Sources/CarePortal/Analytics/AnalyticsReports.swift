@@ -72,6 +72,8 @@ struct AnalyticsReports: Sendable {
     let clock: ProgramClock
     let csvPath: @Sendable (String) -> String
     private let repository: AnalyticsRepository
+    /// The period's days, weeks or months, each labelled: worked out once, as a graph may have hundreds.
+    private let buckets: AnalyticsBuckets
 
     /// `recorded`: the first and last days anything was recorded on (`AnalyticsRepository.recordedDays`).
     init(
@@ -85,6 +87,7 @@ struct AnalyticsReports: Sendable {
         let today = clock.date(of: now)
         self.today = AnalyticsDay(today)
         period = choices.period(today: today, earliest: recorded?.lowerBound.date)
+        buckets = AnalyticsBuckets(period, by: choices.granularity)
         self.csvPath = csvPath
     }
 
@@ -110,7 +113,6 @@ struct AnalyticsReports: Sendable {
         }
     }
 
-    private var buckets: AnalyticsBuckets { AnalyticsBuckets(period, by: choices.granularity) }
 
     /// A scope's buckets lined up with this period's, the first with the first (the period before has as many days).
     private func aligned(_ scope: Scope) -> [Int] {

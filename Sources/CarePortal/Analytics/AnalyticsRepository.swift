@@ -114,7 +114,9 @@ struct AnalyticsRepository: Sendable {
         }
         var counts: [Key: Count] = [:]
         for (level, buckets) in pieces(of: period, by: granularity).sorted(by: { $0.key < $1.key }) {
-            for row in try await levelCounts(kind: kind, level: level, numbers: Array(buckets.keys), cohortIDs: cohortIDs, perCohort: perCohort, on: db) {
+            let rows = try await levelCounts(kind: kind, level: level, numbers: Array(buckets.keys), cohortIDs: cohortIDs, perCohort: perCohort, on: db)
+            counts.reserveCapacity(counts.count + rows.count)
+            for row in rows {
                 guard let bucket = buckets[row.bucket] else { continue }
                 let key = Key(bucket: bucket, cohortID: row.cohortID, label: row.label)
                 counts[key, default: Count(bucket: bucket, cohortID: row.cohortID, label: row.label, events: 0, total: 0)].add(row)
