@@ -113,7 +113,6 @@ struct AnalyticsReports: Sendable {
         }
     }
 
-
     /// A scope's buckets lined up with this period's, the first with the first (the period before has as many days).
     private func aligned(_ scope: Scope) -> [Int] {
         let own = AnalyticsBuckets(scope.period, by: choices.granularity).buckets.map(\.key)
