@@ -216,7 +216,8 @@ public final class Database: Sendable {
     /// A refusal is PostgreSQL stopped or restarting, and comes back at once. Silence is a connection not
     /// made within its second: a host cut off, or a machine so busy (a test run of hundreds of servers on
     /// two cores) that the connection was made too late. Two silences in a row are common on such a
-    /// machine, so silence gives up only after about ten seconds of it.
+    /// machine, so silence gives up only after ten checks of it, about twenty seconds (each check sleeps its
+    /// second, then waits out the second of connecting).
     package static let silentChecksBeforeGivingUp = 10
 
     private final class LeaseWaits: Sendable {
