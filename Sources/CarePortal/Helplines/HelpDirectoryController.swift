@@ -30,15 +30,16 @@ struct HelpDirectoryController {
             ("kind", query.kind?.rawValue), ("state", query.state), ("q", query.search.isEmpty ? nil : query.search),
             ("sort", query.sort == .name ? nil : query.sort.rawValue),
         ])
+        let rows = HelpResourceRows.html(page.items)
         return portal.pages.response(HelpDirectoryPage(
             layout: portal.layout("Resources and helplines", context: context, current: .helpDirectory),
-            rows: page.items.map(HelpResourceRow.init),
-            kinds: [FilterOption(value: "", title: "All kinds", isSelected: query.kind == nil)]
-                + HelpResource.Kind.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.kind) },
-            states: [FilterOption(value: "", title: "Every state", isSelected: query.state == nil)]
-                + USState.all.sorted().map { FilterOption(value: $0, title: $0, isSelected: $0 == query.state) },
-            sorts: [FilterOption(value: "name", title: "Name", isSelected: query.sort == .name),
-                    FilterOption(value: "kind", title: "Kind (crisis lines first)", isSelected: query.sort == .kind)],
+            rows: rows.html, hasRows: !rows.isEmpty,
+            kinds: FilterOption.html([FilterOption(value: "", title: "All kinds", isSelected: query.kind == nil)]
+                + HelpResource.Kind.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.kind) }),
+            states: FilterOption.html([FilterOption(value: "", title: "Every state", isSelected: query.state == nil)]
+                + USState.all.sorted().map { FilterOption(value: $0, title: $0, isSelected: $0 == query.state) }),
+            sorts: FilterOption.html([FilterOption(value: "name", title: "Name", isSelected: query.sort == .name),
+                                      FilterOption(value: "kind", title: "Kind (crisis lines first)", isSelected: query.sort == .kind)]),
             search: query.search,
             isFiltered: query.kind != nil || query.state != nil || !query.search.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries"))
@@ -208,41 +209,46 @@ struct HelpResourceForm: Decodable, Sendable {
     }
 }
 
-struct HelpResourceRow: Sendable, Encodable {
-    let name: String
-    let kind: String
-    let phone: String?
-    let phoneLink: String?
-    let textNumber: String?
-    let textLink: String?
-    let webAddress: String?
-    let hours: String
-    let whereItApplies: String
-    let editPath: String
-    let deletePath: String
-
-    init(_ resource: HelpResource) {
-        name = resource.name
-        kind = resource.kind.title
-        phone = resource.phone?.display
-        phoneLink = resource.phone.map { "tel:\($0.dialable)" }
-        textNumber = resource.textNumber?.display
-        textLink = resource.textNumber.map { "sms:\($0.dialable)" }
-        webAddress = resource.webAddress
-        hours = resource.hours
-        whereItApplies = resource.whereItApplies
-        editPath = SiteURL.editHelpResource(resource.id).path
-        deletePath = SiteURL.deleteHelpResource(resource.id).path
+/// The help directory's rows (`TableRows`): the name with its web address under it, the kind, the phone and
+/// text numbers as links that dial them, the hours, where it applies, and links to change or delete it.
+enum HelpResourceRows {
+    static func html(_ resources: [HelpResource]) -> TableRows {
+        TableRows(resources) { resource, cells in
+            cells.cell { name in
+                name.text(resource.name)
+                if let webAddress = resource.webAddress {
+                    name.lineBreak()
+                    name.link(webAddress, to: webAddress, external: true)
+                }
+            }
+            cells.text(resource.kind.title)
+            cells.cell(nowrap: true) { phone in
+                if let number = resource.phone { phone.link(number.display, to: "tel:\(number.dialable)") }
+            }
+            cells.cell(nowrap: true) { text in
+                if let number = resource.textNumber { text.link(number.display, to: "sms:\(number.dialable)") }
+            }
+            cells.text(resource.hours)
+            cells.text(resource.whereItApplies)
+            cells.cell { actions in
+                actions.link("Change", to: SiteURL.editHelpResource(resource.id).path, hidden: " \(resource.name)")
+                actions.text(" · ")
+                actions.link("Delete", to: SiteURL.deleteHelpResource(resource.id).path, hidden: " \(resource.name)")
+            }
+        }
     }
 }
 
 struct HelpDirectoryPage: Page {
     static let template = TemplateName.helpDirectory
     let layout: Layout
-    let rows: [HelpResourceRow]
-    let kinds: [FilterOption]
-    let states: [FilterOption]
-    let sorts: [FilterOption]
+    /// The rendered rows (`HelpResourceRows`).
+    let rows: String
+    let hasRows: Bool
+    /// The filters' options (`FilterOption.html`).
+    let kinds: String
+    let states: String
+    let sorts: String
     let search: String
     let isFiltered: Bool
     let pagination: String

@@ -84,13 +84,15 @@ enum LearningStatus: String, Sendable, CaseIterable {
         }
     }
 
-    var tagClass: String {
+    var tagTone: TableRows.TagTone {
         switch self {
-        case .draft: "tag--yellow"
-        case .published: "tag--green"
-        case .archived: "tag--grey"
+        case .draft: .yellow
+        case .published: .green
+        case .archived: .grey
         }
     }
+
+    var tagClass: String { tagTone.tagClass }
 }
 
 /// A link a module points to for more reading.

@@ -44,15 +44,10 @@ struct LearningContentController {
             let page = try await content.modules(page: pageRequest, on: db)
             return (page, try await content.questionCounts(moduleIDs: page.items.map(\.id), on: db))
         }
-        let modules = page.items
+        let modules = LearningModuleRows.html(page.items, questionCounts: counts)
         return portal.pages.response(LearningModulesPage(
             layout: portal.layout("Learning modules", context: context, current: .learning),
-            modules: modules.map {
-                LearningModulesPage.Row(
-                    title: $0.title, category: $0.category, stage: $0.stage.title, status: $0.status.title, statusClass: $0.status.tagClass,
-                    position: $0.position, questionCount: counts[$0.id] ?? 0, path: SiteURL.learningModule($0.id).path
-                )
-            },
+            modules: modules.html, hasModules: !modules.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.learningModules.path, parameters: []), noun: "modules")),
             newPath: SiteURL.newLearningModule.path, videosPath: SiteURL.learningVideos.path, backPath: SiteURL.learning.path
         ))

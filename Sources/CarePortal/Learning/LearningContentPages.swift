@@ -34,21 +34,27 @@ struct LearningTargetFields: Sendable, Encodable {
     }
 }
 
-struct LearningModulesPage: Page {
-    struct Row: Sendable, Encodable {
-        let title: String
-        let category: String
-        let stage: String
-        let status: String
-        let statusClass: String
-        let position: Int
-        let questionCount: Int
-        let path: String
+/// The learning modules list's rows (`TableRows`): the title linking to the module, its category, the stage it is
+/// for, its place in the order, how many quiz questions it has and its status.
+enum LearningModuleRows {
+    static func html(_ modules: [LearningModule], questionCounts: [Int64: Int]) -> TableRows {
+        TableRows(modules) { module, cells in
+            cells.link(module.title, to: SiteURL.learningModule(module.id).path)
+            cells.text(module.category)
+            cells.text(module.stage.title)
+            cells.text(String(module.position))
+            cells.text(String(questionCounts[module.id] ?? 0))
+            cells.tag(module.status.title, tone: module.status.tagTone)
+        }
     }
+}
 
+struct LearningModulesPage: Page {
     static let template = TemplateName.learningModules
     let layout: Layout
-    let modules: [Row]
+    /// The rendered rows (`LearningModuleRows`).
+    let modules: String
+    let hasModules: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let newPath: String

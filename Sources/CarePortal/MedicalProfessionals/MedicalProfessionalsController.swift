@@ -41,10 +41,11 @@ struct MedicalProfessionalsController {
             )
         }
         let now = portal.now
+        let professionals = MedicalProfessionalRows.html(page.items, profiles: profilesByAccount)
         return portal.pages.response(MedicalProfessionalsPage(
             layout: portal.layout(Self.listTitle, context: context, current: .medicalProfessionals),
             invitations: open.map { InvitationRow($0, now: now, clock: portal.programSettings.current.clock) },
-            professionals: page.items.map { MedicalProfessionalRow($0, profile: profilesByAccount[$0.id]) },
+            professionals: professionals.html, hasProfessionals: !professionals.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.medicalProfessionals.path, parameters: []), noun: "medical professionals"))
         ))
     }

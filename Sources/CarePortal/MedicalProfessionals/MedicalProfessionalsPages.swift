@@ -1,20 +1,15 @@
 import Foundation
 import PortalPlatform
 
-/// A medical professional's account in the administrators' list.
-struct MedicalProfessionalRow: Sendable, Encodable {
-    let username: String
-    let path: String
-    let name: String
-    let statusTitle: String
-    let statusTag: String
-
-    init(_ account: StaffAccount, profile: StaffProfile?) {
-        username = account.username
-        path = SiteURL.staffAccount(account.id).path
-        name = profile?.fullName ?? "Not recorded"
-        statusTitle = account.status.title
-        statusTag = account.status.tagClass
+/// The administrators' list of medical professionals' accounts (`TableRows`): her username linking to her
+/// account, her name (from her profile) and her account's status.
+enum MedicalProfessionalRows {
+    static func html(_ accounts: [StaffAccount], profiles: [Int64: StaffProfile]) -> TableRows {
+        TableRows(accounts) { account, cells in
+            cells.link(account.username, to: SiteURL.staffAccount(account.id).path)
+            cells.text(profiles[account.id]?.fullName ?? "Not recorded")
+            cells.tag(account.status.title, tone: account.status.tagTone)
+        }
     }
 }
 
@@ -48,7 +43,9 @@ struct MedicalProfessionalsPage: Page {
     static let template = TemplateName.medicalProfessionals
     let layout: Layout
     let invitations: [InvitationRow]
-    let professionals: [MedicalProfessionalRow]
+    /// The rendered rows of the accounts (`MedicalProfessionalRows`).
+    let professionals: String
+    let hasProfessionals: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let lifetimeDays = StaffInvitation.lifetimeDays

@@ -1,35 +1,49 @@
 import Foundation
 import PortalPlatform
 
-struct SignUpCodeRow: Sendable, Encodable {
-    let number: String
-    let note: String
-    let created: String
-    let expires: String
-    let statusTitle: String
-    let statusTag: String
-    /// For a used code: who used it and when.
-    let usedBy: String?
-    let usedByPath: String?
-    let revokePath: String?
-
-    init(_ code: SignUpCode, now: Date, pseudonyms: [Int64: String], clock: ProgramClock) {
-        let status = code.status(at: now)
-        number = "#\(code.id)"
-        note = code.note.isEmpty ? "—" : code.note
-        created = clock.dateTime(code.createdAt)
-        expires = clock.dateTime(code.expiresAt)
-        statusTitle = status.title
-        let pseudonym = code.usedByMemberID.flatMap { pseudonyms[$0] }
-        usedBy = code.usedAt.map { "by \(pseudonym ?? "a member whose data was deleted"), \(clock.dateTime($0))" }
-        usedByPath = pseudonym == nil ? nil : code.usedByMemberID.map { SiteURL.member($0).path }
-        statusTag = switch status {
-        case .unused: "tag--blue"
-        case .used: "tag--green"
-        case .expired: "tag--grey"
-        case .revoked: "tag--red"
+/// The sign-up codes list's rows (`TableRows`): the code's number, its private note, when it was made and when it
+/// expires, its status (with who used it and when, linking to her record while she has one), and a button to
+/// revoke it while it is unused.
+enum SignUpCodeRows {
+    static func html(_ codes: [SignUpCode], now: Date, pseudonyms: [Int64: String], clock: ProgramClock, csrfToken: String) -> TableRows {
+        TableRows(codes) { code, cells in
+            let status = code.status(at: now)
+            let number = "#\(code.id)"
+            cells.text(number)
+            cells.text(code.note.isEmpty ? "—" : code.note)
+            cells.text(clock.dateTime(code.createdAt))
+            cells.text(clock.dateTime(code.expiresAt))
+            cells.cell { content in
+                content.tag(status.title, tone: status.tagTone)
+                guard let usedAt = code.usedAt else { return }
+                let pseudonym = code.usedByMemberID.flatMap { pseudonyms[$0] }
+                content.lineBreak()
+                content.smaller { used in
+                    if let pseudonym, let memberID = code.usedByMemberID {
+                        used.text("by ")
+                        used.link(pseudonym, to: SiteURL.member(memberID).path)
+                    } else {
+                        used.text("by a member whose data was deleted")
+                    }
+                    used.text(", \(clock.dateTime(usedAt))")
+                }
+            }
+            cells.cell { content in
+                guard status == .unused else { return }
+                content.postButton("Revoke", hidden: " code \(number)", to: SiteURL.signUpCodeRevoke(code.id).path, csrfToken: csrfToken)
+            }
         }
-        revokePath = status == .unused ? SiteURL.signUpCodeRevoke(code.id).path : nil
+    }
+}
+
+extension SignUpCode.Status {
+    var tagTone: TableRows.TagTone {
+        switch self {
+        case .unused: .blue
+        case .used: .green
+        case .expired: .grey
+        case .revoked: .red
+        }
     }
 }
 
@@ -38,7 +52,9 @@ struct SignUpCodesPage: Page {
     let layout: Layout
     let search: String
     let statusOptions: [FilterOption]
-    let rows: [SignUpCodeRow]
+    /// The rendered rows (`SignUpCodeRows`).
+    let rows: String
+    let hasRows: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let isFiltered: Bool

@@ -27,12 +27,15 @@ struct SignUpCodesController {
             return (page, try await MemberRepository().pseudonyms(ids: page.items.compactMap(\.usedByMemberID), on: db))
         }
         let address = ListAddress(path: SiteURL.signUpCodes.path, parameters: [("status", status?.rawValue), ("q", search)])
+        let rows = SignUpCodeRows.html(
+            page.items, now: now, pseudonyms: pseudonyms, clock: portal.programSettings.current.clock, csrfToken: context.session?.csrfToken ?? ""
+        )
         return portal.pages.response(SignUpCodesPage(
             layout: portal.layout("Sign-up codes", context: context, current: .signUpCodes),
             search: search,
             statusOptions: [FilterOption(value: "", title: "All codes", isSelected: status == nil)]
                 + SignUpCode.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
-            rows: page.items.map { SignUpCodeRow($0, now: now, pseudonyms: pseudonyms, clock: portal.programSettings.current.clock) },
+            rows: rows.html, hasRows: !rows.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "codes")),
             isFiltered: status != nil || !search.isEmpty
         ))

@@ -28,10 +28,11 @@ struct BroadcastsController {
             let reach = try await portal.notifications.reach(ofType: NotificationSubject.broadcastType, ids: sent, on: db)
             return (page, try await MemberRepository().cohorts(on: db), reach)
         }
+        // A row shows how many read only a sent broadcast; one nobody read yet has no entry in `reach`.
+        let rows = BroadcastRow.html(page.items.map { BroadcastRow($0, cohorts: cohorts, read: reach[$0.id]?.read ?? 0, clock: clock) })
         return portal.pages.response(BroadcastsPage(
             layout: portal.layout("Notifications", context: context, current: .broadcasts),
-            // A row shows how many read only a sent broadcast; one nobody read yet has no entry in `reach`.
-            rows: page.items.map { BroadcastRow($0, cohorts: cohorts, read: reach[$0.id]?.read ?? 0, clock: clock) },
+            rows: rows.html, hasRows: !rows.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.broadcasts.path, parameters: []), noun: "broadcasts"))
         ))
     }
@@ -223,6 +224,7 @@ struct BroadcastRow: Sendable, Encodable {
     let audience: String
     let when: String
     let statusTitle: String
+    let statusTone: TableRows.TagTone
     let statusTag: String
     /// "12 members", "1 member".
     let recipients: String?
@@ -234,16 +236,30 @@ struct BroadcastRow: Sendable, Encodable {
         audience = Self.audience(broadcast.cohortIDs, cohorts: cohorts)
         when = clock.dateTime(broadcast.sentAt ?? broadcast.sendAt)
         statusTitle = broadcast.status.title
-        statusTag = switch broadcast.status {
-        case .scheduled: "tag--blue"
-        case .sent: "tag--green"
-        case .cancelled: "tag--grey"
+        statusTone = switch broadcast.status {
+        case .scheduled: .blue
+        case .sent: .green
+        case .cancelled: .grey
         }
+        statusTag = statusTone.tagClass
         recipients = broadcast.recipientCount.map(Self.members)
         self.read = broadcast.status == .sent ? read.map(Self.members) : nil
     }
 
     static func members(_ count: Int) -> String { count == 1 ? "1 member" : "\(count) members" }
+
+    /// The broadcasts list's rows (`TableRows`): the title linking to the broadcast, who it is for, when it was
+    /// or will be sent, its status, and how many members it reached and read it ("–" where not yet known).
+    static func html(_ rows: [BroadcastRow]) -> TableRows {
+        TableRows(rows) { row, cells in
+            cells.link(row.title, to: row.path)
+            cells.text(row.audience)
+            cells.text(row.when)
+            cells.tag(row.statusTitle, tone: row.statusTone)
+            cells.number(row.recipients ?? "–")
+            cells.number(row.read ?? "–")
+        }
+    }
 
     static func audience(_ cohortIDs: [Int64]?, cohorts: [Cohort]) -> String {
         guard let cohortIDs else { return "Every member" }
@@ -255,7 +271,9 @@ struct BroadcastRow: Sendable, Encodable {
 struct BroadcastsPage: Page {
     static let template = TemplateName.broadcasts
     let layout: Layout
-    let rows: [BroadcastRow]
+    /// The rendered rows (`BroadcastRow.html`).
+    let rows: String
+    let hasRows: Bool
     let pagination: String
     let newPath = SiteURL.newBroadcast.path
 }

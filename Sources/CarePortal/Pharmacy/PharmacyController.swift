@@ -113,9 +113,10 @@ struct PharmacyController {
             try await repository.findCustomers(search, page: try request.pageRequest(), on: db)
         }
         let address = ListAddress(path: SiteURL.pharmacyCustomers.path, parameters: [("q", search)])
+        let rows = CustomerRows.html(page.items)
         return portal.pages.response(CustomersPage(
             layout: portal.layout("Customers", context: context, current: .pharmacyCustomers),
-            rows: page.items.map(CustomerRow.init), search: search,
+            rows: rows.html, hasRows: !rows.isEmpty, search: search,
             pagination: portal.pages.html(PaginationView(page, address: address, noun: "customers"))
         ))
     }

@@ -132,26 +132,25 @@ struct RefillPage: Page {
     }
 }
 
-struct CustomerRow: Sendable, Encodable {
-    let name: String
-    let path: String
-    let email: String
-    let dateOfBirth: String
-    let isDisabled: Bool
-
-    init(_ customer: PharmacyCustomer) {
-        name = "\(customer.details.lastName), \(customer.details.firstName)"
-        path = SiteURL.pharmacyCustomer(customer.id).path
-        email = customer.email
-        dateOfBirth = customer.details.dateOfBirth
-        isDisabled = customer.status == .disabled
+/// The customers list's rows (`TableRows`): her name (last, first) linking to her page, her email address, her
+/// date of birth, and "Disabled" marked in red where her account is.
+enum CustomerRows {
+    static func html(_ customers: [PharmacyCustomer]) -> TableRows {
+        TableRows(customers) { customer, cells in
+            cells.link("\(customer.details.lastName), \(customer.details.firstName)", to: SiteURL.pharmacyCustomer(customer.id).path)
+            cells.text(customer.email)
+            cells.text(customer.details.dateOfBirth, nowrap: true)
+            if customer.status == .disabled { cells.tag("Disabled", tone: .red) } else { cells.text("Active") }
+        }
     }
 }
 
 struct CustomersPage: Page {
     static let template = TemplateName.pharmacyCustomers
     let layout: Layout
-    let rows: [CustomerRow]
+    /// The rendered rows (`CustomerRows`).
+    let rows: String
+    let hasRows: Bool
     let search: String
     let pagination: String
     let action = SiteURL.pharmacyCustomers.path

@@ -9,7 +9,8 @@ struct StudyParticipant: Sendable, Equatable {
         case withdrawn
 
         var title: String { self == .active ? "Active" : "Withdrawn" }
-        var tagClass: String { self == .active ? "tag--green" : "tag--grey" }
+        var tagTone: TableRows.TagTone { self == .active ? .green : .grey }
+        var tagClass: String { tagTone.tagClass }
     }
 
     let id: Int64

@@ -37,20 +37,26 @@ struct StudyDashboardPage: Page {
     let exportsPath: String
 }
 
-struct StudyParticipantsPage: Page {
-    struct Row: Sendable, Encodable {
-        let studyCode: String
-        let path: String
-        let arm: String
-        let enrolledOn: String
-        let statusTitle: String
-        let statusTag: String
-        let lastActive: String
+/// The participants list's rows (`TableRows`): her study id linking to her page, her arm or group, when she was
+/// enrolled, her status and when she was last active in the app.
+enum StudyParticipantRows {
+    static func html(_ participants: [StudyParticipant], clock: ProgramClock) -> TableRows {
+        TableRows(participants) { participant, cells in
+            cells.link(participant.studyCode, to: SiteURL.studyParticipant(participant.id).path)
+            cells.text(participant.arm ?? "—")
+            cells.text(participant.enrolledOn.displayed)
+            cells.tag(participant.status.title, tone: participant.status.tagTone)
+            cells.text(participant.lastActiveAt.map(clock.dateTime) ?? "Not yet")
+        }
     }
+}
 
+struct StudyParticipantsPage: Page {
     static let template = TemplateName.studyParticipants
     let layout: Layout
-    let rows: [Row]
+    /// The rendered rows (`StudyParticipantRows`).
+    let rows: String
+    let hasRows: Bool
     /// The rendered `PaginationView`.
     let pagination: String
     let enrolPath: String

@@ -26,13 +26,10 @@ struct StudyParticipantsController {
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
         let pageRequest = try request.pageRequest()
         let page = try await portal.database.read { db in try await studies.participants(page: pageRequest, on: db) }
+        let rows = StudyParticipantRows.html(page.items, clock: clock)
         return portal.pages.response(StudyParticipantsPage(
             layout: portal.layout("Participants", context: context, current: .studyParticipants),
-            rows: page.items.map { participant in
-                .init(studyCode: participant.studyCode, path: SiteURL.studyParticipant(participant.id).path, arm: participant.arm ?? "—",
-                      enrolledOn: participant.enrolledOn.displayed, statusTitle: participant.status.title, statusTag: participant.status.tagClass,
-                      lastActive: participant.lastActiveAt.map(clock.dateTime) ?? "Not yet")
-            },
+            rows: rows.html, hasRows: !rows.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.studyParticipants.path, parameters: []), noun: "participants")),
             enrolPath: SiteURL.newStudyParticipant.path
         ))

@@ -15,6 +15,7 @@ struct SurveySummary: Sendable, Encodable {
     let path: String
     let title: String
     let statusTitle: String
+    let statusTone: TableRows.TagTone
     let statusTag: String
     /// "1 Dec 2026 to 14 Dec 2026".
     let days: String
@@ -30,11 +31,12 @@ struct SurveySummary: Sendable, Encodable {
         case .open: isLive ? "Open" : ended ? "Ended" : "Opens \(Self.day(survey.opensOn))"
         case .closed: "Closed"
         }
-        statusTag = switch survey.status {
-        case .draft: "tag--grey"
-        case .open: isLive ? "tag--green" : ended ? "tag--grey" : "tag--blue"
-        case .closed: "tag--grey"
+        statusTone = switch survey.status {
+        case .draft: .grey
+        case .open: isLive ? .green : ended ? .grey : .blue
+        case .closed: .grey
         }
+        statusTag = statusTone.tagClass
         days = "\(Self.day(survey.opensOn)) to \(Self.day(survey.closesOn))"
         audience = BroadcastRow.audience(survey.cohortIDs, cohorts: cohorts)
     }
@@ -51,16 +53,27 @@ struct SurveySummary: Sendable, Encodable {
     }
 }
 
-struct SurveysPage: Page {
-    struct Row: Sendable, Encodable {
-        let summary: SurveySummary
-        let questions: Int
-        let responses: Int
+/// The surveys list's rows (`TableRows`): the title linking to the survey, who it is for, its days, its status,
+/// and how many questions and responses it has.
+enum SurveyRows {
+    static func html(_ surveys: [(summary: SurveySummary, questions: Int, responses: Int)]) -> TableRows {
+        TableRows(surveys) { survey, cells in
+            cells.link(survey.summary.title, to: survey.summary.path)
+            cells.text(survey.summary.audience)
+            cells.text(survey.summary.days)
+            cells.tag(survey.summary.statusTitle, tone: survey.summary.statusTone)
+            cells.number(String(survey.questions))
+            cells.number(String(survey.responses))
+        }
     }
+}
 
+struct SurveysPage: Page {
     static let template = TemplateName.surveys
     let layout: Layout
-    let rows: [Row]
+    /// The rendered rows (`SurveyRows`).
+    let rows: String
+    let hasRows: Bool
     let pagination: String
     let newPath = SiteURL.newSurvey.path
 }

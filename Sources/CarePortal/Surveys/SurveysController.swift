@@ -67,9 +67,10 @@ struct SurveysController {
             (try await repository.list(page: pageRequest, on: db), try await MemberRepository().cohorts(on: db))
         }
         let today = today
+        let rows = SurveyRows.html(page.items.map { (SurveySummary($0.survey, cohorts: cohorts, today: today), $0.questionCount, $0.responseCount) })
         return portal.pages.response(SurveysPage(
             layout: portal.layout("Surveys", context: context, current: .surveys),
-            rows: page.items.map { SurveysPage.Row(summary: SurveySummary($0.survey, cohorts: cohorts, today: today), questions: $0.questionCount, responses: $0.responseCount) },
+            rows: rows.html, hasRows: !rows.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.surveys.path, parameters: []), noun: "surveys"))
         ))
     }

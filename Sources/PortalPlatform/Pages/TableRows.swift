@@ -68,6 +68,19 @@ package struct TableRows: Sendable {
             html += nowrap ? #"<td class="table__cell table__cell--nowrap">"# : #"<td class="table__cell">"#
         }
 
+        /// A cell of several pieces (`Content`): `nowrap` keeps it on one line, `numeric` aligns it to the right.
+        package mutating func cell(nowrap: Bool = false, numeric: Bool = false, _ build: (inout Content) -> Void) {
+            var content = Content()
+            build(&content)
+            if numeric {
+                html += #"<td class="table__cell table__cell--numeric">"#
+            } else {
+                open(nowrap: nowrap)
+            }
+            html += content.html
+            html += "</td>"
+        }
+
         /// A cell holding a number, aligned to the right.
         package mutating func number(_ text: String) {
             html += #"<td class="table__cell table__cell--numeric">"#
@@ -85,8 +98,74 @@ package struct TableRows: Sendable {
         }
     }
 
+    /// What one cell holds when it is more than one text, link or tag (`Cells.cell`): each piece appended in turn,
+    /// every text escaped.
+    package struct Content: Sendable {
+        fileprivate var html = ""
+
+        /// Text.
+        package mutating func text(_ text: String) {
+            html += HTMLEscaping.escape(text)
+        }
+
+        /// A line break: what follows starts a second line in the cell.
+        package mutating func lineBreak() {
+            html += "<br>"
+        }
+
+        /// Pieces in smaller type.
+        package mutating func smaller(_ build: (inout Content) -> Void) {
+            var smaller = Content()
+            build(&smaller)
+            html += #"<span class="body-s">"#
+            html += smaller.html
+            html += "</span>"
+        }
+
+        /// A link to `path`; `hidden` is said after the text to screen readers only (" the Lakeview helpline"), and
+        /// `external` marks an address outside the portal (`rel="noopener noreferrer"`).
+        package mutating func link(_ text: String, to path: String, hidden: String? = nil, external: Bool = false) {
+            html += #"<a class="link" href=""#
+            html += HTMLEscaping.escape(path)
+            html += external ? #"" rel="noopener noreferrer">"# : #"">"#
+            html += HTMLEscaping.escape(text)
+            if let hidden {
+                html += #"<span class="visually-hidden">"#
+                html += HTMLEscaping.escape(hidden)
+                html += "</span>"
+            }
+            html += "</a>"
+        }
+
+        /// A coloured tag.
+        package mutating func tag(_ text: String, tone: TagTone) {
+            html += #"<strong class="tag tag--"#
+            html += tone.rawValue
+            html += #"">"#
+            html += HTMLEscaping.escape(text)
+            html += "</strong>"
+        }
+
+        /// A small secondary button that posts to `action` with the session's CSRF token (as the `partials/csrf`
+        /// template writes it); `hidden` is said after its title to screen readers only.
+        package mutating func postButton(_ title: String, hidden: String? = nil, to action: String, csrfToken: String) {
+            html += #"<form class="inline-form" method="post" action=""#
+            html += HTMLEscaping.escape(action)
+            html += #""><input type="hidden" name="csrf_token" value=""#
+            html += HTMLEscaping.escape(csrfToken)
+            html += #""><button class="button button--secondary button--small" type="submit">"#
+            html += HTMLEscaping.escape(title)
+            if let hidden {
+                html += #"<span class="visually-hidden">"#
+                html += HTMLEscaping.escape(hidden)
+                html += "</span>"
+            }
+            html += "</button></form>"
+        }
+    }
+
     /// The tag colours the stylesheet defines.
-    package enum TagTone: String, Sendable {
+    package enum TagTone: String, Sendable, Encodable {
         case green, red, grey, blue, yellow, purple
 
         /// The class a template writes: `tag--green`.

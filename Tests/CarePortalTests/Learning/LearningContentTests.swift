@@ -363,7 +363,7 @@ import Testing
             #expect(page.contains("Which &lt;side&gt;?") && page.contains("Correct: Left &lt;side&gt;"))
             // The list counts the questions of the modules on its page.
             let counted = try await admin.get(SiteURL.learningModules.path).text
-            #expect(counted.contains(#"<td class="table__cell">2</td>\#n      <td class="table__cell">1</td>"#), "order 2, one question")
+            #expect(counted.contains(#"<td class="table__cell">2</td><td class="table__cell">1</td>"#), "order 2, one question")
 
             // Members get the text through SafeHTML only.
             let (wren, member) = try await AppClient.registered(portal)

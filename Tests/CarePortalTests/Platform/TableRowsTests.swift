@@ -41,6 +41,40 @@ import Testing
         #expect(TableRows.TagTone.grey.tagClass == "tag--grey")
     }
 
+    @Test func aCellOfSeveralPiecesEscapesEachAndKeepsItsClasses() {
+        var rows = TableRows()
+        rows.row { cells in
+            cells.cell { content in
+                content.text("Lakeview <line>")
+                content.lineBreak()
+                content.link("https://example.org/?a=1&b=2", to: "https://example.org/?a=1&b=2", external: true)
+            }
+            cells.cell(nowrap: true) { $0.link("(555) 010-0199", to: "tel:+15550100199", hidden: " Ann's \"line\"") }
+            cells.cell(numeric: true) { $0.text("12 members") }
+            cells.cell { content in
+                content.tag("Used", tone: .green)
+                content.lineBreak()
+                content.smaller { $0.text("by "); $0.link("Maple <7>", to: "/members/7"); $0.text(", 1 Dec") }
+            }
+            cells.cell { $0.postButton("Revoke", hidden: " code #4", to: "/sign-up-codes/4/revoke", csrfToken: "t\"k") }
+            cells.cell { _ in }
+        }
+        #expect(rows.html == """
+            <tr><td class="table__cell">Lakeview &lt;line&gt;<br>\
+            <a class="link" href="https://example.org/?a=1&amp;b=2" rel="noopener noreferrer">https://example.org/?a=1&amp;b=2</a></td>\
+            <td class="table__cell table__cell--nowrap"><a class="link" href="tel:+15550100199">(555) 010-0199\
+            <span class="visually-hidden"> Ann&#39;s &quot;line&quot;</span></a></td>\
+            <td class="table__cell table__cell--numeric">12 members</td>\
+            <td class="table__cell"><strong class="tag tag--green">Used</strong><br><span class="body-s">by \
+            <a class="link" href="/members/7">Maple &lt;7&gt;</a>, 1 Dec</span></td>\
+            <td class="table__cell"><form class="inline-form" method="post" action="/sign-up-codes/4/revoke">\
+            <input type="hidden" name="csrf_token" value="t&quot;k">\
+            <button class="button button--secondary button--small" type="submit">Revoke<span class="visually-hidden"> code #4</span></button></form></td>\
+            <td class="table__cell"></td></tr>
+
+            """)
+    }
+
     @Test func filterOptionsAreEscapedAndMarkTheChosenOne() {
         let html = FilterOption.html([
             FilterOption(value: "", title: "All actions", isSelected: false),
