@@ -42,9 +42,12 @@ struct MedicalProfessionalsController {
         }
         let now = portal.now
         let professionals = MedicalProfessionalRows.html(page.items, profiles: profilesByAccount)
+        let invitationRows = InvitationRows.html(
+            open, showingRoles: false, now: now, clock: portal.programSettings.current.clock, csrfToken: context.session?.csrfToken ?? ""
+        )
         return portal.pages.response(MedicalProfessionalsPage(
             layout: portal.layout(Self.listTitle, context: context, current: .medicalProfessionals),
-            invitations: open.map { InvitationRow($0, now: now, clock: portal.programSettings.current.clock) },
+            invitations: invitationRows.html, hasInvitations: !invitationRows.isEmpty,
             professionals: professionals.html, hasProfessionals: !professionals.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.medicalProfessionals.path, parameters: []), noun: "medical professionals"))
         ))

@@ -13,36 +13,37 @@ enum MedicalProfessionalRows {
     }
 }
 
-/// An invitation that was neither accepted nor revoked.
-struct InvitationRow: Sendable, Encodable {
-    let name: String
-    let roleTitle: String
-    let email: String
-    let sent: String
-    let expires: String
-    let statusTitle: String
-    let statusTag: String
-    let resendPath: String
-    let revokePath: String
-
-    init(_ invitation: StaffInvitation, now: Date, clock: ProgramClock) {
-        let status = invitation.status(at: now)
-        name = invitation.fullName
-        roleTitle = invitation.role.title
-        email = invitation.email
-        sent = clock.dateTime(invitation.lastSentAt)
-        expires = clock.dateTime(invitation.expiresAt)
-        statusTitle = status.title
-        statusTag = status == .waiting ? "tag--blue" : "tag--grey"
-        resendPath = SiteURL.invitationResend(invitation.id).path
-        revokePath = SiteURL.invitationRevoke(invitation.id).path
+/// The invitations that were neither accepted nor revoked (`TableRows`): her name, her role (on the staff
+/// accounts page, which invites every role) or when it was last sent (on the medical professionals' page, which
+/// invites one), her email address, when it expires, whether it is still waiting, and buttons to send it again or
+/// revoke it.
+enum InvitationRows {
+    static func html(_ invitations: [StaffInvitation], showingRoles: Bool, now: Date, clock: ProgramClock, csrfToken: String) -> TableRows {
+        TableRows(invitations) { invitation, cells in
+            let status = invitation.status(at: now)
+            cells.text(invitation.fullName)
+            if showingRoles { cells.text(invitation.role.title) }
+            cells.text(invitation.email)
+            if !showingRoles { cells.text(clock.dateTime(invitation.lastSentAt)) }
+            cells.text(clock.dateTime(invitation.expiresAt))
+            cells.tag(status.title, tone: status == .waiting ? .blue : .grey)
+            cells.cell { content in
+                content.buttonGroup { buttons in
+                    let hidden = " the invitation to \(invitation.fullName)"
+                    buttons.postButton("Resend", hidden: hidden, to: SiteURL.invitationResend(invitation.id).path, csrfToken: csrfToken)
+                    buttons.postButton("Revoke", hidden: hidden, to: SiteURL.invitationRevoke(invitation.id).path, csrfToken: csrfToken, style: .warning)
+                }
+            }
+        }
     }
 }
 
 struct MedicalProfessionalsPage: Page {
     static let template = TemplateName.medicalProfessionals
     let layout: Layout
-    let invitations: [InvitationRow]
+    /// The rendered rows of the open invitations (`InvitationRows`).
+    let invitations: String
+    let hasInvitations: Bool
     /// The rendered rows of the accounts (`MedicalProfessionalRows`).
     let professionals: String
     let hasProfessionals: Bool

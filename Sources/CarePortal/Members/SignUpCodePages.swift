@@ -19,13 +19,12 @@ enum SignUpCodeRows {
                 let pseudonym = code.usedByMemberID.flatMap { pseudonyms[$0] }
                 content.lineBreak()
                 content.smaller { used in
-                    if let pseudonym, let memberID = code.usedByMemberID {
-                        used.text("by ")
-                        used.link(pseudonym, to: SiteURL.member(memberID).path)
+                    let text = "by \(pseudonym ?? "a member whose data was deleted"), \(clock.dateTime(usedAt))"
+                    if pseudonym != nil, let memberID = code.usedByMemberID {
+                        used.link(text, to: SiteURL.member(memberID).path)
                     } else {
-                        used.text("by a member whose data was deleted")
+                        used.text(text)
                     }
-                    used.text(", \(clock.dateTime(usedAt))")
                 }
             }
             cells.cell { content in

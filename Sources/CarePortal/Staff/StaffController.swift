@@ -52,6 +52,9 @@ struct StaffController {
         func header(_ title: String, _ sort: StaffSort) -> SortableHeader {
             SortableHeader(title: title, key: sort.rawValue, currentKey: query.sort.rawValue, descending: query.descending, address: address)
         }
+        let invitationRows = InvitationRows.html(
+            open, showingRoles: true, now: now, clock: portal.programSettings.current.clock, csrfToken: context.session?.csrfToken ?? ""
+        )
         return portal.pages.response(StaffListPage(
             layout: portal.layout("Staff accounts", context: context, current: .staff),
             search: query.search,
@@ -66,7 +69,7 @@ struct StaffController {
             hasAwaitingApprovals: awaiting > 0,
             awaitingApprovalPath: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
             isFiltered: !query.search.isEmpty || query.role != nil || query.status != nil,
-            invitations: open.map { InvitationRow($0, now: now, clock: portal.programSettings.current.clock) }
+            invitations: invitationRows.html, hasInvitations: !invitationRows.isEmpty
         ))
     }
 

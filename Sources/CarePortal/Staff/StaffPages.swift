@@ -84,7 +84,9 @@ struct StaffListPage: Page {
     let awaitingApprovalPath: String
     let action = SiteURL.staff.path
     let isFiltered: Bool
-    let invitations: [InvitationRow]
+    /// The rendered rows of the open invitations (`InvitationRows`).
+    let invitations: String
+    let hasInvitations: Bool
     let lifetimeDays = StaffInvitation.lifetimeDays
     let registerPath = SiteURL.registerPhysician.path
     let invitePath = SiteURL.staffInvite.path

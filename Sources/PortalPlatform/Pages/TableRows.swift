@@ -146,14 +146,18 @@ package struct TableRows: Sendable {
             html += "</strong>"
         }
 
-        /// A small secondary button that posts to `action` with the session's CSRF token (as the `partials/csrf`
-        /// template writes it); `hidden` is said after its title to screen readers only.
-        package mutating func postButton(_ title: String, hidden: String? = nil, to action: String, csrfToken: String) {
+        /// A small button that posts to `action` with the session's CSRF token (as the `partials/csrf` template
+        /// writes it); `hidden` is said after its title to screen readers only.
+        package mutating func postButton(
+            _ title: String, hidden: String? = nil, to action: String, csrfToken: String, style: ButtonStyle = .secondary
+        ) {
             html += #"<form class="inline-form" method="post" action=""#
             html += HTMLEscaping.escape(action)
             html += #""><input type="hidden" name="csrf_token" value=""#
             html += HTMLEscaping.escape(csrfToken)
-            html += #""><button class="button button--secondary button--small" type="submit">"#
+            html += #""><button class="button button--"#
+            html += style.rawValue
+            html += #" button--small" type="submit">"#
             html += HTMLEscaping.escape(title)
             if let hidden {
                 html += #"<span class="visually-hidden">"#
@@ -162,6 +166,20 @@ package struct TableRows: Sendable {
             }
             html += "</button></form>"
         }
+
+        /// Buttons side by side (`postButton`).
+        package mutating func buttonGroup(_ build: (inout Content) -> Void) {
+            var buttons = Content()
+            build(&buttons)
+            html += #"<div class="button-group">"#
+            html += buttons.html
+            html += "</div>"
+        }
+    }
+
+    /// How a row's button looks: `secondary` for most, `warning` for one that ends or removes something.
+    package enum ButtonStyle: String, Sendable {
+        case secondary, warning
     }
 
     /// The tag colours the stylesheet defines.

@@ -57,6 +57,12 @@ import Testing
                 content.smaller { $0.text("by "); $0.link("Maple <7>", to: "/members/7"); $0.text(", 1 Dec") }
             }
             cells.cell { $0.postButton("Revoke", hidden: " code #4", to: "/sign-up-codes/4/revoke", csrfToken: "t\"k") }
+            cells.cell { content in
+                content.buttonGroup { buttons in
+                    buttons.postButton("Resend", to: "/invitations/2/resend", csrfToken: "k")
+                    buttons.postButton("Revoke", to: "/invitations/2/revoke", csrfToken: "k", style: .warning)
+                }
+            }
             cells.cell { _ in }
         }
         #expect(rows.html == """
@@ -70,6 +76,11 @@ import Testing
             <td class="table__cell"><form class="inline-form" method="post" action="/sign-up-codes/4/revoke">\
             <input type="hidden" name="csrf_token" value="t&quot;k">\
             <button class="button button--secondary button--small" type="submit">Revoke<span class="visually-hidden"> code #4</span></button></form></td>\
+            <td class="table__cell"><div class="button-group">\
+            <form class="inline-form" method="post" action="/invitations/2/resend"><input type="hidden" name="csrf_token" value="k">\
+            <button class="button button--secondary button--small" type="submit">Resend</button></form>\
+            <form class="inline-form" method="post" action="/invitations/2/revoke"><input type="hidden" name="csrf_token" value="k">\
+            <button class="button button--warning button--small" type="submit">Revoke</button></form></div></td>\
             <td class="table__cell"></td></tr>
 
             """)
