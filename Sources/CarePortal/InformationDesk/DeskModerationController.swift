@@ -206,7 +206,7 @@ struct DeskModerationController {
         }
         return portal.pages.response(FlagsPage(
             layout: portal.layout("Flagged posts", context: context, current: .desk),
-            rows: rows,
+            rows: FlaggedPostRow.cards(rows, csrfToken: context.session?.csrfToken ?? ""), hasRows: !rows.isEmpty,
             pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.deskFlags.path, parameters: []), noun: "flagged posts"))
         ))
     }

@@ -24,11 +24,7 @@ struct StudyFeedbackController {
         let address = ListAddress(path: SiteURL.studyFeedback.path, parameters: showAll ? [("show", "all")] : [])
         return portal.pages.response(StudyFeedbackPage(
             layout: portal.layout("Feedback", context: context, current: .studyFeedback),
-            rows: feedback.items.map {
-                .init(studyCode: $0.studyCode, participantPath: SiteURL.studyParticipant($0.participantID).path, when: clock.dateTime($0.submittedAt),
-                      body: $0.body, handledText: $0.handledAt.map { "Handled \(clock.dateTime($0))" },
-                      handlePath: $0.handledAt == nil ? SiteURL.studyFeedbackHandled($0.id).path : nil)
-            },
+            rows: StudyFeedbackItems.html(feedback.items, clock: clock), hasRows: !feedback.items.isEmpty,
             pagination: portal.pages.html(PaginationView(feedback, address: address, noun: "messages")),
             showingAll: showAll,
             togglePath: showAll ? SiteURL.studyFeedback.path : ListAddress(path: SiteURL.studyFeedback.path, parameters: [("show", "all")]).string

@@ -84,6 +84,10 @@ import Testing
             #expect(try await DeskSteps.flag(flaggers[1], path, reason: "Hurtful").status == .created)
             #expect(try await DeskSteps.thread(asker, thread)["removed"] as? Bool == false, "two members are not enough")
 
+            var (early, _) = try await portal.signedIn(.administrator)
+            let twoFlags = try await early.get(SiteURL.deskFlags.path).text
+            #expect(twoFlags.contains(">2 flags</strong>"), "two flags, not yet hidden")
+
             #expect(try await DeskSteps.flag(flaggers[2], path, reason: "Offensive").status == .created)
             #expect(try await DeskSteps.thread(asker, thread)["removed"] as? Bool == true, "the third member's flag hides it")
 

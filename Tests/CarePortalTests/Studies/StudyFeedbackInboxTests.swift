@@ -73,4 +73,30 @@ import Testing
             #expect(rest.contains("Message 0"))
         }
     }
+
+    /// Each message says "Handled" only when it was: a message not yet handled, shown under a handled one, has its
+    /// button and no "Handled" of its neighbour's.
+    @Test(arguments: TestEngines.all)
+    func onlyAHandledMessageSaysItWasHandled(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let repository = StudyRepository()
+            let (_, participant) = try await StudyFixtures.participant(portal, code: "NU-710")
+            let staff = try await portal.createStaff(.researcher, username: "inbox.handler")
+            let start = portal.clock.now
+            try await portal.database.transaction { db in
+                _ = try await repository.addFeedback(participantID: participant, body: "Older, waiting", now: start, on: db)
+                let newest = try await repository.addFeedback(participantID: participant, body: "Newest, handled", now: start.addingTimeInterval(60), on: db)
+                _ = try await repository.markHandled(id: newest, by: staff.id, now: start.addingTimeInterval(120), on: db)
+            }
+            var researcher = Visitor(portal: portal)
+            try await researcher.signIn(username: "inbox.handler", password: "correct horse battery staple")
+            let page = try await researcher.get(SiteURL.studyFeedback.path + "?show=all").text
+            let items = page.components(separatedBy: "study-feedback__item\"").dropFirst()
+            #expect(items.count == 2)
+            let handled = try #require(items.first { $0.contains("Newest, handled") })
+            let waiting = try #require(items.first { $0.contains("Older, waiting") })
+            #expect(handled.contains("Handled ") && !handled.contains("Mark handled"))
+            #expect(!waiting.contains(" · Handled ") && waiting.contains("Mark handled"), "the older message is not yet handled")
+        }
+    }
 }
