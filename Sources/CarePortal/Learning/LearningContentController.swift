@@ -97,6 +97,15 @@ struct LearningContentController {
         links.error = errors["links"]
         let chosenVideo = values["video_id"] ?? ""
         let heading = module.map { "Change \($0.title)" } ?? "Write a module"
+        let questionRows = questions.map { list in
+            list.enumerated().map { index, question in
+                LearningModulePage.QuestionRow(
+                    number: index + 1, prompt: question.prompt,
+                    correctAnswers: question.choices.filter(\.isCorrect).map(\.text).joined(separator: "; "),
+                    editPath: SiteURL.quizQuestion(question.id).path, deletePath: SiteURL.deleteQuizQuestion(question.id).path
+                )
+            }
+        }
         return portal.pages.response(LearningModulePage(
             layout: portal.layout(heading, context: context, current: .learning),
             errors: errors.items, heading: heading, action: (module.map { SiteURL.learningModule($0.id) } ?? .newLearningModule).path,
@@ -104,15 +113,7 @@ struct LearningContentController {
             videoOptions: [LearningOption(value: "", title: "No video", isSelected: chosenVideo.isEmpty)]
                 + videos.map { LearningOption(value: String($0.id), title: "\($0.title) (\($0.lengthText))", isSelected: String($0.id) == chosenVideo) },
             previewHTML: preview,
-            questions: questions.map { list in
-                list.enumerated().map { index, question in
-                    LearningModulePage.QuestionRow(
-                        number: index + 1, prompt: question.prompt,
-                        correctAnswers: question.choices.filter(\.isCorrect).map(\.text).joined(separator: "; "),
-                        editPath: SiteURL.quizQuestion(question.id).path, deletePath: SiteURL.deleteQuizQuestion(question.id).path
-                    )
-                }
-            },
+            questions: questionRows, hasQuestions: questionRows?.isEmpty == false,
             newQuestionPath: module.map { SiteURL.newQuizQuestion($0.id).path }, backPath: SiteURL.learningModules.path,
             summaryMaximum: LearningRules.summaryMaximumLength
         ), status: errors.isEmpty ? .ok : .unprocessableContent)

@@ -84,6 +84,7 @@ struct LearningModulePage: Page {
     let videoOptions: [LearningOption]
     let previewHTML: String?
     let questions: [QuestionRow]?
+    let hasQuestions: Bool
     let newQuestionPath: String?
     let backPath: String
     let summaryMaximum: Int

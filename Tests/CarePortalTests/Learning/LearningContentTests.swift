@@ -361,9 +361,17 @@ import Testing
             #expect(good.location == SiteURL.learningModule(moduleID).path + "#quiz")
             let page = try await admin.get(SiteURL.learningModule(moduleID).path).text
             #expect(page.contains("Which &lt;side&gt;?") && page.contains("Correct: Left &lt;side&gt;"))
+            // With two questions the quiz is one heading over one numbered list of both.
+            _ = try await admin.post(SiteURL.newQuizQuestion(moduleID).path, form: [
+                ("prompt", "When?"), ("choice_1", "Now"), ("correct_1", "yes"), ("choice_2", "Later"), ("explanation", "Soon."),
+            ])
+            let twoQuestions = try await admin.get(SiteURL.learningModule(moduleID).path).text
+            #expect(twoQuestions.components(separatedBy: #"id="quiz""#).count - 1 == 1, "one quiz heading")
+            #expect(twoQuestions.components(separatedBy: #"<ol class="list">"#).count - 1 == 1, "one list of questions")
+            #expect(twoQuestions.contains("Which &lt;side&gt;?") && twoQuestions.contains("When?"))
             // The list counts the questions of the modules on its page.
             let counted = try await admin.get(SiteURL.learningModules.path).text
-            #expect(counted.contains(#"<td class="table__cell">2</td><td class="table__cell">1</td>"#), "order 2, one question")
+            #expect(counted.contains(#"<td class="table__cell">2</td><td class="table__cell">2</td>"#), "order 2, two questions")
 
             // Members get the text through SafeHTML only.
             let (wren, member) = try await AppClient.registered(portal)
