@@ -50,17 +50,7 @@ package struct TableRows: Sendable {
         /// A cell whose text links to `path` (a record's own page); `hidden` is said after the text to screen
         /// readers only ("Open", then " request 12"), and `nowrap` keeps it on one line.
         package mutating func link(_ text: String, to path: String, hidden: String? = nil, nowrap: Bool = false) {
-            open(nowrap: nowrap)
-            html += #"<a class="link" href=""#
-            html += HTMLEscaping.escape(path)
-            html += #"">"#
-            html += HTMLEscaping.escape(text)
-            if let hidden {
-                html += #"<span class="visually-hidden">"#
-                html += HTMLEscaping.escape(hidden)
-                html += "</span>"
-            }
-            html += "</a></td>"
+            cell(nowrap: nowrap) { $0.link(text, to: path, hidden: hidden) }
         }
 
         /// A cell's start tag; `nowrap` keeps what it holds on one line.
@@ -90,11 +80,7 @@ package struct TableRows: Sendable {
 
         /// A cell holding a coloured tag (`tone` is one of the stylesheet's `tag--…` classes).
         package mutating func tag(_ text: String, tone: TagTone) {
-            html += #"<td class="table__cell"><strong class="tag tag--"#
-            html += tone.rawValue
-            html += #"">"#
-            html += HTMLEscaping.escape(text)
-            html += "</strong></td>"
+            cell { $0.tag(text, tone: tone) }
         }
     }
 
