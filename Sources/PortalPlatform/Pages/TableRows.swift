@@ -101,11 +101,7 @@ package struct TableRows: Sendable {
 
         /// Pieces in smaller type.
         package mutating func smaller(_ build: (inout Content) -> Void) {
-            var smaller = Content()
-            build(&smaller)
-            html += #"<span class="body-s">"#
-            html += smaller.html
-            html += "</span>"
+            wrapped(#"<span class="body-s">"#, build, "</span>")
         }
 
         /// A link to `path`; `hidden` is said after the text to screen readers only (" the Lakeview helpline"), and
@@ -115,11 +111,7 @@ package struct TableRows: Sendable {
             html += HTMLEscaping.escape(path)
             html += external ? #"" rel="noopener noreferrer">"# : #"">"#
             html += HTMLEscaping.escape(text)
-            if let hidden {
-                html += #"<span class="visually-hidden">"#
-                html += HTMLEscaping.escape(hidden)
-                html += "</span>"
-            }
+            visuallyHidden(hidden)
             html += "</a>"
         }
 
@@ -145,21 +137,28 @@ package struct TableRows: Sendable {
             html += style.rawValue
             html += #" button--small" type="submit">"#
             html += HTMLEscaping.escape(title)
-            if let hidden {
-                html += #"<span class="visually-hidden">"#
-                html += HTMLEscaping.escape(hidden)
-                html += "</span>"
-            }
+            visuallyHidden(hidden)
             html += "</button></form>"
         }
 
         /// Buttons side by side (`postButton`).
         package mutating func buttonGroup(_ build: (inout Content) -> Void) {
-            var buttons = Content()
-            build(&buttons)
-            html += #"<div class="button-group">"#
-            html += buttons.html
-            html += "</div>"
+            wrapped(#"<div class="button-group">"#, build, "</div>")
+        }
+
+        /// The pieces `build` writes, between a start tag and its end tag.
+        private mutating func wrapped(_ start: String, _ build: (inout Content) -> Void, _ end: String) {
+            html += start
+            build(&self)
+            html += end
+        }
+
+        /// Words said to screen readers only, after a link's or button's visible text.
+        private mutating func visuallyHidden(_ text: String?) {
+            guard let text else { return }
+            html += #"<span class="visually-hidden">"#
+            html += HTMLEscaping.escape(text)
+            html += "</span>"
         }
     }
 
