@@ -18,29 +18,58 @@ struct HelpDirectoryQuery: Sendable, Equatable {
 /// The only place the help directory's SQL lives.
 struct HelpDirectoryRepository: Sendable {
     func list(_ query: HelpDirectoryQuery, on db: any SQLDatabase) async throws -> PageOf<HelpResource> {
+        let words = WordStarts.words(of: query.search)
+        let byName: [SortKey] = [.text("name_key"), .integer("id")]
+        let order = ListOrder(query.sort.rawValue, keys: query.sort == .kind
+            ? [SortKey(Self.kindOrder, resultColumn: "kind_order", kind: .integer)] + byName : byName, descending: false)
+        /// The kind and state filters, on `help_resources` or on the word starts' rows, which carry both columns.
         func filtered(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            var builder = builder
-            if let kind = query.kind { builder = builder.where("kind", .equal, kind.rawValue) }
+            if let kind = query.kind { builder.where("kind", .equal, kind.rawValue) }
             if let state = query.state {
-                builder = builder.where { group in
+                builder.where { group in
                     group.where("nationwide", .equal, true)
                         .orWhere(SQLRaw("id IN (SELECT resource_id FROM help_resource_states WHERE state = "), SQLBind(state), SQLRaw(")"))
                 }
             }
-            if !query.search.isEmpty { builder = builder.where("name_key", .like, "%\(Self.likeEscaped(query.search.lowercased()))%") }
             return builder
         }
-        let byName: [SortKey] = [.text("name_key"), .integer("id")]
-        let rows = try await db.seek(
-            query.page,
-            order: ListOrder(query.sort.rawValue, keys: query.sort == .kind
-                ? [SortKey(Self.kindOrder, resultColumn: "kind_order", kind: .integer)] + byName : byName, descending: false),
-            columns: [SQLLiteral.all, SQLAlias(Self.kindOrder, as: SQLIdentifier("kind_order"))],
-            rows: { filtered($0.from("help_resources")) },
-            decode: { $0 }
-        )
+        let rows: PageOf<any SQLRow>
+        if query.search.isEmpty {
+            rows = try await db.seek(
+                query.page, order: order, columns: Self.listColumns, rows: { filtered($0.from("help_resources")) }, decode: { $0 }
+            )
+        } else if let longest = words.max(by: { $0.count < $1.count }) {
+            // The longest word typed is read from the index of word starts, in the list's order when sorted by
+            // name; each other word typed is looked up for the entries found.
+            func matching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+                builder.from(SQLAlias(SQLGroupExpression(Self.wordRows), as: SQLIdentifier("help_resource_words")))
+                    .where("word_start", .equal, longest)
+                for word in words where word != longest {
+                    builder.where(SQLQueryString("id IN (SELECT resource_id FROM help_resource_words WHERE word_start = \(bind: word))"))
+                }
+                return filtered(builder)
+            }
+            rows = try await db.seek(
+                query.page, order: order, columns: Self.listColumns,
+                rows: { query.sort == .name ? $0.from("help_resources") : filtered($0.from("help_resources")).where(SQLBinaryExpression(
+                    SQLIdentifier("id"), .in, SQLGroupExpression(matching(db.select().column("id")).select)
+                )) },
+                counted: matching, idsFirst: query.sort == .name ? matching : nil, decode: { $0 }
+            )
+        } else {
+            // Nothing typed that a name's words could start with (only punctuation): nothing matches.
+            rows = try await db.seek(
+                query.page, order: order, columns: Self.listColumns,
+                rows: { $0.from("help_resources").where(SQLLiteral.boolean(false)) }, decode: { $0 }
+            )
+        }
         return rows.replacingItems(try await decode(rows.items, on: db))
     }
+
+    private static let listColumns: [any SQLExpression] = [SQLLiteral.all, SQLAlias(kindOrder, as: SQLIdentifier("kind_order"))]
+    /// The word starts' rows under the names `help_resources` gives the same values, so the list's order and
+    /// filters read either table.
+    private static let wordRows = SQLRaw("SELECT word_start, resource_id AS id, name_key, kind, nationwide FROM help_resource_words")
 
     /// What a member in `state` (nil: none given) is offered: nationwide entries and her state's, crisis lines first.
     func forMember(state: String?, kinds: [HelpResource.Kind] = HelpResource.Kind.allCases, on db: any SQLDatabase) async throws -> [HelpResource] {
@@ -62,25 +91,27 @@ struct HelpDirectoryRepository: Sendable {
             .columns("name", "name_key", "kind", "phone", "text_number", "web_address", "hours", "languages", "description", "address",
                      "nationwide", "created_at", "updated_at")
             .values(
-                SQLBind(draft.name), SQLBind(draft.name.lowercased()), SQLBind(draft.kind.rawValue), SQLBind(draft.phone?.digits),
+                SQLBind(draft.name), SQLBind(Self.nameKey(draft.name)), SQLBind(draft.kind.rawValue), SQLBind(draft.phone?.digits),
                 SQLBind(draft.textNumber?.digits), SQLBind(draft.webAddress), SQLBind(draft.hours), SQLBind(draft.languages),
                 SQLBind(draft.description), SQLBind(draft.address), SQLBind(draft.states.isEmpty),
                 SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
         try await setStates(draft.states, of: id, on: db)
+        try await setWords(of: id, name: draft.name, kind: draft.kind.rawValue, nationwide: draft.states.isEmpty, on: db)
         return id
     }
 
     func update(id: Int64, _ draft: HelpResourceDraft, now: Date, on db: any SQLDatabase) async throws {
         try await db.update("help_resources")
-            .set("name", to: draft.name).set("name_key", to: draft.name.lowercased()).set("kind", to: draft.kind.rawValue)
+            .set("name", to: draft.name).set("name_key", to: Self.nameKey(draft.name)).set("kind", to: draft.kind.rawValue)
             .set("phone", to: SQLBind(draft.phone?.digits)).set("text_number", to: SQLBind(draft.textNumber?.digits))
             .set("web_address", to: SQLBind(draft.webAddress)).set("hours", to: draft.hours).set("languages", to: draft.languages)
             .set("description", to: draft.description).set("address", to: SQLBind(draft.address))
             .set("nationwide", to: draft.states.isEmpty).set("updated_at", to: now.millisecondsSince1970)
             .where("id", .equal, id).run()
         try await setStates(draft.states, of: id, on: db)
+        try await setWords(of: id, name: draft.name, kind: draft.kind.rawValue, nationwide: draft.states.isEmpty, on: db)
     }
 
     func delete(id: Int64, on db: any SQLDatabase) async throws -> Bool {
@@ -99,8 +130,20 @@ struct HelpDirectoryRepository: Sendable {
     static let kindOrderSQL = "CASE kind " + HelpResource.Kind.allCases.map { "WHEN '\($0.rawValue)' THEN \($0.rank)" }.joined(separator: " ") + " ELSE 99 END"
     private static let kindOrder = SQLRaw(kindOrderSQL)
 
-    private static func likeEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "")
+    /// The name as the list sorts it.
+    static func nameKey(_ name: String) -> String { name.lowercased() }
+
+    /// Writes the entry's rows of word starts afresh, with the name, kind and reach they copy.
+    func setWords(of id: Int64, name: String, kind: String, nationwide: Bool, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "help_resource_words").where("resource_id", .equal, id).run()
+        let starts = WordStarts.starts(of: name).sorted()
+        guard !starts.isEmpty else { return }
+        let key = Self.nameKey(name)
+        for chunk in stride(from: 0, to: starts.count, by: 100).map({ starts[$0..<min($0 + 100, starts.count)] }) {
+            let insert = db.insert(into: "help_resource_words").columns("word_start", "resource_id", "name_key", "kind", "nationwide")
+            for start in chunk { insert.values(SQLBind(start), SQLBind(id), SQLBind(key), SQLBind(kind), SQLBind(nationwide)) }
+            try await insert.run()
+        }
     }
 
     private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [HelpResource] {

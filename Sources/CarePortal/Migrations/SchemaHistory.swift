@@ -52,6 +52,7 @@ enum SchemaHistory {
         KeepNotificationReach(),
         KeepSurveyResponseCounts(),
         IndexStudyFeedbackPages(),
+        IndexHelpEntriesByWord(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -135,6 +135,67 @@ enum DirectorySteps {
         }
     }
 
+    /// The name search finds an entry when every word typed starts one of its name's words, whatever their
+    /// case or order, and keeps finding it by its current name after an edit, and not once it is deleted.
+    @Test(arguments: TestEngines.all)
+    func theNameSearchFindsEntriesByTheStartsOfTheirWords(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (admin, _) = try await portal.signedIn(.administrator)
+            for form in [
+                DirectorySteps.form(name: "Lakeview Women's Clinic", kind: "care_location", address: "1 Main Street"),
+                DirectorySteps.form(name: "Tennessee Recovery Line"),
+            ] {
+                #expect(try await admin.post(SiteURL.newHelpResource.path, form: form).status == .seeOther)
+            }
+            _ = try await admin.get(SiteURL.helpDirectory.path)  // shows, and so clears, the message that it was added
+            func found(_ search: String) async throws -> [String] {
+                let path = SiteURL.helpDirectory.path + "?q=" + (search.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+                let page = try await admin.get(path).text
+                return ["Lakeview Women's Clinic", "Tennessee Recovery Line"].filter { page.contains(HTMLEscaping.escape($0)) }
+            }
+            #expect(try await found("lake") == ["Lakeview Women's Clinic"])
+            #expect(try await found("CLINIC women") == ["Lakeview Women's Clinic"], "any case, any order")
+            #expect(try await found("women's") == ["Lakeview Women's Clinic"], "punctuation typed as in the name")
+            #expect(try await found("view").isEmpty, "the middle of a word is not a start")
+            #expect(try await found("lake recovery").isEmpty, "every word typed must match")
+            #expect(try await found("re") == ["Tennessee Recovery Line"])
+            let nothing = try await admin.get(SiteURL.helpDirectory.path + "?q=%26%26").text
+            #expect(nothing.contains("No entries match") && !nothing.contains("Tennessee Recovery Line"), "punctuation alone matches nothing")
+
+            let line = try #require(try await portal.database.read { db in
+                try await HelpDirectoryRepository().list(HelpDirectoryQuery(search: "tennessee"), on: db).items.first
+            })
+            #expect(try await admin.post(SiteURL.editHelpResource(line.id).path, form: DirectorySteps.form(name: "Smoky Mountain Helpline")).status == .seeOther)
+            _ = try await admin.get(SiteURL.helpDirectory.path)
+            #expect(try await found("tennessee").isEmpty, "found by its new name only")
+            #expect(try await admin.get(SiteURL.helpDirectory.path + "?q=smoky").text.contains("Smoky Mountain Helpline"))
+            #expect(try await admin.post(SiteURL.deleteHelpResource(line.id).path).status == .seeOther)
+            let left = try await portal.database.read { db in
+                try await db.count(in: "help_resource_words") { $0.where("resource_id", .equal, line.id) }
+            }
+            #expect(left == 0, "a deleted entry's words go with it")
+        }
+    }
+
+    /// Migration 48 writes the word starts of the entries already in the directory.
+    @Test(arguments: TestEngines.all)
+    func entriesAddedBeforeTheSearchIndexAreFoundToo(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await portal.database.transaction { db in
+                try await db.drop(table: "help_resource_words").run()
+                try await db.raw("""
+                    INSERT INTO help_resources (name, name_key, kind, phone, hours, languages, description, nationwide, created_at, updated_at)
+                    VALUES ('Harbor Help', 'harbor help', 'helpline', '988', 'Always', 'English', 'Help.', \(bind: true), 0, 0)
+                    """).run()
+                try await IndexHelpEntriesByWord().apply(to: db, engine: engine)
+            }
+            let found = try await portal.database.read { db in
+                try await HelpDirectoryRepository().list(HelpDirectoryQuery(search: "harb"), on: db)
+            }
+            #expect(found.items.map(\.name) == ["Harbor Help"] && found.totalCount == 1)
+        }
+    }
+
     /// The list by kind is read from migration 44's index of the kind order, which only serves while the
     /// repository's expression is the text it indexed: a change to the kinds needs a migration of its own.
     @Test func theKindOrderIsTheExpressionItsIndexHolds() {
@@ -143,29 +204,45 @@ enum DirectorySteps {
 
     /// Pages by name and by kind, followed both ways by their cursors and opened by number, hold the entries
     /// in the order a sort of all of them gives: kinds in the app's order, names tied across kinds and
-    /// within one, the id last.
+    /// within one, the id last. So do the pages of a name search (read from the index of word starts when
+    /// sorted by name), alone and with the state and kind filters.
     @Test(arguments: TestEngines.all)
     func everyPageByNameAndByKindFollowsTheWholeDirectorysOrder(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let repository = HelpDirectoryRepository()
             let kinds = HelpResource.Kind.allCases
-            var entries: [(id: Int64, kind: HelpResource.Kind, name: String)] = []
+            var entries: [(id: Int64, kind: HelpResource.Kind, name: String, tennessee: Bool)] = []
             try await portal.database.transaction { db in
-                for n in 0..<23 {
+                for n in 0..<43 {
                     let kind = kinds[(n * 3) % kinds.count]
                     let name = ["Lakeview Line", "Harbor Help", "lakeview line", "Avenue Support"][n % 4]
                     let draft = HelpResourceDraft(
                         name: name, kind: kind, phone: PhoneNumber("988"), textNumber: nil, webAddress: nil, hours: "Always",
                         languages: "English", description: "Help.", address: nil, states: n % 5 == 0 ? ["TN"] : []
                     )
-                    entries.append((try await repository.insert(draft, now: Date(timeIntervalSince1970: 1_800_000_000), on: db), kind, name))
+                    entries.append((try await repository.insert(draft, now: Date(timeIntervalSince1970: 1_800_000_000), on: db), kind, name, n % 5 == 0))
                 }
             }
-            let byName = entries.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }.map(\.id)
-            let byKind = entries.sorted { ($0.kind.rank, $0.name.lowercased(), $0.id) < ($1.kind.rank, $1.name.lowercased(), $1.id) }.map(\.id)
-            for (sort, expected) in [(HelpDirectoryQuery.Sort.name, byName), (.kind, byKind)] {
+            let sortedByName = entries.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+            let sortedByKind = entries.sorted { ($0.kind.rank, $0.name.lowercased(), $0.id) < ($1.kind.rank, $1.name.lowercased(), $1.id) }
+            let lakeview = { (entry: (id: Int64, kind: HelpResource.Kind, name: String, tennessee: Bool)) in entry.name.lowercased() == "lakeview line" }
+            let cases: [(HelpDirectoryQuery, [Int64])] = [
+                (HelpDirectoryQuery(sort: .name), sortedByName.map(\.id)),
+                (HelpDirectoryQuery(sort: .kind), sortedByKind.map(\.id)),
+                (HelpDirectoryQuery(search: "LAKE li", sort: .name), sortedByName.filter(lakeview).map(\.id)),
+                (HelpDirectoryQuery(search: "lakeview", sort: .kind), sortedByKind.filter(lakeview).map(\.id)),
+                (HelpDirectoryQuery(kind: .helpline, search: "line", sort: .name),
+                 sortedByName.filter { lakeview($0) && $0.kind == .helpline }.map(\.id)),
+                (HelpDirectoryQuery(state: "TN", search: "lakeview", sort: .name), sortedByName.filter(lakeview).map(\.id)),
+                (HelpDirectoryQuery(state: "OH", search: "lakeview", sort: .name), sortedByName.filter { lakeview($0) && !$0.tennessee }.map(\.id)),
+            ]
+            for (base, expected) in cases {
+                let what = "sort \(base.sort), search \(base.search), kind \(base.kind?.rawValue ?? "any"), state \(base.state ?? "any")"
+                #expect(expected.count > 4, "\(what) spans pages")
                 try await portal.database.read { db in
-                    var query = HelpDirectoryQuery(sort: sort, page: PageRequest(.first, size: 4))
+                    var query = base
+                    query.page = PageRequest(.first, size: 4)
+                    #expect(try await repository.list(query, on: db).totalCount == expected.count, "\(what) counted")
                     var seen: [Int64] = []
                     while true {
                         let page = try await repository.list(query, on: db)
@@ -173,7 +250,7 @@ enum DirectorySteps {
                         guard page.hasNext, let last = page.lastCursor, seen.count <= expected.count else { break }
                         query.page = PageRequest(.after(last), size: 4)
                     }
-                    #expect(seen == expected, "\(sort) through Next")
+                    #expect(seen == expected, "\(what) through Next")
                     query.page = PageRequest(.last, size: 4)
                     var backwards: [Int64] = []
                     while true {
@@ -182,14 +259,28 @@ enum DirectorySteps {
                         guard page.hasPrevious, let first = page.firstCursor, backwards.count <= expected.count else { break }
                         query.page = PageRequest(.before(first), size: 4)
                     }
-                    #expect(backwards == expected, "\(sort) through Previous")
-                    for number in [2, 5] {
+                    #expect(backwards == expected, "\(what) through Previous")
+                    for number in [2, 5] where number * 4 <= expected.count {
                         query.page = PageRequest(number: number, size: 4)
                         #expect(try await repository.list(query, on: db).items.map(\.id) == Array(expected[(number - 1) * 4 ..< number * 4]),
-                                "\(sort) page \(number)")
+                                "\(what) page \(number)")
                     }
                 }
             }
         }
+    }
+}
+
+@Suite struct WordStartsTests {
+    @Test func aNamesWordsAreSplitAtAnythingButLettersAndDigitsAndFolded() {
+        #expect(WordStarts.words(of: "Lakeview Women's Clinic, 24/7") == ["lakeview", "women", "s", "clinic", "24", "7"])
+        #expect(WordStarts.words(of: "Ødegård ØDEGÅRD") == ["ødegård"], "folded and each word once")
+        #expect(WordStarts.words(of: "Cafe\u{301}") == WordStarts.words(of: "Caf\u{E9}"), "composed alike")
+        #expect(WordStarts.words(of: " &&/ ").isEmpty)
+    }
+
+    @Test func everyStartOfEveryWordIsKeptOnce() {
+        #expect(WordStarts.starts(of: "Oak oak Co") == ["o", "oa", "oak", "c", "co"])
+        #expect(WordStarts.starts(of: "").isEmpty)
     }
 }
