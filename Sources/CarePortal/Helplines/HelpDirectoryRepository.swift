@@ -22,26 +22,19 @@ struct HelpDirectoryRepository: Sendable {
         let byName: [SortKey] = [.text("name_key"), .integer("id")]
         let order = ListOrder(query.sort.rawValue, keys: query.sort == .kind
             ? [SortKey(Self.kindOrder, resultColumn: "kind_order", kind: .integer)] + byName : byName, descending: false)
-        /// The kind and state filters, on `help_resources` or on the word starts' rows, which carry both columns.
+        /// The kind and state filters, on `help_resources` or on the rows of either search table, whose `id`
+        /// and `kind` are the entry's.
         func filtered(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
             if let kind = query.kind { builder.where("kind", .equal, kind.rawValue) }
             if let state = query.state {
-                builder.where { group in
-                    group.where("nationwide", .equal, true)
-                        .orWhere(SQLRaw("id IN (SELECT resource_id FROM help_resource_states WHERE state = "), SQLBind(state), SQLRaw(")"))
-                }
+                builder.where(SQLQueryString("id IN (SELECT resource_id FROM help_resource_reach WHERE state = \(bind: state))"))
             }
             return builder
         }
-        let rows: PageOf<any SQLRow>
-        if query.search.isEmpty {
-            rows = try await db.seek(
-                query.page, order: order, columns: Self.listColumns, rows: { filtered($0.from("help_resources")) }, decode: { $0 }
-            )
-        } else if let longest = words.max(by: { $0.count < $1.count }) {
-            // The longest word typed is read from the index of word starts, in the list's order when sorted by
-            // name; each other word typed is looked up for the entries found.
-            func matching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+        /// A search table's rows under the names `help_resources` gives the same values, so the list's order
+        /// and filters read either, with the longest word typed or the state read from its index in that order.
+        func searching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            if let longest = words.max(by: { $0.count < $1.count }) {
                 builder.from(SQLAlias(SQLGroupExpression(Self.wordRows), as: SQLIdentifier("help_resource_words")))
                     .where("word_start", .equal, longest)
                 for word in words where word != longest {
@@ -49,27 +42,38 @@ struct HelpDirectoryRepository: Sendable {
                 }
                 return filtered(builder)
             }
-            rows = try await db.seek(
-                query.page, order: order, columns: Self.listColumns,
-                rows: { query.sort == .name ? $0.from("help_resources") : filtered($0.from("help_resources")).where(SQLBinaryExpression(
-                    SQLIdentifier("id"), .in, SQLGroupExpression(matching(db.select().column("id")).select)
-                )) },
-                counted: matching, idsFirst: query.sort == .name ? matching : nil, decode: { $0 }
-            )
-        } else {
+            builder.from(SQLAlias(SQLGroupExpression(Self.reachRows), as: SQLIdentifier("help_resource_reach")))
+                .where("state", .equal, query.state ?? "")
+            if let kind = query.kind { builder.where("kind", .equal, kind.rawValue) }
+            return builder
+        }
+        let rows: PageOf<any SQLRow>
+        if !query.search.isEmpty && words.isEmpty {
             // Nothing typed that a name's words could start with (only punctuation): nothing matches.
             rows = try await db.seek(
                 query.page, order: order, columns: Self.listColumns,
                 rows: { $0.from("help_resources").where(SQLLiteral.boolean(false)) }, decode: { $0 }
+            )
+        } else if !words.isEmpty || query.state != nil {
+            // Sorted by kind, the kind order's index is walked and each entry looked up in the search table.
+            rows = try await db.seek(
+                query.page, order: order, columns: Self.listColumns,
+                rows: { query.sort == .name ? $0.from("help_resources") : filtered($0.from("help_resources")).where(SQLBinaryExpression(
+                    SQLIdentifier("id"), .in, SQLGroupExpression(searching(db.select().column("id")).select)
+                )) },
+                counted: searching, idsFirst: query.sort == .name ? searching : nil, decode: { $0 }
+            )
+        } else {
+            rows = try await db.seek(
+                query.page, order: order, columns: Self.listColumns, rows: { filtered($0.from("help_resources")) }, decode: { $0 }
             )
         }
         return rows.replacingItems(try await decode(rows.items, on: db))
     }
 
     private static let listColumns: [any SQLExpression] = [SQLLiteral.all, SQLAlias(kindOrder, as: SQLIdentifier("kind_order"))]
-    /// The word starts' rows under the names `help_resources` gives the same values, so the list's order and
-    /// filters read either table.
-    private static let wordRows = SQLRaw("SELECT word_start, resource_id AS id, name_key, kind, nationwide FROM help_resource_words")
+    private static let wordRows = SQLRaw("SELECT word_start, resource_id AS id, name_key, kind FROM help_resource_words")
+    private static let reachRows = SQLRaw("SELECT state, resource_id AS id, name_key, kind FROM help_resource_reach")
 
     /// What a member in `state` (nil: none given) is offered: nationwide entries and her state's, crisis lines first.
     func forMember(state: String?, kinds: [HelpResource.Kind] = HelpResource.Kind.allCases, on db: any SQLDatabase) async throws -> [HelpResource] {
@@ -98,7 +102,7 @@ struct HelpDirectoryRepository: Sendable {
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
         try await setStates(draft.states, of: id, on: db)
-        try await setWords(of: id, name: draft.name, kind: draft.kind.rawValue, nationwide: draft.states.isEmpty, on: db)
+        try await setSearchRows(of: id, name: draft.name, kind: draft.kind.rawValue, states: draft.states, on: db)
         return id
     }
 
@@ -111,7 +115,7 @@ struct HelpDirectoryRepository: Sendable {
             .set("nationwide", to: draft.states.isEmpty).set("updated_at", to: now.millisecondsSince1970)
             .where("id", .equal, id).run()
         try await setStates(draft.states, of: id, on: db)
-        try await setWords(of: id, name: draft.name, kind: draft.kind.rawValue, nationwide: draft.states.isEmpty, on: db)
+        try await setSearchRows(of: id, name: draft.name, kind: draft.kind.rawValue, states: draft.states, on: db)
     }
 
     func delete(id: Int64, on db: any SQLDatabase) async throws -> Bool {
@@ -133,17 +137,22 @@ struct HelpDirectoryRepository: Sendable {
     /// The name as the list sorts it.
     static func nameKey(_ name: String) -> String { name.lowercased() }
 
-    /// Writes the entry's rows of word starts afresh, with the name, kind and reach they copy.
-    func setWords(of id: Int64, name: String, kind: String, nationwide: Bool, on db: any SQLDatabase) async throws {
-        try await db.delete(from: "help_resource_words").where("resource_id", .equal, id).run()
-        let starts = WordStarts.starts(of: name).sorted()
-        guard !starts.isEmpty else { return }
+    /// Writes the entry's rows in the search tables afresh (migration 48): the starts of her name's words,
+    /// and the states whose members see her, every state when she is nationwide (`states` empty).
+    func setSearchRows(of id: Int64, name: String, kind: String, states: [String], on db: any SQLDatabase) async throws {
         let key = Self.nameKey(name)
-        for chunk in stride(from: 0, to: starts.count, by: 100).map({ starts[$0..<min($0 + 100, starts.count)] }) {
-            let insert = db.insert(into: "help_resource_words").columns("word_start", "resource_id", "name_key", "kind", "nationwide")
-            for start in chunk { insert.values(SQLBind(start), SQLBind(id), SQLBind(key), SQLBind(kind), SQLBind(nationwide)) }
-            try await insert.run()
+        func rewrite(_ table: String, _ first: String, _ values: [String]) async throws {
+            try await db.delete(from: table).where("resource_id", .equal, id).run()
+            for start in stride(from: 0, to: values.count, by: 100) {
+                let insert = db.insert(into: table).columns(first, "resource_id", "name_key", "kind")
+                for value in values[start..<min(start + 100, values.count)] {
+                    insert.values(SQLBind(value), SQLBind(id), SQLBind(key), SQLBind(kind))
+                }
+                try await insert.run()
+            }
         }
+        try await rewrite("help_resource_words", "word_start", WordStarts.starts(of: name).sorted())
+        try await rewrite("help_resource_reach", "state", states.isEmpty ? USState.all.sorted() : states)
     }
 
     private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [HelpResource] {

@@ -123,6 +123,8 @@ enum MemberRules {
 
 /// The two-letter codes of US states, the District of Columbia and the territories.
 enum USState {
+    /// The help directory keeps a row for each of these for every nationwide entry (`help_resource_reach`):
+    /// a code added here needs a migration that adds it for them.
     static let all: Set<String> = [
         "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
         "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",

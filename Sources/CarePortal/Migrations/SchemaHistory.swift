@@ -52,7 +52,7 @@ enum SchemaHistory {
         KeepNotificationReach(),
         KeepSurveyResponseCounts(),
         IndexStudyFeedbackPages(),
-        IndexHelpEntriesByWord(),
+        IndexHelpEntriesByWordAndState(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -177,22 +177,29 @@ enum DirectorySteps {
         }
     }
 
-    /// Migration 48 writes the word starts of the entries already in the directory.
+    /// Migration 48 writes the word starts and the reach of the entries already in the directory.
     @Test(arguments: TestEngines.all)
     func entriesAddedBeforeTheSearchIndexAreFoundToo(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             try await portal.database.transaction { db in
                 try await db.drop(table: "help_resource_words").run()
+                try await db.drop(table: "help_resource_reach").run()
                 try await db.raw("""
                     INSERT INTO help_resources (name, name_key, kind, phone, hours, languages, description, nationwide, created_at, updated_at)
-                    VALUES ('Harbor Help', 'harbor help', 'helpline', '988', 'Always', 'English', 'Help.', \(bind: true), 0, 0)
+                    VALUES ('Harbor Help', 'harbor help', 'helpline', '988', 'Always', 'English', 'Help.', \(bind: true), 0, 0),
+                           ('Harbor Clinic', 'harbor clinic', 'care_location', '988', 'Always', 'English', 'Help.', \(bind: false), 0, 0)
                     """).run()
-                try await IndexHelpEntriesByWord().apply(to: db, engine: engine)
+                try await db.raw("INSERT INTO help_resource_states (resource_id, state) SELECT id, 'TN' FROM help_resources WHERE name = 'Harbor Clinic'").run()
+                try await IndexHelpEntriesByWordAndState().apply(to: db, engine: engine)
             }
             let found = try await portal.database.read { db in
                 try await HelpDirectoryRepository().list(HelpDirectoryQuery(search: "harb"), on: db)
             }
-            #expect(found.items.map(\.name) == ["Harbor Help"] && found.totalCount == 1)
+            #expect(found.items.map(\.name) == ["Harbor Clinic", "Harbor Help"] && found.totalCount == 2)
+            for (state, names) in [("TN", ["Harbor Clinic", "Harbor Help"]), ("OH", ["Harbor Help"]), ("VI", ["Harbor Help"])] {
+                let seen = try await portal.database.read { db in try await HelpDirectoryRepository().list(HelpDirectoryQuery(state: state), on: db) }
+                #expect(seen.items.map(\.name) == names, "members in \(state) see \(names)")
+            }
         }
     }
 
@@ -234,6 +241,10 @@ enum DirectorySteps {
                 (HelpDirectoryQuery(kind: .helpline, search: "line", sort: .name),
                  sortedByName.filter { lakeview($0) && $0.kind == .helpline }.map(\.id)),
                 (HelpDirectoryQuery(state: "TN", search: "lakeview", sort: .name), sortedByName.filter(lakeview).map(\.id)),
+                (HelpDirectoryQuery(state: "TN", sort: .name), sortedByName.map(\.id)),
+                (HelpDirectoryQuery(state: "OH", sort: .name), sortedByName.filter { !$0.tennessee }.map(\.id)),
+                (HelpDirectoryQuery(kind: .helpline, state: "OH", sort: .name), sortedByName.filter { !$0.tennessee && $0.kind == .helpline }.map(\.id)),
+                (HelpDirectoryQuery(state: "OH", sort: .kind), sortedByKind.filter { !$0.tennessee }.map(\.id)),
                 (HelpDirectoryQuery(state: "OH", search: "lakeview", sort: .name), sortedByName.filter { lakeview($0) && !$0.tennessee }.map(\.id)),
             ]
             for (base, expected) in cases {

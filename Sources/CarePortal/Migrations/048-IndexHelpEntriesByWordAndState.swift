@@ -1,0 +1,59 @@
+import PortalPlatform
+import SQLKit
+
+/// The help directory's name search and state filter each read a table of their own, kept with each entry by
+/// `HelpDirectoryRepository`, so that a page of either is found in the list's order on one index:
+///
+/// - `help_resource_words`: every start of every word of each entry's name (`WordStarts`), indexed
+///   `(word_start, name_key, resource_id)`, where `LIKE '%…%'` on the names tested every entry;
+/// - `help_resource_reach`: each state whose members see the entry, every state for a nationwide one, indexed
+///   `(state, name_key, resource_id)`, where the filter walked the names testing each entry's states.
+///
+/// Both carry the entry's name key and kind, so the kind filter applies as the index is read. The rows of the entries already in the directory are written here.
+struct IndexHelpEntriesByWordAndState: Migration {
+    let version = 48
+    let name = "IndexHelpEntriesByWordAndState"
+
+    func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
+        try await db.create(table: "help_resource_words")
+            .column("word_start", type: .text, .notNull)
+            .column("resource_id", type: .bigint, .notNull, .references("help_resources", "id", onDelete: .cascade))
+            .column("name_key", type: .text, .notNull)
+            .column("kind", type: .text, .notNull)
+            .primaryKey("word_start", "resource_id")
+            .run()
+        try await db.create(index: "help_resource_words_start").on("help_resource_words")
+            .column("word_start").column("name_key").column("resource_id").run()
+        try await db.create(index: "help_resource_words_entry").on("help_resource_words").column("resource_id").run()
+        try await db.create(table: "help_resource_reach")
+            .column("state", type: .text, .notNull)
+            .column("resource_id", type: .bigint, .notNull, .references("help_resources", "id", onDelete: .cascade))
+            .column("name_key", type: .text, .notNull)
+            .column("kind", type: .text, .notNull)
+            .primaryKey("state", "resource_id")
+            .run()
+        try await db.create(index: "help_resource_reach_state").on("help_resource_reach")
+            .column("state").column("name_key").column("resource_id").run()
+        try await db.create(index: "help_resource_reach_entry").on("help_resource_reach").column("resource_id").run()
+
+        let repository = HelpDirectoryRepository()
+        var after: Int64 = 0
+        while true {
+            let rows = try await db.select().columns("id", "name", "kind").from("help_resources")
+                .where("id", .greaterThan, after).orderBy("id").limit(500).all()
+            guard let last = rows.last else { break }
+            let ids = try rows.map { try $0.decode(column: "id", as: Int64.self) }
+            var states: [Int64: [String]] = [:]
+            for row in try await db.select().columns("resource_id", "state").from("help_resource_states").where("resource_id", .in, ids).all() {
+                states[try row.decode(column: "resource_id", as: Int64.self), default: []].append(try row.decode(column: "state", as: String.self))
+            }
+            for (id, row) in zip(ids, rows) {
+                try await repository.setSearchRows(
+                    of: id, name: try row.decode(column: "name", as: String.self), kind: try row.decode(column: "kind", as: String.self),
+                    states: states[id] ?? [], on: db
+                )
+            }
+            after = try last.decode(column: "id", as: Int64.self)
+        }
+    }
+}
