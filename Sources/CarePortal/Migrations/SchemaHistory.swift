@@ -53,6 +53,7 @@ enum SchemaHistory {
         KeepSurveyResponseCounts(),
         IndexStudyFeedbackPages(),
         IndexHelpEntriesByWordAndState(),
+        IndexCustomersByWord(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

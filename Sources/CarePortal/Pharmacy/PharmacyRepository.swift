@@ -32,7 +32,7 @@ struct PharmacyRepository: Sendable {
     func createCustomer(email: String, passwordHash: String, details: PharmacyCustomerDetails, now: Date, on db: any SQLDatabase) async throws -> Int64? {
         let time = now.millisecondsSince1970
         let address = details.address
-        return try await db.insert(into: "pharmacy_customers")
+        let id = try await db.insert(into: "pharmacy_customers")
             .columns("email", "email_key", "password_hash", "first_name", "last_name", "date_of_birth", "phone",
                      "address_line1", "address_line2", "city", "state", "zip_code", "status", "created_at", "updated_at")
             .values(
@@ -42,6 +42,25 @@ struct PharmacyRepository: Sendable {
             )
             .ignoringConflicts(with: ["email_key"])
             .returning("id").first()?.decode(column: "id", as: Int64.self)
+        if let id {
+            try await setSearchWords(customerID: id, firstName: details.firstName, lastName: details.lastName, email: email, on: db)
+        }
+        return id
+    }
+
+    /// Writes her rows of word starts afresh (migration 49): the starts of her names' words and of her email
+    /// address's words before the "@", each with her names as the list sorts them.
+    func setSearchWords(customerID: Int64, firstName: String, lastName: String, email: String, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "pharmacy_customer_words").where("customer_id", .equal, customerID).run()
+        let mailbox = email.split(separator: "@", maxSplits: 1).first.map(String.init) ?? ""
+        let starts = WordStarts.starts(of: "\(firstName) \(lastName) \(mailbox)").sorted()
+        for start in stride(from: 0, to: starts.count, by: 100) {
+            let insert = db.insert(into: "pharmacy_customer_words").columns("word_start", "customer_id", "last_name", "first_name")
+            for word in starts[start..<min(start + 100, starts.count)] {
+                insert.values(SQLBind(word), SQLBind(customerID), SQLBind(lastName), SQLBind(firstName))
+            }
+            try await insert.run()
+        }
     }
 
     private static let customerColumns = ColumnList([
@@ -85,29 +104,39 @@ struct PharmacyRepository: Sendable {
             .where("email_key", .equal, PharmacyRules.emailKey(email)).first().map(decodeCustomer)
     }
 
-    /// Customers by name (the start of a first or last name), email address (the start of it) or date of birth, by last name.
+    /// Customers by name or email address (every word typed the start of a word of her first or last name or
+    /// of her address before the "@"), by email address (typed with its "@", the start of it) or by date of
+    /// birth, by last name. A search by words reads its page from the index of word starts in the list's order.
     func findCustomers(_ search: String, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<PharmacyCustomer> {
-        try await db.seek(
+        let typed = search.trimmed.lowercased()
+        let words = WordStarts.words(of: typed)
+        let byWords = !typed.isEmpty && CalendarDate(iso: typed) == nil && !typed.contains("@")
+        /// The word starts' rows under the names `pharmacy_customers` gives the same values, the longest word
+        /// typed read from its index in the list's order and each other word looked up for the customers found.
+        func matching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            builder.from(SQLAlias(SQLGroupExpression(Self.wordRows), as: SQLIdentifier("pharmacy_customer_words")))
+            guard let longest = words.max(by: { $0.count < $1.count }) else { return builder.where(SQLLiteral.boolean(false)) }
+            builder.where("word_start", .equal, longest)
+            for word in words where word != longest {
+                builder.where(SQLQueryString("id IN (SELECT customer_id FROM pharmacy_customer_words WHERE word_start = \(bind: word))"))
+            }
+            return builder
+        }
+        return try await db.seek(
             page, order: ListOrder("name", keys: [.text("last_name"), .text("first_name"), .integer("id")], descending: false),
             columns: [Self.customerColumns],
             rows: { builder in
                 builder.from("pharmacy_customers")
-                let typed = search.trimmed.lowercased()
-                guard !typed.isEmpty else { return builder }
+                if typed.isEmpty || byWords { return builder }
                 if CalendarDate(iso: typed) != nil { return builder.where("date_of_birth", .equal, typed) }
-                if typed.contains("@") {
-                    return builder.where(startsWith(SQLColumn("email_key"), typed))
-                }
-                let pattern = typed.replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "") + "%"
-                return builder.where { group in
-                    group.where(SQLFunction("LOWER", args: SQLColumn("last_name")), .like, SQLBind(pattern))
-                        .orWhere(SQLFunction("LOWER", args: SQLColumn("first_name")), .like, SQLBind(pattern))
-                        .orWhere("email_key", .like, SQLBind(pattern))
-                }
+                return builder.where(startsWith(SQLColumn("email_key"), typed))
             },
+            counted: byWords ? matching : nil, idsFirst: byWords ? matching : nil,
             decode: decodeCustomer
         )
     }
+
+    private static let wordRows = SQLRaw("SELECT word_start, customer_id AS id, last_name, first_name FROM pharmacy_customer_words")
 
     /// Saves her details; false when the email address belongs to another account.
     func updateCustomer(id: Int64, email: String, details: PharmacyCustomerDetails, now: Date, on db: any SQLDatabase) async throws -> Bool {
@@ -120,6 +149,7 @@ struct PharmacyRepository: Sendable {
             .set("city", to: address.city).set("state", to: address.state).set("zip_code", to: address.zipCode)
             .set("updated_at", to: now.millisecondsSince1970)
             .where("id", .equal, id).run()
+        try await setSearchWords(customerID: id, firstName: details.firstName, lastName: details.lastName, email: email, on: db)
         return true
     }
 

@@ -720,6 +720,45 @@ enum PharmacyFixtures {
             #expect(try await names("marco") == ["Walter Okafor"])
             #expect(try await names("amar") == ["Edith Amar"])
             #expect(try await names("").count == people.count)
+            #expect(try await names("mar mary") == ["Mary Martin"], "every word typed starts one of hers")
+            #expect(try await names("Margaret Schmidt") == ["Margaret Schmidt"])
+            #expect(try await names("arsh").isEmpty, "the middle of a name is not its start")
+            #expect(try await names("&& /").isEmpty, "punctuation alone finds no one")
+            #expect(try await names("ms@example.org") == ["Margaret Schmidt"], "an address typed with its @")
+
+            // A change of her names or address is searched by what she is called now.
+            let walter = try #require(try await portal.database.read { db in
+                try await repository.findCustomers("walter", page: PageRequest(number: 1), on: db).items.first
+            })
+            let renamed = PharmacyCustomerDetails(firstName: "Walt", lastName: "Oakley", dateOfBirth: "1946-03-14", phone: "", address: .none)
+            #expect(try await portal.database.transaction { db in
+                try await repository.updateCustomer(id: walter.id, email: "walt@example.org", details: renamed, now: portal.clock.now, on: db)
+            })
+            #expect(try await names("walter").isEmpty)
+            #expect(try await names("marco").isEmpty)
+            #expect(try await names("oak") == ["Walt Oakley"])
+            #expect(try await names("walt") == ["Walt Oakley"])
+        }
+    }
+
+    /// Migration 49 writes the word starts of the customers registered before it.
+    @Test(arguments: TestEngines.all)
+    func customersRegisteredBeforeTheSearchIndexAreFoundToo(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await portal.database.transaction { db in
+                try await db.drop(table: "pharmacy_customer_words").run()
+                try await db.raw("""
+                    INSERT INTO pharmacy_customers (email, email_key, password_hash, first_name, last_name, date_of_birth, phone,
+                        address_line1, address_line2, city, state, zip_code, status, created_at, updated_at)
+                    VALUES ('irene.h@example.org', 'irene.h@example.org', 'x', 'Irene', 'Haddad', '1950-04-23', '', '', '', '', '', '',
+                        'active', 0, 0)
+                    """).run()
+                try await IndexCustomersByWord().apply(to: db, engine: engine)
+            }
+            for search in ["had", "irene", "irene.h", "IRENE HADDAD"] {
+                let found = try await portal.database.read { db in try await PharmacyRepository().findCustomers(search, page: PageRequest(number: 1), on: db) }
+                #expect(found.items.map(\.details.lastName) == ["Haddad"] && found.totalCount == 1, "\(search)")
+            }
         }
     }
 
