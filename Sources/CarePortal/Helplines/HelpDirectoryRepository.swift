@@ -140,19 +140,14 @@ struct HelpDirectoryRepository: Sendable {
     /// Writes the entry's rows in the search tables afresh (migration 48): the starts of her name's words,
     /// and the states whose members see her, every state when she is nationwide (`states` empty).
     func setSearchRows(of id: Int64, name: String, kind: String, states: [String], on db: any SQLDatabase) async throws {
-        let key = Self.nameKey(name)
-        func rewrite(_ table: String, _ first: String, _ values: [String]) async throws {
-            try await db.delete(from: table).where("resource_id", .equal, id).run()
-            for start in stride(from: 0, to: values.count, by: 100) {
-                let insert = db.insert(into: table).columns(first, "resource_id", "name_key", "kind")
-                for value in values[start..<min(start + 100, values.count)] {
-                    insert.values(SQLBind(value), SQLBind(id), SQLBind(key), SQLBind(kind))
-                }
-                try await insert.run()
-            }
-        }
-        try await rewrite("help_resource_words", "word_start", WordStarts.starts(of: name).sorted())
-        try await rewrite("help_resource_reach", "state", states.isEmpty ? USState.all.sorted() : states)
+        let copied: [(String, any Encodable & Sendable)] = [("name_key", Self.nameKey(name)), ("kind", kind)]
+        try await db.replaceSearchRows(
+            in: "help_resource_words", column: "word_start", values: WordStarts.starts(of: name).sorted(), owner: "resource_id", id: id, copied: copied
+        )
+        try await db.replaceSearchRows(
+            in: "help_resource_reach", column: "state", values: states.isEmpty ? USState.all.sorted() : states, owner: "resource_id", id: id,
+            copied: copied
+        )
     }
 
     private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [HelpResource] {

@@ -68,6 +68,7 @@ struct SignUpCodeRepository: Sendable {
         guard let id = try row?.decode(column: "id", as: Int64.self) else {
             throw StorageInconsistency(description: "insert into sign_up_codes returned no id")
         }
+        try await writeSearchWords(codeID: id, note: note, createdAt: now.millisecondsSince1970, on: db)
         return SignUpCode(id: id, note: note, createdAt: now, expiresAt: expires, usedAt: nil, usedByMemberID: nil, revokedAt: nil)
     }
 
@@ -131,30 +132,58 @@ struct SignUpCodeRepository: Sendable {
             .first() != nil
     }
 
+    /// Codes newest first, by what became of them and by the words of their notes: every word typed the start
+    /// of one of the note's words, the page read from the index of word starts in the list's order.
     func list(status: SignUpCode.Status?, search: String, page: PageRequest, now: Date, on db: any SQLDatabase) async throws -> PageOf<SignUpCode> {
         let time = now.millisecondsSince1970
+        let words = WordStarts.words(of: search)
+        func byStatus(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            switch status {
+            case .unused?:
+                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
+                    .where("expires_at", .greaterThan, time)
+            case .used?:
+                builder.where("used_at", .isNot, SQLLiteral.null)
+            case .expired?:
+                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
+                    .where("expires_at", .lessThanOrEqual, time)
+            case .revoked?:
+                builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .isNot, SQLLiteral.null)
+            case nil:
+                break
+            }
+            return builder
+        }
+        /// The word starts' rows under the names `sign_up_codes` gives the same values: the longest word typed read
+        /// from its index newest first, each other word and the status looked up for the codes found.
+        func matching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            builder.from(SQLAlias(SQLGroupExpression(Self.wordRows), as: SQLIdentifier("sign_up_code_words")))
+            guard let longest = words.max(by: { $0.count < $1.count }) else { return builder.where(SQLLiteral.boolean(false)) }
+            builder.where("word_start", .equal, longest)
+            for word in words where word != longest {
+                builder.where(SQLQueryString("id IN (SELECT code_id FROM sign_up_code_words WHERE word_start = \(bind: word))"))
+            }
+            if status != nil {
+                builder.where(SQLBinaryExpression(SQLIdentifier("id"), .in, SQLGroupExpression(byStatus(db.select().column("id").from("sign_up_codes")).select)))
+            }
+            return builder
+        }
+        let searching = !search.trimmed.isEmpty
         return try await db.seek(
             page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
-            rows: { builder in
-                builder.from("sign_up_codes")
-                switch status {
-                case .unused?:
-                    builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
-                        .where("expires_at", .greaterThan, time)
-                case .used?:
-                    builder.where("used_at", .isNot, SQLLiteral.null)
-                case .expired?:
-                    builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .is, SQLLiteral.null)
-                        .where("expires_at", .lessThanOrEqual, time)
-                case .revoked?:
-                    builder.where("used_at", .is, SQLLiteral.null).where("revoked_at", .isNot, SQLLiteral.null)
-                case nil:
-                    break
-                }
-                if !search.isEmpty { builder.where(lowercased("note", contains: search)) }
-                return builder
-            },
+            rows: { searching ? $0.from("sign_up_codes") : byStatus($0.from("sign_up_codes")) },
+            counted: searching ? matching : nil, idsFirst: searching ? matching : nil,
             decode: decode
+        )
+    }
+
+    private static let wordRows = SQLRaw("SELECT word_start, code_id AS id, created_at FROM sign_up_code_words")
+
+    /// Writes the rows of the starts of the note's words (migration 50).
+    func writeSearchWords(codeID: Int64, note: String, createdAt: Int64, on db: any SQLDatabase) async throws {
+        try await db.replaceSearchRows(
+            in: "sign_up_code_words", column: "word_start", values: WordStarts.starts(of: note).sorted(), owner: "code_id", id: codeID,
+            copied: [("created_at", createdAt)]
         )
     }
 

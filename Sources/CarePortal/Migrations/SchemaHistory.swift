@@ -54,6 +54,7 @@ enum SchemaHistory {
         IndexStudyFeedbackPages(),
         IndexHelpEntriesByWordAndState(),
         IndexCustomersByWord(),
+        IndexSignUpCodesByWord(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

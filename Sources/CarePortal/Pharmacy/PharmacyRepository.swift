@@ -51,16 +51,11 @@ struct PharmacyRepository: Sendable {
     /// Writes her rows of word starts afresh (migration 49): the starts of her names' words and of her email
     /// address's words before the "@", each with her names as the list sorts them.
     func setSearchWords(customerID: Int64, firstName: String, lastName: String, email: String, on db: any SQLDatabase) async throws {
-        try await db.delete(from: "pharmacy_customer_words").where("customer_id", .equal, customerID).run()
         let mailbox = email.split(separator: "@", maxSplits: 1).first.map(String.init) ?? ""
-        let starts = WordStarts.starts(of: "\(firstName) \(lastName) \(mailbox)").sorted()
-        for start in stride(from: 0, to: starts.count, by: 100) {
-            let insert = db.insert(into: "pharmacy_customer_words").columns("word_start", "customer_id", "last_name", "first_name")
-            for word in starts[start..<min(start + 100, starts.count)] {
-                insert.values(SQLBind(word), SQLBind(customerID), SQLBind(lastName), SQLBind(firstName))
-            }
-            try await insert.run()
-        }
+        try await db.replaceSearchRows(
+            in: "pharmacy_customer_words", column: "word_start", values: WordStarts.starts(of: "\(firstName) \(lastName) \(mailbox)").sorted(),
+            owner: "customer_id", id: customerID, copied: [("last_name", lastName), ("first_name", firstName)]
+        )
     }
 
     private static let customerColumns = ColumnList([

@@ -1,3 +1,5 @@
+import SQLKit
+
 /// How a list finds a name by the words typed into its search box: every word typed must be the start of
 /// one of the name's words ("lake clin" finds "Lakeview Women's Clinic"). A list keeps every start of every
 /// word of each name in a table of its own, indexed with the list's order, so that a search reads one
@@ -24,5 +26,23 @@ package enum WordStarts {
             }
         }
         return starts
+    }
+}
+
+extension SQLDatabase {
+    /// Replaces one item's rows in a table a list searches or filters by (its word starts, the states an entry
+    /// reaches): a row for each of `values` in `column`, beside the item's id in `owner` and the `copied`
+    /// columns the list sorts and filters by, written a hundred rows a statement.
+    package func replaceSearchRows(
+        in table: String, column: String, values: [String], owner: String, id: Int64, copied: [(String, any Encodable & Sendable)] = []
+    ) async throws {
+        try await delete(from: table).where(SQLIdentifier(owner), .equal, SQLBind(id)).run()
+        for start in stride(from: 0, to: values.count, by: 100) {
+            let insert = insert(into: table).columns([column, owner] + copied.map(\.0))
+            for value in values[start..<min(start + 100, values.count)] {
+                insert.values([SQLBind(value), SQLBind(id)] + copied.map { SQLBind($0.1) })
+            }
+            try await insert.run()
+        }
     }
 }

@@ -27,6 +27,56 @@ import Testing
         #expect(code == "ABCDEF")
     }
 
+    /// A search finds the codes whose note has a word starting with each word typed, newest first through
+    /// every page, alone and with a status.
+    @Test(arguments: TestEngines.all)
+    func aSearchOfTheNotesFindsCodesByTheStartsOfTheirWordsNewestFirst(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (_, administrator) = try await portal.signedIn(.administrator)
+            let repository = SignUpCodeRepository()
+            let notes = ["Riverside clinic", "Eastgate van", "riverside group session", "Phone line", "Riverside group", "Rivers Edge fair",
+                         "Hospital visit, ward 4", "riverside clinic", "Riverside"]
+            let start = portal.clock.now
+            var made: [(id: Int64, note: String)] = []
+            try await portal.database.transaction { db in
+                for (n, note) in notes.enumerated() {
+                    let code = try await repository.create(code: "CODE\(n)", note: note, lifetime: 86_400, createdBy: administrator.id,
+                                                           now: start.addingTimeInterval(Double(n) * 60), on: db)
+                    made.append((code.id, note))
+                }
+                for (id, _) in made where made.firstIndex(where: { $0.id == id })! % 3 == 0 {
+                    #expect(try await repository.revoke(id: id, by: administrator.id, now: start.addingTimeInterval(600), on: db))
+                }
+            }
+            let newestFirst = made.reversed()
+            let revoked = Set(made.enumerated().filter { $0.offset % 3 == 0 }.map(\.element.id))
+            func found(_ search: String, _ status: SignUpCode.Status? = nil) async throws -> (ids: [Int64], total: Int) {
+                var ids: [Int64] = []
+                var request = PageRequest(number: 1, size: 2)
+                var total = -1
+                while true {
+                    let page = try await portal.database.read { db in
+                        try await repository.list(status: status, search: search, page: request, now: start.addingTimeInterval(900), on: db)
+                    }
+                    if total < 0 { total = page.totalCount }
+                    ids += page.items.map(\.id)
+                    guard page.hasNext, let last = page.lastCursor, ids.count <= made.count else { return (ids, total) }
+                    request = PageRequest(.after(last), size: 2)
+                }
+            }
+            let riverside = newestFirst.filter { $0.note.lowercased().hasPrefix("riverside") }.map(\.id)
+            #expect(riverside.count == 5)
+            #expect(try await found("riverside") == (riverside, 5))
+            #expect(try await found("RIVER") == (newestFirst.filter { $0.note.lowercased().hasPrefix("river") }.map(\.id), 6))
+            #expect(try await found("group river") == (newestFirst.filter { $0.note.lowercased().hasPrefix("riverside group") }.map(\.id), 2))
+            #expect(try await found("riverside", .revoked) == (riverside.filter(revoked.contains), riverside.filter(revoked.contains).count))
+            #expect(try await found("riverside", .unused) == (riverside.filter { !revoked.contains($0) }, riverside.filter { !revoked.contains($0) }.count))
+            #expect(try await found("side").ids.isEmpty, "the middle of a word is not a start")
+            #expect(try await found("--").ids.isEmpty, "punctuation alone finds nothing")
+            #expect(try await found("").ids == newestFirst.map(\.id))
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func anAdministratorMakesACodeThatIsShownOnceAndStoredOnlyAsAHash(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
