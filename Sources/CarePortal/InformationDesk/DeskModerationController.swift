@@ -183,7 +183,7 @@ struct DeskModerationController {
 
     @Sendable func flags(request: Request, context: PortalContext) async throws -> Response {
         let page = try await portal.database.read { db in
-            try await desk.repository.flaggedPosts(page: PageRequest(number: request.pageNumber), on: db)
+            try await desk.repository.flaggedPosts(page: try request.pageRequest(), on: db)
         }
         let clock = portal.programSettings.current.clock
         let rows = page.items.map { flagged in

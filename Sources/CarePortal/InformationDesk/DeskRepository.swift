@@ -450,14 +450,18 @@ struct DeskRepository: Sendable {
         try await db.delete(from: "desk_flagged_posts").where("post", .in, posts).where("open_flags", .lessThanOrEqual, 0).run()
     }
 
-    /// Posts with open flags, most-flagged first (then the longest flagged), each with its reasons.
+    /// Posts with open flags, most-flagged first (then the longest flagged), each with its reasons: a page found
+    /// by seeking on migration 51's index of the queue's order, whose first key is the open flags negated
+    /// (`flag_rank`) so that every key runs the same way.
     func flaggedPosts(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<FlaggedPost> {
-        let total = try await openFlagTotal(on: db)
-        let keys = try await db.raw("""
-            SELECT post, thread_id FROM desk_flagged_posts ORDER BY open_flags DESC, first_at ASC, post ASC
-            LIMIT \(literal: page.size) OFFSET \(literal: page.offset)
-            """).all().map { (post: try $0.decode(column: "post", as: String.self), threadID: try $0.decode(column: "thread_id", as: Int64.self)) }
-        guard !keys.isEmpty else { return PageOf(items: [], totalCount: total, request: page) }
+        let found = try await db.seek(
+            page, order: ListOrder("queue", keys: [.integer("flag_rank"), .integer("first_at"), .text("post")], descending: false),
+            columns: [SQLColumn("post"), SQLColumn("thread_id"), SQLColumn("first_at"), SQLColumn("flag_rank")],
+            rows: { $0.from("desk_flagged_posts") },
+            decode: { (post: try $0.decode(column: "post", as: String.self), threadID: try $0.decode(column: "thread_id", as: Int64.self)) }
+        )
+        let keys = found.items
+        guard !keys.isEmpty else { return found.replacingItems([]) }
         var reasons: [String: [(reason: String, at: Date)]] = [:]
         for row in try await db.select().columns("post", "reason", "created_at").from("desk_flags")
             .where("post", .in, keys.map(\.post)).where("resolved_at", .is, SQLLiteral.null).orderBy("id").all() {
@@ -489,7 +493,7 @@ struct DeskRepository: Sendable {
                 excerpt: SanitizedText.excerpt(of: text, maxCharacters: 300), moderation: moderation, reasons: reasons[key.post] ?? []
             ))
         }
-        return PageOf(items: items, totalCount: total, request: page)
+        return found.replacingItems(items)
     }
 
     /// How many visible questions wait for a first reply (as the staff list's "Waiting" counts them), and

@@ -55,6 +55,7 @@ enum SchemaHistory {
         IndexHelpEntriesByWordAndState(),
         IndexCustomersByWord(),
         IndexSignUpCodesByWord(),
+        IndexFlagQueueForSeeking(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

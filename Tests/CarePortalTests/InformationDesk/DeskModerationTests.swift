@@ -124,6 +124,51 @@ import Testing
         }
     }
 
+    /// The queue's pages, followed both ways by their cursors and opened by number, hold the posts in the
+    /// order a sort of all of them gives: most open flags first, then the longest flagged, then the post.
+    /// The flags are counted up and down after the rows are written, so the rank the engine keeps follows them.
+    @Test(arguments: TestEngines.all)
+    func everyPageOfTheFlagQueueFollowsItsOrder(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (asker, _) = try await AppClient.registered(portal)
+            var threads: [Int64] = []
+            for n in 0..<9 { threads.append(try await DeskSteps.ask(asker, title: "Question \(n)")) }
+            // The queue's rows as the portal keeps them: flags from one to three, some flagged at the same time.
+            let queue = threads.enumerated().map { n, id in (post: "question:\(id)", flags: [2, 1, 3, 2, 1, 2, 3, 1, 2][n], first: Int64([5, 1, 5, 3, 3, 5, 2, 9, 1][n])) }
+            try await portal.database.transaction { db in
+                for row in queue {
+                    try await db.insert(into: "desk_flagged_posts").columns("post", "thread_id", "open_flags", "first_at")
+                        .values(SQLBind(row.post), SQLBind(Int64(row.post.dropFirst("question:".count))!), SQLBind(1), SQLBind(row.first)).run()
+                    try await db.update("desk_flagged_posts").set("open_flags", to: row.flags).where("post", .equal, row.post).run()
+                }
+            }
+            let expected = queue.sorted { (-$0.flags, $0.first, $0.post) < (-$1.flags, $1.first, $1.post) }.map(\.post)
+            let repository = DeskRepository(engine: engine)
+            try await portal.database.read { db in
+                var request = PageRequest(.first, size: 2)
+                var seen: [String] = []
+                while true {
+                    let page = try await repository.flaggedPosts(page: request, on: db)
+                    #expect(page.totalCount == expected.count)
+                    seen += page.items.map(\.post.description)
+                    guard page.hasNext, let last = page.lastCursor, seen.count <= expected.count else { break }
+                    request = PageRequest(.after(last), size: 2)
+                }
+                #expect(seen == expected, "through Next")
+                request = PageRequest(.last, size: 2)
+                var backwards: [String] = []
+                while true {
+                    let page = try await repository.flaggedPosts(page: request, on: db)
+                    backwards = page.items.map(\.post.description) + backwards.filter { !page.items.map(\.post.description).contains($0) }
+                    guard page.hasPrevious, let first = page.firstCursor, backwards.count <= expected.count else { break }
+                    request = PageRequest(.before(first), size: 2)
+                }
+                #expect(backwards == expected, "through Previous")
+                #expect(try await repository.flaggedPosts(page: PageRequest(number: 3, size: 2), on: db).items.map(\.post.description) == Array(expected[4..<6]))
+            }
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func theQueueCountsEachPostsOpenFlagsAsARecountWouldThroughReviewsAndDeletedMembers(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in

@@ -16,7 +16,7 @@ import Testing
                         .map { try $0.decode(column: "name", as: String.self) }
                     var result = Set<String>()
                     for table in tables {
-                        for row in try await db.raw("SELECT name FROM pragma_table_info(\(bind: table))").all() {
+                        for row in try await db.raw("SELECT name FROM pragma_table_xinfo(\(bind: table))").all() {
                             result.insert("\(table).\(try row.decode(column: "name", as: String.self))")
                         }
                     }
