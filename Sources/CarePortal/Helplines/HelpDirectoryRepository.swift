@@ -31,17 +31,14 @@ struct HelpDirectoryRepository: Sendable {
             }
             return builder
         }
-        /// A search table's rows under the names `help_resources` gives the same values, so the list's order
-        /// and filters read either, with the longest word typed or the state read from its index in that order.
+        /// The entries whose names' words start with every word typed, under the names `help_resources` gives the same values.
+        func matchingWords(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            builder.fromWordStarts(words, table: "help_resource_words", owner: "resource_id", copied: ["name_key", "kind"])
+        }
+        /// The list's rows read from a search table in the list's order by name (and counted there): the
+        /// words typed, with the filters, or else the state's row of each entry its members see.
         func searching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            if let longest = words.max(by: { $0.count < $1.count }) {
-                builder.from(SQLAlias(SQLGroupExpression(Self.wordRows), as: SQLIdentifier("help_resource_words")))
-                    .where("word_start", .equal, longest)
-                for word in words where word != longest {
-                    builder.where(SQLQueryString("id IN (SELECT resource_id FROM help_resource_words WHERE word_start = \(bind: word))"))
-                }
-                return filtered(builder)
-            }
+            if !words.isEmpty { return filtered(matchingWords(builder)) }
             builder.from(SQLAlias(SQLGroupExpression(Self.reachRows), as: SQLIdentifier("help_resource_reach")))
                 .where("state", .equal, query.state ?? "")
             if let kind = query.kind { builder.where("kind", .equal, kind.rawValue) }
@@ -54,14 +51,19 @@ struct HelpDirectoryRepository: Sendable {
                 query.page, order: order, columns: Self.listColumns,
                 rows: { $0.from("help_resources").where(SQLLiteral.boolean(false)) }, decode: { $0 }
             )
-        } else if !words.isEmpty || query.state != nil {
-            // Sorted by kind, the kind order's index is walked and each entry looked up in the search table.
+        } else if query.sort == .name && (!words.isEmpty || query.state != nil) {
+            rows = try await db.seek(
+                query.page, order: order, columns: Self.listColumns, rows: { $0.from("help_resources") },
+                counted: searching, idsFirst: searching, decode: { $0 }
+            )
+        } else if !words.isEmpty {
+            // Sorted by kind, the kind order's index is walked and each entry looked up among the words' matches.
             rows = try await db.seek(
                 query.page, order: order, columns: Self.listColumns,
-                rows: { query.sort == .name ? $0.from("help_resources") : filtered($0.from("help_resources")).where(SQLBinaryExpression(
-                    SQLIdentifier("id"), .in, SQLGroupExpression(searching(db.select().column("id")).select)
+                rows: { filtered($0.from("help_resources")).where(SQLBinaryExpression(
+                    SQLIdentifier("id"), .in, SQLGroupExpression(matchingWords(db.select().column("id")).select)
                 )) },
-                counted: searching, idsFirst: query.sort == .name ? searching : nil, decode: { $0 }
+                counted: searching, decode: { $0 }
             )
         } else {
             rows = try await db.seek(
@@ -72,7 +74,6 @@ struct HelpDirectoryRepository: Sendable {
     }
 
     private static let listColumns: [any SQLExpression] = [SQLLiteral.all, SQLAlias(kindOrder, as: SQLIdentifier("kind_order"))]
-    private static let wordRows = SQLRaw("SELECT word_start, resource_id AS id, name_key, kind FROM help_resource_words")
     private static let reachRows = SQLRaw("SELECT state, resource_id AS id, name_key, kind FROM help_resource_reach")
 
     /// What a member in `state` (nil: none given) is offered: nationwide entries and her state's, crisis lines first.
@@ -137,8 +138,8 @@ struct HelpDirectoryRepository: Sendable {
     /// The name as the list sorts it.
     static func nameKey(_ name: String) -> String { name.lowercased() }
 
-    /// Writes the entry's rows in the search tables afresh (migration 48): the starts of her name's words,
-    /// and the states whose members see her, every state when she is nationwide (`states` empty).
+    /// Writes the entry's rows in the search tables afresh (migration 48): the starts of its name's words,
+    /// and the states whose members see it, every state when it is nationwide (`states` empty).
     func setSearchRows(of id: Int64, name: String, kind: String, states: [String], on db: any SQLDatabase) async throws {
         let copied: [(String, any Encodable & Sendable)] = [("name_key", Self.nameKey(name)), ("kind", kind)]
         try await db.replaceSearchRows(

@@ -154,15 +154,10 @@ struct SignUpCodeRepository: Sendable {
             }
             return builder
         }
-        /// The word starts' rows under the names `sign_up_codes` gives the same values: the longest word typed read
-        /// from its index newest first, each other word and the status looked up for the codes found.
+        /// The codes whose notes' words start with every word typed, under the names `sign_up_codes` gives the same
+        /// values, the status looked up for those found.
         func matching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            builder.from(SQLAlias(SQLGroupExpression(Self.wordRows), as: SQLIdentifier("sign_up_code_words")))
-            guard let longest = words.max(by: { $0.count < $1.count }) else { return builder.where(SQLLiteral.boolean(false)) }
-            builder.where("word_start", .equal, longest)
-            for word in words where word != longest {
-                builder.where(SQLQueryString("id IN (SELECT code_id FROM sign_up_code_words WHERE word_start = \(bind: word))"))
-            }
+            builder.fromWordStarts(words, table: "sign_up_code_words", owner: "code_id", copied: ["created_at"])
             if status != nil {
                 builder.where(SQLBinaryExpression(SQLIdentifier("id"), .in, SQLGroupExpression(byStatus(db.select().column("id").from("sign_up_codes")).select)))
             }
@@ -176,8 +171,6 @@ struct SignUpCodeRepository: Sendable {
             decode: decode
         )
     }
-
-    private static let wordRows = SQLRaw("SELECT word_start, code_id AS id, created_at FROM sign_up_code_words")
 
     /// Writes the rows of the starts of the note's words (migration 50).
     func writeSearchWords(codeID: Int64, note: String, createdAt: Int64, on db: any SQLDatabase) async throws {

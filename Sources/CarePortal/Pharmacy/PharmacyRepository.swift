@@ -106,16 +106,9 @@ struct PharmacyRepository: Sendable {
         let typed = search.trimmed.lowercased()
         let words = WordStarts.words(of: typed)
         let byWords = !typed.isEmpty && CalendarDate(iso: typed) == nil && !typed.contains("@")
-        /// The word starts' rows under the names `pharmacy_customers` gives the same values, the longest word
-        /// typed read from its index in the list's order and each other word looked up for the customers found.
+        /// The customers whose words start with every word typed, under the names `pharmacy_customers` gives the same values.
         func matching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            builder.from(SQLAlias(SQLGroupExpression(Self.wordRows), as: SQLIdentifier("pharmacy_customer_words")))
-            guard let longest = words.max(by: { $0.count < $1.count }) else { return builder.where(SQLLiteral.boolean(false)) }
-            builder.where("word_start", .equal, longest)
-            for word in words where word != longest {
-                builder.where(SQLQueryString("id IN (SELECT customer_id FROM pharmacy_customer_words WHERE word_start = \(bind: word))"))
-            }
-            return builder
+            builder.fromWordStarts(words, table: "pharmacy_customer_words", owner: "customer_id", copied: ["last_name", "first_name"])
         }
         return try await db.seek(
             page, order: ListOrder("name", keys: [.text("last_name"), .text("first_name"), .integer("id")], descending: false),
@@ -130,8 +123,6 @@ struct PharmacyRepository: Sendable {
             decode: decodeCustomer
         )
     }
-
-    private static let wordRows = SQLRaw("SELECT word_start, customer_id AS id, last_name, first_name FROM pharmacy_customer_words")
 
     /// Saves her details; false when the email address belongs to another account.
     func updateCustomer(id: Int64, email: String, details: PharmacyCustomerDetails, now: Date, on db: any SQLDatabase) async throws -> Bool {

@@ -46,3 +46,22 @@ extension SQLDatabase {
         }
     }
 }
+
+extension SQLSelectBuilder {
+    /// Reads a table of word starts (written by `replaceSearchRows`) as the list's own rows: its owner column
+    /// named `id` beside the `copied` columns the list sorts and filters by, the rows of the longest word typed
+    /// read from the table's index `(word_start, …)` in the list's order, and each other word looked up for the
+    /// items found. Nothing matches when no word was typed.
+    @discardableResult
+    package func fromWordStarts(_ words: [String], table: String, owner: String, copied: [String]) -> SQLSelectBuilder {
+        let columns: [any SQLExpression] = [SQLIdentifier("word_start"), SQLAlias(SQLIdentifier(owner), as: SQLIdentifier("id"))]
+            + copied.map { SQLIdentifier($0) }
+        from(SQLAlias(SQLGroupExpression(SQLQueryString("SELECT \(SQLList(columns)) FROM \(ident: table)")), as: SQLIdentifier(table)))
+        guard let longest = words.max(by: { $0.count < $1.count }) else { return `where`(SQLLiteral.boolean(false)) }
+        `where`("word_start", .equal, longest)
+        for word in words where word != longest {
+            `where`(SQLQueryString("id IN (SELECT \(ident: owner) FROM \(ident: table) WHERE word_start = \(bind: word))"))
+        }
+        return self
+    }
+}
