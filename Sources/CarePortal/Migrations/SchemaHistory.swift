@@ -56,6 +56,7 @@ enum SchemaHistory {
         IndexCustomersByWord(),
         IndexSignUpCodesByWord(),
         IndexFlagQueueForSeeking(),
+        IndexCustomersByBirthDate(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
