@@ -19,7 +19,8 @@ struct SignUpCodesController {
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
         let status = request.query("status").flatMap(SignUpCode.Status.init(rawValue:))
-        let search = request.query("q") ?? ""
+        // A note is at most 100 characters, so no longer search could match one (and each word typed is looked up).
+        let search = String((request.query("q") ?? "").prefix(Self.noteMaximumLength))
         let pageRequest = try request.pageRequest()
         let now = portal.now
         let (page, pseudonyms) = try await portal.database.read { db in

@@ -74,6 +74,12 @@ import Testing
             #expect(try await found("side").ids.isEmpty, "the middle of a word is not a start")
             #expect(try await found("--").ids.isEmpty, "punctuation alone finds nothing")
             #expect(try await found("").ids == newestFirst.map(\.id))
+
+            // Through the page: a search of a thousand different words, each of which would be looked up, is
+            // answered, cut to a note's length.
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let long = try await admin.get("/sign-up-codes?q=" + (1...1_000).map { "w\($0)" }.joined(separator: "%20"))
+            #expect(long.status == .ok && long.text.contains(#"value="w1 w2 w3"#) && !long.text.contains("w999"))
         }
     }
 
