@@ -9,39 +9,22 @@ import SQLKit
 /// - `help_resource_reach`: each state whose members see the entry, every state for a nationwide one, indexed
 ///   `(state, name_key, resource_id)`, where the filter walked the names testing each entry's states.
 ///
-/// Both carry the entry's name key and kind, so the kind filter applies as the index is read. The rows of the entries already in the directory are written here.
+/// Both carry the entry's name key and kind, so the kind filter applies as the index is read. The rows of the
+/// entries already in the directory are written here.
 struct IndexHelpEntriesByWordAndState: Migration {
     let version = 48
     let name = "IndexHelpEntriesByWordAndState"
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
-        try await db.create(table: "help_resource_words")
-            .column("word_start", type: .text, .notNull)
-            .column("resource_id", type: .bigint, .notNull, .references("help_resources", "id", onDelete: .cascade))
-            .column("name_key", type: .text, .notNull)
-            .column("kind", type: .text, .notNull)
-            .primaryKey("word_start", "resource_id")
-            .run()
-        try await db.create(index: "help_resource_words_start").on("help_resource_words")
-            .column("word_start").column("name_key").column("resource_id").run()
-        try await db.create(index: "help_resource_words_entry").on("help_resource_words").column("resource_id").run()
-        try await db.create(table: "help_resource_reach")
-            .column("state", type: .text, .notNull)
-            .column("resource_id", type: .bigint, .notNull, .references("help_resources", "id", onDelete: .cascade))
-            .column("name_key", type: .text, .notNull)
-            .column("kind", type: .text, .notNull)
-            .primaryKey("state", "resource_id")
-            .run()
-        try await db.create(index: "help_resource_reach_state").on("help_resource_reach")
-            .column("state").column("name_key").column("resource_id").run()
-        try await db.create(index: "help_resource_reach_entry").on("help_resource_reach").column("resource_id").run()
-
+        let copied: [(String, SQLDataType)] = [("name_key", .text), ("kind", .text)]
+        try await db.createSearchTable(
+            "help_resource_words", column: "word_start", owner: "resource_id", references: "help_resources", copied: copied, order: ["name_key"]
+        )
+        try await db.createSearchTable(
+            "help_resource_reach", column: "state", owner: "resource_id", references: "help_resources", copied: copied, order: ["name_key"]
+        )
         let repository = HelpDirectoryRepository()
-        var after: Int64 = 0
-        while true {
-            let rows = try await db.select().columns("id", "name", "kind").from("help_resources")
-                .where("id", .greaterThan, after).orderBy("id").limit(500).all()
-            guard let last = rows.last else { break }
+        try await db.forEachBatch(of: "help_resources", columns: ["name", "kind"]) { rows in
             let ids = try rows.map { try $0.decode(column: "id", as: Int64.self) }
             var states: [Int64: [String]] = [:]
             for row in try await db.select().columns("resource_id", "state").from("help_resource_states").where("resource_id", .in, ids).all() {
@@ -53,7 +36,6 @@ struct IndexHelpEntriesByWordAndState: Migration {
                     states: states[id] ?? [], on: db
                 )
             }
-            after = try last.decode(column: "id", as: Int64.self)
         }
     }
 }

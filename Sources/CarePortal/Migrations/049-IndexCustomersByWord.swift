@@ -12,29 +12,18 @@ struct IndexCustomersByWord: Migration {
     let name = "IndexCustomersByWord"
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
-        try await db.create(table: "pharmacy_customer_words")
-            .column("word_start", type: .text, .notNull)
-            .column("customer_id", type: .bigint, .notNull, .references("pharmacy_customers", "id", onDelete: .cascade))
-            .column("last_name", type: .text, .notNull)
-            .column("first_name", type: .text, .notNull)
-            .primaryKey("word_start", "customer_id")
-            .run()
-        try await db.create(index: "pharmacy_customer_words_start").on("pharmacy_customer_words")
-            .column("word_start").column("last_name").column("first_name").column("customer_id").run()
-        try await db.create(index: "pharmacy_customer_words_customer").on("pharmacy_customer_words").column("customer_id").run()
+        try await db.createSearchTable(
+            "pharmacy_customer_words", column: "word_start", owner: "customer_id", references: "pharmacy_customers",
+            copied: [("last_name", .text), ("first_name", .text)], order: ["last_name", "first_name"]
+        )
         let repository = PharmacyRepository()
-        var after: Int64 = 0
-        while true {
-            let rows = try await db.select().columns("id", "first_name", "last_name", "email").from("pharmacy_customers")
-                .where("id", .greaterThan, after).orderBy("id").limit(500).all()
-            guard let last = rows.last else { break }
+        try await db.forEachBatch(of: "pharmacy_customers", columns: ["first_name", "last_name", "email"]) { rows in
             for row in rows {
                 try await repository.setSearchWords(
                     customerID: try row.decode(column: "id", as: Int64.self), firstName: try row.decode(column: "first_name", as: String.self),
                     lastName: try row.decode(column: "last_name", as: String.self), email: try row.decode(column: "email", as: String.self), on: db
                 )
             }
-            after = try last.decode(column: "id", as: Int64.self)
         }
     }
 }

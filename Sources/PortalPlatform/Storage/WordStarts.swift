@@ -30,6 +30,34 @@ package enum WordStarts {
 }
 
 extension SQLDatabase {
+    /// Creates a table a list searches or filters by, as `replaceSearchRows` writes it: `column` and the owner's
+    /// id (its rows deleted with the owner) as its key, the `copied` columns beside them, indexed
+    /// `(column, order…, owner)` so a search reads its page in the list's order, and by the owner for rewrites.
+    package func createSearchTable(
+        _ table: String, column: String, owner: String, references ownerTable: String, copied: [(String, SQLDataType)], order: [String]
+    ) async throws {
+        let create = create(table: table).column(column, type: .text, .notNull)
+            .column(owner, type: .bigint, .notNull, .references(ownerTable, "id", onDelete: .cascade))
+        for (name, type) in copied { create.column(name, type: type, .notNull) }
+        try await create.primaryKey(column, owner).run()
+        let ordered = self.create(index: "\(table)_order").on(table).column(column)
+        for name in order + [owner] { ordered.column(name) }
+        try await ordered.run()
+        try await self.create(index: "\(table)_owner").on(table).column(owner).run()
+    }
+
+    /// Calls `body` with the rows of `table`, `columns` of each, a batch at a time in the order of their ids:
+    /// a migration that writes something for every row never holds the whole table.
+    package func forEachBatch(of table: String, columns: [String], size: Int = 500, _ body: ([any SQLRow]) async throws -> Void) async throws {
+        var after: Int64 = 0
+        while true {
+            let rows = try await select().columns(["id"] + columns).from(table).where("id", .greaterThan, after).orderBy("id").limit(size).all()
+            guard let last = rows.last else { return }
+            try await body(rows)
+            after = try last.decode(column: "id", as: Int64.self)
+        }
+    }
+
     /// Replaces one item's rows in a table a list searches or filters by (its word starts, the states an entry
     /// reaches): a row for each of `values` in `column`, beside the item's id in `owner` and the `copied`
     /// columns the list sorts and filters by, written a hundred rows a statement.
