@@ -57,6 +57,7 @@ enum SchemaHistory {
         IndexSignUpCodesByWord(),
         IndexFlagQueueForSeeking(),
         IndexCustomersByBirthDate(),
+        KeepPointsBalances(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -140,9 +140,10 @@ struct Pharmacy: Sendable {
     /// never takes the balance below zero, however many redemptions arrive at once.
     ///
     /// The reward and the program's clock are read before the writing transaction; in it, the voucher and
-    /// its audit entry are written first and the points spent last, by one statement that checks the
-    /// balance, so her balance is locked (SQLite's one writer, PostgreSQL's lock on her points) for as
-    /// short a time as can be. Not enough points: the whole transaction is rolled back, voucher and all.
+    /// its audit entry are written first and the points spent last, by one statement that checks her
+    /// kept balance and answers what is left, so her balance is locked (SQLite's one writer, PostgreSQL's
+    /// lock on her balance's row) for as short a time as can be. Not enough points: the whole transaction is
+    /// rolled back, voucher and all.
     func redeem(rewardID: Int64, customerID: Int64, origin: AuditOrigin) async throws -> (PharmacyVoucher, PharmacyReward, balance: Int) {
         let now = portal.now
         let account = AppAccountRef.pharmacyCustomer(customerID)
@@ -155,7 +156,7 @@ struct Pharmacy: Sendable {
         }
         struct NotEnoughPoints: Error {}
         do {
-            let voucher = try await portal.database.transaction { db in
+            let (voucher, balance) = try await portal.database.transaction { db in
                 var voucher = try await repository.addVoucher(customerID: customerID, reward: reward, code: Self.voucherCode(randomBytes), now: now, on: db)
                 // A code already taken (one in about a trillion): another one.
                 while voucher == nil {
@@ -166,11 +167,11 @@ struct Pharmacy: Sendable {
                     actor: AuditActor(accountID: customerID, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyVoucherRedeemed,
                     recordType: "pharmacy_voucher", recordID: "\(made.id)", origin: origin, detail: "\(reward.pointsCost) points"
                 ), on: db)
-                guard try await ledger.spend(reward.pointsCost, reason: Self.voucherReason, reference: made.code, from: account, at: now, clock: clock, on: db)
+                guard let left = try await ledger.spend(reward.pointsCost, reason: Self.voucherReason, reference: made.code, from: account, at: now, clock: clock, on: db)
                 else { throw NotEnoughPoints() }
-                return made
+                return (made, left)
             }
-            return (voucher, reward, try await portal.database.read { db in try await ledger.allTimeBalance(of: account, on: db) })
+            return (voucher, reward, balance)
         } catch is NotEnoughPoints {
             let balance = try await portal.database.read { db in try await ledger.allTimeBalance(of: account, on: db) }
             throw APIError(status: .conflict, code: "not_enough_points",

@@ -37,10 +37,12 @@ package struct PointsEntry: Sendable, Equatable {
 }
 
 /// The points app accounts earn and spend: an append-only ledger, one line per award or spend (a negative
-/// line), never changed or deleted
-/// while the account exists. A balance is a sum over the ledger — never a counter that can drift — and
-/// "points reset each month" is the sum of this month's lines, so nothing is lost at the boundary.
-/// Shared by the learning center and the pharmacy. The only place the ledger's SQL lives.
+/// line), never changed or deleted while the account exists. "Points reset each month" is the sum of this
+/// month's lines, so nothing is lost at the boundary. The balance over all time, which a spend checks and
+/// every home page shows, is kept beside the ledger in `points_balances`, one row per account: changed here
+/// alone, by each line's amount, in the transaction that writes the line, so it is always the sum of her
+/// lines (`PointsLedgerTests` recounts it) without reading a line that a customer of ten years has
+/// thousands of. Shared by the learning center and the pharmacy. The only place the ledger's SQL lives.
 package struct PointsLedger: Sendable {
     package init() {}
 
@@ -52,7 +54,7 @@ package struct PointsLedger: Sendable {
         let day = clock.date(of: now)
         let month = String(day.iso.prefix(7))
         let period = award.period == .day ? day.iso : month
-        return try await db.insert(into: "points_ledger")
+        let added = try await db.insert(into: "points_ledger")
             .columns("account_role", "account_id", "amount", "reason", "reference", "period", "day", "month", "earned_at")
             .values(
                 SQLBind(account.role), SQLBind(account.accountID), SQLBind(award.amount), SQLBind(award.reason), SQLBind(award.reference),
@@ -60,6 +62,13 @@ package struct PointsLedger: Sendable {
             )
             .ignoringConflicts(with: ["account_role", "account_id", "reason", "reference", "period"])
             .returning("id").first() != nil
+        if added {
+            try await db.raw("""
+                INSERT INTO points_balances (account_role, account_id, balance) VALUES (\(bind: account.role), \(bind: account.accountID), \(bind: award.amount))
+                ON CONFLICT (account_role, account_id) DO UPDATE SET balance = points_balances.balance + excluded.balance
+                """).run()
+        }
+        return added
     }
 
     /// The account's points in `month` (`YYYY-MM`): the sum of that month's lines.
@@ -79,37 +88,44 @@ package struct PointsLedger: Sendable {
     /// The all-time balance as a subquery, for a page that reads it beside the account in one statement.
     package func allTimeBalanceExpression(of account: AppAccountRef) -> SQLQueryString {
         """
-        (SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM points_ledger \
-        WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID))
+        COALESCE((SELECT balance FROM points_balances \
+        WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID)), 0)
         """
     }
 
     /// Spends `amount` points of the account's all-time balance as one negative line, in the caller's
-    /// transaction; false, with nothing written, when the balance is smaller. One statement checks and
-    /// writes: the line is inserted only if the sum of the account's lines covers it, so nothing is read
-    /// before the write and the lock below is held for that statement and the commit alone. Two spends of
-    /// one account never both see the same balance: on PostgreSQL each first takes an advisory lock on the
-    /// account for the rest of its transaction (a statement of its own, so the checking statement's
-    /// snapshot is taken after the lock); SQLite runs one writing transaction at a time. Call it last in
-    /// the transaction, after writes that need no lock. `reference` names what was bought, once (a voucher's code).
-    package func spend(_ amount: Int, reason: String, reference: String, from account: AppAccountRef, at now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> Bool {
+    /// transaction, and answers the balance left; nil, with nothing written, when the balance is smaller.
+    /// One statement checks and takes the points from her kept balance, and only then is the line written.
+    /// Two spends of one account never both see the same balance: SQLite runs one writing transaction at a
+    /// time, and on PostgreSQL the update locks her balance's row until the transaction ends, so a second
+    /// spend waits and then checks its condition against the balance the first left. Call it last in the
+    /// transaction, after writes that need no lock. `reference` names what was bought, once (a voucher's code).
+    package func spend(_ amount: Int, reason: String, reference: String, from account: AppAccountRef, at now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> Int? {
         precondition(amount > 0, "a spend is a positive number of points")
-        if db.dialect.name == "postgresql" {
-            try await db.raw("""
-                SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(\(bind: "points:\(account.role):\(account.accountID)"), 0))) AS l
-                """).run()
-        }
+        guard let left = try await db.raw("""
+            UPDATE points_balances SET balance = balance - \(bind: amount)
+            WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID) AND balance >= \(bind: amount)
+            RETURNING balance
+            """).first()?.decode(column: "balance", as: Int.self)
+        else { return nil }
         let day = clock.date(of: now)
-        // The balance is summed as BIGINT on both engines (PostgreSQL sums bigints as numeric).
-        return try await db.raw("""
-            INSERT INTO points_ledger (account_role, account_id, amount, reason, reference, period, day, month, earned_at)
-            SELECT \(bind: account.role), \(bind: account.accountID), \(bind: -amount), \(bind: reason), \(bind: reference),
-            \(bind: reference), \(bind: day.iso), \(bind: String(day.iso.prefix(7))), \(bind: now.millisecondsSince1970)
-            FROM (SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM points_ledger
-            WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID)) AS balance
-            WHERE balance.total >= \(bind: amount)
-            RETURNING id
-            """).first() != nil
+        try await db.insert(into: "points_ledger")
+            .columns("account_role", "account_id", "amount", "reason", "reference", "period", "day", "month", "earned_at")
+            .values(
+                SQLBind(account.role), SQLBind(account.accountID), SQLBind(-amount), SQLBind(reason), SQLBind(reference),
+                SQLBind(reference), SQLBind(day.iso), SQLBind(String(day.iso.prefix(7))), SQLBind(now.millisecondsSince1970)
+            )
+            .run()
+        return left
+    }
+
+    /// Every account's balance summed from its lines, into an empty `points_balances` (migration 53).
+    package static func keepBalances(on db: any SQLDatabase) async throws {
+        // PostgreSQL sums bigints as numeric: the cast keeps the total a whole number on both engines.
+        try await db.raw("""
+            INSERT INTO points_balances (account_role, account_id, balance)
+            SELECT account_role, account_id, CAST(SUM(amount) AS BIGINT) FROM points_ledger GROUP BY account_role, account_id
+            """).run()
     }
 
     /// Her lines, newest first.
@@ -132,6 +148,8 @@ package struct PointsLedger: Sendable {
     /// Every line of an account, for when the account itself is deleted.
     package func forget(_ account: AppAccountRef, on db: any SQLDatabase) async throws {
         try await db.delete(from: "points_ledger")
+            .where("account_role", .equal, account.role).where("account_id", .equal, account.accountID).run()
+        try await db.delete(from: "points_balances")
             .where("account_role", .equal, account.role).where("account_id", .equal, account.accountID).run()
     }
 }

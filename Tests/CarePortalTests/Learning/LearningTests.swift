@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import SQLKit
 import Testing
 @testable import CarePortal
 @testable import PortalPlatform
@@ -44,6 +45,79 @@ import Testing
             }
             #expect(november == 10 && december == 11, "the balance resets at local midnight, and nothing is lost: November's line is still there")
             #expect(history.totalCount == 3 && history.items.map(\.month) == ["2026-12", "2026-12", "2026-11"])
+        }
+    }
+
+    /// Every account's kept balance, and the sum of its lines, by "role:id".
+    static func balances(on db: any SQLDatabase) async throws -> (kept: [String: Int], summed: [String: Int]) {
+        func keyed(_ rows: [any SQLRow]) throws -> [String: Int] {
+            try Dictionary(uniqueKeysWithValues: rows.map { row in
+                ("\(try row.decode(column: "account_role", as: String.self)):\(try row.decode(column: "account_id", as: Int64.self))",
+                 try row.decode(column: "balance", as: Int.self))
+            })
+        }
+        return (
+            try keyed(try await db.raw("SELECT account_role, account_id, balance FROM points_balances").all()),
+            try keyed(try await db.raw("""
+                SELECT account_role, account_id, CAST(SUM(amount) AS BIGINT) AS balance FROM points_ledger GROUP BY account_role, account_id
+                """).all())
+        )
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theKeptBalanceIsTheSumOfHerLinesAfterAwardsSpendsRefusalsAndDeletions(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let clock = portal.portal.programSettings.current.clock
+            let ledger = PointsLedger()
+            let now = portal.clock.now
+            let wren = AppAccountRef.member(1), lark = AppAccountRef.member(2), margaret = AppAccountRef.pharmacyCustomer(1)
+            func check(_ step: String, _ expected: [String: Int]) async throws {
+                let (kept, summed) = try await portal.database.read { db in try await Self.balances(on: db) }
+                #expect(kept == summed, "after \(step)")
+                #expect(kept == expected, "after \(step)")
+            }
+            let awarded = try await portal.database.transaction { db in
+                let module = PointsAward(reason: "module_completed", reference: "12", amount: 10, period: .month)
+                return [try await ledger.award(module, to: wren, at: now, clock: clock, on: db),
+                        try await ledger.award(module, to: wren, at: now, clock: clock, on: db),
+                        try await ledger.award(PointsAward(reason: "daily_sign_in", reference: "today", amount: 1, period: .day), to: wren, at: now, clock: clock, on: db),
+                        try await ledger.award(PointsAward(reason: "gift", reference: "a", amount: 40, period: .day), to: margaret, at: now, clock: clock, on: db)]
+            }
+            #expect(awarded == [true, false, true, true], "the same module in the same month earns once")
+            try await check("awards", ["member:1": 11, "pharmacy_customer:1": 40])
+
+            let spent = try await portal.database.transaction { db in
+                [try await ledger.spend(30, reason: "voucher", reference: "A", from: margaret, at: now, clock: clock, on: db),
+                 try await ledger.spend(30, reason: "voucher", reference: "B", from: margaret, at: now, clock: clock, on: db),
+                 try await ledger.spend(5, reason: "voucher", reference: "C", from: wren, at: now, clock: clock, on: db),
+                 try await ledger.spend(1, reason: "voucher", reference: "D", from: lark, at: now, clock: clock, on: db)]
+            }
+            #expect(spent == [10, nil, 6, nil], "each spend answers what is left, and one the balance cannot cover writes nothing")
+            try await check("spends and refusals", ["member:1": 6, "pharmacy_customer:1": 10])
+
+            // Eight spends of 2 at once against her 10: five are made, each leaving a different balance.
+            let left = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for n in 0..<8 {
+                    group.addTask {
+                        try await portal.database.transaction { db in
+                            try await ledger.spend(2, reason: "voucher", reference: "at once \(n)", from: margaret, at: now, clock: clock, on: db)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int?]()) { $0.append($1) }
+            }
+            #expect(left.compactMap { $0 }.sorted() == [0, 2, 4, 6, 8] && left.filter { $0 == nil }.count == 3)
+            try await check("spends at once", ["member:1": 6, "pharmacy_customer:1": 0])
+
+            try await portal.database.transaction { db in try await ledger.forget(margaret, on: db) }
+            try await check("deleting her account", ["member:1": 6])
+
+            // Migration 53's sum of the lines already there gives the same.
+            try await portal.database.transaction { db in
+                try await db.delete(from: "points_balances").run()
+                try await PointsLedger.keepBalances(on: db)
+            }
+            try await check("summing afresh", ["member:1": 6])
         }
     }
 

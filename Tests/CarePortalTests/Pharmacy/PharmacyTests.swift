@@ -80,7 +80,7 @@ enum PharmacyFixtures {
             async let two = portal.database.transaction { db in
                 try await PointsLedger().spend(50, reason: "test", reference: "b", from: account, at: portal.clock.now, clock: clock, on: db)
             }
-            #expect(try await [one, two].filter { $0 }.count == 1)
+            #expect(try await [one, two].compactMap { $0 } == [0])
             let lines = try await portal.database.read { db in
                 try await PointsLedger().history(of: account, page: PageRequest(number: 1, size: 50), on: db).items
             }
