@@ -468,28 +468,41 @@ struct DeskRepository: Sendable {
             reasons[try row.decode(column: "post", as: String.self), default: []]
                 .append((try row.decode(column: "reason", as: String.self), try date(row, "created_at")))
         }
-        // The page's threads and replies, each read once for the page.
+        // What the page shows of each post, in one statement: each question's title, text and moderation,
+        // the titles of the threads its replies are in, and each reply's text and moderation. Only those
+        // columns: not the bodies' source and HTML, nor the authors.
         let threadIDs = Array(Set(keys.map(\.threadID)))
         let replyIDs = keys.compactMap { DeskPost($0.post)?.replyID }
-        let threads = Dictionary(uniqueKeysWithValues: try await db.raw(
-            "\(unsafeRaw: Self.threadSelect) WHERE t.id IN (\(binds: threadIDs))"
-        ).all().map(decodeThread).map { ($0.id, $0) })
-        let replies = replyIDs.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: try await db.raw(
-            "\(unsafeRaw: Self.replySelect) WHERE r.id IN (\(binds: replyIDs))"
-        ).all().map(decodeReply).map { ($0.id, $0) })
+        var threads: [Int64: (title: String, text: String, moderation: Moderation)] = [:]
+        var replies: [Int64: (text: String, moderation: Moderation)] = [:]
+        let repliesPart: SQLQueryString = replyIDs.isEmpty ? "" : """
+             UNION ALL SELECT 'reply' AS kind, id, NULL AS title, body_text, moderation FROM desk_replies WHERE id IN (\(binds: replyIDs))
+            """
+        for row in try await db.raw("""
+            SELECT 'thread' AS kind, id, title, body_text, moderation FROM desk_threads WHERE id IN (\(binds: threadIDs))\(repliesPart)
+            """).all() {
+            let id = try row.decode(column: "id", as: Int64.self)
+            let text = try row.decode(column: "body_text", as: String.self)
+            let moderation = Moderation(rawValue: try row.decode(column: "moderation", as: String.self)) ?? .hidden
+            if try row.decode(column: "kind", as: String.self) == "reply" {
+                replies[id] = (text, moderation)
+            } else {
+                threads[id] = (try row.decode(column: "title", as: String.self), text, moderation)
+            }
+        }
         var items: [FlaggedPost] = []
         for key in keys {
             guard let post = DeskPost(key.post), let thread = threads[key.threadID] else { continue }
             let text: String, moderation: Moderation
             switch post {
             case .question:
-                (text, moderation) = (thread.body.text, thread.moderation)
+                (text, moderation) = (thread.text, thread.moderation)
             case .reply(let id):
                 guard let reply = replies[id] else { continue }
-                (text, moderation) = (reply.body.text, reply.moderation)
+                (text, moderation) = (reply.text, reply.moderation)
             }
             items.append(FlaggedPost(
-                post: post, threadID: thread.id, threadTitle: thread.title,
+                post: post, threadID: key.threadID, threadTitle: thread.title,
                 excerpt: SanitizedText.excerpt(of: text, maxCharacters: 300), moderation: moderation, reasons: reasons[key.post] ?? []
             ))
         }
