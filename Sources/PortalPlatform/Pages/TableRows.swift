@@ -21,14 +21,17 @@ package struct TableRows: Sendable {
     /// The rows, or nil when there are none (a page shows an empty state instead of an empty table).
     package var htmlIfAny: String? { isEmpty ? nil : html }
 
-    /// Starts a row; cells written after it belong to it until the next row starts.
+    /// Starts a row; cells written after it belong to it until the next row starts. The cells are written
+    /// straight onto the rows so far (lent to them and taken back), not into a string of their own that is
+    /// then copied.
     package mutating func row(_ cells: (inout Cells) -> Void) {
         isEmpty = false
         var row = Cells()
+        swap(&row.html, &html)
+        row.html += "<tr>"
         cells(&row)
-        html += "<tr>"
-        html += row.html
-        html += "</tr>\n"
+        row.html += "</tr>\n"
+        swap(&row.html, &html)
     }
 
     /// The cells of one row.
@@ -60,14 +63,16 @@ package struct TableRows: Sendable {
 
         /// A cell of several pieces (`Content`): `nowrap` keeps it on one line, `numeric` aligns it to the right.
         package mutating func cell(nowrap: Bool = false, numeric: Bool = false, _ build: (inout Content) -> Void) {
-            var content = Content()
-            build(&content)
             if numeric {
                 html += #"<td class="table__cell table__cell--numeric">"#
             } else {
                 open(nowrap: nowrap)
             }
-            html += content.html
+            // The pieces are written straight onto the row, as `row` writes its cells.
+            var content = Content()
+            swap(&content.html, &html)
+            build(&content)
+            swap(&content.html, &html)
             html += "</td>"
         }
 

@@ -16,15 +16,18 @@ package struct ProgramClock: Sendable {
 
     /// The local date `instant` falls on.
     package func date(of instant: Date) -> CalendarDate {
-        let wall = wallSeconds(instant)
-        return CalendarDate(dayNumber: Int(wall >= 0 ? wall / 86_400 : (wall - 86_399) / 86_400))
+        Self.dateAndMinute(wall: wallSeconds(instant)).date
     }
 
     /// Minutes since local midnight, on the wall clock.
     package func minuteOfDay(of instant: Date) -> Int {
-        let wall = wallSeconds(instant)
-        let second = wall - (wall >= 0 ? wall / 86_400 : (wall - 86_399) / 86_400) * 86_400
-        return Int(second / 60)
+        Self.dateAndMinute(wall: wallSeconds(instant)).minute
+    }
+
+    /// The date and the minute of the day a wall clock shows, from `wallSeconds` (the time zone asked once).
+    private static func dateAndMinute(wall: Int64) -> (date: CalendarDate, minute: Int) {
+        let day = wall >= 0 ? wall / 86_400 : (wall - 86_399) / 86_400
+        return (CalendarDate(dayNumber: Int(day)), Int((wall - day * 86_400) / 60))
     }
 
     /// The instant the wall clock shows `minute` on `date`. A time that happens twice (1:30 on the
@@ -45,7 +48,7 @@ package struct ProgramClock: Sendable {
 
     /// "24 Nov 2026, 19:00 EST".
     package func dateTime(_ instant: Date) -> String {
-        let date = date(of: instant), minute = minuteOfDay(of: instant)
+        let (date, minute) = Self.dateAndMinute(wall: wallSeconds(instant))
         let zone = ProgramTimeZone.choices.first { $0.id == timeZone.identifier }
             .map { timeZone.isDaylightSavingTime(for: instant) ? $0.daylight : $0.standard }
             ?? timeZone.abbreviation(for: instant) ?? timeZone.identifier
