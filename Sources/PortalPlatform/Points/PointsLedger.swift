@@ -52,14 +52,8 @@ package struct PointsLedger: Sendable {
     package func award(_ award: PointsAward, to account: AppAccountRef, at now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> Bool {
         guard award.amount != 0 else { return false }
         let day = clock.date(of: now)
-        let month = String(day.iso.prefix(7))
-        let period = award.period == .day ? day.iso : month
-        let added = try await db.insert(into: "points_ledger")
-            .columns("account_role", "account_id", "amount", "reason", "reference", "period", "day", "month", "earned_at")
-            .values(
-                SQLBind(account.role), SQLBind(account.accountID), SQLBind(award.amount), SQLBind(award.reason), SQLBind(award.reference),
-                SQLBind(period), SQLBind(day.iso), SQLBind(month), SQLBind(now.millisecondsSince1970)
-            )
+        let period = award.period == .day ? day.iso : String(day.iso.prefix(7))
+        let added = try await line(award.amount, reason: award.reason, reference: award.reference, period: period, of: account, on: day, at: now, db)
             .ignoringConflicts(with: ["account_role", "account_id", "reason", "reference", "period"])
             .returning("id").first() != nil
         if added {
@@ -108,15 +102,22 @@ package struct PointsLedger: Sendable {
             RETURNING balance
             """).first()?.decode(column: "balance", as: Int.self)
         else { return nil }
-        let day = clock.date(of: now)
-        try await db.insert(into: "points_ledger")
+        try await line(-amount, reason: reason, reference: reference, period: reference, of: account, on: clock.date(of: now), at: now, db).run()
+        return left
+    }
+
+    /// The insert of one line, earned or spent at `now` on `day` (the program's date then); `period` is what
+    /// the same reason and reference may earn once in (a day, a month, or for a spend its own reference).
+    private func line(
+        _ amount: Int, reason: String, reference: String, period: String, of account: AppAccountRef, on day: CalendarDate, at now: Date,
+        _ db: any SQLDatabase
+    ) -> SQLInsertBuilder {
+        db.insert(into: "points_ledger")
             .columns("account_role", "account_id", "amount", "reason", "reference", "period", "day", "month", "earned_at")
             .values(
-                SQLBind(account.role), SQLBind(account.accountID), SQLBind(-amount), SQLBind(reason), SQLBind(reference),
-                SQLBind(reference), SQLBind(day.iso), SQLBind(String(day.iso.prefix(7))), SQLBind(now.millisecondsSince1970)
+                SQLBind(account.role), SQLBind(account.accountID), SQLBind(amount), SQLBind(reason), SQLBind(reference),
+                SQLBind(period), SQLBind(day.iso), SQLBind(String(day.iso.prefix(7))), SQLBind(now.millisecondsSince1970)
             )
-            .run()
-        return left
     }
 
     /// Every account's balance summed from its lines, into an empty `points_balances` (migration 53).
