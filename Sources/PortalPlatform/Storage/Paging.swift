@@ -375,15 +375,21 @@ extension SQLDatabase {
         let counting = select().column(SQLFunction("COUNT", args: SQLLiteral.all))
             .from(SQLAlias(SQLGroupExpression(bounded.select), as: "counted"))
         let totalColumn = "page_total_count"
-        /// The rows' count, from the first row; none means the list holds nothing past the filters.
+        /// The rows' count, from the first row; none means the list holds nothing past the filters. Rows read
+        /// without their count are past `PageRequest.countLimit` rows of the list (see `read`).
         func total(of rows: [any SQLRow]) throws -> Int {
-            try rows.first?.decode(column: totalColumn, as: Int.self) ?? 0
+            guard let first = rows.first else { return 0 }
+            guard first.contains(column: totalColumn) else { return PageRequest.countLimit + 1 }
+            return try first.decode(column: totalColumn, as: Int.self)
         }
 
         /// The rows in the list's order (`reversed` for seeking backwards), one more than a page to see past it.
-        func read(reversed: Bool, from cursor: PageCursor?, offset: Int = 0) async throws -> [any SQLRow] {
-            let builder = rows(columns.reduce(select()) { $0.column($1) }
-                .column(SQLAlias(SQLGroupExpression(counting.select), as: SQLIdentifier(totalColumn))))
+        /// `counting: false` leaves the count out, for a page known to lie past the first `PageRequest.countLimit`
+        /// rows (so the list says "more than 1,000" whatever a count would find): counting up to the limit was
+        /// most of PostgreSQL's time for a page far down a long list.
+        func read(reversed: Bool, from cursor: PageCursor?, offset: Int = 0, counting counts: Bool = true) async throws -> [any SQLRow] {
+            let listed = columns.reduce(select()) { $0.column($1) }
+            let builder = rows(counts ? listed.column(SQLAlias(SQLGroupExpression(counting.select), as: SQLIdentifier(totalColumn))) : listed)
             let descending = order.descending != reversed
             let direction = descending ? SQLDirection.descending : SQLDirection.ascending
             // The query that finds the page: the whole select, or with `idsFirst` the page's ids alone. Rows
@@ -443,18 +449,21 @@ extension SQLDatabase {
             return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: false, hasNext: found.count > size, startIndex: 1)
         case .number(let number):
             let offset = (max(1, number) - 1) * size
-            let found = try await read(reversed: false, from: nil, offset: offset)
+            // Rows found past the limit: the list holds more than the limit now, with no need to count.
+            let found = try await read(reversed: false, from: nil, offset: offset, counting: offset < PageRequest.countLimit)
             if found.isEmpty && offset > 0 { return try await lastPage() }
             return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: offset > 0, hasNext: found.count > size,
                             startIndex: offset + 1)
         case .after(let cursor):
-            let found = try await read(reversed: false, from: cursor)
+            // A cursor past the limit's place: the list held more than the limit when its page was shown, as
+            // the place this page shows ("Showing 1,001 to …") also takes from it.
+            let found = try await read(reversed: false, from: cursor, counting: cursor.index < PageRequest.countLimit)
             // Nothing after it any more (the rows were deleted): the end of the list is the nearest page.
             if found.isEmpty { return try await lastPage() }
             return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: true, hasNext: found.count > size,
                             startIndex: cursor.index > 0 ? cursor.index + 1 : nil)
         case .before(let cursor):
-            let found = try await read(reversed: true, from: cursor)
+            let found = try await read(reversed: true, from: cursor, counting: cursor.index <= PageRequest.countLimit)
             // Fewer than a page before it: that is the start of the list, shown as a full first page.
             if found.count < size { return try await seek(PageRequest(.first, size: size), order: order, columns: columns, rows: rows, counted: counted, idsFirst: idsFirst, decode: decode) }
             let slice = Array(found.prefix(size).reversed())

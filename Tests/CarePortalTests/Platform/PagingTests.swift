@@ -310,6 +310,17 @@ import SQLKit
             let second = try await admin.get(try #require(Self.link("next", in: first.text)))
             #expect(second.text.contains("Showing 26 to 50 of more than 1,000 members"))
             #expect(second.text.contains(">Long_0025</a>"))
+            // Past the count's limit a page is not counted: it says "more than" from its place, and its rows
+            // and links are those of a counted page.
+            let counted = try await admin.get("/members?sort=pseudonym&order=asc&page=40")
+            #expect(counted.text.contains("Showing 976 to 1000 of more than 1,000 members") && counted.text.contains(">Long_0975</a>"), "\(Self.summary(counted.text))")
+            let past = try await admin.get("/members?sort=pseudonym&order=asc&page=41")
+            #expect(past.text.contains("Showing 1001 to 1025 of more than 1,000 members") && past.text.contains(">Long_1000</a>"), "\(Self.summary(past.text))")
+            let end = try await admin.get(try #require(Self.link("next", in: past.text)))
+            #expect(end.text.contains("Showing 1026 to 1030 of more than 1,000 members") && end.text.contains(">Long_1029</a>"), "\(Self.summary(end.text))")
+            #expect(Self.link("next", in: end.text) == nil)
+            let back = try await admin.get(try #require(Self.link("prev", in: end.text)))
+            #expect(back.text.contains("Showing 1001 to 1025 of more than 1,000 members") && back.text.contains(">Long_1000</a>"), "\(Self.summary(back.text))")
             // The end of the list is read backwards: its rows are right, its place past the count unknown.
             let last = try await admin.get("/members?sort=pseudonym&order=asc&page=last")
             #expect(last.text.contains("Showing 25 of more than 1,000 members"))
@@ -376,6 +387,11 @@ import SQLKit
     }
 
     /// The address of the pagination's `rel` link, with its ampersands unescaped.
+    /// The list's "Showing …" line, for a failure's message.
+    static func summary(_ html: String) -> String {
+        html.range(of: "Showing [^<]*", options: .regularExpression).map { String(html[$0]) } ?? "no summary"
+    }
+
     static func link(_ rel: String, in html: String) -> String? {
         guard let relRange = html.range(of: "rel=\"\(rel)\"") else { return nil }
         let before = html[..<relRange.lowerBound]
