@@ -273,13 +273,9 @@ extension FlaggedPostRow {
             html += #"</strong></p><div class="inset"><p class="body">"#
             html += HTMLEscaping.escape(row.excerpt)
             html += #"</p></div><h3 class="heading-s">Reasons given</h3><dl class="summary-list">"#
-            for reason in row.reasons {
-                html += #"<div class="summary-list__row"><dt class="summary-list__key">"#
-                html += HTMLEscaping.escape(reason.key)
-                html += #"</dt><dd class="summary-list__value">"#
-                html += HTMLEscaping.escape(reason.value)
-                html += "</dd></div>"
-            }
+            var reasons = SummaryRows()
+            for reason in row.reasons { reasons.row(reason.key, reason.value) }
+            html += reasons.html
             html += #"</dl><div class="button-group"><form class="inline-form" method="post" action=""#
             html += HTMLEscaping.escape(row.keepPath)
             html += #""><input type="hidden" name="csrf_token" value=""#

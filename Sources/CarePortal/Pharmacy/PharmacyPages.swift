@@ -157,29 +157,15 @@ struct CustomersPage: Page {
 }
 
 struct CustomerPage: Page {
-    struct Detail: Sendable, Encodable {
-        let key: String
-        let value: String
-    }
-
-    struct PrescriptionRow: Sendable, Encodable {
-        let medication: String
-        let quantity: String
-        let refillsRemaining: Int
-        let prescriber: String
-        let lastFilled: String
-        let removePath: String
-    }
-
     static let template = TemplateName.pharmacyCustomer
     let layout: Layout
     let name: String
-    let details: [Detail]
+    /// Her details, points and visits (`SummaryRows`), every text escaped.
+    let summary: String
     let isDisabled: Bool
-    let points: Int
-    let visitCount: Int
-    let recentVisits: [String]
-    let prescriptions: [PrescriptionRow]
+    /// Her prescriptions on file (`TableRows`), every text escaped.
+    let prescriptions: String
+    let hasPrescriptions: Bool
     /// Her refill requests' rows (`RefillRow.customerHTML`), every text escaped.
     let refills: String
     let hasRefills: Bool
@@ -197,24 +183,31 @@ struct CustomerPage: Page {
         let customer = record.customer
         name = customer.name
         let address = customer.details.address
-        details = [
-            Detail(key: "Email address", value: customer.email),
-            Detail(key: "Date of birth", value: CalendarDate(iso: customer.details.dateOfBirth)?.displayed ?? customer.details.dateOfBirth),
-            Detail(key: "Phone", value: customer.details.phone.isEmpty ? "Not given" : customer.details.phone),
-            Detail(key: "Delivery address", value: address.isSaved ? address.text : "Not saved"),
-            Detail(key: "Account", value: customer.status == .active ? "Active" : "Disabled"),
-            Detail(key: "Joined", value: clock.dateTime(customer.createdAt)),
-            Detail(key: "Last used the app", value: customer.lastActiveAt.map(clock.dateTime) ?? "Never"),
-        ]
+        var summary = SummaryRows()
+        summary.row("Email address", customer.email, wrapsText: true)
+        summary.row("Date of birth", CalendarDate(iso: customer.details.dateOfBirth)?.displayed ?? customer.details.dateOfBirth, wrapsText: true)
+        summary.row("Phone", customer.details.phone.isEmpty ? "Not given" : customer.details.phone, wrapsText: true)
+        summary.row("Delivery address", address.isSaved ? address.text : "Not saved", wrapsText: true)
+        summary.row("Account", customer.status == .active ? "Active" : "Disabled", wrapsText: true)
+        summary.row("Joined", clock.dateTime(customer.createdAt), wrapsText: true)
+        summary.row("Last used the app", customer.lastActiveAt.map(clock.dateTime) ?? "Never", wrapsText: true)
+        summary.row("Points", "\(record.points)")
+        let recentVisits = record.visits.days.map { CalendarDate(iso: $0)?.displayed ?? $0 }
+        summary.row("Store visits", "\(record.visits.count)" + (recentVisits.isEmpty ? "" : " (latest: \(recentVisits.joined(separator: ", ")))"))
+        self.summary = summary.html
         isDisabled = customer.status == .disabled
-        points = record.points
-        visitCount = record.visits.count
-        recentVisits = record.visits.days.map { CalendarDate(iso: $0)?.displayed ?? $0 }
-        prescriptions = record.prescriptions.map {
-            PrescriptionRow(medication: "\($0.medication) \($0.strength)", quantity: $0.quantity, refillsRemaining: $0.refillsRemaining,
-                            prescriber: $0.prescriber, lastFilled: $0.lastFilled.flatMap(CalendarDate.init(iso:))?.displayed ?? "Not yet",
-                            removePath: SiteURL.pharmacyPrescriptionRemove($0.id).path)
+        let csrfToken = layout.csrfToken ?? ""
+        let prescriptionRows = TableRows(record.prescriptions) { prescription, cells in
+            let medication = "\(prescription.medication) \(prescription.strength)"
+            cells.text(medication)
+            cells.text(prescription.quantity)
+            cells.text("\(prescription.refillsRemaining)")
+            cells.text(prescription.prescriber)
+            cells.text(prescription.lastFilled.flatMap(CalendarDate.init(iso:))?.displayed ?? "Not yet", nowrap: true)
+            cells.cell { $0.postButton("Take off file", hidden: " \(medication)", to: SiteURL.pharmacyPrescriptionRemove(prescription.id).path, csrfToken: csrfToken) }
         }
+        prescriptions = prescriptionRows.html
+        hasPrescriptions = !prescriptionRows.isEmpty
         let refillRows = RefillRow.customerHTML(record.refills, clock: clock)
         refills = refillRows.html
         hasRefills = !refillRows.isEmpty

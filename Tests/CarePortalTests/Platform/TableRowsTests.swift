@@ -94,3 +94,17 @@ import Testing
         #expect(html == #"<option value="">All actions</option><option value="a&quot;b" selected>&lt;Chosen&gt; &amp; kept</option>"#)
     }
 }
+
+/// A summary list's rows written in Swift: each key and value escaped, a long value allowed to wrap.
+@Suite struct SummaryRowsTests {
+    @Test func rowsHoldEscapedKeysAndValues() {
+        var rows = SummaryRows()
+        rows.row("Email <address>", "a&b@example.org", wrapsText: true)
+        rows.row("Points", "35")
+        #expect(rows.html == """
+            <div class="summary-list__row"><dt class="summary-list__key">Email &lt;address&gt;</dt>\
+            <dd class="summary-list__value summary-list__value--text">a&amp;b@example.org</dd></div>\
+            <div class="summary-list__row"><dt class="summary-list__key">Points</dt><dd class="summary-list__value">35</dd></div>
+            """)
+    }
+}
