@@ -145,24 +145,12 @@ import Testing
             let expected = queue.sorted { (-$0.flags, $0.first, $0.post) < (-$1.flags, $1.first, $1.post) }.map(\.post)
             let repository = DeskRepository(engine: engine)
             try await portal.database.read { db in
-                var request = PageRequest(.first, size: 2)
-                var seen: [String] = []
-                while true {
+                let (seen, backwards) = try await PageWalk.bothWays(size: 2, limit: expected.count) { request in
                     let page = try await repository.flaggedPosts(page: request, on: db)
                     #expect(page.totalCount == expected.count)
-                    seen += page.items.map(\.post.description)
-                    guard page.hasNext, let last = page.lastCursor, seen.count <= expected.count else { break }
-                    request = PageRequest(.after(last), size: 2)
+                    return page.replacingItems(page.items.map(\.post.description))
                 }
                 #expect(seen == expected, "through Next")
-                request = PageRequest(.last, size: 2)
-                var backwards: [String] = []
-                while true {
-                    let page = try await repository.flaggedPosts(page: request, on: db)
-                    backwards = page.items.map(\.post.description) + backwards.filter { !page.items.map(\.post.description).contains($0) }
-                    guard page.hasPrevious, let first = page.firstCursor, backwards.count <= expected.count else { break }
-                    request = PageRequest(.before(first), size: 2)
-                }
                 #expect(backwards == expected, "through Previous")
                 #expect(try await repository.flaggedPosts(page: PageRequest(number: 3, size: 2), on: db).items.map(\.post.description) == Array(expected[4..<6]))
             }

@@ -29,23 +29,11 @@ import Testing
             for unhandledOnly in [false, true] {
                 let expected = newestFirst.filter { !unhandledOnly || !$0.handled }.map(\.id)
                 try await portal.database.read { db in
-                    var request = PageRequest(.first, size: 4)
-                    var seen: [Int64] = []
-                    while true {
+                    let (seen, backwards) = try await PageWalk.bothWays(size: 4, limit: expected.count) { request in
                         let page = try await repository.feedback(page: request, unhandledOnly: unhandledOnly, on: db)
-                        seen += page.items.map(\.id)
-                        guard page.hasNext, let last = page.lastCursor, seen.count <= expected.count else { break }
-                        request = PageRequest(.after(last), size: 4)
+                        return page.replacingItems(page.items.map(\.id))
                     }
                     #expect(seen == expected, "through Next, unhandled only: \(unhandledOnly)")
-                    request = PageRequest(.last, size: 4)
-                    var backwards: [Int64] = []
-                    while true {
-                        let page = try await repository.feedback(page: request, unhandledOnly: unhandledOnly, on: db)
-                        backwards = page.items.map(\.id) + backwards.filter { !page.items.map(\.id).contains($0) }
-                        guard page.hasPrevious, let first = page.firstCursor, backwards.count <= expected.count else { break }
-                        request = PageRequest(.before(first), size: 4)
-                    }
                     #expect(backwards == expected, "through Previous, unhandled only: \(unhandledOnly)")
                     for number in [2, 4] {
                         let page = try await repository.feedback(page: PageRequest(number: number, size: 4), unhandledOnly: unhandledOnly, on: db)
