@@ -6,7 +6,6 @@ import PortalPlatform
 struct MedicalProfessionalsController {
     static let access = Access.administrators
     let portal: Portal
-    let accounts = StaffAccountRepository()
     let profiles = StaffProfileRepository()
     let invitations = StaffInvitationRepository()
 
@@ -32,16 +31,11 @@ struct MedicalProfessionalsController {
         var query = StaffListQuery()
         query.role = .medicalProfessional
         query.page = try request.pageRequest()
-        let (open, page, profilesByAccount) = try await portal.database.read { [query] db in
-            let page = try await accounts.list(query, on: db)
-            return (
-                try await invitations.open(role: .medicalProfessional, on: db),
-                page,
-                try await profiles.find(accountIDs: page.items.map(\.id), on: db)
-            )
+        let (open, page) = try await portal.database.read { [query] db in
+            (try await invitations.open(role: .medicalProfessional, on: db), try await profiles.named(query, on: db))
         }
         let now = portal.now
-        let professionals = MedicalProfessionalRows.html(page.items, profiles: profilesByAccount)
+        let professionals = MedicalProfessionalRows.html(page.items)
         let invitationRows = InvitationRows.html(
             open, showingRoles: false, now: now, clock: portal.programSettings.current.clock, csrfToken: context.session?.csrfToken ?? ""
         )

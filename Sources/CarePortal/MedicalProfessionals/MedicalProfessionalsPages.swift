@@ -4,10 +4,11 @@ import PortalPlatform
 /// The administrators' list of medical professionals' accounts (`TableRows`): her username linking to her
 /// account, her name (from her profile) and her account's status.
 enum MedicalProfessionalRows {
-    static func html(_ accounts: [StaffAccount], profiles: [Int64: StaffProfile]) -> TableRows {
-        TableRows(accounts) { account, cells in
+    static func html(_ accounts: [NamedAccount]) -> TableRows {
+        TableRows(accounts) { named, cells in
+            let account = named.account
             cells.link(account.username, to: SiteURL.staffAccount(account.id).path)
-            cells.text(profiles[account.id]?.fullName ?? "Not recorded")
+            cells.text(named.name ?? "Not recorded")
             cells.tag(account.status.title, tone: account.status.tagTone)
         }
     }

@@ -26,6 +26,13 @@ public struct StaffProfile: Sendable, Equatable {
     public static let bioMaximumLength = 500
 }
 
+/// A staff account with the real name from its profile, for the administrators' lists.
+struct NamedAccount: Sendable {
+    var account: StaffAccount
+    /// Nil for an account made without an invitation (such as by `create-user`), which has no profile.
+    var name: String?
+}
+
 /// The only place staff profiles are read and written.
 struct StaffProfileRepository: Sendable {
     func create(_ profile: StaffProfile, accountID: Int64, on db: any SQLDatabase) async throws {
@@ -36,6 +43,16 @@ struct StaffProfileRepository: Sendable {
                 SQLBind(profile.avatar.id), SQLBind(profile.bio)
             )
             .run()
+    }
+
+    /// A page of the accounts `query` finds, each with the name from its profile (nil for an account made
+    /// without an invitation), read in one statement.
+    func named(_ query: StaffListQuery, on db: any SQLDatabase) async throws -> PageOf<NamedAccount> {
+        let names = AccountDetails(table: "staff_profiles", accountID: "account_id", columns: ["first_name", "last_name"])
+        return try await StaffAccountRepository().list(query, beside: names, on: db) { account, row in
+            guard let firstName = try row.decode(column: "first_name", as: String?.self) else { return NamedAccount(account: account, name: nil) }
+            return NamedAccount(account: account, name: "\(firstName) \(try row.decode(column: "last_name", as: String.self))")
+        }
     }
 
     /// The profile of a staff account; nil for accounts made without an invitation (such as by `create-user`).
