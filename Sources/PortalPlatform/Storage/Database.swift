@@ -479,8 +479,16 @@ package enum DatabaseLocation: Equatable {
         } else {
             configuration.options.maximumConnections = Self.defaultPoolSize
         }
+        // Each statement runs in its own connection's process, without parallel workers: the portal's statements
+        // are a page's worth of work and many run at once, so workers (started afresh for each statement) only
+        // took cores from the other requests. The activity page's count of opens per member, with two workers,
+        // took 16 to 24 ms on an idle two-core machine, and 8 to 9 ms without (docs/performance.md).
+        configuration.options.additionalStartupParameters = [(Self.parallelWorkersSetting, "0")]
         self = .postgres(configuration)
     }
+
+    /// The PostgreSQL setting each connection starts with at 0 (its parameter in the startup message).
+    package static let parallelWorkersSetting = "max_parallel_workers_per_gather"
 
     /// PostgreSQL connections kept by default: twice this machine's cores, and at least eight. More
     /// connections than that only add PostgreSQL processes competing for the same cores: on the

@@ -106,6 +106,26 @@ import Testing
         #expect(address == "socket", "a connection over a Unix socket has no client address")
     }
 
+    @Test(.enabled(if: TestEngines.postgresURL != nil, "needs CAREPORTAL_TEST_POSTGRES_URL"))
+    func everyPostgreSQLConnectionRunsItsStatementsWithoutParallelWorkers() async throws {
+        let database = try Database(url: try #require(TestEngines.postgresURL), logger: TestDatabase.logger)
+        let settings = try await database.whileRunning {
+            // Several connections at once, so more than the pool's first one is asked.
+            try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await database.read { db in
+                            try await db.raw("SELECT current_setting('max_parallel_workers_per_gather') AS workers, pg_sleep(0.05)").first()?
+                                .decode(column: "workers", as: String.self)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(settings == ["0", "0", "0", "0"])
+    }
+
     @Test func aPostgreSQLPoolSizeIsReadFromTheURL() throws {
         guard case .postgres(let configuration) = try DatabaseLocation(url: "postgres://care@127.0.0.1/care?pool_size=3&sslmode=disable") else {
             Issue.record("not read as PostgreSQL")
