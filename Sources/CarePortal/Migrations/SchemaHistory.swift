@@ -58,6 +58,7 @@ enum SchemaHistory {
         IndexFlagQueueForSeeking(),
         IndexCustomersByBirthDate(),
         KeepPointsBalances(),
+        IndexRetentionByCohort(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
