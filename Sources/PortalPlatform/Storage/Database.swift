@@ -480,9 +480,9 @@ package enum DatabaseLocation: Equatable {
             configuration.options.maximumConnections = Self.defaultPoolSize
         }
         // Each statement runs in its own connection's process, without parallel workers: the portal's statements
-        // are a page's worth of work and many run at once, so workers (started afresh for each statement) only
-        // took cores from the other requests. The activity page's count of opens per member, with two workers,
-        // took 16 to 24 ms on an idle two-core machine, and 8 to 9 ms without (docs/performance.md).
+        // are a page's worth of work, many run at once, and workers are started afresh for each statement. The
+        // activity page's count of opens per member, planned with two workers, took 16 to 24 ms on an idle
+        // two-core machine, and 8 to 9 ms without (docs/performance.md).
         configuration.options.additionalStartupParameters = [(Self.parallelWorkersSetting, "0")]
         self = .postgres(configuration)
     }
