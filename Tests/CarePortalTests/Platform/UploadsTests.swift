@@ -63,7 +63,7 @@ import Testing
         // Short files are typed when they are complete; a good one is named by the server.
         let short = try store.writer(rules: rules)
         #expect(try short.append(Self.webm.prefix(20)) == nil)
-        let stored = try #require(try short.finish().get())
+        let stored = try short.finish().get()
         #expect(stored.type == .webm && UploadStore.isStoredName(stored.fileName) && stored.fileName.hasSuffix(".webm"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory) == [stored.fileName])
         #expect(store.read(stored).map(Array.init) == Array(Self.webm.prefix(20)))
