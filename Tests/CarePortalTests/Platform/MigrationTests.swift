@@ -115,7 +115,7 @@ import Testing
                 for _ in 0..<4 {
                     group.addTask {
                         try await database.read { db in
-                            try await db.raw("SELECT current_setting('max_parallel_workers_per_gather') AS workers, pg_sleep(0.05)").first()?
+                            try await db.raw("SELECT current_setting(\(bind: DatabaseLocation.parallelWorkersSetting)) AS workers, pg_sleep(0.05)").first()?
                                 .decode(column: "workers", as: String.self)
                         }
                     }
