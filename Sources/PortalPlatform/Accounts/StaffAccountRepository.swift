@@ -245,7 +245,10 @@ package struct StaffAccountRepository: Sendable {
 
     /// Physicians who registered and wait for an administrator.
     package func awaitingApprovalCount(on db: any SQLDatabase) async throws -> Int {
-        try await db.count(in: "staff_accounts") { $0.where("status", .equal, AccountStatus.awaitingApproval.rawValue) }
+        // Written in, as the list's status is: a bound status was planned afresh at every page on PostgreSQL.
+        try await db.count(in: "staff_accounts") {
+            $0.where(SQLColumn("status"), .equal, valueFromClosedSet(AccountStatus.awaitingApproval.rawValue))
+        }
     }
 
     package func createPhysicianProfile(_ profile: PhysicianProfile, accountID: Int64, on db: any SQLDatabase) async throws {

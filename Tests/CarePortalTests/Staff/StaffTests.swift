@@ -29,6 +29,7 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator, username: "approver")
             let list = try await admin.get("/staff?status=awaiting_approval")
             #expect(list.text.contains("dr.lee"))
+            #expect(list.text.contains("1 physician registration(s) waiting for approval"))
             let account = try #require(try await portal.database.read { db in
                 try await StaffAccountRepository().credentials(username: "dr.lee", on: db)
             }?.account)
@@ -36,6 +37,7 @@ import Testing
             #expect(page.text.contains("Núñez-Ødegård"))
             #expect(page.text.contains("1234567890"))
             try await admin.post("/staff/\(account.id)/approve")
+            #expect(!(try await admin.get("/staff").text.contains("physician registration(s) waiting for approval")))
 
             try await physician.signIn(username: "dr.lee", password: "slow walking morning light")
             #expect(try await physician.get("/").text.contains("Signed in as <strong>dr.lee</strong>"))
