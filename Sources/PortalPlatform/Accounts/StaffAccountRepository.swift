@@ -211,11 +211,13 @@ package struct StaffAccountRepository: Sendable {
             } else {
                 // The accounts whose username, or whose email address, starts with the text: a range on
                 // each one's index, gathered before the list's order applies. As one condition (`OR`),
-                // PostgreSQL walked every username in order, testing both.
+                // PostgreSQL walked every username in order, testing both. The email's range leaves out the
+                // accounts the username's found, so the two are put together without comparing whole rows.
                 let prefix = usernameKey(query.search)
+                let username = startsWith(SQLColumn("username_key"), prefix)
                 let matching: SQLQueryString = """
-                    SELECT * FROM staff_accounts WHERE \(startsWith(SQLColumn("username_key"), prefix))
-                    UNION SELECT * FROM staff_accounts WHERE \(startsWith(SQLFunction("LOWER", args: SQLColumn("email")), prefix))
+                    SELECT * FROM staff_accounts WHERE \(username)
+                    UNION ALL SELECT * FROM staff_accounts WHERE \(startsWith(SQLFunction("LOWER", args: SQLColumn("email")), prefix)) AND NOT \(username)
                     """
                 builder.from(SQLAlias(SQLGroupExpression(matching), as: SQLIdentifier(table)))
             }
