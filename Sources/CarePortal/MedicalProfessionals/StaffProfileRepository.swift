@@ -12,7 +12,10 @@ public struct StaffProfile: Sendable, Equatable {
     /// Plain text as typed: escape it wherever it is shown, never treat it as markup.
     public var bio: String
 
-    public var fullName: String { "\(firstName) \(lastName)" }
+    public var fullName: String { Self.fullName(firstName: firstName, lastName: lastName) }
+
+    /// A profile's name as the portal shows it, from its two parts (read alone beside a list's accounts).
+    static func fullName(firstName: String, lastName: String) -> String { "\(firstName) \(lastName)" }
 
     public init(firstName: String, lastName: String, dateOfBirth: CalendarDate, avatar: Avatar, bio: String) {
         self.firstName = firstName
@@ -51,39 +54,29 @@ struct StaffProfileRepository: Sendable {
         let names = AccountDetails(table: "staff_profiles", accountID: "account_id", columns: ["first_name", "last_name"])
         return try await StaffAccountRepository().list(query, beside: names, on: db) { account, row in
             guard let firstName = try row.decode(column: "first_name", as: String?.self) else { return NamedAccount(account: account, name: nil) }
-            return NamedAccount(account: account, name: "\(firstName) \(try row.decode(column: "last_name", as: String.self))")
+            return NamedAccount(account: account, name: StaffProfile.fullName(firstName: firstName, lastName: try row.decode(column: "last_name", as: String.self)))
         }
     }
 
     /// The profile of a staff account; nil for accounts made without an invitation (such as by `create-user`).
     func find(accountID: Int64, on db: any SQLDatabase) async throws -> StaffProfile? {
-        try await find(accountIDs: [accountID], on: db)[accountID]
-    }
-
-    /// The profiles of several accounts at once, by account id; accounts without one are left out.
-    func find(accountIDs: [Int64], on db: any SQLDatabase) async throws -> [Int64: StaffProfile] {
-        guard !accountIDs.isEmpty else { return [:] }
-        let rows = try await db.select()
-            .columns("account_id", "first_name", "last_name", "date_of_birth", "avatar", "bio")
+        guard let row = try await db.select()
+            .columns("first_name", "last_name", "date_of_birth", "avatar", "bio")
             .from("staff_profiles")
-            .where("account_id", .in, accountIDs)
-            .all()
-        var profiles: [Int64: StaffProfile] = [:]
-        for row in rows {
-            let accountID = try row.decode(column: "account_id", as: Int64.self)
-            guard let dateOfBirth = CalendarDate(iso: try row.decode(column: "date_of_birth", as: String.self)) else {
-                throw StorageInconsistency(description: "staff profile \(accountID) has a malformed date of birth")
-            }
-            let avatarID = try row.decode(column: "avatar", as: String.self)
-            profiles[accountID] = StaffProfile(
-                firstName: try row.decode(column: "first_name", as: String.self),
-                lastName: try row.decode(column: "last_name", as: String.self),
-                dateOfBirth: dateOfBirth,
-                // An avatar no longer offered falls back to the default rather than failing the page.
-                avatar: Avatar.any(avatarID) ?? .medicalDefault,
-                bio: try row.decode(column: "bio", as: String.self)
-            )
+            .where("account_id", .equal, accountID)
+            .first()
+        else { return nil }
+        guard let dateOfBirth = CalendarDate(iso: try row.decode(column: "date_of_birth", as: String.self)) else {
+            throw StorageInconsistency(description: "staff profile \(accountID) has a malformed date of birth")
         }
-        return profiles
+        let avatarID = try row.decode(column: "avatar", as: String.self)
+        return StaffProfile(
+            firstName: try row.decode(column: "first_name", as: String.self),
+            lastName: try row.decode(column: "last_name", as: String.self),
+            dateOfBirth: dateOfBirth,
+            // An avatar no longer offered falls back to the default rather than failing the page.
+            avatar: Avatar.any(avatarID) ?? .medicalDefault,
+            bio: try row.decode(column: "bio", as: String.self)
+        )
     }
 }
