@@ -1,5 +1,6 @@
 """An administrator pages through a long members list by its First, Previous, Next and Last links,
-bookmarks a page, and is told plainly when a page link has been changed."""
+bookmarks a page, and is told plainly when a page link has been changed or is an old page number
+too deep to open."""
 
 import sqlite3
 import time
@@ -73,6 +74,16 @@ def test_an_administrator_pages_through_members_and_bookmarks_a_page(browser, se
     assert text_of(browser, "h1") == "This link to a page of the list does not work"
     check_accessibility(browser, "damaged page link")
     screenshot(browser, "damaged-page-link")
+
+    # An old page number past the first 1,000 rows says lists no longer open there, and leads to the
+    # list's last page with its sort kept.
+    browser.get(server.url("/members?sort=pseudonym&order=asc&page=2000"))
+    assert text_of(browser, "h1") == "Lists no longer open at page 2,000"
+    check_accessibility(browser, "old page number too deep")
+    screenshot(browser, "old-page-number-too-deep")
+    browser.find_element(By.LINK_TEXT, "Go to the last page of the list").click()
+    assert summary(browser) == f"Showing 36 to 60 of {MEMBERS} members"
+    assert "sort=pseudonym" in browser.current_url
 
     # At 320 px wide the links still fit and work.
     browser.set_window_size(320, 900)

@@ -28,7 +28,10 @@ package struct ErrorPageMiddleware: RouterMiddleware {
             var response = request.uri.path.hasPrefix("/api/")
                 ? page.json()
                 : portal.pages.response(
-                    ErrorPageView(layout: portal.layout(page.title, context: context, currentPath: nil), heading: page.title, message: page.message),
+                    ErrorPageView(
+                        layout: portal.layout(page.title, context: context, currentPath: nil), heading: page.title, message: page.message,
+                        links: page.links
+                    ),
                     status: page.status
                 )
             if let seconds = page.retryAfter { response.headers[.retryAfter] = String(seconds) }
@@ -45,9 +48,16 @@ package struct ErrorPageMiddleware: RouterMiddleware {
 
 /// What a person is told when something goes wrong.
 package struct ErrorPage {
+    /// Where the person can go from here, besides the home page.
+    package struct Link: Sendable, Hashable, Encodable {
+        package let title: String
+        package let path: String
+    }
+
     package let status: HTTPResponse.Status
     package let title: String
     package let message: String
+    package private(set) var links: [Link] = []
 
     /// Seconds after which trying again makes sense (503).
     package var retryAfter: Int? { status == .serviceUnavailable ? 5 : nil }
@@ -76,6 +86,12 @@ package struct ErrorPage {
             self.init(.forbidden, "This form could not be sent", "The form may have been open for too long, or it came from another site. Go back, reload the page and try again.")
         case is DamagedPageLink:
             self.init(.badRequest, "This link to a page of the list does not work", "It may have been changed or shortened. Go back to the list and open its first page.")
+        case let old as OldPageLinkBeyondReach:
+            self.init(
+                .gone, "Lists no longer open at page \(old.number.formatted(.number.grouping(.automatic)))",
+                "This link is from when lists were opened by page number. Deep in a list, move with its Next, Previous and Last links, or narrow it with its search and filters."
+            )
+            links = [Link(title: "Go to the first page of the list", path: old.firstPath), Link(title: "Go to the last page of the list", path: old.lastPath)]
         case let error as HTTPError:
             switch error.status {
             case .notFound:
@@ -122,11 +138,13 @@ package struct ErrorPageView: Page {
     package let layout: Layout
     package let heading: String
     package let message: String
+    package let links: [ErrorPage.Link]
 
-    package init(layout: Layout, heading: String, message: String) {
+    package init(layout: Layout, heading: String, message: String, links: [ErrorPage.Link] = []) {
         self.layout = layout
         self.heading = heading
         self.message = message
+        self.links = links
     }
 }
 

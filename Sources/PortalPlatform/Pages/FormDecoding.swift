@@ -22,12 +22,22 @@ extension Request {
     package var pageNumber: Int { query("page").flatMap(Int.init) ?? 1 }
 
     /// The page a list's link asks for: `?after=` or `?before=` a cursor, `?page=last`, or an old `?page=N`
-    /// (still served, so bookmarks keep working). A damaged cursor throws `DamagedPageLink`, a 400 page.
+    /// (served within the rows a list counts, so bookmarks near the top keep working). A damaged cursor
+    /// throws `DamagedPageLink`, a 400 page; an old page number further in, `OldPageLinkBeyondReach`, a 410
+    /// page linking to the list's first and last pages.
     package func pageRequest(size: Int = PageRequest.defaultSize) throws -> PageRequest {
         if let after = query("after") { return PageRequest(.after(try PageCursor(token: after)), size: size) }
         if let before = query("before") { return PageRequest(.before(try PageCursor(token: before)), size: size) }
         if query("page") == "last" { return PageRequest(.last, size: size) }
-        return PageRequest(number: pageNumber, size: size)
+        let number = pageNumber
+        guard PageRequest.opensOldLink(number: number, size: size) else {
+            // One leading slash, so the links stay on this site whatever the address's path began with.
+            let path = "/" + uri.path.drop { $0 == "/" }
+            let list = ListAddress(path: path, parameters: uri.queryParameters.map { (String($0.key), String($0.value)) })
+                .with("page", nil)
+            throw OldPageLinkBeyondReach(number: number, firstPath: list.string, lastPath: list.with("page", "last").string)
+        }
+        return PageRequest(number: number, size: size)
     }
 }
 

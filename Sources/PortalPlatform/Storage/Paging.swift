@@ -5,7 +5,8 @@ import SQLKit
 /// Where in a long list a page starts.
 public enum PagePosition: Sendable, Hashable {
     case first
-    /// An old `?page=N` link: served by counting rows, so bookmarks keep working.
+    /// A page by its number: the apps' feeds, and old `?page=N` links to a staff list (those within
+    /// `PageRequest.countLimit` rows, so a bookmark near the top keeps working).
     case number(Int)
     /// The rows after this one, in the list's order.
     case after(PageCursor)
@@ -40,6 +41,27 @@ public struct PageRequest: Sendable, Hashable {
     }
 
     package var offset: Int { (number - 1) * size }
+
+    /// Whether an old `?page=N` link to a staff list still opens by its number: those within the rows a list
+    /// counts. Further in, skipping to the page costs as much as reading every row before it, more for each
+    /// page deeper, where a list's own links (a cursor, or `?page=last`) cost what its first page does.
+    package static func opensOldLink(number: Int, size: Int) -> Bool {
+        number <= 1 || (number - 1) * size < countLimit
+    }
+}
+
+/// An old `?page=N` link past the page numbers lists still open (`PageRequest.opensOldLink`): a 410 page
+/// that links to the list's first and last pages, with its search, filters and sort.
+public struct OldPageLinkBeyondReach: Error, Sendable {
+    public let number: Int
+    public let firstPath: String
+    public let lastPath: String
+
+    public init(number: Int, firstPath: String, lastPath: String) {
+        self.number = number
+        self.firstPath = firstPath
+        self.lastPath = lastPath
+    }
 }
 
 /// A link that has been changed or belongs to another order of the list: shown as a 400 page.

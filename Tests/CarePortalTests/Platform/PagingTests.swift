@@ -314,7 +314,7 @@ import SQLKit
             // and links are those of a counted page.
             let counted = try await admin.get("/members?sort=pseudonym&order=asc&page=40")
             #expect(counted.text.contains("Showing 976 to 1000 of more than 1,000 members") && counted.text.contains(">Long_0975</a>"), "\(Self.summary(counted.text))")
-            let past = try await admin.get("/members?sort=pseudonym&order=asc&page=41")
+            let past = try await admin.get(try #require(Self.link("next", in: counted.text)))
             #expect(past.text.contains("Showing 1001 to 1025 of more than 1,000 members") && past.text.contains(">Long_1000</a>"), "\(Self.summary(past.text))")
             let end = try await admin.get(try #require(Self.link("next", in: past.text)))
             #expect(end.text.contains("Showing 1026 to 1030 of more than 1,000 members") && end.text.contains(">Long_1029</a>"), "\(Self.summary(end.text))")
@@ -325,6 +325,36 @@ import SQLKit
             let last = try await admin.get("/members?sort=pseudonym&order=asc&page=last")
             #expect(last.text.contains("Showing 25 of more than 1,000 members"))
             #expect(last.text.contains(">Long_\(PageRequest.countLimit + 29)</a>") && !last.text.contains("rel=\"next\""))
+        }
+    }
+
+    /// Old page numbers open within the rows a list counts; further in, a 410 page says why and links to the
+    /// list's first and last pages with its search, filters and sort, whatever the list's page size.
+    @Test(arguments: TestEngines.all)
+    func anOldPageNumberPastTheCountedRowsIsAClear410PageThatLinksToTheList(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            _ = try await Self.addMembers(portal)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            // Within the counted rows, a number past the list's end opens its last page, as before.
+            let end = try await admin.get("/members?sort=pseudonym&order=asc&page=40")
+            #expect(end.status == .ok && end.text.contains("Showing 113 to 137 of \(Self.memberCount) members"), "\(Self.summary(end.text))")
+            for (path, number, first) in [
+                ("/members?sort=pseudonym&order=asc&q=Member&page=41", "41", "/members?sort=pseudonym&amp;order=asc&amp;q=Member"),
+                ("/members?page=2000&status=active", "2,000", "/members?status=active"),
+                ("/audit?page=21", "21", "/audit"),
+                ("//members?page=500", "500", "/members"),
+            ] {
+                let response = try await admin.get(path)
+                #expect(response.status == .gone, "\(path)")
+                #expect(response.text.contains("Lists no longer open at page \(number)"), "\(path)")
+                #expect(response.text.contains("href=\"\(first)\">Go to the first page of the list"), "\(path)")
+                let separator = first.contains("?") ? "&amp;" : "?"
+                #expect(response.text.contains("href=\"\(first)\(separator)page=last\">Go to the last page of the list"), "\(path)")
+            }
+            // The audit log shows fifty a page: its page 20 is still within the counted rows.
+            #expect(try await admin.get("/audit?page=20").status == .ok)
+            // A list still paged by number (the desk's) opens any of its pages.
+            #expect(try await admin.get("/desk?filter=all&page=41").status == .ok)
         }
     }
 
