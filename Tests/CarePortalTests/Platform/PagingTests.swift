@@ -341,6 +341,7 @@ import SQLKit
             for (path, number, first) in [
                 ("/members?sort=pseudonym&order=asc&q=Member&page=41", "41", "/members?sort=pseudonym&amp;order=asc&amp;q=Member"),
                 ("/members?page=2000&status=active", "2,000", "/members?status=active"),
+                ("/members?q=Mem%20b%26r&page=99", "99", "/members?q=Mem%20b%26r"),
                 ("/audit?page=21", "21", "/audit"),
                 ("//members?page=500", "500", "/members"),
             ] {
