@@ -462,33 +462,41 @@ struct DeskRepository: Sendable {
         )
         let keys = found.items
         guard !keys.isEmpty else { return found.replacingItems([]) }
-        var reasons: [String: [(reason: String, at: Date)]] = [:]
-        for row in try await db.select().columns("post", "reason", "created_at").from("desk_flags")
-            .where("post", .in, keys.map(\.post)).where("resolved_at", .is, SQLLiteral.null).orderBy("id").all() {
-            reasons[try row.decode(column: "post", as: String.self), default: []]
-                .append((try row.decode(column: "reason", as: String.self), try date(row, "created_at")))
-        }
         // What the page shows of each post, in one statement: each question's title, text and moderation,
-        // the titles of the threads its replies are in, and each reply's text and moderation. Only those
-        // columns: not the bodies' source and HTML, nor the authors.
+        // the titles of the threads its replies are in, each reply's text and moderation, and each post's
+        // open flags. Only those columns: not the bodies' source and HTML, nor the authors.
         let threadIDs = Array(Set(keys.map(\.threadID)))
         let replyIDs = keys.compactMap { DeskPost($0.post)?.replyID }
         var threads: [Int64: (title: String, text: String, moderation: Moderation)] = [:]
         var replies: [Int64: (text: String, moderation: Moderation)] = [:]
+        var flags: [(id: Int64, post: String, reason: String, at: Date)] = []
         let repliesPart: SQLQueryString = replyIDs.isEmpty ? "" : """
-             UNION ALL SELECT 'reply' AS kind, id, NULL AS title, body_text, moderation FROM desk_replies WHERE id IN (\(binds: replyIDs))
+             UNION ALL SELECT 'reply', id, NULL, NULL, body_text, moderation, NULL FROM desk_replies WHERE id IN (\(binds: replyIDs))
             """
+        // The first branch names the columns' types: PostgreSQL settles each pair of branches in turn, and
+        // would take the first two's bare NULLs for text.
         for row in try await db.raw("""
-            SELECT 'thread' AS kind, id, title, body_text, moderation FROM desk_threads WHERE id IN (\(binds: threadIDs))\(repliesPart)
+            SELECT 'thread' AS kind, id, NULL AS post, title, body_text AS text, moderation, CAST(NULL AS BIGINT) AS created_at
+                FROM desk_threads WHERE id IN (\(binds: threadIDs))\(repliesPart)
+            UNION ALL SELECT 'flag', id, post, NULL, reason, NULL, created_at FROM desk_flags
+                WHERE post IN (\(binds: keys.map(\.post))) AND resolved_at IS NULL
             """).all() {
             let id = try row.decode(column: "id", as: Int64.self)
-            let text = try row.decode(column: "body_text", as: String.self)
-            let moderation = Moderation(rawValue: try row.decode(column: "moderation", as: String.self)) ?? .hidden
-            if try row.decode(column: "kind", as: String.self) == "reply" {
-                replies[id] = (text, moderation)
-            } else {
+            let text = try row.decode(column: "text", as: String.self)
+            switch try row.decode(column: "kind", as: String.self) {
+            case "flag":
+                flags.append((id, try row.decode(column: "post", as: String.self), text, try date(row, "created_at")))
+            case "reply":
+                replies[id] = (text, Moderation(rawValue: try row.decode(column: "moderation", as: String.self)) ?? .hidden)
+            default:
+                let moderation = Moderation(rawValue: try row.decode(column: "moderation", as: String.self)) ?? .hidden
                 threads[id] = (try row.decode(column: "title", as: String.self), text, moderation)
             }
+        }
+        // Each post's flags in the order they were raised.
+        var reasons: [String: [(reason: String, at: Date)]] = [:]
+        for flag in flags.sorted(by: { $0.id < $1.id }) {
+            reasons[flag.post, default: []].append((flag.reason, flag.at))
         }
         var items: [FlaggedPost] = []
         for key in keys {

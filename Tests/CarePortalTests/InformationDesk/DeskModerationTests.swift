@@ -94,7 +94,9 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             let queue = try await admin.get(SiteURL.deskFlags.path)
             #expect(queue.text.contains("Rude question") && queue.text.contains("3 flags, hidden until reviewed"))
-            #expect(queue.text.contains("This is not kind") && queue.text.contains("Hurtful") && queue.text.contains("Offensive"))
+            let reasons = ["This is not kind", "Hurtful", "Offensive"].map { queue.text.range(of: $0)?.lowerBound }
+            #expect(reasons.allSatisfy { $0 != nil } && reasons[0]! < reasons[1]! && reasons[1]! < reasons[2]!,
+                    "each flag's reason, in the order they were raised")
             #expect(!queue.text.contains("Really unkind"), "a second flag from the same member is not counted")
             #expect(try await admin.get(SiteURL.desk.path).text.contains("Flagged posts (1 waiting for review)"))
 
