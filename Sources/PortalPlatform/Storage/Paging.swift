@@ -35,10 +35,14 @@ public struct PageRequest: Sendable, Hashable {
     }
 
     /// The page number of a list paged by number (the members' and patients' apps' feeds); 1 otherwise.
+    /// At most `numberLimit`, so any number typed into an address gives an offset that fits.
     public var number: Int {
-        if case .number(let number) = position { return max(1, number) }
+        if case .number(let number) = position { return min(max(1, number), Self.numberLimit) }
         return 1
     }
+
+    /// A page number past any list's end (ten million pages of at most 200 rows).
+    public static let numberLimit = 10_000_000
 
     package var offset: Int { (number - 1) * size }
 
@@ -46,7 +50,10 @@ public struct PageRequest: Sendable, Hashable {
     /// counts. Further in, skipping to the page costs as much as reading every row before it, more for each
     /// page deeper, where a list's own links (a cursor, or `?page=last`) cost what its first page does.
     package static func opensOldLink(number: Int, size: Int) -> Bool {
-        number <= 1 || (number - 1) * size < countLimit
+        if number <= 1 { return true }
+        // Any number can be typed into an address: one whose rows would not fit in an Int is past reach too.
+        let (skipped, overflow) = (number - 1).multipliedReportingOverflow(by: size)
+        return !overflow && skipped < countLimit
     }
 }
 

@@ -344,6 +344,7 @@ import SQLKit
                 ("/members?q=Mem%20b%26r&page=99", "99", "/members?q=Mem%20b%26r"),
                 ("/audit?page=21", "21", "/audit"),
                 ("//members?page=500", "500", "/members"),
+                ("/members?page=\(Int.max)", Int.max.formatted(.number.grouping(.automatic)), "/members"),
             ] {
                 let response = try await admin.get(path)
                 #expect(response.status == .gone, "\(path)")
@@ -354,8 +355,9 @@ import SQLKit
             }
             // The audit log shows fifty a page: its page 20 is still within the counted rows.
             #expect(try await admin.get("/audit?page=20").status == .ok)
-            // A list still paged by number (the desk's) opens any of its pages.
+            // A list still paged by number (the desk's) opens any of its pages, and any number typed in.
             #expect(try await admin.get("/desk?filter=all&page=41").status == .ok)
+            #expect(try await admin.get("/desk?filter=all&page=\(Int.max)").status == .ok)
         }
     }
 
