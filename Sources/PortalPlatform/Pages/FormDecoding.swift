@@ -30,14 +30,15 @@ extension Request {
         if let before = query("before") { return PageRequest(.before(try PageCursor(token: before)), size: size) }
         if query("page") == "last" { return PageRequest(.last, size: size) }
         let number = pageNumber
-        guard PageRequest.opensOldLink(number: number, size: size) else {
+        let request = PageRequest(number: number, size: size)
+        guard request.startsWithinCountedRows else {
             // One leading slash, so the links stay on this site whatever the address's path began with.
             let path = "/" + uri.path.drop { $0 == "/" }
             let list = ListAddress(path: path, parameters: uri.queryParameters.map { (String($0.key), String($0.value)) })
                 .with("page", nil)
             throw OldPageLinkBeyondReach(number: number, firstPath: list.string, lastPath: list.with("page", "last").string)
         }
-        return PageRequest(number: number, size: size)
+        return request
     }
 }
 

@@ -46,18 +46,14 @@ public struct PageRequest: Sendable, Hashable {
 
     package var offset: Int { (number - 1) * size }
 
-    /// Whether an old `?page=N` link to a staff list still opens by its number: those within the rows a list
-    /// counts. Further in, skipping to the page costs as much as reading every row before it, more for each
-    /// page deeper, where a list's own links (a cursor, or `?page=last`) cost what its first page does.
-    package static func opensOldLink(number: Int, size: Int) -> Bool {
-        if number <= 1 { return true }
-        // Any number can be typed into an address: one whose rows would not fit in an Int is past reach too.
-        let (skipped, overflow) = (number - 1).multipliedReportingOverflow(by: size)
-        return !overflow && skipped < countLimit
-    }
+    /// Whether the page starts within the rows a list counts. An old `?page=N` link to a staff list opens
+    /// by its number only then: further in, skipping to the page costs as much as reading every row before
+    /// it, more for each page deeper, where a list's own links (a cursor, or `?page=last`) cost what its
+    /// first page does.
+    package var startsWithinCountedRows: Bool { offset < Self.countLimit }
 }
 
-/// An old `?page=N` link past the page numbers lists still open (`PageRequest.opensOldLink`): a 410 page
+/// An old `?page=N` link past the page numbers lists still open (`PageRequest.startsWithinCountedRows`): a 410 page
 /// that links to the list's first and last pages, with its search, filters and sort.
 public struct OldPageLinkBeyondReach: Error, Sendable {
     public let number: Int
@@ -476,10 +472,10 @@ extension SQLDatabase {
         case .first:
             let found = try await read(reversed: false, from: nil)
             return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: false, hasNext: found.count > size, startIndex: 1)
-        case .number(let number):
-            let offset = (max(1, number) - 1) * size
+        case .number:
+            let offset = request.offset
             // Rows found past the limit: the list holds more than the limit now, with no need to count.
-            let found = try await read(reversed: false, from: nil, offset: offset, counting: offset < PageRequest.countLimit)
+            let found = try await read(reversed: false, from: nil, offset: offset, counting: request.startsWithinCountedRows)
             if found.isEmpty && offset > 0 { return try await lastPage() }
             return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: offset > 0, hasNext: found.count > size,
                             startIndex: offset + 1)
