@@ -194,6 +194,13 @@ struct PharmacyRepository: Sendable {
             .returning("customer_id").first()?.decode(column: "customer_id", as: Int64.self)
     }
 
+    /// Ends every link of hers still open, once one of them has set her password.
+    func retireResets(customerID: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("pharmacy_password_resets").set("used_at", to: now.millisecondsSince1970)
+            .where("customer_id", .equal, customerID).where("used_at", .is, SQLLiteral.null)
+            .run()
+    }
+
     func deleteResets(expiredBefore cutoff: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "pharmacy_password_resets").where("expires_at", .lessThan, cutoff.millisecondsSince1970).run()
     }
