@@ -318,4 +318,19 @@ def test_a_list_at_320_px_is_sorted_and_filtered_from_the_keyboard(browser, demo
         found = measure(browser)
         assert found["scrollWidth"] <= found["clientWidth"], found
         check_accessibility(browser, f"{shot} filtered at 320 px")
+    else:
+        # A list filtered by its selects alone: the arrow key chooses, the filters' button submits.
+        select = browser.find_element(By.CSS_SELECTOR, "form.filters select")
+        name, before = select.get_attribute("name"), select.get_attribute("value")
+        browser.execute_script("arguments[0].focus()", select)
+        browser.switch_to.active_element.send_keys(Keys.DOWN)
+        chosen = browser.find_element(By.CSS_SELECTOR, "form.filters select").get_attribute("value")
+        assert chosen != before, f"the arrow key did not change {name}"
+        button = browser.find_element(By.CSS_SELECTOR, "form.filters button")
+        browser.execute_script("arguments[0].focus()", button)
+        browser.switch_to.active_element.send_keys(Keys.ENTER)
+        WebDriverWait(browser, WAIT).until(lambda d: f"{name}={chosen}" in d.current_url)
+        found = measure(browser)
+        assert found["scrollWidth"] <= found["clientWidth"], found
+        check_accessibility(browser, f"{shot} filtered at 320 px")
     clear_viewport(browser)
