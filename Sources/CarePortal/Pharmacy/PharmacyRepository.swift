@@ -337,7 +337,7 @@ struct PharmacyRepository: Sendable {
     /// The queue: oldest first, in the chosen statuses and kind. The page's requests are found on the
     /// queue's index alone and only they are joined to their customers and prescriptions ("ids first"):
     /// joined plainly, both engines joined every open request before sorting them, since several
-    /// statuses cannot be read in one order from the index (docs/performance.md, "Pharmacy").
+    /// statuses cannot be read in one order from the index (docs/performance-history.md, "Pharmacy").
     func refillQueue(statuses: [RefillStatus], fulfilment: Fulfilment?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<RefillQueueItem> {
         func requests(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
             builder.from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))

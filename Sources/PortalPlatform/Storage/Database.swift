@@ -513,7 +513,7 @@ package enum DatabaseLocation: Equatable {
         // Each statement runs in its own connection's process, without parallel workers: the portal's statements
         // are a page's worth of work, many run at once, and workers are started afresh for each statement. The
         // activity page's count of opens per member, planned with two workers, took 16 to 24 ms on an idle
-        // two-core machine, and 8 to 9 ms without (docs/performance.md).
+        // two-core machine, and 8 to 9 ms without (docs/performance-history.md).
         configuration.options.additionalStartupParameters = [(Self.parallelWorkersSetting, "0")]
         self = .postgres(configuration)
     }
@@ -524,7 +524,7 @@ package enum DatabaseLocation: Equatable {
     /// PostgreSQL connections kept by default: twice this machine's cores, and at least eight. More
     /// connections than that only add PostgreSQL processes competing for the same cores: on the
     /// 2-core benchmark machine, 16 connections made the slowest hundredth of the desk's pages take
-    /// twice as long as 4 to 8 did, for no more requests a second (docs/performance.md).
+    /// twice as long as 4 to 8 did, for no more requests a second (docs/performance-history.md).
     package static var defaultPoolSize: Int { max(8, 2 * ProcessInfo.processInfo.activeProcessorCount) }
 
     package static func == (lhs: DatabaseLocation, rhs: DatabaseLocation) -> Bool {
