@@ -7,22 +7,26 @@ import Testing
 @testable import PortalPlatform
 
 @Suite struct InvitationSecondFactorTests {
+    /// An administrator requires a second factor of `roles` and invites a physician, who accepts in `visitor`.
+    static func physicianAccepts(_ portal: TestPortal, requiring roles: [String], visitor: inout Visitor) async throws -> TestResponse {
+        var (admin, _) = try await portal.signedIn(.administrator)
+        try await admin.get("/staff/two-factor")
+        try await admin.post("/staff/two-factor", form: roles.map { ("roles[]", $0) })
+        try await admin.get("/staff/invite")
+        #expect(try await admin.post("/staff/invite", form: StaffInvitationTests.form(role: "physician")).location == "/staff")
+        let token = try InvitationTests.token(in: try #require(try await portal.outboxMessages().last))
+        try await visitor.get("/invitation?token=\(token)")
+        return try await visitor.post("/invitation", form: [
+            ("token", token), ("username", "dr.patel"), ("password", InvitationTests.password), ("password_confirmation", InvitationTests.password),
+        ])
+    }
+
     @Test(arguments: TestEngines.all)
     func acceptingAnInvitationForARoleThatMustUseTwoFactorSetsItUpBeforeAnySignedInPage(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            // setup: physicians must use a second factor; one is invited
-            var (admin, _) = try await portal.signedIn(.administrator)
-            try await admin.get("/staff/two-factor")
-            try await admin.post("/staff/two-factor", form: [("roles[]", "physician")])
-            try await admin.get("/staff/invite")
-            #expect(try await admin.post("/staff/invite", form: StaffInvitationTests.form(role: "physician")).location == "/staff")
-            let token = try InvitationTests.token(in: try #require(try await portal.outboxMessages().last))
-            // MUT
             var visitor = Visitor(portal: portal)
-            try await visitor.get("/invitation?token=\(token)")
-            let accepted = try await visitor.post("/invitation", form: [
-                ("token", token), ("username", "dr.patel"), ("password", InvitationTests.password), ("password_confirmation", InvitationTests.password),
-            ])
+            // MUT
+            let accepted = try await Self.physicianAccepts(portal, requiring: ["physician"], visitor: &visitor)
             // validate: the set-up page comes first, and no signed-in page opens before it is done
             #expect(accepted.location == SiteURL.signInSecondFactorSetup.path)
             #expect(try await visitor.get("/").location?.hasPrefix("/sign-in") == true)
@@ -41,17 +45,8 @@ import Testing
     @Test(arguments: TestEngines.all)
     func aRoleWithoutTheRequirementLandsSignedInAsBefore(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            var (admin, _) = try await portal.signedIn(.administrator)
-            try await admin.get("/staff/two-factor")
-            try await admin.post("/staff/two-factor", form: [("roles[]", "administrator")])
-            try await admin.get("/staff/invite")
-            #expect(try await admin.post("/staff/invite", form: StaffInvitationTests.form(role: "physician")).location == "/staff")
-            let token = try InvitationTests.token(in: try #require(try await portal.outboxMessages().last))
             var visitor = Visitor(portal: portal)
-            try await visitor.get("/invitation?token=\(token)")
-            let accepted = try await visitor.post("/invitation", form: [
-                ("token", token), ("username", "dr.patel"), ("password", InvitationTests.password), ("password_confirmation", InvitationTests.password),
-            ])
+            let accepted = try await Self.physicianAccepts(portal, requiring: ["administrator"], visitor: &visitor)
             #expect(accepted.location == "/")
             #expect(try await visitor.get("/").text.contains("Signed in as <strong>dr.patel</strong>"))
         }
