@@ -123,7 +123,7 @@ struct SeedDemo: AsyncParsableCommand {
         let credentials = try await Commands.seedDemo(settings: try options.settings())
         print("Demo accounts (shown only this once):")
         for credential in credentials {
-            print("  \(credential.role.title.padding(toLength: 22, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)")
+            print("  \(credential.title.padding(toLength: 22, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)  (signs in at \(credential.signInPath))")
         }
         print("Two medical professionals are invited; the administrator finds their invitation emails on the Outbox page.")
         print("The physician has \(DemoSeeder.demoPatientCount) patients with two months of logged doses and exercises, and one unfinished draft.")

@@ -19,6 +19,8 @@ protocol PortalFeature: Sendable {
     static var templates: [TemplateName] { get }
     /// The kinds of app account it signs in (their tokens are swept by housekeeping).
     static var appAccounts: [AppAccountKind] { get }
+    /// Its parts of the people's web app, listed on the web app's start page while its program runs.
+    static var appParts: [AppPart] { get }
     /// The kinds of notification it writes to app accounts' feeds.
     static var notificationKinds: [NotificationKind] { get }
     /// How the feed titles the subjects of its entries.
@@ -42,6 +44,7 @@ extension PortalFeature {
     static var auditActions: [AuditAction] { [] }
     static var templates: [TemplateName] { [] }
     static var appAccounts: [AppAccountKind] { [] }
+    static var appParts: [AppPart] { [] }
     static var notificationKinds: [NotificationKind] { [] }
     static var notificationSubjects: [NotificationSubjectTitles] { [] }
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] { [] }
@@ -99,6 +102,7 @@ enum Features {
         AuditFeature.self,
         OutboxFeature.self,
         OpenAPIFeature.self,
+        PeopleAppFeature.self,
         MetricsFeature.self,
     ]
 
@@ -118,6 +122,7 @@ enum Features {
             contributions.auditActions += feature.auditActions
             contributions.homeCards.append((program, feature.homeCards))
             contributions.appAccounts += feature.appAccounts
+            contributions.appParts += feature.appParts.map { (program, $0) }
             contributions.notificationKinds += feature.notificationKinds.map { (program, $0) }
             for subject in feature.notificationSubjects { contributions.notificationSubjects[subject.type] = subject }
             contributions.memberDeletions.append(feature.deletingMember)

@@ -119,6 +119,15 @@ enum SiteURL: Sendable, Equatable {
     case apiPatientIllustration(Int64)
     case apiPatientSchedule
     case apiPatientScheduleEntry(day: String, entry: String)
+
+    // The people's web app.
+    case app
+    case appManifest
+    case appPatientDay
+    case appPatientEntry(day: String, entry: String)
+    case appPatientProgress
+    case appPatientReminders
+    case appPatientDoctor
     case apiPatientStatistics
     case apiPatientReminders
 
@@ -409,6 +418,13 @@ enum SiteURL: Sendable, Equatable {
         case .apiPatientIllustration(let id): "/api/v1/patient/exercises/\(id)/illustration"
         case .apiPatientSchedule: "/api/v1/patient/schedule"
         case .apiPatientScheduleEntry(let day, let entry): "/api/v1/patient/schedule/\(day)/entries/\(entry)"
+        case .app: AppPageCookies.root
+        case .appManifest: "/app/manifest.webmanifest"
+        case .appPatientDay: AppAccountKind.patient.pagesPath
+        case .appPatientEntry(let day, let entry): "\(AppAccountKind.patient.pagesPath)/days/\(day)/entries/\(entry)"
+        case .appPatientProgress: "\(AppAccountKind.patient.pagesPath)/progress"
+        case .appPatientReminders: "\(AppAccountKind.patient.pagesPath)/reminders"
+        case .appPatientDoctor: "\(AppAccountKind.patient.pagesPath)/doctor"
         case .apiPatientStatistics: "/api/v1/patient/statistics"
         case .apiPatientReminders: "/api/v1/patient/reminders"
         case .chat: "/chat"

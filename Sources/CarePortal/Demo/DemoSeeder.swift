@@ -7,9 +7,14 @@ import SQLKit
 /// `seedDemo` step), in the order of `Features.all`, all in one transaction.
 public struct DemoSeeder: Sendable {
     public struct Credential: Sendable, Equatable {
-        public let role: StaffRole
+        /// What the account is, as `seed-demo` prints it ("Administrator", "Patient (web app)").
+        public let title: String
+        /// The staff role; nil for an account of the people's web app.
+        public let role: StaffRole?
         public let username: String
         public let password: String
+        /// Where the account signs in.
+        public let signInPath: String
     }
 
     public struct RefusedRealData: Error, CustomStringConvertible {
@@ -35,22 +40,25 @@ public struct DemoSeeder: Sendable {
         ]
         var credentials: [Credential] = []
         for (role, username) in people {
-            credentials.append(Credential(role: role, username: username, password: DemoData.password(dependencies.randomBytes)))
+            credentials.append(Credential(
+                title: role.title, role: role, username: username, password: DemoData.password(dependencies.randomBytes), signInPath: PlatformPath.signIn
+            ))
         }
         var hashes: [String] = []
         for credential in credentials { hashes.append(try await hasher.hash(credential.password)) }
-        // Demo app accounts share one random password nobody is told: they exist to be seen in the portal.
-        let appPasswordHash = try await hasher.hash(DemoData.password(dependencies.randomBytes))
+        // Demo app accounts share one random password, told only for the accounts the web app's parts name (one of each kind).
+        let appPassword = DemoData.password(dependencies.randomBytes)
+        let appPasswordHash = try await hasher.hash(appPassword)
         let appAnswerHash = try await hasher.hash(DemoData.password(dependencies.randomBytes))
         try await database.transaction { [credentials, hashes] db in
             guard try await accounts.count(on: db) == 0 else { throw RefusedRealData() }
             var staff: [StaffAccount] = []
-            for (credential, hash) in zip(credentials, hashes) {
+            for ((role, _), (credential, hash)) in zip(people, zip(credentials, hashes)) {
                 let account = try await accounts.create(
-                    username: credential.username, email: "\(credential.username)@demo.invalid", role: credential.role,
+                    username: credential.username, email: "\(credential.username)@demo.invalid", role: role,
                     status: .active, passwordHash: hash, now: dependencies.now(), on: db
                 )
-                if credential.role == .physician {
+                if role == .physician {
                     try await accounts.createPhysicianProfile(PhysicianProfile(
                         firstName: "Dana", middleName: "", lastName: "Demo (demo data)",
                         practiceLocation: "Demo Movement Disorders Clinic, Springfield", medicalIDNumber: "DEMO-0000000"
@@ -70,7 +78,12 @@ public struct DemoSeeder: Sendable {
                 ), on: db
             )
         }
-        return credentials
+        let webApp = features.flatMap { $0.appParts }.compactMap { part in
+            part.demoIdentifier.map {
+                Credential(title: "\(part.kind.role.capitalized) (web app)", role: nil, username: $0, password: appPassword, signInPath: part.kind.signInPagePath)
+            }
+        }
+        return credentials + webApp
     }
 
     static let memberCount = DemoData.memberCount

@@ -120,7 +120,7 @@ struct PatientAPIController {
         }
     }
 
-    private static func physician(of patient: Patient, on db: any SQLDatabase) async throws -> PatientAPI.Physician {
+    static func physician(of patient: Patient, on db: any SQLDatabase) async throws -> PatientAPI.Physician {
         let name = try await PatientRepository().physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? ""
         let profile = try await StaffAccountRepository().physicianProfile(accountID: patient.physicianID, on: db)
         return PatientAPI.Physician(name: name, practiceAddress: profile?.practiceLocation ?? "")
@@ -186,52 +186,34 @@ struct PatientAPIController {
         } else {
             day = today
         }
-        let (prescriptions, logs) = try await portal.database.read { db in
-            (try await regimens.prescriptions(patientID: holder.accountID, on: db),
-             try await regimens.logs(patientID: holder.accountID, from: day, through: day, on: db))
-        }
+        let schedule = try await portal.database.read { db in try await PatientDay.load(patientID: holder.accountID, day: day, today: today, on: db) }
         return .json(PatientAPI.Schedule(
-            date: day.iso, previousDate: day.adding(days: -1).iso, nextDate: day < today ? day.adding(days: 1).iso : nil,
-            canLog: day <= today, entries: Schedule.entries(on: day, prescriptions: prescriptions, logs: logs).map(PatientAPI.Entry.init)
+            date: day.iso, previousDate: schedule.previous.iso, nextDate: schedule.next?.iso, canLog: schedule.canLog,
+            entries: schedule.entries.map(PatientAPI.Entry.init)
         ))
     }
 
-    /// Logs one dose or session as done or missed. Sending the same again changes nothing, so a retried
-    /// request never counts twice; a different answer for the same slot replaces the earlier one.
+    /// Logs one dose or session as done or missed (`PatientDay.log`).
     @Sendable func log(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requirePatient()
         guard let day = context.parameters.get("date").flatMap(CalendarDate.init(iso:)),
-              let (prescriptionID, slot) = context.parameters.get("entry").flatMap(ScheduleEntry.parse(entryID:))
+              let entryID = context.parameters.get("entry"), ScheduleEntry.parse(entryID: entryID) != nil
         else { throw APIError.notFound }
         let body = try await request.json(PatientAPI.LogEntry.self)
         guard let status = body.status.flatMap(AdherenceLog.Status.init(rawValue:)) else {
             throw APIError.validation(["status": "Say done or missed"])
         }
-        let today = self.today
-        guard day <= today else { throw APIError.validation(["date": "You can log today or an earlier day, not a day still to come"]) }
-        let now = portal.now
-        let origin = portal.origin(of: request, context: context)
-        let entry = try await portal.database.transaction { db -> ScheduleEntry in
-            let prescriptions = try await regimens.prescriptions(patientID: holder.accountID, on: db)
-            guard let prescription = prescriptions.first(where: { $0.id == prescriptionID }), prescription.isDue(on: day),
-                  (1...prescription.timesPerDay).contains(slot)
-            else { throw APIError.notFound }
-            let existing = try await regimens.logs(patientID: holder.accountID, from: day, through: day, on: db)
-                .first { $0.prescriptionID == prescriptionID && $0.slot == slot }
-            if existing?.status != status {
-                try await regimens.log(
-                    AdherenceLog(prescriptionID: prescriptionID, day: day, slot: slot, status: status, loggedAt: now),
-                    patientID: holder.accountID, now: now, on: db
-                )
-                try await patients.markActivity(id: holder.accountID, at: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: .adherenceLogged, recordType: "patient", recordID: "\(holder.accountID)",
-                    origin: origin, detail: "prescription \(prescriptionID), \(day.iso), \(slot): \(status.rawValue)"
-                ), on: db)
-            }
-            return ScheduleEntry(prescription: prescription, day: day, slot: slot, status: status)
+        do {
+            let entry = try await PatientDay.log(
+                patientID: holder.accountID, day: day, entryID: entryID, status: status, actor: context.auditActor,
+                origin: portal.origin(of: request, context: context), portal: portal
+            )
+            return .json(PatientAPI.Entry(entry))
+        } catch PatientDay.LogRefusal.dayToCome {
+            throw APIError.validation(["date": "You can log today or an earlier day, not a day still to come"])
+        } catch PatientDay.LogRefusal.noSuchEntry {
+            throw APIError.notFound
         }
-        return .json(PatientAPI.Entry(entry))
     }
 
     // MARK: Statistics
@@ -265,15 +247,9 @@ struct PatientAPIController {
             settings.frequency = chosen
         }
         if let email = body.email { settings.email = email }
-        let now = portal.now
-        try await portal.database.transaction { db in
-            try await accounts.setReminders(patientID: account.patientID, settings, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .patientRemindersChanged, recordType: "patient", recordID: "\(account.patientID)",
-                origin: portal.origin(of: request, context: context),
-                detail: "\(settings.frequency.rawValue), email \(settings.email ? "on" : "off")"
-            ), on: db)
-        }
+        try await PatientDay.changeReminders(
+            settings, patientID: account.patientID, actor: context.auditActor, origin: portal.origin(of: request, context: context), portal: portal
+        )
         return .json(PatientAPI.Reminders(settings))
     }
 }

@@ -13,6 +13,7 @@ extension AppAccountKind {
             table: "patient_tokens", ownerColumn: "patient_id", ownerTable: "patient_accounts", ownerKey: "patient_id",
             ownerInForce: { $0.where(SQLColumn("claimed_at", table: "patient_accounts"), .isNot, SQLLiteral.null) }
         ),
+        pagesTitle: "Your treatment",
         credentials: { username, db in
             try await PatientAccountRepository().credentials(username: username, on: db).map {
                 Credentials(accountID: $0.patientID, passwordHash: $0.passwordHash)

@@ -10,8 +10,15 @@ struct PatientsFeature: PortalFeature {
         NavigationItem(title: "Patients", path: SiteURL.patients.path, access: PatientsController.access, group: .clinical),
     ]
     static let auditActions: [AuditAction] = [.patientCreated, .patientViewed, .patientContactChanged, .patientRegimenChanged, .patientReassigned, .patientRemoved, .patientReportExported, .claimTokenSent, .claimTokenRevoked, .patientAccountClaimed, .adherenceLogged, .patientRemindersChanged]
-    static let templates: [TemplateName] = [.patients, .patientRow, .patientContact, .patientRegimen, .patientCancelDraft, .patient, .patientDetails, .patientChartDaily, .patientChartItems, .patientChartCalendar, .patientHistory, .patientRemove, .patientReport]
+    static let templates: [TemplateName] = [.patients, .patientRow, .patientContact, .patientRegimen, .patientCancelDraft, .patient, .patientDetails, .patientChartDaily, .patientChartItems, .patientChartCalendar, .patientHistory, .patientRemove, .patientReport, .appPatientDay, .appPatientProgress, .appPatientReminders, .appPatientDoctor]
     static let appAccounts: [AppAccountKind] = [.patient]
+    static let appParts = [
+        AppPart(
+            kind: .patient, title: "Patients of a physician",
+            summary: "Your medicines and exercises for today, what you have done, and your reminders.",
+            demoIdentifier: "demo.patient1"
+        ),
+    ]
     let portal: Portal
     let caches = PatientCaches()
 
@@ -20,6 +27,7 @@ struct PatientsFeature: PortalFeature {
         PatientsController(portal: portal, caches: caches).addRoutes(to: &routes)
         PatientWizardController(portal: portal).addRoutes(to: &routes)
         PatientAPIController(portal: portal).addRoutes(to: &routes)
+        PatientAppController(portal: portal).addRoutes(to: &routes)
     }
 
     var jobs: [BackgroundJob] {

@@ -32,6 +32,11 @@ package struct AppAccountKind: Sendable, Hashable, CustomStringConvertible {
     package let passwordProblem: @Sendable (_ password: String, _ identifier: String?, PasswordPolicy) -> String?
     /// Where the tokens live and which owners may use them.
     package let tokens: BearerTokens.Store
+    /// Where the people's web app keeps this kind's pages (`/app/patient`): its home, with `/sign-in` and
+    /// `/sign-out` beneath it.
+    package let pagesPath: String
+    /// What the web app calls this kind's part, on its sign-in page and in its header ("Your treatment").
+    package let pagesTitle: String
     /// The account an identifier names, typed as the person typed it.
     package let credentials: @Sendable (_ identifier: String, any SQLDatabase) async throws -> Credentials?
     /// What the app is told when the right password belongs to a disabled account.
@@ -42,7 +47,7 @@ package struct AppAccountKind: Sendable, Hashable, CustomStringConvertible {
     package init(
         role: String, apiPrefix: String, identifierField: String, identifierName: String,
         passwordProblem: @escaping @Sendable (String, String?, PasswordPolicy) -> String?,
-        tokens: BearerTokens.Store,
+        tokens: BearerTokens.Store, pagesPath: String? = nil, pagesTitle: String = "Your account",
         credentials: @escaping @Sendable (String, any SQLDatabase) async throws -> Credentials?,
         refusal: @escaping @Sendable (ProgramSettings) -> APIError = { _ in .unauthorized },
         noteActivity: @escaping @Sendable (Int64, AppAccountActivity, Date, AuditOrigin, any SQLDatabase) async throws -> Void
@@ -53,6 +58,8 @@ package struct AppAccountKind: Sendable, Hashable, CustomStringConvertible {
         self.identifierName = identifierName
         self.passwordProblem = passwordProblem
         self.tokens = tokens
+        self.pagesPath = pagesPath ?? "/app/\(role)"
+        self.pagesTitle = pagesTitle
         self.credentials = credentials
         self.refusal = refusal
         self.noteActivity = noteActivity
@@ -65,6 +72,8 @@ package struct AppAccountKind: Sendable, Hashable, CustomStringConvertible {
     package var bearerTokens: BearerTokens { BearerTokens(store: tokens) }
     package var sessionsPath: String { "\(apiPrefix)/sessions" }
     package var currentSessionPath: String { "\(apiPrefix)/sessions/current" }
+    package var signInPagePath: String { "\(pagesPath)/sign-in" }
+    package var signOutPagePath: String { "\(pagesPath)/sign-out" }
     /// The sign-in throttle's key for one account of this kind, as the person typed its identifier.
     package func throttleKey(_ identifier: String) -> SignInThrottle.Key { .appAccount(role: role, identifier: identifier) }
     /// The message for a wrong identifier or password, the same for both so neither is revealed.
@@ -134,18 +143,46 @@ extension Portal {
         answer: @escaping @Sendable (IssuedAppToken, any SQLDatabase) async throws -> Answer
     ) async throws -> Response {
         let fields = try await request.json(AppSignInBody.self).strings([kind.identifierField, "password"])
-        let identifier = fields[kind.identifierField]?.trimmed ?? ""
-        let password = fields["password"] ?? ""
-        var problems: [String: String] = [:]
-        if identifier.isEmpty { problems[kind.identifierField] = "Enter your \(kind.identifierName)" }
-        if password.isEmpty { problems["password"] = "Enter your password" }
-        guard problems.isEmpty else { throw APIError.validation(problems) }
+        do {
+            let answered = try await checkAppSignIn(
+                kind, identifier: fields[kind.identifierField] ?? "", password: fields["password"] ?? "",
+                origin: origin(of: request, context: context), answer: answer
+            )
+            return .json(answered, status: .created)
+        } catch let refusal as AppSignInRefusal {
+            switch refusal {
+            case .incomplete(let problems):
+                throw APIError.validation(problems.mapKeys { $0 == AppSignInRefusal.identifierKey ? kind.identifierField : $0 })
+            case .wrongCredentials:
+                throw APIError(status: .unauthorized, code: "invalid_credentials", message: "\(kind.wrongCredentials).")
+            case .paused(let until):
+                throw APIError.tooManyRequests(until: until, now: now)
+            case .disabled:
+                throw kind.refusal(programSettings.current)
+            }
+        }
+    }
 
-        let origin = origin(of: request, context: context)
+    /// The sign-in both the app's API and its web pages use: checks `identifier` and `password` under the
+    /// throttle, audits every outcome, and on success issues a token in the same transaction as `answer`.
+    /// Throws `AppSignInRefusal` for everything the person is told.
+    package func checkAppSignIn<Answer: Sendable>(
+        _ kind: AppAccountKind, identifier typed: String, password: String, origin: AuditOrigin,
+        answer: @escaping @Sendable (IssuedAppToken, any SQLDatabase) async throws -> Answer
+    ) async throws -> Answer {
+        let identifier = typed.trimmed
+        var problems: [String: String] = [:]
+        if identifier.isEmpty { problems[AppSignInRefusal.identifierKey] = "Enter your \(kind.identifierName)" }
+        if password.isEmpty { problems["password"] = "Enter your password" }
+        guard problems.isEmpty else { throw AppSignInRefusal.incomplete(problems) }
+
         let now = self.now
         let throttle = SignInThrottle()
         let keys = [kind.throttleKey(identifier)] + (origin.address.map { [SignInThrottle.Key.address($0)] } ?? [])
-        let attempt = try await throttle.reserveAPIAttempt(keys, now: now, in: database)
+        guard let attempt = try await throttle.reserve(keys, now: now, in: database) else {
+            let until = try await database.read { db in try await throttle.pausedUntil(keys, now: now, on: db) }
+            throw AppSignInRefusal.paused(until: until ?? now.addingTimeInterval(SignInThrottle.pause))
+        }
         let credentials = try await database.read { db in try await kind.credentials(identifier, db) }
         let passwordMatches = try await passwords.verify(password, againstStored: credentials?.passwordHash)
         func event(_ outcome: AuditOutcome = .success, detail: String? = nil) -> AuditEvent {
@@ -160,17 +197,17 @@ extension Portal {
                 if let credentials { try await kind.noteActivity(credentials.accountID, .failedSignIn, now, origin, db) }
                 try await audit.record(event(.failure, detail: credentials == nil ? "unknown \(kind.identifierName)" : "wrong password"), on: db)
             }
-            throw APIError(status: .unauthorized, code: "invalid_credentials", message: "\(kind.wrongCredentials).")
+            throw AppSignInRefusal.wrongCredentials
         }
         guard credentials.mayUseApp else {
             try await database.transaction { db in
                 try await throttle.release(attempt, on: db)
                 try await audit.record(event(.denied, detail: "\(kind.role) disabled"), on: db)
             }
-            throw kind.refusal(programSettings.current)
+            throw AppSignInRefusal.disabled
         }
         let randomBytes = dependencies.randomBytes
-        let answered = try await database.transaction { db in
+        return try await database.transaction { db in
             try await throttle.release(attempt, on: db)
             try await throttle.clear(kind.throttleKey(identifier), on: db)
             try await kind.noteActivity(credentials.accountID, .signedIn, now, origin, db)
@@ -178,20 +215,24 @@ extension Portal {
             let issued = try await kind.bearerTokens.issue(ownerID: credentials.accountID, randomBytes: randomBytes, now: now, on: db)
             return try await answer(IssuedAppToken(accountID: credentials.accountID, token: issued.token, expiresAt: issued.expiresAt), db)
         }
-        return .json(answered, status: .created)
     }
 
     /// An app's sign-out: the token the request carries stops working at once.
     package func signOutApp(request: Request, context: PortalContext) async throws -> Response {
         guard let holder = context.appAccount else { throw APIError.unauthorized }
+        try await endAppSession(holder, origin: origin(of: request, context: context))
+        return .noContent
+    }
+
+    /// Revokes the token `holder` signed in with, and audits it: the API's sign-out and the web app's.
+    package func endAppSession(_ holder: AppAccountHolder, origin: AuditOrigin) async throws {
         try await database.transaction { db in
             try await holder.kind.bearerTokens.revoke(tokenHash: holder.tokenHash, on: db)
             try await audit.record(AuditEvent(
-                actor: context.auditActor, action: .signOut, recordType: holder.kind.role, recordID: "\(holder.accountID)",
-                origin: origin(of: request, context: context)
+                actor: AuditActor(accountID: holder.accountID, role: holder.kind.role, name: nil), action: .signOut,
+                recordType: holder.kind.role, recordID: "\(holder.accountID)", origin: origin
             ), on: db)
         }
-        return .noContent
     }
 }
 
@@ -242,6 +283,27 @@ private struct AppSignInBody: Decodable {
             }
         }
         return found
+    }
+}
+
+/// Why an app's sign-in was refused, for the API and the web pages to put in their own words.
+package enum AppSignInRefusal: Error, Sendable {
+    /// The key `incomplete` uses for the identifier, whatever the kind calls it.
+    package static let identifierKey = "identifier"
+
+    /// A field left empty: its message by field (`identifierKey` or `password`).
+    case incomplete([String: String])
+    /// The identifier or the password is wrong; which is never said.
+    case wrongCredentials
+    /// Too many tries: refused until then.
+    case paused(until: Date)
+    /// The right password for an account staff have disabled.
+    case disabled
+}
+
+extension Dictionary {
+    fileprivate func mapKeys(_ transform: (Key) -> Key) -> [Key: Value] {
+        Dictionary(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
     }
 }
 

@@ -38,7 +38,14 @@ package struct CSRFMiddleware: RouterMiddleware {
         } else {
             return "neither Origin nor Sec-Fetch-Site was sent"
         }
-        guard let session = context.session else { return "no session" }
+        let expected: String
+        if AppPageCookies.covers(request.uri.path) {
+            guard let formToken = context.appPageFormToken else { return "no form cookie" }
+            expected = formToken
+        } else {
+            guard let session = context.session else { return "no session" }
+            expected = session.csrfToken
+        }
         let token: String?
         if let boundary = MultipartForm.boundary(contentType: request.headers[.contentType]) {
             // Uploads carry the token as a field of the multipart form. Only the form's beginning is read
@@ -63,7 +70,7 @@ package struct CSRFMiddleware: RouterMiddleware {
             let body = try await request.collectBody(upTo: context.maxUploadSize)
             token = (try? URLEncodedFormDecoder().decode(TokenField.self, from: String(buffer: body)))?.csrf_token
         }
-        guard let token, SecretToken.constantTimeEquals(token, session.csrfToken) else {
+        guard let token, SecretToken.constantTimeEquals(token, expected) else {
             return "the form's token was missing or wrong"
         }
         return nil

@@ -11,11 +11,9 @@ package struct ErrorPageMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let signIn as SignInRequired {
-            var location = PlatformPath.signIn
-            if let returnPath = signIn.returnPath, returnPath != PlatformPath.home {
-                location += "?next=\(returnPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-_."))) ?? "")"
-            }
-            return seeOther(location)
+            return seeOther(Self.location(PlatformPath.signIn, returningTo: signIn.returnPath == PlatformPath.home ? nil : signIn.returnPath))
+        } catch let signIn as AppSignInRequired {
+            return seeOther(Self.location(signIn.signInPath, returningTo: signIn.returnPath))
         } catch let error as APIError {
             return error.response()
         } catch {
@@ -25,20 +23,33 @@ package struct ErrorPageMiddleware: RouterMiddleware {
                     "error": "\(String(reflecting: error))", "http.path": "\(request.uri.path)",
                 ])
             }
-            var response = request.uri.path.hasPrefix("/api/")
-                ? page.json()
-                : portal.pages.response(
+            var response = if request.uri.path.hasPrefix("/api/") {
+                page.json()
+            } else if AppPageCookies.covers(request.uri.path) {
+                portal.pages.response(
+                    AppErrorPageView(layout: portal.appLayout(page.title), heading: page.title, message: page.message, links: page.links),
+                    status: page.status
+                )
+            } else {
+                portal.pages.response(
                     ErrorPageView(
                         layout: portal.layout(page.title, context: context, currentPath: nil), heading: page.title, message: page.message,
                         links: page.links
                     ),
                     status: page.status
                 )
+            }
             if let seconds = page.retryAfter { response.headers[.retryAfter] = String(seconds) }
             // A body refused unread is not drained: the connection ends with this answer.
             if page.status == .contentTooLarge { response.headers[.connection] = "close" }
             return response
         }
+    }
+
+    /// A sign-in page's address, with the page to return to after it.
+    private static func location(_ signInPath: String, returningTo returnPath: String?) -> String {
+        guard let returnPath else { return signInPath }
+        return signInPath + "?next=\(returnPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-_."))) ?? "")"
     }
 
     package init(portal: Portal) {

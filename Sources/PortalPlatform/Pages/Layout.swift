@@ -18,12 +18,15 @@ package struct Layout: Sendable, Encodable {
     package let flash: FlashView?
     /// The program's time zone as the settings page names it ("Eastern (New York)"), for the footer.
     package let timeZoneTitle: String
+    /// Where "Go to the home page" leads: the portal's home, or the web app's.
+    package let homePath: String
 
     package init(
         title: String, programName: String, header: String, csrfToken: String? = nil, flash: FlashView? = nil,
-        timeZoneTitle: String = ProgramTimeZone.title(of: ProgramTimeZone.defaultID)
+        timeZoneTitle: String = ProgramTimeZone.title(of: ProgramTimeZone.defaultID), homePath: String = PlatformPath.home
     ) {
         self.title = title
+        self.homePath = homePath
         self.programName = programName
         self.timeZoneTitle = timeZoneTitle
         self.header = header

@@ -18,7 +18,7 @@ package struct TemplateName: Sendable, Hashable, CustomStringConvertible {
     package static let pagination = TemplateName("partials/pagination")
     package static let error = TemplateName("errors/error")
 
-    package static let platformTemplates: [TemplateName] = [.siteHeader, .pagination, .error, .chart]
+    package static let platformTemplates: [TemplateName] = [.siteHeader, .pagination, .error, .chart] + appTemplates
 }
 
 /// A page's typed view model; the template reads only what it holds.
@@ -69,6 +69,11 @@ package struct PageRenderer: Sendable {
             throw MissingTemplates(names: ["layouts/page"], directory: templatesDirectory)
         }
         library.register(layout, named: "layout")
+        // The people's web app's pages extend theirs as `app-layout`.
+        guard let appLayout = library.getTemplate(named: TemplateName.appLayout.rawValue) else {
+            throw MissingTemplates(names: [TemplateName.appLayout.rawValue], directory: templatesDirectory)
+        }
+        library.register(appLayout, named: "app-layout")
         self.library = library
         let missing = (TemplateName.platformTemplates + required).filter { library.getTemplate(named: $0.rawValue) == nil }.map(\.rawValue)
         guard missing.isEmpty else { throw MissingTemplates(names: missing, directory: templatesDirectory) }

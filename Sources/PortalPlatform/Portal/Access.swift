@@ -11,6 +11,9 @@ package enum Access: Sendable, Equatable, CustomStringConvertible {
     /// An app presenting a bearer token in force for this kind of account (JSON API only; cookies count
     /// for nothing there).
     case app(AppAccountKind)
+    /// The people's web app: a browser holding this kind's app cookie (`AppPageCookies`) in force; staff
+    /// sessions count for nothing there. Someone without one is sent to the kind's sign-in page.
+    case appPage(AppAccountKind)
 
     package static let anyStaff = Access.staff(Set(StaffRole.allCases))
     package static let administrators = Access.staff([.administrator])
@@ -19,7 +22,7 @@ package enum Access: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .everyone: true
         case .staff(let roles): role.map(roles.contains) ?? false
-        case .app: false
+        case .app, .appPage: false
         }
     }
 
@@ -33,6 +36,7 @@ package enum Access: Sendable, Equatable, CustomStringConvertible {
         case .everyone: "everyone"
         case .staff(let roles): roles.map(\.rawValue).sorted().joined(separator: ", ")
         case .app(let kind): kind.description
+        case .appPage(let kind): "\(kind.description) in the web app"
         }
     }
 }
@@ -122,8 +126,13 @@ package struct PortalRoutes {
         router.on(path, method: method) { request, context in
             guard portal.programSettings.current.runs(program) else { throw HTTPError(.notFound) }
             var context = context
-            if case .app(let kind) = access {
+            switch access {
+            case .app(let kind):
                 context.appAccount = try await portal.authenticate(kind, request)
+            case .appPage(let kind):
+                context.appAccount = try await portal.authenticateAppPage(kind, request: request, context: context)
+            case .everyone, .staff:
+                break
             }
             try await portal.authorize(access, request: request, context: context)
             return try await handler(request, context)
@@ -165,6 +174,17 @@ extension Portal {
             return forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
         }
         return context.peerAddress
+    }
+}
+
+/// Someone not signed in to the web app asked for one of its pages: they are sent to `signInPath`.
+package struct AppSignInRequired: Error {
+    package let signInPath: String
+    package let returnPath: String?
+
+    package init(signInPath: String, returnPath: String?) {
+        self.signInPath = signInPath
+        self.returnPath = returnPath
     }
 }
 

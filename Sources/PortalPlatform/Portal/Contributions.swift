@@ -132,6 +132,8 @@ package struct Contributions: Sendable {
     package var auditActions: [AuditAction] = AuditAction.platformActions
     package var homeCards: [(program: Program?, cards: HomeCards)] = []
     package var appAccounts: [AppAccountKind] = []
+    /// The parts of the people's web app, each with its feature's program.
+    package var appParts: [(program: Program?, part: AppPart)] = []
     /// The kinds of notification, each with its feature's program: the preferences an account sees.
     package var notificationKinds: [(program: Program?, kind: NotificationKind)] = []
     /// How the feed names what its entries are about, by subject type (a thread's title).

@@ -13,6 +13,10 @@ public struct PortalContext: RequestContext {
     package var staff: StaffAccount?
     /// Set on an app's API routes when the request carries a bearer token in force for the route's kind of account.
     package var appAccount: AppAccountHolder?
+    /// On the web app's pages: the app cookie as the browser sent it (checked by the route's `Access`).
+    package var appPageSession: String?
+    /// On the web app's pages: the token their forms carry.
+    package var appPageFormToken: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -42,6 +42,8 @@ import Testing
                 let path = AccessTests.concretePath(route.path)
                 let response = if AccessTests.isAPI(route) {
                     try await portal.client.execute(uri: path, method: HTTPRequest.Method(route.method)!, headers: [:], body: nil)
+                } else if AccessTests.isPeopleApp(route) {
+                    try await AppPagesAccessTests.visit(route, path: path, as: Visitor(portal: portal))
                 } else if route.method == "GET" {
                     try await admin.get(path)
                 } else {

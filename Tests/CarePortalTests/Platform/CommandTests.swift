@@ -43,7 +43,8 @@ import Testing
     func seedDemoFillsAnEmptyDatabaseOnceAndRefusesRealData(engine: Database.Engine) async throws {
         let url = try await TestDatabase.make(engine)
         let credentials = try await Commands.seedDemo(settings: Self.settings(url))
-        #expect(Set(credentials.map(\.role)) == Set(StaffRole.allCases))
+        #expect(Set(credentials.compactMap(\.role)) == Set(StaffRole.allCases))
+        #expect(credentials.contains { $0.role == nil && $0.username == "demo.patient1" && $0.signInPath == "/app/patient/sign-in" })
         #expect(credentials.allSatisfy { $0.password.count >= 16 && PasswordPolicy.standard.problem(with: $0.password) == nil })
         await #expect(throws: DemoSeeder.RefusedRealData.self) {
             _ = try await Commands.seedDemo(settings: Self.settings(url))

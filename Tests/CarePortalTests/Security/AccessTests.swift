@@ -12,10 +12,16 @@ import Testing
 
     static func concretePath(_ pattern: String) -> String {
         pattern.replacingOccurrences(of: ":id", with: "999999").replacingOccurrences(of: "{id}", with: "999999")
+            .replacingOccurrences(of: "{date}", with: "2026-11-20").replacingOccurrences(of: ":date", with: "2026-11-20")
+            .replacingOccurrences(of: "{entry}", with: "999999-1").replacingOccurrences(of: ":entry", with: "999999-1")
     }
 
     /// The member app's JSON API: authenticated by bearer token, never by the portal's cookie.
     static func isAPI(_ route: RouteCatalogue.Key) -> Bool { route.path.hasPrefix("/api/") }
+    /// The people's web app: its own cookie, never a staff session (`AppPagesAccessTests` walks these).
+    static func isPeopleApp(_ route: RouteCatalogue.Key) -> Bool { AppPageCookies.covers(route.path) }
+    /// The staff portal's pages.
+    static func isPortal(_ route: RouteCatalogue.Key) -> Bool { !isAPI(route) && !isPeopleApp(route) }
 
     @Test(arguments: TestEngines.all)
     func everyRouteDeclaresWhoMayUseIt(engine: Database.Engine) async throws {
@@ -32,7 +38,7 @@ import Testing
     func everyRouteAnswersEachRoleAsDeclared(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             _ = try await portal.createStaff(.administrator, username: "setup.done")
-            for route in portal.app.routes where !Self.isAPI(route) {
+            for route in portal.app.routes where Self.isPortal(route) {
                 let access = try #require(portal.app.catalogue.access[route])
                 for role in Self.roles {
                     var visitor = Visitor(portal: portal)
@@ -114,6 +120,12 @@ import Testing
                 if access == .patient { #expect(Self.isAPI(route), "\(route) takes patient tokens outside /api/") }
                 if access == .pharmacyCustomer { #expect(route.path.hasPrefix("/api/v1/pharmacy/"), "\(route) takes customer tokens outside /api/v1/pharmacy/") }
                 if access == .participant { #expect(Self.isAPI(route), "\(route) takes participant tokens outside /api/") }
+                if Self.isPeopleApp(route) {
+                    if case .staff = access { Issue.record("\(route) expects a staff session under /app") }
+                    if case .app = access { Issue.record("\(route) takes bearer tokens under /app") }
+                } else if case .appPage = access {
+                    Issue.record("\(route) takes the web app's cookie outside /app")
+                }
                 if Self.isAPI(route) {
                     #expect(access == .member || access == .patient || access == .pharmacyCustomer || access == .participant || access == .everyone,
                             "\(route) expects a staff session under /api/")
@@ -208,7 +220,7 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let ownAccount = [SiteURL.signOut.path, SiteURL.changePassword.path]
             var open: [String] = []
-            for route in portal.app.routes where !Self.isAPI(route) {
+            for route in portal.app.routes where Self.isPortal(route) {
                 let access = try #require(portal.app.catalogue.access[route])
                 guard access.requiresSignIn, access.allows(.researcher) else { continue }
                 open.append(route.path)
@@ -263,7 +275,7 @@ import Testing
                 SiteURL.twoFactor.path, SiteURL.twoFactorSetUp.path, SiteURL.twoFactorConfirm.path, SiteURL.twoFactorTurnOff.path,
             ]
             var open: [String] = []
-            for route in portal.app.routes where !Self.isAPI(route) {
+            for route in portal.app.routes where Self.isPortal(route) {
                 let access = try #require(portal.app.catalogue.access[route])
                 guard access.requiresSignIn, access.allows(.medicalProfessional) else { continue }
                 open.append(route.path)
@@ -290,7 +302,7 @@ import Testing
         try await TestPortal.run(engine) { portal in
             // API routes carry no cookie-based authority to forge: everyMemberRouteNeedsABearerToken proves a
             // signed-in portal session counts for nothing there.
-            let postRoutes = portal.app.routes.filter { $0.method != "GET" && $0.method != "HEAD" && !Self.isAPI($0) }
+            let postRoutes = portal.app.routes.filter { $0.method != "GET" && $0.method != "HEAD" && Self.isPortal($0) }
             #expect(postRoutes.count >= 8)
             for route in postRoutes {
                 let path = Self.concretePath(route.path)

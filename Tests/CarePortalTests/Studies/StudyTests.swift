@@ -365,7 +365,7 @@ enum StudyFixtures {
             #expect(routes.count >= 20 && routes.contains { $0.path.hasPrefix("/api/v1/study/") })
             #expect(try await admin.get("/").text.contains(#"href="/studies">Study</a>"#))
             #expect(try await FeaturesTests.switchPrograms(&admin, on: [.perinatalCommunity, .physiciansPractice]).status == .seeOther)
-            for route in routes where route.method == "GET" && !AccessTests.isAPI(route) {
+            for route in routes where route.method == "GET" && AccessTests.isPortal(route) {
                 #expect(try await admin.get(AccessTests.concretePath(route.path)).status == .notFound, "\(route)")
             }
             #expect(try await she.get(SiteURL.apiStudyTodos.path).status == .notFound)

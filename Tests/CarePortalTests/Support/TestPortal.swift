@@ -132,8 +132,20 @@ struct TestPortal {
 /// One browser: keeps its session cookie and the CSRF token of the last page it saw.
 struct Visitor {
     let portal: TestPortal
-    var cookie: String?
+    /// Every cookie the browser holds, by name: the staff session's, and the web app's.
+    var cookies: [String: String] = [:]
     var csrfToken: String?
+
+    /// The staff session's cookie.
+    var cookie: String? {
+        get { cookies[cookieName] }
+        set { cookies[cookieName] = newValue }
+    }
+
+    /// The `Cookie` header the browser sends with every request.
+    var cookieHeader: String? {
+        cookies.isEmpty ? nil : cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+    }
 
     init(portal: TestPortal) {
         self.portal = portal
@@ -144,7 +156,7 @@ struct Visitor {
     @discardableResult
     mutating func get(_ path: String, headers: HTTPFields = [:]) async throws -> TestResponse {
         var headers = headers
-        if let cookie { headers[.cookie] = "\(cookieName)=\(cookie)" }
+        if let cookieHeader, headers[.cookie] == nil { headers[.cookie] = cookieHeader }
         TestProgress.step("GET \(path)")
         let response = try await portal.client.execute(uri: path, method: .get, headers: headers, body: nil)
         remember(response)
@@ -159,7 +171,7 @@ struct Visitor {
     ) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         headers.append(contentsOf: extraHeaders)
-        if let cookie { headers[.cookie] = "\(cookieName)=\(cookie)" }
+        if let cookieHeader, headers[.cookie] == nil { headers[.cookie] = cookieHeader }
         if let origin { headers[.origin] = origin }
         if let secFetchSite { headers[HTTPField.Name("Sec-Fetch-Site")!] = secFetchSite }
         var fields = form
@@ -180,10 +192,11 @@ struct Visitor {
     }
 
     private mutating func remember(_ response: TestResponse) {
-        for value in response.headers[values: .setCookie] where value.hasPrefix("\(cookieName)=") {
+        for value in response.headers[values: .setCookie] {
             let pair = value.split(separator: ";").first.map(String.init) ?? ""
-            let newValue = String(pair.dropFirst(cookieName.count + 1))
-            cookie = newValue.isEmpty ? nil : newValue
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            let newValue = String(pair[pair.index(after: equals)...])
+            cookies[String(pair[..<equals])] = newValue.isEmpty ? nil : newValue
         }
         if let token = Self.csrfToken(in: String(buffer: response.body)) { csrfToken = token }
     }

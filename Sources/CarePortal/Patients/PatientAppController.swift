@@ -1,0 +1,134 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+import SQLKit
+
+/// The patient's pages in the people's web app (`/app/patient`), over the same domain code as the
+/// patient API: she signs in with the username and password she chose when she claimed her account.
+struct PatientAppController {
+    let portal: Portal
+
+    static let forgottenPassword = "Forgotten your password or username? Ask your physician's practice: they can send you a new link to set them."
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.appPageSessions(.patient, help: Self.forgottenPassword)
+        routes.get(SiteURL.appPatientDay.pattern, access: .patientPages, day)
+        routes.post(RouterPath(SiteURL.appPatientEntry(day: ":date", entry: ":entry").path), access: .patientPages, log)
+        routes.get(SiteURL.appPatientProgress.pattern, access: .patientPages, progress)
+        routes.get(SiteURL.appPatientReminders.pattern, access: .patientPages, reminders)
+        routes.post(SiteURL.appPatientReminders.pattern, access: .patientPages, changeReminders)
+        routes.get(SiteURL.appPatientDoctor.pattern, access: .patientPages, doctor)
+    }
+
+    private func layout(_ title: String, _ context: PortalContext, _ url: SiteURL) -> Layout {
+        portal.appLayout(title, context: context, navigation: .patient, currentPath: url.path)
+    }
+
+    private var today: CalendarDate { CalendarDate(portal.now) }
+
+    @Sendable func day(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        let today = self.today
+        // A date that is not one, or one still to come, shows today.
+        let asked = request.query("date").flatMap(CalendarDate.init(iso:)).map { min($0, today) } ?? today
+        let schedule = try await portal.database.read { db in try await PatientDay.load(patientID: holder.accountID, day: asked, today: today, on: db) }
+        let page = PatientDayPage(layout: layout(asked == today ? "Today" : PatientDayPage.longDate(asked), context, .appPatientDay), schedule: schedule)
+        return portal.pages.response(page)
+    }
+
+    private struct LogForm: Decodable {
+        var status: String?
+    }
+
+    @Sendable func log(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        guard let day = context.parameters.get("date").flatMap(CalendarDate.init(iso:)), let entryID = context.parameters.get("entry") else {
+            throw HTTPError(.notFound)
+        }
+        let form = try await request.form(LogForm.self, context: context)
+        guard let status = form.status.flatMap(AdherenceLog.Status.init(rawValue:)) else { throw HTTPError(.badRequest) }
+        do {
+            let entry = try await PatientDay.log(
+                patientID: holder.accountID, day: day, entryID: entryID, status: status, actor: context.auditActor,
+                origin: portal.origin(of: request, context: context), portal: portal
+            )
+            return seeOther("\(PatientDayPage.path(day, today: today))#entry-\(entry.entryID)")
+        } catch is PatientDay.LogRefusal {
+            throw HTTPError(.notFound)
+        }
+    }
+
+    @Sendable func progress(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        let days = request.query("days").flatMap(Int.init).flatMap { PatientProgressPage.spanDays.contains($0) ? $0 : nil } ?? 30
+        let through = today, from = today.adding(days: -(days - 1))
+        let summary = try await portal.database.read { db in
+            let regimens = RegimenRepository()
+            return AdherenceSummary(
+                prescriptions: try await regimens.prescriptions(patientID: holder.accountID, on: db),
+                logs: try await regimens.logs(patientID: holder.accountID, from: from, through: through, on: db), from: from, through: through
+            )
+        }
+        let page = PatientProgressPage(layout: layout("Progress", context, .appPatientProgress), summary: summary, days: days) { portal.pages.html($0) }
+        return portal.pages.response(page)
+    }
+
+    private func account(_ context: PortalContext) async throws -> PatientAccount {
+        let holder = try context.requirePatient()
+        guard let account = try await portal.database.read({ db in try await PatientAccountRepository().find(patientID: holder.accountID, on: db) }) else {
+            throw HTTPError(.notFound)
+        }
+        return account
+    }
+
+    @Sendable func reminders(request: Request, context: PortalContext) async throws -> Response {
+        let account = try await account(context)
+        let page = PatientRemindersPage(
+            layout: layout("Reminders", context, .appPatientReminders), settings: account.reminders, saved: request.query("saved") != nil
+        )
+        return portal.pages.response(page)
+    }
+
+    private struct RemindersForm: Decodable {
+        var frequency: String?
+        var email: String?
+    }
+
+    @Sendable func changeReminders(request: Request, context: PortalContext) async throws -> Response {
+        let account = try await account(context)
+        let form = try await request.form(RemindersForm.self, context: context)
+        guard let frequency = form.frequency.flatMap(ReminderSettings.Frequency.init(rawValue:)) else {
+            var errors = FormErrors()
+            errors.add("frequency", "Choose how often to be reminded")
+            var settings = account.reminders
+            settings.email = form.email == "on"
+            return portal.pages.response(
+                PatientRemindersPage(layout: layout("Reminders", context, .appPatientReminders), settings: settings, errors: errors),
+                status: .unprocessableContent
+            )
+        }
+        try await PatientDay.changeReminders(
+            ReminderSettings(frequency: frequency, email: form.email == "on"), patientID: account.patientID, actor: context.auditActor,
+            origin: portal.origin(of: request, context: context), portal: portal
+        )
+        return seeOther("\(SiteURL.appPatientReminders.path)?saved=1")
+    }
+
+    @Sendable func doctor(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requirePatient()
+        let physician = try await portal.database.read { db -> PatientAPI.Physician? in
+            guard let patient = try await PatientRepository().find(id: holder.accountID, on: db) else { return nil }
+            return try await PatientAPIController.physician(of: patient, on: db)
+        }
+        guard let physician else { throw HTTPError(.notFound) }
+        return portal.pages.response(PatientDoctorPage(
+            layout: layout("My doctor", context, .appPatientDoctor), name: physician.name,
+            practiceAddress: physician.practiceAddress.isEmpty ? nil : physician.practiceAddress
+        ))
+    }
+}
+
+extension Access {
+    /// The patient's pages in the web app, with her app cookie in force.
+    static let patientPages = Access.appPage(.patient)
+}

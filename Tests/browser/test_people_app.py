@@ -1,0 +1,150 @@
+"""The people's web app on a phone: a demo patient (printed by `careportal seed-demo`) opens the start page,
+signs in, logs a dose, looks back a day, reads her progress, sets her reminders and finds her doctor — at
+360 × 740 CSS pixels, with axe on every page, no page wider than the phone, every control at least 44 px tall,
+and the day's buttons reached and pressed from the keyboard alone."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import WAIT, check_accessibility, check_charts_keep_their_text_inside, fill, path_of, screenshot, submit, text_of
+from test_narrow_pages import clear_viewport
+from test_sign_in import error_summary_links
+
+PHONE = (360, 740)
+
+
+@pytest.fixture(scope="module")
+def demo(server_factory):
+    """A server seeded with the demo; returns it and the demo patient's username and password."""
+    accounts: dict[str, str] = {}
+
+    def seed(binary, database_url, data_dir):
+        result = subprocess.run(
+            [str(binary), "seed-demo", "--database-url", database_url, "--data-dir", str(data_dir)],
+            capture_output=True, text=True, timeout=600,
+        )
+        assert result.returncode == 0, f"seed-demo failed:\n{result.stdout}\n{result.stderr}"
+        accounts.update(re.findall(r"(\S+)\s+password: (\S+)", result.stdout))
+
+    server = server_factory("people-app", prepare=seed)
+    assert "demo.patient1" in accounts, f"seed-demo printed no web-app patient: {sorted(accounts)}"
+    return server, accounts["demo.patient1"]
+
+
+def as_phone(driver) -> None:
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 2, "mobile": True},
+    )
+
+
+def check_page(driver, name: str) -> None:
+    """axe, a screenshot, nothing wider than the phone, and every control at least 44 px tall."""
+    check_accessibility(driver, name)
+    screenshot(driver, name)
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= PHONE[0], f"{name} is {width} px wide on a {PHONE[0]} px phone"
+    small = driver.execute_script(
+        """
+        const small = [];
+        for (const el of document.querySelectorAll('main button, main a.app-day-nav__link, main input[type=radio], main input[type=checkbox], header button, .app-nav__link')) {
+            // A radio or checkbox is the label's: the label's box is what a finger taps.
+            const target = (el.type === 'radio' || el.type === 'checkbox') ? el.closest('.radio, .checkbox') : el;
+            const box = target.getBoundingClientRect();
+            if (box.height < 44) small.push(`${el.outerHTML.slice(0, 80)} (${Math.round(box.height)} px)`);
+        }
+        return small;
+        """
+    )
+    assert not small, f"controls under 44 px on {name}: " + "; ".join(small)
+
+
+def test_a_patient_uses_her_part_of_the_web_app_on_a_phone(browser, demo):
+    server, password = demo
+    base = server.base_url
+    as_phone(browser)
+    try:
+        browser.get(base + "/app")
+        check_page(browser, "start")
+        browser.find_element(By.LINK_TEXT, "Patients of a physician").click()
+        assert path_of(browser) == "/app/patient/sign-in"
+
+        # A wrong password is told beside the field, with what she typed kept.
+        fill(browser, "identifier", "demo.patient1")
+        fill(browser, "password", "not my password")
+        submit(browser, "Sign in")
+        assert error_summary_links(browser) == ["#identifier"]
+        assert browser.find_element(By.ID, "identifier").get_attribute("value") == "demo.patient1"
+        check_page(browser, "sign-in with an error")
+
+        fill(browser, "password", password)
+        submit(browser, "Sign in")
+        assert path_of(browser) == "/app/patient"
+        check_page(browser, "today")
+        summary = text_of(browser, ".app-summary")
+        done_before = int(summary.split(" of ")[0])
+
+        # From the keyboard alone: Tab to the first Done button not yet chosen, and press Enter.
+        buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "form.app-choices button[value=done]")
+                   if b.get_attribute("aria-pressed") != "true"]
+        if not buttons:
+            # Everything was already done today: look at yesterday instead, which can still be logged.
+            browser.find_element(By.PARTIAL_LINK_TEXT, "Yesterday").click()
+            buttons = [b for b in browser.find_elements(By.CSS_SELECTOR, "form.app-choices button[value=done]")
+                       if b.get_attribute("aria-pressed") != "true"]
+        assert buttons, "nothing left to log today or yesterday"
+        target = buttons[0]
+        label = target.get_attribute("textContent")
+        browser.find_element(By.TAG_NAME, "body").click()
+        for _ in range(200):
+            ActionChains(browser).send_keys(Keys.TAB).perform()
+            if browser.switch_to.active_element == target:
+                break
+        else:
+            pytest.fail(f"Tab never reached {label!r}")
+        old = browser.find_element(By.TAG_NAME, "html")
+        ActionChains(browser).send_keys(Keys.ENTER).perform()
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
+        WebDriverWait(browser, WAIT).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        chosen = [b.get_attribute("textContent") for b in browser.find_elements(By.CSS_SELECTOR, "button[aria-pressed=true]")]
+        assert label in chosen, f"{label!r} is not shown as done: {chosen}"
+        if path_of(browser) == "/app/patient" and "date=" not in browser.current_url:
+            assert int(text_of(browser, ".app-summary").split(" of ")[0]) == done_before + 1
+        check_page(browser, "after logging a dose")
+
+        browser.get(base + "/app/patient")
+        browser.find_element(By.PARTIAL_LINK_TEXT, "Yesterday").click()
+        assert "Yesterday" in text_of(browser, "h1")
+        check_page(browser, "yesterday")
+
+        browser.find_element(By.LINK_TEXT, "Progress").click()
+        assert "In the last 30 days you logged" in text_of(browser, ".app-summary")
+        assert check_charts_keep_their_text_inside(browser) == 1
+        check_page(browser, "progress")
+
+        browser.find_element(By.LINK_TEXT, "Reminders").click()
+        check_page(browser, "reminders")
+        browser.find_element(By.CSS_SELECTOR, "label[for=frequency-daily]").click()
+        submit(browser, "Save reminders")
+        assert "Your reminder settings are saved." in text_of(browser, ".flash")
+        assert browser.find_element(By.ID, "frequency-daily").is_selected()
+
+        browser.find_element(By.LINK_TEXT, "My doctor").click()
+        assert "Dana Demo" in browser.page_source
+        check_page(browser, "my doctor")
+
+        submit(browser, "Sign out")
+        assert path_of(browser) == "/app/patient/sign-in"
+        assert "You have signed out." in text_of(browser, ".flash")
+        browser.get(base + "/app/patient")
+        assert path_of(browser) == "/app/patient/sign-in", "signed out means signed out"
+    finally:
+        clear_viewport(browser)
