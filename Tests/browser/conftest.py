@@ -121,7 +121,7 @@ def http_status(url: str) -> int:
         return error.code
 
 
-def _start_server(name: str) -> Server:
+def _start_server(name: str, prepare=None) -> Server:
     binary = _server_binary()
     if not binary.exists():
         pytest.fail(
@@ -134,11 +134,15 @@ def _start_server(name: str) -> Server:
     base_url = f"http://127.0.0.1:{port}"
     SERVER_LOGS.mkdir(parents=True, exist_ok=True)
     log_path = SERVER_LOGS / f"{name}.log"
+    database_url = f"sqlite://{data_dir}/careportal.sqlite"
+    if prepare is not None:
+        # Before the server starts, so it reads what was prepared as a server started on it later would.
+        prepare(binary, database_url, data_dir)
     command = [
         str(binary), "serve",
         "--host", "127.0.0.1",
         "--port", str(port),
-        "--database-url", f"sqlite://{data_dir}/careportal.sqlite",
+        "--database-url", database_url,
         "--data-dir", str(data_dir),
         "--base-url", base_url,
     ]
@@ -185,12 +189,15 @@ _running: list[Server] = []
 
 @pytest.fixture(scope="session")
 def server_factory():
-    """Starts servers on demand: `server_factory("name")`; all are stopped at session end."""
+    """Starts servers on demand: `server_factory("name")`; all are stopped at session end.
+
+    `prepare(binary, database_url, data_dir)`, if given, runs before the server starts (to seed its database).
+    """
     counter = iter(range(1, 10_000))
 
-    def start(name: str = "server") -> Server:
+    def start(name: str = "server", prepare=None) -> Server:
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
-        server = _start_server(f"{next(counter):02d}-{safe}")
+        server = _start_server(f"{next(counter):02d}-{safe}", prepare)
         _running.append(server)
         return server
 

@@ -181,3 +181,22 @@ def test_skip_link_is_the_first_tab_stop_and_is_visible(browser, server, admin):
     size = focused.size
     assert size["width"] > 40 and size["height"] > 20, f"focused skip link is {size}"
     screenshot(browser, "01-skip-link-focused")
+
+
+def test_a_sign_in_link_whose_return_path_holds_a_tab_stays_on_the_site(browser, server, admin):
+    # The link as an outsider would send it: a tab between the slashes, which a browser drops.
+    browser.get(server + "/sign-in?next=/%09/evil.example")
+    assert path_of(browser) == "/sign-in"
+    check_accessibility(browser, "sign-in-with-return-path")
+    fill(browser, "username", admin.username)
+    fill(browser, "password", admin.password)
+    submit(browser, "Sign in")
+    assert browser.current_url.startswith(server + "/"), f"left the site for {browser.current_url}"
+    assert path_of(browser) == "/"
+    assert browser.find_elements(By.CSS_SELECTOR, "span.site-header__user")
+    screenshot(browser, "sign-in-return-path-stays-home")
+    # Signed in, the same link goes home too.
+    browser.get(server + "/sign-in?next=/%09/evil.example")
+    assert browser.current_url.startswith(server + "/") and path_of(browser) == "/"
+    browser.get(server + "/sign-in?next=/%5C%5Cevil.example")
+    assert browser.current_url.startswith(server + "/") and path_of(browser) == "/"

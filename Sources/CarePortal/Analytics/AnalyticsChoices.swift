@@ -52,7 +52,7 @@ struct AnalyticsChoices: Sendable, Equatable {
 
     /// Reads the address's choices; anything that cannot be used is noted in `problems` and a sensible
     /// choice taken instead, so the page always draws something.
-    init(query: [(String, String)], cohorts: [Cohort]) {
+    init(query: [(String, String)], cohorts: [AnalyticsCohort]) {
         func value(_ name: String) -> String? { query.last { $0.0 == name }?.1.trimmingCharacters(in: .whitespaces) }
         if let text = value("range"), !text.isEmpty {
             if let range = Range(rawValue: text) { self.range = range } else { problems["range"] = "Choose one of the date ranges" }
@@ -63,10 +63,10 @@ struct AnalyticsChoices: Sendable, Equatable {
         if let text = value("compare"), !text.isEmpty {
             if let comparison = Comparison(rawValue: text) { self.comparison = comparison } else { problems["compare"] = "Choose a comparison" }
         }
-        let known = Set(cohorts.map(\.id))
         for (name, text) in query where name == "cohort" && !text.isEmpty {
-            if let id = Int64(text), known.contains(id) {
-                if !cohortIDs.contains(id) { cohortIDs.append(id) }
+            // A due month merged with others (`AnalyticsCohort.grouped`) stands for its group.
+            if let id = Int64(text), let group = cohorts.first(where: { $0.cohortIDs.contains(id) }) {
+                if !cohortIDs.contains(group.id) { cohortIDs.append(group.id) }
             } else {
                 problems["cohort"] = "One of the cohorts chosen does not exist; it was left out"
             }

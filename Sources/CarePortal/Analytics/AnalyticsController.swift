@@ -37,9 +37,10 @@ struct AnalyticsController {
     }
 
     private func makeReports(_ query: [(String, String)], db: any SQLDatabase) async throws -> AnalyticsReports {
-        let cohorts = try await MemberRepository().cohorts(on: db)
+        let repository = AnalyticsRepository()
+        let cohorts = AnalyticsCohort.grouped(try await MemberRepository().cohorts(on: db), members: try await repository.memberCounts(on: db))
         let choices = AnalyticsChoices(query: query, cohorts: cohorts)
-        let recorded = try await AnalyticsRepository().recordedDays(on: db)
+        let recorded = try await repository.recordedDays(on: db)
         let address = ListAddress(path: SiteURL.analyticsDownload.path, parameters: choices.query)
         return AnalyticsReports(
             choices: choices, cohorts: cohorts, recorded: recorded, clock: portal.programSettings.current.clock, now: portal.now,
@@ -60,15 +61,16 @@ struct AnalyticsController {
             layout: portal.layout("Analytics", context: context, current: .analytics),
             topics: AnalyticsReports.Topic.allCases.map { .init(title: $0.title, summary: $0.summary, path: SiteURL.analyticsTopic($0).path) },
             exportPath: SiteURL.analyticsExport.path,
-            eventsToday: SmallCounts.count(events).text, activeLastWeek: SmallCounts.count(active).text
+            eventsToday: Disclosure.count(events).text, activeLastWeek: Disclosure.count(active).text
         ))
     }
 
     func show(_ topic: AnalyticsReports.Topic, request: Request, context: PortalContext) async throws -> Response {
-        let (reports, graphs, surveys) = try await portal.database.read { db -> (AnalyticsReports, [ChartFigure], [FilterOption]?) in
+        let (reports, graphs, surveys, refusal) = try await portal.database.read { db -> (AnalyticsReports, [ChartFigure], [FilterOption]?, String?) in
             let reports = try await makeReports(Self.queryPairs(request), db: db)
             let surveys = topic == .surveys ? try await reports.surveyOptions(on: db) : nil
-            return (reports, try await reports.graphs(topic, on: db), surveys)
+            if let refusal = try await reports.tooFewMembers(on: db) { return (reports, [], surveys, refusal) }
+            return (reports, try await reports.graphs(topic, on: db), surveys, nil)
         }
         return portal.pages.response(AnalyticsTopicPage(
             layout: portal.layout(topic.title, context: context, current: .analytics),
@@ -77,7 +79,7 @@ struct AnalyticsController {
             form: AnalyticsChoicesForm(action: SiteURL.analyticsTopic(topic).path, choices: reports.choices, cohorts: reports.cohorts,
                                        period: reports.period, surveys: surveys),
             graphs: graphs.map(portal.pages.html),
-            nothingToShow: graphs.isEmpty ? topic.nothingToShow : nil
+            nothingToShow: refusal ?? (graphs.isEmpty ? topic.nothingToShow : nil)
         ))
     }
 
@@ -86,6 +88,7 @@ struct AnalyticsController {
         let wanted = request.query("graph") ?? ""
         let found = try await portal.database.read { db -> (ChartFigure, AnalyticsReports)? in
             let reports = try await makeReports(Self.queryPairs(request), db: db)
+            if try await reports.tooFewMembers(on: db) != nil { return nil }
             for topic in AnalyticsReports.Topic.allCases {
                 if let figure = try await reports.graphs(topic, on: db).first(where: { $0.id == wanted }) { return (figure, reports) }
             }
@@ -115,7 +118,8 @@ struct AnalyticsController {
         ))
     }
 
-    /// Every event of the chosen period and cohorts, de-identified, as CSV; the export itself is audited.
+    /// Every event of the chosen period and cohorts, de-identified (`AnalyticsExport.rows`), as CSV; the export itself
+    /// is audited.
     @Sendable func export(request: Request, context: PortalContext) async throws -> Response {
         var copy = request
         let body = String(buffer: try await copy.collectBody(upTo: context.maxUploadSize))
@@ -125,17 +129,17 @@ struct AnalyticsController {
             let reports = try await makeReports(Self.formPairs(body), db: db)
             let start = clock.instant(startOf: reports.period.lowerBound.date)
             let end = clock.instant(startOf: reports.period.upperBound.date.adding(days: 1))
-            let cohorts = Dictionary(uniqueKeysWithValues: reports.cohorts.map { ($0.id, $0.name) })
-            var rows = [AnalyticsExport.columns.map(\.name)]
-            try await AnalyticsRepository().events(from: start, until: end, cohortIDs: reports.choices.cohortIDs, on: db) { batch in
-                rows += batch.map { exporter.row($0, cohorts: cohorts, clock: clock) }
+            var events: [AnalyticsRepository.ExportedEvent] = []
+            try await AnalyticsRepository().events(from: start, until: end, cohortIDs: reports.chosenCohortIDs, on: db) { batch in
+                events += batch
             }
+            let (body, left) = exporter.rows(events, cohorts: reports.cohorts, clock: clock)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .analyticsExported, recordType: "events",
                 origin: portal.origin(of: request, context: context),
-                detail: "\(rows.count - 1) events, \(reports.scopeName), \(reports.periodText)"
+                detail: "\(body.count) events (\(left) left out, too few members alike), \(reports.scopeName), \(reports.periodText)"
             ), on: db)
-            return (reports, rows)
+            return (reports, [AnalyticsExport.columns.map(\.name)] + body)
         }
         return try Self.csv(rows, name: "events-deidentified-\(reports.period.lowerBound.date.iso)-to-\(reports.period.upperBound.date.iso).csv")
     }

@@ -24,7 +24,7 @@ struct AnalyticsChoicesForm: Sendable, Encodable {
     let fromError: String?
     let toError: String?
 
-    init(action: String, choices: AnalyticsChoices, cohorts: [Cohort], period: ClosedRange<AnalyticsDay>, surveys: [FilterOption]? = nil) {
+    init(action: String, choices: AnalyticsChoices, cohorts: [AnalyticsCohort], period: ClosedRange<AnalyticsDay>, surveys: [FilterOption]? = nil) {
         self.surveys = surveys ?? []
         hasSurveys = !(surveys ?? []).isEmpty
         self.action = action

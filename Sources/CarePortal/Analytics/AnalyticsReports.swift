@@ -2,26 +2,6 @@ import Foundation
 import PortalPlatform
 import SQLKit
 
-/// Small counts are withheld, as health statistics publish them: any count from 1 to 4 is shown as
-/// "fewer than 5" in graphs, tables and CSV files, and so is a share worked out from one.
-enum SmallCounts {
-    static let threshold: Int64 = 5
-    static let withheld = "fewer than 5"
-
-    static func isWithheld(_ count: Int64) -> Bool { count > 0 && count < threshold }
-
-    static func count(_ count: Int64) -> ChartValue {
-        isWithheld(count) ? ChartValue(nil, text: withheld) : .count(Int(count))
-    }
-
-    /// `part` of `whole` as a percentage; withheld when either count is; nothing to show when `whole` is 0.
-    static func share(_ part: Int64, of whole: Int64) -> ChartValue {
-        if whole == 0 { return ChartValue(nil, text: "none") }
-        if isWithheld(part) || isWithheld(whole) { return ChartValue(nil, text: withheld) }
-        return .share(Double(part) / Double(whole))
-    }
-}
-
 /// The graphs of the Analytics pages, for one set of choices: each a chart whose table is exactly what
 /// its CSV download holds.
 struct AnalyticsReports: Sendable {
@@ -66,7 +46,7 @@ struct AnalyticsReports: Sendable {
     }
 
     let choices: AnalyticsChoices
-    let cohorts: [Cohort]
+    let cohorts: [AnalyticsCohort]
     let period: ClosedRange<AnalyticsDay>
     let today: AnalyticsDay
     let clock: ProgramClock
@@ -77,7 +57,7 @@ struct AnalyticsReports: Sendable {
 
     /// `recorded`: the first and last days anything was recorded on (`AnalyticsRepository.recordedDays`).
     init(
-        choices: AnalyticsChoices, cohorts: [Cohort], recorded: ClosedRange<AnalyticsDay>?, clock: ProgramClock, now: Date,
+        choices: AnalyticsChoices, cohorts: [AnalyticsCohort], recorded: ClosedRange<AnalyticsDay>?, clock: ProgramClock, now: Date,
         csvPath: @escaping @Sendable (String) -> String
     ) {
         repository = AnalyticsRepository(recorded: recorded)
@@ -104,13 +84,35 @@ struct AnalyticsReports: Sendable {
 
     var scopes: [Scope] {
         switch choices.comparison {
-        case .none: [Scope(name: scopeName, period: period, cohortIDs: choices.cohortIDs)]
+        case .none: [Scope(name: scopeName, period: period, cohortIDs: chosenCohortIDs)]
         case .previous: [
-            Scope(name: "This period", period: period, cohortIDs: choices.cohortIDs),
-            Scope(name: "The period before", period: AnalyticsChoices.previous(period), cohortIDs: choices.cohortIDs),
+            Scope(name: "This period", period: period, cohortIDs: chosenCohortIDs),
+            Scope(name: "The period before", period: AnalyticsChoices.previous(period), cohortIDs: chosenCohortIDs),
         ]
-        case .cohorts: cohorts.filter { choices.cohortIDs.contains($0.id) }.map { Scope(name: $0.name, period: period, cohortIDs: [$0.id]) }
+        case .cohorts: cohorts.filter { choices.cohortIDs.contains($0.id) }.map { Scope(name: $0.name, period: period, cohortIDs: $0.cohortIDs) }
         }
+    }
+
+    /// The due months' cohorts of the groups chosen (none: every member).
+    var chosenCohortIDs: [Int64] {
+        cohorts.filter { choices.cohortIDs.contains($0.id) }.flatMap(\.cohortIDs)
+    }
+
+    /// Why nothing may be drawn for these choices: a period and cohorts in which fewer than 5 members did anything
+    /// would describe those few, and are not offered on their own.
+    func tooFewMembers(on db: any SQLDatabase) async throws -> String? {
+        for scope in scopes {
+            let members = try await repository.activeMemberCount(in: scope.period, cohortIDs: scope.cohortIDs, on: db)
+            guard members > 0 && members < Int(Disclosure.threshold) else { continue }
+            let which = scopes.count > 1 ? " (\(scope.name))" : ""
+            return "Fewer than 5 members used the app in this period and these cohorts\(which), so nothing is drawn for them: choose a longer period or more cohorts."
+        }
+        return nil
+    }
+
+    /// How a figure ranks in an order "most first": its number shown, a small count just above 0, and the order given for ties.
+    static func rank(_ figure: Disclosure.Figure) -> Int64 {
+        figure.shown ?? 1
     }
 
     /// A scope's buckets lined up with this period's, the first with the first (the period before has as many days).
@@ -144,14 +146,18 @@ struct AnalyticsReports: Sendable {
         for scope in scopes {
             totals.append(try await repository.totals(kind: .sectionViewed, in: scope.period, cohortIDs: scope.cohortIDs, on: db))
         }
-        let first = totals.first ?? [:]
-        let sections = AppSection.allCases.sorted { (first[$0.rawValue]?.events ?? 0) > (first[$1.rawValue]?.events ?? 0) }
+        let figures = totals.map { totals in Dictionary(uniqueKeysWithValues: AppSection.allCases.map { ($0, Disclosure.figure(totals[$0.rawValue]?.events ?? 0)) }) }
+        let first = figures.first ?? [:]
+        // Most visited first by the figures shown, so the order tells nothing the figures do not; ties in the app's order.
+        let sections = AppSection.allCases.enumerated().sorted { a, b in
+            (Self.rank(first[a.element] ?? .small), -a.offset) > (Self.rank(first[b.element] ?? .small), -b.offset)
+        }.map(\.element)
         let visits = BarChart(
             id: "section-visits", title: "Visits to each section of the app, \(periodText)",
             summary: "How many times members opened each section of the app, most visited first." + comparisonNote,
             categories: sections.map(\.title),
-            series: zip(scopes, totals).map { scope, totals in
-                ChartSeries(scope.name, sections.map { SmallCounts.count(totals[$0.rawValue]?.events ?? 0) })
+            series: zip(scopes, figures).map { scope, figures in
+                ChartSeries(scope.name, sections.map { (figures[$0] ?? .small).value })
             },
             valueAxisTitle: "Visits", categoryTitle: "Section", csvPath: csvPath("section-visits")
         ).figure
@@ -159,11 +165,12 @@ struct AnalyticsReports: Sendable {
             id: "section-time", title: "Time spent in each section of the app, \(periodText)",
             summary: "The minutes members spent in each section, in the same order." + comparisonNote,
             categories: sections.map(\.title),
-            series: zip(scopes, totals).map { scope, totals in
-                ChartSeries(scope.name, sections.map { section in
-                    let value = totals[section.rawValue] ?? AnalyticsRepository.Count(bucket: 0, cohortID: nil, label: section.rawValue, events: 0, total: 0)
-                    if SmallCounts.isWithheld(value.events) { return ChartValue(nil, text: SmallCounts.withheld) }
-                    let minutes = Double(value.total) / 60
+            series: zip(scopes, zip(totals, figures)).map { scope, both in
+                let (totals, figures) = both
+                return ChartSeries(scope.name, sections.map { section in
+                    let figure = figures[section] ?? .small
+                    if figure.shown == nil { return ChartValue(nil, text: figure.text) }
+                    let minutes = Double(totals[section.rawValue]?.total ?? 0) / 60
                     return ChartValue(minutes, text: "\(ChartFormat.count(Int(minutes.rounded()))) min")
                 })
             },
@@ -184,13 +191,14 @@ struct AnalyticsReports: Sendable {
             counts.append(byBucket)
         }
         let keys = buckets.buckets.map(\.key)
-        let current = counts.first ?? [:]
+        let moodFigures = counts.map { counts in counts.mapValues { moods in moods.mapValues(Disclosure.figure) } }
+        let current = moodFigures.first ?? [:]
         let moods = ColumnChart(
             id: "moods", title: "Moods shared by \(choices.granularity.rawValue), \(scopeName), \(periodText)",
             summary: "Each column is the moods shared in that \(choices.granularity.rawValue), stacked from positive (excited, happy, loved) through indifferent to negative (sad, angry, sick, overwhelmed).",
             categories: buckets.labels,
             series: Mood.allCases.map { mood in
-                ChartSeries("\(mood.title) (\(mood.group.rawValue))", keys.map { SmallCounts.count(current[$0]?[mood.rawValue] ?? 0) })
+                ChartSeries("\(mood.title) (\(mood.group.rawValue))", keys.map { (current[$0]?[mood.rawValue] ?? .small).value })
             },
             valueAxisTitle: "Moods shared", categoryTitle: choices.granularity.title, stacked: true, csvPath: csvPath("moods")
         ).figure
@@ -201,8 +209,9 @@ struct AnalyticsReports: Sendable {
             categories: buckets.labels,
             series: zip(scopes, counts).map { scope, counts in
                 ChartSeries(scope.name, aligned(scope).map { key in
+                    // Of the moods' rounded sums, withheld where either is fewer than 5.
                     let moods = counts[key] ?? [:]
-                    return SmallCounts.share(moods.filter { negative.contains($0.key) }.values.reduce(0, +), of: moods.values.reduce(0, +))
+                    return Disclosure.share(moods.filter { negative.contains($0.key) }.values.reduce(0, +), of: moods.values.reduce(0, +))
                 })
             },
             valueAxisTitle: "Negative moods (%)", categoryTitle: choices.granularity.title, maximum: 100, csvPath: csvPath("negative-moods")
@@ -243,11 +252,13 @@ struct AnalyticsReports: Sendable {
             counts.append(try await repository.choiceCounts(surveyID: surveyID, scope: filter, on: db))
             responses.append(try await repository.responseCount(surveyID: surveyID, scope: filter, on: db))
         }
-        let answered = zip(scopes, responses).map { "\($0.name): \(SmallCounts.count(Int64($1)).text) responses" }.joined(separator: "; ")
+        let protected = Self.protectSurvey(questions: questions, counts: counts, responses: responses)
+        let answered = zip(scopes, protected.responses).map { "\($0.name): \($1.text) responses" }.joined(separator: "; ")
         var figures: [ChartFigure] = []
         for (index, question) in questions.enumerated() where question.kind != .text {
             let id = "survey-\(surveyID)-question-\(question.id)"
             let title = "“\(survey.title)”, question \(index + 1): \(question.prompt)"
+            guard let table = protected.questions[question.id] else { continue }
             switch question.kind {
             case .scale:
                 let levels = SurveyQuestion.scale.map { point in
@@ -257,19 +268,19 @@ struct AnalyticsReports: Sendable {
                     id: id, title: title,
                     summary: "The share of members answering at each point of the scale, lower to the left of the centre line and higher to the right (\(answered))." + comparisonNote,
                     levels: levels,
-                    rows: zip(scopes, counts).map { scope, counts in
-                        DivergingBarChart.Row(label: scope.name, counts: SurveyQuestion.scale.map { counts[question.id]?[$0] ?? 0 })
+                    rows: scopes.indices.map { row in
+                        DivergingBarChart.Row(label: scopes[row].name, levels: table.cells[row].map(\.value), total: (table.rowTotals?[row] ?? .small).value)
                     },
                     categoryTitle: choices.comparison == .none ? "Members" : "Compared", csvPath: csvPath(id),
-                    withheld: (Int(SmallCounts.threshold), SmallCounts.withheld)
+                    withheld: (Int(Disclosure.threshold), Disclosure.fewerThanFive)
                 ).figure)
             case .singleChoice, .multipleChoice:
                 figures.append(BarChart(
                     id: id, title: title,
                     summary: "How many members chose each answer (\(answered))." + (question.kind == .multipleChoice ? " Each could choose more than one." : "") + comparisonNote,
                     categories: question.choices,
-                    series: zip(scopes, counts).map { scope, counts in
-                        ChartSeries(scope.name, question.choices.indices.map { SmallCounts.count(Int64(counts[question.id]?[$0 + 1] ?? 0)) })
+                    series: scopes.indices.map { column in
+                        ChartSeries(scopes[column].name, question.choices.indices.map { table.cells[$0][column].value })
                     },
                     valueAxisTitle: "Members", categoryTitle: "Answer", csvPath: csvPath(id)
                 ).figure)
@@ -278,6 +289,47 @@ struct AnalyticsReports: Sendable {
             }
         }
         return figures
+    }
+
+    /// Each question's figures and each scope's response count, protected together: a scope's responses are the
+    /// total of each single-choice question's column (every response chooses one) and of each scale's row when all
+    /// answered it, so a total one table has to withhold is withheld in the summary and every other table too.
+    static func protectSurvey(
+        questions: [SurveyQuestion], counts: [[Int64: [Int: Int]]], responses: [Int]
+    ) -> (questions: [Int64: Disclosure.Protected], responses: [Disclosure.Figure]) {
+        func tables(withheld: Set<Int>) -> [Int64: Disclosure.Protected] {
+            var tables: [Int64: Disclosure.Protected] = [:]
+            for question in questions {
+                switch question.kind {
+                case .scale:
+                    let cells = counts.map { counts in SurveyQuestion.scale.map { Int64(counts[question.id]?[$0] ?? 0) } }
+                    var table = Disclosure.Table.summedByRow(cells)
+                    table.withheldRows = withheld.filter { cells[$0].reduce(0, +) == Int64(responses[$0]) }
+                    tables[question.id] = Disclosure.protect(table)
+                case .singleChoice, .multipleChoice:
+                    let cells = question.choices.indices.map { choice in counts.map { Int64($0[question.id]?[choice + 1] ?? 0) } }
+                    var table = Disclosure.Table(cells: cells, columnTotals: question.kind == .singleChoice ? responses.map(Int64.init) : nil)
+                    table.withheldColumns = withheld
+                    tables[question.id] = Disclosure.protect(table)
+                case .text:
+                    break
+                }
+            }
+            return tables
+        }
+        let first = tables(withheld: [])
+        var withheld: Set<Int> = []
+        for question in questions {
+            guard let table = first[question.id] else { continue }
+            for (scope, total) in (table.rowTotals ?? []).enumerated() where total == .withheld {
+                let answers = SurveyQuestion.scale.reduce(0) { $0 + (counts[scope][question.id]?[$1] ?? 0) }
+                if answers == responses[scope] { withheld.insert(scope) }
+            }
+            for (scope, total) in (table.columnTotals ?? []).enumerated() where total == .withheld { withheld.insert(scope) }
+        }
+        let final = withheld.isEmpty ? first : tables(withheld: withheld)
+        let figures = responses.indices.map { withheld.contains($0) ? Disclosure.Figure.withheld : Disclosure.figure(Int64(responses[$0])) }
+        return (final, figures)
     }
 
     // MARK: Learning module scores
@@ -294,7 +346,10 @@ struct AnalyticsReports: Sendable {
         }
         let scores = completions
         let first = completions.first ?? [:]
-        let labels = Set(completions.flatMap(\.keys)).sorted { (first[$0]?.events ?? 0, $1) > (first[$1]?.events ?? 0, $0) }
+        // Most completed first by the figures shown, so the order tells nothing the figures do not.
+        let labels = Set(completions.flatMap(\.keys)).sorted {
+            (Self.rank(Disclosure.figure(first[$0]?.events ?? 0)), $1) > (Self.rank(Disclosure.figure(first[$1]?.events ?? 0)), $0)
+        }
         guard !labels.isEmpty else { return [] }
         let ids = labels.map { Int64($0.dropFirst("module-".count)) ?? 0 }
         let titles = try await LearningContentRepository.moduleTitles(ids, on: db)
@@ -307,7 +362,7 @@ struct AnalyticsReports: Sendable {
             summary: "How many times members completed each module (each quiz submitted counts), most completed first." + comparisonNote,
             categories: names,
             series: zip(scopes, completions).map { scope, completions in
-                ChartSeries(scope.name, labels.map { SmallCounts.count(completions[$0]?.events ?? 0) })
+                ChartSeries(scope.name, labels.map { Disclosure.count(completions[$0]?.events ?? 0) })
             },
             valueAxisTitle: "Completions", categoryTitle: "Module", csvPath: csvPath("module-completions")
         ).figure
@@ -319,27 +374,32 @@ struct AnalyticsReports: Sendable {
                 ChartSeries(scope.name, labels.map { label in
                     let count = scores[label]?.scored ?? 0, total = scores[label]?.total ?? 0
                     if count == 0 { return ChartValue(nil, text: "no quiz") }
-                    if SmallCounts.isWithheld(count) { return ChartValue(nil, text: SmallCounts.withheld) }
+                    if Disclosure.figure(count) == .small { return ChartValue(nil, text: Disclosure.fewerThanFive) }
                     let average = Double(total) / Double(count)
                     return ChartValue(average, text: "\(ChartFormat.decimal(average, places: 1)) out of 100")
                 })
             },
             valueAxisTitle: "Average score", categoryTitle: "Module", csvPath: csvPath("module-average-scores")
         ).figure
+        // One row per module (and scope), its bands adding up to its quizzes ("Answers").
+        var spreadLabels: [String] = []
+        var spreadCells: [[Int64]] = []
+        for (index, label) in labels.enumerated() {
+            for (scope, scores) in zip(scopes, scores) {
+                spreadLabels.append(scopes.count > 1 ? "\(names[index]): \(scope.name)" : names[index])
+                spreadCells.append(Self.scoreBands.indices.map { scores[label]?.bands[$0] ?? 0 })
+            }
+        }
+        let spread = Disclosure.protect(.summedByRow(spreadCells))
         let spreadChart = DivergingBarChart(
             id: "module-score-spread", title: "Spread of quiz scores in each learning module, \(periodText)",
             summary: "For each module, the share of quizzes scoring in each band: lower scores to the left of the centre line, higher to the right." + comparisonNote,
             levels: Self.scoreBands,
-            rows: labels.enumerated().flatMap { index, label in
-                zip(scopes, scores).map { scope, scores in
-                    DivergingBarChart.Row(
-                        label: scopes.count > 1 ? "\(names[index]): \(scope.name)" : names[index],
-                        counts: Self.scoreBands.indices.map { Int(scores[label]?.bands[$0] ?? 0) }
-                    )
-                }
+            rows: zip(spreadLabels, zip(spread.cells, spread.rowTotals ?? [])).map { label, row in
+                DivergingBarChart.Row(label: label, levels: row.0.map(\.value), total: row.1.value)
             },
             categoryTitle: "Module", csvPath: csvPath("module-score-spread"),
-            withheld: (Int(SmallCounts.threshold), SmallCounts.withheld),
+            withheld: (Int(Disclosure.threshold), Disclosure.fewerThanFive),
             axisTitle: "Share of quizzes: lower scores to the left, higher to the right"
         ).figure
         return [completionsChart, averageChart, spreadChart]
@@ -370,16 +430,24 @@ struct AnalyticsReports: Sendable {
             summary: "How many members used the app (signed in, opened it, or did anything in it) in each \(noun)." + comparisonNote,
             categories: buckets.labels,
             series: zip(scopes, active).map { scope, active in
-                ChartSeries(scope.name, aligned(scope).map { SmallCounts.count(active[$0] ?? 0) })
+                ChartSeries(scope.name, aligned(scope).map { Disclosure.count(active[$0] ?? 0) })
             },
             valueAxisTitle: "Active members", categoryTitle: granularity.title, csvPath: csvPath("active-members")
         ).figure
+        // The bands add up to the members active in the period, which the active members' graph shows for a period of
+        // one day, week or month: a total shown elsewhere, so only cells are withheld beside a small one.
+        var opensCounts = Disclosure.Table(
+            cells: Self.opensBands.indices.map { band in opens.map { $0[band] } },
+            columnTotals: opens.map { $0.reduce(0, +) }
+        )
+        opensCounts.totalsShownElsewhere = true
+        let opensTable = Disclosure.protect(opensCounts)
         let opensChart = BarChart(
             id: "opens-per-member", title: "How often each active member opened the app, \(periodText)",
             summary: "Members active in the period, by how many times they opened the app in it." + comparisonNote,
             categories: Self.opensBands.map(\.title),
-            series: zip(scopes, opens).map { scope, opens in
-                ChartSeries(scope.name, opens.map { SmallCounts.count($0) })
+            series: scopes.indices.map { column in
+                ChartSeries(scopes[column].name, opensTable.cells.map { $0[column].value })
             },
             valueAxisTitle: "Members", categoryTitle: "App opens", csvPath: csvPath("opens-per-member")
         ).figure
@@ -390,7 +458,7 @@ struct AnalyticsReports: Sendable {
             series: zip(scopes, retained).map { scope, retained in
                 ChartSeries(scope.name, (0...Self.retentionWeeks).map { after in
                     guard let point = retained[after] else { return ChartValue(nil, text: "not yet") }
-                    return SmallCounts.share(point.active, of: point.joined)
+                    return Disclosure.share(point.active, of: point.joined)
                 })
             },
             valueAxisTitle: "Still active (%)", categoryTitle: "Weeks after joining", maximum: 100, csvPath: csvPath("retention")

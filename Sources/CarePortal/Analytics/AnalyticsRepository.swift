@@ -227,9 +227,19 @@ struct AnalyticsRepository: Sendable {
             """).first()?.decode(column: "members", as: Int64.self) ?? 0
     }
 
-    /// How many different members were active at some time in `period` (all cohorts).
-    func activeMemberCount(in period: ClosedRange<AnalyticsDay>, on db: any SQLDatabase) async throws -> Int {
-        Int(try await distinctMembers(reach(period), largest: .year, cohortIDs: [], on: db))
+    /// How many different members were active at some time in `period` (of `cohortIDs`; none: all cohorts).
+    func activeMemberCount(in period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64] = [], on db: any SQLDatabase) async throws -> Int {
+        Int(try await distinctMembers(reach(period), largest: .year, cohortIDs: cohortIDs, on: db))
+    }
+
+    /// How many members each cohort has, whatever their status (`AnalyticsCohort.grouped`).
+    func memberCounts(on db: any SQLDatabase) async throws -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        for row in try await db.raw("SELECT cohort_id, COUNT(*) AS members FROM members GROUP BY cohort_id").all() {
+            guard let cohort = try row.decode(column: "cohort_id", as: Int64?.self) else { continue }
+            counts[cohort] = try row.decode(column: "members", as: Int.self)
+        }
+        return counts
     }
 
     /// Members active in `period`, by how often they opened the app in it: how many in each of `bands`.

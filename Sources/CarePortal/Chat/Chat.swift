@@ -254,11 +254,14 @@ struct Chat: Sendable {
         listeners.send(ByteBuffer(bytes: bytes), to: cohortID)
     }
 
-    /// Deletes what has outlived its room's window; the background job runs it every 30 seconds.
+    /// Deletes what has outlived its room's window, and then every trace of it in the database's files;
+    /// the background job runs it every 30 seconds.
     @discardableResult
     func purge() async throws -> Int {
         let now = portal.now
-        return try await portal.database.transaction { db in try await repository.purge(now: now, on: db) }
+        let purged = try await portal.database.transaction { db in try await repository.purge(now: now, on: db) }
+        if purged > 0 || portal.database.owesCheckpoint { try await portal.database.checkpointDeletions() }
+        return purged
     }
 }
 

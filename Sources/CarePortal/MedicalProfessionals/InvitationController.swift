@@ -84,9 +84,11 @@ struct InvitationController {
 
         let hash = try await portal.passwords.hash(password)
         let origin = portal.origin(of: request, context: context)
+        let twoFactor = TwoFactorController(portal: portal)
         let session: ActiveSession
+        let secondStep: SiteURL?
         do {
-            session = try await portal.database.transaction { db in
+            (session, secondStep) = try await portal.database.transaction { db in
                 // Claimed first, under its conditions, so a second submission of the link finds nothing to accept.
                 guard let invitation = try await invitations.accept(token: token, now: portal.now, on: db) else {
                     throw InvitationNoLongerUsable()
@@ -106,10 +108,15 @@ struct InvitationController {
                     action: .invitationAccepted, recordType: "staff_invitation", recordID: "\(invitation.id)", origin: origin,
                     detail: "staff account \(account.id)"
                 ), on: db)
-                return try await portal.sessions.rotate(
+                // A role that must use a second factor sets it up before its first signed-in page, as at sign-in.
+                if let step = try await twoFactor.secondStep(for: account, on: db) {
+                    let pending = try await portal.sessions.rotate(context.session, toAccount: nil, on: db)
+                    return (pending, try await twoFactor.start(step, for: account, session: pending, next: nil, on: db))
+                }
+                return (try await portal.sessions.rotate(
                     context.session, toAccount: account.id,
                     flash: Flash(.success, "Your account is ready. You are signed in as \(account.username)."), on: db
-                )
+                ), nil)
             }
         } catch is UsernameTaken {
             var errors = FormErrors()
@@ -118,7 +125,7 @@ struct InvitationController {
         } catch is InvitationNoLongerUsable {
             return unusable(context: context)
         }
-        var response = seeOther(.landing(for: invitation.role))
+        var response = seeOther(secondStep ?? .landing(for: invitation.role))
         response.setCookie(portal.sessions.cookie(for: session))
         return response
     }

@@ -86,16 +86,20 @@ struct MemberAPIController {
         guard problems.isEmpty, let dueDate else { throw APIError.validation(problems) }
 
         // A wrong code counts against the code and the address, so codes cannot be guessed.
-        guard try await portal.database.read({ db in try await codes.isUsable(code: code, now: now, on: db) }) else {
-            try await portal.database.transaction { db in
-                try await throttle.recordFailure(addressKeys + [.signUpCode(code)], now: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: .anonymous, action: .memberRegistered, recordType: "member", outcome: .failure, origin: origin,
-                    detail: "sign-up code not usable"
-                ), on: db)
+        let usable = try await portal.database.transaction { db in
+            let attempt = try await throttle.reserveAPIAttempt(addressKeys + [.signUpCode(code)], now: now, on: db)
+            if try await codes.isUsable(code: code, now: now, on: db) {
+                try await throttle.release(attempt, on: db)
+                return true
             }
-            throw APIError.validation(["sign_up_code": Self.wrongCode])
+            try await throttle.fail(attempt, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: .anonymous, action: .memberRegistered, recordType: "member", outcome: .failure, origin: origin,
+                detail: "sign-up code not usable"
+            ), on: db)
+            return false
         }
+        guard usable else { throw APIError.validation(["sign_up_code": Self.wrongCode]) }
         if try await portal.database.read({ db in try await members.credentials(pseudonym: pseudonym, on: db) }) != nil {
             throw Self.pseudonymTaken
         }
@@ -183,7 +187,7 @@ struct MemberAPIController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let keys: [SignInThrottle.Key] = [.recovery(email)] + (origin.address.map { [.address($0)] } ?? [])
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
+        let attempt = try await throttle.reserveAPIAttempt(keys, now: now, in: portal.database)
         let candidates = try await portal.database.read { db in try await members.credentials(recoveryEmail: email, on: db) }
         var recovered: MemberCredentials?
         for candidate in candidates where try await portal.passwords.verify(answer, against: candidate.securityAnswerHash) {
@@ -193,7 +197,7 @@ struct MemberAPIController {
         if candidates.isEmpty { try await portal.passwords.verifyAgainstNothing(answer) }
         guard let recovered, recovered.status == .active else {
             try await portal.database.transaction { db in
-                try await throttle.recordFailure(keys, now: now, on: db)
+                try await throttle.fail(attempt, on: db)
                 try await portal.audit.record(AuditEvent(
                     actor: AuditActor(accountID: recovered?.id, role: "member", name: nil), action: .memberRecovered,
                     recordType: "member", recordID: recovered.map { "\($0.id)" }, outcome: .failure, origin: origin,
@@ -205,6 +209,7 @@ struct MemberAPIController {
         }
         let hash = try await portal.passwords.hash(newPassword)
         try await portal.database.transaction { db in
+            try await throttle.release(attempt, on: db)
             try await throttle.clear(.recovery(email), on: db)
             try await members.setPassword(id: recovered.id, hash: hash, now: now, on: db)
             try await tokens.revokeAll(ownerID: recovered.id, on: db)

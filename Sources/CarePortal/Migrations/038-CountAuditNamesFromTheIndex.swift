@@ -6,7 +6,7 @@ import SQLKit
 /// without its table only when the column the expression is made from is in the index too; without it, each
 /// of the thousand entries was a table row read, and PostgreSQL preferred to read the whole log in time
 /// order testing each name (3.5 ms for a name on a fifth of 100,000 entries, against 0.5 ms from the index
-/// alone). On SQLite the person's page is within its target with the index as it is (docs/performance.md),
+/// alone). On SQLite the person's page is within its target with the index as it is (docs/performance-history.md),
 /// so it stays.
 struct CountAuditNamesFromTheIndex: Migration {
     let version = 38

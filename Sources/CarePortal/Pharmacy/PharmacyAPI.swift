@@ -317,7 +317,7 @@ struct PharmacyAPIController {
         let store = pharmacy.storeName
         try await portal.database.transaction { db in
             // Every registration counts against the address, so nobody creates accounts by the thousand.
-            try await throttle.recordFailure(keys, now: now, on: db)
+            try await throttle.admitAPIRequest(keys, now: now, on: db)
             if let id = try await repository.createCustomer(email: email, passwordHash: hash, details: details, now: now, on: db) {
                 try await portal.audit.record(AuditEvent(
                     actor: customerActor(id), action: .pharmacyCustomerRegistered, recordType: "pharmacy_customer", recordID: "\(id)", origin: origin
@@ -348,7 +348,7 @@ struct PharmacyAPIController {
         let link = "\(portal.settings.baseURL)\(SiteURL.pharmacyResetPassword.path)?token=\(token.value)"
         let store = pharmacy.storeName
         try await portal.database.transaction { db in
-            try await throttle.recordFailure(keys, now: now, on: db)
+            try await throttle.admitAPIRequest(keys, now: now, on: db)
             guard let customer = try await repository.customer(email: email, on: db), customer.status == .active else { return }
             try await repository.createReset(tokenHash: token.hash, customerID: customer.id, now: now, on: db)
             try await portal.audit.record(AuditEvent(
@@ -433,11 +433,11 @@ struct PharmacyAPIController {
         let now = portal.now
         let origin = portal.origin(of: request, context: context)
         let keys = [SignInThrottle.Key.pharmacyStepUp(holder.accountID)]
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
+        let attempt = try await throttle.reserveAPIAttempt(keys, now: now, in: portal.database)
         let stored = try await portal.database.read { db in try await repository.passwordHash(customerID: holder.accountID, on: db) }
         guard try await portal.passwords.verify(password, againstStored: stored) else {
             try await portal.database.transaction { db in
-                try await throttle.recordFailure(keys, now: now, on: db)
+                try await throttle.fail(attempt, on: db)
                 try await portal.audit.record(AuditEvent(
                     actor: customerActor(holder.accountID), action: .pharmacyStepUp, recordType: "pharmacy_customer", recordID: "\(holder.accountID)",
                     outcome: .failure, origin: origin, detail: "wrong password"
@@ -448,6 +448,7 @@ struct PharmacyAPIController {
         }
         let until = now.addingTimeInterval(PharmacyRules.stepUpLifetime)
         try await portal.database.transaction { db in
+            try await throttle.release(attempt, on: db)
             try await throttle.clear(keys[0], on: db)
             try await repository.grantStepUp(tokenHash: holder.tokenHash, until: until, on: db)
             try await portal.audit.record(AuditEvent(
@@ -643,6 +644,7 @@ func pharmacyResetPassword(
     let passwordHash = try await portal.passwords.hash(password)
     let customerID = try await portal.database.transaction { db -> Int64? in
         guard let id = try await repository.useReset(tokenHash: hash, now: now, on: db) else { return nil }
+        try await repository.retireResets(customerID: id, now: now, on: db)
         try await repository.setPassword(customerID: id, hash: passwordHash, now: now, on: db)
         try await portal.audit.record(AuditEvent(
             actor: AuditActor(accountID: id, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyPasswordReset,
@@ -660,7 +662,7 @@ func pharmacyResetPassword(
 extension Mail {
     static func pharmacyWelcome(to email: String, firstName: String, store: String) -> Mail {
         Mail(recipient: email, subject: "Welcome to the \(store) app", body: """
-            Hello \(firstName),
+            Hello \(MailText.name(firstName, otherwise: "there")),
 
             Your \(store) account is ready. Sign in to the app with this email address and the password you chose.
 

@@ -9,8 +9,8 @@ enum PharmacyForms {
     static let beaconNumbers = 0...65_535
 
     static func checkPerson(_ details: PharmacyCustomerDetails, today: CalendarDate, problem: (String, String) -> Void) {
-        if let message = FieldRules.requiredTextProblem(details.firstName, name: "a first name", maximumLength: nameMaximumLength) { problem("first_name", message) }
-        if let message = FieldRules.requiredTextProblem(details.lastName, name: "a last name", maximumLength: nameMaximumLength) { problem("last_name", message) }
+        if let message = FieldRules.personNameProblem(details.firstName, name: "a first name", maximumLength: nameMaximumLength) { problem("first_name", message) }
+        if let message = FieldRules.personNameProblem(details.lastName, name: "a last name", maximumLength: nameMaximumLength) { problem("last_name", message) }
         if let message = PharmacyRules.dateProblem(details.dateOfBirth, name: "a date of birth") {
             problem("date_of_birth", message)
         } else if let date = CalendarDate(iso: details.dateOfBirth), !(date < today) || date.year < 1900 {

@@ -194,6 +194,13 @@ struct PharmacyRepository: Sendable {
             .returning("customer_id").first()?.decode(column: "customer_id", as: Int64.self)
     }
 
+    /// Ends every link of hers still open, once one of them has set her password.
+    func retireResets(customerID: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("pharmacy_password_resets").set("used_at", to: now.millisecondsSince1970)
+            .where("customer_id", .equal, customerID).where("used_at", .is, SQLLiteral.null)
+            .run()
+    }
+
     func deleteResets(expiredBefore cutoff: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "pharmacy_password_resets").where("expires_at", .lessThan, cutoff.millisecondsSince1970).run()
     }
@@ -330,7 +337,7 @@ struct PharmacyRepository: Sendable {
     /// The queue: oldest first, in the chosen statuses and kind. The page's requests are found on the
     /// queue's index alone and only they are joined to their customers and prescriptions ("ids first"):
     /// joined plainly, both engines joined every open request before sorting them, since several
-    /// statuses cannot be read in one order from the index (docs/performance.md, "Pharmacy").
+    /// statuses cannot be read in one order from the index (docs/performance-history.md, "Pharmacy").
     func refillQueue(statuses: [RefillStatus], fulfilment: Fulfilment?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<RefillQueueItem> {
         func requests(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
             builder.from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))

@@ -51,18 +51,13 @@ struct PasswordResetController {
         let addressKeys = origin.address.map { [PasswordReset.throttleKey(address: $0)] } ?? []
         let emailKey = PasswordReset.throttleKey(email: email)
         let addressPaused = try await portal.database.transaction { db in
-            if try await throttle.isPaused(addressKeys, now: now, on: db) { return true }
             // Every request counts, sent or not: the limits are on asking.
-            try await throttle.recordFailure(addressKeys, now: now, on: db)
-            let emailPaused = try await throttle.isPaused([emailKey], now: now, on: db)
-            try await throttle.recordFailure([emailKey], now: now, on: db)
+            guard try await throttle.admit(addressKeys, now: now, on: db) else { return true }
+            let emailAdmitted = try await throttle.admit([emailKey], now: now, on: db)
             let found = try await accounts.activeAccounts(email: email, on: db)
             var sent: [Int64] = []
             for account in found {
-                let accountKey = PasswordReset.throttleKey(accountID: account.id)
-                if emailPaused { continue }
-                if try await throttle.isPaused([accountKey], now: now, on: db) { continue }
-                try await throttle.recordFailure([accountKey], now: now, on: db)
+                guard emailAdmitted, try await throttle.admit([PasswordReset.throttleKey(accountID: account.id)], now: now, on: db) else { continue }
                 try await send(to: account, email: account.email ?? email, byAdministrator: false, now: now, on: db)
                 sent.append(account.id)
             }

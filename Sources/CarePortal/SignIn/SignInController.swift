@@ -94,7 +94,7 @@ struct SignInController {
     // MARK: Sign in and out
 
     @Sendable func showSignIn(request: Request, context: PortalContext) async throws -> Response {
-        if context.staff != nil { return seeOther(safeReturnPath(request.query("next"))) }
+        if context.staff != nil { return seeOther(ReturnPath.decide(request.query("next"), otherwise: SiteURL.home.path)) }
         return try await portal.withFormSession(context: context) { context in
             portal.pages.response(SignInPage(
                 layout: portal.layout("Sign in", context: context), errors: [], fields: SignInPage.fields(), next: request.query("next")
@@ -128,9 +128,14 @@ struct SignInController {
 
         let keys: [SignInThrottle.Key] = [.account(username)] + (origin.address.map { [.address($0)] } ?? [])
         let now = portal.now
-        func refuse(_ message: String, detail: String, account: StaffAccount? = nil, countsAsFailure: Bool) async throws -> Response {
+        /// Refuses with `message`; a reserved try stays a failure when `countsAsFailure`, and is let go otherwise.
+        func refuse(
+            _ message: String, detail: String, account: StaffAccount? = nil, attempt: SignInThrottle.Attempt?, countsAsFailure: Bool
+        ) async throws -> Response {
             try await portal.database.transaction { db in
-                if countsAsFailure { try await throttle.recordFailure(keys, now: now, on: db) }
+                if let attempt {
+                    try await countsAsFailure ? throttle.fail(attempt, on: db) : throttle.release(attempt, on: db)
+                }
                 try await portal.audit.record(AuditEvent(
                     actor: AuditActor(accountID: account?.id, role: account?.role.rawValue, name: String(username.prefix(40))),
                     action: .signIn, recordType: "staff_account", recordID: account.map { "\($0.id)" },
@@ -142,16 +147,18 @@ struct SignInController {
             return page(errors)
         }
 
-        if try await portal.database.read({ db in try await throttle.isPaused(keys, now: now, on: db) }) {
-            return try await refuse(Self.paused, detail: "paused after repeated failures", countsAsFailure: false)
+        guard let attempt = try await throttle.reserve(keys, now: now, in: portal.database) else {
+            return try await refuse(Self.paused, detail: "paused after repeated failures", attempt: nil, countsAsFailure: false)
         }
         let credentials = try await portal.database.read { db in try await accounts.credentials(username: username, on: db) }
         guard let credentials else {
             try await portal.passwords.verifyAgainstNothing(password)
-            return try await refuse(Self.wrongCredentials, detail: "unknown username", countsAsFailure: true)
+            return try await refuse(Self.wrongCredentials, detail: "unknown username", attempt: attempt, countsAsFailure: true)
         }
         guard try await portal.passwords.verify(password, against: credentials.passwordHash) else {
-            return try await refuse(Self.wrongCredentials, detail: "wrong password", account: credentials.account, countsAsFailure: true)
+            return try await refuse(
+                Self.wrongCredentials, detail: "wrong password", account: credentials.account, attempt: attempt, countsAsFailure: true
+            )
         }
         let account = credentials.account
         switch account.status {
@@ -160,17 +167,18 @@ struct SignInController {
         case .disabled:
             return try await refuse(
                 "This account has been disabled. If you think this is a mistake, ask an administrator.",
-                detail: "account disabled", account: account, countsAsFailure: false
+                detail: "account disabled", account: account, attempt: attempt, countsAsFailure: false
             )
         case .awaitingApproval:
             return try await refuse(
                 "Your registration is waiting for an administrator to approve it. You will get an email when it is approved.",
-                detail: "awaiting approval", account: account, countsAsFailure: false
+                detail: "awaiting approval", account: account, attempt: attempt, countsAsFailure: false
             )
         }
 
         let twoFactor = TwoFactorController(portal: portal)
         let (session, secondStep): (ActiveSession, SiteURL?) = try await portal.database.transaction { db in
+            try await throttle.release(attempt, on: db)
             // With a second factor, the password's failures are cleared only once the code is right too.
             if let step = try await twoFactor.secondStep(for: account, on: db) {
                 let pending = try await portal.sessions.rotate(context.session, toAccount: nil, on: db)
@@ -183,7 +191,7 @@ struct SignInController {
             ), on: db)
             return (try await portal.sessions.rotate(context.session, toAccount: account.id, on: db), nil)
         }
-        var response = seeOther(secondStep?.path ?? safeReturnPath(form.next, landing: .landing(for: account.role)))
+        var response = seeOther(secondStep?.path ?? ReturnPath.decide(form.next, otherwise: SiteURL.landing(for: account.role).path))
         response.setCookie(portal.sessions.cookie(for: session))
         return response
     }
@@ -261,14 +269,6 @@ struct SignInController {
         response.setCookie(portal.sessions.cookie(for: session))
         return response
     }
-}
-
-/// Where to go after signing in: only a path on this site, never another site; `landing` when none was asked for.
-func safeReturnPath(_ next: String?, landing: SiteURL = .home) -> String {
-    guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.hasPrefix("/\\"),
-          !next.contains(where: { $0.isNewline || $0 == "\\" })
-    else { return landing.path }
-    return next
 }
 
 extension Database {

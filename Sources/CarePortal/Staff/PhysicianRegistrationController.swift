@@ -15,6 +15,7 @@ struct PhysicianRegistrationController {
     }
 
     private static let title = "Register as a physician"
+    static let tooManyRegistrations = "Too many registrations have come from your network in the last 15 minutes. Wait 15 minutes, then try again."
 
     @Sendable func showForm(request: Request, context: PortalContext) async throws -> Response {
         try await portal.withFormSession(context: context) { context in
@@ -54,9 +55,11 @@ struct PhysicianRegistrationController {
         if errors["password"] == nil, password != form.password_confirmation {
             errors.add("password_confirmation", "The passwords do not match")
         }
-        if let problem = FieldRules.requiredTextProblem(values["first_name"]!, name: "your first name") { errors.add("first_name", problem) }
-        if values["middle_name"]!.count > 100 { errors.add("middle_name", "Middle name must be 100 characters or fewer") }
-        if let problem = FieldRules.requiredTextProblem(values["last_name"]!, name: "your last name") { errors.add("last_name", problem) }
+        if let problem = FieldRules.personNameProblem(values["first_name"]!, name: "your first name") { errors.add("first_name", problem) }
+        if !values["middle_name"]!.isEmpty, let problem = FieldRules.personNameProblem(values["middle_name"]!, name: "your middle name") {
+            errors.add("middle_name", problem)
+        }
+        if let problem = FieldRules.personNameProblem(values["last_name"]!, name: "your last name") { errors.add("last_name", problem) }
         if let problem = FieldRules.requiredTextProblem(values["practice_location"]!, name: "the location of your practice", maximumLength: 200) {
             errors.add("practice_location", problem)
         }
@@ -64,7 +67,7 @@ struct PhysicianRegistrationController {
             errors.add("medical_id_number", problem)
         }
 
-        func page(_ errors: FormErrors) -> Response {
+        func page(_ errors: FormErrors, status: HTTPResponse.Status = .unprocessableContent) -> Response {
             var fields = RegisterPhysicianPage.fields(values)
             errors.apply(to: &fields.account)
             errors.apply(to: &fields.person)
@@ -73,17 +76,25 @@ struct PhysicianRegistrationController {
                     layout: portal.layout(Self.title, context: context), errors: errors.items,
                     accountFields: fields.account, personFields: fields.person
                 ),
-                status: .unprocessableContent
+                status: status
             )
         }
         guard errors.isEmpty else { return page(errors) }
+
+        // Every registration counts against the address, so nobody creates accounts by the thousand.
+        let origin = portal.origin(of: request, context: context)
+        let keys: [SignInThrottle.Key] = origin.address.map { [.physicianRegistration($0)] } ?? []
+        guard try await portal.database.transaction({ db in try await SignInThrottle().admit(keys, now: portal.now, on: db) }) else {
+            var errors = FormErrors()
+            errors.add("username", Self.tooManyRegistrations)
+            return page(errors, status: .tooManyRequests)
+        }
 
         let profile = PhysicianProfile(
             firstName: values["first_name"]!, middleName: values["middle_name"]!, lastName: values["last_name"]!,
             practiceLocation: values["practice_location"]!, medicalIDNumber: values["medical_id_number"]!
         )
         let hash = try await portal.passwords.hash(password)
-        let origin = portal.origin(of: request, context: context)
         do {
             try await portal.database.transaction { db in
                 let account = try await accounts.create(
@@ -100,7 +111,7 @@ struct PhysicianRegistrationController {
                         recipient: administrator,
                         subject: "A physician is waiting for approval",
                         body: """
-                            \(profile.fullName) registered as a physician with the username \(account.username).
+                            \(MailText.name(profile.fullName)) registered as a physician with the username \(MailText.name(account.username, otherwise: "shown on the page below")).
 
                             Check their details and approve the registration here:
                             \(portal.settings.baseURL)\(SiteURL.staffAccount(account.id).path)
@@ -126,5 +137,12 @@ struct PhysicianRegistrationController {
 
     @Sendable func received(request: Request, context: PortalContext) async throws -> Response {
         portal.pages.response(RegistrationReceivedPage(layout: portal.layout("Registration received", context: context)))
+    }
+}
+
+extension SignInThrottle.Key {
+    /// Physicians' registrations from one address.
+    static func physicianRegistration(_ address: String) -> Self {
+        Self(stored: "physician-registration:\(address)", limit: SignInThrottle.registrationAddressLimit)
     }
 }

@@ -72,23 +72,23 @@ struct TwoFactorController {
         let origin = portal.origin(of: request, context: context)
         let keys: [SignInThrottle.Key] = [.account(account.username)] + (origin.address.map { [.address($0)] } ?? [])
         let now = portal.now
-        if try await portal.database.read({ db in try await throttle.isPaused(keys, now: now, on: db) }) {
-            try await recordSignIn(account, outcome: .failure, detail: "paused after repeated failures", origin: origin)
-            return page(SignInController.paused, status: .tooManyRequests)
-        }
         let secret = try await openSecret(accountID: account.id)
-        enum Outcome: Sendable { case code, recovery(left: Int), wrong }
+        enum Outcome: Sendable { case code, recovery(left: Int), wrong, paused }
         let outcome: Outcome = try await portal.database.transaction { db in
-            guard let factor = try await factors.find(accountID: account.id, on: db), factor.isConfirmed, let secret else { return .wrong }
-            if SecondFactor.looksLikeCode(typed) {
-                if let step = SecondFactor(secret: secret).matchingStep(typed, now: now, after: factor.lastStep),
-                   try await factors.use(step: step, accountID: account.id, now: now, on: db) {
-                    return .code
+            guard let attempt = try await throttle.reserve(keys, now: now, on: db) else { return .paused }
+            if let factor = try await factors.find(accountID: account.id, on: db), factor.isConfirmed, let secret {
+                if SecondFactor.looksLikeCode(typed) {
+                    if let step = SecondFactor(secret: secret).matchingStep(typed, now: now, after: factor.lastStep),
+                       try await factors.use(step: step, accountID: account.id, now: now, on: db) {
+                        try await throttle.release(attempt, on: db)
+                        return .code
+                    }
+                } else if try await factors.useRecoveryCode(typed, accountID: account.id, now: now, on: db) {
+                    try await throttle.release(attempt, on: db)
+                    return .recovery(left: try await factors.unusedRecoveryCodeCount(accountID: account.id, on: db))
                 }
-            } else if try await factors.useRecoveryCode(typed, accountID: account.id, now: now, on: db) {
-                return .recovery(left: try await factors.unusedRecoveryCodeCount(accountID: account.id, on: db))
             }
-            try await throttle.recordFailure(keys, now: now, on: db)
+            try await throttle.fail(attempt, on: db)
             try await portal.audit.record(AuditEvent(
                 actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
                 action: .signIn, recordType: "staff_account", recordID: "\(account.id)", outcome: .failure, origin: origin,
@@ -98,6 +98,9 @@ struct TwoFactorController {
         }
         let flash: Flash?
         switch outcome {
+        case .paused:
+            try await recordSignIn(account, outcome: .failure, detail: "paused after repeated failures", origin: origin)
+            return page(SignInController.paused, status: .tooManyRequests)
         case .wrong: return page(Self.wrongCode)
         case .code: flash = nil
         case .recovery(let left):
@@ -113,7 +116,7 @@ struct TwoFactorController {
             ), on: db)
             return try await portal.sessions.rotate(session, toAccount: account.id, flash: flash, on: db)
         }
-        var response = seeOther(safeReturnPath(challenge.next, landing: .landing(for: account.role)))
+        var response = seeOther(ReturnPath.decide(challenge.next, otherwise: SiteURL.landing(for: account.role).path))
         response.setCookie(portal.sessions.cookie(for: newSession))
         return response
     }
@@ -151,7 +154,7 @@ struct TwoFactorController {
             context.staff = account
             var response = portal.pages.response(RecoveryCodesPage(
                 layout: portal.layout("Save your recovery codes", context: context), codes: codes,
-                continuePath: safeReturnPath(challenge.next, landing: .landing(for: account.role))
+                continuePath: ReturnPath.decide(challenge.next, otherwise: SiteURL.landing(for: account.role).path)
             ))
             if let newSession { response.setCookie(portal.sessions.cookie(for: newSession)) }
             return response
@@ -220,19 +223,20 @@ struct TwoFactorController {
         let origin = portal.origin(of: request, context: context)
         let keys: [SignInThrottle.Key] = [.account(staff.username)] + (origin.address.map { [.address($0)] } ?? [])
         let now = portal.now
-        let (factor, required, paused, hash) = try await portal.database.read { db in
+        let (factor, required, hash) = try await portal.database.read { db in
             (
                 try await factors.find(accountID: staff.id, on: db),
                 try await factors.isRequired(for: staff.role, on: db),
-                try await throttle.isPaused(keys, now: now, on: db),
                 try await accounts.passwordHash(accountID: staff.id, on: db)
             )
         }
         guard let factor, factor.isConfirmed else { return seeOther(.twoFactor) }
         var errors = FormErrors()
+        // A wrong password or code counts against the sign-in throttle, as at sign-in.
+        let attempt = required ? nil : try await throttle.reserve(keys, now: now, in: portal.database)
         if required {
             errors.add("password", "Two-factor sign-in is required for \(staff.role.title.lowercased())s, so it cannot be turned off. An administrator can reset it if you lost your phone.")
-        } else if paused {
+        } else if attempt == nil {
             errors.add("password", SignInController.paused)
         } else {
             if password.isEmpty {
@@ -242,7 +246,7 @@ struct TwoFactorController {
             }
             if typed.isEmpty { errors.add("code", "Enter a code from your authenticator app, or a recovery code") }
         }
-        if errors.isEmpty {
+        if errors.isEmpty, let attempt {
             let secret = try await openSecret(accountID: staff.id)
             let accepted = try await portal.database.transaction { db in
                 guard let secret, let factor = try await factors.find(accountID: staff.id, on: db) else { return false }
@@ -255,6 +259,7 @@ struct TwoFactorController {
                     valid = try await factors.useRecoveryCode(typed, accountID: staff.id, now: now, on: db)
                 }
                 guard valid else { return false }
+                try await throttle.release(attempt, on: db)
                 try await factors.remove(accountID: staff.id, on: db)
                 try await portal.audit.record(AuditEvent(
                     actor: context.auditActor, action: .secondFactorTurnedOff, recordType: "staff_account", recordID: "\(staff.id)", origin: origin
@@ -267,9 +272,8 @@ struct TwoFactorController {
             }
             errors.add("code", Self.wrongCode)
         }
-        if !required, !paused {
-            // A wrong password or code counts against the sign-in throttle, as at sign-in.
-            try await portal.database.write { db in try await throttle.recordFailure(keys, now: now, on: db) }
+        if let attempt {
+            try await portal.database.transaction { db in try await throttle.fail(attempt, on: db) }
         }
         let left = try await portal.database.read { db in try await factors.unusedRecoveryCodeCount(accountID: staff.id, on: db) }
         var fields = TwoFactorPage.turnOffFields
@@ -328,28 +332,31 @@ struct TwoFactorController {
         let typed = typed.trimmed
         guard !typed.isEmpty else { return .refused(Self.noCode, .unprocessableContent) }
         let now = portal.now
-        if try await portal.database.read({ db in try await throttle.isPaused(keys, now: now, on: db) }) {
-            return .refused(SignInController.paused, .tooManyRequests)
-        }
         guard let secret = try await openSecret(accountID: account.id) else { return .refused(Self.wrongCode, .unprocessableContent) }
         let codes = RecoveryCodes.generate(randomBytes: portal.dependencies.randomBytes)
-        let outcome: (Bool, ActiveSession?) = try await portal.database.transaction { db in
+        enum Confirmation: Sendable { case paused, wrong, confirmed(ActiveSession?) }
+        let outcome: Confirmation = try await portal.database.transaction { db in
+            guard let attempt = try await throttle.reserve(keys, now: now, on: db) else { return .paused }
             guard let factor = try await factors.find(accountID: account.id, on: db), !factor.isConfirmed,
                   let step = SecondFactor(secret: secret).matchingStep(typed, now: now, after: factor.lastStep),
                   try await factors.use(step: step, accountID: account.id, now: now, on: db)
             else {
-                try await throttle.recordFailure(keys, now: now, on: db)
-                return (false, nil)
+                try await throttle.fail(attempt, on: db)
+                return .wrong
             }
+            try await throttle.release(attempt, on: db)
             try await factors.replaceRecoveryCodes(codes, accountID: account.id, on: db)
             try await portal.audit.record(AuditEvent(
                 actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
                 action: .secondFactorTurnedOn, recordType: "staff_account", recordID: "\(account.id)", origin: origin
             ), on: db)
-            return (true, try await then(db))
+            return .confirmed(try await then(db))
         }
-        guard outcome.0 else { return .refused(Self.wrongCode, .unprocessableContent) }
-        return .confirmed(codes, outcome.1)
+        switch outcome {
+        case .paused: return .refused(SignInController.paused, .tooManyRequests)
+        case .wrong: return .refused(Self.wrongCode, .unprocessableContent)
+        case .confirmed(let session): return .confirmed(codes, session)
+        }
     }
 
     private func refusedSetUp(

@@ -145,7 +145,7 @@ extension Portal {
         let now = self.now
         let throttle = SignInThrottle()
         let keys = [kind.throttleKey(identifier)] + (origin.address.map { [SignInThrottle.Key.address($0)] } ?? [])
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: database)
+        let attempt = try await throttle.reserveAPIAttempt(keys, now: now, in: database)
         let credentials = try await database.read { db in try await kind.credentials(identifier, db) }
         let passwordMatches = try await passwords.verify(password, againstStored: credentials?.passwordHash)
         func event(_ outcome: AuditOutcome = .success, detail: String? = nil) -> AuditEvent {
@@ -156,7 +156,7 @@ extension Portal {
         }
         guard let credentials, passwordMatches else {
             try await database.transaction { db in
-                try await throttle.recordFailure(keys, now: now, on: db)
+                try await throttle.fail(attempt, on: db)
                 if let credentials { try await kind.noteActivity(credentials.accountID, .failedSignIn, now, origin, db) }
                 try await audit.record(event(.failure, detail: credentials == nil ? "unknown \(kind.identifierName)" : "wrong password"), on: db)
             }
@@ -164,12 +164,14 @@ extension Portal {
         }
         guard credentials.mayUseApp else {
             try await database.transaction { db in
+                try await throttle.release(attempt, on: db)
                 try await audit.record(event(.denied, detail: "\(kind.role) disabled"), on: db)
             }
             throw kind.refusal(programSettings.current)
         }
         let randomBytes = dependencies.randomBytes
         let answered = try await database.transaction { db in
+            try await throttle.release(attempt, on: db)
             try await throttle.clear(kind.throttleKey(identifier), on: db)
             try await kind.noteActivity(credentials.accountID, .signedIn, now, origin, db)
             try await audit.record(event(), on: db)

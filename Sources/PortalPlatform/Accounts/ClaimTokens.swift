@@ -154,9 +154,9 @@ public enum ClaimStatus: String, Sendable {
 
 extension ClaimTokens {
     /// The account an app's claim request opens, and the token as typed, normalized: an empty token is
-    /// asked for; while `throttleKey`'s wrong guesses pause it the request is refused; a token that opens
-    /// nothing is recorded (`failedClaim`, with the guess counted against `throttleKey`, in one
-    /// transaction) and answered `wrongToken` beside `claim_token`, so tokens cannot be guessed.
+    /// asked for; while `throttleKey`'s wrong guesses pause it the request is refused; the guess is reserved,
+    /// looked up and, when it opens nothing, recorded (`failedClaim`, counted against `throttleKey`) in one
+    /// transaction and answered `wrongToken` beside `claim_token`, so tokens cannot be guessed, even at once.
     package func ownerOfClaimRequest(
         _ typed: String?, throttleKey: SignInThrottle.Key?, failedClaim: AuditEvent, wrongToken: String, now: Date, portal: Portal
     ) async throws -> (token: String, ownerID: Int64) {
@@ -164,18 +164,17 @@ extension ClaimTokens {
         guard !token.isEmpty else { throw APIError.validation(["claim_token": "Enter the claim token from your email"]) }
         let throttle = SignInThrottle()
         let keys = throttleKey.map { [$0] } ?? []
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
-        let found = try await portal.database.read { db -> Int64? in
-            guard token.count == ClaimToken.length else { return nil }
-            return try await self.owner(token: token, now: now, on: db)
-        }
-        guard let found else {
-            try await portal.database.transaction { db in
-                try await throttle.recordFailure(keys, now: now, on: db)
-                try await portal.audit.record(failedClaim, on: db)
+        let found = try await portal.database.transaction { db -> Int64? in
+            let attempt = try await throttle.reserveAPIAttempt(keys, now: now, on: db)
+            if token.count == ClaimToken.length, let owner = try await self.owner(token: token, now: now, on: db) {
+                try await throttle.release(attempt, on: db)
+                return owner
             }
-            throw APIError.validation(["claim_token": wrongToken])
+            try await throttle.fail(attempt, on: db)
+            try await portal.audit.record(failedClaim, on: db)
+            return nil
         }
+        guard let found else { throw APIError.validation(["claim_token": wrongToken]) }
         return (token, found)
     }
 }

@@ -318,10 +318,37 @@ package struct DivergingBarChart: Sendable {
         package let label: String
         /// Answers at each level of the scale, lowest first.
         package let counts: [Int]
+        /// What is shown for each level and for the row's total where the counts may not be shown as they are
+        /// (small-count control): the bar and its percentages are drawn from these figures alone; a level
+        /// without a number draws no bar for the row, and a total without one draws nothing but its words.
+        package let figures: (levels: [ChartValue], total: ChartValue)?
 
         package init(label: String, counts: [Int]) {
             self.label = label
             self.counts = counts
+            figures = nil
+        }
+
+        package init(label: String, levels: [ChartValue], total: ChartValue) {
+            self.label = label
+            counts = levels.map { Int($0.number ?? 0) }
+            figures = (levels, total)
+        }
+
+        /// Each level's figure and the total's: the counts themselves where no figures were given.
+        var shown: (levels: [ChartValue], total: ChartValue) {
+            figures ?? (counts.map { .count($0) }, .count(counts.reduce(0, +)))
+        }
+
+        package static func == (lhs: Row, rhs: Row) -> Bool {
+            lhs.label == rhs.label && lhs.counts == rhs.counts && lhs.figures?.levels == rhs.figures?.levels && lhs.figures?.total == rhs.figures?.total
+        }
+
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(label)
+            hasher.combine(counts)
+            hasher.combine(figures?.levels)
+            hasher.combine(figures?.total)
         }
     }
 
@@ -355,6 +382,15 @@ package struct DivergingBarChart: Sendable {
 
     private func isWithheld(_ count: Int) -> Bool { withheld.map { count > 0 && count < $0.below } ?? false }
 
+    /// A row's figures: those given, or its counts with any small one (and a small total) withheld.
+    private func shownRow(_ row: Row) -> (levels: [ChartValue], total: ChartValue) {
+        if let figures = row.figures { return figures }
+        let total = row.counts.reduce(0, +)
+        guard let withheld else { return row.shown }
+        if isWithheld(total) { return (row.counts.map { _ in ChartValue(nil, text: withheld.text) }, ChartValue(nil, text: withheld.text)) }
+        return (row.counts.map { isWithheld($0) ? ChartValue(nil, text: withheld.text) : .count($0) }, .count(total))
+    }
+
     package var figure: ChartFigure {
         let g = ChartGeometry.self
         let patterns = g.patterns(chartID: id, count: levels.count)
@@ -376,20 +412,29 @@ package struct DivergingBarChart: Sendable {
         var noted: [Int] = []
 
         for (index, row) in rows.enumerated() {
-            let total = row.counts.reduce(0, +)
+            let (figures, total) = shownRow(row)
             let y = plotTop + rowHeight * Double(index) + 6
             labels.append(g.label(row.label, x: plotLeft - 10, y: y + 16, anchor: "end", room: labelRoom))
-            guard total > 0 else {
+            guard let whole = total.number else {
+                labels.append(g.label("\(total.text) answers", x: centre, y: y + 16, anchor: "middle", className: "chart__value"))
+                noted.append(index)
+                continue
+            }
+            guard whole > 0 else {
                 labels.append(g.label("No answers yet", x: centre, y: y + 16, anchor: "middle", className: "chart__value"))
                 noted.append(index)
                 continue
             }
-            if let withheld, isWithheld(total) {
-                labels.append(g.label("\(withheld.text) answers", x: centre, y: y + 16, anchor: "middle", className: "chart__value"))
+            // A row with a count not shown draws no bar: its gap, or the others' lengths, would show it.
+            guard figures.allSatisfy({ $0.number != nil }) else {
+                let words = figures.allSatisfy { $0.number == nil || $0.number == 0 } && withheld != nil
+                    ? "Each count is \(withheld!.text)" : "Counts withheld: the numbers are in the table"
+                labels.append(g.label(words, x: centre, y: y + 16, anchor: "middle", className: "chart__value", room: half * 2))
                 noted.append(index)
                 continue
             }
-            let shares = row.counts.map { Double($0) / Double(total) }
+            let shown = figures.reduce(0) { $0 + ($1.number ?? 0) }
+            let shares = figures.map { shown > 0 ? ($0.number ?? 0) / shown : 0 }
             // Left of the centre: the middle level's half, then the low levels outwards.
             var left = centre - (middle.map { shares[$0] / 2 } ?? 0) * half
             var segments: [(level: Int, x: Double, width: Double)] = []
@@ -405,14 +450,9 @@ package struct DivergingBarChart: Sendable {
                 segments.append((level, x, shares[level] * half))
                 x += shares[level] * half
             }
-            let drawn = segments.filter { $0.width > 0 && !isWithheld(row.counts[$0.level]) }
-            for segment in drawn {
-                let tooltip = "\(row.label), \(levels[segment.level]): \(row.counts[segment.level]) (\(ChartFormat.percent(shares[segment.level])))"
+            for segment in segments where segment.width > 0 {
+                let tooltip = "\(row.label), \(levels[segment.level]): \(figures[segment.level].text) (\(ChartFormat.percent(shares[segment.level])))"
                 boxes.append(.init(x: segment.x, y: y, width: segment.width, height: 22, fill: "url(#\(patterns[segment.level].id))", tooltip: tooltip))
-            }
-            if drawn.isEmpty, let withheld {
-                labels.append(g.label("Each count is \(withheld.text)", x: centre, y: y + 16, anchor: "middle", className: "chart__value", room: half * 2))
-                noted.append(index)
             }
         }
         // The centre line and the grid stop at the rows that show words, so no line runs through them.
@@ -437,12 +477,16 @@ package struct DivergingBarChart: Sendable {
             caption: title,
             columns: [ChartTable.Column(categoryTitle, numeric: false)] + levels.map { ChartTable.Column($0) } + [ChartTable.Column("Answers")],
             rows: rows.map { row in
-                let total = row.counts.reduce(0, +)
-                if let withheld, isWithheld(total) { return [row.label] + row.counts.map { _ in withheld.text } + [withheld.text] }
-                return [row.label] + row.counts.map { count in
-                    if let withheld, isWithheld(count) { return withheld.text }
-                    return total == 0 ? "0" : "\(ChartFormat.count(count)) (\(ChartFormat.percent(Double(count) / Double(total))))"
-                } + [ChartFormat.count(total)]
+                let (figures, total) = shownRow(row)
+                if total.number == nil, withheld.map({ total.text == $0.text }) ?? true {
+                    return [row.label] + figures.map { _ in total.text } + [total.text]
+                }
+                let shown = figures.reduce(0) { $0 + ($1.number ?? 0) }
+                let complete = figures.allSatisfy { $0.number != nil }
+                return [row.label] + figures.map { figure in
+                    guard let number = figure.number, complete, shown > 0 else { return figure.text }
+                    return "\(figure.text) (\(ChartFormat.percent(number / shown)))"
+                } + [total.text]
             }
         )
         return ChartFigure(

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 
 extension Request {
@@ -70,6 +71,17 @@ package enum FieldRules {
     package static func requiredTextProblem(_ value: String, name: String, maximumLength: Int = 100) -> String? {
         if value.isEmpty { return "Enter \(name)" }
         if value.count > maximumLength { return "\(name.prefix(1).uppercased() + name.dropFirst()) must be \(maximumLength) characters or fewer" }
+        return nil
+    }
+
+    /// A person's name typed where nobody is signed in (registration) and later written into emails to
+    /// others: one line, and nothing that reads as a web address, so no one can mail a link in a name.
+    package static func personNameProblem(_ value: String, name: String, maximumLength: Int = 100) -> String? {
+        if let problem = requiredTextProblem(value, name: name, maximumLength: maximumLength) { return problem }
+        if value.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) || CharacterSet.newlines.contains($0) }) {
+            return "Enter \(name) on one line"
+        }
+        if MailText.looksLikeWebAddress(value) { return "Enter \(name) without a web address" }
         return nil
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// memory freed in one arena serves only that arena: under a steady load a long-running server's
 /// memory crept up by a tenth in an hour as each of its threads left memory in several arenas. One
 /// arena for each core (at least two) keeps allocation uncontended and the memory flat
-/// (docs/performance.md, "Soak"). An operator's own `MALLOC_ARENA_MAX` is left as it is.
+/// (docs/performance-history.md, "Soak"). An operator's own `MALLOC_ARENA_MAX` is left as it is.
 package enum MemoryArenas {
     /// Limits the arenas; call before the server's threads start.
     package static func limitForServer() {

@@ -28,6 +28,8 @@ public final class Database: Sendable {
     private let leaseWaits: LeaseWaits
     /// Where the time spent waiting for a connection is recorded, when the server keeps metrics.
     private let poolWaits: PoolWaits?
+    /// Set while a checkpoint after deletions has not yet gone through (`checkpointDeletions`).
+    private let checkpointOwed = Atomic<Bool>(false)
 
     private enum Backend: Sendable {
         case sqlite(SQLiteConnectionPool)
@@ -370,6 +372,35 @@ public final class Database: Sendable {
         }
     }
 
+    /// Leaves no byte of rows just deleted in any file of the database (chat past its retention). On SQLite
+    /// `secure_delete` zeroes them in the pages a deletion writes, but those pages, and the earlier ones that
+    /// still hold the text, sit in the write-ahead log until a checkpoint: this copies the log into the main
+    /// file and truncates it to nothing, trying again for up to `checkpointPatience` while a reader still uses
+    /// it. PostgreSQL keeps dead rows and its own log where no statement reaches them (docs/security.md).
+    /// When a reader held the log throughout, `owesCheckpoint` stays true and the caller tries again on its
+    /// next run, deletions or not.
+    package func checkpointDeletions() async throws {
+        guard case .sqlite = backend else { return }
+        checkpointOwed.store(true, ordering: .relaxed)
+        let deadline = ContinuousClock.now + Self.checkpointPatience
+        while true {
+            let busy = try await write { db in
+                try await db.raw("PRAGMA wal_checkpoint(TRUNCATE)").first()?.decode(column: "busy", as: Int.self) ?? 1
+            }
+            if busy == 0 { return checkpointOwed.store(false, ordering: .relaxed) }
+            guard ContinuousClock.now < deadline else {
+                return logger.warning("The write-ahead log could not be checkpointed after a deletion: a reader held it; trying again on the next run")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// How long `checkpointDeletions` keeps trying while readers hold the log.
+    package static let checkpointPatience: Duration = .seconds(10)
+
+    /// True from a deletion's checkpoint until it has fully succeeded.
+    package var owesCheckpoint: Bool { checkpointOwed.load(ordering: .relaxed) }
+
     /// How many transactions and writes wait for SQLite's writer (0 on PostgreSQL, which has no one writer).
     package var waitingWriters: Int {
         if case .sqlite(let pool) = backend { return pool.waitingWriters }
@@ -482,7 +513,7 @@ package enum DatabaseLocation: Equatable {
         // Each statement runs in its own connection's process, without parallel workers: the portal's statements
         // are a page's worth of work, many run at once, and workers are started afresh for each statement. The
         // activity page's count of opens per member, planned with two workers, took 16 to 24 ms on an idle
-        // two-core machine, and 8 to 9 ms without (docs/performance.md).
+        // two-core machine, and 8 to 9 ms without (docs/performance-history.md).
         configuration.options.additionalStartupParameters = [(Self.parallelWorkersSetting, "0")]
         self = .postgres(configuration)
     }
@@ -493,7 +524,7 @@ package enum DatabaseLocation: Equatable {
     /// PostgreSQL connections kept by default: twice this machine's cores, and at least eight. More
     /// connections than that only add PostgreSQL processes competing for the same cores: on the
     /// 2-core benchmark machine, 16 connections made the slowest hundredth of the desk's pages take
-    /// twice as long as 4 to 8 did, for no more requests a second (docs/performance.md).
+    /// twice as long as 4 to 8 did, for no more requests a second (docs/performance-history.md).
     package static var defaultPoolSize: Int { max(8, 2 * ProcessInfo.processInfo.activeProcessorCount) }
 
     package static func == (lhs: DatabaseLocation, rhs: DatabaseLocation) -> Bool {

@@ -148,25 +148,26 @@ import Testing
             #expect(days.count == 1 + 14)
             func moodsOn(_ label: String, _ rows: [[String]]) -> [String] { rows.first { $0.first == label }.map { Array($0.dropFirst()) } ?? [] }
             // Columns: excited, happy, love, indifferent, sad, angry, sick, overwhelmed.
-            #expect(moodsOn("31 Oct 2026", days) == ["0", "6", "0", "0", "0", "0", "0", "0"])
-            #expect(moodsOn("1 Nov 2026", days) == ["0", "0", "0", "0", "7", "0", "fewer than 5", "0"])
-            #expect(moodsOn("2 Nov 2026", days) == ["0", "0", "0", "0", "0", "fewer than 5", "0", "0"])
+            // Every count rounded down to a multiple of 5, and those from 0 to 4 withheld (`Disclosure`).
+            #expect(moodsOn("31 Oct 2026", days) == ["fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            #expect(moodsOn("1 Nov 2026", days) == ["fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            #expect(moodsOn("2 Nov 2026", days) == ["fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
 
             let weeks = Self.rows(try await admin.get("/analytics/download?graph=moods&\(range)&by=week").text)
             // 26 October to 1 November is one week (Monday to Sunday), whatever the clocks did.
-            #expect(moodsOn("Week of 26 Oct 2026", weeks) == ["0", "6", "0", "0", "7", "0", "fewer than 5", "0"])
-            #expect(moodsOn("Week of 2 Nov 2026", weeks) == ["0", "0", "0", "0", "0", "fewer than 5", "0", "0"])
+            #expect(moodsOn("Week of 26 Oct 2026", weeks) == ["fewer than 5", "5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            #expect(moodsOn("Week of 2 Nov 2026", weeks) == ["fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
 
             let months = Self.rows(try await admin.get("/analytics/download?graph=moods&\(range)&by=month").text)
-            #expect(moodsOn("Oct 2026", months) == ["0", "6", "0", "0", "0", "0", "0", "0"])
-            #expect(moodsOn("Nov 2026", months) == ["0", "0", "0", "0", "7", "fewer than 5", "fewer than 5", "0"])
+            #expect(moodsOn("Oct 2026", months) == ["fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            #expect(moodsOn("Nov 2026", months) == ["fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"])
             let negative = Self.rows(try await admin.get("/analytics/download?graph=negative-moods&\(range)&by=month").text)
-            #expect(moodsOn("Oct 2026", negative) == ["0%"])
-            #expect(moodsOn("Nov 2026", negative) == ["100%"])
+            #expect(moodsOn("Oct 2026", negative) == ["fewer than 5"], "no negative mood: fewer than 5 of them")
+            #expect(moodsOn("Nov 2026", negative) == ["100%"], "9 of 9, each shown as 5")
 
             // The page shows the same words as the download, and withholds the small counts in its drawing too.
             let page = try await admin.get("/analytics/moods?\(range)&by=day").text
-            #expect(page.contains("<title>1 Nov 2026, Sad (negative): 7</title>"))
+            #expect(page.contains("<title>1 Nov 2026, Sad (negative): 5</title>"))
             #expect(page.contains("<title>1 Nov 2026, Sick (negative): fewer than 5</title>") == false, "a withheld count draws no bar")
             #expect(page.contains("fewer than 5"))
         }
@@ -208,22 +209,22 @@ import Testing
                 for (time, who) in opened where ("2026-09-28"..."2026-11-04").contains(String(time.prefix(10))) {
                     members[bucket(Self.newYork(time)), default: []].formUnion(who)
                 }
-                return members.mapValues { String($0.count) }
+                return members.mapValues { Disclosure.count(Int64($0.count)).text }
             }
             let months = try await active("month")
-            #expect(months == ["Sep 2026": "7", "Oct 2026": "7", "Nov 2026": "6"])
+            #expect(months == ["Sep 2026": "5", "Oct 2026": "5", "Nov 2026": "5"])
             #expect(months == direct { let parts = calendar.dateComponents([.year, .month], from: $0); return "\(CalendarDate.monthNames[parts.month! - 1].prefix(3)) \(parts.year!)" })
-            let weeks = try await active("week").filter { $0.value != "0" }
+            let weeks = try await active("week").filter { $0.value != "fewer than 5" }
             #expect(weeks == direct { AnalyticsBuckets.short(AnalyticsDay.firstDay(ofWeek: AnalyticsDay(ProgramClock(timeZone: Self.newYork).date(of: $0)).week).date) }.reduce(into: [:]) { $0["Week of " + $1.key] = $1.value })
-            #expect(weeks == ["Week of 28 Sep 2026": "7", "Week of 12 Oct 2026": "7", "Week of 19 Oct 2026": "6", "Week of 26 Oct 2026": "6", "Week of 2 Nov 2026": "5"])
-            let days = try await active("day").filter { $0.value != "0" }
-            #expect(days.count == 7 && days["1 Nov 2026"] == "6" && days["30 Sep 2026"] == "7")
+            #expect(weeks == ["Week of 28 Sep 2026": "5", "Week of 12 Oct 2026": "5", "Week of 19 Oct 2026": "5", "Week of 26 Oct 2026": "5", "Week of 2 Nov 2026": "5"])
+            let days = try await active("day").filter { $0.value != "fewer than 5" }
+            #expect(days.count == 7 && days["1 Nov 2026"] == "5" && days["30 Sep 2026"] == "5")
 
             // Opens per member over the period, summed over September's days, October and November's days: five opened
             // seven times, one six, one four.
             let opens = Self.rows(try await admin.get("/analytics/download?graph=opens-per-member&\(range)").text)
-            #expect(opens.first { $0.first == "4 to 7 times" } == ["4 to 7 times", "7"])
-            #expect(opens.first { $0.first == "8 to 14 times" } == ["8 to 14 times", "0"])
+            #expect(opens.first { $0.first == "4 to 7 times" } == ["4 to 7 times", "5"])
+            #expect(opens.first { $0.first == "8 to 14 times" } == ["8 to 14 times", "fewer than 5"])
 
             // Opens per member and members active over periods that cut months and years in different ways, against a
             // direct count: 28 Sep to 4 Nov (nothing recorded in September before the period); 1 Oct to 1 Nov (2 November
@@ -266,19 +267,27 @@ import Testing
     @Test(arguments: TestEngines.all)
     func thePeriodBeforeAndOtherCohortsAreDrawnOnTheSameAxes(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            let (_, may) = try await Self.member(portal, due: "2027-05-10")
-            let (_, june) = try await Self.member(portal, due: "2027-06-10")
+            // Five members in each cohort: a cohort of fewer would not be offered on its own.
+            var mays: [Member] = [], junes: [Member] = []
+            for _ in 0..<5 { mays.append(try await Self.member(portal, due: "2027-05-10").1) }
+            for _ in 0..<5 { junes.append(try await Self.member(portal, due: "2027-06-10").1) }
+            let may = mays[0], june = junes[0]
             let clock = ProgramClock(timeZone: Self.newYork)
             let today = clock.date(of: portal.clock.now)
             try await portal.database.transaction { db in
                 var events: [MemberEvent] = []
-                // Six visits to chat in each of the last 7 days' first day and the 7 days before's first day; June only now.
-                for index in 0..<6 {
+                // Visits to chat on the last 7 days' first day (11) and the 7 days before's first day (13); June's to the desk before.
+                for index in 0..<13 {
+                    let member = mays[index % 5], other = junes[index % 5]
                     let now = clock.instant(on: today.adding(days: -6), atMinute: 600 + index)
                     let before = clock.instant(on: today.adding(days: -13), atMinute: 600 + index)
-                    events.append(MemberEvent(kind: .sectionViewed, memberID: may.id, cohortID: may.cohort.id, occurredAt: now, number: 60, label: "chat", clientID: "n\(index)"))
-                    events.append(MemberEvent(kind: .sectionViewed, memberID: may.id, cohortID: may.cohort.id, occurredAt: before, number: 60, label: "chat", clientID: "b\(index)"))
-                    events.append(MemberEvent(kind: .sectionViewed, memberID: june.id, cohortID: june.cohort.id, occurredAt: before, number: 30, label: "desk", clientID: "j\(index)"))
+                    if index < 11 {
+                        events.append(MemberEvent(kind: .sectionViewed, memberID: member.id, cohortID: may.cohort.id, occurredAt: now, number: 60, label: "chat", clientID: "n\(index)"))
+                    }
+                    events.append(MemberEvent(kind: .sectionViewed, memberID: member.id, cohortID: may.cohort.id, occurredAt: before, number: 60, label: "chat", clientID: "b\(index)"))
+                    if index < 6 {
+                        events.append(MemberEvent(kind: .sectionViewed, memberID: other.id, cohortID: june.cohort.id, occurredAt: before, number: 30, label: "desk", clientID: "j\(index)"))
+                    }
                 }
                 events.append(MemberEvent(kind: .sectionViewed, memberID: may.id, cohortID: may.cohort.id, occurredAt: clock.instant(on: today, atMinute: 60), number: 60, label: "chat", clientID: "x"))
                 try await MemberEvents().record(events, clock: clock, on: db)
@@ -286,15 +295,16 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             let previous = Self.rows(try await admin.get("/analytics/download?graph=section-visits&range=7d&cohort=\(may.cohort.id)&compare=previous").text)
             #expect(previous.first == ["Section", "This period", "The period before"])
-            #expect(previous.first { $0.first == "Chat" } == ["Chat", "7", "6"])
-            #expect(previous.first { $0.first == "Information desk" } == ["Information desk", "0", "0"], "June's visits are not May's")
+            // 12 and 13, each shown rounded down to a multiple of 5.
+            #expect(previous.first { $0.first == "Chat" } == ["Chat", "10", "10"])
+            #expect(previous.first { $0.first == "Information desk" } == ["Information desk", "fewer than 5", "fewer than 5"], "June's visits are not May's")
 
             let cohorts = Self.rows(try await admin.get("/analytics/download?graph=section-visits&range=30d&cohort=\(may.cohort.id)&cohort=\(june.cohort.id)&compare=cohorts").text)
             #expect(cohorts.first == ["Section", may.cohort.name, june.cohort.name])
-            #expect(cohorts.first { $0.first == "Chat" } == ["Chat", "13", "0"])
-            #expect(cohorts.first { $0.first == "Information desk" } == ["Information desk", "0", "6"])
+            #expect(cohorts.first { $0.first == "Chat" } == ["Chat", "25", "fewer than 5"])
+            #expect(cohorts.first { $0.first == "Information desk" } == ["Information desk", "fewer than 5", "5"])
             let minutes = Self.rows(try await admin.get("/analytics/download?graph=section-time&range=30d&cohort=\(may.cohort.id)&cohort=\(june.cohort.id)&compare=cohorts").text)
-            #expect(minutes.first { $0.first == "Information desk" } == ["Information desk", "0 min", "3 min"])
+            #expect(minutes.first { $0.first == "Information desk" } == ["Information desk", "fewer than 5", "3 min"])
 
             // Comparing cohorts with one chosen cannot be drawn: the page says so and draws the one.
             let one = try await admin.get("/analytics/sections?range=30d&cohort=\(may.cohort.id)&compare=cohorts").text
@@ -312,6 +322,8 @@ import Testing
             var may: [AppClient] = []
             for _ in 0..<7 { may.append(try await Self.member(portal, due: "2027-05-10").0) }
             let (june, juneMember) = try await Self.member(portal, due: "2027-06-10")
+            // Four more in June's cohort, who do not answer: a cohort of fewer than 5 would be merged with May's.
+            for _ in 0..<4 { _ = try await Self.member(portal, due: "2027-06-10") }
             let mayCohort = try #require(try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }
                 .first { $0.id != juneMember.cohort.id })
             // May: six answer 4 on the scale, one answers 1; choices 2, 2, 2, 2, 2, 1, 1. June: one response.
@@ -336,9 +348,10 @@ import Testing
             let choices = "range=7d&cohort=\(mayCohort.id)&survey=\(fixture.id)"
             let scale = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(choices)").text)
             #expect(scale.first == ["Members", "1: Not at all", "2", "3", "4", "5: Very", "Answers"])
-            #expect(scale.dropFirst().first == [mayCohort.name, "fewer than 5", "0 (0%)", "0 (0%)", "6 (86%)", "0 (0%)", "7"])
+            // Rounded and withheld; a row with a count withheld shows no percentages (they would be of what is not shown).
+            #expect(scale.dropFirst().first == [mayCohort.name, "fewer than 5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "5"])
             let single = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[0])&\(choices)").text)
-            #expect(single.dropFirst().map { $0 } == [["Every week", "fewer than 5"], ["Most weeks", "5"], ["Not yet", "0"]])
+            #expect(single.dropFirst().map { $0 } == [["Every week", "fewer than 5"], ["Most weeks", "5"], ["Not yet", "fewer than 5"]])
 
             // Against the other cohort: June's one response is withheld whole, in the table and the drawing.
             let both = "range=7d&cohort=\(mayCohort.id)&cohort=\(juneMember.cohort.id)&compare=cohorts&survey=\(fixture.id)"
@@ -353,7 +366,7 @@ import Testing
             // Responses from before the period are not counted.
             let later = "range=custom&from=\(today.adding(days: 1).iso)&to=\(today.adding(days: 3).iso)&cohort=\(mayCohort.id)&survey=\(fixture.id)"
             let none = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(later)").text)
-            #expect(none.dropFirst().first?.last == "0")
+            #expect(none.dropFirst().first?.last == "fewer than 5")
         }
     }
 
@@ -397,16 +410,16 @@ import Testing
             #expect(breastfeedingDirect.1 == 8 && breastfeedingDirect.2 == 648)
 
             let completions = Self.rows(try await admin.get("/analytics/download?graph=module-completions&\(range)").text)
-            #expect(completions == [["Module", "All members"], ["Breastfeeding basics", "8"], ["Safe sleep", "fewer than 5"]])
+            #expect(completions == [["Module", "All members"], ["Breastfeeding basics", "5"], ["Safe sleep", "fewer than 5"]])
             let averages = Self.rows(try await admin.get("/analytics/download?graph=module-average-scores&\(range)").text)
             #expect(averages == [["Module", "All members"], ["Breastfeeding basics", "81.0 out of 100"], ["Safe sleep", "fewer than 5"]])
             let spread = Self.rows(try await admin.get("/analytics/download?graph=module-score-spread&\(range)").text)
             #expect(spread.first == ["Module", "Under 50", "50 to 69", "70 to 89", "90 to 100", "Answers"])
-            #expect(spread.dropFirst().first == ["Breastfeeding basics", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "8"])
+            #expect(spread.dropFirst().first == ["Breastfeeding basics", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "5"])
 
             // The period before the quizzes counts none of them; a day's range counts only that day's.
             let day = Self.rows(try await admin.get("/analytics/download?graph=module-completions&range=custom&from=2026-11-01&to=2026-11-01").text)
-            #expect(day == [["Module", "All members"], ["Breastfeeding basics", "6"], ["Safe sleep", "fewer than 5"]])
+            #expect(day == [["Module", "All members"], ["Breastfeeding basics", "5"], ["Safe sleep", "fewer than 5"]])
             let page = try await admin.get("/analytics/learning?range=custom&from=2026-10-01&to=2026-10-07").text
             #expect(page.contains("No learning module was completed by these members in this period."))
             let drawn = try await admin.get("/analytics/learning?\(range)").text
@@ -459,7 +472,7 @@ import Testing
                 }
                 return (0...AnalyticsAggregates.retentionWeeks).map { after in
                     let joined = ids.filter { week(joinedAt[$0]!) + after <= today }.count
-                    return joined == 0 ? "not yet" : SmallCounts.share(Int64(active[after]?.count ?? 0), of: Int64(joined)).text
+                    return joined == 0 ? "not yet" : Disclosure.share(Int64(active[after]?.count ?? 0), of: Int64(joined)).text
                 }
             }
             func drawn(from: CalendarDate, _ choices: String = "") async throws -> [String] {
@@ -469,8 +482,9 @@ import Testing
             let everyone = try await drawn(from: from)
             #expect(everyone == expected(early + late))
             // 14 joined, 12 came back the week after, 7 two weeks after; only the first 8 have reached week 3 (2 came back).
-            #expect(everyone.count == 13 && everyone.prefix(3).allSatisfy { $0.hasSuffix("%") } && everyone[3] == SmallCounts.withheld && everyone[4] == "not yet")
-            #expect(try await drawn(from: from, "&cohort=\(early[0].cohort.id)") == expected(early + late.prefix(5)))
+            #expect(everyone.count == 13 && everyone.prefix(3).allSatisfy { $0.hasSuffix("%") } && everyone[3] == Disclosure.fewerThanFive && everyone[4] == "not yet")
+            // June's one member is too few to stand alone: her due month is merged with May's, and chosen with it.
+            #expect(try await drawn(from: from, "&cohort=\(early[0].cohort.id)") == expected(early + late))
             // From the later six's day: the first eight did not join in the period and are not counted.
             #expect(try await drawn(from: from.adding(days: 7)) == expected(late))
         }
@@ -546,15 +560,26 @@ import Testing
     @Test(arguments: TestEngines.all)
     func theExportReplacesEveryMemberWithAnIdOfItsOwnAndIsAudited(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            let (app, may) = try await Self.member(portal, due: "2027-05-10")
-            let (other, _) = try await Self.member(portal, due: "2027-05-10")
-            for client in [app, other] {
-                _ = try await client.send(.post, "/api/v1/moods", json: ["mood": "sad", "client_id": "mood-1"])
+            // Five in May's cohort and one in June's, which is too small to be a cohort of its own in the export.
+            var apps: [AppClient] = []
+            var mays: [Member] = []
+            for _ in 0..<5 {
+                let (app, member) = try await Self.member(portal, due: "2027-05-10")
+                apps.append(app)
+                mays.append(member)
+            }
+            let (june, _) = try await Self.member(portal, due: "2027-06-10")
+            for (index, client) in (apps + [june]).enumerated() {
+                _ = try await client.send(.post, "/api/v1/moods", json: ["mood": index == 0 ? "angry" : "sad", "client_id": "mood-1"])
                 _ = try await client.send(.post, "/api/v1/events", json: ["events": [
                     ["client_id": "o1", "kind": "app_opened", "occurred_at": Self.iso(portal.clock.now)],
                     ["client_id": "s1", "kind": "section_viewed", "section": "resources", "seconds": 40, "occurred_at": Self.iso(portal.clock.now)],
                 ]])
             }
+            // One member alone did this kind of thing this week: her row could single her out.
+            _ = try await apps[0].send(.post, "/api/v1/events", json: ["events": [
+                ["client_id": "s2", "kind": "section_viewed", "section": "chat", "seconds": 95, "occurred_at": Self.iso(portal.clock.now)],
+            ]])
             var (admin, _) = try await portal.signedIn(.administrator)
             _ = try await admin.get("/analytics/export")
             let first = try await admin.post("/analytics/export", form: [("range", "7d")])
@@ -562,13 +587,22 @@ import Testing
             #expect(first.headers[.contentType]?.hasPrefix("text/csv") == true)
             let rows = Self.rows(first.text)
             #expect(rows.first == AnalyticsExport.columns.map(\.name))
+            #expect(rows.first == ["participant", "cohort", "kind", "week", "label", "number"], "no day, no time of day")
             let body = Array(rows.dropFirst())
-            #expect(body.count >= 6)
+            #expect(body.count >= 18)
             let participants = Set(body.map { $0[0] })
-            #expect(participants.count == 2 && participants.allSatisfy { $0.hasPrefix("P") && $0.count == 13 })
-            #expect(!first.text.contains(may.pseudonym) && !first.text.contains("\"\(may.id)\""))
-            #expect(body.contains { $0[2] == "mood.recorded" && $0[5] == "sad" && $0[1] == may.cohort.name })
-            #expect(body.contains { $0[2] == "app.section_viewed" && $0[5] == "resources" && $0[6] == "40" })
+            #expect(participants.count == 6 && participants.allSatisfy { $0.hasPrefix("P") && $0.count == 13 })
+            #expect(!first.text.contains(mays[0].pseudonym) && !first.text.contains("\"\(mays[0].id)\""))
+            // June's one member is in the merged cohort, as everyone is here.
+            #expect(Set(body.map { $0[1] }) == ["Due May 2027 to June 2027"])
+            // Each row's week is its Monday.
+            let monday = AnalyticsDay.firstDay(ofWeek: AnalyticsDay(portal.portal.programSettings.current.clock.date(of: portal.clock.now)).week).date.iso
+            #expect(Set(body.map { $0[3] }) == [monday])
+            #expect(body.filter { $0[2] == "mood.recorded" && $0[4] == "sad" }.count == 5)
+            #expect(body.filter { $0[2] == "mood.recorded" }.count == 6 && body.contains { $0[2] == "mood.recorded" && $0[4] == "withheld" },
+                    "her one angry mood keeps its row but not its label")
+            #expect(body.contains { $0[2] == "app.section_viewed" && $0[4] == "resources" && $0[5] == "40" })
+            #expect(!body.contains { $0[4] == "chat" }, "a section only one member visited that week is not named")
 
             let second = Self.rows(try await admin.post("/analytics/export", form: [("range", "7d")]).text)
             #expect(Set(second.dropFirst().map { $0[0] }).isDisjoint(with: participants), "two exports cannot be joined on their ids")

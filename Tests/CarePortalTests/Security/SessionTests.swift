@@ -120,11 +120,42 @@ import Testing
         #expect(!Settings().cookiesAreSecure)
     }
 
-    @Test func returnPathsStayOnThisSite() {
-        #expect(safeReturnPath("/staff?page=2") == "/staff?page=2")
-        #expect(safeReturnPath("//evil.example") == "/")
-        #expect(safeReturnPath("https://evil.example") == "/")
-        #expect(safeReturnPath("/\\evil.example") == "/")
-        #expect(safeReturnPath(nil) == "/")
+    static let hostileReturnPaths = [
+        "//evil.example", "https://evil.example", "/\\evil.example", "\\/evil.example", "/\t/evil.example", "/\n/evil.example",
+        "/\r/evil.example", "/ /evil.example", "\t//evil.example", " /x", "/\u{0B}/evil.example", "/\u{0C}/evil.example",
+        "/\u{00A0}/evil.example", "/\u{200B}/evil.example", "/\u{3000}/evil.example", "/\u{FEFF}/evil.example", "/\u{7F}/evil.example",
+        "/\u{2028}/evil.example", "/\u{0000}/evil.example", "/\u{FF0F}evil.example", "javascript:alert(1)", "evil.example", "",
+        "/" + String(repeating: "a", count: ReturnPath.maximumLength),
+    ]
+
+    @Test(arguments: hostileReturnPaths)
+    func aReturnPathThatCouldLeaveTheSiteBecomesTheLandingPage(hostile: String) {
+        #expect(ReturnPath.decide(hostile, otherwise: "/") == "/")
+        #expect(ReturnPath.decide(hostile, otherwise: "/desk") == "/desk")
+    }
+
+    @Test func aPathOnThisSiteIsKeptAsItIs() {
+        for path in ["/", "/staff?page=2", "/members?q=rose%20ann&sort=name", "/desk/threads/7#reply-3", "/%2F%2Fevil.example"] {
+            #expect(ReturnPath.decide(path, otherwise: "/home") == path)
+        }
+        #expect(ReturnPath.decide(nil, otherwise: "/desk") == "/desk")
+    }
+
+    @Test(arguments: TestEngines.all)
+    func signingInWithAReturnPathHoldingATabStaysOnTheSite(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            try await portal.createStaff(.administrator, username: "chief")
+            var browser = Visitor(portal: portal)
+            // The link as an outsider sends it: the tab percent-encoded in the query.
+            let form = try await browser.get("/sign-in?next=/%09/evil.example")
+            #expect(form.status == .ok)
+            let signedIn = try await browser.post("/sign-in", form: [
+                ("username", "chief"), ("password", "correct horse battery staple"), ("next", "/\t/evil.example"),
+            ])
+            #expect(signedIn.location == "/")
+            // Signed in, the same link sends her home rather than off the site.
+            #expect(try await browser.get("/sign-in?next=/%09/evil.example").location == "/")
+            #expect(try await browser.get("/sign-in?next=/members%3Fpage%3D2").location == "/members?page=2")
+        }
     }
 }
