@@ -114,6 +114,7 @@ let package = Package(
             dependencies: [
                 "CarePortal",
                 "PortalPlatform",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -8,7 +8,7 @@ struct CarePortalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "careportal",
         abstract: "CarePortal: the staff portal and member API for community-health programs.",
-        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self, Backup.self, Restore.self],
+        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self, Backup.self, Restore.self, RotateSealingKey.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -21,6 +21,7 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "The address people use to reach the portal (BASE_URL).") var baseURL: String?
     @Option(help: "Folder for uploads and other files (DATA_DIR).") var dataDir: String?
     @Option(help: "Folder holding templates/ and static/ (RESOURCES_DIR).") var resourcesDir: String?
+    @Option(help: "File holding the sealing key; unset on SQLite uses DATA_DIR/sealing.key (SEALING_KEY_FILE).") var sealingKeyFile: String?
     @Option(help: "SMTP server for outgoing mail (SMTP_URL).") var smtpURL: String?
     @Option(help: "The push gateway each push is POSTed to, https (PUSH_WEBHOOK_URL).") var pushWebhookURL: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical (LOG_LEVEL).") var logLevel: String?
@@ -34,6 +35,7 @@ struct SettingsOptions: ParsableArguments {
         overrides["BASE_URL"] = baseURL
         overrides["DATA_DIR"] = dataDir
         overrides["RESOURCES_DIR"] = resourcesDir
+        overrides["SEALING_KEY_FILE"] = sealingKeyFile
         overrides["SMTP_URL"] = smtpURL
         overrides["PUSH_WEBHOOK_URL"] = pushWebhookURL
         overrides["LOG_LEVEL"] = logLevel
@@ -125,7 +127,8 @@ struct SeedDemo: AsyncParsableCommand {
         for credential in credentials {
             print("  \(credential.title.padding(toLength: 22, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)  (signs in at \(credential.signInPath))")
         }
-        print("Two medical professionals are invited; the administrator finds their invitation emails on the Outbox page.")
+        print("Two medical professionals and a physician are invited. Their emails rest sealed in the outbox, links masked; without a mail server,")
+        print("whoever invites someone (or adds a patient, or enrols a participant by email) is shown the link or claim token once, on the page that made it.")
         print("The physician has \(DemoSeeder.demoPatientCount) patients with two months of logged doses and exercises, and one unfinished draft.")
     }
 }
@@ -158,7 +161,7 @@ struct RecountAnalytics: AsyncParsableCommand {
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the SQLite database, while the server runs, and DATA_DIR into one new archive (SQLite only).",
-        discussion: "The archive holds the second-factor key: keep it as secret as the database. On PostgreSQL use pg_dump (README.md, \"Operations\")."
+        discussion: "The archive holds DATA_DIR/sealing.key when the key is kept there: keep it as secret as the database. On PostgreSQL use pg_dump (README.md, \"Operations\")."
     )
     @OptionGroup var options: SettingsOptions
     @Argument(help: "The archive to write, outside DATA_DIR; it must not exist yet.") var path: String
@@ -168,7 +171,7 @@ struct Backup: AsyncParsableCommand {
         print("""
             Backed up the database (schema version \(report.manifest.schemaVersion)) and \(report.fileCount) files of DATA_DIR, \
             \(report.totalSize) bytes in all, to \(report.archivePath) at \(report.manifest.createdAt).
-            Keep the archive as secret as the database: it holds every record, and the second-factor key if there is one.
+            Keep the archive as secret as the database: it holds every record, and DATA_DIR/sealing.key if the key is kept there.
             """)
     }
 }
@@ -187,5 +190,30 @@ struct Restore: AsyncParsableCommand {
             Restored the database (schema version \(report.manifest.schemaVersion), backed up at \(report.manifest.createdAt)) \
             and \(report.fileCount) files from \(report.archivePath); every checksum matched. Start the server to use it.
             """)
+    }
+}
+
+struct RotateSealingKey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rotate-sealing-key",
+        abstract: "Seal every sealed value (outbox bodies, two-factor secrets) again under a new sealing key, in one transaction.",
+        discussion: """
+            Stop every server first. With the embedded default, DATA_DIR/sealing.key is replaced; with SEALING_KEY_FILE or SEALING_KEY, \
+            the new key is written to --new-key-file and every server must then be given it (README.md, "The sealing key").
+            """
+    )
+    @OptionGroup var options: SettingsOptions
+    @Option(help: "Where to write the new key when the key is given by SEALING_KEY_FILE or SEALING_KEY; it must not exist yet.") var newKeyFile: String?
+
+    func run() async throws {
+        do {
+            let rotated = try await Commands.rotateSealingKey(settings: try options.settings(), newKeyFile: newKeyFile)
+            print("Sealed \(rotated.resealed) values again under key \(rotated.newKeyID) (was \(rotated.formerKeyID)); the new key is in \(rotated.newKeyPath).")
+            if !rotated.replacedDefault {
+                print("Give every server SEALING_KEY_FILE=\(rotated.newKeyPath) (or its contents as SEALING_KEY) before starting it; the former key is no longer needed.")
+            }
+        } catch let problem as SealingKeyProblem {
+            throw ValidationError(problem.description)
+        }
     }
 }

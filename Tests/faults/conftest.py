@@ -11,6 +11,7 @@ database of that PostgreSQL. Server logs go to artifacts/server-logs/faults-*.lo
 
 from __future__ import annotations
 
+import base64
 import datetime
 import errno
 import glob
@@ -32,6 +33,8 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# The sealing key every PostgreSQL server of this run is given, as an operator gives each server the same one.
+SEALING_KEY = base64.b64encode(os.urandom(32)).decode()
 SERVER_LOGS = REPO_ROOT / "artifacts" / "server-logs"
 STARTUP_TIMEOUT = 60
 
@@ -117,8 +120,10 @@ class Server:
         return self.base_url + path
 
     def command_env(self) -> dict:
+        # On PostgreSQL the operator gives the sealing key; SQLite makes its own in DATA_DIR.
+        sealing = {"SEALING_KEY": SEALING_KEY} if self.database_url.startswith("postgres") else {}
         return {**os.environ, "LOG_LEVEL": "info", "DATABASE_URL": self.database_url, "DATA_DIR": str(self.data_dir),
-                "HOST": "127.0.0.1", "PORT": str(self.port), "BASE_URL": self.base_url, **self.env}
+                "HOST": "127.0.0.1", "PORT": str(self.port), "BASE_URL": self.base_url, **sealing, **self.env}
 
     def run_command(self, *arguments: str, stdin: str = "") -> str:
         """Runs a careportal command (create-user, …) against this server's database."""

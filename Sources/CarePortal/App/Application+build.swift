@@ -43,12 +43,14 @@ func buildApplication(
     }()
 
     let metrics = PortalMetrics()
+    // Read once, before anything is opened: a server without its key does not start.
+    let sealer = try Sealer.load(settings)
     let database = try Database(url: settings.databaseURL, logger: logger, metrics: metrics)
     let pages = try await PageRenderer(
         templatesDirectory: "\(settings.resourcesDirectory)/templates", required: featureTypes.flatMap { $0.templates }
     )
     let (wakeUps, wakeUpContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    let outbox = Outbox(now: dependencies.now, wakeSender: { wakeUpContinuation.yield() })
+    let outbox = Outbox(now: dependencies.now, sealer: sealer, wakeSender: { wakeUpContinuation.yield() })
     let contributions = Features.contributions(of: featureTypes)
     let portal = Portal(
         settings: settings,
@@ -115,6 +117,8 @@ func buildApplication(
     )
     application.beforeServerStarts {
         try await Migrator(database: database, now: dependencies.now, logger: logger).migrate()
+        let sealed = try await database.transaction { db in try await outbox.sealPlainBodies(on: db) }
+        if sealed > 0 { logger.notice("Sealed the outbox's waiting messages written before bodies were sealed", metadata: ["messages": "\(sealed)"]) }
         try await portal.programSettings.refresh()
     }
     return CarePortalApplication(

@@ -79,10 +79,11 @@ public enum Commands {
 
     /// Fills an empty database with demo accounts and returns their sign-in details, to be shown once.
     public static func seedDemo(settings: Settings) async throws -> [DemoSeeder.Credential] {
+        let sealer = try Sealer.load(settings)
         let database = try Database(url: settings.databaseURL, logger: logger(settings))
         return try await database.whileRunning {
             try await Migrator(database: database, logger: logger(settings)).migrate()
-            return try await DemoSeeder(database: database, dependencies: Dependencies(), settings: settings).seed()
+            return try await DemoSeeder(database: database, dependencies: Dependencies(), sealer: sealer, settings: settings).seed()
         }
     }
 
@@ -110,7 +111,7 @@ public enum Commands {
     }
 
     /// What the backup commands record in the audit log.
-    static let auditActions: [AuditAction] = [.backupTaken, .backupRestored]
+    static let auditActions: [AuditAction] = [.backupTaken, .backupRestored, .sealingKeyRotated]
 
     /// Copies the SQLite database (while the server may be running) and the data folder into a new
     /// archive at `path`. On PostgreSQL it refuses: pg_dump does that job (README.md, "Operations").

@@ -29,6 +29,8 @@ protocol PortalFeature: Sendable {
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard]
     /// Adds its clearly marked demo content inside `seed-demo`'s one transaction, after the features before it.
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws
+    /// The columns it keeps sealed under the sealing key, re-sealed by `careportal rotate-sealing-key`.
+    static var sealedColumns: [SealedColumn] { get }
     /// Its part in deleting a member's account (`Contributions.MemberDeletion`): the counts it keeps of her rows.
     static func deletingMember(_ memberID: Int64, portal: Portal, on db: any SQLDatabase) async throws -> Contributions.AfterMemberDeletion?
 
@@ -47,6 +49,7 @@ extension PortalFeature {
     static var appParts: [AppPart] { [] }
     static var notificationKinds: [NotificationKind] { [] }
     static var notificationSubjects: [NotificationSubjectTitles] { [] }
+    static var sealedColumns: [SealedColumn] { [] }
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] { [] }
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {}
     static func deletingMember(_ memberID: Int64, portal: Portal, on db: any SQLDatabase) async throws -> Contributions.AfterMemberDeletion? { nil }

@@ -27,6 +27,8 @@ public struct DemoSeeder: Sendable {
 
     let database: Database
     let dependencies: Dependencies
+    /// Seals the demo emails in the outbox, as the server does.
+    let sealer: Sealer
     /// For the links in the demo emails.
     var settings = Settings()
     var features: [any PortalFeature.Type] = Features.all
@@ -67,7 +69,7 @@ public struct DemoSeeder: Sendable {
                 staff.append(account)
             }
             let demo = DemoData(
-                dependencies: dependencies, settings: settings, engine: database.engine, now: dependencies.now(), staff: staff,
+                dependencies: dependencies, sealer: sealer, settings: settings, engine: database.engine, now: dependencies.now(), staff: staff,
                 appPasswordHash: appPasswordHash, appAnswerHash: appAnswerHash
             )
             for feature in features { try await feature.seedDemo(demo, on: db) }
@@ -94,6 +96,7 @@ public struct DemoSeeder: Sendable {
 /// What every feature's demo step starts from: the demo staff accounts, the clock and the settings.
 struct DemoData: Sendable {
     let dependencies: Dependencies
+    let sealer: Sealer
     /// For the links in the demo emails and where uploads are kept.
     let settings: Settings
     let engine: Database.Engine
@@ -103,6 +106,9 @@ struct DemoData: Sendable {
     /// Hashes of random secrets nobody is told, for demo app accounts, which exist to be seen in the portal.
     let appPasswordHash: String
     let appAnswerHash: String
+
+    /// The outbox the demo emails go to, sealed under the portal's key; no sender is woken.
+    var outbox: Outbox { Outbox(now: dependencies.now, sealer: sealer, wakeSender: {}) }
 
     func account(_ role: StaffRole) -> StaffAccount? {
         staff.first { $0.role == role }

@@ -29,7 +29,8 @@ extension Mail {
                 If you did not expect this email, you can ignore it.
 
                 \(settings.programName)
-                """
+                """,
+            secrets: [token.value]
         )
     }
 }

@@ -146,9 +146,9 @@ struct MedicalProfessionalsController {
             firstName: values["first_name"]!, lastName: values["last_name"]!, dateOfBirth: dateOfBirth, email: values["email"]!, role: role
         )
         let origin = portal.origin(of: request, context: context)
+        let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
         let invitation: StaffInvitation? = try await portal.database.transaction { db in
             guard try await !invitations.hasOpenInvitation(email: invitee.email, on: db) else { return nil }
-            let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
             let invitation = try await invitations.create(invitee, token: token, createdBy: staff.id, now: portal.now, on: db)
             try await portal.outbox.enqueue(.invitation(invitation, token: token, settings: portal.settings, clock: portal.programSettings.current.clock), on: db)
             try await portal.audit.record(AuditEvent(
@@ -161,10 +161,28 @@ struct MedicalProfessionalsController {
             errors.add("email", "An invitation to this email address is already open. Send it again or revoke it from the list of \(choosing ? "staff accounts" : "medical professionals")")
             return page(errors, dateProblem: nil)
         }
+        guard portal.deliversMail else {
+            return linkShownOnce(invitation, token: token, heading: "\(invitation.fullName) is invited", earlier: nil,
+                                 back: choosing ? .staff : .medicalProfessionals, context: context)
+        }
         try await portal.flash(
             Flash(.success, "An invitation\(choosing ? " as \(invitation.role.title.lowercased())" : "") has been sent to \(invitation.fullName) at \(invitation.email). The link works for \(StaffInvitation.lifetimeDays) days."), context: context
         )
         return seeOther(choosing ? .staff : .medicalProfessionals)
+    }
+
+    /// Without a mail server, the invitation's link, shown once to the administrator who made it.
+    private func linkShownOnce(
+        _ invitation: StaffInvitation, token: SecretToken, heading: String, earlier: String?, back: SiteURL, context: PortalContext
+    ) -> Response {
+        portal.pages.response(ShownOncePage(
+            layout: portal.layout(heading, context: context, current: back),
+            heading: heading,
+            lead: "Give \(invitation.fullName) (\(invitation.email)) this link yourself, by a way only they read:",
+            label: "Invitation link", secret: StaffInvitation.link(token: token, settings: portal.settings),
+            note: "It works once, until \(portal.programSettings.current.clock.dateTime(invitation.expiresAt)).\(earlier.map { " \($0)" } ?? "")",
+            continuePath: back.path, continueTitle: back == .staff ? "Back to staff accounts" : "Back to medical professionals"
+        ))
     }
 
     /// Medical professionals are 18 to 100 years old on the day they are invited.
@@ -182,14 +200,19 @@ struct MedicalProfessionalsController {
         let origin = portal.origin(of: request, context: context)
         let existing = try await portal.database.read { db in try await invitations.find(id: id, on: db) }
         guard let existing else { throw HTTPError(.notFound) }
+        let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
         let renewed: StaffInvitation? = try await portal.database.transaction { db in
-            let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
             guard let renewed = try await invitations.renew(id: id, token: token, now: portal.now, on: db) else { return nil }
             try await portal.outbox.enqueue(.invitation(renewed, token: token, settings: portal.settings, clock: portal.programSettings.current.clock), on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .invitationResent, recordType: "staff_invitation", recordID: "\(id)", origin: origin
             ), on: db)
             return renewed
+        }
+        if let renewed, !portal.deliversMail {
+            return linkShownOnce(renewed, token: token, heading: "A new invitation for \(renewed.fullName)",
+                                 earlier: "The link given or sent before no longer works.",
+                                 back: existing.role == .medicalProfessional ? .medicalProfessionals : .staff, context: context)
         }
         try await portal.flash(
             renewed.map {

@@ -16,13 +16,12 @@ extension DemoData {
         }
     }
 
-    /// Two medical professionals invited by the demo administrator; their emails wait in the outbox, links and all.
+    /// Two medical professionals invited by the demo administrator; their emails wait in the outbox, sealed.
     private func inviteMedicalProfessionals(invitedBy administratorID: Int64, on db: any SQLDatabase) async throws {
         let invitees = [
             Invitee(firstName: "Amira", lastName: "Haddad", dateOfBirth: CalendarDate(year: 1984, month: 2, day: 11)!, email: "amira.haddad@example.org"),
             Invitee(firstName: "Tomás", lastName: "Reyes", dateOfBirth: CalendarDate(year: 1979, month: 9, day: 23)!, email: "tomas.reyes@example.org"),
         ]
-        let outbox = Outbox(now: dependencies.now, wakeSender: {})
         let clock = try await ProgramSettingsRepository().clock(on: db)
         for invitee in invitees {
             let token = SecretToken(randomBytes: dependencies.randomBytes)

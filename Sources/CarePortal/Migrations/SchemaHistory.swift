@@ -59,6 +59,7 @@ enum SchemaHistory {
         IndexCustomersByBirthDate(),
         KeepPointsBalances(),
         IndexRetentionByCohort(),
+        SealOutboxBodies(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

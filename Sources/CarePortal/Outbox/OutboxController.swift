@@ -20,7 +20,7 @@ struct OutboxController {
         let address = ListAddress(path: SiteURL.outbox.path, parameters: [("status", status?.rawValue)])
         return portal.pages.response(OutboxPage(
             layout: portal.layout("Outbox", context: context, current: .outbox),
-            deliveryConfigured: portal.settings.smtpURL != nil,
+            deliveryConfigured: portal.deliversMail,
             statusOptions: FilterOption.html([FilterOption(value: "", title: "All messages", isSelected: status == nil)]
                 + OutboxMessage.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) }),
             rows: OutboxRow.html(page.items, clock: portal.programSettings.current.clock),
@@ -37,7 +37,10 @@ struct OutboxController {
         return portal.pages.response(OutboxMessagePage(
             layout: portal.layout(message.subject, context: context, current: .outbox),
             row: OutboxRow(message, clock: portal.programSettings.current.clock),
-            body: message.body,
+            body: message.maskedBody,
+            bodyGone: message.body == nil ? (message.status == .sent
+                ? "Once an email is delivered only its recipient, subject, times and status are kept, not its text."
+                : "This email's text does not open with this server's sealing key.") : nil,
             lastError: message.lastError,
             retryPath: message.status == .failed ? SiteURL.outboxRetry(id).path : nil
         ))
@@ -124,7 +127,10 @@ struct OutboxMessagePage: Page {
     static let template = TemplateName.outboxMessage
     let layout: Layout
     let row: OutboxRow
-    let body: String
+    /// The text with every secret in it masked (`OutboxMessage.maskedBody`): links and tokens are never shown.
+    let body: String?
+    /// Why there is no text.
+    let bodyGone: String?
     let lastError: String?
     let retryPath: String?
     let outboxPath = SiteURL.outbox.path

@@ -7,7 +7,8 @@ struct OutboxFeature: PortalFeature {
     static let navigation = [
         NavigationItem(title: "Outbox", path: SiteURL.outbox.path, access: OutboxController.access, group: .settings),
     ]
-    static let templates: [TemplateName] = [.outbox, .outboxMessage]
+    static let templates: [TemplateName] = [.outbox, .outboxMessage, .shownOnce]
+    static let sealedColumns = [Outbox.sealedColumn]
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {
@@ -35,4 +36,5 @@ struct OutboxFeature: PortalFeature {
 extension TemplateName {
     static let outbox = TemplateName("outbox/list")
     static let outboxMessage = TemplateName("outbox/message")
+    static let shownOnce = TemplateName("outbox/shown-once")
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import PortalPlatform
 
 extension Mail {
@@ -24,7 +25,8 @@ extension Mail {
                 If you did not expect this email, you can ignore it.
 
                 \(settings.programName)
-                """
+                """,
+            secrets: [token.grouped, token.value]
         )
     }
 
@@ -43,5 +45,21 @@ extension Mail {
                 \(settings.programName)
                 """
         )
+    }
+}
+
+/// Without a mail server, a patient's claim token, shown once to the physician who made it.
+struct PatientClaimShownOnce {
+    let portal: Portal
+
+    func page(_ patient: Patient, token: ClaimToken, expiresAt: Date, heading: String, earlier: String?, context: PortalContext) -> Response {
+        portal.pages.response(ShownOncePage(
+            layout: portal.layout(heading, context: context, current: .patients),
+            heading: heading,
+            lead: "Give \(patient.fullName) this claim token yourself: in the app she chooses “I have a claim token” and enters it.",
+            label: "Claim token", secret: token.grouped,
+            note: "It works once, until \(portal.programSettings.current.clock.dateTime(expiresAt)).\(earlier.map { " \($0)" } ?? "")",
+            continuePath: SiteURL.patient(patient.id).path, continueTitle: "Open \(patient.fullName)’s record"
+        ))
     }
 }

@@ -189,12 +189,12 @@ struct PatientWizardController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let patient: Patient
+        let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
         do {
             patient = try await portal.database.transaction { db in
                 let patient = try await PatientRepository().create(contact, physicianID: physician.id, now: now, on: db)
                 try await regimens.add(medications.items + exercises.items, patientID: patient.id, startsOn: CalendarDate(now),
                                        by: physician.id, now: now, on: db)
-                let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
                 try await PatientAccountRepository().create(patientID: patient.id, token: token, now: now, on: db)
                 try await portal.outbox.enqueue(
                     .claimToken(patient: patient, token: token, expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime), settings: portal.settings),
@@ -217,6 +217,12 @@ struct PatientWizardController {
             back.step = .contact
             try await save(back, context: context)
             return contactPage(values: draft.contact, errors: errors, action: .patientDraftContact(draft.id), cancel: .patientDraftCancel(draft.id), context: context)
+        }
+        guard portal.deliversMail else {
+            return PatientClaimShownOnce(portal: portal).page(
+                patient, token: token, expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
+                heading: "\(patient.fullName) has been added", earlier: nil, context: context
+            )
         }
         try await portal.flash(Flash(
             .success,

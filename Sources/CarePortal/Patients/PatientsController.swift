@@ -547,17 +547,23 @@ struct PatientsController {
 
     @Sendable func resendClaim(request: Request, context: PortalContext) async throws -> Response {
         let now = portal.now
-        let message = try await changePatient(request: request, context: context) { patient, db -> Flash in
-            let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
+        let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
+        let (message, renewedFor) = try await changePatient(request: request, context: context) { patient, db -> (Flash, Patient?) in
             guard try await accounts.renewClaim(patientID: patient.id, token: token, now: now, on: db) else {
-                return Flash(.warning, "\(patient.fullName) has already claimed her app account.")
+                return (Flash(.warning, "\(patient.fullName) has already claimed her app account."), nil)
             }
             try await portal.outbox.enqueue(
                 .claimToken(patient: patient, token: token, expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime), settings: portal.settings),
                 on: db
             )
             try await audit(.claimTokenSent, patientID: patient.id, detail: "sent again", request: request, context: context, on: db)
-            return Flash(.success, "A new claim token has been emailed to \(patient.contact.email). The earlier one no longer works.")
+            return (Flash(.success, "A new claim token has been emailed to \(patient.contact.email). The earlier one no longer works."), patient)
+        }
+        if let patient = renewedFor, !portal.deliversMail {
+            return PatientClaimShownOnce(portal: portal).page(
+                patient, token: token, expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
+                heading: "A new claim token for \(patient.fullName)", earlier: "The earlier one no longer works.", context: context
+            )
         }
         try await portal.flash(message, context: context)
         return seeOther(.patient(try context.parameters.recordID()))

@@ -21,7 +21,6 @@ extension DemoData {
         func frequency(_ name: String) -> CatalogueFrequency { catalogue.frequencies.first { $0.name == name }! }
         func amount(_ name: String) -> CatalogueExerciseAmount { catalogue.amounts.first { $0.name == name }! }
         let patients = PatientRepository(), regimens = RegimenRepository(), accounts = PatientAccountRepository()
-        let outbox = Outbox(now: dependencies.now, wakeSender: {})
         for (index, person) in people.enumerated() {
             let contact = PatientContact(
                 firstName: person.0, middleName: index == 0 ? "María" : "", lastName: person.1 + " (demo data)",

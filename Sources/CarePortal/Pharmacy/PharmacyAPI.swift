@@ -355,7 +355,7 @@ struct PharmacyAPIController {
                 actor: .anonymous, action: .pharmacyPasswordReset, recordType: "pharmacy_customer", recordID: "\(customer.id)", origin: origin,
                 detail: "link emailed"
             ), on: db)
-            try await portal.outbox.enqueue(Mail.pharmacyPasswordReset(to: customer, link: link, store: store), on: db)
+            try await portal.outbox.enqueue(Mail.pharmacyPasswordReset(to: customer, link: link, token: token, store: store), on: db)
         }
         return .json(PharmacyAPI.CheckEmail(message: Self.resetSent), status: .accepted)
     }
@@ -686,7 +686,7 @@ extension Mail {
     }
 
     /// The reset link: a secret that works once, for an hour. It is never a password.
-    static func pharmacyPasswordReset(to customer: PharmacyCustomer, link: String, store: String) -> Mail {
+    static func pharmacyPasswordReset(to customer: PharmacyCustomer, link: String, token: SecretToken, store: String) -> Mail {
         Mail(recipient: customer.email, subject: "Choose a new password for \(store)", body: """
             Hello \(customer.details.firstName),
 
@@ -697,6 +697,6 @@ extension Mail {
             The link works once. If you did not ask for this, you can ignore this email: your password has not changed.
 
             \(store)
-            """)
+            """, secrets: [token.value])
     }
 }

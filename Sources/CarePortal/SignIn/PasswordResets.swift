@@ -57,7 +57,8 @@ extension Mail {
                 If you did not ask for this, you can ignore this email: your password stays as it is.
 
                 \(settings.programName)
-                """
+                """,
+            secrets: [token.value]
         )
     }
 }

@@ -3,7 +3,7 @@ import PortalPlatform
 import SQLKit
 
 /// `seed-demo`'s staff step: a physician invited by the demo administrator (the email waits in the
-/// outbox, link and all), so the Staff accounts page shows an open invitation of a role other than
+/// outbox, sealed), so the Staff accounts page shows an open invitation of a role other than
 /// medical professional.
 extension DemoData {
     func seedStaffInvitations(on db: any SQLDatabase) async throws {
@@ -13,7 +13,7 @@ extension DemoData {
         )
         let token = SecretToken(randomBytes: dependencies.randomBytes)
         let invitation = try await StaffInvitationRepository().create(invitee, token: token, createdBy: administrator.id, now: now, on: db)
-        try await Outbox(now: dependencies.now, wakeSender: {}).enqueue(
+        try await outbox.enqueue(
             .invitation(invitation, token: token, settings: settings, clock: try await ProgramSettingsRepository().clock(on: db)), on: db
         )
     }

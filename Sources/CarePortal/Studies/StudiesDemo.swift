@@ -5,7 +5,7 @@ import SQLKit
 
 /// A clearly marked demo study: five participants ("DEMO-" study ids, arm "Demo arm …") with three weeks
 /// of to-dos, app opens and feedback, one of them withdrawn, a sixth enrolled yesterday whose emailed
-/// claim token waits in the outbox, and a demo contact page. Their app logins share a password nobody is told.
+/// claim token waits in the outbox (sealed), and a demo contact page. Their app logins share a password nobody is told.
 enum StudiesDemo {
     static let participantCount = 6
 
@@ -63,7 +63,7 @@ enum StudiesDemo {
             studyCode: "DEMO-006", arm: "Demo arm A", email: "demo-006@demo.invalid", enrolledOn: yesterday, passwordHash: demo.appPasswordHash,
             claimToken: token, now: sentAt, on: db
         )
-        try await Outbox(now: demo.dependencies.now, wakeSender: {}).enqueue(
+        try await demo.outbox.enqueue(
             .studyClaimToken(to: "demo-006@demo.invalid", username: "demo-006", token: token, expiresAt: ClaimTokens.expiry(sentAt: sentAt),
                              settings: demo.settings, clock: try await ProgramSettingsRepository().clock(on: db)),
             on: db

@@ -65,7 +65,8 @@ extension Mail {
                 If you did not expect this email, you can ignore it.
 
                 \(settings.programName)
-                """
+                """,
+            secrets: [token.grouped, token.value]
         )
     }
 }

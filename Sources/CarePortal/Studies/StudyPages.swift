@@ -87,6 +87,8 @@ struct StudyEnrolledPage: Page {
     /// Where her claim token was emailed, and until when it works.
     let emailedTo: String?
     let claimExpires: String?
+    /// Her claim token, shown once here when no mail server is set up to send it.
+    let claimToken: String?
     let participantPath: String
     let enrolPath: String
 }

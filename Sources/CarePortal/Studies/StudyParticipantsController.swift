@@ -129,6 +129,7 @@ struct StudyParticipantsController {
             layout: portal.layout("Participant enrolled", context: context, current: .studyParticipants),
             studyCode: form.studyCode, username: username, password: password,
             emailedTo: claimToken == nil ? nil : form.email, claimExpires: claimToken == nil ? nil : clock.dateTime(ClaimTokens.expiry(sentAt: now)),
+            claimToken: portal.deliversMail ? nil : claimToken?.grouped,
             participantPath: SiteURL.studyParticipant(id).path, enrolPath: SiteURL.newStudyParticipant.path
         ))
     }
@@ -264,14 +265,14 @@ struct StudyParticipantsController {
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         let clock = self.clock
-        let message = try await portal.database.transaction { db -> Flash in
+        let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
+        let (message, sentTo) = try await portal.database.transaction { db -> (Flash, StudyParticipant?) in
             guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
             guard Self.maySendClaim(participant, now: now), let email = participant.email else {
-                return Flash(.warning, "\(participant.studyCode) has no claim token to send: she has claimed her account, was given a one-time password, or has been withdrawn.")
+                return (Flash(.warning, "\(participant.studyCode) has no claim token to send: she has claimed her account, was given a one-time password, or has been withdrawn."), nil)
             }
-            let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
             guard try await StudyRepository.claims.issue(ownerID: id, token: token, now: now, on: db) else {
-                return Flash(.warning, "\(participant.studyCode) has already claimed her app account.")
+                return (Flash(.warning, "\(participant.studyCode) has already claimed her app account."), nil)
             }
             let expires = ClaimTokens.expiry(sentAt: now)
             try await portal.outbox.enqueue(
@@ -281,7 +282,18 @@ struct StudyParticipantsController {
                 actor: context.auditActor, action: .studyClaimTokenSent, recordType: "study_participant", recordID: "\(id)", origin: origin,
                 detail: "sent again"
             ), on: db)
-            return Flash(.success, "A new claim token has been emailed to \(email); it works until \(clock.dateTime(expires)). The earlier one no longer works.")
+            return (Flash(.success, "A new claim token has been emailed to \(email); it works until \(clock.dateTime(expires)). The earlier one no longer works."), participant)
+        }
+        if let participant = sentTo, !portal.deliversMail {
+            let heading = "A new claim token for \(participant.studyCode)"
+            return portal.pages.response(ShownOncePage(
+                layout: portal.layout(heading, context: context, current: .studyParticipants),
+                heading: heading,
+                lead: "Give her this claim token yourself: in the app she chooses “I have a claim token”, enters it and chooses her password. Her username is \(participant.username).",
+                label: "Claim token", secret: token.grouped,
+                note: "It works once, until \(clock.dateTime(ClaimTokens.expiry(sentAt: now))). The earlier one no longer works.",
+                continuePath: SiteURL.studyParticipant(id).path, continueTitle: "Open \(participant.studyCode)’s record"
+            ))
         }
         try await portal.flash(message, context: context)
         return seeOther(.studyParticipant(id))

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HummingbirdOTP
 import PortalPlatform
@@ -116,51 +115,20 @@ enum RecoveryCodes {
     }
 }
 
-/// Seals TOTP secrets with AES-GCM under a key kept in a file under DATA_DIR, created on first use:
-/// a copy of the database alone does not give the secrets away.
+/// TOTP secrets rest sealed under the portal's one sealing key (`Sealer`, AES-GCM): a copy of the
+/// database alone does not give them away. Secrets sealed under `second-factor.key` before it open too:
+/// that key became the sealing key (`SealingKeySource`).
 struct SecondFactorSealer: Sendable {
-    let keyPath: String
-
-    init(dataDirectory: String) {
-        keyPath = URL(fileURLWithPath: dataDirectory).appendingPathComponent("second-factor.key").path
-    }
-
-    struct KeyUnusable: Error, CustomStringConvertible {
-        let description: String
-    }
+    static let purpose = SealingPurpose("second_factors.sealed_secret")
+    /// Re-sealed by a rotation of the key.
+    static let sealedColumn = SealedColumn(table: "second_factors", key: "account_id", column: "sealed_secret", purpose: purpose)
+    let sealer: Sealer
 
     func seal(_ secret: String) throws -> String {
-        try AES.GCM.seal(Data(secret.utf8), using: key()).combined!.base64EncodedString()
+        try sealer.seal(secret, for: Self.purpose)
     }
 
     func open(_ sealed: String) throws -> String {
-        guard let data = Data(base64Encoded: sealed) else { throw KeyUnusable(description: "a sealed second factor is not base64") }
-        let opened = try AES.GCM.open(AES.GCM.SealedBox(combined: data), using: key())
-        guard let secret = String(data: opened, encoding: .utf8) else { throw KeyUnusable(description: "a second factor opened to no text") }
-        return secret
-    }
-
-    /// Reads the key, or makes it when there is none: created exclusively, so two servers starting
-    /// at once end up with the same key.
-    private func key() throws -> SymmetricKey {
-        if let data = FileManager.default.contents(atPath: keyPath) { return try checked(data) }
-        let directory = URL(fileURLWithPath: keyPath).deletingLastPathComponent().path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let descriptor = Foundation.open(keyPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        if descriptor >= 0 {
-            let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            fsync(descriptor)
-            close(descriptor)
-            guard written == bytes.count else { throw KeyUnusable(description: "could not write \(keyPath)") }
-            return SymmetricKey(data: bytes)
-        }
-        guard let data = FileManager.default.contents(atPath: keyPath) else { throw KeyUnusable(description: "could not read \(keyPath)") }
-        return try checked(data)
-    }
-
-    private func checked(_ data: Data) throws -> SymmetricKey {
-        guard data.count == 32 else { throw KeyUnusable(description: "\(keyPath) is not a 256-bit key") }
-        return SymmetricKey(data: data)
+        try sealer.open(sealed, for: Self.purpose)
     }
 }

@@ -11,7 +11,7 @@ struct TwoFactorController {
     let factors = SecondFactorRepository()
     let throttle = SignInThrottle()
 
-    var sealer: SecondFactorSealer { SecondFactorSealer(dataDirectory: portal.settings.dataDirectory) }
+    var sealer: SecondFactorSealer { SecondFactorSealer(sealer: portal.sealer) }
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.signInCode.pattern, access: .everyone, showCode)

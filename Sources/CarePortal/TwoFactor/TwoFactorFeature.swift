@@ -7,6 +7,7 @@ struct TwoFactorFeature: PortalFeature {
     static let program: Program? = nil
     static let auditActions: [AuditAction] = [.secondFactorTurnedOn, .secondFactorTurnedOff, .secondFactorReset, .secondFactorPolicyChanged]
     static let templates: [TemplateName] = [.signInCode, .setUpSecondFactor, .recoveryCodes, .twoFactor, .secondFactorPolicy]
+    static let sealedColumns = [SecondFactorSealer.sealedColumn]
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {

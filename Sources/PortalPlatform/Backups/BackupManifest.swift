@@ -21,7 +21,7 @@ public struct BackupManifest: Codable, Sendable, Equatable {
         public var size: Int64
         /// SHA-256 of its bytes, in lower-case hexadecimal.
         public var sha256: String
-        /// Its permission bits in `DATA_DIR` (0600 for the second-factor key), restored with it.
+        /// Its permission bits in `DATA_DIR` (0600 for the sealing key), restored with it.
         public var mode: Int
 
         package init(path: String, size: Int64, sha256: String, mode: Int) {
@@ -39,7 +39,7 @@ public struct BackupManifest: Codable, Sendable, Equatable {
     /// When the database was copied, UTC, e.g. `2026-11-25T05:01:02.345Z`.
     public var createdAt: String
     public var database: File
-    /// The data folder's files (uploads, the second-factor key), each named `data/<path in DATA_DIR>`.
+    /// The data folder's files (uploads, the sealing key), each named `data/<path in DATA_DIR>`.
     public var files: [File]
 
     enum CodingKeys: String, CodingKey {

@@ -13,8 +13,9 @@ import Glibc
 /// files over 4 GB) is already a dependency. The database is deflated; uploads are stored as they are,
 /// since pictures and videos are compressed already.
 ///
-/// The archive holds `DATA_DIR/second-factor.key`: without it no second factor could be checked after
-/// a restore. So an archive is as secret as the database and the key together; it is written with mode 0600.
+/// With the embedded default the archive holds `DATA_DIR/sealing.key`: without it no sealed value (two-factor
+/// secrets, waiting mail) opens after a restore. So an archive is as secret as the database and the key
+/// together; it is written with mode 0600. A key given by `SEALING_KEY_FILE` elsewhere is not in it.
 package enum DataBackup {
     /// Copies the database at `databasePath` while it may be in use, then the files under `dataDirectory`,
     /// into a new archive at `archivePath`, which must not exist yet. Blocks while it works.
@@ -148,7 +149,7 @@ package enum DataBackup {
         at path: String, database: String, dataDirectory: String, files: [String], schemaVersion: Int, now: Date
     ) throws -> BackupManifest {
         let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
-        // Before anything is in it: the archive holds the database and the second-factor key.
+        // Before anything is in it: the archive holds the database and the sealing key.
         guard chmod(path, 0o600) == 0 else { throw BackupRefused("Could not make \(path) private: \(describe(errno)).") }
         guard let databaseEntry = try add(database, as: BackupManifest.databaseEntryName, to: archive, compression: .deflate, now: now) else {
             throw BackupRefused("The copy of the database disappeared while the archive was written.")

@@ -25,6 +25,9 @@ public struct SMTPTransport: MailTransport {
     }
 
     public func deliver(_ message: OutboxMessage, from sender: String) async throws {
+        guard message.body != nil else {
+            throw DeliveryFailed(description: "the message's text does not open with this server's sealing key")
+        }
         guard var components = URLComponents(string: url) else {
             throw DeliveryFailed(description: "SMTP_URL is not a valid address")
         }
@@ -75,7 +78,7 @@ public struct SMTPTransport: MailTransport {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
         let domain = address(in: sender).split(separator: "@").last.map(String.init) ?? "localhost"
-        let body = Data(message.body.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        let body = Data((message.body ?? "").replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\n", with: "\r\n").utf8)
             .base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
         let headers = [
             "From: \(headerValue(sender))",

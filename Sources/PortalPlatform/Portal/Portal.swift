@@ -13,6 +13,8 @@ package struct Portal: Sendable {
     package let passwords: PasswordHasher
     package let passwordPolicy: PasswordPolicy
     package let outbox: Outbox
+    /// Seals the portal's secrets at rest under the operator's sealing key (`outbox` holds the same).
+    package var sealer: Sealer { outbox.sealer }
     package let programSettings: ProgramSettingsStore
     package let logger: Logger
     /// What the running features bring to the shared pages: navigation, home cards, programs, audit actions.

@@ -16,6 +16,10 @@ public struct Settings: Sendable, Equatable {
     public var baseURL = "http://127.0.0.1:8080"
     /// `DATA_DIR`: uploads and other files live here.
     public var dataDirectory = "./data"
+    /// `SEALING_KEY`: the sealing key itself, 32 bytes in base64 (`SealingKeySource`).
+    public var sealingKey: String?
+    /// `SEALING_KEY_FILE`: a file holding the sealing key; unset on SQLite uses `DATA_DIR/sealing.key`.
+    public var sealingKeyFile: String?
     /// `RESOURCES_DIR`: where `templates/` and `static/` are.
     public var resourcesDirectory = "."
     /// `SECURE_COOKIES`: true sends cookies only over https (and names the session cookie `__Host-…`).
@@ -85,6 +89,8 @@ public struct Settings: Sendable, Equatable {
         }
         if let value = values["DATA_DIR"] { settings.dataDirectory = value }
         if let value = values["RESOURCES_DIR"] { settings.resourcesDirectory = value }
+        if let value = values["SEALING_KEY"], !value.isEmpty { settings.sealingKey = value }
+        if let value = values["SEALING_KEY_FILE"], !value.isEmpty { settings.sealingKeyFile = value }
         if let value = values["SECURE_COOKIES"] { settings.secureCookies = try boolean(value, named: "SECURE_COOKIES") }
         if let value = values["SESSION_IDLE_MINUTES"] {
             settings.sessionIdleTimeout = .seconds(try integer(value, named: "SESSION_IDLE_MINUTES", in: 1...1440) * 60)

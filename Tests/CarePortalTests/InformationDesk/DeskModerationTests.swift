@@ -388,7 +388,7 @@ import Testing
             // Every email the desk sent.
             let mail = try await portal.outboxMessages()
             #expect(mail.contains { $0.subject.contains("New question") })
-            for message in mail { assertNoIdentity(message.subject + message.body, "the email to \(message.recipient)") }
+            for message in mail { assertNoIdentity(message.subject + message.bodyText, "the email to \(message.recipient)") }
         }
     }
 }

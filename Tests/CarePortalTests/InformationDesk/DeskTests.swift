@@ -245,10 +245,10 @@ import Testing
             let mail = try await portal.outboxMessages().filter { $0.subject.contains("New question") }
             #expect(mail.map(\.recipient) == [keen.email], "active medical professionals who want them, and no one else")
             let message = try #require(mail.first)
-            #expect(message.body.contains("Spotting at 8 weeks"))
-            #expect(message.body.contains("I noticed some light spotting this morning."))
-            #expect(message.body.contains("\(TestPortal.baseURL)/desk/threads/\(thread)"))
-            #expect(!message.body.contains("QuietLark") && !message.body.contains("/members/\(memberID)"))
+            #expect(message.bodyText.contains("Spotting at 8 weeks"))
+            #expect(message.bodyText.contains("I noticed some light spotting this morning."))
+            #expect(message.bodyText.contains("\(TestPortal.baseURL)/desk/threads/\(thread)"))
+            #expect(!message.bodyText.contains("QuietLark") && !message.bodyText.contains("/members/\(memberID)"))
             #expect(!mail.contains { $0.recipient == quietAccount.email })
 
             // Switching them back on.

@@ -168,6 +168,7 @@ import Testing
         var settings = CommandTests.settings(url)
         settings.baseURL = "https://demo.example.org"
         _ = try await Commands.seedDemo(settings: settings)
+        let sealer = try Sealer.load(settings)
         let database = try Database(url: url, logger: TestDatabase.logger)
         let (catalogue, patients, drafts, logs, mail) = try await database.whileRunning {
             try await database.read { db in
@@ -177,7 +178,7 @@ import Testing
                 return (try await CatalogueRepository().all(on: db), patients, try await RegimenRepository().drafts(physicianID: physicianID, on: db),
                         try await RegimenRepository().logs(patientID: try #require(patients.first { $0.contact.firstName == "José" }).id,
                                                            from: today.adding(days: -60), through: today, on: db),
-                        try await Outbox(now: Date.init, wakeSender: {}).list(status: nil, page: PageRequest(number: 1), on: db).items)
+                        try await Outbox(now: Date.init, sealer: sealer, wakeSender: {}).list(status: nil, page: PageRequest(number: 1), on: db).items)
             }
         }
         try await TestDatabase.drop(url)

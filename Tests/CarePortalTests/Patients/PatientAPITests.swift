@@ -273,8 +273,8 @@ import Testing
             #expect(try await reminders.sendDue() == 0, "one reminder per interval")
             let mail = try await reminderMail()
             #expect(mail.count == 1 && mail[0].recipient == patient.contact.email)
-            #expect(mail[0].body.contains("You have 4 medications and exercises still to do today."))
-            #expect(!mail[0].body.contains("Levodopa"), "the email names no medication")
+            #expect(mail[0].bodyText.contains("You have 4 medications and exercises still to do today."))
+            #expect(!mail[0].bodyText.contains("Levodopa"), "the email names no medication")
 
             // With everything logged there is nothing to remind her of.
             let today = CalendarDate(portal.clock.now)

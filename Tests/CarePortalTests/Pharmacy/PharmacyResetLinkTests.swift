@@ -8,7 +8,7 @@ import Testing
 @Suite struct PharmacyResetLinkTests {
     /// The token of the newest reset link emailed.
     static func newestResetToken(_ portal: TestPortal) async throws -> String {
-        let line = try #require(try await portal.outboxMessages().last?.body.split(separator: "\n").first { $0.contains("/pharmacy/reset-password?token=") })
+        let line = try #require(try await portal.outboxMessages().last?.bodyText.split(separator: "\n").first { $0.contains("/pharmacy/reset-password?token=") })
         return String(line.split(separator: "=").last ?? "")
     }
 

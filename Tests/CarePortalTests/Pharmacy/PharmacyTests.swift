@@ -329,7 +329,7 @@ enum PharmacyFixtures {
             #expect(feedEntries.count == 10)
             let mail = try await portal.outboxMessages().filter { $0.recipient == "margaret@example.org" }
             #expect(mail.filter { $0.subject.hasPrefix("News about your order") }.count == 10)
-            let texts = [feed] + feedEntries.map { "\($0.message) \($0.body ?? "") \($0.reason ?? "")" } + mail.map { "\($0.subject) \($0.body)" }
+            let texts = [feed] + feedEntries.map { "\($0.message) \($0.body ?? "") \($0.reason ?? "")" } + mail.map { "\($0.subject) \($0.bodyText)" }
             for text in texts {
                 for secret in ["Lisinopril", "Atorvastatin", "10 mg", "30 tablets", "Ruiz", "stopped"] {
                     #expect(!text.contains(secret), "\(secret) was in: \(text)")
@@ -451,8 +451,8 @@ enum PharmacyFixtures {
             let asked = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResets.path, json: ["email": "Margaret@example.org"])
             #expect(unknown.status == .accepted && asked.status == .accepted && unknown.text == asked.text)
             let mail = try #require(try await portal.outboxMessages().last)
-            #expect(mail.recipient == "margaret@example.org" && !mail.body.contains(PharmacyFixtures.password))
-            let link = try #require(mail.body.split(separator: "\n").first { $0.contains("/pharmacy/reset-password?token=") })
+            #expect(mail.recipient == "margaret@example.org" && !mail.bodyText.contains(PharmacyFixtures.password))
+            let link = try #require(mail.bodyText.split(separator: "\n").first { $0.contains("/pharmacy/reset-password?token=") })
             let token = String(link.split(separator: "=").last ?? "")
             let stored = try await portal.database.read { db in
                 try await db.select().column("token_hash").from("pharmacy_password_resets").first()?.decode(column: "token_hash", as: String.self)
@@ -475,7 +475,7 @@ enum PharmacyFixtures {
                                                              json: ["email": "margaret@example.org", "password": "Lighthouse keeper 7"]).status == .created)
             // A link older than an hour no longer works.
             _ = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResets.path, json: ["email": "margaret@example.org"])
-            let late = try #require(try await portal.outboxMessages().last?.body.split(separator: "\n").first { $0.contains("token=") })
+            let late = try #require(try await portal.outboxMessages().last?.bodyText.split(separator: "\n").first { $0.contains("token=") })
             portal.clock.advance(by: 3_600)
             let expired = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResetCompletion.path,
                                                                   json: ["token": String(late.split(separator: "=").last ?? ""), "password": "Another one 12345"])

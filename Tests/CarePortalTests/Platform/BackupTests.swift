@@ -102,7 +102,7 @@ import ZIPFoundation
             restored.remove()
             try? FileManager.default.removeItem(atPath: DataBackup.parent(of: archive))
         }
-        let sealed = try SecondFactorSealer(dataDirectory: place.folder).seal("JBSWY3DPEHPK3PXP")
+        let sealed = try SecondFactorSealer(sealer: try Sealer.load(place.settings)).seal("JBSWY3DPEHPK3PXP")
         let uploads = UploadStore(dataDirectory: place.folder, folder: "illustrations", randomBytes: Self.randomBytes)
         // A half-written upload is never backed up.
         try FileManager.default.createDirectory(atPath: uploads.directory, withIntermediateDirectories: true)
@@ -164,9 +164,9 @@ import ZIPFoundation
         #expect(restoredReport.manifest == report.manifest)
         #expect(report.manifest.schemaVersion == SchemaHistory.latestVersion)
         let listed = Set(report.manifest.files.map(\.path))
-        #expect(listed.contains("data/second-factor.key"))
+        #expect(listed.contains("data/sealing.key"))
         #expect(!listed.contains { $0.hasSuffix(".partial") || $0.contains("careportal.sqlite") })
-        #expect(report.manifest.files.first { $0.path == "data/second-factor.key" }?.mode == 0o600)
+        #expect(report.manifest.files.first { $0.path == "data/sealing.key" }?.mode == 0o600)
 
         // every acknowledged write, in a database SQLite finds whole
         let consistency = try Self.consistency(of: restored.databasePath)
@@ -201,8 +201,8 @@ import ZIPFoundation
             let bytes = FileManager.default.contents(atPath: "\(restored.folder)/illustrations/\(upload.fileName)")
             #expect(bytes.map { [UInt8]($0) } == upload.bytes, "\(upload.fileName)")
         }
-        #expect(try SecondFactorSealer(dataDirectory: restored.folder).open(sealed) == "JBSWY3DPEHPK3PXP")
-        let keyMode = try FileManager.default.attributesOfItem(atPath: "\(restored.folder)/second-factor.key")[.posixPermissions] as? Int
+        #expect(try SecondFactorSealer(sealer: try Sealer.load(restored.settings)).open(sealed) == "JBSWY3DPEHPK3PXP")
+        let keyMode = try FileManager.default.attributesOfItem(atPath: "\(restored.folder)/sealing.key")[.posixPermissions] as? Int
         #expect(keyMode == 0o600)
         // Nothing of the restore's own is left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: restored.folder).allSatisfy { !$0.hasPrefix(".careportal-") })
@@ -214,7 +214,7 @@ import ZIPFoundation
         try await database.whileRunning {
             for index in 0..<3 { _ = try await Self.register("small\(index)", on: database) }
         }
-        _ = try SecondFactorSealer(dataDirectory: place.folder).seal("JBSWY3DPEHPK3PXP")
+        _ = try SecondFactorSealer(sealer: try Sealer.load(place.settings)).seal("JBSWY3DPEHPK3PXP")
         let upload = Self.picture()
         _ = try UploadStore(dataDirectory: place.folder, folder: "deals", randomBytes: Self.randomBytes).save(upload, type: .png)
         let archive = try Self.archivePath()

@@ -10,6 +10,8 @@ import Testing
         settings.logLevel = .error
         // Demo illustrations are written under DATA_DIR: a folder of the test's own, not the repository's ./data.
         settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("careportal-data-\(UUID().uuidString)").path
+        // PostgreSQL needs the sealing key given; SQLite makes one in that folder.
+        if url.hasPrefix("postgres") { settings.sealingKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() }
         return settings
     }
 

@@ -58,7 +58,7 @@ import Testing
             let registered = try await browser.post("/register", form: Self.physician(username: "dr.ana", middle: "Grace"))
             #expect(registered.location == "/register/received")
             let mail = try #require(try await portal.outboxMessages().last)
-            #expect(mail.body.hasPrefix("Ana Grace Okafor registered as a physician with the username dr.ana."))
+            #expect(mail.bodyText.hasPrefix("Ana Grace Okafor registered as a physician with the username dr.ana."))
 
             let pharmacy = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: [
                 "email": "rosa@example.org", "password": "Garden gate 58", "first_name": "Rosa https://evil.example",

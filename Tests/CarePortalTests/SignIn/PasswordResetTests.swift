@@ -11,7 +11,7 @@ import Testing
     /// The token in the newest reset email to `recipient`.
     static func resetToken(_ portal: TestPortal, to recipient: String) async throws -> String {
         let mail = try #require(try await portal.outboxMessages().last { $0.recipient == recipient && $0.subject.contains("Reset your") })
-        let line = try #require(mail.body.split(separator: "\n").first { $0.contains("/sign-in/reset-password?token=") })
+        let line = try #require(mail.bodyText.split(separator: "\n").first { $0.contains("/sign-in/reset-password?token=") })
         return String(try #require(line.split(separator: "=").last))
     }
 
@@ -138,7 +138,7 @@ import Testing
             #expect(try await admin.get("/staff/\(physician.id)").text.contains("A link to choose a new password has been sent to ames@example.org"))
             let token = try await Self.resetToken(portal, to: "ames@example.org")
             let mail = try #require(try await portal.outboxMessages().last)
-            #expect(mail.body.contains("An administrator"))
+            #expect(mail.bodyText.contains("An administrator"))
             var visitor = Visitor(portal: portal)
             #expect(try await visitor.get("/sign-in/reset-password?token=\(token)").status == .ok)
             #expect(try await portal.auditEntries(action: .passwordResetSent).map(\.recordID) == ["\(physician.id)"])

@@ -23,7 +23,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func acceptingAnInvitationForARoleThatMustUseTwoFactorSetsItUpBeforeAnySignedInPage(engine: Database.Engine) async throws {
-        try await TestPortal.run(engine) { portal in
+        try await TestPortal.run(engine, mailTransport: MailServerNotAnswering()) { portal in
             var visitor = Visitor(portal: portal)
             // MUT
             let accepted = try await Self.physicianAccepts(portal, requiring: ["physician"], visitor: &visitor)
@@ -44,7 +44,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aRoleWithoutTheRequirementLandsSignedInAsBefore(engine: Database.Engine) async throws {
-        try await TestPortal.run(engine) { portal in
+        try await TestPortal.run(engine, mailTransport: MailServerNotAnswering()) { portal in
             var visitor = Visitor(portal: portal)
             let accepted = try await Self.physicianAccepts(portal, requiring: ["administrator"], visitor: &visitor)
             #expect(accepted.location == "/")

@@ -69,6 +69,8 @@ struct TestPortal {
         settings.dataDirectory = dataDirectory.path
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
         if live { settings.port = 0 }
+        // PostgreSQL is never given a key it makes itself; SQLite makes `DATA_DIR/sealing.key`, as in production.
+        if engine == .postgres { settings.sealingKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString() }
         configure(&settings)
         var logger = Logger(label: "careportal.test", factory: logHandler ?? { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = logHandler == nil ? .error : .trace
@@ -127,6 +129,19 @@ struct TestPortal {
         query.page = PageRequest(number: 1, size: 200)
         return try await database.read { [query] db in try await portal.audit.list(query, on: db).items }
     }
+}
+
+/// A mail server that is set up but takes nothing yet: mail waits in the outbox, text and all, for
+/// the test to read, and pages behave as they do where mail is sent.
+struct MailServerNotAnswering: MailTransport {
+    func deliver(_ message: OutboxMessage, from sender: String) async throws {
+        throw DeliveryFailed(description: "the test's mail server does not answer")
+    }
+}
+
+extension OutboxMessage {
+    /// The opened text, or nothing once delivered.
+    var bodyText: String { body ?? "" }
 }
 
 /// One browser: keeps its session cookie and the CSRF token of the last page it saw.

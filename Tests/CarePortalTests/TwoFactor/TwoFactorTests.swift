@@ -89,9 +89,8 @@ enum TwoFactorSteps {
                 try #require(try await db.select().column("sealed_secret").from("second_factors").first()).decode(column: "sealed_secret", as: String.self)
             }
             #expect(!stored.contains(factor.secret))
-            #expect(try SecondFactorSealer(dataDirectory: portal.portal.settings.dataDirectory).open(stored) == factor.secret)
-            let keyFile = try FileManager.default.attributesOfItem(atPath: SecondFactorSealer(dataDirectory: portal.portal.settings.dataDirectory).keyPath)
-            #expect((keyFile[.posixPermissions] as? Int) == 0o600)
+            #expect(stored.hasPrefix("v1.\(portal.portal.sealer.key.id)."))
+            #expect(try SecondFactorSealer(sealer: portal.portal.sealer).open(stored) == factor.secret)
             let hashes = try await portal.database.read { db in
                 try await db.select().column("code_hash").from("recovery_codes").all().map { try $0.decode(column: "code_hash", as: String.self) }
             }
