@@ -123,7 +123,7 @@ import Testing
     @Test(arguments: TestEngines.all)
     func noHiddenCountOfTheDemoDataCanBeWorkedOutFromTheGraphs(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            _ = try await DemoSeeder(database: portal.portal.database, dependencies: portal.portal.dependencies, settings: portal.portal.settings).seed()
+            _ = try await DemoSeeder(database: portal.portal.database, dependencies: portal.portal.dependencies, sealer: portal.portal.sealer, settings: portal.portal.settings).seed()
             var (researcher, _) = try await portal.signedIn(.researcher)
             let today = AnalyticsDay(portal.portal.programSettings.current.clock.date(of: portal.clock.now))
             let groups = try await portal.database.read { db in
