@@ -35,8 +35,8 @@ def demo(server_factory):
         accounts.update(re.findall(r"(\S+)\s+password: (\S+)", result.stdout))
 
     server = server_factory("people-app", prepare=seed)
-    assert "demo.patient1" in accounts, f"seed-demo printed no web-app patient: {sorted(accounts)}"
-    return server, accounts["demo.patient1"]
+    assert {"demo.patient1", "demo-001"} <= set(accounts), f"seed-demo printed no web-app accounts: {sorted(accounts)}"
+    return server, accounts
 
 
 def as_phone(driver) -> None:
@@ -68,7 +68,8 @@ def check_page(driver, name: str) -> None:
 
 
 def test_a_patient_uses_her_part_of_the_web_app_on_a_phone(browser, demo):
-    server, password = demo
+    server, accounts = demo
+    password = accounts["demo.patient1"]
     base = server.base_url
     as_phone(browser)
     try:
@@ -146,5 +147,51 @@ def test_a_patient_uses_her_part_of_the_web_app_on_a_phone(browser, demo):
         assert "You have signed out." in text_of(browser, ".flash")
         browser.get(base + "/app/patient")
         assert path_of(browser) == "/app/patient/sign-in", "signed out means signed out"
+    finally:
+        clear_viewport(browser)
+
+
+def test_a_study_participant_uses_her_part_of_the_web_app_on_a_phone(browser, demo):
+    server, accounts = demo
+    base = server.base_url
+    as_phone(browser)
+    try:
+        browser.get(base + "/app")
+        browser.find_element(By.LINK_TEXT, "Study participants").click()
+        assert path_of(browser) == "/app/study/sign-in"
+        check_page(browser, "study sign-in")
+        fill(browser, "identifier", "demo-001")
+        fill(browser, "password", accounts["demo-001"])
+        submit(browser, "Sign in")
+        assert path_of(browser) == "/app/study"
+        check_page(browser, "study today")
+        buttons = browser.find_elements(By.CSS_SELECTOR, "main form button.app-button")
+        before = len(buttons)
+        if buttons:
+            title = buttons[0].get_attribute("textContent")
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", buttons[0])
+            old = browser.find_element(By.TAG_NAME, "html")
+            buttons[0].click()
+            WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
+            assert len(browser.find_elements(By.CSS_SELECTOR, "main form button.app-button")) == before - 1, f"{title!r} was not marked"
+            check_page(browser, "study today after marking")
+
+        browser.find_element(By.LINK_TEXT, "Progress").click()
+        assert "DEMO-001" in browser.page_source
+        assert check_charts_keep_their_text_inside(browser) == 1
+        check_page(browser, "study progress")
+
+        browser.find_element(By.LINK_TEXT, "Feedback").click()
+        submit(browser, "Send feedback")
+        assert error_summary_links(browser) == ["#message"]
+        check_page(browser, "study feedback with an error")
+        fill(browser, "message", "The reminder came twice this morning.")
+        submit(browser, "Send feedback")
+        assert "The study team reads every message." in text_of(browser, ".flash")
+
+        browser.find_element(By.LINK_TEXT, "Contact").click()
+        check_page(browser, "study contact")
+        submit(browser, "Sign out")
+        assert path_of(browser) == "/app/study/sign-in"
     finally:
         clear_viewport(browser)

@@ -128,6 +128,12 @@ enum SiteURL: Sendable, Equatable {
     case appPatientProgress
     case appPatientReminders
     case appPatientDoctor
+    case appStudyToday
+    case appStudyTodo(Int64)
+    case appStudyProgress
+    case appStudyFeedback
+    case appStudyContact
+    case appStudyPassword
     case apiPatientStatistics
     case apiPatientReminders
 
@@ -425,6 +431,12 @@ enum SiteURL: Sendable, Equatable {
         case .appPatientProgress: "\(AppAccountKind.patient.pagesPath)/progress"
         case .appPatientReminders: "\(AppAccountKind.patient.pagesPath)/reminders"
         case .appPatientDoctor: "\(AppAccountKind.patient.pagesPath)/doctor"
+        case .appStudyToday: AppAccountKind.participant.pagesPath
+        case .appStudyTodo(let id): "\(AppAccountKind.participant.pagesPath)/todos/\(id)"
+        case .appStudyProgress: "\(AppAccountKind.participant.pagesPath)/progress"
+        case .appStudyFeedback: "\(AppAccountKind.participant.pagesPath)/feedback"
+        case .appStudyContact: "\(AppAccountKind.participant.pagesPath)/contact"
+        case .appStudyPassword: "\(AppAccountKind.participant.pagesPath)/password"
         case .apiPatientStatistics: "/api/v1/patient/statistics"
         case .apiPatientReminders: "/api/v1/patient/reminders"
         case .chat: "/chat"

@@ -23,8 +23,16 @@ struct StudiesFeature: PortalFeature {
     static let templates: [TemplateName] = [
         .studyDashboard, .studyParticipants, .studyEnrol, .studyEnrolled, .studyParticipant, .studyDelete,
         .studyTodos, .studyTodo, .studyFeedback, .studyContact, .studyExports,
+        .appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyPassword,
     ]
     static let appAccounts: [AppAccountKind] = [.participant]
+    static let appParts = [
+        AppPart(
+            kind: .participant, title: "Study participants",
+            summary: "Today’s to-dos, your progress, feedback for the study team and how to reach them.",
+            demoIdentifier: "demo-001"
+        ),
+    ]
 
     let portal: Portal
 
@@ -39,6 +47,7 @@ struct StudiesFeature: PortalFeature {
         StudyExportsController(portal: portal).addRoutes(to: &routes)
         StudyDashboardController(portal: portal).addRoutes(to: &routes)
         StudyAPIController(portal: portal).addRoutes(to: &routes)
+        ParticipantAppController(portal: portal).addRoutes(to: &routes)
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {

@@ -122,46 +122,19 @@ struct StudyAPIController {
     @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireParticipant()
         let body = try await request.json(StudyAPI.PasswordChange.self)
-        let current = body.currentPassword ?? "", new = body.newPassword ?? ""
-        let participant = try await portal.database.read { db in try await studies.participant(id: holder.accountID, on: db) }
-        guard let participant else { throw APIError.unauthorized }
-        var problems: [String: String] = [:]
-        if current.isEmpty { problems["current_password"] = "Enter your current password" }
-        if let problem = AppAccountKind.participant.passwordProblem(new, participant.username, portal.passwordPolicy) {
-            problems["new_password"] = problem
-        } else if new == current {
-            problems["new_password"] = "Choose a password different from your current one"
-        }
+        let problems = try await ParticipantDay.changePassword(
+            holder: holder, current: body.currentPassword ?? "", new: body.newPassword ?? "", actor: context.auditActor,
+            origin: portal.origin(of: request, context: context), portal: portal
+        )
         guard problems.isEmpty else { throw APIError.validation(problems) }
-        let stored = try await portal.database.read { db in try await studies.passwordHash(id: holder.accountID, on: db) }
-        guard try await portal.passwords.verify(current, againstStored: stored) else {
-            throw APIError.validation(["current_password": "Your current password is not right"])
-        }
-        let hash = try await portal.passwords.hash(new)
-        let now = portal.now
-        try await portal.database.transaction { db in
-            try await studies.setPassword(id: holder.accountID, hash: hash, now: now, on: db)
-            try await tokens.revokeAll(ownerID: holder.accountID, keeping: holder.tokenHash, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .passwordChanged, recordType: "participant", recordID: "\(holder.accountID)",
-                origin: portal.origin(of: request, context: context)
-            ), on: db)
-        }
         return .noContent
     }
 
     /// `GET /api/v1/study/todos`: today's items and which are done.
     @Sendable func todos(request: Request, context: PortalContext) async throws -> Response {
-        let participant = try await participant(context)
-        let clock = portal.programSettings.current.clock
-        let today = clock.date(of: portal.now)
-        let (schedule, marks) = try await portal.database.read { db in
-            (try await studies.schedule(on: db), try await studies.marks(participantID: participant.id, on: db))
-        }
-        let items = participant.days(through: today)?.contains(today.dayNumber) == true ? schedule.items(on: today) : []
+        let today = try await ParticipantDay.load(try await participant(context), portal: portal)
         return .json(StudyAPI.Todos(
-            day: today.iso, closesAt: clock.instant(startOf: today.nextDay),
-            items: items.map { .init(id: $0.id, title: $0.title, done: marks[StudyMark(itemID: $0.id, dayNumber: today.dayNumber)] != nil) }
+            day: today.day.iso, closesAt: today.closesAt, items: today.items.map { .init(id: $0.item.id, title: $0.item.title, done: $0.done) }
         ))
     }
 
@@ -173,21 +146,15 @@ struct StudyAPIController {
         let body = try await request.json(StudyAPI.MarkBody.self)
         guard let dayText = body.day, !dayText.isEmpty else { throw APIError.validation(["day": "Give the day the list is for, as YYYY-MM-DD"]) }
         guard let day = CalendarDate(iso: dayText) else { throw APIError.validation(["day": "Give the day as YYYY-MM-DD"]) }
-        let now = portal.now
-        let today = portal.programSettings.current.clock.date(of: now)
-        guard day == today else {
-            throw APIError(status: .conflict, code: day < today ? "day_closed" : "day_not_started",
-                           message: day < today ? "That day closed at midnight: only today's list can be marked." : "Only today's list can be marked.")
-        }
-        let recorded = try await portal.database.transaction { db -> Bool in
-            guard let item = try await studies.item(id: itemID, on: db), item.applies(on: today),
-                  participant.days(through: today)?.contains(today.dayNumber) == true
-            else { throw APIError.notFound }
-            let recorded = try await studies.mark(participantID: participant.id, itemID: itemID, day: today, now: now, on: db)
-            if recorded {
-                try await events.record(ParticipantEvent(kind: .studyTodoDone, participantID: participant.id, occurredAt: now, number: itemID), on: db)
-            }
-            return recorded
+        let recorded: Bool
+        do {
+            recorded = try await ParticipantDay.mark(participant, itemID: itemID, day: day, portal: portal)
+        } catch ParticipantDay.MarkRefusal.dayClosed {
+            throw APIError(status: .conflict, code: "day_closed", message: "That day closed at midnight: only today's list can be marked.")
+        } catch ParticipantDay.MarkRefusal.dayNotStarted {
+            throw APIError(status: .conflict, code: "day_not_started", message: "Only today's list can be marked.")
+        } catch ParticipantDay.MarkRefusal.noSuchItem {
+            throw APIError.notFound
         }
         return .json(StudyAPI.TodoItem(id: itemID, title: try await portal.database.read { db in try await studies.item(id: itemID, on: db)?.title ?? "" },
                                        done: true), status: recorded ? .created : .ok)
@@ -196,11 +163,7 @@ struct StudyAPIController {
     /// `GET /api/v1/study/statistics`: her counts over time and current streak (the app draws its plant from these).
     @Sendable func statistics(request: Request, context: PortalContext) async throws -> Response {
         let participant = try await participant(context)
-        let today = portal.programSettings.current.clock.date(of: portal.now)
-        let (schedule, marks) = try await portal.database.read { db in
-            (try await studies.schedule(on: db), try await studies.marks(participantID: participant.id, on: db))
-        }
-        let figures = schedule.statistics(days: participant.days(through: today), today: today, marks: Set(marks.keys))
+        let figures = try await ParticipantDay.statistics(participant, portal: portal)
         return .json(StudyAPI.Statistics(
             studyId: participant.studyCode, enrolledOn: participant.enrolledOn.iso, daysInStudy: figures.closedDays,
             daysAllDone: figures.allDoneDays, currentStreak: figures.currentStreak,
@@ -227,16 +190,9 @@ struct StudyAPIController {
     @Sendable func sendFeedback(request: Request, context: PortalContext) async throws -> Response {
         let participant = try await participant(context)
         let message = (try await request.json(StudyAPI.FeedbackBody.self).message ?? "").trimmed
-        if message.isEmpty { throw APIError.validation(["message": "Write your feedback"]) }
-        if message.count > StudyRules.feedbackMaximumLength {
-            throw APIError.validation(["message": "Feedback must be \(StudyRules.feedbackMaximumLength) characters or fewer"])
-        }
+        if let problem = ParticipantDay.feedbackProblem(message) { throw APIError.validation(["message": problem]) }
         let now = portal.now
-        let id = try await portal.database.transaction { db in
-            let id = try await studies.addFeedback(participantID: participant.id, body: message, now: now, on: db)
-            try await events.record(ParticipantEvent(kind: .studyFeedbackSent, participantID: participant.id, occurredAt: now), on: db)
-            return id
-        }
+        let id = try await ParticipantDay.sendFeedback(message, participant: participant, portal: portal)
         return .json(StudyAPI.FeedbackReceived(id: id, submittedAt: now), status: .created)
     }
 

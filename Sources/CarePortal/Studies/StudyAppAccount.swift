@@ -13,6 +13,7 @@ extension AppAccountKind {
             table: "study_participant_tokens", ownerColumn: "participant_id", ownerTable: "study_participants", ownerKey: "id",
             ownerInForce: { $0.where(SQLColumn("status", table: "study_participants"), .equal, SQLBind(StudyParticipant.Status.active.rawValue)) }
         ),
+        pagesPath: "/app/study", pagesTitle: "Your study",
         credentials: { username, db in
             try await StudyRepository().credentials(username: username, on: db).map {
                 Credentials(accountID: $0.id, passwordHash: $0.passwordHash, mayUseApp: $0.active)
@@ -33,6 +34,8 @@ extension Access {
     static let participant = Access.app(.participant)
     /// The Study section: administrators and researchers.
     static let studyStaff = Access.staff([.administrator, .researcher])
+    /// The participant's pages in the web app, with her app cookie in force.
+    static let participantPages = Access.appPage(.participant)
 }
 
 extension PortalContext {

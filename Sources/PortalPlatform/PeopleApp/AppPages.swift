@@ -158,7 +158,8 @@ package struct AppSignInPages: Sendable {
             case .paused:
                 errors.add("identifier", "Too many tries to sign in. Wait 15 minutes, then try again.")
             case .disabled:
-                errors.add("identifier", "This account cannot be used at the moment. Ask the program's staff.")
+                // What the kind's app is told (a withdrawn participant, a disabled member), in the same words.
+                errors.add("identifier", kind.refusal(portal.programSettings.current).message)
             }
             return portal.pages.response(
                 page(context, errors: errors, identifier: identifier.trimmed, next: form.next), status: .unprocessableContent

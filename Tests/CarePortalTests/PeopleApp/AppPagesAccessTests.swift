@@ -23,10 +23,29 @@ import Testing
         return try await visitor.post(path, csrfToken: AppPageCookies.formToken(form: form, session: visitor.cookies[cookies.sessionName]))
     }
 
+    /// An account of every kind that has pages, ready to sign in: identifier and password by role.
+    static func oneOfEachKind(_ portal: TestPortal) async throws -> [String: (String, String)] {
+        _ = try await PatientAppPagesTests.signedInPatient(portal)
+        let (participant, _) = try await ParticipantAppPagesTests.enrolled(portal)
+        try await portal.database.write { db in
+            try await StudyRepository().setPassword(
+                id: participant, hash: try await portal.portal.passwords.hash(ParticipantAppPagesTests.ownPassword), now: portal.clock.now, on: db
+            )
+        }
+        return ["patient": ("jose.n", PatientAppPagesTests.password), "participant": ("nu-101", ParticipantAppPagesTests.ownPassword)]
+    }
+
     @Test(arguments: TestEngines.all)
     func everyPageIsForItsKindOfAccountOrForEveryone(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            var (patient, _, _) = try await PatientAppPagesTests.signedInPatient(portal)
+            let accounts = try await Self.oneOfEachKind(portal)
+            var signedIn: [String: Visitor] = [:]
+            for kind in [AppAccountKind.patient, .participant] {
+                var visitor = Visitor(portal: portal)
+                let (identifier, password) = try #require(accounts[kind.role])
+                #expect(try await visitor.signInToApp(kind, identifier: identifier, password: password).status == .seeOther)
+                signedIn[kind.role] = visitor
+            }
             var (physician, _) = try await portal.signedIn(.physician)
             let routes = Self.appRoutes(portal)
             #expect(routes.count >= 10)
@@ -35,14 +54,20 @@ import Testing
                 var stranger = Visitor(portal: portal)
                 let anonymous = try await stranger.get(path)
                 let asStaff = try await physician.get(path)
-                let asHer = try await patient.get(path)
                 switch access {
                 case .everyone:
                     #expect(anonymous.status == .ok && asStaff.status == .ok, "\(route) is for everyone")
                 case .appPage(let kind):
                     #expect(anonymous.status == .seeOther && anonymous.location?.hasPrefix(kind.signInPagePath) == true, "\(route) answered a stranger \(anonymous.status.code)")
                     #expect(asStaff.status == .seeOther && asStaff.location?.hasPrefix(kind.signInPagePath) == true, "\(route) opened for a staff session")
-                    if kind == .patient { #expect(asHer.status == .ok, "\(route) refused her") }
+                    for (role, var visitor) in signedIn {
+                        let answer = try await visitor.get(path)
+                        if role == kind.role {
+                            #expect(answer.status == .ok, "\(route) refused its own kind")
+                        } else {
+                            #expect(answer.location?.hasPrefix(kind.signInPagePath) == true, "\(route) opened for a \(role)")
+                        }
+                    }
                 default:
                     Issue.record("\(route) has access \(access) under /app")
                 }
@@ -55,13 +80,14 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let posts = Self.appRoutes(portal).filter { $0.0.method != "GET" }
             #expect(posts.count >= 4)
-            _ = try await PatientAppPagesTests.signedInPatient(portal)
+            let accounts = try await Self.oneOfEachKind(portal)
             for (route, access) in posts {
                 let path = AccessTests.concretePath(route.path)
                 // Someone the route lets in, so the only thing that can refuse a genuine request is the CSRF check.
                 var visitor = Visitor(portal: portal)
-                if case .appPage = access {
-                    #expect(try await visitor.signInToApp(.patient, identifier: "jose.n", password: PatientAppPagesTests.password).status == .seeOther)
+                if case .appPage(let kind) = access {
+                    let (identifier, password) = try #require(accounts[kind.role], "no account of \(kind) to sign in with")
+                    #expect(try await visitor.signInToApp(kind, identifier: identifier, password: password).status == .seeOther)
                 }
                 try await visitor.get(AppAccountKind.patient.signInPagePath)
                 let genuine = visitor.csrfToken

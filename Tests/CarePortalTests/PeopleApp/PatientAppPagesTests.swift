@@ -64,7 +64,7 @@ extension Visitor {
             #expect(try await browser.post(SiteURL.appPatientEntry(day: today, entry: "999999-1").path, form: [("status", "done")]).status == .notFound)
             // Yesterday can be logged; the day after today is never shown.
             let yesterday = try await browser.get("\(SiteURL.appPatientDay.path)?date=\(CalendarDate(portal.clock.now).adding(days: -1).iso)")
-            #expect(yesterday.text.contains("<h1 class=\"heading-l\">Yesterday") && yesterday.text.contains(">Today<span aria-hidden=\"true\"> ›</span></a>"))
+            #expect(yesterday.text.contains("<h1 class=\"heading-l\">Yesterday") && yesterday.text.contains(">Today<span aria-hidden=\"true\">›</span></a>"))
             let future = try await browser.get("\(SiteURL.appPatientDay.path)?date=\(tomorrow)")
             #expect(future.text.contains("<h1 class=\"heading-l\">Today"))
         }

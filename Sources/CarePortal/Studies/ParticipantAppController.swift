@@ -1,0 +1,150 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+import SQLKit
+
+/// The participant's pages in the people's web app (`/app/study`), over the same domain code as the
+/// study API (`ParticipantDay`). She signs in with the username and one-time password made at enrolment,
+/// and chooses her own password before anything else, as the app asks her to.
+struct ParticipantAppController {
+    let portal: Portal
+
+    static let forgottenPassword = "Forgotten your password? Ask the study team: they can send you a link to set a new one."
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.appPageSessions(.participant, help: Self.forgottenPassword)
+        routes.get(SiteURL.appStudyToday.pattern, access: .participantPages, today)
+        routes.post(SiteURL.pattern(SiteURL.appStudyTodo), access: .participantPages, markDone)
+        routes.get(SiteURL.appStudyProgress.pattern, access: .participantPages, progress)
+        routes.get(SiteURL.appStudyFeedback.pattern, access: .participantPages, feedback)
+        routes.post(SiteURL.appStudyFeedback.pattern, access: .participantPages, sendFeedback)
+        routes.get(SiteURL.appStudyContact.pattern, access: .participantPages, contact)
+        routes.get(SiteURL.appStudyPassword.pattern, access: .participantPages, password)
+        routes.post(SiteURL.appStudyPassword.pattern, access: .participantPages, changePassword)
+    }
+
+    private func layout(_ title: String, _ context: PortalContext, _ url: SiteURL) -> Layout {
+        portal.appLayout(title, context: context, navigation: .participant, currentPath: url.path)
+    }
+
+    /// The participant signed in; nil while she still has the one-time password, when every page but the
+    /// password page sends her there.
+    private func ready(_ context: PortalContext) async throws -> StudyParticipant? {
+        let holder = try context.requireParticipant()
+        guard let participant = try await portal.database.read({ db in try await StudyRepository().participant(id: holder.accountID, on: db) }) else {
+            throw HTTPError(.notFound)
+        }
+        return participant.mustChangePassword ? nil : participant
+    }
+
+    private var choosePassword: Response { seeOther(SiteURL.appStudyPassword.path) }
+
+    @Sendable func today(request: Request, context: PortalContext) async throws -> Response {
+        guard let participant = try await ready(context) else { return choosePassword }
+        let today = try await ParticipantDay.load(participant, portal: portal)
+        let settings = portal.programSettings.current
+        let closes = "Today’s list closes at midnight (\(ProgramTimeZone.title(of: settings.timeZoneID)) time)."
+        let notice: String? = switch request.query("notice") {
+        case "closed": "That list closed at midnight, so it was not marked. This is today’s list."
+        case "password": "Your new password is saved."
+        default: nil
+        }
+        return portal.pages.response(ParticipantTodayPage(layout: layout("Today", context, .appStudyToday), today: today, closesText: closes, notice: notice))
+    }
+
+    private struct MarkForm: Decodable {
+        var day: String?
+    }
+
+    @Sendable func markDone(request: Request, context: PortalContext) async throws -> Response {
+        guard let participant = try await ready(context) else { return choosePassword }
+        guard let itemID = context.parameters.get("id").flatMap(Int64.init) else { throw HTTPError(.notFound) }
+        let form = try await request.form(MarkForm.self, context: context)
+        guard let day = form.day.flatMap(CalendarDate.init(iso:)) else { throw HTTPError(.badRequest) }
+        do {
+            _ = try await ParticipantDay.mark(participant, itemID: itemID, day: day, portal: portal)
+            return seeOther("\(SiteURL.appStudyToday.path)#item-\(itemID)")
+        } catch ParticipantDay.MarkRefusal.dayClosed, ParticipantDay.MarkRefusal.dayNotStarted {
+            return seeOther("\(SiteURL.appStudyToday.path)?notice=closed")
+        } catch ParticipantDay.MarkRefusal.noSuchItem {
+            throw HTTPError(.notFound)
+        }
+    }
+
+    @Sendable func progress(request: Request, context: PortalContext) async throws -> Response {
+        guard let participant = try await ready(context) else { return choosePassword }
+        let figures = try await ParticipantDay.statistics(participant, portal: portal)
+        return portal.pages.response(ParticipantProgressPage(
+            layout: layout("Progress", context, .appStudyProgress), participant: participant, figures: figures
+        ) { portal.pages.html($0) })
+    }
+
+    @Sendable func feedback(request: Request, context: PortalContext) async throws -> Response {
+        guard try await ready(context) != nil else { return choosePassword }
+        return portal.pages.response(ParticipantFeedbackPage(
+            layout: layout("Feedback", context, .appStudyFeedback), errors: [], message: "", messageError: nil, sent: request.query("sent") != nil
+        ))
+    }
+
+    private struct FeedbackForm: Decodable {
+        var message: String?
+    }
+
+    @Sendable func sendFeedback(request: Request, context: PortalContext) async throws -> Response {
+        guard let participant = try await ready(context) else { return choosePassword }
+        let message = (try await request.form(FeedbackForm.self, context: context).message ?? "").trimmed
+        if let problem = ParticipantDay.feedbackProblem(message) {
+            var errors = FormErrors()
+            errors.add("message", problem)
+            return portal.pages.response(ParticipantFeedbackPage(
+                layout: layout("Feedback", context, .appStudyFeedback), errors: errors.items, message: message, messageError: problem, sent: false
+            ), status: .unprocessableContent)
+        }
+        _ = try await ParticipantDay.sendFeedback(message, participant: participant, portal: portal)
+        return seeOther("\(SiteURL.appStudyFeedback.path)?sent=1")
+    }
+
+    @Sendable func contact(request: Request, context: PortalContext) async throws -> Response {
+        guard try await ready(context) != nil else { return choosePassword }
+        let contact = try await portal.database.read { db in try await StudyRepository().contact(on: db) }
+        let html = contact?.html.trimmed
+        return portal.pages.response(ParticipantContactPage(layout: layout("Contact", context, .appStudyContact), html: html?.isEmpty == false ? html : nil))
+    }
+
+    @Sendable func password(request: Request, context: PortalContext) async throws -> Response {
+        let isFirst = try await ready(context) == nil
+        return portal.pages.response(ParticipantPasswordPage(layout: layout(isFirst ? "Choose your password" : "Change your password", context, .appStudyPassword), isFirst: isFirst))
+    }
+
+    private struct PasswordForm: Decodable {
+        var current_password: String?
+        var new_password: String?
+        var new_password_confirmation: String?
+    }
+
+    @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireParticipant()
+        let isFirst = try await ready(context) == nil
+        let form = try await request.form(PasswordForm.self, context: context)
+        let new = form.new_password ?? ""
+        var problems: [String: String]
+        if !new.isEmpty, new != (form.new_password_confirmation ?? "") {
+            problems = ["new_password_confirmation": "Enter the same new password twice"]
+        } else {
+            problems = try await ParticipantDay.changePassword(
+                holder: holder, current: form.current_password ?? "", new: new, actor: context.auditActor,
+                origin: portal.origin(of: request, context: context), portal: portal
+            )
+        }
+        guard problems.isEmpty else {
+            var errors = FormErrors()
+            for field in ["current_password", "new_password", "new_password_confirmation"] {
+                if let problem = problems[field] { errors.add(field, problem) }
+            }
+            return portal.pages.response(ParticipantPasswordPage(
+                layout: layout(isFirst ? "Choose your password" : "Change your password", context, .appStudyPassword), isFirst: isFirst, errors: errors
+            ), status: .unprocessableContent)
+        }
+        return seeOther("\(SiteURL.appStudyToday.path)?notice=password")
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import PortalPlatform
+
+/// The participant's part of the people's web app: today's to-dos, her progress, feedback, the study's
+/// contact page, and her own password (chosen first, in place of the one-time one).
+extension TemplateName {
+    static let appStudyToday = TemplateName("app/study/today")
+    static let appStudyProgress = TemplateName("app/study/progress")
+    static let appStudyFeedback = TemplateName("app/study/feedback")
+    static let appStudyContact = TemplateName("app/study/contact")
+    static let appStudyPassword = TemplateName("app/study/password")
+}
+
+extension AppNavigation {
+    static let participant = AppNavigation(.participant, links: [
+        ("Today", SiteURL.appStudyToday.path), ("Progress", SiteURL.appStudyProgress.path),
+        ("Feedback", SiteURL.appStudyFeedback.path), ("Contact", SiteURL.appStudyContact.path),
+    ])
+}
+
+/// Today's to-dos, each with its Done button until it is done; the list closes at midnight.
+struct ParticipantTodayPage: Page {
+    static let template = TemplateName.appStudyToday
+
+    struct Item: Encodable, Sendable {
+        let anchor: String
+        let title: String
+        let done: Bool
+        let action: String
+    }
+
+    let layout: Layout
+    let dateText: String
+    let closesText: String
+    let summary: String?
+    let items: [Item]
+    let day: String
+    let notice: String?
+
+    init(layout: Layout, today: ParticipantDay, closesText: String, notice: String?) {
+        self.layout = layout
+        dateText = PatientDayPage.longDate(today.day)
+        self.closesText = closesText
+        items = today.items.map { Item(anchor: "item-\($0.item.id)", title: $0.item.title, done: $0.done, action: SiteURL.appStudyTodo($0.item.id).path) }
+        summary = items.isEmpty ? nil : "\(items.filter(\.done).count) of \(items.count) done"
+        day = today.day.iso
+        self.notice = notice
+    }
+}
+
+/// Her figures since enrolment, with each to-do's share of days done drawn and tabled.
+struct ParticipantProgressPage: Page {
+    static let template = TemplateName.appStudyProgress
+    let layout: Layout
+    let rows: [SummaryRow]
+    let chart: String?
+    let passwordPath = SiteURL.appStudyPassword.path
+
+    struct SummaryRow: Encodable, Sendable {
+        let key: String
+        let value: String
+    }
+
+    init(layout: Layout, participant: StudyParticipant, figures: StudyStatistics, chartHTML: (ChartFigure) -> String) {
+        self.layout = layout
+        rows = [
+            SummaryRow(key: "Your study number", value: participant.studyCode),
+            SummaryRow(key: "In the study since", value: participant.enrolledOn.short),
+            SummaryRow(key: "Days finished", value: "\(figures.closedDays)"),
+            SummaryRow(key: "Days with everything done", value: "\(figures.allDoneDays)"),
+            SummaryRow(key: "Days in a row with everything done", value: "\(figures.currentStreak)"),
+        ]
+        let items = figures.items.filter { $0.offeredDays > 0 }
+        chart = items.isEmpty ? nil : chartHTML(BarChart(
+            id: "study-progress", title: "Days each to-do was done",
+            summary: "For each to-do, the days you marked it done out of the days it was on your list.",
+            categories: items.map(\.item.title),
+            series: [ChartSeries("Days done", items.map { ChartValue(Double($0.doneDays), text: "\($0.doneDays) of \($0.offeredDays)") })],
+            valueAxisTitle: "Days", categoryTitle: "To-do"
+        ).figure)
+    }
+}
+
+/// Her message to the study team.
+struct ParticipantFeedbackPage: Page {
+    static let template = TemplateName.appStudyFeedback
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let message: String
+    let messageError: String?
+    let sent: Bool
+    let maximumLength = StudyRules.feedbackMaximumLength
+    let action = SiteURL.appStudyFeedback.path
+}
+
+/// The study's contact and appointments page, as the study team wrote it (made safe by SafeHTML).
+struct ParticipantContactPage: Page {
+    static let template = TemplateName.appStudyContact
+    let layout: Layout
+    let html: String?
+}
+
+/// Her own password: first in place of the one-time password, and whenever she wants a new one.
+struct ParticipantPasswordPage: Page {
+    static let template = TemplateName.appStudyPassword
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let isFirst: Bool
+    let action = SiteURL.appStudyPassword.path
+
+    init(layout: Layout, isFirst: Bool, errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.isFirst = isFirst
+        self.errors = errors.items
+        var fields = [
+            FormField("current_password", label: isFirst ? "The one-time password you were given" : "Current password", type: "password",
+                      autocomplete: "current-password", width: 20),
+            FormField("new_password", label: "New password", hint: "At least 8 characters. A few random words make a strong password.",
+                      type: "password", autocomplete: "new-password", width: 20),
+            FormField("new_password_confirmation", label: "Confirm new password", type: "password", autocomplete: "new-password", width: 20),
+        ]
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
+}
