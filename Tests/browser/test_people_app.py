@@ -78,6 +78,16 @@ def test_a_patient_uses_her_part_of_the_web_app_on_a_phone(browser, demo):
         browser.find_element(By.LINK_TEXT, "Patients of a physician").click()
         assert path_of(browser) == "/app/patient/sign-in"
 
+        # The first visit's way in: claiming the account with the emailed token (a wrong one is told beside the field).
+        browser.find_element(By.LINK_TEXT, "Claim your account with the token from your email").click()
+        check_page(browser, "claim")
+        fill(browser, "claim_token", "AAAA-BBBB-CCCC-DDDD-EEEE")
+        submit(browser, "Continue")
+        assert error_summary_links(browser) == ["#claim_token"]
+        check_page(browser, "claim with an error")
+        browser.find_element(By.LINK_TEXT, "Sign in").click()
+        assert path_of(browser) == "/app/patient/sign-in"
+
         # A wrong password is told beside the field, with what she typed kept.
         fill(browser, "identifier", "demo.patient1")
         fill(browser, "password", "not my password")
@@ -160,6 +170,11 @@ def test_a_study_participant_uses_her_part_of_the_web_app_on_a_phone(browser, de
         browser.find_element(By.LINK_TEXT, "Study participants").click()
         assert path_of(browser) == "/app/study/sign-in"
         check_page(browser, "study sign-in")
+        browser.find_element(By.LINK_TEXT, "Claim your account").click()
+        submit(browser, "Claim my account")
+        assert error_summary_links(browser) == ["#claim_token"]
+        check_page(browser, "study claim with an error")
+        browser.find_element(By.LINK_TEXT, "Sign in").click()
         fill(browser, "identifier", "demo-001")
         fill(browser, "password", accounts["demo-001"])
         submit(browser, "Sign in")

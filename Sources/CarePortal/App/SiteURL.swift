@@ -128,12 +128,15 @@ enum SiteURL: Sendable, Equatable {
     case appPatientProgress
     case appPatientReminders
     case appPatientDoctor
+    case appPatientClaim
+    case appPatientClaimAccount
     case appStudyToday
     case appStudyTodo(Int64)
     case appStudyProgress
     case appStudyFeedback
     case appStudyContact
     case appStudyPassword
+    case appStudyClaim
     case apiPatientStatistics
     case apiPatientReminders
 
@@ -431,12 +434,15 @@ enum SiteURL: Sendable, Equatable {
         case .appPatientProgress: "\(AppAccountKind.patient.pagesPath)/progress"
         case .appPatientReminders: "\(AppAccountKind.patient.pagesPath)/reminders"
         case .appPatientDoctor: "\(AppAccountKind.patient.pagesPath)/doctor"
+        case .appPatientClaim: "\(AppAccountKind.patient.pagesPath)/claim"
+        case .appPatientClaimAccount: "\(AppAccountKind.patient.pagesPath)/claim/account"
         case .appStudyToday: AppAccountKind.participant.pagesPath
         case .appStudyTodo(let id): "\(AppAccountKind.participant.pagesPath)/todos/\(id)"
         case .appStudyProgress: "\(AppAccountKind.participant.pagesPath)/progress"
         case .appStudyFeedback: "\(AppAccountKind.participant.pagesPath)/feedback"
         case .appStudyContact: "\(AppAccountKind.participant.pagesPath)/contact"
         case .appStudyPassword: "\(AppAccountKind.participant.pagesPath)/password"
+        case .appStudyClaim: "\(AppAccountKind.participant.pagesPath)/claim"
         case .apiPatientStatistics: "/api/v1/patient/statistics"
         case .apiPatientReminders: "/api/v1/patient/reminders"
         case .chat: "/chat"

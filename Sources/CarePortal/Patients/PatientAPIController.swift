@@ -35,42 +35,18 @@ struct PatientAPIController {
         routes.put(SiteURL.apiPatientReminders.pattern, access: .patient, changeReminders)
     }
 
-    static let wrongToken = "This claim token is not valid. Check it against the email from your physician: each token works once, and only until it expires"
+    static let wrongToken = PatientClaim.wrongToken
 
     // MARK: Claiming the account
 
-    /// The patient a claim token opens; a wrong token counts against the address, so tokens cannot be guessed.
-    private func claimablePatient(_ typed: String?, request: Request, context: PortalContext) async throws -> Patient {
-        let origin = portal.origin(of: request, context: context)
-        let (_, ownerID) = try await PatientAccountRepository.claims.ownerOfClaimRequest(
-            typed, throttleKey: origin.address.map { .patientClaim($0) },
-            failedClaim: AuditEvent(
-                actor: .anonymous, action: .patientAccountClaimed, recordType: "patient", outcome: .failure, origin: origin,
-                detail: "claim token not usable"
-            ),
-            wrongToken: Self.wrongToken, now: portal.now, portal: portal
-        )
-        guard let patient = try await portal.database.read({ db in try await patients.find(id: ownerID, on: db) }) else {
-            throw APIError.validation(["claim_token": Self.wrongToken])
-        }
-        return patient
-    }
-
     @Sendable func checkClaim(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(PatientAPI.ClaimCheck.self)
-        let patient = try await claimablePatient(body.claimToken, request: request, context: context)
         let origin = portal.origin(of: request, context: context)
-        // Whoever holds the token reads her name and number: recorded like any read of her record.
-        let name = try await portal.database.transaction { db in
-            try await portal.audit.record(AuditEvent(
-                actor: .anonymous, action: .patientViewed, recordType: "patient", recordID: "\(patient.id)", origin: origin,
-                detail: "claim token checked in the app"
-            ), on: db)
-            return try await patients.physicianNames(ids: [patient.physicianID], on: db)
-        }
+        let patient = try await PatientClaim.patient(token: body.claimToken, origin: origin, portal: portal)
+        let name = try await PatientClaim.recordChecked(patient, where: "the app", origin: origin, portal: portal)
         return .json(PatientAPI.ClaimDetails(
             firstName: patient.contact.firstName, middleName: patient.contact.middleName, lastName: patient.contact.lastName,
-            medicalNumber: patient.contact.medicalNumber, physicianName: name[patient.physicianID] ?? ""
+            medicalNumber: patient.contact.medicalNumber, physicianName: name
         ))
     }
 
@@ -78,10 +54,9 @@ struct PatientAPIController {
         let body = try await request.json(PatientAPI.Claim.self)
         let username = body.username?.trimmed ?? ""
         let password = body.password ?? ""
-        var problems: [String: String] = [:]
-        if let problem = FieldRules.usernameProblem(username) { problems["username"] = problem }
-        if let problem = portal.passwordPolicy.problem(with: password, username: username) { problems["password"] = problem }
-        let patient = try await claimablePatient(body.claimToken, request: request, context: context)
+        var problems = PatientClaim.problems(username: username, password: password, portal: portal)
+        let origin = portal.origin(of: request, context: context)
+        let patient = try await PatientClaim.patient(token: body.claimToken, origin: origin, portal: portal)
         // The first-time confirmation (seed 3.4): what she confirms must be what her physician recorded.
         let confirm: [(String, String?, String)] = [
             ("first_name", body.firstName, patient.contact.firstName), ("middle_name", body.middleName, patient.contact.middleName),
@@ -94,25 +69,14 @@ struct PatientAPIController {
             problems["medical_number"] = "This does not match the medical number your physician recorded. Check it, or ask your physician to correct it"
         }
         guard problems.isEmpty else { throw APIError.validation(problems) }
-        let hash = try await portal.passwords.hash(password)
-        let origin = portal.origin(of: request, context: context)
-        let now = portal.now
         let physician = try await portal.database.read { db in try await Self.physician(of: patient, on: db) }
         do {
-            let session = try await portal.database.transaction { db -> PatientAPI.Session in
-                guard try await accounts.claim(token: ClaimToken.normalized(body.claimToken ?? ""), username: username, passwordHash: hash, now: now, on: db) == patient.id else {
-                    throw APIError.validation(["claim_token": Self.wrongToken])
-                }
-                try await patients.markActivity(id: patient.id, at: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: patient.id, role: "patient", name: nil), action: .patientAccountClaimed,
-                    recordType: "patient", recordID: "\(patient.id)", origin: origin
-                ), on: db)
-                let issued = try await tokens.issue(ownerID: patient.id, randomBytes: portal.dependencies.randomBytes, now: now, on: db)
-                return PatientAPI.Session(token: issued.token, expiresAt: issued.expiresAt, patient: .init(patient, username: username, physician: physician))
-            }
-            return .json(session, status: .created)
-        } catch is PatientUsernameTaken {
+            let issued = try await PatientClaim.claim(patient, token: body.claimToken ?? "", username: username, password: password, origin: origin, portal: portal)
+            return .json(
+                PatientAPI.Session(token: issued.token, expiresAt: issued.expiresAt, patient: .init(patient, username: username, physician: physician)),
+                status: .created
+            )
+        } catch is PatientClaim.UsernameTaken {
             throw APIError(
                 status: .conflict, code: "username_taken", message: "That username is already taken.",
                 fields: ["username": "That username is already taken. Choose another"]

@@ -11,7 +11,12 @@ struct PatientAppController {
     static let forgottenPassword = "Forgotten your password or username? Ask your physician's practice: they can send you a new link to set them."
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(.patient, help: Self.forgottenPassword)
+        routes.appPageSessions(.patient, help: Self.forgottenPassword, firstVisit: AppSignInPages.Link(
+            lead: "First time here?", title: "Claim your account with the token from your email", path: SiteURL.appPatientClaim.path
+        ))
+        routes.get(SiteURL.appPatientClaim.pattern, access: .everyone, claimStart)
+        routes.post(SiteURL.appPatientClaim.pattern, access: .everyone, claimCheck)
+        routes.post(SiteURL.appPatientClaimAccount.pattern, access: .everyone, claimAccount)
         routes.get(SiteURL.appPatientDay.pattern, access: .patientPages, day)
         routes.post(RouterPath(SiteURL.appPatientEntry(day: ":date", entry: ":entry").path), access: .patientPages, log)
         routes.get(SiteURL.appPatientProgress.pattern, access: .patientPages, progress)
@@ -112,6 +117,89 @@ struct PatientAppController {
             origin: portal.origin(of: request, context: context), portal: portal
         )
         return seeOther("\(SiteURL.appPatientReminders.path)?saved=1")
+    }
+
+    // MARK: Claiming her account
+
+    private func claimLayout(_ context: PortalContext) -> Layout { portal.appLayout("Claim your account", context: context) }
+
+    @Sendable func claimStart(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(PatientClaimPage(layout: claimLayout(context)))
+    }
+
+    private struct ClaimForm: Decodable {
+        var claim_token: String?
+        var confirm: String?
+        var username: String?
+        var password: String?
+        var password_confirmation: String?
+    }
+
+    /// The patient a typed token opens, or the first step again with what went wrong beside the field.
+    private func claimable(_ typed: String, request: Request, context: PortalContext) async throws -> Result<Patient, ClaimRefused> {
+        do {
+            return .success(try await PatientClaim.patient(token: typed, origin: portal.origin(of: request, context: context), portal: portal))
+        } catch let error as APIError {
+            var errors = FormErrors()
+            errors.add("claim_token", error.status == .tooManyRequests
+                       ? "Too many wrong tokens from this network. Wait 15 minutes, then try again."
+                       : error.fields["claim_token"] ?? PatientClaim.wrongToken)
+            return .failure(ClaimRefused(page: portal.pages.response(
+                PatientClaimPage(layout: claimLayout(context), token: typed.trimmed, errors: errors), status: .unprocessableContent
+            )))
+        }
+    }
+
+    private struct ClaimRefused: Error {
+        let page: Response
+    }
+
+    @Sendable func claimCheck(request: Request, context: PortalContext) async throws -> Response {
+        let typed = try await request.form(ClaimForm.self, context: context).claim_token ?? ""
+        switch try await claimable(typed, request: request, context: context) {
+        case .failure(let refused):
+            return refused.page
+        case .success(let patient):
+            let physician = try await PatientClaim.recordChecked(patient, where: "the web app", origin: portal.origin(of: request, context: context), portal: portal)
+            return portal.pages.response(PatientClaimAccountPage(
+                layout: claimLayout(context), token: ClaimToken.normalized(typed), patient: patient, physicianName: physician
+            ))
+        }
+    }
+
+    @Sendable func claimAccount(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(ClaimForm.self, context: context)
+        let token = form.claim_token ?? ""
+        let patient: Patient
+        switch try await claimable(token, request: request, context: context) {
+        case .failure(let refused): return refused.page
+        case .success(let found): patient = found
+        }
+        let username = form.username?.trimmed ?? "", password = form.password ?? ""
+        var problems = PatientClaim.problems(username: username, password: password, portal: portal)
+        if problems["password"] == nil, password != (form.password_confirmation ?? "") {
+            problems["password_confirmation"] = "Enter the same password twice"
+        }
+        if form.confirm != "yes" { problems["confirm"] = "Confirm these are your details, or contact your physician if they are not" }
+        let origin = portal.origin(of: request, context: context)
+        if problems.isEmpty {
+            do {
+                let issued = try await PatientClaim.claim(patient, token: token, username: username, password: password, origin: origin, portal: portal)
+                var response = seeOther(SiteURL.appPatientDay.path)
+                response.setCookie(portal.appPageCookies.session(kind: .patient, token: issued.token))
+                return response
+            } catch is PatientClaim.UsernameTaken {
+                problems["username"] = "That username is already taken. Choose another"
+            }
+        }
+        var errors = FormErrors()
+        for field in ["confirm", "username", "password", "password_confirmation"] {
+            if let problem = problems[field] { errors.add(field, problem) }
+        }
+        let physician = try await portal.database.read { db in try await PatientRepository().physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? "" }
+        return portal.pages.response(PatientClaimAccountPage(
+            layout: claimLayout(context), token: ClaimToken.normalized(token), patient: patient, physicianName: physician, username: username, errors: errors
+        ), status: .unprocessableContent)
     }
 
     @Sendable func doctor(request: Request, context: PortalContext) async throws -> Response {

@@ -9,6 +9,8 @@ extension TemplateName {
     static let appPatientProgress = TemplateName("app/patient/progress")
     static let appPatientReminders = TemplateName("app/patient/reminders")
     static let appPatientDoctor = TemplateName("app/patient/doctor")
+    static let appPatientClaim = TemplateName("app/patient/claim")
+    static let appPatientClaimAccount = TemplateName("app/patient/claim-account")
 }
 
 extension AppNavigation {
@@ -170,4 +172,58 @@ struct PatientDoctorPage: Page {
     let layout: Layout
     let name: String
     let practiceAddress: String?
+}
+
+/// The first step of claiming her account: the token from her physician's email.
+struct PatientClaimPage: Page {
+    static let template = TemplateName.appPatientClaim
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let action = SiteURL.appPatientClaim.path
+    let signInPath = AppAccountKind.patient.signInPagePath
+
+    init(layout: Layout, token: String = "", errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.errors = errors.items
+        var fields = [
+            FormField("claim_token", label: "Claim token", value: token, hint: "Five groups of four letters and numbers, from the email your physician sent.",
+                      autocomplete: "off", width: 30),
+        ]
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
+}
+
+/// The second step: her details as her physician recorded them to confirm, and the username and password she chooses.
+struct PatientClaimAccountPage: Page {
+    static let template = TemplateName.appPatientClaimAccount
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let token: String
+    let name: String
+    let medicalNumber: String
+    let physicianName: String
+    let confirmError: String?
+    let fields: [FormField]
+    let action = SiteURL.appPatientClaimAccount.path
+
+    init(layout: Layout, token: String, patient: Patient, physicianName: String, username: String = "", errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.errors = errors.items
+        self.token = token
+        name = patient.fullName
+        medicalNumber = patient.contact.medicalNumber
+        self.physicianName = physicianName
+        confirmError = errors.items.first { $0.field == "confirm" }?.message
+        var fields = [
+            FormField("username", label: "Choose a username", value: username,
+                      hint: "Up to 21 letters, numbers, full stops, hyphens or underscores. You sign in with it.", autocomplete: "username", width: 20),
+            FormField("password", label: "Choose a password", hint: "At least 8 characters. A few random words make a strong password.",
+                      type: "password", autocomplete: "new-password", width: 20),
+            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20),
+        ]
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
 }

@@ -14,11 +14,11 @@ extension Mail {
 
                 Your physician has set up an account for you in the \(settings.programName) app, where you can see your medications and exercises, tick them off each day and get reminders.
 
-                To claim it, open the app, choose "I have a claim token" and enter:
+                To claim it, open the app and choose "I have a claim token", or open \(settings.baseURL)\(SiteURL.appPatientClaim.path) in your phone's browser, and enter:
 
                 \(token.grouped)
 
-                The app shows your name and medical number for you to confirm, then you choose a username and password.
+                You are shown your name and medical number to confirm, then you choose a username and password.
 
                 The token works once, until \(DisplayTime.dateTime(expiresAt)). If it has expired, ask your physician to send a new one.
 

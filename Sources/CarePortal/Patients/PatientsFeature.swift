@@ -10,7 +10,7 @@ struct PatientsFeature: PortalFeature {
         NavigationItem(title: "Patients", path: SiteURL.patients.path, access: PatientsController.access, group: .clinical),
     ]
     static let auditActions: [AuditAction] = [.patientCreated, .patientViewed, .patientContactChanged, .patientRegimenChanged, .patientReassigned, .patientRemoved, .patientReportExported, .claimTokenSent, .claimTokenRevoked, .patientAccountClaimed, .adherenceLogged, .patientRemindersChanged]
-    static let templates: [TemplateName] = [.patients, .patientRow, .patientContact, .patientRegimen, .patientCancelDraft, .patient, .patientDetails, .patientChartDaily, .patientChartItems, .patientChartCalendar, .patientHistory, .patientRemove, .patientReport, .appPatientDay, .appPatientProgress, .appPatientReminders, .appPatientDoctor]
+    static let templates: [TemplateName] = [.patients, .patientRow, .patientContact, .patientRegimen, .patientCancelDraft, .patient, .patientDetails, .patientChartDaily, .patientChartItems, .patientChartCalendar, .patientHistory, .patientRemove, .patientReport, .appPatientDay, .appPatientProgress, .appPatientReminders, .appPatientDoctor, .appPatientClaim, .appPatientClaimAccount]
     static let appAccounts: [AppAccountKind] = [.patient]
     static let appParts = [
         AppPart(

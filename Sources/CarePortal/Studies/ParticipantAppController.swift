@@ -12,7 +12,11 @@ struct ParticipantAppController {
     static let forgottenPassword = "Forgotten your password? Ask the study team: they can send you a link to set a new one."
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(.participant, help: Self.forgottenPassword)
+        routes.appPageSessions(.participant, help: Self.forgottenPassword, firstVisit: AppSignInPages.Link(
+            lead: "Were you emailed a claim token?", title: "Claim your account", path: SiteURL.appStudyClaim.path
+        ))
+        routes.get(SiteURL.appStudyClaim.pattern, access: .everyone, claimStart)
+        routes.post(SiteURL.appStudyClaim.pattern, access: .everyone, claim)
         routes.get(SiteURL.appStudyToday.pattern, access: .participantPages, today)
         routes.post(SiteURL.pattern(SiteURL.appStudyTodo), access: .participantPages, markDone)
         routes.get(SiteURL.appStudyProgress.pattern, access: .participantPages, progress)
@@ -146,5 +150,46 @@ struct ParticipantAppController {
             ), status: .unprocessableContent)
         }
         return seeOther("\(SiteURL.appStudyToday.path)?notice=password")
+    }
+
+    // MARK: Claiming her account
+
+    @Sendable func claimStart(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(ParticipantClaimPage(layout: portal.appLayout("Claim your account", context: context)))
+    }
+
+    private struct ClaimForm: Decodable {
+        var claim_token: String?
+        var password: String?
+        var password_confirmation: String?
+    }
+
+    @Sendable func claim(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(ClaimForm.self, context: context)
+        let typed = form.claim_token ?? "", password = form.password ?? ""
+        var errors = FormErrors()
+        if !password.isEmpty, password != (form.password_confirmation ?? "") {
+            errors.add("password_confirmation", "Enter the same password twice")
+        } else {
+            do {
+                let (_, token, _) = try await ParticipantClaim.claim(token: typed, password: password, origin: portal.origin(of: request, context: context), portal: portal)
+                var response = seeOther(SiteURL.appStudyToday.path)
+                response.setCookie(portal.appPageCookies.session(kind: .participant, token: token))
+                return response
+            } catch let error as APIError {
+                if error.status == .tooManyRequests {
+                    errors.add("claim_token", "Too many wrong tokens from this network. Wait 15 minutes, then try again.")
+                } else {
+                    for field in ["claim_token", "password"] {
+                        if let problem = error.fields[field] { errors.add(field, problem) }
+                    }
+                    if errors.isEmpty { throw error }
+                }
+            }
+        }
+        return portal.pages.response(
+            ParticipantClaimPage(layout: portal.appLayout("Claim your account", context: context), token: typed.trimmed, errors: errors),
+            status: .unprocessableContent
+        )
     }
 }

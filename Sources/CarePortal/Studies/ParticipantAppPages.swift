@@ -9,6 +9,7 @@ extension TemplateName {
     static let appStudyFeedback = TemplateName("app/study/feedback")
     static let appStudyContact = TemplateName("app/study/contact")
     static let appStudyPassword = TemplateName("app/study/password")
+    static let appStudyClaim = TemplateName("app/study/claim")
 }
 
 extension AppNavigation {
@@ -119,6 +120,30 @@ struct ParticipantPasswordPage: Page {
             FormField("new_password", label: "New password", hint: "At least 8 characters. A few random words make a strong password.",
                       type: "password", autocomplete: "new-password", width: 20),
             FormField("new_password_confirmation", label: "Confirm new password", type: "password", autocomplete: "new-password", width: 20),
+        ]
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
+}
+
+/// Claiming her account with the token from the study team's email: the token and the password she chooses.
+struct ParticipantClaimPage: Page {
+    static let template = TemplateName.appStudyClaim
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let action = SiteURL.appStudyClaim.path
+    let signInPath = AppAccountKind.participant.signInPagePath
+
+    init(layout: Layout, token: String = "", errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.errors = errors.items
+        var fields = [
+            FormField("claim_token", label: "Claim token", value: token, hint: "Five groups of four letters and numbers, from the study team’s email.",
+                      autocomplete: "off", width: 30),
+            FormField("password", label: "Choose a password", hint: "At least 8 characters. A few random words make a strong password.",
+                      type: "password", autocomplete: "new-password", width: 20),
+            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20),
         ]
         errors.apply(to: &fields)
         self.fields = fields

@@ -23,7 +23,7 @@ struct StudiesFeature: PortalFeature {
     static let templates: [TemplateName] = [
         .studyDashboard, .studyParticipants, .studyEnrol, .studyEnrolled, .studyParticipant, .studyDelete,
         .studyTodos, .studyTodo, .studyFeedback, .studyContact, .studyExports,
-        .appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyPassword,
+        .appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyPassword, .appStudyClaim,
     ]
     static let appAccounts: [AppAccountKind] = [.participant]
     static let appParts = [

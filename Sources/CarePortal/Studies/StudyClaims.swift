@@ -56,7 +56,7 @@ extension Mail {
 
                 Your username is: \(username)
 
-                To choose your password, open the app, choose "I have a claim token" and enter:
+                To choose your password, open the app and choose "I have a claim token", or open \(settings.baseURL)\(SiteURL.appStudyClaim.path) in your phone's browser, and enter:
 
                 \(token.grouped)
 

@@ -114,4 +114,40 @@ import Testing
             #expect(again.errorSummary == [StudyAPIController.withdrawn.message])
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func sheClaimsHerAccountInTheBrowserWithTheEmailedToken(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine, mailTransport: MailServerNotAnswering()) { portal in
+            var (researcher, _) = try await portal.signedIn(.researcher)
+            try await researcher.get(SiteURL.newStudyParticipant.path)
+            #expect(try await StudyClaimTests.enrol(&researcher, portal, code: "NU-131", email: "nu131@example.org").status == .ok)
+            let token = try await StudyClaimTests.token(to: "nu131@example.org", in: portal)
+            let mail = try #require(try await portal.outboxMessages().last { $0.recipient == "nu131@example.org" })
+            #expect(mail.bodyText.contains("\(TestPortal.baseURL)/app/study/claim"), "the email gives the web address")
+
+            var browser = Visitor(portal: portal)
+            let signIn = try await browser.get(AppAccountKind.participant.signInPagePath)
+            #expect(signIn.text.contains(#"href="/app/study/claim">Claim your account</a>"#))
+            try await browser.get(SiteURL.appStudyClaim.path)
+            let mismatch = try await browser.post(SiteURL.appStudyClaim.path, form: [
+                ("claim_token", token), ("password", Self.ownPassword), ("password_confirmation", "not the same"),
+            ])
+            #expect(mismatch.status == .unprocessableContent && mismatch.errorSummary == ["Enter the same password twice"])
+            let wrong = try await browser.post(SiteURL.appStudyClaim.path, form: [
+                ("claim_token", "AAAA-BBBB-CCCC-DDDD-EEEE"), ("password", Self.ownPassword), ("password_confirmation", Self.ownPassword),
+            ])
+            #expect(wrong.errorSummary == [ParticipantClaim.wrongToken])
+            let claimed = try await browser.post(SiteURL.appStudyClaim.path, form: [
+                ("claim_token", token.lowercased()), ("password", Self.ownPassword), ("password_confirmation", Self.ownPassword),
+            ])
+            // Signed in at once, with her own password: no one-time password to replace.
+            #expect(claimed.location == SiteURL.appStudyToday.path)
+            #expect(try await browser.get(SiteURL.appStudyToday.path).status == .ok)
+            #expect(try await portal.auditEntries(action: .studyAccountClaimed).contains { $0.outcome == "success" })
+            // The token worked once, for the app too.
+            #expect(try await StudyClaimTests.claim(token, in: portal).status == .unprocessableContent)
+            var later = Visitor(portal: portal)
+            #expect(try await later.signInToApp(.participant, identifier: "nu-131", password: Self.ownPassword).location == SiteURL.appStudyToday.path)
+        }
+    }
 }

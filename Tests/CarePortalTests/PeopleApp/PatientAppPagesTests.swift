@@ -220,4 +220,60 @@ extension Visitor {
             #expect(try await visitor.get(AppAccountKind.patient.signInPagePath).status == .notFound)
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func sheClaimsHerAccountInTheBrowserWithTheEmailedToken(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (_, _, patient, token) = try await PatientAPITests.setUp(portal)
+            var browser = Visitor(portal: portal)
+            let signIn = try await browser.get(AppAccountKind.patient.signInPagePath)
+            #expect(signIn.text.contains(#"href="/app/patient/claim">Claim your account with the token from your email</a>"#))
+            try await browser.get(SiteURL.appPatientClaim.path)
+            let wrong = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", "AAAA-BBBB-CCCC-DDDD-EEEE")])
+            #expect(wrong.status == .unprocessableContent && wrong.errorSummary == [PatientClaim.wrongToken])
+            #expect(wrong.text.contains(#"value="AAAA-BBBB-CCCC-DDDD-EEEE""#), "what she typed is kept")
+
+            // MUT: the right token shows her details to confirm, and that is audited like any read of her record.
+            let details = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", " \(token.grouped.lowercased()) ")])
+            #expect(details.status == .ok)
+            #expect(details.text.contains("José María Núñez-Ødegård") && details.text.contains("9876 543 210") && details.text.contains("Dr Ingrid Berg"))
+            #expect(try await portal.auditEntries(action: .patientViewed).contains { $0.recordID == "\(patient.id)" && $0.detail == "claim token checked in the web app" })
+            let incomplete = try await browser.post(SiteURL.appPatientClaimAccount.path, form: [
+                ("claim_token", token.value), ("username", "jose.n"), ("password", Self.password), ("password_confirmation", "something else"),
+            ])
+            #expect(incomplete.status == .unprocessableContent)
+            #expect(incomplete.errorSummary == ["Confirm these are your details, or contact your physician if they are not", "Enter the same password twice"])
+            #expect(incomplete.text.contains(#"value="jose.n""#))
+            let claimed = try await browser.post(SiteURL.appPatientClaimAccount.path, form: [
+                ("claim_token", token.value), ("confirm", "yes"), ("username", "jose.n"), ("password", Self.password), ("password_confirmation", Self.password),
+            ])
+            // validate: signed in at once, on her day; the token is used up, for the app too
+            #expect(claimed.location == SiteURL.appPatientDay.path)
+            #expect(try await browser.get(SiteURL.appPatientDay.path).status == .ok)
+            #expect(try await portal.auditEntries(action: .patientAccountClaimed).contains { $0.recordID == "\(patient.id)" && $0.outcome == "success" })
+            var other = Visitor(portal: portal)
+            try await other.get(SiteURL.appPatientClaim.path)
+            #expect(try await other.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)]).errorSummary == [PatientClaim.wrongToken])
+            let api = try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": token.grouped])
+            #expect(api.status == .unprocessableContent)
+            // She signs in with what she chose.
+            var later = Visitor(portal: portal)
+            #expect(try await later.signInToApp(.patient, identifier: "jose.n", password: Self.password).location == SiteURL.appPatientDay.path)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func guessingClaimTokensInTheBrowserIsPausedLikeTheApps(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (_, _, _, token) = try await PatientAPITests.setUp(portal)
+            var browser = Visitor(portal: portal)
+            try await browser.get(SiteURL.appPatientClaim.path)
+            for _ in 1...SignInThrottle.registrationAddressLimit {
+                #expect(try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", "AAAA-BBBB-CCCC-DDDD-EEEE")]).errorSummary == [PatientClaim.wrongToken])
+            }
+            let paused = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)])
+            #expect(paused.errorSummary == ["Too many wrong tokens from this network. Wait 15 minutes, then try again."])
+            #expect(!paused.text.contains("Check your details"))
+        }
+    }
 }
