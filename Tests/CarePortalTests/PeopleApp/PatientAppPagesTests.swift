@@ -264,16 +264,25 @@ extension Visitor {
 
     @Test(arguments: TestEngines.all)
     func guessingClaimTokensInTheBrowserIsPausedLikeTheApps(engine: Database.Engine) async throws {
-        try await TestPortal.run(engine) { portal in
+        // The address is the proxy's `X-Forwarded-For`, as behind the deployment's load balancer.
+        try await TestPortal.run(engine, configure: { $0.trustForwardedFor = true }) { portal in
             let (_, _, _, token) = try await PatientAPITests.setUp(portal)
+            let from: HTTPFields = [.xForwardedFor: "203.0.113.9"]
             var browser = Visitor(portal: portal)
             try await browser.get(SiteURL.appPatientClaim.path)
             for _ in 1...SignInThrottle.registrationAddressLimit {
-                #expect(try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", "AAAA-BBBB-CCCC-DDDD-EEEE")]).errorSummary == [PatientClaim.wrongToken])
+                let wrong = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", "AAAA-BBBB-CCCC-DDDD-EEEE")], headers: from)
+                #expect(wrong.errorSummary == [PatientClaim.wrongToken])
             }
-            let paused = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)])
+            // Even the right token waits now, from that address, in the browser and in the app.
+            let paused = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)], headers: from)
             #expect(paused.errorSummary == ["Too many wrong tokens from this network. Wait 15 minutes, then try again."])
             #expect(!paused.text.contains("Check your details"))
+            let app = try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": token.value], headers: from)
+            #expect(app.status == .tooManyRequests)
+            // Another address is not held up.
+            let other = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)], headers: [.xForwardedFor: "198.51.100.7"])
+            #expect(other.text.contains("Check your details"))
         }
     }
 }
