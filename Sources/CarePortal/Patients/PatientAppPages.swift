@@ -219,10 +219,7 @@ struct PatientClaimAccountPage: Page {
         var fields = [
             FormField("username", label: "Choose a username", value: username,
                       hint: "Up to 21 letters, numbers, full stops, hyphens or underscores. You sign in with it.", autocomplete: "username", width: 20),
-            FormField("password", label: "Choose a password", hint: "At least 8 characters. A few random words make a strong password.",
-                      type: "password", autocomplete: "new-password", width: 20),
-            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20),
-        ]
+        ] + FormField.newPassword(label: "Choose a password")
         errors.apply(to: &fields)
         self.fields = fields
     }

@@ -117,10 +117,7 @@ struct ParticipantPasswordPage: Page {
         var fields = [
             FormField("current_password", label: isFirst ? "The one-time password you were given" : "Current password", type: "password",
                       autocomplete: "current-password", width: 20),
-            FormField("new_password", label: "New password", hint: "At least 8 characters. A few random words make a strong password.",
-                      type: "password", autocomplete: "new-password", width: 20),
-            FormField("new_password_confirmation", label: "Confirm new password", type: "password", autocomplete: "new-password", width: 20),
-        ]
+        ] + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
         errors.apply(to: &fields)
         self.fields = fields
     }
@@ -141,10 +138,7 @@ struct ParticipantClaimPage: Page {
         var fields = [
             FormField("claim_token", label: "Claim token", value: token, hint: "Five groups of four letters and numbers, from the study team’s email.",
                       autocomplete: "off", width: 30),
-            FormField("password", label: "Choose a password", hint: "At least 8 characters. A few random words make a strong password.",
-                      type: "password", autocomplete: "new-password", width: 20),
-            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20),
-        ]
+        ] + FormField.newPassword(label: "Choose a password")
         errors.apply(to: &fields)
         self.fields = fields
     }

@@ -72,3 +72,17 @@ extension String {
     /// Input with surrounding spaces removed, as forms keep it.
     package var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }
+
+extension FormField {
+    /// A new password and the field that confirms it (`<name>` and `<name>_confirmation`), as every form
+    /// that sets a password asks for them, with the password rule as its hint.
+    package static func newPassword(
+        _ name: String = "password", label: String = "Password", confirmationLabel: String = "Confirm password", width: Int? = 20
+    ) -> [FormField] {
+        [
+            FormField(name, label: label, hint: "At least 8 characters. A few random words make a strong password.",
+                      type: "password", autocomplete: "new-password", width: width),
+            FormField("\(name)_confirmation", label: confirmationLabel, type: "password", autocomplete: "new-password", width: width),
+        ]
+    }
+}
