@@ -11,7 +11,6 @@ struct PatientAPIController {
     let patients = PatientRepository()
     let accounts = PatientAccountRepository()
     let regimens = RegimenRepository()
-    let tokens = AppAccountKind.patient.bearerTokens
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.post(SiteURL.apiPatientClaimCheck.pattern, access: .everyone, checkClaim)
@@ -34,8 +33,6 @@ struct PatientAPIController {
         routes.get(SiteURL.apiPatientReminders.pattern, access: .patient, reminders)
         routes.put(SiteURL.apiPatientReminders.pattern, access: .patient, changeReminders)
     }
-
-    static let wrongToken = PatientClaim.wrongToken
 
     // MARK: Claiming the account
 

@@ -81,7 +81,6 @@ struct StudyAPIController {
     let portal: Portal
     let studies = StudyRepository()
     let events = MemberEvents()
-    let tokens = AppAccountKind.participant.bearerTokens
 
     static let withdrawn = APIError(
         status: .forbidden, code: "withdrawn",

@@ -54,8 +54,6 @@ enum ParticipantClaim {
 
 /// `POST /api/v1/study/claim` (`ParticipantClaim`).
 extension StudyAPIController {
-    static let wrongClaimToken = ParticipantClaim.wrongToken
-
     @Sendable func claim(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(StudyAPI.Claim.self)
         let (participant, token, expiresAt) = try await ParticipantClaim.claim(

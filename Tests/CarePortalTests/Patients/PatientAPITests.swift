@@ -66,7 +66,7 @@ import Testing
             _ = try await PatientFixtures.claimed(portal, patient: patient, token: token, username: "first.claim")
             let again = try await app.send(.post, "/api/v1/patient/claim", json: PatientFixtures.claim(patient, token: token, username: "second.claim"))
             #expect(again.status == .unprocessableContent)
-            #expect(again.fieldErrors["claim_token"] == PatientAPIController.wrongToken)
+            #expect(again.fieldErrors["claim_token"] == PatientClaim.wrongToken)
             #expect(try await app.send(.post, "/api/v1/patient/sessions", json: ["username": "first.claim", "password": "Levodopa time 2026"]).status == .created)
 
             let (later, laterToken) = try await PatientFixtures.patient(portal, physicianID: physician.id, catalogue: catalogue,
@@ -76,7 +76,7 @@ import Testing
             portal.clock.advance(by: 1)
             #expect(try await app.send(.post, "/api/v1/patient/claim/check", json: ["claim_token": laterToken.value]).status == .unprocessableContent)
             let expired = try await app.send(.post, "/api/v1/patient/claim", json: PatientFixtures.claim(later, token: laterToken))
-            #expect(expired.fieldErrors["claim_token"] == PatientAPIController.wrongToken)
+            #expect(expired.fieldErrors["claim_token"] == PatientClaim.wrongToken)
         }
     }
 

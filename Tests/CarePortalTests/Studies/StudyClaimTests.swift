@@ -83,7 +83,7 @@ final class RecordingMailTransport: MailTransport {
 
             // Once: the same token again is refused.
             let again = try await Self.claim(token, password: "another good passphrase", in: portal)
-            #expect(again.status == .unprocessableContent && again.fieldErrors["claim_token"] == StudyAPIController.wrongClaimToken)
+            #expect(again.status == .unprocessableContent && again.fieldErrors["claim_token"] == ParticipantClaim.wrongToken)
             let signIn = try await app.send(.post, SiteURL.apiStudySessions.path, json: ["username": "nu-031", "password": Self.ownPassword])
             #expect(signIn.status == .created && signIn.object["must_change_password"] as? Bool == false)
 
@@ -175,7 +175,7 @@ final class RecordingMailTransport: MailTransport {
             #expect(try await usable(renewed))
             portal.clock.advance(by: 1)
             #expect(try await !usable(expiring))
-            #expect(try await Self.claim(expiring, in: portal).fieldErrors["claim_token"] == StudyAPIController.wrongClaimToken)
+            #expect(try await Self.claim(expiring, in: portal).fieldErrors["claim_token"] == ParticipantClaim.wrongToken)
             #expect(try await portal.auditEntries(action: .studyClaimTokenRevoked).count == 1)
             #expect(try await portal.auditEntries(action: .studyClaimTokenSent).filter { $0.detail == "sent again" }.count == 1)
         }
