@@ -137,6 +137,23 @@ enum SiteURL: Sendable, Equatable {
     case appStudyContact
     case appStudyPassword
     case appStudyClaim
+    case appPharmacyHome
+    case appPharmacyRegister
+    case appPharmacyForgottenPassword
+    case appPharmacyDeals
+    case appPharmacyDealPicture(Int64)
+    case appPharmacyRewards
+    case appPharmacyReward(Int64)
+    case appPharmacyVouchers
+    case appPharmacyVoucher(Int64)
+    case appPharmacyVoucherActivation(Int64)
+    case appPharmacyPrescriptions
+    case appPharmacyPrescriptionsUnlock
+    case appPharmacyRefill(Int64)
+    case appPharmacyAddress
+    case appPharmacyNotifications
+    case appPharmacyNotificationsReadAll
+    case appPharmacyNotificationChoices
     case apiPatientStatistics
     case apiPatientReminders
 
@@ -443,6 +460,23 @@ enum SiteURL: Sendable, Equatable {
         case .appStudyContact: "\(AppAccountKind.participant.pagesPath)/contact"
         case .appStudyPassword: "\(AppAccountKind.participant.pagesPath)/password"
         case .appStudyClaim: "\(AppAccountKind.participant.pagesPath)/claim"
+        case .appPharmacyHome: AppAccountKind.pharmacyCustomer.pagesPath
+        case .appPharmacyRegister: "\(AppAccountKind.pharmacyCustomer.pagesPath)/register"
+        case .appPharmacyForgottenPassword: "\(AppAccountKind.pharmacyCustomer.pagesPath)/forgotten-password"
+        case .appPharmacyDeals: "\(AppAccountKind.pharmacyCustomer.pagesPath)/deals"
+        case .appPharmacyDealPicture(let id): "\(AppAccountKind.pharmacyCustomer.pagesPath)/deals/\(id)/picture"
+        case .appPharmacyRewards: "\(AppAccountKind.pharmacyCustomer.pagesPath)/rewards"
+        case .appPharmacyReward(let id): "\(AppAccountKind.pharmacyCustomer.pagesPath)/rewards/\(id)"
+        case .appPharmacyVouchers: "\(AppAccountKind.pharmacyCustomer.pagesPath)/vouchers"
+        case .appPharmacyVoucher(let id): "\(AppAccountKind.pharmacyCustomer.pagesPath)/vouchers/\(id)"
+        case .appPharmacyVoucherActivation(let id): "\(AppAccountKind.pharmacyCustomer.pagesPath)/vouchers/\(id)/activate"
+        case .appPharmacyPrescriptions: "\(AppAccountKind.pharmacyCustomer.pagesPath)/prescriptions"
+        case .appPharmacyPrescriptionsUnlock: "\(AppAccountKind.pharmacyCustomer.pagesPath)/prescriptions/unlock"
+        case .appPharmacyRefill(let id): "\(AppAccountKind.pharmacyCustomer.pagesPath)/prescriptions/\(id)/refill"
+        case .appPharmacyAddress: "\(AppAccountKind.pharmacyCustomer.pagesPath)/address"
+        case .appPharmacyNotifications: "\(AppAccountKind.pharmacyCustomer.pagesPath)/notifications"
+        case .appPharmacyNotificationsReadAll: "\(AppAccountKind.pharmacyCustomer.pagesPath)/notifications/read-all"
+        case .appPharmacyNotificationChoices: "\(AppAccountKind.pharmacyCustomer.pagesPath)/notifications/choices"
         case .apiPatientStatistics: "/api/v1/patient/statistics"
         case .apiPatientReminders: "/api/v1/patient/reminders"
         case .chat: "/chat"

@@ -200,13 +200,7 @@ struct NotificationChoicesAPIController {
         return AppAccountRef(role: accounts.kind.role, accountID: holder.accountID)
     }
 
-    /// The kinds she may choose about: her kind of account's, from the programs that run.
-    private var kinds: [NotificationKind] {
-        let settings = portal.programSettings.current
-        return portal.contributions.notificationKinds
-            .filter { settings.runs($0.program) && $0.kind.role == accounts.kind.role }
-            .map(\.kind)
-    }
+    private var kinds: [NotificationKind] { accounts.kinds(portal) }
 
     @Sendable func preferences(request: Request, context: PortalContext) async throws -> Response {
         let recipient = try me(context)
@@ -247,14 +241,11 @@ struct NotificationChoicesAPIController {
         let checkIn = checkInTime.map(TimeOfDay.init(text:))
         if checkIn == .some(nil) { problems["check_in_time"] = "Give a time of day as HH:MM, like 19:00" }
         guard problems.isEmpty else { throw APIError.validation(problems) }
-        let saved = try await portal.database.transaction { db in
-            var choices = try await notifications.choices(of: recipient, on: db)
-            for choice in body.kinds ?? [] { if let kind = choice.kind, let on = choice.on { choices.overrides[kind] = on } }
-            if let lead = reminderLead { choices.reminderLeadMinutes = lead }
-            if let minutes = checkIn??.minutes { choices.checkInMinute = minutes }
-            try await notifications.save(choices, kinds: known, of: recipient, on: db)
-            return choices
-        }
+        var overrides: [String: Bool] = [:]
+        for choice in body.kinds ?? [] { if let kind = choice.kind, let on = choice.on { overrides[kind] = on } }
+        let saved = try await accounts.saveChoices(
+            overrides: overrides, reminderLeadMinutes: reminderLead, checkInMinute: checkIn??.minutes, of: recipient, portal: portal
+        )
         return .json(view(of: saved))
     }
 

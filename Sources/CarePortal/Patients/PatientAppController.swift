@@ -11,9 +11,9 @@ struct PatientAppController {
     static let forgottenPassword = "Forgotten your password or username? Ask your physician's practice: they can send you a new link to set them."
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(.patient, help: Self.forgottenPassword, firstVisit: AppSignInPages.Link(
+        routes.appPageSessions(.patient, help: Self.forgottenPassword, links: [AppSignInPages.Link(
             lead: "First time here?", title: "Claim your account with the token from your email", path: SiteURL.appPatientClaim.path
-        ))
+        )])
         routes.get(SiteURL.appPatientClaim.pattern, access: .everyone, claimStart)
         routes.post(SiteURL.appPatientClaim.pattern, access: .everyone, claimCheck)
         routes.post(SiteURL.appPatientClaimAccount.pattern, access: .everyone, claimAccount)

@@ -48,6 +48,9 @@ enum PharmacyAPI {
         var state: String?
         var zipCode: String?
 
+        /// What she sent, trimmed, the state in capitals.
+        var address: DeliveryAddress { DeliveryAddress(typedLine1: line1, line2: line2, city: city, state: state, zipCode: zipCode) }
+
         init(_ address: DeliveryAddress) {
             line1 = address.line1
             line2 = address.line2
@@ -253,7 +256,6 @@ struct PharmacyAPIController {
     let pharmacy: Pharmacy
     let repository = PharmacyRepository()
     let ledger = PointsLedger()
-    let throttle = SignInThrottle()
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.post(SiteURL.apiPharmacyRegistrations.pattern, access: .everyone, register)
@@ -284,80 +286,26 @@ struct PharmacyAPIController {
         NotificationChoicesAPIController(portal: portal, accounts: .pharmacyCustomers).addRoutes(to: &routes)
     }
 
-    static let checkEmail = "Thank you. We have sent an email to this address: follow it to start using your account."
-    static let resetSent = "If this address has an account, we have sent it a link to choose a new password. The link works once, for an hour."
-
-    private func customerActor(_ id: Int64) -> AuditActor {
-        AuditActor(accountID: id, role: AppAccountKind.pharmacyCustomer.role, name: nil)
-    }
-
     // MARK: Registration and passwords
 
-    /// Open registration. Whether or not the address already has an account, the answer is the same and
-    /// the address's owner gets an email: a new customer her welcome, an existing one a note that someone
-    /// tried to register with her address — so the answer never tells a stranger who is a customer.
+    /// Open registration (`Pharmacy.register`): the same answer whether or not the address has an account.
     @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(PharmacyAPI.Registration.self)
-        let origin = portal.origin(of: request, context: context)
-        let now = portal.now
-        let keys: [SignInThrottle.Key] = origin.address.map { [.pharmacyRegistration($0)] } ?? []
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
-        let email = body.email?.trimmed ?? ""
-        let password = body.password ?? ""
-        var problems: [String: String] = [:]
-        if let problem = FieldRules.emailProblem(email) { problems["email"] = problem }
-        if let problem = portal.passwordPolicy.problem(with: password, username: email) { problems["password"] = problem }
         let details = PharmacyCustomerDetails(
             firstName: body.firstName?.trimmed ?? "", lastName: body.lastName?.trimmed ?? "", dateOfBirth: body.dateOfBirth?.trimmed ?? "",
             phone: body.phone?.trimmed ?? "", address: .none
         )
-        PharmacyForms.checkPerson(details, today: portal.programSettings.current.clock.date(of: now)) { problems[$0] = $1 }
-        guard problems.isEmpty else { throw APIError.validation(problems) }
-        let hash = try await portal.passwords.hash(password)
-        let store = pharmacy.storeName
-        try await portal.database.transaction { db in
-            // Every registration counts against the address, so nobody creates accounts by the thousand.
-            try await throttle.admitAPIRequest(keys, now: now, on: db)
-            if let id = try await repository.createCustomer(email: email, passwordHash: hash, details: details, now: now, on: db) {
-                try await portal.audit.record(AuditEvent(
-                    actor: customerActor(id), action: .pharmacyCustomerRegistered, recordType: "pharmacy_customer", recordID: "\(id)", origin: origin
-                ), on: db)
-                try await portal.outbox.enqueue(Mail.pharmacyWelcome(to: email, firstName: details.firstName, store: store), on: db)
-            } else {
-                try await portal.audit.record(AuditEvent(
-                    actor: .anonymous, action: .pharmacyCustomerRegistered, recordType: "pharmacy_customer", outcome: .failure, origin: origin,
-                    detail: "address already registered"
-                ), on: db)
-                try await portal.outbox.enqueue(Mail.pharmacyAlreadyRegistered(to: email, store: store), on: db)
-            }
-        }
-        return .json(PharmacyAPI.CheckEmail(message: Self.checkEmail), status: .accepted)
+        try await pharmacy.register(
+            Pharmacy.Registration(email: body.email ?? "", password: body.password ?? "", details: details), origin: portal.origin(of: request, context: context)
+        )
+        return .json(PharmacyAPI.CheckEmail(message: Pharmacy.checkEmail), status: .accepted)
     }
 
-    /// ForgotPassword, done safely: a single-use link, valid for an hour, emailed to the address on file.
-    /// The answer is the same whether or not the address has an account.
+    /// ForgotPassword (`Pharmacy.requestReset`): the same answer whether or not the address has an account.
     @Sendable func requestReset(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(PharmacyAPI.PasswordResetRequest.self)
-        let email = body.email?.trimmed ?? ""
-        if let problem = FieldRules.emailProblem(email) { throw APIError.validation(["email": problem]) }
-        let origin = portal.origin(of: request, context: context)
-        let now = portal.now
-        let keys = [SignInThrottle.Key.pharmacyPasswordReset(PharmacyRules.emailKey(email))] + (origin.address.map { [.pharmacyPasswordReset($0)] } ?? [])
-        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
-        let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
-        let link = "\(portal.settings.baseURL)\(SiteURL.pharmacyResetPassword.path)?token=\(token.value)"
-        let store = pharmacy.storeName
-        try await portal.database.transaction { db in
-            try await throttle.admitAPIRequest(keys, now: now, on: db)
-            guard let customer = try await repository.customer(email: email, on: db), customer.status == .active else { return }
-            try await repository.createReset(tokenHash: token.hash, customerID: customer.id, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: .anonymous, action: .pharmacyPasswordReset, recordType: "pharmacy_customer", recordID: "\(customer.id)", origin: origin,
-                detail: "link emailed"
-            ), on: db)
-            try await portal.outbox.enqueue(Mail.pharmacyPasswordReset(to: customer, link: link, token: token, store: store), on: db)
-        }
-        return .json(PharmacyAPI.CheckEmail(message: Self.resetSent), status: .accepted)
+        try await pharmacy.requestReset(email: body.email ?? "", origin: portal.origin(of: request, context: context))
+        return .json(PharmacyAPI.CheckEmail(message: Pharmacy.resetSent), status: .accepted)
     }
 
     @Sendable func completeReset(request: Request, context: PortalContext) async throws -> Response {
@@ -382,35 +330,18 @@ struct PharmacyAPIController {
     @Sendable func saveAddress(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
         let body = try await request.json(PharmacyAPI.Address.self)
-        let address = DeliveryAddress(
-            line1: body.line1?.trimmed ?? "", line2: body.line2?.trimmed ?? "", city: body.city?.trimmed ?? "",
-            state: body.state?.trimmed.uppercased() ?? "", zipCode: body.zipCode?.trimmed ?? ""
-        )
-        var problems: [String: String] = [:]
-        PharmacyForms.checkAddress(address, required: true) { problems[$0] = $1 }
-        guard problems.isEmpty else { throw APIError.validation(problems) }
-        let customer = try await portal.database.transaction { db in
-            try await repository.updateAddress(customerID: holder.accountID, address, now: portal.now, on: db)
-            return try await repository.customer(id: holder.accountID, on: db)
-        }
-        guard let customer else { throw APIError.unauthorized }
+        guard let customer = try await pharmacy.saveAddress(body.address, customerID: holder.accountID) else { throw APIError.unauthorized }
         return .json(PharmacyAPI.Customer(customer))
     }
 
     /// UserViewsAccountInformation: her points and the current deals in one call.
     @Sendable func home(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
-        let today = portal.programSettings.current.clock.date(of: portal.now)
-        let account = AppAccountRef.pharmacyCustomer(holder.accountID)
-        let answer = try await portal.database.read { db -> PharmacyAPI.Home in
-            guard let customer = try await repository.customer(id: holder.accountID, on: db) else { throw APIError.unauthorized }
-            return PharmacyAPI.Home(
-                firstName: customer.details.firstName, points: try await ledger.allTimeBalance(of: account, on: db),
-                deals: try await repository.currentDeals(on: today, on: db).map(PharmacyAPI.Deal.init),
-                unreadNotifications: try await portal.notifications.unreadCount(of: account, on: db)
-            )
-        }
-        return .json(answer)
+        guard let home = try await pharmacy.home(of: holder.accountID) else { throw APIError.unauthorized }
+        return .json(PharmacyAPI.Home(
+            firstName: home.customer.details.firstName, points: home.points, deals: home.deals.map(PharmacyAPI.Deal.init),
+            unreadNotifications: home.unreadNotifications
+        ))
     }
 
     @Sendable func deals(request: Request, context: PortalContext) async throws -> Response {
@@ -424,38 +355,11 @@ struct PharmacyAPIController {
 
     // MARK: Prescriptions (behind her password again)
 
-    /// ViewPrescriptionPasswordValidation: her password again opens her prescriptions for 5 minutes on this token.
+    /// ViewPrescriptionPasswordValidation (`Pharmacy.stepUp`).
     @Sendable func stepUp(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
         let body = try await request.json(PharmacyAPI.StepUpRequest.self)
-        let password = body.password ?? ""
-        guard !password.isEmpty else { throw APIError.validation(["password": "Enter your password"]) }
-        let now = portal.now
-        let origin = portal.origin(of: request, context: context)
-        let keys = [SignInThrottle.Key.pharmacyStepUp(holder.accountID)]
-        let attempt = try await throttle.reserveAPIAttempt(keys, now: now, in: portal.database)
-        let stored = try await portal.database.read { db in try await repository.passwordHash(customerID: holder.accountID, on: db) }
-        guard try await portal.passwords.verify(password, againstStored: stored) else {
-            try await portal.database.transaction { db in
-                try await throttle.fail(attempt, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: customerActor(holder.accountID), action: .pharmacyStepUp, recordType: "pharmacy_customer", recordID: "\(holder.accountID)",
-                    outcome: .failure, origin: origin, detail: "wrong password"
-                ), on: db)
-            }
-            // IncorrectPassword: said beside the field, so the app asks again.
-            throw APIError.validation(["password": "The password is not right. Try again, or choose \"Forgot password\" on the sign-in screen"])
-        }
-        let until = now.addingTimeInterval(PharmacyRules.stepUpLifetime)
-        try await portal.database.transaction { db in
-            try await throttle.release(attempt, on: db)
-            try await throttle.clear(keys[0], on: db)
-            try await repository.grantStepUp(tokenHash: holder.tokenHash, until: until, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: customerActor(holder.accountID), action: .pharmacyStepUp, recordType: "pharmacy_customer", recordID: "\(holder.accountID)",
-                origin: origin
-            ), on: db)
-        }
+        let until = try await pharmacy.stepUp(holder, password: body.password ?? "", origin: portal.origin(of: request, context: context))
         return .json(PharmacyAPI.StepUp(stepUpExpiresAt: until))
     }
 
@@ -466,36 +370,21 @@ struct PharmacyAPIController {
 
     /// The step-up grant on this token, or a 403 the app answers by asking for her password.
     private func requireStepUp(_ holder: AppAccountHolder) async throws -> Date {
-        let now = portal.now
-        guard let until = try await portal.database.read({ db in try await repository.stepUpUntil(tokenHash: holder.tokenHash, on: db) }),
-              until > now
-        else { throw Self.stepUpRequired }
+        guard let until = try await pharmacy.stepUpUntil(holder) else { throw Self.stepUpRequired }
         return until
     }
 
     @Sendable func prescriptions(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
         let until = try await requireStepUp(holder)
-        let origin = portal.origin(of: request, context: context)
-        let (prescriptions, open, customer) = try await portal.database.read { db in
-            let prescriptions = try await repository.prescriptions(customerID: holder.accountID, on: db)
-            var open: [Int64: Int64] = [:]
-            for prescription in prescriptions {
-                if let id = try await repository.openRefill(prescriptionID: prescription.id, on: db) { open[prescription.id] = id }
-            }
-            return (prescriptions, open, try await repository.customer(id: holder.accountID, on: db))
-        }
-        try await portal.recordAccess(AuditEvent(
-            actor: customerActor(holder.accountID), action: .pharmacyPrescriptionsViewed, recordType: "pharmacy_customer",
-            recordID: "\(holder.accountID)", origin: origin
-        ))
+        let onFile = try await pharmacy.prescriptionsOnFile(of: holder.accountID, origin: portal.origin(of: request, context: context))
         return .json(PharmacyAPI.Prescriptions(
-            prescriptions: prescriptions.map {
+            prescriptions: onFile.prescriptions.map {
                 PharmacyAPI.Prescription(id: $0.id, medication: $0.medication, strength: $0.strength, quantity: $0.quantity,
                                          refillsRemaining: $0.refillsRemaining, prescriber: $0.prescriber, lastFilled: $0.lastFilled,
-                                         openRefillId: open[$0.id])
+                                         openRefillId: onFile.openRefills[$0.id])
             },
-            stepUpExpiresAt: until, addressSaved: customer?.details.address.isSaved ?? false
+            stepUpExpiresAt: until, addressSaved: onFile.customer?.details.address.isSaved ?? false
         ))
     }
 

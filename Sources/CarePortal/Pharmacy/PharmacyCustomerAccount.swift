@@ -13,6 +13,7 @@ extension AppAccountKind {
             table: "pharmacy_customer_tokens", ownerColumn: "customer_id", ownerTable: "pharmacy_customers", ownerKey: "id",
             ownerInForce: { $0.where(SQLColumn("status", table: "pharmacy_customers"), .equal, SQLBind(PharmacyCustomer.Status.active.rawValue)) }
         ),
+        pagesPath: "/app/pharmacy", pagesTitle: "Your pharmacy",
         credentials: { email, db in
             try await PharmacyRepository().credentials(email: email, on: db).map {
                 Credentials(accountID: $0.id, passwordHash: $0.passwordHash, mayUseApp: $0.isActive)
@@ -33,6 +34,8 @@ extension AppAccountKind {
 extension Access {
     /// The pharmacy app with a customer's bearer token in force.
     static let pharmacyCustomer = Access.app(.pharmacyCustomer)
+    /// The customer's pages in the web app, with her app cookie in force.
+    static let pharmacyCustomerPages = Access.appPage(.pharmacyCustomer)
     /// The Pharmacy section: pharmacists and administrators.
     static let pharmacyStaff = Access.staff([.pharmacist, .administrator])
 }

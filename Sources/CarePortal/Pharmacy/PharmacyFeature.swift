@@ -23,8 +23,15 @@ struct PharmacyFeature: PortalFeature {
     static let templates: [TemplateName] = [
         .pharmacyQueue, .pharmacyRefill, .pharmacyCustomers, .pharmacyCustomer, .pharmacyCustomerForm, .pharmacyPrescriptionForm,
         .pharmacyDeals, .pharmacyDealForm, .pharmacyRewards, .pharmacyVoucherCheck, .pharmacyBeacons, .pharmacyResetPassword,
-    ]
+    ] + TemplateName.appPharmacyTemplates
     static let appAccounts: [AppAccountKind] = [.pharmacyCustomer]
+    static let appParts = [
+        AppPart(
+            kind: .pharmacyCustomer, title: "Pharmacy customers",
+            summary: "Your points, today’s deals, rewards and vouchers, your prescriptions and refills.",
+            demoIdentifier: "margaret.demo@example.invalid"
+        ),
+    ]
     static let notificationKinds: [NotificationKind] = [.refillUpdate, .storeVisit]
 
     let portal: Portal
@@ -49,6 +56,7 @@ struct PharmacyFeature: PortalFeature {
         PharmacyController(portal: portal, pharmacy: pharmacy).addRoutes(to: &routes)
         PharmacyStoreController(portal: portal, pharmacy: pharmacy).addRoutes(to: &routes)
         PharmacyAPIController(portal: portal, pharmacy: pharmacy).addRoutes(to: &routes)
+        PharmacyAppController(portal: portal, pharmacy: pharmacy).addRoutes(to: &routes)
     }
 
     /// A pharmacist's home leads with the queue: how many requests wait on the pharmacy.

@@ -12,9 +12,9 @@ struct ParticipantAppController {
     static let forgottenPassword = "Forgotten your password? Ask the study team: they can send you a link to set a new one."
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(.participant, help: Self.forgottenPassword, firstVisit: AppSignInPages.Link(
+        routes.appPageSessions(.participant, help: Self.forgottenPassword, links: [AppSignInPages.Link(
             lead: "Were you emailed a claim token?", title: "Claim your account", path: SiteURL.appStudyClaim.path
-        ))
+        )])
         routes.get(SiteURL.appStudyClaim.pattern, access: .everyone, claimStart)
         routes.post(SiteURL.appStudyClaim.pattern, access: .everyone, claim)
         routes.get(SiteURL.appStudyToday.pattern, access: .participantPages, today)

@@ -95,8 +95,8 @@ package struct AppSignInPage: Page {
     package let next: String?
     /// Said under the form: how to get in without the password.
     package let help: String?
-    /// Where someone who has no password yet starts ("Claim your account").
-    package let firstVisit: AppSignInPages.Link?
+    /// Where someone who has no password yet starts ("Claim your account"), or who has forgotten it.
+    package let links: [AppSignInPages.Link]
     package let notice: String?
 }
 
@@ -119,7 +119,7 @@ package struct AppSignInPages: Sendable {
     package let kind: AppAccountKind
     /// What the page says under the form about a forgotten password.
     package let help: String?
-    package let firstVisit: Link?
+    package let links: [Link]
 
     private struct SignInForm: Decodable {
         var identifier: String?
@@ -141,7 +141,7 @@ package struct AppSignInPages: Sendable {
         return AppSignInPage(
             layout: portal.appLayout("Sign in", context: context), errors: errors.items, fields: fields,
             heading: "Sign in: \(kind.pagesTitle.prefix(1).lowercased() + kind.pagesTitle.dropFirst())", action: kind.signInPagePath, next: next,
-            help: help, firstVisit: firstVisit, notice: notice
+            help: help, links: links, notice: notice
         )
     }
 
@@ -194,8 +194,8 @@ package struct AppSignInPages: Sendable {
 
 extension PortalRoutes {
     /// `GET` and `POST {pages}/sign-in` and `POST {pages}/sign-out` for one kind of account in the web app.
-    package mutating func appPageSessions(_ kind: AppAccountKind, help: String?, firstVisit: AppSignInPages.Link? = nil) {
-        let pages = AppSignInPages(portal: portal, kind: kind, help: help, firstVisit: firstVisit)
+    package mutating func appPageSessions(_ kind: AppAccountKind, help: String?, links: [AppSignInPages.Link] = []) {
+        let pages = AppSignInPages(portal: portal, kind: kind, help: help, links: links)
         get(RouterPath(kind.signInPagePath), access: .everyone, pages.show)
         post(RouterPath(kind.signInPagePath), access: .everyone, pages.signIn)
         post(RouterPath(kind.signOutPagePath), access: .appPage(kind), pages.signOut)

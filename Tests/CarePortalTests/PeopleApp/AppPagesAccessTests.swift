@@ -32,7 +32,11 @@ import Testing
                 id: participant, hash: try await portal.portal.passwords.hash(ParticipantAppPagesTests.ownPassword), now: portal.clock.now, on: db
             )
         }
-        return ["patient": ("jose.n", PatientAppPagesTests.password), "participant": ("nu-101", ParticipantAppPagesTests.ownPassword)]
+        _ = try await PharmacyFixtures.customer(portal)
+        return [
+            "patient": ("jose.n", PatientAppPagesTests.password), "participant": ("nu-101", ParticipantAppPagesTests.ownPassword),
+            "pharmacy_customer": ("margaret@example.org", PharmacyFixtures.password),
+        ]
     }
 
     @Test(arguments: TestEngines.all)
@@ -40,7 +44,7 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let accounts = try await Self.oneOfEachKind(portal)
             var signedIn: [String: Visitor] = [:]
-            for kind in [AppAccountKind.patient, .participant] {
+            for kind in [AppAccountKind.patient, .participant, .pharmacyCustomer] {
                 var visitor = Visitor(portal: portal)
                 let (identifier, password) = try #require(accounts[kind.role])
                 #expect(try await visitor.signInToApp(kind, identifier: identifier, password: password).status == .seeOther)
@@ -63,7 +67,9 @@ import Testing
                     for (role, var visitor) in signedIn {
                         let answer = try await visitor.get(path)
                         if role == kind.role {
-                            #expect(answer.status == .ok, "\(route) refused its own kind")
+                            // A page of one of her records (`{id}`) answers 404 for a record that is not there, as for one not hers.
+                            let expected: HTTPResponse.Status = route.path.contains("{id}") ? .notFound : .ok
+                            #expect(answer.status == expected, "\(route) answered its own kind \(answer.status.code)")
                         } else {
                             #expect(answer.location?.hasPrefix(kind.signInPagePath) == true, "\(route) opened for a \(role)")
                         }
