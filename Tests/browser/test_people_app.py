@@ -19,6 +19,8 @@ from test_narrow_pages import clear_viewport
 from test_sign_in import error_summary_links
 
 PHONE = (360, 740)
+# The smallest phone the web app is written for.
+SMALL_PHONE = (320, 640)
 
 
 @pytest.fixture(scope="module")
@@ -35,23 +37,24 @@ def demo(server_factory):
         accounts.update(re.findall(r"(\S+)\s+password: (\S+)", result.stdout))
 
     server = server_factory("people-app", prepare=seed)
-    assert {"demo.patient1", "demo-001"} <= set(accounts), f"seed-demo printed no web-app accounts: {sorted(accounts)}"
+    assert {"demo.patient1", "demo-001", "margaret.demo@example.invalid"} <= set(accounts), \
+        f"seed-demo printed no web-app accounts: {sorted(accounts)}"
     return server, accounts
 
 
-def as_phone(driver) -> None:
+def as_phone(driver, size: tuple[int, int] = PHONE) -> None:
     driver.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
-        {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 2, "mobile": True},
+        {"width": size[0], "height": size[1], "deviceScaleFactor": 2, "mobile": True},
     )
 
 
-def check_page(driver, name: str) -> None:
+def check_page(driver, name: str, phone_width: int = PHONE[0]) -> None:
     """axe, a screenshot, nothing wider than the phone, and every control at least 44 px tall."""
     check_accessibility(driver, name)
     screenshot(driver, name)
     width = driver.execute_script("return document.documentElement.scrollWidth")
-    assert width <= PHONE[0], f"{name} is {width} px wide on a {PHONE[0]} px phone"
+    assert width <= phone_width, f"{name} is {width} px wide on a {phone_width} px phone"
     small = driver.execute_script(
         """
         const small = [];
@@ -208,5 +211,102 @@ def test_a_study_participant_uses_her_part_of_the_web_app_on_a_phone(browser, de
         check_page(browser, "study contact")
         submit(browser, "Sign out")
         assert path_of(browser) == "/app/study/sign-in"
+    finally:
+        clear_viewport(browser)
+
+
+def test_a_pharmacy_customer_uses_her_part_of_the_web_app_on_a_small_phone(browser, demo):
+    server, accounts = demo
+    base = server.base_url
+    email = "margaret.demo@example.invalid"
+    password = accounts[email]
+    as_phone(browser, SMALL_PHONE)
+
+    def check(name: str) -> None:
+        check_page(browser, name, phone_width=SMALL_PHONE[0])
+
+    try:
+        browser.get(base + "/app")
+        browser.find_element(By.LINK_TEXT, "Pharmacy customers").click()
+        assert path_of(browser) == "/app/pharmacy/sign-in"
+        check("pharmacy sign-in")
+
+        # Registering: every problem at once, each linked from the summary.
+        browser.find_element(By.LINK_TEXT, "Create your account").click()
+        check("pharmacy register")
+        fill(browser, "first_name", "Walter")
+        submit(browser, "Create account")
+        links = error_summary_links(browser)
+        assert links[:2] == ["#last_name", "#date_of_birth_day"], links
+        assert browser.find_element(By.ID, "first_name").get_attribute("value") == "Walter"
+        check("pharmacy register with errors")
+
+        browser.get(base + "/app/pharmacy/forgotten-password")
+        check("pharmacy forgotten password")
+
+        browser.get(base + "/app/pharmacy/sign-in")
+        fill(browser, "identifier", email)
+        fill(browser, "password", password)
+        submit(browser, "Sign in")
+        assert path_of(browser) == "/app/pharmacy"
+        assert "Hello, Margaret" in text_of(browser, "h1")
+        check("pharmacy home")
+
+        browser.find_element(By.LINK_TEXT, "Deals").click()
+        check("pharmacy deals")
+
+        browser.find_element(By.LINK_TEXT, "Rewards").click()
+        check("pharmacy rewards")
+        redeem = browser.find_elements(By.CSS_SELECTOR, "main a.button")
+        assert redeem, "the demo customer can afford no reward"
+        redeem[0].click()
+        assert "/app/pharmacy/rewards/" in path_of(browser)
+        check("pharmacy redeem")
+        submit(browser, "Yes, redeem")
+        assert "Your voucher is ready." in text_of(browser, ".flash")
+        check("pharmacy voucher ready")
+        submit(browser, "I am at the till: start my voucher")
+        timer = browser.find_element(By.CSS_SELECTOR, "[data-countdown-seconds]")
+        first = timer.text
+        assert first.startswith("5 minutes") or first.startswith("4 minutes"), first
+        # The script counts it down without a reload.
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-countdown-seconds]").text != first)
+        check("pharmacy voucher started")
+
+        browser.find_element(By.LINK_TEXT, "Vouchers").click()
+        check("pharmacy vouchers")
+
+        browser.find_element(By.LINK_TEXT, "Prescriptions").click()
+        check("pharmacy prescriptions locked")
+        fill(browser, "password", "not my password")
+        submit(browser, "Open my prescriptions")
+        assert error_summary_links(browser) == ["#password"]
+        check("pharmacy prescriptions wrong password")
+        fill(browser, "password", password)
+        submit(browser, "Open my prescriptions")
+        assert "Lisinopril (demo)" in browser.page_source
+        check("pharmacy prescriptions")
+        refill = browser.find_elements(By.CSS_SELECTOR, "main a.button")
+        assert refill, "the demo customer has no prescription to ask a refill of"
+        refill[0].click()
+        check("pharmacy refill")
+        submit(browser, "Ask for the refill")
+        assert error_summary_links(browser) == ["#fulfilment"]
+        check("pharmacy refill with an error")
+        browser.find_element(By.CSS_SELECTOR, "label[for=fulfilment-pickup]").click()
+        submit(browser, "Ask for the refill")
+        assert "We have your refill request" in text_of(browser, ".flash")
+
+        browser.find_element(By.LINK_TEXT, "Notifications").click()
+        check("pharmacy notifications")
+        browser.find_element(By.LINK_TEXT, "Choose what we tell you").click()
+        check("pharmacy notification choices")
+        submit(browser, "Save choices")
+        assert "Your choices are saved." in text_of(browser, ".flash")
+
+        browser.get(base + "/app/pharmacy/address")
+        check("pharmacy address")
+        submit(browser, "Sign out")
+        assert path_of(browser) == "/app/pharmacy/sign-in"
     finally:
         clear_viewport(browser)

@@ -32,6 +32,7 @@ extension DemoData {
             (customers[0], "Atorvastatin (demo)", "20 mg", "30 tablets", 2, "Dr. Ana Ruiz (demo)"),
             (customers[1], "Metformin (demo)", "500 mg", "60 tablets", 3, "Dr. Sam Okafor (demo)"),
             (customers[2], "Levothyroxine (demo)", "50 mcg", "30 tablets", 6, "Dr. Ana Ruiz (demo)"),
+            (customers[0], "Vitamin D3 (demo)", "1000 IU", "90 capsules", 4, "Dr. Ana Ruiz (demo)"),
         ]
         var prescriptions: [Int64] = []
         for (customer, medication, strength, quantity, refills, prescriber) in medications {
@@ -65,7 +66,7 @@ extension DemoData {
         _ = try await repository.addReward(title: "Free reusable bag (demo)", pointsCost: 20, cashierGives: "One Paulsen's reusable bag", now: now, on: db)
         let beacon = try await repository.addBeacon(uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: 1, minor: 1, name: "Front door (demo)", now: now, on: db) ?? 0
         // Visits over the past weeks earned points; Margaret spent some on a voucher she has not activated yet.
-        for (customer, days) in [(customers[0], [1, 4, 9, 15, 22, 30]), (customers[1], [2, 12]), (customers[2], [5])] {
+        for (customer, days) in [(customers[0], [1, 4, 9, 15, 22, 30, 37, 44]), (customers[1], [2, 12]), (customers[2], [5])] {
             for daysAgo in days {
                 let instant = clock.instant(on: today.adding(days: -daysAgo), atMinute: 10 * 60)
                 _ = try await repository.recordVisit(customerID: customer, day: today.adding(days: -daysAgo), beaconID: beacon, now: instant, on: db)
