@@ -37,7 +37,7 @@ def demo(server_factory):
         accounts.update(re.findall(r"(\S+)\s+password: (\S+)", result.stdout))
 
     server = server_factory("people-app", prepare=seed)
-    assert {"demo.patient1", "demo-001", "margaret.demo@example.invalid"} <= set(accounts), \
+    assert {"demo.patient1", "demo-001", "margaret.demo@example.invalid", "Hopeful_Robin1"} <= set(accounts), \
         f"seed-demo printed no web-app accounts: {sorted(accounts)}"
     return server, accounts
 
@@ -308,5 +308,73 @@ def test_a_pharmacy_customer_uses_her_part_of_the_web_app_on_a_small_phone(brows
         check("pharmacy address")
         submit(browser, "Sign out")
         assert path_of(browser) == "/app/pharmacy/sign-in"
+    finally:
+        clear_viewport(browser)
+
+
+def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
+    server, accounts = demo
+    base = server.base_url
+    as_phone(browser)
+    try:
+        browser.get(base + "/app")
+        browser.find_element(By.LINK_TEXT, "Members of the community").click()
+        assert path_of(browser) == "/app/member/sign-in"
+        check_page(browser, "member sign-in")
+
+        browser.find_element(By.LINK_TEXT, "Join the community").click()
+        check_page(browser, "member join")
+        fill(browser, "pseudonym", "Night_Owl")
+        submit(browser, "Join")
+        links = error_summary_links(browser)
+        assert links[0] == "#sign_up_code" and "#due_date_day" in links and "#security_question" in links, links
+        assert browser.find_element(By.ID, "pseudonym").get_attribute("value") == "Night_Owl"
+        check_page(browser, "member join with errors")
+
+        browser.get(base + "/app/member/recovery")
+        check_page(browser, "member recovery")
+
+        browser.get(base + "/app/member/sign-in")
+        fill(browser, "identifier", "Hopeful_Robin1")
+        fill(browser, "password", accounts["Hopeful_Robin1"])
+        submit(browser, "Sign in")
+        assert path_of(browser) == "/app/member"
+        assert "Hello, Hopeful_Robin1" in text_of(browser, "h1")
+        check_page(browser, "member home")
+
+        browser.find_element(By.LINK_TEXT, "Information desk").click()
+        check_page(browser, "desk")
+        browser.find_element(By.CSS_SELECTOR, "main .app-card__title a").click()
+        assert "/app/member/desk/threads/" in path_of(browser)
+        check_page(browser, "desk thread")
+        submit(browser, "Post reply")
+        assert error_summary_links(browser) == ["#body"]
+        check_page(browser, "desk thread with an error")
+        report = browser.find_elements(By.LINK_TEXT, "Report this reply") + browser.find_elements(By.LINK_TEXT, "Report this question")
+        assert report, "nothing to report on the first thread"
+        report[0].click()
+        check_page(browser, "desk report")
+        submit(browser, "Send report")
+        assert error_summary_links(browser) == ["#reason"]
+
+        browser.get(base + "/app/member/desk/ask")
+        check_page(browser, "desk ask")
+        fill(browser, "title", "Is it normal to feel so tired at night?")
+        fill(browser, "body", "Week 32 and I can hardly stay awake after dinner.")
+        browser.find_element(By.CSS_SELECTOR, "label[for=anonymous]").click()
+        submit(browser, "Ask")
+        assert "Your question is on the desk." in text_of(browser, ".flash")
+        assert "Anonymous" in browser.page_source
+        check_page(browser, "desk asked")
+
+        browser.find_element(By.LINK_TEXT, "Notifications").click()
+        check_page(browser, "member notifications")
+        browser.find_element(By.LINK_TEXT, "Choose what we tell you").click()
+        check_page(browser, "member notification choices")
+        submit(browser, "Save choices")
+        assert "Your choices are saved." in text_of(browser, ".flash")
+
+        submit(browser, "Sign out")
+        assert path_of(browser) == "/app/member/sign-in"
     finally:
         clear_viewport(browser)

@@ -137,6 +137,18 @@ enum SiteURL: Sendable, Equatable {
     case appStudyContact
     case appStudyPassword
     case appStudyClaim
+    case appMemberHome
+    case appMemberRegister
+    case appMemberRecovery
+    case appMemberNotifications
+    case appMemberNotificationsReadAll
+    case appMemberNotificationChoices
+    case appDesk
+    case appDeskAsk
+    case appDeskThread(Int64)
+    case appDeskReplies(Int64)
+    case appDeskThreadFlag(Int64)
+    case appDeskReplyFlag(Int64)
     case appPharmacyHome
     case appPharmacyRegister
     case appPharmacyForgottenPassword
@@ -460,6 +472,18 @@ enum SiteURL: Sendable, Equatable {
         case .appStudyContact: "\(AppAccountKind.participant.pagesPath)/contact"
         case .appStudyPassword: "\(AppAccountKind.participant.pagesPath)/password"
         case .appStudyClaim: "\(AppAccountKind.participant.pagesPath)/claim"
+        case .appMemberHome: AppAccountKind.member.pagesPath
+        case .appMemberRegister: "\(AppAccountKind.member.pagesPath)/register"
+        case .appMemberRecovery: "\(AppAccountKind.member.pagesPath)/recovery"
+        case .appMemberNotifications: "\(AppAccountKind.member.pagesPath)/notifications"
+        case .appMemberNotificationsReadAll: "\(AppAccountKind.member.pagesPath)/notifications/read-all"
+        case .appMemberNotificationChoices: "\(AppAccountKind.member.pagesPath)/notifications/choices"
+        case .appDesk: "\(AppAccountKind.member.pagesPath)/desk"
+        case .appDeskAsk: "\(AppAccountKind.member.pagesPath)/desk/ask"
+        case .appDeskThread(let id): "\(AppAccountKind.member.pagesPath)/desk/threads/\(id)"
+        case .appDeskReplies(let id): "\(AppAccountKind.member.pagesPath)/desk/threads/\(id)/replies"
+        case .appDeskThreadFlag(let id): "\(AppAccountKind.member.pagesPath)/desk/threads/\(id)/flag"
+        case .appDeskReplyFlag(let id): "\(AppAccountKind.member.pagesPath)/desk/replies/\(id)/flag"
         case .appPharmacyHome: AppAccountKind.pharmacyCustomer.pagesPath
         case .appPharmacyRegister: "\(AppAccountKind.pharmacyCustomer.pagesPath)/register"
         case .appPharmacyForgottenPassword: "\(AppAccountKind.pharmacyCustomer.pagesPath)/forgotten-password"

@@ -191,15 +191,11 @@ struct DeskAPIController {
     @Sendable func ask(request: Request, context: PortalContext) async throws -> Response {
         let reader = try memberID(context)
         let body = try await request.json(DeskAPI.NewQuestion.self)
-        var problems: [String: String] = [:]
-        let title = (body.title ?? "").trimmed
-        if let problem = DeskRules.titleProblem(title) { problems["title"] = problem }
-        var question: StoredText?
-        switch InformationDesk.body(body.body ?? "", empty: "Enter your question") {
-        case .success(let text): question = text
-        case .failure(let problem): problems["body"] = problem.message
+        let (title, question): (String, StoredText)
+        switch InformationDesk.question(title: body.title ?? "", body: body.body ?? "") {
+        case .success(let checked): (title, question) = checked
+        case .failure(let problems): throw APIError.validation(problems.fields)
         }
-        guard problems.isEmpty, let question else { throw APIError.validation(problems) }
         let id = try await desk.ask(memberID: reader, title: title, body: question, isAnonymous: body.anonymous ?? false)
         var response = Response.json(try await threadBody(id: id, reader: reader), status: .created)
         response.headers[.location] = SiteURL.apiThread(id).path

@@ -73,6 +73,27 @@ struct InformationDesk: Sendable {
         let message: String
     }
 
+    /// A member's new question, checked: its title and body made safe, or what is wrong by field
+    /// (`title`, `body`). The API and the web app's page ask alike.
+    static func question(title typed: String, body source: String) -> Result<(title: String, body: StoredText), FieldProblems> {
+        var problems: [String: String] = [:]
+        let title = typed.trimmed
+        if let problem = DeskRules.titleProblem(title) { problems["title"] = problem }
+        var question: StoredText?
+        switch body(source, empty: "Enter your question") {
+        case .success(let text): question = text
+        case .failure(let problem): problems["body"] = problem.message
+        }
+        guard problems.isEmpty, let question else { return .failure(FieldProblems(problems)) }
+        return .success((title, question))
+    }
+
+    /// What is wrong with a form or request, by field.
+    struct FieldProblems: Error {
+        let fields: [String: String]
+        init(_ fields: [String: String]) { self.fields = fields }
+    }
+
     // MARK: Asking and replying
 
     /// Starts a thread and queues the new-question email to every medical professional who wants it.

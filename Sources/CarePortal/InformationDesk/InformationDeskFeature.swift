@@ -11,6 +11,7 @@ struct InformationDeskFeature: PortalFeature {
     ]
     static let auditActions: [AuditAction] = [.deskPostHidden, .deskPostRemoved, .deskPostRestored, .deskFlagsDismissed, .deskAuthorRevealed, .moderationLogExported, .contentResanitized]
     static let templates: [TemplateName] = [.desk, .deskThreadRow, .deskListControls, .deskPost, .deskThread, .deskEditReply, .deskModerate, .deskReveal, .deskFlags, .deskModerationLog, .deskEmailSettings]
+        + TemplateName.appDeskTemplates
     static let notificationKinds: [NotificationKind] = [.deskReply, .deskAcceptedAnswer, .deskPostRemoved, .deskNewQuestion]
     static let notificationSubjects = [
         NotificationSubjectTitles(type: NotificationSubject.threadType) { ids, db in try await DeskRepository.threadTitles(ids, on: db) },
@@ -28,6 +29,7 @@ struct InformationDeskFeature: PortalFeature {
         DeskController(portal: portal, desk: desk).addRoutes(to: &routes)
         DeskModerationController(portal: portal, desk: desk).addRoutes(to: &routes)
         DeskAPIController(portal: portal, desk: desk).addRoutes(to: &routes)
+        DeskAppController(portal: portal, desk: desk).addRoutes(to: &routes)
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {

@@ -12,6 +12,7 @@ extension AppAccountKind {
             table: "member_tokens", ownerColumn: "member_id", ownerTable: "members", ownerKey: "id",
             ownerInForce: { $0.where(SQLColumn("status", table: "members"), .equal, SQLBind(Member.Status.active.rawValue)) }
         ),
+        pagesTitle: "Your community",
         credentials: { pseudonym, db in
             try await MemberRepository().credentials(pseudonym: pseudonym, on: db).map {
                 Credentials(accountID: $0.id, passwordHash: $0.passwordHash, mayUseApp: $0.status == .active)
@@ -38,6 +39,8 @@ extension AppAccountKind {
 extension Access {
     /// The member app with a member's bearer token in force.
     static let member = Access.app(.member)
+    /// The member's pages in the web app, with her app cookie in force.
+    static let memberPages = Access.appPage(.member)
 }
 
 extension PortalContext {

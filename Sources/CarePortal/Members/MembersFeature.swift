@@ -13,13 +13,22 @@ struct MembersFeature: PortalFeature {
     ]
     static let auditActions: [AuditAction] = [.signUpCodeCreated, .signUpCodeRevoked, .memberRegistered, .memberRecovered, .memberProfileChanged, .memberViewed, .memberDisabled, .memberEnabled, .memberDeleted]
     static let templates: [TemplateName] = [.signUpCodes, .newSignUpCode, .signUpCodeCreated, .members, .member, .deleteMember, .cohorts]
+        + TemplateName.appMemberTemplates
     static let appAccounts: [AppAccountKind] = [.member]
+    static let appParts = [
+        AppPart(
+            kind: .member, title: "Members of the community",
+            summary: "This week of your pregnancy, the information desk, and your notifications.",
+            demoIdentifier: "Hopeful_Robin1"
+        ),
+    ]
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {
         SignUpCodesController(portal: portal).addRoutes(to: &routes)
         MemberAPIController(portal: portal).addRoutes(to: &routes)
         MembersController(portal: portal).addRoutes(to: &routes)
+        MemberAppController(portal: portal).addRoutes(to: &routes)
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {

@@ -310,7 +310,7 @@ struct PharmacyPrescriptionsPage: Page {
 
     struct Prescription: Encodable, Sendable {
         let medication: String
-        let details: String
+        let details: String?
         let refillsText: String
         let prescriber: String
         let lastFilledText: String?
@@ -341,7 +341,7 @@ struct PharmacyPrescriptionsPage: Page {
         prescriptions = onFile.prescriptions.map { prescription in
             let open = onFile.openRefills[prescription.id]
             return Prescription(
-                medication: prescription.medication, details: [prescription.strength, prescription.quantity].filter { !$0.isEmpty }.joined(separator: ", "),
+                medication: prescription.medication, details: Optional([prescription.strength, prescription.quantity].filter { !$0.isEmpty }.joined(separator: ", ")).flatMap { $0.isEmpty ? nil : $0 },
                 refillsText: prescription.refillsRemaining == 0 ? "No refills left: ask your prescriber for a new prescription"
                     : (prescription.refillsRemaining == 1 ? "1 refill left" : "\(prescription.refillsRemaining) refills left"),
                 prescriber: prescription.prescriber,

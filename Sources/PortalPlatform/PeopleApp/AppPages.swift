@@ -146,7 +146,8 @@ package struct AppSignInPages: Sendable {
     }
 
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
-        let notice = request.query("signed-out") == nil ? nil : "You have signed out."
+        let notice = request.query("signed-out") != nil ? "You have signed out."
+            : request.query("recovered") != nil ? "Your new password is saved. Sign in with it." : nil
         return portal.pages.response(page(context, next: request.query("next"), notice: notice))
     }
 

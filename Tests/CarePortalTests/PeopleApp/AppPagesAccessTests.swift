@@ -33,7 +33,9 @@ import Testing
             )
         }
         _ = try await PharmacyFixtures.customer(portal)
+        _ = try await AppClient.registered(portal, pseudonym: "Brave_Wren")
         return [
+            "member": ("Brave_Wren", MemberAppPagesTests.password),
             "patient": ("jose.n", PatientAppPagesTests.password), "participant": ("nu-101", ParticipantAppPagesTests.ownPassword),
             "pharmacy_customer": ("margaret@example.org", PharmacyFixtures.password),
         ]
@@ -44,7 +46,7 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let accounts = try await Self.oneOfEachKind(portal)
             var signedIn: [String: Visitor] = [:]
-            for kind in [AppAccountKind.patient, .participant, .pharmacyCustomer] {
+            for kind in [AppAccountKind.patient, .participant, .pharmacyCustomer, .member] {
                 var visitor = Visitor(portal: portal)
                 let (identifier, password) = try #require(accounts[kind.role])
                 #expect(try await visitor.signInToApp(kind, identifier: identifier, password: password).status == .seeOther)

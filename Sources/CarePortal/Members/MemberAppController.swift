@@ -1,0 +1,165 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+
+/// The member's pages in the people's web app (`/app/member`), over the same domain code as the member
+/// app's API: registering with a sign-up code (`MemberRegistration`), recovering a forgotten password
+/// (`MemberRecovery`) and her home (`MemberHome`). The information desk's pages belong to the desk.
+struct MemberAppController {
+    let portal: Portal
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.appPageSessions(.member, help: nil, links: [
+            AppSignInPages.Link(lead: "Were you given a sign-up code?", title: "Join the community", path: SiteURL.appMemberRegister.path),
+            AppSignInPages.Link(lead: "Forgotten your password?", title: "Choose a new one", path: SiteURL.appMemberRecovery.path),
+        ])
+        routes.get(SiteURL.appMemberRegister.pattern, access: .everyone, registration)
+        routes.post(SiteURL.appMemberRegister.pattern, access: .everyone, register)
+        routes.get(SiteURL.appMemberRecovery.pattern, access: .everyone, recovery)
+        routes.post(SiteURL.appMemberRecovery.pattern, access: .everyone, recover)
+        routes.get(SiteURL.appMemberHome.pattern, access: .memberPages, home)
+        AppNotificationPages(
+            portal: portal, accounts: .members, feed: .appMemberNotifications, readAll: .appMemberNotificationsReadAll,
+            choices: .appMemberNotificationChoices, navigation: .member
+        ) { subject in
+            subject.type == NotificationSubject.threadType ? subject.id.map { SiteURL.appDeskThread($0).path } : nil
+        }
+        .addRoutes(to: &routes)
+    }
+
+    private func origin(_ request: Request, _ context: PortalContext) -> AuditOrigin { portal.origin(of: request, context: context) }
+
+    // MARK: Registration
+
+    private struct RegistrationForm: Decodable {
+        var sign_up_code: String?
+        var pseudonym: String?
+        var password: String?
+        var password_confirmation: String?
+        var avatar: String?
+        var due_date_day: String?
+        var due_date_month: String?
+        var due_date_year: String?
+        var recovery_email: String?
+        var security_question: String?
+        var security_answer: String?
+        var state: String?
+        var zip_code: String?
+
+        var dueDate: DateInputValue { DateInputValue(day: due_date_day, month: due_date_month, year: due_date_year) }
+    }
+
+    private func registrationPage(_ context: PortalContext, form: MemberRegistration? = nil, dueDate: DateInputValue? = nil,
+                                  dueDateProblem: DateInputProblem? = nil, errors: FormErrors = FormErrors()) -> MemberRegistrationPage {
+        MemberRegistrationPage(
+            layout: portal.appLayout("Join the community", context: context), settings: portal.programSettings.current, typed: form,
+            dueDate: dueDate ?? DateInputValue(day: nil, month: nil, year: nil), dueDateProblem: dueDateProblem, errors: errors
+        )
+    }
+
+    @Sendable func registration(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(registrationPage(context))
+    }
+
+    @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(RegistrationForm.self, context: context)
+        var dueDateProblem: DateInputProblem?
+        var dueISO = ""
+        switch form.dueDate.date(named: "Due date", missing: "Enter your due date") {
+        case .success(let date): dueISO = date.iso
+        case .failure(let problem): dueDateProblem = problem
+        }
+        let registration = MemberRegistration(
+            signUpCode: form.sign_up_code ?? "", pseudonym: form.pseudonym ?? "", password: form.password ?? "", avatar: form.avatar ?? "",
+            dueDate: dueISO, recoveryEmail: form.recovery_email ?? "", securityQuestion: form.security_question ?? "",
+            securityAnswer: form.security_answer ?? "", state: form.state ?? "", zipCode: form.zip_code ?? "", bio: ""
+        )
+        func refused(_ problems: [String: String]) -> Response {
+            var errors = FormErrors()
+            for field in MemberRegistrationPage.fieldOrder {
+                if field == "due_date" {
+                    if let problem = dueDateProblem ?? problems[field].map({ DateInputProblem(message: $0, parts: DateInputValue.Part.allCases) }) {
+                        dueDateProblem = problem
+                        errors.add(DateInputField.errorAnchor(field, problem), problem.message)
+                    }
+                } else if let problem = problems[field] {
+                    errors.add(field, problem)
+                }
+            }
+            return portal.pages.response(
+                registrationPage(context, form: registration, dueDate: form.dueDate, dueDateProblem: dueDateProblem, errors: errors),
+                status: .unprocessableContent
+            )
+        }
+        // Every problem at once: the date's and the confirmation's with the rest.
+        let settings = portal.programSettings.current
+        var problems = registration.checked(settings: settings, today: CalendarDate(portal.now), policy: portal.passwordPolicy).problems
+        if dueDateProblem != nil { problems["due_date"] = nil }
+        if problems["password"] == nil, registration.password != (form.password_confirmation ?? "") {
+            problems["password_confirmation"] = "Enter the same password twice"
+        }
+        guard dueDateProblem == nil, problems.isEmpty else { return refused(problems) }
+        do {
+            let (_, issued) = try await registration.register(origin: origin(request, context), portal: portal)
+            var response = seeOther("\(SiteURL.appMemberHome.path)?welcome=1")
+            response.setCookie(portal.appPageCookies.session(kind: .member, token: issued.token))
+            return response
+        } catch let error as APIError where error.status == .tooManyRequests {
+            return refused(["sign_up_code": "Too many tries from here. Wait 15 minutes, then try again."])
+        } catch let error as APIError where !error.fields.isEmpty {
+            return refused(error.fields)
+        }
+    }
+
+    // MARK: Recovery
+
+    private struct RecoveryForm: Decodable {
+        var recovery_email: String?
+        var security_answer: String?
+        var new_password: String?
+        var new_password_confirmation: String?
+    }
+
+    @Sendable func recovery(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(MemberRecoveryPage(layout: portal.appLayout("Forgotten password", context: context)))
+    }
+
+    @Sendable func recover(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(RecoveryForm.self, context: context)
+        let recovery = MemberRecovery(
+            recoveryEmail: form.recovery_email ?? "", securityAnswer: form.security_answer ?? "", newPassword: form.new_password ?? ""
+        )
+        var problems = recovery.problems(policy: portal.passwordPolicy)
+        if problems["new_password"] == nil, recovery.newPassword != (form.new_password_confirmation ?? "") {
+            problems["new_password_confirmation"] = "Enter the same new password twice"
+        }
+        if problems.isEmpty {
+            do {
+                try await recovery.recover(origin: origin(request, context), portal: portal)
+                return seeOther("\(AppAccountKind.member.signInPagePath)?recovered=1")
+            } catch let error as APIError {
+                switch error.status {
+                case .tooManyRequests: problems["recovery_email"] = "Too many tries. Wait 15 minutes, then try again."
+                case .unauthorized: problems["recovery_email"] = MemberRecovery.wrongRecovery
+                default: problems = error.fields.isEmpty ? ["recovery_email": error.message] : error.fields
+                }
+            }
+        }
+        var errors = FormErrors()
+        for field in MemberRecoveryPage.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
+        return portal.pages.response(MemberRecoveryPage(
+            layout: portal.appLayout("Forgotten password", context: context), email: recovery.recoveryEmail.trimmed, errors: errors
+        ), status: .unprocessableContent)
+    }
+
+    // MARK: Home
+
+    @Sendable func home(request: Request, context: PortalContext) async throws -> Response {
+        guard let holder = context.appAccount, holder.kind == .member,
+              let home = try await MemberHome.load(memberID: holder.accountID, portal: portal) else { throw HTTPError(.notFound) }
+        return portal.pages.response(MemberHomePage(
+            layout: portal.appLayout("Home", context: context, navigation: .member, currentPath: SiteURL.appMemberHome.path),
+            home: home, clock: portal.programSettings.current.clock, welcome: request.query("welcome") != nil
+        ))
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import PortalPlatform
+
+/// The member's part of the people's web app: joining with a sign-up code, recovering her password
+/// and her home. Each page's model is made from the same domain values the member API answers with.
+extension TemplateName {
+    static let appMemberRegister = TemplateName("app/member/register")
+    static let appMemberRecovery = TemplateName("app/member/recovery")
+    static let appMemberHome = TemplateName("app/member/home")
+
+    static let appMemberTemplates: [TemplateName] = [.appMemberRegister, .appMemberRecovery, .appMemberHome]
+}
+
+extension AppNavigation {
+    static let member = AppNavigation(.member, links: [
+        ("Home", SiteURL.appMemberHome.path), ("Information desk", SiteURL.appDesk.path), ("Notifications", SiteURL.appMemberNotifications.path),
+    ])
+}
+
+/// A radio button among a question's choices.
+struct AppChoice: Encodable, Sendable {
+    /// The input's id, which its label and the error summary name.
+    let id: String
+    let value: String
+    let title: String
+    let picturePath: String?
+    let isSelected: Bool
+}
+
+/// Joining: the sign-up code, her pseudonym and password, an avatar, her due date, how to recover the
+/// account, and (if she wishes) her state and ZIP code for the helplines near her.
+struct MemberRegistrationPage: Page {
+    static let template = TemplateName.appMemberRegister
+    static let fieldOrder = [
+        "sign_up_code", "pseudonym", "password", "password_confirmation", "avatar", "due_date", "recovery_email",
+        "security_question", "security_answer", "state", "zip_code",
+    ]
+
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let accountFields: [FormField]
+    let avatars: [AppChoice]
+    let avatarError: String?
+    let dueDate: DateInputField
+    let recoveryFields: [FormField]
+    let questions: [AppChoice]
+    let questionError: String?
+    let answerFields: [FormField]
+    let locationFields: [FormField]
+    let action = SiteURL.appMemberRegister.path
+    let signInPath = AppAccountKind.member.signInPagePath
+
+    init(layout: Layout, settings: ProgramSettings, typed: MemberRegistration?, dueDate: DateInputValue, dueDateProblem: DateInputProblem?, errors: FormErrors) {
+        self.layout = layout
+        self.errors = errors.items
+        func apply(_ fields: [FormField]) -> [FormField] {
+            var fields = fields
+            errors.apply(to: &fields)
+            return fields
+        }
+        accountFields = apply([
+            FormField("sign_up_code", label: "Sign-up code", value: typed?.signUpCode.trimmed ?? "",
+                      hint: "The \(SignUpCode.length) letters and numbers you were given, like K7M4XP", autocomplete: "off", width: 10),
+            FormField("pseudonym", label: "Pseudonym", value: typed?.pseudonym.trimmed ?? "",
+                      hint: "The name other members see. Do not use your real name.", autocomplete: "username", width: 20),
+        ] + FormField.newPassword())
+        let chosenAvatar = typed?.avatar.trimmed ?? ""
+        avatars = settings.memberAvatars.enumerated().map { index, avatar in
+            AppChoice(id: index == 0 ? "avatar" : "avatar-\(avatar.id)", value: avatar.id, title: avatar.name, picturePath: avatar.path,
+                      isSelected: chosenAvatar.isEmpty ? index == 0 : avatar.id == chosenAvatar)
+        }
+        avatarError = errors["avatar"]
+        self.dueDate = DateInputField("due_date", legend: "Due date", hint: "For example, 25 4 2027", value: dueDate, problem: dueDateProblem)
+        recoveryFields = apply([
+            FormField("recovery_email", label: "Recovery email address", value: typed?.recoveryEmail.trimmed ?? "",
+                      hint: "Only used if you forget your password. Nobody else sees it.", type: "email", autocomplete: "email", width: 30),
+        ])
+        let chosenQuestion = typed?.securityQuestion.trimmed ?? ""
+        questions = settings.securityQuestions.enumerated().map { index, question in
+            AppChoice(id: index == 0 ? "security_question" : "security_question-\(index)", value: question, title: question, picturePath: nil, isSelected: question == chosenQuestion)
+        }
+        questionError = errors["security_question"]
+        answerFields = apply([
+            FormField("security_answer", label: "Your answer", hint: "You need it, with your recovery email, to choose a new password.",
+                      autocomplete: "off", width: 20),
+        ])
+        locationFields = apply([
+            FormField("state", label: "State (optional)", value: typed?.state.trimmed.uppercased() ?? "",
+                      hint: "Two letters, like OR. We show you the helplines for your state.", autocomplete: "address-level1", width: 4),
+            FormField("zip_code", label: "ZIP code (optional)", value: typed?.zipCode.trimmed ?? "", autocomplete: "postal-code", width: 10),
+        ])
+    }
+}
+
+/// A forgotten password, recovered with her recovery email and security answer.
+struct MemberRecoveryPage: Page {
+    static let template = TemplateName.appMemberRecovery
+    static let fieldOrder = ["recovery_email", "security_answer", "new_password", "new_password_confirmation"]
+
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let action = SiteURL.appMemberRecovery.path
+
+    init(layout: Layout, email: String = "", errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.errors = errors.items
+        var fields = [
+            FormField("recovery_email", label: "Recovery email address", value: email, hint: "The address you gave when you joined.",
+                      type: "email", autocomplete: "email", width: 30),
+            FormField("security_answer", label: "Answer to your security question", autocomplete: "off", width: 20),
+        ] + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
+}
+
+struct MemberHomePage: Page {
+    static let template = TemplateName.appMemberHome
+
+    struct Upcoming: Encodable, Sendable {
+        let title: String
+        let time: String
+    }
+
+    let layout: Layout
+    let greeting: String
+    let welcome: Bool
+    let weekHeading: String?
+    let weekSize: String?
+    let weekBaby: String?
+    let daysText: String
+    let pointsText: String
+    let unreadText: String?
+    let upcoming: [Upcoming]
+    let notificationsPath = SiteURL.appMemberNotifications.path
+    let deskPath = SiteURL.appDesk.path
+    let askPath = SiteURL.appDeskAsk.path
+
+    init(layout: Layout, home: MemberHome, clock: ProgramClock, welcome: Bool) {
+        self.layout = layout
+        greeting = "Hello, \(home.member.pseudonym)"
+        self.welcome = welcome
+        weekHeading = home.week.map { "Week \($0.week) of your pregnancy" }
+        weekSize = home.week.map { "Your baby is about the size of \($0.size)." }
+        weekBaby = home.week?.baby
+        daysText = switch home.daysToGo {
+        case ..<0: "Your due date has passed."
+        case 0: "Today is your due date."
+        case 1: "1 day to your due date."
+        case let days: "\(days) days to your due date."
+        }
+        pointsText = home.points == 1 ? "You have 1 point this month." : "You have \(home.points) points this month."
+        unreadText = switch home.unreadNotifications {
+        case 0: nil
+        case 1: "1 new notification"
+        case let count: "\(count) new notifications"
+        }
+        upcoming = home.upcoming.map { Upcoming(title: $0.title, time: clock.dateTime($0.at)) }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+@testable import CarePortal
+@testable import PortalPlatform
+
+/// The member's pages in the people's web app: joining with a sign-up code, recovering her password, her
+/// home, the information desk (ask, anonymously if she wishes, reply, report) and her notifications — the
+/// same records the member API and the medical professionals see.
+@Suite struct MemberAppPagesTests {
+    static let password = "Sunrise#2027"
+
+    /// A member registered through the API, and a browser signed in to the web app as her.
+    static func signedInMember(_ portal: TestPortal, pseudonym: String = "Brave_Wren") async throws -> (Visitor, Int64, AppClient) {
+        let (app, member) = try await AppClient.registered(portal, pseudonym: pseudonym)
+        var browser = Visitor(portal: portal)
+        let signedIn = try await browser.signInToApp(.member, identifier: pseudonym, password: Self.password)
+        #expect(signedIn.location == SiteURL.appMemberHome.path)
+        #expect(try await browser.get(SiteURL.appMemberHome.path).status == .ok)
+        return (browser, Int64(try #require(member["id"] as? Int)), app)
+    }
+
+    @Test(arguments: TestEngines.all)
+    func sheJoinsWithASignUpCodeSeeingEveryProblemAtOnceAndLandsOnHerHome(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let code = try await AppClient.makeCode(portal)
+            var browser = Visitor(portal: portal)
+            #expect(try await browser.get(SiteURL.appMemberRegister.path).text.contains("Join the community"))
+            let empty = try await browser.post(SiteURL.appMemberRegister.path, form: [("pseudonym", "Quiet_Lark"), ("state", "tn")])
+            #expect(empty.status == .unprocessableContent)
+            let summary = empty.errorSummary
+            #expect(summary.first == "Enter the sign-up code you were given" && summary.contains("Enter your due date")
+                    && summary.contains("Choose a security question") && summary.contains("Enter the answer to your security question"), "\(summary)")
+            #expect(empty.text.contains(#"value="Quiet_Lark""#) && empty.text.contains(#"value="TN""#), "what she typed is kept")
+            #expect(empty.text.contains(##"href="#due_date_day""##) && empty.text.contains(##"href="#security_question""##))
+
+            let due = CalendarDate(portal.clock.now).adding(months: 4)
+            let question = ProgramSettings.defaults(programName: "").securityQuestions[1]
+            var form: [(String, String)] = [
+                ("sign_up_code", "zzzzzz"), ("pseudonym", "Quiet_Lark"), ("password", Self.password), ("password_confirmation", Self.password),
+                ("avatar", "moon"), ("due_date_day", "\(due.day)"), ("due_date_month", "\(due.month)"), ("due_date_year", "\(due.year)"),
+                ("recovery_email", "lark@example.org"), ("security_question", question), ("security_answer", "Biscuit"),
+            ]
+            let wrongCode = try await browser.post(SiteURL.appMemberRegister.path, form: form)
+            #expect(wrongCode.status == .unprocessableContent && wrongCode.errorSummary == [MemberRegistration.wrongCode], "\(wrongCode.errorSummary)")
+            form[0] = ("sign_up_code", code.lowercased())
+            let joined = try await browser.post(SiteURL.appMemberRegister.path, form: form)
+            #expect(joined.location == "\(SiteURL.appMemberHome.path)?welcome=1", "\(joined.status) \(joined.errorSummary)")
+            let home = try await browser.get(try #require(joined.location))
+            #expect(home.text.contains("Welcome to the community") && home.text.contains("Hello, Quiet_Lark"))
+            #expect(home.text.contains("\(due.dayNumber - CalendarDate(portal.clock.now).dayNumber) days to your due date"))
+            let credentials = try #require(try await portal.database.read { db in try await MemberRepository().credentials(pseudonym: "quiet_lark", on: db) })
+            let member = try #require(try await portal.database.read { db in try await MemberRepository().find(id: credentials.id, on: db) })
+            #expect(member.dueDate == due && member.avatarID == "moon" && member.securityQuestion == question && member.signUpCodeID != nil)
+            // The code is used up: the same form again is refused.
+            var other = Visitor(portal: portal)
+            _ = try await other.get(SiteURL.appMemberRegister.path)
+            form[1] = ("pseudonym", "Quiet_Lark2")
+            #expect(try await other.post(SiteURL.appMemberRegister.path, form: form).errorSummary == [MemberRegistration.wrongCode])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aForgottenPasswordIsRecoveredWithTheEmailAndAnswerAndEndsHerOtherSignIns(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (phone, _, app) = try await Self.signedInMember(portal)
+            var browser = Visitor(portal: portal)
+            _ = try await browser.get(SiteURL.appMemberRecovery.path)
+            let newPassword = "Moonrise#2028"
+            let wrong = try await browser.post(SiteURL.appMemberRecovery.path, form: [
+                ("recovery_email", "brave_wren@example.org"), ("security_answer", "Not it"), ("new_password", newPassword), ("new_password_confirmation", newPassword),
+            ])
+            #expect(wrong.status == .unprocessableContent && wrong.errorSummary == [MemberRecovery.wrongRecovery])
+            #expect(wrong.text.contains(#"value="brave_wren@example.org""#))
+            let mismatch = try await browser.post(SiteURL.appMemberRecovery.path, form: [
+                ("recovery_email", "brave_wren@example.org"), ("security_answer", "biscuit"), ("new_password", newPassword), ("new_password_confirmation", "other"),
+            ])
+            #expect(mismatch.errorSummary == ["Enter the same new password twice"])
+            let recovered = try await browser.post(SiteURL.appMemberRecovery.path, form: [
+                ("recovery_email", "brave_wren@example.org"), ("security_answer", " BISCUIT "), ("new_password", newPassword), ("new_password_confirmation", newPassword),
+            ])
+            #expect(recovered.location == "\(AppAccountKind.member.signInPagePath)?recovered=1")
+            #expect(try await browser.get(try #require(recovered.location)).text.contains("Your new password is saved."))
+            // Her other sign-ins, the app's and the phone browser's, are over.
+            #expect(try await app.get(SiteURL.apiMe.path).status == .unauthorized)
+            #expect(try await phone.get(SiteURL.appMemberHome.path).location?.hasPrefix(AppAccountKind.member.signInPagePath) == true)
+            #expect(try await browser.signInToApp(.member, identifier: "Brave_Wren", password: newPassword).location == SiteURL.appMemberHome.path)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func sheAsksAnonymouslyRepliesAndReportsAndSeesOnlyWhatTheAppWouldShow(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, memberID, _) = try await Self.signedInMember(portal)
+            let emptyDesk = try await browser.get(SiteURL.appDesk.path)
+            #expect(emptyDesk.text.contains("No questions yet."), "\(emptyDesk.text)")
+            let empty = try await browser.post(SiteURL.appDeskAsk.path, form: [("title", "Sleep"), ("body", "   ")])
+            #expect(empty.status == .unprocessableContent && empty.errorSummary == ["Enter your question"] && empty.text.contains(#"value="Sleep""#))
+            let asked = try await browser.post(SiteURL.appDeskAsk.path, form: [
+                ("title", "Is it normal to sleep so much?"), ("body", "Week 30 and I sleep *twelve* hours. <script>alert(1)</script>"), ("anonymous", "on"),
+            ])
+            let location = try #require(asked.location)
+            let threadID = try #require(Int64(location.split(separator: "/").last!.split(separator: "?").first!))
+            #expect(location == "\(SiteURL.appDeskThread(threadID).path)?notice=asked")
+            let thread = try await browser.get(location)
+            #expect(thread.text.contains("<em>twelve</em>") && !thread.text.contains("<script>alert"), "the body is made safe")
+            #expect(thread.text.contains("Anonymous") && thread.text.contains("(you)") && !thread.text.contains("Brave_Wren"))
+            #expect(!thread.text.contains("Report this question"), "she does not report her own question")
+            #expect(try await portal.database.read { db in try await DeskRepository(engine: portal.database.engine).findThread(id: threadID, on: db) }?.author.memberID == memberID)
+
+            // Another member finds it by search, replies and reports it; the search for nothing says so.
+            var (other, _, _) = try await Self.signedInMember(portal, pseudonym: "Gentle_Heron")
+            let found = try await other.get("\(SiteURL.appDesk.path)?q=sleep")
+            #expect(found.text.contains("Is it normal to sleep so much?") && found.text.contains("Anonymous"))
+            #expect(try await other.get("\(SiteURL.appDesk.path)?q=zebras").text.contains("No questions match"))
+            let noReply = try await other.post(SiteURL.appDeskReplies(threadID).path, form: [("body", "")])
+            #expect(noReply.status == .unprocessableContent && noReply.errorSummary == ["Enter your reply"])
+            let replied = try await other.post(SiteURL.appDeskReplies(threadID).path, form: [("body", "Same for me at week 31.")])
+            #expect(replied.location?.hasPrefix("\(SiteURL.appDeskThread(threadID).path)?notice=replied#reply-") == true)
+            #expect(try await browser.get(SiteURL.appDeskThread(threadID).path).text.contains("Same for me at week 31."))
+            let noReason = try await other.post(SiteURL.appDeskThreadFlag(threadID).path, form: [("reason", " ")])
+            #expect(noReason.status == .unprocessableContent && noReason.errorSummary == ["Enter why this post should be looked at"])
+            let reported = try await other.post(SiteURL.appDeskThreadFlag(threadID).path, form: [("reason", "Medical advice needed urgently")])
+            #expect(reported.location == "\(SiteURL.appDeskThread(threadID).path)?notice=flagged")
+            #expect(try await portal.database.read { db in try await DeskRepository(engine: portal.database.engine).openFlagCount(.question(threadID), on: db) } == 1)
+            #expect(try await other.get(SiteURL.appDeskThread(999_999).path).status == .notFound)
+            #expect(try await other.get(SiteURL.appDeskReplyFlag(999_999).path).status == .notFound)
+
+            // Her notification of the reply leads to the thread; she marks it read.
+            let feed = try await browser.get(SiteURL.appMemberNotifications.path)
+            #expect(feed.text.contains(SiteURL.appDeskThread(threadID).path) && feed.text.contains(">New<"))
+            #expect(try await browser.get(SiteURL.appMemberHome.path).text.contains("1 new notification"))
+            // A member chooses her reminders' lead and check-in time on the same page as her kinds.
+            let choices = try await browser.get(SiteURL.appMemberNotificationChoices.path)
+            #expect(choices.text.contains("check_in_time") && choices.text.contains("reminder_lead_minutes"))
+            let badTime = try await browser.post(SiteURL.appMemberNotificationChoices.path, form: [("reminder_lead_minutes", "30"), ("check_in_time", "7pm")])
+            #expect(badTime.status == .unprocessableContent && badTime.errorSummary == ["Enter a time of day like 19:00"] && badTime.text.contains(#"value="7pm""#))
+            let saved = try await browser.post(SiteURL.appMemberNotificationChoices.path, form: [("reminder_lead_minutes", "30"), ("check_in_time", "20:30")])
+            #expect(saved.location == "\(SiteURL.appMemberNotificationChoices.path)?saved=1")
+            let stored = try await portal.database.read { db in try await portal.portal.notifications.choices(of: .member(memberID), on: db) }
+            #expect(stored.reminderLeadMinutes == 30 && stored.checkInMinute == 20 * 60 + 30 && stored.overrides.values.allSatisfy { !$0 })
+        }
+    }
+}
