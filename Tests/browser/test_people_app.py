@@ -367,6 +367,19 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         assert "Anonymous" in browser.page_source
         check_page(browser, "desk asked")
 
+        browser.find_element(By.LINK_TEXT, "Help near you").click()
+        assert browser.find_elements(By.CSS_SELECTOR, "main a[href^='tel:']"), "no number to call"
+        check_page(browser, "member help")
+
+        browser.find_element(By.LINK_TEXT, "Profile").click()
+        check_page(browser, "member profile")
+        fill(browser, "recovery_email", "not an email")
+        submit(browser, "Save profile")
+        assert error_summary_links(browser) == ["#recovery_email"]
+        check_page(browser, "member profile with an error")
+        browser.find_element(By.LINK_TEXT, "Change your password").click()
+        check_page(browser, "member password")
+
         browser.find_element(By.LINK_TEXT, "Notifications").click()
         check_page(browser, "member notifications")
         browser.find_element(By.LINK_TEXT, "Choose what we tell you").click()

@@ -140,6 +140,9 @@ enum SiteURL: Sendable, Equatable {
     case appMemberHome
     case appMemberRegister
     case appMemberRecovery
+    case appMemberHelp
+    case appMemberProfile
+    case appMemberPassword
     case appMemberNotifications
     case appMemberNotificationsReadAll
     case appMemberNotificationChoices
@@ -475,6 +478,9 @@ enum SiteURL: Sendable, Equatable {
         case .appMemberHome: AppAccountKind.member.pagesPath
         case .appMemberRegister: "\(AppAccountKind.member.pagesPath)/register"
         case .appMemberRecovery: "\(AppAccountKind.member.pagesPath)/recovery"
+        case .appMemberHelp: "\(AppAccountKind.member.pagesPath)/help"
+        case .appMemberProfile: "\(AppAccountKind.member.pagesPath)/profile"
+        case .appMemberPassword: "\(AppAccountKind.member.pagesPath)/password"
         case .appMemberNotifications: "\(AppAccountKind.member.pagesPath)/notifications"
         case .appMemberNotificationsReadAll: "\(AppAccountKind.member.pagesPath)/notifications/read-all"
         case .appMemberNotificationChoices: "\(AppAccountKind.member.pagesPath)/notifications/choices"

@@ -11,7 +11,7 @@ struct HelpDirectoryFeature: PortalFeature {
         NavigationItem(title: "Resources", path: SiteURL.helpDirectory.path, access: HelpDirectoryController.access, group: .community),
     ]
     static let auditActions: [AuditAction] = [.helpResourceAdded, .helpResourceChanged, .helpResourceDeleted]
-    static let templates: [TemplateName] = [.helpDirectory, .helpResourceForm, .deleteHelpResource]
+    static let templates: [TemplateName] = [.helpDirectory, .helpResourceForm, .deleteHelpResource, .appHelp]
 
     let portal: Portal
     let directory: HelpDirectory
@@ -24,6 +24,7 @@ struct HelpDirectoryFeature: PortalFeature {
     func addRoutes(to routes: inout PortalRoutes) {
         HelpDirectoryController(portal: portal, directory: directory).addRoutes(to: &routes)
         HelpDirectoryAPIController(portal: portal, directory: directory).addRoutes(to: &routes)
+        HelpDirectoryAppController(portal: portal, directory: directory).addRoutes(to: &routes)
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {

@@ -8,7 +8,6 @@ import SQLKit
 struct MemberAPIController {
     let portal: Portal
     let members = MemberRepository()
-    let tokens = AppAccountKind.member.bearerTokens
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.apiProgram.pattern, access: .everyone, program)
@@ -82,74 +81,20 @@ struct MemberAPIController {
     @Sendable func changeProfile(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireMember()
         let body = try await request.json(MemberAPI.ProfileChange.self)
-        let settings = portal.programSettings.current
-        var problems: [String: String] = [:]
-        var changes = MemberRepository.ProfileChanges()
-        if let avatar = body.avatar?.trimmed {
-            if Avatar.member(avatar) == nil || !settings.memberAvatarIDs.contains(avatar) {
-                problems["avatar"] = "Choose one of the avatars offered"
-            } else {
-                changes.avatarID = avatar
-            }
-        }
-        if let email = body.recoveryEmail?.trimmed {
-            if let problem = FieldRules.emailProblem(email) { problems["recovery_email"] = problem } else { changes.recoveryEmail = email }
-        }
-        if let bio = body.bio?.trimmed {
-            if let problem = MemberRules.bioProblem(bio) { problems["bio"] = problem } else { changes.bio = bio }
-        }
-        let now = portal.now
-        let existing = try await portal.database.read { db in try await members.find(id: holder.accountID, on: db) }
-        guard let existing else { throw APIError.unauthorized }
-        if body.state != nil || body.zipCode != nil {
-            let location = MemberRules.locationProblems(
-                state: body.state ?? existing.usState, zipCode: body.zipCode ?? existing.zipCode, into: &problems
-            )
-            changes.location = location
-        }
-        guard problems.isEmpty else { throw APIError.validation(problems) }
-        let updated = try await portal.database.transaction { db in
-            try await members.update(id: holder.accountID, changes, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .memberProfileChanged, recordType: "member", recordID: "\(holder.accountID)",
-                origin: portal.origin(of: request, context: context),
-                detail: changes.changedFields.joined(separator: ", ")
-            ), on: db)
-            return try await members.find(id: holder.accountID, on: db)
-        }
-        guard let updated else { throw APIError.unauthorized }
-        return .json(MemberAPI.OwnProfile(updated, settings: settings))
+        let updated = try await MemberProfile.change(
+            MemberProfile.Change(avatar: body.avatar, recoveryEmail: body.recoveryEmail, state: body.state, zipCode: body.zipCode, bio: body.bio),
+            memberID: holder.accountID, actor: context.auditActor, origin: portal.origin(of: request, context: context), portal: portal
+        )
+        return .json(MemberAPI.OwnProfile(updated, settings: portal.programSettings.current))
     }
 
     @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireMember()
         let body = try await request.json(MemberAPI.PasswordChange.self)
-        let current = body.currentPassword ?? ""
-        let new = body.newPassword ?? ""
-        var problems: [String: String] = [:]
-        if current.isEmpty { problems["current_password"] = "Enter your current password" }
-        let pseudonym = try await portal.database.read { db in try await members.find(id: holder.accountID, on: db) }?.pseudonym
-        if let problem = MemberRules.passwordProblem(new, pseudonym: pseudonym, policy: portal.passwordPolicy) {
-            problems["new_password"] = problem
-        }
-        guard problems.isEmpty else { throw APIError.validation(problems) }
-        guard let credentials = try await portal.database.read({ db in try await members.credentials(id: holder.accountID, on: db) }) else {
-            throw APIError.unauthorized
-        }
-        guard try await portal.passwords.verify(current, against: credentials.passwordHash) else {
-            throw APIError.validation(["current_password": "Your current password is not right"])
-        }
-        let hash = try await portal.passwords.hash(new)
-        let now = portal.now
-        try await portal.database.transaction { db in
-            try await members.setPassword(id: holder.accountID, hash: hash, now: now, on: db)
-            // Every other device signs in again; this one keeps its token.
-            try await tokens.revokeAll(ownerID: holder.accountID, keeping: holder.tokenHash, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .passwordChanged, recordType: "member", recordID: "\(holder.accountID)",
-                origin: portal.origin(of: request, context: context)
-            ), on: db)
-        }
+        try await MemberProfile.changePassword(
+            current: body.currentPassword ?? "", new: body.newPassword ?? "", holder: holder, actor: context.auditActor,
+            origin: portal.origin(of: request, context: context), portal: portal
+        )
         return .noContent
     }
 

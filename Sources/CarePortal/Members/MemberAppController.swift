@@ -18,6 +18,10 @@ struct MemberAppController {
         routes.get(SiteURL.appMemberRecovery.pattern, access: .everyone, recovery)
         routes.post(SiteURL.appMemberRecovery.pattern, access: .everyone, recover)
         routes.get(SiteURL.appMemberHome.pattern, access: .memberPages, home)
+        routes.get(SiteURL.appMemberProfile.pattern, access: .memberPages, profile)
+        routes.post(SiteURL.appMemberProfile.pattern, access: .memberPages, changeProfile)
+        routes.get(SiteURL.appMemberPassword.pattern, access: .memberPages, password)
+        routes.post(SiteURL.appMemberPassword.pattern, access: .memberPages, changePassword)
         AppNotificationPages(
             portal: portal, accounts: .members, feed: .appMemberNotifications, readAll: .appMemberNotificationsReadAll,
             choices: .appMemberNotificationChoices, navigation: .member
@@ -161,5 +165,100 @@ struct MemberAppController {
             layout: portal.appLayout("Home", context: context, navigation: .member, currentPath: SiteURL.appMemberHome.path),
             home: home, clock: portal.programSettings.current.clock, welcome: request.query("welcome") != nil
         ))
+    }
+
+    // MARK: Profile and password
+
+    private func holder(_ context: PortalContext) throws -> AppAccountHolder {
+        guard let holder = context.appAccount, holder.kind == .member else { throw HTTPError(.notFound) }
+        return holder
+    }
+
+    private func layout(_ title: String, _ context: PortalContext, _ url: SiteURL) -> Layout {
+        portal.appLayout(title, context: context, navigation: .member, currentPath: url.path)
+    }
+
+    @Sendable func profile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try holder(context)
+        guard let member = try await portal.database.read({ db in try await MemberRepository().find(id: holder.accountID, on: db) }) else {
+            throw HTTPError(.notFound)
+        }
+        return portal.pages.response(MemberProfilePage(
+            layout: layout("Your profile", context, .appMemberProfile), member: member, settings: portal.programSettings.current,
+            saved: request.query("saved") != nil
+        ))
+    }
+
+    private struct ProfileForm: Decodable {
+        var avatar: String?
+        var recovery_email: String?
+        var state: String?
+        var zip_code: String?
+        var bio: String?
+    }
+
+    @Sendable func changeProfile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try holder(context)
+        let form = try await request.form(ProfileForm.self, context: context)
+        let change = MemberProfile.Change(
+            avatar: form.avatar, recoveryEmail: form.recovery_email ?? "", state: form.state ?? "", zipCode: form.zip_code ?? "", bio: form.bio ?? ""
+        )
+        do {
+            _ = try await MemberProfile.change(change, memberID: holder.accountID, actor: context.auditActor, origin: origin(request, context), portal: portal)
+            return seeOther("\(SiteURL.appMemberProfile.path)?saved=1")
+        } catch let error as APIError where error.status == .unprocessableContent {
+            guard var member = try await portal.database.read({ db in try await MemberRepository().find(id: holder.accountID, on: db) }) else {
+                throw HTTPError(.notFound)
+            }
+            // What she typed is kept.
+            member.avatarID = form.avatar ?? member.avatarID
+            member.recoveryEmail = change.recoveryEmail?.trimmed ?? ""
+            member.usState = change.state?.trimmed.uppercased()
+            member.zipCode = change.zipCode?.trimmed
+            member.bio = change.bio ?? ""
+            var errors = FormErrors()
+            for field in MemberProfilePage.fieldOrder { if let problem = error.fields[field] { errors.add(field, problem) } }
+            return portal.pages.response(MemberProfilePage(
+                layout: layout("Your profile", context, .appMemberProfile), member: member, settings: portal.programSettings.current, errors: errors
+            ), status: .unprocessableContent)
+        }
+    }
+
+    private struct PasswordForm: Decodable {
+        var current_password: String?
+        var new_password: String?
+        var new_password_confirmation: String?
+    }
+
+    @Sendable func password(request: Request, context: PortalContext) async throws -> Response {
+        _ = try holder(context)
+        return portal.pages.response(MemberPasswordPage(layout: layout("Change your password", context, .appMemberProfile), saved: request.query("saved") != nil))
+    }
+
+    @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try holder(context)
+        let form = try await request.form(PasswordForm.self, context: context)
+        let new = form.new_password ?? ""
+        var problems: [String: String] = [:]
+        do {
+            if !new.isEmpty, new != (form.new_password_confirmation ?? "") {
+                // Checked with the rest, so she sees every problem at once.
+                problems["new_password_confirmation"] = "Enter the same new password twice"
+                if let problem = MemberRules.passwordProblem(new, pseudonym: nil, policy: portal.passwordPolicy) { problems["new_password"] = problem }
+                if (form.current_password ?? "").isEmpty { problems["current_password"] = "Enter your current password" }
+            } else {
+                try await MemberProfile.changePassword(
+                    current: form.current_password ?? "", new: new, holder: holder, actor: context.auditActor, origin: origin(request, context), portal: portal
+                )
+                return seeOther("\(SiteURL.appMemberPassword.path)?saved=1")
+            }
+        } catch let error as APIError where error.status == .unprocessableContent {
+            problems = error.fields
+        }
+        var errors = FormErrors()
+        for field in MemberPasswordPage.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
+        return portal.pages.response(
+            MemberPasswordPage(layout: layout("Change your password", context, .appMemberProfile), errors: errors), status: .unprocessableContent
+        )
     }
 }

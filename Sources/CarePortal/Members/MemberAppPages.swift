@@ -7,13 +7,16 @@ extension TemplateName {
     static let appMemberRegister = TemplateName("app/member/register")
     static let appMemberRecovery = TemplateName("app/member/recovery")
     static let appMemberHome = TemplateName("app/member/home")
+    static let appMemberProfile = TemplateName("app/member/profile")
+    static let appMemberPassword = TemplateName("app/member/password")
 
-    static let appMemberTemplates: [TemplateName] = [.appMemberRegister, .appMemberRecovery, .appMemberHome]
+    static let appMemberTemplates: [TemplateName] = [.appMemberRegister, .appMemberRecovery, .appMemberHome, .appMemberProfile, .appMemberPassword]
 }
 
 extension AppNavigation {
     static let member = AppNavigation(.member, links: [
-        ("Home", SiteURL.appMemberHome.path), ("Information desk", SiteURL.appDesk.path), ("Notifications", SiteURL.appMemberNotifications.path),
+        ("Home", SiteURL.appMemberHome.path), ("Information desk", SiteURL.appDesk.path), ("Help near you", SiteURL.appMemberHelp.path),
+        ("Notifications", SiteURL.appMemberNotifications.path), ("Profile", SiteURL.appMemberProfile.path),
     ])
 }
 
@@ -157,5 +160,72 @@ struct MemberHomePage: Page {
         case let count: "\(count) new notifications"
         }
         upcoming = home.upcoming.map { Upcoming(title: $0.title, time: clock.dateTime($0.at)) }
+    }
+}
+
+/// Her profile: what others see (avatar, bio), how she recovers her account, and where she lives (for the
+/// helplines); her pseudonym, due date and cohort are shown, not changed here.
+struct MemberProfilePage: Page {
+    static let template = TemplateName.appMemberProfile
+    static let fieldOrder = ["avatar", "bio", "recovery_email", "state", "zip_code"]
+
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let saved: Bool
+    let pseudonym: String
+    let dueDateText: String
+    let cohort: String
+    let avatars: [AppChoice]
+    let avatarError: String?
+    let bio: String
+    let bioError: String?
+    let bioMaximumLength = MemberRules.bioMaximumLength
+    let fields: [FormField]
+    let action = SiteURL.appMemberProfile.path
+    let passwordPath = SiteURL.appMemberPassword.path
+
+    init(layout: Layout, member: Member, settings: ProgramSettings, saved: Bool = false, errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.errors = errors.items
+        self.saved = saved
+        pseudonym = member.pseudonym
+        dueDateText = member.dueDate.weekdayAndDay + " \(member.dueDate.year)"
+        cohort = member.cohort.name
+        avatars = settings.memberAvatars.enumerated().map { index, avatar in
+            AppChoice(id: index == 0 ? "avatar" : "avatar-\(avatar.id)", value: avatar.id, title: avatar.name, picturePath: avatar.path,
+                      isSelected: avatar.id == member.avatarID)
+        }
+        avatarError = errors["avatar"]
+        bio = member.bio
+        bioError = errors["bio"]
+        var fields = [
+            FormField("recovery_email", label: "Recovery email address", value: member.recoveryEmail,
+                      hint: "Only used if you forget your password.", type: "email", autocomplete: "email", width: 30),
+            FormField("state", label: "State (optional)", value: member.usState ?? "", hint: "Two letters, like OR.", autocomplete: "address-level1", width: 4),
+            FormField("zip_code", label: "ZIP code (optional)", value: member.zipCode ?? "", autocomplete: "postal-code", width: 10),
+        ]
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
+}
+
+struct MemberPasswordPage: Page {
+    static let template = TemplateName.appMemberPassword
+    static let fieldOrder = ["current_password", "new_password", "new_password_confirmation"]
+
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let saved: Bool
+    let action = SiteURL.appMemberPassword.path
+
+    init(layout: Layout, saved: Bool = false, errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.errors = errors.items
+        self.saved = saved
+        var fields = [FormField("current_password", label: "Current password", type: "password", autocomplete: "current-password", width: 20)]
+            + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
+        errors.apply(to: &fields)
+        self.fields = fields
     }
 }

@@ -142,4 +142,42 @@ import Testing
             #expect(stored.reminderLeadMinutes == 30 && stored.checkInMinute == 20 * 60 + 30 && stored.overrides.values.allSatisfy { !$0 })
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func herProfileAndPasswordChangeAsTheAppsDoAndHelpIsForHerState(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, memberID, app) = try await Self.signedInMember(portal)
+            let profile = try await browser.get(SiteURL.appMemberProfile.path)
+            #expect(profile.text.contains("Brave_Wren") && profile.text.contains(#"value="brave_wren@example.org""#) && profile.text.contains(#"value="TN""#))
+            let bad = try await browser.post(SiteURL.appMemberProfile.path, form: [
+                ("avatar", "moon"), ("bio", String(repeating: "a", count: MemberRules.bioMaximumLength + 1)), ("recovery_email", "not-an-email"),
+                ("state", "XX"), ("zip_code", "37203"),
+            ])
+            #expect(bad.status == .unprocessableContent && bad.errorSummary.count == 3, "\(bad.errorSummary)")
+            #expect(bad.text.contains(#"value="not-an-email""#), "what she typed is kept")
+            let saved = try await browser.post(SiteURL.appMemberProfile.path, form: [
+                ("avatar", "sun"), ("bio", "Here for the 3am company."), ("recovery_email", "wren@example.org"), ("state", ""), ("zip_code", ""),
+            ])
+            #expect(saved.location == "\(SiteURL.appMemberProfile.path)?saved=1")
+            let me = try await app.get(SiteURL.apiMe.path).object
+            #expect(me["recovery_email"] as? String == "wren@example.org" && me["bio"] as? String == "Here for the 3am company." && me["state"] == nil)
+            #expect(try await portal.auditEntries(action: .memberProfileChanged).contains { $0.recordID == "\(memberID)" })
+
+            // With no state, only nationwide help; crisis lines first, each number one to dial.
+            let help = try await browser.get(SiteURL.appMemberHelp.path)
+            #expect(help.status == .ok && help.text.contains("Add your state to your profile") && help.text.contains("tel:911"))
+
+            let wrong = try await browser.post(SiteURL.appMemberPassword.path, form: [
+                ("current_password", "nope"), ("new_password", "Moonrise#2028"), ("new_password_confirmation", "Moonrise#2028"),
+            ])
+            #expect(wrong.status == .unprocessableContent && wrong.errorSummary == ["Your current password is not right"])
+            let changed = try await browser.post(SiteURL.appMemberPassword.path, form: [
+                ("current_password", Self.password), ("new_password", "Moonrise#2028"), ("new_password_confirmation", "Moonrise#2028"),
+            ])
+            #expect(changed.location == "\(SiteURL.appMemberPassword.path)?saved=1")
+            // This browser stays signed in; the app signs in again.
+            #expect(try await browser.get(SiteURL.appMemberHome.path).status == .ok)
+            #expect(try await app.get(SiteURL.apiMe.path).status == .unauthorized)
+        }
+    }
 }
