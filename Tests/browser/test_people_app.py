@@ -367,6 +367,22 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         assert "Anonymous" in browser.page_source
         check_page(browser, "desk asked")
 
+        browser.find_element(By.LINK_TEXT, "Calendar").click()
+        check_page(browser, "member calendar")
+        browser.find_element(By.LINK_TEXT, "Add to your calendar").click()
+        check_page(browser, "member calendar new entry")
+        submit(browser, "Save entry")
+        assert error_summary_links(browser)[0] == "#kind"
+        check_page(browser, "member calendar entry with errors")
+        browser.find_element(By.CSS_SELECTOR, "label[for=kind]").click()
+        fill(browser, "title", "Midwife appointment")
+        fill(browser, "times", "10:30")
+        browser.find_element(By.CSS_SELECTOR, "label[for=repeats]").click()
+        submit(browser, "Save entry")
+        assert "Your entry is saved." in text_of(browser, ".flash")
+        assert "10:30 Midwife appointment" in browser.page_source
+        check_page(browser, "member calendar with an entry")
+
         browser.find_element(By.LINK_TEXT, "Help near you").click()
         assert browser.find_elements(By.CSS_SELECTOR, "main a[href^='tel:']"), "no number to call"
         check_page(browser, "member help")

@@ -141,6 +141,10 @@ enum SiteURL: Sendable, Equatable {
     case appMemberRegister
     case appMemberRecovery
     case appMemberHelp
+    case appCalendar
+    case appCalendarNew
+    case appCalendarEvent(Int64)
+    case appCalendarEventDelete(Int64)
     case appMemberProfile
     case appMemberPassword
     case appMemberNotifications
@@ -479,6 +483,10 @@ enum SiteURL: Sendable, Equatable {
         case .appMemberRegister: "\(AppAccountKind.member.pagesPath)/register"
         case .appMemberRecovery: "\(AppAccountKind.member.pagesPath)/recovery"
         case .appMemberHelp: "\(AppAccountKind.member.pagesPath)/help"
+        case .appCalendar: "\(AppAccountKind.member.pagesPath)/calendar"
+        case .appCalendarNew: "\(AppAccountKind.member.pagesPath)/calendar/new"
+        case .appCalendarEvent(let id): "\(AppAccountKind.member.pagesPath)/calendar/events/\(id)"
+        case .appCalendarEventDelete(let id): "\(AppAccountKind.member.pagesPath)/calendar/events/\(id)/delete"
         case .appMemberProfile: "\(AppAccountKind.member.pagesPath)/profile"
         case .appMemberPassword: "\(AppAccountKind.member.pagesPath)/password"
         case .appMemberNotifications: "\(AppAccountKind.member.pagesPath)/notifications"

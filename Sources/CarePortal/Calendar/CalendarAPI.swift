@@ -102,9 +102,7 @@ struct CalendarAPIController {
         }
         let events = try await portal.database.read { db in try await calendar.repository.events(memberID: memberID, on: db) }
         let (start, end) = (clock.instant(startOf: from), clock.instant(startOf: to.adding(days: 1)))
-        let occurrences = events
-            .flatMap { event in event.occurrences(from: start, until: end, clock: clock).map { (event, $0) } }
-            .sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
+        let occurrences = MemberCalendar.occurrences(of: events, from: start, until: end, clock: clock)
             .map { event, at in
                 CalendarAPI.Occurrence(eventId: event.id, title: event.title, kind: event.kind.rawValue, at: at,
                                        date: clock.date(of: at).iso, time: TimeOfDay(minutes: clock.minuteOfDay(of: at)).text)

@@ -39,6 +39,13 @@ struct MemberCalendar: Sendable {
         }
     }
 
+    /// Every occurrence of `events` from `start` until `end`, in time order (an event's id breaks ties).
+    static func occurrences(of events: [CalendarEvent], from start: Date, until end: Date, clock: ProgramClock, limit: Int = 500) -> [(event: CalendarEvent, at: Date)] {
+        events
+            .flatMap { event in event.occurrences(from: start, until: end, clock: clock, limit: limit).map { (event: event, at: $0) } }
+            .sorted { ($0.at, $0.event.id) < ($1.at, $1.event.id) }
+    }
+
     private func next(of draft: CalendarEventDraft, memberID: Int64, after now: Date) -> Date? {
         CalendarEvent(
             id: 0, memberID: memberID, kind: draft.kind, title: draft.title, note: draft.note, startsOn: draft.startsOn, times: draft.times,

@@ -26,7 +26,11 @@ struct MemberAppController {
             portal: portal, accounts: .members, feed: .appMemberNotifications, readAll: .appMemberNotificationsReadAll,
             choices: .appMemberNotificationChoices, navigation: .member
         ) { subject in
-            subject.type == NotificationSubject.threadType ? subject.id.map { SiteURL.appDeskThread($0).path } : nil
+            switch subject.type {
+            case NotificationSubject.threadType: subject.id.map { SiteURL.appDeskThread($0).path }
+            case NotificationSubject.calendarEventType: subject.id.map { SiteURL.appCalendarEvent($0).path }
+            default: nil
+            }
         }
         .addRoutes(to: &routes)
     }

@@ -15,7 +15,8 @@ extension TemplateName {
 
 extension AppNavigation {
     static let member = AppNavigation(.member, links: [
-        ("Home", SiteURL.appMemberHome.path), ("Information desk", SiteURL.appDesk.path), ("Help near you", SiteURL.appMemberHelp.path),
+        ("Home", SiteURL.appMemberHome.path), ("Information desk", SiteURL.appDesk.path), ("Calendar", SiteURL.appCalendar.path),
+        ("Help near you", SiteURL.appMemberHelp.path),
         ("Notifications", SiteURL.appMemberNotifications.path), ("Profile", SiteURL.appMemberProfile.path),
     ])
 }

@@ -31,11 +31,9 @@ struct MemberHome: Sendable {
             let weekNumber = min(max(BabyWeek.week(dueDate: member.dueDate, today: today), BabyWeek.weeks.lowerBound), BabyWeek.weeks.upperBound)
             let events = try await CalendarRepository().events(memberID: memberID, on: db)
             let until = clock.instant(startOf: today.adding(days: upcomingDays + 1))
-            let upcoming = events
-                .flatMap { event in event.occurrences(from: now, until: until, clock: clock, limit: upcomingCount).map { (event, $0) } }
-                .sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
+            let upcoming = MemberCalendar.occurrences(of: events, from: now, until: until, clock: clock, limit: upcomingCount)
                 .prefix(upcomingCount)
-                .map { Upcoming(title: $0.0.title, at: $0.1) }
+                .map { Upcoming(title: $0.event.title, at: $0.at) }
             return MemberHome(
                 member: member, week: try await BabyWeekRepository().find(week: weekNumber, on: db),
                 daysToGo: member.dueDate.dayNumber - today.dayNumber,

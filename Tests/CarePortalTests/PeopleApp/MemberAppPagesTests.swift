@@ -180,4 +180,52 @@ import Testing
             #expect(try await app.get(SiteURL.apiMe.path).status == .unauthorized)
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func herCalendarIsAWeekAtATimeAndEntriesAreAddedChangedAndDeletedAsTheAppDoes(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, memberID, app) = try await Self.signedInMember(portal)
+            #expect(try await browser.get(SiteURL.appCalendar.path).text.contains("Nothing in your calendar these seven days."))
+            let clock = portal.portal.programSettings.current.clock
+            let tomorrow = clock.date(of: portal.clock.now).adding(days: 1)
+            let empty = try await browser.post(SiteURL.appCalendarNew.path, form: [("times", "8am"), ("date_day", "31"), ("date_month", "2"), ("date_year", "2027")])
+            #expect(empty.status == .unprocessableContent)
+            #expect(empty.errorSummary == [
+                "Choose what this entry is", "Give a title of 1 to \(CalendarRules.titleMaximumLength) characters", "Date must be a real date",
+                "Give at least one time of day as HH:MM, like 08:00", "Choose how often it happens",
+            ], "\(empty.errorSummary)")
+            #expect(empty.text.contains(#"value="8am""#) && empty.text.contains(##"href="#date_day""##))
+            let onceTwice = try await browser.post(SiteURL.appCalendarNew.path, form: [
+                ("kind", "appointment"), ("title", "Midwife"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
+                ("date_year", "\(tomorrow.year)"), ("times", "09:00, 15:00"), ("repeats", "never"),
+            ])
+            #expect(onceTwice.errorSummary == ["Give one time; only a daily event can have several"])
+            let added = try await browser.post(SiteURL.appCalendarNew.path, form: [
+                ("kind", "medication"), ("title", "Morning dose"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
+                ("date_year", "\(tomorrow.year)"), ("times", "08:00 20:00"), ("repeats", "daily"),
+            ])
+            #expect(added.location == "\(SiteURL.appCalendar.path)?from=\(tomorrow.iso)&notice=added")
+            let week = try await browser.get(try #require(added.location))
+            #expect(week.text.contains("08:00 Morning dose") && week.text.contains("20:00 Morning dose"))
+            // The app's API has the same entry, at the same times.
+            let listed = try #require(try await app.get(SiteURL.apiCalendarEvents.path).object["events"] as? [[String: Any]])
+            #expect(listed.count == 1 && listed[0]["times"] as? [String] == ["08:00", "20:00"] && listed[0]["repeats"] as? String == "daily")
+            let id = Int64(try #require(listed[0]["id"] as? Int))
+            #expect(try await browser.get(SiteURL.appCalendarEvent(id).path).text.contains(#"value="08:00, 20:00""#))
+            let changed = try await browser.post(SiteURL.appCalendarEvent(id).path, form: [
+                ("kind", "medication"), ("title", "Evening dose"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
+                ("date_year", "\(tomorrow.year)"), ("times", "21:00"), ("repeats", "weekly"),
+            ])
+            #expect(changed.location == "\(SiteURL.appCalendar.path)?from=\(tomorrow.iso)&notice=changed")
+            #expect(try await app.get(SiteURL.apiCalendarEvent(id).path).object["title"] as? String == "Evening dose")
+            // Another member's entry is not there for her.
+            var (other, _, _) = try await Self.signedInMember(portal, pseudonym: "Gentle_Heron")
+            #expect(try await other.get(SiteURL.appCalendarEvent(id).path).status == .notFound)
+            #expect(try await other.post(SiteURL.appCalendarEventDelete(id).path).status == .notFound)
+            // Deleting asks first.
+            #expect(try await browser.get(SiteURL.appCalendarEventDelete(id).path).text.contains("Delete “Evening dose”?"))
+            #expect(try await browser.post(SiteURL.appCalendarEventDelete(id).path).location == "\(SiteURL.appCalendar.path)?notice=deleted")
+            #expect(try await portal.database.read { db in try await CalendarRepository().count(memberID: memberID, on: db) } == 0)
+        }
+    }
 }
