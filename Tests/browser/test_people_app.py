@@ -37,7 +37,7 @@ def demo(server_factory):
         accounts.update(re.findall(r"(\S+)\s+password: (\S+)", result.stdout))
 
     server = server_factory("people-app", prepare=seed)
-    assert {"demo.patient1", "demo-001", "margaret.demo@example.invalid", "Hopeful_Robin1"} <= set(accounts), \
+    assert {"demo.patient1", "demo-001", "margaret.demo@example.invalid", "Steady_Dove1"} <= set(accounts), \
         f"seed-demo printed no web-app accounts: {sorted(accounts)}"
     return server, accounts
 
@@ -297,6 +297,7 @@ def test_a_pharmacy_customer_uses_her_part_of_the_web_app_on_a_small_phone(brows
         submit(browser, "Ask for the refill")
         assert "We have your refill request" in text_of(browser, ".flash")
 
+        browser.find_element(By.LINK_TEXT, "Home").click()
         browser.find_element(By.LINK_TEXT, "Notifications").click()
         check("pharmacy notifications")
         browser.find_element(By.LINK_TEXT, "Choose what we tell you").click()
@@ -335,14 +336,14 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         check_page(browser, "member recovery")
 
         browser.get(base + "/app/member/sign-in")
-        fill(browser, "identifier", "Hopeful_Robin1")
-        fill(browser, "password", accounts["Hopeful_Robin1"])
+        fill(browser, "identifier", "Steady_Dove1")
+        fill(browser, "password", accounts["Steady_Dove1"])
         submit(browser, "Sign in")
         assert path_of(browser) == "/app/member"
-        assert "Hello, Hopeful_Robin1" in text_of(browser, "h1")
+        assert "Hello, Steady_Dove1" in text_of(browser, "h1")
         check_page(browser, "member home")
 
-        browser.find_element(By.LINK_TEXT, "Information desk").click()
+        browser.find_element(By.LINK_TEXT, "Desk").click()
         check_page(browser, "desk")
         browser.find_element(By.CSS_SELECTOR, "main .app-card__title a").click()
         assert "/app/member/desk/threads/" in path_of(browser)
@@ -383,11 +384,23 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         assert "10:30 Midwife appointment" in browser.page_source
         check_page(browser, "member calendar with an entry")
 
-        browser.find_element(By.LINK_TEXT, "Help near you").click()
+        browser.find_element(By.LINK_TEXT, "Home").click()
+        browser.find_element(By.LINK_TEXT, "Surveys").click()
+        check_page(browser, "member surveys")
+        open_surveys = browser.find_elements(By.CSS_SELECTOR, "main .app-card__title a")
+        if open_surveys:
+            open_surveys[0].click()
+            check_page(browser, "member survey")
+            submit(browser, "Send my answers")
+            if browser.find_elements(By.CSS_SELECTOR, ".error-summary"):
+                check_page(browser, "member survey with errors")
+
+        browser.find_element(By.LINK_TEXT, "Help").click()
         assert browser.find_elements(By.CSS_SELECTOR, "main a[href^='tel:']"), "no number to call"
         check_page(browser, "member help")
 
-        browser.find_element(By.LINK_TEXT, "Profile").click()
+        browser.find_element(By.LINK_TEXT, "Home").click()
+        browser.find_element(By.LINK_TEXT, "Your profile and password").click()
         check_page(browser, "member profile")
         fill(browser, "recovery_email", "not an email")
         submit(browser, "Save profile")

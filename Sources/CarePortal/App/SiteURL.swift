@@ -141,6 +141,8 @@ enum SiteURL: Sendable, Equatable {
     case appMemberRegister
     case appMemberRecovery
     case appMemberHelp
+    case appSurveys
+    case appSurvey(Int64)
     case appCalendar
     case appCalendarNew
     case appCalendarEvent(Int64)
@@ -483,6 +485,8 @@ enum SiteURL: Sendable, Equatable {
         case .appMemberRegister: "\(AppAccountKind.member.pagesPath)/register"
         case .appMemberRecovery: "\(AppAccountKind.member.pagesPath)/recovery"
         case .appMemberHelp: "\(AppAccountKind.member.pagesPath)/help"
+        case .appSurveys: "\(AppAccountKind.member.pagesPath)/surveys"
+        case .appSurvey(let id): "\(AppAccountKind.member.pagesPath)/surveys/\(id)"
         case .appCalendar: "\(AppAccountKind.member.pagesPath)/calendar"
         case .appCalendarNew: "\(AppAccountKind.member.pagesPath)/calendar/new"
         case .appCalendarEvent(let id): "\(AppAccountKind.member.pagesPath)/calendar/events/\(id)"

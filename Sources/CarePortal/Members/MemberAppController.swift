@@ -29,6 +29,8 @@ struct MemberAppController {
             switch subject.type {
             case NotificationSubject.threadType: subject.id.map { SiteURL.appDeskThread($0).path }
             case NotificationSubject.calendarEventType: subject.id.map { SiteURL.appCalendarEvent($0).path }
+            case NotificationSubject.surveyType: subject.id.map { SiteURL.appSurvey($0).path }
+            case NotificationSubject.resourcesType: SiteURL.appMemberHelp.path
             default: nil
             }
         }

@@ -14,10 +14,10 @@ extension TemplateName {
 }
 
 extension AppNavigation {
+    /// Short words, so the bar stays two rows on a small phone; her surveys and profile are on her home.
     static let member = AppNavigation(.member, links: [
-        ("Home", SiteURL.appMemberHome.path), ("Information desk", SiteURL.appDesk.path), ("Calendar", SiteURL.appCalendar.path),
-        ("Help near you", SiteURL.appMemberHelp.path),
-        ("Notifications", SiteURL.appMemberNotifications.path), ("Profile", SiteURL.appMemberProfile.path),
+        ("Home", SiteURL.appMemberHome.path), ("Desk", SiteURL.appDesk.path), ("Calendar", SiteURL.appCalendar.path),
+        ("Help", SiteURL.appMemberHelp.path), ("Notifications", SiteURL.appMemberNotifications.path),
     ])
 }
 
@@ -140,14 +140,20 @@ struct MemberHomePage: Page {
     let notificationsPath = SiteURL.appMemberNotifications.path
     let deskPath = SiteURL.appDesk.path
     let askPath = SiteURL.appDeskAsk.path
+    let surveysPath = SiteURL.appSurveys.path
+    let calendarPath = SiteURL.appCalendar.path
+    let helpPath = SiteURL.appMemberHelp.path
+    let profilePath = SiteURL.appMemberProfile.path
 
     init(layout: Layout, home: MemberHome, clock: ProgramClock, welcome: Bool) {
         self.layout = layout
         greeting = "Hello, \(home.member.pseudonym)"
         self.welcome = welcome
-        weekHeading = home.week.map { "Week \($0.week) of your pregnancy" }
-        weekSize = home.week.map { "Your baby is about the size of \($0.size)." }
-        weekBaby = home.week?.baby
+        // Once the due date has passed, the weeks of pregnancy are behind her.
+        let week = home.daysToGo < 0 ? nil : home.week
+        weekHeading = week.map { "Week \($0.week) of your pregnancy" }
+        weekSize = week.flatMap { $0.size.trimmed.isEmpty ? nil : $0.size }
+        weekBaby = week.flatMap { $0.baby.trimmed.isEmpty ? nil : $0.baby }
         daysText = switch home.daysToGo {
         case ..<0: "Your due date has passed."
         case 0: "Today is your due date."

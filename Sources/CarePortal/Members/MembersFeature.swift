@@ -19,7 +19,7 @@ struct MembersFeature: PortalFeature {
         AppPart(
             kind: .member, title: "Members of the community",
             summary: "This week of your pregnancy, the information desk, and your notifications.",
-            demoIdentifier: "Hopeful_Robin1"
+            demoIdentifier: "Steady_Dove1"
         ),
     ]
     let portal: Portal

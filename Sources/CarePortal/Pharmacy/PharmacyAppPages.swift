@@ -26,10 +26,10 @@ extension TemplateName {
 }
 
 extension AppNavigation {
+    /// Two rows on a small phone; her notifications and address are on her home.
     static let pharmacyCustomer = AppNavigation(.pharmacyCustomer, links: [
         ("Home", SiteURL.appPharmacyHome.path), ("Deals", SiteURL.appPharmacyDeals.path), ("Rewards", SiteURL.appPharmacyRewards.path),
         ("Vouchers", SiteURL.appPharmacyVouchers.path), ("Prescriptions", SiteURL.appPharmacyPrescriptions.path),
-        ("Notifications", SiteURL.appPharmacyNotifications.path),
     ])
 }
 

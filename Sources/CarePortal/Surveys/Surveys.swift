@@ -213,6 +213,30 @@ struct Surveys: Sendable {
     }
 
     static let notOpen = APIError(status: .notFound, code: "not_found", message: "This survey is not open for you.")
+    static let alreadyAnswered = APIError(status: .conflict, code: "already_answered", message: "You have already answered this survey. Thank you!")
+
+    /// Her answers to an open survey of hers, for the member API and the web app's page alike: a retry
+    /// under the same client id answers the stored response (even after the survey closed); another id
+    /// once she has answered is `alreadyAnswered`; a survey not open for her is `notOpen`; wrong answers
+    /// are `.validation` by question (`answers.ID`).
+    func answer(surveyID: Int64, given: [SurveysAPI.GivenAnswer], clientID: String, by member: Member) async throws -> SurveySubmission {
+        var problems: [String: String] = [:]
+        if let problem = Self.clientIDProblem(clientID) { problems["client_id"] = problem }
+        if problems.isEmpty,
+           let existing = try await portal.database.read({ db in try await repository.response(surveyID: surveyID, memberID: member.id, on: db) }) {
+            guard existing.clientID == clientID else { throw Self.alreadyAnswered }
+            return SurveySubmission(response: existing, isNew: false)
+        }
+        let questions = try await portal.database.read { db -> [SurveyQuestion]? in
+            guard try await openSurvey(id: surveyID, for: member, on: db) != nil else { return nil }
+            return try await repository.questions(surveyID: surveyID, on: db)
+        }
+        guard let questions else { throw Self.notOpen }
+        let (answers, answerProblems) = Self.validated(given, questions: questions)
+        problems.merge(answerProblems) { first, _ in first }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        return try await submit(surveyID: surveyID, answers: answers, clientID: clientID, by: member)
+    }
 
     /// Her answers checked against the survey's questions, with a message per question (`answers.ID`) when one is wrong.
     static func validated(_ given: [SurveysAPI.GivenAnswer], questions: [SurveyQuestion]) -> ([SurveyAnswer], [String: String]) {

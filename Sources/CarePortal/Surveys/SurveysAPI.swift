@@ -143,26 +143,7 @@ struct SurveysAPIController {
         let id = try context.parameters.apiRecordID()
         let body = try await request.json(SurveysAPI.NewResponse.self)
         let member = try await me(context)
-        let clientID = body.clientId ?? ""
-        var problems: [String: String] = [:]
-        if let problem = Surveys.clientIDProblem(clientID) { problems["client_id"] = problem }
-        // Answered already: a retry under the same client id gets the same answer, even after the survey closed.
-        if problems.isEmpty,
-           let existing = try await portal.database.read({ db in try await surveys.repository.response(surveyID: id, memberID: member.id, on: db) }) {
-            guard existing.clientID == clientID else {
-                throw APIError(status: .conflict, code: "already_answered", message: "You have already answered this survey. Thank you!")
-            }
-            return .json(Self.submitted(existing), status: .ok)
-        }
-        let questions = try await portal.database.read { db -> [SurveyQuestion]? in
-            guard try await surveys.openSurvey(id: id, for: member, on: db) != nil else { return nil }
-            return try await surveys.repository.questions(surveyID: id, on: db)
-        }
-        guard let questions else { throw Surveys.notOpen }
-        let (answers, answerProblems) = Surveys.validated(body.answers ?? [], questions: questions)
-        problems.merge(answerProblems) { first, _ in first }
-        guard problems.isEmpty else { throw APIError.validation(problems) }
-        let submission = try await surveys.submit(surveyID: id, answers: answers, clientID: clientID, by: member)
+        let submission = try await surveys.answer(surveyID: id, given: body.answers ?? [], clientID: body.clientId ?? "", by: member)
         return .json(Self.submitted(submission.response), status: submission.isNew ? .created : .ok)
     }
 

@@ -13,7 +13,7 @@ struct SurveysFeature: PortalFeature {
     static let auditActions: [AuditAction] = [
         .surveyCreated, .surveyChanged, .surveyPublished, .surveyAnnounced, .surveyClosed, .surveyResultsExported,
     ]
-    static let templates: [TemplateName] = [.surveys, .surveyForm, .survey, .surveyQuestion, .surveyResults, .surveyTextAnswers]
+    static let templates: [TemplateName] = [.surveys, .surveyForm, .survey, .surveyQuestion, .surveyResults, .surveyTextAnswers, .appSurveys, .appSurvey]
     static let notificationKinds: [NotificationKind] = [.surveyOpen]
     /// Surveys whose first day has come are looked for this often, so members hear within seconds of midnight.
     static let announceInterval: Duration = .seconds(10)
@@ -29,6 +29,7 @@ struct SurveysFeature: PortalFeature {
     func addRoutes(to routes: inout PortalRoutes) {
         SurveysController(portal: portal, surveys: surveys).addRoutes(to: &routes)
         SurveysAPIController(portal: portal, surveys: surveys).addRoutes(to: &routes)
+        SurveysAppController(portal: portal, surveys: surveys).addRoutes(to: &routes)
     }
 
     var jobs: [BackgroundJob] {

@@ -228,4 +228,46 @@ import Testing
             #expect(try await portal.database.read { db in try await CalendarRepository().count(memberID: memberID, on: db) } == 0)
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func sheAnswersAnOpenSurveyOnceOnOnePageWithEveryProblemBesideItsQuestion(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, memberID, app) = try await Self.signedInMember(portal)
+            #expect(try await browser.get(SiteURL.appSurveys.path).text.contains("No surveys are waiting for you."))
+            let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
+            let survey = try await SurveyFixture.make(portal, opensOn: today, closesOn: today.adding(days: 7))
+            let list = try await browser.get(SiteURL.appSurveys.path)
+            #expect(list.text.contains("How are the meetings going?") && list.text.contains("4 questions"))
+            let page = try await browser.get(SiteURL.appSurvey(survey.id).path)
+            let clientID = try #require(Self.hidden("client_id", in: page.text))
+            let q = survey.questionIDs
+            // Only the scale answered: the two required choices are told beside their questions; what she chose is kept.
+            let partial = try await browser.post(SiteURL.appSurvey(survey.id).path, form: [("client_id", clientID), ("q-\(q[2])", "4")])
+            #expect(partial.status == .unprocessableContent && partial.errorSummary == ["Choose an answer", "Choose at least one answer"], "\(partial.errorSummary)")
+            #expect(partial.text.contains(##"href="#q-\##(q[0])""##) && partial.text.contains(#"value="4" checked"#))
+            #expect(Self.hidden("client_id", in: partial.text) == clientID, "the same answers keep the same client id")
+            let form: [(String, String)] = [
+                ("client_id", clientID), ("q-\(q[0])", "2"), ("q-\(q[1])-1", "on"), ("q-\(q[1])-3", "on"), ("q-\(q[2])", "4"),
+                ("q-\(q[3])", "Later in the day, please."),
+            ]
+            let sent = try await browser.post(SiteURL.appSurvey(survey.id).path, form: form)
+            #expect(sent.location == SiteURL.appSurvey(survey.id).path)
+            #expect(try await browser.get(SiteURL.appSurvey(survey.id).path).text.contains("Thank you!"))
+            // Sent twice (a double tap): recorded once.
+            #expect(try await browser.post(SiteURL.appSurvey(survey.id).path, form: form).location == SiteURL.appSurvey(survey.id).path)
+            let responses = try await portal.database.read { db in try await SurveyRepository().response(surveyID: survey.id, memberID: memberID, on: db) }
+            #expect(responses?.clientID == clientID)
+            // The app's API knows she answered: the survey is off her list.
+            let open = try #require(try await app.get(SiteURL.apiSurveys.path).object["surveys"] as? [[String: Any]])
+            #expect(open.isEmpty)
+            #expect(!(try await browser.get(SiteURL.appSurveys.path).text.contains("How are the meetings going?")))
+            #expect(try await browser.get(SiteURL.appSurvey(999_999).path).status == .notFound)
+        }
+    }
+
+    static func hidden(_ name: String, in html: String) -> String? {
+        guard let range = html.range(of: #"name="\#(name)" value=""#) else { return nil }
+        let rest = html[range.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
 }
