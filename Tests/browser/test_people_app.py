@@ -343,6 +343,15 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         assert "Hello, Steady_Dove1" in text_of(browser, "h1")
         check_page(browser, "member home")
 
+        browser.find_element(By.LINK_TEXT, "How are you feeling today?").click()
+        check_page(browser, "member mood")
+        submit(browser, "Share how I feel")
+        assert error_summary_links(browser) == ["#mood"]
+        browser.find_element(By.CSS_SELECTOR, "label[for=mood-overwhelmed]").click()
+        submit(browser, "Share how I feel")
+        assert browser.find_elements(By.CSS_SELECTOR, "main a[href^='tel:']"), "a hard day is answered with no number to call"
+        check_page(browser, "member mood shared")
+
         browser.find_element(By.LINK_TEXT, "Desk").click()
         check_page(browser, "desk")
         browser.find_element(By.CSS_SELECTOR, "main .app-card__title a").click()

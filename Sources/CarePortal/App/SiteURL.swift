@@ -141,6 +141,7 @@ enum SiteURL: Sendable, Equatable {
     case appMemberRegister
     case appMemberRecovery
     case appMemberHelp
+    case appMood
     case appSurveys
     case appSurvey(Int64)
     case appCalendar
@@ -485,6 +486,7 @@ enum SiteURL: Sendable, Equatable {
         case .appMemberRegister: "\(AppAccountKind.member.pagesPath)/register"
         case .appMemberRecovery: "\(AppAccountKind.member.pagesPath)/recovery"
         case .appMemberHelp: "\(AppAccountKind.member.pagesPath)/help"
+        case .appMood: "\(AppAccountKind.member.pagesPath)/mood"
         case .appSurveys: "\(AppAccountKind.member.pagesPath)/surveys"
         case .appSurvey(let id): "\(AppAccountKind.member.pagesPath)/surveys/\(id)"
         case .appCalendar: "\(AppAccountKind.member.pagesPath)/calendar"

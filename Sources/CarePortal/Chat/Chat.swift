@@ -289,3 +289,18 @@ final class ChatRateLimit: Sendable {
         }
     }
 }
+
+extension Chat {
+    /// After a neutral mood the recommended reading; after a negative one that and where to find help, from the directory.
+    func followUp(after mood: Mood, for member: Member) async throws -> ChatAPI.FollowUp {
+        guard mood.group != .positive else { return ChatAPI.FollowUp(kind: "none", message: nil, reading: nil, helplines: []) }
+        let reading = try await portal.database.read { db in try await repository.recommendedReading(on: db) }
+            .map { ChatAPI.Reading(title: $0.title, url: $0.url) }
+        guard mood.group == .negative else {
+            return ChatAPI.FollowUp(kind: "reading", message: mood.followUpMessage, reading: reading, helplines: [])
+        }
+        // The directory's crisis lines and helplines for where she lives, crisis lines first (988 whatever it holds).
+        let helplines = try await HelpDirectory(portal: portal).helplines(forState: member.usState)
+        return ChatAPI.FollowUp(kind: "help", message: mood.followUpMessage, reading: reading, helplines: helplines.map(ChatAPI.Helpline.init))
+    }
+}

@@ -15,7 +15,7 @@ struct ChatFeature: PortalFeature {
     ]
     static let notificationKinds: [NotificationKind] = [.chatMessageRemoved, .chatActivity, .moodFollowUp]
     static let templates: [TemplateName] = [
-        .chatRooms, .chatRoom, .chatMessages, .chatRemoveMessage, .chatMuteMember, .chatReports, .chatSettings,
+        .chatRooms, .chatRoom, .chatMessages, .chatRemoveMessage, .chatMuteMember, .chatReports, .chatSettings, .appMood, .appMoodShared,
     ]
     /// How often expired messages are deleted: well within the minute the retention promise allows.
     static let purgeInterval: Duration = .seconds(30)
@@ -34,6 +34,7 @@ struct ChatFeature: PortalFeature {
     func addRoutes(to routes: inout PortalRoutes) {
         ChatController(portal: portal, chat: chat).addRoutes(to: &routes)
         ChatAPIController(portal: portal, chat: chat).addRoutes(to: &routes)
+        ChatAppController(portal: portal, chat: chat).addRoutes(to: &routes)
     }
 
     var jobs: [BackgroundJob] {

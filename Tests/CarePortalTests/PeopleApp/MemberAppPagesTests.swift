@@ -270,4 +270,27 @@ import Testing
         let rest = html[range.upperBound...]
         return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
     }
+
+    @Test(arguments: TestEngines.all)
+    func herMoodIsSharedOnceWithHerGroupAndAHardDayIsAnsweredWithWhereToFindHelp(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, _, app) = try await Self.signedInMember(portal)
+            let form = try await browser.get(SiteURL.appMood.path)
+            let clientID = try #require(Self.hidden("client_id", in: form.text))
+            let none = try await browser.post(SiteURL.appMood.path, form: [("client_id", clientID)])
+            #expect(none.status == .unprocessableContent && none.errorSummary == ["Choose how you are feeling"])
+            let sad = try await browser.post(SiteURL.appMood.path, form: [("client_id", clientID), ("mood", "sad")])
+            #expect(sad.status == .ok && sad.text.contains("feeling sad") && sad.text.contains("call or text 988"))
+            #expect(sad.text.contains("tel:"), "a hard day is answered with numbers to call")
+            // Sent twice (a double tap or a reload): shared once.
+            _ = try await browser.post(SiteURL.appMood.path, form: [("client_id", clientID), ("mood", "sad")])
+            let room = try await app.get(SiteURL.apiChat.path).text
+            #expect(room.components(separatedBy: #""body_text":"is feeling sad""#).count - 1 == 1, "\(room)")
+            let happy = try await browser.post(SiteURL.appMood.path, form: [("client_id", "another-\(clientID)"), ("mood", "happy")])
+            #expect(happy.text.contains("feeling happy") && !happy.text.contains("988"))
+            let after = try await app.get(SiteURL.apiChat.path).text
+            #expect(after.components(separatedBy: #""body_text":"is feeling happy""#).count - 1 == 1)
+            #expect(after.components(separatedBy: #""body_text":"is feeling sad""#).count - 1 == 1)
+        }
+    }
 }
