@@ -23,10 +23,6 @@ struct CalendarAppController {
         return holder.accountID
     }
 
-    private static func id(_ context: PortalContext) throws -> Int64 {
-        guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else { throw HTTPError(.notFound) }
-        return id
-    }
 
     private func layout(_ title: String, _ context: PortalContext) -> Layout {
         portal.appLayout(title, context: context, navigation: .member, currentPath: SiteURL.appCalendar.path)
@@ -150,7 +146,7 @@ struct CalendarAppController {
 
     private func event(_ context: PortalContext) async throws -> CalendarEvent {
         let memberID = try memberID(context)
-        let id = try Self.id(context)
+        let id = try context.parameters.recordID()
         guard let event = try await portal.database.read({ db in try await calendar.repository.find(id: id, memberID: memberID, on: db) }) else {
             throw HTTPError(.notFound)
         }

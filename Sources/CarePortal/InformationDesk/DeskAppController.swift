@@ -18,16 +18,12 @@ struct DeskAppController {
         routes.post(SiteURL.appDeskAsk.pattern, access: .memberPages, ask)
         routes.get(SiteURL.pattern(SiteURL.appDeskThread), access: .memberPages, thread)
         routes.post(SiteURL.pattern(SiteURL.appDeskReplies), access: .memberPages, reply)
-        routes.get(SiteURL.pattern(SiteURL.appDeskThreadFlag), access: .memberPages) { try await flagForm(.question(try Self.id($1)), $0, $1) }
-        routes.post(SiteURL.pattern(SiteURL.appDeskThreadFlag), access: .memberPages) { try await flag(.question(try Self.id($1)), $0, $1) }
-        routes.get(SiteURL.pattern(SiteURL.appDeskReplyFlag), access: .memberPages) { try await flagForm(.reply(try Self.id($1)), $0, $1) }
-        routes.post(SiteURL.pattern(SiteURL.appDeskReplyFlag), access: .memberPages) { try await flag(.reply(try Self.id($1)), $0, $1) }
+        routes.get(SiteURL.pattern(SiteURL.appDeskThreadFlag), access: .memberPages) { try await flagForm(.question(try $1.parameters.recordID()), $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.appDeskThreadFlag), access: .memberPages) { try await flag(.question(try $1.parameters.recordID()), $0, $1) }
+        routes.get(SiteURL.pattern(SiteURL.appDeskReplyFlag), access: .memberPages) { try await flagForm(.reply(try $1.parameters.recordID()), $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.appDeskReplyFlag), access: .memberPages) { try await flag(.reply(try $1.parameters.recordID()), $0, $1) }
     }
 
-    private static func id(_ context: PortalContext) throws -> Int64 {
-        guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else { throw HTTPError(.notFound) }
-        return id
-    }
 
     private func reader(_ context: PortalContext) throws -> Int64 {
         guard let holder = context.appAccount, holder.kind == .member else { throw HTTPError(.notFound) }
@@ -73,7 +69,7 @@ struct DeskAppController {
         case "replied": "Your reply is posted."
         default: nil
         }
-        return portal.pages.response(try await threadPage(try Self.id(context), reader: try reader(context), context: context, notice: notice))
+        return portal.pages.response(try await threadPage(try context.parameters.recordID(), reader: try reader(context), context: context, notice: notice))
     }
 
     private struct QuestionForm: Decodable {
@@ -109,7 +105,7 @@ struct DeskAppController {
 
     @Sendable func reply(request: Request, context: PortalContext) async throws -> Response {
         let reader = try reader(context)
-        let threadID = try Self.id(context)
+        let threadID = try context.parameters.recordID()
         let source = try await request.form(ReplyForm.self, context: context).body ?? ""
         switch InformationDesk.body(source, empty: "Enter your reply") {
         case .success(let text):

@@ -86,18 +86,10 @@ struct MemberAppController {
         )
         func refused(_ problems: [String: String]) -> Response {
             var errors = FormErrors()
-            for field in MemberRegistrationPage.fieldOrder {
-                if field == "due_date" {
-                    if let problem = dueDateProblem ?? problems[field].map({ DateInputProblem(message: $0, parts: DateInputValue.Part.allCases) }) {
-                        dueDateProblem = problem
-                        errors.add(DateInputField.errorAnchor(field, problem), problem.message)
-                    }
-                } else if let problem = problems[field] {
-                    errors.add(field, problem)
-                }
-            }
+            var dates = dueDateProblem.map { ["due_date": $0] } ?? [:]
+            errors.add(problems, in: MemberRegistrationPage.fieldOrder, dates: &dates, dateFields: ["due_date"])
             return portal.pages.response(
-                registrationPage(context, form: registration, dueDate: form.dueDate, dueDateProblem: dueDateProblem, errors: errors),
+                registrationPage(context, form: registration, dueDate: form.dueDate, dueDateProblem: dates["due_date"], errors: errors),
                 status: .unprocessableContent
             )
         }

@@ -162,11 +162,7 @@ struct MemberHomePage: Page {
         case let days: "\(days) days to your due date."
         }
         pointsText = home.points == 1 ? "You have 1 point this month." : "You have \(home.points) points this month."
-        unreadText = switch home.unreadNotifications {
-        case 0: nil
-        case 1: "1 new notification"
-        case let count: "\(count) new notifications"
-        }
+        unreadText = AppNotificationsPage.unreadText(home.unreadNotifications)
         upcoming = home.upcoming.map { Upcoming(title: $0.title, time: clock.dateTime($0.at)) }
     }
 }

@@ -161,6 +161,15 @@ struct AppNotificationPages: Sendable {
 struct AppNotificationsPage: Page {
     static let template = TemplateName.appNotifications
 
+    /// What a home page says of her unread notifications: nothing when there are none.
+    static func unreadText(_ count: Int) -> String? {
+        switch count {
+        case 0: nil
+        case 1: "1 new notification"
+        default: "\(count) new notifications"
+        }
+    }
+
     struct Entry: Encodable, Sendable {
         let message: String
         let body: String?

@@ -25,7 +25,7 @@ struct PharmacyAppController {
         routes.get(SiteURL.appPharmacyHome.pattern, access: .pharmacyCustomerPages, home)
         routes.get(SiteURL.appPharmacyDeals.pattern, access: .pharmacyCustomerPages, deals)
         routes.get(SiteURL.pattern(SiteURL.appPharmacyDealPicture), access: .pharmacyCustomerPages) { [portal] request, context in
-            try await PharmacyStoreController.picture(of: try Self.id(context), portal: portal, request: request, context: context)
+            try await PharmacyStoreController.picture(of: try context.parameters.recordID(), portal: portal, request: request, context: context)
         }
         routes.get(SiteURL.appPharmacyRewards.pattern, access: .pharmacyCustomerPages, rewards)
         routes.get(SiteURL.pattern(SiteURL.appPharmacyReward), access: .pharmacyCustomerPages, confirmRedeem)
@@ -46,10 +46,6 @@ struct PharmacyAppController {
         .addRoutes(to: &routes)
     }
 
-    private static func id(_ context: PortalContext) throws -> Int64 {
-        guard let id = context.parameters.get("id").flatMap(Int64.init) else { throw HTTPError(.notFound) }
-        return id
-    }
 
     private func layout(_ title: String, _ context: PortalContext, _ url: SiteURL) -> Layout {
         portal.appLayout(title, context: context, navigation: .pharmacyCustomer, currentPath: url.path)
@@ -106,18 +102,10 @@ struct PharmacyAppController {
             )
         )
         func refused(_ problems: [String: String]) -> Response {
-            for field in PharmacyRegistrationPage.fieldOrder {
-                if field == "date_of_birth" {
-                    if let problem = dateProblem ?? problems[field].map({ DateInputProblem(message: $0, parts: DateInputValue.Part.allCases) }) {
-                        dateProblem = problem
-                        errors.add(DateInputField.errorAnchor(field, problem), problem.message)
-                    }
-                } else if let problem = problems[field] {
-                    errors.add(field, problem)
-                }
-            }
+            var dates = dateProblem.map { ["date_of_birth": $0] } ?? [:]
+            errors.add(problems, in: PharmacyRegistrationPage.fieldOrder, dates: &dates, dateFields: ["date_of_birth"])
             return portal.pages.response(PharmacyRegistrationPage(
-                layout: layout, registration: registration, dateOfBirth: form.dateOfBirth, dateProblem: dateProblem, errors: errors
+                layout: layout, registration: registration, dateOfBirth: form.dateOfBirth, dateProblem: dates["date_of_birth"], errors: errors
             ), status: .unprocessableContent)
         }
         // Every problem at once, the date's and the confirmation's with the rest.
@@ -195,13 +183,13 @@ struct PharmacyAppController {
 
     @Sendable func confirmRedeem(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
-        let (reward, points) = try await offered(try Self.id(context), customerID: holder.accountID)
+        let (reward, points) = try await offered(try context.parameters.recordID(), customerID: holder.accountID)
         return portal.pages.response(PharmacyRedeemPage(layout: layout("Redeem a reward", context, .appPharmacyRewards), reward: reward, points: points))
     }
 
     @Sendable func redeem(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
-        let rewardID = try Self.id(context)
+        let rewardID = try context.parameters.recordID()
         do {
             let (voucher, _, _) = try await pharmacy.redeem(rewardID: rewardID, customerID: holder.accountID, origin: origin(request, context))
             return seeOther("\(SiteURL.appPharmacyVoucher(voucher.id).path)?redeemed=1")
@@ -231,7 +219,7 @@ struct PharmacyAppController {
 
     @Sendable func voucher(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
-        let id = try Self.id(context)
+        let id = try context.parameters.recordID()
         guard let voucher = try await portal.database.read({ db in try await repository.voucher(id: id, customerID: holder.accountID, on: db) }) else {
             throw HTTPError(.notFound)
         }
@@ -245,7 +233,7 @@ struct PharmacyAppController {
     /// Starts the voucher's 5 minutes; one already used or over is shown as it is, with why.
     @Sendable func activate(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
-        let id = try Self.id(context)
+        let id = try context.parameters.recordID()
         do {
             _ = try await pharmacy.activate(voucherID: id, customerID: holder.accountID, origin: origin(request, context))
         } catch let error as APIError where error.status == .notFound {
@@ -295,7 +283,7 @@ struct PharmacyAppController {
     /// (go and unlock) when her password step-up has run out.
     private func refillSubject(_ context: PortalContext) async throws -> (PharmacyPrescription, PharmacyCustomer)? {
         let holder = try customer(context)
-        let id = try Self.id(context)
+        let id = try context.parameters.recordID()
         let found = try await portal.database.read { db -> (PharmacyPrescription, PharmacyCustomer)? in
             guard let prescription = try await repository.prescription(id: id, customerID: holder.accountID, on: db),
                   let customer = try await repository.customer(id: holder.accountID, on: db) else { return nil }

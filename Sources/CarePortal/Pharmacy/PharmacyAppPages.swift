@@ -130,11 +130,7 @@ struct PharmacyHomePage: Page {
         self.layout = layout
         greeting = "Hello, \(home.customer.details.firstName)"
         pointsText = "You have \(pointsPhrase(home.points))."
-        unreadText = switch home.unreadNotifications {
-        case 0: nil
-        case 1: "1 new notification"
-        case let count: "\(count) new notifications"
-        }
+        unreadText = AppNotificationsPage.unreadText(home.unreadNotifications)
         deals = home.deals.prefix(3).map(PharmacyDealCard.init)
         moreDeals = home.deals.count > 3
     }

@@ -28,10 +28,6 @@ struct SurveysAppController {
         return member
     }
 
-    private static func id(_ context: PortalContext) throws -> Int64 {
-        guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else { throw HTTPError(.notFound) }
-        return id
-    }
 
     private func layout(_ title: String, _ context: PortalContext) -> Layout {
         portal.appLayout(title, context: context, navigation: .member, currentPath: SiteURL.appSurveys.path)
@@ -68,12 +64,12 @@ struct SurveysAppController {
 
     @Sendable func survey(request: Request, context: PortalContext) async throws -> Response {
         let member = try await me(context)
-        return portal.pages.response(try await page(try Self.id(context), member: member, context: context))
+        return portal.pages.response(try await page(try context.parameters.recordID(), member: member, context: context))
     }
 
     @Sendable func answer(request: Request, context: PortalContext) async throws -> Response {
         let member = try await me(context)
-        let id = try Self.id(context)
+        let id = try context.parameters.recordID()
         let form = try await request.form([String: String].self, context: context)
         let questions = try await portal.database.read { db in try await surveys.repository.questions(surveyID: id, on: db) }
         let given = questions.map { question -> SurveysAPI.GivenAnswer in

@@ -118,3 +118,20 @@ package struct DateInputField: Sendable, Encodable {
         boxID(name, problem.parts.first ?? .day)
     }
 }
+
+extension FormErrors {
+    /// Adds each field's problem in `order`. A date input's problem goes to its first box to correct: the
+    /// page's own check of the boxes (in `dates`), or else a message about the date as a whole from
+    /// `problems` (a date in the future, say), which is put in `dates` so the field shows it too.
+    package mutating func add(_ problems: [String: String], in order: [String], dates: inout [String: DateInputProblem], dateFields: Set<String>) {
+        for field in order {
+            if dateFields.contains(field) {
+                guard let problem = dates[field] ?? problems[field].map({ DateInputProblem(message: $0, parts: DateInputValue.Part.allCases) }) else { continue }
+                dates[field] = problem
+                add(DateInputField.errorAnchor(field, problem), problem.message)
+            } else if let problem = problems[field] {
+                add(field, problem)
+            }
+        }
+    }
+}
