@@ -14,7 +14,8 @@
       return;
     }
     element.textContent = (minutes > 0 ? plural(minutes, "minute") + (rest > 0 ? " " + plural(rest, "second") : "") : plural(rest, "second")) + " left";
-    window.setTimeout(tick, 1000 - ((deadline - Date.now()) % 1000 + 1000) % 1000 || 1000);
+    // Wake when the whole seconds left next change.
+    window.setTimeout(tick, ((deadline - Date.now()) % 1000) || 1000);
   }
   tick();
 }());
