@@ -394,6 +394,23 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         check_page(browser, "member calendar with an entry")
 
         browser.find_element(By.LINK_TEXT, "Home").click()
+        browser.find_element(By.LINK_TEXT, "Learning").click()
+        check_page(browser, "member learning")
+        modules = [a for a in browser.find_elements(By.CSS_SELECTOR, "main .app-card__title a") if not a.text.startswith("Video:")]
+        assert modules, "nothing to learn in the demo for this week"
+        modules[0].click()
+        check_page(browser, "member learning module")
+        if browser.find_elements(By.XPATH, "//button[normalize-space()='Check my answers']"):
+            submit(browser, "Check my answers")
+            assert error_summary_links(browser), "an unanswered quiz is not told"
+            check_page(browser, "member learning quiz with errors")
+        browser.get(base + "/app/member/learning")
+        videos = [a for a in browser.find_elements(By.CSS_SELECTOR, "main .app-card__title a") if a.text.startswith("Video:")]
+        if videos:
+            videos[0].click()
+            check_page(browser, "member learning video")
+
+        browser.find_element(By.LINK_TEXT, "Home").click()
         browser.find_element(By.LINK_TEXT, "Surveys").click()
         check_page(browser, "member surveys")
         open_surveys = browser.find_elements(By.CSS_SELECTOR, "main .app-card__title a")

@@ -141,6 +141,11 @@ enum SiteURL: Sendable, Equatable {
     case appMemberRegister
     case appMemberRecovery
     case appMemberHelp
+    case appLearning
+    case appLearningModule(Int64)
+    case appLearningVideo(Int64)
+    case appLearningVideoWatched(Int64)
+    case appLearningVideoFile(Int64)
     case appMood
     case appSurveys
     case appSurvey(Int64)
@@ -486,6 +491,11 @@ enum SiteURL: Sendable, Equatable {
         case .appMemberRegister: "\(AppAccountKind.member.pagesPath)/register"
         case .appMemberRecovery: "\(AppAccountKind.member.pagesPath)/recovery"
         case .appMemberHelp: "\(AppAccountKind.member.pagesPath)/help"
+        case .appLearning: "\(AppAccountKind.member.pagesPath)/learning"
+        case .appLearningModule(let id): "\(AppAccountKind.member.pagesPath)/learning/modules/\(id)"
+        case .appLearningVideo(let id): "\(AppAccountKind.member.pagesPath)/learning/videos/\(id)"
+        case .appLearningVideoWatched(let id): "\(AppAccountKind.member.pagesPath)/learning/videos/\(id)/watched"
+        case .appLearningVideoFile(let id): "\(AppAccountKind.member.pagesPath)/learning/videos/\(id)/file"
         case .appMood: "\(AppAccountKind.member.pagesPath)/mood"
         case .appSurveys: "\(AppAccountKind.member.pagesPath)/surveys"
         case .appSurvey(let id): "\(AppAccountKind.member.pagesPath)/surveys/\(id)"

@@ -217,14 +217,8 @@ final class LearningCenterCache: Sendable {
 struct LearningCenterAPIController {
     let portal: Portal
     let cache: LearningCenterCache
-    let content = LearningContentRepository()
-
-    var videoFiles: UploadStore {
-        UploadStore(dataDirectory: portal.settings.dataDirectory, folder: "videos", randomBytes: portal.dependencies.randomBytes)
-    }
-
-    static let moduleCompletedReason = "module_completed"
-    static let videoWatchedReason = "video_watched"
+    let learning: LearningCenter
+    var content: LearningContentRepository { learning.content }
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.apiLearning.pattern, access: .member, center)
@@ -236,14 +230,8 @@ struct LearningCenterAPIController {
 
     /// Her, and her week of pregnancy today.
     private func me(_ context: PortalContext, on db: any SQLDatabase) async throws -> (Member, Int) {
-        let id = try context.requireMember().accountID
-        guard let member = try await MemberRepository().find(id: id, on: db) else { throw APIError.unauthorized }
-        let today = portal.programSettings.current.clock.date(of: portal.now)
-        return (member, LearningStage.memberWeek(dueDate: member.dueDate, today: today))
-    }
-
-    private static func score(_ best: (correct: Int, questions: Int)?) -> LearningCenterAPI.Score? {
-        best.map { LearningCenterAPI.Score(correct: $0.correct, questions: $0.questions) }
+        guard let found = try await learning.memberAndWeek(try context.requireMember().accountID, on: db) else { throw APIError.unauthorized }
+        return found
     }
 
     /// `GET /api/v1/learning`: published modules and videos for her stage, by category, with what she completed.
@@ -261,42 +249,10 @@ struct LearningCenterAPIController {
         )
     }
 
-    /// The module if it is published for her week, else nil.
-    private func visibleModule(_ id: Int64, week: Int, on db: any SQLDatabase) async throws -> LearningModule? {
-        guard let module = try await content.module(id: id, on: db), module.status == .published, module.stage.weeks.contains(week) else { return nil }
-        return module
-    }
-
     /// `GET /api/v1/learning/modules/{id}`: the module to read and its quiz, without the answers; opening it is an event.
     @Sendable func module(request: Request, context: PortalContext) async throws -> Response {
-        let id = try context.parameters.apiRecordID()
-        let now = portal.now
-        let found = try await portal.database.transaction { db -> LearningCenterAPI.Module? in
-            let (member, week) = try await me(context, on: db)
-            guard let module = try await visibleModule(id, week: week, on: db) else { return nil }
-            let questions = try await content.questions(moduleIDs: [id], on: db)
-            // A video that is not published for her is left out rather than shown.
-            let video = try await module.videoID.asyncMap { try await content.video(id: $0, on: db) }
-                .flatMap { $0 }.flatMap { $0.status == .published && $0.stage.weeks.contains(week) ? $0 : nil }
-            let watched = video == nil ? false : try await content.watchedVideos(memberID: member.id, on: db).contains(video!.id)
-            let best = try await content.completedModules(memberID: member.id, on: db)[id]
-            try await MemberEvents().record(
-                MemberEvent(kind: .learningModuleOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "module-\(id)"), on: db
-            )
-            return LearningCenterAPI.Module(
-                id: module.id, title: module.title, summary: module.summary, category: module.category, bodyHtml: module.bodyHTML,
-                links: module.links.map { LearningCenterAPI.Link(title: $0.title, url: $0.url) },
-                video: video.map { LearningCenterAPI.Video($0, watched: watched) },
-                questions: questions.map { question in
-                    LearningCenterAPI.Question(
-                        id: question.id, prompt: question.prompt, correctCount: question.correctChoiceIDs.count,
-                        choices: question.choices.map { LearningCenterAPI.Choice(id: $0.id, text: $0.text) }
-                    )
-                },
-                completed: best != nil, bestScore: Self.score(best)
-            )
-        }
-        guard let found else { throw APIError.notFound }
+        let memberID = try context.requireMember().accountID
+        guard let found = try await learning.open(moduleID: try context.parameters.apiRecordID(), memberID: memberID) else { throw APIError.notFound }
         return .json(found)
     }
 
@@ -304,28 +260,11 @@ struct LearningCenterAPIController {
     /// module is completed, which earns its points once a month.
     @Sendable func attempt(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.apiRecordID()
+        let memberID = try context.requireMember().accountID
         let body = try await request.json(LearningCenterAPI.Attempt.self)
-        let now = portal.now
-        let clock = portal.programSettings.current.clock
-        let outcome = try await portal.database.transaction { db -> (QuizScore, Int)? in
-            let (member, week) = try await me(context, on: db)
-            guard try await visibleModule(id, week: week, on: db) != nil else { return nil }
-            let questions = try await content.questions(moduleIDs: [id], on: db)
-            let answers = try Self.answers(body, to: questions)
-            let score = QuizScore.score(questions, answers: answers)
-            try await content.recordAttempt(moduleID: id, memberID: member.id, score: score, at: now, on: db)
-            try await MemberEvents().record(MemberEvent(
-                kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now,
-                number: Int64(score.percent), label: "module-\(id)"
-            ), on: db)
-            let rules = try await PointsRulesRepository().rules(on: db)
-            let awarded = try await PointsLedger().award(
-                PointsAward(reason: Self.moduleCompletedReason, reference: String(id), amount: rules.moduleCompleted, period: .month),
-                to: .member(member.id), at: now, clock: clock, on: db
-            )
-            return (score, awarded ? rules.moduleCompleted : 0)
+        guard let (score, points) = try await learning.attempt(moduleID: id, memberID: memberID, check: { try Self.answers(body, to: $0) }) else {
+            throw APIError.notFound
         }
-        guard let (score, points) = outcome else { throw APIError.notFound }
         return .json(LearningCenterAPI.Scored(
             correct: score.correctCount, questions: score.questionCount, percent: score.percent,
             results: score.results.map {
@@ -362,24 +301,8 @@ struct LearningCenterAPIController {
 
     /// `POST /api/v1/learning/videos/{id}/watched`: she watched it; earns its points once a month.
     @Sendable func watched(request: Request, context: PortalContext) async throws -> Response {
-        let id = try context.parameters.apiRecordID()
-        let now = portal.now
-        let clock = portal.programSettings.current.clock
-        let points = try await portal.database.transaction { db -> Int? in
-            let (member, week) = try await me(context, on: db)
-            guard let video = try await content.video(id: id, on: db), video.status == .published, video.stage.weeks.contains(week) else { return nil }
-            try await content.recordView(videoID: id, memberID: member.id, at: now, on: db)
-            try await MemberEvents().record(MemberEvent(
-                kind: .learningVideoWatched, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "video-\(id)"
-            ), on: db)
-            let rules = try await PointsRulesRepository().rules(on: db)
-            let awarded = try await PointsLedger().award(
-                PointsAward(reason: Self.videoWatchedReason, reference: String(id), amount: rules.videoWatched, period: .month),
-                to: .member(member.id), at: now, clock: clock, on: db
-            )
-            return awarded ? rules.videoWatched : 0
-        }
-        guard let points else { throw APIError.notFound }
+        let memberID = try context.requireMember().accountID
+        guard let points = try await learning.watched(videoID: try context.parameters.apiRecordID(), memberID: memberID) else { throw APIError.notFound }
         return .json(LearningCenterAPI.Watched(pointsAwarded: points))
     }
 
@@ -388,11 +311,10 @@ struct LearningCenterAPIController {
         let id = try context.parameters.apiRecordID()
         let video = try await portal.database.read { db -> LearningVideo? in
             let (_, week) = try await me(context, on: db)
-            guard let video = try await content.video(id: id, on: db), video.status == .published, video.stage.weeks.contains(week) else { return nil }
-            return video
+            return try await learning.visibleVideo(id, week: week, on: db)
         }
         guard let video, case .file(let stored, _) = video.source,
-              let response = try await videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
+              let response = try await learning.videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
         else { throw APIError.notFound }
         return response
     }

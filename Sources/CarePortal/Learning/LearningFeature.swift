@@ -11,7 +11,7 @@ struct LearningFeature: PortalFeature {
         NavigationItem(title: "Learning", path: SiteURL.learning.path, access: LearningController.access, group: .learning),
     ]
     static let auditActions: [AuditAction] = [.babyWeekChanged, .pointsRulesChanged] + LearningContentController.auditActions
-    static let templates: [TemplateName] = [.learning, .babyWeek, .pointsRules] + LearningContentController.templates
+    static let templates: [TemplateName] = [.learning, .babyWeek, .pointsRules] + LearningContentController.templates + TemplateName.appLearningTemplates
     static let notificationKinds: [NotificationKind] = [.learningNewModule]
     static let notificationSubjects = [
         NotificationSubjectTitles(type: NotificationSubject.learningModuleType) { ids, db in try await LearningContentRepository.moduleTitles(ids, on: db) },
@@ -28,7 +28,9 @@ struct LearningFeature: PortalFeature {
         LearningController(portal: portal).addRoutes(to: &routes)
         LearningAPIController(portal: portal).addRoutes(to: &routes)
         LearningContentController(portal: portal).addRoutes(to: &routes)
-        LearningCenterAPIController(portal: portal, cache: centerCache).addRoutes(to: &routes)
+        let center = LearningCenter(portal: portal)
+        LearningCenterAPIController(portal: portal, cache: centerCache, learning: center).addRoutes(to: &routes)
+        LearningAppController(portal: portal, center: center).addRoutes(to: &routes)
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {

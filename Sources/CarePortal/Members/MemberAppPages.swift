@@ -141,6 +141,7 @@ struct MemberHomePage: Page {
     let deskPath = SiteURL.appDesk.path
     let askPath = SiteURL.appDeskAsk.path
     let surveysPath = SiteURL.appSurveys.path
+    let learningPath = SiteURL.appLearning.path
     let moodPath = SiteURL.appMood.path
     let calendarPath = SiteURL.appCalendar.path
     let helpPath = SiteURL.appMemberHelp.path

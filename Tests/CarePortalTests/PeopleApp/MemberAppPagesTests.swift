@@ -293,4 +293,59 @@ import Testing
             #expect(after.components(separatedBy: #""body_text":"is feeling sad""#).count - 1 == 1)
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func sheReadsAModuleAnswersItsQuizSeesWhyAndWatchesAVideoAsTheAppDoes(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let content = LearningContentRepository()
+            let (moduleID, questions, hiddenID) = try await portal.database.transaction { db -> (Int64, [QuizQuestion], Int64) in
+                let (id, _) = try await content.save(LearningContentTests.module("Eating well", .all), now: portal.clock.now, on: db)
+                for (prompt, choices) in [("Folic acid until?", [("Week 12", true), ("Week 40", false)]), ("Protein?", [("Beans", true), ("Eggs", true), ("Cola", false)])] {
+                    _ = try await content.save(QuizQuestion(id: 0, moduleID: id, prompt: prompt, explanation: "Because \(prompt)",
+                                                            choices: choices.map { .init(id: 0, text: $0.0, isCorrect: $0.1) }), now: portal.clock.now, on: db)
+                }
+                let (hidden, _) = try await content.save(LearningContentTests.module("Draft", .all, .draft), now: portal.clock.now, on: db)
+                return (id, try await content.questions(moduleIDs: [id], on: db), hidden)
+            }
+            var (browser, _, app) = try await Self.signedInMember(portal)
+            let center = try await browser.get(SiteURL.appLearning.path)
+            #expect(center.text.contains("Eating well") && !center.text.contains("Draft"))
+            #expect(try await browser.get(SiteURL.appLearningModule(hiddenID).path).status == .notFound)
+            let module = try await browser.get(SiteURL.appLearningModule(moduleID).path)
+            #expect(module.text.contains("<p>Text.</p>") && module.text.contains("Choose all the answers that are right."))
+            #expect(!module.text.contains("Because "), "the answers are not given away")
+            let (q1, q2) = (questions[0], questions[1])
+            let partial = try await browser.post(SiteURL.appLearningModule(moduleID).path, form: [("q-\(q1.id)", "\(q1.choices[0].id)")])
+            #expect(partial.status == .unprocessableContent && partial.errorSummary == ["Choose an answer"])
+            #expect(partial.text.contains(##"href="#q-\##(q2.id)""##) && partial.text.contains(#"value="\#(q1.choices[0].id)" checked"#))
+            let before = try await app.get(SiteURL.apiPoints.path).object["balance"] as? Int ?? -1
+            let scored = try await browser.post(SiteURL.appLearningModule(moduleID).path, form: [
+                ("q-\(q1.id)", "\(q1.choices[0].id)"), ("q-\(q2.id)-\(q2.choices[0].id)", "on"),
+            ])
+            #expect(scored.status == .ok && scored.text.contains("You got 1 of 2 right.") && scored.text.contains("Because Protein?"))
+            #expect(scored.text.contains("The right answers: Beans; Eggs"))
+            let after = try await app.get(SiteURL.apiPoints.path).object["balance"] as? Int ?? -1
+            #expect(after > before, "completing a module earns its points")
+            // The app's API sees her completion.
+            let listed = try await app.get(SiteURL.apiLearning.path).text
+            #expect(listed.contains(#""best_score":{"correct":1,"questions":2},"completed":true"#))
+            #expect(try await browser.get(SiteURL.appLearning.path).text.contains("Done: 1 of 2 right"))
+
+            // A video: watched once earns its points, and the app sees it watched.
+            let videoID = try await portal.database.transaction { db in
+                try await content.save(LearningVideo(
+                    id: 0, title: "Safe sleep", description: "On the back.", category: "Pregnancy", lengthSeconds: 270,
+                    source: .link("https://example.org/safe-sleep"), stage: .all, status: .published
+                ), now: portal.clock.now, on: db)
+            }
+            let video = try await browser.get(SiteURL.appLearningVideo(videoID).path)
+            #expect(video.text.contains("https://example.org/safe-sleep") && video.text.contains("I watched it"))
+            #expect(try await browser.get(SiteURL.appLearningVideoFile(videoID).path).status == .notFound, "a linked video has no file here")
+            let watched = try await browser.post(SiteURL.appLearningVideoWatched(videoID).path)
+            #expect(watched.location?.hasPrefix("\(SiteURL.appLearningVideo(videoID).path)?points=") == true)
+            let thanked = try await browser.get(try #require(watched.location))
+            #expect(thanked.text.contains("Thank you.") && thanked.text.contains(">Watched<"))
+            #expect(try await app.get(SiteURL.apiLearning.path).text.contains(#""watched":true"#))
+        }
+    }
 }
