@@ -82,10 +82,10 @@ struct LearningAppController {
                 return answers
             }
             guard let (score, points) = outcome else { throw HTTPError(.notFound) }
-            guard let module = try await center.open(moduleID: id, memberID: memberID) else { throw HTTPError(.notFound) }
+            guard let module = try await center.open(moduleID: id, memberID: memberID, recordingOpen: false) else { throw HTTPError(.notFound) }
             return portal.pages.response(LearningAppScoredPage(layout: layout("Your score", context), module: module, score: score, points: points))
         } catch let problem as QuizProblem {
-            guard let module = try await center.open(moduleID: id, memberID: memberID) else { throw HTTPError(.notFound) }
+            guard let module = try await center.open(moduleID: id, memberID: memberID, recordingOpen: false) else { throw HTTPError(.notFound) }
             return portal.pages.response(
                 LearningAppModulePage(layout: layout(module.title, context), module: module, typed: form, problems: problem.fields), status: .unprocessableContent
             )

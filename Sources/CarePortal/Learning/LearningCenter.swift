@@ -37,8 +37,9 @@ struct LearningCenter: Sendable {
     }
 
     /// A module opened: it, its quiz without the answers, its video if that is published for her too, and
-    /// her best score; the opening is recorded. Nil when it is not published for her week.
-    func open(moduleID id: Int64, memberID: Int64) async throws -> LearningCenterAPI.Module? {
+    /// her best score; the opening is recorded unless `recordingOpen` is false (the module shown again beside
+    /// her score or her quiz's problems, which she did not open anew). Nil when it is not published for her week.
+    func open(moduleID id: Int64, memberID: Int64, recordingOpen: Bool = true) async throws -> LearningCenterAPI.Module? {
         let now = portal.now
         return try await portal.database.transaction { db -> LearningCenterAPI.Module? in
             guard let (member, week) = try await memberAndWeek(memberID, on: db), let module = try await visibleModule(id, week: week, on: db) else {
@@ -50,9 +51,11 @@ struct LearningCenter: Sendable {
             if let videoID = module.videoID { video = try await visibleVideo(videoID, week: week, on: db) }
             let watched = video == nil ? false : try await content.watchedVideos(memberID: member.id, on: db).contains(video!.id)
             let best = try await content.completedModules(memberID: member.id, on: db)[id]
-            try await MemberEvents().record(
-                MemberEvent(kind: .learningModuleOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "module-\(id)"), on: db
-            )
+            if recordingOpen {
+                try await MemberEvents().record(
+                    MemberEvent(kind: .learningModuleOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "module-\(id)"), on: db
+                )
+            }
             return LearningCenterAPI.Module(
                 id: module.id, title: module.title, summary: module.summary, category: module.category, bodyHtml: module.bodyHTML,
                 links: module.links.map { LearningCenterAPI.Link(title: $0.title, url: $0.url) },

@@ -223,7 +223,7 @@ struct PharmacyAppController {
         guard let voucher = try await portal.database.read({ db in try await repository.voucher(id: id, customerID: holder.accountID, on: db) }) else {
             throw HTTPError(.notFound)
         }
-        let title = try await rewardTitles()[voucher.rewardID] ?? "Reward"
+        let title = try await portal.database.read { db in try await repository.reward(id: voucher.rewardID, on: db)?.title } ?? "Reward"
         return portal.pages.response(PharmacyVoucherPage(
             layout: layout("Voucher", context, .appPharmacyVouchers), voucher: voucher, title: title, now: portal.now,
             clock: portal.programSettings.current.clock, redeemed: request.query("redeemed") != nil, problem: request.query("problem")

@@ -307,7 +307,7 @@ import Testing
                 let (hidden, _) = try await content.save(LearningContentTests.module("Draft", .all, .draft), now: portal.clock.now, on: db)
                 return (id, try await content.questions(moduleIDs: [id], on: db), hidden)
             }
-            var (browser, _, app) = try await Self.signedInMember(portal)
+            var (browser, memberID, app) = try await Self.signedInMember(portal)
             let center = try await browser.get(SiteURL.appLearning.path)
             #expect(center.text.contains("Eating well") && !center.text.contains("Draft"))
             #expect(try await browser.get(SiteURL.appLearningModule(hiddenID).path).status == .notFound)
@@ -326,6 +326,9 @@ import Testing
             #expect(scored.text.contains("The right answers: Beans; Eggs"))
             let after = try await app.get(SiteURL.apiPoints.path).object["balance"] as? Int ?? -1
             #expect(after > before, "completing a module earns its points")
+            // She opened it once: the pages that show it again beside her problems and her score are no new opening.
+            let openings = try await portal.database.read { db in try await MemberEvents().events(memberID: memberID, kind: .learningModuleOpened, on: db) }
+            #expect(openings.count == 1)
             // The app's API sees her completion.
             let listed = try await app.get(SiteURL.apiLearning.path).text
             #expect(listed.contains(#""best_score":{"correct":1,"questions":2},"completed":true"#))
