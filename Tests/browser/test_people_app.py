@@ -352,6 +352,33 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         assert browser.find_elements(By.CSS_SELECTOR, "main a[href^='tel:']"), "a hard day is answered with no number to call"
         check_page(browser, "member mood shared")
 
+        browser.find_element(By.LINK_TEXT, "Chat").click()
+        assert path_of(browser) == "/app/member/chat"
+        assert "Is feeling overwhelmed" in text_of(browser, "#chat-messages"), "her mood is not in her group's room"
+        submit(browser, "Send")
+        assert error_summary_links(browser) == ["#body"]
+        check_page(browser, "member chat with an error")
+        browser.get(base + "/app/member/chat")
+        # The page's script listens on the chat socket with her cookie: what is sent elsewhere appears here.
+        WebDriverWait(browser, WAIT).until(lambda d: "as they are sent" in text_of(d, "#chat-status"))
+        check_page(browser, "member chat")
+        room = browser.current_window_handle
+        browser.switch_to.new_window("tab")
+        browser.get(base + "/app/member/chat")
+        fill(browser, "body", "Anyone else awake at three?")
+        submit(browser, "Send")
+        browser.close()
+        browser.switch_to.window(room)
+        WebDriverWait(browser, WAIT).until(lambda d: "Anyone else awake at three?" in text_of(d, "#chat-messages"))
+        assert path_of(browser) == "/app/member/chat", "the room was read again instead of updated"
+        screenshot(browser, "member chat updated live")
+        reports = browser.find_elements(By.CSS_SELECTOR, "main .app-chat__report")
+        assert reports, "nothing in the demo's room to report"
+        reports[0].click()
+        check_page(browser, "member chat report")
+        submit(browser, "Send report")
+        assert error_summary_links(browser) == ["#reason"]
+
         browser.find_element(By.LINK_TEXT, "Desk").click()
         check_page(browser, "desk")
         browser.find_element(By.CSS_SELECTOR, "main .app-card__title a").click()

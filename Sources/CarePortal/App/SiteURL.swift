@@ -147,6 +147,9 @@ enum SiteURL: Sendable, Equatable {
     case appLearningVideoWatched(Int64)
     case appLearningVideoFile(Int64)
     case appMood
+    case appChat
+    case appChatMessages
+    case appChatMessageReport(Int64)
     case appSurveys
     case appSurvey(Int64)
     case appCalendar
@@ -497,6 +500,9 @@ enum SiteURL: Sendable, Equatable {
         case .appLearningVideoWatched(let id): "\(AppAccountKind.member.pagesPath)/learning/videos/\(id)/watched"
         case .appLearningVideoFile(let id): "\(AppAccountKind.member.pagesPath)/learning/videos/\(id)/file"
         case .appMood: "\(AppAccountKind.member.pagesPath)/mood"
+        case .appChat: "\(AppAccountKind.member.pagesPath)/chat"
+        case .appChatMessages: "\(AppAccountKind.member.pagesPath)/chat/messages"
+        case .appChatMessageReport(let id): "\(AppAccountKind.member.pagesPath)/chat/messages/\(id)/report"
         case .appSurveys: "\(AppAccountKind.member.pagesPath)/surveys"
         case .appSurvey(let id): "\(AppAccountKind.member.pagesPath)/surveys/\(id)"
         case .appCalendar: "\(AppAccountKind.member.pagesPath)/calendar"

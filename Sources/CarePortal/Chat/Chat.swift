@@ -79,6 +79,13 @@ struct Chat: Sendable {
         return found
     }
 
+    /// Her pause from posting, while a moderator's is in force.
+    func mute(of member: Member) async throws -> ChatMute? {
+        let now = portal.now
+        let mute = try await portal.database.read { db in try await repository.mute(memberID: member.id, on: db) }
+        return mute?.isInForce(at: now) == true ? mute : nil
+    }
+
     // MARK: Posting
 
     static func bodyProblem(_ body: String) -> String? {

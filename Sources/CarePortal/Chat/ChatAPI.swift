@@ -174,13 +174,11 @@ struct ChatAPIController {
         } else {
             try await chat.page(for: member, beforeID: before)
         }
-        let now = portal.now
-        let mute = try await portal.database.read { db in try await chat.repository.mute(memberID: member.id, on: db) }
-        let muted = mute?.isInForce(at: now) ?? false
+        let mute = try await chat.mute(of: member)
         return .json(ChatAPI.Page(
             room: ChatAPI.Room(
                 cohortId: room.cohort.id, name: room.cohort.name, retentionHours: room.retention.hours,
-                mutedUntil: muted ? mute?.until : nil, muted: muted
+                mutedUntil: mute?.until, muted: mute != nil
             ),
             messages: messages.map(ChatAPI.Message.init),
             olderCursor: after == nil && messages.count == Chat.pageSize ? messages.last?.id : nil,

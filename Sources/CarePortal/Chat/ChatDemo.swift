@@ -3,14 +3,19 @@ import PortalPlatform
 import SQLKit
 import SafeHTML
 
-/// Demo conversations in two rooms for `seed-demo`, posted in the last hours so they are inside the
+/// Demo conversations in two rooms for `seed-demo` (the web app's demo member's and the largest other),
+/// posted in the last hours so they are inside the
 /// rooms' window when the demo starts (and gone a day later, as real messages would be).
 extension DemoData {
     func seedChat(on db: any SQLDatabase) async throws {
         var everyone = MemberListQuery()
         everyone.page = PageRequest(number: 1, size: 200)
         let members = try await MemberRepository().list(everyone, on: db).items.filter { $0.status == .active }
-        let rooms = Dictionary(grouping: members, by: \.cohort.id).values.sorted { $0.count > $1.count }.prefix(2)
+        // The room of the member the demo signs in to the web app with first, so she has a conversation to read.
+        let webAppMember = MembersFeature.appParts.first?.demoIdentifier
+        let rooms = Dictionary(grouping: members, by: \.cohort.id).values
+            .sorted { ($0.contains { $0.pseudonym == webAppMember } ? 1 : 0, $0.count) > ($1.contains { $0.pseudonym == webAppMember } ? 1 : 0, $1.count) }
+            .prefix(2)
         let lines = [
             "Anyone else awake? Third night in a row the baby is kicking at 3am. (demo data)",
             "Same here. I lie on my left side with a pillow between my knees, it helps a bit. (demo data)",

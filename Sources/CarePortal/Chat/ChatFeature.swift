@@ -16,6 +16,7 @@ struct ChatFeature: PortalFeature {
     static let notificationKinds: [NotificationKind] = [.chatMessageRemoved, .chatActivity, .moodFollowUp]
     static let templates: [TemplateName] = [
         .chatRooms, .chatRoom, .chatMessages, .chatRemoveMessage, .chatMuteMember, .chatReports, .chatSettings, .appMood, .appMoodShared,
+        .appChatRoom, .appChatMessages, .appChatReport,
     ]
     /// How often expired messages are deleted: well within the minute the retention promise allows.
     static let purgeInterval: Duration = .seconds(30)
@@ -35,6 +36,7 @@ struct ChatFeature: PortalFeature {
         ChatController(portal: portal, chat: chat).addRoutes(to: &routes)
         ChatAPIController(portal: portal, chat: chat).addRoutes(to: &routes)
         ChatAppController(portal: portal, chat: chat).addRoutes(to: &routes)
+        ChatRoomAppController(portal: portal, chat: chat).addRoutes(to: &routes)
     }
 
     var jobs: [BackgroundJob] {

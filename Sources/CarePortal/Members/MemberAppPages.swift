@@ -16,7 +16,7 @@ extension TemplateName {
 extension AppNavigation {
     /// Short words, so the bar stays two rows on a small phone; her surveys and profile are on her home.
     static let member = AppNavigation(.member, links: [
-        ("Home", SiteURL.appMemberHome.path), ("Desk", SiteURL.appDesk.path), ("Calendar", SiteURL.appCalendar.path),
+        ("Home", SiteURL.appMemberHome.path), ("Chat", SiteURL.appChat.path), ("Desk", SiteURL.appDesk.path), ("Calendar", SiteURL.appCalendar.path),
         ("Help", SiteURL.appMemberHelp.path), ("Notifications", SiteURL.appMemberNotifications.path),
     ])
 }
@@ -143,6 +143,7 @@ struct MemberHomePage: Page {
     let surveysPath = SiteURL.appSurveys.path
     let learningPath = SiteURL.appLearning.path
     let moodPath = SiteURL.appMood.path
+    let chatPath = SiteURL.appChat.path
     let calendarPath = SiteURL.appCalendar.path
     let helpPath = SiteURL.appMemberHelp.path
     let profilePath = SiteURL.appMemberProfile.path

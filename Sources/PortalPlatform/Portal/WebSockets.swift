@@ -127,9 +127,11 @@ final class ThreadWrites: @unchecked Sendable {
 }
 
 /// The WebSocket endpoints of the features, by path. An upgrade is accepted only on a registered path,
-/// while its program runs, for an app account of the endpoint's kind presenting a bearer token in
-/// force; anything else is left to the HTTP route of the same path, which answers as any API route does
-/// (401 without a token, 404 while the program is off, 426 for a plain request).
+/// while its program runs, for an app account of the endpoint's kind presenting a token in force: the
+/// app's bearer token, or the web app's cookie from a page of this portal (`Origin` is the portal's own,
+/// so another site's page cannot open a socket with the browser's cookie); anything else is left to the
+/// HTTP route of the same path, which answers as any API route does (401 without a token, 404 while
+/// the program is off, 426 for a plain request).
 package final class WebSocketEndpoints: Sendable {
     private struct Endpoint: Sendable {
         let kind: AppAccountKind
@@ -154,7 +156,8 @@ package final class WebSocketEndpoints: Sendable {
         let path = String((request.path ?? "").prefix { $0 != "?" })
         guard let endpoint = endpoints.withLock({ $0[path] }),
               portal.programSettings.current.runs(endpoint.program),
-              let holder = try? await portal.authenticate(endpoint.kind, bearerToken: request.headerFields.bearerToken)
+              let token = request.headerFields.bearerToken ?? Self.pageToken(request, kind: endpoint.kind, portal: portal),
+              let holder = try? await portal.authenticate(endpoint.kind, bearerToken: token)
         else { return .dontUpgrade }
         return .upgrade([:]) { inbound, outbound, context in
             endpoint.connections.increment()
@@ -165,6 +168,13 @@ package final class WebSocketEndpoints: Sendable {
             }
             try await endpoint.session(holder, inbound, outbound, socket, context.logger)
         }
+    }
+
+    /// The token of the web app's cookie for `kind`, when the request comes from one of the portal's pages.
+    private static func pageToken(_ request: HTTPRequest, kind: AppAccountKind, portal: Portal) -> String? {
+        guard request.headerFields[.origin] == portal.settings.origin else { return nil }
+        let cookies = Cookies(from: request.headerFields[values: .cookie])
+        return AppPageCookies.token(in: cookies[portal.appPageCookies.sessionName]?.value, for: kind)
     }
 }
 

@@ -57,6 +57,12 @@ package struct ProgramClock: Sendable {
         return "\(date.day) \(Self.monthAbbreviations[date.month - 1]) \(date.year), \(twoDigits(minute / 60)):\(twoDigits(minute % 60)) \(zone)"
     }
 
+    /// "19:00": the time of day alone, for something that happened today.
+    package func time(_ instant: Date) -> String {
+        let minute = minuteOfDay(of: instant)
+        return "\(minute / 600)\(minute / 60 % 10):\(minute % 60 / 10)\(minute % 10)"
+    }
+
     private static let monthAbbreviations = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }
 

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import HummingbirdWSClient
+import NIOEmbedded
 import Logging
 import Synchronization
 import Testing
@@ -13,9 +15,9 @@ import Testing
     /// The text frames a socket opened with `token` receives, until `count` arrived or `within` passed.
     /// Waiting ends as soon as `count` frames arrived, so the generous default costs nothing when all is well.
     static func frames(
-        port: Int, token: String?, count: Int, within: Duration = .seconds(30), into frames: Frames = Frames()
+        port: Int, token: String?, headers: HTTPFields = [:], count: Int, within: Duration = .seconds(30), into frames: Frames = Frames()
     ) async throws -> [String] {
-        let configuration = WebSocketClientConfiguration(additionalHeaders: token.map { [.authorization: "Bearer \($0)"] } ?? [:])
+        let configuration = WebSocketClientConfiguration(additionalHeaders: Self.headers(token: token, headers))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await WebSocketClient.connect(
@@ -38,9 +40,16 @@ import Testing
         return frames.all
     }
 
+    /// `headers`, with the bearer `token` when there is one.
+    static func headers(token: String?, _ headers: HTTPFields) -> HTTPFields {
+        var headers = headers
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return headers
+    }
+
     /// True when a socket opened with `token` is accepted (it is closed again at once), false when refused.
-    static func accepted(port: Int, token: String?) async -> Bool {
-        let configuration = WebSocketClientConfiguration(additionalHeaders: token.map { [.authorization: "Bearer \($0)"] } ?? [:])
+    static func accepted(port: Int, token: String?, headers: HTTPFields = [:]) async -> Bool {
+        let configuration = WebSocketClientConfiguration(additionalHeaders: Self.headers(token: token, headers))
         do {
             try await WebSocketClient.connect(
                 url: "ws://127.0.0.1:\(port)\(SiteURL.apiChatLive.path)", configuration: configuration, logger: Logger(label: "chat-socket-test")
@@ -124,6 +133,54 @@ import Testing
             let (lark, _) = try await AppClient.registered(portal)
             portal.clock.advance(by: 8 * 86_400)
             #expect(await !Self.accepted(port: port, token: lark.token), "an expired token opens nothing")
+        }
+    }
+
+    /// Whether the portal would open the chat socket for an upgrade request with `headers`.
+    static func opens(_ portal: TestPortal, _ headers: HTTPFields) async -> Bool {
+        let request = HTTPRequest(method: .get, scheme: nil, authority: "127.0.0.1", path: SiteURL.apiChatLive.path, headerFields: headers)
+        if case .upgrade = await portal.portal.webSockets.upgrade(request, on: EmbeddedChannel(), portal: portal.portal) { return true }
+        return false
+    }
+
+    /// The web app's page opens the socket with the browser's cookie, as the page's script does: only from
+    /// the portal's own origin, so another site's page cannot listen in with her cookie, and never once
+    /// she has signed out.
+    @Test(arguments: TestEngines.all)
+    func theWebAppsCookieOpensTheSocketOnlyFromThePortalsOwnPages(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, _, _) = try await MemberAppPagesTests.signedInMember(portal, pseudonym: "Lark")
+            let cookie = try #require(browser.cookieHeader)
+            let origin = portal.portal.settings.origin
+            #expect(await Self.opens(portal, [.cookie: cookie, .origin: origin]))
+            #expect(await !Self.opens(portal, [.cookie: cookie]), "no Origin, no socket")
+            #expect(await !Self.opens(portal, [.cookie: cookie, .origin: "https://elsewhere.example"]))
+            #expect(await !Self.opens(portal, [.cookie: cookie, .origin: "\(origin), https://elsewhere.example"]))
+            var staff = try await portal.signedIn(.administrator).0
+            _ = try await staff.get(SiteURL.home.path)
+            #expect(await !Self.opens(portal, [.cookie: try #require(staff.cookieHeader), .origin: origin]), "a staff session opens no member's socket")
+            #expect(try await browser.post(AppAccountKind.member.signOutPagePath).status == .seeOther)
+            #expect(await !Self.opens(portal, [.cookie: cookie, .origin: origin]), "signed out, the old cookie opens nothing")
+        }
+    }
+
+    /// The socket a page opens with her cookie hears her room like the app's. (This test's WebSocket client
+    /// always sends `Origin: ws://127.0.0.1`, so the portal is served at that origin here; a client from
+    /// anywhere else is refused.)
+    @Test(arguments: TestEngines.all)
+    func aSocketOpenedWithTheWebAppsCookieHearsHerRoom(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine, configure: { $0.baseURL = "ws://127.0.0.1" }, live: true) { portal in
+            let port = try #require(portal.client.port)
+            let (wren, _) = try await AppClient.registered(portal, pseudonym: "Wren")
+            // The cookie the web app's sign-in gives her: her kind and a token of her own.
+            let (lark, _) = try await AppClient.registered(portal, pseudonym: "Lark")
+            let session = portal.portal.appPageCookies.session(kind: .member, token: try #require(lark.token))
+            let cookie: HTTPFields = [.cookie: "\(session.name)=\(session.value)"]
+            async let heard = Self.frames(port: port, token: nil, headers: cookie, count: 1)
+            try await Self.waitForListeners(portal, 1)
+            _ = try await ChatTests.post(wren, "Hello from the app")
+            let frame = try await heard.first.map(Self.json)
+            #expect((frame?["message"] as? [String: Any])?["body_text"] as? String == "Hello from the app")
         }
     }
 }

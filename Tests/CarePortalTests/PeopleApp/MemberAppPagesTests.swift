@@ -295,6 +295,77 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func sheTalksWithHerGroupOnceHoweverOftenSentReportsAMessageAndSeesOnlyWhatTheAppWould(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, memberID, app) = try await Self.signedInMember(portal)
+            #expect(try await browser.get(SiteURL.appChat.path).text.contains("Say hello to your group"))
+            let (lark, _) = try await AppClient.registered(portal, pseudonym: "Lark")
+            let later = CalendarDate(portal.clock.now).adding(months: 7).iso
+            let (heron, _) = try await AppClient.registered(portal, pseudonym: "Heron", ["due_date": later])
+            let larks = Int64(try #require(try await ChatTests.post(lark, "Kicks all night").object["id"] as? Int))
+            let herons = Int64(try #require(try await ChatTests.post(heron, "Another group's words").object["id"] as? Int))
+
+            let room = try await browser.get(SiteURL.appChat.path)
+            #expect(room.text.contains("Kicks all night") && !room.text.contains("Another group's words"), "her own group's room only")
+            #expect(room.text.contains(#"data-chat-live="\#(SiteURL.apiChatLive.path)""#) && room.text.contains(#"data-chat-newest="\#(larks)""#))
+            let clientID = try #require(Self.hidden("client_id", in: room.text))
+            let empty = try await browser.post(SiteURL.appChat.path, form: [("client_id", clientID), ("body", "  ")])
+            #expect(empty.status == .unprocessableContent && empty.errorSummary == ["Write a message"])
+            let long = String(repeating: "a", count: Chat.maximumLength + 1)
+            let tooLong = try await browser.post(SiteURL.appChat.path, form: [("client_id", clientID), ("body", long)])
+            #expect(tooLong.status == .unprocessableContent && tooLong.text.contains(long), "what she wrote is kept")
+            #expect(Self.hidden("client_id", in: tooLong.text) == clientID, "sent again, it is still the same message")
+
+            // Sent twice (a double tap, or the form sent again): posted once, escaped.
+            for _ in 0..<2 {
+                let sent = try await browser.post(SiteURL.appChat.path, form: [("client_id", clientID), ("body", "Hello <b>all</b>")])
+                #expect(sent.status == .seeOther && sent.location == "\(SiteURL.appChat.path)#write")
+            }
+            let api = try await app.get(SiteURL.apiChat.path).text
+            #expect(api.components(separatedBy: #""body_text":"Hello <b>all</b>""#).count - 1 == 1, "\(api)")
+            let after = try await browser.get(SiteURL.appChat.path).text
+            #expect(after.contains("Hello &lt;b&gt;all&lt;/b&gt;") && after.contains("(you)"))
+            // The page's script fetches what came after the newest it shows, drawn as the page draws it.
+            let newer = try await browser.get("\(SiteURL.appChatMessages.path)?after=\(larks)")
+            #expect(newer.status == .ok && newer.text.contains("Hello &lt;b&gt;all") && !newer.text.contains("Kicks all night"))
+            #expect(try await browser.get("\(SiteURL.appChatMessages.path)?after=x").status == .badRequest)
+
+            // Reporting another member's message in her room; never her own, never another room's.
+            #expect(try await browser.get(SiteURL.appChatMessageReport(herons).path).status == .notFound)
+            let mine = Self.messageIDs(in: after).last ?? 0
+            #expect(mine != larks)
+            #expect(try await browser.get(SiteURL.appChatMessageReport(mine).path).status == .notFound)
+            #expect(try await browser.get(SiteURL.appChatMessageReport(larks).path).text.contains("Kicks all night"))
+            let noReason = try await browser.post(SiteURL.appChatMessageReport(larks).path, form: [("reason", "")])
+            #expect(noReason.status == .unprocessableContent && noReason.errorSummary.first?.contains("what is wrong") == true)
+            let reported = try await browser.post(SiteURL.appChatMessageReport(larks).path, form: [("reason", "Selling something")])
+            #expect(reported.location == "\(SiteURL.appChat.path)?notice=reported")
+            var admin = try await portal.signedIn(.administrator).0
+            #expect(try await admin.get(SiteURL.chatReports.path).text.contains("Selling something"))
+
+            // A removed message is shown as removed, as the app shows it; a muted member reads but cannot write.
+            #expect(try await admin.post(SiteURL.chatMessageRemove(larks).path, form: [("reason", "Selling")]).status == .seeOther)
+            #expect(try await admin.post(SiteURL.chatMemberMute(memberID).path, form: [("length", "hour"), ("reason", "Too many")]).status == .seeOther)
+            let muted = try await browser.get(SiteURL.appChat.path).text
+            #expect(!muted.contains("Kicks all night") && muted.contains("Removed by a moderator"))
+            #expect(!muted.contains(SiteURL.appChatMessageReport(larks).path), "a removed message cannot be reported")
+            #expect(muted.contains("A moderator has paused your posting") && !muted.contains(#"name="body""#))
+            let refused = try await browser.post(SiteURL.appChat.path, form: [("client_id", "another"), ("body", "Let me in")])
+            #expect(refused.status == .unprocessableContent && refused.text.contains("Let me in") && refused.errorSummary.first?.contains("paused your posting") == true)
+
+            // The room's window holds for the page too: a day later nothing of this is shown.
+            portal.clock.advance(by: 25 * 3_600)
+            let nextDay = try await browser.get(SiteURL.appChat.path).text
+            #expect(!nextDay.contains("Hello &lt;b&gt;") && nextDay.contains("Say hello to your group") && nextDay.contains(#"name="body""#))
+        }
+    }
+
+    /// The chat messages a page shows, by their ids, in the page's order.
+    static func messageIDs(in html: String) -> [Int64] {
+        html.components(separatedBy: #"data-message-id=""#).dropFirst().compactMap { Int64($0.prefix { $0.isNumber }) }
+    }
+
+    @Test(arguments: TestEngines.all)
     func sheReadsAModuleAnswersItsQuizSeesWhyAndWatchesAVideoAsTheAppDoes(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let content = LearningContentRepository()
