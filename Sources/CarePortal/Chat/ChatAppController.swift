@@ -11,6 +11,14 @@ extension TemplateName {
 /// with her group as from the app (`Chat.shareMood`), and she is shown the same follow-up the app shows
 /// (`Chat.followUp`): nothing more after a good day, something to read after an ordinary one, and where to
 /// find help — crisis lines first — after a hard one.
+extension Chat {
+    /// The member signed in to the web app's page.
+    func member(signedInTo context: PortalContext) async throws -> Member {
+        guard let holder = context.appAccount, holder.kind == .member else { throw HTTPError(.notFound) }
+        return try await member(holder.accountID)
+    }
+}
+
 struct ChatAppController {
     let portal: Portal
     let chat: Chat
@@ -20,17 +28,12 @@ struct ChatAppController {
         routes.post(SiteURL.appMood.pattern, access: .memberPages, shareMood)
     }
 
-    private func member(_ context: PortalContext) async throws -> Member {
-        guard let holder = context.appAccount, holder.kind == .member else { throw HTTPError(.notFound) }
-        return try await chat.member(holder.accountID)
-    }
-
     private func layout(_ title: String, _ context: PortalContext) -> Layout {
         portal.appLayout(title, context: context, navigation: .member, currentPath: SiteURL.appMemberHome.path)
     }
 
     @Sendable func moodForm(request: Request, context: PortalContext) async throws -> Response {
-        _ = try await member(context)
+        _ = try await chat.member(signedInTo: context)
         return portal.pages.response(AppMoodPage(layout: layout("How are you feeling?", context), clientID: UUID().uuidString.lowercased()))
     }
 
@@ -40,7 +43,7 @@ struct ChatAppController {
     }
 
     @Sendable func shareMood(request: Request, context: PortalContext) async throws -> Response {
-        let member = try await member(context)
+        let member = try await chat.member(signedInTo: context)
         let form = try await request.form(MoodForm.self, context: context)
         let clientID = form.client_id ?? ""
         guard let mood = form.mood.flatMap(Mood.init(rawValue:)) else {

@@ -25,11 +25,6 @@ struct ChatRoomAppController {
         routes.post(SiteURL.pattern(SiteURL.appChatMessageReport), access: .memberPages, report)
     }
 
-    private func member(_ context: PortalContext) async throws -> Member {
-        guard let holder = context.appAccount, holder.kind == .member else { throw HTTPError(.notFound) }
-        return try await chat.member(holder.accountID)
-    }
-
     private func layout(_ title: String, _ context: PortalContext) -> Layout {
         portal.appLayout(title, context: context, navigation: .member, currentPath: SiteURL.appChat.path)
     }
@@ -61,7 +56,7 @@ struct ChatRoomAppController {
     static func newClientID() -> String { UUID().uuidString.lowercased() }
 
     @Sendable func room(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(try await roomPage(try await member(context), request: request, context: context))
+        portal.pages.response(try await roomPage(try await chat.member(signedInTo: context), request: request, context: context))
     }
 
     private struct MessageForm: Decodable {
@@ -71,7 +66,7 @@ struct ChatRoomAppController {
 
     /// Posts her message (once, however often the form is sent) and shows the room at its newest.
     @Sendable func post(request: Request, context: PortalContext) async throws -> Response {
-        let member = try await member(context)
+        let member = try await chat.member(signedInTo: context)
         let form = try await request.form(MessageForm.self, context: context)
         let body = form.body ?? "", clientID = form.client_id ?? ""
         var errors = FormErrors()
@@ -94,7 +89,7 @@ struct ChatRoomAppController {
     /// The messages after `?after=` (all in the room's window without it), drawn as the room's page
     /// draws them, for the page's script to add.
     @Sendable func newMessages(request: Request, context: PortalContext) async throws -> Response {
-        let member = try await member(context)
+        let member = try await chat.member(signedInTo: context)
         let after = try request.query("after").map { value -> Int64 in
             guard let id = Int64(value), id >= 0 else { throw HTTPError(.badRequest) }
             return id
@@ -122,7 +117,7 @@ struct ChatRoomAppController {
     }
 
     @Sendable func reportForm(request: Request, context: PortalContext) async throws -> Response {
-        let member = try await member(context)
+        let member = try await chat.member(signedInTo: context)
         return portal.pages.response(reportPage(try await reportable(context, member), context: context))
     }
 
@@ -131,7 +126,7 @@ struct ChatRoomAppController {
     }
 
     @Sendable func report(request: Request, context: PortalContext) async throws -> Response {
-        let member = try await member(context)
+        let member = try await chat.member(signedInTo: context)
         let message = try await reportable(context, member)
         let reason = try await request.form(ReportForm.self, context: context).reason ?? ""
         do {
