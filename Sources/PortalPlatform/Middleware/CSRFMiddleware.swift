@@ -43,8 +43,8 @@ package struct CSRFMiddleware: RouterMiddleware {
             guard let formToken = context.appPageFormToken else { return "no form cookie" }
             expected = formToken
         } else {
-            guard let session = context.session else { return "no session" }
-            expected = session.csrfToken
+            guard let sessionToken = context.session?.csrfToken ?? context.formToken else { return "no session or form cookie" }
+            expected = sessionToken
         }
         let token: String?
         if let boundary = MultipartForm.boundary(contentType: request.headers[.contentType]) {

@@ -26,6 +26,9 @@ package struct SessionMiddleware: RouterMiddleware {
                 }
             }
         }
+        if context.session == nil, let form = request.cookies[portal.sessions.formCookieName]?.value, form.count == 43 {
+            context.formToken = Sessions.formToken(form: form)
+        }
         var response = try await next(request, context)
         if cookieValue != nil, context.session == nil, response.headers[values: .setCookie].isEmpty {
             response.setCookie(portal.sessions.expiredCookie)

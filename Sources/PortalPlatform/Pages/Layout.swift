@@ -131,7 +131,7 @@ extension Portal {
             .filter { $0.access.allows(role) && settings.runs($0.program) }
             .map { (group: $0.group, link: SiteHeader.NavigationLink(title: $0.title, path: $0.path, isCurrent: $0.path == currentPath)) }
         let programName = settings.programName
-        let csrfToken = context.session?.csrfToken
+        let csrfToken = context.session?.csrfToken ?? context.formToken
         let header = SiteHeader(
             programName: programName,
             signedIn: context.staff.flatMap { staff in

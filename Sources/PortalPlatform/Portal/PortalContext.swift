@@ -9,6 +9,9 @@ public struct PortalContext: RequestContext {
     package let peerAddress: String?
     /// Set by `SessionMiddleware` when the request carries a session cookie in force.
     package var session: ActiveSession?
+    /// The token the forms of a visitor without a session carry (sign-in, setup, a forgotten password, an
+    /// invitation): derived from the form cookie, so showing those forms writes nothing.
+    package var formToken: String?
     /// Set by `SessionMiddleware` when that session belongs to an active staff account.
     package var staff: StaffAccount?
     /// Set on an app's API routes when the request carries a bearer token in force for the route's kind of account.

@@ -1,14 +1,16 @@
 import Hummingbird
 
 extension Portal {
-    /// Forms posted before sign-in need a session to hold their CSRF token; this starts one if needed.
+    /// Forms posted before sign-in carry a token derived from the form cookie (made here on the first
+    /// visit, never stored), so anyone may look at them as often as they like without a row written:
+    /// a session is stored only once someone signs in or a form's answer needs one.
     package func withFormSession(context: PortalContext, render: (PortalContext) -> Response) async throws -> Response {
-        if context.session != nil { return render(context) }
+        if context.session != nil || context.formToken != nil { return render(context) }
         var context = context
-        let session = try await database.write { db in try await sessions.start(accountID: nil, on: db) }
-        context.session = session
+        let form = SecretToken(randomBytes: dependencies.randomBytes).value
+        context.formToken = Sessions.formToken(form: form)
         var response = render(context)
-        response.setCookie(sessions.cookie(for: session))
+        response.setCookie(sessions.formCookie(form))
         return response
     }
 }

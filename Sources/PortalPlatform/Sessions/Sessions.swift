@@ -122,6 +122,20 @@ public struct Sessions: Sendable {
         }
     }
 
+    /// Holds 256 random bits the forms of a visitor without a session take their token from.
+    package var formCookieName: String { settings.cookiesAreSecure ? "__Host-careportal_form" : "careportal_form" }
+
+    /// The cookie a visitor's form token is derived from, for as long as the browser is open.
+    package func formCookie(_ value: String) -> Cookie {
+        Cookie(name: formCookieName, value: value, path: "/", secure: settings.cookiesAreSecure, httpOnly: true, sameSite: .lax)
+    }
+
+    /// The token the forms of a visitor holding the form cookie `form` carry: it cannot be made without
+    /// reading the cookie, which only our pages' origin can.
+    package static func formToken(form: String) -> String {
+        SecretToken.hash("careportal staff form\n\(form)")
+    }
+
     /// The cookie that hands `session` to the browser.
     package func cookie(for session: ActiveSession) -> Cookie {
         Cookie(

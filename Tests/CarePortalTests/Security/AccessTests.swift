@@ -376,14 +376,25 @@ import Testing
         try await TestPortal.run(engine, configure: { $0.baseURL = "https://portal.example.org" }) { portal in
             let response = try await portal.client.execute(uri: "/sign-in", method: .get, headers: [:], body: nil)
             #expect(response.headers[.strictTransportSecurity] == "max-age=31536000; includeSubDomains")
-            let cookie = try #require(response.headers[values: .setCookie].first)
-            #expect(cookie.hasPrefix("__Host-careportal_session="))
-            let attributes = cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            #expect(attributes.contains("secure"))
-            #expect(attributes.contains("httponly"))
-            #expect(attributes.contains("samesite=lax"))
-            #expect(attributes.contains("path=/"))
-            #expect(!attributes.contains { $0.hasPrefix("domain") })
+            let form = try #require(response.headers[values: .setCookie].first)
+            #expect(form.hasPrefix("__Host-careportal_form="))
+            try await portal.createStaff(.administrator, username: "tls.admin")
+            let formValue = String(form.split(separator: ";")[0].dropFirst("__Host-careportal_form=".count))
+            let body = "username=tls.admin&password=correct+horse+battery+staple&csrf_token=\(Sessions.formToken(form: formValue))"
+            let signedIn = try await portal.client.execute(
+                uri: "/sign-in", method: .post,
+                headers: [.cookie: "__Host-careportal_form=\(formValue)", .contentType: "application/x-www-form-urlencoded", .secFetchSite: "same-origin"],
+                body: ByteBuffer(string: body)
+            )
+            let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("__Host-careportal_session=") }, "\(signedIn.status)")
+            for cookie in [form, session] {
+                let attributes = cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                #expect(attributes.contains("secure"))
+                #expect(attributes.contains("httponly"))
+                #expect(attributes.contains("samesite=lax"))
+                #expect(attributes.contains("path=/"))
+                #expect(!attributes.contains { $0.hasPrefix("domain") })
+            }
         }
     }
 }

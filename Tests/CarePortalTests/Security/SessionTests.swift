@@ -11,9 +11,13 @@ import Testing
     func signingInIssuesANewSessionIdAndTheOldOneStopsWorking(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             try await portal.createStaff(.physician, username: "dr.ana")
+            // A session the browser held before signing in (one left by signing out, or one an attacker planted).
+            let planted = try await portal.database.write { db in try await portal.portal.sessions.start(accountID: nil, on: db) }
             var browser = Visitor(portal: portal)
+            browser.cookie = planted.id
             try await browser.get("/sign-in")
             let before = try #require(browser.cookie)
+            #expect(before == planted.id)
             try await browser.post("/sign-in", form: [("username", "dr.ana"), ("password", "correct horse battery staple")])
             let after = try #require(browser.cookie)
             #expect(before != after)
@@ -27,20 +31,57 @@ import Testing
     }
 
     /// The session and its account come back from one query: the account is the one signed in, and a
-    /// session that carries only a CSRF token has none.
+    /// session that carries only a CSRF token and a message for the next page has none.
     @Test(arguments: TestEngines.all)
     func aSessionIsReadWithItsAccount(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            var visitor = Visitor(portal: portal)
-            try await visitor.get("/sign-in")
-            let anonymous = try #require(try await portal.portal.sessions.resolve(cookieValue: visitor.cookie))
-            #expect(anonymous.session.accountID == nil && anonymous.account == nil)
+            let started = try await portal.database.write { db in
+                try await portal.portal.sessions.start(accountID: nil, flash: Flash(.info, "Signed out"), on: db)
+            }
+            let anonymous = try #require(try await portal.portal.sessions.resolve(cookieValue: started.id))
+            #expect(anonymous.session.accountID == nil && anonymous.account == nil && anonymous.session.flash?.text == "Signed out")
 
             _ = try await portal.signedIn(.administrator)
             let (browser, account) = try await portal.signedIn(.physician, username: "dr.ana")
             let resolved = try #require(try await portal.portal.sessions.resolve(cookieValue: browser.cookie))
             #expect(resolved.session.accountID == account.id)
             #expect(resolved.account == account)
+        }
+    }
+
+    /// Anyone may look at the pages open before sign-in as often as they like without a row written: their
+    /// forms take their token from a cookie that is never stored. Every such page of the router is asked a
+    /// thousand times by visitors without cookies, and by one visitor keeping hers.
+    @Test(arguments: TestEngines.all)
+    func anonymousVisitsToThePagesBeforeSignInWriteNoSession(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            func sessionRows() async throws -> Int { try await portal.database.read { db in try await db.count(in: "sessions") { $0 } } }
+            let pages = portal.app.routes.filter { route in
+                route.method == "GET" && AccessTests.isPortal(route) && portal.app.catalogue.access[route] == .everyone
+            }.map { AccessTests.concretePath($0.path) }
+            #expect(pages.contains(SiteURL.signIn.path) && pages.contains(SiteURL.forgottenPassword.path) && pages.contains(SiteURL.setup.path), "\(pages)")
+            let before = try await sessionRows()
+            var keeping = Visitor(portal: portal)
+            for page in pages {
+                for _ in 0..<500 {
+                    var stranger = Visitor(portal: portal)
+                    #expect(try await stranger.get(page).status.code < 500, "\(page)")
+                    #expect(try await keeping.get(page).status.code < 500, "\(page)")
+                }
+            }
+            #expect(try await sessionRows() == before, "looking at \(pages) stored a session")
+            #expect(keeping.cookie == nil && keeping.cookies[portal.portal.sessions.formCookieName] != nil)
+
+            // Her form's token is the form cookie's: it signs her in, and only then is a session stored.
+            try await portal.createStaff(.administrator, username: "first.admin")
+            let signIn = try await keeping.post(SiteURL.signIn.path, form: [("username", "first.admin"), ("password", "correct horse battery staple")])
+            #expect(signIn.status == .seeOther && keeping.cookie != nil)
+            #expect(try await sessionRows() == before + 1)
+            var stranger = Visitor(portal: portal)
+            _ = try await stranger.get(SiteURL.signIn.path)
+            stranger.csrfToken = keeping.csrfToken
+            let forged = try await stranger.post(SiteURL.signIn.path, form: [("username", "first.admin"), ("password", "correct horse battery staple")])
+            #expect(forged.status == .forbidden, "another browser's form token is refused")
         }
     }
 

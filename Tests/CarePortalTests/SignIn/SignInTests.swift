@@ -131,7 +131,7 @@ import Testing
             try await browser.get("/sign-in")
             func attempt(_ username: String, _ password: String, from address: String) async throws -> TestResponse {
                 var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .origin: TestPortal.origin]
-                headers[.cookie] = "\(browser.cookieName)=\(browser.cookie!)"
+                headers[.cookie] = browser.cookieHeader
                 headers[HTTPField.Name("X-Forwarded-For")!] = address
                 let body = "username=\(username)&password=\(password.replacingOccurrences(of: " ", with: "+"))&csrf_token=\(browser.csrfToken!)"
                 return try await portal.client.execute(uri: "/sign-in", method: .post, headers: headers, body: ByteBuffer(string: body))
