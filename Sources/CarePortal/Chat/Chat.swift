@@ -137,21 +137,30 @@ struct Chat: Sendable {
             var told = false
             if posted.isNew {
                 try await events.record(MemberEvent(kind: .chatMessagePosted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now), on: db)
-                // Once a quiet period, the rest of her cohort hears there is something new; never what.
-                if try await repository.claimActivityNotice(cohortID: member.cohort.id, now: now, quietPeriod: Self.activityQuietPeriod, on: db) {
-                    told = try await feeds.notifyMembers(of: [member.cohort.id], except: member.id, NewNotification(
-                        kind: .chatActivity, message: "There are new messages in your cohort's chat.", subject: .chat(member.cohort.id)
-                    ), on: db) > 0
-                }
+                told = try await tellCohort(of: member, now: now, on: db)
             }
             return (posted, told)
         }
         if posted.isNew { await announce(.posted, posted.message) }
-        if told {
-            let ids = try await portal.database.read { db in try await feeds.memberIDs(of: [member.cohort.id], except: member.id, on: db) }
-            await portal.announceNotifications(to: .members(ids))
-        }
+        if told { try await announceActivity(of: member) }
         return posted
+    }
+
+    /// Once a quiet period, the rest of her cohort hears in their feeds (as each chose) that there is
+    /// something new in the room; never what. True when anyone was told.
+    private func tellCohort(of member: Member, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        guard try await repository.claimActivityNotice(cohortID: member.cohort.id, now: now, quietPeriod: Self.activityQuietPeriod, on: db) else {
+            return false
+        }
+        return try await feeds.notifyMembers(of: [member.cohort.id], except: member.id, NewNotification(
+            kind: .chatActivity, message: "There are new messages in your cohort's chat.", subject: .chat(member.cohort.id)
+        ), on: db) > 0
+    }
+
+    /// Nudges the apps of the rest of her cohort (socket and push hand-off) once their feeds were told.
+    private func announceActivity(of member: Member) async throws {
+        let ids = try await portal.database.read { db in try await feeds.memberIDs(of: [member.cohort.id], except: member.id, on: db) }
+        await portal.announceNotifications(to: .members(ids))
     }
 
     /// Records her mood and, unless she is muted, shares it in her room; returns the room's message.
@@ -159,7 +168,7 @@ struct Chat: Sendable {
         let now = portal.now
         let muted = try await portal.database.read { db in try await repository.mute(memberID: member.id, on: db) }?.isInForce(at: now) ?? false
         let text = mood.roomText
-        let shared = try await portal.database.transaction { db -> (message: ChatMessage, isNew: Bool)? in
+        let shared = try await portal.database.transaction { db -> (message: ChatMessage, isNew: Bool, told: Bool)? in
             try await events.record(
                 MemberEvent(kind: .moodRecorded, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: mood.rawValue, clientID: "mood:\(clientID)"),
                 on: db
@@ -172,12 +181,15 @@ struct Chat: Sendable {
                 ), on: db)
             }
             guard !muted else { return nil }
-            return try await repository.post(
+            let posted = try await repository.post(
                 cohortID: member.cohort.id, memberID: member.id, kind: .mood, body: text, bodyHTML: HTMLEscaping.escape(text), mood: mood,
                 clientID: "mood:\(clientID)", now: now, on: db
             )
+            // A mood shared in the room reaches the cohort as a message does.
+            return (posted.message, posted.isNew, posted.isNew ? try await tellCohort(of: member, now: now, on: db) : false)
         }
         if let shared, shared.isNew { await announce(.posted, shared.message) }
+        if shared?.told == true { try await announceActivity(of: member) }
         if mood.followUpMessage != nil { await portal.announceNotifications(to: .members([member.id])) }
         return shared?.message
     }

@@ -196,6 +196,39 @@ enum FeedSteps {
         }
     }
 
+    /// A mood check-in shared in the room reaches the cohort as a message does: the same chat-activity
+    /// entry, once a quiet period, under the same choice; a muted member's mood, not in the room, tells nobody.
+    @Test(arguments: TestEngines.all)
+    func aMoodCheckInReachesTheCohortAsAMessageDoes(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (wren, wrenID) = try await FeedSteps.member(portal, "Wren")
+            let (lark, _) = try await FeedSteps.member(portal, "Lark")
+            let (dove, _) = try await FeedSteps.member(portal, "Dove")
+            let (heron, _) = try await FeedSteps.member(portal, "Heron", monthsAhead: 7)
+            #expect(try await FeedSteps.preferences(dove, ["kinds": [["kind": "chat_activity", "on": false]]]).status == .ok)
+            func shareMood(_ app: AppClient, _ mood: String) async throws -> AppResponse {
+                try await app.send(.post, SiteURL.apiMoods.path, json: ["mood": mood, "client_id": UUID().uuidString])
+            }
+            #expect(try await shareMood(wren, "happy").status == .created)
+            #expect(try await FeedSteps.entries(lark, kind: "chat_activity").count == 1, "her cohort hears there is something new")
+            #expect(try await FeedSteps.entries(wren, kind: "chat_activity").isEmpty, "not of her own mood")
+            #expect(try await FeedSteps.entries(dove, kind: "chat_activity").isEmpty, "not someone who chose not to hear")
+            #expect(try await FeedSteps.entries(heron, kind: "chat_activity").isEmpty, "another cohort hears nothing")
+            #expect(try await shareMood(wren, "sad").status == .created)
+            #expect(try await FeedSteps.entries(lark, kind: "chat_activity").count == 1, "once a quiet period, as for messages")
+
+            portal.clock.advance(by: Chat.activityQuietPeriod + 1)
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.post(SiteURL.chatMemberMute(wrenID).path, form: [("length", "hour"), ("reason", "Testing")]).status == .seeOther)
+            #expect(try await shareMood(wren, "love").status == .created)
+            #expect(try await FeedSteps.entries(lark, kind: "chat_activity").count == 1, "a muted member's mood is not in the room")
+            (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.post(SiteURL.chatMemberUnmute(wrenID).path).status == .seeOther)
+            #expect(try await shareMood(wren, "love").status == .created)
+            #expect(try await FeedSteps.entries(lark, kind: "chat_activity").count == 2)
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func aPushTheGatewayRefusesIsTriedAgainLaterAndAnUnregisteredPhoneGetsNone(engine: Database.Engine) async throws {
         let sender = RecordingPushSender()
