@@ -3,7 +3,7 @@ import PortalPlatform
 import SQLKit
 
 /// Ninety days of demo activity for `seed-demo`, so the Analytics pages have something to draw: app opens,
-/// section views and moods for every demo member, from a fixed pattern rather than chance, so every demo
+/// section views, moods and questions and replies on the desk for every demo member, from a fixed pattern rather than chance, so every demo
 /// looks alike. Their client ids start with `demo-`.
 extension DemoData {
     func seedAnalytics(on db: any SQLDatabase) async throws {
@@ -33,6 +33,14 @@ extension DemoData {
                     events.append(MemberEvent(
                         kind: .moodRecorded, memberID: member.id, cohortID: member.cohort.id, occurredAt: start.addingTimeInterval(60),
                         label: mood.rawValue, clientID: "\(id)-mood"
+                    ))
+                }
+                if section == .desk {
+                    // On the desk, a question now and then and more often a reply.
+                    let post: InformationDesk.DeskPostKind = (index + daysAgo) % 4 == 0 ? .question : .reply
+                    events.append(MemberEvent(
+                        kind: .deskPosted, memberID: member.id, cohortID: member.cohort.id, occurredAt: start.addingTimeInterval(90),
+                        label: post.rawValue, clientID: "\(id)-desk"
                     ))
                 }
             }

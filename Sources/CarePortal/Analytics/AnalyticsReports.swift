@@ -27,7 +27,7 @@ struct AnalyticsReports: Sendable {
 
         var summary: String {
             switch self {
-            case .sections: "Which parts of the app members visit, and how long they stay."
+            case .sections: "Which parts of the app members visit, how long they stay, and what they write on the information desk."
             case .moods: "The moods members share, by day, week or month, and the share that are negative."
             case .surveys: "A survey's answers, question by question, from the responses submitted in the period: scales as diverging bars."
             case .learning: "Each learning module's quiz scores (average and spread) and how many times it was completed."
@@ -176,7 +176,23 @@ struct AnalyticsReports: Sendable {
             },
             valueAxisTitle: "Minutes", categoryTitle: "Section", csvPath: csvPath("section-time")
         ).figure
-        return [visits, time]
+        return [visits, time, try await deskWriting(on: db)]
+    }
+
+    /// The questions and replies members wrote on the information desk (their commenting activity).
+    private func deskWriting(on db: any SQLDatabase) async throws -> ChartFigure {
+        let kinds = InformationDesk.DeskPostKind.allCases
+        var series: [ChartSeries] = []
+        for scope in scopes {
+            let totals = try await repository.totals(kind: .deskPosted, in: scope.period, cohortIDs: scope.cohortIDs, on: db)
+            series.append(ChartSeries(scope.name, kinds.map { Disclosure.figure(totals[$0.rawValue]?.events ?? 0).value }))
+        }
+        return BarChart(
+            id: "desk-writing", title: "Questions and replies members wrote on the information desk, \(periodText)",
+            summary: "How many questions members asked and how many replies they wrote on the information desk." + comparisonNote,
+            categories: kinds.map(\.title), series: series,
+            valueAxisTitle: "Posts", categoryTitle: "What they wrote", csvPath: csvPath("desk-writing")
+        ).figure
     }
 
     // MARK: Moods over time

@@ -34,6 +34,12 @@ struct MemberEvents: Sendable {
         try await record([event], clock: try await ProgramSettingsRepository().clock(on: db), on: db)
     }
 
+    /// Records `kind` for the member `memberID` in her cohort of now; nothing for a member who is gone.
+    func record(_ kind: MemberEvent.Kind, by memberID: Int64, at time: Date, label: String? = nil, on db: any SQLDatabase) async throws {
+        guard let member = try await MemberRepository().find(id: memberID, on: db) else { return }
+        try await record(MemberEvent(kind: kind, memberID: memberID, cohortID: member.cohort.id, occurredAt: time, label: label), on: db)
+    }
+
     /// Records `events` in order and counts the new ones (not sent before) on `clock`, in one set of statements
     /// for the batch; returns how many were new.
     ///
@@ -111,6 +117,8 @@ extension MemberEvent.Kind {
     static let learningModuleCompleted = MemberEvent.Kind("learning.module_completed")
     /// She watched a video; `label` is `video-ID`.
     static let learningVideoWatched = MemberEvent.Kind("learning.video_watched")
+    /// She wrote on the information desk; `label` is `question` or `reply` (`DeskPostKind`), never what she wrote.
+    static let deskPosted = MemberEvent.Kind("desk.posted")
 }
 
 /// A study participant's events share the one table: no member and no cohort, her participant id

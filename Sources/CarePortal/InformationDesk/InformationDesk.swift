@@ -96,6 +96,18 @@ struct InformationDesk: Sendable {
 
     // MARK: Asking and replying
 
+    /// What a member wrote on the desk, as analytics counts it.
+    enum DeskPostKind: String, CaseIterable {
+        case question, reply
+
+        var title: String {
+            switch self {
+            case .question: "Questions asked"
+            case .reply: "Replies written"
+            }
+        }
+    }
+
     /// Starts a thread and queues the new-question email to every medical professional who wants it.
     func ask(memberID: Int64, title: String, body: StoredText, isAnonymous: Bool) async throws -> Int64 {
         let now = portal.now
@@ -105,6 +117,7 @@ struct InformationDesk: Sendable {
             let id = try await repository.insertThread(
                 title: title, body: body, authorMemberID: memberID, isAnonymous: isAnonymous, now: now, on: db
             )
+            try await MemberEvents().record(.deskPosted, by: memberID, at: now, label: DeskPostKind.question.rawValue, on: db)
             for recipient in try await repository.newQuestionRecipients(on: db) {
                 try await portal.outbox.enqueue(
                     .newQuestion(recipient: recipient, threadID: id, title: title, body: body, programName: programName, baseURL: baseURL),
@@ -129,6 +142,9 @@ struct InformationDesk: Sendable {
                 throw DeskRefusal.notFound
             }
             let id = try await repository.insertReply(threadID: threadID, author: author, body: body, now: now, on: db)
+            if let memberID = author.memberID {
+                try await MemberEvents().record(.deskPosted, by: memberID, at: now, label: DeskPostKind.reply.rawValue, on: db)
+            }
             guard let asker = thread.author.memberID, asker != author.memberID else { return (id, Int64?.none) }
             let told = try await feeds.notify(asker, NewNotification(
                 kind: .deskReply, message: "Someone replied to your question.", subject: .thread(threadID), detailID: id

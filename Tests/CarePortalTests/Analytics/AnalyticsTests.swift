@@ -314,6 +314,43 @@ import Testing
         }
     }
 
+    /// Members' commenting activity: each question asked and reply written on the information desk is an
+    /// event (its kind only, never the words), and the sections page counts them, rounded as every figure is.
+    @Test(arguments: TestEngines.all)
+    func questionsAndRepliesOnTheDeskAreCountedAndNotWhatTheySaid(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var members: [AppClient] = []
+            for _ in 0..<6 { members.append(try await Self.member(portal, due: "2027-05-10").0) }
+            var threadID = 0
+            for (index, app) in members.enumerated() {
+                let asked = try await app.send(.post, SiteURL.apiThreads.path, json: ["title": "Sleepless in week \(30 + index)?", "body": "Private words \(index)"])
+                #expect(asked.status == .created, "\(asked.text)")
+                threadID = asked.object["id"] as? Int ?? threadID
+            }
+            for app in members.prefix(5) {
+                let replied = try await app.send(.post, SiteURL.apiThreadReplies(Int64(threadID)).path, json: ["body": "Private reply"])
+                #expect(replied.status == .created, "\(replied.text)")
+            }
+            var (professional, _) = try await portal.signedIn(.medicalProfessional)
+            _ = try await professional.get(SiteURL.deskThread(Int64(threadID)).path)
+            #expect(try await professional.post(SiteURL.deskThreadReplies(Int64(threadID)).path, form: [("body", "A professional's answer")]).status == .seeOther)
+
+            let stored = try await portal.database.read { db in
+                try await db.raw("SELECT label, number FROM events WHERE kind = \(bind: MemberEvent.Kind.deskPosted.rawValue)").all()
+            }
+            let labels = try stored.map { try $0.decode(column: "label", as: String.self) }
+            #expect(labels.filter { $0 == "question" }.count == 6 && labels.filter { $0 == "reply" }.count == 5, "the professional's reply is not a member's")
+
+            var (admin, _) = try await portal.signedIn(.administrator)
+            let rows = Self.rows(try await admin.get("/analytics/download?graph=desk-writing&range=7d").text)
+            #expect(rows.first?.first == "What they wrote", "\(rows)")
+            #expect(rows.first { $0.first == "Questions asked" }?.last == "5", "6, rounded down to a multiple of 5: \(rows)")
+            #expect(rows.first { $0.first == "Replies written" }?.last == "5", "\(rows)")
+            let page = try await admin.get("/analytics/sections?range=7d").text
+            #expect(page.contains("Questions and replies members wrote on the information desk") && !page.contains("Private"))
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func surveyResultsCountTheResponsesOfThePeriodAndCohortsWithScalesAsDivergingBars(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
