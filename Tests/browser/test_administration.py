@@ -14,7 +14,7 @@ def test_a_physician_registers_and_an_administrator_approves(browser, server, ad
     for field, value in {
         "username": "dr.nunez", "email": "nunez@clinic.example", "password": "quiet river evening walk",
         "password_confirmation": "quiet river evening walk", "first_name": "José", "last_name": "Núñez-Ødegård",
-        "practice_location": "Riverside Movement Clinic", "medical_id_number": "1234567890",
+        "practice_location": "Riverside Movement Clinic", "practice_phone": "217-555-0188", "medical_id_number": "1234567890",
     }.items():
         fill(browser, field, value)
     submit(browser, "Register")

@@ -10,6 +10,7 @@ enum SiteURL: Sendable, Equatable {
     case signIn
     case signOut
     case changePassword
+    case accountPractice
     case registerPhysician
     case registrationReceived
     case staff
@@ -373,6 +374,7 @@ enum SiteURL: Sendable, Equatable {
         case .signIn: PlatformPath.signIn
         case .signOut: PlatformPath.signOut
         case .changePassword: "/account/password"
+        case .accountPractice: "/account/practice"
         case .registerPhysician: "/register"
         case .registrationReceived: "/register/received"
         case .staff: "/staff"

@@ -63,7 +63,7 @@ public struct DemoSeeder: Sendable {
                 if role == .physician {
                     try await accounts.createPhysicianProfile(PhysicianProfile(
                         firstName: "Dana", middleName: "", lastName: "Demo (demo data)",
-                        practiceLocation: "Demo Movement Disorders Clinic, Springfield", medicalIDNumber: "DEMO-0000000"
+                        practiceLocation: "Demo Movement Disorders Clinic, Springfield", practicePhone: "2175550134", medicalIDNumber: "DEMO-0000000"
                     ), accountID: account.id, on: db)
                 }
                 staff.append(account)

@@ -60,6 +60,7 @@ enum SchemaHistory {
         KeepPointsBalances(),
         IndexRetentionByCohort(),
         SealOutboxBodies(),
+        AddPracticePhone(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -84,7 +84,10 @@ struct PatientAPIController {
     static func physician(of patient: Patient, on db: any SQLDatabase) async throws -> PatientAPI.Physician {
         let name = try await PatientRepository().physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? ""
         let profile = try await StaffAccountRepository().physicianProfile(accountID: patient.physicianID, on: db)
-        return PatientAPI.Physician(name: name, practiceAddress: profile?.practiceLocation ?? "")
+        let phone = profile.flatMap { $0.practicePhone.isEmpty ? nil : PhoneNumber(stored: $0.practicePhone) }
+        return PatientAPI.Physician(
+            name: name, practiceAddress: profile?.practiceLocation ?? "", practicePhone: phone?.display, practicePhoneDial: phone?.dialable
+        )
     }
 
     // MARK: Her record

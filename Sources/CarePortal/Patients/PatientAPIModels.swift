@@ -43,6 +43,10 @@ enum PatientAPI {
     struct Physician: Encodable, Sendable {
         let name: String
         let practiceAddress: String
+        /// "615-555-0134"; absent while the physician has not given it.
+        let practicePhone: String?
+        /// For a `tel:` link: "+16155550134".
+        let practicePhoneDial: String?
     }
 
     /// Her own profile (seed 3.12): name, address, phone, medical number, and her physician.

@@ -211,7 +211,8 @@ struct PatientAppController {
         guard let physician else { throw HTTPError(.notFound) }
         return portal.pages.response(PatientDoctorPage(
             layout: layout("My doctor", context, .appPatientDoctor), name: physician.name,
-            practiceAddress: physician.practiceAddress.isEmpty ? nil : physician.practiceAddress
+            practiceAddress: physician.practiceAddress.isEmpty ? nil : physician.practiceAddress,
+            practicePhone: physician.practicePhone, practicePhoneLink: physician.practicePhoneDial.map { "tel:\($0)" }
         ))
     }
 }

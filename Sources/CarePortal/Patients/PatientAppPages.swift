@@ -166,12 +166,14 @@ struct PatientRemindersPage: Page {
     }
 }
 
-/// Her physician's name and where the practice is.
+/// Her physician's name, where the practice is and its phone, a link to call.
 struct PatientDoctorPage: Page {
     static let template = TemplateName.appPatientDoctor
     let layout: Layout
     let name: String
     let practiceAddress: String?
+    let practicePhone: String?
+    let practicePhoneLink: String?
 }
 
 /// The first step of claiming her account: the token from her physician's email.

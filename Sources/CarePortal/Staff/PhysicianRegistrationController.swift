@@ -35,6 +35,7 @@ struct PhysicianRegistrationController {
         var middle_name: String?
         var last_name: String?
         var practice_location: String?
+        var practice_phone: String?
         var medical_id_number: String?
     }
 
@@ -44,6 +45,7 @@ struct PhysicianRegistrationController {
             "username": form.username?.trimmed ?? "", "email": form.email?.trimmed ?? "",
             "first_name": form.first_name?.trimmed ?? "", "middle_name": form.middle_name?.trimmed ?? "",
             "last_name": form.last_name?.trimmed ?? "", "practice_location": form.practice_location?.trimmed ?? "",
+            "practice_phone": form.practice_phone?.trimmed ?? "",
             "medical_id_number": form.medical_id_number?.trimmed ?? "",
         ]
         let username = values["username"]!
@@ -60,9 +62,9 @@ struct PhysicianRegistrationController {
             errors.add("middle_name", problem)
         }
         if let problem = FieldRules.personNameProblem(values["last_name"]!, name: "your last name") { errors.add("last_name", problem) }
-        if let problem = FieldRules.requiredTextProblem(values["practice_location"]!, name: "the location of your practice", maximumLength: 200) {
-            errors.add("practice_location", problem)
-        }
+        if let problem = PhysicianPractice.locationProblem(values["practice_location"]!) { errors.add("practice_location", problem) }
+        let practicePhone = PhysicianPractice.phoneDigits(values["practice_phone"]!)
+        if practicePhone == nil { errors.add("practice_phone", PhysicianPractice.phoneProblem) }
         if let problem = FieldRules.requiredTextProblem(values["medical_id_number"]!, name: "your medical identification number", maximumLength: 40) {
             errors.add("medical_id_number", problem)
         }
@@ -92,7 +94,7 @@ struct PhysicianRegistrationController {
 
         let profile = PhysicianProfile(
             firstName: values["first_name"]!, middleName: values["middle_name"]!, lastName: values["last_name"]!,
-            practiceLocation: values["practice_location"]!, medicalIDNumber: values["medical_id_number"]!
+            practiceLocation: values["practice_location"]!, practicePhone: practicePhone ?? "", medicalIDNumber: values["medical_id_number"]!
         )
         let hash = try await portal.passwords.hash(password)
         do {

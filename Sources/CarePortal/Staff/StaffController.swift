@@ -102,6 +102,9 @@ struct StaffController {
             [
                 StaffAccountPage.Detail(key: "Name", value: profile.fullName),
                 StaffAccountPage.Detail(key: "Location of practice", value: profile.practiceLocation),
+                StaffAccountPage.Detail(
+                    key: "Practice phone", value: profile.practicePhone.isEmpty ? "Not given" : PhoneNumber(stored: profile.practicePhone).display
+                ),
                 StaffAccountPage.Detail(key: "Medical identification number", value: profile.medicalIDNumber),
             ]
         } ?? []

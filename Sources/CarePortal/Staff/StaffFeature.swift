@@ -10,9 +10,9 @@ struct StaffFeature: PortalFeature {
     ]
     static let auditActions: [AuditAction] = [
         .accountCreated, .accountDisabled, .accountEnabled, .physicianRegistered, .physicianApproved, .physicianRejected,
-        .accountDeleted,
+        .accountDeleted, .physicianPracticeChanged,
     ]
-    static let templates: [TemplateName] = [.registerPhysician, .registrationReceived, .staffList, .staffAccount, .deleteStaffAccount]
+    static let templates: [TemplateName] = [.registerPhysician, .registrationReceived, .staffList, .staffAccount, .deleteStaffAccount, .physicianPractice]
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {
@@ -20,6 +20,7 @@ struct StaffFeature: PortalFeature {
         StaffController(portal: portal).addRoutes(to: &routes)
         MedicalProfessionalsController(portal: portal).addStaffInvitationRoutes(to: &routes)
         InvitationController(portal: portal).addRoutes(to: &routes)
+        PhysicianPracticeController(portal: portal).addRoutes(to: &routes)
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
@@ -27,6 +28,12 @@ struct StaffFeature: PortalFeature {
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
+        if staff.role == .physician {
+            return [HomeCard(
+                title: "Your practice", path: SiteURL.accountPractice.path,
+                body: "Where your practice is and its phone number, as your patients see them in their app."
+            )]
+        }
         guard staff.role == .administrator else { return [] }
         let waiting = try await portal.database.read { db in try await StaffAccountRepository().awaitingApprovalCount(on: db) }
         return [HomeCard(

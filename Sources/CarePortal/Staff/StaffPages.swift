@@ -26,8 +26,8 @@ struct RegisterPhysicianPage: Page {
                 FormField("middle_name", label: "Middle name (optional)", value: values["middle_name"] ?? "",
                           autocomplete: "additional-name", width: 20),
                 FormField("last_name", label: "Last name", value: values["last_name"] ?? "", autocomplete: "family-name", width: 20),
-                FormField("practice_location", label: "Location of practice", value: values["practice_location"] ?? "",
-                          hint: "The name and town of the clinic or hospital, as your patients know it.", autocomplete: "organization"),
+                PhysicianPractice.locationField(values["practice_location"] ?? ""),
+                PhysicianPractice.phoneField(values["practice_phone"] ?? ""),
                 FormField("medical_id_number", label: "Medical identification number", value: values["medical_id_number"] ?? "",
                           hint: "For example, your National Provider Identifier (NPI).", width: 20),
             ]

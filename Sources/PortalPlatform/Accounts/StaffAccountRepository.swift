@@ -28,17 +28,22 @@ public struct PhysicianProfile: Sendable, Equatable {
     public var middleName: String
     public var lastName: String
     public var practiceLocation: String
+    /// The practice's phone as ten digits; empty for a physician who has not given it.
+    public var practicePhone: String
     public var medicalIDNumber: String
 
     public var fullName: String {
         [firstName, middleName, lastName].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
-    package init(firstName: String, middleName: String, lastName: String, practiceLocation: String, medicalIDNumber: String) {
+    package init(
+        firstName: String, middleName: String, lastName: String, practiceLocation: String, practicePhone: String = "", medicalIDNumber: String
+    ) {
         self.firstName = firstName
         self.middleName = middleName
         self.lastName = lastName
         self.practiceLocation = practiceLocation
+        self.practicePhone = practicePhone
         self.medicalIDNumber = medicalIDNumber
     }
 }
@@ -255,17 +260,26 @@ package struct StaffAccountRepository: Sendable {
 
     package func createPhysicianProfile(_ profile: PhysicianProfile, accountID: Int64, on db: any SQLDatabase) async throws {
         try await db.insert(into: "physician_profiles")
-            .columns("account_id", "first_name", "middle_name", "last_name", "practice_location", "medical_id_number")
+            .columns("account_id", "first_name", "middle_name", "last_name", "practice_location", "practice_phone", "medical_id_number")
             .values(
                 SQLBind(accountID), SQLBind(profile.firstName), SQLBind(profile.middleName), SQLBind(profile.lastName),
-                SQLBind(profile.practiceLocation), SQLBind(profile.medicalIDNumber)
+                SQLBind(profile.practiceLocation), SQLBind(profile.practicePhone), SQLBind(profile.medicalIDNumber)
             )
+            .run()
+    }
+
+    /// Where a physician's practice is and its phone, as she changes them in her account.
+    package func updatePractice(accountID: Int64, location: String, phone: String, on db: any SQLDatabase) async throws {
+        try await db.update("physician_profiles")
+            .set("practice_location", to: location)
+            .set("practice_phone", to: phone)
+            .where("account_id", .equal, accountID)
             .run()
     }
 
     package func physicianProfile(accountID: Int64, on db: any SQLDatabase) async throws -> PhysicianProfile? {
         guard let row = try await db.select()
-            .columns("first_name", "middle_name", "last_name", "practice_location", "medical_id_number")
+            .columns("first_name", "middle_name", "last_name", "practice_location", "practice_phone", "medical_id_number")
             .from("physician_profiles").where("account_id", .equal, accountID).first()
         else { return nil }
         return PhysicianProfile(
@@ -273,6 +287,7 @@ package struct StaffAccountRepository: Sendable {
             middleName: try row.decode(column: "middle_name", as: String.self),
             lastName: try row.decode(column: "last_name", as: String.self),
             practiceLocation: try row.decode(column: "practice_location", as: String.self),
+            practicePhone: try row.decode(column: "practice_phone", as: String.self),
             medicalIDNumber: try row.decode(column: "medical_id_number", as: String.self)
         )
     }

@@ -14,7 +14,7 @@ import Testing
         let physician = try await portal.createStaff(.physician, username: "dr.berg")
         try await portal.database.transaction { db in
             try await StaffAccountRepository().createPhysicianProfile(PhysicianProfile(
-                firstName: "Ingrid", middleName: "", lastName: "Berg", practiceLocation: "Bergen Movement Clinic, Strandgaten 1", medicalIDNumber: "N-1"
+                firstName: "Ingrid", middleName: "", lastName: "Berg", practiceLocation: "Bergen Movement Clinic, Strandgaten 1", practicePhone: "6155550134", medicalIDNumber: "N-1"
             ), accountID: physician.id, on: db)
         }
         let (patient, token) = try await PatientFixtures.patient(portal, physicianID: physician.id, catalogue: catalogue)
@@ -53,6 +53,7 @@ import Testing
             let physician = try #require(me.object["physician"] as? [String: Any])
             #expect(physician["name"] as? String == "Dr Ingrid Berg")
             #expect(physician["practice_address"] as? String == "Bergen Movement Clinic, Strandgaten 1")
+            #expect(physician["practice_phone"] as? String == "615-555-0134" && physician["practice_phone_dial"] as? String == "+16155550134")
             #expect(me.object["address"] as? String == "12 Harbour Road\nBergen")
             #expect(try await portal.auditEntries(action: .patientAccountClaimed).contains { $0.recordID == "\(patient.id)" && $0.outcome == "success" })
         }

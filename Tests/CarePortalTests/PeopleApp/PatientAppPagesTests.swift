@@ -196,6 +196,7 @@ extension Visitor {
 
             let doctor = try await browser.get(SiteURL.appPatientDoctor.path)
             #expect(doctor.text.contains("Dr Ingrid Berg") && doctor.text.contains("Bergen Movement Clinic, Strandgaten 1"))
+            #expect(doctor.text.contains(#"href="tel:+16155550134">Call 615-555-0134"#), "her doctor's practice is a tap away")
         }
     }
 

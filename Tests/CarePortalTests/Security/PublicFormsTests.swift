@@ -13,7 +13,7 @@ import Testing
         [
             ("username", username), ("email", "\(username)@example.org"), ("password", "correct horse battery staple"),
             ("password_confirmation", "correct horse battery staple"), ("first_name", first), ("middle_name", middle), ("last_name", last),
-            ("practice_location", "Nashville"), ("medical_id_number", "TN-55120"),
+            ("practice_location", "Nashville"), ("practice_phone", "615-555-0134"), ("medical_id_number", "TN-55120"),
         ]
     }
 

@@ -10,7 +10,8 @@ import Testing
     static let registration: [(String, String)] = [
         ("username", "dr.lee"), ("email", "lee@clinic.example"), ("password", "slow walking morning light"),
         ("password_confirmation", "slow walking morning light"), ("first_name", "José"), ("middle_name", ""),
-        ("last_name", "Núñez-Ødegård"), ("practice_location", "Riverside Movement Clinic, Springfield"), ("medical_id_number", "1234567890"),
+        ("last_name", "Núñez-Ødegård"), ("practice_location", "Riverside Movement Clinic, Springfield"), ("practice_phone", "(217) 555-0188"),
+        ("medical_id_number", "1234567890"),
     ]
 
     @Test(arguments: TestEngines.all)
@@ -35,7 +36,7 @@ import Testing
             }?.account)
             let page = try await admin.get("/staff/\(account.id)")
             #expect(page.text.contains("Núñez-Ødegård"))
-            #expect(page.text.contains("1234567890"))
+            #expect(page.text.contains("1234567890") && page.text.contains("217-555-0188"))
             try await admin.post("/staff/\(account.id)/approve")
             #expect(!(try await admin.get("/staff").text.contains("physician registration(s) waiting for approval")))
 
@@ -61,14 +62,55 @@ import Testing
             let empty = try await visitor.post("/register", form: [])
             for message in [
                 "Enter a username", "Enter an email address", "Enter a password", "Enter your first name", "Enter your last name",
-                "Enter the location of your practice", "Enter your medical identification number",
+                "Enter the location of your practice", PhysicianPractice.phoneProblem, "Enter your medical identification number",
             ] {
                 #expect(empty.text.contains(message), "missing: \(message)")
             }
             let taken = try await visitor.post("/register", form: Self.registration)
             #expect(taken.status == .unprocessableContent)
             #expect(taken.text.contains("That username is already taken"))
-            #expect(taken.text.contains(#"value="Riverside Movement Clinic, Springfield""#))
+            #expect(taken.text.contains(#"value="Riverside Movement Clinic, Springfield""#) && taken.text.contains(#"value="(217) 555-0188""#))
+            for wrong in ["911", "555-0188", "call me"] {
+                let refused = try await visitor.post("/register", form: Self.registration.map { $0.0 == "practice_phone" ? ($0.0, wrong) : $0 })
+                #expect(refused.text.contains(PhysicianPractice.phoneProblem), "\(wrong) was taken for a practice phone")
+            }
+        }
+    }
+
+    /// A physician changes where her practice is and its phone in her account; her patient's app shows both
+    /// at once, the phone a link to call; nobody else can use the page.
+    @Test(arguments: TestEngines.all)
+    func aPhysicianKeepsHerPracticesDetailsAndHerPatientsAppShowsThem(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let physician = try await portal.createStaff(.physician, username: "dr.ana")
+            try await portal.database.write { db in
+                try await StaffAccountRepository().createPhysicianProfile(PhysicianProfile(
+                    firstName: "Ana", middleName: "", lastName: "Okafor", practiceLocation: "Old Clinic", medicalIDNumber: "TN-1"
+                ), accountID: physician.id, on: db)
+            }
+            let (record, token) = try await PatientFixtures.patient(portal, physicianID: physician.id, catalogue: try await PatientFixtures.catalogue(portal))
+            let patient = try await PatientFixtures.claimed(portal, patient: record, token: token)
+            let before = try await patient.get(SiteURL.apiPatientMe.path).object["physician"] as? [String: Any]
+            #expect(before?["practice_address"] as? String == "Old Clinic" && before?["practice_phone"] == nil, "no phone given yet: \(String(describing: before))")
+
+            var browser = Visitor(portal: portal)
+            try await browser.signIn(username: "dr.ana", password: "correct horse battery staple")
+            #expect(try await browser.get(SiteURL.home.path).text.contains(SiteURL.accountPractice.path))
+            #expect(try await browser.get(SiteURL.accountPractice.path).text.contains(#"value="Old Clinic""#))
+            let wrong = try await browser.post(SiteURL.accountPractice.path, form: [("practice_location", ""), ("practice_phone", "12")])
+            #expect(wrong.status == .unprocessableContent && wrong.errorSummary == ["Enter the location of your practice", PhysicianPractice.phoneProblem])
+            #expect(wrong.text.contains(#"value="12""#), "what she typed is kept")
+            let saved = try await browser.post(SiteURL.accountPractice.path, form: [("practice_location", "Riverside Clinic, Springfield"), ("practice_phone", "1 (217) 555-0134")])
+            #expect(saved.location == "\(SiteURL.accountPractice.path)?saved=1")
+            #expect(try await browser.get(try #require(saved.location)).text.contains("217-555-0134"))
+            #expect(try await portal.auditEntries(action: .physicianPracticeChanged).count == 1)
+
+            let after = try await patient.get(SiteURL.apiPatientMe.path).object["physician"] as? [String: Any]
+            #expect(after?["practice_address"] as? String == "Riverside Clinic, Springfield")
+            #expect(after?["practice_phone"] as? String == "217-555-0134" && after?["practice_phone_dial"] as? String == "+12175550134")
+
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.get(SiteURL.accountPractice.path).status == .forbidden, "the page is a physician's own")
         }
     }
 
