@@ -3,7 +3,7 @@ import Hummingbird
 import PortalPlatform
 
 /// Administrators set the program's name, the deletion phone number, how long sign-up codes
-/// last, the security questions and which avatars members may choose.
+/// last, where the pharmacy hears of refill requests, the security questions and which avatars members may choose.
 struct ProgramSettingsController {
     static let access = Access.administrators
     let portal: Portal
@@ -31,11 +31,12 @@ struct ProgramSettingsController {
         var programsShown: String?
         var programs: [String]?
         var timeZone: String?
+        var refillEmail: String?
 
         enum CodingKeys: String, CodingKey {
             case programName = "program_name", deletionPhone = "deletion_phone", codeLifetimeDays = "code_lifetime_days"
             case securityQuestions = "security_questions", avatars, programsShown = "programs_shown", programs
-            case timeZone = "time_zone"
+            case timeZone = "time_zone", refillEmail = "refill_email"
         }
     }
 
@@ -50,6 +51,7 @@ struct ProgramSettingsController {
             programIDs: submitted.programsShown == nil ? nil : Set(submitted.programs ?? [])
         )
         form.timeZoneID = submitted.timeZone ?? portal.programSettings.current.timeZoneID
+        form.refillEmail = submitted.refillEmail?.trimmed ?? portal.programSettings.current.refillEmail
         form.programsSwitchedOff = portal.programSettings.current.programsSwitchedOff
         let (settings, errors) = form.validated(base: portal.programSettings.current, programs: portal.contributions.programs)
         guard let settings, errors.isEmpty else {
@@ -79,6 +81,9 @@ struct ProgramSettingsController {
                       type: "tel", autocomplete: "off", width: 20),
             FormField("code_lifetime_days", label: "Days a new sign-up code can be used", value: form.codeLifetimeDays,
                       hint: "From 1 to 365. Codes already made keep the expiry they were given.", type: "text", width: 5),
+            FormField("refill_email", label: "Email address for refill requests (optional)", value: form.refillEmail,
+                      hint: "The pharmacy is told here of each new refill request as it comes, with a link to it and never the medicine's name.",
+                      type: "email", autocomplete: "off"),
         ]
         errors.apply(to: &fields)
         let questionsError = errors.items.first { $0.field == "security_questions" }?.message
@@ -118,6 +123,7 @@ struct ProgramSettingsForm: Sendable {
     /// The programs switched off before this form, for a form that did not show them.
     var programsSwitchedOff: Set<String> = []
     var timeZoneID = ProgramTimeZone.defaultID
+    var refillEmail = ""
 
     init(
         programName: String, deletionPhone: String, codeLifetimeDays: String, securityQuestions: String, avatarIDs: [String],
@@ -143,6 +149,7 @@ struct ProgramSettingsForm: Sendable {
         )
         programsSwitchedOff = settings.programsSwitchedOff
         timeZoneID = settings.timeZoneID
+        refillEmail = settings.refillEmail
     }
 
     func validated(base: ProgramSettings, programs: [Program]) -> (ProgramSettings?, FormErrors) {
@@ -175,6 +182,7 @@ struct ProgramSettingsForm: Sendable {
         if let programIDs, !programs.isEmpty, !programs.contains(where: { programIDs.contains($0.id) }) {
             errors.add("programs", "Choose at least one program for this deployment to run")
         }
+        if !refillEmail.isEmpty, let problem = FieldRules.emailProblem(refillEmail) { errors.add("refill_email", problem) }
         if !ProgramTimeZone.choices.contains(where: { $0.id == timeZoneID }) {
             errors.add("time_zone", "Choose the program's time zone from the list")
         }
@@ -186,6 +194,7 @@ struct ProgramSettingsForm: Sendable {
         settings.securityQuestions = questions
         settings.memberAvatarIDs = avatars
         settings.timeZoneID = timeZoneID
+        settings.refillEmail = refillEmail
         if let programIDs {
             // Programs this portal does not know (their features are not built in) keep the state they had.
             let known = Set(programs.map(\.id))
@@ -205,6 +214,7 @@ extension ProgramSettings {
             securityQuestions != other.securityQuestions ? "security questions" : nil,
             memberAvatarIDs != other.memberAvatarIDs ? "avatars" : nil,
             timeZoneID != other.timeZoneID ? "time zone (\(timeZoneID))" : nil,
+            refillEmail != other.refillEmail ? "refill email address" : nil,
         ].compactMap { $0 }
     }
 

@@ -18,6 +18,8 @@ public struct ProgramSettings: Sendable, Equatable {
     /// The program's time zone (an IANA id): where its days and months begin and end — points' monthly
     /// reset, reminders' times, a study day's midnight, the analytics' days.
     public var timeZoneID: String = ProgramTimeZone.defaultID
+    /// Where the pharmacy hears of each new refill request (never the medication); empty for nobody.
+    public var refillEmail: String = ""
 
     public var timeZone: TimeZone { TimeZone(identifier: timeZoneID) ?? TimeZone(identifier: ProgramTimeZone.defaultID)! }
 
@@ -94,6 +96,7 @@ package struct ProgramSettingsRepository: Sendable {
         case memberAvatars = "member_avatars"
         case programsSwitchedOff = "programs_switched_off"
         case timeZone = "time_zone"
+        case refillEmail = "pharmacy_refill_email"
     }
 
     /// The stored settings, with `defaults` for anything never saved.
@@ -110,6 +113,7 @@ package struct ProgramSettingsRepository: Sendable {
         if let value = values[Key.memberAvatars.rawValue].flatMap(Self.decodeList) { settings.memberAvatarIDs = value }
         if let value = values[Key.programsSwitchedOff.rawValue].flatMap(Self.decodeList) { settings.programsSwitchedOff = Set(value) }
         if let value = values[Key.timeZone.rawValue], TimeZone(identifier: value) != nil { settings.timeZoneID = value }
+        if let value = values[Key.refillEmail.rawValue] { settings.refillEmail = value }
         return settings
     }
 
@@ -129,6 +133,7 @@ package struct ProgramSettingsRepository: Sendable {
             (.memberAvatars, Self.encodeList(settings.memberAvatarIDs)),
             (.programsSwitchedOff, Self.encodeList(settings.programsSwitchedOff.sorted())),
             (.timeZone, settings.timeZoneID),
+            (.refillEmail, settings.refillEmail),
         ]
         for (key, value) in values {
             try await db.insert(into: "program_settings").columns("name", "value", "updated_at")

@@ -254,6 +254,37 @@ enum PharmacyFixtures {
         }
     }
 
+    /// The pharmacy hears of each new refill request at the address in Program settings, with the link to it
+    /// and neither the medication nor the customer; nobody is written to while no address is set.
+    @Test(arguments: TestEngines.all)
+    func theRefillAddressHearsOfEachNewRequestWithoutTheMedicine(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, id) = try await PharmacyFixtures.customer(portal)
+            let first = try await PharmacyFixtures.prescription(portal, customerID: id, medication: "Lisinopril")
+            let second = try await PharmacyFixtures.prescription(portal, customerID: id, medication: "Atorvastatin")
+            _ = try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password])
+            #expect(try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": first, "fulfilment": "pickup"]).status == .created)
+            #expect(try await portal.outboxMessages().filter { $0.subject.hasPrefix("New refill request") }.isEmpty, "no address, nobody told")
+
+            var (admin, _) = try await portal.signedIn(.administrator)
+            var form = [("program_name", "Demo Pharmacy"), ("code_lifetime_days", "30"),
+                        ("security_questions", "One?\nTwo?\nThree?"), ("avatars[]", "moon"), ("refill_email", "not an address")]
+            let wrong = try await admin.post(SiteURL.programSettings.path, form: form)
+            #expect(wrong.status == .unprocessableContent && wrong.text.contains(##"href="#refill_email""##) && wrong.text.contains(#"value="not an address""#))
+            form[form.count - 1] = ("refill_email", "refills@pharmacy.example")
+            #expect(try await admin.post(SiteURL.programSettings.path, form: form).status == .seeOther)
+            #expect(try await portal.auditEntries(action: .programSettingsChanged).last?.detail?.contains("refill email address") == true)
+
+            let asked = try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": second, "fulfilment": "pickup"])
+            let refill = Int64(try #require(asked.object["id"] as? Int))
+            let told = try await portal.outboxMessages().filter { $0.recipient == "refills@pharmacy.example" }
+            #expect(told.count == 1 && told.first?.subject == "New refill request \(refill) (pickup)")
+            let words = (told.first?.subject ?? "") + (told.first?.body ?? "")
+            #expect(words.contains(SiteURL.pharmacyRefill(refill).path))
+            #expect(!words.contains("Atorvastatin") && !words.contains("Margaret") && !words.contains("margaret@"), "\(words)")
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func theRefillWorkflowTakesEveryTransitionAndRefusesTheRest(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
