@@ -108,6 +108,20 @@ struct Pharmacy: Sendable {
         return refill
     }
 
+    // MARK: Beacons
+
+    /// Tells every customer's app, through its feed, that the store's beacons changed, so it reads the list
+    /// again without waiting for an update of the app. Called in the change's transaction.
+    func tellBeaconsChanged(on db: any SQLDatabase) async throws -> Int {
+        try await portal.notifications.writeToMany(NewNotification(
+            kind: .beaconsChanged, message: "The store's beacons changed. Your app now listens for the new ones.",
+            subject: NotificationSubject(Self.beaconsSubject, id: nil)
+        ), accounts: repository.activeCustomerIDs, on: db)
+    }
+
+    static let beaconsSubject = "beacons"
+    static let everyCustomer = NotificationAudience(role: AppAccountKind.pharmacyCustomer.role, accountIDs: nil)
+
     // MARK: Visits and points
 
     /// Her entering a registered beacon's range: the first visit of a day on the program's clock earns

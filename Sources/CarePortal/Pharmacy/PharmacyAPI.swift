@@ -175,7 +175,16 @@ enum PharmacyAPI {
     }
 
     struct Beacons: Encodable, Sendable {
+        /// Changes whenever the list does; the same value is the response's `ETag`.
+        let version: String
         let beacons: [Beacon]
+
+        init(_ beacons: [PharmacyBeacon]) {
+            self.beacons = beacons.map { Beacon(uuid: $0.uuid, major: $0.major, minor: $0.minor, name: $0.name) }
+            version = String(SecretToken.hash(beacons.map { "\($0.uuid)|\($0.major)|\($0.minor)|\($0.name)" }.joined(separator: "\n")).prefix(32))
+        }
+
+        var entityTag: String { "\"\(version)\"" }
     }
 
     struct NewVisit: Decodable, Sendable {
@@ -414,11 +423,18 @@ struct PharmacyAPIController {
 
     // MARK: Beacons and visits
 
-    /// UpdateBeacon: what the app listens for.
+    /// UpdateBeacon: what the app listens for, with its version as the `ETag`; an app that sends the version it
+    /// holds in `If-None-Match` is told 304 while the list is unchanged.
     @Sendable func beacons(request: Request, context: PortalContext) async throws -> Response {
         _ = try context.requireCustomer()
-        let beacons = try await portal.database.read { db in try await repository.beacons(on: db) }
-        return .json(PharmacyAPI.Beacons(beacons: beacons.map { PharmacyAPI.Beacon(uuid: $0.uuid, major: $0.major, minor: $0.minor, name: $0.name) }))
+        let beacons = PharmacyAPI.Beacons(try await portal.database.read { db in try await repository.beacons(on: db) })
+        let held = request.headers[values: .ifNoneMatch].flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        if held.contains(beacons.entityTag) || held.contains("W/\(beacons.entityTag)") || held.contains("*") {
+            return Response(status: .notModified, headers: [.eTag: beacons.entityTag])
+        }
+        var response = Response.json(beacons)
+        response.headers[.eTag] = beacons.entityTag
+        return response
     }
 
     /// EnterBeaconRange and UserRevisitsStore: points for the first visit of the day, whatever the app sends after.

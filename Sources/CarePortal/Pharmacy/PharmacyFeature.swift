@@ -32,7 +32,7 @@ struct PharmacyFeature: PortalFeature {
             demoIdentifier: "margaret.demo@example.invalid"
         ),
     ]
-    static let notificationKinds: [NotificationKind] = [.refillUpdate, .storeVisit]
+    static let notificationKinds: [NotificationKind] = [.refillUpdate, .storeVisit, .beaconsChanged]
 
     let portal: Portal
     let pharmacy: Pharmacy
@@ -92,6 +92,8 @@ extension NavigationGroup {
 extension NotificationKind {
     static let refillUpdate = NotificationKind("refill_update", title: "News about your orders", for: AppAccountKind.pharmacyCustomer.role)
     static let storeVisit = NotificationKind("store_visit", title: "Welcome when you visit the store", for: AppAccountKind.pharmacyCustomer.role)
+    /// The store's beacons changed: the app reads the list again (`GET /api/v1/pharmacy/beacons`).
+    static let beaconsChanged = NotificationKind("beacons_changed", title: "The store's beacons changed", for: AppAccountKind.pharmacyCustomer.role)
 }
 
 extension TemplateName {

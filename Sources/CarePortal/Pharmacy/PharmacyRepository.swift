@@ -563,6 +563,11 @@ struct PharmacyRepository: Sendable {
         )
     }
 
+    /// Every active customer's id, for a feed entry written to them all.
+    var activeCustomerIDs: SQLQueryString {
+        "SELECT c.id FROM pharmacy_customers c WHERE c.status = \(bind: PharmacyCustomer.Status.active.rawValue)"
+    }
+
     func beacons(on db: any SQLDatabase) async throws -> [PharmacyBeacon] {
         try await db.select().columns("id", "uuid", "major", "minor", "name").from("pharmacy_beacons").orderBy("name").orderBy("id").all().map(decodeBeacon)
     }

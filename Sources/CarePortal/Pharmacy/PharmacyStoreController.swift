@@ -326,12 +326,14 @@ struct PharmacyStoreController {
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .pharmacyBeaconAdded, recordType: "pharmacy_beacon", recordID: "\(id)", origin: origin, detail: form.name
             ), on: db)
+            try await pharmacy.tellBeaconsChanged(on: db)
             return true
         }
         guard added else {
             errors.add("uuid", "A beacon with this UUID, major and minor is already registered")
             return try await beacons(form, errors: errors, context, status: .unprocessableContent)
         }
+        await portal.announceNotifications(to: Pharmacy.everyCustomer)
         try await portal.flash(Flash(.success, "\(form.name) registered: the app listens for it from now on."), context: context)
         return seeOther(.pharmacyBeacons)
     }
@@ -344,9 +346,11 @@ struct PharmacyStoreController {
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .pharmacyBeaconRemoved, recordType: "pharmacy_beacon", recordID: "\(id)", origin: origin, detail: name
             ), on: db)
+            try await pharmacy.tellBeaconsChanged(on: db)
             return name
         }
         guard let name else { throw HTTPError(.notFound) }
+        await portal.announceNotifications(to: Pharmacy.everyCustomer)
         try await portal.flash(Flash(.success, "\(name) removed: visits are no longer counted from it."), context: context)
         return seeOther(.pharmacyBeacons)
     }

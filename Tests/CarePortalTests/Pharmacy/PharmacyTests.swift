@@ -191,6 +191,36 @@ enum PharmacyFixtures {
         }
     }
 
+    /// Beacons change without an app update: the list carries its version as the `ETag`, an app holding the
+    /// current one is told 304, and a change made on the Store beacons page reaches every customer's feed.
+    @Test(arguments: TestEngines.all)
+    func theBeaconListCarriesItsVersionAndAChangeReachesEveryCustomersFeed(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, _) = try await PharmacyFixtures.customer(portal)
+            let (other, _) = try await PharmacyFixtures.customer(portal, email: "ruth@example.org", firstName: "Ruth")
+            try await PharmacyFixtures.beacon(portal)
+            let first = try await app.get(SiteURL.apiPharmacyBeacons.path)
+            let tag = try #require(first.headers[.eTag])
+            #expect(tag == "\"\(try #require(first.object["version"] as? String))\"")
+            let unchanged = try await app.send(.get, SiteURL.apiPharmacyBeacons.path, headers: [.ifNoneMatch: tag])
+            #expect(unchanged.status == .notModified && unchanged.headers[.eTag] == tag && unchanged.text.isEmpty)
+            #expect(try await app.send(.get, SiteURL.apiPharmacyBeacons.path, headers: [.ifNoneMatch: "\"not-it\""]).status == .ok)
+
+            var (pharmacist, _) = try await portal.signedIn(.pharmacist)
+            _ = try await pharmacist.get(SiteURL.pharmacyBeacons.path)
+            let added = try await pharmacist.post(SiteURL.pharmacyBeacons.path, form: [
+                ("name", "Pharmacy counter"), ("uuid", "B9407F30-F5F8-466E-AFF9-25556B57FE6D"), ("major", "1"), ("minor", "8"),
+            ])
+            #expect(added.status == .seeOther)
+            let changed = try await app.send(.get, SiteURL.apiPharmacyBeacons.path, headers: [.ifNoneMatch: tag])
+            #expect(changed.status == .ok && changed.headers[.eTag] != tag && (changed.object["beacons"] as? [[String: Any]])?.count == 2)
+            for customer in [app, other] {
+                let feed = try await customer.get(SiteURL.apiPharmacyNotifications.path).text
+                #expect(feed.contains("beacons_changed"), "\(feed)")
+            }
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func visitPointsComeOncePerLocalDayAcrossMidnight(engine: Database.Engine) async throws {
         // 30 November 2026, 23:59:59.999 in New York.
@@ -391,7 +421,7 @@ enum PharmacyFixtures {
             let choices = try await app.get(SiteURL.apiPharmacyNotificationPreferences.path)
             #expect(choices.status == .ok)
             let kinds = choices.object["kinds"] as? [[String: Any]] ?? []
-            #expect(kinds.map { $0["kind"] as? String } == ["refill_update", "store_visit"] && kinds.allSatisfy { $0["on"] as? Bool == true })
+            #expect(kinds.map { $0["kind"] as? String } == ["refill_update", "store_visit", "beacons_changed"] && kinds.allSatisfy { $0["on"] as? Bool == true })
             #expect(choices.object["reminder_lead_minutes"] == nil && choices.object["check_in_time"] == nil)
             let memberKinds = (try await member.get(SiteURL.apiNotificationPreferences.path).object["kinds"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
             #expect(!memberKinds.contains("refill_update") && memberKinds.contains("reply"), "a member never chooses about the pharmacy")
