@@ -182,6 +182,8 @@ struct PatientAPIController {
 
     // MARK: Statistics
 
+    /// Her adherence over `from`…`to`, by day and by item; with `item=KIND:ID` (as many as she chooses) or
+    /// `kind=medication|exercise`, only those items count, so `days` is the chosen activity's day-by-day series.
     @Sendable func statistics(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requirePatient()
         let range = PatientsController.Range(request: request, today: today)
@@ -190,7 +192,10 @@ struct PatientAPIController {
             (try await regimens.prescriptions(patientID: holder.accountID, on: db),
              try await regimens.logs(patientID: holder.accountID, from: range.from, through: range.through, on: db))
         }
-        return .json(PatientAPI.Statistics(AdherenceSummary(prescriptions: prescriptions, logs: logs, from: range.from, through: range.through)))
+        let chosen = try StatisticsSelection(
+            items: request.uri.queryParameters.getAll("item"), kind: request.uri.queryParameters.get("kind")
+        ).prescriptions(of: prescriptions)
+        return .json(PatientAPI.Statistics(AdherenceSummary(prescriptions: chosen, logs: logs, from: range.from, through: range.through)))
     }
 
     // MARK: Reminders

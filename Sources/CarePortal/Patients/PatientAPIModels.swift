@@ -199,6 +199,8 @@ enum PatientAPI {
     }
 
     struct ItemStatistics: Encodable, Sendable {
+        /// What to send as `item` to see this one alone: `medication:12`.
+        let item: String
         let kind: String
         let name: String
         let counts: Counts
@@ -217,7 +219,11 @@ enum PatientAPI {
             to = summary.through.iso
             overall = Counts(summary.total)
             days = summary.days.map { DayStatistics(date: $0.day.iso, counts: Counts($0.count)) }
-            items = summary.items.map { ItemStatistics(kind: $0.kind.rawValue, name: $0.name, counts: Counts($0.count)) }
+            items = summary.items.map {
+                ItemStatistics(
+                    item: StatisticsSelection.Item(kind: $0.kind, itemID: $0.itemID).text, kind: $0.kind.rawValue, name: $0.name, counts: Counts($0.count)
+                )
+            }
         }
     }
 

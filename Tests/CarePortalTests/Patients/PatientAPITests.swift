@@ -252,6 +252,46 @@ import Testing
         }
     }
 
+    /// One activity, or a group of them, over time in one call (seed 3.7.2–3.7.4): `days` is then the chosen
+    /// items' day-by-day series; an item not in her regimen, or written wrongly, is refused.
+    @Test(arguments: TestEngines.all)
+    func statisticsOfAChosenActivityOrGroupAreItsDayByDaySeries(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (_, _, patient, token) = try await Self.setUp(portal)
+            let app = try await PatientFixtures.claimed(portal, patient: patient, token: token)
+            let today = CalendarDate(portal.clock.now)
+            let entries = try #require(try await app.get("/api/v1/patient/schedule").object["entries"] as? [[String: Any]])
+            // Every dose and session today is logged done except the walk, which is missed.
+            for entry in entries {
+                let status = entry["kind"] as? String == "exercise" ? "missed" : "done"
+                _ = try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(entry["entry_id"] as! String)", json: ["status": status])
+            }
+            let all = try #require(try await app.get("/api/v1/patient/statistics").object["items"] as? [[String: Any]])
+            let walking = try #require(all.first { $0["name"] as? String == "Walking" }?["item"] as? String)
+            #expect(walking.hasPrefix("exercise:"))
+
+            func todayCounts(_ query: String) async throws -> [String: Any] {
+                let response = try await app.get("/api/v1/patient/statistics?from=\(today.adding(days: -6).iso)&to=\(today.iso)&\(query)")
+                #expect(response.status == .ok, "\(query): \(response.text)")
+                let days = response.object["days"] as? [[String: Any]] ?? []
+                #expect(days.count == 7, "a day-by-day series over the range")
+                return days.last?["counts"] as? [String: Any] ?? [:]
+            }
+            let walk = try await todayCounts("item=\(walking)")
+            #expect(walk["done"] as? Int == 0 && walk["missed"] as? Int == 1, "\(walk)")
+            let medicines = try await todayCounts("kind=medication")
+            #expect(medicines["missed"] as? Int == 0 && (medicines["done"] as? Int ?? 0) > 0, "\(medicines)")
+            let levodopa = try #require(all.first { $0["name"] as? String == "Levodopa/carbidopa" }?["item"] as? String)
+            let both = try await todayCounts("item=\(walking)&item=\(levodopa)")
+            #expect(both["missed"] as? Int == 1 && both["done"] as? Int == medicines["done"] as? Int, "\(both)")
+
+            for wrong in ["item=exercise:999999", "item=walking", "item=exercise:", "kind=dance"] {
+                let refused = try await app.get("/api/v1/patient/statistics?\(wrong)")
+                #expect(refused.status == .unprocessableContent, "\(wrong) answered \(refused.status.code)")
+            }
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func reminderEmailsAreSentByTheBackgroundJobAsOftenAsSheChose(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
