@@ -42,6 +42,7 @@ enum SiteURL: Sendable, Equatable {
     case apiCurrentSession
     case apiAccountRecovery
     case apiMe
+    case apiMemberRecordOpenings
     case apiMyPassword
     case apiMemberProfile(Int64)
     case apiStaffProfile(Int64)
@@ -116,6 +117,7 @@ enum SiteURL: Sendable, Equatable {
     case apiPatientSessions
     case apiPatientCurrentSession
     case apiPatientMe
+    case apiPatientRecordOpenings
     case apiPatientRegimen
     case apiPatientIllustration(Int64)
     case apiPatientSchedule
@@ -314,6 +316,7 @@ enum SiteURL: Sendable, Equatable {
     case apiPharmacyPasswordResets
     case apiPharmacyPasswordResetCompletion
     case apiPharmacyMe
+    case apiPharmacyRecordOpenings
     case apiPharmacyAddress
     case apiPharmacyHome
     case apiPharmacyStepUp
@@ -353,6 +356,7 @@ enum SiteURL: Sendable, Equatable {
     case apiStudyOpens
     case apiStudyFeedback
     case apiStudyContact
+    case apiStudyRecordOpenings
     // Operations
     case metrics
 
@@ -404,6 +408,7 @@ enum SiteURL: Sendable, Equatable {
         case .apiCurrentSession: "/api/v1/sessions/current"
         case .apiAccountRecovery: "/api/v1/account-recovery"
         case .apiMe: "/api/v1/me"
+        case .apiMemberRecordOpenings: "/api/v1/me/record-openings"
         case .apiMyPassword: "/api/v1/me/password"
         case .apiMemberProfile(let id): "/api/v1/members/\(id)"
         case .apiStaffProfile(let id): "/api/v1/staff/\(id)"
@@ -472,6 +477,7 @@ enum SiteURL: Sendable, Equatable {
         case .apiPatientSessions: "/api/v1/patient/sessions"
         case .apiPatientCurrentSession: "/api/v1/patient/sessions/current"
         case .apiPatientMe: "/api/v1/patient/me"
+        case .apiPatientRecordOpenings: "/api/v1/patient/record-openings"
         case .apiPatientRegimen: "/api/v1/patient/regimen"
         case .apiPatientIllustration(let id): "/api/v1/patient/exercises/\(id)/illustration"
         case .apiPatientSchedule: "/api/v1/patient/schedule"
@@ -638,6 +644,7 @@ enum SiteURL: Sendable, Equatable {
         case .apiPharmacyPasswordResets: "/api/v1/pharmacy/password-resets"
         case .apiPharmacyPasswordResetCompletion: "/api/v1/pharmacy/password-resets/complete"
         case .apiPharmacyMe: "/api/v1/pharmacy/me"
+        case .apiPharmacyRecordOpenings: "/api/v1/pharmacy/record-openings"
         case .apiPharmacyAddress: "/api/v1/pharmacy/me/address"
         case .apiPharmacyHome: "/api/v1/pharmacy/home"
         case .apiPharmacyStepUp: "/api/v1/pharmacy/step-up"
@@ -690,6 +697,7 @@ enum SiteURL: Sendable, Equatable {
         case .apiStudyOpens: "/api/v1/study/opens"
         case .apiStudyFeedback: "/api/v1/study/feedback"
         case .apiStudyContact: "/api/v1/study/contact"
+        case .apiStudyRecordOpenings: "/api/v1/study/record-openings"
         case .metrics: "/metrics"
         case .apiPharmacyNotificationPreferences: "/api/v1/pharmacy/notifications/preferences"
         case .apiPharmacyPushTokens: "/api/v1/pharmacy/push-tokens"

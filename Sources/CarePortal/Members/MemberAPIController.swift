@@ -19,6 +19,9 @@ struct MemberAPIController {
         }
         routes.post(SiteURL.apiAccountRecovery.pattern, access: .everyone, recover)
         routes.get(SiteURL.apiMe.pattern, access: .member, ownProfile)
+        routes.get(SiteURL.apiMemberRecordOpenings.pattern, access: .member) { [portal] request, context in
+            try await portal.recordOpeningsResponse(.member, of: try context.requireMember(), request: request)
+        }
         routes.patch(SiteURL.apiMe.pattern, access: .member, changeProfile)
         routes.post(SiteURL.apiMyPassword.pattern, access: .member, changePassword)
         routes.get(SiteURL.pattern(SiteURL.apiMemberProfile), access: .member, memberProfile)

@@ -25,6 +25,9 @@ struct PatientAPIController {
             )
         }
         routes.get(SiteURL.apiPatientMe.pattern, access: .patient, profile)
+        routes.get(SiteURL.apiPatientRecordOpenings.pattern, access: .patient) { [portal] request, context in
+            try await portal.recordOpeningsResponse(.patient, of: try context.requirePatient(), request: request)
+        }
         routes.get(SiteURL.apiPatientRegimen.pattern, access: .patient, regimen)
         routes.get(SiteURL.pattern(SiteURL.apiPatientIllustration), access: .patient, illustration)
         routes.get(SiteURL.apiPatientSchedule.pattern, access: .patient, schedule)

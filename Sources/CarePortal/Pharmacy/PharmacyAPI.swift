@@ -275,6 +275,9 @@ struct PharmacyAPIController {
         routes.post(SiteURL.apiPharmacyPasswordResets.pattern, access: .everyone, requestReset)
         routes.post(SiteURL.apiPharmacyPasswordResetCompletion.pattern, access: .everyone, completeReset)
         routes.get(SiteURL.apiPharmacyMe.pattern, access: .pharmacyCustomer, me)
+        routes.get(SiteURL.apiPharmacyRecordOpenings.pattern, access: .pharmacyCustomer) { [portal] request, context in
+            try await portal.recordOpeningsResponse(.pharmacyCustomer, of: try context.requireCustomer(), request: request)
+        }
         routes.put(SiteURL.apiPharmacyAddress.pattern, access: .pharmacyCustomer, saveAddress)
         routes.get(SiteURL.apiPharmacyHome.pattern, access: .pharmacyCustomer, home)
         routes.post(SiteURL.apiPharmacyStepUp.pattern, access: .pharmacyCustomer, stepUp)

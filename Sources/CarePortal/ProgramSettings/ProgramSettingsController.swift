@@ -32,11 +32,14 @@ struct ProgramSettingsController {
         var programs: [String]?
         var timeZone: String?
         var refillEmail: String?
+        /// Present when the form showed the staff-names choice.
+        var staffNamesShown: String?
+        var staffNames: String?
 
         enum CodingKeys: String, CodingKey {
             case programName = "program_name", deletionPhone = "deletion_phone", codeLifetimeDays = "code_lifetime_days"
             case securityQuestions = "security_questions", avatars, programsShown = "programs_shown", programs
-            case timeZone = "time_zone", refillEmail = "refill_email"
+            case timeZone = "time_zone", refillEmail = "refill_email", staffNamesShown = "staff_names_shown", staffNames = "staff_names"
         }
     }
 
@@ -52,6 +55,7 @@ struct ProgramSettingsController {
         )
         form.timeZoneID = submitted.timeZone ?? portal.programSettings.current.timeZoneID
         form.refillEmail = submitted.refillEmail?.trimmed ?? portal.programSettings.current.refillEmail
+        form.hidesStaffNames = submitted.staffNamesShown == nil ? portal.programSettings.current.hidesStaffNamesFromPeople : submitted.staffNames == "hidden"
         form.programsSwitchedOff = portal.programSettings.current.programsSwitchedOff
         let (settings, errors) = form.validated(base: portal.programSettings.current, programs: portal.contributions.programs)
         guard let settings, errors.isEmpty else {
@@ -105,7 +109,8 @@ struct ProgramSettingsController {
             },
             programsError: programsError,
             timeZones: ProgramTimeZone.choices.map { FilterOption(value: $0.id, title: $0.title, isSelected: $0.id == form.timeZoneID) },
-            timeZoneError: timeZoneError
+            timeZoneError: timeZoneError,
+            hidesStaffNames: form.hidesStaffNames
         )
     }
 }
@@ -124,6 +129,7 @@ struct ProgramSettingsForm: Sendable {
     var programsSwitchedOff: Set<String> = []
     var timeZoneID = ProgramTimeZone.defaultID
     var refillEmail = ""
+    var hidesStaffNames = false
 
     init(
         programName: String, deletionPhone: String, codeLifetimeDays: String, securityQuestions: String, avatarIDs: [String],
@@ -150,6 +156,7 @@ struct ProgramSettingsForm: Sendable {
         programsSwitchedOff = settings.programsSwitchedOff
         timeZoneID = settings.timeZoneID
         refillEmail = settings.refillEmail
+        hidesStaffNames = settings.hidesStaffNamesFromPeople
     }
 
     func validated(base: ProgramSettings, programs: [Program]) -> (ProgramSettings?, FormErrors) {
@@ -195,6 +202,7 @@ struct ProgramSettingsForm: Sendable {
         settings.memberAvatarIDs = avatars
         settings.timeZoneID = timeZoneID
         settings.refillEmail = refillEmail
+        settings.hidesStaffNamesFromPeople = hidesStaffNames
         if let programIDs {
             // Programs this portal does not know (their features are not built in) keep the state they had.
             let known = Set(programs.map(\.id))
@@ -215,6 +223,7 @@ extension ProgramSettings {
             memberAvatarIDs != other.memberAvatarIDs ? "avatars" : nil,
             timeZoneID != other.timeZoneID ? "time zone (\(timeZoneID))" : nil,
             refillEmail != other.refillEmail ? "refill email address" : nil,
+            hidesStaffNamesFromPeople != other.hidesStaffNamesFromPeople ? "staff names in people's record openings" : nil,
         ].compactMap { $0 }
     }
 
@@ -246,6 +255,8 @@ struct ProgramSettingsPage: Page {
     let programsError: String?
     let timeZones: [FilterOption]
     let timeZoneError: String?
+    /// Whether people read "A member of staff" instead of a name for each opening of their record.
+    let hidesStaffNames: Bool
     let action = SiteURL.programSettings.path
 
     struct ProgramChoice: Sendable, Encodable {

@@ -105,6 +105,9 @@ struct StudyAPIController {
         routes.post(SiteURL.apiStudyOpens.pattern, access: .participant, recordOpen)
         routes.post(SiteURL.apiStudyFeedback.pattern, access: .participant, sendFeedback)
         routes.get(SiteURL.apiStudyContact.pattern, access: .participant, contact)
+        routes.get(SiteURL.apiStudyRecordOpenings.pattern, access: .participant) { [portal] request, context in
+            try await portal.recordOpeningsResponse(.studyParticipant, of: try context.requireParticipant(), request: request)
+        }
     }
 
     /// The participant behind the token, once she has chosen her own password.

@@ -20,6 +20,9 @@ public struct ProgramSettings: Sendable, Equatable {
     public var timeZoneID: String = ProgramTimeZone.defaultID
     /// Where the pharmacy hears of each new refill request (never the medication); empty for nobody.
     public var refillEmail: String = ""
+    /// When true, the people a program serves read "A member of staff" (with the role) for each opening of
+    /// their record; otherwise the staff member's username and role.
+    public var hidesStaffNamesFromPeople = false
 
     public var timeZone: TimeZone { TimeZone(identifier: timeZoneID) ?? TimeZone(identifier: ProgramTimeZone.defaultID)! }
 
@@ -97,6 +100,7 @@ package struct ProgramSettingsRepository: Sendable {
         case programsSwitchedOff = "programs_switched_off"
         case timeZone = "time_zone"
         case refillEmail = "pharmacy_refill_email"
+        case hidesStaffNames = "hides_staff_names_from_people"
     }
 
     /// The stored settings, with `defaults` for anything never saved.
@@ -114,6 +118,7 @@ package struct ProgramSettingsRepository: Sendable {
         if let value = values[Key.programsSwitchedOff.rawValue].flatMap(Self.decodeList) { settings.programsSwitchedOff = Set(value) }
         if let value = values[Key.timeZone.rawValue], TimeZone(identifier: value) != nil { settings.timeZoneID = value }
         if let value = values[Key.refillEmail.rawValue] { settings.refillEmail = value }
+        if let value = values[Key.hidesStaffNames.rawValue] { settings.hidesStaffNamesFromPeople = value == "true" }
         return settings
     }
 
@@ -134,6 +139,7 @@ package struct ProgramSettingsRepository: Sendable {
             (.programsSwitchedOff, Self.encodeList(settings.programsSwitchedOff.sorted())),
             (.timeZone, settings.timeZoneID),
             (.refillEmail, settings.refillEmail),
+            (.hidesStaffNames, settings.hidesStaffNamesFromPeople ? "true" : "false"),
         ]
         for (key, value) in values {
             try await db.insert(into: "program_settings").columns("name", "value", "updated_at")
