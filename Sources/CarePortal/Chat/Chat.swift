@@ -310,16 +310,27 @@ final class ChatRateLimit: Sendable {
 }
 
 extension Chat {
-    /// After a neutral mood the recommended reading; after a negative one that and where to find help, from the directory.
+    /// How many modules a follow-up recommends at most.
+    static let recommendedModules = 3
+
+    /// After a neutral mood, the learning modules tagged for such a day and meant for her week (the program's
+    /// reading link when none fits); after a negative one, the same and where to find help, from the directory.
     func followUp(after mood: Mood, for member: Member) async throws -> ChatAPI.FollowUp {
-        guard mood.group != .positive else { return ChatAPI.FollowUp(kind: "none", message: nil, reading: nil, helplines: []) }
-        let reading = try await portal.database.read { db in try await repository.recommendedReading(on: db) }
-            .map { ChatAPI.Reading(title: $0.title, url: $0.url) }
+        guard mood.group != .positive else { return ChatAPI.FollowUp(kind: "none", message: nil, modules: [], reading: nil, helplines: []) }
+        let week = LearningStage.memberWeek(dueDate: member.dueDate, today: portal.programSettings.current.clock.date(of: portal.now))
+        let (modules, reading) = try await portal.database.read { db in
+            let modules = try await LearningContentRepository().recommended(after: mood.group, week: week, limit: Self.recommendedModules, on: db)
+            return (modules, modules.isEmpty ? try await repository.recommendedReading(on: db) : nil)
+        }
+        let recommended = modules.map { ChatAPI.RecommendedModule(id: $0.id, title: $0.title, summary: $0.summary) }
+        let link = reading.map { ChatAPI.Reading(title: $0.title, url: $0.url) }
         guard mood.group == .negative else {
-            return ChatAPI.FollowUp(kind: "reading", message: mood.followUpMessage, reading: reading, helplines: [])
+            return ChatAPI.FollowUp(kind: "reading", message: mood.followUpMessage, modules: recommended, reading: link, helplines: [])
         }
         // The directory's crisis lines and helplines for where she lives, crisis lines first (988 whatever it holds).
         let helplines = try await HelpDirectory(portal: portal).helplines(forState: member.usState)
-        return ChatAPI.FollowUp(kind: "help", message: mood.followUpMessage, reading: reading, helplines: helplines.map(ChatAPI.Helpline.init))
+        return ChatAPI.FollowUp(
+            kind: "help", message: mood.followUpMessage, modules: recommended, reading: link, helplines: helplines.map(ChatAPI.Helpline.init)
+        )
     }
 }

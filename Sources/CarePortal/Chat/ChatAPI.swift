@@ -97,8 +97,17 @@ enum ChatAPI {
         /// `none` after a positive mood, `reading` after a neutral one, `help` after a negative one.
         let kind: String
         let message: String?
+        /// Published learning modules chosen for the mood and her week; empty after a positive mood or when none fits.
+        let modules: [RecommendedModule]
+        /// The program's reading link, only when no module fits.
         let reading: Reading?
         let helplines: [Helpline]
+    }
+
+    struct RecommendedModule: Encodable, Sendable {
+        let id: Int64
+        let title: String
+        let summary: String
     }
 
     struct Helpline: Encodable, Sendable {

@@ -88,7 +88,15 @@ struct AppMoodSharedPage: Page {
     let heading: String
     let message: String?
     let reading: ChatAPI.Reading?
+    /// Modules recommended for the day, each a link to read it in the web app.
+    let modules: [Module]
     let helplines: [AppHelpPage.Entry]
+
+    struct Module: Encodable, Sendable {
+        let title: String
+        let summary: String
+        let path: String
+    }
     let homePath = SiteURL.appMemberHome.path
     let helpPath = SiteURL.appMemberHelp.path
 
@@ -97,6 +105,7 @@ struct AppMoodSharedPage: Page {
         heading = "Thank you. Your group can see you are feeling \(mood.title.lowercased())."
         message = followUp.message
         reading = followUp.reading
+        modules = followUp.modules.map { Module(title: $0.title, summary: $0.summary, path: SiteURL.appLearningModule($0.id).path) }
         helplines = followUp.helplines.map { line in
             AppHelpPage.Entry(
                 name: line.name, kindTitle: HelpResource.Kind(rawValue: line.kind)?.title ?? "", isCrisis: line.kind == HelpResource.Kind.crisisLine.rawValue,

@@ -116,6 +116,8 @@ struct LearningModule: Sendable, Equatable, Identifiable {
     var links: [ModuleLink]
     var publishedAt: Date?
     var updatedAt: Date
+    /// The moods after which it is recommended to a member in its stage (a neutral or a negative day).
+    var moodGroups: Set<Mood.Group> = []
 }
 
 /// A video: a link to one hosted elsewhere, or a file uploaded to the portal.

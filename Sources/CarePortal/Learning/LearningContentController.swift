@@ -69,6 +69,7 @@ struct LearningContentController {
             "position": String(module.position), "stage": module.stage.code, "status": module.status.rawValue,
             "video_id": module.videoID.map(String.init) ?? "", "links": LearningRules.linksText(module.links),
         ]
+        for group in module.moodGroups { values["after_\(group.rawValue)"] = "yes" }
         if case .weeks(let from, let to) = module.stage {
             values["week_from"] = String(from)
             values["week_to"] = String(to)
@@ -115,7 +116,11 @@ struct LearningContentController {
             previewHTML: preview,
             questions: questionRows, hasQuestions: questionRows?.isEmpty == false,
             newQuestionPath: module.map { SiteURL.newQuizQuestion($0.id).path }, backPath: SiteURL.learningModules.path,
-            summaryMaximum: LearningRules.summaryMaximumLength
+            summaryMaximum: LearningRules.summaryMaximumLength,
+            moodChoices: LearningModulePage.moodChoices.map { group in
+                LearningOption(value: group.rawValue, title: group == .neutral ? "An ordinary day (indifferent)" : "A hard day (sad, angry, sick or overwhelmed)",
+                               isSelected: values["after_\(group.rawValue)"] == "yes")
+            }
         ), status: errors.isEmpty ? .ok : .unprocessableContent)
     }
 
@@ -186,7 +191,8 @@ struct LearningContentController {
         }
         let module = LearningModule(
             id: existing?.id ?? 0, title: title, summary: summary, bodySource: body.source, bodyHTML: body.html, category: category, stage: stage,
-            position: position, status: status, videoID: videoID, links: links, publishedAt: existing?.publishedAt, updatedAt: portal.now
+            position: position, status: status, videoID: videoID, links: links, publishedAt: existing?.publishedAt, updatedAt: portal.now,
+            moodGroups: Set(LearningModulePage.moodChoices.filter { values["after_\($0.rawValue)"] == "yes" })
         )
         let now = portal.now
         let clock = portal.programSettings.current.clock

@@ -88,6 +88,9 @@ struct LearningModulePage: Page {
     let newQuestionPath: String?
     let backPath: String
     let summaryMaximum: Int
+    /// The moods after which the module is recommended, ticked or not.
+    let moodChoices: [LearningOption]
+    static let moodChoices: [Mood.Group] = [.neutral, .negative]
 }
 
 struct QuizQuestionPage: Page {

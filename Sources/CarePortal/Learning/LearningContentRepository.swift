@@ -8,7 +8,7 @@ struct LearningContentRepository: Sendable {
 
     private static let moduleColumns = [
         "id", "title", "summary", "body_source", "body_html", "category", "stage", "week_from", "week_to", "position", "status",
-        "video_id", "published_at", "updated_at",
+        "video_id", "published_at", "updated_at", "mood_groups",
     ]
 
     /// Every module, for administrators: by category, then order, then title.
@@ -86,8 +86,22 @@ struct LearningContentRepository: Sendable {
             videoID: try row.decode(column: "video_id", as: Int64?.self),
             links: [],
             publishedAt: try row.decode(column: "published_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
-            updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self))
+            updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self)),
+            moodGroups: Self.moodGroups(try row.decode(column: "mood_groups", as: String.self))
         )
+    }
+
+    static func moodGroups(_ stored: String) -> Set<Mood.Group> {
+        Set(stored.split(separator: ",").compactMap { Mood.Group(rawValue: String($0)) })
+    }
+
+    static func stored(_ groups: Set<Mood.Group>) -> String {
+        groups.map(\.rawValue).sorted().joined(separator: ",")
+    }
+
+    /// Published modules recommended after a mood of `group` for a member in `week`, in the list's order.
+    func recommended(after group: Mood.Group, week: Int, limit: Int, on db: any SQLDatabase) async throws -> [LearningModule] {
+        try await publishedModules(week: week, on: db).filter { $0.moodGroups.contains(group) }.prefix(limit).map { $0 }
     }
 
     private func decodeStage(_ row: any SQLRow) throws -> LearningStage {
@@ -107,12 +121,12 @@ struct LearningContentRepository: Sendable {
             firstPublished = module.status == .published
             id = try await db.insert(into: "learning_modules")
                 .columns("title", "summary", "body_source", "body_html", "category", "stage", "week_from", "week_to", "position", "status",
-                         "video_id", "published_at", "created_at", "updated_at")
+                         "video_id", "published_at", "created_at", "updated_at", "mood_groups")
                 .values(
                     SQLBind(module.title), SQLBind(module.summary), SQLBind(module.bodySource), SQLBind(module.bodyHTML), SQLBind(module.category),
                     SQLBind(module.stage.code), SQLBind(module.stage.weeks.lowerBound), SQLBind(module.stage.weeks.upperBound),
                     SQLBind(module.position), SQLBind(module.status.rawValue), SQLBind(module.videoID),
-                    SQLBind(firstPublished ? time : nil as Int64?), SQLBind(time), SQLBind(time)
+                    SQLBind(firstPublished ? time : nil as Int64?), SQLBind(time), SQLBind(time), SQLBind(Self.stored(module.moodGroups))
                 )
                 .returning("id").first()!.decode(column: "id", as: Int64.self)
         } else {
@@ -122,7 +136,7 @@ struct LearningContentRepository: Sendable {
                 .set("body_html", to: module.bodyHTML).set("category", to: module.category).set("stage", to: module.stage.code)
                 .set("week_from", to: module.stage.weeks.lowerBound).set("week_to", to: module.stage.weeks.upperBound)
                 .set("position", to: module.position).set("status", to: module.status.rawValue).set("video_id", to: module.videoID)
-                .set("updated_at", to: time)
+                .set("updated_at", to: time).set("mood_groups", to: Self.stored(module.moodGroups))
                 .where("id", .equal, id).run()
             if module.status == .published {
                 // Only the first publication claims the date, whichever server saves.

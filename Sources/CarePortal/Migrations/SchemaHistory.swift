@@ -61,6 +61,7 @@ enum SchemaHistory {
         IndexRetentionByCohort(),
         SealOutboxBodies(),
         AddPracticePhone(),
+        TagModulesByMood(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

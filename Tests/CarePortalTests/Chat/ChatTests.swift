@@ -205,6 +205,66 @@ import Testing
         }
     }
 
+    /// A mood's follow-up recommends real modules (DR5.FR7.1): published ones an administrator ticked for that
+    /// kind of day and meant for her week, the reading link only when none fits; the web app links to them.
+    @Test(arguments: TestEngines.all)
+    func aMoodsFollowUpRecommendsModulesTaggedForThatDayAndHerWeek(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (admin, _) = try await portal.signedIn(.administrator)
+            _ = try await admin.post(SiteURL.chatSettings.path, form: [
+                ("default_retention", "24"), ("reading_title", "Feeling flat in pregnancy"), ("reading_url", "https://example.org/flat"),
+            ])
+            _ = try await admin.get(SiteURL.newLearningModule.path)
+            func module(_ title: String, stage: String, status: String = "published", after: [String]) async throws {
+                var form: [(String, String)] = [
+                    ("title", title), ("summary", "About \(title)."), ("body", "Text."), ("category", "Wellbeing"), ("position", "1"),
+                    ("video_id", ""), ("links", ""), ("stage", stage), ("status", status), ("intent", "save"),
+                ]
+                if stage == "weeks" { form += [("week_from", "1"), ("week_to", "2")] }
+                form += after.map { ("after_\($0)", "yes") }
+                #expect(try await admin.post(SiteURL.newLearningModule.path, form: form).status == .seeOther, "\(title)")
+            }
+            try await module("Slow breathing", stage: "all", after: ["neutral"])
+            try await module("When days are hard", stage: "all", after: ["negative"])
+            try await module("Not her weeks", stage: "weeks", after: ["neutral", "negative"])
+            try await module("Still a draft", stage: "all", status: "draft", after: ["neutral"])
+            let edit = try await admin.get(SiteURL.learningModule(try #require(try await portal.database.read { db in
+                try await LearningContentRepository().modules(on: db) }.first { $0.title == "Slow breathing" }?.id)).path).text
+            #expect(edit.contains(#"id="after_neutral" name="after_neutral" type="checkbox" value="yes" checked"#), "the tick is kept")
+
+            let (wren, _) = try await AppClient.registered(portal, pseudonym: "Wren")
+            func followUp(_ mood: String) async throws -> [String: Any] {
+                let shared = try await wren.send(.post, SiteURL.apiMoods.path, json: ["mood": mood, "client_id": UUID().uuidString])
+                #expect(shared.status == .created, "\(shared.text)")
+                return shared.object["follow_up"] as? [String: Any] ?? [:]
+            }
+            let ordinary = try await followUp("indifferent")
+            #expect((ordinary["modules"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Slow breathing"], "\(ordinary)")
+            #expect(ordinary["reading"] == nil, "the reading link only when no module fits")
+            let hard = try await followUp("sad")
+            #expect((hard["modules"] as? [[String: Any]])?.map { $0["title"] as? String } == ["When days are hard"] && hard["kind"] as? String == "help")
+            let good = try await followUp("happy")
+            #expect((good["modules"] as? [[String: Any]])?.isEmpty == true)
+
+            // With no module for a neutral day, the reading link comes back.
+            let slow = try #require(try await portal.database.read { db in try await LearningContentRepository().modules(on: db) }.first { $0.title == "Slow breathing" })
+            var untagged = slow
+            untagged.moodGroups = []
+            _ = try await portal.database.write { db in try await LearningContentRepository().save(untagged, now: portal.clock.now, on: db) }
+            let fallback = try await followUp("indifferent")
+            #expect((fallback["modules"] as? [[String: Any]])?.isEmpty == true && (fallback["reading"] as? [String: Any])?["url"] as? String == "https://example.org/flat")
+
+            // The web app's page after a hard day links to the module, which opens for her.
+            var browser = Visitor(portal: portal)
+            _ = try await browser.signInToApp(.member, identifier: "Wren", password: MemberAppPagesTests.password)
+            let form = try await browser.get(SiteURL.appMood.path)
+            let page = try await browser.post(SiteURL.appMood.path, form: [("client_id", try #require(MemberAppPagesTests.hidden("client_id", in: form.text))), ("mood", "angry")])
+            let hardModule = try #require(try await portal.database.read { db in try await LearningContentRepository().modules(on: db) }.first { $0.title == "When days are hard" })
+            #expect(page.text.contains(SiteURL.appLearningModule(hardModule.id).path) && page.text.contains("When days are hard"))
+            #expect(try await browser.get(SiteURL.appLearningModule(hardModule.id).path).status == .ok)
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func anAdministratorRemovesAReportedMessageAndMutesItsAuthor(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
