@@ -317,6 +317,7 @@ enum SiteURL: Sendable, Equatable {
     case apiPharmacyPasswordResetCompletion
     case apiPharmacyMe
     case apiPharmacyRecordOpenings
+    case apiPharmacyHistory
     case apiPharmacyAddress
     case apiPharmacyHome
     case apiPharmacyStepUp
@@ -645,6 +646,7 @@ enum SiteURL: Sendable, Equatable {
         case .apiPharmacyPasswordResetCompletion: "/api/v1/pharmacy/password-resets/complete"
         case .apiPharmacyMe: "/api/v1/pharmacy/me"
         case .apiPharmacyRecordOpenings: "/api/v1/pharmacy/record-openings"
+        case .apiPharmacyHistory: "/api/v1/pharmacy/history"
         case .apiPharmacyAddress: "/api/v1/pharmacy/me/address"
         case .apiPharmacyHome: "/api/v1/pharmacy/home"
         case .apiPharmacyStepUp: "/api/v1/pharmacy/step-up"

@@ -174,6 +174,43 @@ enum PharmacyAPI {
         let name: String
     }
 
+    /// One line of her history (ViewHistory): a visit, a voucher, a refill or other points.
+    struct HistoryEntry: Encodable, Sendable {
+        /// `visit`, `voucher`, `refill` or `points`.
+        let kind: String
+        let at: Date
+        /// In her words: "Visited the store", "Redeemed Free coffee", "Refill for pickup: Collected".
+        let title: String
+        /// Points earned (positive) or spent (negative); absent for a refill.
+        let points: Int?
+        let voucherId: Int64?
+        /// Open it with `GET /api/v1/pharmacy/refills` after the password step-up; the medication is named only there.
+        let refillId: Int64?
+
+        init(_ row: PharmacyRepository.HistoryRow) {
+            kind = row.kind
+            at = row.at
+            points = row.points
+            voucherId = row.kind == "voucher" ? row.itemID : nil
+            refillId = row.kind == "refill" ? row.itemID : nil
+            switch row.kind {
+            case "visit": title = "Visited the store"
+            case "voucher": title = "Redeemed \(row.text ?? "a reward")"
+            case "refill":
+                let fulfilment = Fulfilment(rawValue: row.text ?? "")?.title.lowercased() ?? "pickup"
+                title = "Refill for \(fulfilment): \(RefillStatus(rawValue: row.status ?? "")?.title ?? "Requested")"
+            default: title = (row.points ?? 0) < 0 ? "Points taken off" : "Points added"
+            }
+        }
+    }
+
+    struct History: Encodable, Sendable {
+        let entries: [HistoryEntry]
+        let page: Int
+        let pageCount: Int
+        let totalCount: Int
+    }
+
     struct Beacons: Encodable, Sendable {
         /// Changes whenever the list does; the same value is the response's `ETag`.
         let version: String
@@ -275,6 +312,7 @@ struct PharmacyAPIController {
         routes.post(SiteURL.apiPharmacyPasswordResets.pattern, access: .everyone, requestReset)
         routes.post(SiteURL.apiPharmacyPasswordResetCompletion.pattern, access: .everyone, completeReset)
         routes.get(SiteURL.apiPharmacyMe.pattern, access: .pharmacyCustomer, me)
+        routes.get(SiteURL.apiPharmacyHistory.pattern, access: .pharmacyCustomer, history)
         routes.get(SiteURL.apiPharmacyRecordOpenings.pattern, access: .pharmacyCustomer) { [portal] request, context in
             try await portal.recordOpeningsResponse(.pharmacyCustomer, of: try context.requireCustomer(), request: request)
         }
@@ -509,6 +547,24 @@ struct PharmacyAPIController {
         let voucher = try await pharmacy.activate(voucherID: id, customerID: holder.accountID, origin: portal.origin(of: request, context: context))
         let title = try await portal.database.read { db in try await repository.reward(id: voucher.rewardID, on: db)?.title }
         return .json(view(voucher, title: title ?? ""))
+    }
+
+    // MARK: History
+
+    static let historyPageSize = 20
+
+    /// ViewHistory: her visits, points earned and spent, refills and vouchers, newest first, 20 to a page.
+    @Sendable func history(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCustomer()
+        guard let number = DeskAPIController.pageRequest(request)?.number else {
+            throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
+        }
+        let page = PageRequest(number: number, size: Self.historyPageSize)
+        let (rows, total) = try await portal.database.read { db in try await repository.history(customerID: holder.accountID, page: page, on: db) }
+        return .json(PharmacyAPI.History(
+            entries: rows.map(PharmacyAPI.HistoryEntry.init), page: number,
+            pageCount: max(1, (total + page.size - 1) / page.size), totalCount: total
+        ))
     }
 
     // MARK: Notifications

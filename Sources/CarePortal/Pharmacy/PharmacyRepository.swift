@@ -563,6 +563,55 @@ struct PharmacyRepository: Sendable {
         )
     }
 
+    /// One line of her history as stored: what kind, when, and what the kind needs.
+    struct HistoryRow: Sendable, Equatable {
+        /// `visit`, `voucher`, `refill` or `points`.
+        let kind: String
+        let at: Date
+        /// A visit's day, a voucher's reward, a refill's fulfilment, a points line's reason.
+        let text: String?
+        /// A voucher's or a refill's id.
+        let itemID: Int64?
+        /// Points earned (a visit, a points line) or spent (a voucher, negative).
+        let points: Int?
+        /// A refill's status.
+        let status: String?
+    }
+
+    /// Her visits (with the points each earned), vouchers (with what they cost), refills and any other points
+    /// lines, newest first, as one list paged by number: a customer's history is hundreds of lines, not millions.
+    func history(customerID: Int64, page: PageRequest, on db: any SQLDatabase) async throws -> (rows: [HistoryRow], total: Int) {
+        let role = AppAccountKind.pharmacyCustomer.role
+        let lines: SQLQueryString = """
+            SELECT 'visit' AS kind, v.visited_at AS at, v.day AS text, CAST(NULL AS BIGINT) AS item_id,
+                CAST((SELECT COALESCE(SUM(l.amount), 0) FROM points_ledger l WHERE l.account_role = \(bind: role) AND l.account_id = v.customer_id
+                    AND l.reason = \(bind: Pharmacy.visitReason) AND l.reference = v.day) AS BIGINT) AS points, CAST(NULL AS TEXT) AS status
+            FROM pharmacy_visits v WHERE v.customer_id = \(bind: customerID)
+            UNION ALL
+            SELECT 'voucher', o.redeemed_at, r.title, o.id, -o.points_cost, CAST(NULL AS TEXT)
+            FROM pharmacy_vouchers o JOIN pharmacy_rewards r ON r.id = o.reward_id WHERE o.customer_id = \(bind: customerID)
+            UNION ALL
+            SELECT 'refill', f.requested_at, f.fulfilment, f.id, CAST(NULL AS BIGINT), f.status FROM pharmacy_refills f WHERE f.customer_id = \(bind: customerID)
+            UNION ALL
+            SELECT 'points', p.earned_at, p.reason, CAST(NULL AS BIGINT), p.amount, CAST(NULL AS TEXT) FROM points_ledger p
+            WHERE p.account_role = \(bind: role) AND p.account_id = \(bind: customerID)
+                AND p.reason NOT IN (\(bind: Pharmacy.visitReason), \(bind: Pharmacy.voucherReason))
+            """
+        let total = try await db.raw("SELECT COUNT(*) AS n FROM (\(lines)) h").first()?.decode(column: "n", as: Int.self) ?? 0
+        let rows = try await db.raw("""
+            SELECT kind, at, text, item_id, points, status FROM (\(lines)) h
+            ORDER BY at DESC, kind, item_id DESC LIMIT \(unsafeRaw: String(page.size)) OFFSET \(unsafeRaw: String((page.number - 1) * page.size))
+            """).all()
+        return (try rows.map { row in
+            HistoryRow(
+                kind: try row.decode(column: "kind", as: String.self),
+                at: Date(millisecondsSince1970: try row.decode(column: "at", as: Int64.self)),
+                text: try row.decode(column: "text", as: String?.self), itemID: try row.decode(column: "item_id", as: Int64?.self),
+                points: try row.decode(column: "points", as: Int?.self), status: try row.decode(column: "status", as: String?.self)
+            )
+        }, total)
+    }
+
     /// Every active customer's id, for a feed entry written to them all.
     var activeCustomerIDs: SQLQueryString {
         "SELECT c.id FROM pharmacy_customers c WHERE c.status = \(bind: PharmacyCustomer.Status.active.rawValue)"

@@ -221,6 +221,43 @@ enum PharmacyFixtures {
         }
     }
 
+    /// ViewHistory: her visits with the points each earned, her vouchers with what they cost, her refills (never
+    /// the medicine: that is behind the step-up) and any other points, newest first, in one paged list.
+    @Test(arguments: TestEngines.all)
+    func herHistoryIsOneTimelineOfVisitsPointsRefillsAndVouchers(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (app, id) = try await PharmacyFixtures.customer(portal)
+            let (other, _) = try await PharmacyFixtures.customer(portal, email: "ruth@example.org", firstName: "Ruth")
+            try await PharmacyFixtures.beacon(portal)
+            let clock = portal.portal.programSettings.current.clock
+            _ = try await portal.database.write { db in
+                try await PointsLedger().award(PointsAward(reason: "welcome", reference: "1", amount: 50, period: .month), to: .pharmacyCustomer(id),
+                                               at: portal.clock.now, clock: clock, on: db)
+            }
+            portal.clock.advance(by: 60)
+            #expect(try await app.send(.post, SiteURL.apiPharmacyVisits.path, json: PharmacyFixtures.visit).status == .created)
+            portal.clock.advance(by: 60)
+            let reward = try await PharmacyFixtures.reward(portal, cost: 40, title: "Free coffee")
+            #expect(try await app.send(.post, SiteURL.apiPharmacyVouchers.path, json: ["reward_id": reward]).status == .created)
+            portal.clock.advance(by: 60)
+            let prescription = try await PharmacyFixtures.prescription(portal, customerID: id, medication: "Lisinopril")
+            _ = try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password])
+            #expect(try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": prescription, "fulfilment": "pickup"]).status == .created)
+
+            let history = try await app.get(SiteURL.apiPharmacyHistory.path)
+            #expect(history.status == .ok && history.object["total_count"] as? Int == 4, "\(history.text)")
+            let entries = try #require(history.object["entries"] as? [[String: Any]])
+            #expect(entries.map { $0["kind"] as? String } == ["refill", "voucher", "visit", "points"], "newest first")
+            #expect(entries.map { $0["title"] as? String } == ["Refill for pickup: Requested", "Redeemed Free coffee", "Visited the store", "Points added"])
+            #expect(entries.map { $0["points"] as? Int } == [nil, -40, PharmacyRules.visitPoints, 50])
+            #expect(entries[0]["refill_id"] as? Int != nil && entries[1]["voucher_id"] as? Int != nil)
+            #expect(!history.text.contains("Lisinopril"), "the medicine is named only behind the step-up")
+            #expect((try await other.get(SiteURL.apiPharmacyHistory.path).object["entries"] as? [[String: Any]])?.isEmpty == true, "hers alone")
+            #expect((try await app.get("\(SiteURL.apiPharmacyHistory.path)?page=2").object["entries"] as? [[String: Any]])?.isEmpty == true)
+            #expect(try await app.get("\(SiteURL.apiPharmacyHistory.path)?page=0").status == .badRequest)
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func visitPointsComeOncePerLocalDayAcrossMidnight(engine: Database.Engine) async throws {
         // 30 November 2026, 23:59:59.999 in New York.
