@@ -4,6 +4,7 @@ import datetime
 import subprocess
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 from selenium.webdriver.support.ui import Select
 
 from conftest import Account, _server_binary, check_accessibility, create_first_administrator, fill, screenshot, submit, text_of
@@ -101,13 +102,17 @@ def test_a_pharmacist_works_a_refill_from_requested_to_collected_and_checks_a_vo
     assert "Lisinopril 10 mg is on file" in text_of(browser, "div.flash")
     screenshot(browser, "04-customer")
 
-    # She types her password again, sees it, and orders a refill for pickup.
+    # She types her password again, sees it, and orders a refill for pickup: the pharmacist's open home page
+    # shows it as it comes, without a reload.
+    browser.get(base + "/")
+    assert "No refill requests are waiting" in browser.page_source
     status, _ = api(base, "POST", "/api/v1/pharmacy/step-up", {"password": CUSTOMER["password"]}, token)
     assert status == 200
     status, listed = api(base, "GET", "/api/v1/pharmacy/prescriptions", token=token)
     prescription = listed["prescriptions"][0]["id"]
     status, refill = api(base, "POST", "/api/v1/pharmacy/refills", {"prescription_id": prescription, "fulfilment": "pickup"}, token)
     assert status == 201
+    WebDriverWait(browser, 30).until(lambda d: "1 refill request is waiting" in d.find_element(By.CSS_SELECTOR, ".home-overview").text)
 
     # The pharmacist works it from requested to collected.
     browser.get(base + "/")
