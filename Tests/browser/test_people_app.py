@@ -469,6 +469,11 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         submit(browser, "Save choices")
         assert "Your choices are saved." in text_of(browser, ".flash")
 
+        browser.find_element(By.LINK_TEXT, "Home").click()
+        browser.find_element(By.LINK_TEXT, "Who opened your record").click()
+        assert "Who opened your record" in text_of(browser, "h1")
+        check_page(browser, "member record openings")
+
         submit(browser, "Sign out")
         assert path_of(browser) == "/app/member/sign-in"
     finally:

@@ -164,6 +164,10 @@ enum SiteURL: Sendable, Equatable {
     case appMemberNotifications
     case appMemberNotificationsReadAll
     case appMemberNotificationChoices
+    case appMemberRecordOpenings
+    case appPatientRecordOpenings
+    case appStudyRecordOpenings
+    case appPharmacyRecordOpenings
     case appDesk
     case appDeskAsk
     case appDeskThread(Int64)
@@ -523,6 +527,10 @@ enum SiteURL: Sendable, Equatable {
         case .appMemberNotifications: "\(AppAccountKind.member.pagesPath)/notifications"
         case .appMemberNotificationsReadAll: "\(AppAccountKind.member.pagesPath)/notifications/read-all"
         case .appMemberNotificationChoices: "\(AppAccountKind.member.pagesPath)/notifications/choices"
+        case .appMemberRecordOpenings: "\(AppAccountKind.member.pagesPath)/record-openings"
+        case .appPatientRecordOpenings: "\(AppAccountKind.patient.pagesPath)/record-openings"
+        case .appStudyRecordOpenings: "\(AppAccountKind.participant.pagesPath)/record-openings"
+        case .appPharmacyRecordOpenings: "\(AppAccountKind.pharmacyCustomer.pagesPath)/record-openings"
         case .appDesk: "\(AppAccountKind.member.pagesPath)/desk"
         case .appDeskAsk: "\(AppAccountKind.member.pagesPath)/desk/ask"
         case .appDeskThread(let id): "\(AppAccountKind.member.pagesPath)/desk/threads/\(id)"

@@ -35,6 +35,8 @@ struct MemberAppController {
             }
         }
         .addRoutes(to: &routes)
+        AppRecordOpeningsPages(portal: portal, openings: .member, kind: .member, url: .appMemberRecordOpenings, navigation: .member)
+            .addRoutes(to: &routes)
     }
 
     private func origin(_ request: Request, _ context: PortalContext) -> AuditOrigin { portal.origin(of: request, context: context) }

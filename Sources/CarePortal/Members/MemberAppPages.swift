@@ -144,6 +144,7 @@ struct MemberHomePage: Page {
     let learningPath = SiteURL.appLearning.path
     let moodPath = SiteURL.appMood.path
     let chatPath = SiteURL.appChat.path
+    let recordOpeningsPath = SiteURL.appMemberRecordOpenings.path
     let calendarPath = SiteURL.appCalendar.path
     let helpPath = SiteURL.appMemberHelp.path
     let profilePath = SiteURL.appMemberProfile.path

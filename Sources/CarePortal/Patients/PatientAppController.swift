@@ -23,6 +23,8 @@ struct PatientAppController {
         routes.get(SiteURL.appPatientReminders.pattern, access: .patientPages, reminders)
         routes.post(SiteURL.appPatientReminders.pattern, access: .patientPages, changeReminders)
         routes.get(SiteURL.appPatientDoctor.pattern, access: .patientPages, doctor)
+        AppRecordOpeningsPages(portal: portal, openings: .patient, kind: .patient, url: .appPatientRecordOpenings, navigation: .patient)
+            .addRoutes(to: &routes)
     }
 
     private func layout(_ title: String, _ context: PortalContext, _ url: SiteURL) -> Layout {

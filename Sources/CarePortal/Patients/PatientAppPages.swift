@@ -174,6 +174,7 @@ struct PatientDoctorPage: Page {
     let practiceAddress: String?
     let practicePhone: String?
     let practicePhoneLink: String?
+    let recordOpeningsPath = SiteURL.appPatientRecordOpenings.path
 }
 
 /// The first step of claiming her account: the token from her physician's email.

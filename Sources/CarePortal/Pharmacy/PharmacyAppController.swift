@@ -44,6 +44,9 @@ struct PharmacyAppController {
             choices: .appPharmacyNotificationChoices, navigation: .pharmacyCustomer
         ) { subject in subject.type == Pharmacy.refillSubject ? SiteURL.appPharmacyPrescriptions.path : nil }
         .addRoutes(to: &routes)
+        AppRecordOpeningsPages(
+            portal: portal, openings: .pharmacyCustomer, kind: .pharmacyCustomer, url: .appPharmacyRecordOpenings, navigation: .pharmacyCustomer
+        ).addRoutes(to: &routes)
     }
 
 

@@ -125,6 +125,7 @@ struct PharmacyHomePage: Page {
     let prescriptionsPath = SiteURL.appPharmacyPrescriptions.path
     let notificationsPath = SiteURL.appPharmacyNotifications.path
     let addressPath = SiteURL.appPharmacyAddress.path
+    let recordOpeningsPath = SiteURL.appPharmacyRecordOpenings.path
 
     init(layout: Layout, home: Pharmacy.Home) {
         self.layout = layout

@@ -23,6 +23,12 @@ struct ParticipantAppController {
         routes.get(SiteURL.appStudyFeedback.pattern, access: .participantPages, feedback)
         routes.post(SiteURL.appStudyFeedback.pattern, access: .participantPages, sendFeedback)
         routes.get(SiteURL.appStudyContact.pattern, access: .participantPages, contact)
+        let gate = self
+        var openings = AppRecordOpeningsPages(
+            portal: portal, openings: .studyParticipant, kind: .participant, url: .appStudyRecordOpenings, navigation: .participant
+        )
+        openings.refuse = { context in try await gate.ready(context) == nil ? gate.choosePassword : nil }
+        openings.addRoutes(to: &routes)
         routes.get(SiteURL.appStudyPassword.pattern, access: .participantPages, password)
         routes.post(SiteURL.appStudyPassword.pattern, access: .participantPages, changePassword)
     }

@@ -99,6 +99,7 @@ struct ParticipantContactPage: Page {
     static let template = TemplateName.appStudyContact
     let layout: Layout
     let html: String?
+    let recordOpeningsPath = SiteURL.appStudyRecordOpenings.path
 }
 
 /// Her own password: first in place of the one-time password, and whenever she wants a new one.

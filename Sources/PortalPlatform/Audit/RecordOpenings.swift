@@ -8,23 +8,23 @@ import SQLKit
 package struct RecordOpenings: Sendable {
     /// One opening as she reads it.
     package struct Opening: Encodable, Sendable {
-        let openedAt: Date
+        package let openedAt: Date
         /// "dr.ana, Physician", or "A member of staff" where the program hides staff names.
-        let by: String
+        package let by: String
         /// The staff member's role ("Physician"), always shown.
-        let role: String
+        package let role: String
         /// The staff member's username; absent where the program hides staff names.
-        let name: String?
+        package let name: String?
         /// Why, in her words: "Looked at your record".
-        let why: String
+        package let why: String
     }
 
     /// A page of openings, newest first.
     package struct Page: Encodable, Sendable {
-        let openings: [Opening]
-        let page: Int
-        let pageCount: Int
-        let totalCount: Int
+        package let openings: [Opening]
+        package let page: Int
+        package let pageCount: Int
+        package let totalCount: Int
     }
 
     /// The kind of record (`audit_log.record_type`) and, for each audited action that opens it, why in her words.

@@ -66,6 +66,17 @@ import Testing
             let two = try await Self.openings(patient, .apiPatientRecordOpenings)
             #expect(two.map { $0["why"] as? String } == ["Downloaded a report of your progress", "Looked at your record"], "\(two)")
 
+            // The web app shows the same openings on a page of her own part.
+            var browser = Visitor(portal: portal)
+            _ = try await browser.signInToApp(.member, identifier: "Wren", password: MemberAppPagesTests.password)
+            let page = try await browser.get(SiteURL.appMemberRecordOpenings.path)
+            #expect(page.text.contains("Looked at your member record") && page.text.contains("chief, Administrator"))
+            #expect(try await browser.get(SiteURL.appMemberHome.path).text.contains(SiteURL.appMemberRecordOpenings.path))
+            var lark = Visitor(portal: portal)
+            _ = try await lark.signInToApp(.member, identifier: "Lark", password: MemberAppPagesTests.password)
+            let none = try await lark.get(SiteURL.appMemberRecordOpenings.path)
+            #expect(none.text.contains("No one on the staff has opened your record") && !none.text.contains("chief"))
+
             var settings = portal.portal.programSettings.current
             settings.hidesStaffNamesFromPeople = true
             try await portal.database.write { db in try await portal.portal.programSettings.save(settings, now: portal.clock.now, on: db) }
