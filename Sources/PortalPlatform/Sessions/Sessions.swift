@@ -81,7 +81,8 @@ public struct Sessions: Sendable {
         return (session, account)
     }
 
-    /// Starts a session; with `accountID` nil it only carries a CSRF token for the sign-in and setup forms.
+    /// Starts a session; with `accountID` nil one that is not signed in yet (a second sign-in step under way,
+    /// or a message for the next page after signing out).
     package func start(accountID: Int64?, flash: Flash? = nil, on db: any SQLDatabase) async throws -> ActiveSession {
         let id = SecretToken(randomBytes: dependencies.randomBytes)
         let csrf = SecretToken(randomBytes: dependencies.randomBytes)
