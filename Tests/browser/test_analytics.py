@@ -43,7 +43,7 @@ def test_a_researcher_picks_a_range_a_cohort_and_a_comparison(browser, server, a
     submit(browser, "Show the graphs")
     assert "range=7d" in browser.current_url and "compare=previous" in browser.current_url and "cohort=" in browser.current_url
     assert "The period before" in browser.page_source
-    assert check_charts_keep_their_text_inside(browser) == 2
+    assert check_charts_keep_their_text_inside(browser) == 3, "visits, minutes, and what members wrote on the desk"
     check_accessibility(browser, "analytics sections")
     screenshot(browser, "analytics-sections")
 

@@ -166,7 +166,7 @@ struct Chat: Sendable {
     /// Records her mood and, unless she is muted, shares it in her room; returns the room's message.
     func shareMood(_ mood: Mood, clientID: String, by member: Member) async throws -> ChatMessage? {
         let now = portal.now
-        let muted = try await portal.database.read { db in try await repository.mute(memberID: member.id, on: db) }?.isInForce(at: now) ?? false
+        let muted = try await mute(of: member) != nil
         let text = mood.roomText
         let shared = try await portal.database.transaction { db -> (message: ChatMessage, isNew: Bool, told: Bool)? in
             try await events.record(
