@@ -560,10 +560,9 @@ struct PharmacyAPIController {
             throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
         }
         let page = PageRequest(number: number, size: Self.historyPageSize)
-        let (rows, total) = try await portal.database.read { db in try await repository.history(customerID: holder.accountID, page: page, on: db) }
+        let history = try await portal.database.read { db in try await repository.history(customerID: holder.accountID, page: page, on: db) }
         return .json(PharmacyAPI.History(
-            entries: rows.map(PharmacyAPI.HistoryEntry.init), page: number,
-            pageCount: max(1, (total + page.size - 1) / page.size), totalCount: total
+            entries: history.items.map(PharmacyAPI.HistoryEntry.init), page: number, pageCount: history.pageCount, totalCount: history.totalCount
         ))
     }
 

@@ -580,7 +580,7 @@ struct PharmacyRepository: Sendable {
 
     /// Her visits (with the points each earned), vouchers (with what they cost), refills and any other points
     /// lines, newest first, as one list paged by number: a customer's history is hundreds of lines, not millions.
-    func history(customerID: Int64, page: PageRequest, on db: any SQLDatabase) async throws -> (rows: [HistoryRow], total: Int) {
+    func history(customerID: Int64, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<HistoryRow> {
         let role = AppAccountKind.pharmacyCustomer.role
         let lines: SQLQueryString = """
             SELECT 'visit' AS kind, v.visited_at AS at, v.day AS text, CAST(NULL AS BIGINT) AS item_id,
@@ -602,14 +602,14 @@ struct PharmacyRepository: Sendable {
             SELECT kind, at, text, item_id, points, status FROM (\(lines)) h
             ORDER BY at DESC, kind, item_id DESC LIMIT \(unsafeRaw: String(page.size)) OFFSET \(unsafeRaw: String((page.number - 1) * page.size))
             """).all()
-        return (try rows.map { row in
+        return PageOf(items: try rows.map { row in
             HistoryRow(
                 kind: try row.decode(column: "kind", as: String.self),
                 at: Date(millisecondsSince1970: try row.decode(column: "at", as: Int64.self)),
                 text: try row.decode(column: "text", as: String?.self), itemID: try row.decode(column: "item_id", as: Int64?.self),
                 points: try row.decode(column: "points", as: Int?.self), status: try row.decode(column: "status", as: String?.self)
             )
-        }, total)
+        }, totalCount: total, request: page)
     }
 
     /// Every active customer's id, for a feed entry written to them all.
