@@ -138,6 +138,7 @@ enum SiteURL: Sendable, Equatable {
     case appStudyProgress
     case appStudyFeedback
     case appStudyContact
+    case appStudyLocations
     case appStudyPassword
     case appStudyClaim
     case appMemberHome
@@ -350,6 +351,11 @@ enum SiteURL: Sendable, Equatable {
     case studyFeedback
     case studyFeedbackHandled(Int64)
     case studyContact
+    case studyLocations
+    case newStudyLocation
+    case editStudyLocation(Int64)
+    case deleteStudyLocation(Int64)
+    case apiStudyLocations
     case studyExports
     case studyExport(StudyExport)
     case apiStudySessions
@@ -501,6 +507,7 @@ enum SiteURL: Sendable, Equatable {
         case .appStudyProgress: "\(AppAccountKind.participant.pagesPath)/progress"
         case .appStudyFeedback: "\(AppAccountKind.participant.pagesPath)/feedback"
         case .appStudyContact: "\(AppAccountKind.participant.pagesPath)/contact"
+        case .appStudyLocations: "\(AppAccountKind.participant.pagesPath)/locations"
         case .appStudyPassword: "\(AppAccountKind.participant.pagesPath)/password"
         case .appStudyClaim: "\(AppAccountKind.participant.pagesPath)/claim"
         case .appMemberHome: AppAccountKind.member.pagesPath
@@ -696,6 +703,11 @@ enum SiteURL: Sendable, Equatable {
         case .studyFeedback: "/studies/feedback"
         case .studyFeedbackHandled(let id): "/studies/feedback/\(id)/handled"
         case .studyContact: "/studies/contact"
+        case .studyLocations: "/studies/locations"
+        case .newStudyLocation: "/studies/locations/new"
+        case .editStudyLocation(let id): "/studies/locations/\(id)/edit"
+        case .deleteStudyLocation(let id): "/studies/locations/\(id)/delete"
+        case .apiStudyLocations: "/api/v1/study/locations"
         case .studyExports: "/studies/exports"
         case .studyExport(let export): "/studies/exports/\(export.fileName)"
         case .apiStudySessions: "/api/v1/study/sessions"

@@ -110,7 +110,7 @@ struct AppMoodSharedPage: Page {
             AppHelpPage.Entry(
                 name: line.name, kindTitle: HelpResource.Kind(rawValue: line.kind)?.title ?? "", isCrisis: line.kind == HelpResource.Kind.crisisLine.rawValue,
                 phone: line.phone, phoneLink: line.phoneDial.map { "tel:\($0)" }, text: line.text, textLink: line.textDial.map { "sms:\($0)" },
-                url: line.url, hours: line.hours, languages: nil, description: nil, address: nil
+                url: line.url, hours: line.hours, languages: nil, description: nil, address: nil, mapLink: nil
             )
         }
     }

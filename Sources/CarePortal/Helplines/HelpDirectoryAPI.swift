@@ -18,6 +18,9 @@ enum HelpDirectoryAPI {
         let languages: String
         let description: String
         let address: String?
+        /// Where the map puts its pin, in degrees; absent when not given.
+        let latitude: Double?
+        let longitude: Double?
         /// Empty: nationwide.
         let states: [String]
 
@@ -34,6 +37,8 @@ enum HelpDirectoryAPI {
             languages = resource.languages
             description = resource.description
             address = resource.address
+            latitude = resource.pin?.latitude
+            longitude = resource.pin?.longitude
             states = resource.states
         }
     }
@@ -55,17 +60,20 @@ struct HelpDirectoryAPIController {
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
         let memberID = try context.requireMember().accountID
-        var kinds = HelpResource.Kind.allCases
-        if let kind = request.query("kind") {
-            guard let chosen = HelpResource.Kind(rawValue: kind) else {
-                throw APIError.invalidQuery(["kind": "Use one of \(HelpResource.Kind.allCases.map(\.rawValue).joined(separator: ", "))"])
-            }
-            kinds = [chosen]
-        }
+        let kinds = try Self.kinds(request, of: directory.list)
         let (state, resources) = try await portal.database.read { db in
             let state = try await MemberRepository().find(id: memberID, on: db)?.usState
             return (state, try await directory.repository.forMember(state: state, kinds: kinds, on: db))
         }
         return .json(HelpDirectoryAPI.List(state: state, resources: resources.map(HelpDirectoryAPI.Entry.init)))
+    }
+
+    /// The kinds asked for with `?kind=`, or every kind the list keeps.
+    static func kinds(_ request: Request, of list: DirectoryList) throws -> [HelpResource.Kind] {
+        guard let kind = request.query("kind") else { return list.kinds }
+        guard let chosen = HelpResource.Kind(rawValue: kind), list.kinds.contains(chosen) else {
+            throw APIError.invalidQuery(["kind": "Use one of \(list.kinds.map(\.rawValue).joined(separator: ", "))"])
+        }
+        return [chosen]
     }
 }

@@ -24,12 +24,16 @@ struct HelpDirectoryAppController {
         }
         return portal.pages.response(AppHelpPage(
             layout: portal.appLayout("Help near you", context: context, navigation: .member, currentPath: SiteURL.appMemberHelp.path),
-            state: state, entries: resources.map(HelpDirectoryAPI.Entry.init)
+            heading: "Help near you",
+            lead: state.map { "Nationwide help, and help in \($0)." } ?? "Nationwide help. Add your state to your profile to see help near you too.",
+            emptyText: "The program has not listed any help yet. In a crisis, call or text 988.",
+            entries: resources.map(HelpDirectoryAPI.Entry.init)
         ))
     }
 }
 
-/// The directory as she reads it on her phone.
+/// A program's list in the directory as she reads it on her phone: help near a member, the study's care
+/// locations for a participant.
 struct AppHelpPage: Page {
     static let template = TemplateName.appHelp
 
@@ -46,23 +50,28 @@ struct AppHelpPage: Page {
         let languages: String?
         let description: String?
         let address: String?
+        let mapLink: String?
     }
 
     let layout: Layout
-    let stateText: String
+    let heading: String
+    let lead: String
+    let emptyText: String
     let entries: [Entry]
 
-    init(layout: Layout, state: String?, entries: [HelpDirectoryAPI.Entry]) {
+    init(layout: Layout, heading: String, lead: String, emptyText: String, entries: [HelpDirectoryAPI.Entry]) {
         self.layout = layout
-        stateText = state.map { "Nationwide help, and help in \($0)." }
-            ?? "Nationwide help. Add your state to your profile to see help near you too."
+        self.heading = heading
+        self.lead = lead
+        self.emptyText = emptyText
         func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.trimmed.isEmpty ? nil : $0 } }
         self.entries = entries.map { entry in
             Entry(
                 name: entry.name, kindTitle: HelpResource.Kind(rawValue: entry.kind)?.title ?? "", isCrisis: entry.kind == HelpResource.Kind.crisisLine.rawValue,
                 phone: entry.phone, phoneLink: entry.phoneDial.map { "tel:\($0)" }, text: entry.text, textLink: entry.textDial.map { "sms:\($0)" },
                 url: nonEmpty(entry.url), hours: nonEmpty(entry.hours), languages: nonEmpty(entry.languages),
-                description: nonEmpty(entry.description), address: nonEmpty(entry.address)
+                description: nonEmpty(entry.description), address: nonEmpty(entry.address),
+                mapLink: entry.latitude.flatMap { latitude in entry.longitude.map { MapPin(latitude: latitude, longitude: $0).mapAddress } }
             )
         }
     }

@@ -2,42 +2,44 @@ import Foundation
 import Hummingbird
 import PortalPlatform
 
-/// Administrators keep the directory of help members see in the app and after a low mood.
+/// The staff who keep a program's list in the directory: administrators the perinatal program's resources
+/// and helplines, which members see in the app and after a low mood; the study's staff its care locations.
 struct HelpDirectoryController {
-    static let access = Access.administrators
     let portal: Portal
     let directory: HelpDirectory
+    private var list: DirectoryList { directory.list }
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.get(SiteURL.helpDirectory.pattern, access: Self.access, list)
-        routes.get(SiteURL.newHelpResource.pattern, access: Self.access) { try await form(nil, $1) }
-        routes.post(SiteURL.newHelpResource.pattern, access: Self.access) { try await save(nil, $0, $1) }
-        routes.get(SiteURL.pattern(SiteURL.editHelpResource), access: Self.access) { try await form($1.parameters.recordID(), $1) }
-        routes.post(SiteURL.pattern(SiteURL.editHelpResource), access: Self.access) { try await save($1.parameters.recordID(), $0, $1) }
-        routes.get(SiteURL.pattern(SiteURL.deleteHelpResource), access: Self.access, confirmDelete)
-        routes.post(SiteURL.pattern(SiteURL.deleteHelpResource), access: Self.access, delete)
+        let access = list.access
+        routes.get(list.listURL.pattern, access: access, show)
+        routes.get(list.newURL.pattern, access: access) { try await form(nil, $1) }
+        routes.post(list.newURL.pattern, access: access) { try await save(nil, $0, $1) }
+        routes.get(SiteURL.pattern(list.editURL), access: access) { try await form($1.parameters.recordID(), $1) }
+        routes.post(SiteURL.pattern(list.editURL), access: access) { try await save($1.parameters.recordID(), $0, $1) }
+        routes.get(SiteURL.pattern(list.deleteURL), access: access, confirmDelete)
+        routes.post(SiteURL.pattern(list.deleteURL), access: access, delete)
     }
 
-    @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
+    @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
         var query = HelpDirectoryQuery()
         query.kind = request.query("kind").flatMap(HelpResource.Kind.init(rawValue:))
-        query.state = request.query("state").map { $0.uppercased() }.flatMap { USState.all.contains($0) ? $0 : nil }
+        query.state = list.asksStates ? request.query("state").map { $0.uppercased() }.flatMap { USState.all.contains($0) ? $0 : nil } : nil
         query.search = String((request.query("q") ?? "").prefix(100))
         query.sort = request.query("sort").flatMap(HelpDirectoryQuery.Sort.init(rawValue:)) ?? .name
         query.page = try request.pageRequest()
         let page = try await portal.database.read { db in try await directory.repository.list(query, on: db) }
-        let address = ListAddress(path: SiteURL.helpDirectory.path, parameters: [
+        let address = ListAddress(path: list.listURL.path, parameters: [
             ("kind", query.kind?.rawValue), ("state", query.state), ("q", query.search.isEmpty ? nil : query.search),
             ("sort", query.sort == .name ? nil : query.sort.rawValue),
         ])
-        let rows = HelpResourceRows.html(page.items)
+        let rows = HelpResourceRows.html(page.items, list: list)
         return portal.pages.response(HelpDirectoryPage(
-            layout: portal.layout("Resources and helplines", context: context, current: .helpDirectory),
-            rows: rows.html, hasRows: !rows.isEmpty,
+            layout: portal.layout(list.title, context: context, current: list.listURL),
+            list: list, rows: rows.html, hasRows: !rows.isEmpty,
             kinds: FilterOption.html([FilterOption(value: "", title: "All kinds", isSelected: query.kind == nil)]
-                + HelpResource.Kind.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.kind) }),
-            states: FilterOption.html([FilterOption(value: "", title: "Every state", isSelected: query.state == nil)]
-                + USState.all.sorted().map { FilterOption(value: $0, title: $0, isSelected: $0 == query.state) }),
+                + list.kinds.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.kind) }),
+            states: list.asksStates ? FilterOption.html([FilterOption(value: "", title: "Every state", isSelected: query.state == nil)]
+                + USState.all.sorted().map { FilterOption(value: $0, title: $0, isSelected: $0 == query.state) }) : nil,
             sorts: FilterOption.html([FilterOption(value: "name", title: "Name", isSelected: query.sort == .name),
                                       FilterOption(value: "kind", title: "Kind (crisis lines first)", isSelected: query.sort == .kind)]),
             search: query.search,
@@ -48,6 +50,8 @@ struct HelpDirectoryController {
 
     private func form(_ id: Int64?, _ context: PortalContext) async throws -> Response {
         var form = HelpResourceForm()
+        form.kind = list.defaultKind?.rawValue ?? ""
+        if !list.asksStates { form.reach = "nationwide" }
         if let id {
             guard let resource = try await portal.database.read({ db in try await directory.repository.find(id: id, on: db) }) else {
                 throw HTTPError(.notFound)
@@ -59,7 +63,7 @@ struct HelpDirectoryController {
 
     private func save(_ id: Int64?, _ request: Request, _ context: PortalContext) async throws -> Response {
         let form = try await request.form(HelpResourceForm.self, context: context)
-        let (draft, errors) = form.validated()
+        let (draft, errors) = form.validated(for: list)
         guard let draft, errors.isEmpty else {
             return portal.pages.response(formPage(form, id: id, errors: errors, context: context), status: .unprocessableContent)
         }
@@ -69,9 +73,9 @@ struct HelpDirectoryController {
             try await portal.flash(Flash(.success, "\(draft.name) saved."), context: context)
         } else {
             _ = try await directory.add(draft, actor: context.auditActor, origin: origin)
-            try await portal.flash(Flash(.success, "\(draft.name) added to the directory."), context: context)
+            try await portal.flash(Flash(.success, "\(draft.name) added to \(list.noun)."), context: context)
         }
-        return seeOther(.helpDirectory)
+        return seeOther(list.listURL)
     }
 
     @Sendable func confirmDelete(request: Request, context: PortalContext) async throws -> Response {
@@ -80,8 +84,8 @@ struct HelpDirectoryController {
             throw HTTPError(.notFound)
         }
         return portal.pages.response(DeleteHelpResourcePage(
-            layout: portal.layout("Delete \(resource.name)", context: context, current: .helpDirectory),
-            name: resource.name, action: SiteURL.deleteHelpResource(id).path, backPath: SiteURL.helpDirectory.path
+            layout: portal.layout("Delete \(resource.name)", context: context, current: list.listURL),
+            name: resource.name, readers: list.readers, action: list.deleteURL(id).path, backPath: list.listURL.path
         ))
     }
 
@@ -90,13 +94,13 @@ struct HelpDirectoryController {
         guard let name = try await directory.delete(id, actor: context.auditActor, origin: portal.origin(of: request, context: context)) else {
             throw HTTPError(.notFound)
         }
-        try await portal.flash(Flash(.success, "\(name) deleted from the directory."), context: context)
-        return seeOther(.helpDirectory)
+        try await portal.flash(Flash(.success, "\(name) deleted from \(list.noun)."), context: context)
+        return seeOther(list.listURL)
     }
 
     private func formPage(_ form: HelpResourceForm, id: Int64?, errors: FormErrors, context: PortalContext) -> HelpResourceFormPage {
-        HelpResourceFormPage(form, errors: errors, action: id.map { SiteURL.editHelpResource($0).path } ?? SiteURL.newHelpResource.path,
-                             layout: portal.layout(id == nil ? "Add to the directory" : "Change \(form.name)", context: context, current: .helpDirectory),
+        HelpResourceFormPage(form, errors: errors, list: list, action: id.map { list.editURL($0).path } ?? list.newURL.path,
+                             layout: portal.layout(id == nil ? list.addTitle : "Change \(form.name)", context: context, current: list.listURL),
                              isNew: id == nil)
     }
 }
@@ -112,6 +116,8 @@ struct HelpResourceForm: Decodable, Sendable {
     var languages = "English"
     var description = ""
     var address = ""
+    var latitude = ""
+    var longitude = ""
     /// `nationwide` or `states`.
     var reach = ""
     var states = ""
@@ -122,7 +128,7 @@ struct HelpResourceForm: Decodable, Sendable {
     static let addressMaximumLength = 300
 
     enum CodingKeys: String, CodingKey {
-        case name, kind, phone, hours, languages, description, address, reach, states
+        case name, kind, phone, hours, languages, description, address, latitude, longitude, reach, states
         case textNumber = "text_number", webAddress = "web_address"
     }
 
@@ -138,6 +144,8 @@ struct HelpResourceForm: Decodable, Sendable {
         languages = resource.languages
         description = resource.description
         address = resource.address ?? ""
+        latitude = resource.pin.map { "\($0.latitude)" } ?? ""
+        longitude = resource.pin.map { "\($0.longitude)" } ?? ""
         reach = resource.isNationwide ? "nationwide" : "states"
         states = resource.states.joined(separator: ", ")
     }
@@ -154,14 +162,16 @@ struct HelpResourceForm: Decodable, Sendable {
         languages = try text(.languages)
         description = try text(.description)
         address = try text(.address)
+        latitude = try text(.latitude)
+        longitude = try text(.longitude)
         reach = try text(.reach)
         states = try text(.states)
     }
 
-    func validated() -> (HelpResourceDraft?, FormErrors) {
+    func validated(for list: DirectoryList) -> (HelpResourceDraft?, FormErrors) {
         var errors = FormErrors()
         if let problem = FieldRules.requiredTextProblem(name, name: "the name", maximumLength: Self.nameMaximumLength) { errors.add("name", problem) }
-        let kind = HelpResource.Kind(rawValue: kind)
+        let kind = HelpResource.Kind(rawValue: kind).flatMap { list.kinds.contains($0) ? $0 : nil }
         if kind == nil { errors.add("kind", "Choose what kind of help this is") }
         let phone = phone.isEmpty ? nil : PhoneNumber(phone)
         if !self.phone.isEmpty, phone == nil { errors.add("phone", PhoneNumber.problem) }
@@ -173,7 +183,7 @@ struct HelpResourceForm: Decodable, Sendable {
                 errors.add("web_address", "Enter a web address that starts with https://, like https://988lifeline.org")
             }
         }
-        if self.phone.isEmpty, self.textNumber.isEmpty, webAddress.isEmpty {
+        if self.phone.isEmpty, self.textNumber.isEmpty, webAddress.isEmpty, address.isEmpty || kind != .careLocation {
             errors.add("phone", "Give at least one way to reach it: a phone number, a text number or a web address")
         }
         if let problem = FieldRules.requiredTextProblem(hours, name: "when it is open, like 24 hours, 7 days", maximumLength: Self.shortMaximumLength) {
@@ -187,8 +197,10 @@ struct HelpResourceForm: Decodable, Sendable {
         }
         if kind == .careLocation, address.isEmpty { errors.add("address", "Enter the care location's address") }
         if address.count > Self.addressMaximumLength { errors.add("address", "The address must be \(Self.addressMaximumLength) characters or fewer") }
+        let (pin, pinProblems) = MapPin.typed(latitude: latitude, longitude: longitude)
+        for problem in pinProblems { errors.add(problem.field, problem.message) }
         var chosen: [String] = []
-        switch reach {
+        switch list.asksStates ? reach : "nationwide" {
         case "nationwide": break
         case "states":
             let codes = states.uppercased().split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
@@ -204,7 +216,7 @@ struct HelpResourceForm: Decodable, Sendable {
         guard let kind, errors.isEmpty else { return (nil, errors) }
         return (HelpResourceDraft(
             name: name, kind: kind, phone: phone, textNumber: textNumber, webAddress: webAddress.isEmpty ? nil : webAddress,
-            hours: hours, languages: languages, description: description, address: address.isEmpty ? nil : address, states: chosen
+            hours: hours, languages: languages, description: description, address: address.isEmpty ? nil : address, pin: pin, states: chosen
         ), errors)
     }
 }
@@ -212,7 +224,7 @@ struct HelpResourceForm: Decodable, Sendable {
 /// The help directory's rows (`TableRows`): the name with its web address under it, the kind, the phone and
 /// text numbers as links that dial them, the hours, where it applies, and links to change or delete it.
 enum HelpResourceRows {
-    static func html(_ resources: [HelpResource]) -> TableRows {
+    static func html(_ resources: [HelpResource], list: DirectoryList) -> TableRows {
         TableRows(resources) { resource, cells in
             cells.cell { name in
                 name.text(resource.name)
@@ -229,11 +241,21 @@ enum HelpResourceRows {
                 if let number = resource.textNumber { text.link(number.display, to: "sms:\(number.dialable)") }
             }
             cells.text(resource.hours)
-            cells.text(resource.whereItApplies)
+            if list.asksStates {
+                cells.text(resource.whereItApplies)
+            } else {
+                cells.cell { place in
+                    place.text(resource.address ?? "")
+                    if let pin = resource.pin {
+                        place.lineBreak()
+                        place.link("On the map", to: pin.mapAddress, hidden: ": \(resource.name)", external: true)
+                    }
+                }
+            }
             cells.cell { actions in
-                actions.link("Change", to: SiteURL.editHelpResource(resource.id).path, hidden: " \(resource.name)")
+                actions.link("Change", to: list.editURL(resource.id).path, hidden: " \(resource.name)")
                 actions.text(" · ")
-                actions.link("Delete", to: SiteURL.deleteHelpResource(resource.id).path, hidden: " \(resource.name)")
+                actions.link("Delete", to: list.deleteURL(resource.id).path, hidden: " \(resource.name)")
             }
         }
     }
@@ -242,18 +264,43 @@ enum HelpResourceRows {
 struct HelpDirectoryPage: Page {
     static let template = TemplateName.helpDirectory
     let layout: Layout
+    let title: String
+    let introduction: String
+    let emptyText: String
+    let asksStates: Bool
     /// The rendered rows (`HelpResourceRows`).
     let rows: String
     let hasRows: Bool
-    /// The filters' options (`FilterOption.html`).
+    /// The filters' options (`FilterOption.html`); no states for a list kept for everyone.
     let kinds: String
-    let states: String
+    let states: String?
     let sorts: String
     let search: String
     let isFiltered: Bool
     let pagination: String
-    let action = SiteURL.helpDirectory.path
-    let newPath = SiteURL.newHelpResource.path
+    let action: String
+    let newPath: String
+    let addTitle: String
+
+    init(layout: Layout, list: DirectoryList, rows: String, hasRows: Bool, kinds: String, states: String?, sorts: String, search: String,
+         isFiltered: Bool, pagination: String) {
+        self.layout = layout
+        title = list.title
+        introduction = list.introduction
+        emptyText = list.emptyText
+        asksStates = list.asksStates
+        self.rows = rows
+        self.hasRows = hasRows
+        self.kinds = kinds
+        self.states = states
+        self.sorts = sorts
+        self.search = search
+        self.isFiltered = isFiltered
+        self.pagination = pagination
+        action = list.listURL.path
+        newPath = list.newURL.path
+        addTitle = list.addTitle
+    }
 }
 
 struct HelpResourceFormPage: Page {
@@ -274,17 +321,25 @@ struct HelpResourceFormPage: Page {
     let descriptionError: String?
     let address: String
     let addressError: String?
+    let pinFields: [FormField]
+    let asksStates: Bool
     let nationwide: Bool
     let inStates: Bool
     let reachError: String?
     let statesField: FormField
     let action: String
     let isNew: Bool
-    let backPath = SiteURL.helpDirectory.path
+    let listTitle: String
+    let addTitle: String
+    let backPath: String
     let descriptionMaximum = HelpResourceForm.descriptionMaximumLength
 
-    init(_ form: HelpResourceForm, errors: FormErrors, action: String, layout: Layout, isNew: Bool) {
+    init(_ form: HelpResourceForm, errors: FormErrors, list: DirectoryList, action: String, layout: Layout, isNew: Bool) {
         self.layout = layout
+        listTitle = list.title
+        addTitle = list.addTitle
+        backPath = list.listURL.path
+        asksStates = list.asksStates
         self.errors = errors.items
         self.action = action
         self.isNew = isNew
@@ -292,7 +347,7 @@ struct HelpResourceFormPage: Page {
         var name = [FormField("name", label: "Name", value: form.name, width: 30)]
         errors.apply(to: &name)
         nameField = name[0]
-        kinds = HelpResource.Kind.allCases.map { Choice(value: $0.rawValue, title: $0.title, isSelected: $0.rawValue == form.kind) }
+        kinds = list.kinds.map { Choice(value: $0.rawValue, title: $0.title, isSelected: $0.rawValue == form.kind) }
         kindError = error("kind")
         var contact = [
             FormField("phone", label: "Phone number (optional)", value: form.phone, hint: "Like 1-800-662-4357, or a 3-digit number such as 988",
@@ -309,6 +364,14 @@ struct HelpResourceFormPage: Page {
         descriptionError = error("description")
         address = form.address
         addressError = error("address")
+        var pin = [
+            FormField("latitude", label: "Latitude (optional)", value: form.latitude,
+                      hint: "For the pin on the app's map: degrees north, like 36.1627", autocomplete: "off", width: 10),
+            FormField("longitude", label: "Longitude (optional)", value: form.longitude,
+                      hint: "Degrees east; west is negative, like -86.7816", autocomplete: "off", width: 10),
+        ]
+        errors.apply(to: &pin)
+        pinFields = pin
         nationwide = form.reach == "nationwide"
         inStates = form.reach == "states"
         reachError = error("reach")
@@ -322,6 +385,7 @@ struct DeleteHelpResourcePage: Page {
     static let template = TemplateName.deleteHelpResource
     let layout: Layout
     let name: String
+    let readers: String
     let action: String
     let backPath: String
 }

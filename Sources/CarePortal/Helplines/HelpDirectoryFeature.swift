@@ -8,7 +8,7 @@ import SQLKit
 struct HelpDirectoryFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Resources", path: SiteURL.helpDirectory.path, access: HelpDirectoryController.access, group: .community),
+        NavigationItem(title: "Resources", path: SiteURL.helpDirectory.path, access: DirectoryList.perinatal.access, group: .community),
     ]
     static let auditActions: [AuditAction] = [.helpResourceAdded, .helpResourceChanged, .helpResourceDeleted]
     static let templates: [TemplateName] = [.helpDirectory, .helpResourceForm, .deleteHelpResource, .appHelp]

@@ -15,8 +15,15 @@ struct HelpDirectoryQuery: Sendable, Equatable {
     var page = PageRequest(number: 1)
 }
 
-/// The only place the help directory's SQL lives.
+/// The only place the help directory's SQL lives: each instance reads and writes one program's list.
 struct HelpDirectoryRepository: Sendable {
+    /// The `Program.id` whose list this is; every statement is limited to it.
+    let program: String
+
+    init(program: String = Program.perinatalCommunity.id) {
+        self.program = program
+    }
+
     func list(_ query: HelpDirectoryQuery, on db: any SQLDatabase) async throws -> PageOf<HelpResource> {
         let words = WordStarts.words(of: query.search)
         let byName: [SortKey] = [.text("name_key"), .integer("id")]
@@ -25,6 +32,7 @@ struct HelpDirectoryRepository: Sendable {
         /// The kind and state filters, on `help_resources` or on the rows of either search table, whose `id`
         /// and `kind` are the entry's.
         func filtered(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
+            builder.where("program", .equal, program)
             if let kind = query.kind { builder.where("kind", .equal, kind.rawValue) }
             if let state = query.state {
                 builder.where(SQLQueryString("id IN (SELECT resource_id FROM help_resource_reach WHERE state = \(bind: state))"))
@@ -33,14 +41,14 @@ struct HelpDirectoryRepository: Sendable {
         }
         /// The entries whose names' words start with every word typed, under the names `help_resources` gives the same values.
         func matchingWords(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            builder.fromWordStarts(words, table: "help_resource_words", owner: "resource_id", copied: ["name_key", "kind"])
+            builder.fromWordStarts(words, table: "help_resource_words", owner: "resource_id", copied: ["name_key", "kind", "program"])
         }
         /// The list's rows read from a search table in the list's order by name (and counted there): the
         /// words typed, with the filters, or else the state's row of each entry its members see.
         func searching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
             if !words.isEmpty { return filtered(matchingWords(builder)) }
             builder.from(SQLAlias(SQLGroupExpression(Self.reachRows), as: SQLIdentifier("help_resource_reach")))
-                .where("state", .equal, query.state ?? "")
+                .where("state", .equal, query.state ?? "").where("program", .equal, program)
             if let kind = query.kind { builder.where("kind", .equal, kind.rawValue) }
             return builder
         }
@@ -74,11 +82,11 @@ struct HelpDirectoryRepository: Sendable {
     }
 
     private static let listColumns: [any SQLExpression] = [SQLLiteral.all, SQLAlias(kindOrder, as: SQLIdentifier("kind_order"))]
-    private static let reachRows = SQLRaw("SELECT state, resource_id AS id, name_key, kind FROM help_resource_reach")
+    private static let reachRows = SQLRaw("SELECT state, resource_id AS id, name_key, kind, program FROM help_resource_reach")
 
     /// What a member in `state` (nil: none given) is offered: nationwide entries and her state's, crisis lines first.
     func forMember(state: String?, kinds: [HelpResource.Kind] = HelpResource.Kind.allCases, on db: any SQLDatabase) async throws -> [HelpResource] {
-        var select = db.select().column("*").from("help_resources").where("kind", .in, kinds.map(\.rawValue))
+        var select = db.select().column("*").from("help_resources").where("program", .equal, program).where("kind", .in, kinds.map(\.rawValue))
         select = select.where { group in
             group.where("nationwide", .equal, true)
                 .orWhere(SQLRaw("id IN (SELECT resource_id FROM help_resource_states WHERE state = "), SQLBind(state ?? ""), SQLRaw(")"))
@@ -87,19 +95,20 @@ struct HelpDirectoryRepository: Sendable {
     }
 
     func find(id: Int64, on db: any SQLDatabase) async throws -> HelpResource? {
-        guard let row = try await db.select().column("*").from("help_resources").where("id", .equal, id).first() else { return nil }
+        guard let row = try await db.select().column("*").from("help_resources").where("id", .equal, id).where("program", .equal, program).first()
+        else { return nil }
         return try await decode([row], on: db).first
     }
 
     func insert(_ draft: HelpResourceDraft, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let id = try await db.insert(into: "help_resources")
-            .columns("name", "name_key", "kind", "phone", "text_number", "web_address", "hours", "languages", "description", "address",
-                     "nationwide", "created_at", "updated_at")
+            .columns("program", "name", "name_key", "kind", "phone", "text_number", "web_address", "hours", "languages", "description", "address",
+                     "latitude", "longitude", "nationwide", "created_at", "updated_at")
             .values(
-                SQLBind(draft.name), SQLBind(Self.nameKey(draft.name)), SQLBind(draft.kind.rawValue), SQLBind(draft.phone?.digits),
+                SQLBind(program), SQLBind(draft.name), SQLBind(Self.nameKey(draft.name)), SQLBind(draft.kind.rawValue), SQLBind(draft.phone?.digits),
                 SQLBind(draft.textNumber?.digits), SQLBind(draft.webAddress), SQLBind(draft.hours), SQLBind(draft.languages),
-                SQLBind(draft.description), SQLBind(draft.address), SQLBind(draft.states.isEmpty),
-                SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
+                SQLBind(draft.description), SQLBind(draft.address), SQLBind(draft.pin?.latitude), SQLBind(draft.pin?.longitude),
+                SQLBind(draft.states.isEmpty), SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
         try await setStates(draft.states, of: id, on: db)
@@ -113,14 +122,15 @@ struct HelpDirectoryRepository: Sendable {
             .set("phone", to: SQLBind(draft.phone?.digits)).set("text_number", to: SQLBind(draft.textNumber?.digits))
             .set("web_address", to: SQLBind(draft.webAddress)).set("hours", to: draft.hours).set("languages", to: draft.languages)
             .set("description", to: draft.description).set("address", to: SQLBind(draft.address))
+            .set("latitude", to: SQLBind(draft.pin?.latitude)).set("longitude", to: SQLBind(draft.pin?.longitude))
             .set("nationwide", to: draft.states.isEmpty).set("updated_at", to: now.millisecondsSince1970)
-            .where("id", .equal, id).run()
+            .where("id", .equal, id).where("program", .equal, program).run()
         try await setStates(draft.states, of: id, on: db)
         try await setSearchRows(of: id, name: draft.name, kind: draft.kind.rawValue, states: draft.states, on: db)
     }
 
     func delete(id: Int64, on db: any SQLDatabase) async throws -> Bool {
-        try await db.delete(from: "help_resources").where("id", .equal, id).returning("id").all().count > 0
+        try await db.delete(from: "help_resources").where("id", .equal, id).where("program", .equal, program).returning("id").all().count > 0
     }
 
     private func setStates(_ states: [String], of id: Int64, on db: any SQLDatabase) async throws {
@@ -141,7 +151,7 @@ struct HelpDirectoryRepository: Sendable {
     /// Writes the entry's rows in the search tables afresh (migration 48): the starts of its name's words,
     /// and the states whose members see it, every state when it is nationwide (`states` empty).
     func setSearchRows(of id: Int64, name: String, kind: String, states: [String], on db: any SQLDatabase) async throws {
-        let copied: [(String, any Encodable & Sendable)] = [("name_key", Self.nameKey(name)), ("kind", kind)]
+        let copied: [(String, any Encodable & Sendable)] = [("name_key", Self.nameKey(name)), ("kind", kind), ("program", program)]
         try await db.replaceSearchRows(
             in: "help_resource_words", column: "word_start", values: WordStarts.starts(of: name).sorted(), owner: "resource_id", id: id, copied: copied
         )
@@ -149,6 +159,12 @@ struct HelpDirectoryRepository: Sendable {
             in: "help_resource_reach", column: "state", values: states.isEmpty ? USState.all.sorted() : states, owner: "resource_id", id: id,
             copied: copied
         )
+    }
+
+    private static func pin(of row: any SQLRow) throws -> MapPin? {
+        guard let latitude = try row.decode(column: "latitude", as: Double?.self),
+              let longitude = try row.decode(column: "longitude", as: Double?.self) else { return nil }
+        return MapPin(latitude: latitude, longitude: longitude)
     }
 
     private func decode(_ rows: [any SQLRow], on db: any SQLDatabase) async throws -> [HelpResource] {
@@ -173,6 +189,7 @@ struct HelpDirectoryRepository: Sendable {
                 languages: try row.decode(column: "languages", as: String.self),
                 description: try row.decode(column: "description", as: String.self),
                 address: try row.decode(column: "address", as: String?.self),
+                pin: try Self.pin(of: row),
                 states: states[id] ?? [],
                 createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
                 updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self))

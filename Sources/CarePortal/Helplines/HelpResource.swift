@@ -35,6 +35,8 @@ struct HelpResource: Sendable, Equatable, Identifiable {
     var languages: String
     var description: String
     var address: String?
+    /// Where the app's map puts its pin, for a care location.
+    var pin: MapPin?
     /// Empty when nationwide.
     var states: [String]
     var createdAt: Date
@@ -97,5 +99,37 @@ struct HelpResourceDraft: Sendable, Equatable {
     var languages: String
     var description: String
     var address: String?
+    var pin: MapPin? = nil
     var states: [String]
+}
+
+/// A place on the map, in degrees (WGS 84, as phones and map sites give them).
+struct MapPin: Sendable, Equatable {
+    let latitude: Double
+    let longitude: Double
+
+    /// Both typed, or neither: nil and no problem when both are empty.
+    static func typed(latitude: String, longitude: String) -> (pin: MapPin?, problems: [(field: String, message: String)]) {
+        if latitude.isEmpty && longitude.isEmpty { return (nil, []) }
+        var problems: [(String, String)] = []
+        let north = Double(latitude).flatMap { (-90...90).contains($0) ? $0 : nil }
+        let east = Double(longitude).flatMap { (-180...180).contains($0) ? $0 : nil }
+        if north == nil {
+            problems.append(("latitude", latitude.isEmpty
+                ? "Enter the latitude as well as the longitude, or leave both empty"
+                : "Enter the latitude in degrees between -90 and 90, like 36.1627"))
+        }
+        if east == nil {
+            problems.append(("longitude", longitude.isEmpty
+                ? "Enter the longitude as well as the latitude, or leave both empty"
+                : "Enter the longitude in degrees between -180 and 180, like -86.7816"))
+        }
+        guard let north, let east else { return (nil, problems) }
+        return (MapPin(latitude: north, longitude: east), [])
+    }
+
+    /// The place on OpenStreetMap, for a link that opens the phone's browser or map.
+    var mapAddress: String {
+        "https://www.openstreetmap.org/?mlat=\(latitude)&mlon=\(longitude)#map=17/\(latitude)/\(longitude)"
+    }
 }

@@ -23,17 +23,25 @@ struct IndexHelpEntriesByWordAndState: Migration {
         try await db.createSearchTable(
             "help_resource_reach", column: "state", owner: "resource_id", references: "help_resources", copied: copied, order: ["name_key"]
         )
-        let repository = HelpDirectoryRepository()
         try await db.forEachBatch(of: "help_resources", columns: ["name", "kind"]) { rows in
             let ids = try rows.map { try $0.decode(column: "id", as: Int64.self) }
             var states: [Int64: [String]] = [:]
             for row in try await db.select().columns("resource_id", "state").from("help_resource_states").where("resource_id", .in, ids).all() {
                 states[try row.decode(column: "resource_id", as: Int64.self), default: []].append(try row.decode(column: "state", as: String.self))
             }
+            // The rows as this version's tables hold them (migration 58 adds each row's program later).
             for (id, row) in zip(ids, rows) {
-                try await repository.setSearchRows(
-                    of: id, name: try row.decode(column: "name", as: String.self), kind: try row.decode(column: "kind", as: String.self),
-                    states: states[id] ?? [], on: db
+                let name = try row.decode(column: "name", as: String.self), chosen = states[id] ?? []
+                let copied: [(String, any Encodable & Sendable)] = [
+                    ("name_key", HelpDirectoryRepository.nameKey(name)), ("kind", try row.decode(column: "kind", as: String.self)),
+                ]
+                try await db.replaceSearchRows(
+                    in: "help_resource_words", column: "word_start", values: WordStarts.starts(of: name).sorted(), owner: "resource_id", id: id,
+                    copied: copied
+                )
+                try await db.replaceSearchRows(
+                    in: "help_resource_reach", column: "state", values: chosen.isEmpty ? USState.all.sorted() : chosen, owner: "resource_id", id: id,
+                    copied: copied
                 )
             }
         }

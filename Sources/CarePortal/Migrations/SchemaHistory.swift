@@ -62,6 +62,7 @@ enum SchemaHistory {
         SealOutboxBodies(),
         AddPracticePhone(),
         TagModulesByMood(),
+        KeepADirectoryPerProgram(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

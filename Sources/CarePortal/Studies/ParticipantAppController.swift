@@ -23,6 +23,7 @@ struct ParticipantAppController {
         routes.get(SiteURL.appStudyFeedback.pattern, access: .participantPages, feedback)
         routes.post(SiteURL.appStudyFeedback.pattern, access: .participantPages, sendFeedback)
         routes.get(SiteURL.appStudyContact.pattern, access: .participantPages, contact)
+        routes.get(SiteURL.appStudyLocations.pattern, access: .participantPages, locations)
         let gate = self
         var openings = AppRecordOpeningsPages(
             portal: portal, openings: .studyParticipant, kind: .participant, url: .appStudyRecordOpenings, navigation: .participant
@@ -119,6 +120,12 @@ struct ParticipantAppController {
         let contact = try await portal.database.read { db in try await StudyRepository().contact(on: db) }
         let html = contact?.html.trimmed
         return portal.pages.response(ParticipantContactPage(layout: layout("Contact", context, .appStudyContact), html: html?.isEmpty == false ? html : nil))
+    }
+
+    @Sendable func locations(request: Request, context: PortalContext) async throws -> Response {
+        guard try await ready(context) != nil else { return choosePassword }
+        let locations = try await HelpDirectory(portal: portal, list: .study).everyone(kinds: DirectoryList.study.kinds)
+        return portal.pages.response(AppHelpPage.studyLocations(locations, layout: layout("Care locations", context, .appStudyLocations)))
     }
 
     @Sendable func password(request: Request, context: PortalContext) async throws -> Response {

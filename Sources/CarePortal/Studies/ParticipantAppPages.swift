@@ -15,7 +15,7 @@ extension TemplateName {
 extension AppNavigation {
     static let participant = AppNavigation(.participant, links: [
         ("Today", SiteURL.appStudyToday.path), ("Progress", SiteURL.appStudyProgress.path),
-        ("Feedback", SiteURL.appStudyFeedback.path), ("Contact", SiteURL.appStudyContact.path),
+        ("Feedback", SiteURL.appStudyFeedback.path), ("Contact", SiteURL.appStudyContact.path), ("Locations", SiteURL.appStudyLocations.path),
     ])
 }
 

@@ -5,7 +5,7 @@ import SQLKit
 
 /// A clearly marked demo study: five participants ("DEMO-" study ids, arm "Demo arm …") with three weeks
 /// of to-dos, app opens and feedback, one of them withdrawn, a sixth enrolled yesterday whose emailed
-/// claim token waits in the outbox (sealed), and a demo contact page. Their app logins share a password nobody is told.
+/// claim token waits in the outbox (sealed), a demo contact page and two demo care locations. Their app logins share a password nobody is told.
 enum StudiesDemo {
     static let participantCount = 6
 
@@ -77,5 +77,26 @@ enum StudiesDemo {
             """
         let html = try SafeHTML.renderMarkdown(contact).html
         try await studies.saveContact(markdown: contact, html: html, by: researcher?.id, now: demo.now, on: db)
+        try await seedCareLocations(demo, on: db)
+    }
+
+    /// Two marked care locations with pins on the map, for the participants' list.
+    static func seedCareLocations(_ demo: DemoData, on db: any SQLDatabase) async throws {
+        let directory = HelpDirectoryRepository(program: DirectoryList.study.program.id)
+        let places = [
+            HelpResourceDraft(
+                name: "Example: Riverside movement clinic (demo data)", kind: .careLocation, phone: PhoneNumber("615-555-0188"), textNumber: nil,
+                webAddress: nil, hours: "Monday to Friday, 8am to 5pm", languages: "English and Spanish",
+                description: "Demo entry: physiotherapy and the study's exercise classes.", address: "200 Example Street, Nashville, TN 37201",
+                pin: MapPin(latitude: 36.1627, longitude: -86.7816), states: []
+            ),
+            HelpResourceDraft(
+                name: "Example: Hillside study office (demo data)", kind: .careLocation, phone: PhoneNumber("615-555-0190"), textNumber: nil,
+                webAddress: nil, hours: "Tuesdays and Thursdays, 9am to 1pm", languages: "English",
+                description: "Demo entry: where study visits and questionnaires take place.", address: "15 Example Hill, Franklin, TN 37064",
+                pin: MapPin(latitude: 35.9251, longitude: -86.8689), states: []
+            ),
+        ]
+        for place in places { _ = try await directory.insert(place, now: demo.now, on: db) }
     }
 }

@@ -13,6 +13,7 @@ struct StudiesFeature: PortalFeature {
         NavigationItem(title: "Daily to-dos", path: SiteURL.studyTodos.path, access: .studyStaff, group: .study),
         NavigationItem(title: "Feedback", path: SiteURL.studyFeedback.path, access: .studyStaff, group: .study),
         NavigationItem(title: "Contact page", path: SiteURL.studyContact.path, access: .studyStaff, group: .study),
+        NavigationItem(title: "Care locations", path: SiteURL.studyLocations.path, access: .studyStaff, group: .study),
         NavigationItem(title: "Exports", path: SiteURL.studyExports.path, access: .studyStaff, group: .study),
     ]
     static let auditActions: [AuditAction] = [
@@ -29,7 +30,7 @@ struct StudiesFeature: PortalFeature {
     static let appParts = [
         AppPart(
             kind: .participant, title: "Study participants",
-            summary: "Today’s to-dos, your progress, feedback for the study team and how to reach them.",
+            summary: "Today’s to-dos, your progress, feedback for the study team, how to reach them and where to find care.",
             demoIdentifier: "demo-001"
         ),
     ]
@@ -48,6 +49,7 @@ struct StudiesFeature: PortalFeature {
         StudyDashboardController(portal: portal).addRoutes(to: &routes)
         StudyAPIController(portal: portal).addRoutes(to: &routes)
         ParticipantAppController(portal: portal).addRoutes(to: &routes)
+        HelpDirectoryController(portal: portal, directory: HelpDirectory(portal: portal, list: .study)).addRoutes(to: &routes)
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {

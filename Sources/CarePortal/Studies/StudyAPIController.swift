@@ -105,6 +105,7 @@ struct StudyAPIController {
         routes.post(SiteURL.apiStudyOpens.pattern, access: .participant, recordOpen)
         routes.post(SiteURL.apiStudyFeedback.pattern, access: .participant, sendFeedback)
         routes.get(SiteURL.apiStudyContact.pattern, access: .participant, contact)
+        routes.get(SiteURL.apiStudyLocations.pattern, access: .participant, locations)
         routes.get(SiteURL.apiStudyRecordOpenings.pattern, access: .participant) { [portal] request, context in
             try await portal.recordOpeningsResponse(.studyParticipant, of: try context.requireParticipant(), request: request)
         }
@@ -203,5 +204,13 @@ struct StudyAPIController {
         _ = try await participant(context)
         let contact = try await portal.database.read { db in try await studies.contact(on: db) }
         return .json(StudyAPI.Contact(html: contact?.html ?? "", updatedAt: contact?.updatedAt))
+    }
+
+    /// `GET /api/v1/study/locations`: the study's care locations, each with its pin where one is given.
+    @Sendable func locations(request: Request, context: PortalContext) async throws -> Response {
+        _ = try await participant(context)
+        let directory = HelpDirectory(portal: portal, list: .study)
+        let locations = try await directory.everyone(kinds: try HelpDirectoryAPIController.kinds(request, of: .study))
+        return .json(StudyCareLocationsAPI.List(locations: locations.map(HelpDirectoryAPI.Entry.init)))
     }
 }

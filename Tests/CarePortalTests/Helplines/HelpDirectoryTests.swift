@@ -191,6 +191,7 @@ enum DirectorySteps {
                     """).run()
                 try await db.raw("INSERT INTO help_resource_states (resource_id, state) SELECT id, 'TN' FROM help_resources WHERE name = 'Harbor Clinic'").run()
                 try await IndexHelpEntriesByWordAndState().apply(to: db, engine: engine)
+                for table in KeepADirectoryPerProgram.searchTables { try await KeepADirectoryPerProgram.addProgram(to: table, on: db) }
             }
             let found = try await portal.database.read { db in
                 try await HelpDirectoryRepository().list(HelpDirectoryQuery(search: "harb"), on: db)

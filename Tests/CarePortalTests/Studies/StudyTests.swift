@@ -388,10 +388,11 @@ enum StudyFixtures {
         let demoURL = try await TestDatabase.make(engine)
         _ = try await Commands.seedDemo(settings: CommandTests.settings(demoURL))
         let demo = try Database(url: demoURL, logger: TestDatabase.logger)
-        let (participants, feedback, marks) = try await demo.whileRunning {
+        let (participants, feedback, marks, locations) = try await demo.whileRunning {
             try await demo.read { db in
                 (try await StudyRepository().participants(on: db), try await StudyRepository().feedback(on: db),
-                 try await StudyRepository().allMarks(on: db))
+                 try await StudyRepository().allMarks(on: db),
+                 try await HelpDirectoryRepository(program: DirectoryList.study.program.id).forMember(state: nil, on: db))
             }
         }
         try await TestDatabase.drop(demoURL)
@@ -401,5 +402,6 @@ enum StudyFixtures {
         #expect(participants.filter { $0.claim?.claimedAt == nil && $0.claim != nil }.map(\.studyCode) == ["DEMO-006"])
         #expect(feedback.count == 2 && feedback.allSatisfy { $0.body.hasPrefix("(Demo feedback)") })
         #expect(marks.values.map(\.count).reduce(0, +) > 20)
+        #expect(locations.count == 2 && locations.allSatisfy { $0.kind == .careLocation && $0.pin != nil && $0.name.hasSuffix("(demo data)") })
     }
 }
