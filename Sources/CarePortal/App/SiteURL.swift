@@ -139,6 +139,9 @@ enum SiteURL: Sendable, Equatable {
     case appStudyFeedback
     case appStudyContact
     case appStudyLocations
+    case appStudyVideos
+    case appStudyVideo(Int64)
+    case appStudyVideoFile(Int64)
     case appStudyPassword
     case appStudyClaim
     case appMemberHome
@@ -356,6 +359,12 @@ enum SiteURL: Sendable, Equatable {
     case editStudyLocation(Int64)
     case deleteStudyLocation(Int64)
     case apiStudyLocations
+    case studyVideos
+    case newStudyVideo
+    case studyVideo(Int64)
+    case studyVideoFile(Int64)
+    case apiStudyVideos
+    case apiStudyVideoFile(Int64)
     case studyExports
     case studyExport(StudyExport)
     case apiStudySessions
@@ -508,6 +517,9 @@ enum SiteURL: Sendable, Equatable {
         case .appStudyFeedback: "\(AppAccountKind.participant.pagesPath)/feedback"
         case .appStudyContact: "\(AppAccountKind.participant.pagesPath)/contact"
         case .appStudyLocations: "\(AppAccountKind.participant.pagesPath)/locations"
+        case .appStudyVideos: "\(AppAccountKind.participant.pagesPath)/videos"
+        case .appStudyVideo(let id): "\(AppAccountKind.participant.pagesPath)/videos/\(id)"
+        case .appStudyVideoFile(let id): "\(AppAccountKind.participant.pagesPath)/videos/\(id)/file"
         case .appStudyPassword: "\(AppAccountKind.participant.pagesPath)/password"
         case .appStudyClaim: "\(AppAccountKind.participant.pagesPath)/claim"
         case .appMemberHome: AppAccountKind.member.pagesPath
@@ -708,6 +720,12 @@ enum SiteURL: Sendable, Equatable {
         case .editStudyLocation(let id): "/studies/locations/\(id)/edit"
         case .deleteStudyLocation(let id): "/studies/locations/\(id)/delete"
         case .apiStudyLocations: "/api/v1/study/locations"
+        case .studyVideos: "/studies/videos"
+        case .newStudyVideo: "/studies/videos/new"
+        case .studyVideo(let id): "/studies/videos/\(id)"
+        case .studyVideoFile(let id): "/studies/videos/\(id)/file"
+        case .apiStudyVideos: "/api/v1/study/videos"
+        case .apiStudyVideoFile(let id): "/api/v1/study/videos/\(id)/file"
         case .studyExports: "/studies/exports"
         case .studyExport(let export): "/studies/exports/\(export.fileName)"
         case .apiStudySessions: "/api/v1/study/sessions"

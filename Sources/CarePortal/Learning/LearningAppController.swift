@@ -104,7 +104,10 @@ struct LearningAppController {
         }
         guard let (video, watched) = found else { throw HTTPError(.notFound) }
         let points = request.query("points").flatMap(Int.init)
-        return portal.pages.response(LearningAppVideoPage(layout: layout(video.title, context), video: video, watched: watched, points: points))
+        return portal.pages.response(LearningAppVideoPage(
+            layout: layout(video.title, context), video: video, watched: watched, points: points,
+            watchedAction: SiteURL.appLearningVideoWatched(video.id).path
+        ))
     }
 
     @Sendable func watched(request: Request, context: PortalContext) async throws -> Response {
@@ -289,17 +292,23 @@ struct LearningAppVideoPage: Page {
     let linkURL: String?
     let watched: Bool
     let pointsText: String?
-    let watchedAction: String
-    let learningPath = SiteURL.appLearning.path
+    /// Where "I watched it" is sent; nil where watching earns nothing (a study's videos).
+    let watchedAction: String?
+    let backPath: String
+    let backTitle: String
 
-    init(layout: Layout, video: LearningVideo, watched: Bool, points: Int?) {
+    /// `fileURL` streams an uploaded file to this page's player: the member's learning centre's, or a participant's.
+    init(layout: Layout, video: LearningVideo, watched: Bool, points: Int?, watchedAction: String?,
+         fileURL: (Int64) -> SiteURL = SiteURL.appLearningVideoFile, backPath: String = SiteURL.appLearning.path, backTitle: String = "Back to learning") {
         self.layout = layout
+        self.backPath = backPath
+        self.backTitle = backTitle
         title = video.title
         description = video.description
         length = video.lengthText
         switch video.source {
         case .file(let stored, _):
-            filePath = SiteURL.appLearningVideoFile(video.id).path
+            filePath = fileURL(video.id).path
             contentType = stored.type.rawValue
             linkURL = nil
         case .link(let address):
@@ -309,6 +318,6 @@ struct LearningAppVideoPage: Page {
         }
         self.watched = watched
         pointsText = points.map { $0 > 0 ? "Thank you. You earned \($0) points." : "Thank you." }
-        watchedAction = SiteURL.appLearningVideoWatched(video.id).path
+        self.watchedAction = watchedAction
     }
 }

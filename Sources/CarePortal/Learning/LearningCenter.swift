@@ -13,9 +13,7 @@ struct LearningCenter: Sendable {
     static let moduleCompletedReason = "module_completed"
     static let videoWatchedReason = "video_watched"
 
-    var videoFiles: UploadStore {
-        UploadStore(dataDirectory: portal.settings.dataDirectory, folder: "videos", randomBytes: portal.dependencies.randomBytes)
-    }
+    var videoFiles: UploadStore { VideoLibrary.files(of: portal) }
 
     /// The member and her week of pregnancy today.
     func memberAndWeek(_ memberID: Int64, on db: any SQLDatabase) async throws -> (Member, Int)? {

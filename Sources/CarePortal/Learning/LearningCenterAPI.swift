@@ -65,10 +65,13 @@ enum LearningCenterAPI {
         let url: String
         let contentType: String?
 
-        init(_ video: LearningVideo) {
-            let full = Video(video, watched: false)
-            (id, title, description, category, lengthSeconds, length) = (full.id, full.title, full.description, full.category, full.lengthSeconds, full.length)
-            (kind, url, contentType) = (full.kind, full.url, full.contentType)
+        /// `fileURL` is where this API streams an uploaded file: the member's learning centre's, or a study participant's.
+        init(_ video: LearningVideo, fileURL: (Int64) -> SiteURL = SiteURL.apiLearningVideoFile) {
+            (id, title, description, category, lengthSeconds, length) = (video.id, video.title, video.description, video.category, video.lengthSeconds, video.lengthText)
+            switch video.source {
+            case .link(let address): (kind, url, contentType) = ("link", address, nil)
+            case .file(let stored, _): (kind, url, contentType) = ("file", fileURL(video.id).path, stored.type.rawValue)
+            }
         }
     }
 

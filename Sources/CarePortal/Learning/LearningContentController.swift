@@ -2,16 +2,13 @@ import Foundation
 import Hummingbird
 import PortalPlatform
 
-/// Administrators write the learning center: modules (Markdown with a preview, links, a video, a quiz)
-/// and videos (a hosted link or an uploaded file), each for a stage of pregnancy, draft → published → archived.
+/// Administrators write the learning center: modules (Markdown with a preview, links, a video, a quiz),
+/// each for a stage of pregnancy, draft → published → archived. Its videos are the program's library
+/// (`VideoLibraryController`).
 struct LearningContentController {
     static let access = Access.administrators
     let portal: Portal
     let content = LearningContentRepository()
-
-    var videoFiles: UploadStore {
-        UploadStore(dataDirectory: portal.settings.dataDirectory, folder: "videos", randomBytes: portal.dependencies.randomBytes)
-    }
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.learningModules.pattern, access: Self.access, modules)
@@ -24,12 +21,6 @@ struct LearningContentController {
         routes.get(SiteURL.pattern(SiteURL.quizQuestion), access: Self.access, editQuestion)
         routes.post(SiteURL.pattern(SiteURL.quizQuestion), access: Self.access, updateQuestion)
         routes.post(SiteURL.pattern(SiteURL.deleteQuizQuestion), access: Self.access, deleteQuestion)
-        routes.get(SiteURL.learningVideos.pattern, access: Self.access, videos)
-        routes.get(SiteURL.newLearningVideo.pattern, access: Self.access, newVideo)
-        routes.post(SiteURL.newLearningVideo.pattern, access: Self.access, bodyLimit: LearningRules.videoUploadLimit, createVideo)
-        routes.get(SiteURL.pattern(SiteURL.learningVideo), access: Self.access, editVideo)
-        routes.post(SiteURL.pattern(SiteURL.learningVideo), access: Self.access, bodyLimit: LearningRules.videoUploadLimit, updateVideo)
-        routes.get(SiteURL.pattern(SiteURL.learningVideoFile), access: Self.access, videoFile)
     }
 
     private func audit(_ action: AuditAction, type: String, id: Int64, detail: String? = nil, request: Request, context: PortalContext) -> AuditEvent {
@@ -323,168 +314,6 @@ struct LearningContentController {
         }
         try await portal.flash(Flash(.success, "The question is removed."), context: context)
         return seeOther(SiteURL.learningModule(module.id).path + "#quiz")
-    }
-
-    // MARK: Videos
-
-    @Sendable func videos(request: Request, context: PortalContext) async throws -> Response {
-        let videos = try await portal.database.read { db in try await content.videos(on: db) }
-        return portal.pages.response(LearningVideosPage(
-            layout: portal.layout("Videos", context: context, current: .learning),
-            videos: videos.map {
-                let source: String
-                switch $0.source {
-                case .link(let url): source = URL(string: url)?.host ?? url
-                case .file(let stored, let size): source = "Uploaded \(stored.type.fileExtension.uppercased()), \(max(1, size / 1024 / 1024)) MB"
-                }
-                return LearningVideosPage.Row(
-                    title: $0.title, category: $0.category, length: $0.lengthText, source: source, stage: $0.stage.title,
-                    status: $0.status.title, statusClass: $0.status.tagClass, path: SiteURL.learningVideo($0.id).path
-                )
-            },
-            newPath: SiteURL.newLearningVideo.path, modulesPath: SiteURL.learningModules.path, backPath: SiteURL.learning.path
-        ))
-    }
-
-    @Sendable func newVideo(request: Request, context: PortalContext) async throws -> Response {
-        videoPage(nil, values: ["source": "link"], errors: FormErrors(), context: context)
-    }
-
-    @Sendable func editVideo(request: Request, context: PortalContext) async throws -> Response {
-        let id = try context.parameters.recordID()
-        guard let video = try await portal.database.read({ db in try await content.video(id: id, on: db) }) else { throw HTTPError(.notFound) }
-        var values = [
-            "title": video.title, "description": video.description, "category": video.category, "length": video.lengthText,
-            "stage": video.stage.code, "status": video.status.rawValue,
-        ]
-        if case .weeks(let from, let to) = video.stage {
-            values["week_from"] = String(from)
-            values["week_to"] = String(to)
-        }
-        switch video.source {
-        case .link(let url): (values["source"], values["url"]) = ("link", url)
-        case .file: values["source"] = "file"
-        }
-        return videoPage(video, values: values, errors: FormErrors(), context: context)
-    }
-
-    private func videoPage(_ video: LearningVideo?, values: [String: String], errors: FormErrors, context: PortalContext) -> Response {
-        var fields = [
-            FormField("title", label: "Title", value: values["title"] ?? "", width: 30),
-            FormField("category", label: "Category", value: values["category"] ?? "", hint: "Videos are grouped by it in the app, like Breastfeeding", width: 20),
-            FormField("length", label: "Length", value: values["length"] ?? "", hint: "Minutes and seconds, like 4:30, or hours, minutes and seconds", width: 10),
-        ]
-        errors.apply(to: &fields)
-        var description = FormField("description", label: "Description", value: values["description"] ?? "",
-                                    hint: "Plain text, up to \(LearningRules.descriptionMaximumLength) characters.", type: "4")
-        description.error = errors["description"]
-        var url = FormField("url", label: "Address of the video", value: values["url"] ?? "", hint: "Starting with https://. The app opens it there; it is never embedded.", type: "url", width: 30)
-        url.error = errors["url"]
-        var hasFile = false
-        if let video, case .file = video.source { hasFile = true }
-        var file = FormField(
-            "file", label: hasFile ? "Replace the file (optional)" : "Video file",
-            hint: "An MP4 or WebM video smaller than \(LearningRules.videoRules.maximumSizeText). Choose it again if the form shows a problem.", type: "file"
-        )
-        file.error = errors["file"]
-        let heading = video.map { "Change \($0.title)" } ?? "Add a video"
-        return portal.pages.response(LearningVideoPage(
-            layout: portal.layout(heading, context: context, current: .learning), errors: errors.items, heading: heading,
-            action: (video.map { SiteURL.learningVideo($0.id) } ?? .newLearningVideo).path, fields: fields, description: description,
-            sourceLink: values["source"] == "link", sourceFile: values["source"] == "file", sourceError: errors["source"], url: url, file: file,
-            currentFile: hasFile ? "\(video!.title) (\(video!.lengthText))" : nil, currentFilePath: hasFile ? SiteURL.learningVideoFile(video!.id).path : nil,
-            target: LearningTargetFields(values: values, errors: errors), maximumSize: LearningRules.videoRules.maximumSizeText,
-            backPath: SiteURL.learningVideos.path
-        ), status: errors.isEmpty ? .ok : .unprocessableContent)
-    }
-
-    @Sendable func createVideo(request: Request, context: PortalContext) async throws -> Response {
-        try await saveVideo(nil, request: request, context: context)
-    }
-
-    @Sendable func updateVideo(request: Request, context: PortalContext) async throws -> Response {
-        let id = try context.parameters.recordID()
-        guard let video = try await portal.database.read({ db in try await content.video(id: id, on: db) }) else { throw HTTPError(.notFound) }
-        return try await saveVideo(video, request: request, context: context)
-    }
-
-    private func saveVideo(_ existing: LearningVideo?, request: Request, context: PortalContext) async throws -> Response {
-        let store = videoFiles
-        // The file is written to disk as it arrives; every path below that does not record it removes it.
-        let form = try await request.streamedUploadForm(fileField: "file", store: store, rules: LearningRules.videoRules)
-        var values = form.fields.mapValues(\.trimmed)
-        var uploaded: StoredUpload?
-        if case .success(let stored) = form.upload { uploaded = stored }
-        var errors = FormErrors()
-        let title = values["title"] ?? "", category = values["category"] ?? "", description = values["description"] ?? ""
-        if let problem = LearningRules.lineProblem(title, name: "the video’s title", maximumLength: LearningRules.titleMaximumLength) { errors.add("title", problem) }
-        if let problem = LearningRules.lineProblem(category, name: "a category", maximumLength: LearningRules.categoryMaximumLength) { errors.add("category", problem) }
-        let length = LearningRules.length(values["length"] ?? "")
-        if length == nil { errors.add("length", "Enter the length as minutes and seconds, like 4:30") }
-        if let problem = LearningRules.textProblem(description, name: "a description", maximumLength: LearningRules.descriptionMaximumLength) {
-            errors.add("description", problem)
-        }
-        var source: LearningVideo.Source?
-        switch values["source"] {
-        case "link":
-            if let url = LearningRules.httpsURL(values["url"] ?? "") {
-                source = .link(url)
-            } else {
-                errors.add("url", "Enter the video’s address, starting with https://")
-            }
-        case "file":
-            switch form.upload {
-            case .success(let stored): source = .file(stored, size: Self.fileSize(store, stored))
-            case .failure(let problem): errors.add("file", problem.message)
-            case nil:
-                if let existing, case .file = existing.source { source = existing.source } else { errors.add("file", "Choose the video file") }
-            }
-        default:
-            errors.add("source", "Choose where the video is")
-        }
-        let target = Self.target(values, errors: &errors)
-        guard errors.isEmpty, let length, let source, let (stage, status) = target else {
-            if let uploaded { store.remove(uploaded) }
-            values["url"] = values["url"] ?? ""
-            return videoPage(existing, values: values, errors: errors, context: context)
-        }
-        let video = LearningVideo(
-            id: existing?.id ?? 0, title: title, description: description, category: category, lengthSeconds: length, source: source, stage: stage, status: status
-        )
-        let now = portal.now
-        do {
-            try await portal.database.transaction { db in
-                let id = try await content.save(video, now: now, on: db)
-                try await portal.audit.record(audit(
-                    existing == nil ? .learningVideoAdded : .learningVideoChanged, type: "learning_video", id: id,
-                    detail: uploaded.map { "file \($0.type.rawValue), \(Self.fileSize(store, $0)) bytes" } ?? "\(status.rawValue)", request: request, context: context
-                ), on: db)
-            }
-        } catch {
-            if let uploaded { store.remove(uploaded) }
-            throw error
-        }
-        // The replaced file goes only once the new source is recorded.
-        if let existing, case .file(let old, _) = existing.source, source != existing.source {
-            store.remove(old)
-        }
-        try await portal.flash(Flash(.success, "\(title) is saved."), context: context)
-        return seeOther(.learningVideos)
-    }
-
-    private static func fileSize(_ store: UploadStore, _ stored: StoredUpload) -> Int {
-        guard let path = store.path(of: stored), let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return 0 }
-        return (attributes[.size] as? NSNumber)?.intValue ?? 0
-    }
-
-    /// The uploaded file, for administrators to check; streamed, with byte ranges.
-    @Sendable func videoFile(request: Request, context: PortalContext) async throws -> Response {
-        let id = try context.parameters.recordID()
-        guard let video = try await portal.database.read({ db in try await content.video(id: id, on: db) }),
-              case .file(let stored, _) = video.source,
-              let response = try await videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
-        else { throw HTTPError(.notFound) }
-        return response
     }
 }
 

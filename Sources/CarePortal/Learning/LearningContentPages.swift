@@ -16,8 +16,11 @@ struct LearningTargetFields: Sendable, Encodable {
     let weekTo: FormField
     let statusOptions: [LearningOption]
     let statusError: String?
+    /// Whether "Who it is for" (a stage of pregnancy) is asked; a study's videos are for every participant.
+    let asksStage: Bool
 
-    init(values: [String: String], errors: FormErrors) {
+    init(values: [String: String], errors: FormErrors, asksStage: Bool = true) {
+        self.asksStage = asksStage
         let stage = values["stage"] ?? "all"
         stageOptions = LearningStage.choices.map { LearningOption(value: $0.code, title: $0.title, isSelected: $0.code == stage) }
         stageError = errors["stage"]
@@ -128,10 +131,28 @@ struct LearningVideosPage: Page {
 
     static let template = TemplateName.learningVideos
     let layout: Layout
+    let title: String
+    let introduction: String
+    let asksStage: Bool
     let videos: [Row]
     let newPath: String
-    let modulesPath: String
+    let otherPath: String?
+    let otherTitle: String?
     let backPath: String
+    let backTitle: String
+
+    init(layout: Layout, library: VideoLibrary, videos: [Row]) {
+        self.layout = layout
+        title = library.title
+        introduction = library.introduction
+        asksStage = library.asksStage
+        self.videos = videos
+        newPath = library.newURL.path
+        otherPath = library.otherLink?.path
+        otherTitle = library.otherLink?.title
+        backPath = library.backPath
+        backTitle = library.backTitle
+    }
 }
 
 struct LearningVideoPage: Page {

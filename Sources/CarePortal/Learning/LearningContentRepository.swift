@@ -274,17 +274,30 @@ struct LearningContentRepository: Sendable {
         "id", "title", "description", "category", "length_seconds", "url", "file_name", "file_type", "file_size", "stage", "week_from", "week_to", "status",
     ]
 
-    func videos(on db: any SQLDatabase) async throws -> [LearningVideo] {
-        try await db.select().columns(Self.videoColumns).from("learning_videos").orderBy("category").orderBy("title").orderBy("id").all().map(decodeVideo)
+    /// Every video of `program`'s library (a `Program.id`), by category and title.
+    func videos(program: String = Program.perinatalCommunity.id, on db: any SQLDatabase) async throws -> [LearningVideo] {
+        try await db.select().columns(Self.videoColumns).from("learning_videos").where("program", .equal, program)
+            .orderBy("category").orderBy("title").orderBy("id").all().map(decodeVideo)
     }
 
-    func video(id: Int64, on db: any SQLDatabase) async throws -> LearningVideo? {
-        try await db.select().columns(Self.videoColumns).from("learning_videos").where("id", .equal, id).first().map(decodeVideo)
+    /// A video of `program`'s library; another program's is not found.
+    func video(id: Int64, program: String = Program.perinatalCommunity.id, on db: any SQLDatabase) async throws -> LearningVideo? {
+        try await db.select().columns(Self.videoColumns).from("learning_videos").where("id", .equal, id).where("program", .equal, program)
+            .first().map(decodeVideo)
     }
 
+    /// The published videos of `program`'s library, by category and title.
+    func publishedVideos(program: String, on db: any SQLDatabase) async throws -> [LearningVideo] {
+        try await db.select().columns(Self.videoColumns).from("learning_videos")
+            .where("program", .equal, program).where("status", .equal, LearningStatus.published.rawValue)
+            .orderBy("category").orderBy("title").orderBy("id")
+            .all().map(decodeVideo)
+    }
+
+    /// The perinatal program's published videos for a member in `week` of her pregnancy.
     func publishedVideos(week: Int, on db: any SQLDatabase) async throws -> [LearningVideo] {
         try await db.select().columns(Self.videoColumns).from("learning_videos")
-            .where("status", .equal, LearningStatus.published.rawValue)
+            .where("program", .equal, Program.perinatalCommunity.id).where("status", .equal, LearningStatus.published.rawValue)
             .where("week_from", .lessThanOrEqual, week).where("week_to", .greaterThanOrEqual, week)
             .orderBy("category").orderBy("title").orderBy("id")
             .all().map(decodeVideo)
@@ -306,8 +319,8 @@ struct LearningContentRepository: Sendable {
         )
     }
 
-    /// Saves a video (a new one when `video.id` is 0); returns its id.
-    func save(_ video: LearningVideo, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+    /// Saves a video of `program`'s library (a new one when `video.id` is 0); returns its id.
+    func save(_ video: LearningVideo, program: String = Program.perinatalCommunity.id, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let time = now.millisecondsSince1970
         var url: String?, fileName: String?, fileType: String?, fileSize: Int?
         switch video.source {
@@ -317,10 +330,10 @@ struct LearningContentRepository: Sendable {
         try await raiseVersion(on: db)
         if video.id == 0 {
             return try await db.insert(into: "learning_videos")
-                .columns("title", "description", "category", "length_seconds", "url", "file_name", "file_type", "file_size", "stage", "week_from",
+                .columns("program", "title", "description", "category", "length_seconds", "url", "file_name", "file_type", "file_size", "stage", "week_from",
                          "week_to", "status", "created_at", "updated_at")
                 .values(
-                    SQLBind(video.title), SQLBind(video.description), SQLBind(video.category), SQLBind(video.lengthSeconds), SQLBind(url),
+                    SQLBind(program), SQLBind(video.title), SQLBind(video.description), SQLBind(video.category), SQLBind(video.lengthSeconds), SQLBind(url),
                     SQLBind(fileName), SQLBind(fileType), SQLBind(fileSize), SQLBind(video.stage.code), SQLBind(video.stage.weeks.lowerBound),
                     SQLBind(video.stage.weeks.upperBound), SQLBind(video.status.rawValue), SQLBind(time), SQLBind(time)
                 )
@@ -331,7 +344,7 @@ struct LearningContentRepository: Sendable {
             .set("length_seconds", to: video.lengthSeconds).set("url", to: url).set("file_name", to: fileName).set("file_type", to: fileType)
             .set("file_size", to: fileSize).set("stage", to: video.stage.code).set("week_from", to: video.stage.weeks.lowerBound)
             .set("week_to", to: video.stage.weeks.upperBound).set("status", to: video.status.rawValue).set("updated_at", to: time)
-            .where("id", .equal, video.id).run()
+            .where("id", .equal, video.id).where("program", .equal, program).run()
         return video.id
     }
 }

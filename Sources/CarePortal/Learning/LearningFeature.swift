@@ -28,6 +28,7 @@ struct LearningFeature: PortalFeature {
         LearningController(portal: portal).addRoutes(to: &routes)
         LearningAPIController(portal: portal).addRoutes(to: &routes)
         LearningContentController(portal: portal).addRoutes(to: &routes)
+        VideoLibraryController(portal: portal, library: .perinatal).addRoutes(to: &routes)
         let center = LearningCenter(portal: portal)
         LearningCenterAPIController(portal: portal, cache: centerCache, learning: center).addRoutes(to: &routes)
         LearningAppController(portal: portal, center: center).addRoutes(to: &routes)

@@ -63,6 +63,7 @@ enum SchemaHistory {
         AddPracticePhone(),
         TagModulesByMood(),
         KeepADirectoryPerProgram(),
+        KeepVideosPerProgram(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

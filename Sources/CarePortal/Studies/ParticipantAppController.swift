@@ -24,6 +24,9 @@ struct ParticipantAppController {
         routes.post(SiteURL.appStudyFeedback.pattern, access: .participantPages, sendFeedback)
         routes.get(SiteURL.appStudyContact.pattern, access: .participantPages, contact)
         routes.get(SiteURL.appStudyLocations.pattern, access: .participantPages, locations)
+        routes.get(SiteURL.appStudyVideos.pattern, access: .participantPages, videos)
+        routes.get(SiteURL.pattern(SiteURL.appStudyVideo), access: .participantPages, video)
+        routes.get(SiteURL.pattern(SiteURL.appStudyVideoFile), access: .participantPages, videoFile)
         let gate = self
         var openings = AppRecordOpeningsPages(
             portal: portal, openings: .studyParticipant, kind: .participant, url: .appStudyRecordOpenings, navigation: .participant
@@ -120,6 +123,30 @@ struct ParticipantAppController {
         let contact = try await portal.database.read { db in try await StudyRepository().contact(on: db) }
         let html = contact?.html.trimmed
         return portal.pages.response(ParticipantContactPage(layout: layout("Contact", context, .appStudyContact), html: html?.isEmpty == false ? html : nil))
+    }
+
+    @Sendable func videos(request: Request, context: PortalContext) async throws -> Response {
+        guard try await ready(context) != nil else { return choosePassword }
+        let videos = try await StudyVideos(portal: portal).published()
+        return portal.pages.response(ParticipantVideosPage(layout: layout("Videos", context, .appStudyVideos), videos: videos))
+    }
+
+    @Sendable func video(request: Request, context: PortalContext) async throws -> Response {
+        guard try await ready(context) != nil else { return choosePassword }
+        guard let video = try await StudyVideos(portal: portal).published(try context.parameters.recordID()) else { throw HTTPError(.notFound) }
+        return portal.pages.response(LearningAppVideoPage(
+            layout: layout(video.title, context, .appStudyVideos), video: video, watched: false, points: nil, watchedAction: nil,
+            fileURL: SiteURL.appStudyVideoFile, backPath: SiteURL.appStudyVideos.path, backTitle: "All videos"
+        ))
+    }
+
+    /// A published video's uploaded file, with byte ranges so the browser's player can seek.
+    @Sendable func videoFile(request: Request, context: PortalContext) async throws -> Response {
+        guard try await ready(context) != nil else { throw HTTPError(.notFound) }
+        guard let response = try await StudyVideos(portal: portal).file(try context.parameters.recordID(), request: request, context: context) else {
+            throw HTTPError(.notFound)
+        }
+        return response
     }
 
     @Sendable func locations(request: Request, context: PortalContext) async throws -> Response {

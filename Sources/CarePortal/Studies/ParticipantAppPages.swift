@@ -14,7 +14,7 @@ extension TemplateName {
 
 extension AppNavigation {
     static let participant = AppNavigation(.participant, links: [
-        ("Today", SiteURL.appStudyToday.path), ("Progress", SiteURL.appStudyProgress.path),
+        ("Today", SiteURL.appStudyToday.path), ("Progress", SiteURL.appStudyProgress.path), ("Videos", SiteURL.appStudyVideos.path),
         ("Feedback", SiteURL.appStudyFeedback.path), ("Contact", SiteURL.appStudyContact.path), ("Locations", SiteURL.appStudyLocations.path),
     ])
 }

@@ -5,7 +5,7 @@ import SQLKit
 
 /// A clearly marked demo study: five participants ("DEMO-" study ids, arm "Demo arm …") with three weeks
 /// of to-dos, app opens and feedback, one of them withdrawn, a sixth enrolled yesterday whose emailed
-/// claim token waits in the outbox (sealed), a demo contact page and two demo care locations. Their app logins share a password nobody is told.
+/// claim token waits in the outbox (sealed), a demo contact page, two demo care locations and two demo video links. Their app logins share a password nobody is told.
 enum StudiesDemo {
     static let participantCount = 6
 
@@ -78,6 +78,21 @@ enum StudiesDemo {
         let html = try SafeHTML.renderMarkdown(contact).html
         try await studies.saveContact(markdown: contact, html: html, by: researcher?.id, now: demo.now, on: db)
         try await seedCareLocations(demo, on: db)
+        try await seedVideos(demo, on: db)
+    }
+
+    /// Two marked demo video links in two categories, published for participants.
+    static func seedVideos(_ demo: DemoData, on db: any SQLDatabase) async throws {
+        let content = LearningContentRepository()
+        for (title, category, minutes, address) in [
+            ("Ten-minute morning stretch (demo data)", "Fitness", 10, "https://videos.example.org/demo/morning-stretch"),
+            ("Breastfeeding positions (demo data)", "Breastfeeding", 6, "https://videos.example.org/demo/feeding-positions"),
+        ] {
+            _ = try await content.save(LearningVideo(
+                id: 0, title: title, description: "Demo entry: an example video link for the study's participants.", category: category,
+                lengthSeconds: minutes * 60, source: .link(address), stage: .all, status: .published
+            ), program: VideoLibrary.study.program.id, now: demo.now, on: db)
+        }
     }
 
     /// Two marked care locations with pins on the map, for the participants' list.

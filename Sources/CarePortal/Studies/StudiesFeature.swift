@@ -14,6 +14,7 @@ struct StudiesFeature: PortalFeature {
         NavigationItem(title: "Feedback", path: SiteURL.studyFeedback.path, access: .studyStaff, group: .study),
         NavigationItem(title: "Contact page", path: SiteURL.studyContact.path, access: .studyStaff, group: .study),
         NavigationItem(title: "Care locations", path: SiteURL.studyLocations.path, access: .studyStaff, group: .study),
+        NavigationItem(title: "Videos", path: SiteURL.studyVideos.path, access: .studyStaff, group: .study),
         NavigationItem(title: "Exports", path: SiteURL.studyExports.path, access: .studyStaff, group: .study),
     ]
     static let auditActions: [AuditAction] = [
@@ -24,13 +25,13 @@ struct StudiesFeature: PortalFeature {
     static let templates: [TemplateName] = [
         .studyDashboard, .studyParticipants, .studyEnrol, .studyEnrolled, .studyParticipant, .studyDelete,
         .studyTodos, .studyTodo, .studyFeedback, .studyContact, .studyExports,
-        .appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyPassword, .appStudyClaim,
+        .appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyPassword, .appStudyClaim, .appStudyVideos,
     ]
     static let appAccounts: [AppAccountKind] = [.participant]
     static let appParts = [
         AppPart(
             kind: .participant, title: "Study participants",
-            summary: "Today’s to-dos, your progress, feedback for the study team, how to reach them and where to find care.",
+            summary: "Today’s to-dos, your progress, the study’s videos, feedback for the study team, how to reach them and where to find care.",
             demoIdentifier: "demo-001"
         ),
     ]
@@ -50,6 +51,7 @@ struct StudiesFeature: PortalFeature {
         StudyAPIController(portal: portal).addRoutes(to: &routes)
         ParticipantAppController(portal: portal).addRoutes(to: &routes)
         HelpDirectoryController(portal: portal, directory: HelpDirectory(portal: portal, list: .study)).addRoutes(to: &routes)
+        VideoLibraryController(portal: portal, library: .study).addRoutes(to: &routes)
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {

@@ -106,6 +106,8 @@ struct StudyAPIController {
         routes.post(SiteURL.apiStudyFeedback.pattern, access: .participant, sendFeedback)
         routes.get(SiteURL.apiStudyContact.pattern, access: .participant, contact)
         routes.get(SiteURL.apiStudyLocations.pattern, access: .participant, locations)
+        routes.get(SiteURL.apiStudyVideos.pattern, access: .participant, videos)
+        routes.get(SiteURL.pattern(SiteURL.apiStudyVideoFile), access: .participant, videoFile)
         routes.get(SiteURL.apiStudyRecordOpenings.pattern, access: .participant) { [portal] request, context in
             try await portal.recordOpeningsResponse(.studyParticipant, of: try context.requireParticipant(), request: request)
         }
@@ -204,6 +206,21 @@ struct StudyAPIController {
         _ = try await participant(context)
         let contact = try await portal.database.read { db in try await studies.contact(on: db) }
         return .json(StudyAPI.Contact(html: contact?.html ?? "", updatedAt: contact?.updatedAt))
+    }
+
+    /// `GET /api/v1/study/videos`: the study's published videos by category.
+    @Sendable func videos(request: Request, context: PortalContext) async throws -> Response {
+        _ = try await participant(context)
+        return .json(StudyVideosAPI.List(try await StudyVideos(portal: portal).published()))
+    }
+
+    /// `GET /api/v1/study/videos/{id}/file`: a published video's uploaded file, with byte ranges so she can seek.
+    @Sendable func videoFile(request: Request, context: PortalContext) async throws -> Response {
+        _ = try await participant(context)
+        guard let response = try await StudyVideos(portal: portal).file(try context.parameters.apiRecordID(), request: request, context: context) else {
+            throw APIError.notFound
+        }
+        return response
     }
 
     /// `GET /api/v1/study/locations`: the study's care locations, each with its pin where one is given.

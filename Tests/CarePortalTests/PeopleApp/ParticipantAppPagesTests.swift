@@ -33,7 +33,7 @@ import Testing
             let signedIn = try await browser.signInToApp(.participant, identifier: "nu-101", password: StudyFixtures.password)
             #expect(signedIn.location == SiteURL.appStudyToday.path)
             // Until she replaces the one-time password, every page sends her to choose one.
-            for page in [SiteURL.appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyLocations, .appStudyRecordOpenings] {
+            for page in [SiteURL.appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyLocations, .appStudyVideos, .appStudyRecordOpenings] {
                 #expect(try await browser.get(page.path).location == SiteURL.appStudyPassword.path, "\(page.path)")
             }
             let choose = try await browser.get(SiteURL.appStudyPassword.path)

@@ -388,11 +388,12 @@ enum StudyFixtures {
         let demoURL = try await TestDatabase.make(engine)
         _ = try await Commands.seedDemo(settings: CommandTests.settings(demoURL))
         let demo = try Database(url: demoURL, logger: TestDatabase.logger)
-        let (participants, feedback, marks, locations) = try await demo.whileRunning {
+        let (participants, feedback, marks, locations, videos) = try await demo.whileRunning {
             try await demo.read { db in
                 (try await StudyRepository().participants(on: db), try await StudyRepository().feedback(on: db),
                  try await StudyRepository().allMarks(on: db),
-                 try await HelpDirectoryRepository(program: DirectoryList.study.program.id).forMember(state: nil, on: db))
+                 try await HelpDirectoryRepository(program: DirectoryList.study.program.id).forMember(state: nil, on: db),
+                 try await LearningContentRepository().publishedVideos(program: VideoLibrary.study.program.id, on: db))
             }
         }
         try await TestDatabase.drop(demoURL)
@@ -402,6 +403,7 @@ enum StudyFixtures {
         #expect(participants.filter { $0.claim?.claimedAt == nil && $0.claim != nil }.map(\.studyCode) == ["DEMO-006"])
         #expect(feedback.count == 2 && feedback.allSatisfy { $0.body.hasPrefix("(Demo feedback)") })
         #expect(marks.values.map(\.count).reduce(0, +) > 20)
+        #expect(Set(videos.map(\.category)) == ["Fitness", "Breastfeeding"] && videos.allSatisfy { $0.title.hasSuffix("(demo data)") })
         #expect(locations.count == 2 && locations.allSatisfy { $0.kind == .careLocation && $0.pin != nil && $0.name.hasSuffix("(demo data)") })
     }
 }
