@@ -209,6 +209,17 @@ def test_a_study_participant_uses_her_part_of_the_web_app_on_a_phone(browser, de
 
         browser.find_element(By.LINK_TEXT, "Contact").click()
         check_page(browser, "study contact")
+
+        browser.find_element(By.LINK_TEXT, "Videos").click()
+        assert "Fitness" in text_of(browser, "main"), "the demo's videos are not grouped by category"
+        check_page(browser, "study videos")
+        browser.find_elements(By.CSS_SELECTOR, "main .app-card__title a")[0].click()
+        assert browser.find_elements(By.LINK_TEXT, "All videos")
+        check_page(browser, "study video")
+
+        browser.find_element(By.LINK_TEXT, "Locations").click()
+        assert browser.find_elements(By.PARTIAL_LINK_TEXT, "Show on a map"), "no care location with its pin"
+        check_page(browser, "study care locations")
         submit(browser, "Sign out")
         assert path_of(browser) == "/app/study/sign-in"
     finally:
@@ -452,6 +463,10 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         assert browser.find_elements(By.CSS_SELECTOR, "main a[href^='tel:']"), "no number to call"
         check_page(browser, "member help")
 
+        browser.find_element(By.LINK_TEXT, "Rewards").click()
+        assert "Grocery gift card (demo)" in text_of(browser, "main")
+        check_page(browser, "member rewards")
+
         browser.find_element(By.LINK_TEXT, "Home").click()
         browser.find_element(By.LINK_TEXT, "Your profile and password").click()
         check_page(browser, "member profile")
@@ -478,3 +493,52 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         assert path_of(browser) == "/app/member/sign-in"
     finally:
         clear_viewport(browser)
+
+
+def test_staff_keep_the_rewards_the_care_locations_and_the_study_videos(browser, demo):
+    """The administrator's rewards pages (the catalogue with an error, the redeemed rewards to send, one sent
+    with its gift card's code) and the researcher's care locations and study videos, with axe on each."""
+    from test_narrow_pages import set_viewport
+    from test_sign_in import sign_in
+    from conftest import Account, check_accessibility
+
+    server, accounts = demo
+    base = server.base_url
+    sign_in(browser, base, Account("demo.admin", "", accounts["demo.admin"]))
+    browser.get(base + "/rewards")
+    assert "Grocery gift card (demo)" in text_of(browser, "main")
+    check_accessibility(browser, "rewards")
+    submit(browser, "Add the reward")
+    assert error_summary_links(browser) == ["#title", "#points_cost", "#cashier_gives"]
+    check_accessibility(browser, "rewards with errors")
+    browser.find_element(By.LINK_TEXT, "Redeemed rewards to send").click()
+    check_accessibility(browser, "redeemed rewards to send")
+    code = browser.find_elements(By.CSS_SELECTOR, "main input[name=code]")
+    assert code, "the demo's redemption is not waiting"
+    code[0].send_keys("DEMO-GIFT-0001")
+    code[0].find_element(By.XPATH, "./ancestor::form//button").click()
+    assert "Marked sent." in text_of(browser, ".flash")
+    set_viewport(browser, 320, 640)
+    browser.get(base + "/rewards")
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(browser, "rewards-320")
+    clear_viewport(browser)
+    submit(browser, "Sign out")
+
+    sign_in(browser, base, Account("demo.researcher", "", accounts["demo.researcher"]))
+    browser.get(base + "/studies/locations")
+    assert "Riverside movement clinic" in text_of(browser, "main")
+    check_accessibility(browser, "study care locations")
+    browser.find_element(By.LINK_TEXT, "Add a care location").click()
+    fill(browser, "latitude", "91")
+    submit(browser, "Add a care location")
+    assert "#latitude" in error_summary_links(browser) and "#longitude" in error_summary_links(browser)
+    check_accessibility(browser, "care location with errors")
+    browser.get(base + "/studies/videos")
+    assert "Ten-minute morning stretch" in text_of(browser, "main")
+    check_accessibility(browser, "study videos")
+    browser.find_element(By.LINK_TEXT, "Add a video").click()
+    submit(browser, "Save video")
+    assert "#title" in error_summary_links(browser)
+    check_accessibility(browser, "study video with errors")
+

@@ -97,6 +97,7 @@ enum Features {
         NotificationsFeature.self,
         CalendarFeature.self,
         LearningFeature.self,
+        RewardsFeature.self,
         AnalyticsFeature.self,
         SurveysFeature.self,
         PharmacyFeature.self,

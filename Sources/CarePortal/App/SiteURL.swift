@@ -27,6 +27,13 @@ enum SiteURL: Sendable, Equatable {
     case newSignUpCode
     case signUpCodeRevoke(Int64)
     case members
+    case rewards
+    case rewardRetire(Int64)
+    case rewardStock(Int64)
+    case rewardRedemptions
+    case rewardRedemptionSent(Int64)
+    case apiRewards
+    case apiRewardRedemptions
     case member(Int64)
     case memberDisable(Int64)
     case memberEnable(Int64)
@@ -148,6 +155,8 @@ enum SiteURL: Sendable, Equatable {
     case appMemberRegister
     case appMemberRecovery
     case appMemberHelp
+    case appMemberRewards
+    case appMemberReward(Int64)
     case appLearning
     case appLearningModule(Int64)
     case appLearningVideo(Int64)
@@ -415,6 +424,13 @@ enum SiteURL: Sendable, Equatable {
         case .newSignUpCode: "/sign-up-codes/new"
         case .signUpCodeRevoke(let id): "/sign-up-codes/\(id)/revoke"
         case .members: "/members"
+        case .rewards: "/rewards"
+        case .rewardRetire(let id): "/rewards/\(id)/retire"
+        case .rewardStock(let id): "/rewards/\(id)/stock"
+        case .rewardRedemptions: "/rewards/redemptions"
+        case .rewardRedemptionSent(let id): "/rewards/redemptions/\(id)/sent"
+        case .apiRewards: "/api/v1/rewards"
+        case .apiRewardRedemptions: "/api/v1/rewards/redemptions"
         case .member(let id): "/members/\(id)"
         case .memberDisable(let id): "/members/\(id)/disable"
         case .memberEnable(let id): "/members/\(id)/enable"
@@ -526,6 +542,8 @@ enum SiteURL: Sendable, Equatable {
         case .appMemberRegister: "\(AppAccountKind.member.pagesPath)/register"
         case .appMemberRecovery: "\(AppAccountKind.member.pagesPath)/recovery"
         case .appMemberHelp: "\(AppAccountKind.member.pagesPath)/help"
+        case .appMemberRewards: "\(AppAccountKind.member.pagesPath)/rewards"
+        case .appMemberReward(let id): "\(AppAccountKind.member.pagesPath)/rewards/\(id)"
         case .appLearning: "\(AppAccountKind.member.pagesPath)/learning"
         case .appLearningModule(let id): "\(AppAccountKind.member.pagesPath)/learning/modules/\(id)"
         case .appLearningVideo(let id): "\(AppAccountKind.member.pagesPath)/learning/videos/\(id)"

@@ -17,7 +17,7 @@ extension AppNavigation {
     /// Short words, so the bar stays two rows on a small phone; her surveys and profile are on her home.
     static let member = AppNavigation(.member, links: [
         ("Home", SiteURL.appMemberHome.path), ("Chat", SiteURL.appChat.path), ("Desk", SiteURL.appDesk.path), ("Calendar", SiteURL.appCalendar.path),
-        ("Help", SiteURL.appMemberHelp.path), ("Notifications", SiteURL.appMemberNotifications.path),
+        ("Help", SiteURL.appMemberHelp.path), ("Rewards", SiteURL.appMemberRewards.path), ("Notifications", SiteURL.appMemberNotifications.path),
     ])
 }
 

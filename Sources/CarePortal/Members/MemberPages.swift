@@ -80,6 +80,7 @@ struct MemberPage: Page {
     let profile: [Detail]
     let privateDetails: [Detail]
     let signIns: [SignInRow]
+    let points: MemberPointsSummary
     let disablePath: String?
     let enablePath: String?
     let deletePath: String

@@ -58,17 +58,17 @@ struct MembersController {
         let id = try context.parameters.recordID()
         let origin = portal.origin(of: request, context: context)
         // Reading a member's record is itself recorded, in the same transaction as the read.
-        let (member, code, signIns) = try await portal.database.transaction { db in
+        let clock = portal.programSettings.current.clock
+        let (member, code, signIns, points) = try await portal.database.transaction { db in
             guard let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
             let code = try await member.signUpCodeID.asyncMap { try await codes.find(id: $0, on: db) } ?? nil
             let signIns = try await members.signIns(memberID: id, on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .memberViewed, recordType: "member", recordID: "\(id)", origin: origin
             ), on: db)
-            return (member, code, signIns)
+            return (member, code, signIns, try await MemberPointsSummary.load(memberID: id, clock: clock, on: db))
         }
         let location = [member.usState, member.zipCode].compactMap { $0 }.joined(separator: " ")
-        let clock = portal.programSettings.current.clock
         let codeText = code.map { "#\($0.id), used \(clock.dateTime($0.usedAt ?? $0.createdAt))" + ($0.note.isEmpty ? "" : " (note: \($0.note))") }
         return portal.pages.response(MemberPage(
             layout: portal.layout(member.pseudonym, context: context, current: .members),
@@ -93,6 +93,7 @@ struct MembersController {
             signIns: signIns.map {
                 .init(when: clock.dateTime($0.happenedAt), what: $0.kind.title, address: $0.address ?? "—", device: $0.userAgent ?? "—")
             },
+            points: points,
             disablePath: member.status == .active ? SiteURL.memberDisable(id).path : nil,
             enablePath: member.status == .disabled ? SiteURL.memberEnable(id).path : nil,
             deletePath: SiteURL.memberDelete(id).path,
@@ -162,6 +163,7 @@ struct MembersController {
             // Her feed, her choices about it, her phones' tokens and her points go with her.
             try await portal.notifications.forget(.member(id), on: db)
             try await PointsLedger().forget(.member(id), on: db)
+            try await RewardsRepository(program: Program.perinatalCommunity.id).forget(.member(id), on: db)
             // The audit trail keeps that it happened and who did it, with the member's number only.
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .memberDeleted, recordType: "member", recordID: "\(id)", origin: origin,

@@ -64,6 +64,7 @@ enum SchemaHistory {
         TagModulesByMood(),
         KeepADirectoryPerProgram(),
         KeepVideosPerProgram(),
+        ShareRewardsAcrossPrograms(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -10,7 +10,6 @@ struct Pharmacy: Sendable {
     let ledger = PointsLedger()
 
     static let refillSubject = "pharmacy_refill"
-    static let voucherReason = "voucher_redeemed"
     static let visitReason = "store_visit"
 
     enum RefillProblem: Error, Equatable {
@@ -156,60 +155,13 @@ struct Pharmacy: Sendable {
 
     // MARK: Vouchers
 
-    /// Redeems a reward: its cost leaves her balance in the same transaction that makes the voucher, and
-    /// never takes the balance below zero, however many redemptions arrive at once.
-    ///
-    /// The reward and the program's clock are read before the writing transaction; in it, the voucher and
-    /// its audit entry are written first and the points spent last, by one statement that checks her
-    /// kept balance and answers what is left, so her balance is locked (SQLite's one writer, PostgreSQL's
-    /// lock on her balance's row) for as short a time as can be. Not enough points: the whole transaction is
-    /// rolled back, voucher and all.
+    /// Redeems a reward from the pharmacy's catalogue for a voucher (`Rewards.redeem`).
     func redeem(rewardID: Int64, customerID: Int64, origin: AuditOrigin) async throws -> (PharmacyVoucher, PharmacyReward, balance: Int) {
-        let now = portal.now
-        let account = AppAccountRef.pharmacyCustomer(customerID)
-        let randomBytes = portal.dependencies.randomBytes
-        let (reward, clock) = try await portal.database.read { db in
-            guard let reward = try await repository.reward(id: rewardID, on: db), !reward.isRetired else {
-                throw APIError.validation(["reward_id": "Choose one of the rewards offered"])
-            }
-            return (reward, try await ProgramSettingsRepository().clock(on: db))
-        }
-        struct NotEnoughPoints: Error {}
-        do {
-            let (voucher, balance) = try await portal.database.transaction { db in
-                var voucher = try await repository.addVoucher(customerID: customerID, reward: reward, code: Self.voucherCode(randomBytes), now: now, on: db)
-                // A code already taken (one in about a trillion): another one.
-                while voucher == nil {
-                    voucher = try await repository.addVoucher(customerID: customerID, reward: reward, code: Self.voucherCode(randomBytes), now: now, on: db)
-                }
-                let made = voucher!
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: customerID, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyVoucherRedeemed,
-                    recordType: "pharmacy_voucher", recordID: "\(made.id)", origin: origin, detail: "\(reward.pointsCost) points"
-                ), on: db)
-                guard let left = try await ledger.spend(reward.pointsCost, reason: Self.voucherReason, reference: made.code, from: account, at: now, clock: clock, on: db)
-                else { throw NotEnoughPoints() }
-                return (made, left)
-            }
-            return (voucher, reward, balance)
-        } catch is NotEnoughPoints {
-            let balance = try await portal.database.read { db in try await ledger.allTimeBalance(of: account, on: db) }
-            throw APIError(status: .conflict, code: "not_enough_points",
-                           message: "This reward costs \(reward.pointsCost) points and you have \(balance). Visit the store to earn more.")
-        }
-    }
-
-    static func voucherCode(_ randomBytes: @Sendable (Int) -> [UInt8]) -> String {
-        let alphabet = PharmacyRules.voucherCodeAlphabet
-        // 256 is not a multiple of the alphabet's size: bytes past the last whole multiple are drawn again.
-        let limit = 256 - 256 % alphabet.count
-        var code = ""
-        while code.count < PharmacyRules.voucherCodeLength {
-            for byte in randomBytes(16) where Int(byte) < limit && code.count < PharmacyRules.voucherCodeLength {
-                code.append(alphabet[Int(byte) % alphabet.count])
-            }
-        }
-        return code
+        try await Rewards(portal: portal, program: .pharmacy).redeem(
+            rewardID: rewardID, by: .pharmacyCustomer(customerID),
+            record: Rewards.Record(action: .pharmacyVoucherRedeemed, recordType: "pharmacy_voucher", earnMore: "Visit the store to earn more."),
+            origin: origin
+        )
     }
 
     /// Starts her voucher's 5 minutes, measured here; asking again while they run answers the same expiry.
@@ -263,7 +215,7 @@ struct Pharmacy: Sendable {
             case .active:
                 let reward = try await repository.reward(id: voucher.rewardID, on: db)
                 result = try await repository.useVoucher(id: voucher.id, now: now, on: db)
-                    ? .valid(reward: reward?.title ?? "", cashierGives: reward?.cashierGives ?? "")
+                    ? .valid(reward: reward?.title ?? "", cashierGives: reward?.gives ?? "")
                     : .expired(at: voucher.expiresAt ?? now)
             }
             let outcome: AuditOutcome = if case .valid = result { .success } else { .failure }

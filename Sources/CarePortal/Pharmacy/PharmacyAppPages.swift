@@ -34,7 +34,7 @@ extension AppNavigation {
 }
 
 /// "1 point", "250 points".
-private func pointsPhrase(_ points: Int) -> String { points == 1 ? "1 point" : "\(points.formatted()) points" }
+private func pointsPhrase(_ points: Int) -> String { RewardRules.pointsPhrase(points) }
 
 /// Open registration: her name, date of birth, phone, email address and password, on one page.
 struct PharmacyRegistrationPage: Page {

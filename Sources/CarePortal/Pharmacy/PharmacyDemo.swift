@@ -76,8 +76,8 @@ extension DemoData {
             }
         }
         if let reward = try await repository.reward(id: fiveOff, on: db) {
-            let code = Pharmacy.voucherCode(dependencies.randomBytes)
-            if try await ledger.spend(reward.pointsCost, reason: Pharmacy.voucherReason, reference: code, from: .pharmacyCustomer(customers[0]),
+            let code = RewardRules.code(dependencies.randomBytes)
+            if try await ledger.spend(reward.pointsCost, reason: RewardRules.spendReason, reference: code, from: .pharmacyCustomer(customers[0]),
                                       at: now, clock: clock, on: db) != nil {
                 _ = try await repository.addVoucher(customerID: customers[0], reward: reward, code: code, now: now, on: db)
             }

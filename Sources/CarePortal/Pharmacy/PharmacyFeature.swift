@@ -22,7 +22,7 @@ struct PharmacyFeature: PortalFeature {
     ]
     static let templates: [TemplateName] = [
         .pharmacyQueue, .pharmacyRefill, .pharmacyCustomers, .pharmacyCustomer, .pharmacyCustomerForm, .pharmacyPrescriptionForm,
-        .pharmacyDeals, .pharmacyDealForm, .pharmacyRewards, .pharmacyVoucherCheck, .pharmacyBeacons, .pharmacyResetPassword,
+        .pharmacyDeals, .pharmacyDealForm, .rewardCatalogue, .pharmacyVoucherCheck, .pharmacyBeacons, .pharmacyResetPassword,
     ] + TemplateName.appPharmacyTemplates
     static let appAccounts: [AppAccountKind] = [.pharmacyCustomer]
     static let appParts = [
@@ -105,7 +105,6 @@ extension TemplateName {
     static let pharmacyPrescriptionForm = TemplateName("pharmacy/prescription-form")
     static let pharmacyDeals = TemplateName("pharmacy/deals")
     static let pharmacyDealForm = TemplateName("pharmacy/deal-form")
-    static let pharmacyRewards = TemplateName("pharmacy/rewards")
     static let pharmacyVoucherCheck = TemplateName("pharmacy/voucher-check")
     static let pharmacyBeacons = TemplateName("pharmacy/beacons")
     static let pharmacyResetPassword = TemplateName("pharmacy/reset-password")

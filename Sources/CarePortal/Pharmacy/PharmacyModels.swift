@@ -154,39 +154,11 @@ struct PharmacyDeal: Sendable, Equatable {
     var picture: StoredUpload?
 }
 
-/// A reward in the voucher catalogue.
-struct PharmacyReward: Sendable, Equatable {
-    let id: Int64
-    var title: String
-    var pointsCost: Int
-    /// What the cashier hands over for it ("$5 off any purchase").
-    var cashierGives: String
-    var isRetired: Bool
-}
+/// A reward in the pharmacy's voucher catalogue: the shared rewards part, handed over as a voucher at the till.
+typealias PharmacyReward = Reward
 
-/// A reward she redeemed: hers, unexpired, until she activates it; then good for 5 minutes.
-struct PharmacyVoucher: Sendable, Equatable {
-    let id: Int64
-    let customerID: Int64
-    let rewardID: Int64
-    let code: String
-    let pointsCost: Int
-    let redeemedAt: Date
-    var activatedAt: Date?
-    var expiresAt: Date?
-    var usedAt: Date?
-
-    enum State: String, Sendable {
-        case redeemed, active, expired, used
-    }
-
-    func state(at now: Date) -> State {
-        if usedAt != nil { return .used }
-        guard let expiresAt else { return .redeemed }
-        // In whole milliseconds, as stored: the last millisecond before the expiry is the last it is good.
-        return expiresAt.millisecondsSince1970 > now.millisecondsSince1970 ? .active : .expired
-    }
-}
+/// A reward she redeemed (`Redemption`): hers, unexpired, until she activates it; then good for 5 minutes.
+typealias PharmacyVoucher = Redemption
 
 struct PharmacyBeacon: Sendable, Equatable {
     let id: Int64
@@ -213,13 +185,7 @@ enum PharmacyRules {
     static let stepUpLifetime: TimeInterval = 5 * 60
     /// How long a password-reset link works.
     static let resetLinkLifetime: TimeInterval = 60 * 60
-    static let voucherCodeLength = 8
-    /// Letters and digits that cannot be mistaken for one another when read aloud or typed at the till.
-    static let voucherCodeAlphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
-
-    static func normalizedCode(_ typed: String) -> String {
-        typed.uppercased().filter { !$0.isWhitespace && $0 != "-" }
-    }
+    static func normalizedCode(_ typed: String) -> String { RewardRules.normalizedCode(typed) }
 
     static func emailKey(_ email: String) -> String { email.trimmed.lowercased() }
 

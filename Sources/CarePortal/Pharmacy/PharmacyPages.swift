@@ -380,44 +380,6 @@ struct DealFormPage: Page {
     }
 }
 
-struct RewardRow: Sendable, Encodable {
-    let title: String
-    let pointsCost: Int
-    let cashierGives: String
-    let isRetired: Bool
-    let retirePath: String
-
-    init(_ reward: PharmacyReward) {
-        title = reward.title
-        pointsCost = reward.pointsCost
-        cashierGives = reward.cashierGives
-        isRetired = reward.isRetired
-        retirePath = SiteURL.pharmacyRewardRetire(reward.id).path
-    }
-}
-
-struct RewardsPage: Page {
-    static let template = TemplateName.pharmacyRewards
-    let layout: Layout
-    let rewards: [RewardRow]
-    let errors: [FormErrors.Item]
-    let fields: [FormField]
-    let action = SiteURL.pharmacyRewards.path
-
-    init(layout: Layout, rewards: [RewardRow], form: PharmacyStoreController.RewardForm, errors: FormErrors) {
-        self.layout = layout
-        self.rewards = rewards
-        self.errors = errors.items
-        var fields = [
-            FormField("title", label: "Title", value: form.title, hint: "What the app calls it, like $5 off", width: 30),
-            FormField("points_cost", label: "Cost in points", value: form.pointsCost, type: "number", width: 10),
-            FormField("cashier_gives", label: "What the cashier gives", value: form.cashierGives, hint: "Shown at the till when the voucher is valid", width: 30),
-        ]
-        errors.apply(to: &fields)
-        self.fields = fields
-    }
-}
-
 /// What the till is shown about a code.
 struct VoucherCheckResult: Sendable, Encodable {
     let isValid: Bool

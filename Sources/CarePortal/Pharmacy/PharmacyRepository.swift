@@ -462,95 +462,55 @@ struct PharmacyRepository: Sendable {
 
     // MARK: Rewards and vouchers
 
-    private func decodeReward(_ row: any SQLRow) throws -> PharmacyReward {
-        PharmacyReward(
-            id: try row.decode(column: "id", as: Int64.self), title: try row.decode(column: "title", as: String.self),
-            pointsCost: try row.decode(column: "points_cost", as: Int.self), cashierGives: try row.decode(column: "cashier_gives", as: String.self),
-            isRetired: try row.decode(column: "retired_at", as: Int64?.self) != nil
-        )
-    }
-
-    private static let rewardColumns = ColumnList(["id", "title", "points_cost", "cashier_gives", "retired_at"])
+    /// The pharmacy's catalogue and vouchers, kept by the shared rewards part.
+    private var kept: RewardsRepository { RewardsRepository(program: Program.pharmacy.id) }
 
     /// The catalogue: offered rewards by cost (and, with `includingRetired`, the retired ones after them).
     func rewards(includingRetired: Bool, on db: any SQLDatabase) async throws -> [PharmacyReward] {
-        let query = db.select().column(Self.rewardColumns).from("pharmacy_rewards")
-        if !includingRetired { query.where("retired_at", .is, SQLLiteral.null) }
-        return try await query.orderBy("points_cost").orderBy("id").all().map(decodeReward)
-            .sorted { ($0.isRetired ? 1 : 0, $0.pointsCost, $0.id) < ($1.isRetired ? 1 : 0, $1.pointsCost, $1.id) }
+        try await kept.rewards(includingRetired: includingRetired, on: db)
     }
 
     func reward(id: Int64, on db: any SQLDatabase) async throws -> PharmacyReward? {
-        try await db.select().column(Self.rewardColumns).from("pharmacy_rewards").where("id", .equal, id).first().map(decodeReward)
+        try await kept.reward(id: id, on: db)
     }
 
     func addReward(title: String, pointsCost: Int, cashierGives: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
-        try await db.insert(into: "pharmacy_rewards").columns("title", "points_cost", "cashier_gives", "created_at")
-            .values(SQLBind(title), SQLBind(pointsCost), SQLBind(cashierGives), SQLBind(now.millisecondsSince1970))
-            .returning("id").first()!.decode(column: "id", as: Int64.self)
-    }
-
-    func retireReward(id: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await db.update("pharmacy_rewards").set("retired_at", to: now.millisecondsSince1970)
-            .where("id", .equal, id).where("retired_at", .is, SQLLiteral.null).returning("id").first() != nil
-    }
-
-    private func decodeVoucher(_ row: any SQLRow) throws -> PharmacyVoucher {
-        PharmacyVoucher(
-            id: try row.decode(column: "id", as: Int64.self), customerID: try row.decode(column: "customer_id", as: Int64.self),
-            rewardID: try row.decode(column: "reward_id", as: Int64.self), code: try row.decode(column: "code", as: String.self),
-            pointsCost: try row.decode(column: "points_cost", as: Int.self),
-            redeemedAt: Date(millisecondsSince1970: try row.decode(column: "redeemed_at", as: Int64.self)),
-            activatedAt: try row.decode(column: "activated_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
-            expiresAt: try row.decode(column: "expires_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
-            usedAt: try row.decode(column: "used_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        try await kept.addReward(
+            RewardDraft(title: title, pointsCost: pointsCost, gives: cashierGives, description: "", handedOver: .voucher, stock: nil), now: now, on: db
         )
     }
 
-    private static let voucherColumns = ColumnList(["id", "customer_id", "reward_id", "code", "points_cost", "redeemed_at", "activated_at", "expires_at", "used_at"])
+    func retireReward(id: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        try await kept.retireReward(id: id, now: now, on: db)
+    }
 
     /// A new voucher; nil, with nothing written, when another voucher already has this code.
     func addVoucher(customerID: Int64, reward: PharmacyReward, code: String, now: Date, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
-        guard let row = try await db.insert(into: "pharmacy_vouchers").columns("customer_id", "reward_id", "code", "points_cost", "redeemed_at")
-            .values(SQLBind(customerID), SQLBind(reward.id), SQLBind(code), SQLBind(reward.pointsCost), SQLBind(now.millisecondsSince1970))
-            .ignoringConflicts(with: ["code"])
-            .returning("id").first()
-        else { return nil }
-        return PharmacyVoucher(id: try row.decode(column: "id", as: Int64.self), customerID: customerID, rewardID: reward.id, code: code,
-                               pointsCost: reward.pointsCost, redeemedAt: now)
+        try await kept.addRedemption(by: .pharmacyCustomer(customerID), of: reward, code: code, now: now, on: db)
     }
 
     func voucher(id: Int64, customerID: Int64, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
-        try await db.select().column(Self.voucherColumns).from("pharmacy_vouchers")
-            .where("id", .equal, id).where("customer_id", .equal, customerID).first().map(decodeVoucher)
+        try await kept.redemption(id: id, of: .pharmacyCustomer(customerID), on: db)
     }
 
     func voucher(code: String, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
-        try await db.select().column(Self.voucherColumns).from("pharmacy_vouchers").where("code", .equal, code).first().map(decodeVoucher)
+        try await kept.redemption(code: code, on: db)
     }
 
     /// Her vouchers, newest first.
     func vouchers(customerID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [PharmacyVoucher] {
-        try await db.select().column(Self.voucherColumns).from("pharmacy_vouchers").where("customer_id", .equal, customerID)
-            .orderBy("id", .descending).limit(limit).all().map(decodeVoucher)
+        try await kept.redemptions(of: .pharmacyCustomer(customerID), limit: limit, on: db)
     }
 
     /// Starts her voucher's minutes, once: the voucher as it now is, or nil when it is not hers or was
     /// already activated or used.
     func activateVoucher(id: Int64, customerID: Int64, now: Date, on db: any SQLDatabase) async throws -> PharmacyVoucher? {
-        let expires = now.millisecondsSince1970 + Int64(PharmacyRules.voucherLifetime * 1000)
-        return try await db.update("pharmacy_vouchers")
-            .set("activated_at", to: now.millisecondsSince1970).set("expires_at", to: expires)
-            .where("id", .equal, id).where("customer_id", .equal, customerID).where("activated_at", .is, SQLLiteral.null)
-            .where("used_at", .is, SQLLiteral.null)
-            .returning(Self.voucherColumns).first().map(decodeVoucher)
+        try await kept.activate(id: id, of: .pharmacyCustomer(customerID), lifetime: PharmacyRules.voucherLifetime, now: now, on: db)
     }
 
     /// Marks an active voucher used, once; false when it is not active (any more).
     func useVoucher(id: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await db.update("pharmacy_vouchers").set("used_at", to: now.millisecondsSince1970)
-            .where("id", .equal, id).where("used_at", .is, SQLLiteral.null).where("expires_at", .greaterThan, now.millisecondsSince1970)
-            .returning("id").first() != nil
+        try await kept.use(id: id, now: now, on: db)
     }
 
     // MARK: Beacons
@@ -589,13 +549,13 @@ struct PharmacyRepository: Sendable {
             FROM pharmacy_visits v WHERE v.customer_id = \(bind: customerID)
             UNION ALL
             SELECT 'voucher', o.redeemed_at, r.title, o.id, -o.points_cost, CAST(NULL AS TEXT)
-            FROM pharmacy_vouchers o JOIN pharmacy_rewards r ON r.id = o.reward_id WHERE o.customer_id = \(bind: customerID)
+            FROM redemptions o JOIN rewards r ON r.id = o.reward_id WHERE o.account_role = \(bind: role) AND o.account_id = \(bind: customerID)
             UNION ALL
             SELECT 'refill', f.requested_at, f.fulfilment, f.id, CAST(NULL AS BIGINT), f.status FROM pharmacy_refills f WHERE f.customer_id = \(bind: customerID)
             UNION ALL
             SELECT 'points', p.earned_at, p.reason, CAST(NULL AS BIGINT), p.amount, CAST(NULL AS TEXT) FROM points_ledger p
             WHERE p.account_role = \(bind: role) AND p.account_id = \(bind: customerID)
-                AND p.reason NOT IN (\(bind: Pharmacy.visitReason), \(bind: Pharmacy.voucherReason))
+                AND p.reason NOT IN (\(bind: Pharmacy.visitReason), \(bind: RewardRules.spendReason))
             """
         let total = try await db.raw("SELECT COUNT(*) AS n FROM (\(lines)) h").first()?.decode(column: "n", as: Int.self) ?? 0
         let rows = try await db.raw("""

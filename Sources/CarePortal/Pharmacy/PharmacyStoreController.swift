@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import PortalPlatform
 
-/// The pharmacy's staff pages for the store: deals, the voucher catalogue, checking a voucher at the
-/// till and the store's beacons.
+/// The pharmacy's staff pages for the store: deals, the voucher catalogue (the shared rewards part's
+/// catalogue page), checking a voucher at the till and the store's beacons.
 struct PharmacyStoreController {
     let portal: Portal
     let pharmacy: Pharmacy
@@ -20,9 +20,7 @@ struct PharmacyStoreController {
         routes.get(SiteURL.pattern(SiteURL.pharmacyDealPicture), access: access) { request, context in
             try await Self.picture(of: context.parameters.recordID(), portal: portal, request: request, context: context)
         }
-        routes.get(SiteURL.pharmacyRewards.pattern, access: access) { try await rewards(RewardForm(), errors: FormErrors(), $1) }
-        routes.post(SiteURL.pharmacyRewards.pattern, access: access, addReward)
-        routes.post(SiteURL.pattern(SiteURL.pharmacyRewardRetire), access: access, retireReward)
+        RewardCatalogueController(portal: portal, catalogue: .pharmacy).addRoutes(to: &routes)
         routes.get(SiteURL.pharmacyVoucherCheck.pattern, access: access) { try await voucherCheck(code: "", result: nil, errors: FormErrors(), $1) }
         routes.post(SiteURL.pharmacyVoucherCheck.pattern, access: access, checkVoucher)
         routes.get(SiteURL.pharmacyBeacons.pattern, access: access) { try await beacons(BeaconForm(), errors: FormErrors(), $1) }
@@ -185,73 +183,6 @@ struct PharmacyStoreController {
         if let picture = deal.picture { Self.pictures(portal).remove(picture) }
         try await portal.flash(Flash(.success, "\(deal.title) deleted: the app no longer shows it."), context: context)
         return seeOther(.pharmacyDeals)
-    }
-
-    // MARK: Rewards
-
-    struct RewardForm: Decodable, Sendable {
-        var title = ""
-        var pointsCost = ""
-        var cashierGives = ""
-
-        enum CodingKeys: String, CodingKey {
-            case title
-            case pointsCost = "points_cost", cashierGives = "cashier_gives"
-        }
-
-        init() {}
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            func text(_ key: CodingKeys) throws -> String { (try container.decodeIfPresent(String.self, forKey: key) ?? "").trimmed }
-            title = try text(.title)
-            pointsCost = try text(.pointsCost)
-            cashierGives = try text(.cashierGives)
-        }
-    }
-
-    private func rewards(_ form: RewardForm, errors: FormErrors, _ context: PortalContext, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let rewards = try await portal.database.read { db in try await repository.rewards(includingRetired: true, on: db) }
-        return portal.pages.response(RewardsPage(
-            layout: portal.layout("Rewards", context: context, current: .pharmacyRewards), rewards: rewards.map(RewardRow.init), form: form, errors: errors
-        ), status: status)
-    }
-
-    @Sendable func addReward(request: Request, context: PortalContext) async throws -> Response {
-        let form = try await request.form(RewardForm.self, context: context)
-        var errors = FormErrors()
-        if let problem = FieldRules.requiredTextProblem(form.title, name: "a title", maximumLength: PharmacyForms.textMaximumLength) { errors.add("title", problem) }
-        let cost = Int(form.pointsCost)
-        if cost.map({ (1...100_000).contains($0) }) != true { errors.add("points_cost", "Enter the cost as a whole number of points from 1 to 100000") }
-        if let problem = FieldRules.requiredTextProblem(form.cashierGives, name: "what the cashier gives, like $5 off any purchase",
-                                                        maximumLength: PharmacyForms.textMaximumLength) {
-            errors.add("cashier_gives", problem)
-        }
-        guard errors.isEmpty, let cost else { return try await rewards(form, errors: errors, context, status: .unprocessableContent) }
-        let origin = portal.origin(of: request, context: context)
-        try await portal.database.transaction { db in
-            let id = try await repository.addReward(title: form.title, pointsCost: cost, cashierGives: form.cashierGives, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pharmacyRewardAdded, recordType: "pharmacy_reward", recordID: "\(id)", origin: origin, detail: form.title
-            ), on: db)
-        }
-        try await portal.flash(Flash(.success, "\(form.title) added to the catalogue."), context: context)
-        return seeOther(.pharmacyRewards)
-    }
-
-    @Sendable func retireReward(request: Request, context: PortalContext) async throws -> Response {
-        let id = try context.parameters.recordID()
-        let origin = portal.origin(of: request, context: context)
-        let reward = try await portal.database.transaction { db -> PharmacyReward? in
-            guard let reward = try await repository.reward(id: id, on: db), try await repository.retireReward(id: id, now: portal.now, on: db) else { return nil }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pharmacyRewardRetired, recordType: "pharmacy_reward", recordID: "\(id)", origin: origin, detail: reward.title
-            ), on: db)
-            return reward
-        }
-        guard let reward else { throw HTTPError(.notFound) }
-        try await portal.flash(Flash(.success, "\(reward.title) is no longer offered. Vouchers already redeemed for it stay good."), context: context)
-        return seeOther(.pharmacyRewards)
     }
 
     // MARK: Check a voucher
