@@ -207,3 +207,30 @@ import Testing
         try await TestDatabase.drop(url)
     }
 }
+
+@Suite struct RewardStockTests {
+    /// The last one, asked for by two members at once: one gets it, the other is told none is left and
+    /// keeps her points; the stock never goes below zero.
+    @Test(arguments: TestEngines.all)
+    func twoRedemptionsOfTheLastOneAtOnceGiveItToOneOnly(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await admin.post(SiteURL.rewards.path, form: RewardsTests.reward(stock: "1")).status == .seeOther)
+            let repository = RewardsRepository(program: Program.perinatalCommunity.id)
+            let reward = try #require(try await portal.database.read { db in try await repository.rewards(includingRetired: false, on: db) }.first)
+            let (wren, wrenMember) = try await AppClient.registered(portal, pseudonym: "Wren")
+            let (lark, larkMember) = try await AppClient.registered(portal, pseudonym: "Lark")
+            for member in [wrenMember, larkMember] { try await RewardsTests.give(100, to: Int64(try #require(member["id"] as? Int)), portal) }
+            async let first = wren.send(.post, SiteURL.apiRewardRedemptions.path, json: ["reward_id": reward.id])
+            async let second = lark.send(.post, SiteURL.apiRewardRedemptions.path, json: ["reward_id": reward.id])
+            let answers = try await [first, second]
+            #expect(answers.map(\.status).sorted { $0.code < $1.code } == [.created, .conflict])
+            #expect(answers.first { $0.status == .conflict }?.errorCode == "out_of_stock")
+            #expect(try await portal.database.read { db in try await repository.reward(id: reward.id, on: db) }?.stock == 0)
+            var left: [Int] = []
+            for app in [wren, lark] { left.append(try #require(try await app.get(SiteURL.apiRewards.path).object["points"] as? Int)) }
+            left.sort()
+            #expect(left.count == 2 && left[0] < 100 && left[1] >= 100, "only the one who got it spent her points: \(left)")
+        }
+    }
+}
