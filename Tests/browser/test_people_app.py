@@ -286,6 +286,9 @@ def test_a_pharmacy_customer_uses_her_part_of_the_web_app_on_a_small_phone(brows
 
         browser.find_element(By.LINK_TEXT, "Vouchers").click()
         check("pharmacy vouchers")
+        browser.find_element(By.PARTIAL_LINK_TEXT, "Your history").click()
+        assert "Redeemed" in text_of(browser, "main")
+        check("pharmacy history")
 
         browser.find_element(By.LINK_TEXT, "Prescriptions").click()
         check("pharmacy prescriptions locked")
@@ -373,6 +376,10 @@ def test_a_member_joins_reads_the_desk_and_asks_on_a_phone(browser, demo):
         # The page's script listens on the chat socket with her cookie: what is sent elsewhere appears here.
         WebDriverWait(browser, WAIT).until(lambda d: "as they are sent" in text_of(d, "#chat-status"))
         check_page(browser, "member chat")
+        # The smallest phone too: the room, the box and its button fit 320 px.
+        as_phone(browser, SMALL_PHONE)
+        check_page(browser, "member chat at 320 px", phone_width=SMALL_PHONE[0])
+        as_phone(browser)
         room = browser.current_window_handle
         browser.switch_to.new_window("tab")
         browser.get(base + "/app/member/chat")

@@ -195,6 +195,7 @@ enum SiteURL: Sendable, Equatable {
     case appPharmacyRewards
     case appPharmacyReward(Int64)
     case appPharmacyVouchers
+    case appPharmacyHistory
     case appPharmacyVoucher(Int64)
     case appPharmacyVoucherActivation(Int64)
     case appPharmacyPrescriptions
@@ -582,6 +583,7 @@ enum SiteURL: Sendable, Equatable {
         case .appPharmacyRewards: "\(AppAccountKind.pharmacyCustomer.pagesPath)/rewards"
         case .appPharmacyReward(let id): "\(AppAccountKind.pharmacyCustomer.pagesPath)/rewards/\(id)"
         case .appPharmacyVouchers: "\(AppAccountKind.pharmacyCustomer.pagesPath)/vouchers"
+        case .appPharmacyHistory: "\(AppAccountKind.pharmacyCustomer.pagesPath)/history"
         case .appPharmacyVoucher(let id): "\(AppAccountKind.pharmacyCustomer.pagesPath)/vouchers/\(id)"
         case .appPharmacyVoucherActivation(let id): "\(AppAccountKind.pharmacyCustomer.pagesPath)/vouchers/\(id)/activate"
         case .appPharmacyPrescriptions: "\(AppAccountKind.pharmacyCustomer.pagesPath)/prescriptions"

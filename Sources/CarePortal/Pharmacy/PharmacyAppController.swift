@@ -31,6 +31,7 @@ struct PharmacyAppController {
         routes.get(SiteURL.pattern(SiteURL.appPharmacyReward), access: .pharmacyCustomerPages, confirmRedeem)
         routes.post(SiteURL.pattern(SiteURL.appPharmacyReward), access: .pharmacyCustomerPages, redeem)
         routes.get(SiteURL.appPharmacyVouchers.pattern, access: .pharmacyCustomerPages, vouchers)
+        routes.get(SiteURL.appPharmacyHistory.pattern, access: .pharmacyCustomerPages, history)
         routes.get(SiteURL.pattern(SiteURL.appPharmacyVoucher), access: .pharmacyCustomerPages, voucher)
         routes.post(SiteURL.pattern(SiteURL.appPharmacyVoucherActivation), access: .pharmacyCustomerPages, activate)
         routes.get(SiteURL.appPharmacyPrescriptions.pattern, access: .pharmacyCustomerPages, prescriptions)
@@ -217,6 +218,19 @@ struct PharmacyAppController {
         let titles = try await rewardTitles()
         return portal.pages.response(PharmacyVouchersPage(
             layout: layout("Vouchers", context, .appPharmacyVouchers), vouchers: vouchers, titles: titles, now: portal.now
+        ))
+    }
+
+    /// Her history, 20 lines to a page, as the API's ViewHistory gives it.
+    @Sendable func history(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try customer(context)
+        let page = try await portal.database.read { db in
+            try await repository.history(customerID: holder.accountID, page: PageRequest(number: request.pageNumber, size: PharmacyAPIController.historyPageSize), on: db)
+        }
+        return portal.pages.response(PharmacyHistoryPage(
+            layout: layout("Your history", context, .appPharmacyVouchers), entries: page.items.map(PharmacyAPI.HistoryEntry.init),
+            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.appPharmacyHistory.path, parameters: []), noun: "lines")),
+            clock: portal.programSettings.current.clock
         ))
     }
 

@@ -17,11 +17,12 @@ extension TemplateName {
     static let appPharmacyPrescriptions = TemplateName("app/pharmacy/prescriptions")
     static let appPharmacyRefill = TemplateName("app/pharmacy/refill")
     static let appPharmacyAddress = TemplateName("app/pharmacy/address")
+    static let appPharmacyHistory = TemplateName("app/pharmacy/history")
 
     static let appPharmacyTemplates: [TemplateName] = [
         .appPharmacyRegister, .appPharmacyCheckEmail, .appPharmacyForgottenPassword, .appPharmacyHome, .appPharmacyDeals,
         .appPharmacyRewards, .appPharmacyRedeem, .appPharmacyVouchers, .appPharmacyVoucher, .appPharmacyUnlock,
-        .appPharmacyPrescriptions, .appPharmacyRefill, .appPharmacyAddress,
+        .appPharmacyPrescriptions, .appPharmacyRefill, .appPharmacyAddress, .appPharmacyHistory,
     ]
 }
 
@@ -221,6 +222,7 @@ struct PharmacyVouchersPage: Page {
     let layout: Layout
     let vouchers: [Voucher]
     let rewardsPath = SiteURL.appPharmacyRewards.path
+    let historyPath = SiteURL.appPharmacyHistory.path
 
     init(layout: Layout, vouchers: [PharmacyVoucher], titles: [Int64: String], now: Date) {
         self.layout = layout
@@ -424,5 +426,35 @@ struct PharmacyAddressPage: Page {
         self.fields = fields
         self.next = next
         self.saved = saved
+    }
+}
+
+/// Her history (ViewHistory) on her phone: visits, points earned and spent, vouchers and refills, newest
+/// first, the same lines the app's API gives; a refill names no medication here either.
+struct PharmacyHistoryPage: Page {
+    static let template = TemplateName.appPharmacyHistory
+
+    struct Entry: Encodable, Sendable {
+        let title: String
+        let when: String
+        let points: String?
+        let path: String?
+    }
+
+    let layout: Layout
+    let entries: [Entry]
+    let pagination: String
+    let rewardsPath = SiteURL.appPharmacyRewards.path
+
+    init(layout: Layout, entries: [PharmacyAPI.HistoryEntry], pagination: String, clock: ProgramClock) {
+        self.layout = layout
+        self.pagination = pagination
+        self.entries = entries.map { entry in
+            Entry(
+                title: entry.title, when: clock.dateTime(entry.at),
+                points: entry.points.flatMap { $0 == 0 ? nil : $0 > 0 ? "+\(RewardRules.pointsPhrase($0))" : "−\(RewardRules.pointsPhrase(-$0))" },
+                path: entry.voucherId.map { SiteURL.appPharmacyVoucher($0).path }
+            )
+        }
     }
 }

@@ -124,6 +124,13 @@ import Testing
             #expect(try await browser.get(try #require(late.location)).text.contains("time is over"))
             #expect(try await browser.get(SiteURL.appPharmacyVouchers.path).text.contains("Time ran out"))
             #expect(try await portal.auditEntries(action: .pharmacyVoucherActivated).count == 1)
+
+            // Her history on the web is the API's: the voucher, with the points it cost, linked to the voucher.
+            let history = try await browser.get(SiteURL.appPharmacyHistory.path)
+            let entries = try #require(try await app.get(SiteURL.apiPharmacyHistory.path).object["entries"] as? [[String: Any]])
+            #expect(history.status == .ok && !entries.isEmpty)
+            for entry in entries { #expect(history.text.contains(HTMLEscaping.escape(try #require(entry["title"] as? String)))) }
+            #expect(history.text.contains(SiteURL.appPharmacyVoucher(voucherID).path) && history.text.contains("−"))
         }
     }
 
