@@ -508,7 +508,7 @@ struct PharmacyAPIController {
             (try await ledger.allTimeBalance(of: .pharmacyCustomer(holder.accountID), on: db), try await repository.rewards(includingRetired: false, on: db))
         }
         return .json(PharmacyAPI.Rewards(
-            points: points, rewards: rewards.map { PharmacyAPI.Reward(id: $0.id, title: $0.title, pointsCost: $0.pointsCost, affordable: $0.pointsCost <= points) }
+            points: points, rewards: rewards.map { PharmacyAPI.Reward(id: $0.id, title: $0.title, pointsCost: $0.pointsCost, affordable: $0.isAffordable(with: points)) }
         ))
     }
 

@@ -188,7 +188,7 @@ struct PharmacyAppController {
     @Sendable func confirmRedeem(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
         let (reward, points) = try await offered(try context.parameters.recordID(), customerID: holder.accountID)
-        return portal.pages.response(PharmacyRedeemPage(layout: layout("Redeem a reward", context, .appPharmacyRewards), reward: reward, points: points))
+        return portal.pages.response(RedeemPage(layout: layout("Redeem a reward", context, .appPharmacyRewards), reward: reward, points: points, handover: .voucherAtTheTill))
     }
 
     @Sendable func redeem(request: Request, context: PortalContext) async throws -> Response {
@@ -199,8 +199,9 @@ struct PharmacyAppController {
             return seeOther("\(SiteURL.appPharmacyVoucher(voucher.id).path)?redeemed=1")
         } catch let error as APIError where error.status == .conflict {
             let (reward, points) = try await offered(rewardID, customerID: holder.accountID)
-            return portal.pages.response(PharmacyRedeemPage(
-                layout: layout("Redeem a reward", context, .appPharmacyRewards), reward: reward, points: points, problem: error.message
+            return portal.pages.response(RedeemPage(
+                layout: layout("Redeem a reward", context, .appPharmacyRewards), reward: reward, points: points, handover: .voucherAtTheTill,
+                problem: error.message
             ), status: .conflict)
         } catch let error as APIError where error.status == .unprocessableContent {
             throw HTTPError(.notFound)

@@ -10,7 +10,6 @@ extension TemplateName {
     static let appPharmacyHome = TemplateName("app/pharmacy/home")
     static let appPharmacyDeals = TemplateName("app/pharmacy/deals")
     static let appPharmacyRewards = TemplateName("app/pharmacy/rewards")
-    static let appPharmacyRedeem = TemplateName("app/pharmacy/redeem")
     static let appPharmacyVouchers = TemplateName("app/pharmacy/vouchers")
     static let appPharmacyVoucher = TemplateName("app/pharmacy/voucher")
     static let appPharmacyUnlock = TemplateName("app/pharmacy/unlock")
@@ -21,7 +20,7 @@ extension TemplateName {
 
     static let appPharmacyTemplates: [TemplateName] = [
         .appPharmacyRegister, .appPharmacyCheckEmail, .appPharmacyForgottenPassword, .appPharmacyHome, .appPharmacyDeals,
-        .appPharmacyRewards, .appPharmacyRedeem, .appPharmacyVouchers, .appPharmacyVoucher, .appPharmacyUnlock,
+        .appPharmacyRewards, .appRedeemReward, .appPharmacyVouchers, .appPharmacyVoucher, .appPharmacyUnlock,
         .appPharmacyPrescriptions, .appPharmacyRefill, .appPharmacyAddress, .appPharmacyHistory,
     ]
 }
@@ -168,7 +167,7 @@ struct PharmacyRewardsPage: Page {
         self.layout = layout
         pointsText = "You have \(pointsPhrase(points))."
         self.rewards = rewards.map { reward in
-            let affordable = reward.pointsCost <= points
+            let affordable = reward.isAffordable(with: points)
             return Reward(
                 title: reward.title, costText: pointsPhrase(reward.pointsCost),
                 path: affordable ? SiteURL.appPharmacyReward(reward.id).path : nil,
@@ -179,26 +178,6 @@ struct PharmacyRewardsPage: Page {
 }
 
 /// Redeeming, confirmed: what it costs and what she has left.
-struct PharmacyRedeemPage: Page {
-    static let template = TemplateName.appPharmacyRedeem
-    let layout: Layout
-    let title: String
-    let costText: String
-    let afterText: String?
-    let problem: String?
-    let action: String
-    let cancelPath = SiteURL.appPharmacyRewards.path
-
-    init(layout: Layout, reward: PharmacyReward, points: Int, problem: String? = nil) {
-        self.layout = layout
-        title = reward.title
-        costText = "This costs \(pointsPhrase(reward.pointsCost)). You have \(pointsPhrase(points))."
-        afterText = reward.pointsCost <= points ? "Afterwards you will have \(pointsPhrase(points - reward.pointsCost))." : nil
-        self.problem = problem ?? (reward.pointsCost <= points ? nil : "You need \(pointsPhrase(reward.pointsCost - points)) more for this reward.")
-        action = SiteURL.appPharmacyReward(reward.id).path
-    }
-}
-
 /// What a voucher's state means to her.
 private func voucherStateText(_ state: PharmacyVoucher.State) -> (text: String, tag: String) {
     switch state {

@@ -17,7 +17,7 @@ enum MemberRewardsAPI {
 
         init(_ reward: CarePortal.Reward, points: Int) {
             (id, title, gives, description, pointsCost, left) = (reward.id, reward.title, reward.gives, reward.description, reward.pointsCost, reward.stock)
-            affordable = reward.pointsCost <= points && !reward.isOutOfStock
+            affordable = reward.isAffordable(with: points)
         }
     }
 

@@ -42,7 +42,7 @@ struct MemberRewardsAppController {
 
     @Sendable func confirm(request: Request, context: PortalContext) async throws -> Response {
         let (reward, points) = try await offered(try context.parameters.recordID(), memberID: try memberID(context))
-        return portal.pages.response(MemberRedeemPage(layout: layout("Redeem a reward", context), reward: reward, points: points))
+        return portal.pages.response(RedeemPage(layout: layout("Redeem a reward", context), reward: reward, points: points, handover: .sentToMember))
     }
 
     @Sendable func redeem(request: Request, context: PortalContext) async throws -> Response {
@@ -53,8 +53,10 @@ struct MemberRewardsAppController {
             return seeOther("\(SiteURL.appMemberRewards.path)?redeemed=1")
         } catch let error as APIError where error.status == .conflict {
             let (reward, points) = try await offered(rewardID, memberID: memberID)
-            return portal.pages.response(MemberRedeemPage(layout: layout("Redeem a reward", context), reward: reward, points: points, problem: error.message),
-                                         status: .conflict)
+            return portal.pages.response(
+                RedeemPage(layout: layout("Redeem a reward", context), reward: reward, points: points, handover: .sentToMember, problem: error.message),
+                status: .conflict
+            )
         } catch let error as APIError where error.status == .unprocessableContent {
             throw HTTPError(.notFound)
         }
@@ -92,7 +94,7 @@ struct MemberRewardsPage: Page {
         self.notice = notice
         pointsText = "You have \(RewardRules.pointsPhrase(points)) to spend."
         self.rewards = rewards.map { reward in
-            let affordable = reward.pointsCost <= points && !reward.isOutOfStock
+            let affordable = reward.isAffordable(with: points)
             return Offer(
                 title: reward.title, gives: reward.gives, description: reward.description.isEmpty ? nil : reward.description,
                 costText: RewardRules.pointsPhrase(reward.pointsCost), path: affordable ? SiteURL.appMemberReward(reward.id).path : nil,
@@ -108,29 +110,5 @@ struct MemberRewardsPage: Page {
                 code: redemption.sentNote
             )
         }
-    }
-}
-
-struct MemberRedeemPage: Page {
-    static let template = TemplateName.appMemberReward
-    let layout: Layout
-    let title: String
-    let gives: String
-    let costText: String
-    let afterText: String?
-    let problem: String?
-    let action: String
-    let cancelPath = SiteURL.appMemberRewards.path
-
-    init(layout: Layout, reward: Reward, points: Int, problem: String? = nil) {
-        self.layout = layout
-        title = reward.title
-        gives = reward.gives
-        let affordable = reward.pointsCost <= points
-        costText = "This costs \(RewardRules.pointsPhrase(reward.pointsCost)). You have \(RewardRules.pointsPhrase(points))."
-        afterText = affordable ? "Afterwards you will have \(RewardRules.pointsPhrase(points - reward.pointsCost))." : nil
-        self.problem = problem ?? (reward.isOutOfStock ? "None of these are left. Choose another reward."
-            : affordable ? nil : "You need \(RewardRules.pointsPhrase(reward.pointsCost - points)) more for this reward.")
-        action = SiteURL.appMemberReward(reward.id).path
     }
 }

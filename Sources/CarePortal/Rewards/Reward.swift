@@ -24,6 +24,9 @@ struct Reward: Sendable, Equatable {
     var isRetired: Bool
 
     var isOutOfStock: Bool { stock.map { $0 <= 0 } ?? false }
+
+    /// Whether `points` pay for it and one is left to take.
+    func isAffordable(with points: Int) -> Bool { pointsCost <= points && !isOutOfStock }
 }
 
 /// A reward redeemed by an app account: for a voucher, hers unexpired until she activates it and then good

@@ -11,7 +11,7 @@ struct RewardsFeature: PortalFeature {
         NavigationItem(title: "Rewards", path: SiteURL.rewards.path, access: RewardCatalogue.members.access, group: .community),
     ]
     static let auditActions: [AuditAction] = [.rewardAdded, .rewardRetired, .rewardRestocked, .rewardRedeemed, .rewardSent]
-    static let templates: [TemplateName] = [.rewardCatalogue, .rewardRedemptions, .appMemberRewards, .appMemberReward]
+    static let templates: [TemplateName] = [.rewardCatalogue, .rewardRedemptions, .appMemberRewards, .appRedeemReward]
     static let notificationKinds: [NotificationKind] = [.rewardSent]
     static let sealedColumns = [RewardsRepository.sealedColumn]
 
@@ -59,7 +59,6 @@ extension NotificationKind {
 extension TemplateName {
     static let rewardRedemptions = TemplateName("rewards/redemptions")
     static let appMemberRewards = TemplateName("app/rewards/list")
-    static let appMemberReward = TemplateName("app/rewards/redeem")
 }
 
 /// What members do with rewards, each change in one transaction with its audit entry.
