@@ -143,6 +143,14 @@ def test_a_patient_uses_her_part_of_the_web_app_on_a_phone(browser, demo):
         assert "In the last 30 days you logged" in text_of(browser, ".app-summary")
         assert check_charts_keep_their_text_inside(browser) == 1
         check_page(browser, "progress")
+        # One of her medicines or exercises, day by day.
+        option = browser.find_elements(By.CSS_SELECTOR, "#activity option")[3]
+        name = option.get_attribute("textContent")
+        option.click()
+        submit(browser, "Show")
+        assert f"“{name}”" in text_of(browser, ".app-summary")
+        assert check_charts_keep_their_text_inside(browser) == 1
+        check_page(browser, "progress of one medicine")
 
         browser.find_element(By.LINK_TEXT, "Reminders").click()
         check_page(browser, "reminders")

@@ -69,14 +69,22 @@ struct PatientAppController {
         let holder = try context.requirePatient()
         let days = request.query("days").flatMap(Int.init).flatMap { PatientProgressPage.spanDays.contains($0) ? $0 : nil } ?? 30
         let through = today, from = today.adding(days: -(days - 1))
-        let summary = try await portal.database.read { db in
+        let (prescriptions, logs) = try await portal.database.read { db in
             let regimens = RegimenRepository()
-            return AdherenceSummary(
-                prescriptions: try await regimens.prescriptions(patientID: holder.accountID, on: db),
-                logs: try await regimens.logs(patientID: holder.accountID, from: from, through: through, on: db), from: from, through: through
-            )
+            return (try await regimens.prescriptions(patientID: holder.accountID, on: db),
+                    try await regimens.logs(patientID: holder.accountID, from: from, through: through, on: db))
         }
-        let page = PatientProgressPage(layout: layout("Progress", context, .appPatientProgress), summary: summary, days: days) { portal.pages.html($0) }
+        // One of her medicines or exercises (`medication:12`), or one kind; anything else counts everything.
+        let typed = request.query("activity")
+        let selection = typed.flatMap { value in
+            try? (value.contains(":") ? StatisticsSelection(items: [value], kind: nil) : StatisticsSelection(items: [], kind: value))
+        }
+        let chosen = selection.flatMap { try? $0.prescriptions(of: prescriptions) }
+        let summary = AdherenceSummary(prescriptions: chosen ?? prescriptions, logs: logs, from: from, through: through)
+        let page = PatientProgressPage(
+            layout: layout("Progress", context, .appPatientProgress), summary: summary, days: days, prescriptions: prescriptions,
+            activity: chosen == nil ? nil : typed
+        ) { portal.pages.html($0) }
         return portal.pages.response(page)
     }
 

@@ -109,30 +109,67 @@ struct PatientProgressPage: Page {
         let isCurrent: Bool
     }
 
+    /// One choice of what the page counts: everything, all medicines, all exercise, or one of hers.
+    struct Activity: Encodable, Sendable {
+        let value: String
+        let title: String
+        let isSelected: Bool
+    }
+
     let layout: Layout
     let spans: [Span]
+    let days: Int
+    let activities: [Activity]
     let summary: String
     /// The chart with its table, or nil when nothing was due.
     let chart: String?
+    let action = SiteURL.appPatientProgress.path
 
     static let spanDays = [7, 30, 90]
 
-    init(layout: Layout, summary adherence: AdherenceSummary, days: Int, chartHTML: (ChartFigure) -> String) {
+    /// `activity` is what she chose (`medication`, `exercise`, or one item as `medication:12`); nil counts everything.
+    init(layout: Layout, summary adherence: AdherenceSummary, days: Int, prescriptions: [Prescription], activity: String?,
+         chartHTML: (ChartFigure) -> String) {
         self.layout = layout
-        spans = Self.spanDays.map { Span(title: "\($0) days", path: "\(SiteURL.appPatientProgress.path)?days=\($0)", isCurrent: $0 == days) }
+        self.days = days
+        let kept = activity.map { "&activity=\($0)" } ?? ""
+        spans = Self.spanDays.map { Span(title: "\($0) days", path: "\(SiteURL.appPatientProgress.path)?days=\($0)\(kept)", isCurrent: $0 == days) }
+        var seen: Set<String> = []
+        let items = prescriptions.sorted { ($0.kind == .medication ? 0 : 1, $0.position, $0.id) < ($1.kind == .medication ? 0 : 1, $1.position, $1.id) }
+            .filter { seen.insert("\($0.kind.rawValue):\($0.itemID)").inserted }
+        activities = [Activity(value: "", title: "All medicines and exercise", isSelected: activity == nil)]
+            + Prescription.Kind.allCases.map { Activity(value: $0.rawValue, title: $0 == .medication ? "All medicines" : "All exercise", isSelected: activity == $0.rawValue) }
+            + items.map { Activity(value: "\($0.kind.rawValue):\($0.itemID)", title: $0.name, isSelected: activity == "\($0.kind.rawValue):\($0.itemID)") }
+        let chosenName = activities.first { $0.isSelected && activity != nil }?.title
         let total = adherence.total
         if total.scheduled == 0 {
-            summary = "Nothing was due in the last \(days) days."
+            summary = chosenName.map { "Nothing of “\($0)” was due in the last \(days) days." } ?? "Nothing was due in the last \(days) days."
             chart = nil
             return
         }
-        summary = "In the last \(days) days you logged \(total.done) of \(total.scheduled) doses and sessions as done (\(total.percentText))."
-        let items = adherence.items.filter { $0.count.scheduled > 0 }
+        let what = chosenName.map { "times of “\($0)”" } ?? "doses and sessions"
+        summary = "In the last \(days) days you logged \(total.done) of \(total.scheduled) \(what) as done (\(total.percentText))."
+        if let activity, activity.contains(":") {
+            // One medicine or exercise: day by day, what was done and what was not.
+            let shown = adherence.days.filter { $0.count.scheduled > 0 }
+            chart = chartHTML(ColumnChart(
+                id: "progress", title: "\(chosenName ?? "") each day",
+                summary: "How many of each day's doses or sessions you logged as done, and how many you did not, on the days it was due.",
+                categories: shown.map(\.day.short),
+                series: [
+                    ChartSeries("Done", shown.map { ChartValue(Double($0.count.done), text: "\($0.count.done) of \($0.count.scheduled)") }),
+                    ChartSeries("Not done", shown.map { ChartValue(Double($0.count.scheduled - $0.count.done), text: "\($0.count.scheduled - $0.count.done)") }),
+                ],
+                valueAxisTitle: "Times", categoryTitle: "Day", stacked: true
+            ).figure)
+            return
+        }
+        let counted = adherence.items.filter { $0.count.scheduled > 0 }
         chart = chartHTML(BarChart(
             id: "progress", title: "Done, by medicine and exercise",
             summary: "The share of each one's doses or sessions you logged as done in the last \(days) days.",
-            categories: items.map(\.name),
-            series: [ChartSeries("Done", items.map { ChartValue(Double($0.count.percent ?? 0), text: "\($0.count.percentText) (\($0.count.done) of \($0.count.scheduled))") })],
+            categories: counted.map(\.name),
+            series: [ChartSeries("Done", counted.map { ChartValue(Double($0.count.percent ?? 0), text: "\($0.count.percentText) (\($0.count.done) of \($0.count.scheduled))") })],
             valueAxisTitle: "Per cent done", categoryTitle: "Medicine or exercise"
         ).figure)
     }

@@ -193,6 +193,15 @@ extension Visitor {
             #expect(empty.text.contains("<svg") && empty.text.contains("<table"))
             let week = try await browser.get("\(SiteURL.appPatientProgress.path)?days=7")
             #expect(week.text.contains(#"aria-current="page">7 days</a>"#))
+            // One medicine or exercise at a time, day by day (the API's `item=`): each of hers is offered.
+            let options = empty.text.matches(of: /<option value="((?:medication|exercise):\d+)">([^<]+)<\/option>/).map { (String($0.1), String($0.2)) }
+            let (value, name) = try #require(options.first, "no activity to choose on \(empty.text)")
+            let one = try await browser.get("\(SiteURL.appPatientProgress.path)?days=30&activity=\(value)")
+            #expect(one.text.contains("times of “\(name)” as done") && one.text.contains("\(name) each day") && one.text.contains("<svg"))
+            #expect(one.text.contains(#"<option value="\#(value)" selected>"#), "her choice is kept")
+            #expect(one.text.contains("days=7&amp;activity=\(value)"), "the spans keep her choice")
+            let notHers = try await browser.get("\(SiteURL.appPatientProgress.path)?activity=medication:999999")
+            #expect(notHers.status == .ok && notHers.text.contains("doses and sessions as done"), "an item not hers counts everything")
 
             let doctor = try await browser.get(SiteURL.appPatientDoctor.path)
             #expect(doctor.text.contains("Dr Ingrid Berg") && doctor.text.contains("Bergen Movement Clinic, Strandgaten 1"))
