@@ -557,3 +557,52 @@ def test_staff_keep_the_rewards_the_care_locations_and_the_study_videos(browser,
     assert "#title" in error_summary_links(browser)
     check_accessibility(browser, "study video with errors")
 
+
+
+def test_administrators_run_memory_care_from_counts_links_and_consent_history(browser, demo):
+    """Memory care's staff pages: the care receivers, one care receiver's page (counts only, her links and
+    their history), ending a link after a confirmation page, and the support details with an error, each
+    checked with axe; the account page fits a 320 px phone."""
+    from test_narrow_pages import set_viewport
+    from test_sign_in import sign_in
+    from conftest import Account
+
+    server, accounts = demo
+    base = server.base_url
+    sign_in(browser, base, Account("demo.admin", "", accounts["demo.admin"]))
+    browser.get(base + "/care/receivers")
+    assert "Eleanor Price (demo)" in text_of(browser, "main")
+    check_accessibility(browser, "care receivers")
+    browser.find_element(By.LINK_TEXT, "Eleanor Price (demo)").click()
+    page = text_of(browser, "main")
+    assert "Memories" in page and "(1 secured)" in page and "Ruth Price (demo)" in page and "Ended by the care receiver" in page
+    for hidden in ("Where the spare key is", "blue pot", "Library account", "Tom the neighbour"):
+        assert hidden not in page, f"the staff page shows {hidden}"
+    check_accessibility(browser, "care receiver")
+    screenshot(browser, "care-receiver")
+    set_viewport(browser, 320, 640)
+    browser.refresh()
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(browser, "care-receiver-320")
+    clear_viewport(browser)
+
+    browser.find_element(By.PARTIAL_LINK_TEXT, "End this link").click()
+    assert "End the link between Eleanor Price (demo) and Ruth Price (demo)?" in text_of(browser, "h1")
+    check_accessibility(browser, "end a care link")
+    submit(browser, "End the link")
+    assert "has ended" in text_of(browser, ".flash")
+    assert "Ended by staff" in text_of(browser, "main")
+
+    browser.get(base + "/care/caregivers")
+    assert "Sam Okoye (demo)" in text_of(browser, "main")
+    check_accessibility(browser, "caregivers")
+
+    browser.get(base + "/care/settings")
+    fill(browser, "support_phone", "call us")
+    submit(browser, "Save the support details")
+    assert error_summary_links(browser) == ["#support_phone"]
+    check_accessibility(browser, "memory care support details with an error")
+    fill(browser, "support_phone", "0800 555 0100")
+    submit(browser, "Save the support details")
+    assert "support details are saved" in text_of(browser, ".flash")
+    submit(browser, "Sign out")

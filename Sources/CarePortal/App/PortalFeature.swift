@@ -102,6 +102,7 @@ enum Features {
         SurveysFeature.self,
         PharmacyFeature.self,
         StudiesFeature.self,
+        MemoryCareFeature.self,
         ProgramSettingsFeature.self,
         AuditFeature.self,
         OutboxFeature.self,

@@ -399,6 +399,9 @@ enum SiteURL: Sendable, Equatable {
     case studyParticipantClaimRevoke(Int64)
     case apiStudyClaim
 
+    /// The memory-care program's pages and API.
+    case care(CareURL)
+
     /// The address to link to.
     var path: String {
         switch self {
@@ -764,6 +767,7 @@ enum SiteURL: Sendable, Equatable {
         case .studyParticipantClaimResend(let id): "/studies/participants/\(id)/claim/resend"
         case .studyParticipantClaimRevoke(let id): "/studies/participants/\(id)/claim/revoke"
         case .apiStudyClaim: "/api/v1/study/claim"
+        case .care(let url): url.path
         }
     }
 

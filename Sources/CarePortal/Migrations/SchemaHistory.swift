@@ -65,6 +65,7 @@ enum SchemaHistory {
         KeepADirectoryPerProgram(),
         KeepVideosPerProgram(),
         ShareRewardsAcrossPrograms(),
+        StartMemoryCare(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

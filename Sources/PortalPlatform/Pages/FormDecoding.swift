@@ -65,6 +65,7 @@ package enum FieldRules {
         let valid = email.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
             && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
             && !email.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" || $0 == "," || $0 == ";" })
+            && !email.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
         return valid ? nil : "Enter an email address in the correct format, like name@example.com"
     }
 

@@ -57,16 +57,21 @@ import Testing
         everything.filter = .all
         everything.page = PageRequest(number: 1, size: 200)
         let allThreads = everything
-        let (members, cohorts, codes, threads, flagged, anonymous) = try await database.whileRunning {
+        let ((members, cohorts, codes, threads, flagged, anonymous), (careAccounts, careMemories, securedTitles, careLinks)) = try await database.whileRunning {
             try await database.read { db in
-                (try await MemberRepository().count(on: db),
-                 try await MemberRepository().cohortSummaries(now: Date(), on: db),
-                 try await SignUpCodeRepository().list(status: nil, search: "", page: PageRequest(number: 1, size: 100), now: Date(), on: db).items,
-                 try await desk.counts(allThreads, on: db),
-                 try await desk.openFlagTotal(on: db),
-                 try await desk.list(allThreads, on: db).items.filter(\.isAnonymous).count)
+                ((try await MemberRepository().count(on: db),
+                  try await MemberRepository().cohortSummaries(now: Date(), on: db),
+                  try await SignUpCodeRepository().list(status: nil, search: "", page: PageRequest(number: 1, size: 100), now: Date(), on: db).items,
+                  try await desk.counts(allThreads, on: db),
+                  try await desk.openFlagTotal(on: db),
+                  try await desk.list(allThreads, on: db).items.filter(\.isAnonymous).count),
+                 // Memory care's demo: its four accounts, her memories (one secured, sealed under her key) and links.
+                 (try await db.count(in: "care_accounts"), try await db.count(in: "care_memories"),
+                  try await db.select().column("title").from("care_memories").where("secured", .equal, Int64(1)).all().map { try $0.decode(column: "title", as: String.self) },
+                  try await db.count(in: "care_links")))
             }
         }
+        #expect(careAccounts == 4 && careMemories >= 6 && securedTitles == [""] && careLinks == 3)
         try await TestDatabase.drop(url)
         #expect(members == DemoSeeder.memberCount)
         #expect(threads.all == DemoSeeder.threadCount)

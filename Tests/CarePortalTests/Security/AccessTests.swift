@@ -120,6 +120,8 @@ import Testing
                 if access == .patient { #expect(Self.isAPI(route), "\(route) takes patient tokens outside /api/") }
                 if access == .pharmacyCustomer { #expect(route.path.hasPrefix("/api/v1/pharmacy/"), "\(route) takes customer tokens outside /api/v1/pharmacy/") }
                 if access == .participant { #expect(Self.isAPI(route), "\(route) takes participant tokens outside /api/") }
+                if access == .careReceiver { #expect(route.path.hasPrefix("/api/v1/care/"), "\(route) takes care receivers' tokens outside /api/v1/care/") }
+                if access == .caregiver { #expect(route.path.hasPrefix("/api/v1/caregiver/"), "\(route) takes caregivers' tokens outside /api/v1/caregiver/") }
                 if Self.isPeopleApp(route) {
                     if case .staff = access { Issue.record("\(route) expects a staff session under /app") }
                     if case .app = access { Issue.record("\(route) takes bearer tokens under /app") }
@@ -127,8 +129,7 @@ import Testing
                     Issue.record("\(route) takes the web app's cookie outside /app")
                 }
                 if Self.isAPI(route) {
-                    #expect(access == .member || access == .patient || access == .pharmacyCustomer || access == .participant || access == .everyone,
-                            "\(route) expects a staff session under /api/")
+                    #expect(Self.appTokens.contains(access) || access == .everyone, "\(route) expects a staff session under /api/")
                 }
             }
             #expect(portal.app.routes.filter { portal.app.catalogue.access[$0] == .member }.count >= 5)
@@ -147,6 +148,8 @@ import Testing
             let patient = try await PatientFixtures.claimed(portal, patient: patientRecord, token: claimToken)
             let (customer, _) = try await PharmacyFixtures.customer(portal)
             let (participant, _) = try await StudyFixtures.participant(portal, code: "TOKENS-1")
+            let (careReceiver, _) = try await CareFixtures.receiver(portal)
+            let (caregiver, _) = try await CareFixtures.caregiver(portal)
             var (admin, _) = try await portal.signedIn(.administrator)
             let adminCookie = try #require(admin.cookie)
             _ = try await admin.get("/")
@@ -161,7 +164,7 @@ import Testing
                 ]
                 for (name, client, headers) in attempts {
                     let response = try await client.send(method, path, json: [:], headers: headers)
-                    if access == .member || access == .patient || access == .pharmacyCustomer || access == .participant {
+                    if Self.appTokens.contains(access) {
                         #expect(response.status == .unauthorized, "\(route) with \(name) answered \(response.status.code)")
                         #expect(response.errorCode == "unauthorized")
                         #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="careportal""#)
@@ -203,6 +206,14 @@ import Testing
                     #expect(try await patient.send(method, path, json: [:]).status == .unauthorized, "\(route) took a patient's token")
                     #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
                 }
+                for (kind, client, other) in [(AppAccountKind.careReceiver, careReceiver, caregiver), (.caregiver, caregiver, careReceiver)] where access == .app(kind) {
+                    guard route.path != kind.currentSessionPath else { continue }
+                    let allowed = try await client.send(method, path, json: [:])
+                    #expect(allowed.status != .unauthorized && (allowed.status != .forbidden || allowed.errorCode == "not_shared"), "\(route) refused a \(kind.role)'s token")
+                    #expect(try await other.send(method, path, json: [:]).status == .unauthorized, "\(route) took the other memory-care kind's token")
+                    #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
+                    #expect(try await customer.send(method, path, json: [:]).status == .unauthorized, "\(route) took a pharmacy customer's token")
+                }
             }
             #expect(try await member.send(.delete, SiteURL.apiCurrentSession.path).status == .noContent)
             #expect(try await member.get(SiteURL.apiMe.path).status == .unauthorized)
@@ -212,8 +223,15 @@ import Testing
             #expect(try await customer.get(SiteURL.apiPharmacyMe.path).status == .unauthorized)
             #expect(try await participant.send(.delete, SiteURL.apiStudyCurrentSession.path).status == .noContent)
             #expect(try await participant.get(SiteURL.apiStudyTodos.path).status == .unauthorized)
+            #expect(try await careReceiver.send(.delete, AppAccountKind.careReceiver.currentSessionPath).status == .noContent)
+            #expect(try await careReceiver.get(SiteURL.care(.apiMemories).path).status == .unauthorized)
+            #expect(try await caregiver.send(.delete, AppAccountKind.caregiver.currentSessionPath).status == .noContent)
+            #expect(try await caregiver.get(SiteURL.care(.apiCaregiverLinks).path).status == .unauthorized)
         }
     }
+
+    /// Every kind of app token the API takes.
+    static let appTokens: [Access] = [.member, .patient, .pharmacyCustomer, .participant, .careReceiver, .caregiver]
 
     @Test(arguments: TestEngines.all)
     func researchersWorkOnlyOnTheStudy(engine: Database.Engine) async throws {

@@ -1,0 +1,118 @@
+import Hummingbird
+
+/// Every page and API address of the memory-care program, as one area of `SiteURL` (`.care(…)`):
+/// routes are registered from these and links built from them.
+enum CareURL: Sendable, Equatable {
+    // The page an emailed confirmation link opens.
+    case confirm
+
+    // Staff pages.
+    case accounts(CareAccountKind)
+    case account(CareAccountKind, Int64)
+    case accountDisable(CareAccountKind, Int64)
+    case accountEnable(CareAccountKind, Int64)
+    case accountDelete(CareAccountKind, Int64)
+    case linkRevoke(Int64)
+    case settings
+
+    // Both apps.
+    case apiRegistrations(CareAccountKind)
+    case apiConfirmations
+    case apiMe(CareAccountKind)
+    case apiNotifications(CareAccountKind)
+    case apiNotificationPreferences(CareAccountKind)
+    case apiPushTokens(CareAccountKind)
+
+    // The care receiver's app.
+    case apiPIN
+    case apiUnlock
+    case apiMemories
+    case apiMemory(Int64)
+    case apiChanges
+    case apiExport
+    case apiImport
+    case apiContacts
+    case apiContact(Int64)
+    case apiInvitations
+    case apiInvitation(Int64)
+    case apiLinks
+    case apiLink(Int64)
+    case apiAccessLog
+    case apiLocation
+
+    // The caregiver's app: `link` is his link to one care receiver.
+    case apiCaregiverLinks
+    case apiCaregiverLink(Int64)
+    case apiCaregiverReminders(link: Int64)
+    case apiCaregiverMemories(link: Int64)
+    case apiCaregiverMemory(link: Int64, Int64)
+    case apiCaregiverPlans(link: Int64)
+    case apiCaregiverPlan(link: Int64, Int64)
+    case apiCaregiverLocation(link: Int64)
+
+    private static func staffRoot(_ kind: CareAccountKind) -> String { kind == .careReceiver ? "/care/receivers" : "/care/caregivers" }
+    private static let receiver = "/api/v1/care"
+    private static let caregiver = "/api/v1/caregiver"
+
+    var path: String {
+        switch self {
+        case .confirm: "/care/confirm"
+        case .accounts(let kind): Self.staffRoot(kind)
+        case .account(let kind, let id): "\(Self.staffRoot(kind))/\(id)"
+        case .accountDisable(let kind, let id): "\(Self.staffRoot(kind))/\(id)/disable"
+        case .accountEnable(let kind, let id): "\(Self.staffRoot(kind))/\(id)/enable"
+        case .accountDelete(let kind, let id): "\(Self.staffRoot(kind))/\(id)/delete"
+        case .linkRevoke(let id): "/care/links/\(id)/revoke"
+        case .settings: "/care/settings"
+        case .apiRegistrations(let kind): "\(kind.appAccount.apiPrefix)/registrations"
+        case .apiConfirmations: "\(Self.receiver)/confirmations"
+        case .apiMe(let kind): "\(kind.appAccount.apiPrefix)/me"
+        case .apiNotifications(let kind): "\(kind.appAccount.apiPrefix)/notifications"
+        case .apiNotificationPreferences(let kind): "\(kind.appAccount.apiPrefix)/notifications/preferences"
+        case .apiPushTokens(let kind): "\(kind.appAccount.apiPrefix)/push-tokens"
+        case .apiPIN: "\(Self.receiver)/pin"
+        case .apiUnlock: "\(Self.receiver)/unlock"
+        case .apiMemories: "\(Self.receiver)/memories"
+        case .apiMemory(let id): "\(Self.receiver)/memories/\(id)"
+        case .apiChanges: "\(Self.receiver)/changes"
+        case .apiExport: "\(Self.receiver)/export"
+        case .apiImport: "\(Self.receiver)/import"
+        case .apiContacts: "\(Self.receiver)/contacts"
+        case .apiContact(let id): "\(Self.receiver)/contacts/\(id)"
+        case .apiInvitations: "\(Self.receiver)/invitations"
+        case .apiInvitation(let id): "\(Self.receiver)/invitations/\(id)"
+        case .apiLinks: "\(Self.receiver)/links"
+        case .apiLink(let id): "\(Self.receiver)/links/\(id)"
+        case .apiAccessLog: "\(Self.receiver)/access-log"
+        case .apiLocation: "\(Self.receiver)/location"
+        case .apiCaregiverLinks: "\(Self.caregiver)/links"
+        case .apiCaregiverLink(let id): "\(Self.caregiver)/links/\(id)"
+        case .apiCaregiverReminders(let link): "\(Self.caregiver)/links/\(link)/reminders"
+        case .apiCaregiverMemories(let link): "\(Self.caregiver)/links/\(link)/memories"
+        case .apiCaregiverMemory(let link, let id): "\(Self.caregiver)/links/\(link)/memories/\(id)"
+        case .apiCaregiverPlans(let link): "\(Self.caregiver)/links/\(link)/plans"
+        case .apiCaregiverPlan(let link, let id): "\(Self.caregiver)/links/\(link)/plans/\(id)"
+        case .apiCaregiverLocation(let link): "\(Self.caregiver)/links/\(link)/location"
+        }
+    }
+
+    var pattern: RouterPath { RouterPath(path) }
+
+    /// The router pattern of an address with one record number: `:id`.
+    static func pattern(_ url: (Int64) -> CareURL) -> RouterPath {
+        RouterPath(url(0).path.replacingOccurrences(of: "/0", with: "/:id"))
+    }
+
+    /// The router pattern of an address with a link's number and a record's: `:id` and `:record`.
+    static func pattern(_ url: (Int64, Int64) -> CareURL) -> RouterPath {
+        RouterPath(url(0, 1).path.replacingOccurrences(of: "/0/", with: "/:id/").replacingOccurrences(of: "/1", with: "/:record"))
+    }
+}
+
+extension Parameters {
+    /// The `:record` of a route with two record numbers; a malformed one is simply not found.
+    func secondRecordID() throws -> Int64 {
+        guard let value = get("record"), let id = Int64(value), id > 0 else { throw HTTPError(.notFound) }
+        return id
+    }
+}
