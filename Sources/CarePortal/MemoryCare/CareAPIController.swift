@@ -247,7 +247,7 @@ struct CareAPIController {
     /// `POST …/import`: a document in the export's format; all of it, or (with every problem by path) none of it.
     @Sendable func importDocument(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
-        let document = try await request.largeJSON(CareTransfer.Document.self, upTo: CareTransfer.maximumBodySize)
+        let document = try await request.json(CareTransfer.Document.self, upTo: CareTransfer.maximumBodySize)
         return .json(try await care.importDocument(document, receiverID: holder.accountID))
     }
 

@@ -84,25 +84,22 @@ struct CareStaffController {
             return (withEvents, counts, contacts)
         }
         let clock = portal.programSettings.current.clock
-        var facts = [
-            CareFact(key: "Email address", value: account.email),
-            CareFact(key: "Registered", value: clock.dateTime(account.createdAt)),
-            CareFact(key: "Email confirmed", value: account.confirmedAt.map(clock.dateTime) ?? "Not yet"),
-            CareFact(key: "Last used the app", value: account.lastActiveAt.map(clock.dateTime) ?? "Not yet"),
-        ]
+        var facts = SummaryRows()
+        facts.row("Email address", account.email, wrapsText: true)
+        facts.row("Registered", clock.dateTime(account.createdAt))
+        facts.row("Email confirmed", account.confirmedAt.map(clock.dateTime) ?? "Not yet")
+        facts.row("Last used the app", account.lastActiveAt.map(clock.dateTime) ?? "Not yet")
         if kind == .careReceiver {
-            facts += [
-                CareFact(key: "PIN for secured memories", value: account.hasPIN ? "Made" : "Not made yet"),
-                CareFact(key: "Memories", value: "\(counts.0) (\(counts.1) secured)"),
-                CareFact(key: "Contacts", value: "\(contacts)"),
-            ]
+            facts.row("PIN for secured memories", account.hasPIN ? "Made" : "Not made yet")
+            facts.row("Memories", "\(counts.0) (\(counts.1) secured)")
+            facts.row("Contacts", "\(contacts)")
         }
         let (statusTitle, statusTag) = CareAccountRow.status(account.status)
         let views = links.map { CareLinkView($0.0, events: $0.1, viewedFrom: kind, clock: clock) }
         return portal.pages.response(CareAccountPage(
             layout: portal.layout(account.name, context: context, current: .care(.accounts(kind))),
             kindTitle: kind == .careReceiver ? "Care receiver" : "Caregiver", name: account.name, statusTitle: statusTitle, statusTag: statusTag,
-            listPath: CareURL.accounts(kind).path, listTitle: Self.title(kind).lowercased(), facts: facts, links: views, hasLinks: !views.isEmpty,
+            listPath: CareURL.accounts(kind).path, listTitle: Self.title(kind).lowercased(), facts: facts.html, links: views, hasLinks: !views.isEmpty,
             disablePath: account.status == .active ? CareURL.accountDisable(kind, account.id).path : nil,
             enablePath: account.status == .disabled ? CareURL.accountEnable(kind, account.id).path : nil,
             deletePath: CareURL.accountDelete(kind, account.id).path
@@ -211,11 +208,10 @@ struct CareStaffController {
         let form = try await request.form(SettingsForm.self, context: context)
         let settings = CareSettings(supportPhone: form.support_phone?.trimmed ?? "", supportEmail: form.support_email?.trimmed ?? "")
         var errors = FormErrors()
-        let phoneCharacters = Set("0123456789 +-().")
         if settings.supportPhone.isEmpty {
             errors.add("support_phone", "Enter the support phone number")
-        } else if settings.supportPhone.count > 40 || !settings.supportPhone.allSatisfy(phoneCharacters.contains) {
-            errors.add("support_phone", "Enter a phone number using digits, spaces and + - ( )")
+        } else if let problem = MemoryRules.phoneProblem(settings.supportPhone) {
+            errors.add("support_phone", problem)
         }
         if let problem = FieldRules.emailProblem(settings.supportEmail) { errors.add("support_email", problem) }
         guard errors.isEmpty else {

@@ -1,12 +1,6 @@
 import Foundation
 import PortalPlatform
 
-/// A labelled fact on a staff page.
-struct CareFact: Sendable, Encodable {
-    let key: String
-    let value: String
-}
-
 /// One account in a staff list.
 struct CareAccountRow: Sendable, Encodable {
     let name: String
@@ -115,7 +109,8 @@ struct CareAccountPage: Page {
     let statusTag: String
     let listPath: String
     let listTitle: String
-    let facts: [CareFact]
+    /// The rendered `SummaryRows` of its facts.
+    let facts: String
     let links: [CareLinkView]
     let hasLinks: Bool
     let disablePath: String?

@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import PortalPlatform
 import SQLKit
 
@@ -249,33 +248,5 @@ extension MemoryCare {
         if try await repository.memory(clientID: clientID, receiverID: receiverID, on: db) != nil { return true }
         guard let id = CareTransfer.ownID(clientID, kind: "memory") else { return false }
         return try await repository.memory(id: id, receiverID: receiverID, on: db) != nil
-    }
-}
-
-extension Request {
-    /// A JSON body of up to `limit` bytes (the import's), read as `Request.json` reads the API's.
-    func largeJSON<Body: Decodable>(_ type: Body.Type, upTo limit: Int) async throws -> Body {
-        var copy = self
-        let buffer: ByteBuffer
-        do { buffer = try await copy.collectBody(upTo: limit) } catch {
-            throw APIError(status: .contentTooLarge, code: "too_large", message: "The request body is too large.")
-        }
-        let decoder = APIJSON.decoder
-        decoder.dateDecodingStrategy = .iso8601
-        do { return try decoder.decode(Body.self, from: Data(buffer: buffer)) } catch {
-            throw APIError.invalidJSON("The file is not a memory-care export: \(Self.describe(error))")
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty:
-            return "it is not JSON"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context), DecodingError.dataCorrupted(let context):
-            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-            return path.isEmpty ? "it is not a JSON object" : "\(path) has the wrong type"
-        default:
-            return "it is not JSON"
-        }
     }
 }

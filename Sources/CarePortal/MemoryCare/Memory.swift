@@ -241,10 +241,8 @@ enum MemoryRules {
         var problems: [String: String] = [:]
         if let problem = FieldRules.requiredTextProblem(contact.name, name: "a name", maximumLength: titleMaximumLength) { problems["name"] = problem }
         if contact.phones.count > 10 { problems["phones"] = "Enter at most 10 phone numbers" }
-        let phoneCharacters = Set("0123456789 +-().")
-        for (index, phone) in contact.phones.enumerated()
-        where phone.trimmed.isEmpty || phone.count > 40 || !phone.allSatisfy(phoneCharacters.contains) {
-            problems["phones.\(index)"] = "Enter a phone number using digits, spaces and + - ( )"
+        for (index, phone) in contact.phones.enumerated() {
+            if let problem = phoneProblem(phone) { problems["phones.\(index)"] = problem }
         }
         if !contact.email.isEmpty, let problem = FieldRules.emailProblem(contact.email) { problems["email"] = problem }
         if contact.address.count > shortMaximumLength { problems["address"] = "Enter an address of \(shortMaximumLength) characters or fewer" }
@@ -253,6 +251,14 @@ enum MemoryRules {
             + contact.phones.enumerated().map { ("phones.\($0.offset)", $0.element) }
         for (field, text) in texts where hasControlCharacters(text, allowingLines: field == "address") { problems[field] = controlCharacterProblem }
         return problems
+    }
+
+    /// A phone number as memory care takes one (hers, a contact's, the program's support line): digits,
+    /// spaces and `+ - ( ) .`, at most 40.
+    static func phoneProblem(_ phone: String) -> String? {
+        let allowed = Set("0123456789 +-().")
+        guard phone.trimmed.isEmpty || phone.count > 40 || !phone.allSatisfy(allowed.contains) else { return nil }
+        return "Enter a phone number using digits, spaces and + - ( )"
     }
 
     static func clientIDProblem(_ clientID: String?) -> String? {

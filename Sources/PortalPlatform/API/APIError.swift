@@ -111,25 +111,29 @@ package enum APIJSON {
     package static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
+        // Instants as the API writes them.
+        decoder.dateDecodingStrategy = .iso8601
         return decoder
     }
 }
 
 extension Request {
-    /// The JSON body as `Body`; anything unreadable is a 400 in the API's error shape.
+    /// The JSON body as `Body`, of at most `limit` bytes (a route that takes more declares it too, with
+    /// `PortalRoutes.post(_:access:bodyLimit:_:)`); anything unreadable is a 400 in the API's error shape.
     /// Declare every field optional, so a missing one becomes a per-field message rather than a 400.
-    package func json<Body: Decodable>(_ type: Body.Type) async throws -> Body {
+    package func json<Body: Decodable>(_ type: Body.Type, upTo limit: Int = APIJSON.maximumBodySize) async throws -> Body {
         var copy = self
         let buffer: ByteBuffer
         do {
-            buffer = try await copy.collectBody(upTo: APIJSON.maximumBodySize)
+            buffer = try await copy.collectBody(upTo: limit)
         } catch {
             throw APIError(status: .contentTooLarge, code: "too_large", message: "The request body is too large.")
         }
         do {
             return try APIJSON.decoder.decode(Body.self, from: Data(buffer: buffer))
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            let field = context.codingPath.map(\.stringValue).map(snakeCase).joined(separator: ".")
+            // An array's element by its number (`memories.3.title`), as validation names fields.
+            let field = context.codingPath.map { $0.intValue.map(String.init) ?? snakeCase($0.stringValue) }.joined(separator: ".")
             throw APIError.invalidJSON(field.isEmpty ? "The request body must be a JSON object." : "The field \(field) has the wrong type.")
         } catch {
             throw APIError.invalidJSON()
