@@ -348,6 +348,8 @@ enum SiteURL: Sendable, Equatable {
     case apiPharmacyVouchers
     case apiPharmacyVoucherActivation(Int64)
     case apiPharmacyNotifications
+    case apiPharmacyNotificationRead(Int64)
+    case apiPharmacyNotificationsReadAll
     case pharmacyDealPicture(Int64)
     case apiPharmacyDealPicture(Int64)
 
@@ -709,6 +711,8 @@ enum SiteURL: Sendable, Equatable {
         case .apiPharmacyVouchers: "/api/v1/pharmacy/vouchers"
         case .apiPharmacyVoucherActivation(let id): "/api/v1/pharmacy/vouchers/\(id)/activate"
         case .apiPharmacyNotifications: "/api/v1/pharmacy/notifications"
+        case .apiPharmacyNotificationRead(let id): "/api/v1/pharmacy/notifications/\(id)/read"
+        case .apiPharmacyNotificationsReadAll: "/api/v1/pharmacy/notifications/read-all"
         case .pharmacyDealPicture(let id): "/pharmacy/deals/\(id)/picture"
         case .apiPharmacyDealPicture(let id): "/api/v1/pharmacy/deals/\(id)/picture"
         case .learningModules: "/learning/modules"

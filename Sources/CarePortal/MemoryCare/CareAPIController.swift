@@ -16,6 +16,18 @@ struct CareAPIController {
                 )
                 return .json(CareAPI.CheckEmail(message: MemoryCare.checkEmail), status: .accepted)
             }
+            routes.post(CareURL.apiPasswordResets(kind).pattern, access: .everyone) { [care, portal] request, context in
+                let body = try await request.json(CareAPI.PasswordResetRequest.self)
+                try await care.requestReset(kind: kind, email: body.email ?? "", origin: portal.origin(of: request, context: context))
+                return .json(CareAPI.CheckEmail(message: AppPasswordReset.sent), status: .accepted)
+            }
+            routes.post(CareURL.apiPasswordResetCompletion(kind).pattern, access: .everyone) { [care, portal] request, context in
+                let body = try await request.json(CareAPI.PasswordResetCompletion.self)
+                _ = try await care.passwordReset.complete(
+                    token: body.token ?? "", password: body.password ?? "", origin: portal.origin(of: request, context: context)
+                ) { problems in throw APIError.validation(problems) }
+                return .noContent
+            }
             routes.appSessions(kind.appAccount) { issued, db in
                 guard let account = try await CareRepository().account(id: issued.accountID, kind: kind, on: db) else { throw APIError.unauthorized }
                 let settings = try await CareRepository().settings(on: db)
@@ -37,9 +49,10 @@ struct CareAPIController {
                     unreadCount: unread
                 ))
             }
-            NotificationChoicesAPIController(portal: portal, accounts: NotificationAccounts(
+            AppNotificationsAPIController(portal: portal, accounts: NotificationAccounts(
                 kind: kind.appAccount, access: .app(kind.appAccount), preferences: .care(.apiNotificationPreferences(kind)),
-                pushTokens: .care(.apiPushTokens(kind)), choosesReminders: false
+                pushTokens: .care(.apiPushTokens(kind)), read: { .care(.apiNotificationRead(kind, $0)) }, readAll: .care(.apiNotificationsReadAll(kind)),
+                choosesReminders: false
             )).addRoutes(to: &routes)
         }
         routes.post(CareURL.apiConfirmations.pattern, access: .everyone, confirm)

@@ -12,6 +12,15 @@ enum CareAPI {
         var name: String?
     }
 
+    struct PasswordResetRequest: Decodable, Sendable {
+        var email: String?
+    }
+
+    struct PasswordResetCompletion: Decodable, Sendable {
+        var token: String?
+        var password: String?
+    }
+
     struct CheckEmail: Encodable, Sendable {
         let message: String
     }

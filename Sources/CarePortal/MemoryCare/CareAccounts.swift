@@ -116,6 +116,11 @@ extension SignInThrottle.Key {
         Self(stored: "care-registration:\(address)", limit: SignInThrottle.registrationAddressLimit)
     }
 
+    /// Forgotten-password links asked for, per address typed and per client address, so nobody floods an inbox.
+    static func carePasswordReset(_ key: String) -> Self {
+        Self(stored: "care-reset:\(key)", limit: SignInThrottle.accountLimit)
+    }
+
     /// Wrong PINs, per care receiver: the PIN is short, so it is throttled like a password.
     static func carePIN(_ accountID: Int64) -> Self {
         Self(stored: "care-pin:\(accountID)", limit: SignInThrottle.accountLimit)

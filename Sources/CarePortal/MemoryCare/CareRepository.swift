@@ -105,6 +105,20 @@ struct CareRepository: Sendable {
         try await db.delete(from: kind.appAccount.tokens.table).where("account_id", .equal, accountID).run()
     }
 
+    func kind(ofAccount id: Int64, on db: any SQLDatabase) async throws -> CareAccountKind? {
+        try await db.select().column("kind").from("care_accounts").where("id", .equal, id).first()
+            .flatMap { CareAccountKind(rawValue: try $0.decode(column: "kind", as: String.self)) }
+    }
+
+    /// A new password ends every session of the account.
+    func setPassword(accountID: Int64, kind: CareAccountKind, hash: String, on db: any SQLDatabase) async throws {
+        try await db.update("care_accounts").set("password_hash", to: hash).where("id", .equal, accountID).run()
+        try await revokeTokens(accountID: accountID, kind: kind, on: db)
+    }
+
+    /// Forgotten-password links, for both kinds.
+    static let resetLinks = PasswordResetLinks(table: "care_password_resets", owner: "account_id")
+
     // MARK: Confirmation links
 
     func createConfirmation(tokenHash: String, accountID: Int64, expiresAt: Date, on db: any SQLDatabase) async throws {

@@ -5,6 +5,7 @@ import Hummingbird
 enum CareURL: Sendable, Equatable {
     // The page an emailed confirmation link opens.
     case confirm
+    case resetPassword
 
     // Staff pages.
     case accounts(CareAccountKind)
@@ -18,8 +19,12 @@ enum CareURL: Sendable, Equatable {
     // Both apps.
     case apiRegistrations(CareAccountKind)
     case apiConfirmations
+    case apiPasswordResets(CareAccountKind)
+    case apiPasswordResetCompletion(CareAccountKind)
     case apiMe(CareAccountKind)
     case apiNotifications(CareAccountKind)
+    case apiNotificationRead(CareAccountKind, Int64)
+    case apiNotificationsReadAll(CareAccountKind)
     case apiNotificationPreferences(CareAccountKind)
     case apiPushTokens(CareAccountKind)
 
@@ -57,6 +62,7 @@ enum CareURL: Sendable, Equatable {
     var path: String {
         switch self {
         case .confirm: "/care/confirm"
+        case .resetPassword: "/care/reset-password"
         case .accounts(let kind): Self.staffRoot(kind)
         case .account(let kind, let id): "\(Self.staffRoot(kind))/\(id)"
         case .accountDisable(let kind, let id): "\(Self.staffRoot(kind))/\(id)/disable"
@@ -66,8 +72,12 @@ enum CareURL: Sendable, Equatable {
         case .settings: "/care/settings"
         case .apiRegistrations(let kind): "\(kind.appAccount.apiPrefix)/registrations"
         case .apiConfirmations: "\(Self.receiver)/confirmations"
+        case .apiPasswordResets(let kind): "\(kind.appAccount.apiPrefix)/password-resets"
+        case .apiPasswordResetCompletion(let kind): "\(kind.appAccount.apiPrefix)/password-resets/complete"
         case .apiMe(let kind): "\(kind.appAccount.apiPrefix)/me"
         case .apiNotifications(let kind): "\(kind.appAccount.apiPrefix)/notifications"
+        case .apiNotificationRead(let kind, let id): "\(kind.appAccount.apiPrefix)/notifications/\(id)/read"
+        case .apiNotificationsReadAll(let kind): "\(kind.appAccount.apiPrefix)/notifications/read-all"
         case .apiNotificationPreferences(let kind): "\(kind.appAccount.apiPrefix)/notifications/preferences"
         case .apiPushTokens(let kind): "\(kind.appAccount.apiPrefix)/push-tokens"
         case .apiPIN: "\(Self.receiver)/pin"

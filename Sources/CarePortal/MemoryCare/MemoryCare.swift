@@ -87,6 +87,41 @@ struct MemoryCare: Sendable {
         }
     }
 
+    // MARK: A forgotten password
+
+    /// The emailed link's page and the apps' call with the same link: both kinds, one table of links.
+    var passwordReset: AppPasswordReset {
+        AppPasswordReset(portal: portal, links: CareRepository.resetLinks, appName: "the memory-care app", page: .care(.resetPassword)) {
+            [repository, portal] id, passwordHash, origin, db in
+            guard let kind = try await repository.kind(ofAccount: id, on: db) else { return }
+            try await repository.setPassword(accountID: id, kind: kind, hash: passwordHash, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: AuditActor(accountID: id, role: kind.rawValue, name: nil), action: .carePasswordReset, recordType: kind.rawValue,
+                recordID: "\(id)", origin: origin, detail: "new password set"
+            ), on: db)
+        }
+    }
+
+    /// A single-use link, good for an hour, emailed to the address of an open account of this kind. Nothing
+    /// tells whether the address has one.
+    func requestReset(kind: CareAccountKind, email typed: String, origin: AuditOrigin) async throws {
+        let email = typed.trimmed
+        if let problem = FieldRules.emailProblem(email) { throw APIError.validation(["email": problem]) }
+        let throttle = SignInThrottle()
+        let now = portal.now
+        let keys = [SignInThrottle.Key.carePasswordReset(CareRepository.emailKey(email))] + (origin.address.map { [.carePasswordReset($0)] } ?? [])
+        try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
+        let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
+        let reset = passwordReset
+        try await portal.database.transaction { db in
+            try await throttle.admitAPIRequest(keys, now: now, on: db)
+            guard let account = try await repository.account(kind: kind, email: email, on: db), account.status == .active else { return }
+            try await CareRepository.resetLinks.create(tokenHash: token.hash, accountID: account.id, now: now, on: db)
+            try await audit(.carePasswordReset, actor: .anonymous, recordType: kind.rawValue, recordID: account.id, origin: origin, detail: "link emailed", on: db)
+            try await portal.outbox.enqueue(Mail.carePasswordReset(to: account, link: reset.link(for: token), token: token), on: db)
+        }
+    }
+
     func account(_ holder: AppAccountHolder) async throws -> (CareAccount, CareSettings) {
         let kind: CareAccountKind = holder.kind == .careReceiver ? .careReceiver : .caregiver
         return try await portal.database.read { db in
@@ -475,8 +510,21 @@ extension Mail {
 
             Someone tried to register for the memory-care app with this email address, which already has an account.
 
-            If it was you, sign in with your password; if you have forgotten it, contact the program's support. If it was not you, you can ignore this email.
+            If it was you, sign in with your password; if you have forgotten it, choose "Forgot password" on the app's sign-in screen. If it was not you, you can ignore this email.
             """)
+    }
+
+    /// The reset link: a secret that works once, for an hour. It is never a password.
+    static func carePasswordReset(to account: CareAccount, link: String, token: SecretToken) -> Mail {
+        Mail(recipient: account.email, subject: "Choose a new password", body: """
+            Hello \(MailText.name(account.name, otherwise: "there")),
+
+            Someone asked to choose a new password for your \(account.kind.noun) account in the memory-care app. To choose one, open this link within an hour:
+
+            \(link)
+
+            The link works once. Your memories, contacts and PIN stay as they are. If you did not ask for this, you can ignore this email: your password has not changed.
+            """, secrets: [token.value])
     }
 
     static func careLinkEnded(to email: String, otherName: String, byStaff: Bool) -> Mail {

@@ -14,7 +14,7 @@ struct MemoryCareFeature: PortalFeature {
     ]
     static let auditActions: [AuditAction] = [
         .careAccountRegistered, .careAccountConfirmed, .carePINSet, .careUnlocked, .careInvitationMade, .careLinkGranted, .careLinkChanged,
-        .careLinkRevoked, .careAccountViewed, .careAccountDisabled, .careAccountEnabled, .careAccountDeleted, .careSettingsChanged,
+        .careLinkRevoked, .carePasswordReset, .careAccountViewed, .careAccountDisabled, .careAccountEnabled, .careAccountDeleted, .careSettingsChanged,
     ]
     static let templates: [TemplateName] = [.careAccounts, .careAccount, .careDelete, .careRevoke, .careSettings, .careConfirmEmail]
     static let appAccounts: [AppAccountKind] = [.careReceiver, .caregiver]
@@ -29,14 +29,15 @@ struct MemoryCareFeature: PortalFeature {
         self.portal = portal
     }
 
-    /// Reminders falling due, and confirmation links a day past their three days (they open nothing by then).
+    /// Reminders falling due, and confirmation and password links a day past their time (they open nothing by then).
     var jobs: [BackgroundJob] {
         let portal = self.portal
         return [
             BackgroundJob("Memory-care reminders", every: NotificationsFeature.scheduleInterval) { try await CareReminders(portal: portal).sendDue() },
-            BackgroundJob("Memory-care confirmation links", every: BackgroundJob.housekeepingInterval) {
+            BackgroundJob("Memory-care confirmation and password links", every: BackgroundJob.housekeepingInterval) {
                 try await portal.database.write { db in
                     try await CareRepository().deleteConfirmations(expiredBefore: portal.now.addingTimeInterval(-86_400), on: db)
+                    try await CareRepository.resetLinks.deleteExpired(before: portal.now.addingTimeInterval(-86_400), on: db)
                 }
             },
         ]
@@ -46,6 +47,7 @@ struct MemoryCareFeature: PortalFeature {
         CareAPIController(portal: portal).addRoutes(to: &routes)
         CaregiverAPIController(portal: portal).addRoutes(to: &routes)
         CareStaffController(portal: portal).addRoutes(to: &routes)
+        MemoryCare(portal: portal).passwordReset.addRoutes(to: &routes)
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
@@ -66,6 +68,7 @@ extension NavigationGroup {
 
 extension AuditAction {
     static let careAccountRegistered = AuditAction("care_account_registered", title: "Memory-care account registered")
+    static let carePasswordReset = AuditAction("care_password_reset", title: "Memory-care account's forgotten password")
     static let careAccountConfirmed = AuditAction("care_account_confirmed", title: "Memory-care account's email confirmed")
     static let carePINSet = AuditAction("care_pin_set", title: "Care receiver made or reset her PIN")
     static let careUnlocked = AuditAction("care_unlocked", title: "Care receiver opened her secured memories with her PIN")

@@ -66,6 +66,7 @@ enum SchemaHistory {
         KeepVideosPerProgram(),
         ShareRewardsAcrossPrograms(),
         StartMemoryCare(),
+        LetCareAccountsResetPasswords(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

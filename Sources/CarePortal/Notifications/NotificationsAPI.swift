@@ -88,9 +88,7 @@ struct NotificationsAPIController {
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.apiNotifications.pattern, access: .member, feed)
         routes.get(SiteURL.apiNotificationsUnreadCount.pattern, access: .member, unreadCount)
-        routes.post(SiteURL.pattern(SiteURL.apiNotificationRead), access: .member, markRead)
-        routes.post(SiteURL.apiNotificationsReadAll.pattern, access: .member, markAllRead)
-        NotificationChoicesAPIController(portal: portal, accounts: .members).addRoutes(to: &routes)
+        AppNotificationsAPIController(portal: portal, accounts: .members).addRoutes(to: &routes)
     }
 
     private var notifications: Notifications { portal.notifications }
@@ -141,52 +139,39 @@ struct NotificationsAPIController {
         let count = try await portal.database.read { db in try await notifications.unreadCount(of: recipient, on: db) }
         return .json(NotificationsAPI.UnreadCount(unreadCount: count))
     }
-
-    @Sendable func markRead(request: Request, context: PortalContext) async throws -> Response {
-        let recipient = try me(context)
-        let id = try context.parameters.apiRecordID()
-        let found = try await portal.database.transaction { db in try await notifications.markRead(id: id, of: recipient, on: db) }
-        guard found else { throw APIError.notFound }
-        return .noContent
-    }
-
-    /// `POST /api/v1/notifications/read-all`: every entry up to `up_to_id` (the newest the app showed) read.
-    @Sendable func markAllRead(request: Request, context: PortalContext) async throws -> Response {
-        let recipient = try me(context)
-        let body = try await request.json(NotificationsAPI.ReadAll.self)
-        if let upTo = body.upToId, upTo < 1 { throw APIError.validation(["up_to_id": "Give the id of the newest entry the app showed"]) }
-        let (marked, unread) = try await portal.database.transaction { db in
-            let marked = try await notifications.markAllRead(of: recipient, upToID: body.upToId, on: db)
-            return (marked, try await notifications.unreadCount(of: recipient, on: db))
-        }
-        return .json(NotificationsAPI.Marked(marked: marked, unreadCount: unread))
-    }
 }
 
-/// Which app accounts a set of notification-choice and push-token routes serves: members' at
-/// `/api/v1/notifications/preferences` and `/api/v1/push-tokens`, pharmacy customers' under `/api/v1/pharmacy/`.
-/// One implementation, so every kind of app account chooses its kinds and registers its phones alike.
+/// Which app accounts a set of feed-reading, notification-choice and push-token routes serves: members' at
+/// `/api/v1/notifications/…` and `/api/v1/push-tokens`, pharmacy customers' under `/api/v1/pharmacy/`, care
+/// receivers' and caregivers' under theirs. One implementation, so every kind of app account marks her feed
+/// read, chooses its kinds and registers its phones alike.
 struct NotificationAccounts: Sendable {
     let kind: AppAccountKind
     let access: Access
     let preferences: SiteURL
     let pushTokens: SiteURL
+    /// `POST …/notifications/{id}/read` and `POST …/notifications/read-all`.
+    let read: @Sendable (Int64) -> SiteURL
+    let readAll: SiteURL
     /// Members also choose how far ahead calendar reminders come and when the check-in reminder does.
     let choosesReminders: Bool
 
     static let members = NotificationAccounts(
-        kind: .member, access: .member, preferences: .apiNotificationPreferences, pushTokens: .apiPushTokens, choosesReminders: true
+        kind: .member, access: .member, preferences: .apiNotificationPreferences, pushTokens: .apiPushTokens,
+        read: SiteURL.apiNotificationRead, readAll: .apiNotificationsReadAll, choosesReminders: true
     )
 }
 
-/// An app account's choices about her feed (each kind on or off) and the phones her pushes go to.
-struct NotificationChoicesAPIController {
+/// An app account's feed marked read, her choices about it (each kind on or off) and the phones her pushes go to.
+struct AppNotificationsAPIController {
     let portal: Portal
     let accounts: NotificationAccounts
 
     static let tokenMaximumLength = 4_096
 
     func addRoutes(to routes: inout PortalRoutes) {
+        routes.post(SiteURL.pattern(accounts.read), access: accounts.access, markRead)
+        routes.post(accounts.readAll.pattern, access: accounts.access, markAllRead)
         routes.get(accounts.preferences.pattern, access: accounts.access, preferences)
         routes.put(accounts.preferences.pattern, access: accounts.access, savePreferences)
         routes.post(accounts.pushTokens.pattern, access: accounts.access, registerPushToken)
@@ -201,6 +186,27 @@ struct NotificationChoicesAPIController {
     }
 
     private var kinds: [NotificationKind] { accounts.kinds(portal) }
+
+    /// `POST …/notifications/{id}/read`: one entry of her own feed read; 404 for anyone else's.
+    @Sendable func markRead(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        let id = try context.parameters.apiRecordID()
+        let found = try await portal.database.transaction { db in try await notifications.markRead(id: id, of: recipient, on: db) }
+        guard found else { throw APIError.notFound }
+        return .noContent
+    }
+
+    /// `POST …/notifications/read-all`: every entry up to `up_to_id` (the newest the app showed) read.
+    @Sendable func markAllRead(request: Request, context: PortalContext) async throws -> Response {
+        let recipient = try me(context)
+        let body = try await request.json(NotificationsAPI.ReadAll.self)
+        if let upTo = body.upToId, upTo < 1 { throw APIError.validation(["up_to_id": "Give the id of the newest entry the app showed"]) }
+        let (marked, unread) = try await portal.database.transaction { db in
+            let marked = try await notifications.markAllRead(of: recipient, upToID: body.upToId, on: db)
+            return (marked, try await notifications.unreadCount(of: recipient, on: db))
+        }
+        return .json(NotificationsAPI.Marked(marked: marked, unreadCount: unread))
+    }
 
     @Sendable func preferences(request: Request, context: PortalContext) async throws -> Response {
         let recipient = try me(context)

@@ -7,7 +7,7 @@ import PortalPlatform
 /// (the patient's to Patients), over the same domain code as its API.
 struct PeopleAppFeature: PortalFeature {
     static let program: Program? = nil
-    static let templates: [TemplateName] = [.appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings]
+    static let templates: [TemplateName] = [.appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings, .appResetPassword]
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {

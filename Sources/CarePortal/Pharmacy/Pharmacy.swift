@@ -65,6 +65,18 @@ struct Pharmacy: Sendable {
 
     var storeName: String { portal.programSettings.current.programName }
 
+    /// Her forgotten password: the emailed link's page and the app's call with the same link.
+    var passwordReset: AppPasswordReset {
+        AppPasswordReset(portal: portal, links: PharmacyRepository.resetLinks, appName: "the \(storeName) app", page: .pharmacyResetPassword) {
+            [repository, portal] id, passwordHash, origin, db in
+            try await repository.setPassword(customerID: id, hash: passwordHash, now: portal.now, on: db)
+            try await portal.audit.record(AuditEvent(
+                actor: AuditActor(accountID: id, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyPasswordReset,
+                recordType: "pharmacy_customer", recordID: "\(id)", origin: origin, detail: "new password set"
+            ), on: db)
+        }
+    }
+
     /// A refill request from the app for one of her prescriptions on file.
     func requestRefill(customerID: Int64, prescriptionID: Int64, fulfilment: Fulfilment, origin: AuditOrigin) async throws -> PharmacyRefill {
         let now = portal.now

@@ -333,7 +333,7 @@ struct PharmacyAPIController {
         routes.post(SiteURL.apiPharmacyVouchers.pattern, access: .pharmacyCustomer, redeem)
         routes.post(SiteURL.pattern(SiteURL.apiPharmacyVoucherActivation), access: .pharmacyCustomer, activate)
         routes.get(SiteURL.apiPharmacyNotifications.pattern, access: .pharmacyCustomer, notifications)
-        NotificationChoicesAPIController(portal: portal, accounts: .pharmacyCustomers).addRoutes(to: &routes)
+        AppNotificationsAPIController(portal: portal, accounts: .pharmacyCustomers).addRoutes(to: &routes)
     }
 
     // MARK: Registration and passwords
@@ -355,13 +355,13 @@ struct PharmacyAPIController {
     @Sendable func requestReset(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(PharmacyAPI.PasswordResetRequest.self)
         try await pharmacy.requestReset(email: body.email ?? "", origin: portal.origin(of: request, context: context))
-        return .json(PharmacyAPI.CheckEmail(message: Pharmacy.resetSent), status: .accepted)
+        return .json(PharmacyAPI.CheckEmail(message: AppPasswordReset.sent), status: .accepted)
     }
 
     @Sendable func completeReset(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(PharmacyAPI.PasswordResetCompletion.self)
-        _ = try await pharmacyResetPassword(
-            portal: portal, token: body.token ?? "", password: body.password ?? "", origin: portal.origin(of: request, context: context)
+        _ = try await pharmacy.passwordReset.complete(
+            token: body.token ?? "", password: body.password ?? "", origin: portal.origin(of: request, context: context)
         ) { problems in throw APIError.validation(problems) }
         return .noContent
     }
@@ -585,41 +585,6 @@ struct PharmacyAPIController {
             page: page.request.number, pageCount: page.pageCount, totalCount: page.totalCount, unreadCount: unread
         ))
     }
-}
-
-/// A new password from a reset link: the link is used once, the password checked, every session ended.
-/// Problems are handed to `refuse` by field (`token`, `password`); the customer's id on success.
-func pharmacyResetPassword(
-    portal: Portal, token: String, password: String, origin: AuditOrigin, refuse: ([String: String]) throws -> Void
-) async throws -> Int64 {
-    let hash = SecretToken.hash(token.trimmed)
-    let now = portal.now
-    let repository = PharmacyRepository()
-    let expired = "This link has expired or has already been used. Ask for a new one from the app's sign-in screen"
-    guard !token.trimmed.isEmpty, try await portal.database.read({ db in try await repository.resetIsUsable(tokenHash: hash, now: now, on: db) }) else {
-        try refuse(["token": expired])
-        throw APIError.validation(["token": expired])
-    }
-    if let problem = portal.passwordPolicy.problem(with: password, username: nil) {
-        try refuse(["password": problem])
-        throw APIError.validation(["password": problem])
-    }
-    let passwordHash = try await portal.passwords.hash(password)
-    let customerID = try await portal.database.transaction { db -> Int64? in
-        guard let id = try await repository.useReset(tokenHash: hash, now: now, on: db) else { return nil }
-        try await repository.retireResets(customerID: id, now: now, on: db)
-        try await repository.setPassword(customerID: id, hash: passwordHash, now: now, on: db)
-        try await portal.audit.record(AuditEvent(
-            actor: AuditActor(accountID: id, role: AppAccountKind.pharmacyCustomer.role, name: nil), action: .pharmacyPasswordReset,
-            recordType: "pharmacy_customer", recordID: "\(id)", origin: origin, detail: "new password set"
-        ), on: db)
-        return id
-    }
-    guard let customerID else {
-        try refuse(["token": expired])
-        throw APIError.validation(["token": expired])
-    }
-    return customerID
 }
 
 extension Mail {

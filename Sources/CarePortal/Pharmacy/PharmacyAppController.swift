@@ -148,7 +148,7 @@ struct PharmacyAppController {
             ), status: .unprocessableContent)
         }
         return portal.pages.response(PharmacyCheckEmailPage(
-            layout: portal.appLayout("Check your email", context: context), message: Pharmacy.resetSent
+            layout: portal.appLayout("Check your email", context: context), message: AppPasswordReset.sent
         ))
     }
 

@@ -24,8 +24,7 @@ struct PharmacyController {
         routes.get(SiteURL.pattern(SiteURL.pharmacyCustomerPrescriptions), access: access) { try await prescriptionForm($1) }
         routes.post(SiteURL.pattern(SiteURL.pharmacyCustomerPrescriptions), access: access, addPrescription)
         routes.post(SiteURL.pattern(SiteURL.pharmacyPrescriptionRemove), access: access, removePrescription)
-        routes.get(SiteURL.pharmacyResetPassword.pattern, access: .everyone, resetForm)
-        routes.post(SiteURL.pharmacyResetPassword.pattern, access: .everyone, resetPassword)
+        pharmacy.passwordReset.addRoutes(to: &routes)
     }
 
     private var clock: ProgramClock { portal.programSettings.current.clock }
@@ -352,41 +351,6 @@ struct PharmacyController {
     }
 
     // MARK: A password-reset link
-
-    struct ResetForm: Decodable {
-        var token: String?
-        var password: String?
-    }
-
-    @Sendable func resetForm(request: Request, context: PortalContext) async throws -> Response {
-        let token = request.query("token") ?? ""
-        let usable = try await portal.database.read { db in
-            try await repository.resetIsUsable(tokenHash: SecretToken.hash(token), now: portal.now, on: db)
-        }
-        let store = pharmacy.storeName
-        return try await portal.withFormSession(context: context) { context in
-            portal.pages.response(PharmacyResetPasswordPage(
-                layout: portal.layout("Choose a new password", context: context), token: token, isUsable: usable && !token.isEmpty,
-                isDone: false, errors: FormErrors(), store: store
-            ))
-        }
-    }
-
-    @Sendable func resetPassword(request: Request, context: PortalContext) async throws -> Response {
-        let form = try await request.form(ResetForm.self, context: context)
-        let token = form.token ?? ""
-        var refused: [String: String]?
-        do {
-            _ = try await pharmacyResetPassword(
-                portal: portal, token: token, password: form.password ?? "", origin: portal.origin(of: request, context: context)
-            ) { problems in refused = problems }
-        } catch is APIError where refused != nil {}
-        let errors = FormErrors(items: (refused ?? [:]).sorted { $0.key > $1.key }.map { FormErrors.Item(field: $0.key, message: $0.value) })
-        return portal.pages.response(PharmacyResetPasswordPage(
-            layout: portal.layout("Choose a new password", context: context), token: token, isUsable: refused?["token"] == nil,
-            isDone: refused == nil, errors: errors, store: pharmacy.storeName
-        ), status: refused == nil ? .ok : .unprocessableContent)
-    }
 }
 
 /// Everything her record page shows, read in one go.

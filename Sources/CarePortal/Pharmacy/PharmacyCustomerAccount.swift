@@ -45,10 +45,11 @@ extension AppAccountRef {
 }
 
 extension NotificationAccounts {
-    /// Her choices about refill news and store welcomes, and her phones, through the members' machinery.
+    /// Her feed marked read, her choices about refill news and store welcomes, and her phones, through the members' machinery.
     static let pharmacyCustomers = NotificationAccounts(
         kind: .pharmacyCustomer, access: .pharmacyCustomer, preferences: .apiPharmacyNotificationPreferences,
-        pushTokens: .apiPharmacyPushTokens, choosesReminders: false
+        pushTokens: .apiPharmacyPushTokens, read: SiteURL.apiPharmacyNotificationRead, readAll: .apiPharmacyNotificationsReadAll,
+        choosesReminders: false
     )
 }
 

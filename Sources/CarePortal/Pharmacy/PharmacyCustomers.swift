@@ -15,7 +15,6 @@ extension Pharmacy {
     }
 
     static let checkEmail = "Thank you. We have sent an email to this address: follow it to start using your account."
-    static let resetSent = "If this address has an account, we have sent it a link to choose a new password. The link works once, for an hour."
     static let wrongStepUpPassword = "The password is not right. Try again, or choose \"Forgot password\" on the sign-in screen"
 
     private func customerActor(_ id: Int64) -> AuditActor {
@@ -75,12 +74,12 @@ extension Pharmacy {
         let keys = [SignInThrottle.Key.pharmacyPasswordReset(PharmacyRules.emailKey(email))] + (origin.address.map { [.pharmacyPasswordReset($0)] } ?? [])
         try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
-        let link = "\(portal.settings.baseURL)\(SiteURL.pharmacyResetPassword.path)?token=\(token.value)"
+        let link = passwordReset.link(for: token)
         let store = storeName
         try await portal.database.transaction { db in
             try await throttle.admitAPIRequest(keys, now: now, on: db)
             guard let customer = try await repository.customer(email: email, on: db), customer.status == .active else { return }
-            try await repository.createReset(tokenHash: token.hash, customerID: customer.id, now: now, on: db)
+            try await PharmacyRepository.resetLinks.create(tokenHash: token.hash, accountID: customer.id, now: now, on: db)
             try await portal.audit.record(AuditEvent(
                 actor: .anonymous, action: .pharmacyPasswordReset, recordType: "pharmacy_customer", recordID: "\(customer.id)", origin: origin,
                 detail: "link emailed"

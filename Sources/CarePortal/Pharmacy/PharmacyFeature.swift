@@ -22,7 +22,7 @@ struct PharmacyFeature: PortalFeature {
     ]
     static let templates: [TemplateName] = [
         .pharmacyQueue, .pharmacyRefill, .pharmacyCustomers, .pharmacyCustomer, .pharmacyCustomerForm, .pharmacyPrescriptionForm,
-        .pharmacyDeals, .pharmacyDealForm, .rewardCatalogue, .pharmacyVoucherCheck, .pharmacyBeacons, .pharmacyResetPassword,
+        .pharmacyDeals, .pharmacyDealForm, .rewardCatalogue, .pharmacyVoucherCheck, .pharmacyBeacons,
     ] + TemplateName.appPharmacyTemplates
     static let appAccounts: [AppAccountKind] = [.pharmacyCustomer]
     static let appParts = [
@@ -47,7 +47,7 @@ struct PharmacyFeature: PortalFeature {
         let portal = self.portal
         return [BackgroundJob("Pharmacy password-reset links", every: BackgroundJob.housekeepingInterval) {
             try await portal.database.write { db in
-                try await PharmacyRepository().deleteResets(expiredBefore: portal.now.addingTimeInterval(-86_400), on: db)
+                try await PharmacyRepository.resetLinks.deleteExpired(before: portal.now.addingTimeInterval(-86_400), on: db)
             }
         }]
     }
@@ -107,7 +107,6 @@ extension TemplateName {
     static let pharmacyDealForm = TemplateName("pharmacy/deal-form")
     static let pharmacyVoucherCheck = TemplateName("pharmacy/voucher-check")
     static let pharmacyBeacons = TemplateName("pharmacy/beacons")
-    static let pharmacyResetPassword = TemplateName("pharmacy/reset-password")
 }
 
 extension AuditAction {

@@ -183,8 +183,6 @@ enum PharmacyRules {
     static let voucherLifetime: TimeInterval = 5 * 60
     /// How long her password typed again opens her prescriptions.
     static let stepUpLifetime: TimeInterval = 5 * 60
-    /// How long a password-reset link works.
-    static let resetLinkLifetime: TimeInterval = 60 * 60
     static func normalizedCode(_ typed: String) -> String { RewardRules.normalizedCode(typed) }
 
     static func emailKey(_ email: String) -> String { email.trimmed.lowercased() }

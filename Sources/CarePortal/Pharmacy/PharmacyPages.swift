@@ -478,28 +478,3 @@ struct BeaconsPage: Page {
         self.fields = fields
     }
 }
-
-struct PharmacyResetPasswordPage: Page {
-    static let template = TemplateName.pharmacyResetPassword
-    let layout: Layout
-    let token: String
-    let isUsable: Bool
-    let isDone: Bool
-    let errors: [FormErrors.Item]
-    let passwordField: FormField
-    let store: String
-    let action = SiteURL.pharmacyResetPassword.path
-
-    init(layout: Layout, token: String, isUsable: Bool, isDone: Bool, errors: FormErrors, store: String) {
-        self.layout = layout
-        self.token = token
-        self.isUsable = isUsable
-        self.isDone = isDone
-        self.errors = errors.items.filter { $0.field != "token" }
-        self.store = store
-        var field = [FormField("password", label: "New password", hint: "At least 8 characters. A few words you will remember make a strong one.",
-                               type: "password", autocomplete: "new-password", width: 20)]
-        errors.apply(to: &field)
-        passwordField = field[0]
-    }
-}

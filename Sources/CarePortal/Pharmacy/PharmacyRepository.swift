@@ -2,7 +2,7 @@ import Foundation
 import PortalPlatform
 import SQLKit
 
-/// The only place the pharmacy's SQL lives: customers, password-reset links, prescriptions, refills,
+/// The only place the pharmacy's SQL lives: customers, prescriptions, refills,
 /// visits, deals, rewards, vouchers and beacons. Points are the shared ledger's (`PointsLedger`).
 struct PharmacyRepository: Sendable {
     // MARK: Customers
@@ -166,7 +166,10 @@ struct PharmacyRepository: Sendable {
         try await db.count(in: "pharmacy_customers")
     }
 
-    // MARK: Step-up and password resets
+    /// Her forgotten-password links.
+    static let resetLinks = PasswordResetLinks(table: "pharmacy_password_resets", owner: "customer_id")
+
+    // MARK: Step-up
 
     /// Notes her password typed again on this token, good until `until`.
     func grantStepUp(tokenHash: String, until: Date, on db: any SQLDatabase) async throws {
@@ -177,38 +180,6 @@ struct PharmacyRepository: Sendable {
     func stepUpUntil(tokenHash: String, on db: any SQLDatabase) async throws -> Date? {
         try await db.select().column("step_up_until").from("pharmacy_customer_tokens").where("token_hash", .equal, tokenHash)
             .first()?.decode(column: "step_up_until", as: Int64?.self).map(Date.init(millisecondsSince1970:))
-    }
-
-    func createReset(tokenHash: String, customerID: Int64, now: Date, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "pharmacy_password_resets").columns("token_hash", "customer_id", "created_at", "expires_at")
-            .values(SQLBind(tokenHash), SQLBind(customerID), SQLBind(now.millisecondsSince1970),
-                    SQLBind(now.addingTimeInterval(PharmacyRules.resetLinkLifetime).millisecondsSince1970))
-            .run()
-    }
-
-    /// Uses a reset link once: the customer it was for, or nil when it is unknown, used or expired.
-    func useReset(tokenHash: String, now: Date, on db: any SQLDatabase) async throws -> Int64? {
-        try await db.update("pharmacy_password_resets").set("used_at", to: now.millisecondsSince1970)
-            .where("token_hash", .equal, tokenHash).where("used_at", .is, SQLLiteral.null)
-            .where("expires_at", .greaterThan, now.millisecondsSince1970)
-            .returning("customer_id").first()?.decode(column: "customer_id", as: Int64.self)
-    }
-
-    /// Ends every link of hers still open, once one of them has set her password.
-    func retireResets(customerID: Int64, now: Date, on db: any SQLDatabase) async throws {
-        try await db.update("pharmacy_password_resets").set("used_at", to: now.millisecondsSince1970)
-            .where("customer_id", .equal, customerID).where("used_at", .is, SQLLiteral.null)
-            .run()
-    }
-
-    func deleteResets(expiredBefore cutoff: Date, on db: any SQLDatabase) async throws {
-        try await db.delete(from: "pharmacy_password_resets").where("expires_at", .lessThan, cutoff.millisecondsSince1970).run()
-    }
-
-    func resetIsUsable(tokenHash: String, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await db.select().column("customer_id").from("pharmacy_password_resets")
-            .where("token_hash", .equal, tokenHash).where("used_at", .is, SQLLiteral.null)
-            .where("expires_at", .greaterThan, now.millisecondsSince1970).first() != nil
     }
 
     // MARK: Prescriptions

@@ -94,6 +94,17 @@ import Testing
             #expect(try await Self.feed(ruth, .caregiver) == ["Eleanor has not marked “Take the blue tablets” done yet"])
             #expect(try await Self.feed(sam, .caregiver).isEmpty, "his link does not grant her reminders")
             #expect(try await Self.feed(eleanor, .careReceiver).count == 3)
+
+            // Each marks her own feed read: one entry, then the rest; nobody marks another's.
+            let entries = try await eleanor.get(SiteURL.care(.apiNotifications(.careReceiver)).path).object["notifications"] as? [[String: Any]] ?? []
+            let newest = Int64(try #require(entries.first?["id"] as? Int))
+            #expect(try await ruth.send(.post, SiteURL.care(.apiNotificationRead(.caregiver, newest)).path).status == .notFound)
+            #expect(try await eleanor.send(.post, SiteURL.care(.apiNotificationRead(.careReceiver, newest)).path).status == .noContent)
+            #expect(try await eleanor.get(SiteURL.care(.apiNotifications(.careReceiver)).path).object["unread_count"] as? Int == 2)
+            let marked = try await eleanor.send(.post, SiteURL.care(.apiNotificationsReadAll(.careReceiver)).path, json: ["up_to_id": newest])
+            #expect(marked.object["marked"] as? Int == 2 && marked.object["unread_count"] as? Int == 0, "\(marked.text)")
+            let caregivers = try await ruth.send(.post, SiteURL.care(.apiNotificationsReadAll(.caregiver)).path, json: [:])
+            #expect(caregivers.object["marked"] as? Int == 1 && caregivers.object["unread_count"] as? Int == 0, "\(caregivers.text)")
         }
     }
 }

@@ -65,9 +65,9 @@ import Testing
 
             // A forgotten password: the same answer for any address, a link only to a customer's.
             let unknown = try await browser.post(SiteURL.appPharmacyForgottenPassword.path, form: [("email", "nobody@example.org")])
-            #expect(unknown.status == .ok && unknown.text.contains(Pharmacy.resetSent))
+            #expect(unknown.status == .ok && unknown.text.contains(AppPasswordReset.sent))
             let known = try await browser.post(SiteURL.appPharmacyForgottenPassword.path, form: [("email", Self.email)])
-            #expect(known.text.contains(Pharmacy.resetSent))
+            #expect(known.text.contains(AppPasswordReset.sent))
             #expect(try await portal.outboxMessages().filter { $0.subject.hasPrefix("Choose a new password") }.map(\.recipient) == [Self.email])
             let typo = try await browser.post(SiteURL.appPharmacyForgottenPassword.path, form: [("email", "margaret-at-example")])
             #expect(typo.status == .unprocessableContent && typo.text.contains(#"value="margaret-at-example""#))

@@ -288,6 +288,14 @@ enum PharmacyFixtures {
             #expect(days == ["2026-12-01", "2026-11-30"])
             let feed = try await app.get(SiteURL.apiPharmacyNotifications.path).object["notifications"] as? [[String: Any]]
             #expect(feed?.count == 2 && feed?.first?["kind"] as? String == "store_visit")
+
+            // She marks the newest read in the app, then the rest.
+            let newest = Int64(try #require(feed?.first?["id"] as? Int))
+            #expect(try await app.send(.post, SiteURL.apiPharmacyNotificationRead(newest).path).status == .noContent)
+            #expect(try await app.send(.post, SiteURL.apiPharmacyNotificationRead(newest + 1_000).path).status == .notFound)
+            #expect(try await app.get(SiteURL.apiPharmacyNotifications.path).object["unread_count"] as? Int == 1)
+            let marked = try await app.send(.post, SiteURL.apiPharmacyNotificationsReadAll.path, json: ["up_to_id": newest])
+            #expect(marked.object["marked"] as? Int == 1 && marked.object["unread_count"] as? Int == 0, "\(marked.text)")
         }
     }
 
