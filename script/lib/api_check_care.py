@@ -10,7 +10,9 @@
         token for 5 minutes), keeps a few memories, a contact and her location, and links with the
         caregiver through an invitation code, so her link operations meet a real link. Two of her
         reminders (a plain one and a secured one) are made due now in the database, and the server's own
-        reminders job writes them to her feed, so her notifications meet real entries.
+        reminders job writes them to her feed, so her notifications meet real entries. She then asks for a
+        link to choose a new password (202; its token is only in the sealed outbox, so choosing one is left
+        to the swift tests), and marks her newest entry read and the rest with read-all.
 
     python3 script/lib/api_check_care.py caregiver BASE_URL SQLITE_PATH RECEIVER_TOKEN CAREGIVER_TOKEN
         Before the caregiver's run: she makes a new invitation with every scope and some categories and he
@@ -33,7 +35,8 @@ PIN = "2468"
 opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-def api(base, method, path, body=None, token=None):
+def call(base, method, path, body=None, token=None):
+    """The status and the parsed body (None when empty); anything but 2xx raises."""
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -41,7 +44,17 @@ def api(base, method, path, body=None, token=None):
     request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
     with opener.open(request) as response:
         text = response.read().decode()
-        return json.loads(text) if text else None
+        return response.status, json.loads(text) if text else None
+
+
+def api(base, method, path, body=None, token=None):
+    return call(base, method, path, body, token)[1]
+
+
+def expect(status, base, method, path, body=None, token=None):
+    got, parsed = call(base, method, path, body, token)
+    assert got == status, f"{method} {path} answered {got}, not {status}: {parsed}"
+    return parsed
 
 
 def accounts(base, database):
@@ -94,6 +107,15 @@ def receiver_setup(base, database, receiver, caregiver):
     # The dentist's reminder and the savings account's (secured) fall due now: the job writes both to her feed.
     make_due(database, ["api-check-1", "api-check-4"], ago=60)
     wait_for_feed(base, "/api/v1/care/notifications", receiver, 2)
+    # A forgotten password: the same 202 as for any address; the link's token never leaves the sealed outbox.
+    asked = expect(202, base, "POST", "/api/v1/care/password-resets", {"email": RECEIVER})
+    assert asked.get("message"), asked
+    # Her feed read: the newest entry, then everything up to it.
+    feed = api(base, "GET", "/api/v1/care/notifications", token=receiver)
+    newest = feed["notifications"][0]["id"]
+    expect(204, base, "POST", f"/api/v1/care/notifications/{newest}/read", token=receiver)
+    marked = expect(200, base, "POST", "/api/v1/care/notifications/read-all", {"up_to_id": newest}, receiver)
+    assert marked == {"marked": feed["unread_count"] - 1, "unread_count": 0}, marked
 
 
 def caregiver_setup(base, database, receiver, caregiver):
