@@ -12,6 +12,17 @@ enum CareAPI {
         var name: String?
     }
 
+    struct FeedbackBody: Decodable, Sendable {
+        var message: String?
+        /// `feedback` (when left out) or `bug_report`.
+        var kind: String?
+    }
+
+    struct FeedbackReceived: Encodable, Sendable {
+        let id: Int64
+        let submittedAt: Date
+    }
+
     struct PasswordResetRequest: Decodable, Sendable {
         var email: String?
     }

@@ -62,6 +62,11 @@ struct CareRepository: Sendable {
             .first().map(decodeAccount)
     }
 
+    func accounts(ids: [Int64], on db: any SQLDatabase) async throws -> [CareAccount] {
+        guard !ids.isEmpty else { return [] }
+        return try await db.select().column(Self.accountColumns).from("care_accounts").where("id", .in, ids).all().map(decodeAccount)
+    }
+
     func account(kind: CareAccountKind, email: String, on db: any SQLDatabase) async throws -> CareAccount? {
         try await db.select().column(Self.accountColumns).from("care_accounts")
             .where("kind", .equal, kind.rawValue).where("email_key", .equal, Self.emailKey(email))

@@ -144,8 +144,9 @@ struct CareStaffController {
         let origin = portal.origin(of: request, context: context)
         try await portal.database.transaction { db in
             guard try await repository.deleteAccount(id: account.id, kind: kind, on: db) else { throw HTTPError(.notFound) }
-            // Her feed, her choices about it and her phones' tokens go with her.
+            // Her feed, her choices about it, her phones' tokens and her feedback go with her.
             try await portal.notifications.forget(AppAccountRef(role: kind.rawValue, accountID: account.id), on: db)
+            try await FeedbackRepository.deleteAll(from: AppAccountRef(role: kind.rawValue, accountID: account.id), on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .careAccountDeleted, recordType: kind.rawValue, recordID: "\(account.id)", origin: origin
             ), on: db)

@@ -15,6 +15,8 @@ enum CareURL: Sendable, Equatable {
     case accountDelete(CareAccountKind, Int64)
     case linkRevoke(Int64)
     case settings
+    case feedback
+    case feedbackHandled(Int64)
 
     // Both apps.
     case apiRegistrations(CareAccountKind)
@@ -27,6 +29,7 @@ enum CareURL: Sendable, Equatable {
     case apiNotificationsReadAll(CareAccountKind)
     case apiNotificationPreferences(CareAccountKind)
     case apiPushTokens(CareAccountKind)
+    case apiFeedback(CareAccountKind)
 
     // The care receiver's app.
     case apiPIN
@@ -70,6 +73,8 @@ enum CareURL: Sendable, Equatable {
         case .accountDelete(let kind, let id): "\(Self.staffRoot(kind))/\(id)/delete"
         case .linkRevoke(let id): "/care/links/\(id)/revoke"
         case .settings: "/care/settings"
+        case .feedback: "/care/feedback"
+        case .feedbackHandled(let id): "/care/feedback/\(id)/handled"
         case .apiRegistrations(let kind): "\(kind.appAccount.apiPrefix)/registrations"
         case .apiConfirmations: "\(Self.receiver)/confirmations"
         case .apiPasswordResets(let kind): "\(kind.appAccount.apiPrefix)/password-resets"
@@ -80,6 +85,7 @@ enum CareURL: Sendable, Equatable {
         case .apiNotificationsReadAll(let kind): "\(kind.appAccount.apiPrefix)/notifications/read-all"
         case .apiNotificationPreferences(let kind): "\(kind.appAccount.apiPrefix)/notifications/preferences"
         case .apiPushTokens(let kind): "\(kind.appAccount.apiPrefix)/push-tokens"
+        case .apiFeedback(let kind): "\(kind.appAccount.apiPrefix)/feedback"
         case .apiPIN: "\(Self.receiver)/pin"
         case .apiUnlock: "\(Self.receiver)/unlock"
         case .apiMemories: "\(Self.receiver)/memories"

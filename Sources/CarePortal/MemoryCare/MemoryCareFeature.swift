@@ -10,13 +10,14 @@ struct MemoryCareFeature: PortalFeature {
     static let navigation = [
         NavigationItem(title: "Care receivers", path: CareURL.accounts(.careReceiver).path, access: .careStaff, group: .memoryCare),
         NavigationItem(title: "Caregivers", path: CareURL.accounts(.caregiver).path, access: .careStaff, group: .memoryCare),
+        NavigationItem(title: "Feedback", path: CareURL.feedback.path, access: .careStaff, group: .memoryCare),
         NavigationItem(title: "Support details", path: CareURL.settings.path, access: .careStaff, group: .memoryCare),
     ]
     static let auditActions: [AuditAction] = [
         .careAccountRegistered, .careAccountConfirmed, .carePINSet, .careUnlocked, .careInvitationMade, .careLinkGranted, .careLinkChanged,
-        .careLinkRevoked, .carePasswordReset, .careAccountViewed, .careAccountDisabled, .careAccountEnabled, .careAccountDeleted, .careSettingsChanged,
+        .careLinkRevoked, .carePasswordReset, .careFeedbackHandled, .careAccountViewed, .careAccountDisabled, .careAccountEnabled, .careAccountDeleted, .careSettingsChanged,
     ]
-    static let templates: [TemplateName] = [.careAccounts, .careAccount, .careDelete, .careRevoke, .careSettings, .careConfirmEmail]
+    static let templates: [TemplateName] = [.careAccounts, .careAccount, .careDelete, .careRevoke, .careSettings, .careConfirmEmail, .feedbackInbox]
     static let appAccounts: [AppAccountKind] = [.careReceiver, .caregiver]
     static let notificationKinds: [NotificationKind] = [.careReminder, .careStillOpen]
     static let sealedColumns = [
@@ -48,6 +49,7 @@ struct MemoryCareFeature: PortalFeature {
         CaregiverAPIController(portal: portal).addRoutes(to: &routes)
         CareStaffController(portal: portal).addRoutes(to: &routes)
         MemoryCare(portal: portal).passwordReset.addRoutes(to: &routes)
+        FeedbackInboxController(portal: portal, inbox: .memoryCare).addRoutes(to: &routes)
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
@@ -68,6 +70,7 @@ extension NavigationGroup {
 
 extension AuditAction {
     static let careAccountRegistered = AuditAction("care_account_registered", title: "Memory-care account registered")
+    static let careFeedbackHandled = AuditAction("care_feedback_handled", title: "Memory-care feedback marked handled")
     static let carePasswordReset = AuditAction("care_password_reset", title: "Memory-care account's forgotten password")
     static let careAccountConfirmed = AuditAction("care_account_confirmed", title: "Memory-care account's email confirmed")
     static let carePINSet = AuditAction("care_pin_set", title: "Care receiver made or reset her PIN")
@@ -81,4 +84,23 @@ extension AuditAction {
     static let careAccountEnabled = AuditAction("care_account_enabled", title: "Memory-care account re-enabled")
     static let careAccountDeleted = AuditAction("care_account_deleted", title: "Memory-care account deleted")
     static let careSettingsChanged = AuditAction("care_settings_changed", title: "Memory-care support details changed")
+}
+
+extension FeedbackInbox {
+    /// Memory care's feedback inbox: what care receivers and caregivers send from their apps, each message
+    /// under the sender's name and kind, linked to the account's page (counts and links, never her memories).
+    static let memoryCare = FeedbackInbox(
+        program: .memoryCare, access: .careStaff, page: .care(.feedback), handled: { .care(.feedbackHandled($0)) },
+        sender: "care receiver or caregiver", auditAction: .careFeedbackHandled,
+        authors: { authors, db in
+            let ids = authors.filter { CareAccountKind(rawValue: $0.role) != nil }.map(\.accountID)
+            var named: [AppAccountRef: FeedbackInbox.Author] = [:]
+            for account in try await CareRepository().accounts(ids: ids, on: db) {
+                named[AppAccountRef(role: account.kind.rawValue, accountID: account.id)] = FeedbackInbox.Author(
+                    name: "\(account.name) (\(account.kind.noun))", path: CareURL.account(account.kind, account.id).path
+                )
+            }
+            return named
+        }
+    )
 }

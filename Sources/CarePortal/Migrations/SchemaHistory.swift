@@ -67,6 +67,7 @@ enum SchemaHistory {
         ShareRewardsAcrossPrograms(),
         StartMemoryCare(),
         LetCareAccountsResetPasswords(),
+        ShareTheFeedbackInbox(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -107,7 +107,7 @@ struct ParticipantAppController {
     @Sendable func sendFeedback(request: Request, context: PortalContext) async throws -> Response {
         guard let participant = try await ready(context) else { return choosePassword }
         let message = (try await request.form(FeedbackForm.self, context: context).message ?? "").trimmed
-        if let problem = ParticipantDay.feedbackProblem(message) {
+        if let problem = FeedbackRules.problem(message) {
             var errors = FormErrors()
             errors.add("message", problem)
             return portal.pages.response(ParticipantFeedbackPage(

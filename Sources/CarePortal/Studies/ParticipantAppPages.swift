@@ -90,7 +90,7 @@ struct ParticipantFeedbackPage: Page {
     let message: String
     let messageError: String?
     let sent: Bool
-    let maximumLength = StudyRules.feedbackMaximumLength
+    let maximumLength = FeedbackRules.maximumLength
     let action = SiteURL.appStudyFeedback.path
 }
 

@@ -64,18 +64,11 @@ struct ParticipantDay: Sendable {
         return schedule.statistics(days: participant.days(through: today), today: today, marks: Set(marks.keys))
     }
 
-    /// The problem with her feedback, keyed by field, or nil when it will do.
-    static func feedbackProblem(_ message: String) -> String? {
-        if message.isEmpty { return "Write your feedback" }
-        if message.count > StudyRules.feedbackMaximumLength { return "Feedback must be \(StudyRules.feedbackMaximumLength) characters or fewer" }
-        return nil
-    }
-
-    /// Keeps her feedback (checked with `feedbackProblem`) as plain text; returns its id.
+    /// Keeps her feedback (checked with `FeedbackRules.problem`) as plain text in the study's inbox; returns its id.
     static func sendFeedback(_ message: String, participant: StudyParticipant, portal: Portal) async throws -> Int64 {
         let now = portal.now
         return try await portal.database.transaction { db in
-            let id = try await StudyRepository().addFeedback(participantID: participant.id, body: message, now: now, on: db)
+            let id = try await FeedbackRepository(program: .researchStudy).add(.feedback, body: message, from: .participant(participant.id), now: now, on: db)
             try await MemberEvents().record(ParticipantEvent(kind: .studyFeedbackSent, participantID: participant.id, occurredAt: now), on: db)
             return id
         }

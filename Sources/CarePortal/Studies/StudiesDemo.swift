@@ -50,9 +50,10 @@ enum StudiesDemo {
             ]
             if index < messages.count {
                 let sent = demo.now.addingTimeInterval(TimeInterval(-(index + 1) * 86_400))
-                let feedbackID = try await studies.addFeedback(participantID: id, body: messages[index], now: sent, on: db)
+                let inbox = FeedbackRepository(program: .researchStudy)
+                let feedbackID = try await inbox.add(.feedback, body: messages[index], from: .participant(id), now: sent, on: db)
                 try await events.record(ParticipantEvent(kind: .studyFeedbackSent, participantID: id, occurredAt: sent), on: db)
-                if index == 0, let researcher { _ = try await studies.markHandled(id: feedbackID, by: researcher.id, now: demo.now, on: db) }
+                if index == 0, let researcher { _ = try await inbox.markHandled(id: feedbackID, by: researcher.id, now: demo.now, on: db) }
             }
         }
         // Enrolled yesterday with a claim token emailed to her (a demo address), not yet claimed.

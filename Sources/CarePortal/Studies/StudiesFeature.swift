@@ -24,7 +24,7 @@ struct StudiesFeature: PortalFeature {
     ]
     static let templates: [TemplateName] = [
         .studyDashboard, .studyParticipants, .studyEnrol, .studyEnrolled, .studyParticipant, .studyDelete,
-        .studyTodos, .studyTodo, .studyFeedback, .studyContact, .studyExports,
+        .studyTodos, .studyTodo, .feedbackInbox, .studyContact, .studyExports,
         .appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyPassword, .appStudyClaim, .appStudyVideos,
     ]
     static let appAccounts: [AppAccountKind] = [.participant]
@@ -45,7 +45,8 @@ struct StudiesFeature: PortalFeature {
     func addRoutes(to routes: inout PortalRoutes) {
         StudyParticipantsController(portal: portal).addRoutes(to: &routes)
         StudyTodosController(portal: portal).addRoutes(to: &routes)
-        StudyFeedbackController(portal: portal).addRoutes(to: &routes)
+        StudyContactController(portal: portal).addRoutes(to: &routes)
+        FeedbackInboxController(portal: portal, inbox: .researchStudy).addRoutes(to: &routes)
         StudyExportsController(portal: portal).addRoutes(to: &routes)
         StudyDashboardController(portal: portal).addRoutes(to: &routes)
         StudyAPIController(portal: portal).addRoutes(to: &routes)
@@ -85,7 +86,6 @@ extension TemplateName {
     static let studyDelete = TemplateName("studies/delete")
     static let studyTodos = TemplateName("studies/todos")
     static let studyTodo = TemplateName("studies/todo")
-    static let studyFeedback = TemplateName("studies/feedback")
     static let studyContact = TemplateName("studies/contact")
     static let studyExports = TemplateName("studies/exports")
 }

@@ -125,22 +125,11 @@ struct StudyStatistics: Sendable {
     let items: [Item]
 }
 
-/// A message a participant sent from the app: plain text, escaped wherever it is shown.
-struct StudyFeedback: Sendable {
-    let id: Int64
-    let participantID: Int64
-    let studyCode: String
-    let body: String
-    let submittedAt: Date
-    let handledAt: Date?
-}
-
 /// Rules for what staff and participants type.
 enum StudyRules {
     static let studyCodeMaximumLength = 20
     static let armMaximumLength = 40
     static let titleMaximumLength = 80
-    static let feedbackMaximumLength = 4_000
     static let contactMaximumLength = 20_000
 
     /// The key two study ids must not share: upper case, so "nu-017" and "NU-017" are one participant.

@@ -195,7 +195,7 @@ struct StudyAPIController {
     @Sendable func sendFeedback(request: Request, context: PortalContext) async throws -> Response {
         let participant = try await participant(context)
         let message = (try await request.json(StudyAPI.FeedbackBody.self).message ?? "").trimmed
-        if let problem = ParticipantDay.feedbackProblem(message) { throw APIError.validation(["message": problem]) }
+        if let problem = FeedbackRules.problem(message) { throw APIError.validation(["message": problem]) }
         let now = portal.now
         let id = try await ParticipantDay.sendFeedback(message, participant: participant, portal: portal)
         return .json(StudyAPI.FeedbackReceived(id: id, submittedAt: now), status: .created)

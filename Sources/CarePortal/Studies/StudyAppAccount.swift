@@ -45,3 +45,21 @@ extension PortalContext {
         return holder
     }
 }
+
+extension AppAccountRef {
+    static func participant(_ id: Int64) -> AppAccountRef { AppAccountRef(role: AppAccountKind.participant.role, accountID: id) }
+}
+
+extension FeedbackInbox {
+    /// The study's feedback inbox, where researchers read what participants send from the app: each
+    /// message under her study id, linked to her record.
+    static let researchStudy = FeedbackInbox(
+        program: .researchStudy, access: .studyStaff, page: .studyFeedback, handled: SiteURL.studyFeedbackHandled, sender: "participant",
+        auditAction: .studyFeedbackHandled,
+        authors: { authors, db in
+            let ids = authors.filter { $0.role == AppAccountKind.participant.role }.map(\.accountID)
+            let codes = try await StudyRepository().studyCodes(ids: ids, on: db)
+            return Dictionary(uniqueKeysWithValues: codes.map { (AppAccountRef.participant($0.key), FeedbackInbox.Author(name: $0.value, path: SiteURL.studyParticipant($0.key).path)) })
+        }
+    )
+}

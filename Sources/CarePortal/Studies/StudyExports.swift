@@ -99,7 +99,7 @@ struct StudyExportData: Sendable {
     let marks: [Int64: [StudyMark: Int64]]
     let opens: [(participantID: Int64, openedAt: Int64, day: String)]
     /// Newest first.
-    let feedback: [StudyFeedback]
+    let feedback: [FeedbackMessage]
     let today: CalendarDate
     let clock: ProgramClock
 
@@ -108,7 +108,7 @@ struct StudyExportData: Sendable {
         return StudyExportData(
             participants: try await studies.participants(on: db), schedule: try await studies.schedule(on: db),
             marks: try await studies.allMarks(on: db), opens: try await studies.allOpens(on: db),
-            feedback: try await studies.feedback(on: db), today: clock.date(of: now), clock: clock
+            feedback: try await FeedbackRepository(program: .researchStudy).messages(on: db), today: clock.date(of: now), clock: clock
         )
     }
 
@@ -138,8 +138,9 @@ struct StudyExportData: Sendable {
                 writer.endRow()
             }
         case .feedback:
+            let studyCodes = Dictionary(participants.map { ($0.id, $0.studyCode) }, uniquingKeysWith: { first, _ in first })
             for message in feedback.reversed() {
-                writer.text(message.studyCode)
+                writer.text(studyCodes[message.author.accountID] ?? "")
                 writer.instant(milliseconds: Self.milliseconds(message.submittedAt))
                 writer.date(clock.date(of: message.submittedAt))
                 writer.text(message.body)

@@ -169,54 +169,6 @@ struct StudyTodoPage: Page {
     let backPath: String
 }
 
-/// The feedback inbox's messages, written in Swift as `TableRows` writes a table's rows: who sent it (her study id,
-/// linking to her page), when, when it was handled, the message, and a button marking it handled that belongs to
-/// the page's `feedback-actions` form. Every text is escaped.
-enum StudyFeedbackItems {
-    static func html(_ messages: [StudyFeedback], clock: ProgramClock) -> String {
-        var html = ""
-        html.reserveCapacity(messages.count * 600)
-        for message in messages {
-            let when = clock.dateTime(message.submittedAt)
-            html += #"<li class="study-feedback__item"><p class="body-s"><a class="link" href=""#
-            html += HTMLEscaping.escape(SiteURL.studyParticipant(message.participantID).path)
-            html += #"">"#
-            html += HTMLEscaping.escape(message.studyCode)
-            html += "</a> · "
-            html += HTMLEscaping.escape(when)
-            if let handledAt = message.handledAt {
-                html += " · "
-                html += HTMLEscaping.escape("Handled \(clock.dateTime(handledAt))")
-            }
-            html += #"</p><p class="body study-feedback__body">"#
-            html += HTMLEscaping.escape(message.body)
-            html += "</p>"
-            if message.handledAt == nil {
-                html += #"<button class="button button--secondary" type="submit" form="feedback-actions" formaction=""#
-                html += HTMLEscaping.escape(SiteURL.studyFeedbackHandled(message.id).path)
-                html += #"">Mark handled<span class="visually-hidden"> ("#
-                html += HTMLEscaping.escape(message.studyCode)
-                html += ", "
-                html += HTMLEscaping.escape(when)
-                html += ")</span></button>"
-            }
-            html += "</li>\n"
-        }
-        return html
-    }
-}
-
-struct StudyFeedbackPage: Page {
-    static let template = TemplateName.studyFeedback
-    let layout: Layout
-    /// The rendered messages (`StudyFeedbackItems`).
-    let rows: String
-    let hasRows: Bool
-    let pagination: String
-    let showingAll: Bool
-    let togglePath: String
-}
-
 struct StudyContactPage: Page {
     static let template = TemplateName.studyContact
     let layout: Layout

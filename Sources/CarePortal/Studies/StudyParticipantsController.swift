@@ -164,7 +164,7 @@ struct StudyParticipantsController {
             guard let participant = try await studies.participant(id: id, on: db) else { return nil }
             return StudyParticipantRecord(
                 participant: participant, schedule: try await studies.schedule(on: db), marks: try await studies.markKeys(participantID: id, on: db),
-                opens: try await studies.opensPerDay(participantID: id, on: db), feedback: try await studies.feedback(participantID: id, on: db),
+                opens: try await studies.opensPerDay(participantID: id, on: db), feedback: try await FeedbackRepository(program: .researchStudy).messages(from: .participant(id), on: db),
                 events: try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
             )
         }
@@ -335,6 +335,7 @@ struct StudyParticipantsController {
             guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
             // Her login, tokens, to-dos, opens and feedback go with her; her events stay counted, no longer hers.
             try await studies.delete(id: id, on: db)
+            try await FeedbackRepository.deleteAll(from: .participant(id), on: db)
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .studyParticipantDeleted, recordType: "study_participant", recordID: "\(id)", origin: origin,
                 detail: "deleted at the participant's request"
@@ -352,7 +353,7 @@ struct StudyParticipantRecord: Sendable {
     let schedule: StudySchedule
     let marks: Set<StudyMark>
     let opens: [(day: CalendarDate, count: Int)]
-    let feedback: [StudyFeedback]
+    let feedback: [FeedbackMessage]
     let events: [ParticipantEvent]
 }
 

@@ -68,6 +68,16 @@ struct StudyRepository: Sendable {
         try await db.select().columns(Self.participantColumns).from("study_participants").where("id", .equal, id).first().map(participant)
     }
 
+    /// The study ids of these participants (those still enrolled), by participant.
+    func studyCodes(ids: [Int64], on db: any SQLDatabase) async throws -> [Int64: String] {
+        guard !ids.isEmpty else { return [:] }
+        var codes: [Int64: String] = [:]
+        for row in try await db.select().columns("id", "study_code").from("study_participants").where("id", .in, ids).all() {
+            codes[try row.decode(column: "id", as: Int64.self)] = try row.decode(column: "study_code", as: String.self)
+        }
+        return codes
+    }
+
     /// Every participant, by study id.
     func participants(on db: any SQLDatabase) async throws -> [StudyParticipant] {
         try await db.select().columns(Self.participantColumns).from("study_participants").orderBy("study_code_key").all().map(participant)
@@ -118,7 +128,7 @@ struct StudyRepository: Sendable {
             .returning("id").first() != nil
     }
 
-    /// Deletes her and everything that is hers (tokens, marks, opens, feedback go by their foreign keys);
+    /// Deletes her and everything that is hers (tokens, marks, opens go by their foreign keys; her feedback goes with `FeedbackRepository.deleteAll`);
     /// her events stay counted, no longer hers.
     func delete(id: Int64, on db: any SQLDatabase) async throws {
         try await db.delete(from: "study_participants").where("id", .equal, id).run()
@@ -344,77 +354,6 @@ struct StudyRepository: Sendable {
             (try row.decode(column: "participant_id", as: Int64.self), try row.decode(column: "opened_at", as: Int64.self),
              try row.decode(column: "day", as: String.self))
         }
-    }
-
-    // MARK: Feedback
-
-    func addFeedback(participantID: Int64, body: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
-        try await db.insert(into: "study_feedback").columns("participant_id", "body", "submitted_at")
-            .values(SQLBind(participantID), SQLBind(body), SQLBind(now.millisecondsSince1970))
-            .returning("id").first()!.decode(column: "id", as: Int64.self)
-    }
-
-    /// Feedback with its participant's study id, from `study_feedback` as `f`.
-    private func feedbackRows(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-        builder
-            .columns(SQLColumn("id", table: "f"), SQLColumn("participant_id", table: "f"), SQLColumn("body", table: "f"),
-                     SQLColumn("submitted_at", table: "f"), SQLColumn("handled_at", table: "f"), SQLColumn("study_code", table: "p"))
-            .from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f")))
-            .join(SQLAlias(SQLIdentifier("study_participants"), as: SQLIdentifier("p")),
-                  on: SQLBinaryExpression(SQLColumn("participant_id", table: "f"), .equal, SQLColumn("id", table: "p")))
-    }
-
-    private func decodeFeedback(_ row: any SQLRow) throws -> StudyFeedback {
-        StudyFeedback(
-            id: try row.decode(column: "id", as: Int64.self),
-            participantID: try row.decode(column: "participant_id", as: Int64.self),
-            studyCode: try row.decode(column: "study_code", as: String.self),
-            body: try row.decode(column: "body", as: String.self),
-            submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self)),
-            handledAt: try row.decode(column: "handled_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
-        )
-    }
-
-    /// Feedback, newest first: everyone's (the export), or one participant's.
-    func feedback(participantID: Int64? = nil, on db: any SQLDatabase) async throws -> [StudyFeedback] {
-        let query = feedbackRows(db.select())
-        if let participantID { query.where(SQLColumn("participant_id", table: "f"), .equal, SQLBind(participantID)) }
-        return try await query.orderBy(SQLColumn("submitted_at", table: "f"), SQLDirection.descending)
-            .orderBy(SQLColumn("id", table: "f"), SQLDirection.descending).all().map(decodeFeedback)
-    }
-
-    /// One page of the feedback inbox, newest first: the messages not yet handled, or every one. The
-    /// page's messages are found on the index of their time alone (migration 47), then read with their
-    /// participants' study ids.
-    func feedback(page: PageRequest, unhandledOnly: Bool, on db: any SQLDatabase) async throws -> PageOf<StudyFeedback> {
-        func filtered(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            unhandledOnly ? builder.where(SQLColumn("handled_at", table: "f"), .is, SQLLiteral.null) : builder
-        }
-        /// The messages alone, without their participants: counted and sought on the index of their time.
-        func messages(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            filtered(builder.from(SQLAlias(SQLIdentifier("study_feedback"), as: SQLIdentifier("f"))))
-        }
-        return try await db.seek(
-            page, order: ListOrder("newest", keys: [.integer("submitted_at", table: "f"), .integer("id", table: "f")], descending: true),
-            columns: [],
-            rows: { filtered(feedbackRows($0)) },
-            counted: messages,
-            idsFirst: messages,
-            decode: decodeFeedback
-        )
-    }
-
-    /// Marks a message handled; false when there is none or it already was.
-    func markHandled(id: Int64, by staffID: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await db.update("study_feedback")
-            .set("handled_at", to: now.millisecondsSince1970).set("handled_by", to: staffID)
-            .where("id", .equal, id).where("handled_at", .is, SQLLiteral.null)
-            .returning("id").first() != nil
-    }
-
-    func feedbackParticipant(id: Int64, on db: any SQLDatabase) async throws -> Int64? {
-        try await db.select().column("participant_id").from("study_feedback").where("id", .equal, id).first()?
-            .decode(column: "participant_id", as: Int64.self)
     }
 
     // MARK: Contact and appointments

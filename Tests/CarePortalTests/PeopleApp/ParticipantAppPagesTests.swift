@@ -88,12 +88,12 @@ import Testing
             try await browser.get(SiteURL.appStudyFeedback.path)
             let empty = try await browser.post(SiteURL.appStudyFeedback.path, form: [("message", "   ")])
             #expect(empty.status == .unprocessableContent && empty.errorSummary == ["Write your feedback"])
-            let tooLong = String(repeating: "a", count: StudyRules.feedbackMaximumLength + 1)
+            let tooLong = String(repeating: "a", count: FeedbackRules.maximumLength + 1)
             let long = try await browser.post(SiteURL.appStudyFeedback.path, form: [("message", tooLong)])
             #expect(long.text.contains(tooLong), "what she wrote is kept")
             let sent = try await browser.post(SiteURL.appStudyFeedback.path, form: [("message", "The <b>reminder</b> came twice")])
             #expect(sent.location == "\(SiteURL.appStudyFeedback.path)?sent=1")
-            let stored = try await portal.database.read { db in try await StudyRepository().feedback(participantID: id, on: db) }
+            let stored = try await portal.database.read { db in try await FeedbackRepository(program: .researchStudy).messages(from: .participant(id), on: db) }
             #expect(stored.map(\.body) == ["The <b>reminder</b> came twice"])
 
             let progress = try await browser.get(SiteURL.appStudyProgress.path)

@@ -277,7 +277,7 @@ enum StudyFixtures {
                 #expect(!page.contains("<script>alert") && !page.contains("<img src=x"), "\(path)")
                 #expect(page.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;"), "\(path)")
             }
-            let feedbackID = try #require(try await portal.database.read { db in try await StudyRepository().feedback(on: db) }.first?.id)
+            let feedbackID = try #require(try await portal.database.read { db in try await FeedbackRepository(program: .researchStudy).messages(on: db) }.first?.id)
             #expect(try await researcher.post(SiteURL.studyFeedbackHandled(feedbackID).path).status == .seeOther)
             #expect(!(try await researcher.get(SiteURL.studyFeedback.path).text.contains("&lt;script&gt;")), "handled messages leave the inbox")
             #expect(try await researcher.get(SiteURL.studyFeedback.path + "?show=all").text.contains("&lt;script&gt;"))
@@ -346,7 +346,7 @@ enum StudyFixtures {
             #expect(try await admin.get(SiteURL.studyParticipant(id).path).status == .notFound)
             #expect(try await she.get(SiteURL.apiStudyTodos.path).status == .unauthorized)
             let (feedback, events) = try await portal.database.read { db in
-                (try await StudyRepository().feedback(on: db),
+                (try await FeedbackRepository(program: .researchStudy).messages(on: db),
                  try await db.select().column("participant_id").from("events").where("kind", .like, "study.%").all())
             }
             #expect(feedback.isEmpty)
@@ -390,7 +390,7 @@ enum StudyFixtures {
         let demo = try Database(url: demoURL, logger: TestDatabase.logger)
         let (participants, feedback, marks, locations, videos) = try await demo.whileRunning {
             try await demo.read { db in
-                (try await StudyRepository().participants(on: db), try await StudyRepository().feedback(on: db),
+                (try await StudyRepository().participants(on: db), try await FeedbackRepository(program: .researchStudy).messages(on: db),
                  try await StudyRepository().allMarks(on: db),
                  try await HelpDirectoryRepository(program: DirectoryList.study.program.id).forMember(state: nil, on: db),
                  try await LearningContentRepository().publishedVideos(program: VideoLibrary.study.program.id, on: db))

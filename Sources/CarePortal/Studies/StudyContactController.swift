@@ -3,49 +3,14 @@ import Hummingbird
 import PortalPlatform
 import SafeHTML
 
-/// The feedback inbox (plain text, escaped) and the contact and appointments page staff write in
-/// Markdown, made safe by SafeHTML and served to the app.
-struct StudyFeedbackController {
+/// The contact and appointments page staff write in Markdown, made safe by SafeHTML and served to the app.
+struct StudyContactController {
     let portal: Portal
     let studies = StudyRepository()
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.get(SiteURL.studyFeedback.pattern, access: .studyStaff, inbox)
-        routes.post(SiteURL.pattern(SiteURL.studyFeedbackHandled), access: .studyStaff, markHandled)
         routes.get(SiteURL.studyContact.pattern, access: .studyStaff, showContact)
         routes.post(SiteURL.studyContact.pattern, access: .studyStaff, saveContact)
-    }
-
-    @Sendable func inbox(request: Request, context: PortalContext) async throws -> Response {
-        let showAll = request.uri.queryParameters.get("show") == "all"
-        let pageRequest = try request.pageRequest()
-        let feedback = try await portal.database.read { db in try await studies.feedback(page: pageRequest, unhandledOnly: !showAll, on: db) }
-        let clock = portal.programSettings.current.clock
-        let address = ListAddress(path: SiteURL.studyFeedback.path, parameters: showAll ? [("show", "all")] : [])
-        return portal.pages.response(StudyFeedbackPage(
-            layout: portal.layout("Feedback", context: context, current: .studyFeedback),
-            rows: StudyFeedbackItems.html(feedback.items, clock: clock), hasRows: !feedback.items.isEmpty,
-            pagination: portal.pages.html(PaginationView(feedback, address: address, noun: "messages")),
-            showingAll: showAll,
-            togglePath: showAll ? SiteURL.studyFeedback.path : ListAddress(path: SiteURL.studyFeedback.path, parameters: [("show", "all")]).string
-        ))
-    }
-
-    @Sendable func markHandled(request: Request, context: PortalContext) async throws -> Response {
-        let id = try context.parameters.recordID()
-        guard let staff = context.staff else { throw HTTPError(.forbidden) }
-        let origin = portal.origin(of: request, context: context)
-        let now = portal.now
-        try await portal.database.transaction { db in
-            guard let participantID = try await studies.feedbackParticipant(id: id, on: db) else { throw HTTPError(.notFound) }
-            guard try await studies.markHandled(id: id, by: staff.id, now: now, on: db) else { return }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyFeedbackHandled, recordType: "study_participant", recordID: "\(participantID)",
-                origin: origin, detail: "feedback \(id)"
-            ), on: db)
-        }
-        try await portal.flash(Flash(.success, "Feedback marked handled."), context: context)
-        return seeOther(.studyFeedback)
     }
 
     @Sendable func showContact(request: Request, context: PortalContext) async throws -> Response {
