@@ -12,7 +12,8 @@
         reminders (a plain one and a secured one) are made due now in the database, and the server's own
         reminders job writes them to her feed, so her notifications meet real entries. She then asks for a
         link to choose a new password (202; its token is only in the sealed outbox, so choosing one is left
-        to the swift tests), and marks her newest entry read and the rest with read-all.
+        to the swift tests), marks her newest entry read and the rest with read-all, and sends the program's
+        staff one feedback message (201).
 
     python3 script/lib/api_check_care.py caregiver BASE_URL SQLITE_PATH RECEIVER_TOKEN CAREGIVER_TOKEN
         Before the caregiver's run: she makes a new invitation with every scope and some categories and he
@@ -116,6 +117,9 @@ def receiver_setup(base, database, receiver, caregiver):
     expect(204, base, "POST", f"/api/v1/care/notifications/{newest}/read", token=receiver)
     marked = expect(200, base, "POST", "/api/v1/care/notifications/read-all", {"up_to_id": newest}, receiver)
     assert marked == {"marked": feed["unread_count"] - 1, "unread_count": 0}, marked
+    # Feedback from her app, to memory care's inbox.
+    sent = expect(201, base, "POST", "/api/v1/care/feedback", {"message": "The big buttons help", "kind": "feedback"}, receiver)
+    assert sent.get("id") and sent.get("submitted_at"), sent
 
 
 def caregiver_setup(base, database, receiver, caregiver):

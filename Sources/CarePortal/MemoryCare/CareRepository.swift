@@ -226,17 +226,40 @@ struct CareRepository: Sendable {
         var sealed: String?
     }
 
-    private struct MemoryDetails: Codable {
+    /// What few memories have, kept as JSON in `details`: empty when a memory has none of it, so most rows
+    /// are read without decoding any JSON.
+    struct MemoryDetails: Codable {
         var customFields: [CustomField]
-        var tags: [String]
-        var people: [Int64]
         var fields: [String: String]
         var items: [TodoItem]
+
+        static let none = MemoryDetails(customFields: [], fields: [:], items: [])
+
+        init(customFields: [CustomField], fields: [String: String], items: [TodoItem]) {
+            (self.customFields, self.fields, self.items) = (customFields, fields, items)
+        }
+
+        init(stored: String) throws {
+            self = stored.isEmpty ? .none : try JSONDecoder().decode(MemoryDetails.self, from: Data(stored.utf8))
+        }
+
+        func stored() throws -> String {
+            customFields.isEmpty && fields.isEmpty && items.isEmpty ? "" : String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+        }
+    }
+
+    /// Values kept one a line in a column (tags, phones, people's ids): none of them can hold a line break,
+    /// which validation refuses as a control character.
+    static func joined(_ values: [String]) -> String { values.joined(separator: "\n") }
+
+    static func lines(_ stored: String) -> [String] {
+        stored.isEmpty ? [] : stored.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     private static let memoryColumns = ColumnList([
         "id", "receiver_id", "client_id", "type", "secured", "title", "category", "happens_at", "reminder_at", "recurrence", "status", "location",
-        "emoji", "description", "details", "sealed", "version", "change_number", "created_at", "updated_at", "changed_by_role", "deleted_at",
+        "emoji", "description", "tags", "people", "details", "sealed", "version", "change_number", "created_at", "updated_at", "changed_by_role",
+        "deleted_at",
     ])
 
     private func decodeMemory(_ row: any SQLRow) throws -> StoredMemory {
@@ -245,14 +268,15 @@ struct CareRepository: Sendable {
         let (recurrence, days) = Self.splitRecurrence(try row.decode(column: "recurrence", as: String.self))
         var content: MemoryContent?
         if !secured, deletedAt == nil {
-            let details = try JSONDecoder().decode(MemoryDetails.self, from: Data(try row.decode(column: "details", as: String.self).utf8))
+            let details = try MemoryDetails(stored: try row.decode(column: "details", as: String.self))
             let happensAt = try row.decode(column: "happens_at", as: String.self)
             content = MemoryContent(
                 title: try row.decode(column: "title", as: String.self), category: try row.decode(column: "category", as: String.self),
                 happensAt: happensAt.isEmpty ? nil : happensAt, reminderAt: try row.decode(column: "reminder_at", as: String?.self),
                 recurrence: recurrence.rawValue, recurrenceDays: days, status: try row.decode(column: "status", as: String.self),
-                tags: details.tags, location: try row.decode(column: "location", as: String.self), emoji: try row.decode(column: "emoji", as: String.self),
-                description: try row.decode(column: "description", as: String.self), customFields: details.customFields, people: details.people,
+                tags: Self.lines(try row.decode(column: "tags", as: String.self)), location: try row.decode(column: "location", as: String.self),
+                emoji: try row.decode(column: "emoji", as: String.self), description: try row.decode(column: "description", as: String.self),
+                customFields: details.customFields, people: Self.lines(try row.decode(column: "people", as: String.self)).compactMap { Int64($0) },
                 fields: details.fields, items: details.items
             )
         }
@@ -283,15 +307,14 @@ struct CareRepository: Sendable {
 
     private func values(of row: MemoryRow) throws -> [String: SQLBind] {
         let plain = row.plain
-        let details = plain.map { MemoryDetails(customFields: $0.customFields, tags: $0.tags, people: $0.people, fields: $0.fields, items: $0.items) }
-            ?? MemoryDetails(customFields: [], tags: [], people: [], fields: [:], items: [])
+        let details = plain.map { MemoryDetails(customFields: $0.customFields, fields: $0.fields, items: $0.items) } ?? .none
         return [
             "type": SQLBind(row.type.rawValue), "secured": SQLBind(Int64(row.sealed == nil ? 0 : 1)), "title": SQLBind(plain?.title ?? ""),
             "category": SQLBind(plain?.category ?? ""), "happens_at": SQLBind(plain?.happensAt ?? ""), "reminder_at": SQLBind(row.reminderAt),
             "recurrence": SQLBind(row.recurrence), "status": SQLBind(plain?.status ?? ""), "location": SQLBind(plain?.location ?? ""),
             "emoji": SQLBind(plain?.emoji ?? ""), "description": SQLBind(plain?.description ?? ""),
-            "details": SQLBind(String(decoding: try JSONEncoder().encode(details), as: UTF8.self)),
-            "sealed": SQLBind(row.sealed), "search_text": SQLBind(plain?.searchText ?? ""),
+            "details": SQLBind(try details.stored()), "tags": SQLBind(Self.joined(plain?.tags ?? [])),
+            "people": SQLBind(Self.joined((plain?.people ?? []).map(String.init))), "sealed": SQLBind(row.sealed), "search_text": SQLBind(""),
             "changed_by_role": SQLBind(row.changedBy.role), "changed_by_id": SQLBind(row.changedBy.accountID),
             "next_reminder_at": SQLBind(row.nextReminderAt?.millisecondsSince1970),
         ]
@@ -332,7 +355,8 @@ struct CareRepository: Sendable {
     func deleteMemory(id: Int64, receiverID: Int64, version: Int64, by actor: AppAccountRef, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
         guard try await db.update("care_memories")
             .set("title", to: "").set("category", to: "").set("happens_at", to: "").set("reminder_at", to: SQLLiteral.null).set("recurrence", to: "none")
-            .set("status", to: "").set("location", to: "").set("emoji", to: "").set("description", to: "").set("details", to: "{}")
+            .set("status", to: "").set("location", to: "").set("emoji", to: "").set("description", to: "").set("details", to: "")
+            .set("tags", to: "").set("people", to: "")
             .set("sealed", to: SQLLiteral.null).set("search_text", to: "")
             .set("next_reminder_at", to: SQLLiteral.null).set("follow_up_at", to: SQLLiteral.null).set("follow_up_of", to: SQLLiteral.null)
             .set("version", to: version + 1).set("change_number", to: changeNumber).set("updated_at", to: now.millisecondsSince1970)
@@ -344,10 +368,11 @@ struct CareRepository: Sendable {
         return true
     }
 
-    /// The tags and people a plain memory is found by; none for a secured or deleted one.
+    /// The words, tags and people a plain memory is found by; none for a secured or deleted one.
     private func replaceLinks(memoryID: Int64, receiverID: Int64, content: MemoryContent?, on db: any SQLDatabase) async throws {
         try await db.delete(from: "care_memory_tags").where("memory_id", .equal, memoryID).run()
         try await db.delete(from: "care_memory_people").where("memory_id", .equal, memoryID).run()
+        try await writeSearchWords(memoryID: memoryID, receiverID: receiverID, text: content?.searchText ?? "", on: db)
         guard let content else { return }
         let tags = Set(content.tags.map { $0.trimmed.lowercased() })
         if !tags.isEmpty {
@@ -362,6 +387,14 @@ struct CareRepository: Sendable {
         }
     }
 
+    /// Every start of every word of a plain memory's searchable text, for her search (`care_memory_words`).
+    func writeSearchWords(memoryID: Int64, receiverID: Int64, text: String, on db: any SQLDatabase) async throws {
+        try await db.replaceSearchRows(
+            in: "care_memory_words", column: "word_start", values: WordStarts.starts(of: text).sorted(), owner: "memory_id", id: memoryID,
+            copied: [("receiver_id", receiverID)]
+        )
+    }
+
     func memory(id: Int64, receiverID: Int64, on db: any SQLDatabase) async throws -> StoredMemory? {
         try await db.select().column(Self.memoryColumns).from("care_memories").where("id", .equal, id).where("receiver_id", .equal, receiverID)
             .first().map(decodeMemory)
@@ -374,6 +407,7 @@ struct CareRepository: Sendable {
 
     /// What her list, her search, and a caregiver's reads filter by.
     struct MemoryFilter: Sendable {
+        /// As typed: every word must start a word of the memory's title, description, custom fields or to-do lines.
         var words: [String] = []
         var categories: [String]?
         var types: [MemoryType]?
@@ -393,10 +427,20 @@ struct CareRepository: Sendable {
         if filter.plainOnly || !filter.words.isEmpty || filter.categories != nil || filter.tag != nil || filter.from != nil || filter.to != nil {
             query.where("secured", .equal, Int64(0))
         }
-        for word in filter.words.prefix(8) {
-            query.where(SQLQueryString("search_text LIKE \(bind: word.containsPattern) ESCAPE '\\'"))
+        if !filter.words.isEmpty {
+            let words = WordStarts.words(of: filter.words.joined(separator: " ")).prefix(8)
+            // Typed, but nothing a word could start with (only punctuation): nothing matches.
+            if words.isEmpty { query.where(SQLLiteral.boolean(false)) }
+            for word in words {
+                query.where(SQLQueryString(
+                    "id IN (SELECT memory_id FROM care_memory_words WHERE word_start = \(bind: word) AND receiver_id = \(bind: receiverID))"
+                ))
+            }
         }
-        if let categories = filter.categories { query.where("category", .in, categories) }
+        if let categories = filter.categories {
+            // One category reads its own range of `care_memories_category`, in the list's order.
+            if categories.count == 1 { query.where("category", .equal, categories[0]) } else { query.where("category", .in, categories) }
+        }
         if let types = filter.types { query.where("type", .in, types.map(\.rawValue)) }
         if let tag = filter.tag {
             query.where(SQLQueryString("EXISTS (SELECT 1 FROM care_memory_tags t WHERE t.memory_id = care_memories.id AND t.tag = \(bind: tag.trimmed.lowercased()))"))
@@ -515,25 +559,18 @@ struct CareRepository: Sendable {
 
     // MARK: Contacts
 
-    private struct ContactDetails: Codable {
-        var phones: [String]
-        var email: String
-        var address: String
-        var company: String
-    }
-
     private static let contactColumns = ColumnList([
-        "id", "receiver_id", "client_id", "name", "details", "version", "change_number", "updated_at", "deleted_at",
+        "id", "receiver_id", "client_id", "name", "phones", "email", "address", "company", "version", "change_number", "updated_at", "deleted_at",
     ])
 
     private func decodeContact(_ row: any SQLRow) throws -> CareContact {
-        let details = try JSONDecoder().decode(ContactDetails.self, from: Data(try row.decode(column: "details", as: String.self).utf8))
-        return CareContact(
+        CareContact(
             id: try row.decode(column: "id", as: Int64.self), receiverID: try row.decode(column: "receiver_id", as: Int64.self),
             clientID: try row.decode(column: "client_id", as: String?.self),
             content: ContactContent(
-                name: try row.decode(column: "name", as: String.self), phones: details.phones, email: details.email, address: details.address,
-                company: details.company
+                name: try row.decode(column: "name", as: String.self), phones: Self.lines(try row.decode(column: "phones", as: String.self)),
+                email: try row.decode(column: "email", as: String.self), address: try row.decode(column: "address", as: String.self),
+                company: try row.decode(column: "company", as: String.self)
             ),
             version: try row.decode(column: "version", as: Int64.self), changeNumber: try row.decode(column: "change_number", as: Int64.self),
             updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self)),
@@ -541,18 +578,13 @@ struct CareRepository: Sendable {
         )
     }
 
-    private func detailsJSON(_ contact: ContactContent) throws -> String {
-        String(decoding: try JSONEncoder().encode(ContactDetails(
-            phones: contact.phones, email: contact.email, address: contact.address, company: contact.company
-        )), as: UTF8.self)
-    }
-
     func insertContact(_ contact: ContactContent, clientID: String?, receiverID: Int64, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Int64? {
         try await db.insert(into: "care_contacts")
-            .columns("receiver_id", "client_id", "name", "details", "search_text", "version", "change_number", "created_at", "updated_at")
+            .columns("receiver_id", "client_id", "name", "phones", "email", "address", "company", "details", "search_text", "version", "change_number",
+                     "created_at", "updated_at")
             .values(
-                SQLBind(receiverID), SQLBind(clientID), SQLBind(contact.name), SQLBind(try detailsJSON(contact)), SQLBind(contact.searchText),
-                SQLBind(Int64(1)), SQLBind(changeNumber), SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
+                SQLBind(receiverID), SQLBind(clientID), SQLBind(contact.name), SQLBind(Self.joined(contact.phones)), SQLBind(contact.email),
+                SQLBind(contact.address), SQLBind(contact.company), SQLBind(""), SQLBind(contact.searchText), SQLBind(Int64(1)), SQLBind(changeNumber), SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
             )
             .ignoringConflicts(with: ["receiver_id", "client_id"])
             .returning("id").first()?.decode(column: "id", as: Int64.self)
@@ -560,7 +592,8 @@ struct CareRepository: Sendable {
 
     func updateContact(id: Int64, receiverID: Int64, version: Int64, with contact: ContactContent, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
         try await db.update("care_contacts")
-            .set("name", to: contact.name).set("details", to: try detailsJSON(contact)).set("search_text", to: contact.searchText)
+            .set("name", to: contact.name).set("phones", to: Self.joined(contact.phones)).set("email", to: contact.email)
+            .set("address", to: contact.address).set("company", to: contact.company).set("search_text", to: contact.searchText)
             .set("version", to: version + 1).set("change_number", to: changeNumber).set("updated_at", to: now.millisecondsSince1970)
             .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where("deleted_at", .is, SQLLiteral.null)
             .returning("id").first() != nil
@@ -568,7 +601,7 @@ struct CareRepository: Sendable {
 
     func deleteContact(id: Int64, receiverID: Int64, version: Int64, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
         guard try await db.update("care_contacts")
-            .set("name", to: "").set("details", to: try detailsJSON(ContactContent(name: "", phones: [], email: "", address: "", company: "")))
+            .set("name", to: "").set("phones", to: "").set("email", to: "").set("address", to: "").set("company", to: "")
             .set("search_text", to: "").set("version", to: version + 1).set("change_number", to: changeNumber)
             .set("updated_at", to: now.millisecondsSince1970).set("deleted_at", to: now.millisecondsSince1970)
             .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where("deleted_at", .is, SQLLiteral.null)

@@ -68,6 +68,7 @@ enum SchemaHistory {
         StartMemoryCare(),
         LetCareAccountsResetPasswords(),
         ShareTheFeedbackInbox(),
+        ReadMemoriesWithoutJSON(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

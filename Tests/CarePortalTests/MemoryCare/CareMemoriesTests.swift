@@ -134,6 +134,8 @@ import Testing
                 try await db.select().columns("title", "description", "search_text").from("care_memories").where("id", .equal, id).first()
             }
             #expect(try kept?.decode(column: "title", as: String.self) == "" && kept?.decode(column: "description", as: String.self) == "")
+            let words = try await portal.database.read { db in try await db.count(in: "care_memory_words") { $0.where("memory_id", .equal, id) } }
+            #expect(words == 0, "nor are they left in her search")
         }
     }
 
@@ -207,6 +209,11 @@ import Testing
             #expect(try await titles("?q=garden") == ["Tea with Ruth", "Spare key"], "words in descriptions and custom fields, never in a secured memory")
             #expect(try await titles("?q=GARDEN%20pot") == ["Spare key"])
             #expect(try await titles("?q=100%25") == [])
+            #expect(try await titles("?q=gard") == ["Tea with Ruth", "Spare key"], "a word typed finds the words it starts")
+            #expect(try await titles("?q=arden") == [], "but not the middle of a word")
+            #expect(try await titles("?q=%25%25") == [], "punctuation alone finds nothing")
+            #expect(try await titles("?q=pot&category=home") == ["Spare key"])
+            #expect(try await titles("?q=pot&category=family") == [])
             #expect(try await titles("?category=health") == ["Dentist"])
             #expect(try await titles("?type=interaction") == ["Tea with Ruth"])
             #expect(try await titles("?tag=teeth") == ["Dentist"])

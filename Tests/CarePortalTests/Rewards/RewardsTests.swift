@@ -163,18 +163,7 @@ import Testing
     /// id and code, and the next redemption takes a new id after them.
     @Test(arguments: TestEngines.all)
     func thePharmacysVouchersKeepTheirIdsAndCodesInTheSharedTables(engine: Database.Engine) async throws {
-        let url: String
-        switch engine {
-        case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("careportal-test-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            url = "sqlite://\(directory.appendingPathComponent("careportal.sqlite").path)"
-        case .postgres:
-            let server = try #require(TestEngines.postgresURL)
-            let name = "careportal_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20))"
-            try await TestDatabase.administer(server) { db in try await db.raw("CREATE DATABASE \(ident: name)").run() }
-            url = TestDatabase.replacingDatabase(in: server, with: name)
-        }
+        let url = try await TestDatabase.emptyDatabaseURL(engine)
         let database = try Database(url: url, logger: TestDatabase.logger)
         try await database.whileRunning {
             try await Migrator(database: database, migrations: SchemaHistory.migrations.filter { $0.version < 60 }, logger: TestDatabase.logger).migrate()

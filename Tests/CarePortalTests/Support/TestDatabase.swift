@@ -48,6 +48,22 @@ enum TestDatabase {
         }
     }
 
+    /// A database with no tables at all, for a test that migrates it part of the way, writes rows as they
+    /// were stored then, and migrates the rest; `drop` it afterwards.
+    static func emptyDatabaseURL(_ engine: Database.Engine) async throws -> String {
+        switch engine {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("careportal-test-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return "sqlite://\(directory.appendingPathComponent("careportal.sqlite").path)"
+        case .postgres:
+            guard let serverURL = TestEngines.postgresURL else { throw TestSetupFailed(reason: "CAREPORTAL_TEST_POSTGRES_URL is not set") }
+            let name = "careportal_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20))"
+            try await administer(serverURL) { db in try await db.raw("CREATE DATABASE \(ident: name)").run() }
+            return replacingDatabase(in: serverURL, with: name)
+        }
+    }
+
     static func drop(_ url: String) async throws {
         if url.hasPrefix("sqlite://") {
             let path = String(url.dropFirst("sqlite://".count))
