@@ -18,7 +18,6 @@ struct Chat: Sendable {
     let portal: Portal
     let repository = ChatRepository()
     let listeners: ChatListeners
-    let rateLimit: ChatRateLimit
     private let events = MemberEvents()
     private let members = MemberRepository()
     private var feeds: MemberNotifications { MemberNotifications(notifications: portal.notifications) }
@@ -121,15 +120,16 @@ struct Chat: Sendable {
         }
         if let existing { return (existing, false) }
         try refuseIfMuted(by: mute, now: now)
-        if let until = rateLimit.take(memberID: member.id, now: now) {
-            throw APIError(
-                status: .tooManyRequests, code: "too_fast",
-                message: "You are sending messages quickly. Wait a moment and send it again.",
-                retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up)))
-            )
-        }
         let html = try SafeHTML.renderPlainText(body).html
         let (posted, told) = try await portal.database.transaction { db -> ((message: ChatMessage, isNew: Bool), Bool) in
+            // Taken first: a refusal rolls back before anything is written.
+            if let until = try await SharedRateLimit.chatPosts.take("\(member.id)", now: now, on: db) {
+                throw APIError(
+                    status: .tooManyRequests, code: "too_fast",
+                    message: "You are sending messages quickly. Wait a moment and send it again.",
+                    retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+                )
+            }
             let posted = try await repository.post(
                 cohortID: member.cohort.id, memberID: member.id, kind: .text, body: body, bodyHTML: html, mood: nil,
                 clientID: clientID, now: now, on: db
@@ -284,29 +284,9 @@ struct Chat: Sendable {
     }
 }
 
-/// Posting is limited per member: a burst of 10 messages, then one a second. Kept by each server
-/// (a member's app talks to one server at a time behind a load balancer that keeps her there).
-final class ChatRateLimit: Sendable {
-    static let burst = 10.0
-    static let perSecond = 1.0
-    private let buckets = Mutex<[Int64: (tokens: Double, at: Date)]>([:])
-
-    /// Takes one message from her allowance; nil when she may post, else when she may post again.
-    func take(memberID: Int64, now: Date) -> Date? {
-        buckets.withLock { buckets in
-            if buckets.count > 10_000 {
-                buckets = buckets.filter { now.timeIntervalSince($0.value.at) < Self.burst / Self.perSecond }
-            }
-            let bucket = buckets[memberID] ?? (Self.burst, now)
-            let tokens = min(Self.burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * Self.perSecond)
-            guard tokens >= 1 else {
-                buckets[memberID] = (tokens, now)
-                return now.addingTimeInterval((1 - tokens) / Self.perSecond)
-            }
-            buckets[memberID] = (tokens - 1, now)
-            return nil
-        }
-    }
+extension SharedRateLimit {
+    /// Posting in the chat, per member: a burst of 10 messages, then one a second, whichever server she reaches.
+    static let chatPosts = SharedRateLimit(name: "chat-post", burst: 10, perSecond: 1)
 }
 
 extension Chat {

@@ -26,7 +26,7 @@ struct ChatFeature: PortalFeature {
 
     init(portal: Portal) {
         self.portal = portal
-        let chat = Chat(portal: portal, listeners: ChatListeners(), rateLimit: ChatRateLimit())
+        let chat = Chat(portal: portal, listeners: ChatListeners())
         self.chat = chat
         portal.live.on(Chat.liveTopic) { signal in await chat.relay(signal) }
         portal.live.on(Notifications.liveTopic) { signal in chat.relayNotifications(signal) }
@@ -41,7 +41,13 @@ struct ChatFeature: PortalFeature {
 
     var jobs: [BackgroundJob] {
         let chat = self.chat
-        return [BackgroundJob("Chat purge", every: Self.purgeInterval) { try await chat.purge() }]
+        let portal = self.portal
+        return [
+            BackgroundJob("Chat purge", every: Self.purgeInterval) { try await chat.purge() },
+            BackgroundJob("Chat posting allowances", every: BackgroundJob.housekeepingInterval) {
+                try await portal.database.write { db in try await SharedRateLimit.chatPosts.forgetFull(now: portal.now, on: db) }
+            },
+        ]
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {

@@ -69,6 +69,7 @@ enum SchemaHistory {
         LetCareAccountsResetPasswords(),
         ShareTheFeedbackInbox(),
         ReadMemoriesWithoutJSON(),
+        ShareRateLimitsAcrossServers(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

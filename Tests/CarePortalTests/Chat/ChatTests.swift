@@ -154,15 +154,32 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
-    func postingIsLimitedToABurstOfTenThenOneASecond(engine: Database.Engine) async throws {
+    func postingIsLimitedToABurstOfTenThenOneASecondOnEveryServer(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            let (wren, _) = try await AppClient.registered(portal)
+            let (wren, registered) = try await AppClient.registered(portal)
             for index in 0..<10 { #expect(try await Self.post(wren, "burst \(index)").status == .created) }
             let refused = try await Self.post(wren, "one too many")
             #expect(refused.status == .tooManyRequests && refused.headers[.retryAfter] == "1")
             #expect(refused.errorCode == "too_fast")
             portal.clock.advance(by: 1)
             #expect(try await Self.post(wren, "a second later").status == .created)
+            #expect(try await Self.post(wren, "and at once again").status == .tooManyRequests)
+
+            // A second server on the same database counts against the same allowance.
+            let other = Chat(portal: portal.portal, listeners: ChatListeners())
+            let memberID = Int64(try #require(registered["id"] as? Int))
+            let member = try #require(try await portal.database.read { db in try await MemberRepository().find(id: memberID, on: db) })
+            await #expect(throws: APIError.self) { try await other.post("through the other server", clientID: "other-1", by: member) }
+            portal.clock.advance(by: 2)
+            #expect(try await other.post("two seconds on", clientID: "other-2", by: member).isNew)
+            #expect(try await Self.post(wren, "and here").status == .created)
+            #expect(try await Self.post(wren, "but no more").status == .tooManyRequests)
+
+            // Full allowances are forgotten; a waiting one is kept.
+            try await portal.database.write { db in try await SharedRateLimit.chatPosts.forgetFull(now: portal.clock.now.addingTimeInterval(9), on: db) }
+            #expect(try await portal.database.read { db in try await db.count(in: "rate_buckets") } == 1)
+            try await portal.database.write { db in try await SharedRateLimit.chatPosts.forgetFull(now: portal.clock.now.addingTimeInterval(11), on: db) }
+            #expect(try await portal.database.read { db in try await db.count(in: "rate_buckets") } == 0)
         }
     }
 
