@@ -17,16 +17,12 @@ struct CareAPIController {
                 return .json(CareAPI.CheckEmail(message: MemoryCare.checkEmail), status: .accepted)
             }
             routes.post(CareURL.apiPasswordResets(kind).pattern, access: .everyone) { [care, portal] request, context in
-                let body = try await request.json(CareAPI.PasswordResetRequest.self)
+                let body = try await request.json(AppPasswordReset.Ask.self)
                 try await care.requestReset(kind: kind, email: body.email ?? "", origin: portal.origin(of: request, context: context))
                 return .json(CareAPI.CheckEmail(message: AppPasswordReset.sent), status: .accepted)
             }
-            routes.post(CareURL.apiPasswordResetCompletion(kind).pattern, access: .everyone) { [care, portal] request, context in
-                let body = try await request.json(CareAPI.PasswordResetCompletion.self)
-                _ = try await care.passwordReset.complete(
-                    token: body.token ?? "", password: body.password ?? "", origin: portal.origin(of: request, context: context)
-                ) { problems in throw APIError.validation(problems) }
-                return .noContent
+            routes.post(CareURL.apiPasswordResetCompletion(kind).pattern, access: .everyone) { [care] request, context in
+                try await care.passwordReset.complete(request: request, context: context)
             }
             routes.post(CareURL.apiFeedback(kind).pattern, access: .app(kind.appAccount)) { [portal] request, context in
                 guard let holder = context.appAccount else { throw APIError.unauthorized }

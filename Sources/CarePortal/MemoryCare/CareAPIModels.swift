@@ -23,15 +23,6 @@ enum CareAPI {
         let submittedAt: Date
     }
 
-    struct PasswordResetRequest: Decodable, Sendable {
-        var email: String?
-    }
-
-    struct PasswordResetCompletion: Decodable, Sendable {
-        var token: String?
-        var password: String?
-    }
-
     struct CheckEmail: Encodable, Sendable {
         let message: String
     }

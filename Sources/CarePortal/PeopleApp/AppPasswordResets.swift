@@ -50,6 +50,28 @@ struct AppPasswordReset: Sendable {
         return accountID
     }
 
+    // MARK: The apps' calls
+
+    /// What an app sends to ask for a link: the address she typed.
+    struct Ask: Decodable, Sendable {
+        var email: String?
+    }
+
+    /// What an app sends from the link: its token and her new password.
+    struct Completion: Decodable, Sendable {
+        var token: String?
+        var password: String?
+    }
+
+    /// `POST …/password-resets/complete`: 204, or 422 with the problem by field.
+    func complete(request: Request, context: PortalContext) async throws -> Response {
+        let body = try await request.json(Completion.self)
+        _ = try await complete(token: body.token ?? "", password: body.password ?? "", origin: portal.origin(of: request, context: context)) {
+            throw APIError.validation($0)
+        }
+        return .noContent
+    }
+
     // MARK: The link's page
 
     private struct ResetForm: Decodable {

@@ -66,15 +66,6 @@ enum PharmacyAPI {
         let customer: Customer
     }
 
-    struct PasswordResetRequest: Decodable, Sendable {
-        var email: String?
-    }
-
-    struct PasswordResetCompletion: Decodable, Sendable {
-        var token: String?
-        var password: String?
-    }
-
     struct StepUpRequest: Decodable, Sendable {
         var password: String?
     }
@@ -353,17 +344,13 @@ struct PharmacyAPIController {
 
     /// ForgotPassword (`Pharmacy.requestReset`): the same answer whether or not the address has an account.
     @Sendable func requestReset(request: Request, context: PortalContext) async throws -> Response {
-        let body = try await request.json(PharmacyAPI.PasswordResetRequest.self)
+        let body = try await request.json(AppPasswordReset.Ask.self)
         try await pharmacy.requestReset(email: body.email ?? "", origin: portal.origin(of: request, context: context))
         return .json(PharmacyAPI.CheckEmail(message: AppPasswordReset.sent), status: .accepted)
     }
 
     @Sendable func completeReset(request: Request, context: PortalContext) async throws -> Response {
-        let body = try await request.json(PharmacyAPI.PasswordResetCompletion.self)
-        _ = try await pharmacy.passwordReset.complete(
-            token: body.token ?? "", password: body.password ?? "", origin: portal.origin(of: request, context: context)
-        ) { problems in throw APIError.validation(problems) }
-        return .noContent
+        try await pharmacy.passwordReset.complete(request: request, context: context)
     }
 
     // MARK: Her account
