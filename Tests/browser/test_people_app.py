@@ -597,6 +597,22 @@ def test_administrators_run_memory_care_from_counts_links_and_consent_history(br
     assert "Sam Okoye (demo)" in text_of(browser, "main")
     check_accessibility(browser, "caregivers")
 
+    # The feedback inbox: what the apps sent, under each sender's name; marking one handled.
+    browser.get(base + "/care/feedback")
+    inbox = text_of(browser, "main")
+    assert "Eleanor Price (demo), care receiver" in inbox and "The big buttons help" in inbox
+    assert "A reminder came twice" not in inbox, "a handled message waits no more"
+    check_accessibility(browser, "memory care feedback inbox")
+    screenshot(browser, "care-feedback")
+    # The button's name ends with whose message it is, for a screen reader ("Mark handled (Eleanor…, …)").
+    button = browser.find_element(By.XPATH, "//button[starts-with(normalize-space(.), 'Mark handled')]")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".flash"))
+    assert "marked handled" in text_of(browser, ".flash")
+    browser.get(base + "/care/feedback?show=all")
+    assert "A reminder came twice" in text_of(browser, "main") and "Something went wrong" in text_of(browser, "main")
+
     browser.get(base + "/care/settings")
     fill(browser, "support_phone", "call us")
     submit(browser, "Save the support details")
@@ -606,3 +622,8 @@ def test_administrators_run_memory_care_from_counts_links_and_consent_history(br
     submit(browser, "Save the support details")
     assert "support details are saved" in text_of(browser, ".flash")
     submit(browser, "Sign out")
+
+    # A forgotten password's link that no longer works says so and what to do, for every app account.
+    browser.get(base + "/care/reset-password?token=not-a-real-link")
+    assert "has expired or has already been used" in text_of(browser, "main")
+    check_accessibility(browser, "a memory-care reset link that no longer works")

@@ -91,6 +91,16 @@ extension DemoData {
         for (hoursAgo, what) in [(50.0, CareAccessEntry.What.reminders), (26, .memories), (3, .reminders)] {
             try await repository.logAccess(receiverID: eleanor, caregiverID: ruth, what: what, recordID: nil, now: now.addingTimeInterval(-hoursAgo * 3_600), on: db)
         }
+        // Feedback from both apps, one of them already handled.
+        let inbox = FeedbackInbox.memoryCare.repository
+        _ = try await inbox.add(.feedback, body: "(Demo feedback) The big buttons help. Could reminders say who added them?",
+                                from: .careReceiver(eleanor), now: now.addingTimeInterval(-2 * 86_400), on: db)
+        let handled = try await inbox.add(.bugReport, body: "(Demo bug report) A reminder came twice on Tuesday morning.",
+                                          from: .caregiver(ruth), now: now.addingTimeInterval(-5 * 86_400), on: db)
+        if let admin = account(.administrator) {
+            _ = try await inbox.markHandled(id: handled, by: admin.id, now: now.addingTimeInterval(-4 * 86_400), on: db)
+        }
+
         _ = try await repository.createInvitation(
             receiverID: arthur, codeHash: SecretToken.hash("care-invitation:demo-\(DemoData.password(dependencies.randomBytes))"),
             grant: CareGrant(scopes: [.reminders, .location], categories: []), now: now, expiresAt: now.addingTimeInterval(InvitationCode.lifetime), on: db

@@ -97,7 +97,7 @@ extension FeedbackInbox {
             var named: [AppAccountRef: FeedbackInbox.Author] = [:]
             for account in try await CareRepository().accounts(ids: ids, on: db) {
                 named[AppAccountRef(role: account.kind.rawValue, accountID: account.id)] = FeedbackInbox.Author(
-                    name: "\(account.name) (\(account.kind.noun))", path: CareURL.account(account.kind, account.id).path
+                    name: "\(account.name), \(account.kind.noun)", path: CareURL.account(account.kind, account.id).path
                 )
             }
             return named

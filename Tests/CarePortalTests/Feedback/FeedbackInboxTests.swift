@@ -108,7 +108,7 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             let inbox = try await admin.get(CareURL.feedback.path)
             #expect(inbox.status == .ok, "\(inbox.text)")
-            #expect(inbox.text.contains("Eleanor (care receiver)") && inbox.text.contains("Ruth (caregiver)"))
+            #expect(inbox.text.contains("Eleanor, care receiver") && inbox.text.contains("Ruth, caregiver"))
             #expect(inbox.text.contains("The &lt;b&gt;big&lt;/b&gt; buttons help") && inbox.text.contains("Something went wrong"))
             #expect(!(try await admin.get(SiteURL.studyFeedback.path).text.contains("Her reminders")), "the study's inbox is the study's")
             let study = try await portal.database.read { db in try await FeedbackRepository(program: .researchStudy).messages(on: db) }
