@@ -49,9 +49,68 @@ def as_phone(driver, size: tuple[int, int] = PHONE) -> None:
     )
 
 
+def check_keyboard(driver, name: str) -> None:
+    """From the top of the page, Tab reaches every control in the order the page reads (one stop for each
+    group of radios), and each shows where the focus is: an outline or a ring of its own, or its label's."""
+    expected = driver.execute_script(
+        """
+        const selector = 'a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select:not([disabled]), '
+            + 'textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+        const groups = new Set();
+        return [...document.querySelectorAll(selector)].filter(el => {
+            if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') return false;
+            // Inside a closed disclosure, a control waits until its summary opens it.
+            const closed = el.closest('details:not([open])');
+            if (closed && !(el.tagName === 'SUMMARY' && el.parentElement === closed)) return false;
+            if (el.type !== 'radio') return true;
+            // A group of radios is one stop: the chosen one, or the first while none is.
+            const group = [...document.getElementsByName(el.name)].filter(r => r.type === 'radio' && r.form === el.form);
+            const stop = group.find(r => r.checked) || group[0];
+            if (el !== stop || groups.has(stop)) return false;
+            groups.add(stop);
+            return true;
+        });
+        """
+    )
+    # Tab goes on from where the focus last was (after a form, its button): start from a mark at the top.
+    driver.execute_script(
+        "const start = document.createElement('span'); start.id = 'keyboard-start'; start.tabIndex = -1;"
+        " document.body.prepend(start); start.focus();"
+    )
+    reached, unmarked = [], []
+    # Stops the list does not foresee (a summary, a scrolling region's own) are allowed; past the last
+    # control the focus leaves the page. Each stop is looked at as the keyboard left it (`:focus-visible`).
+    for _ in range(len(expected) + 20):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        active = driver.switch_to.active_element
+        if active.tag_name == "body" or active in reached:
+            break
+        reached.append(active)
+        shown = driver.execute_script(
+            """
+            const marked = (el, pseudo) => {
+                const s = getComputedStyle(el, pseudo);
+                return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || (s.boxShadow && s.boxShadow !== 'none');
+            };
+            const el = arguments[0];
+            const label = el.labels && el.labels[0];
+            return marked(el) || Boolean(label && (marked(label) || marked(label, '::before') || marked(label, '::after')));
+            """,
+            active,
+        )
+        if not shown:
+            unmarked.append(active.get_attribute("outerHTML")[:100])
+    driver.execute_script("document.getElementById('keyboard-start').remove()")
+    unreached = [el.get_attribute("outerHTML")[:100] for el in expected if el not in reached]
+    assert not unreached, f"Tab never reaches on {name}: " + "; ".join(unreached) + " (reached: " + "; ".join(el.get_attribute("outerHTML")[:60] for el in reached[-4:]) + ")"
+    assert not unmarked, f"no visible focus on {name}: " + "; ".join(unmarked)
+
+
 def check_page(driver, name: str, phone_width: int = PHONE[0]) -> None:
-    """axe, a screenshot, nothing wider than the phone, and every control at least 44 px tall."""
+    """axe, a screenshot, nothing wider than the phone, every control at least 44 px tall and reached and
+    marked by the keyboard."""
     check_accessibility(driver, name)
+    check_keyboard(driver, name)
     screenshot(driver, name)
     width = driver.execute_script("return document.documentElement.scrollWidth")
     assert width <= phone_width, f"{name} is {width} px wide on a {phone_width} px phone"
