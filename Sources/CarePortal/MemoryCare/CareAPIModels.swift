@@ -118,7 +118,7 @@ enum CareAPI {
 
     /// A memory as its owner's app reads it. A deleted one carries only its id, version and `deleted`;
     /// a secured one whose PIN is not entered carries no words, only `locked`.
-    struct Memory: Encodable, Sendable {
+    struct Memory: Encodable, Sendable, APIJSONSelfWriting {
         let id: Int64
         let clientId: String?
         let type: String
@@ -420,5 +420,37 @@ enum CareAPI {
         let page: Int
         let pageSize: Int
         let hasMore: Bool
+    }
+}
+
+extension CareAPI.Memory {
+    /// Her list, her search and her changes carry hundreds of these: written field by field, in the sorted
+    /// order of their snake-case keys, as their synthesized encoding gives them (the tests compare the two).
+    func writeJSON(to object: inout APIJSONObject) throws {
+        object.field("category", category)
+        object.field("changed_by", changedBy)
+        object.field("client_id", clientId)
+        object.field("created_at", createdAt)
+        if customFields?.isEmpty == true { object.field("custom_fields", [String]()) } else { try object.field("custom_fields", encoding: customFields) }
+        object.field("deleted", deleted)
+        object.field("description", description)
+        object.field("emoji", emoji)
+        try object.field("fields", encoding: fields)
+        object.field("happens_at", happensAt)
+        object.field("id", id)
+        if items?.isEmpty == true { object.field("items", [String]()) } else { try object.field("items", encoding: items) }
+        object.field("location", location)
+        object.field("locked", locked)
+        object.field("people", people)
+        object.field("recurrence", recurrence)
+        object.field("recurrence_days", recurrenceDays)
+        object.field("reminder_at", reminderAt)
+        object.field("secured", secured)
+        object.field("status", status)
+        object.field("tags", tags)
+        object.field("title", title)
+        object.field("type", type)
+        object.field("updated_at", updatedAt)
+        object.field("version", version)
     }
 }

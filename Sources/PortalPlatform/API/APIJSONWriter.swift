@@ -120,6 +120,11 @@ package enum APIJSONWriter {
     /// whatever the value encodes itself as.
     fileprivate static func box<T: Encodable>(_ value: T, _ leaves: Leaves) throws -> Value {
         if T.self == String.self { return leaves.quoted(value as! String) }
+        if let writing = value as? any APIJSONSelfWriting {
+            var object = APIJSONObject()
+            try writing.writeJSON(to: &object)
+            return leaves.add { $0.append(contentsOf: object.finished()) }
+        }
         if T.self == Int.self { return leaves.add((value as! Int).description) }
         if T.self == Int64.self { return leaves.add((value as! Int64).description) }
         if T.self == Bool.self { return (value as! Bool) ? .yes : .no }
@@ -147,7 +152,7 @@ package enum APIJSONWriter {
     }
 
     /// "2026-11-25T07:10:00Z", quoted: the instant's whole second (earlier instants rounded down), in UTC.
-    private static func writeInstant(_ date: Date, to bytes: inout [UInt8]) {
+    fileprivate static func writeInstant(_ date: Date, to bytes: inout [UInt8]) {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
@@ -352,5 +357,79 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodabl
         let object = APIJSONWriter.Object()
         for (key, value) in self { object.members.append((key, try APIJSONWriter.box(value, leaves))) }
         return .object(object)
+    }
+}
+
+/// A record that writes its own JSON object, for the longest lists (a care receiver's memories), where
+/// building each record's keyed container was most of a page's time. It writes its fields in the order
+/// Foundation's sorted snake-case keys give, leaving out what it would leave out; while the test suites
+/// compare every response with Foundation's bytes, a writer that strays fails the test that used it.
+package protocol APIJSONSelfWriting: Encodable {
+    func writeJSON(to object: inout APIJSONObject) throws
+}
+
+/// One JSON object written field by field: each key as given (already snake case), in the order written.
+package struct APIJSONObject {
+    private var bytes: [UInt8] = [UInt8(ascii: "{")]
+
+    package init() {
+        bytes.reserveCapacity(512)
+    }
+
+    private mutating func key(_ key: StaticString) {
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    package mutating func field(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        APIJSONWriter.writeString(value, to: &bytes)
+    }
+
+    package mutating func field(_ name: StaticString, _ value: Int64) {
+        key(name)
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    package mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    package mutating func field(_ name: StaticString, _ value: Date) {
+        key(name)
+        APIJSONWriter.writeInstant(value, to: &bytes)
+    }
+
+    package mutating func field(_ name: StaticString, _ values: [String]?) {
+        guard let values else { return }
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            APIJSONWriter.writeString(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    package mutating func field(_ name: StaticString, _ values: [Int64]?) {
+        guard let values else { return }
+        key(name)
+        bytes.append(contentsOf: "[\(values.map(\.description).joined(separator: ","))]".utf8)
+    }
+
+    /// Anything else (nested records, dictionaries), through the writer's general path; left out when nil.
+    package mutating func field(_ name: StaticString, encoding value: (some Encodable)?) throws {
+        guard let value else { return }
+        key(name)
+        bytes.append(contentsOf: try APIJSONWriter.encode(value))
+    }
+
+    fileprivate mutating func finished() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 }
