@@ -224,7 +224,7 @@ enum CareAPI {
         }
     }
 
-    struct Contact: Encodable, Sendable {
+    struct Contact: Encodable, Sendable, APIJSONSelfWriting {
         let id: Int64
         let clientId: String?
         let deleted: Bool
@@ -450,6 +450,22 @@ extension CareAPI.Memory {
         object.field("tags", tags)
         object.field("title", title)
         object.field("type", type)
+        object.field("updated_at", updatedAt)
+        object.field("version", version)
+    }
+}
+
+extension CareAPI.Contact {
+    /// Her first sync carries hundreds of contacts: written as `CareAPI.Memory` is.
+    func writeJSON(to object: inout APIJSONObject) throws {
+        object.field("address", address)
+        object.field("client_id", clientId)
+        object.field("company", company)
+        object.field("deleted", deleted)
+        object.field("email", email)
+        object.field("id", id)
+        object.field("name", name)
+        object.field("phones", phones)
         object.field("updated_at", updatedAt)
         object.field("version", version)
     }
