@@ -29,3 +29,9 @@ stop_test_postgres() {
         rm -rf "$POSTGRES_DIR"
     fi
 }
+
+# A benchmark's server on PostgreSQL needs a sealing key it is given (it makes one itself only for the
+# embedded SQLite default): a throwaway one, unless SEALING_KEY is set already.
+use_throwaway_sealing_key() {
+    export SEALING_KEY="${SEALING_KEY:-$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')}"
+}
