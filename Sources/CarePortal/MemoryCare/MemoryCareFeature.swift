@@ -10,7 +10,7 @@ struct MemoryCareFeature: PortalFeature {
     static let navigation = [
         NavigationItem(title: "Care receivers", path: CareURL.accounts(.careReceiver).path, access: .careStaff, group: .memoryCare),
         NavigationItem(title: "Caregivers", path: CareURL.accounts(.caregiver).path, access: .careStaff, group: .memoryCare),
-        NavigationItem(title: "Feedback", path: CareURL.feedback.path, access: .careStaff, group: .memoryCare),
+        NavigationItem(title: "Memory-care feedback", path: CareURL.feedback.path, access: .careStaff, group: .memoryCare),
         NavigationItem(title: "Support details", path: CareURL.settings.path, access: .careStaff, group: .memoryCare),
     ]
     static let auditActions: [AuditAction] = [

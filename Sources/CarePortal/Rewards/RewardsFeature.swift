@@ -8,7 +8,7 @@ import SQLKit
 struct RewardsFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Rewards", path: SiteURL.rewards.path, access: RewardCatalogue.members.access, group: .community),
+        NavigationItem(title: "Rewards for members", path: SiteURL.rewards.path, access: RewardCatalogue.members.access, group: .community),
     ]
     static let auditActions: [AuditAction] = [.rewardAdded, .rewardRetired, .rewardRestocked, .rewardRedeemed, .rewardSent]
     static let templates: [TemplateName] = [.rewardCatalogue, .rewardRedemptions, .appMemberRewards, .appRedeemReward]

@@ -268,6 +268,9 @@ import Testing
     @Test(arguments: TestEngines.all)
     func navigationShowsOnlyWhatTheRoleMayOpen(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
+            // Each link's words name one page: a screen reader's list of links shows them without their groups.
+            let titles = Dictionary(grouping: portal.portal.contributions.navigation, by: \.title).filter { $0.value.count > 1 }.keys
+            #expect(titles.isEmpty, "navigation links with the same words: \(titles.sorted())")
             for item in portal.portal.contributions.navigation {
                 let route = try #require(portal.app.catalogue.access[RouteCatalogue.Key(method: "GET", path: item.path)])
                 for role in StaffRole.allCases where item.access.allows(role) {
