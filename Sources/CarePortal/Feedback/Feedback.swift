@@ -17,8 +17,13 @@ struct FeedbackMessage: Sendable {
         }
     }
 
+    /// What every app is answered when its message is kept (201).
+    struct Received: Encodable, Sendable {
+        let id: Int64
+        let submittedAt: Date
+    }
+
     let id: Int64
-    let program: String
     let author: AppAccountRef
     let kind: Kind
     let body: String
@@ -47,7 +52,7 @@ enum FeedbackRules {
 struct FeedbackRepository {
     let program: Program
 
-    private static let columns = ColumnList(["id", "program", "author_role", "author_id", "kind", "body", "submitted_at", "handled_at"])
+    private static let columns = ColumnList(["id", "author_role", "author_id", "kind", "body", "submitted_at", "handled_at"])
 
     func add(_ kind: FeedbackMessage.Kind, body: String, from author: AppAccountRef, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await db.insert(into: "feedback").columns("program", "author_role", "author_id", "kind", "body", "submitted_at")
@@ -59,7 +64,6 @@ struct FeedbackRepository {
     private func decode(_ row: any SQLRow) throws -> FeedbackMessage {
         FeedbackMessage(
             id: try row.decode(column: "id", as: Int64.self),
-            program: try row.decode(column: "program", as: String.self),
             author: AppAccountRef(role: try row.decode(column: "author_role", as: String.self), accountID: try row.decode(column: "author_id", as: Int64.self)),
             kind: FeedbackMessage.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .feedback,
             body: try row.decode(column: "body", as: String.self),

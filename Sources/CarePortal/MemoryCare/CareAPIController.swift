@@ -39,7 +39,7 @@ struct CareAPIController {
                         from: AppAccountRef(role: kind.rawValue, accountID: holder.accountID), now: now, on: db
                     )
                 }
-                return .json(CareAPI.FeedbackReceived(id: id, submittedAt: now), status: .created)
+                return .json(FeedbackMessage.Received(id: id, submittedAt: now), status: .created)
             }
             routes.appSessions(kind.appAccount) { issued, db in
                 guard let account = try await CareRepository().account(id: issued.accountID, kind: kind, on: db) else { throw APIError.unauthorized }

@@ -18,11 +18,6 @@ enum CareAPI {
         var kind: String?
     }
 
-    struct FeedbackReceived: Encodable, Sendable {
-        let id: Int64
-        let submittedAt: Date
-    }
-
     struct CheckEmail: Encodable, Sendable {
         let message: String
     }

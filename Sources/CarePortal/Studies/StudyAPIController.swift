@@ -64,11 +64,6 @@ enum StudyAPI {
         var message: String?
     }
 
-    struct FeedbackReceived: Encodable, Sendable {
-        let id: Int64
-        let submittedAt: Date
-    }
-
     struct Contact: Encodable, Sendable {
         /// Made safe by SafeHTML; empty until the study team writes the page.
         let html: String
@@ -198,7 +193,7 @@ struct StudyAPIController {
         if let problem = FeedbackRules.problem(message) { throw APIError.validation(["message": problem]) }
         let now = portal.now
         let id = try await ParticipantDay.sendFeedback(message, participant: participant, portal: portal)
-        return .json(StudyAPI.FeedbackReceived(id: id, submittedAt: now), status: .created)
+        return .json(FeedbackMessage.Received(id: id, submittedAt: now), status: .created)
     }
 
     /// `GET /api/v1/study/contact`: the study's contact and appointments page.
