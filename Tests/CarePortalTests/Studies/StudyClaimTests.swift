@@ -15,6 +15,15 @@ final class RecordingMailTransport: MailTransport {
     }
 
     var messages: [OutboxMessage] { sent.withLock { $0 } }
+
+    /// The messages once at least one has arrived: `portal`'s running sender may have claimed the
+    /// message first and still be delivering it, so `deliverDue` here can return before it lands.
+    /// Waits up to 30 s, as the whole suite runs in parallel on a busy machine.
+    func delivered(in portal: TestPortal) async throws -> [OutboxMessage] {
+        _ = try await OutboxTests.sender(self, in: portal).deliverDue()
+        for _ in 0..<600 where messages.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        return messages
+    }
 }
 
 @Suite struct StudyClaimTests {
@@ -59,10 +68,7 @@ final class RecordingMailTransport: MailTransport {
             #expect(!enrolled.text.contains(#"id="study-password""#), "no one-time password is shown")
 
             // The email leaves through the mail transport: her username and token, nothing of her health or her arm.
-            // Sent here if the running sender has not sent it yet.
-            _ = try await OutboxTests.sender(transport, in: portal).deliverDue()
-            for _ in 0..<100 where transport.messages.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
-            let mail = try #require(transport.messages.first)
+            let mail = try #require(try await transport.delivered(in: portal).first)
             #expect(mail.recipient == "nu031@example.org")
             #expect(mail.bodyText.contains("Your username is: nu-031"))
             for private_ in ["Folate", "folate", "arm B", "pregnan", "exercise"] { #expect(!mail.bodyText.contains(private_), "\(private_)") }
