@@ -1,4 +1,5 @@
 import Hummingbird
+import PortalPlatform
 
 /// Every page and API address of the memory-care program, as one area of `SiteURL` (`.care(…)`):
 /// routes are registered from these and links built from them.
@@ -58,8 +59,47 @@ enum CareURL: Sendable, Equatable {
     case apiCaregiverPlan(link: Int64, Int64)
     case apiCaregiverLocation(link: Int64)
 
+    // The web app's pages for both kinds (`/app/care`, `/app/caregiver`).
+    case appRegister(CareAccountKind)
+    case appForgottenPassword(CareAccountKind)
+    case appNotifications(CareAccountKind)
+    case appNotificationsReadAll(CareAccountKind)
+    case appNotificationChoices(CareAccountKind)
+
+    // The care receiver's pages: her memories are her home.
+    case appMemories
+    case appMemoryNew
+    case appMemory(Int64)
+    case appMemoryEdit(Int64)
+    case appMemoryStatus(Int64)
+    case appMemoryDelete(Int64)
+    case appUnlock
+    case appLock
+    case appPIN
+    case appContacts
+    case appContactNew
+    case appContact(Int64)
+    case appContactEdit(Int64)
+    case appContactDelete(Int64)
+    case appSharing
+    case appInvite
+    case appInvitationWithdraw(Int64)
+    case appLink(Int64)
+    case appLinkEnd(Int64)
+    case appAccessLog
+
+    // The caregiver's pages: the people he helps are his home; `person` is his link to one of them.
+    case appPeople
+    case appCode
+    case appPerson(Int64)
+    case appPersonMemory(person: Int64, Int64)
+    case appPersonPlanNew(Int64)
+    case appPersonLeave(Int64)
+
     private static func staffRoot(_ kind: CareAccountKind) -> String { kind == .careReceiver ? "/care/receivers" : "/care/caregivers" }
     private static let receiver = "/api/v1/care"
+    private static let receiverPages = AppAccountKind.careReceiver.pagesPath
+    private static let caregiverPages = AppAccountKind.caregiver.pagesPath
     private static let caregiver = "/api/v1/caregiver"
 
     var path: String {
@@ -109,6 +149,37 @@ enum CareURL: Sendable, Equatable {
         case .apiCaregiverPlans(let link): "\(Self.caregiver)/links/\(link)/plans"
         case .apiCaregiverPlan(let link, let id): "\(Self.caregiver)/links/\(link)/plans/\(id)"
         case .apiCaregiverLocation(let link): "\(Self.caregiver)/links/\(link)/location"
+        case .appRegister(let kind): "\(kind.appAccount.pagesPath)/register"
+        case .appForgottenPassword(let kind): "\(kind.appAccount.pagesPath)/forgotten-password"
+        case .appNotifications(let kind): "\(kind.appAccount.pagesPath)/notifications"
+        case .appNotificationsReadAll(let kind): "\(kind.appAccount.pagesPath)/notifications/read-all"
+        case .appNotificationChoices(let kind): "\(kind.appAccount.pagesPath)/notifications/choices"
+        case .appMemories: Self.receiverPages
+        case .appMemoryNew: "\(Self.receiverPages)/memories/new"
+        case .appMemory(let id): "\(Self.receiverPages)/memories/\(id)"
+        case .appMemoryEdit(let id): "\(Self.receiverPages)/memories/\(id)/edit"
+        case .appMemoryStatus(let id): "\(Self.receiverPages)/memories/\(id)/status"
+        case .appMemoryDelete(let id): "\(Self.receiverPages)/memories/\(id)/delete"
+        case .appUnlock: "\(Self.receiverPages)/unlock"
+        case .appLock: "\(Self.receiverPages)/lock"
+        case .appPIN: "\(Self.receiverPages)/pin"
+        case .appContacts: "\(Self.receiverPages)/contacts"
+        case .appContactNew: "\(Self.receiverPages)/contacts/new"
+        case .appContact(let id): "\(Self.receiverPages)/contacts/\(id)"
+        case .appContactEdit(let id): "\(Self.receiverPages)/contacts/\(id)/edit"
+        case .appContactDelete(let id): "\(Self.receiverPages)/contacts/\(id)/delete"
+        case .appSharing: "\(Self.receiverPages)/sharing"
+        case .appInvite: "\(Self.receiverPages)/sharing/invite"
+        case .appInvitationWithdraw(let id): "\(Self.receiverPages)/sharing/invitations/\(id)/withdraw"
+        case .appLink(let id): "\(Self.receiverPages)/sharing/links/\(id)"
+        case .appLinkEnd(let id): "\(Self.receiverPages)/sharing/links/\(id)/end"
+        case .appAccessLog: "\(Self.receiverPages)/access-log"
+        case .appPeople: Self.caregiverPages
+        case .appCode: "\(Self.caregiverPages)/code"
+        case .appPerson(let link): "\(Self.caregiverPages)/people/\(link)"
+        case .appPersonMemory(let link, let id): "\(Self.caregiverPages)/people/\(link)/memories/\(id)"
+        case .appPersonPlanNew(let link): "\(Self.caregiverPages)/people/\(link)/plans/new"
+        case .appPersonLeave(let link): "\(Self.caregiverPages)/people/\(link)/leave"
         }
     }
 

@@ -39,10 +39,7 @@ struct MemoryCare: Sendable {
         try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
         let email = typed.trimmed
         let name = typed2.trimmed
-        var problems: [String: String] = [:]
-        if let problem = FieldRules.emailProblem(email) { problems["email"] = problem }
-        if let problem = FieldRules.personNameProblem(name, name: "your name") { problems["name"] = problem }
-        if let problem = portal.passwordPolicy.problem(with: password, username: email) { problems["password"] = problem }
+        let problems = problems(registering: email, name: name, password: password)
         guard problems.isEmpty else { throw APIError.validation(problems) }
         let hash = try await portal.passwords.hash(password)
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
@@ -67,6 +64,15 @@ struct MemoryCare: Sendable {
             try await repository.createConfirmation(tokenHash: token.hash, accountID: accountID, expiresAt: now.addingTimeInterval(Self.confirmationLifetime), on: db)
             try await portal.outbox.enqueue(Mail.careConfirmation(to: email, kind: kind, link: link, token: token), on: db)
         }
+    }
+
+    /// What is wrong with a registration's email address, name and password, by field.
+    func problems(registering email: String, name: String, password: String) -> [String: String] {
+        var problems: [String: String] = [:]
+        if let problem = FieldRules.emailProblem(email) { problems["email"] = problem }
+        if let problem = FieldRules.personNameProblem(name, name: "your name") { problems["name"] = problem }
+        if let problem = portal.passwordPolicy.problem(with: password, username: email) { problems["password"] = problem }
+        return problems
     }
 
     func confirmationIsUsable(token: String) async throws -> Bool {

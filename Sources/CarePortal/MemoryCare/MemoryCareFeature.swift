@@ -18,6 +18,19 @@ struct MemoryCareFeature: PortalFeature {
         .careLinkRevoked, .carePasswordReset, .careFeedbackHandled, .careAccountViewed, .careAccountDisabled, .careAccountEnabled, .careAccountDeleted, .careSettingsChanged,
     ]
     static let templates: [TemplateName] = [.careAccounts, .careAccount, .careDelete, .careRevoke, .careSettings, .careConfirmEmail, .feedbackInbox]
+        + TemplateName.appCareTemplates
+    static let appParts = [
+        AppPart(
+            kind: .careReceiver, title: "People keeping their memories",
+            summary: "Your memories, appointments and to-dos with reminders, your contacts, secrets behind your PIN, and who you share with.",
+            demoIdentifier: "eleanor.demo@example.invalid"
+        ),
+        AppPart(
+            kind: .caregiver, title: "Caregivers",
+            summary: "The reminders, appointments and memories the people you help share with you, and adding their appointments.",
+            demoIdentifier: "ruth.demo@example.invalid"
+        ),
+    ]
     static let appAccounts: [AppAccountKind] = [.careReceiver, .caregiver]
     static let notificationKinds: [NotificationKind] = [.careReminder, .careStillOpen]
     static let sealedColumns = [
@@ -48,6 +61,8 @@ struct MemoryCareFeature: PortalFeature {
         CareAPIController(portal: portal).addRoutes(to: &routes)
         CaregiverAPIController(portal: portal).addRoutes(to: &routes)
         CareStaffController(portal: portal).addRoutes(to: &routes)
+        CareAppController(portal: portal).addRoutes(to: &routes)
+        CaregiverAppController(portal: portal).addRoutes(to: &routes)
         MemoryCare(portal: portal).passwordReset.addRoutes(to: &routes)
         FeedbackInboxController(portal: portal, inbox: .memoryCare).addRoutes(to: &routes)
     }

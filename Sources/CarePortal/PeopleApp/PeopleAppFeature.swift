@@ -7,7 +7,9 @@ import PortalPlatform
 /// (the patient's to Patients), over the same domain code as its API.
 struct PeopleAppFeature: PortalFeature {
     static let program: Program? = nil
-    static let templates: [TemplateName] = [.appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings, .appResetPassword]
+    static let templates: [TemplateName] = [
+        .appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings, .appResetPassword, .appCheckEmail, .appForgottenPassword,
+    ]
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {

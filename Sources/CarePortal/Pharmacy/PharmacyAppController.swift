@@ -60,6 +60,8 @@ struct PharmacyAppController {
         return holder
     }
 
+    private static let whoToCall = "call the pharmacy"
+
     private func origin(_ request: Request, _ context: PortalContext) -> AuditOrigin { portal.origin(of: request, context: context) }
 
     /// A paused throttle in the words of a page.
@@ -123,8 +125,8 @@ struct PharmacyAppController {
             if let paused = Self.pausedMessage(error) { return refused(["email": paused]) }
             return refused(error.fields)
         }
-        return portal.pages.response(PharmacyCheckEmailPage(
-            layout: portal.appLayout("Check your email", context: context), message: Pharmacy.checkEmail
+        return portal.pages.response(AppCheckEmailPage(
+            layout: portal.appLayout("Check your email", context: context), message: Pharmacy.checkEmail, kind: .pharmacyCustomer, whoToCall: Self.whoToCall
         ))
     }
 
@@ -133,7 +135,7 @@ struct PharmacyAppController {
     }
 
     @Sendable func forgottenPassword(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(PharmacyForgottenPasswordPage(layout: portal.appLayout("Forgotten password", context: context)))
+        portal.pages.response(AppForgottenPasswordPage(layout: portal.appLayout("Forgotten password", context: context), action: .appPharmacyForgottenPassword))
     }
 
     @Sendable func requestReset(request: Request, context: PortalContext) async throws -> Response {
@@ -143,12 +145,12 @@ struct PharmacyAppController {
         } catch let error as APIError {
             var errors = FormErrors()
             errors.add("email", Self.pausedMessage(error) ?? error.fields["email"] ?? error.message)
-            return portal.pages.response(PharmacyForgottenPasswordPage(
-                layout: portal.appLayout("Forgotten password", context: context), email: email.trimmed, errors: errors
+            return portal.pages.response(AppForgottenPasswordPage(
+                layout: portal.appLayout("Forgotten password", context: context), action: .appPharmacyForgottenPassword, email: email.trimmed, errors: errors
             ), status: .unprocessableContent)
         }
-        return portal.pages.response(PharmacyCheckEmailPage(
-            layout: portal.appLayout("Check your email", context: context), message: AppPasswordReset.sent
+        return portal.pages.response(AppCheckEmailPage(
+            layout: portal.appLayout("Check your email", context: context), message: AppPasswordReset.sent, kind: .pharmacyCustomer, whoToCall: Self.whoToCall
         ))
     }
 

@@ -5,8 +5,6 @@ import PortalPlatform
 /// domain values the pharmacy app's API answers with.
 extension TemplateName {
     static let appPharmacyRegister = TemplateName("app/pharmacy/register")
-    static let appPharmacyCheckEmail = TemplateName("app/pharmacy/check-email")
-    static let appPharmacyForgottenPassword = TemplateName("app/pharmacy/forgotten-password")
     static let appPharmacyHome = TemplateName("app/pharmacy/home")
     static let appPharmacyDeals = TemplateName("app/pharmacy/deals")
     static let appPharmacyRewards = TemplateName("app/pharmacy/rewards")
@@ -19,7 +17,7 @@ extension TemplateName {
     static let appPharmacyHistory = TemplateName("app/pharmacy/history")
 
     static let appPharmacyTemplates: [TemplateName] = [
-        .appPharmacyRegister, .appPharmacyCheckEmail, .appPharmacyForgottenPassword, .appPharmacyHome, .appPharmacyDeals,
+        .appPharmacyRegister, .appPharmacyHome, .appPharmacyDeals,
         .appPharmacyRewards, .appRedeemReward, .appPharmacyVouchers, .appPharmacyVoucher, .appPharmacyUnlock,
         .appPharmacyPrescriptions, .appPharmacyRefill, .appPharmacyAddress, .appPharmacyHistory,
     ]
@@ -68,31 +66,6 @@ struct PharmacyRegistrationPage: Page {
         ] + FormField.newPassword()
         errors.apply(to: &contact)
         contactFields = contact
-    }
-}
-
-/// What she is told after registering or asking for a reset link: the same whoever she is.
-struct PharmacyCheckEmailPage: Page {
-    static let template = TemplateName.appPharmacyCheckEmail
-    let layout: Layout
-    let message: String
-    let signInPath = AppAccountKind.pharmacyCustomer.signInPagePath
-}
-
-struct PharmacyForgottenPasswordPage: Page {
-    static let template = TemplateName.appPharmacyForgottenPassword
-    let layout: Layout
-    let errors: [FormErrors.Item]
-    let fields: [FormField]
-    let action = SiteURL.appPharmacyForgottenPassword.path
-
-    init(layout: Layout, email: String = "", errors: FormErrors = FormErrors()) {
-        self.layout = layout
-        self.errors = errors.items
-        var fields = [FormField("email", label: "Email address", value: email, hint: "The address you signed up with.", type: "email",
-                                autocomplete: "email", width: 30)]
-        errors.apply(to: &fields)
-        self.fields = fields
     }
 }
 

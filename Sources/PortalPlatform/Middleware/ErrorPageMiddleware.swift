@@ -14,10 +14,11 @@ package struct ErrorPageMiddleware: RouterMiddleware {
             return seeOther(Self.location(PlatformPath.signIn, returningTo: signIn.returnPath == PlatformPath.home ? nil : signIn.returnPath))
         } catch let signIn as AppSignInRequired {
             return seeOther(Self.location(signIn.signInPath, returningTo: signIn.returnPath))
-        } catch let error as APIError {
+        } catch let error as APIError where !AppPageCookies.covers(request.uri.path) {
             return error.response()
         } catch {
-            let page = ErrorPage(for: error)
+            // The web app's pages call the same domain code as the API: its refusals become pages too.
+            let page = ErrorPage(for: (error as? APIError).map { HTTPError($0.status) } ?? error)
             if page.status == .internalServerError || page.status == .serviceUnavailable || page.status == .insufficientStorage {
                 context.logger.error("Request failed", metadata: [
                     "error": "\(String(reflecting: error))", "http.path": "\(request.uri.path)",

@@ -34,10 +34,13 @@ import Testing
         }
         _ = try await PharmacyFixtures.customer(portal)
         _ = try await AppClient.registered(portal, pseudonym: "Brave_Wren")
+        _ = try await CareFixtures.receiver(portal)
+        _ = try await CareFixtures.caregiver(portal)
         return [
             "member": ("Brave_Wren", MemberAppPagesTests.password),
             "patient": ("jose.n", PatientAppPagesTests.password), "participant": ("nu-101", ParticipantAppPagesTests.ownPassword),
             "pharmacy_customer": ("margaret@example.org", PharmacyFixtures.password),
+            "care_receiver": ("eleanor@example.org", CareFixtures.password), "caregiver": ("ruth@example.org", CareFixtures.password),
         ]
     }
 
@@ -46,7 +49,7 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let accounts = try await Self.oneOfEachKind(portal)
             var signedIn: [String: Visitor] = [:]
-            for kind in [AppAccountKind.patient, .participant, .pharmacyCustomer, .member] {
+            for kind in [AppAccountKind.patient, .participant, .pharmacyCustomer, .member, .careReceiver, .caregiver] {
                 var visitor = Visitor(portal: portal)
                 let (identifier, password) = try #require(accounts[kind.role])
                 #expect(try await visitor.signInToApp(kind, identifier: identifier, password: password).status == .seeOther)

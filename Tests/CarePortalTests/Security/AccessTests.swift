@@ -14,6 +14,7 @@ import Testing
         pattern.replacingOccurrences(of: ":id", with: "999999").replacingOccurrences(of: "{id}", with: "999999")
             .replacingOccurrences(of: "{date}", with: "2026-11-20").replacingOccurrences(of: ":date", with: "2026-11-20")
             .replacingOccurrences(of: "{entry}", with: "999999-1").replacingOccurrences(of: ":entry", with: "999999-1")
+            .replacingOccurrences(of: "{record}", with: "999999").replacingOccurrences(of: ":record", with: "999999")
     }
 
     /// The member app's JSON API: authenticated by bearer token, never by the portal's cookie.

@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import PortalPlatform
+
+/// What both memory-care kinds have in the web app before they sign in: the sign-in page with its links,
+/// registering (confirmed by the emailed link, as from the app) and the forgotten-password request; and,
+/// once in, their notifications.
+struct CareAppAccounts {
+    let portal: Portal
+    let kind: CareAccountKind
+    let navigation: AppNavigation
+    var care: MemoryCare { MemoryCare(portal: portal) }
+
+    static let whoToCall = "call the program’s support line"
+
+    func addRoutes(to routes: inout PortalRoutes) {
+        routes.appPageSessions(kind.appAccount, help: nil, links: [
+            AppSignInPages.Link(lead: "New here?", title: "Create your account", path: CareURL.appRegister(kind).path),
+            AppSignInPages.Link(lead: "Forgotten your password?", title: "Choose a new one", path: CareURL.appForgottenPassword(kind).path),
+        ])
+        routes.get(CareURL.appRegister(kind).pattern, access: .everyone, registration)
+        routes.post(CareURL.appRegister(kind).pattern, access: .everyone, register)
+        routes.get(CareURL.appForgottenPassword(kind).pattern, access: .everyone, forgottenPassword)
+        routes.post(CareURL.appForgottenPassword(kind).pattern, access: .everyone, requestReset)
+        AppNotificationPages(
+            portal: portal,
+            accounts: NotificationAccounts(
+                kind: kind.appAccount, access: .app(kind.appAccount), preferences: .care(.apiNotificationPreferences(kind)),
+                pushTokens: .care(.apiPushTokens(kind)), read: { .care(.apiNotificationRead(kind, $0)) }, readAll: .care(.apiNotificationsReadAll(kind)),
+                choosesReminders: false
+            ),
+            feed: .care(.appNotifications(kind)), readAll: .care(.appNotificationsReadAll(kind)), choices: .care(.appNotificationChoices(kind)),
+            navigation: navigation
+        ) { [kind] subject in
+            // A caregiver reaches her memories through his link to her, which the feed does not carry.
+            guard kind == .careReceiver, subject.type == NotificationSubject.careMemoryType, let id = subject.id else { return nil }
+            return CareURL.appMemory(id).path
+        }
+        .addRoutes(to: &routes)
+    }
+
+    /// A paused throttle in the words of a page.
+    static func pausedMessage(_ error: APIError) -> String? {
+        error.status == .tooManyRequests ? "Too many tries from here. Wait 15 minutes, then try again." : nil
+    }
+
+    private struct RegistrationForm: Decodable {
+        var name: String?
+        var email: String?
+        var password: String?
+        var password_confirmation: String?
+    }
+
+    @Sendable func registration(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(CareRegistrationPage(layout: portal.appLayout("Create your account", context: context), kind: kind))
+    }
+
+    @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
+        let form = try await request.form(RegistrationForm.self, context: context)
+        let (name, email, password) = (form.name?.trimmed ?? "", form.email?.trimmed ?? "", form.password ?? "")
+        func refused(_ problems: [String: String]) -> Response {
+            var errors = FormErrors()
+            for field in CareRegistrationPage.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
+            return portal.pages.response(CareRegistrationPage(
+                layout: portal.appLayout("Create your account", context: context), kind: kind, name: name, email: email, errors: errors
+            ), status: .unprocessableContent)
+        }
+        // Every problem at once, the confirmation's with the rest, before anything is made or sent.
+        var problems = care.problems(registering: email, name: name, password: password)
+        if problems["password"] == nil, password != (form.password_confirmation ?? "") { problems["password_confirmation"] = "Enter the same password twice" }
+        guard problems.isEmpty else { return refused(problems) }
+        do {
+            try await care.register(kind: kind, email: email, name: name, password: password, origin: portal.origin(of: request, context: context))
+        } catch let error as APIError {
+            return refused(Self.pausedMessage(error).map { ["email": $0] } ?? error.fields)
+        }
+        return portal.pages.response(AppCheckEmailPage(
+            layout: portal.appLayout("Check your email", context: context), message: MemoryCare.checkEmail, kind: kind.appAccount, whoToCall: Self.whoToCall
+        ))
+    }
+
+    private struct ResetForm: Decodable {
+        var email: String?
+    }
+
+    @Sendable func forgottenPassword(request: Request, context: PortalContext) async throws -> Response {
+        portal.pages.response(AppForgottenPasswordPage(layout: portal.appLayout("Forgotten password", context: context), action: .care(.appForgottenPassword(kind))))
+    }
+
+    @Sendable func requestReset(request: Request, context: PortalContext) async throws -> Response {
+        let email = try await request.form(ResetForm.self, context: context).email ?? ""
+        do {
+            try await care.requestReset(kind: kind, email: email, origin: portal.origin(of: request, context: context))
+        } catch let error as APIError {
+            var errors = FormErrors()
+            errors.add("email", Self.pausedMessage(error) ?? error.fields["email"] ?? error.message)
+            return portal.pages.response(AppForgottenPasswordPage(
+                layout: portal.appLayout("Forgotten password", context: context), action: .care(.appForgottenPassword(kind)), email: email.trimmed, errors: errors
+            ), status: .unprocessableContent)
+        }
+        return portal.pages.response(AppCheckEmailPage(
+            layout: portal.appLayout("Check your email", context: context), message: AppPasswordReset.sent, kind: kind.appAccount, whoToCall: Self.whoToCall
+        ))
+    }
+}

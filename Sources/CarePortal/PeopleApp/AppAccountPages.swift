@@ -1,0 +1,44 @@
+import Foundation
+import PortalPlatform
+
+extension TemplateName {
+    static let appCheckEmail = TemplateName("app/check-email")
+    static let appForgottenPassword = TemplateName("app/forgotten-password")
+}
+
+/// What she is told after registering or asking for a reset link: the same whoever she is, so the page
+/// never tells whether an address has an account.
+struct AppCheckEmailPage: Page {
+    static let template = TemplateName.appCheckEmail
+    let layout: Layout
+    let message: String
+    let signInPath: String
+    /// Whom to ask when no email comes ("call the pharmacy").
+    let whoToCall: String
+
+    init(layout: Layout, message: String, kind: AppAccountKind, whoToCall: String) {
+        self.layout = layout
+        self.message = message
+        signInPath = kind.signInPagePath
+        self.whoToCall = whoToCall
+    }
+}
+
+/// Asking for a link to choose a new password: one field, her email address.
+struct AppForgottenPasswordPage: Page {
+    static let template = TemplateName.appForgottenPassword
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let action: String
+
+    init(layout: Layout, action: SiteURL, email: String = "", errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.errors = errors.items
+        var fields = [FormField("email", label: "Email address", value: email, hint: "The address you signed up with.", type: "email",
+                                autocomplete: "email", width: 30)]
+        errors.apply(to: &fields)
+        self.fields = fields
+        self.action = action.path
+    }
+}

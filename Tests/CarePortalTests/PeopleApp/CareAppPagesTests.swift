@@ -1,0 +1,261 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+@testable import CarePortal
+@testable import PortalPlatform
+
+/// The care receiver's and the caregiver's pages in the people's web app: the same memories, PIN,
+/// contacts and consent as the memory-care apps' API, through a browser.
+@Suite struct CareAppPagesTests {
+    /// A memory-care account made through the API, and a browser signed in to the web app as it.
+    static func signedIn(_ portal: TestPortal, _ kind: CareAccountKind, email: String, name: String) async throws -> (Visitor, AppClient, Int64) {
+        let (app, id) = try await CareFixtures.account(portal, kind, email: email, name: name)
+        var browser = Visitor(portal: portal)
+        let signedIn = try await browser.signInToApp(kind.appAccount, identifier: email, password: CareFixtures.password)
+        #expect(signedIn.status == .seeOther && signedIn.location == kind.appAccount.pagesPath, "\(signedIn.status): \(signedIn.text)")
+        try await browser.get(kind.appAccount.pagesPath)
+        return (browser, app, id)
+    }
+
+    /// The record number a "saved" redirect leads to (`/app/care/memories/12?done=saved` → 12).
+    static func id(in location: String?) throws -> Int64 {
+        let path = try #require(location?.split(separator: "?").first)
+        return try #require(Int64(path.split(separator: "/").last ?? ""))
+    }
+
+    static func appointment(title: String, version: Int64? = nil) -> [(String, String)] {
+        var form = [
+            ("type", "appointment"), ("title", title), ("category", "health"), ("happens_day", "3"), ("happens_month", "3"), ("happens_year", "2027"),
+            ("happens_time", "10:30"), ("reminder_day", "3"), ("reminder_month", "3"), ("reminder_year", "2027"), ("reminder_time", "9:00"),
+            ("recurrence", "none"), ("location", "Demo Health Centre"),
+        ]
+        if let version { form.append(("version", "\(version)")) }
+        return form
+    }
+
+    @Test(arguments: TestEngines.all)
+    func sheAddsAnAppointmentInTwoStepsTicksItDoneWithUndoChangesAndDeletesIt(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, app, _) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            let home = try await browser.get(CareURL.appMemories.path)
+            #expect(home.status == .ok && home.text.contains("Hello, Eleanor") && home.text.contains("You have no memories here yet"))
+
+            // Step one asks what kind; sending it unchosen says so.
+            #expect(try await browser.get(CareURL.appMemoryNew.path).text.contains("What kind of memory is it?"))
+            let unchosen = try await browser.get("\(CareURL.appMemoryNew.path)?chosen=1")
+            #expect(unchosen.status == .unprocessableContent && unchosen.errorSummary == ["Choose what kind of memory it is"])
+            let form = try await browser.get("\(CareURL.appMemoryNew.path)?type=appointment")
+            #expect(form.status == .ok && form.text.contains("New appointment") && form.text.contains(#"id="happens_day""#))
+
+            // Every problem at once, beside its field, with what she typed kept.
+            let empty = try await browser.post(CareURL.appMemoryNew.path, form: [("type", "appointment"), ("category", "health"), ("recurrence", "none")])
+            #expect(empty.status == .unprocessableContent)
+            #expect(empty.errorSummary.count == 2 && empty.errorSummary.last == "Enter the day of the appointment", "\(empty.errorSummary)")
+            var typo = Self.appointment(title: "Dentist")
+            typo.removeAll { $0.0 == "happens_time" }
+            typo.append(("happens_time", "25:00"))
+            let badTime = try await browser.post(CareURL.appMemoryNew.path, form: typo)
+            #expect(badTime.errorSummary == ["Enter a time like 10:30 or 14:05"] && badTime.text.contains(#"value="Dentist""#), "\(badTime.errorSummary)")
+            let none = try await app.get(CareURL.apiMemories.path).object["memories"] as? [Any]
+            #expect(none?.isEmpty == true, "nothing is saved while anything is wrong")
+
+            // MUT: saved, and the app reads it as she typed it.
+            let saved = try await browser.post(CareURL.appMemoryNew.path, form: Self.appointment(title: "Dentist"))
+            #expect(saved.status == .seeOther, "\(saved.text)")
+            let id = try Self.id(in: saved.location)
+            var stored = try await app.get(CareURL.apiMemory(id).path).object
+            #expect(stored["happens_at"] as? String == "2027-03-03T10:30" && stored["reminder_at"] as? String == "2027-03-03T09:00")
+            #expect(stored["status"] as? String == "open" && stored["location"] as? String == "Demo Health Centre")
+            let page = try await browser.get(CareURL.appMemory(id).path)
+            #expect(page.text.contains("Wed 3 Mar 2027 at 10:30") && page.text.contains("Mark as done"))
+
+            // Done, then undone from the banner.
+            let done = try await browser.post(CareURL.appMemoryStatus(id).path, form: [("status", "done")])
+            #expect(done.location == "\(CareURL.appMemory(id).path)?done=done")
+            #expect(try await browser.get(done.location ?? "").text.contains("Undo"))
+            #expect(try await app.get(CareURL.apiMemory(id).path).object["status"] as? String == "done")
+            _ = try await browser.post(CareURL.appMemoryStatus(id).path, form: [("status", "open")])
+            stored = try await app.get(CareURL.apiMemory(id).path).object
+            #expect(stored["status"] as? String == "open")
+
+            // A change with the version she opened, after the app changed it: her words stay, nothing is overwritten unseen.
+            let opened = Int64(try #require(stored["version"] as? Int))
+            _ = try await app.send(.put, CareURL.apiMemory(id).path, json: ["type": "appointment", "version": opened, "title": "Dentist (moved)",
+                                                                             "category": "health", "happens_at": "2027-03-04T10:30"])
+            let stale = try await browser.post(CareURL.appMemoryEdit(id).path, form: Self.appointment(title: "Dentist, Dr Shah", version: opened))
+            #expect(stale.status == .conflict && stale.text.contains("changed somewhere else") && stale.text.contains(#"value="Dentist, Dr Shah""#))
+            #expect(try await app.get(CareURL.apiMemory(id).path).object["title"] as? String == "Dentist (moved)")
+            let again = try await browser.post(CareURL.appMemoryEdit(id).path, form: Self.appointment(title: "Dentist, Dr Shah", version: opened + 1))
+            #expect(again.status == .seeOther)
+            #expect(try await app.get(CareURL.apiMemory(id).path).object["title"] as? String == "Dentist, Dr Shah")
+
+            // Deleting asks first.
+            let confirm = try await browser.get(CareURL.appMemoryDelete(id).path)
+            #expect(confirm.text.contains("Delete “Dentist, Dr Shah”?") && confirm.text.contains("Its reminders stop."))
+            let deleted = try await browser.post(CareURL.appMemoryDelete(id).path)
+            #expect(deleted.location == "\(CareURL.appMemories.path)?done=deleted")
+            #expect(try await app.get(CareURL.apiMemory(id).path).status == .notFound)
+            let gone = try await browser.get(CareURL.appMemory(id).path)
+            #expect(gone.status == .notFound && gone.text.contains("/static/css/app.css"), "a page of the web app, not the API's JSON")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aToDoListsLinesAreTickedOneByOneAndSearchFindsHerWords(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, app, _) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            let saved = try await browser.post(CareURL.appMemoryNew.path, form: [
+                ("type", "todo_list"), ("title", "Shopping"), ("category", "errands"), ("lines", "Milk\r\nBread\r\n\r\nBirthday card"), ("recurrence", "none"),
+            ])
+            let id = try Self.id(in: saved.location)
+            _ = try await browser.post(CareURL.appMemoryStatus(id).path, form: [("item", "1")])
+            let items = try #require(try await app.get(CareURL.apiMemory(id).path).object["items"] as? [[String: Any]])
+            #expect(items.map { $0["text"] as? String } == ["Milk", "Bread", "Birthday card"])
+            #expect(items.map { $0["done"] as? Bool } == [false, true, false])
+            // Changing the list keeps the ticks of the lines that stay.
+            let version = Int64(try #require(try await app.get(CareURL.apiMemory(id).path).object["version"] as? Int))
+            _ = try await browser.post(CareURL.appMemoryEdit(id).path, form: [
+                ("type", "todo_list"), ("version", "\(version)"), ("title", "Shopping"), ("category", "errands"), ("lines", "Bread\nEggs"), ("recurrence", "none"),
+            ])
+            let changed = try #require(try await app.get(CareURL.apiMemory(id).path).object["items"] as? [[String: Any]])
+            #expect(changed.map { $0["done"] as? Bool } == [true, false])
+
+            let found = try await browser.get("\(CareURL.appMemories.path)?q=shop")
+            #expect(found.text.contains(">Shopping<"))
+            let missed = try await browser.get("\(CareURL.appMemories.path)?q=garden")
+            #expect(!missed.text.contains(">Shopping<") && missed.text.contains("No memories match"))
+            let otherCategory = try await browser.get("\(CareURL.appMemories.path)?category=family")
+            #expect(!otherCategory.text.contains(">Shopping<"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func herSecretsOpenOnlyWithHerPINAndCloseAgain(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, _, _) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            #expect(try await browser.get("\(CareURL.appMemoryNew.path)?type=simple_password").text.contains("first <a class=\"link\" href=\"\(CareURL.appPIN.path)\">make a PIN</a>"))
+            let wrong = try await browser.post(CareURL.appPIN.path, form: [("password", "not it"), ("pin", CareFixtures.pin)])
+            #expect(wrong.status == .unprocessableContent && wrong.errorSummary == ["The password is not right"])
+            #expect(try await browser.post(CareURL.appPIN.path, form: [("password", CareFixtures.password), ("pin", CareFixtures.pin)]).status == .seeOther)
+
+            let saved = try await browser.post(CareURL.appMemoryNew.path, form: [
+                ("type", "website_password"), ("title", "Library"), ("category", "hobbies"), ("website", "library.example"), ("username", "eleanor"),
+                ("password", "Tulips-in-May"), ("recurrence", "none"),
+            ])
+            let id = try Self.id(in: saved.location)
+            let locked = try await browser.get(CareURL.appMemory(id).path)
+            #expect(locked.text.contains("Enter your PIN to open it") && !locked.text.contains("Tulips-in-May") && !locked.text.contains("Library"))
+
+            let badPIN = try await browser.post(CareURL.appUnlock.path, form: [("pin", "0000"), ("next", CareURL.appMemory(id).path)])
+            #expect(badPIN.status == .unprocessableContent && badPIN.errorSummary == ["The PIN is not right"])
+            let opened = try await browser.post(CareURL.appUnlock.path, form: [("pin", CareFixtures.pin), ("next", CareURL.appMemory(id).path)])
+            #expect(opened.location == CareURL.appMemory(id).path)
+            #expect(try await browser.get(CareURL.appMemory(id).path).text.contains("Tulips-in-May"))
+            // Only a page of her own part is a place to return to.
+            let away = try await browser.post(CareURL.appUnlock.path, form: [("pin", CareFixtures.pin), ("next", "https://evil.example/")])
+            #expect(away.location == CareURL.appMemories.path)
+
+            #expect(try await browser.post(CareURL.appLock.path).location == "\(CareURL.appMemories.path)?done=locked")
+            #expect(!(try await browser.get(CareURL.appMemory(id).path).text.contains("Tulips-in-May")))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func herContactsAreAddedWithTheirProblemsShownChangedAndDeletedAfterAsking(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, app, _) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            #expect(try await browser.get(CareURL.appContacts.path).text.contains("No contacts yet"))
+            let bad = try await browser.post(CareURL.appContactNew.path, form: [("name", "Ruth"), ("phones", "07700 900123, call me"), ("email", "ruth-at-home")])
+            #expect(bad.status == .unprocessableContent && bad.errorSummary.count == 2 && bad.text.contains(#"value="Ruth""#), "\(bad.errorSummary)")
+            let saved = try await browser.post(CareURL.appContactNew.path, form: [("name", "Ruth Price"), ("phones", "07700 900123, 01632 960456"), ("company", "")])
+            let id = try Self.id(in: saved.location)
+            let contact = try #require(try await app.get(CareURL.apiContact(id).path).object["contact"] as? [String: Any])
+            #expect(contact["phones"] as? [String] == ["07700 900123", "01632 960456"])
+            #expect(try await browser.get(CareURL.appContact(id).path).text.contains("href=\"tel:07700 900123\""))
+            #expect(try await browser.get("\(CareURL.appContacts.path)?q=ruth").text.contains(">Ruth Price<"))
+
+            let confirm = try await browser.get(CareURL.appContactDelete(id).path)
+            #expect(confirm.text.contains("Delete Ruth Price?"))
+            #expect(try await browser.post(CareURL.appContactDelete(id).path).location == "\(CareURL.appContacts.path)?done=deleted")
+            #expect(try await app.get(CareURL.apiContact(id).path).status == .notFound)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func sheSharesByCodeAndTheCaregiverSeesOnlyWhatSheSharesUntilSheStops(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (her, app, _) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            var (him, _, _) = try await Self.signedIn(portal, .caregiver, email: "ruth@example.org", name: "Ruth")
+            let party = try CareFixtures.id(try await CareFixtures.memory(app, ["type": "simple_memory", "title": "Party at Ruth's", "category": "family"]))
+            let note = try CareFixtures.id(try await CareFixtures.memory(app, ["type": "simple_memory", "title": "Private health note", "category": "health"]))
+            try await CareFixtures.memory(app, ["type": "appointment", "title": "Dentist", "category": "health", "happens_at": "2027-03-03T10:30"])
+
+            let nothing = try await her.post(CareURL.appInvite.path, form: [])
+            #expect(nothing.status == .unprocessableContent && nothing.errorSummary.first?.hasPrefix("Choose at least one thing to share") == true)
+            let noCategory = try await her.post(CareURL.appInvite.path, form: [("scopes[]", "memories")])
+            #expect(noCategory.errorSummary == ["Choose which categories of memories to share"] && noCategory.text.contains(#"value="memories" checked"#))
+            let made = try await her.post(CareURL.appInvite.path, form: [("scopes[]", "reminders"), ("scopes[]", "memories"), ("categories[]", "family")])
+            #expect(made.status == .ok)
+            let code = try #require(made.text.firstMatch(of: /id="care-code">([A-Z0-9-]+)</)?.output.1)
+
+            #expect(try await him.post(CareURL.appCode.path, form: [("code", "AAAA-BBBB")]).errorSummary.first?.hasPrefix("This code is not right") == true)
+            let linked = try await him.post(CareURL.appCode.path, form: [("code", String(code).lowercased())])
+            let link = try Self.id(in: linked.location)
+            #expect(linked.location == "\(CareURL.appPerson(link).path)?done=linked")
+            let person = try await him.get(CareURL.appPerson(link).path)
+            #expect(person.text.contains("Party at Ruth&#39;s") || person.text.contains("Party at Ruth&#x27;s") || person.text.contains("Party at Ruth's"))
+            #expect(person.text.contains(">Dentist<") && !person.text.contains("Private health note"))
+            #expect(!person.text.contains("Add an appointment or to-do"), "no plans scope, no adding")
+            #expect(try await him.get(CareURL.appPersonMemory(person: link, note).path).status == .notFound)
+            #expect(try await him.get(CareURL.appPersonMemory(person: link, party).path).status == .ok)
+            #expect(try await him.get(CareURL.appPersonPlanNew(link).path).status == .notFound)
+            #expect(try await her.get(CareURL.appAccessLog.path).text.contains("Ruth saw your reminders and appointments"))
+
+            // She lets him add plans and no longer see memories: from his next page on.
+            #expect(try await her.post(CareURL.appLink(link).path, form: [("scopes[]", "reminders"), ("scopes[]", "plans")]).status == .seeOther)
+            let narrowed = try await him.get(CareURL.appPerson(link).path)
+            #expect(!narrowed.text.contains("Party at Ruth") && narrowed.text.contains("Add an appointment or to-do"))
+            #expect(try await him.get(CareURL.appPersonMemory(person: link, party).path).status == .notFound)
+            let added = try await him.post(CareURL.appPersonPlanNew(link).path, form: [("type", "simple_todo"), ("title", "Water the tomatoes"), ("recurrence", "none")])
+            #expect(added.location == "\(CareURL.appPerson(link).path)?done=added", "\(added.status) \(added.errorSummary)")
+            let mine = try await her.get(CareURL.appMemories.path)
+            #expect(mine.text.contains(">Water the tomatoes<"))
+            #expect(try await her.get(CareURL.appLink(link).path).text.contains("You changed it"))
+
+            // She stops sharing after confirming: he sees nothing more.
+            #expect(try await her.get(CareURL.appLinkEnd(link).path).text.contains("Stop sharing with Ruth?"))
+            #expect(try await her.post(CareURL.appLinkEnd(link).path).location == "\(CareURL.appSharing.path)?done=ended")
+            #expect(try await him.get(CareURL.appPerson(link).path).status == .notFound)
+            #expect(try await her.get(CareURL.appSharing.path).text.contains("Sharing that has ended"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aCaregiverRegistersWithEveryProblemShownAndLeavesAfterAsking(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var browser = Visitor(portal: portal)
+            #expect(try await browser.get(CareURL.appRegister(.caregiver).path).text.contains("Create your caregiver account"))
+            let mismatched = try await browser.post(CareURL.appRegister(.caregiver).path, form: [
+                ("name", "Sam"), ("email", "sam@example.org"), ("password", CareFixtures.password), ("password_confirmation", "other"),
+            ])
+            #expect(mismatched.status == .unprocessableContent && mismatched.errorSummary == ["Enter the same password twice"])
+            #expect(try await portal.outboxMessages().filter { $0.recipient == "sam@example.org" }.isEmpty, "nothing is sent before every box is right")
+            let registered = try await browser.post(CareURL.appRegister(.caregiver).path, form: [
+                ("name", "Sam"), ("email", "sam@example.org"), ("password", CareFixtures.password), ("password_confirmation", CareFixtures.password),
+            ])
+            #expect(registered.status == .ok && registered.text.contains(MemoryCare.checkEmail))
+            #expect(try await portal.outboxMessages().contains { $0.recipient == "sam@example.org" })
+
+            let (_, app, _) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            var (him, caregiverApp, _) = try await Self.signedIn(portal, .caregiver, email: "ruth@example.org", name: "Ruth")
+            let link = try await CareFixtures.link(app, caregiverApp, scopes: ["location"])
+            let person = try await him.get(CareURL.appPerson(link).path)
+            #expect(person.text.contains("app has not shared a location yet"))
+            #expect(try await him.get(CareURL.appPersonLeave(link).path).text.contains("Stop helping Eleanor here?"))
+            #expect(try await him.post(CareURL.appPersonLeave(link).path).location == "\(CareURL.appPeople.path)?done=left")
+            #expect(try await him.get(CareURL.appPerson(link).path).status == .notFound)
+            #expect(try await portal.outboxMessages().contains { $0.recipient == "eleanor@example.org" && $0.subject.contains("Ruth") || $0.recipient == "eleanor@example.org" && $0.bodyText.contains("Ruth") })
+        }
+    }
+}
