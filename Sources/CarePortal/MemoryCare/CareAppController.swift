@@ -53,7 +53,7 @@ struct CareAppController {
         let holder = try Self.receiver(context)
         let query = MemoryRules.withoutControlCharacters(request.query("q") ?? "")
         let category = request.query("category").flatMap(MemoryCategory.init(rawValue:))?.rawValue
-        let page = min(max(Int(request.query("page") ?? "1") ?? 1, 1), 100_000)
+        let page = CarePageLinks.number(request)
         var filter = CareRepository.MemoryFilter(words: query.split(whereSeparator: \.isWhitespace).map(String.init))
         if let category { filter.categories = [category] }
         let openUntil = try await care.unlockedUntil(holder)

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import PortalPlatform
 
 /// The care receiver's and the caregiver's parts of the people's web app. Each page's model is made from
@@ -124,6 +125,22 @@ extension MemoryType {
     }
 }
 
+/// "Newer" and "Older" (or "Previous" and "Next") under a memory-care list read a page at a time, keeping
+/// its search and filters.
+struct CarePageLinks: Encodable, Sendable {
+    let previousPath: String?
+    let nextPath: String?
+
+    init(_ url: CareURL, page: Int, hasMore: Bool, keeping parameters: [(String, String?)] = []) {
+        let address = ListAddress(path: url.path, parameters: parameters)
+        previousPath = page > 1 ? address.with("page", "\(page - 1)").string : nil
+        nextPath = hasMore ? address.with("page", "\(page + 1)").string : nil
+    }
+
+    /// The page a list's link asks for, from 1.
+    static func number(_ request: Request) -> Int { min(max(request.pageNumber, 1), 100_000) }
+}
+
 /// A checkbox or radio button of a page: its id (which the label and the error summary name), value and state.
 struct CareChoice: Encodable, Sendable {
     let id: String
@@ -218,8 +235,7 @@ struct CareMemoriesPage: Page {
     let unlockPath: String?
     let lockPath: String?
     let openUntilText: String?
-    let previousPath: String?
-    let nextPath: String?
+    let pages: CarePageLinks
     let notice: String?
 
     init(layout: Layout, name: String, thisWeek: [Memory], memories: [Memory], query: String, category: String?, page: Int, hasMore: Bool,
@@ -236,14 +252,7 @@ struct CareMemoriesPage: Page {
         unlockPath = openUntil == nil && hasSecured ? "\(CareURL.appUnlock.path)?next=\(CareURL.appMemories.path)" : nil
         lockPath = openUntil == nil ? nil : CareURL.appLock.path
         openUntilText = openUntil.map { "Your secured memories are open until \(clock.time($0))." }
-        func address(_ number: Int) -> String {
-            var parameters = [("page", "\(number)")]
-            if !query.isEmpty { parameters.append(("q", query)) }
-            if let category { parameters.append(("category", category)) }
-            return ListAddress(path: CareURL.appMemories.path, parameters: parameters).string
-        }
-        previousPath = page > 1 ? address(page - 1) : nil
-        nextPath = hasMore ? address(page + 1) : nil
+        pages = CarePageLinks(.appMemories, page: page, hasMore: hasMore, keeping: [("q", query), ("category", category)])
         self.notice = notice
     }
 }

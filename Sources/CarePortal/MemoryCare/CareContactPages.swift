@@ -16,8 +16,7 @@ struct CareContactsPage: Page {
     let query: String
     let newPath = CareURL.appContactNew.path
     let listPath = CareURL.appContacts.path
-    let previousPath: String?
-    let nextPath: String?
+    let pages: CarePageLinks
     let notice: String?
 
     init(layout: Layout, contacts: [CareContact], query: String, page: Int, hasMore: Bool, notice: String?) {
@@ -27,11 +26,7 @@ struct CareContactsPage: Page {
                  note: ([contact.content.company] + contact.content.phones.prefix(1)).filter { !$0.isEmpty }.joined(separator: " · "))
         }
         self.query = query
-        func address(_ number: Int) -> String {
-            ListAddress(path: CareURL.appContacts.path, parameters: [("page", "\(number)")] + (query.isEmpty ? [] : [("q", query)])).string
-        }
-        previousPath = page > 1 ? address(page - 1) : nil
-        nextPath = hasMore ? address(page + 1) : nil
+        pages = CarePageLinks(.appContacts, page: page, hasMore: hasMore, keeping: [("q", query)])
         self.notice = notice
     }
 }

@@ -27,7 +27,7 @@ struct CareContactsController {
     @Sendable func contacts(request: Request, context: PortalContext) async throws -> Response {
         let holder = try CareAppController.receiver(context)
         let query = MemoryRules.withoutControlCharacters(request.query("q") ?? "").trimmed
-        let page = min(max(Int(request.query("page") ?? "1") ?? 1, 1), 100_000)
+        let page = CarePageLinks.number(request)
         let (contacts, hasMore) = try await care.contacts(receiverID: holder.accountID, words: query.split(whereSeparator: \.isWhitespace).map(String.init), page: page)
         return portal.pages.response(CareContactsPage(
             layout: layout("Contacts", context), contacts: contacts, query: query, page: page, hasMore: hasMore,

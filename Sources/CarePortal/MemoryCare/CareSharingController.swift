@@ -125,7 +125,7 @@ struct CareSharingController {
 
     @Sendable func accessLog(request: Request, context: PortalContext) async throws -> Response {
         let holder = try CareAppController.receiver(context)
-        let page = min(max(Int(request.query("page") ?? "1") ?? 1, 1), 100_000)
+        let page = CarePageLinks.number(request)
         let (entries, hasMore) = try await care.accessLog(receiverID: holder.accountID, page: page)
         return portal.pages.response(CareAccessLogPage(layout: layout("Who saw what", context), entries: entries, page: page, hasMore: hasMore, clock: clock))
     }

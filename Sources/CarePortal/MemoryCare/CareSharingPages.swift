@@ -135,16 +135,13 @@ struct CareAccessLogPage: Page {
     static let template = TemplateName.appCareAccessLog
     let layout: Layout
     let entries: [String]
-    let previousPath: String?
-    let nextPath: String?
+    let pages: CarePageLinks
     let sharingPath = CareURL.appSharing.path
 
     init(layout: Layout, entries: [CareAccessEntry], page: Int, hasMore: Bool, clock: ProgramClock) {
         self.layout = layout
         self.entries = entries.map { "\($0.caregiverName ?? "A caregiver who has left") saw \($0.what.seen) on \(clock.dateTime($0.at))." }
-        func address(_ number: Int) -> String { ListAddress(path: CareURL.appAccessLog.path, parameters: [("page", "\(number)")]).string }
-        previousPath = page > 1 ? address(page - 1) : nil
-        nextPath = hasMore ? address(page + 1) : nil
+        pages = CarePageLinks(.appAccessLog, page: page, hasMore: hasMore)
     }
 }
 
