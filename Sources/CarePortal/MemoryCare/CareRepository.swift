@@ -443,7 +443,9 @@ struct CareRepository: Sendable {
         }
         if let types = filter.types { query.where("type", .in, types.map(\.rawValue)) }
         if let tag = filter.tag {
-            query.where(SQLQueryString("EXISTS (SELECT 1 FROM care_memory_tags t WHERE t.memory_id = care_memories.id AND t.tag = \(bind: tag.trimmed.lowercased()))"))
+            query.where(SQLQueryString(
+                "id IN (SELECT memory_id FROM care_memory_tags WHERE receiver_id = \(bind: receiverID) AND tag = \(bind: tag.trimmed.lowercased()))"
+            ))
         }
         if let from = filter.from { query.where("happens_at", .greaterThanOrEqual, from) }
         if let to = filter.to { query.where("happens_at", .lessThan, to).where("happens_at", .notEqual, "") }

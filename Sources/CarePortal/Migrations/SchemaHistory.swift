@@ -70,6 +70,7 @@ enum SchemaHistory {
         ShareTheFeedbackInbox(),
         ReadMemoriesWithoutJSON(),
         ShareRateLimitsAcrossServers(),
+        ListHerLiveMemoriesInOrder(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
