@@ -125,7 +125,7 @@ struct SeedDemo: AsyncParsableCommand {
         let credentials = try await Commands.seedDemo(settings: try options.settings())
         print("Demo accounts (shown only this once):")
         for credential in credentials {
-            print("  \(credential.title.padding(toLength: 22, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)  (signs in at \(credential.signInPath))")
+            print("  \(credential.title.padding(toLength: 28, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)  (signs in at \(credential.signInPath))")
         }
         print("Two medical professionals and a physician are invited. Their emails rest sealed in the outbox, links masked; without a mail server,")
         print("whoever invites someone (or adds a patient, or enrols a participant by email) is shown the link or claim token once, on the page that made it.")

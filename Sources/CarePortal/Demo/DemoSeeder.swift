@@ -82,10 +82,16 @@ public struct DemoSeeder: Sendable {
         }
         let webApp = features.flatMap { $0.appParts }.compactMap { part in
             part.demoIdentifier.map {
-                Credential(title: "\(part.kind.role.capitalized) (web app)", role: nil, username: $0, password: appPassword, signInPath: part.kind.signInPagePath)
+                Credential(title: "\(Self.readable(part.kind.role)) (web app)", role: nil, username: $0, password: appPassword, signInPath: part.kind.signInPagePath)
             }
         }
         return credentials + webApp
+    }
+
+    /// "Care receiver" from `care_receiver`: a kind of account as the printed list names it.
+    static func readable(_ role: String) -> String {
+        let words = role.replacingOccurrences(of: "_", with: " ")
+        return words.prefix(1).uppercased() + words.dropFirst()
     }
 
     static let memberCount = DemoData.memberCount

@@ -264,12 +264,14 @@ struct CareMemoryTypePage: Page {
     let errors: [FormErrors.Item]
     let types: [CareChoice]
     let typeError: String?
+    let question: String
     let action: String
     let cancelPath: String
 
-    init(layout: Layout, types: [MemoryType] = MemoryType.allCases, action: String = CareURL.appMemoryNew.path,
-         cancelPath: String = CareURL.appMemories.path, problem: String? = nil) {
+    init(layout: Layout, question: String = "What kind of memory is it?", types: [MemoryType] = MemoryType.allCases,
+         action: String = CareURL.appMemoryNew.path, cancelPath: String = CareURL.appMemories.path, problem: String? = nil) {
         self.layout = layout
+        self.question = question
         errors = problem.map { [FormErrors.Item(field: "type", message: $0)] } ?? []
         self.types = CareChoice.group("type", types, value: \.rawValue, title: \.title, hint: \.hint, selected: { _ in false })
         typeError = problem
@@ -481,12 +483,14 @@ struct CareMemoryFormPage: Page {
     let errors: [FormErrors.Item]
     let conflict: String?
     let titleFields: [FormField]
-    let categories: [CareChoice]?
+    let hasCategories: Bool
+    let categories: [CareChoice]
     let categoryError: String?
     let happens: DateInputField
     let happensTimeFields: [FormField]
     let reminder: DateInputField
     let reminderTimeFields: [FormField]
+    let reminderQuestion: String
     let recurrences: [CareChoice]
     let recurrenceError: String?
     let days: [CareChoice]
@@ -518,22 +522,25 @@ struct CareMemoryFormPage: Page {
         + ["lines", "location", "tags", "emoji", "description", "people", "secured"]
 
     /// - Parameters:
-    ///   - forCaregiver: his form for her: no category, people, secret or secured parts.
+    ///   - forCaregiver: his form for her, named: no category, people, secret or secured parts.
     ///   - contacts: her contacts, to choose the people a memory is about.
     init(layout: Layout, type: MemoryType, typed: CareMemoryTyped, problems: CareMemoryTyped.Problems = .init(), memoryID: Int64?, version: Int64?,
-         action: String, cancelPath: String, forCaregiver: Bool = false, contacts: [CareContact] = [], hasPIN: Bool = true, conflict: String? = nil) {
+         action: String, cancelPath: String, forCaregiver receiverName: String? = nil, contacts: [CareContact] = [], hasPIN: Bool = true, conflict: String? = nil) {
         self.layout = layout
-        heading = memoryID == nil ? "New \(type.title.lowercased())" : "Change “\(typed.title)”"
+        let forCaregiver = receiverName != nil
+        heading = memoryID == nil ? "New \(type.title.lowercased())" + (receiverName.map { " for \($0)" } ?? "") : "Change “\(typed.title)”"
+        let whom = receiverName ?? "you"
         typeTitle = type.title
         var errors = FormErrors()
         var dates = problems.dates
         errors.add(problems.fields, in: Self.fieldOrder, dates: &dates, dateFields: ["happens", "reminder"])
         self.errors = errors.items
         self.conflict = conflict
-        var titleFields = [FormField("title", label: "Title", value: typed.title, hint: "A few words you will recognise it by.", width: 30)]
+        var titleFields = [FormField("title", label: "Title", value: typed.title, hint: "A few words \(receiverName ?? "you") will recognise it by.", width: 30)]
         errors.apply(to: &titleFields)
         self.titleFields = titleFields
-        categories = forCaregiver ? nil : CareChoice.group("category", MemoryCategory.allCases, value: \.rawValue, title: \.title,
+        hasCategories = !forCaregiver
+        categories = forCaregiver ? [] : CareChoice.group("category", MemoryCategory.allCases, value: \.rawValue, title: \.title,
                                                            selected: { $0.rawValue == typed.category })
         categoryError = problems.fields["category"]
         let when = type == .appointment ? "When is it?" : "When did it happen, or when is it? (optional)"
@@ -541,7 +548,8 @@ struct CareMemoryFormPage: Page {
         var happensTime = [FormField("happens_time", label: "Time", value: typed.happensTime, hint: "Like 10:30 or 14:05.", width: 10)]
         errors.apply(to: &happensTime)
         happensTimeFields = happensTime
-        reminder = DateInputField("reminder", legend: "Remind me on (optional)", hint: "The day of the first reminder. For example, 3 3 2027",
+        reminderQuestion = "How often should it remind \(whom)?"
+        reminder = DateInputField("reminder", legend: forCaregiver ? "Remind \(whom) on (optional)" : "Remind me on (optional)", hint: "The day of the first reminder. For example, 3 3 2027",
                                   value: typed.reminder, problem: dates["reminder"])
         var reminderTime = [FormField("reminder_time", label: "Reminder time", value: typed.reminderTime, hint: "Like 09:00.", width: 10)]
         errors.apply(to: &reminderTime)

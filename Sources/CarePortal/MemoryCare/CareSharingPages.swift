@@ -193,8 +193,10 @@ struct CaregiverPersonPage: Page {
     static let template = TemplateName.appCaregiverPerson
     let layout: Layout
     let name: String
-    let reminders: [CareMemoryCard]?
-    let memories: [CareMemoryCard]?
+    let sharesReminders: Bool
+    let reminders: [CareMemoryCard]
+    let sharesMemories: Bool
+    let memories: [CareMemoryCard]
     let query: String
     let searchPath: String
     let location: String?
@@ -207,8 +209,10 @@ struct CaregiverPersonPage: Page {
     init(layout: Layout, link: CareLink, reminders: [Memory]?, memories: [Memory]?, query: String, location: CareLocation?, clock: ProgramClock, notice: String?) {
         self.layout = layout
         name = link.receiverName
-        self.reminders = reminders.map { $0.map { CareMemoryCard($0, path: CareURL.appPersonMemory(person: link.id, $0.id).path) } }
-        self.memories = memories.map { $0.map { CareMemoryCard($0, path: CareURL.appPersonMemory(person: link.id, $0.id).path) } }
+        sharesReminders = reminders != nil
+        self.reminders = (reminders ?? []).map { CareMemoryCard($0, path: CareURL.appPersonMemory(person: link.id, $0.id).path) }
+        sharesMemories = memories != nil
+        self.memories = (memories ?? []).map { CareMemoryCard($0, path: CareURL.appPersonMemory(person: link.id, $0.id).path) }
         self.query = query
         searchPath = CareURL.appPerson(link.id).path
         sharesLocation = link.grant.allows(.location)

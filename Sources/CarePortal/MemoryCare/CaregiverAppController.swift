@@ -104,7 +104,7 @@ struct CaregiverAppController {
         guard let type = request.query("type").flatMap(MemoryType.init(rawValue:)), type.isPlan else {
             let problem = request.query("chosen") == nil ? nil : "Choose an appointment or a to-do"
             return portal.pages.response(CareMemoryTypePage(
-                layout: layout("Add for \(link.receiverName)", context), types: Self.planTypes, action: action, cancelPath: CareURL.appPerson(link.id).path,
+                layout: layout("Add for \(link.receiverName)", context), question: "What do you want to add for \(link.receiverName)?", types: Self.planTypes, action: action, cancelPath: CareURL.appPerson(link.id).path,
                 problem: problem
             ), status: problem == nil ? .ok : .unprocessableContent)
         }
@@ -115,7 +115,7 @@ struct CaregiverAppController {
                           problems: CareMemoryTyped.Problems = .init()) -> CareMemoryFormPage {
         CareMemoryFormPage(
             layout: layout("Add for \(link.receiverName)", context), type: type, typed: typed, problems: problems, memoryID: nil, version: nil,
-            action: CareURL.appPersonPlanNew(link.id).path, cancelPath: CareURL.appPerson(link.id).path, forCaregiver: true
+            action: CareURL.appPersonPlanNew(link.id).path, cancelPath: CareURL.appPerson(link.id).path, forCaregiver: link.receiverName
         )
     }
 
