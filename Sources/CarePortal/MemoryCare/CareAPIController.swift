@@ -24,22 +24,10 @@ struct CareAPIController {
             routes.post(CareURL.apiPasswordResetCompletion(kind).pattern, access: .everyone) { [care] request, context in
                 try await care.passwordReset.complete(request: request, context: context)
             }
-            routes.post(CareURL.apiFeedback(kind).pattern, access: .app(kind.appAccount)) { [portal] request, context in
+            routes.post(CareURL.apiFeedback(kind).pattern, access: .app(kind.appAccount)) { [care] request, context in
                 guard let holder = context.appAccount else { throw APIError.unauthorized }
                 let body = try await request.json(CareAPI.FeedbackBody.self)
-                let message = (body.message ?? "").trimmed
-                var problems: [String: String] = [:]
-                if let problem = FeedbackRules.problem(message) { problems["message"] = problem }
-                if let problem = FeedbackRules.kindProblem(body.kind) { problems["kind"] = problem }
-                guard problems.isEmpty else { throw APIError.validation(problems) }
-                let now = portal.now
-                let id = try await portal.database.write { db in
-                    try await FeedbackInbox.memoryCare.repository.add(
-                        FeedbackMessage.Kind(rawValue: body.kind ?? "") ?? .feedback, body: message,
-                        from: AppAccountRef(role: kind.rawValue, accountID: holder.accountID), now: now, on: db
-                    )
-                }
-                return .json(FeedbackMessage.Received(id: id, submittedAt: now), status: .created)
+                return .json(try await care.sendFeedback(body.message ?? "", kind: body.kind, from: holder), status: .created)
             }
             routes.appSessions(kind.appAccount) { issued, db in
                 guard let account = try await CareRepository().account(id: issued.accountID, kind: kind, on: db) else { throw APIError.unauthorized }

@@ -22,6 +22,8 @@ struct CareAppAccounts {
         routes.post(CareURL.appRegister(kind).pattern, access: .everyone, register)
         routes.get(CareURL.appForgottenPassword(kind).pattern, access: .everyone, forgottenPassword)
         routes.post(CareURL.appForgottenPassword(kind).pattern, access: .everyone, requestReset)
+        routes.get(CareURL.appFeedback(kind).pattern, access: .appPage(kind.appAccount), feedback)
+        routes.post(CareURL.appFeedback(kind).pattern, access: .appPage(kind.appAccount), sendFeedback)
         AppNotificationPages(
             portal: portal,
             accounts: NotificationAccounts(
@@ -37,6 +39,41 @@ struct CareAppAccounts {
             return CareURL.appMemory(id).path
         }
         .addRoutes(to: &routes)
+    }
+
+    private static let team = "the program’s team"
+
+    private func feedbackPage(_ context: PortalContext, message: String = "", kind: FeedbackMessage.Kind = .feedback, problem: String? = nil,
+                              sent: Bool = false) -> AppFeedbackPage {
+        AppFeedbackPage(
+            layout: portal.appLayout("Feedback", context: context, navigation: navigation, currentPath: CareURL.appFeedback(self.kind).path),
+            action: .care(.appFeedback(self.kind)), teamName: Self.team, offersKind: true, message: message, kind: kind, problem: problem, sent: sent
+        )
+    }
+
+    @Sendable func feedback(request: Request, context: PortalContext) async throws -> Response {
+        guard context.appAccount?.kind == kind.appAccount else { throw HTTPError(.notFound) }
+        return portal.pages.response(feedbackPage(context, sent: request.query("sent") != nil))
+    }
+
+    private struct FeedbackForm: Decodable {
+        var message: String?
+        var kind: String?
+    }
+
+    @Sendable func sendFeedback(request: Request, context: PortalContext) async throws -> Response {
+        guard let holder = context.appAccount, holder.kind == kind.appAccount else { throw HTTPError(.notFound) }
+        let form = try await request.form(FeedbackForm.self, context: context)
+        let chosen = FeedbackMessage.Kind(rawValue: form.kind ?? "") ?? .feedback
+        do {
+            _ = try await care.sendFeedback(form.message ?? "", kind: chosen.rawValue, from: holder)
+        } catch let error as APIError where error.status == .unprocessableContent {
+            return portal.pages.response(
+                feedbackPage(context, message: (form.message ?? "").trimmed, kind: chosen, problem: error.fields["message"] ?? error.message),
+                status: .unprocessableContent
+            )
+        }
+        return seeOther("\(CareURL.appFeedback(kind).path)?sent=1")
     }
 
     /// A paused throttle in the words of a page.

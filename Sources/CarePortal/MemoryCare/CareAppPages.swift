@@ -232,6 +232,7 @@ struct CareMemoriesPage: Page {
     let isFiltered: Bool
     let newPath = CareURL.appMemoryNew.path
     let listPath = CareURL.appMemories.path
+    let feedbackPath = CareURL.appFeedback(.careReceiver).path
     let unlockPath: String?
     let lockPath: String?
     let openUntilText: String?

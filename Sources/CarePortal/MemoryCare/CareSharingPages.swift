@@ -163,6 +163,7 @@ struct CaregiverPeoplePage: Page {
     let errors: [FormErrors.Item]
     let fields: [FormField]
     let action = CareURL.appCode.path
+    let feedbackPath = CareURL.appFeedback(.caregiver).path
     let notice: String?
 
     init(layout: Layout, name: String, links: [CareLink], code: String = "", errors: FormErrors = FormErrors(), notice: String?) {

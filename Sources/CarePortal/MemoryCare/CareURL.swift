@@ -65,6 +65,7 @@ enum CareURL: Sendable, Equatable {
     case appNotifications(CareAccountKind)
     case appNotificationsReadAll(CareAccountKind)
     case appNotificationChoices(CareAccountKind)
+    case appFeedback(CareAccountKind)
 
     // The care receiver's pages: her memories are her home.
     case appMemories
@@ -154,6 +155,7 @@ enum CareURL: Sendable, Equatable {
         case .appNotifications(let kind): "\(kind.appAccount.pagesPath)/notifications"
         case .appNotificationsReadAll(let kind): "\(kind.appAccount.pagesPath)/notifications/read-all"
         case .appNotificationChoices(let kind): "\(kind.appAccount.pagesPath)/notifications/choices"
+        case .appFeedback(let kind): "\(kind.appAccount.pagesPath)/feedback"
         case .appMemories: Self.receiverPages
         case .appMemoryNew: "\(Self.receiverPages)/memories/new"
         case .appMemory(let id): "\(Self.receiverPages)/memories/\(id)"

@@ -101,6 +101,26 @@ extension AuditAction {
     static let careSettingsChanged = AuditAction("care_settings_changed", title: "Memory-care support details changed")
 }
 
+extension MemoryCare {
+    /// Feedback or a bug report (`kind`, feedback when nil) from a care receiver or caregiver, kept in
+    /// memory care's inbox under her account.
+    func sendFeedback(_ typed: String, kind: String?, from holder: AppAccountHolder) async throws -> FeedbackMessage.Received {
+        let message = typed.trimmed
+        var problems: [String: String] = [:]
+        if let problem = FeedbackRules.problem(message) { problems["message"] = problem }
+        if let problem = FeedbackRules.kindProblem(kind) { problems["kind"] = problem }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let now = portal.now
+        let id = try await portal.database.write { db in
+            try await FeedbackInbox.memoryCare.repository.add(
+                FeedbackMessage.Kind(rawValue: kind ?? "") ?? .feedback, body: message, from: AppAccountRef(role: holder.kind.role, accountID: holder.accountID),
+                now: now, on: db
+            )
+        }
+        return FeedbackMessage.Received(id: id, submittedAt: now)
+    }
+}
+
 extension FeedbackInbox {
     /// Memory care's feedback inbox: what care receivers and caregivers send from their apps, each message
     /// under the sender's name and kind, linked to the account's page (counts and links, never her memories).

@@ -42,3 +42,42 @@ struct AppForgottenPasswordPage: Page {
         self.action = action.path
     }
 }
+
+extension TemplateName {
+    static let appFeedback = TemplateName("app/feedback")
+}
+
+/// Feedback to the program's team from the web app: one message, and where the program takes them, whether
+/// it is a bug report.
+struct AppFeedbackPage: Page {
+    static let template = TemplateName.appFeedback
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let message: String
+    let messageError: String?
+    let sent: Bool
+    /// "The study team": who reads it, at the start of a sentence and within one.
+    let teamName: String
+    let teamNameInSentence: String
+    let offersKind: Bool
+    let kinds: [CareChoice]
+    let maximumLength = FeedbackRules.maximumLength
+    let action: String
+
+    init(layout: Layout, action: SiteURL, teamName: String, offersKind: Bool, message: String = "", kind: FeedbackMessage.Kind = .feedback,
+         problem: String? = nil, sent: Bool = false) {
+        self.layout = layout
+        var errors = FormErrors()
+        if let problem { errors.add("message", problem) }
+        self.errors = errors.items
+        self.message = message
+        messageError = problem
+        self.sent = sent
+        self.teamName = teamName.prefix(1).uppercased() + teamName.dropFirst()
+        teamNameInSentence = teamName
+        self.offersKind = offersKind
+        kinds = CareChoice.group("kind", FeedbackMessage.Kind.allCases, value: \.rawValue, title: { $0 == .bugReport ? "Yes: this is a bug report" : "No: this is feedback" },
+                                 selected: { $0 == kind })
+        self.action = action.path
+    }
+}

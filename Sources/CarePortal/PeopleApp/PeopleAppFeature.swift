@@ -8,7 +8,7 @@ import PortalPlatform
 struct PeopleAppFeature: PortalFeature {
     static let program: Program? = nil
     static let templates: [TemplateName] = [
-        .appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings, .appResetPassword, .appCheckEmail, .appForgottenPassword,
+        .appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings, .appResetPassword, .appCheckEmail, .appForgottenPassword, .appFeedback,
     ]
     let portal: Portal
 

@@ -93,10 +93,13 @@ struct ParticipantAppController {
         ) { portal.pages.html($0) })
     }
 
+    private static let team = "the study team"
+
     @Sendable func feedback(request: Request, context: PortalContext) async throws -> Response {
         guard try await ready(context) != nil else { return choosePassword }
-        return portal.pages.response(ParticipantFeedbackPage(
-            layout: layout("Feedback", context, .appStudyFeedback), errors: [], message: "", messageError: nil, sent: request.query("sent") != nil
+        return portal.pages.response(AppFeedbackPage(
+            layout: layout("Feedback", context, .appStudyFeedback), action: .appStudyFeedback, teamName: Self.team, offersKind: false,
+            sent: request.query("sent") != nil
         ))
     }
 
@@ -108,10 +111,9 @@ struct ParticipantAppController {
         guard let participant = try await ready(context) else { return choosePassword }
         let message = (try await request.form(FeedbackForm.self, context: context).message ?? "").trimmed
         if let problem = FeedbackRules.problem(message) {
-            var errors = FormErrors()
-            errors.add("message", problem)
-            return portal.pages.response(ParticipantFeedbackPage(
-                layout: layout("Feedback", context, .appStudyFeedback), errors: errors.items, message: message, messageError: problem, sent: false
+            return portal.pages.response(AppFeedbackPage(
+                layout: layout("Feedback", context, .appStudyFeedback), action: .appStudyFeedback, teamName: Self.team, offersKind: false,
+                message: message, problem: problem
             ), status: .unprocessableContent)
         }
         _ = try await ParticipantDay.sendFeedback(message, participant: participant, portal: portal)

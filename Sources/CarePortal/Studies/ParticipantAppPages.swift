@@ -6,7 +6,6 @@ import PortalPlatform
 extension TemplateName {
     static let appStudyToday = TemplateName("app/study/today")
     static let appStudyProgress = TemplateName("app/study/progress")
-    static let appStudyFeedback = TemplateName("app/study/feedback")
     static let appStudyContact = TemplateName("app/study/contact")
     static let appStudyPassword = TemplateName("app/study/password")
     static let appStudyClaim = TemplateName("app/study/claim")
@@ -80,18 +79,6 @@ struct ParticipantProgressPage: Page {
             valueAxisTitle: "Days", categoryTitle: "To-do"
         ).figure)
     }
-}
-
-/// Her message to the study team.
-struct ParticipantFeedbackPage: Page {
-    static let template = TemplateName.appStudyFeedback
-    let layout: Layout
-    let errors: [FormErrors.Item]
-    let message: String
-    let messageError: String?
-    let sent: Bool
-    let maximumLength = FeedbackRules.maximumLength
-    let action = SiteURL.appStudyFeedback.path
 }
 
 /// The study's contact and appointments page, as the study team wrote it (made safe by SafeHTML).

@@ -25,7 +25,7 @@ struct StudiesFeature: PortalFeature {
     static let templates: [TemplateName] = [
         .studyDashboard, .studyParticipants, .studyEnrol, .studyEnrolled, .studyParticipant, .studyDelete,
         .studyTodos, .studyTodo, .feedbackInbox, .studyContact, .studyExports,
-        .appStudyToday, .appStudyProgress, .appStudyFeedback, .appStudyContact, .appStudyPassword, .appStudyClaim, .appStudyVideos,
+        .appStudyToday, .appStudyProgress, .appStudyContact, .appStudyPassword, .appStudyClaim, .appStudyVideos,
     ]
     static let appAccounts: [AppAccountKind] = [.participant]
     static let appParts = [

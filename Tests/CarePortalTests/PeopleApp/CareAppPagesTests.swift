@@ -258,4 +258,26 @@ import Testing
             #expect(try await portal.outboxMessages().contains { $0.recipient == "eleanor@example.org" && $0.subject.contains("Ruth") || $0.recipient == "eleanor@example.org" && $0.bodyText.contains("Ruth") })
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func bothKindsSendFeedbackOrABugReportToMemoryCaresInbox(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (her, _, herID) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            var (him, _, hisID) = try await Self.signedIn(portal, .caregiver, email: "ruth@example.org", name: "Ruth")
+            #expect(try await her.get(CareURL.appMemories.path).text.contains(CareURL.appFeedback(.careReceiver).path))
+            let page = try await her.get(CareURL.appFeedback(.careReceiver).path)
+            #expect(page.text.contains("What would you like to tell the program’s team?") && page.text.contains("Yes: this is a bug report"))
+            let empty = try await her.post(CareURL.appFeedback(.careReceiver).path, form: [("message", "  "), ("kind", "bug_report")])
+            #expect(empty.status == .unprocessableContent && empty.errorSummary == ["Write your feedback"] && empty.text.contains(#"value="bug_report" checked"#))
+            let sent = try await her.post(CareURL.appFeedback(.careReceiver).path, form: [("message", "The reminder came an hour late"), ("kind", "bug_report")])
+            #expect(sent.location == "\(CareURL.appFeedback(.careReceiver).path)?sent=1")
+            #expect(try await him.post(CareURL.appFeedback(.caregiver).path, form: [("message", "Thank you for this")]).status == .seeOther)
+            #expect(try await him.get(CareURL.appFeedback(.careReceiver).path).location?.hasPrefix(AppAccountKind.careReceiver.signInPagePath) == true)
+
+            let kept = try await portal.database.read { db in try await FeedbackInbox.memoryCare.repository.messages(on: db) }
+            let byAuthor = Dictionary(uniqueKeysWithValues: kept.map { ($0.author, $0) })
+            #expect(byAuthor[.careReceiver(herID)]?.kind == .bugReport && byAuthor[.careReceiver(herID)]?.body == "The reminder came an hour late")
+            #expect(byAuthor[.caregiver(hisID)]?.kind == .feedback)
+        }
+    }
 }
