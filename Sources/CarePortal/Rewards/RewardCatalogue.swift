@@ -112,11 +112,18 @@ struct RewardCatalogueController {
         }
     }
 
-    private func page(_ form: RewardForm, errors: FormErrors, _ context: PortalContext, status: HTTPResponse.Status = .ok) async throws -> Response {
+    /// The catalogue with the add form as typed; `restocking` is a row's "How many are left" as typed, kept
+    /// in its own box with its message beside it.
+    private func page(_ form: RewardForm, errors: FormErrors, _ context: PortalContext, status: HTTPResponse.Status = .ok,
+                      restocking: (id: Int64, typed: String)? = nil) async throws -> Response {
         let rewards = try await portal.database.read { db in try await repository.rewards(includingRetired: true, on: db) }
         return portal.pages.response(RewardsPage(
             layout: portal.layout("Rewards", context: context, current: catalogue.listURL), catalogue: catalogue,
-            rewards: rewards.map { RewardRow($0, catalogue: catalogue) }, form: form, errors: errors
+            rewards: rewards.map { reward in
+                guard let restocking, restocking.id == reward.id else { return RewardRow(reward, catalogue: catalogue) }
+                return RewardRow(reward, catalogue: catalogue, typedStock: restocking.typed, stockError: errors[RewardRow.stockField(reward.id)])
+            },
+            form: form, errors: errors
         ), status: status)
     }
 
@@ -158,9 +165,12 @@ struct RewardCatalogueController {
     @Sendable func restock(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         let typed = (try await request.form(StockForm.self, context: context).stock ?? "").trimmed
-        var errors = FormErrors()
-        guard let stock = TypedStock(typed, errors: &errors), let restocked = catalogue.restocked else {
-            return try await page(RewardForm(), errors: errors, context, status: .unprocessableContent)
+        var found = FormErrors()
+        guard let stock = TypedStock(typed, errors: &found), let restocked = catalogue.restocked else {
+            // The message belongs to this row's box, which the summary links to.
+            var errors = FormErrors()
+            for item in found.items { errors.add(RewardRow.stockField(id), item.message) }
+            return try await page(RewardForm(), errors: errors, context, status: .unprocessableContent, restocking: (id, typed))
         }
         let origin = portal.origin(of: request, context: context)
         let reward = try await portal.database.transaction { db -> Reward? in
@@ -188,18 +198,24 @@ struct RewardRow: Sendable, Encodable {
     let retirePath: String
     let stockPath: String
     let stockField: String
+    let stockError: String?
 
-    init(_ reward: Reward, catalogue: RewardCatalogue) {
+    static func stockField(_ id: Int64) -> String { "stock-\(id)" }
+
+    /// - Parameters:
+    ///   - typedStock: what was typed in the row's "How many are left" when it was refused, shown again.
+    init(_ reward: Reward, catalogue: RewardCatalogue, typedStock: String? = nil, stockError: String? = nil) {
         title = reward.title
         pointsCost = reward.pointsCost
         gives = reward.gives
         description = reward.description
         stockText = reward.stock.map { $0 == 0 ? "None left" : "\($0) left" } ?? "No limit"
-        stockValue = reward.stock.map(String.init) ?? ""
+        stockValue = typedStock ?? reward.stock.map(String.init) ?? ""
         isRetired = reward.isRetired
         retirePath = catalogue.retireURL(reward.id).path
         stockPath = catalogue.stockURL?(reward.id).path ?? ""
-        stockField = "stock-\(reward.id)"
+        stockField = Self.stockField(reward.id)
+        self.stockError = stockError
     }
 }
 

@@ -108,7 +108,12 @@ import Testing
             #expect(try await wren.send(.post, SiteURL.apiRewardRedemptions.path, json: ["reward_id": grocery.id]).status == .unprocessableContent)
             #expect((try await wren.get(SiteURL.apiRewardRedemptions.path).object["redemptions"] as? [Any])?.count == 1)
             // Restocked: bad input changes nothing; a number sets how many are left.
-            #expect(try await admin.post(SiteURL.rewardStock(baby.id).path, form: [("stock", "-1")]).status == .unprocessableContent)
+            let refused = try await admin.post(SiteURL.rewardStock(baby.id).path, form: [("stock", "-1")])
+            #expect(refused.status == .unprocessableContent)
+            // The message links to the row's own box, which keeps what was typed, with the message beside it.
+            #expect(refused.text.contains(##"href="#stock-\##(baby.id)""##) && refused.text.contains(#"id="stock-\#(baby.id)-error""#))
+            #expect(refused.text.contains(#"id="stock-\#(baby.id)" name="stock" type="number" min="0" value="-1""#))
+            #expect(!refused.text.contains(##"href="#stock""##), "not the add form's box")
             #expect(try await admin.post(SiteURL.rewardStock(baby.id).path, form: [("stock", "5")]).location == SiteURL.rewards.path)
             #expect(try await portal.database.read { db in try await RewardsRepository(program: Program.perinatalCommunity.id).reward(id: baby.id, on: db) }?.stock == 5)
 
