@@ -280,4 +280,42 @@ import Testing
             #expect(byAuthor[.caregiver(hisID)]?.kind == .feedback)
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func noPageOpensOrChangesAnotherPersonsMemoriesContactsOrLinks(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (her, herApp, _) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            var (other, _, _) = try await Self.signedIn(portal, .careReceiver, email: "arthur@example.org", name: "Arthur")
+            let memory = try CareFixtures.id(try await CareFixtures.memory(herApp, ["type": "simple_todo", "title": "Post the letter", "category": "errands"]))
+            let contact = try Self.id(in: try await her.post(CareURL.appContactNew.path, form: [("name", "Ruth Price")]).location)
+            var (ruth, ruthApp, _) = try await Self.signedIn(portal, .caregiver, email: "ruth@example.org", name: "Ruth")
+            var (sam, _, _) = try await Self.signedIn(portal, .caregiver, email: "sam@example.org", name: "Sam")
+            let link = try await CareFixtures.link(herApp, ruthApp, scopes: ["reminders", "plans", "memories", "location"], categories: ["errands"])
+            #expect(try await ruth.get(CareURL.appPerson(link).path).text.contains("Post the letter"))
+
+            // Arthur, signed in, asks for her records by number: each is not found, and nothing of hers changes.
+            for path in [CareURL.appMemory(memory).path, CareURL.appMemoryEdit(memory).path, CareURL.appMemoryDelete(memory).path,
+                         CareURL.appContact(contact).path, CareURL.appContactEdit(contact).path, CareURL.appLink(link).path, CareURL.appLinkEnd(link).path] {
+                #expect(try await other.get(path).status == .notFound, "\(path)")
+            }
+            #expect(try await other.post(CareURL.appMemoryStatus(memory).path, form: [("status", "done")]).status == .notFound)
+            #expect(try await other.post(CareURL.appMemoryDelete(memory).path).status == .notFound)
+            #expect(try await other.post(CareURL.appMemoryEdit(memory).path, form: [("type", "simple_todo"), ("title", "Mine now"), ("version", "1")]).status == .notFound)
+            #expect(try await other.post(CareURL.appContactDelete(contact).path).status == .notFound)
+            #expect(try await other.post(CareURL.appLinkEnd(link).path).status == .notFound)
+            let kept = try await herApp.get(CareURL.apiMemory(memory).path).object
+            #expect(kept["title"] as? String == "Post the letter" && kept["status"] as? String == "none" && kept["deleted"] as? Bool != true)
+            #expect(try await herApp.get(CareURL.apiContact(contact).path).status == .ok)
+
+            // Sam, another caregiver, reaches nothing through Ruth's link.
+            for path in [CareURL.appPerson(link).path, CareURL.appPersonMemory(person: link, memory).path, CareURL.appPersonPlanNew(link).path,
+                         CareURL.appPersonLeave(link).path] {
+                #expect(try await sam.get(path).status == .notFound, "\(path)")
+            }
+            #expect(try await sam.post(CareURL.appPersonPlanNew(link).path, form: [("type", "simple_todo"), ("title", "Sneaked in")]).status == .notFound)
+            #expect(try await sam.post(CareURL.appPersonLeave(link).path).status == .notFound)
+            #expect(try await ruth.get(CareURL.appPerson(link).path).status == .ok, "the link is Ruth's still")
+            #expect(!(try await her.get(CareURL.appMemories.path).text.contains("Sneaked in")))
+        }
+    }
 }
