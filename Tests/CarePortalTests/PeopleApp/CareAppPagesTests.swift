@@ -256,6 +256,17 @@ import Testing
             #expect(try await him.post(CareURL.appPersonLeave(link).path).location == "\(CareURL.appPeople.path)?done=left")
             #expect(try await him.get(CareURL.appPerson(link).path).status == .notFound)
             #expect(try await portal.outboxMessages().contains { $0.recipient == "eleanor@example.org" && $0.subject.contains("Ruth") || $0.recipient == "eleanor@example.org" && $0.bodyText.contains("Ruth") })
+
+            // With memory care switched off, its parts are neither offered nor open.
+            var visitor = Visitor(portal: portal)
+            #expect(try await visitor.get(SiteURL.app.path).text.contains(#"href="/app/care""#))
+            var (admin, _) = try await portal.signedIn(.administrator)
+            #expect(try await FeaturesTests.switchPrograms(&admin, on: [.perinatalCommunity]).status == .seeOther)
+            #expect(!(try await visitor.get(SiteURL.app.path).text.contains("/app/care")))
+            for path in [AppAccountKind.careReceiver.signInPagePath, CareURL.appRegister(.caregiver).path, CareURL.appMemories.path, CareURL.appPeople.path] {
+                #expect(try await visitor.get(path).status == .notFound, "\(path)")
+            }
+            #expect(try await him.get(CareURL.appPeople.path).status == .notFound)
         }
     }
 
