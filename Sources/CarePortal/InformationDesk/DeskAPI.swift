@@ -164,7 +164,7 @@ struct DeskAPIController {
         } else {
             query.sort = .activity
         }
-        if let page = Self.pageRequest(request) { query.page = page } else { problems["page"] = Self.pageProblem }
+        if let number = request.apiPageNumber { query.page = PageRequest(number: number) } else { problems["page"] = Request.apiPageProblem }
         query.search = String((request.query("q") ?? "").prefix(200))
         guard problems.isEmpty else { throw APIError.invalidQuery(problems) }
         let page = try await portal.database.read { [query] db in try await desk.list(query, on: db).page }
@@ -246,13 +246,5 @@ struct DeskAPIController {
             DeskAPI.Flag(post: post.description, status: isNew ? "received" : "already_flagged"),
             status: isNew ? .created : .ok
         )
-    }
-
-    static let pageProblem = "Use a page number from 1"
-
-    /// The `page` query parameter (1 when absent), or nil when it is not a page number.
-    static func pageRequest(_ request: Request) -> PageRequest? {
-        guard let number = Int(request.query("page") ?? "1"), number >= 1, number <= 100_000 else { return nil }
-        return PageRequest(number: number)
     }
 }

@@ -47,9 +47,7 @@ struct LearningAPIController {
     /// `GET /api/v1/points`: this month's balance and every line she earned, newest first.
     @Sendable func points(request: Request, context: PortalContext) async throws -> Response {
         let account = AppAccountRef.member(try context.requireMember().accountID)
-        guard let pageRequest = DeskAPIController.pageRequest(request) else {
-            throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
-        }
+        let pageRequest = try request.apiPage()
         let clock = portal.programSettings.current.clock
         let today = clock.date(of: portal.now)
         let month = String(today.iso.prefix(7))

@@ -115,12 +115,7 @@ struct CareAPIController {
     // MARK: Memories
 
     /// `page` from 1 (1 when absent); a 400 otherwise.
-    static func page(_ request: Request) throws -> Int {
-        guard let page = Int(request.query("page") ?? "1"), (1...100_000).contains(page) else {
-            throw APIError.invalidQuery(["page": "Use a page number from 1"])
-        }
-        return page
-    }
+    static func page(_ request: Request) throws -> Int { try request.apiPage().number }
 
     /// The words of `q`, without control characters (which no memory holds, and PostgreSQL refuses to compare).
     static func words(_ request: Request) -> [String] {

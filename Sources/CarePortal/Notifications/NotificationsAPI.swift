@@ -100,9 +100,7 @@ struct NotificationsAPIController {
     /// `GET /api/v1/notifications`: her feed, newest first, with her unread count.
     @Sendable func feed(request: Request, context: PortalContext) async throws -> Response {
         let recipient = try me(context)
-        guard let pageRequest = DeskAPIController.pageRequest(request) else {
-            throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
-        }
+        let pageRequest = try request.apiPage()
         let subjects = portal.contributions.notificationSubjects
         let (page, unread, titles) = try await portal.database.read { db in
             let (page, unread) = try await notifications.feed(of: recipient, page: pageRequest, on: db)

@@ -543,10 +543,8 @@ struct PharmacyAPIController {
     /// ViewHistory: her visits, points earned and spent, refills and vouchers, newest first, 20 to a page.
     @Sendable func history(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
-        guard let number = DeskAPIController.pageRequest(request)?.number else {
-            throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
-        }
-        let page = PageRequest(number: number, size: Self.historyPageSize)
+        let page = try request.apiPage(size: Self.historyPageSize)
+        let number = page.number
         let history = try await portal.database.read { db in try await repository.history(customerID: holder.accountID, page: page, on: db) }
         return .json(PharmacyAPI.History(
             entries: history.items.map(PharmacyAPI.HistoryEntry.init), page: number, pageCount: history.pageCount, totalCount: history.totalCount
@@ -557,9 +555,7 @@ struct PharmacyAPIController {
 
     @Sendable func notifications(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
-        guard let pageRequest = DeskAPIController.pageRequest(request) else {
-            throw APIError.invalidQuery(["page": DeskAPIController.pageProblem])
-        }
+        let pageRequest = try request.apiPage()
         let (page, unread) = try await portal.database.read { db in
             try await portal.notifications.feed(of: .pharmacyCustomer(holder.accountID), page: pageRequest, on: db)
         }
