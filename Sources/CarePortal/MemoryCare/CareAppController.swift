@@ -84,12 +84,13 @@ struct CareAppController {
     }
 
     private func formPage(_ context: PortalContext, type: MemoryType, typed: CareMemoryTyped, problems: CareMemoryTyped.Problems = .init(),
-                          memory: Memory? = nil, conflict: String? = nil, holder: AppAccountHolder) async throws -> CareMemoryFormPage {
+                          memory: Memory? = nil, conflict: String? = nil, askPIN: Bool = false, holder: AppAccountHolder) async throws -> CareMemoryFormPage {
         let (contacts, hasPIN) = try await formContext(holder)
         return CareMemoryFormPage(
             layout: layout(memory == nil ? "New memory" : "Change a memory", context), type: type, typed: typed, problems: problems,
             memoryID: memory?.id, version: memory?.version, action: memory.map { CareURL.appMemoryEdit($0.id).path } ?? CareURL.appMemoryNew.path,
-            cancelPath: memory.map { CareURL.appMemory($0.id).path } ?? CareURL.appMemories.path, contacts: contacts, hasPIN: hasPIN, conflict: conflict
+            cancelPath: memory.map { CareURL.appMemory($0.id).path } ?? CareURL.appMemories.path, contacts: contacts, hasPIN: hasPIN, conflict: conflict,
+            askPIN: askPIN
         )
     }
 
@@ -191,9 +192,30 @@ struct CareAppController {
 
     @Sendable func saveMemory(request: Request, context: PortalContext) async throws -> Response {
         let holder = try Self.receiver(context)
-        let current = try await stored(context, holder)
-        guard let kept = current.content else { return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemoryEdit(current.id).path)") }
         let form = try await request.form(CareMemoryForm.self, context: context)
+        var current = try await stored(context, holder)
+        if current.content == nil {
+            // Her secured memories closed while she typed: her PIN, typed on the form, opens them and her changes
+            // are saved; until then the form keeps everything she typed.
+            func askAgain(_ problem: String) async throws -> Response {
+                var problems = CareMemoryTyped.Problems()
+                problems.fields["pin"] = problem
+                return portal.pages.response(
+                    try await formPage(context, type: current.type, typed: form.typed, problems: problems, memory: current, askPIN: true, holder: holder),
+                    status: .unprocessableContent
+                )
+            }
+            guard let pin = form.pin, !pin.isEmpty else {
+                return try await askAgain("Your secured memories closed after \(Int(MemoryCare.unlockLifetime / 60)) minutes: enter your PIN to save your changes")
+            }
+            do {
+                _ = try await care.unlock(holder, pin: pin, origin: portal.origin(of: request, context: context))
+            } catch let error as APIError {
+                return try await askAgain(CareAppAccounts.pausedMessage(error) ?? error.fields["pin"] ?? error.message)
+            }
+            current = try await stored(context, holder)
+        }
+        guard let kept = current.content else { throw HTTPError(.notFound) }
         let (contacts, _) = try await formContext(holder)
         let (content, found) = checked(form, type: current.type, kept: kept, offered: contacts)
         var problems = found

@@ -445,6 +445,8 @@ struct CareMemoryForm: Decodable {
     var account_holder: String?
     var account_number: String?
     var sort_code: String?
+    /// Her PIN, when her secured memories closed while she changed one.
+    var pin: String?
 
     var typed: CareMemoryTyped {
         var typed = CareMemoryTyped()
@@ -483,6 +485,8 @@ struct CareMemoryFormPage: Page {
     let typeTitle: String
     let errors: [FormErrors.Item]
     let conflict: String?
+    /// Her PIN's box, when her secured memories closed while she typed.
+    let pinFields: [FormField]
     let titleFields: [FormField]
     let hasCategories: Bool
     let categories: [CareChoice]
@@ -518,7 +522,7 @@ struct CareMemoryFormPage: Page {
     let cancelPath: String
 
     static let fieldOrder = [
-        "title", "category", "happens", "happens_time", "reminder", "reminder_time", "recurrence", "recurrence_days",
+        "pin", "title", "category", "happens", "happens_time", "reminder", "reminder_time", "recurrence", "recurrence_days",
     ] + MemoryType.allCases.flatMap(\.templateFields).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         + ["lines", "location", "tags", "emoji", "description", "people", "secured"]
 
@@ -526,7 +530,8 @@ struct CareMemoryFormPage: Page {
     ///   - forCaregiver: his form for her, named: no category, people, secret or secured parts.
     ///   - contacts: her contacts, to choose the people a memory is about.
     init(layout: Layout, type: MemoryType, typed: CareMemoryTyped, problems: CareMemoryTyped.Problems = .init(), memoryID: Int64?, version: Int64?,
-         action: String, cancelPath: String, forCaregiver receiverName: String? = nil, contacts: [CareContact] = [], hasPIN: Bool = true, conflict: String? = nil) {
+         action: String, cancelPath: String, forCaregiver receiverName: String? = nil, contacts: [CareContact] = [], hasPIN: Bool = true, conflict: String? = nil,
+         askPIN: Bool = false) {
         self.layout = layout
         let forCaregiver = receiverName != nil
         heading = memoryID == nil ? "New \(type.title.lowercased())" + (receiverName.map { " for \($0)" } ?? "") : "Change “\(typed.title)”"
@@ -537,6 +542,9 @@ struct CareMemoryFormPage: Page {
         errors.add(problems.fields, in: Self.fieldOrder, dates: &dates, dateFields: ["happens", "reminder"])
         self.errors = errors.items
         self.conflict = conflict
+        var pin = [FormField("pin", label: "Your PIN", type: "password", autocomplete: "off", width: 10)]
+        errors.apply(to: &pin)
+        pinFields = askPIN ? pin : []
         var titleFields = [FormField("title", label: "Title", value: typed.title, hint: "A few words \(receiverName ?? "you") will recognise it by.", width: 30)]
         errors.apply(to: &titleFields)
         self.titleFields = titleFields

@@ -156,6 +156,24 @@ import Testing
             let away = try await browser.post(CareURL.appUnlock.path, form: [("pin", CareFixtures.pin), ("next", "https://evil.example/")])
             #expect(away.location == CareURL.appMemories.path)
 
+            // She opens it to change it, and her memories close while she types: nothing she typed is lost.
+            #expect(try await browser.post(CareURL.appUnlock.path, form: [("pin", CareFixtures.pin)]).status == .seeOther)
+            let editing = try await browser.get(CareURL.appMemoryEdit(id).path)
+            let version = try #require(editing.text.firstMatch(of: /name="version" value="(\d+)"/)?.output.1)
+            let changed: [(String, String)] = [
+                ("type", "website_password"), ("version", String(version)), ("title", "Library card"), ("category", "hobbies"),
+                ("website", "library.example"), ("username", "eleanor"), ("password", "Roses-in-June"), ("recurrence", "none"),
+            ]
+            #expect(try await browser.post(CareURL.appLock.path).location == "\(CareURL.appMemories.path)?done=locked")
+            let closed = try await browser.post(CareURL.appMemoryEdit(id).path, form: changed)
+            #expect(closed.status == .unprocessableContent && closed.text.contains(#"value="Roses-in-June""#) && closed.text.contains(#"id="pin""#))
+            #expect(closed.errorSummary.first?.hasPrefix("Your secured memories closed after 5 minutes") == true)
+            let wrongPIN = try await browser.post(CareURL.appMemoryEdit(id).path, form: changed + [("pin", "0000")])
+            #expect(wrongPIN.errorSummary == ["The PIN is not right"] && wrongPIN.text.contains(#"value="Library card""#))
+            let saved2 = try await browser.post(CareURL.appMemoryEdit(id).path, form: changed + [("pin", CareFixtures.pin)])
+            #expect(saved2.location == "\(CareURL.appMemory(id).path)?done=saved", "\(saved2.status) \(saved2.errorSummary)")
+            #expect(try await browser.get(CareURL.appMemory(id).path).text.contains("Roses-in-June"))
+
             #expect(try await browser.post(CareURL.appLock.path).location == "\(CareURL.appMemories.path)?done=locked")
             #expect(!(try await browser.get(CareURL.appMemory(id).path).text.contains("Tulips-in-May")))
         }
