@@ -148,29 +148,39 @@ extension MemoryCare {
 
     /// Notes a caregiver's read in her access log.
     func logAccess(_ link: CareLink, what: CareAccessEntry.What, recordID: Int64? = nil) async throws {
+        try await logAccess(link, seen: [what], recordID: recordID)
+    }
+
+    /// Notes what one page showed a caregiver, in one write: on SQLite's one writer, a page that wrote each
+    /// part's line on its own waited its turn three times.
+    func logAccess(_ link: CareLink, seen: [CareAccessEntry.What], recordID: Int64? = nil) async throws {
+        guard !seen.isEmpty else { return }
         let now = portal.now
         try await portal.database.write { db in
-            try await repository.logAccess(receiverID: link.receiverID, caregiverID: link.caregiverID, what: what, recordID: recordID, now: now, on: db)
+            for what in seen {
+                try await repository.logAccess(receiverID: link.receiverID, caregiverID: link.caregiverID, what: what, recordID: recordID, now: now, on: db)
+            }
         }
     }
 
     /// Her reminders, appointments and to-dos, for a caregiver with the `reminders` scope (never a secured one).
-    func remindersAndPlans(of link: CareLink, page: Int) async throws -> (memories: [Memory], hasMore: Bool) {
+    /// With `logging` false the caller notes the read (see `logAccess(_:seen:)`).
+    func remindersAndPlans(of link: CareLink, page: Int, logging: Bool = true) async throws -> (memories: [Memory], hasMore: Bool) {
         let result = try await memories(
             receiverID: link.receiverID, filter: CareRepository.MemoryFilter(plainOnly: true, remindersOrPlans: true), page: page, unlocked: false
         )
-        try await logAccess(link, what: .reminders)
+        if logging { try await logAccess(link, what: .reminders) }
         return result
     }
 
     /// Her memories in the shared categories, for a caregiver with the `memories` scope (never a secured one).
-    func sharedMemories(of link: CareLink, words: [String], page: Int) async throws -> (memories: [Memory], hasMore: Bool) {
+    func sharedMemories(of link: CareLink, words: [String], page: Int, logging: Bool = true) async throws -> (memories: [Memory], hasMore: Bool) {
         let result = try await memories(
             receiverID: link.receiverID,
             filter: CareRepository.MemoryFilter(words: words, categories: link.grant.sortedCategories.map(\.rawValue), plainOnly: true),
             page: page, unlocked: false
         )
-        try await logAccess(link, what: .memories)
+        if logging { try await logAccess(link, what: .memories) }
         return result
     }
 
@@ -187,9 +197,9 @@ extension MemoryCare {
     }
 
     /// Her latest location, logged as seen only when there is one to see.
-    func location(of link: CareLink) async throws -> CareLocation? {
+    func location(of link: CareLink, logging: Bool = true) async throws -> CareLocation? {
         let location = try await portal.database.read { db in try await repository.location(receiverID: link.receiverID, on: db) }
-        if location != nil { try await logAccess(link, what: .location) }
+        if logging, location != nil { try await logAccess(link, what: .location) }
         return location
     }
 

@@ -74,10 +74,15 @@ struct CaregiverAppController {
     @Sendable func person(request: Request, context: PortalContext) async throws -> Response {
         let link = try await link(context)
         let query = MemoryRules.withoutControlCharacters(request.query("q") ?? "").trimmed
-        let reminders = link.grant.allows(.reminders) ? try await care.remindersAndPlans(of: link, page: 1).memories : nil
+        let reminders = link.grant.allows(.reminders) ? try await care.remindersAndPlans(of: link, page: 1, logging: false).memories : nil
         let memories = link.grant.allows(.memories)
-            ? try await care.sharedMemories(of: link, words: query.split(whereSeparator: \.isWhitespace).map(String.init), page: 1).memories : nil
-        let location = link.grant.allows(.location) ? try await care.location(of: link) : nil
+            ? try await care.sharedMemories(of: link, words: query.split(whereSeparator: \.isWhitespace).map(String.init), page: 1, logging: false).memories
+            : nil
+        let location = link.grant.allows(.location) ? try await care.location(of: link, logging: false) : nil
+        // What the page shows her caregiver, noted in her access log in one write.
+        try await care.logAccess(link, seen: [
+            reminders.map { _ in CareAccessEntry.What.reminders }, memories.map { _ in .memories }, location.map { _ in .location },
+        ].compactMap { $0 })
         let notice: String? = switch request.query("done") {
         case "linked": "You are linked. This is what \(link.receiverName) shares with you."
         case "added": "Added. \(link.receiverName) sees it in her memories."
