@@ -9,14 +9,13 @@ from __future__ import annotations
 import base64
 import datetime
 import re
-import subprocess
 
 import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import SCREENSHOTS, _new_driver, _test_name, fill, path_of, submit, text_of
 from test_narrow_pages import clear_viewport
-from test_people_app import PHONE, SMALL_PHONE, as_phone, check_page as check_phone_page
+from test_people_app import PHONE, SMALL_PHONE, as_phone, check_page as check_phone_page, seeded_demo
 from test_sign_in import error_summary_links
 
 ELEANOR = "eleanor.demo@example.invalid"
@@ -26,17 +25,7 @@ RUTH = "ruth.demo@example.invalid"
 @pytest.fixture(scope="module")
 def demo(server_factory):
     """A server seeded with the demo; returns it and the demo app password (one for every demo app account)."""
-    accounts: dict[str, str] = {}
-
-    def seed(binary, database_url, data_dir):
-        result = subprocess.run(
-            [str(binary), "seed-demo", "--database-url", database_url, "--data-dir", str(data_dir)],
-            capture_output=True, text=True, timeout=600,
-        )
-        assert result.returncode == 0, f"seed-demo failed:\n{result.stdout}\n{result.stderr}"
-        accounts.update(re.findall(r"(\S+)\s+password: (\S+)", result.stdout))
-
-    server = server_factory("care-app", prepare=seed)
+    server, accounts = seeded_demo(server_factory, "care-app")
     assert {ELEANOR, RUTH} <= set(accounts), f"seed-demo printed no memory-care accounts: {sorted(accounts)}"
     return server, accounts
 

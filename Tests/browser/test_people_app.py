@@ -23,9 +23,8 @@ PHONE = (360, 740)
 SMALL_PHONE = (320, 640)
 
 
-@pytest.fixture(scope="module")
-def demo(server_factory):
-    """A server seeded with the demo; returns it and the demo patient's username and password."""
+def seeded_demo(server_factory, name: str) -> tuple[object, dict[str, str]]:
+    """A server seeded with `careportal seed-demo`, and the demo accounts it printed: identifier to password."""
     accounts: dict[str, str] = {}
 
     def seed(binary, database_url, data_dir):
@@ -36,7 +35,13 @@ def demo(server_factory):
         assert result.returncode == 0, f"seed-demo failed:\n{result.stdout}\n{result.stderr}"
         accounts.update(re.findall(r"(\S+)\s+password: (\S+)", result.stdout))
 
-    server = server_factory("people-app", prepare=seed)
+    return server_factory(name, prepare=seed), accounts
+
+
+@pytest.fixture(scope="module")
+def demo(server_factory):
+    """A server seeded with the demo; returns it and the demo patient's username and password."""
+    server, accounts = seeded_demo(server_factory, "people-app")
     assert {"demo.patient1", "demo-001", "margaret.demo@example.invalid", "Steady_Dove1"} <= set(accounts), \
         f"seed-demo printed no web-app accounts: {sorted(accounts)}"
     return server, accounts
