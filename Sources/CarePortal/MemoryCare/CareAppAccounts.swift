@@ -76,11 +76,6 @@ struct CareAppAccounts {
         return seeOther("\(CareURL.appFeedback(kind).path)?sent=1")
     }
 
-    /// A paused throttle in the words of a page.
-    static func pausedMessage(_ error: APIError) -> String? {
-        error.status == .tooManyRequests ? "Too many tries from here. Wait 15 minutes, then try again." : nil
-    }
-
     private struct RegistrationForm: Decodable {
         var name: String?
         var email: String?
@@ -109,7 +104,7 @@ struct CareAppAccounts {
         do {
             try await care.register(kind: kind, email: email, name: name, password: password, origin: portal.origin(of: request, context: context))
         } catch let error as APIError {
-            return refused(Self.pausedMessage(error).map { ["email": $0] } ?? error.fields)
+            return refused(error.pausedPageMessage.map { ["email": $0] } ?? error.fields)
         }
         return portal.pages.response(AppCheckEmailPage(
             layout: portal.appLayout("Check your email", context: context), message: MemoryCare.checkEmail, kind: kind.appAccount, whoToCall: Self.whoToCall
@@ -130,7 +125,7 @@ struct CareAppAccounts {
             try await care.requestReset(kind: kind, email: email, origin: portal.origin(of: request, context: context))
         } catch let error as APIError {
             var errors = FormErrors()
-            errors.add("email", Self.pausedMessage(error) ?? error.fields["email"] ?? error.message)
+            errors.add("email", error.pausedPageMessage ?? error.fields["email"] ?? error.message)
             return portal.pages.response(AppForgottenPasswordPage(
                 layout: portal.appLayout("Forgotten password", context: context), action: .care(.appForgottenPassword(kind)), email: email.trimmed, errors: errors
             ), status: .unprocessableContent)

@@ -211,7 +211,7 @@ struct CareAppController {
             do {
                 _ = try await care.unlock(holder, pin: pin, origin: portal.origin(of: request, context: context))
             } catch let error as APIError {
-                return try await askAgain(CareAppAccounts.pausedMessage(error) ?? error.fields["pin"] ?? error.message)
+                return try await askAgain(error.pausedPageMessage ?? error.fields["pin"] ?? error.message)
             }
             current = try await stored(context, holder)
         }
@@ -308,17 +308,10 @@ struct CareAppController {
 
     // MARK: Her PIN
 
-    /// Only a page of her own part is a place to return to.
-    private static func returnPath(_ typed: String?) -> String? {
-        guard let typed else { return nil }
-        let path = ReturnPath.decide(typed, otherwise: CareURL.appMemories.path)
-        return path.hasPrefix(CareURL.appMemories.path + "/") ? path : nil
-    }
-
     @Sendable func unlockForm(request: Request, context: PortalContext) async throws -> Response {
         let holder = try Self.receiver(context)
         let hasPIN = try await care.account(holder).0.hasPIN
-        return portal.pages.response(CareUnlockPage(layout: layout("Secured memories", context), hasPIN: hasPIN, next: Self.returnPath(request.query("next"))))
+        return portal.pages.response(CareUnlockPage(layout: layout("Secured memories", context), hasPIN: hasPIN, next: AppAccountKind.careReceiver.ownPage(request.query("next"))))
     }
 
     private struct PINForm: Decodable {
@@ -330,13 +323,13 @@ struct CareAppController {
     @Sendable func unlock(request: Request, context: PortalContext) async throws -> Response {
         let holder = try Self.receiver(context)
         let form = try await request.form(PINForm.self, context: context)
-        let next = Self.returnPath(form.next)
+        let next = AppAccountKind.careReceiver.ownPage(form.next)
         do {
             _ = try await care.unlock(holder, pin: form.pin ?? "", origin: portal.origin(of: request, context: context))
             return seeOther(next ?? CareURL.appMemories.path)
         } catch let error as APIError {
             var errors = FormErrors()
-            errors.add("pin", CareAppAccounts.pausedMessage(error) ?? error.fields["pin"] ?? error.message)
+            errors.add("pin", error.pausedPageMessage ?? error.fields["pin"] ?? error.message)
             let hasPIN = try await care.account(holder).0.hasPIN
             return portal.pages.response(CareUnlockPage(layout: layout("Secured memories", context), hasPIN: hasPIN, next: next, errors: errors),
                                          status: .unprocessableContent)
@@ -362,7 +355,7 @@ struct CareAppController {
             return seeOther("\(CareURL.appPIN.path)?saved=1")
         } catch let error as APIError {
             var errors = FormErrors()
-            if let paused = CareAppAccounts.pausedMessage(error) { errors.add("password", paused) }
+            if let paused = error.pausedPageMessage { errors.add("password", paused) }
             for field in ["password", "pin"] { if let problem = error.fields[field] { errors.add(field, problem) } }
             if errors.isEmpty { errors.add("password", error.message) }
             let hasPIN = try await care.account(holder).0.hasPIN

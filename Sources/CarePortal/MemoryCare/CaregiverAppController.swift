@@ -59,7 +59,7 @@ struct CaregiverAppController {
             return seeOther("\(CareURL.appPerson(link.id).path)?done=linked")
         } catch let error as APIError {
             var errors = FormErrors()
-            errors.add("code", CareAppAccounts.pausedMessage(error) ?? error.fields["code"] ?? error.message)
+            errors.add("code", error.pausedPageMessage ?? error.fields["code"] ?? error.message)
             return portal.pages.response(try await peoplePage(context, holder, code: code.trimmed, errors: errors), status: .unprocessableContent)
         }
     }

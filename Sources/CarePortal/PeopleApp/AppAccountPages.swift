@@ -1,6 +1,13 @@
 import Foundation
 import PortalPlatform
 
+extension APIError {
+    /// A paused throttle (429) in the words of a web-app page; nil for any other refusal.
+    var pausedPageMessage: String? {
+        status == .tooManyRequests ? "Too many tries from here. Wait 15 minutes, then try again." : nil
+    }
+}
+
 extension TemplateName {
     static let appCheckEmail = TemplateName("app/check-email")
     static let appForgottenPassword = TemplateName("app/forgotten-password")

@@ -64,11 +64,6 @@ struct PharmacyAppController {
 
     private func origin(_ request: Request, _ context: PortalContext) -> AuditOrigin { portal.origin(of: request, context: context) }
 
-    /// A paused throttle in the words of a page.
-    private static func pausedMessage(_ error: APIError) -> String? {
-        error.status == .tooManyRequests ? "Too many tries from here. Wait 15 minutes, then try again." : nil
-    }
-
     // MARK: Registration and forgotten passwords
 
     private struct RegistrationForm: Decodable {
@@ -122,7 +117,7 @@ struct PharmacyAppController {
         do {
             try await pharmacy.register(registration, origin: origin(request, context))
         } catch let error as APIError {
-            if let paused = Self.pausedMessage(error) { return refused(["email": paused]) }
+            if let paused = error.pausedPageMessage { return refused(["email": paused]) }
             return refused(error.fields)
         }
         return portal.pages.response(AppCheckEmailPage(
@@ -144,7 +139,7 @@ struct PharmacyAppController {
             try await pharmacy.requestReset(email: email, origin: origin(request, context))
         } catch let error as APIError {
             var errors = FormErrors()
-            errors.add("email", Self.pausedMessage(error) ?? error.fields["email"] ?? error.message)
+            errors.add("email", error.pausedPageMessage ?? error.fields["email"] ?? error.message)
             return portal.pages.response(AppForgottenPasswordPage(
                 layout: portal.appLayout("Forgotten password", context: context), action: .appPharmacyForgottenPassword, email: email.trimmed, errors: errors
             ), status: .unprocessableContent)
@@ -292,7 +287,7 @@ struct PharmacyAppController {
             return seeOther(SiteURL.appPharmacyPrescriptions.path)
         } catch let error as APIError {
             var errors = FormErrors()
-            errors.add("password", Self.pausedMessage(error) ?? error.fields["password"] ?? error.message)
+            errors.add("password", error.pausedPageMessage ?? error.fields["password"] ?? error.message)
             return portal.pages.response(
                 PharmacyUnlockPage(layout: layout("Prescriptions", context, .appPharmacyPrescriptions), errors: errors), status: .unprocessableContent
             )
@@ -356,15 +351,8 @@ struct PharmacyAppController {
         }
         return portal.pages.response(PharmacyAddressPage(
             layout: layout("Delivery address", context, .appPharmacyAddress), address: customer.details.address,
-            next: Self.returnPath(request.query("next")), saved: request.query("saved") != nil
+            next: AppAccountKind.pharmacyCustomer.ownPage(request.query("next")), saved: request.query("saved") != nil
         ))
-    }
-
-    /// Only a page of her own part is a place to return to.
-    private static func returnPath(_ typed: String?) -> String? {
-        guard let typed else { return nil }
-        let path = ReturnPath.decide(typed, otherwise: SiteURL.appPharmacyHome.path)
-        return path.hasPrefix(SiteURL.appPharmacyHome.path + "/") ? path : nil
     }
 
     private struct AddressForm: Decodable {
@@ -380,7 +368,7 @@ struct PharmacyAppController {
         let holder = try customer(context)
         let form = try await request.form(AddressForm.self, context: context)
         let address = DeliveryAddress(typedLine1: form.line1, line2: form.line2, city: form.city, state: form.state, zipCode: form.zip_code)
-        let next = Self.returnPath(form.next)
+        let next = AppAccountKind.pharmacyCustomer.ownPage(form.next)
         do {
             _ = try await pharmacy.saveAddress(address, customerID: holder.accountID)
             return seeOther(next ?? "\(SiteURL.appPharmacyAddress.path)?saved=1")

@@ -158,9 +158,7 @@ package struct AppSignInPages: Sendable {
             let token = try await portal.checkAppSignIn(
                 kind, identifier: identifier, password: form.password ?? "", origin: portal.origin(of: request, context: context)
             ) { issued, _ in issued.token }
-            // Only a page of her own part is a place to return to.
-            let next = ReturnPath.decide(form.next, otherwise: kind.pagesPath)
-            var response = seeOther(next.hasPrefix(kind.pagesPath + "/") ? next : kind.pagesPath)
+            var response = seeOther(kind.ownPage(form.next) ?? kind.pagesPath)
             response.setCookie(portal.appPageCookies.session(kind: kind, token: token))
             return response
         } catch let refusal as AppSignInRefusal {
@@ -200,6 +198,16 @@ extension PortalRoutes {
         get(RouterPath(kind.signInPagePath), access: .everyone, pages.show)
         post(RouterPath(kind.signInPagePath), access: .everyone, pages.signIn)
         post(RouterPath(kind.signOutPagePath), access: .appPage(kind), pages.signOut)
+    }
+}
+
+extension AppAccountKind {
+    /// A page of this kind's own part to return to (`?next=`), or nil: only a page of her own part is a
+    /// place to send her back to, never another part or another site.
+    package func ownPage(_ typed: String?) -> String? {
+        guard let typed else { return nil }
+        let path = ReturnPath.decide(typed, otherwise: pagesPath)
+        return path.hasPrefix(pagesPath + "/") ? path : nil
     }
 }
 
