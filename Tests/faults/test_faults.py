@@ -279,6 +279,9 @@ def test_postgres_restarted_under_load_answers_503_then_recovers_without_restart
                                 "Cookie": "careportal_session=" + "x" * 43})
         assert time.monotonic() - started < 8, "the portal kept the form waiting"
         assert_plain_unavailable(page, api=False)
+        # The load balancer's check says this server cannot reach its database, and nothing more.
+        health = request("GET", server.url("/health"), timeout=15)
+        assert health.status == 503 and health.json() == {"status": "unavailable"}, f"{health.status}: {health.text[:300]}"
         time.sleep(max(0.0, 6 - (time.monotonic() - outage_started)))
         with load.lock:
             during = load.answers[answered_before_outage:]
@@ -289,6 +292,8 @@ def test_postgres_restarted_under_load_answers_503_then_recovers_without_restart
         while time.monotonic() < deadline and ask(server, member.token, "After PostgreSQL came back").status != 201:
             time.sleep(0.5)
         assert ask(server, member.token, "After PostgreSQL came back, again").status == 201
+        health = request("GET", server.url("/health"))
+        assert health.status == 200 and health.json() == {"status": "ok"}, f"{health.status}: {health.text[:300]}"
         assert server.process.poll() is None and server.starts == 1
     finally:
         load.stop()

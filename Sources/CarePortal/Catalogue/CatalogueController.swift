@@ -13,8 +13,8 @@ struct CatalogueController {
     let portal: Portal
     let catalogue = CatalogueRepository()
 
-    var illustrations: IllustrationStore {
-        IllustrationStore(dataDirectory: portal.settings.dataDirectory, randomBytes: portal.dependencies.randomBytes)
+    var illustrations: UploadStore {
+        portal.uploads(IllustrationStore.folder)
     }
 
     func addRoutes(to routes: inout PortalRoutes) {
@@ -55,7 +55,7 @@ struct CatalogueController {
             try await record(.catalogueRemoved, type: list.table, id: id, request: request, context: context, on: db)
             return Flash(.success, "\(name) has been removed from the catalogue.")
         }
-        if outcome.kind == .success, let picture = exercise?.illustration { illustrations.remove(picture) }
+        if outcome.kind == .success, let picture = exercise?.illustration { try? await illustrations.remove(picture) }
         try await portal.flash(outcome, context: context)
         return seeOther(.catalogue)
     }
@@ -220,7 +220,7 @@ struct CatalogueController {
         guard errors.isEmpty else { return exercisePage(id, values: values, hasIllustration: hasIllustration, errors: errors, context: context) }
 
         let store = illustrations
-        let saved = try upload.map { try store.save($0.bytes, type: $0.type) }
+        let saved = try await upload.asyncMap { try await store.save($0.bytes, type: $0.type) }
         let now = portal.now
         do {
             try await portal.database.transaction { db in
@@ -239,7 +239,7 @@ struct CatalogueController {
                 )
             }
         } catch {
-            if let saved { store.remove(saved) }
+            if let saved { try? await store.remove(saved) }
             if error is CatalogueNameTaken {
                 var errors = FormErrors()
                 errors.add("name", "The catalogue already has an exercise called \(values["name"]!)")
@@ -248,7 +248,7 @@ struct CatalogueController {
             throw error
         }
         // The replaced picture goes only once the new one is recorded.
-        if saved != nil, let old = existing?.illustration { store.remove(old) }
+        if saved != nil, let old = existing?.illustration { try? await store.remove(old) }
         try await portal.flash(Flash(.success, "\(values["name"]!) is saved in the catalogue."), context: context)
         return seeOther(.catalogue)
     }
@@ -258,7 +258,7 @@ struct CatalogueController {
         let id = try context.parameters.recordID()
         guard let exercise = try await portal.database.read({ db in try await catalogue.exercise(id: id, on: db) }),
               let stored = exercise.illustration,
-              let response = try await illustrations.uploads.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
+              let response = try await illustrations.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
         else { throw HTTPError(.notFound) }
         return response
     }

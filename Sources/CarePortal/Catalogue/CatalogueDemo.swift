@@ -34,13 +34,13 @@ extension DemoData {
             ("Finger tapping", "finger-tapping", "Tap each fingertip to your thumb in turn, as fast and as big as you can, then do the other hand."),
             ("Wall push-ups", "wall-push-ups", "Stand an arm's length from a wall with your hands flat on it. Bend your elbows to bring your chest to the wall, then push back."),
         ]
-        let store = IllustrationStore(dataDirectory: settings.dataDirectory, randomBytes: dependencies.randomBytes)
+        let store = uploads(IllustrationStore.folder)
         for (name, picture, description) in exercises {
             let id = try await repository.createExercise(name: name, description: description, now: now, on: db)
             if let url = Bundle.module.url(forResource: picture, withExtension: "png", subdirectory: "demo-illustrations"),
                let data = FileManager.default.contents(atPath: url.path),
                case .success(let type) = CatalogueRules.illustration(Array(data)) {
-                try await repository.setIllustration(exerciseID: id, try store.save(Array(data), type: type), now: now, on: db)
+                try await repository.setIllustration(exerciseID: id, try await store.save(Array(data), type: type, on: db), now: now, on: db)
             }
         }
         let frequencies: [(String, Int, Int)] = [

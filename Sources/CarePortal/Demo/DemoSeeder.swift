@@ -69,7 +69,7 @@ public struct DemoSeeder: Sendable {
                 staff.append(account)
             }
             let demo = DemoData(
-                dependencies: dependencies, sealer: sealer, settings: settings, engine: database.engine, now: dependencies.now(), staff: staff,
+                dependencies: dependencies, sealer: sealer, settings: settings, engine: database.engine, database: database, now: dependencies.now(), staff: staff,
                 appPasswordHash: appPasswordHash, appAnswerHash: appAnswerHash
             )
             for feature in features { try await feature.seedDemo(demo, on: db) }
@@ -106,6 +106,8 @@ struct DemoData: Sendable {
     /// For the links in the demo emails and where uploads are kept.
     let settings: Settings
     let engine: Database.Engine
+    /// Where uploads are kept with this database (`UploadStore.of`); the demo's are written in its transaction.
+    let database: Database
     let now: Date
     /// One demo staff account per role.
     let staff: [StaffAccount]
@@ -115,6 +117,10 @@ struct DemoData: Sendable {
 
     /// The outbox the demo emails go to, sealed under the portal's key; no sender is woken.
     var outbox: Outbox { Outbox(now: dependencies.now, sealer: sealer, wakeSender: {}) }
+
+    func uploads(_ folder: String) -> UploadStore {
+        UploadStore.of(folder, database: database, dataDirectory: settings.dataDirectory, randomBytes: dependencies.randomBytes, now: dependencies.now)
+    }
 
     func account(_ role: StaffRole) -> StaffAccount? {
         staff.first { $0.role == role }

@@ -35,12 +35,21 @@ struct HomeController {
         ))
     }
 
-    /// For load balancers and `script/server`: answers 200 only while the database answers.
+    /// For load balancers and `script/server`: 200 `{"status":"ok"}` while this server reaches its database,
+    /// 503 `{"status":"unavailable"}` when it does not (the balancer then sends its requests elsewhere). It
+    /// says nothing else: not why, not which database.
     @Sendable func health(request: Request, context: PortalContext) async throws -> Response {
-        _ = try await portal.database.read { db in try await db.raw("SELECT 1 AS ok").first() }
+        let reachable: Bool
+        do {
+            _ = try await portal.database.read { db in try await db.raw("SELECT 1 AS ok").first() }
+            reachable = true
+        } catch {
+            portal.logger.warning("Health check: the database did not answer", metadata: ["error": "\(String(reflecting: error))"])
+            reachable = false
+        }
         return Response(
-            status: .ok, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#))
+            status: reachable ? .ok : .serviceUnavailable, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: reachable ? #"{"status":"ok"}"# : #"{"status":"unavailable"}"#))
         )
     }
 }

@@ -138,6 +138,11 @@ struct LearningVideo: Sendable, Equatable, Identifiable {
 
     /// "4:05", "1:02:00".
     var lengthText: String { LearningRules.lengthText(lengthSeconds) }
+    /// The uploaded file's size in bytes; nil for a link.
+    var fileSize: Int? {
+        guard case .file(_, let size) = source else { return nil }
+        return size
+    }
 }
 
 /// A multiple-choice question of a module's quiz; one or more of its choices are correct.

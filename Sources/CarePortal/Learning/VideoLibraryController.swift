@@ -32,9 +32,9 @@ struct VideoLibrary: Sendable {
         listURL: .learningVideos, newURL: .newLearningVideo, videoURL: SiteURL.learningVideo, fileURL: SiteURL.learningVideoFile
     )
 
-    /// Where every library's uploaded files are kept (`DATA_DIR/videos`).
+    /// Where every library's uploaded files are kept: the platform's uploads of the use "videos" (`Portal.uploads`).
     static func files(of portal: Portal) -> UploadStore {
-        UploadStore(dataDirectory: portal.settings.dataDirectory, folder: "videos", randomBytes: portal.dependencies.randomBytes)
+        portal.uploads("videos")
     }
 }
 
@@ -168,7 +168,7 @@ struct VideoLibraryController {
             }
         case "file":
             switch form.upload {
-            case .success(let stored): source = .file(stored, size: Self.fileSize(store, stored))
+            case .success(let stored): source = .file(stored, size: try await store.size(of: stored) ?? 0)
             case .failure(let problem): errors.add("file", problem.message)
             case nil:
                 if let existing, case .file = existing.source { source = existing.source } else { errors.add("file", "Choose the video file") }
@@ -178,7 +178,7 @@ struct VideoLibraryController {
         }
         let target = LearningContentController.target(values, errors: &errors)
         guard errors.isEmpty, let length, let source, let (stage, status) = target else {
-            if let uploaded { store.remove(uploaded) }
+            if let uploaded { try? await store.remove(uploaded) }
             values["url"] = values["url"] ?? ""
             return videoPage(existing, values: values, errors: errors, context: context)
         }
@@ -192,24 +192,19 @@ struct VideoLibraryController {
                 try await portal.audit.record(AuditEvent(
                     actor: context.auditActor, action: existing == nil ? .learningVideoAdded : .learningVideoChanged, recordType: "learning_video",
                     recordID: String(id), origin: portal.origin(of: request, context: context),
-                    detail: uploaded.map { "file \($0.type.rawValue), \(Self.fileSize(store, $0)) bytes" } ?? "\(status.rawValue)"
+                    detail: uploaded.map { "file \($0.type.rawValue), \(video.fileSize ?? 0) bytes" } ?? "\(status.rawValue)"
                 ), on: db)
             }
         } catch {
-            if let uploaded { store.remove(uploaded) }
+            if let uploaded { try? await store.remove(uploaded) }
             throw error
         }
         // The replaced file goes only once the new source is recorded.
         if let existing, case .file(let old, _) = existing.source, source != existing.source {
-            store.remove(old)
+            try? await store.remove(old)
         }
         try await portal.flash(Flash(.success, "\(title) is saved."), context: context)
         return seeOther(library.listURL)
-    }
-
-    private static func fileSize(_ store: UploadStore, _ stored: StoredUpload) -> Int {
-        guard let path = store.path(of: stored), let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return 0 }
-        return (attributes[.size] as? NSNumber)?.intValue ?? 0
     }
 
     /// The uploaded file, for the library's staff to check; streamed, with byte ranges.

@@ -71,6 +71,7 @@ enum SchemaHistory {
         ReadMemoriesWithoutJSON(),
         ShareRateLimitsAcrossServers(),
         ListHerLiveMemoriesInOrder(),
+        KeepUploadsInTheDatabase(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

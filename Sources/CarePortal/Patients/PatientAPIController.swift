@@ -130,9 +130,9 @@ struct PatientAPIController {
             let prescribed = try await regimens.prescriptions(patientID: holder.accountID, on: db).contains { $0.kind == .exercise && $0.itemID == id }
             return prescribed ? try await CatalogueRepository().exercise(id: id, on: db) : nil
         }
-        let store = IllustrationStore(dataDirectory: portal.settings.dataDirectory, randomBytes: portal.dependencies.randomBytes)
+        let store = portal.uploads(IllustrationStore.folder)
         guard let stored = exercise?.illustration,
-              let response = try await store.uploads.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
+              let response = try await store.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
         else { throw APIError.notFound }
         return response
     }

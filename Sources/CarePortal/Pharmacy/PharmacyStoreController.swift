@@ -30,9 +30,9 @@ struct PharmacyStoreController {
 
     private var clock: ProgramClock { portal.programSettings.current.clock }
 
-    /// Deals' pictures: the platform's uploads under `DATA_DIR/deals`.
+    /// Deals' pictures: the platform's uploads of the use "deals" (`Portal.uploads`).
     static func pictures(_ portal: Portal) -> UploadStore {
-        UploadStore(dataDirectory: portal.settings.dataDirectory, folder: "deals", randomBytes: portal.dependencies.randomBytes)
+        portal.uploads("deals")
     }
 
     /// A deal's picture, served with the type its bytes were recognised as; staff and the app both ask here.
@@ -136,7 +136,7 @@ struct PharmacyStoreController {
                                          status: .unprocessableContent)
         }
         let store = Self.pictures(portal)
-        let stored = try upload.map { try store.save($0.bytes, type: $0.type) }
+        let stored = try await upload.asyncMap { try await store.save($0.bytes, type: $0.type) }
         deal.picture = stored ?? (removing ? nil : existing?.picture)
         let origin = portal.origin(of: request, context: context)
         let saved: Int64?
@@ -156,15 +156,15 @@ struct PharmacyStoreController {
                 return savedID
             }
         } catch {
-            if let stored { store.remove(stored) }
+            if let stored { try? await store.remove(stored) }
             throw error
         }
         guard saved != nil else {
-            if let stored { store.remove(stored) }
+            if let stored { try? await store.remove(stored) }
             throw HTTPError(.notFound)
         }
         // A replaced or removed picture goes only once the change is recorded.
-        if let old = existing?.picture, old != deal.picture { store.remove(old) }
+        if let old = existing?.picture, old != deal.picture { try? await store.remove(old) }
         try await portal.flash(Flash(.success, "\(deal.title) saved."), context: context)
         return seeOther(.pharmacyDeals)
     }
@@ -180,7 +180,7 @@ struct PharmacyStoreController {
             return deal
         }
         guard let deal else { throw HTTPError(.notFound) }
-        if let picture = deal.picture { Self.pictures(portal).remove(picture) }
+        if let picture = deal.picture { try? await Self.pictures(portal).remove(picture) }
         try await portal.flash(Flash(.success, "\(deal.title) deleted: the app no longer shows it."), context: context)
         return seeOther(.pharmacyDeals)
     }

@@ -39,6 +39,7 @@ package struct Housekeeping: Service, CustomStringConvertible {
         try await portal.database.write { db in
             try await SignInThrottle().deleteExpired(now: now, on: db)
             for kind in kinds { try await kind.bearerTokens.deleteExpired(now: now, on: db) }
+            try await DatabaseUploads.forgetUnfinished(now: now, on: db)
         }
     }
 }

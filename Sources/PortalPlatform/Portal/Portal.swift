@@ -55,6 +55,12 @@ package struct Portal: Sendable {
 
     package var now: Date { dependencies.now() }
 
+    /// The uploaded files of one use (`"videos"`, `"deals"`): in the database on PostgreSQL, so every server
+    /// serves every file; under `DATA_DIR/<folder>` on SQLite.
+    package func uploads(_ folder: String) -> UploadStore {
+        UploadStore.of(folder, database: database, dataDirectory: settings.dataDirectory, randomBytes: dependencies.randomBytes, now: dependencies.now)
+    }
+
     /// Records an audit entry that goes with no other change, such as a patient's record being read;
     /// returns once it is committed. Inside a transaction, record the entry on that transaction's
     /// database instead (`audit.record(_:on:)`): waiting here for a commit that needs the writer's

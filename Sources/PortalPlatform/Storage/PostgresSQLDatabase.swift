@@ -113,6 +113,7 @@ package struct PostgresSQLDatabase: SQLDatabase {
                 if D.self == Optionals.int, let value = Self.optional(cell, Int.self) { return unsafeBitCast(value, to: D.self) }
                 if D.self == Optionals.string, let value = Self.optional(cell, String.self) { return unsafeBitCast(value, to: D.self) }
                 if D.self == Optionals.int64, let value = Self.optional(cell, Int64.self) { return unsafeBitCast(value, to: D.self) }
+                if D.self == ByteBuffer.self, let value = try? cell.decode(ByteBuffer.self) { return unsafeBitCast(value, to: D.self) }
             }
             return try row.sql().decode(column: column, as: D.self)
         }

@@ -7,8 +7,8 @@ import Glibc
 #endif
 
 /// A `multipart/form-data` form with one large file (a video), read as it arrives: the text fields are
-/// kept (each at most 64 KB), and the file's bytes go straight to disk through an `UploadWriter`, so a
-/// 200 MB upload never sits in memory. The file is refused as soon as its first bytes or its size say so.
+/// kept (each at most 64 KB), and the file's bytes go straight to its store through an `UploadWriter`, so
+/// a 200 MB upload never sits in memory. The file is refused as soon as its first bytes or its size say so.
 package struct StreamedUploadForm: Sendable {
     package private(set) var fields: [String: String] = [:]
     /// The file: stored, refused with the reason, or nil when none was chosen.
@@ -20,7 +20,7 @@ package struct StreamedUploadForm: Sendable {
     package init() {}
 
     /// Reads the form from `body`. A form that is not readable throws `MultipartForm.Unreadable`, and
-    /// nothing of its file is left on disk.
+    /// nothing of its file is left in the store.
     package static func read<Body: AsyncSequence>(
         _ body: Body, boundary: String, fileField: String, store: UploadStore, rules: UploadRules
     ) async throws -> StreamedUploadForm where Body.Element == ByteBuffer {
@@ -28,13 +28,13 @@ package struct StreamedUploadForm: Sendable {
         do {
             for try await chunk in body {
                 reader.buffer += chunk.readableBytesView
-                try reader.process(ended: false)
+                try await reader.process(ended: false)
                 if reader.isDone { break }
             }
-            try reader.process(ended: true)
+            try await reader.process(ended: true)
             guard reader.isDone else { throw MultipartForm.Unreadable() }
         } catch {
-            reader.abandon()
+            await reader.abandon()
             throw error
         }
         return reader.form
@@ -76,14 +76,14 @@ package struct StreamedUploadForm: Sendable {
             return false
         }
 
-        mutating func abandon() {
-            writer?.abandon()
+        mutating func abandon() async {
+            await writer?.abandon()
             writer = nil
-            if case .success(let stored) = form.upload { store.remove(stored) }
+            if case .success(let stored) = form.upload { try? await store.remove(stored) }
         }
 
         /// Consumes as much of `buffer` as can be understood.
-        mutating func process(ended: Bool) throws {
+        mutating func process(ended: Bool) async throws {
             while true {
                 switch state {
                 case .done:
@@ -133,8 +133,8 @@ package struct StreamedUploadForm: Sendable {
                     if !content.isEmpty {
                         sawFileBytes = true
                         if fileProblem == nil {
-                            if writer == nil { writer = try store.writer(rules: rules) }
-                            if let problem = try writer!.append(content) {
+                            if writer == nil { writer = try await store.writer(rules: rules) }
+                            if let problem = try await writer!.append(content) {
                                 fileProblem = problem
                                 writer = nil
                             }
@@ -145,7 +145,7 @@ package struct StreamedUploadForm: Sendable {
                         form.upload = .failure(fileProblem)
                     } else if let finishing = writer {
                         writer = nil
-                        form.upload = try finishing.finish()
+                        form.upload = try await finishing.finish()
                     } else if hasName || sawFileBytes {
                         form.upload = .failure(rules.empty)
                     }
@@ -193,7 +193,7 @@ package struct StreamedUploadForm: Sendable {
 }
 
 extension Request {
-    /// The submitted form with one file streamed to disk (see `StreamedUploadForm`); anything else, or a
+    /// The submitted form with one file streamed to its store (see `StreamedUploadForm`); anything else, or a
     /// malformed form, is a 400.
     package func streamedUploadForm(fileField: String, store: UploadStore, rules: UploadRules) async throws -> StreamedUploadForm {
         guard let boundary = MultipartForm.boundary(contentType: headers[.contentType]) else { throw HTTPError(.badRequest) }

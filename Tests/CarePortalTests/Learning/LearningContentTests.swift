@@ -258,8 +258,8 @@ import Testing
                 ("title", "Safe sleep"), ("category", "Baby"), ("length", "4:30"), ("description", "How to lay your baby down."),
                 ("stage", "all"), ("status", "published"), ("source", "file"), ("url", ""),
             ]
-            let store = UploadStore(dataDirectory: portal.portal.settings.dataDirectory, folder: "videos", randomBytes: Dependencies.systemRandomBytes)
-            func stored() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: store.directory)) ?? [] }
+            let store = VideoLibrary.files(of: portal.portal)
+            func stored() async throws -> [String] { try await UploadsTests.kept(store) }
             func rows() async throws -> Int { try await portal.database.read { db in try await db.count(in: "learning_videos") } }
 
             // A picture called .mp4 is refused for what it is; an empty file too; nothing is kept of either.
@@ -271,7 +271,7 @@ import Testing
             let invalid = try await admin.postMultipart(SiteURL.newLearningVideo.path, fields: fields.filter { $0.0 != "title" }, file: ("file", "a.mp4", "video/mp4", Self.mp4))
             #expect(invalid.errorSummary == ["Enter the video’s title"])
             let rowCount = try await rows()
-            #expect(stored().isEmpty && rowCount == 0, "a refused form leaves no file and no row")
+            #expect(try await stored().isEmpty && rowCount == 0, "a refused form leaves no file and no row")
             let link = try await admin.postMultipart(SiteURL.newLearningVideo.path, fields: fields.map { $0.0 == "source" ? ("source", "link") : $0.0 == "url" ? ("url", "http://videos.example.org/a") : $0 }, file: nil)
             #expect(link.errorSummary == ["Enter the video’s address, starting with https://"])
 
@@ -279,7 +279,8 @@ import Testing
             #expect(saved.location == SiteURL.learningVideos.path)
             let video = try #require(try await portal.database.read { db in try await LearningContentRepository().videos(on: db) }.first)
             guard case .file(let upload, let size) = video.source else { Issue.record("not a file"); return }
-            #expect(upload.type == .mp4 && size == Self.mp4.count && stored() == [upload.fileName])
+            let kept = try await stored()
+            #expect(upload.type == .mp4 && size == Self.mp4.count && kept == [upload.fileName])
 
             let center = try await wren.get(SiteURL.apiLearning.path).object
             let listed = try #require(((center["categories"] as? [[String: Any]])?.first?["videos"] as? [[String: Any]])?.first)
@@ -310,12 +311,12 @@ import Testing
             #expect(archived.location == SiteURL.learningVideos.path)
             #expect(try await wren.get(path).status == .notFound)
             #expect(try await wren.send(.post, SiteURL.apiLearningVideoWatched(video.id).path).status == .notFound)
-            #expect(stored() == [upload.fileName], "saving without a new file keeps the file")
+            #expect(try await stored() == [upload.fileName], "saving without a new file keeps the file")
             // Replaced by a link, the file goes.
             _ = try await admin.postMultipart(SiteURL.learningVideo(video.id).path, fields: fields.map {
                 $0.0 == "source" ? ("source", "link") : $0.0 == "url" ? ("url", "https://videos.example.org/sleep") : $0
             }, file: nil)
-            #expect(stored().isEmpty)
+            #expect(try await stored().isEmpty)
         }
     }
 
@@ -427,11 +428,11 @@ import Testing
         let form = try await StreamedUploadForm.read(chunks(body(file: file), size: 7).arriving, boundary: boundary, fileField: "file", store: store, rules: rules)
         #expect(form.fields == ["csrf_token": "abc", "title": "Safe\r\nsleep"])
         let stored = try #require(try form.upload?.get())
-        #expect(store.read(stored).map(Array.init) == file)
+        #expect(try await store.read(stored) == file)
         #expect(MultipartForm.leadingFields(in: Array(body(file: file).prefix(120)), boundary: boundary) == ["csrf_token": "abc"])
 
         // Too large: refused while arriving, nothing kept.
-        store.remove(stored)
+        try await store.remove(stored)
         let large = try await StreamedUploadForm.read(chunks(body(file: Self.mp4 + Array(repeating: 1, count: 200)), size: 64).arriving, boundary: boundary,
                                                       fileField: "file", store: store, rules: rules)
         #expect(large.upload == .failure(rules.tooLarge))
@@ -440,7 +441,7 @@ import Testing
             _ = try await StreamedUploadForm.read(chunks(body(file: Self.mp4, trailer: false), size: 50).arriving, boundary: boundary,
                                                   fileField: "file", store: store, rules: rules)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).isEmpty)
+        #expect(try await UploadsTests.kept(store).isEmpty)
     }
 }
 

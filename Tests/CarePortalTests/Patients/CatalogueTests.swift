@@ -93,8 +93,8 @@ import Testing
             let stored = try #require(exercise.illustration)
             #expect(stored.type == .jpeg)
             #expect(IllustrationStore.isStoredName(stored.fileName) && stored.fileName.hasSuffix(".jpg") && !stored.fileName.contains("walking"))
-            let directory = "\(portal.portal.settings.dataDirectory)/illustrations"
-            #expect(FileManager.default.contents(atPath: "\(directory)/\(stored.fileName)").map(Array.init) == Self.jpeg)
+            let store = portal.portal.uploads(IllustrationStore.folder)
+            #expect(try await store.read(stored) == Self.jpeg)
 
             let image = try await admin.get("/catalogue/exercises/\(exercise.id)/illustration")
             #expect(image.status == .ok)
@@ -106,7 +106,7 @@ import Testing
             let replaced = try await admin.postMultipart("/catalogue/exercises/\(exercise.id)/edit", fields: [("name", "Walking"), ("description", "Walk tall.")],
                                                          file: ("illustration", "walk.webp", "image/webp", Self.webp))
             #expect(replaced.location == "/catalogue")
-            let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+            let files = try await UploadsTests.kept(store)
             #expect(files.count == 1 && files[0].hasSuffix(".webp"))
             #expect(try await admin.get("/catalogue/exercises/\(exercise.id)/illustration").headers[.contentType] == "image/webp")
             // Saving without a new file keeps the picture.

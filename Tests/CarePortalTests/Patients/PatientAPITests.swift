@@ -127,10 +127,11 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (catalogue, _, patient, token) = try await Self.setUp(portal)
             let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
-            let store = IllustrationStore(dataDirectory: portal.portal.settings.dataDirectory, randomBytes: Dependencies.systemRandomBytes)
+            let store = portal.portal.uploads(IllustrationStore.folder)
+            let walking = try await store.save(png, type: .png), armRaises = try await store.save(png, type: .png)
             try await portal.database.transaction { db in
-                try await CatalogueRepository().setIllustration(exerciseID: catalogue.walking, try store.save(png, type: .png), now: portal.clock.now, on: db)
-                try await CatalogueRepository().setIllustration(exerciseID: catalogue.armRaises, try store.save(png, type: .png), now: portal.clock.now, on: db)
+                try await CatalogueRepository().setIllustration(exerciseID: catalogue.walking, walking, now: portal.clock.now, on: db)
+                try await CatalogueRepository().setIllustration(exerciseID: catalogue.armRaises, armRaises, now: portal.clock.now, on: db)
             }
             let app = try await PatientFixtures.claimed(portal, patient: patient, token: token)
             let regimen = try await app.get("/api/v1/patient/regimen")

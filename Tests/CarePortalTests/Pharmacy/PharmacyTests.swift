@@ -714,10 +714,11 @@ enum PharmacyFixtures {
             #expect(fetched.status == .ok && fetched.headers[.contentType] == "image/png")
             #expect(try await AppClient(portal: portal).get(url).status == .unauthorized)
             // Removing it on the form removes the file once the change is saved.
-            let path = try #require(PharmacyStoreController.pictures(portal.portal).path(of: picture))
-            #expect(FileManager.default.fileExists(atPath: path))
+            let store = PharmacyStoreController.pictures(portal.portal)
+            #expect(try await UploadsTests.kept(store) == [picture.fileName])
             let removed = try await pharmacist.postMultipart(SiteURL.editPharmacyDeal(deal.id).path, fields: fields + [("remove_picture", "yes")], file: nil)
-            #expect(removed.status == .seeOther && !FileManager.default.fileExists(atPath: path))
+            let keptAfter = try await UploadsTests.kept(store)
+            #expect(removed.status == .seeOther && keptAfter.isEmpty)
             #expect(try await pharmacist.get(SiteURL.pharmacyDealPicture(deal.id).path).status == .notFound)
         }
     }

@@ -105,8 +105,9 @@ import ZIPFoundation
         let sealed = try SecondFactorSealer(sealer: try Sealer.load(place.settings)).seal("JBSWY3DPEHPK3PXP")
         let uploads = UploadStore(dataDirectory: place.folder, folder: "illustrations", randomBytes: Self.randomBytes)
         // A half-written upload is never backed up.
-        try FileManager.default.createDirectory(atPath: uploads.directory, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: "\(uploads.directory)/.0123456789abcdef0123456789abcdef.partial", contents: Data([1, 2, 3]))
+        let folder = try #require(uploads.directory)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: "\(folder)/.0123456789abcdef0123456789abcdef.partial", contents: Data([1, 2, 3]))
 
         let database = try Database(url: url, logger: TestDatabase.logger)
         // Eight megabytes that do not compress, so the backup takes long enough for writes to go on during it.
@@ -133,7 +134,7 @@ import ZIPFoundation
                 group.addTask {
                     while !writers.stopped {
                         let bytes = Self.picture()
-                        let stored = try uploads.save(bytes, type: .png)
+                        let stored = try await uploads.save(bytes, type: .png)
                         writers.log.withLock { $0.uploads.append((stored.fileName, bytes)) }
                         try await Task.sleep(for: .milliseconds(5))
                     }
@@ -216,7 +217,7 @@ import ZIPFoundation
         }
         _ = try SecondFactorSealer(sealer: try Sealer.load(place.settings)).seal("JBSWY3DPEHPK3PXP")
         let upload = Self.picture()
-        _ = try UploadStore(dataDirectory: place.folder, folder: "deals", randomBytes: Self.randomBytes).save(upload, type: .png)
+        _ = try await UploadStore(dataDirectory: place.folder, folder: "deals", randomBytes: Self.randomBytes).save(upload, type: .png)
         let archive = try Self.archivePath()
         _ = try await Commands.backup(settings: place.settings, to: archive)
         return (archive, upload)

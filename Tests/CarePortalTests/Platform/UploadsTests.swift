@@ -1,5 +1,7 @@
 import Foundation
+import Crypto
 import HTTPTypes
+import SQLKit
 import Testing
 @testable import CarePortal
 @testable import PortalPlatform
@@ -39,36 +41,120 @@ import Testing
         #expect(UploadRules(types: UploadType.videos, maximumSize: 200 * 1024 * 1024, noun: "video").maximumSizeText == "200 MB")
     }
 
-    @Test func aRefusedUploadLeavesNothingBehind() throws {
-        let (store, data) = Self.temporaryStore()
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let rules = UploadRules(types: UploadType.videos, maximumSize: 150, noun: "video")
-        // Wrong type, found from the first bytes while it is still arriving.
-        let wrong = try store.writer(rules: rules)
-        #expect(try wrong.append(Array(repeating: UInt8(ascii: "a"), count: 80)) == rules.wrongType)
-        #expect(try wrong.finish() == .failure(rules.wrongType))
-        // Too large, found as it grows.
-        let large = try store.writer(rules: rules)
-        #expect(try large.append(Self.mp4) == nil)
-        #expect(try large.append(Array(repeating: 0, count: 100)) == rules.tooLarge)
-        // Empty.
-        let empty = try store.writer(rules: rules)
-        #expect(try empty.finish() == .failure(rules.empty))
-        // Abandoned half-way, as when the connection drops.
-        let dropped = try store.writer(rules: rules)
-        #expect(try dropped.append(Self.mp4.prefix(70)) == nil)
-        dropped.abandon()
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).isEmpty)
+    /// What the store holds for its use, finished or not: file names in its folder (a partial file starts with
+    /// a dot), or in the database the stored names of its finished files, `.<id>.partial` for unfinished
+    /// ones, and `part of <id>` for parts whose file is gone.
+    static func kept(_ store: UploadStore) async throws -> [String] {
+        switch store.place {
+        case .folder(let directory):
+            return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+        case .database(let database):
+            return try await database.read { db in
+                let files = try await db.select().columns("id", "type", "finished_at").from("uploaded_files").where("folder", .equal, store.folder).all()
+                var names = try files.map { row -> String in
+                    let id = try row.decode(column: "id", as: String.self)
+                    guard try row.decode(column: "finished_at", as: Int64?.self) != nil,
+                          let type = UploadType(rawValue: try row.decode(column: "type", as: String.self)) else { return ".\(id).partial" }
+                    return "\(id).\(type.fileExtension)"
+                }
+                let orphans = try await db.raw("SELECT DISTINCT file_id FROM uploaded_file_parts WHERE file_id NOT IN (SELECT id FROM uploaded_files)").all()
+                names += try orphans.map { "part of \(try $0.decode(column: "file_id", as: String.self))" }
+                return names.sorted()
+            }
+        }
+    }
 
-        // Short files are typed when they are complete; a good one is named by the server.
-        let short = try store.writer(rules: rules)
-        #expect(try short.append(Self.webm.prefix(20)) == nil)
-        let stored = try short.finish().get()
-        #expect(stored.type == .webm && UploadStore.isStoredName(stored.fileName) && stored.fileName.hasSuffix(".webm"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory) == [stored.fileName])
-        #expect(store.read(stored).map(Array.init) == Array(Self.webm.prefix(20)))
-        store.remove(stored)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory).isEmpty)
+    /// Every store a use's files can be in: a folder, and the database of each engine, in parts of 16 bytes
+    /// so that a file of a few hundred bytes spans many parts.
+    static func eachStore(_ body: @escaping @Sendable (UploadStore) async throws -> Void) async throws {
+        let (folder, data) = temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try await body(folder)
+        for engine in TestEngines.all {
+            try await TestPortal.run(engine) { portal in
+                try await body(UploadStore(database: portal.database, folder: "videos", randomBytes: Dependencies.systemRandomBytes,
+                                           now: { portal.clock.now }, partSize: 16))
+            }
+        }
+    }
+
+    @Test func aRefusedUploadLeavesNothingBehind() async throws {
+        try await Self.eachStore { store in
+            let rules = UploadRules(types: UploadType.videos, maximumSize: 150, noun: "video")
+            // Wrong type, found from the first bytes while it is still arriving.
+            let wrong = try await store.writer(rules: rules)
+            #expect(try await wrong.append(Array(repeating: UInt8(ascii: "a"), count: 80)) == rules.wrongType)
+            #expect(try await wrong.finish() == .failure(rules.wrongType))
+            // Too large, found as it grows.
+            let large = try await store.writer(rules: rules)
+            #expect(try await large.append(Self.mp4) == nil)
+            #expect(try await large.append(Array(repeating: 0, count: 100)) == rules.tooLarge)
+            // Empty.
+            let empty = try await store.writer(rules: rules)
+            #expect(try await empty.finish() == .failure(rules.empty))
+            // Abandoned half-way, as when the connection drops.
+            let dropped = try await store.writer(rules: rules)
+            #expect(try await dropped.append(Self.mp4.prefix(70)) == nil)
+            await dropped.abandon()
+            #expect(try await Self.kept(store).isEmpty)
+
+            // Short files are typed when they are complete; a good one is named by the server.
+            let short = try await store.writer(rules: rules)
+            #expect(try await short.append(Self.webm.prefix(20)) == nil)
+            let stored = try await short.finish().get()
+            #expect(stored.type == .webm && UploadStore.isStoredName(stored.fileName) && stored.fileName.hasSuffix(".webm"))
+            #expect(try await Self.kept(store) == [stored.fileName])
+            #expect(try await store.read(stored) == Array(Self.webm.prefix(20)))
+            #expect(try await store.read(StoredUpload(fileName: stored.fileName, type: .mp4)) == nil, "the name's extension matches its type")
+            try await store.remove(stored)
+            #expect(try await Self.kept(store).isEmpty)
+            let (read, size) = (try await store.read(stored), try await store.size(of: stored))
+            #expect(read == nil && size == nil)
+        }
+    }
+
+    @Test func aFileInTheDatabaseIsWrittenInPartsAndReadBackByAnyRange() async throws {
+        let bytes = Self.mp4 + (0..<200).map { UInt8($0) }
+        let checksum = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        try await Self.eachStore { store in
+            guard case .database(let database) = store.place else { return }
+            let writer = try await store.writer(rules: UploadRules(types: UploadType.videos, maximumSize: 1_000, noun: "video"))
+            // Pieces of 7 bytes: parts fill across pieces, and the type is known once 64 bytes are in.
+            for start in stride(from: 0, to: bytes.count, by: 7) {
+                #expect(try await writer.append(bytes[start..<min(bytes.count, start + 7)]) == nil)
+            }
+            let arriving = try await Self.kept(store)
+            #expect(arriving.count == 1 && arriving[0].hasSuffix(".partial"), "unfinished, and never served")
+            let stored = try await writer.finish().get()
+            let file = try #require(try await store.file(stored))
+            #expect(file.size == bytes.count && file.partSize == 16 && file.sha256 == checksum)
+            #expect(try await store.checksum(of: file) == checksum)
+            let parts = try await database.read { db in try await db.count(in: "uploaded_file_parts") }
+            #expect(parts == (bytes.count + 15) / 16)
+            #expect(try await store.read(stored) == bytes)
+            for range in [0...0, 15...16, 5...100, 16...31, 300...(bytes.count - 1), 0...(bytes.count - 1)] {
+                var read: [UInt8] = []
+                try await store.read(file, range: range) { read += $0.readableBytesView }
+                #expect(read == Array(bytes[range]), "bytes \(range)")
+            }
+            try await store.remove(stored)
+            #expect(try await Self.kept(store).isEmpty)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func anUploadAServerStoppedInTheMiddleOfIsSweptADayLater(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let store = UploadStore(database: portal.database, folder: "videos", randomBytes: Dependencies.systemRandomBytes, now: { portal.clock.now }, partSize: 16)
+            let finished = try await store.save(Self.mp4, type: .mp4)
+            let stopped = try await store.writer(rules: UploadRules(types: UploadType.videos, maximumSize: 1_000, noun: "video"))
+            #expect(try await stopped.append(Self.mp4) == nil)
+            #expect(try await Self.kept(store).count == 2)
+            try await portal.database.write { db in try await DatabaseUploads.forgetUnfinished(now: portal.clock.now.addingTimeInterval(3_600), on: db) }
+            #expect(try await Self.kept(store).count == 2, "an upload still arriving is kept")
+            try await portal.database.write { db in try await DatabaseUploads.forgetUnfinished(now: portal.clock.now.addingTimeInterval(25 * 3_600), on: db) }
+            #expect(try await Self.kept(store) == [finished.fileName])
+        }
     }
 
     @Test func storedNamesAreOnlyTheOnesTheServerMakes() {
