@@ -8,7 +8,7 @@ struct CarePortalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "careportal",
         abstract: "CarePortal: the staff portal and member API for community-health programs.",
-        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self, Backup.self, Restore.self, RotateSealingKey.self],
+        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self, Backup.self, Restore.self, RotateSealingKey.self, MoveUploadsIntoDatabase.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -160,8 +160,8 @@ struct RecountAnalytics: AsyncParsableCommand {
 
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Copy the SQLite database, while the server runs, and DATA_DIR into one new archive (SQLite only).",
-        discussion: "The archive holds DATA_DIR/sealing.key when the key is kept there: keep it as secret as the database. On PostgreSQL use pg_dump (README.md, \"Operations\")."
+        abstract: "Copy the database, while the servers run, and DATA_DIR into one new archive (SQLite's online backup, or pg_dump on PostgreSQL).",
+        discussion: "The archive holds DATA_DIR/sealing.key when the key is kept there: keep it as secret as the database (README.md, \"Operations\")."
     )
     @OptionGroup var options: SettingsOptions
     @Argument(help: "The archive to write, outside DATA_DIR; it must not exist yet.") var path: String
@@ -178,7 +178,7 @@ struct Backup: AsyncParsableCommand {
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Put a backup archive back: the database where DATABASE_URL points and the files into DATA_DIR, both empty (SQLite only).",
+        abstract: "Put a backup archive back: the database where DATABASE_URL points (a new SQLite file, or an empty PostgreSQL database) and the files into an empty DATA_DIR.",
         discussion: "Every file is checked against the archive's checksums before anything is written; an existing database or a DATA_DIR with anything in it is never replaced."
     )
     @OptionGroup var options: SettingsOptions
@@ -214,6 +214,25 @@ struct RotateSealingKey: AsyncParsableCommand {
             }
         } catch let problem as SealingKeyProblem {
             throw ValidationError(problem.description)
+        }
+    }
+}
+
+struct MoveUploadsIntoDatabase: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move-uploads-into-database",
+        abstract: "On PostgreSQL, move the uploaded files kept under DATA_DIR into the database, each checked by its SHA-256 before its file is removed.",
+        discussion: "Safe to run while the servers run, and again: a file already moved is not moved twice. Files that cannot be moved stay where they are and are listed."
+    )
+    @OptionGroup var options: SettingsOptions
+
+    func run() async throws {
+        let report = try await Commands.moveUploadsIntoDatabase(settings: try options.settings())
+        print("Moved \(report.moved) files (\(report.bytes) bytes) into the database; \(report.alreadyThere) were there already.")
+        if !report.left.isEmpty {
+            print("Left under DATA_DIR:")
+            for line in report.left { print("  \(line)") }
+            throw ExitCode(1)
         }
     }
 }

@@ -111,30 +111,60 @@ public enum Commands {
     }
 
     /// What the backup commands record in the audit log.
-    static let auditActions: [AuditAction] = [.backupTaken, .backupRestored, .sealingKeyRotated]
+    static let auditActions: [AuditAction] = [.backupTaken, .backupRestored, .sealingKeyRotated, .uploadsMovedIntoDatabase]
 
-    /// Copies the SQLite database (while the server may be running) and the data folder into a new
-    /// archive at `path`. On PostgreSQL it refuses: pg_dump does that job (README.md, "Operations").
+    /// Copies the database (while the servers may be running) and the data folder into a new archive at
+    /// `path`: SQLite with its online backup API, PostgreSQL with `pg_dump` (README.md, "Operations").
     public static func backup(settings: Settings, to path: String) async throws -> BackupReport {
-        guard case .sqlite(let databasePath) = try DatabaseLocation(url: settings.databaseURL) else { throw BackupRefused.postgres }
         let archive = DataBackup.absolute(path)
-        try DataBackup.refuseUnlessPossible(databasePath: databasePath, dataDirectory: settings.dataDirectory, archivePath: archive)
+        let source: DataBackup.Source
+        switch try DatabaseLocation(url: settings.databaseURL) {
+        case .sqlite(let databasePath):
+            try DataBackup.refuseUnlessPossible(databasePath: databasePath, dataDirectory: settings.dataDirectory, archivePath: archive)
+            source = .sqlite(path: databasePath)
+        case .postgres:
+            try DataBackup.refuseUnlessPossible(databasePath: nil, dataDirectory: settings.dataDirectory, archivePath: archive)
+            let tools = try PostgresTools(url: settings.databaseURL)
+            let version = try await schema(settings) { try await $0.currentVersion() }
+            guard version > 0 else { throw BackupRefused("The database has no CarePortal schema (no schema_migrations table): nothing was backed up.") }
+            source = .postgres(tools, schemaVersion: version)
+        }
         // Recorded before anything is copied, as every export is, so the backup holds its own entry.
         try await record(.backupTaken, detail: archive, settings: settings)
         return try await NIOThreadPool.singleton.runIfActive {
-            try DataBackup.create(databasePath: databasePath, dataDirectory: settings.dataDirectory, archivePath: archive, now: Date())
+            try DataBackup.create(source, dataDirectory: settings.dataDirectory, archivePath: archive, now: Date())
         }
     }
 
-    /// Puts a backup archive back where DATABASE_URL and DATA_DIR point, both of which must be empty,
-    /// and records in the restored audit log which backup it was.
+    /// Puts a backup archive back where DATABASE_URL and DATA_DIR point, both of which must be empty (a SQLite
+    /// file that does not exist yet, or a PostgreSQL database without a table), and records in the restored
+    /// audit log which backup it was.
     public static func restore(settings: Settings, from path: String) async throws -> BackupReport {
-        guard case .sqlite(let databasePath) = try DatabaseLocation(url: settings.databaseURL) else { throw BackupRefused.postgres }
+        let target: DataRestore.Target
+        switch try DatabaseLocation(url: settings.databaseURL) {
+        case .sqlite(let databasePath):
+            target = .sqlite(path: databasePath)
+        case .postgres:
+            let tools = try PostgresTools(url: settings.databaseURL)
+            let tables = try await schema(settings) { try await $0.tableCount() }
+            guard tables == 0 else {
+                throw BackupRefused("""
+                    The database DATABASE_URL names holds \(tables) tables. A restore never replaces a database: create a new, \
+                    empty one (createdb) and point DATABASE_URL at it (nothing was restored).
+                    """)
+            }
+            target = .postgres(tools)
+        }
         let report = try await NIOThreadPool.singleton.runIfActive {
             try DataRestore.restore(
-                archivePath: path, databasePath: databasePath, dataDirectory: settings.dataDirectory,
-                latestSchemaVersion: SchemaHistory.latestVersion
+                archivePath: path, into: target, dataDirectory: settings.dataDirectory, latestSchemaVersion: SchemaHistory.latestVersion
             )
+        }
+        if case .postgres = target {
+            let version = try await schema(settings) { try await $0.currentVersion() }
+            guard version == report.manifest.schemaVersion else {
+                throw BackupRefused("The restored database is at schema version \(version), not the \(report.manifest.schemaVersion) its manifest says.")
+            }
         }
         do {
             try await record(
@@ -144,6 +174,38 @@ public enum Commands {
             throw BackupRefused("The backup was restored, but the restore could not be recorded in its audit log: \(error)")
         }
         return report
+    }
+
+    /// On PostgreSQL, moves the uploads kept under DATA_DIR (by a CarePortal from before they were kept in the
+    /// database) into the database, each checked by its SHA-256 before its file is removed.
+    public static func moveUploadsIntoDatabase(settings: Settings) async throws -> UploadMove.Report {
+        guard case .postgres = try DatabaseLocation(url: settings.databaseURL) else {
+            throw UploadsStayInDataDir()
+        }
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        return try await database.whileRunning {
+            try await Migrator(database: database, logger: logger(settings)).migrate()
+            let report = try await UploadMove.move(dataDirectory: settings.dataDirectory, database: database, now: Date.init)
+            try await database.transaction { db in
+                try await AuditLog(now: Date.init).record(AuditEvent(
+                    actor: .system, action: .uploadsMovedIntoDatabase, recordType: "uploads", origin: .commandLine,
+                    detail: "\(report.moved) files, \(report.bytes) bytes; \(report.alreadyThere) already there; \(report.left.count) left"
+                ), on: db)
+            }
+            return report
+        }
+    }
+
+    public struct UploadsStayInDataDir: Error, CustomStringConvertible {
+        public var description: String {
+            "DATABASE_URL is a SQLite database: its uploads stay under DATA_DIR, beside it. Only on PostgreSQL are they kept in the database."
+        }
+    }
+
+    /// Asks the database's migrator something (its schema version, its tables), without migrating it.
+    private static func schema<T: Sendable>(_ settings: Settings, _ ask: @Sendable (Migrator) async throws -> T) async throws -> T {
+        let database = try Database(url: settings.databaseURL, logger: logger(settings))
+        return try await database.whileRunning { try await ask(Migrator(database: database, logger: logger(settings))) }
     }
 
     /// Writes one command-line audit entry into the database, without migrating it.
@@ -168,4 +230,5 @@ public enum Commands {
 extension AuditAction {
     static let backupTaken = AuditAction("backup_taken", title: "Backup taken")
     static let backupRestored = AuditAction("backup_restored", title: "Restored from a backup")
+    static let uploadsMovedIntoDatabase = AuditAction("uploads_moved_into_database", title: "Uploads moved into the database")
 }

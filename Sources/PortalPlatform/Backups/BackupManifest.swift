@@ -6,8 +6,10 @@ import Foundation
 public struct BackupManifest: Codable, Sendable, Equatable {
     /// The name of the manifest inside the archive.
     package static let entryName = "manifest.json"
-    /// Where the database lies inside the archive, whatever its file was called.
+    /// Where the database lies inside the archive, whatever its file was called: a SQLite database file, or
+    /// PostgreSQL's dump of its database (`pg_dump`'s custom format).
     package static let databaseEntryName = "database/careportal.sqlite"
+    package static let postgresDumpEntryName = "database/careportal.pgdump"
     /// Where the data folder's files lie inside the archive, under their paths in `DATA_DIR`.
     package static let dataFolderPrefix = "data/"
     package static let formatName = "careportal-backup"
@@ -96,12 +98,6 @@ public struct BackupRefused: Error, CustomStringConvertible {
     package init(_ description: String) {
         self.description = description
     }
-
-    /// `careportal backup` and `restore` work on SQLite's file; PostgreSQL has its own tools.
-    package static let postgres = BackupRefused("""
-        DATABASE_URL is a PostgreSQL database: back it up with pg_dump and copy DATA_DIR, and restore \
-        with pg_restore, as README.md's "Operations" section shows. careportal backup and restore are for SQLite.
-        """)
 }
 
 /// What `careportal backup` or `restore` did.

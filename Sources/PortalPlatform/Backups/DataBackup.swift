@@ -6,7 +6,9 @@ import ZIPFoundation
 import Glibc
 #endif
 
-/// `careportal backup`: a running SQLite database and its data folder in one ZIP archive.
+/// `careportal backup`: a running database and its data folder in one ZIP archive. A SQLite database is
+/// copied with SQLite's online backup API; a PostgreSQL one is dumped by `pg_dump` (its custom format), which
+/// reads one snapshot while the servers go on writing.
 ///
 /// ZIP rather than tar: any `unzip` lists it or takes one file out without CarePortal, it keeps a
 /// table of contents so the manifest is found without reading the rest, and ZIPFoundation (ZIP64 for
@@ -17,10 +19,19 @@ import Glibc
 /// secrets, waiting mail) opens after a restore. So an archive is as secret as the database and the key
 /// together; it is written with mode 0600. A key given by `SEALING_KEY_FILE` elsewhere is not in it.
 package enum DataBackup {
-    /// Copies the database at `databasePath` while it may be in use, then the files under `dataDirectory`,
-    /// into a new archive at `archivePath`, which must not exist yet. Blocks while it works.
-    package static func create(databasePath: String, dataDirectory: String, archivePath: String, now: Date) throws -> BackupReport {
-        let database = absolute(databasePath)
+    /// The database a backup copies.
+    package enum Source {
+        /// The SQLite database file at this path.
+        case sqlite(path: String)
+        /// The PostgreSQL database these tools reach, at this schema version.
+        case postgres(PostgresTools, schemaVersion: Int)
+    }
+
+    /// Copies the database while it may be in use, then the files under `dataDirectory`, into a new archive
+    /// at `archivePath`, which must not exist yet. Blocks while it works.
+    package static func create(_ source: Source, dataDirectory: String, archivePath: String, now: Date) throws -> BackupReport {
+        var database: String?
+        if case .sqlite(let path) = source { database = absolute(path) }
         let data = absolute(dataDirectory)
         let archive = absolute(archivePath)
         try refuseUnlessPossible(databasePath: database, dataDirectory: data, archivePath: archive)
@@ -31,11 +42,22 @@ package enum DataBackup {
         guard mkdir(work, 0o700) == 0 else { throw BackupRefused("Could not make a working folder in \(folder): \(describe(errno)).") }
         defer { try? FileManager.default.removeItem(atPath: work) }
 
-        let copy = "\(work)/database.sqlite"
-        let schemaVersion = try snapshot(database, into: copy)
-        // The copy keeps the permissions of the database it was taken from, and is restored with them.
-        var status = stat()
-        if stat(database, &status) == 0 { chmod(copy, status.st_mode & 0o777) }
+        let copy: (path: String, entryName: String, compression: CompressionMethod)
+        let schemaVersion: Int
+        switch source {
+        case .sqlite(let path):
+            copy = ("\(work)/database.sqlite", BackupManifest.databaseEntryName, .deflate)
+            schemaVersion = try snapshot(absolute(path), into: copy.path)
+            // The copy keeps the permissions of the database it was taken from, and is restored with them.
+            var status = stat()
+            if stat(absolute(path), &status) == 0 { chmod(copy.path, status.st_mode & 0o777) }
+        case .postgres(let tools, let version):
+            // Compressed by pg_dump already.
+            copy = ("\(work)/database.pgdump", BackupManifest.postgresDumpEntryName, .none)
+            try tools.dump(to: copy.path)
+            chmod(copy.path, 0o600)
+            schemaVersion = version
+        }
         // Only after the database: every upload a copied row names was synced and named before that row
         // was committed, so it is on disk now.
         let files = try dataFiles(in: data, leavingOut: database)
@@ -54,14 +76,16 @@ package enum DataBackup {
         return BackupReport(archivePath: archive, manifest: manifest)
     }
 
-    /// Refuses, before anything is done, a missing database, an archive that exists already or would
-    /// lie inside `DATA_DIR`, and a folder for it that does not exist.
-    package static func refuseUnlessPossible(databasePath: String, dataDirectory: String, archivePath: String) throws {
-        let database = absolute(databasePath)
+    /// Refuses, before anything is done, a missing SQLite database (nil for PostgreSQL), an archive that
+    /// exists already or would lie inside `DATA_DIR`, and a folder for it that does not exist.
+    package static func refuseUnlessPossible(databasePath: String?, dataDirectory: String, archivePath: String) throws {
         let data = absolute(dataDirectory)
         let archive = absolute(archivePath)
-        guard FileManager.default.fileExists(atPath: database) else {
-            throw BackupRefused("There is no SQLite database at \(database) (DATABASE_URL): nothing was backed up.")
+        if let databasePath {
+            let database = absolute(databasePath)
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw BackupRefused("There is no SQLite database at \(database) (DATABASE_URL): nothing was backed up.")
+            }
         }
         guard !FileManager.default.fileExists(atPath: archive) else {
             throw BackupRefused("\(archive) already exists: give a new file name (nothing was backed up).")
@@ -121,11 +145,11 @@ package enum DataBackup {
     }
 
     /// The files under `dataDirectory` a backup holds, as paths relative to it, in order: every regular
-    /// file except the database's own (copied through SQLite instead), half-written uploads and the
+    /// file except the SQLite database's own (copied through SQLite instead), half-written uploads and the
     /// working folders of a backup or restore. Symbolic links are not followed.
-    package static func dataFiles(in dataDirectory: String, leavingOut database: String) throws -> [String] {
+    package static func dataFiles(in dataDirectory: String, leavingOut database: String?) throws -> [String] {
         guard isFolder(dataDirectory) else { return [] }
-        let databaseFiles = Set(["", "-wal", "-shm", "-journal"].map { resolved(database) + $0 })
+        let databaseFiles = Set(database.map { database in ["", "-wal", "-shm", "-journal"].map { resolved(database) + $0 } } ?? [])
         var found: [String] = []
         func walk(_ relative: String) throws {
             let folder = relative.isEmpty ? dataDirectory : "\(dataDirectory)/\(relative)"
@@ -146,12 +170,13 @@ package enum DataBackup {
     }
 
     private static func writeArchive(
-        at path: String, database: String, dataDirectory: String, files: [String], schemaVersion: Int, now: Date
+        at path: String, database: (path: String, entryName: String, compression: CompressionMethod), dataDirectory: String, files: [String],
+        schemaVersion: Int, now: Date
     ) throws -> BackupManifest {
         let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
         // Before anything is in it: the archive holds the database and the sealing key.
         guard chmod(path, 0o600) == 0 else { throw BackupRefused("Could not make \(path) private: \(describe(errno)).") }
-        guard let databaseEntry = try add(database, as: BackupManifest.databaseEntryName, to: archive, compression: .deflate, now: now) else {
+        guard let databaseEntry = try add(database.path, as: database.entryName, to: archive, compression: database.compression, now: now) else {
             throw BackupRefused("The copy of the database disappeared while the archive was written.")
         }
         var entries: [BackupManifest.File] = []

@@ -5,24 +5,40 @@ import ZIPFoundation
 import Glibc
 #endif
 
-/// `careportal restore`: a backup archive back into an empty place — a database file that does not
-/// exist yet and an empty or missing data folder.
+/// `careportal restore`: a backup archive back into an empty place — a SQLite database file that does not
+/// exist yet, or an empty PostgreSQL database, and an empty or missing data folder.
 ///
 /// Every file's size and SHA-256 is checked against the manifest before anything is written. The files
 /// are then written into a hidden folder inside `DATA_DIR` (the database beside its own path when it
 /// lies elsewhere), checked again, and only then moved into place; a failure at any point removes what
-/// was written, so a restore is whole or not at all.
+/// was written, so a restore is whole or not at all. A PostgreSQL dump is loaded by `pg_restore` in one
+/// transaction, once every file is written and checked, and before any is moved into place.
 package enum DataRestore {
+    /// Where the database goes: a new SQLite file at this path, or the empty PostgreSQL database these
+    /// tools reach (the caller has checked that it is empty).
+    package enum Target {
+        case sqlite(path: String)
+        case postgres(PostgresTools)
+
+        var entryName: String {
+            switch self {
+            case .sqlite: BackupManifest.databaseEntryName
+            case .postgres: BackupManifest.postgresDumpEntryName
+            }
+        }
+    }
+
     /// The manifest is small; a larger one is not ours.
     private static let manifestLimit: Int64 = 64 * 1024 * 1024
 
     package static func restore(
-        archivePath: String, databasePath: String, dataDirectory: String, latestSchemaVersion: Int
+        archivePath: String, into target: Target, dataDirectory: String, latestSchemaVersion: Int
     ) throws -> BackupReport {
         let source = DataBackup.absolute(archivePath)
-        let database = DataBackup.absolute(databasePath)
+        var database = ""
+        if case .sqlite(let path) = target { database = DataBackup.absolute(path) }
         let data = DataBackup.absolute(dataDirectory)
-        try refuseUnlessEmpty(database: database, dataDirectory: data)
+        try refuseUnlessEmpty(database: database.isEmpty ? nil : database, dataDirectory: data)
 
         // 1. Read and check everything; nothing is written.
         let archive: Archive
@@ -38,13 +54,13 @@ package enum DataRestore {
                 up to \(latestSchemaVersion). Restore it with the CarePortal that made it, or a newer one (nothing was restored).
                 """)
         }
-        let entries = try matchEntries(of: archive, to: manifest, at: source)
+        let entries = try matchEntries(of: archive, to: manifest, databaseEntry: target.entryName, at: source)
         for (file, entry) in entries {
             try extract(entry, of: archive, checkedAgainst: file, source: source) { _ in }
         }
 
         // 2. Write into place beside the targets, checking every byte again as it is written.
-        let relativeDatabase = DataBackup.isInside(database, data) ? String(database.dropFirst(data.count + 1)) : nil
+        let relativeDatabase = !database.isEmpty && DataBackup.isInside(database, data) ? String(database.dropFirst(data.count + 1)) : nil
         var written = Written(dataDirectory: data)
         do {
             written.createdDataDirectory = !FileManager.default.fileExists(atPath: data)
@@ -56,23 +72,34 @@ package enum DataRestore {
             written.staging = staging
             var stagedDatabase = ""
             for (file, entry) in entries {
-                let target: String
-                if file.path == BackupManifest.databaseEntryName {
-                    if let relativeDatabase {
-                        target = "\(staging)/\(relativeDatabase)"
+                let path: String
+                if file.path == target.entryName {
+                    if case .postgres = target {
+                        // Beside the staging folder, so it is never moved into DATA_DIR; removed once loaded.
+                        path = "\(data)/.careportal-restore-\(UUID().uuidString.lowercased()).pgdump"
+                        written.outsideDatabase = path
+                    } else if let relativeDatabase {
+                        path = "\(staging)/\(relativeDatabase)"
                     } else {
                         let folder = DataBackup.parent(of: database)
                         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                        target = "\(folder)/.careportal-restore-\(UUID().uuidString.lowercased()).sqlite"
-                        written.outsideDatabase = target
+                        path = "\(folder)/.careportal-restore-\(UUID().uuidString.lowercased()).sqlite"
+                        written.outsideDatabase = path
                     }
-                    stagedDatabase = target
+                    stagedDatabase = path
                 } else {
-                    target = "\(staging)/\(file.path.dropFirst(BackupManifest.dataFolderPrefix.count))"
+                    path = "\(staging)/\(file.path.dropFirst(BackupManifest.dataFolderPrefix.count))"
                 }
-                try writeFile(entry, of: archive, checkedAgainst: file, to: target, source: source)
+                try writeFile(entry, of: archive, checkedAgainst: file, to: path, source: source)
             }
-            try checkRestoredDatabase(at: stagedDatabase, manifest: manifest)
+            switch target {
+            case .sqlite:
+                try checkRestoredDatabase(at: stagedDatabase, manifest: manifest)
+            case .postgres(let tools):
+                try tools.restore(from: stagedDatabase)
+                unlink(stagedDatabase)
+                written.outsideDatabase = nil
+            }
 
             // 3. Move into place: names only, nothing left to check.
             for name in try FileManager.default.contentsOfDirectory(atPath: staging).sorted() {
@@ -95,9 +122,10 @@ package enum DataRestore {
         return BackupReport(archivePath: source, manifest: manifest)
     }
 
-    /// Refuses a database file that exists, or a data folder with anything in it.
-    private static func refuseUnlessEmpty(database: String, dataDirectory: String) throws {
-        for suffix in ["", "-wal", "-journal"] where FileManager.default.fileExists(atPath: database + suffix) {
+    /// Refuses a SQLite database file that exists, or a data folder with anything in it.
+    private static func refuseUnlessEmpty(database: String?, dataDirectory: String) throws {
+        for suffix in ["", "-wal", "-journal"] where database.map({ FileManager.default.fileExists(atPath: $0 + suffix) }) ?? false {
+            let database = database!
             throw BackupRefused("""
                 \(database + suffix) already exists. A restore never replaces a database: point DATABASE_URL at a new \
                 file, or move the old one away first (nothing was restored).
@@ -151,9 +179,13 @@ package enum DataRestore {
     /// Pairs each file the manifest names with its entry; refuses names that could point outside the
     /// data folder, files missing from the archive and entries the manifest does not name.
     private static func matchEntries(
-        of archive: Archive, to manifest: BackupManifest, at source: String
+        of archive: Archive, to manifest: BackupManifest, databaseEntry: String, at source: String
     ) throws -> [(BackupManifest.File, Entry)] {
-        guard manifest.database.path == BackupManifest.databaseEntryName else {
+        guard manifest.database.path == databaseEntry else {
+            let other = [BackupManifest.databaseEntryName: "SQLite", BackupManifest.postgresDumpEntryName: "PostgreSQL"][manifest.database.path]
+            if let other {
+                throw BackupRefused("\(source) is a backup of a \(other) database; DATABASE_URL points at the other kind (nothing was restored).")
+            }
             throw damaged(source, "its manifest names the database \(manifest.database.path)")
         }
         var expected: [String: BackupManifest.File] = [manifest.database.path: manifest.database]

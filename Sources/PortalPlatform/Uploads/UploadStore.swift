@@ -104,6 +104,12 @@ package struct UploadStore: Sendable {
         try await UploadWriter(store: self, rules: rules)
     }
 
+    /// A writer that keeps a stored name already in use (a file moved from a folder into the database).
+    package func writer(rules: UploadRules, keeping upload: StoredUpload) async throws -> UploadWriter {
+        guard Self.names(upload) else { throw WriteFailed(description: "\(upload.fileName) is not a name the server makes") }
+        return try await UploadWriter(store: self, rules: rules, keeping: DatabaseUploads.id(of: upload.fileName))
+    }
+
     /// The file's path on disk, or nil when the files are in the database or the name is not one the
     /// server makes, so no stored value can point elsewhere.
     package func path(of upload: StoredUpload) -> String? {

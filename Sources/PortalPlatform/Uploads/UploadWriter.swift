@@ -28,10 +28,12 @@ package final class UploadWriter {
     private var hash = SHA256()
     private var problem: UploadProblem?
 
-    init(store: UploadStore, rules: UploadRules) async throws {
+    /// A writer for a new file, named by the server unless `keeping` a name (32 hexadecimal digits): a file
+    /// moved into the database keeps the name its records use.
+    init(store: UploadStore, rules: UploadRules, keeping kept: String? = nil) async throws {
         self.store = store
         self.rules = rules
-        name = store.randomBytes(16).map { String(format: "%02x", $0) }.joined()
+        name = kept ?? store.randomBytes(16).map { String(format: "%02x", $0) }.joined()
         switch store.place {
         case .folder(let directory):
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

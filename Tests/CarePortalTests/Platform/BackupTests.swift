@@ -358,15 +358,73 @@ import ZIPFoundation
         #expect(try FileManager.default.contentsOfDirectory(atPath: DataBackup.parent(of: archive)) == ["backup.zip"])
     }
 
-    @Test func backupAndRestoreOnPostgreSQLRefuseAndPointAtTheReadme() async throws {
-        var settings = Settings()
-        settings.databaseURL = "postgres://careportal@localhost:5432/careportal"
-        settings.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("careportal-\(UUID().uuidString)").path
-        let backup = await #expect(throws: BackupRefused.self) { _ = try await Commands.backup(settings: settings, to: "/tmp/never.zip") }
-        #expect(backup?.description.contains("pg_dump") == true && backup?.description.contains("README.md") == true)
-        let restore = await #expect(throws: BackupRefused.self) { _ = try await Commands.restore(settings: settings, from: "/tmp/never.zip") }
-        #expect(restore?.description.contains("pg_restore") == true)
-        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.zip"))
-        #expect(!FileManager.default.fileExists(atPath: settings.dataDirectory))
+    @Test(.enabled(if: TestEngines.postgresURL != nil))
+    func onPostgreSQLTheBackupIsADumpBesideDataDirAndRestoresIntoAnEmptyDatabaseOnly() async throws {
+        // setup: a database with members and an uploaded picture (in the database), and a file in DATA_DIR
+        let sourceURL = try await TestDatabase.make(.postgres)
+        let emptyURL = try await TestDatabase.emptyDatabaseURL(.postgres)
+        let source = Place(folder: FileManager.default.temporaryDirectory.appendingPathComponent("careportal-pg-\(UUID().uuidString)").path)
+        let restored = Place.fresh()
+        let archive = try Self.archivePath()
+        defer { source.remove(); restored.remove(); try? FileManager.default.removeItem(atPath: DataBackup.parent(of: archive)) }
+        var settings = source.settings
+        settings.databaseURL = sourceURL
+        let database = try Database(url: sourceURL, logger: TestDatabase.logger)
+        let picture = Self.picture()
+        let (members, stored) = try await database.whileRunning {
+            var members: [Int64] = []
+            for index in 0..<3 { members.append(try await Self.register("pg\(index)", on: database)) }
+            let store = UploadStore(database: database, folder: "deals", randomBytes: Self.randomBytes, now: Date.init)
+            return (members, try await store.save(picture, type: .png))
+        }
+        try FileManager.default.createDirectory(atPath: "\(source.folder)/notes", withIntermediateDirectories: true)
+        try Data("kept beside the database".utf8).write(to: URL(fileURLWithPath: "\(source.folder)/notes/readme.txt"))
+
+        // backup: pg_dump's dump and DATA_DIR's file, each with its checksum
+        let report = try await Commands.backup(settings: settings, to: archive)
+        #expect(report.manifest.database.path == BackupManifest.postgresDumpEntryName)
+        #expect(report.manifest.schemaVersion == SchemaHistory.latestVersion)
+        #expect(report.manifest.files.map(\.path) == ["data/notes/readme.txt"])
+
+        // restore: refused into a database that has tables, and into SQLite, with nothing written
+        var intoFull = restored.settings
+        intoFull.databaseURL = sourceURL
+        let full = await #expect(throws: BackupRefused.self) { _ = try await Commands.restore(settings: intoFull, from: archive) }
+        #expect(full?.description.contains("empty") == true)
+        let intoSQLite = await #expect(throws: BackupRefused.self) { _ = try await Commands.restore(settings: restored.settings, from: archive) }
+        #expect(intoSQLite?.description.contains("PostgreSQL") == true)
+        #expect(!FileManager.default.fileExists(atPath: restored.folder))
+        // An archive whose dump is not the one its manifest names is refused before pg_restore runs: the empty
+        // database stays empty.
+        let damaged = try Self.archivePath()
+        defer { try? FileManager.default.removeItem(atPath: DataBackup.parent(of: damaged)) }
+        try Self.rewrite(archive, to: damaged) { manifest in
+            manifest.database.sha256 = String(repeating: "0", count: 64)
+        }
+        var intoEmpty = restored.settings
+        intoEmpty.databaseURL = emptyURL
+        await #expect(throws: BackupRefused.self) { _ = try await Commands.restore(settings: intoEmpty, from: damaged) }
+        let stillEmpty = try Database(url: emptyURL, logger: TestDatabase.logger)
+        #expect(try await stillEmpty.whileRunning { try await Migrator(database: stillEmpty, logger: TestDatabase.logger).tableCount() } == 0)
+
+        // restore into the empty database: the members, the picture with its checksum, the file
+        _ = try await Commands.restore(settings: intoEmpty, from: archive)
+        let empty = try Database(url: emptyURL, logger: TestDatabase.logger)
+        try await empty.whileRunning {
+            let ids = try await empty.read { db in try await db.select().column("id").from("members").orderBy("id").all().map { try $0.decode(column: "id", as: Int64.self) } }
+            #expect(ids == members)
+            let store = UploadStore(database: empty, folder: "deals", randomBytes: Self.randomBytes, now: Date.init)
+            #expect(try await store.read(stored) == picture)
+            let file = try #require(try await store.file(stored))
+            #expect(try await store.checksum(of: file) == file.sha256)
+            let restoredEntry = try await empty.read { db in
+                try await db.select().column("detail").from("audit_log").where("action", .equal, "backup_restored").all()
+            }
+            #expect(restoredEntry.count == 1)
+        }
+        #expect(try String(contentsOfFile: "\(restored.folder)/notes/readme.txt", encoding: .utf8) == "kept beside the database")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: restored.folder) == ["notes"], "no dump or working folder is left behind")
+        try await TestDatabase.drop(sourceURL)
+        try await TestDatabase.drop(emptyURL)
     }
 }
