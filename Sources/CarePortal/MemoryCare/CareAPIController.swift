@@ -65,6 +65,10 @@ struct CareAPIController {
         routes.get(CareURL.pattern(CareURL.apiMemory), access: .careReceiver, memory)
         routes.put(CareURL.pattern(CareURL.apiMemory), access: .careReceiver, updateMemory)
         routes.delete(CareURL.pattern(CareURL.apiMemory), access: .careReceiver, deleteMemory)
+        routes.get(CareURL.pattern(CareURL.apiMemoryFiles), access: .careReceiver, memoryFiles)
+        routes.post(CareURL.pattern(CareURL.apiMemoryFiles), access: .careReceiver, attachFile)
+        routes.get(CareURL.pattern(CareURL.apiMemoryFile), access: .careReceiver, memoryFile)
+        routes.delete(CareURL.pattern(CareURL.apiMemoryFile), access: .careReceiver, removeFile)
         routes.get(CareURL.apiChanges.pattern, access: .careReceiver, changes)
         routes.get(CareURL.apiExport.pattern, access: .careReceiver, export)
         routes.post(CareURL.apiImport.pattern, access: .careReceiver, bodyLimit: CareTransfer.maximumBodySize, importDocument)
@@ -73,6 +77,9 @@ struct CareAPIController {
         routes.get(CareURL.pattern(CareURL.apiContact), access: .careReceiver, contact)
         routes.put(CareURL.pattern(CareURL.apiContact), access: .careReceiver, updateContact)
         routes.delete(CareURL.pattern(CareURL.apiContact), access: .careReceiver, deleteContact)
+        routes.get(CareURL.pattern(CareURL.apiContactPhoto), access: .careReceiver, contactPhoto)
+        routes.put(CareURL.pattern(CareURL.apiContactPhoto), access: .careReceiver, setContactPhoto)
+        routes.delete(CareURL.pattern(CareURL.apiContactPhoto), access: .careReceiver, removeContactPhoto)
         routes.get(CareURL.apiInvitations.pattern, access: .careReceiver, invitations)
         routes.post(CareURL.apiInvitations.pattern, access: .careReceiver, invite)
         routes.delete(CareURL.pattern(CareURL.apiInvitation), access: .careReceiver, withdrawInvitation)
@@ -241,6 +248,79 @@ struct CareAPIController {
             memories: changes.memories.map(CareAPI.Memory.init), contacts: changes.contacts.map(CareAPI.Contact.init), cursor: "\(changes.cursor)",
             hasMore: changes.hasMore
         ))
+    }
+
+    // MARK: Files
+
+    /// `GET …/memories/{id}/files`: what is attached to her memory; a secured one's only while her PIN has it open.
+    @Sendable func memoryFiles(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCareReceiver()
+        let id = try context.parameters.recordID()
+        let files = try await care.files(ofMemory: id, receiverID: holder.accountID, unlocked: try await unlocked(holder))
+        return .json(CareAPI.Files(files: files.map { CareAPI.File($0, url: CareURL.apiMemoryFile(id, $0.id).path) }))
+    }
+
+    /// `POST …/memories/{id}/files`: a picture or PDF (`multipart/form-data`, field `file`, at most 4 MB).
+    @Sendable func attachFile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCareReceiver()
+        let id = try context.parameters.recordID()
+        let form = try await Self.multipart(request)
+        do {
+            let file = try await care.attach(form.files["file"], toMemory: id, receiverID: holder.accountID, unlocked: try await unlocked(holder))
+            return .json(CareAPI.File(file, url: CareURL.apiMemoryFile(id, file.id).path), status: .created)
+        } catch let refused as CareFileRefused {
+            throw APIError.validation(["file": refused.message])
+        }
+    }
+
+    /// The form of a file upload, or a 400 in the API's words.
+    static func multipart(_ request: Request) async throws -> MultipartForm {
+        do {
+            return try await request.multipartForm()
+        } catch is HTTPError {
+            throw APIError(status: .badRequest, code: "bad_request", message: "Send the file as multipart/form-data.")
+        }
+    }
+
+    @Sendable func memoryFile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCareReceiver()
+        guard let file = try await care.file(
+            try context.parameters.secondRecordID(), ofMemory: try context.parameters.recordID(), receiverID: holder.accountID, unlocked: try await unlocked(holder)
+        ) else { throw APIError.notFound }
+        return try await care.response(for: file, receiverID: holder.accountID, request: request, context: context)
+    }
+
+    @Sendable func removeFile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCareReceiver()
+        try await care.removeFile(
+            try context.parameters.secondRecordID(), ofMemory: try context.parameters.recordID(), receiverID: holder.accountID, unlocked: try await unlocked(holder)
+        )
+        return .noContent
+    }
+
+    @Sendable func contactPhoto(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCareReceiver()
+        guard let photo = try await care.photo(ofContact: try context.parameters.recordID(), receiverID: holder.accountID) else { throw APIError.notFound }
+        return try await care.response(for: photo, receiverID: holder.accountID, request: request, context: context)
+    }
+
+    /// `PUT …/contacts/{id}/photo`: a picture (`multipart/form-data`, field `photo`, at most 4 MB) in place of any before.
+    @Sendable func setContactPhoto(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCareReceiver()
+        let id = try context.parameters.recordID()
+        let form = try await Self.multipart(request)
+        do {
+            let photo = try await care.setPhoto(form.files["photo"], ofContact: id, receiverID: holder.accountID)
+            return .json(CareAPI.File(photo, url: CareURL.apiContactPhoto(id).path))
+        } catch let refused as CareFileRefused {
+            throw APIError.validation(["photo": refused.message])
+        }
+    }
+
+    @Sendable func removeContactPhoto(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCareReceiver()
+        try await care.removePhoto(ofContact: try context.parameters.recordID(), receiverID: holder.accountID)
+        return .noContent
     }
 
     // MARK: Export and import

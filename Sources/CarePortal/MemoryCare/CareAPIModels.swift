@@ -306,6 +306,24 @@ enum CareAPI {
         let invitations: [Invitation]
     }
 
+    /// A file attached to a memory, or a contact's photo; `url` reads its bytes.
+    struct File: Encodable, Sendable {
+        let id: Int64
+        let name: String
+        let contentType: String
+        let size: Int
+        let createdAt: Date
+        let url: String
+
+        init(_ file: CareFile, url: String) {
+            (id, name, contentType, size, createdAt, self.url) = (file.id, file.name ?? "", file.type.rawValue, file.size, file.createdAt, url)
+        }
+    }
+
+    struct Files: Encodable, Sendable {
+        let files: [File]
+    }
+
     struct InvitationAnswer: Decodable, Sendable {
         var code: String?
     }

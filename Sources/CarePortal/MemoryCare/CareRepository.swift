@@ -351,6 +351,13 @@ struct CareRepository: Sendable {
         return true
     }
 
+    /// Marks a live memory changed without changing what it says (a file attached or removed), so every
+    /// device's next sync fetches it again; its version stays, so nobody's edit of its words conflicts.
+    func touchMemory(id: Int64, receiverID: Int64, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("care_memories").set("change_number", to: changeNumber).set("updated_at", to: now.millisecondsSince1970)
+            .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("deleted_at", .is, SQLLiteral.null).run()
+    }
+
     /// Deletes a memory's words and keeps its id as deleted, so every device's next sync removes it.
     func deleteMemory(id: Int64, receiverID: Int64, version: Int64, by actor: AppAccountRef, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
         guard try await db.update("care_memories")

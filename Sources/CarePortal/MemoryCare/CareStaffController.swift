@@ -133,7 +133,7 @@ struct CareStaffController {
             layout: portal.layout("Delete \(account.name)’s account", context: context, current: .care(.accounts(kind))),
             name: account.name, kindNoun: kind.noun,
             consequences: kind == .careReceiver
-                ? "Her memories, secured memories, contacts, invitation codes, links to caregivers, location and access log are deleted, and the app signs her out on every device."
+                ? "Her memories, secured memories, their files, contacts and their photos, invitation codes, links to caregivers, location and access log are deleted, and the app signs her out on every device."
                 : "His links to the people he helps end and are deleted, and the app signs him out on every device. Their access logs no longer name him.",
             action: CareURL.accountDelete(kind, account.id).path, accountPath: CareURL.account(kind, account.id).path
         ))
@@ -142,7 +142,11 @@ struct CareStaffController {
     func delete(_ kind: CareAccountKind, request: Request, context: PortalContext) async throws -> Response {
         let account = try await account(kind, context)
         let origin = portal.origin(of: request, context: context)
-        try await portal.database.transaction { db in
+        let files = try await portal.database.transaction { db in
+            // Her files' bytes go once their rows are gone with the account.
+            let files = try await CareFileRepository().delete(
+                ids: try await CareFileRepository().stored(receiverID: account.id, on: db), receiverID: account.id, on: db
+            )
             guard try await repository.deleteAccount(id: account.id, kind: kind, on: db) else { throw HTTPError(.notFound) }
             // Her feed, her choices about it, her phones' tokens and her feedback go with her.
             try await portal.notifications.forget(AppAccountRef(role: kind.rawValue, accountID: account.id), on: db)
@@ -150,7 +154,10 @@ struct CareStaffController {
             try await portal.audit.record(AuditEvent(
                 actor: context.auditActor, action: .careAccountDeleted, recordType: kind.rawValue, recordID: "\(account.id)", origin: origin
             ), on: db)
+            return files
         }
+        let store = MemoryCare(portal: portal).fileStore
+        for file in files { try? await store.remove(file) }
         try await portal.flash(Flash(.success, "\(account.name)’s account has been deleted."), context: context)
         return seeOther(.care(.accounts(kind)))
     }

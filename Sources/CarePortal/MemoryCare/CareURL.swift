@@ -37,11 +37,14 @@ enum CareURL: Sendable, Equatable {
     case apiUnlock
     case apiMemories
     case apiMemory(Int64)
+    case apiMemoryFiles(Int64)
+    case apiMemoryFile(Int64, Int64)
     case apiChanges
     case apiExport
     case apiImport
     case apiContacts
     case apiContact(Int64)
+    case apiContactPhoto(Int64)
     case apiInvitations
     case apiInvitation(Int64)
     case apiLinks
@@ -55,6 +58,8 @@ enum CareURL: Sendable, Equatable {
     case apiCaregiverReminders(link: Int64)
     case apiCaregiverMemories(link: Int64)
     case apiCaregiverMemory(link: Int64, Int64)
+    case apiCaregiverMemoryFiles(link: Int64, Int64)
+    case apiCaregiverMemoryFile(link: Int64, Int64, Int64)
     case apiCaregiverPlans(link: Int64)
     case apiCaregiverPlan(link: Int64, Int64)
     case apiCaregiverLocation(link: Int64)
@@ -74,6 +79,9 @@ enum CareURL: Sendable, Equatable {
     case appMemoryEdit(Int64)
     case appMemoryStatus(Int64)
     case appMemoryDelete(Int64)
+    case appMemoryFiles(Int64)
+    case appMemoryFile(Int64, Int64)
+    case appMemoryFileRemove(Int64, Int64)
     case appUnlock
     case appLock
     case appPIN
@@ -82,6 +90,8 @@ enum CareURL: Sendable, Equatable {
     case appContact(Int64)
     case appContactEdit(Int64)
     case appContactDelete(Int64)
+    case appContactPhoto(Int64)
+    case appContactPhotoRemove(Int64)
     case appSharing
     case appInvite
     case appInvitationWithdraw(Int64)
@@ -94,6 +104,7 @@ enum CareURL: Sendable, Equatable {
     case appCode
     case appPerson(Int64)
     case appPersonMemory(person: Int64, Int64)
+    case appPersonMemoryFile(person: Int64, Int64, Int64)
     case appPersonPlanNew(Int64)
     case appPersonLeave(Int64)
 
@@ -131,11 +142,14 @@ enum CareURL: Sendable, Equatable {
         case .apiUnlock: "\(Self.receiver)/unlock"
         case .apiMemories: "\(Self.receiver)/memories"
         case .apiMemory(let id): "\(Self.receiver)/memories/\(id)"
+        case .apiMemoryFiles(let id): "\(Self.receiver)/memories/\(id)/files"
+        case .apiMemoryFile(let id, let file): "\(Self.receiver)/memories/\(id)/files/\(file)"
         case .apiChanges: "\(Self.receiver)/changes"
         case .apiExport: "\(Self.receiver)/export"
         case .apiImport: "\(Self.receiver)/import"
         case .apiContacts: "\(Self.receiver)/contacts"
         case .apiContact(let id): "\(Self.receiver)/contacts/\(id)"
+        case .apiContactPhoto(let id): "\(Self.receiver)/contacts/\(id)/photo"
         case .apiInvitations: "\(Self.receiver)/invitations"
         case .apiInvitation(let id): "\(Self.receiver)/invitations/\(id)"
         case .apiLinks: "\(Self.receiver)/links"
@@ -147,6 +161,8 @@ enum CareURL: Sendable, Equatable {
         case .apiCaregiverReminders(let link): "\(Self.caregiver)/links/\(link)/reminders"
         case .apiCaregiverMemories(let link): "\(Self.caregiver)/links/\(link)/memories"
         case .apiCaregiverMemory(let link, let id): "\(Self.caregiver)/links/\(link)/memories/\(id)"
+        case .apiCaregiverMemoryFiles(let link, let id): "\(Self.caregiver)/links/\(link)/memories/\(id)/files"
+        case .apiCaregiverMemoryFile(let link, let id, let file): "\(Self.caregiver)/links/\(link)/memories/\(id)/files/\(file)"
         case .apiCaregiverPlans(let link): "\(Self.caregiver)/links/\(link)/plans"
         case .apiCaregiverPlan(let link, let id): "\(Self.caregiver)/links/\(link)/plans/\(id)"
         case .apiCaregiverLocation(let link): "\(Self.caregiver)/links/\(link)/location"
@@ -162,6 +178,9 @@ enum CareURL: Sendable, Equatable {
         case .appMemoryEdit(let id): "\(Self.receiverPages)/memories/\(id)/edit"
         case .appMemoryStatus(let id): "\(Self.receiverPages)/memories/\(id)/status"
         case .appMemoryDelete(let id): "\(Self.receiverPages)/memories/\(id)/delete"
+        case .appMemoryFiles(let id): "\(Self.receiverPages)/memories/\(id)/files"
+        case .appMemoryFile(let id, let file): "\(Self.receiverPages)/memories/\(id)/files/\(file)"
+        case .appMemoryFileRemove(let id, let file): "\(Self.receiverPages)/memories/\(id)/files/\(file)/remove"
         case .appUnlock: "\(Self.receiverPages)/unlock"
         case .appLock: "\(Self.receiverPages)/lock"
         case .appPIN: "\(Self.receiverPages)/pin"
@@ -170,6 +189,8 @@ enum CareURL: Sendable, Equatable {
         case .appContact(let id): "\(Self.receiverPages)/contacts/\(id)"
         case .appContactEdit(let id): "\(Self.receiverPages)/contacts/\(id)/edit"
         case .appContactDelete(let id): "\(Self.receiverPages)/contacts/\(id)/delete"
+        case .appContactPhoto(let id): "\(Self.receiverPages)/contacts/\(id)/photo"
+        case .appContactPhotoRemove(let id): "\(Self.receiverPages)/contacts/\(id)/photo/remove"
         case .appSharing: "\(Self.receiverPages)/sharing"
         case .appInvite: "\(Self.receiverPages)/sharing/invite"
         case .appInvitationWithdraw(let id): "\(Self.receiverPages)/sharing/invitations/\(id)/withdraw"
@@ -180,6 +201,7 @@ enum CareURL: Sendable, Equatable {
         case .appCode: "\(Self.caregiverPages)/code"
         case .appPerson(let link): "\(Self.caregiverPages)/people/\(link)"
         case .appPersonMemory(let link, let id): "\(Self.caregiverPages)/people/\(link)/memories/\(id)"
+        case .appPersonMemoryFile(let link, let id, let file): "\(Self.caregiverPages)/people/\(link)/memories/\(id)/files/\(file)"
         case .appPersonPlanNew(let link): "\(Self.caregiverPages)/people/\(link)/plans/new"
         case .appPersonLeave(let link): "\(Self.caregiverPages)/people/\(link)/leave"
         }
@@ -196,12 +218,24 @@ enum CareURL: Sendable, Equatable {
     static func pattern(_ url: (Int64, Int64) -> CareURL) -> RouterPath {
         RouterPath(url(0, 1).path.replacingOccurrences(of: "/0/", with: "/:id/").replacingOccurrences(of: "/1", with: "/:record"))
     }
+
+    /// The router pattern of an address with three numbers (a link's, a memory's, a file's): `:id`, `:record`, `:file`.
+    static func pattern(_ url: (Int64, Int64, Int64) -> CareURL) -> RouterPath {
+        RouterPath(url(0, 1, 2).path.replacingOccurrences(of: "/0/", with: "/:id/").replacingOccurrences(of: "/1/", with: "/:record/")
+            .replacingOccurrences(of: "/2", with: "/:file"))
+    }
 }
 
 extension Parameters {
     /// The `:record` of a route with two record numbers; a malformed one is simply not found.
     func secondRecordID() throws -> Int64 {
         guard let value = get("record"), let id = Int64(value), id > 0 else { throw HTTPError(.notFound) }
+        return id
+    }
+
+    /// The `:file` of a route with three numbers.
+    func fileID() throws -> Int64 {
+        guard let value = get("file"), let id = Int64(value), id > 0 else { throw HTTPError(.notFound) }
         return id
     }
 }

@@ -15,6 +15,8 @@ struct CaregiverAPIController {
         routes.get(CareURL.pattern { CareURL.apiCaregiverReminders(link: $0) }, access: .caregiver, reminders)
         routes.get(CareURL.pattern { CareURL.apiCaregiverMemories(link: $0) }, access: .caregiver, memories)
         routes.get(CareURL.pattern { CareURL.apiCaregiverMemory(link: $0, $1) }, access: .caregiver, memory)
+        routes.get(CareURL.pattern { CareURL.apiCaregiverMemoryFiles(link: $0, $1) }, access: .caregiver, memoryFiles)
+        routes.get(CareURL.pattern { CareURL.apiCaregiverMemoryFile(link: $0, $1, $2) }, access: .caregiver, memoryFile)
         routes.post(CareURL.pattern { CareURL.apiCaregiverPlans(link: $0) }, access: .caregiver, addPlan)
         routes.put(CareURL.pattern { CareURL.apiCaregiverPlan(link: $0, $1) }, access: .caregiver, changePlan)
         routes.get(CareURL.pattern { CareURL.apiCaregiverLocation(link: $0) }, access: .caregiver, location)
@@ -73,6 +75,25 @@ struct CaregiverAPIController {
         let (memory, whole) = try await care.sharedMemory(try context.parameters.secondRecordID(), of: link)
         guard let shared = CareAPI.SharedMemory(memory, whole: whole) else { throw APIError.notFound }
         return .json(shared)
+    }
+
+    /// The files of a memory he sees whole (its category is shared); noted in her access log.
+    @Sendable func memoryFiles(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCaregiver()
+        let link = try await care.link(try context.parameters.recordID(), for: holder, allowing: nil)
+        let id = try context.parameters.secondRecordID()
+        let files = try await care.sharedFiles(ofMemory: id, of: link)
+        return .json(CareAPI.Files(files: files.map { CareAPI.File($0, url: CareURL.apiCaregiverMemoryFile(link: link.id, id, $0.id).path) }))
+    }
+
+    @Sendable func memoryFile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try context.requireCaregiver()
+        let link = try await care.link(try context.parameters.recordID(), for: holder, allowing: nil)
+        let fileID = try context.parameters.fileID()
+        guard let file = try await care.sharedFiles(ofMemory: try context.parameters.secondRecordID(), of: link).first(where: { $0.id == fileID }) else {
+            throw APIError.notFound
+        }
+        return try await care.response(for: file, receiverID: link.receiverID, request: request, context: context)
     }
 
     private func plan(_ body: CareAPI.MemoryBody, type: MemoryType?) throws -> MemoryType {

@@ -355,10 +355,10 @@ struct MemoryCare: Sendable {
         }
     }
 
-    /// Deletes a memory (at `version` when one is given): its words go, its id stays for sync.
+    /// Deletes a memory (at `version` when one is given): its words and files go, its id stays for sync.
     func delete(id: Int64, receiverID: Int64, by actor: AppAccountRef, version: Int64?, unlocked: Bool) async throws {
         let now = portal.now
-        try await portal.database.transaction { db in
+        let files = try await portal.database.transaction { db in
             guard let stored = try await repository.memory(id: id, receiverID: receiverID, on: db), !stored.memory.isDeleted else { throw APIError.notFound }
             if stored.memory.secured, !unlocked { throw APIError.locked }
             let sealer = unlocked ? try await readSealer(receiverID: receiverID, on: db) : nil
@@ -370,7 +370,9 @@ struct MemoryCare: Sendable {
             ) else {
                 throw CareConflict.memory(try open(try await repository.memory(id: id, receiverID: receiverID, on: db)!, with: sealer))
             }
+            return try await CareFileRepository().stored(receiverID: receiverID, memoryID: id, on: db)
         }
+        try await removeFiles(files, receiverID: receiverID)
     }
 
     /// One page of her memories (latest first, undated last), secured ones opened when `unlocked`.
@@ -442,10 +444,10 @@ struct MemoryCare: Sendable {
         }
     }
 
-    /// Deletes a contact; the plain memories that named it no longer do, and each is a change for sync.
+    /// Deletes a contact and its photo; the plain memories that named it no longer do, and each is a change for sync.
     func deleteContact(id: Int64, receiverID: Int64, version: Int64?) async throws {
         let now = portal.now
-        try await portal.database.transaction { db in
+        let photos = try await portal.database.transaction { db in
             guard let current = try await repository.contact(id: id, receiverID: receiverID, on: db), current.deletedAt == nil else { throw APIError.notFound }
             guard version == nil || version == current.version else { throw CareConflict.contact(current) }
             let naming = try await repository.memoryIDs(withContact: id, on: db)
@@ -463,7 +465,9 @@ struct MemoryCare: Sendable {
                 let next = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
                 _ = try await repository.updateMemory(id: memoryID, receiverID: receiverID, version: stored.memory.version, with: row, changeNumber: next, now: now, on: db)
             }
+            return try await CareFileRepository().stored(receiverID: receiverID, contactID: id, on: db)
         }
+        try await removeFiles(photos, receiverID: receiverID)
     }
 
     func contacts(receiverID: Int64, words: [String], page: Int) async throws -> (contacts: [CareContact], hasMore: Bool) {

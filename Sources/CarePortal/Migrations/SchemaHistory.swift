@@ -72,6 +72,7 @@ enum SchemaHistory {
         ShareRateLimitsAcrossServers(),
         ListHerLiveMemoriesInOrder(),
         KeepUploadsInTheDatabase(),
+        AttachFilesToMemories(),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

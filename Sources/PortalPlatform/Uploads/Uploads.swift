@@ -8,6 +8,10 @@ public enum UploadType: String, Sendable, CaseIterable {
     case webp = "image/webp"
     case mp4 = "video/mp4"
     case webm = "video/webm"
+    case pdf = "application/pdf"
+    /// Bytes sealed under a key (`Sealer`), kept for a person whose file must not be readable at rest: never
+    /// accepted from an upload, only written by the server after sealing, and opened before it is served.
+    case sealed = "application/vnd.careportal.sealed"
 
     package static let pictures: Set<UploadType> = [.png, .jpeg, .webp]
     package static let videos: Set<UploadType> = [.mp4, .webm]
@@ -19,6 +23,8 @@ public enum UploadType: String, Sendable, CaseIterable {
         case .webp: "webp"
         case .mp4: "mp4"
         case .webm: "webm"
+        case .pdf: "pdf"
+        case .sealed: "sealed"
         }
     }
 
@@ -35,6 +41,9 @@ public enum UploadType: String, Sendable, CaseIterable {
         if head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8), Array(head[8..<12]) != Array("qt  ".utf8) { return .mp4 }
         // Matroska's EBML header, whose DocType says "webm" (an .mkv file says "matroska").
         if head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]), contains(Array("webm".utf8), in: head) { return .webm }
+        if head.starts(with: Array("%PDF-".utf8)) { return .pdf }
+        // `Sealer`'s form: "v1.", its key's eight hex digits, a dot.
+        if head.count > 12, head.starts(with: Array("v1.".utf8)), head[11] == UInt8(ascii: ".") { return .sealed }
         return nil
     }
 
@@ -60,6 +69,8 @@ public enum UploadType: String, Sendable, CaseIterable {
         case .webp: "WebP"
         case .mp4: "MP4"
         case .webm: "WebM"
+        case .pdf: "PDF"
+        case .sealed: "sealed"
         }
     }
 }

@@ -36,6 +36,18 @@ struct AppClient {
 
     func get(_ path: String) async throws -> AppResponse { try await send(.get, path) }
 
+    /// Sends one file as `multipart/form-data` under `field`, as an app uploads it.
+    @discardableResult
+    func sendFile(_ method: HTTPRequest.Method, _ path: String, field: String, filename: String, type: String, bytes: [UInt8]) async throws -> AppResponse {
+        let boundary = "----CarePortalApp\(UUID().uuidString.prefix(8))"
+        var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n".utf8)
+        body += bytes + Array("\r\n--\(boundary)--\r\n".utf8)
+        var headers: HTTPFields = [.contentType: "multipart/form-data; boundary=\(boundary)", .userAgent: "CarePortalTests/1"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        TestProgress.step("\(method) \(path) (a file)")
+        return AppResponse(response: try await portal.client.execute(uri: path, method: method, headers: headers, body: ByteBuffer(bytes: body)))
+    }
+
     /// A fresh sign-up code made straight in storage, as an administrator would.
     static func makeCode(_ portal: TestPortal, code: String? = nil, lifetime: TimeInterval = 30 * 86_400) async throws -> String {
         let code = code ?? SignUpCode.generate(randomBytes: Dependencies.systemRandomBytes)
