@@ -23,6 +23,10 @@ struct CareAppController {
         routes.post(CareURL.pattern(CareURL.appMemoryStatus), access: access, changeStatus)
         routes.get(CareURL.pattern(CareURL.appMemoryDelete), access: access, confirmDelete)
         routes.post(CareURL.pattern(CareURL.appMemoryDelete), access: access, deleteMemory)
+        routes.post(CareURL.pattern(CareURL.appMemoryFiles), access: access, attachFile)
+        routes.get(CareURL.pattern(CareURL.appMemoryFile), access: access, file)
+        routes.get(CareURL.pattern(CareURL.appMemoryFileRemove), access: access, confirmRemoveFile)
+        routes.post(CareURL.pattern(CareURL.appMemoryFileRemove), access: access, removeFile)
         routes.get(CareURL.appUnlock.pattern, access: access, unlockForm)
         routes.post(CareURL.appUnlock.pattern, access: access, unlock)
         routes.post(CareURL.appLock.pattern, access: access, lock)
@@ -167,18 +171,81 @@ struct CareAppController {
 
     @Sendable func memory(request: Request, context: PortalContext) async throws -> Response {
         let holder = try Self.receiver(context)
-        let memory = try await stored(context, holder)
-        let names = try await names(memory.content?.people ?? [], receiverID: holder.accountID)
         let (notice, undo): (String?, String?) = switch request.query("done") {
         case "saved": ("Saved.", nil)
         case "done": ("Marked as done.", MemoryStatus.open.rawValue)
         case "open": ("Marked as not done.", MemoryStatus.done.rawValue)
         case "changed": ("It was changed somewhere else just now. This is how it is now: please try again.", nil)
+        case "attached": ("Added.", nil)
+        case "removed": ("Removed.", nil)
         default: (nil, nil)
         }
+        return try await memoryPage(try await stored(context, holder), holder, context, notice: notice, undo: undo)
+    }
+
+    /// Her memory's page, with its files when it is open; `fileError` beside the file box (422).
+    private func memoryPage(_ memory: Memory, _ holder: AppAccountHolder, _ context: PortalContext, notice: String? = nil, undo: String? = nil,
+                            fileError: String? = nil) async throws -> Response {
+        let names = try await names(memory.content?.people ?? [], receiverID: holder.accountID)
+        let files = memory.content == nil ? [] : try await care.files(ofMemory: memory.id, receiverID: holder.accountID, unlocked: true)
         return portal.pages.response(CareMemoryPage(
-            layout: layout(memory.content?.title ?? "Secured memory", context), memory: memory, contacts: names, notice: notice, undoStatus: undo
+            layout: layout(memory.content?.title ?? "Secured memory", context), memory: memory, contacts: names, notice: notice, undoStatus: undo,
+            files: files, fileError: fileError
+        ), status: fileError == nil ? .ok : .unprocessableContent)
+    }
+
+    // MARK: Pictures and files
+
+    @Sendable func attachFile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try Self.receiver(context)
+        let form = try await request.multipartForm()
+        let memory = try await stored(context, holder)
+        guard memory.content != nil else { return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemory(memory.id).path)") }
+        do {
+            _ = try await care.attach(form.files["file"], toMemory: memory.id, receiverID: holder.accountID, unlocked: true)
+        } catch let refused as CareFileRefused {
+            return try await memoryPage(memory, holder, context, fileError: refused.message)
+        }
+        return seeOther("\(CareURL.appMemory(memory.id).path)?done=attached")
+    }
+
+    @Sendable func file(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try Self.receiver(context)
+        let id = try context.parameters.recordID()
+        let unlocked = try await care.unlockedUntil(holder) != nil
+        do {
+            guard let file = try await care.file(try context.parameters.secondRecordID(), ofMemory: id, receiverID: holder.accountID, unlocked: unlocked) else {
+                throw HTTPError(.notFound)
+            }
+            return try await care.response(for: file, receiverID: holder.accountID, request: request, context: context)
+        } catch let error as APIError where error.code == APIError.locked.code {
+            return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemory(id).path)")
+        }
+    }
+
+    @Sendable func confirmRemoveFile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try Self.receiver(context)
+        let memory = try await stored(context, holder)
+        guard memory.content != nil else { return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemory(memory.id).path)") }
+        let fileID = try context.parameters.secondRecordID()
+        guard let file = try await care.file(fileID, ofMemory: memory.id, receiverID: holder.accountID, unlocked: true) else { throw HTTPError(.notFound) }
+        return portal.pages.response(CareConfirmPage(
+            layout: layout("Remove a file", context), heading: "Remove “\(file.name ?? "file")”?",
+            body: "It goes from this memory, and from the apps of anyone you share it with. This cannot be undone.",
+            action: CareURL.appMemoryFileRemove(memory.id, fileID).path, version: nil, button: "Yes, remove it", cancelPath: CareURL.appMemory(memory.id).path
         ))
+    }
+
+    @Sendable func removeFile(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try Self.receiver(context)
+        let id = try context.parameters.recordID()
+        do {
+            try await care.removeFile(try context.parameters.secondRecordID(), ofMemory: id, receiverID: holder.accountID,
+                                      unlocked: try await care.unlockedUntil(holder) != nil)
+        } catch let error as APIError where error.code == APIError.locked.code {
+            return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemory(id).path)")
+        }
+        return seeOther("\(CareURL.appMemory(id).path)?done=removed")
     }
 
     @Sendable func editMemory(request: Request, context: PortalContext) async throws -> Response {

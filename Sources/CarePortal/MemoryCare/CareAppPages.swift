@@ -645,9 +645,22 @@ struct CareMemoryPage: Page {
     let notice: String?
     let undoStatus: String?
     let backPath = CareURL.appMemories.path
+    /// Its pictures and PDFs, and the form that adds one (an error beside it when one was refused).
+    let files: [CareFileLine]
+    let upload: CareUploadForm
+    let errors: [FormErrors.Item]
 
-    init(layout: Layout, memory: Memory, contacts: [Int64: String], notice: String?, undoStatus: String?) {
+    init(layout: Layout, memory: Memory, contacts: [Int64: String], notice: String?, undoStatus: String?, files: [CareFile] = [], fileError: String? = nil) {
         self.layout = layout
+        self.files = files.map { CareFileLine($0, path: CareURL.appMemoryFile(memory.id, $0.id).path, removePath: CareURL.appMemoryFileRemove(memory.id, $0.id).path) }
+        upload = CareUploadForm(
+            action: CareURL.appMemoryFiles(memory.id).path, field: "file", label: "Add a picture or a PDF",
+            hint: "A photo, or a letter or form saved as a PDF, up to 4 MB.\(memory.secured ? " It is secured with this memory." : "")",
+            accept: "image/png,image/jpeg,image/webp,application/pdf", button: "Add it", error: fileError
+        )
+        var errors = FormErrors()
+        if let fileError { errors.add("file", fileError) }
+        self.errors = errors.items
         let content = memory.content
         title = content?.title ?? "Secured \(memory.type.title.lowercased())"
         emoji = content.flatMap { $0.emoji.isEmpty ? nil : $0.emoji }
@@ -681,6 +694,36 @@ struct CareMemoryPage: Page {
         self.notice = notice
         self.undoStatus = undoStatus
     }
+}
+
+/// A picture or PDF as her pages list it: a picture is shown, a PDF is a link that downloads it.
+struct CareFileLine: Encodable, Sendable {
+    let name: String
+    let kind: String
+    let size: String
+    let path: String
+    let removePath: String?
+    let isPicture: Bool
+
+    init(_ file: CareFile, path: String, removePath: String?) {
+        name = file.name ?? "file"
+        isPicture = UploadType.pictures.contains(file.type)
+        kind = isPicture ? "picture" : "PDF"
+        size = file.sizeText
+        self.path = path
+        self.removePath = removePath
+    }
+}
+
+/// The form that sends one file (a memory's picture or PDF, a contact's photo), with its message beside it.
+struct CareUploadForm: Encodable, Sendable {
+    let action: String
+    let field: String
+    let label: String
+    let hint: String
+    let accept: String
+    let button: String
+    let error: String?
 }
 
 /// "Delete …?", "End sharing with …?": a question, what follows, and one button; "No" goes back.

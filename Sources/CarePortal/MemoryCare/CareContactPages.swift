@@ -42,9 +42,23 @@ struct CareContactPage: Page {
     let deletePath: String
     let notice: String?
     let backPath = CareURL.appContacts.path
+    /// Their photo, when there is one, and the form that sets it.
+    let photoPath: String?
+    let removePhotoPath: String
+    let upload: CareUploadForm
+    let errors: [FormErrors.Item]
 
-    init(layout: Layout, contact: CareContact, memories: [Memory], notice: String?) {
+    init(layout: Layout, contact: CareContact, memories: [Memory], notice: String?, hasPhoto: Bool = false, photoError: String? = nil) {
         self.layout = layout
+        photoPath = hasPhoto ? CareURL.appContactPhoto(contact.id).path : nil
+        removePhotoPath = CareURL.appContactPhotoRemove(contact.id).path
+        upload = CareUploadForm(
+            action: CareURL.appContactPhoto(contact.id).path, field: "photo", label: hasPhoto ? "Change the photo" : "Add a photo",
+            hint: "A picture of them, up to 4 MB.", accept: "image/png,image/jpeg,image/webp", button: hasPhoto ? "Change it" : "Add it", error: photoError
+        )
+        var errors = FormErrors()
+        if let photoError { errors.add("photo", photoError) }
+        self.errors = errors.items
         name = contact.content.name
         phones = contact.content.phones
         details = [("Email", contact.content.email), ("Address", contact.content.address), ("Company", contact.content.company)]

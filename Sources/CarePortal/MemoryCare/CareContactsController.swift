@@ -18,6 +18,10 @@ struct CareContactsController {
         routes.post(CareURL.pattern(CareURL.appContactEdit), access: access, saveContact)
         routes.get(CareURL.pattern(CareURL.appContactDelete), access: access, confirmDelete)
         routes.post(CareURL.pattern(CareURL.appContactDelete), access: access, deleteContact)
+        routes.get(CareURL.pattern(CareURL.appContactPhoto), access: access, photo)
+        routes.post(CareURL.pattern(CareURL.appContactPhoto), access: access, setPhoto)
+        routes.get(CareURL.pattern(CareURL.appContactPhotoRemove), access: access, confirmRemovePhoto)
+        routes.post(CareURL.pattern(CareURL.appContactPhotoRemove), access: access, removePhoto)
     }
 
     private func layout(_ title: String, _ context: PortalContext) -> Layout {
@@ -37,13 +41,63 @@ struct CareContactsController {
 
     @Sendable func contact(request: Request, context: PortalContext) async throws -> Response {
         let holder = try CareAppController.receiver(context)
-        let (contact, memories) = try await care.contact(id: try context.parameters.recordID(), receiverID: holder.accountID)
         let notice: String? = switch request.query("done") {
         case "saved": "Saved."
         case "changed": "It was changed somewhere else just now. This is how it is now: please try again."
+        case "photo": "The photo is saved."
+        case "photo-removed": "The photo is removed."
         default: nil
         }
-        return portal.pages.response(CareContactPage(layout: layout(contact.content.name, context), contact: contact, memories: memories, notice: notice))
+        return try await contactPage(try context.parameters.recordID(), holder, context, notice: notice)
+    }
+
+    /// Her contact's page; `photoError` beside the photo box (422).
+    private func contactPage(_ id: Int64, _ holder: AppAccountHolder, _ context: PortalContext, notice: String? = nil, photoError: String? = nil) async throws -> Response {
+        let (contact, memories) = try await care.contact(id: id, receiverID: holder.accountID)
+        let hasPhoto = try await care.photo(ofContact: id, receiverID: holder.accountID) != nil
+        return portal.pages.response(
+            CareContactPage(layout: layout(contact.content.name, context), contact: contact, memories: memories, notice: notice, hasPhoto: hasPhoto,
+                            photoError: photoError),
+            status: photoError == nil ? .ok : .unprocessableContent
+        )
+    }
+
+    // MARK: Their photo
+
+    @Sendable func photo(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try CareAppController.receiver(context)
+        guard let photo = try await care.photo(ofContact: try context.parameters.recordID(), receiverID: holder.accountID) else { throw HTTPError(.notFound) }
+        return try await care.response(for: photo, receiverID: holder.accountID, request: request, context: context)
+    }
+
+    @Sendable func setPhoto(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try CareAppController.receiver(context)
+        let id = try context.parameters.recordID()
+        let form = try await request.multipartForm()
+        do {
+            _ = try await care.setPhoto(form.files["photo"], ofContact: id, receiverID: holder.accountID)
+        } catch let refused as CareFileRefused {
+            return try await contactPage(id, holder, context, photoError: refused.message)
+        }
+        return seeOther("\(CareURL.appContact(id).path)?done=photo")
+    }
+
+    @Sendable func confirmRemovePhoto(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try CareAppController.receiver(context)
+        let id = try context.parameters.recordID()
+        let (contact, _) = try await care.contact(id: id, receiverID: holder.accountID)
+        return portal.pages.response(CareConfirmPage(
+            layout: layout("Remove a photo", context), heading: "Remove the photo of \(contact.content.name)?",
+            body: "Their details and your memories about them stay. This cannot be undone.",
+            action: CareURL.appContactPhotoRemove(id).path, version: nil, button: "Yes, remove it", cancelPath: CareURL.appContact(id).path
+        ))
+    }
+
+    @Sendable func removePhoto(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try CareAppController.receiver(context)
+        let id = try context.parameters.recordID()
+        try await care.removePhoto(ofContact: id, receiverID: holder.accountID)
+        return seeOther("\(CareURL.appContact(id).path)?done=photo-removed")
     }
 
     private struct ContactForm: Decodable {

@@ -239,8 +239,13 @@ extension MemoryCare {
     func sharedFiles(ofMemory id: Int64, of link: CareLink) async throws -> [CareFile] {
         let (_, whole) = try await sharedMemory(id, of: link)
         guard whole else { throw APIError.notFound }
-        return try await portal.database.read { db in
-            try await CareFileRepository().files(memoryID: id, receiverID: link.receiverID, on: db).filter { !$0.sealed }.map { try opened($0, with: nil) }
+        return try await visibleFiles(ofMemory: id, receiverID: link.receiverID)
+    }
+
+    /// A plain memory's files (a sealed one is never among them), for a caller who has checked and logged the read.
+    func visibleFiles(ofMemory id: Int64, receiverID: Int64) async throws -> [CareFile] {
+        try await portal.database.read { db in
+            try await CareFileRepository().files(memoryID: id, receiverID: receiverID, on: db).filter { !$0.sealed }.map { try opened($0, with: nil) }
         }
     }
 

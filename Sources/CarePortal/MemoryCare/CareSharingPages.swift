@@ -239,9 +239,12 @@ struct CaregiverMemoryPage: Page {
     let description: [String]
     let lines: [CareMemoryPage.Line]
     let backPath: String
+    /// Its pictures and PDFs, when he sees it whole.
+    let files: [CareFileLine]
 
-    init(layout: Layout, link: CareLink, memory: CareAPI.SharedMemory) {
+    init(layout: Layout, link: CareLink, memory: CareAPI.SharedMemory, files: [CareFile] = []) {
         self.layout = layout
+        self.files = files.map { CareFileLine($0, path: CareURL.appPersonMemoryFile(person: link.id, memory.id, $0.id).path, removePath: nil) }
         title = memory.title
         emoji = memory.emoji.isEmpty ? nil : memory.emoji
         typeTitle = MemoryType(rawValue: memory.type)?.title ?? ""

@@ -17,6 +17,7 @@ struct CaregiverAppController {
         routes.post(CareURL.appCode.pattern, access: access, enterCode)
         routes.get(CareURL.pattern(CareURL.appPerson), access: access, person)
         routes.get(CareURL.pattern { CareURL.appPersonMemory(person: $0, $1) }, access: access, memory)
+        routes.get(CareURL.pattern { CareURL.appPersonMemoryFile(person: $0, $1, $2) }, access: access, file)
         routes.get(CareURL.pattern(CareURL.appPersonPlanNew), access: access, newPlan)
         routes.post(CareURL.pattern(CareURL.appPersonPlanNew), access: access, addPlan)
         routes.get(CareURL.pattern(CareURL.appPersonLeave), access: access, confirmLeave)
@@ -98,7 +99,18 @@ struct CaregiverAppController {
         let link = try await link(context)
         let (memory, whole) = try await care.sharedMemory(try context.parameters.secondRecordID(), of: link)
         guard let shared = CareAPI.SharedMemory(memory, whole: whole) else { throw HTTPError(.notFound) }
-        return portal.pages.response(CaregiverMemoryPage(layout: layout(shared.title, context), link: link, memory: shared))
+        let files = whole ? try await care.visibleFiles(ofMemory: memory.id, receiverID: link.receiverID) : []
+        return portal.pages.response(CaregiverMemoryPage(layout: layout(shared.title, context), link: link, memory: shared, files: files))
+    }
+
+    /// A picture or PDF of a memory he sees whole; noted in her access log.
+    @Sendable func file(request: Request, context: PortalContext) async throws -> Response {
+        let link = try await link(context)
+        let fileID = try context.parameters.fileID()
+        guard let file = try await care.sharedFiles(ofMemory: try context.parameters.secondRecordID(), of: link).first(where: { $0.id == fileID }) else {
+            throw HTTPError(.notFound)
+        }
+        return try await care.response(for: file, receiverID: link.receiverID, request: request, context: context)
     }
 
     private static let planTypes: [MemoryType] = MemoryType.allCases.filter(\.isPlan)

@@ -214,7 +214,7 @@ extension Visitor {
         }
         body += Array("--\(boundary)--\r\n".utf8)
         var headers: HTTPFields = [.contentType: "multipart/form-data; boundary=\(boundary)", .origin: TestPortal.origin]
-        if let cookie { headers[.cookie] = "\(cookieName)=\(cookie)" }
+        if let cookieHeader { headers[.cookie] = cookieHeader }
         let response = try await portal.client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(bytes: body))
         if let token = Visitor.csrfToken(in: String(buffer: response.body)) { self.csrfToken = token }
         return response

@@ -349,4 +349,62 @@ import Testing
             #expect(!(try await her.get(CareURL.appMemories.path).text.contains("Sneaked in")))
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func sheAddsPicturesToAMemoryAndAPhotoToAContactAndHisPageShowsWhatHeMaySee(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            var (browser, app, _) = try await Self.signedIn(portal, .careReceiver, email: "eleanor@example.org", name: "Eleanor")
+            let memory = try CareFixtures.id(try await CareFixtures.memory(app, ["type": "simple_memory", "title": "Wedding", "category": "family"]))
+            let page = try await browser.get(CareURL.appMemory(memory).path)
+            #expect(page.text.contains("Pictures and files") && page.text.contains("None yet.") && page.text.contains(#"enctype="multipart/form-data""#))
+
+            // A file that is not a picture or PDF: the page again, the message at the top and beside the box, nothing kept.
+            let refused = try await browser.postMultipart(CareURL.appMemoryFiles(memory).path, fields: [],
+                                                          file: ("file", "notes.txt", "text/plain", Array("words".utf8)))
+            #expect(refused.status == .unprocessableContent && refused.errorSummary == ["The file must be a PNG, JPEG, WebP or PDF file"])
+            #expect(String(buffer: refused.body).contains(#"id="file-error""#))
+            let added = try await browser.postMultipart(CareURL.appMemoryFiles(memory).path, fields: [],
+                                                        file: ("file", "wedding.png", "image/png", UploadsTests.png))
+            #expect(added.status == .seeOther && added.location == "\(CareURL.appMemory(memory).path)?done=attached")
+            let shown = try await browser.get(try #require(added.location))
+            let files = try await app.get(CareURL.apiMemoryFiles(memory).path).object["files"] as? [[String: Any]] ?? []
+            let fileID = Int64(try #require(files.first?["id"] as? Int))
+            #expect(shown.text.contains("Added.") && shown.text.contains(#"alt="Picture: wedding.png""#))
+            #expect(shown.text.contains(CareURL.appMemoryFile(memory, fileID).path))
+            let picture = try await browser.get(CareURL.appMemoryFile(memory, fileID).path)
+            #expect(picture.status == .ok && Array(picture.body.readableBytesView) == UploadsTests.png)
+
+            // A caregiver who sees family memories sees it on his page; the picture's read is in her access log.
+            let (ruthApp, _) = try await CareFixtures.caregiver(portal)
+            let link = try await CareFixtures.link(app, ruthApp, scopes: ["memories"], categories: ["family"])
+            var ruth = Visitor(portal: portal)
+            _ = try await ruth.signInToApp(AppAccountKind.caregiver, identifier: "ruth@example.org", password: CareFixtures.password)
+            let his = try await ruth.get(CareURL.appPersonMemory(person: link, memory).path)
+            #expect(his.status == .ok && his.text.contains(CareURL.appPersonMemoryFile(person: link, memory, fileID).path) && !his.text.contains("Remove"))
+            #expect(try await ruth.get(CareURL.appPersonMemoryFile(person: link, memory, fileID).path).status == .ok)
+
+            // Removing asks first.
+            let ask = try await browser.get(CareURL.appMemoryFileRemove(memory, fileID).path)
+            #expect(ask.text.contains("Remove “wedding.png”?"))
+            let removed = try await browser.post(CareURL.appMemoryFileRemove(memory, fileID).path)
+            #expect(removed.location == "\(CareURL.appMemory(memory).path)?done=removed")
+            let left = try await app.get(CareURL.apiMemoryFiles(memory).path).object["files"] as? [Any]
+            #expect(left?.isEmpty == true)
+
+            // A contact's photo: added, shown, removed after asking.
+            let contact = try CareFixtures.id(try await app.send(.post, CareURL.apiContacts.path, json: ["name": "Dr Lee"]).object)
+            let contactPage = try await browser.get(CareURL.appContact(contact).path)
+            #expect(contactPage.text.contains("Add a photo") && !contactPage.text.contains("Remove the photo"))
+            let wrong = try await browser.postMultipart(CareURL.appContactPhoto(contact).path, fields: [], file: ("photo", "lee.pdf", "application/pdf", CareFilesTests.pdf))
+            #expect(wrong.status == .unprocessableContent && wrong.errorSummary == ["The photo must be a PNG, JPEG or WebP picture"])
+            let set = try await browser.postMultipart(CareURL.appContactPhoto(contact).path, fields: [], file: ("photo", "lee.png", "image/png", UploadsTests.png))
+            #expect(set.location == "\(CareURL.appContact(contact).path)?done=photo")
+            let withPhoto = try await browser.get(CareURL.appContact(contact).path)
+            #expect(withPhoto.text.contains(#"alt="Photo of Dr Lee""#) && withPhoto.text.contains("Change the photo") && withPhoto.text.contains("Remove the photo"))
+            #expect(try await browser.get(CareURL.appContactPhoto(contact).path).status == .ok)
+            #expect(try await browser.get(CareURL.appContactPhotoRemove(contact).path).text.contains("Remove the photo of Dr Lee?"))
+            #expect(try await browser.post(CareURL.appContactPhotoRemove(contact).path).location == "\(CareURL.appContact(contact).path)?done=photo-removed")
+            #expect(try await browser.get(CareURL.appContactPhoto(contact).path).status == .notFound)
+        }
+    }
 }
