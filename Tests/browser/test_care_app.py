@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import datetime
 import re
+import struct
+import zlib
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -16,7 +18,7 @@ from selenium.webdriver.common.by import By
 from conftest import SCREENSHOTS, _new_driver, _test_name, fill, path_of, submit, text_of
 from test_narrow_pages import clear_viewport
 from test_people_app import PHONE, SMALL_PHONE, as_phone, check_page as check_phone_page, seeded_demo
-from test_sign_in import error_summary_links
+from test_sign_in import assert_error_next_to, error_summary_links
 
 ELEANOR = "eleanor.demo@example.invalid"
 RUTH = "ruth.demo@example.invalid"
@@ -110,6 +112,41 @@ def make_code(driver, base: str, scopes: list[str], categories: list[str]) -> st
     code = text_of(driver, "#care-code").strip()
     assert re.fullmatch(r"[A-Z0-9]{4}-[A-Z0-9]{4}", code), f"not a code: {code!r}"
     return code
+
+
+def png(width: int, height: int) -> bytes:
+    """A small PNG file (a few KB) of width × height pixels: a sky over a lawn, a dark post in the middle."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    post = max(1, width // 10)
+    left = (width - post) // 2
+    rows = [
+        b"\0" + colour * left + bytes((70, 50, 30)) * post + colour * (width - left - post)
+        for colour in (bytes((135, 190, 235)), bytes((60, 140, 60)))
+    ]
+    sky = height * 3 // 5
+    pixels = rows[0] * sky + rows[1] * (height - sky)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(pixels, 9)) + chunk(b"IEND", b"")
+
+
+def response_status(driver) -> int:
+    """The HTTP status of the page the browser shows."""
+    return driver.execute_script("return performance.getEntriesByType('navigation')[0].responseStatus;")
+
+
+def loaded_width(driver, image) -> int:
+    """The picture's width as its file has it, once the browser has it (0 when it could not be shown)."""
+    return driver.execute_async_script(
+        """
+        const [image, done] = arguments;
+        if (image.complete) return done(image.naturalWidth);
+        image.addEventListener('load', () => done(image.naturalWidth));
+        image.addEventListener('error', () => done(0));
+        """,
+        image,
+    )
 
 
 def test_a_care_receiver_keeps_her_memories_and_shares_them_on_a_phone(browser, demo):
@@ -411,3 +448,87 @@ def test_a_caregiver_enters_her_code_and_adds_a_to_do_she_then_sees(browser, sec
     finally:
         clear_viewport(eleanor)
         clear_viewport(ruth)
+
+
+def test_a_care_receiver_adds_a_picture_to_a_memory_and_a_photo_to_a_contact(browser, demo, tmp_path):
+    """Eleanor attaches a picture to a plain memory on its page (nothing chosen is told beside the box) and removes it
+    after being asked, then gives a contact a photo and removes that. The pictures are larger than the phone."""
+    server, accounts = demo
+    base = server.base_url
+    garden, portrait = tmp_path / "garden.png", tmp_path / "tom.png"
+    garden.write_bytes(png(1200, 800))
+    portrait.write_bytes(png(600, 600))
+    as_phone(browser)
+    try:
+        sign_in(browser, base, "care", ELEANOR, accounts[ELEANOR])
+        browser.find_element(By.PARTIAL_LINK_TEXT, "Where the spare key is (demo)").click()
+        assert re.fullmatch(r"/app/care/memories/\d+", path_of(browser)), browser.current_url
+        memory = browser.current_url.split("?")[0]
+        assert "secured" not in text_of(browser, "main .app-caption")
+        assert "Pictures and files" in headings(browser)
+        assert browser.find_element(By.CSS_SELECTOR, "label[for=file]").text == "Add a picture or a PDF"
+        field = browser.find_element(By.ID, "file")
+        assert field.get_attribute("type") == "file"
+        assert field.find_element(By.XPATH, "ancestor::form[1]").get_attribute("enctype") == "multipart/form-data"
+        check_page(browser, "care memory without files")
+
+        # Nothing chosen: told at the top and beside the box.
+        submit(browser, "Add it")
+        assert response_status(browser) == 422
+        assert text_of(browser, ".error-summary__title") == "There is a problem"
+        assert error_summary_links(browser) == ["#file"]
+        assert "Choose a picture or a PDF to attach" in assert_error_next_to(browser, "file")
+        check_page(browser, "care memory file error")
+
+        # A picture: shown on the memory's page (no wider than the phone), with a link to the file.
+        browser.find_element(By.ID, "file").send_keys(str(garden))
+        submit(browser, "Add it")
+        assert browser.current_url.split("?")[0] == memory, browser.current_url
+        assert "Added." in text_of(browser, ".flash")
+        pictures = browser.find_elements(By.CSS_SELECTOR, "main img[alt^='Picture: ']")
+        assert [p.get_attribute("alt") for p in pictures] == ["Picture: garden.png"]
+        assert loaded_width(browser, pictures[0]) == 1200, "the picture is not shown"
+        assert browser.find_element(By.LINK_TEXT, "garden.png").get_attribute("href") == pictures[0].get_attribute("src")
+        check_page(browser, "care memory files")
+
+        # Removing asks first, naming the file.
+        browser.find_element(By.XPATH, "//main//a[normalize-space()='Remove garden.png']").click()
+        assert text_of(browser, "h1") == "Remove “garden.png”?"
+        check_page(browser, "care remove a file")
+        submit(browser, "Yes, remove it")
+        assert browser.current_url.split("?")[0] == memory, browser.current_url
+        assert "Removed." in text_of(browser, ".flash")
+        after = browser.find_element(By.XPATH, "//main//h2[normalize-space()='Pictures and files']/following-sibling::*[1]")
+        assert after.text == "None yet."
+        assert not browser.find_elements(By.CSS_SELECTOR, "main img"), "the picture is still shown"
+        check_page(browser, "care memory after removing its file")
+
+        # A contact's photo: added, shown with what changes or removes it, and removed after asking.
+        browser.find_element(By.CSS_SELECTOR, ".app-nav__link[href='/app/care/contacts']").click()
+        browser.find_element(By.LINK_TEXT, "Tom the neighbour (demo)").click()
+        assert re.fullmatch(r"/app/care/contacts/\d+", path_of(browser)), browser.current_url
+        contact = browser.current_url.split("?")[0]
+        assert browser.find_element(By.CSS_SELECTOR, "label[for=photo]").text == "Add a photo"
+        assert not browser.find_elements(By.CSS_SELECTOR, "main img")
+        check_page(browser, "care contact without a photo")
+        browser.find_element(By.ID, "photo").send_keys(str(portrait))
+        submit(browser, "Add it")
+        assert browser.current_url.split("?")[0] == contact, browser.current_url
+        assert "The photo is saved." in text_of(browser, ".flash")
+        photos = browser.find_elements(By.CSS_SELECTOR, "main img")
+        assert [p.get_attribute("alt") for p in photos] == ["Photo of Tom the neighbour (demo)"]
+        assert loaded_width(browser, photos[0]) == 600, "the photo is not shown"
+        assert browser.find_element(By.CSS_SELECTOR, "label[for=photo]").text == "Change the photo"
+        check_page(browser, "care contact photo")
+        browser.find_element(By.LINK_TEXT, "Remove the photo").click()
+        assert text_of(browser, "h1") == "Remove the photo of Tom the neighbour (demo)?"
+        check_page(browser, "care remove a photo")
+        submit(browser, "Yes, remove it")
+        assert browser.current_url.split("?")[0] == contact, browser.current_url
+        assert "The photo is removed." in text_of(browser, ".flash")
+        assert not browser.find_elements(By.CSS_SELECTOR, "main img"), "the photo is still shown"
+        assert not browser.find_elements(By.LINK_TEXT, "Remove the photo")
+        assert browser.find_element(By.CSS_SELECTOR, "label[for=photo]").text == "Add a photo"
+        check_page(browser, "care contact after removing the photo")
+    finally:
+        clear_viewport(browser)

@@ -34,9 +34,9 @@ struct CareAppAccounts {
             feed: .care(.appNotifications(kind)), readAll: .care(.appNotificationsReadAll(kind)), choices: .care(.appNotificationChoices(kind)),
             navigation: navigation
         ) { [kind] subject in
-            // A caregiver reaches her memories through his link to her, which the feed does not carry.
-            guard kind == .careReceiver, subject.type == NotificationSubject.careMemoryType, let id = subject.id else { return nil }
-            return CareURL.appMemory(id).path
+            guard subject.type == NotificationSubject.careMemoryType, let id = subject.id else { return nil }
+            // A caregiver reaches her memories through his link to her, which the feed does not carry: a page finds it.
+            return kind == .careReceiver ? CareURL.appMemory(id).path : CareURL.appCaregiverMemory(id).path
         }
         .addRoutes(to: &routes)
     }

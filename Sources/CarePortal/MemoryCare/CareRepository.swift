@@ -743,6 +743,14 @@ struct CareRepository: Sendable {
         try await links(where: "l.caregiver_id = \(bind: caregiverID)", on: db)
     }
 
+    /// His link in force to whoever owns the memory `memoryID`, if any.
+    func activeLink(caregiverID: Int64, toOwnerOf memoryID: Int64, on db: any SQLDatabase) async throws -> CareLink? {
+        try await links(where: """
+            l.caregiver_id = \(bind: caregiverID) AND l.revoked_at IS NULL
+            AND l.receiver_id = (SELECT receiver_id FROM care_memories WHERE id = \(bind: memoryID))
+            """, on: db).first
+    }
+
     /// The link in force between the two, if any.
     func activeLink(receiverID: Int64, caregiverID: Int64, on db: any SQLDatabase) async throws -> CareLink? {
         try await links(where: "l.receiver_id = \(bind: receiverID) AND l.caregiver_id = \(bind: caregiverID) AND l.revoked_at IS NULL", on: db).first

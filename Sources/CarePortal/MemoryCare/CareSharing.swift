@@ -146,6 +146,11 @@ extension MemoryCare {
         return link
     }
 
+    /// His link in force to the care receiver who owns memory `memoryID`, if any.
+    func activeLink(of holder: AppAccountHolder, toOwnerOf memoryID: Int64) async throws -> CareLink? {
+        try await portal.database.read { db in try await repository.activeLink(caregiverID: holder.accountID, toOwnerOf: memoryID, on: db) }
+    }
+
     /// Notes a caregiver's read in her access log.
     func logAccess(_ link: CareLink, what: CareAccessEntry.What, recordID: Int64? = nil) async throws {
         try await logAccess(link, seen: [what], recordID: recordID)

@@ -104,6 +104,8 @@ enum CareURL: Sendable, Equatable {
     case appCode
     case appPerson(Int64)
     case appPersonMemory(person: Int64, Int64)
+    /// A memory named in his notifications, which carry no link: it leads to the memory's page through his link to her.
+    case appCaregiverMemory(Int64)
     case appPersonMemoryFile(person: Int64, Int64, Int64)
     case appPersonPlanNew(Int64)
     case appPersonLeave(Int64)
@@ -201,6 +203,7 @@ enum CareURL: Sendable, Equatable {
         case .appCode: "\(Self.caregiverPages)/code"
         case .appPerson(let link): "\(Self.caregiverPages)/people/\(link)"
         case .appPersonMemory(let link, let id): "\(Self.caregiverPages)/people/\(link)/memories/\(id)"
+        case .appCaregiverMemory(let id): "\(Self.caregiverPages)/memories/\(id)"
         case .appPersonMemoryFile(let link, let id, let file): "\(Self.caregiverPages)/people/\(link)/memories/\(id)/files/\(file)"
         case .appPersonPlanNew(let link): "\(Self.caregiverPages)/people/\(link)/plans/new"
         case .appPersonLeave(let link): "\(Self.caregiverPages)/people/\(link)/leave"

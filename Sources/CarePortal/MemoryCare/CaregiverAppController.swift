@@ -17,6 +17,7 @@ struct CaregiverAppController {
         routes.post(CareURL.appCode.pattern, access: access, enterCode)
         routes.get(CareURL.pattern(CareURL.appPerson), access: access, person)
         routes.get(CareURL.pattern { CareURL.appPersonMemory(person: $0, $1) }, access: access, memory)
+        routes.get(CareURL.pattern(CareURL.appCaregiverMemory), access: access, notifiedMemory)
         routes.get(CareURL.pattern { CareURL.appPersonMemoryFile(person: $0, $1, $2) }, access: access, file)
         routes.get(CareURL.pattern(CareURL.appPersonPlanNew), access: access, newPlan)
         routes.post(CareURL.pattern(CareURL.appPersonPlanNew), access: access, addPlan)
@@ -101,6 +102,14 @@ struct CaregiverAppController {
         guard let shared = CareAPI.SharedMemory(memory, whole: whole) else { throw HTTPError(.notFound) }
         let files = whole ? try await care.visibleFiles(ofMemory: memory.id, receiverID: link.receiverID) : []
         return portal.pages.response(CaregiverMemoryPage(layout: layout(shared.title, context), link: link, memory: shared, files: files))
+    }
+
+    /// A memory his notifications name: its page through his link in force to her; 404 when there is none.
+    @Sendable func notifiedMemory(request: Request, context: PortalContext) async throws -> Response {
+        let holder = try caregiver(context)
+        let id = try context.parameters.recordID()
+        guard let link = try await care.activeLink(of: holder, toOwnerOf: id) else { throw HTTPError(.notFound) }
+        return seeOther(CareURL.appPersonMemory(person: link.id, id).path)
     }
 
     /// A picture or PDF of a memory he sees whole; noted in her access log.

@@ -407,4 +407,29 @@ import Testing
             #expect(try await browser.get(CareURL.appContactPhoto(contact).path).status == .notFound)
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func hisStillOpenNotificationLeadsToTheMemoryThroughHisLinkWhileItLasts(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (herApp, _) = try await CareFixtures.receiver(portal)
+            var (ruth, ruthApp, ruthID) = try await Self.signedIn(portal, .caregiver, email: "ruth@example.org", name: "Ruth")
+            let link = try await CareFixtures.link(herApp, ruthApp, scopes: ["reminders"])
+            let memory = try CareFixtures.id(try await CareFixtures.memory(herApp, [
+                "type": "appointment", "title": "Dentist", "category": "health", "happens_at": "2026-12-20T10:00", "status": "open",
+            ]))
+            _ = try await portal.database.transaction { db in
+                try await portal.portal.notifications.write(NewNotification(
+                    kind: .careStillOpen, message: "Eleanor has not marked “Dentist” done yet", subject: .careMemory(memory), onceKey: "test:\(memory)"
+                ), to: .caregiver(ruthID), on: db)
+            }
+            let feed = try await ruth.get(CareURL.appNotifications(.caregiver).path)
+            #expect(feed.text.contains(CareURL.appCaregiverMemory(memory).path), "the entry links to the memory")
+            let followed = try await ruth.get(CareURL.appCaregiverMemory(memory).path)
+            #expect(followed.status == .seeOther && followed.location == CareURL.appPersonMemory(person: link, memory).path)
+            #expect(try await ruth.get(CareURL.appPersonMemory(person: link, memory).path).text.contains("Dentist"))
+            // Once she ends the link, the entry leads nowhere.
+            #expect(try await herApp.send(.delete, CareURL.apiLink(link).path).status == .noContent)
+            #expect(try await ruth.get(CareURL.appCaregiverMemory(memory).path).status == .notFound)
+        }
+    }
 }
