@@ -10,7 +10,8 @@ struct CareFile: Sendable, Equatable {
     let id: Int64
     let memoryID: Int64?
     let contactID: Int64?
-    /// Her file's name; nil on a secured memory that is not open.
+    /// Her file's name: sealed as `CareFileRepository` reads it from a secured memory's file, then opened by
+    /// `MemoryCare` (nil without her key).
     let name: String?
     let type: UploadType
     let size: Int
@@ -49,22 +50,11 @@ enum CareFileRules {
 struct CareFileRepository {
     static let columns = ["id", "memory_id", "contact_id", "name", "content_type", "size", "stored_name", "sealed", "created_at"]
 
-    struct Row: Sendable {
-        let id: Int64
-        let memoryID: Int64?
-        let contactID: Int64?
-        let name: String
-        let type: UploadType
-        let size: Int
-        let stored: StoredUpload
-        let sealed: Bool
-        let createdAt: Date
-    }
-
-    private func decode(_ row: any SQLRow) throws -> Row? {
+    /// A file as stored: on a sealed one, `name` is still sealed (`MemoryCare.opened` opens it).
+    private func decode(_ row: any SQLRow) throws -> CareFile? {
         guard let type = UploadType(rawValue: try row.decode(column: "content_type", as: String.self)) else { return nil }
         let sealed = try row.decode(column: "sealed", as: Int.self) != 0
-        return Row(
+        return CareFile(
             id: try row.decode(column: "id", as: Int64.self), memoryID: try row.decode(column: "memory_id", as: Int64?.self),
             contactID: try row.decode(column: "contact_id", as: Int64?.self), name: try row.decode(column: "name", as: String.self), type: type,
             size: try row.decode(column: "size", as: Int.self),
@@ -82,12 +72,12 @@ struct CareFileRepository {
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
-    func files(memoryID: Int64, receiverID: Int64, on db: any SQLDatabase) async throws -> [Row] {
+    func files(memoryID: Int64, receiverID: Int64, on db: any SQLDatabase) async throws -> [CareFile] {
         try await db.select().columns(Self.columns).from("care_files")
             .where("receiver_id", .equal, receiverID).where("memory_id", .equal, memoryID).orderBy("id").all().compactMap(decode)
     }
 
-    func photo(contactID: Int64, receiverID: Int64, on db: any SQLDatabase) async throws -> Row? {
+    func photo(contactID: Int64, receiverID: Int64, on db: any SQLDatabase) async throws -> CareFile? {
         try await db.select().columns(Self.columns).from("care_files")
             .where("receiver_id", .equal, receiverID).where("contact_id", .equal, contactID).orderBy("id", .descending).first().flatMap(decode)
     }
@@ -125,11 +115,11 @@ struct CareFileRefused: Error {
 extension MemoryCare {
     var fileStore: UploadStore { portal.uploads("care") }
 
-    private func opened(_ row: CareFileRepository.Row, with sealer: Sealer?) throws -> CareFile {
-        var name: String? = row.name
-        if row.sealed { name = try sealer.map { try $0.open(row.name, for: CareFileRules.namePurpose) } }
-        return CareFile(id: row.id, memoryID: row.memoryID, contactID: row.contactID, name: name, type: row.type, size: row.size, stored: row.stored,
-                        sealed: row.sealed, createdAt: row.createdAt)
+    /// The file with its name opened: a sealed one's with her sealer, or nil without it.
+    private func opened(_ file: CareFile, with sealer: Sealer?) throws -> CareFile {
+        guard file.sealed, let stored = file.name else { return file }
+        return CareFile(id: file.id, memoryID: file.memoryID, contactID: file.contactID, name: try sealer.map { try $0.open(stored, for: CareFileRules.namePurpose) },
+                        type: file.type, size: file.size, stored: file.stored, sealed: true, createdAt: file.createdAt)
     }
 
     /// The files attached to her memory; a secured memory's only while it is open (their names are sealed).
