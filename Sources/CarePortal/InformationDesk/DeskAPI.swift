@@ -212,12 +212,7 @@ struct DeskAPIController {
         case .failure(let problem): throw APIError.validation(["body": problem.message])
         }
         let author = DeskAuthor.member(id: reader, pseudonym: "", avatar: .memberDefault)
-        let replyID: Int64
-        do {
-            replyID = try await desk.reply(threadID: threadID, author: author, body: text)
-        } catch DeskRefusal.notFound {
-            throw APIError.notFound
-        }
+        let replyID = try await desk.reply(threadID: threadID, author: author, body: text)
         let reply = try await portal.database.read { db -> DeskAPI.Reply in
             guard let thread = try await desk.repository.findThread(id: threadID, on: db),
                   let reply = try await desk.repository.findReply(id: replyID, on: db)
@@ -236,12 +231,7 @@ struct DeskAPIController {
         if let problem = DeskRules.reasonProblem(reason, what: "why this post should be looked at") {
             throw APIError.validation(["reason": problem])
         }
-        let isNew: Bool
-        do {
-            isNew = try await desk.flag(post, memberID: reader, reason: reason)
-        } catch DeskRefusal.notFound {
-            throw APIError.notFound
-        }
+        let isNew = try await desk.flag(post, memberID: reader, reason: reason)
         return .json(
             DeskAPI.Flag(post: post.description, status: isNew ? "received" : "already_flagged"),
             status: isNew ? .created : .ok

@@ -109,12 +109,8 @@ struct DeskAppController {
         let source = try await request.form(ReplyForm.self, context: context).body ?? ""
         switch InformationDesk.body(source, empty: "Enter your reply") {
         case .success(let text):
-            do {
-                let replyID = try await desk.reply(threadID: threadID, author: .member(id: reader, pseudonym: "", avatar: .memberDefault), body: text)
-                return seeOther("\(SiteURL.appDeskThread(threadID).path)?notice=replied#reply-\(replyID)")
-            } catch DeskRefusal.notFound {
-                throw HTTPError(.notFound)
-            }
+            let replyID = try await desk.reply(threadID: threadID, author: .member(id: reader, pseudonym: "", avatar: .memberDefault), body: text)
+            return seeOther("\(SiteURL.appDeskThread(threadID).path)?notice=replied#reply-\(replyID)")
         case .failure(let problem):
             var errors = FormErrors()
             errors.add("body", problem.message)
@@ -161,11 +157,7 @@ struct DeskAppController {
                 layout: layout("Report a post", context), post: post, what: what, threadID: threadID, reason: reason, errors: errors
             ), status: .unprocessableContent)
         }
-        do {
-            _ = try await desk.flag(post, memberID: reader, reason: reason)
-        } catch DeskRefusal.notFound {
-            throw HTTPError(.notFound)
-        }
+        _ = try await desk.flag(post, memberID: reader, reason: reason)
         return seeOther("\(SiteURL.appDeskThread(threadID).path)?notice=flagged")
     }
 }

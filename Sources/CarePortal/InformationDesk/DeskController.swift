@@ -174,12 +174,7 @@ struct DeskController {
             if form.intent == "preview" {
                 return try await threadPage(id: id, context: context, draft: ReplyDraft(body: source, preview: body.html))
             }
-            let replyID: Int64
-            do {
-                replyID = try await desk.reply(threadID: id, author: staff.deskAuthor, body: body)
-            } catch DeskRefusal.notFound {
-                throw HTTPError(.notFound)
-            }
+            let replyID = try await desk.reply(threadID: id, author: staff.deskAuthor, body: body)
             try await portal.flash(Flash(.success, "Your reply has been posted. You can edit it for 15 minutes."), context: context)
             return seeOther(SiteURL.deskThread(id).path + "#reply-\(replyID)")
         }
@@ -187,23 +182,14 @@ struct DeskController {
 
     @Sendable func accept(request: Request, context: PortalContext) async throws -> Response {
         let replyID = try context.parameters.recordID()
-        let threadID: Int64
-        do {
-            threadID = try await desk.accept(replyID: replyID)
-        } catch DeskRefusal.notFound {
-            throw HTTPError(.notFound)
-        }
+        let threadID = try await desk.accept(replyID: replyID)
         try await portal.flash(Flash(.success, "Marked as the accepted answer. The member who asked has been told."), context: context)
         return seeOther(SiteURL.deskThread(threadID).path + "#reply-\(replyID)")
     }
 
     @Sendable func clearAccepted(request: Request, context: PortalContext) async throws -> Response {
         let threadID = try context.parameters.recordID()
-        do {
-            try await desk.clearAcceptedAnswer(threadID: threadID)
-        } catch DeskRefusal.notFound {
-            throw HTTPError(.notFound)
-        }
+        try await desk.clearAcceptedAnswer(threadID: threadID)
         try await portal.flash(Flash(.success, "This question no longer has an accepted answer."), context: context)
         return seeOther(.deskThread(threadID))
     }

@@ -100,12 +100,7 @@ struct DeskModerationController {
             let (thread, text) = try await load(post)
             return moderatePage(post, thread: thread, text: text, context: context, choice: choice, reason: reason, returnTo: returnTo, errors: errors)
         }
-        let threadID: Int64
-        do {
-            threadID = try await desk.moderate(post, choice, reason: reason, by: staff, origin: portal.origin(of: request, context: context))
-        } catch DeskRefusal.notFound {
-            throw HTTPError(.notFound)
-        }
+        let threadID = try await desk.moderate(post, choice, reason: reason, by: staff, origin: portal.origin(of: request, context: context))
         let done = choice == .hide ? "hidden" : "removed"
         try await portal.flash(Flash(.success, "The \(post.noun) has been \(done). Its author has been told why."), context: context)
         return seeOther(returnTo == "flags" ? SiteURL.deskFlags.path : SiteURL.deskThread(threadID).path)
@@ -113,23 +108,14 @@ struct DeskModerationController {
 
     private func restore(_ post: DeskPost, _ request: Request, _ context: PortalContext) async throws -> Response {
         let staff = try context.requireStaff()
-        let threadID: Int64
-        do {
-            threadID = try await desk.restore(post, by: staff, origin: portal.origin(of: request, context: context))
-        } catch DeskRefusal.notFound {
-            throw HTTPError(.notFound)
-        }
+        let threadID = try await desk.restore(post, by: staff, origin: portal.origin(of: request, context: context))
         try await portal.flash(Flash(.success, "The \(post.noun) has been restored. Everyone can see it again."), context: context)
         return seeOther(.deskThread(threadID))
     }
 
     private func keep(_ post: DeskPost, _ request: Request, _ context: PortalContext) async throws -> Response {
         let staff = try context.requireStaff()
-        do {
-            _ = try await desk.keep(post, by: staff, origin: portal.origin(of: request, context: context))
-        } catch DeskRefusal.notFound {
-            throw HTTPError(.notFound)
-        }
+        _ = try await desk.keep(post, by: staff, origin: portal.origin(of: request, context: context))
         try await portal.flash(Flash(.success, "The flags have been closed and the \(post.noun) stays up."), context: context)
         return seeOther(.deskFlags)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import PortalPlatform
 import SQLKit
 import SafeHTML
@@ -350,11 +351,20 @@ struct InformationDesk: Sendable {
 }
 
 /// Why a desk action was refused.
-enum DeskRefusal: Error, Equatable {
+/// What the desk refuses. Each carries the status it is answered with (a page, or the API's error), so a
+/// handler that has nothing more to say lets it go.
+enum DeskRefusal: StatusRefusal, Equatable {
     /// No such post, or one the person may not see.
     case notFound
     /// The reply is not hers, or the 15 minutes have passed.
     case editWindowClosed
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .notFound: .notFound
+        case .editWindowClosed: .forbidden
+        }
+    }
 }
 
 extension Mail {

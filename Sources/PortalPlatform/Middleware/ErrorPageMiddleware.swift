@@ -17,8 +17,9 @@ package struct ErrorPageMiddleware: RouterMiddleware {
         } catch let error as APIError where !AppPageCookies.covers(request.uri.path) {
             return error.response()
         } catch {
-            // The web app's pages call the same domain code as the API: its refusals become pages too.
-            let page = ErrorPage(for: (error as? APIError).map { HTTPError($0.status) } ?? error)
+            // The web app's pages call the same domain code as the API: its refusals become pages too, and a
+            // feature's refusal is answered with the status it carries.
+            let page = ErrorPage(for: (error as? APIError).map { HTTPError($0.status) } ?? (error as? StatusRefusal).map { HTTPError($0.status) } ?? error)
             if page.status == .internalServerError || page.status == .serviceUnavailable || page.status == .insufficientStorage {
                 context.logger.error("Request failed", metadata: [
                     "error": "\(String(reflecting: error))", "http.path": "\(request.uri.path)",
@@ -163,4 +164,10 @@ package struct ErrorPageView: Page {
 extension HTTPResponse.Status {
     /// 507: the server has no room left to save the request (the disk is full).
     package static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+}
+
+/// A feature's refusal that says how it is answered: a page with this status, or under /api/ the API's error
+/// of it (404 `not_found`, 403 `forbidden`), as `HTTPError` and `APIError` are.
+package protocol StatusRefusal: Error {
+    var status: HTTPResponse.Status { get }
 }

@@ -63,7 +63,10 @@ import Testing
             #expect((try await replier.get(SiteURL.apiThreads.path).object["threads"] as? [Any])?.isEmpty == true)
             #expect(!(try await doctor.get(SiteURL.desk.path + "?filter=all").text.contains("Which vitamins")))
             #expect(try await admin.get(SiteURL.desk.path + "?filter=all").text.contains("Which vitamins"))
-            #expect(try await asker.send(.post, SiteURL.apiThreadReplies(thread).path, json: ["body": "Hello?"]).status == .notFound)
+            let refused = try await asker.send(.post, SiteURL.apiThreadReplies(thread).path, json: ["body": "Hello?"])
+            #expect(refused.status == .notFound && refused.errorCode == "not_found", "the desk's refusal in the API's words")
+            let refusedPage = try await doctor.post(SiteURL.deskThreadReplies(999_999).path, form: [("body", "Hello?")])
+            #expect(refusedPage.status == .notFound && refusedPage.text.contains("Page not found"), "and as a page")
             #expect(try await DeskSteps.notifications(asker).contains { $0["kind"] as? String == "removed" && $0["reason"] as? String == "Checking facts" })
         }
     }
