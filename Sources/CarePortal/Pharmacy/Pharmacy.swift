@@ -123,6 +123,7 @@ struct Pharmacy: Sendable {
 
     /// Tells every customer's app, through its feed, that the store's beacons changed, so it reads the list
     /// again without waiting for an update of the app. Called in the change's transaction.
+    @discardableResult
     func tellBeaconsChanged(on db: any SQLDatabase) async throws -> Int {
         try await portal.notifications.writeToMany(NewNotification(
             kind: .beaconsChanged, message: "The store's beacons changed. Your app now listens for the new ones.",

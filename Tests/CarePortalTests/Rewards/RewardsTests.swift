@@ -9,7 +9,7 @@ import Testing
 /// cards that administrators send (DR6), and the pharmacy's vouchers are kept by the same part.
 @Suite struct RewardsTests {
     static func give(_ points: Int, to memberID: Int64, _ portal: TestPortal) async throws {
-        try await portal.database.write { db in
+        _ = try await portal.database.write { db in
             try await PointsLedger().award(PointsAward(reason: "test_points", reference: UUID().uuidString, amount: points, period: .month),
                                            to: .member(memberID), at: portal.clock.now, clock: portal.portal.programSettings.current.clock, on: db)
         }
