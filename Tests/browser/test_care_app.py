@@ -478,6 +478,12 @@ def test_a_care_receiver_adds_a_picture_to_a_memory_and_a_photo_to_a_contact(bro
         assert text_of(browser, ".error-summary__title") == "There is a problem"
         assert error_summary_links(browser) == ["#file"]
         assert "Choose a picture or a PDF to attach" in assert_error_next_to(browser, "file")
+        # The box's red outline gives way to the focus colour when the focus is on it.
+        outlines = browser.execute_script(
+            "const box = document.getElementById('file'); const before = getComputedStyle(box).outlineColor;"
+            " box.focus(); return [before, getComputedStyle(box).outlineColor];"
+        )
+        assert outlines[0] != outlines[1] and outlines[1] == "rgb(255, 221, 0)", f"the focused box's outline: {outlines}"
         check_page(browser, "care memory file error")
 
         # A picture: shown on the memory's page (no wider than the phone), with a link to the file.

@@ -122,7 +122,7 @@ def check_page(driver, name: str, phone_width: int = PHONE[0]) -> None:
     small = driver.execute_script(
         """
         const small = [];
-        for (const el of document.querySelectorAll('main button, main a.app-day-nav__link, main input[type=radio], main input[type=checkbox], header button, .app-nav__link')) {
+        for (const el of document.querySelectorAll('main button, main a.app-day-nav__link, main input[type=radio], main input[type=checkbox], main input[type=file], header button, .app-nav__link')) {
             // A radio or checkbox is the label's: the label's box is what a finger taps.
             const target = (el.type === 'radio' || el.type === 'checkbox') ? el.closest('.radio, .checkbox') : el;
             const box = target.getBoundingClientRect();
