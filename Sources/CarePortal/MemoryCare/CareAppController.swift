@@ -187,7 +187,7 @@ struct CareAppController {
     private func memoryPage(_ memory: Memory, _ holder: AppAccountHolder, _ context: PortalContext, notice: String? = nil, undo: String? = nil,
                             fileError: String? = nil) async throws -> Response {
         let names = try await names(memory.content?.people ?? [], receiverID: holder.accountID)
-        let files = memory.content == nil ? [] : try await care.files(ofMemory: memory.id, receiverID: holder.accountID, unlocked: true)
+        let files = memory.content == nil ? [] : try await care.files(of: memory)
         return portal.pages.response(CareMemoryPage(
             layout: layout(memory.content?.title ?? "Secured memory", context), memory: memory, contacts: names, notice: notice, undoStatus: undo,
             files: files, fileError: fileError

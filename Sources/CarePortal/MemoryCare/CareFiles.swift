@@ -82,13 +82,6 @@ struct CareFileRepository {
             .where("receiver_id", .equal, receiverID).where("contact_id", .equal, contactID).orderBy("id", .descending).first().flatMap(decode)
     }
 
-    /// Which of these contacts have a photo.
-    func contactsWithPhotos(receiverID: Int64, among ids: [Int64], on db: any SQLDatabase) async throws -> Set<Int64> {
-        guard !ids.isEmpty else { return [] }
-        return Set(try await db.select().column("contact_id").from("care_files")
-            .where("receiver_id", .equal, receiverID).where("contact_id", .in, ids).all().map { try $0.decode(column: "contact_id", as: Int64.self) })
-    }
-
     /// Removes the rows and returns what they stored, for the store to remove once the change is committed.
     func delete(ids: [Int64], receiverID: Int64, on db: any SQLDatabase) async throws -> [StoredUpload] {
         guard !ids.isEmpty else { return [] }
@@ -124,11 +117,15 @@ extension MemoryCare {
 
     /// The files attached to her memory; a secured memory's only while it is open (their names are sealed).
     func files(ofMemory id: Int64, receiverID: Int64, unlocked: Bool) async throws -> [CareFile] {
-        let memory = try await memory(id: id, receiverID: receiverID, unlocked: unlocked)
+        try await files(of: try await memory(id: id, receiverID: receiverID, unlocked: unlocked))
+    }
+
+    /// The same, for a memory already read (as opened, or not, by her PIN).
+    func files(of memory: Memory) async throws -> [CareFile] {
         if memory.secured && memory.content == nil { throw APIError.locked }
         return try await portal.database.read { db in
-            let sealer = memory.secured ? try await readSealer(receiverID: receiverID, on: db) : nil
-            return try await CareFileRepository().files(memoryID: id, receiverID: receiverID, on: db).map { try opened($0, with: sealer) }
+            let sealer = memory.secured ? try await readSealer(receiverID: memory.receiverID, on: db) : nil
+            return try await CareFileRepository().files(memoryID: memory.id, receiverID: memory.receiverID, on: db).map { try opened($0, with: sealer) }
         }
     }
 
@@ -204,10 +201,10 @@ extension MemoryCare {
     /// The file's bytes as a response: a picture shown in place, a PDF downloaded (a PDF shown by the browser
     /// inside the portal's pages could run its scripts there). A sealed file is opened with her key first.
     func response(for file: CareFile, receiverID: Int64, request: Request, context: some RequestContext) async throws -> Response {
-        let disposition = file.type == .pdf ? "attachment" : "inline"
         let filename = (file.name ?? "file").replacingOccurrences(of: "\"", with: "'").filter { $0.isASCII && !$0.isNewline }
+        let disposition = "\(file.type == .pdf ? "attachment" : "inline"); filename=\"\(filename.isEmpty ? "file" : filename)\""
         if !file.sealed, var response = try await fileStore.response(for: file.stored, request: request, context: context, downloadName: "file") {
-            response.headers[.contentDisposition] = "\(disposition); filename=\"\(filename.isEmpty ? "file" : filename)\""
+            response.headers[.contentDisposition] = disposition
             response.headers[.cacheControl] = "private, no-store"
             return response
         }
@@ -219,7 +216,7 @@ extension MemoryCare {
         return Response(
             status: .ok,
             headers: [.contentType: file.type.rawValue, .contentLength: String(bytes.count), .cacheControl: "private, no-store",
-                      .contentDisposition: "\(disposition); filename=\"\(filename.isEmpty ? "file" : filename)\""],
+                      .contentDisposition: disposition],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
     }
@@ -241,8 +238,14 @@ extension MemoryCare {
 
     // MARK: Contacts' photos
 
+    /// 404 unless the contact is hers and not deleted.
+    private func requireContact(_ id: Int64, receiverID: Int64) async throws {
+        let contact = try await portal.database.read { db in try await repository.contact(id: id, receiverID: receiverID, on: db) }
+        guard let contact, contact.deletedAt == nil else { throw APIError.notFound }
+    }
+
     func photo(ofContact id: Int64, receiverID: Int64) async throws -> CareFile? {
-        _ = try await contact(id: id, receiverID: receiverID)
+        try await requireContact(id, receiverID: receiverID)
         return try await portal.database.read { db in
             try await CareFileRepository().photo(contactID: id, receiverID: receiverID, on: db).map { try opened($0, with: nil) }
         }
@@ -250,7 +253,7 @@ extension MemoryCare {
 
     /// Sets (or replaces) her contact's photo.
     func setPhoto(_ file: MultipartForm.File?, ofContact id: Int64, receiverID: Int64) async throws -> CareFile {
-        _ = try await contact(id: id, receiverID: receiverID)
+        try await requireContact(id, receiverID: receiverID)
         guard let file else { throw CareFileRefused(message: "Choose a photo") }
         let type: UploadType
         switch CareFileRules.photo.check(file.bytes) {
@@ -264,7 +267,7 @@ extension MemoryCare {
     }
 
     func removePhoto(ofContact id: Int64, receiverID: Int64) async throws {
-        _ = try await contact(id: id, receiverID: receiverID)
+        try await requireContact(id, receiverID: receiverID)
         let ids = try await portal.database.read { db in try await CareFileRepository().stored(receiverID: receiverID, contactID: id, on: db) }
         try await removeFiles(ids, receiverID: receiverID)
     }

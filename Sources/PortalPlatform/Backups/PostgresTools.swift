@@ -7,26 +7,27 @@ package struct PostgresTools: Sendable {
     let environment: [String: String]
     let database: String
 
-    /// The tools for the database `url` names; throws `BackupRefused` for a URL they cannot use.
+    /// The tools for the database `url` names, read as the server reads it (`DatabaseLocation`); throws
+    /// `BackupRefused` for a URL that is not PostgreSQL's.
     package init(url: String) throws {
-        guard let components = URLComponents(string: url), components.scheme == "postgres" || components.scheme == "postgresql",
-              let user = components.user
-        else { throw BackupRefused("DATABASE_URL is not a postgres:// address (nothing was done).") }
-        let query = components.queryItems ?? []
-        func parameter(_ name: String) -> String? { query.first { $0.name == name }?.value }
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PG") }
-        // A host that is a folder holds the server's Unix socket, as libpq reads it.
-        if let host = components.host, !host.isEmpty {
-            environment["PGHOST"] = host
-        } else if let folder = parameter("host") {
-            environment["PGHOST"] = folder
+        guard case .postgres(let configuration) = try DatabaseLocation(url: url) else {
+            throw BackupRefused("DATABASE_URL is not a postgres:// address (nothing was done).")
         }
-        environment["PGPORT"] = String(components.port ?? parameter("port").flatMap { Int($0) } ?? 5432)
-        environment["PGUSER"] = user.removingPercentEncoding ?? user
-        if let password = components.password { environment["PGPASSWORD"] = password.removingPercentEncoding ?? password }
-        if let mode = parameter("sslmode") { environment["PGSSLMODE"] = mode }
-        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        database = path.isEmpty ? environment["PGUSER"]! : path
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PG") }
+        if let socket = configuration.unixSocketPath {
+            // libpq takes the socket's folder as its host, and finds `.s.PGSQL.<port>` in it.
+            let name = (socket as NSString).lastPathComponent
+            environment["PGHOST"] = (socket as NSString).deletingLastPathComponent
+            environment["PGPORT"] = String(name.dropFirst(".s.PGSQL.".count))
+        } else {
+            environment["PGHOST"] = configuration.host
+            environment["PGPORT"] = configuration.port.map(String.init)
+        }
+        environment["PGUSER"] = configuration.username
+        environment["PGPASSWORD"] = configuration.password
+        // The TLS the server asks for is the URL's `sslmode`, which libpq reads under the same name.
+        environment["PGSSLMODE"] = URLComponents(string: url)?.queryItems?.first { $0.name == "sslmode" }?.value
+        database = configuration.database.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.username
         environment["PGDATABASE"] = database
         self.environment = environment
     }

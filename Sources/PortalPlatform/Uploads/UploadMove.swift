@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 #if canImport(Glibc)
@@ -57,22 +56,18 @@ public enum UploadMove {
         // An unfinished copy from a run that stopped midway goes first.
         try await store.remove(id: DatabaseUploads.id(of: upload.fileName))
         let writer = try await store.writer(rules: UploadRules(types: [upload.type], maximumSize: .max, noun: "file"), keeping: upload)
-        var hash = SHA256()
         while let piece = try file.read(upToCount: DataBackup.chunkSize), !piece.isEmpty {
-            hash.update(data: piece)
             if let problem = try await writer.append(piece) {
                 report.left.append("\(shown): \(problem.message)")
                 return
             }
         }
-        let checksum = hash.finalize().map { String(format: "%02x", $0) }.joined()
         if case .failure(let problem) = try await writer.finish() {
             report.left.append("\(shown): \(problem.message)")
             return
         }
-        guard let moved = try await store.file(upload),
-              moved.sha256 == checksum, try await store.checksum(of: moved) == checksum
-        else {
+        // The writer kept the SHA-256 of the file's bytes as it read them; the database's parts must give it again.
+        guard let moved = try await store.file(upload), try await store.checksum(of: moved) == moved.sha256 else {
             try await store.remove(id: DatabaseUploads.id(of: upload.fileName))
             report.left.append("\(shown): its copy in the database did not read back the same")
             return
@@ -85,8 +80,8 @@ public enum UploadMove {
     private static func sha256(of path: String) throws -> String {
         guard let file = FileHandle(forReadingAtPath: path) else { return "" }
         defer { try? file.close() }
-        var hash = SHA256()
-        while let piece = try file.read(upToCount: DataBackup.chunkSize), !piece.isEmpty { hash.update(data: piece) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        var digest = FileDigest()
+        while let piece = try file.read(upToCount: DataBackup.chunkSize), !piece.isEmpty { digest.update(piece) }
+        return digest.finalize()
     }
 }

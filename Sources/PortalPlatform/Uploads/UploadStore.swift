@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
@@ -89,14 +88,20 @@ package struct UploadStore: Sendable {
     /// transaction `db` (the demo's pictures); under DATA_DIR as `save(_:type:)` writes it otherwise.
     package func save(_ bytes: [UInt8], type: UploadType, on db: any SQLDatabase) async throws -> StoredUpload {
         guard case .database = place else { return try await save(bytes, type: type) }
-        let id = randomBytes(16).map { String(format: "%02x", $0) }.joined()
+        let id = newID()
         try await rows.start(id: id, now: now(), on: db)
         for (part, start) in stride(from: 0, to: bytes.count, by: rows.partSize).enumerated() {
             try await rows.write(id: id, part: part, bytes: bytes[start..<min(bytes.count, start + rows.partSize)], on: db)
         }
-        let checksum = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-        try await rows.finish(id: id, type: type, size: bytes.count, sha256: checksum, now: now(), on: db)
+        var digest = FileDigest()
+        digest.update(Data(bytes))
+        try await rows.finish(id: id, type: type, size: bytes.count, sha256: digest.finalize(), now: now(), on: db)
         return StoredUpload(fileName: "\(id).\(type.fileExtension)", type: type)
+    }
+
+    /// A name for a new file: 32 hexadecimal digits, before its type's extension.
+    func newID() -> String {
+        randomBytes(16).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Starts writing an upload that arrives in pieces; see `UploadWriter`.
@@ -240,9 +245,9 @@ extension UploadStore {
 
     /// The SHA-256 of the bytes the database holds for the file, worked out again from its parts.
     package func checksum(of file: DatabaseUploads.File) async throws -> String {
-        var hash = SHA256()
-        try await read(file, range: file.size == 0 ? nil : 0...(file.size - 1)) { hash.update(data: Array($0.readableBytesView)) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        var digest = FileDigest()
+        try await read(file, range: file.size == 0 ? nil : 0...(file.size - 1)) { digest.update(Data($0.readableBytesView)) }
+        return digest.finalize()
     }
 
     func start(id: String) async throws {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import NIOCore
 
@@ -25,7 +24,7 @@ package final class UploadWriter {
     private(set) var type: UploadType?
     package private(set) var size = 0
     /// The bytes' SHA-256, kept beside a file in the database so it can be checked after a move or a restore.
-    private var hash = SHA256()
+    private var digest = FileDigest()
     private var problem: UploadProblem?
 
     /// A writer for a new file, named by the server unless `keeping` a name (32 hexadecimal digits): a file
@@ -33,7 +32,7 @@ package final class UploadWriter {
     init(store: UploadStore, rules: UploadRules, keeping kept: String? = nil) async throws {
         self.store = store
         self.rules = rules
-        name = kept ?? store.randomBytes(16).map { String(format: "%02x", $0) }.joined()
+        name = kept ?? store.newID()
         switch store.place {
         case .folder(let directory):
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -65,7 +64,7 @@ package final class UploadWriter {
             head += bytes.prefix(UploadType.signatureLength - head.count)
             if head.count >= UploadType.signatureLength, let refused = await checkType() { return refused }
         }
-        if case .database = store.place { hash.update(data: Array(bytes)) }
+        if case .database = store.place { digest.update(Data(bytes)) }
         switch destination {
         case .file(let descriptor, let partialPath):
             let ok = Array(bytes).withUnsafeBytes { buffer -> Bool in
@@ -129,8 +128,7 @@ package final class UploadWriter {
         case .database(let pending, let nextPart):
             do {
                 if !pending.isEmpty { try await store.write(id: name, part: nextPart, bytes: pending[...]) }
-                let checksum = hash.finalize().map { String(format: "%02x", $0) }.joined()
-                try await store.finish(id: name, type: stored.type, size: size, sha256: checksum)
+                try await store.finish(id: name, type: stored.type, size: size, sha256: digest.finalize())
                 destination = .closed
             } catch {
                 await abandon()
