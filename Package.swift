@@ -20,7 +20,7 @@ let serverLibraries: [Target.Dependency] = [
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "SQLKit", package: "sql-kit"),
     .product(name: "SQLiteKit", package: "sqlite-kit"),
-    .product(name: "SQLiteNIO", package: "sqlite-nio"),
+    .product(name: "SQLiteNIO", package: "sqlite-nio")
 ]
 
 let package = Package(
@@ -29,7 +29,7 @@ let package = Package(
     products: [
         .executable(name: "careportal", targets: ["careportal"]),
         .library(name: "CarePortal", targets: ["CarePortal"]),
-        .library(name: "SafeHTML", targets: ["SafeHTML"]),
+        .library(name: "SafeHTML", targets: ["SafeHTML"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -51,7 +51,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20")
     ],
     targets: [
         .executableTarget(
@@ -59,7 +59,7 @@ let package = Package(
             dependencies: [
                 "CarePortal",
                 "PortalPlatform",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
         // What every feature uses — storage, accounts, sessions, audit, outbox, pages, the request's way through
@@ -75,7 +75,7 @@ let package = Package(
             dependencies: [
                 "PortalPlatform", "SafeHTML", "CHPDF", "CQREncode",
                 .product(name: "HummingbirdOTP", package: "hummingbird-auth"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation")
             ] + serverLibraries,
             resources: [.copy("Resources/demo-illustrations")]
         ),
@@ -122,16 +122,16 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "CSV", package: "CSV.swift"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation")
             ]
         ),
         .testTarget(
             name: "SafeHTMLTests",
             dependencies: [
                 "SafeHTML",
-                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "PropertyBased", package: "swift-property-based")
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

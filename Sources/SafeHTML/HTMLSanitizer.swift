@@ -16,7 +16,9 @@ enum HTMLSanitizer {
         input.bytes.withUnsafeBytes { buffer in
             guard
                 let parser = htmlCreateMemoryParserCtxt(
-                    buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count))
+                    buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
+                    Int32(buffer.count)
+                )
             else { return }
             defer { htmlFreeParserCtxt(parser) }
 

@@ -1,8 +1,8 @@
 internal import CCmark
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Darwin
+    import Darwin
 #endif
 
 /// Renders Markdown with cmark, then hands the HTML to the sanitizer, which is the single gate.

@@ -59,7 +59,7 @@ enum ElementAction {
     static let droppedWithContent: Set<String> = [
         "script", "style", "template", "noscript", "iframe", "frame", "frameset", "object", "embed",
         "applet", "svg", "math", "textarea", "xmp", "noembed", "noframes", "plaintext", "title",
-        "head", "meta", "link", "base", "form", "input", "button", "select", "option",
+        "head", "meta", "link", "base", "form", "input", "button", "select", "option"
     ]
 
     /// Block elements that are not allowed: unwrapped, their text would run into the next block's.
@@ -67,7 +67,7 @@ enum ElementAction {
         "address", "article", "aside", "caption", "center", "dd", "details", "dialog", "dir", "div", "dl",
         "dt", "fieldset", "figcaption", "figure", "footer", "h1", "h2", "h5", "h6", "header", "hgroup", "hr",
         "legend", "listing", "main", "menu", "nav", "section", "summary", "table", "tbody", "td", "tfoot",
-        "th", "thead", "tr",
+        "th", "thead", "tr"
     ]
 }
 

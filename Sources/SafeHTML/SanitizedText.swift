@@ -69,7 +69,7 @@ public struct SanitizedText: Sendable, Hashable {
         bytes.reserveCapacity(min(limit, text.utf8.count))
         var spaceNeeded = false
         for byte in text.utf8 {
-            guard byte < 0x80 else { return nil }  // also just past the limit: it may join the last character
+            guard byte < 0x80 else { return nil } // also just past the limit: it may join the last character
             if bytes.count >= limit { break }
             if byte == 0x20 || (0x09...0x0D).contains(byte) {
                 spaceNeeded = !bytes.isEmpty

@@ -34,7 +34,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// bytes, not Characters: a combining mark after ">" would otherwise hide the bracket.
 enum OutputCheck {
     private static let allowedTags: Set<String> = [
-        "p", "br", "strong", "b", "em", "i", "u", "s", "blockquote", "code", "pre", "ul", "ol", "li", "h3", "h4", "a",
+        "p", "br", "strong", "b", "em", "i", "u", "s", "blockquote", "code", "pre", "ul", "ol", "li", "h3", "h4", "a"
     ]
     private static let linkStarts = [#"<a href="http://"#, #"<a href="https://"#, #"<a href="mailto:"#]
     private static let linkEnd = #" rel="nofollow noopener noreferrer">"#
@@ -74,25 +74,25 @@ enum OutputCheck {
 enum SafeHTMLFuzz {
     static func main() throws {
         #if SAFEHTML_FUZZING
-        // SwiftPM links its own entry point, so libFuzzer is started through its driver function.
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(runLibFuzzer(&argc, &argv, fuzzOneInput))
+            // SwiftPM links its own entry point, so libFuzzer is started through its driver function.
+            var argc = CommandLine.argc
+            var argv = CommandLine.unsafeArgv
+            exit(runLibFuzzer(&argc, &argv, fuzzOneInput))
         #else
-        for path in CommandLine.arguments.dropFirst() {
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-            _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
-            print("\(path): ok")
-        }
+            for path in CommandLine.arguments.dropFirst() {
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+                _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
+                print("\(path): ok")
+            }
         #endif
     }
 }
 
 #if SAFEHTML_FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runLibFuzzer(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runLibFuzzer(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ testOneInput: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 #endif

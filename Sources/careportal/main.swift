@@ -8,7 +8,10 @@ struct CarePortalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "careportal",
         abstract: "CarePortal: the staff portal and member API for community-health programs.",
-        subcommands: [Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self, Backup.self, Restore.self, RotateSealingKey.self, MoveUploadsIntoDatabase.self],
+        subcommands: [
+            Serve.self, Migrate.self, CreateUser.self, CreateSignUpCode.self, SeedDemo.self, Resanitize.self, RecountAnalytics.self, Backup.self,
+            Restore.self, RotateSealingKey.self, MoveUploadsIntoDatabase.self
+        ],
         defaultSubcommand: Serve.self
     )
 }
@@ -17,7 +20,8 @@ struct CarePortalCommand: AsyncParsableCommand {
 struct SettingsOptions: ParsableArguments {
     @Option(help: "Address to listen on (HOST).") var host: String?
     @Option(help: "Port to listen on (PORT).") var port: Int?
-    @Option(help: "sqlite://PATH, postgres://USER:PASSWORD@HOST:PORT/DATABASE, or postgres://USER@/DATABASE?host=SOCKET_FOLDER (DATABASE_URL).") var databaseURL: String?
+    @Option(help: "sqlite://PATH, postgres://USER:PASSWORD@HOST:PORT/DATABASE, or postgres://USER@/DATABASE?host=SOCKET_FOLDER (DATABASE_URL).")
+    var databaseURL: String?
     @Option(help: "The address people use to reach the portal (BASE_URL).") var baseURL: String?
     @Option(help: "Folder for uploads and other files (DATA_DIR).") var dataDir: String?
     @Option(help: "Folder holding templates/ and static/ (RESOURCES_DIR).") var resourcesDir: String?
@@ -125,10 +129,14 @@ struct SeedDemo: AsyncParsableCommand {
         let credentials = try await Commands.seedDemo(settings: try options.settings())
         print("Demo accounts (shown only this once):")
         for credential in credentials {
-            print("  \(credential.title.padding(toLength: 28, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)  (signs in at \(credential.signInPath))")
+            print(
+                "  \(credential.title.padding(toLength: 28, withPad: " ", startingAt: 0)) \(credential.username)  password: \(credential.password)  (signs in at \(credential.signInPath))"
+            )
         }
         print("Two medical professionals and a physician are invited. Their emails rest sealed in the outbox, links masked; without a mail server,")
-        print("whoever invites someone (or adds a patient, or enrols a participant by email) is shown the link or claim token once, on the page that made it.")
+        print(
+            "whoever invites someone (or adds a patient, or enrols a participant by email) is shown the link or claim token once, on the page that made it."
+        )
         print("The physician has \(DemoSeeder.demoPatientCount) patients with two months of logged doses and exercises, and one unfinished draft.")
     }
 }
@@ -161,35 +169,42 @@ struct RecountAnalytics: AsyncParsableCommand {
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the database, while the servers run, and DATA_DIR into one new archive (SQLite's online backup, or pg_dump on PostgreSQL).",
-        discussion: "The archive holds DATA_DIR/sealing.key when the key is kept there: keep it as secret as the database (README.md, \"Operations\")."
+        discussion:
+            "The archive holds DATA_DIR/sealing.key when the key is kept there: keep it as secret as the database (README.md, \"Operations\")."
     )
     @OptionGroup var options: SettingsOptions
     @Argument(help: "The archive to write, outside DATA_DIR; it must not exist yet.") var path: String
 
     func run() async throws {
         let report = try await Commands.backup(settings: try options.settings(), to: path)
-        print("""
+        print(
+            """
             Backed up the database (schema version \(report.manifest.schemaVersion)) and \(report.fileCount) files of DATA_DIR, \
             \(report.totalSize) bytes in all, to \(report.archivePath) at \(report.manifest.createdAt).
             Keep the archive as secret as the database: it holds every record, and DATA_DIR/sealing.key if the key is kept there.
-            """)
+            """
+        )
     }
 }
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Put a backup archive back: the database where DATABASE_URL points (a new SQLite file, or an empty PostgreSQL database) and the files into an empty DATA_DIR.",
-        discussion: "Every file is checked against the archive's checksums before anything is written; an existing database or a DATA_DIR with anything in it is never replaced."
+        abstract:
+            "Put a backup archive back: the database where DATABASE_URL points (a new SQLite file, or an empty PostgreSQL database) and the files into an empty DATA_DIR.",
+        discussion:
+            "Every file is checked against the archive's checksums before anything is written; an existing database or a DATA_DIR with anything in it is never replaced."
     )
     @OptionGroup var options: SettingsOptions
     @Argument(help: "The archive careportal backup wrote.") var path: String
 
     func run() async throws {
         let report = try await Commands.restore(settings: try options.settings(), from: path)
-        print("""
+        print(
+            """
             Restored the database (schema version \(report.manifest.schemaVersion), backed up at \(report.manifest.createdAt)) \
             and \(report.fileCount) files from \(report.archivePath); every checksum matched. Start the server to use it.
-            """)
+            """
+        )
     }
 }
 
@@ -203,14 +218,19 @@ struct RotateSealingKey: AsyncParsableCommand {
             """
     )
     @OptionGroup var options: SettingsOptions
-    @Option(help: "Where to write the new key when the key is given by SEALING_KEY_FILE or SEALING_KEY; it must not exist yet.") var newKeyFile: String?
+    @Option(help: "Where to write the new key when the key is given by SEALING_KEY_FILE or SEALING_KEY; it must not exist yet.") var newKeyFile:
+        String?
 
     func run() async throws {
         do {
             let rotated = try await Commands.rotateSealingKey(settings: try options.settings(), newKeyFile: newKeyFile)
-            print("Sealed \(rotated.resealed) values again under key \(rotated.newKeyID) (was \(rotated.formerKeyID)); the new key is in \(rotated.newKeyPath).")
+            print(
+                "Sealed \(rotated.resealed) values again under key \(rotated.newKeyID) (was \(rotated.formerKeyID)); the new key is in \(rotated.newKeyPath)."
+            )
             if !rotated.replacedDefault {
-                print("Give every server SEALING_KEY_FILE=\(rotated.newKeyPath) (or its contents as SEALING_KEY) before starting it; the former key is no longer needed.")
+                print(
+                    "Give every server SEALING_KEY_FILE=\(rotated.newKeyPath) (or its contents as SEALING_KEY) before starting it; the former key is no longer needed."
+                )
             }
         } catch let problem as SealingKeyProblem {
             throw ValidationError(problem.description)
@@ -221,8 +241,10 @@ struct RotateSealingKey: AsyncParsableCommand {
 struct MoveUploadsIntoDatabase: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "move-uploads-into-database",
-        abstract: "On PostgreSQL, move the uploaded files kept under DATA_DIR into the database, each checked by its SHA-256 before its file is removed.",
-        discussion: "Safe to run while the servers run, and again: a file already moved is not moved twice. Files that cannot be moved stay where they are and are listed."
+        abstract:
+            "On PostgreSQL, move the uploaded files kept under DATA_DIR into the database, each checked by its SHA-256 before its file is removed.",
+        discussion:
+            "Safe to run while the servers run, and again: a file already moved is not moved twice. Files that cannot be moved stay where they are and are listed."
     )
     @OptionGroup var options: SettingsOptions
 

@@ -61,8 +61,12 @@ struct SafeHTMLTool {
             let elapsed = (clock.now - start) / .seconds(1)
             let megabytesPerSecond = Double(input.utf8.count * iterations) / elapsed / 1_000_000
             let result = BenchResult(
-                file: file, bytes: input.utf8.count, iterations: iterations, seconds: elapsed,
-                megabytesPerSecond: megabytesPerSecond, outputBytes: outputBytes / iterations
+                file: file,
+                bytes: input.utf8.count,
+                iterations: iterations,
+                seconds: elapsed,
+                megabytesPerSecond: megabytesPerSecond,
+                outputBytes: outputBytes / iterations
             )
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

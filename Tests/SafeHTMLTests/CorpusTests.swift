@@ -82,7 +82,7 @@ import Testing
         "<style>", "<svg>", "</svg>", "<math>", "<textarea>", "<noscript>", "<template>", "</template>", "<!--", "-->", "<![CDATA[",
         "]]>", "<?", "<img src=x onerror=alert(1)>", "<select>", "<option>", "<title>", "text", " ", "\n", "\t", "&amp;", "&lt;",
         "&", "<", ">", "\"", "'", "=", "é", "😀", "\u{85}", "\u{1}", "&#0;", "&#x80;", "<p title=\"a&quot;b\">", "*", "_", "`",
-        "# ", "> ", "- ", "1. ", "[x](https://example.org/)", "```\n",
+        "# ", "> ", "- ", "1. ", "[x](https://example.org/)", "```\n"
     ]
 
     private static let markup = Gen.element(of: fragments).compactMap { $0 }.array(of: 0...40).map { $0.joined() }

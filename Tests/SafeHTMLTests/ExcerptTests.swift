@@ -46,8 +46,15 @@ import Testing
     @Test func readingOnlyTheStartGivesTheSameLineAsJoiningEveryWord() async {
         // ASCII pieces mostly (read byte by byte), sometimes a piece that is not (read by characters).
         let pieces = Gen.oneOf(
-            Gen.always("ab"), Gen.always("C1,"), Gen.always(" "), Gen.always("\r\n"), Gen.always("\t\u{0B}"), Gen.always("x"),
-            Gen.letterOrNumber.string(of: 0...9), Gen.always("👩‍👩‍👧"), Gen.always("e\u{301}")
+            Gen.always("ab"),
+            Gen.always("C1,"),
+            Gen.always(" "),
+            Gen.always("\r\n"),
+            Gen.always("\t\u{0B}"),
+            Gen.always("x"),
+            Gen.letterOrNumber.string(of: 0...9),
+            Gen.always("👩‍👩‍👧"),
+            Gen.always("e\u{301}")
         )
         await propertyCheck(input: pieces.array(of: 0...60), Gen.int(in: 0...90)) { pieces, limit in
             let text = pieces.joined()

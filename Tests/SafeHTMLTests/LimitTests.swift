@@ -16,13 +16,17 @@ import Testing
     }
 
     @Test func tooLargeMessageNamesBothSizes() {
-        #expect(SafeHTMLError.tooLarge(limit: 65_536, actual: 70_000).message
-            == "This text is 69 KB, but a post can hold at most 64 KB. Please shorten it.")
+        #expect(
+            SafeHTMLError.tooLarge(limit: 65_536, actual: 70_000).message
+                == "This text is 69 KB, but a post can hold at most 64 KB. Please shorten it."
+        )
     }
 
-    @Test(arguments: [
-        ([0x61, 0xFF, 0x62], 1), ([0xC3], 0), ([0x61, 0x62, 0xED, 0xA0, 0x80], 2), ([0xC0, 0xAF], 0), ([0xF4, 0x90, 0x80, 0x80], 0),
-    ] as [([UInt8], Int)])
+    @Test(
+        arguments: [
+            ([0x61, 0xFF, 0x62], 1), ([0xC3], 0), ([0x61, 0x62, 0xED, 0xA0, 0x80], 2), ([0xC0, 0xAF], 0), ([0xF4, 0x90, 0x80, 0x80], 0)
+        ] as [([UInt8], Int)]
+    )
     func refusesBytesThatAreNotUTF8(bytes: [UInt8], offset: Int) {
         #expect(throws: SafeHTMLError.invalidUTF8(byteOffset: offset)) { try SafeHTML.sanitize(htmlUTF8: bytes) }
         #expect(throws: SafeHTMLError.invalidUTF8(byteOffset: offset)) { try SafeHTML.renderMarkdown(utf8: bytes) }

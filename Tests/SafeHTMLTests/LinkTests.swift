@@ -12,7 +12,7 @@ import Testing
         "java\nscript:alert(1)", "jav&#x09;ascript:alert(1)", "&#106;avascript:alert(1)", "&#x6A&#x61vascript:alert(1)",
         "javascript&colon;alert(1)", "\u{200B}javascript:alert(1)", "\u{FF4A}avascript:alert(1)", "vbscript:msgbox(1)",
         "data:text/html,<script>alert(1)</script>", "data:text/html;base64,PHNjcmlwdD4=", "file:///etc/passwd",
-        "ftp://example.org/",
+        "ftp://example.org/"
     ])
     func refusesOtherSchemesKeepingTheLinkText(href: String) throws {
         #expect(try sanitized(#"<a href="\#(href)">link text</a>"#) == "<p>link text</p>")

@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct SanitizerTests {
     @Test func keepsEveryAllowedElement() throws {
-        let html = "<p><strong>a</strong><b>b</b><em>c</em><i>d</i><u>e</u><s>f</s><code>g</code><br></p>"
+        let html =
+            "<p><strong>a</strong><b>b</b><em>c</em><i>d</i><u>e</u><s>f</s><code>g</code><br></p>"
             + "<blockquote><p>q</p></blockquote><pre><code>x</code></pre>"
             + "<ul><li>1</li></ul><ol><li>2</li></ol><h3>h</h3><h4>k</h4>"
         #expect(try sanitized(html) == html)
@@ -11,7 +12,7 @@ import Testing
 
     @Test(arguments: [
         "script", "style", "template", "noscript", "iframe", "object", "embed", "applet", "svg", "math",
-        "textarea", "xmp", "noembed", "noframes", "title", "form", "button", "select",
+        "textarea", "xmp", "noembed", "noframes", "title", "form", "button", "select"
     ])
     func dropsDangerousElementWithItsContent(element: String) throws {
         #expect(try sanitized("<p>before</p><\(element)>inside</\(element)><p>after</p>") == "<p>before</p><p>after</p>")

@@ -35,7 +35,6 @@ func sanitized(_ html: String) throws -> String {
 
 let rel = #"rel="nofollow noopener noreferrer""#
 
-
 /// An input the fuzzer once found a bug with, kept in Tests/safehtml/fuzz-regressions.
 /// As in the fuzz target, the first byte picks the renderer: 0 HTML, 1 Markdown, 2 plain text.
 struct FuzzFinding: Sendable, CustomTestStringConvertible {

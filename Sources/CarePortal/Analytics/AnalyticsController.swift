@@ -43,7 +43,11 @@ struct AnalyticsController {
         let recorded = try await repository.recordedDays(on: db)
         let address = ListAddress(path: SiteURL.analyticsDownload.path, parameters: choices.query)
         return AnalyticsReports(
-            choices: choices, cohorts: cohorts, recorded: recorded, clock: portal.programSettings.current.clock, now: portal.now,
+            choices: choices,
+            cohorts: cohorts,
+            recorded: recorded,
+            clock: portal.programSettings.current.clock,
+            now: portal.now,
             csvPath: { graph in ListAddress(path: address.path, parameters: [("graph", graph)] + address.parameters).string }
         )
     }
@@ -57,30 +61,43 @@ struct AnalyticsController {
             let active = try await repository.activeMemberCount(in: AnalyticsDay(today.number - 6)...today, on: db)
             return (events.reduce(0) { $0 + $1.events }, Int64(active))
         }
-        return portal.pages.response(AnalyticsOverviewPage(
-            layout: portal.layout("Analytics", context: context, current: .analytics),
-            topics: AnalyticsReports.Topic.allCases.map { .init(title: $0.title, summary: $0.summary, path: SiteURL.analyticsTopic($0).path) },
-            exportPath: SiteURL.analyticsExport.path,
-            eventsToday: Disclosure.count(events).text, activeLastWeek: Disclosure.count(active).text
-        ))
+        return portal.pages.response(
+            AnalyticsOverviewPage(
+                layout: portal.layout("Analytics", context: context, current: .analytics),
+                topics: AnalyticsReports.Topic.allCases.map { .init(title: $0.title, summary: $0.summary, path: SiteURL.analyticsTopic($0).path) },
+                exportPath: SiteURL.analyticsExport.path,
+                eventsToday: Disclosure.count(events).text,
+                activeLastWeek: Disclosure.count(active).text
+            )
+        )
     }
 
     func show(_ topic: AnalyticsReports.Topic, request: Request, context: PortalContext) async throws -> Response {
-        let (reports, graphs, surveys, refusal) = try await portal.database.read { db -> (AnalyticsReports, [ChartFigure], [FilterOption]?, String?) in
+        let (reports, graphs, surveys, refusal) = try await portal.database.read {
+            db -> (AnalyticsReports, [ChartFigure], [FilterOption]?, String?) in
             let reports = try await makeReports(Self.queryPairs(request), db: db)
             let surveys = topic == .surveys ? try await reports.surveyOptions(on: db) : nil
             if let refusal = try await reports.tooFewMembers(on: db) { return (reports, [], surveys, refusal) }
             return (reports, try await reports.graphs(topic, on: db), surveys, nil)
         }
-        return portal.pages.response(AnalyticsTopicPage(
-            layout: portal.layout(topic.title, context: context, current: .analytics),
-            heading: topic.title, summary: topic.summary, overviewPath: SiteURL.analytics.path,
-            periodText: "\(reports.scopeName), \(reports.periodText)",
-            form: AnalyticsChoicesForm(action: SiteURL.analyticsTopic(topic).path, choices: reports.choices, cohorts: reports.cohorts,
-                                       period: reports.period, surveys: surveys),
-            graphs: graphs.map(portal.pages.html),
-            nothingToShow: refusal ?? (graphs.isEmpty ? topic.nothingToShow : nil)
-        ))
+        return portal.pages.response(
+            AnalyticsTopicPage(
+                layout: portal.layout(topic.title, context: context, current: .analytics),
+                heading: topic.title,
+                summary: topic.summary,
+                overviewPath: SiteURL.analytics.path,
+                periodText: "\(reports.scopeName), \(reports.periodText)",
+                form: AnalyticsChoicesForm(
+                    action: SiteURL.analyticsTopic(topic).path,
+                    choices: reports.choices,
+                    cohorts: reports.cohorts,
+                    period: reports.period,
+                    surveys: surveys
+                ),
+                graphs: graphs.map(portal.pages.html),
+                nothingToShow: refusal ?? (graphs.isEmpty ? topic.nothingToShow : nil)
+            )
+        )
     }
 
     /// One graph's numbers as CSV: the same rows and words as the table beneath it.
@@ -110,12 +127,21 @@ struct AnalyticsController {
 
     @Sendable func showExport(request: Request, context: PortalContext) async throws -> Response {
         let reports = try await portal.database.read { db -> AnalyticsReports in try await makeReports(Self.queryPairs(request), db: db) }
-        return portal.pages.response(AnalyticsExportPage(
-            layout: portal.layout("Export events", context: context, current: .analytics),
-            overviewPath: SiteURL.analytics.path, action: SiteURL.analyticsExport.path, csrfToken: context.session?.csrfToken ?? "",
-            form: AnalyticsChoicesForm(action: SiteURL.analyticsExport.path, choices: reports.choices, cohorts: reports.cohorts, period: reports.period),
-            columns: AnalyticsExport.columns
-        ))
+        return portal.pages.response(
+            AnalyticsExportPage(
+                layout: portal.layout("Export events", context: context, current: .analytics),
+                overviewPath: SiteURL.analytics.path,
+                action: SiteURL.analyticsExport.path,
+                csrfToken: context.session?.csrfToken ?? "",
+                form: AnalyticsChoicesForm(
+                    action: SiteURL.analyticsExport.path,
+                    choices: reports.choices,
+                    cohorts: reports.cohorts,
+                    period: reports.period
+                ),
+                columns: AnalyticsExport.columns
+            )
+        )
     }
 
     /// Every event of the chosen period and cohorts, de-identified (`AnalyticsExport.rows`), as CSV; the export itself
@@ -134,11 +160,16 @@ struct AnalyticsController {
                 events += batch
             }
             let (body, left) = exporter.rows(events, cohorts: reports.cohorts, clock: clock)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .analyticsExported, recordType: "events",
-                origin: portal.origin(of: request, context: context),
-                detail: "\(body.count) events (\(left) left out, too few members alike), \(reports.scopeName), \(reports.periodText)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .analyticsExported,
+                    recordType: "events",
+                    origin: portal.origin(of: request, context: context),
+                    detail: "\(body.count) events (\(left) left out, too few members alike), \(reports.scopeName), \(reports.periodText)"
+                ),
+                on: db
+            )
             return (reports, [AnalyticsExport.columns.map(\.name)] + body)
         }
         return try Self.csv(rows, name: "events-deidentified-\(reports.period.lowerBound.date.iso)-to-\(reports.period.upperBound.date.iso).csv")

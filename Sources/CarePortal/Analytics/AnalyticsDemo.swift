@@ -11,7 +11,9 @@ extension DemoData {
         everyone.page = PageRequest(number: 1, size: 200)
         let members = try await MemberRepository().list(everyone, on: db).items.filter { $0.status == .active }
         let clock = try await ProgramSettingsRepository().clock(on: db)
-        let sections: [(AppSection, Int)] = [(.home, 40), (.chat, 300), (.desk, 180), (.learning, 240), (.calendar, 60), (.resources, 90), (.moods, 30)]
+        let sections: [(AppSection, Int)] = [
+            (.home, 40), (.chat, 300), (.desk, 180), (.learning, 240), (.calendar, 60), (.resources, 90), (.moods, 30)
+        ]
         var events: [MemberEvent] = []
         for (index, member) in members.enumerated() {
             // Some members use the app most days, some now and then, and a few stop after a few weeks.
@@ -21,27 +23,48 @@ extension DemoData {
                 let start = now.addingTimeInterval(-Double(daysAgo) * 86_400 - Double((index * 37 + daysAgo * 11) % 600) * 60)
                 guard start > member.createdAt else { continue }
                 let id = "demo-\(member.id)-\(daysAgo)"
-                events.append(MemberEvent(kind: .appOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: start, clientID: "\(id)-open"))
+                events.append(
+                    MemberEvent(kind: .appOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: start, clientID: "\(id)-open")
+                )
                 let (section, seconds) = sections[(index + daysAgo) % sections.count]
-                events.append(MemberEvent(
-                    kind: .sectionViewed, memberID: member.id, cohortID: member.cohort.id, occurredAt: start.addingTimeInterval(20),
-                    number: Int64(seconds + (daysAgo * 7) % 120), label: section.rawValue, clientID: "\(id)-section"
-                ))
+                events.append(
+                    MemberEvent(
+                        kind: .sectionViewed,
+                        memberID: member.id,
+                        cohortID: member.cohort.id,
+                        occurredAt: start.addingTimeInterval(20),
+                        number: Int64(seconds + (daysAgo * 7) % 120),
+                        label: section.rawValue,
+                        clientID: "\(id)-section"
+                    )
+                )
                 if (daysAgo + index) % 3 == 0 {
                     // Moods lean positive, with harder days now and then.
                     let mood = Mood.allCases[(index * 3 + daysAgo * 5) % 11 < 6 ? (index + daysAgo) % 3 : 3 + (index + daysAgo) % 5]
-                    events.append(MemberEvent(
-                        kind: .moodRecorded, memberID: member.id, cohortID: member.cohort.id, occurredAt: start.addingTimeInterval(60),
-                        label: mood.rawValue, clientID: "\(id)-mood"
-                    ))
+                    events.append(
+                        MemberEvent(
+                            kind: .moodRecorded,
+                            memberID: member.id,
+                            cohortID: member.cohort.id,
+                            occurredAt: start.addingTimeInterval(60),
+                            label: mood.rawValue,
+                            clientID: "\(id)-mood"
+                        )
+                    )
                 }
                 if section == .desk {
                     // On the desk, a question now and then and more often a reply.
                     let post: InformationDesk.DeskPostKind = (index + daysAgo) % 4 == 0 ? .question : .reply
-                    events.append(MemberEvent(
-                        kind: .deskPosted, memberID: member.id, cohortID: member.cohort.id, occurredAt: start.addingTimeInterval(90),
-                        label: post.rawValue, clientID: "\(id)-desk"
-                    ))
+                    events.append(
+                        MemberEvent(
+                            kind: .deskPosted,
+                            memberID: member.id,
+                            cohortID: member.cohort.id,
+                            occurredAt: start.addingTimeInterval(90),
+                            label: post.rawValue,
+                            clientID: "\(id)-desk"
+                        )
+                    )
                 }
             }
         }
@@ -72,10 +95,17 @@ extension DemoData {
                     }
                     let score = QuizScore.score(quiz, answers: answers)
                     try await content.recordAttempt(moduleID: module.id, memberID: member.id, score: score, at: at, on: db)
-                    events.append(MemberEvent(
-                        kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id, occurredAt: at,
-                        number: Int64(score.percent), label: "module-\(module.id)", clientID: "demo-\(member.id)-quiz-\(module.id)-\(attempt)"
-                    ))
+                    events.append(
+                        MemberEvent(
+                            kind: .learningModuleCompleted,
+                            memberID: member.id,
+                            cohortID: member.cohort.id,
+                            occurredAt: at,
+                            number: Int64(score.percent),
+                            label: "module-\(module.id)",
+                            clientID: "demo-\(member.id)-quiz-\(module.id)-\(attempt)"
+                        )
+                    )
                 }
             }
         }

@@ -18,12 +18,28 @@ struct AnalyticsExport: Sendable {
     }
 
     static let columns = [
-        Column(name: "participant", meaning: "An id made for this export alone (P followed by 12 letters and digits); the same member has the same id throughout the file, and a different one in every other export. Empty for a member whose account was deleted."),
-        Column(name: "cohort", meaning: "The member's cohort when it happened (\"Due April 2027\"); due months with fewer than 5 members are merged with the next (\"Due April 2027 to June 2027\")."),
+        Column(
+            name: "participant",
+            meaning:
+                "An id made for this export alone (P followed by 12 letters and digits); the same member has the same id throughout the file, and a different one in every other export. Empty for a member whose account was deleted."
+        ),
+        Column(
+            name: "cohort",
+            meaning:
+                "The member's cohort when it happened (\"Due April 2027\"); due months with fewer than 5 members are merged with the next (\"Due April 2027 to June 2027\")."
+        ),
         Column(name: "kind", meaning: "What happened: the kinds are listed in the documentation (docs/events.md)."),
-        Column(name: "week", meaning: "The Monday of the week it happened in, on the program's clock (YYYY-MM-DD); never the day or time, so one event someone knows of does not single out a member."),
-        Column(name: "label", meaning: "A code from a fixed list: the mood, or the section of the app; \"withheld\" where fewer than 5 members of the cohort had that kind and label that week."),
-        Column(name: "number", meaning: "A number: seconds spent in a section, a score, or points earned."),
+        Column(
+            name: "week",
+            meaning:
+                "The Monday of the week it happened in, on the program's clock (YYYY-MM-DD); never the day or time, so one event someone knows of does not single out a member."
+        ),
+        Column(
+            name: "label",
+            meaning:
+                "A code from a fixed list: the mood, or the section of the app; \"withheld\" where fewer than 5 members of the cohort had that kind and label that week."
+        ),
+        Column(name: "number", meaning: "A number: seconds spent in a section, a score, or points earned.")
     ]
 
     /// Fewer members than this sharing a row's cohort, week, kind and label, and its label is withheld; sharing its
@@ -55,8 +71,15 @@ struct AnalyticsExport: Sendable {
         var names: [Int64: String] = [:]
         for group in cohorts { for id in group.cohortIDs { names[id] = group.name } }
         let keyed = events.map { event in
-            (event, Alike(cohort: event.cohortID.flatMap { names[$0] } ?? "", week: AnalyticsDay(clock.date(of: event.occurredAt)).week,
-                          kind: event.kind, label: event.label))
+            (
+                event,
+                Alike(
+                    cohort: event.cohortID.flatMap { names[$0] } ?? "",
+                    week: AnalyticsDay(clock.date(of: event.occurredAt)).week,
+                    kind: event.kind,
+                    label: event.label
+                )
+            )
         }
         // A deleted member's events have no member: they count towards no one.
         var members: [Alike: Set<Int64>] = [:]
@@ -76,7 +99,7 @@ struct AnalyticsExport: Sendable {
             let label = key.label.map { members[key, default: []].count >= Self.alike ? $0 : Disclosure.withheldText } ?? ""
             rows.append([
                 participant(event.memberID), key.cohort, event.kind, AnalyticsDay.firstDay(ofWeek: key.week).date.iso, label,
-                event.number.map(String.init) ?? "",
+                event.number.map(String.init) ?? ""
             ])
         }
         return (rows, leftOut)

@@ -8,7 +8,7 @@ import SQLKit
 struct AnalyticsFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Analytics", path: SiteURL.analytics.path, access: AnalyticsController.access, group: .analytics),
+        NavigationItem(title: "Analytics", path: SiteURL.analytics.path, access: AnalyticsController.access, group: .analytics)
     ]
     static let auditActions: [AuditAction] = [.analyticsExported]
     static let templates: [TemplateName] = [.analyticsOverview, .analyticsTopic, .analyticsExport]
@@ -31,12 +31,15 @@ struct AnalyticsFeature: PortalFeature {
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         guard AnalyticsController.access.allows(staff.role) else { return [] }
         let home = try await AnalyticsHome.figures(clock: portal.programSettings.current.clock, now: portal.now, database: portal.database)
-        return [HomeCard(
-            title: "Analytics", path: SiteURL.analyticsTopic(.activity).path,
-            body: "Open the graphs of sign-ins and app opens, moods and the sections members use, with tables and CSV.",
-            figures: [HomeFigure(label: "Members active in the last 7 days", value: home.lastWeek, detail: home.comparison)],
-            charts: home.sparklines.map { portal.pages.html($0.figure) }
-        )]
+        return [
+            HomeCard(
+                title: "Analytics",
+                path: SiteURL.analyticsTopic(.activity).path,
+                body: "Open the graphs of sign-ins and app opens, moods and the sections members use, with tables and CSV.",
+                figures: [HomeFigure(label: "Members active in the last 7 days", value: home.lastWeek, detail: home.comparison)],
+                charts: home.sparklines.map { portal.pages.html($0.figure) }
+            )
+        ]
     }
 }
 
@@ -74,17 +77,29 @@ struct AnalyticsHome: Sendable {
         let labels = days.map { $0.date.short }
         func sparkline(id: String, title: String, noun: String, _ values: [Int]) -> Sparkline {
             let range = "from \(days[0].date.displayed) to \(today.date.displayed)"
-            let summary = "\(title) \(range): at least \(ChartFormat.count(values.min() ?? 0)), at most \(ChartFormat.count(values.max() ?? 0)), and \(ChartFormat.count(values.last ?? 0)) today."
+            let summary =
+                "\(title) \(range): at least \(ChartFormat.count(values.min() ?? 0)), at most \(ChartFormat.count(values.max() ?? 0)), and \(ChartFormat.count(values.last ?? 0)) today."
             return Sparkline(
-                id: id, title: "\(title), last \(sparklineDays) days", summary: summary, categories: labels,
-                values: values.map { ChartValue.count($0) }, valueTitle: noun, categoryTitle: "Day"
+                id: id,
+                title: "\(title), last \(sparklineDays) days",
+                summary: summary,
+                categories: labels,
+                values: values.map { ChartValue.count($0) },
+                valueTitle: noun,
+                categoryTitle: "Day"
             )
         }
         return AnalyticsHome(
-            lastWeek: lastWeek, weekBefore: weekBefore,
+            lastWeek: lastWeek,
+            weekBefore: weekBefore,
             sparklines: [
-                sparkline(id: "home-active-members", title: "Members active each day", noun: "Active members", days.map { activeByDay[$0.number] ?? 0 }),
-                sparkline(id: "home-app-opens", title: "App opens each day", noun: "App opens", days.map { opensByDay[$0.number] ?? 0 }),
+                sparkline(
+                    id: "home-active-members",
+                    title: "Members active each day",
+                    noun: "Active members",
+                    days.map { activeByDay[$0.number] ?? 0 }
+                ),
+                sparkline(id: "home-app-opens", title: "App opens each day", noun: "App opens", days.map { opensByDay[$0.number] ?? 0 })
             ]
         )
     }

@@ -32,8 +32,12 @@ struct AnalyticsChoicesForm: Sendable, Encodable {
         isCustom = choices.range == .custom
         from = choices.from?.iso ?? period.lowerBound.date.iso
         to = choices.to?.iso ?? period.upperBound.date.iso
-        granularities = AnalyticsChoices.Granularity.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == choices.granularity) }
-        comparisons = AnalyticsChoices.Comparison.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == choices.comparison) }
+        granularities = AnalyticsChoices.Granularity.allCases.map {
+            FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == choices.granularity)
+        }
+        comparisons = AnalyticsChoices.Comparison.allCases.map {
+            FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == choices.comparison)
+        }
         self.cohorts = cohorts.map { CohortChoice(id: String($0.id), name: $0.name, isChosen: choices.cohortIDs.contains($0.id)) }
         let anchors = ["range": "range", "by": "by", "compare": "compare", "cohort": "cohorts", "from": "from", "to": "to", "survey": "survey"]
         errors = choices.problems.sorted { $0.key < $1.key }.map { FormErrors.Item(field: anchors[$0.key] ?? $0.key, message: $0.value) }

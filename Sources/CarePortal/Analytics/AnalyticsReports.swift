@@ -57,7 +57,11 @@ struct AnalyticsReports: Sendable {
 
     /// `recorded`: the first and last days anything was recorded on (`AnalyticsRepository.recordedDays`).
     init(
-        choices: AnalyticsChoices, cohorts: [AnalyticsCohort], recorded: ClosedRange<AnalyticsDay>?, clock: ProgramClock, now: Date,
+        choices: AnalyticsChoices,
+        cohorts: [AnalyticsCohort],
+        recorded: ClosedRange<AnalyticsDay>?,
+        clock: ProgramClock,
+        now: Date,
         csvPath: @escaping @Sendable (String) -> String
     ) {
         repository = AnalyticsRepository(recorded: recorded)
@@ -85,10 +89,11 @@ struct AnalyticsReports: Sendable {
     var scopes: [Scope] {
         switch choices.comparison {
         case .none: [Scope(name: scopeName, period: period, cohortIDs: chosenCohortIDs)]
-        case .previous: [
-            Scope(name: "This period", period: period, cohortIDs: chosenCohortIDs),
-            Scope(name: "The period before", period: AnalyticsChoices.previous(period), cohortIDs: chosenCohortIDs),
-        ]
+        case .previous:
+            [
+                Scope(name: "This period", period: period, cohortIDs: chosenCohortIDs),
+                Scope(name: "The period before", period: AnalyticsChoices.previous(period), cohortIDs: chosenCohortIDs)
+            ]
         case .cohorts: cohorts.filter { choices.cohortIDs.contains($0.id) }.map { Scope(name: $0.name, period: period, cohortIDs: $0.cohortIDs) }
         }
     }
@@ -105,7 +110,8 @@ struct AnalyticsReports: Sendable {
             let members = try await repository.activeMemberCount(in: scope.period, cohortIDs: scope.cohortIDs, on: db)
             guard members > 0 && members < Int(Disclosure.threshold) else { continue }
             let which = scopes.count > 1 ? " (\(scope.name))" : ""
-            return "Fewer than 5 members used the app in this period and these cohorts\(which), so nothing is drawn for them: choose a longer period or more cohorts."
+            return
+                "Fewer than 5 members used the app in this period and these cohorts\(which), so nothing is drawn for them: choose a longer period or more cohorts."
         }
         return nil
     }
@@ -124,7 +130,8 @@ struct AnalyticsReports: Sendable {
     private var comparisonNote: String {
         switch choices.comparison {
         case .none: ""
-        case .previous: " The period before (\(AnalyticsChoices.previous(period).lowerBound.date.displayed) to \(AnalyticsChoices.previous(period).upperBound.date.displayed)) is drawn on the same axes, its first \(choices.granularity.rawValue) beside this period's first."
+        case .previous:
+            " The period before (\(AnalyticsChoices.previous(period).lowerBound.date.displayed) to \(AnalyticsChoices.previous(period).upperBound.date.displayed)) is drawn on the same axes, its first \(choices.granularity.rawValue) beside this period's first."
         case .cohorts: " Each cohort is drawn on the same axes."
         }
     }
@@ -146,35 +153,46 @@ struct AnalyticsReports: Sendable {
         for scope in scopes {
             totals.append(try await repository.totals(kind: .sectionViewed, in: scope.period, cohortIDs: scope.cohortIDs, on: db))
         }
-        let figures = totals.map { totals in Dictionary(uniqueKeysWithValues: AppSection.allCases.map { ($0, Disclosure.figure(totals[$0.rawValue]?.events ?? 0)) }) }
+        let figures = totals.map { totals in
+            Dictionary(uniqueKeysWithValues: AppSection.allCases.map { ($0, Disclosure.figure(totals[$0.rawValue]?.events ?? 0)) })
+        }
         let first = figures.first ?? [:]
         // Most visited first by the figures shown, so the order tells nothing the figures do not; ties in the app's order.
         let sections = AppSection.allCases.enumerated().sorted { a, b in
             (Self.rank(first[a.element] ?? .small), -a.offset) > (Self.rank(first[b.element] ?? .small), -b.offset)
         }.map(\.element)
         let visits = BarChart(
-            id: "section-visits", title: "Visits to each section of the app, \(periodText)",
+            id: "section-visits",
+            title: "Visits to each section of the app, \(periodText)",
             summary: "How many times members opened each section of the app, most visited first." + comparisonNote,
             categories: sections.map(\.title),
             series: zip(scopes, figures).map { scope, figures in
                 ChartSeries(scope.name, sections.map { (figures[$0] ?? .small).value })
             },
-            valueAxisTitle: "Visits", categoryTitle: "Section", csvPath: csvPath("section-visits")
+            valueAxisTitle: "Visits",
+            categoryTitle: "Section",
+            csvPath: csvPath("section-visits")
         ).figure
         let time = BarChart(
-            id: "section-time", title: "Time spent in each section of the app, \(periodText)",
+            id: "section-time",
+            title: "Time spent in each section of the app, \(periodText)",
             summary: "The minutes members spent in each section, in the same order." + comparisonNote,
             categories: sections.map(\.title),
             series: zip(scopes, zip(totals, figures)).map { scope, both in
                 let (totals, figures) = both
-                return ChartSeries(scope.name, sections.map { section in
-                    let figure = figures[section] ?? .small
-                    if figure.shown == nil { return ChartValue(nil, text: figure.text) }
-                    let minutes = Double(totals[section.rawValue]?.total ?? 0) / 60
-                    return ChartValue(minutes, text: "\(ChartFormat.count(Int(minutes.rounded()))) min")
-                })
+                return ChartSeries(
+                    scope.name,
+                    sections.map { section in
+                        let figure = figures[section] ?? .small
+                        if figure.shown == nil { return ChartValue(nil, text: figure.text) }
+                        let minutes = Double(totals[section.rawValue]?.total ?? 0) / 60
+                        return ChartValue(minutes, text: "\(ChartFormat.count(Int(minutes.rounded()))) min")
+                    }
+                )
             },
-            valueAxisTitle: "Minutes", categoryTitle: "Section", csvPath: csvPath("section-time")
+            valueAxisTitle: "Minutes",
+            categoryTitle: "Section",
+            csvPath: csvPath("section-time")
         ).figure
         return [visits, time, try await deskWriting(on: db)]
     }
@@ -188,10 +206,14 @@ struct AnalyticsReports: Sendable {
             series.append(ChartSeries(scope.name, kinds.map { Disclosure.figure(totals[$0.rawValue]?.events ?? 0).value }))
         }
         return BarChart(
-            id: "desk-writing", title: "Questions and replies members wrote on the information desk, \(periodText)",
+            id: "desk-writing",
+            title: "Questions and replies members wrote on the information desk, \(periodText)",
             summary: "How many questions members asked and how many replies they wrote on the information desk." + comparisonNote,
-            categories: kinds.map(\.title), series: series,
-            valueAxisTitle: "Posts", categoryTitle: "What they wrote", csvPath: csvPath("desk-writing")
+            categories: kinds.map(\.title),
+            series: series,
+            valueAxisTitle: "Posts",
+            categoryTitle: "What they wrote",
+            csvPath: csvPath("desk-writing")
         ).figure
     }
 
@@ -200,8 +222,14 @@ struct AnalyticsReports: Sendable {
     func moods(on db: any SQLDatabase) async throws -> [ChartFigure] {
         var counts: [[Int: [String: Int64]]] = []
         for scope in scopes {
-            let rows = try await repository.counts(kind: .moodRecorded, in: scope.period, by: choices.granularity,
-                                                   cohortIDs: scope.cohortIDs, perCohort: false, on: db)
+            let rows = try await repository.counts(
+                kind: .moodRecorded,
+                in: scope.period,
+                by: choices.granularity,
+                cohortIDs: scope.cohortIDs,
+                perCohort: false,
+                on: db
+            )
             var byBucket: [Int: [String: Int64]] = [:]
             for row in rows { byBucket[row.bucket, default: [:]][row.label, default: 0] += row.events }
             counts.append(byBucket)
@@ -210,27 +238,39 @@ struct AnalyticsReports: Sendable {
         let moodFigures = counts.map { counts in counts.mapValues { moods in moods.mapValues(Disclosure.figure) } }
         let current = moodFigures.first ?? [:]
         let moods = ColumnChart(
-            id: "moods", title: "Moods shared by \(choices.granularity.rawValue), \(scopeName), \(periodText)",
-            summary: "Each column is the moods shared in that \(choices.granularity.rawValue), stacked from positive (excited, happy, loved) through indifferent to negative (sad, angry, sick, overwhelmed).",
+            id: "moods",
+            title: "Moods shared by \(choices.granularity.rawValue), \(scopeName), \(periodText)",
+            summary:
+                "Each column is the moods shared in that \(choices.granularity.rawValue), stacked from positive (excited, happy, loved) through indifferent to negative (sad, angry, sick, overwhelmed).",
             categories: buckets.labels,
             series: Mood.allCases.map { mood in
                 ChartSeries("\(mood.title) (\(mood.group.rawValue))", keys.map { (current[$0]?[mood.rawValue] ?? .small).value })
             },
-            valueAxisTitle: "Moods shared", categoryTitle: choices.granularity.title, stacked: true, csvPath: csvPath("moods")
+            valueAxisTitle: "Moods shared",
+            categoryTitle: choices.granularity.title,
+            stacked: true,
+            csvPath: csvPath("moods")
         ).figure
         let negative = Set(Mood.allCases.filter { $0.group == .negative }.map(\.rawValue))
         let share = LineChart(
-            id: "negative-moods", title: "Share of moods that were negative, by \(choices.granularity.rawValue), \(periodText)",
+            id: "negative-moods",
+            title: "Share of moods that were negative, by \(choices.granularity.rawValue), \(periodText)",
             summary: "The percentage of shared moods that were sad, angry, sick or overwhelmed." + comparisonNote,
             categories: buckets.labels,
             series: zip(scopes, counts).map { scope, counts in
-                ChartSeries(scope.name, aligned(scope).map { key in
-                    // Of the moods' rounded sums, withheld where either is fewer than 5.
-                    let moods = counts[key] ?? [:]
-                    return Disclosure.share(moods.filter { negative.contains($0.key) }.values.reduce(0, +), of: moods.values.reduce(0, +))
-                })
+                ChartSeries(
+                    scope.name,
+                    aligned(scope).map { key in
+                        // Of the moods' rounded sums, withheld where either is fewer than 5.
+                        let moods = counts[key] ?? [:]
+                        return Disclosure.share(moods.filter { negative.contains($0.key) }.values.reduce(0, +), of: moods.values.reduce(0, +))
+                    }
+                )
             },
-            valueAxisTitle: "Negative moods (%)", categoryTitle: choices.granularity.title, maximum: 100, csvPath: csvPath("negative-moods")
+            valueAxisTitle: "Negative moods (%)",
+            categoryTitle: choices.granularity.title,
+            maximum: 100,
+            csvPath: csvPath("negative-moods")
         ).figure
         return [moods, share]
     }
@@ -258,7 +298,8 @@ struct AnalyticsReports: Sendable {
     func surveys(on db: any SQLDatabase) async throws -> [ChartFigure] {
         let repository = SurveyRepository()
         guard let surveyID = chosenSurvey(among: try await repository.publishedSurveys(on: db).map(\.id)),
-              let survey = try await repository.find(id: surveyID, on: db) else { return [] }
+            let survey = try await repository.find(id: surveyID, on: db)
+        else { return [] }
         let questions = try await repository.questions(surveyID: surveyID, on: db)
         var counts: [[Int64: [Int: Int]]] = []
         var responses: [Int] = []
@@ -280,26 +321,42 @@ struct AnalyticsReports: Sendable {
                 let levels = SurveyQuestion.scale.map { point in
                     point == 1 ? "1: \(question.scaleLowLabel ?? "")" : point == 5 ? "5: \(question.scaleHighLabel ?? "")" : String(point)
                 }
-                figures.append(DivergingBarChart(
-                    id: id, title: title,
-                    summary: "The share of members answering at each point of the scale, lower to the left of the centre line and higher to the right (\(answered))." + comparisonNote,
-                    levels: levels,
-                    rows: scopes.indices.map { row in
-                        DivergingBarChart.Row(label: scopes[row].name, levels: table.cells[row].map(\.value), total: (table.rowTotals?[row] ?? .small).value)
-                    },
-                    categoryTitle: choices.comparison == .none ? "Members" : "Compared", csvPath: csvPath(id),
-                    withheld: (Int(Disclosure.threshold), Disclosure.fewerThanFive)
-                ).figure)
+                figures.append(
+                    DivergingBarChart(
+                        id: id,
+                        title: title,
+                        summary:
+                            "The share of members answering at each point of the scale, lower to the left of the centre line and higher to the right (\(answered))."
+                            + comparisonNote,
+                        levels: levels,
+                        rows: scopes.indices.map { row in
+                            DivergingBarChart.Row(
+                                label: scopes[row].name,
+                                levels: table.cells[row].map(\.value),
+                                total: (table.rowTotals?[row] ?? .small).value
+                            )
+                        },
+                        categoryTitle: choices.comparison == .none ? "Members" : "Compared",
+                        csvPath: csvPath(id),
+                        withheld: (Int(Disclosure.threshold), Disclosure.fewerThanFive)
+                    ).figure
+                )
             case .singleChoice, .multipleChoice:
-                figures.append(BarChart(
-                    id: id, title: title,
-                    summary: "How many members chose each answer (\(answered))." + (question.kind == .multipleChoice ? " Each could choose more than one." : "") + comparisonNote,
-                    categories: question.choices,
-                    series: scopes.indices.map { column in
-                        ChartSeries(scopes[column].name, question.choices.indices.map { table.cells[$0][column].value })
-                    },
-                    valueAxisTitle: "Members", categoryTitle: "Answer", csvPath: csvPath(id)
-                ).figure)
+                figures.append(
+                    BarChart(
+                        id: id,
+                        title: title,
+                        summary: "How many members chose each answer (\(answered))."
+                            + (question.kind == .multipleChoice ? " Each could choose more than one." : "") + comparisonNote,
+                        categories: question.choices,
+                        series: scopes.indices.map { column in
+                            ChartSeries(scopes[column].name, question.choices.indices.map { table.cells[$0][column].value })
+                        },
+                        valueAxisTitle: "Members",
+                        categoryTitle: "Answer",
+                        csvPath: csvPath(id)
+                    ).figure
+                )
             case .text:
                 break
             }
@@ -311,7 +368,9 @@ struct AnalyticsReports: Sendable {
     /// total of each single-choice question's column (every response chooses one) and of each scale's row when all
     /// answered it, so a total one table has to withhold is withheld in the summary and every other table too.
     static func protectSurvey(
-        questions: [SurveyQuestion], counts: [[Int64: [Int: Int]]], responses: [Int]
+        questions: [SurveyQuestion],
+        counts: [[Int64: [Int: Int]]],
+        responses: [Int]
     ) -> (questions: [Int64: Disclosure.Protected], responses: [Disclosure.Figure]) {
         func tables(withheld: Set<Int>) -> [Int64: Disclosure.Protected] {
             var tables: [Int64: Disclosure.Protected] = [:]
@@ -374,28 +433,39 @@ struct AnalyticsReports: Sendable {
             return title == LearningContentRepository.unavailableTitle ? "\(title) (\(label))" : title
         }
         let completionsChart = BarChart(
-            id: "module-completions", title: "Learning modules completed, \(periodText)",
+            id: "module-completions",
+            title: "Learning modules completed, \(periodText)",
             summary: "How many times members completed each module (each quiz submitted counts), most completed first." + comparisonNote,
             categories: names,
             series: zip(scopes, completions).map { scope, completions in
                 ChartSeries(scope.name, labels.map { Disclosure.count(completions[$0]?.events ?? 0) })
             },
-            valueAxisTitle: "Completions", categoryTitle: "Module", csvPath: csvPath("module-completions")
+            valueAxisTitle: "Completions",
+            categoryTitle: "Module",
+            csvPath: csvPath("module-completions")
         ).figure
         let averageChart = BarChart(
-            id: "module-average-scores", title: "Average quiz score of each learning module, \(periodText)",
-            summary: "The average score out of 100 of the quizzes submitted for each module, in the same order; withheld when fewer than 5 were submitted." + comparisonNote,
+            id: "module-average-scores",
+            title: "Average quiz score of each learning module, \(periodText)",
+            summary:
+                "The average score out of 100 of the quizzes submitted for each module, in the same order; withheld when fewer than 5 were submitted."
+                + comparisonNote,
             categories: names,
             series: zip(scopes, scores).map { scope, scores in
-                ChartSeries(scope.name, labels.map { label in
-                    let count = scores[label]?.scored ?? 0, total = scores[label]?.total ?? 0
-                    if count == 0 { return ChartValue(nil, text: "no quiz") }
-                    if Disclosure.figure(count) == .small { return ChartValue(nil, text: Disclosure.fewerThanFive) }
-                    let average = Double(total) / Double(count)
-                    return ChartValue(average, text: "\(ChartFormat.decimal(average, places: 1)) out of 100")
-                })
+                ChartSeries(
+                    scope.name,
+                    labels.map { label in
+                        let count = scores[label]?.scored ?? 0, total = scores[label]?.total ?? 0
+                        if count == 0 { return ChartValue(nil, text: "no quiz") }
+                        if Disclosure.figure(count) == .small { return ChartValue(nil, text: Disclosure.fewerThanFive) }
+                        let average = Double(total) / Double(count)
+                        return ChartValue(average, text: "\(ChartFormat.decimal(average, places: 1)) out of 100")
+                    }
+                )
             },
-            valueAxisTitle: "Average score", categoryTitle: "Module", csvPath: csvPath("module-average-scores")
+            valueAxisTitle: "Average score",
+            categoryTitle: "Module",
+            csvPath: csvPath("module-average-scores")
         ).figure
         // One row per module (and scope), its bands adding up to its quizzes ("Answers").
         var spreadLabels: [String] = []
@@ -408,13 +478,16 @@ struct AnalyticsReports: Sendable {
         }
         let spread = Disclosure.protect(.summedByRow(spreadCells))
         let spreadChart = DivergingBarChart(
-            id: "module-score-spread", title: "Spread of quiz scores in each learning module, \(periodText)",
-            summary: "For each module, the share of quizzes scoring in each band: lower scores to the left of the centre line, higher to the right." + comparisonNote,
+            id: "module-score-spread",
+            title: "Spread of quiz scores in each learning module, \(periodText)",
+            summary: "For each module, the share of quizzes scoring in each band: lower scores to the left of the centre line, higher to the right."
+                + comparisonNote,
             levels: Self.scoreBands,
             rows: zip(spreadLabels, zip(spread.cells, spread.rowTotals ?? [])).map { label, row in
                 DivergingBarChart.Row(label: label, levels: row.0.map(\.value), total: row.1.value)
             },
-            categoryTitle: "Module", csvPath: csvPath("module-score-spread"),
+            categoryTitle: "Module",
+            csvPath: csvPath("module-score-spread"),
             withheld: (Int(Disclosure.threshold), Disclosure.fewerThanFive),
             axisTitle: "Share of quizzes: lower scores to the left, higher to the right"
         ).figure
@@ -425,30 +498,35 @@ struct AnalyticsReports: Sendable {
 
     static let opensBands: [(title: String, range: ClosedRange<Int64>)] = [
         ("Not at all", 0...0), ("Once", 1...1), ("2 to 3 times", 2...3), ("4 to 7 times", 4...7), ("8 to 14 times", 8...14),
-        ("15 to 29 times", 15...29), ("30 times or more", 30...Int64.max),
+        ("15 to 29 times", 15...29), ("30 times or more", 30...Int64.max)
     ]
     static let retentionWeeks = AnalyticsAggregates.retentionWeeks
 
     func activity(on db: any SQLDatabase) async throws -> [ChartFigure] {
         let granularity = choices.granularity
         var active: [[Int: Int64]] = []
-        var opens: [[Int64]] = []  // members per band of `opensBands`
+        var opens: [[Int64]] = [] // members per band of `opensBands`
         var retained: [[Int: (active: Int64, joined: Int64)]] = []
         for scope in scopes {
             let rows = try await repository.activeMembers(in: scope.period, by: granularity, cohortIDs: scope.cohortIDs, perCohort: false, on: db)
             active.append(Dictionary(rows.map { ($0.bucket, $0.members) }, uniquingKeysWith: +))
-            opens.append(try await repository.opensPerMember(in: scope.period, bands: Self.opensBands.map(\.range), cohortIDs: scope.cohortIDs, on: db))
+            opens.append(
+                try await repository.opensPerMember(in: scope.period, bands: Self.opensBands.map(\.range), cohortIDs: scope.cohortIDs, on: db)
+            )
             retained.append(try await retention(scope, on: db))
         }
         let noun = granularity == .day ? "day" : granularity == .week ? "week" : "month"
         let activeChart = LineChart(
-            id: "active-members", title: "Members active each \(noun), \(periodText)",
+            id: "active-members",
+            title: "Members active each \(noun), \(periodText)",
             summary: "How many members used the app (signed in, opened it, or did anything in it) in each \(noun)." + comparisonNote,
             categories: buckets.labels,
             series: zip(scopes, active).map { scope, active in
                 ChartSeries(scope.name, aligned(scope).map { Disclosure.count(active[$0] ?? 0) })
             },
-            valueAxisTitle: "Active members", categoryTitle: granularity.title, csvPath: csvPath("active-members")
+            valueAxisTitle: "Active members",
+            categoryTitle: granularity.title,
+            csvPath: csvPath("active-members")
         ).figure
         // The bands add up to the members active in the period, which the active members' graph shows for a period of
         // one day, week or month: a total shown elsewhere, so only cells are withheld beside a small one.
@@ -459,25 +537,37 @@ struct AnalyticsReports: Sendable {
         opensCounts.totalsShownElsewhere = true
         let opensTable = Disclosure.protect(opensCounts)
         let opensChart = BarChart(
-            id: "opens-per-member", title: "How often each active member opened the app, \(periodText)",
+            id: "opens-per-member",
+            title: "How often each active member opened the app, \(periodText)",
             summary: "Members active in the period, by how many times they opened the app in it." + comparisonNote,
             categories: Self.opensBands.map(\.title),
             series: scopes.indices.map { column in
                 ChartSeries(scopes[column].name, opensTable.cells.map { $0[column].value })
             },
-            valueAxisTitle: "Members", categoryTitle: "App opens", csvPath: csvPath("opens-per-member")
+            valueAxisTitle: "Members",
+            categoryTitle: "App opens",
+            csvPath: csvPath("opens-per-member")
         ).figure
         let retentionChart = LineChart(
-            id: "retention", title: "Members still active in the weeks after joining (joined \(periodText))",
-            summary: "Of the members who registered in the period, the share active in each week after the week they joined (week 0), counting only registration weeks that have reached that week." + comparisonNote,
+            id: "retention",
+            title: "Members still active in the weeks after joining (joined \(periodText))",
+            summary:
+                "Of the members who registered in the period, the share active in each week after the week they joined (week 0), counting only registration weeks that have reached that week."
+                + comparisonNote,
             categories: (0...Self.retentionWeeks).map { $0 == 0 ? "Week joined" : "Week \($0)" },
             series: zip(scopes, retained).map { scope, retained in
-                ChartSeries(scope.name, (0...Self.retentionWeeks).map { after in
-                    guard let point = retained[after] else { return ChartValue(nil, text: "not yet") }
-                    return Disclosure.share(point.active, of: point.joined)
-                })
+                ChartSeries(
+                    scope.name,
+                    (0...Self.retentionWeeks).map { after in
+                        guard let point = retained[after] else { return ChartValue(nil, text: "not yet") }
+                        return Disclosure.share(point.active, of: point.joined)
+                    }
+                )
             },
-            valueAxisTitle: "Still active (%)", categoryTitle: "Weeks after joining", maximum: 100, csvPath: csvPath("retention")
+            valueAxisTitle: "Still active (%)",
+            categoryTitle: "Weeks after joining",
+            maximum: 100,
+            csvPath: csvPath("retention")
         ).figure
         return [activeChart, opensChart, retentionChart]
     }

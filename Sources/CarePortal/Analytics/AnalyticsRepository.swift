@@ -17,7 +17,10 @@ struct AnalyticsRepository: Sendable {
 
     /// The days of `period` as far as they may be read (`recorded`).
     private func reach(_ period: ClosedRange<AnalyticsDay>) -> ClosedRange<Int> {
-        AnalyticsLevel.reach(period.lowerBound.number...period.upperBound.number, recorded: recorded.map { $0.lowerBound.number...$0.upperBound.number })
+        AnalyticsLevel.reach(
+            period.lowerBound.number...period.upperBound.number,
+            recorded: recorded.map { $0.lowerBound.number...$0.upperBound.number }
+        )
     }
 
     /// Events, the sum of their numbers, and (for scored kinds) how many had a score in each band, per bucket
@@ -78,7 +81,8 @@ struct AnalyticsRepository: Sendable {
     /// The pieces of the aggregates that make up each bucket of `period` (the bucket's days inside the period,
     /// in whole months, weeks and days), by level: each piece's number and the bucket it belongs to.
     private func pieces(
-        of period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity
+        of period: ClosedRange<AnalyticsDay>,
+        by granularity: AnalyticsChoices.Granularity
     ) -> [AnalyticsLevel: [Int: Int]] {
         let level = AnalyticsLevel(rawValue: granularity.rawValue)!
         let span = reach(period)
@@ -93,9 +97,12 @@ struct AnalyticsRepository: Sendable {
     /// The first and last days anything was recorded on ("All time" starts at the first), each the end of an
     /// index by day (one subquery each: SQLite reads a lone MIN or MAX from the index's end, not both at once).
     func recordedDays(on db: any SQLDatabase) async throws -> ClosedRange<AnalyticsDay>? {
-        guard let row = try await db.raw("""
-            SELECT (SELECT MIN(day) FROM event_day_counts) AS first, (SELECT MAX(day) FROM event_day_counts) AS last
-            """).first(),
+        guard
+            let row = try await db.raw(
+                """
+                SELECT (SELECT MIN(day) FROM event_day_counts) AS first, (SELECT MAX(day) FROM event_day_counts) AS last
+                """
+            ).first(),
             let first = try row.decode(column: "first", as: Int?.self), let last = try row.decode(column: "last", as: Int?.self)
         else { return nil }
         return AnalyticsDay(first)...AnalyticsDay(last)
@@ -104,8 +111,12 @@ struct AnalyticsRepository: Sendable {
     /// Per bucket of `granularity` in `period` and label: read from the month, week and day aggregates that
     /// make up each bucket (a month's own row where the whole month is in the period).
     func counts(
-        kind: MemberEvent.Kind, in period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity,
-        cohortIDs: [Int64], perCohort: Bool, on db: any SQLDatabase
+        kind: MemberEvent.Kind,
+        in period: ClosedRange<AnalyticsDay>,
+        by granularity: AnalyticsChoices.Granularity,
+        cohortIDs: [Int64],
+        perCohort: Bool,
+        on db: any SQLDatabase
     ) async throws -> [Count] {
         struct Key: Hashable {
             let bucket: Int
@@ -114,7 +125,14 @@ struct AnalyticsRepository: Sendable {
         }
         var counts: [Key: Count] = [:]
         for (level, buckets) in pieces(of: period, by: granularity).sorted(by: { $0.key < $1.key }) {
-            let rows = try await levelCounts(kind: kind, level: level, numbers: Array(buckets.keys), cohortIDs: cohortIDs, perCohort: perCohort, on: db)
+            let rows = try await levelCounts(
+                kind: kind,
+                level: level,
+                numbers: Array(buckets.keys),
+                cohortIDs: cohortIDs,
+                perCohort: perCohort,
+                on: db
+            )
             counts.reserveCapacity(counts.count + rows.count)
             for row in rows {
                 guard let bucket = buckets[row.bucket] else { continue }
@@ -126,7 +144,12 @@ struct AnalyticsRepository: Sendable {
     }
 
     private func levelCounts(
-        kind: MemberEvent.Kind, level: AnalyticsLevel, numbers: [Int], cohortIDs: [Int64], perCohort: Bool, on db: any SQLDatabase
+        kind: MemberEvent.Kind,
+        level: AnalyticsLevel,
+        numbers: [Int],
+        cohortIDs: [Int64],
+        perCohort: Bool,
+        on db: any SQLDatabase
     ) async throws -> [Count] {
         let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
         // A kind without scores keeps 0 in its scored and band columns (`AnalyticsAggregates.Tally`): they are not read.
@@ -134,34 +157,48 @@ struct AnalyticsRepository: Sendable {
         var sums: SQLQueryString = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total"
         if scored {
             sums += ", CAST(SUM(scored) AS BIGINT) AS scored"
-            for band in AnalyticsAggregates.scoreBands.indices { sums += ", CAST(SUM(band_\(unsafeRaw: String(band))) AS BIGINT) AS band_\(unsafeRaw: String(band))" }
+            for band in AnalyticsAggregates.scoreBands.indices {
+                sums += ", CAST(SUM(band_\(unsafeRaw: String(band))) AS BIGINT) AS band_\(unsafeRaw: String(band))"
+            }
         }
         // Each range summed on its own, in the order of the index it reads (kind, bucket, label: `IndexAnalyticsReads`), so
         // neither engine sorts or hashes the rows: a bucket is in one range only.
-        let query = union("""
+        let query = union(
+            """
             SELECT \(ident: level.column) AS bucket\(cohortColumn), label, \(sums)
             FROM \(ident: level.countsTable) WHERE kind = \(bind: kind.rawValue)\(cohortFilter(cohortIDs))
-            """, level.column, numbers, groupBy: " GROUP BY \(ident: level.column)\(cohortColumn), label")
+            """,
+            level.column,
+            numbers,
+            groupBy: " GROUP BY \(ident: level.column)\(cohortColumn), label"
+        )
         return try await db.raw(query).all().map { row in
             Count(
                 bucket: try row.decode(column: "bucket", as: Int.self),
                 cohortID: perCohort ? try row.decode(column: "cohort_id", as: Int64.self) : nil,
                 label: try row.decode(column: "label", as: String.self),
-                events: try row.decode(column: "events", as: Int64.self), total: try row.decode(column: "total", as: Int64.self),
+                events: try row.decode(column: "events", as: Int64.self),
+                total: try row.decode(column: "total", as: Int64.self),
                 scored: scored ? try row.decode(column: "scored", as: Int64.self) : 0,
-                bands: scored ? try AnalyticsAggregates.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
+                bands: scored
+                    ? try AnalyticsAggregates.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
                     : Array(repeating: 0, count: AnalyticsAggregates.scoreBands.count)
             )
         }
     }
 
     /// Over the whole period, per label: whole years, months, weeks, then single days.
-    func totals(kind: MemberEvent.Kind, in period: ClosedRange<AnalyticsDay>, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> [String: Count] {
+    func totals(
+        kind: MemberEvent.Kind,
+        in period: ClosedRange<AnalyticsDay>,
+        cohortIDs: [Int64],
+        on db: any SQLDatabase
+    ) async throws -> [String: Count] {
         var totals: [String: Count] = [:]
         let pieces = AnalyticsLevel.pieces(reach(period), largest: .year)
         for level in AnalyticsLevel.allCases {
             let numbers = pieces.filter { $0.level == level }.map(\.number)
-            guard !numbers.isEmpty else { continue }  // a level the period has no whole bucket of: nothing to read
+            guard !numbers.isEmpty else { continue } // a level the period has no whole bucket of: nothing to read
             for row in try await levelCounts(kind: kind, level: level, numbers: numbers, cohortIDs: cohortIDs, perCohort: false, on: db) {
                 totals[row.label, default: Count(bucket: 0, cohortID: nil, label: row.label, events: 0, total: 0)].add(row)
             }
@@ -176,7 +213,9 @@ struct AnalyticsRepository: Sendable {
         var parts: [SQLQueryString] = []
         for level in AnalyticsLevel.allCases {
             let numbers = pieces.filter { $0.level == level }.map(\.number)
-            parts.append(union("SELECT member_id, opens FROM \(ident: level.membersTable) WHERE 1 = 1\(cohortFilter(cohortIDs))", level.column, numbers))
+            parts.append(
+                union("SELECT member_id, opens FROM \(ident: level.membersTable) WHERE 1 = 1\(cohortFilter(cohortIDs))", level.column, numbers)
+            )
         }
         return parts.joined(separator: " UNION ALL ")
     }
@@ -184,7 +223,10 @@ struct AnalyticsRepository: Sendable {
     /// Members active (anything recorded for them) in each bucket: a bucket wholly inside the period from the
     /// kept counts; one cut by the period's edge counted from her months, weeks and days inside it.
     func activeMembers(
-        in period: ClosedRange<AnalyticsDay>, by granularity: AnalyticsChoices.Granularity, cohortIDs: [Int64], perCohort: Bool,
+        in period: ClosedRange<AnalyticsDay>,
+        by granularity: AnalyticsChoices.Granularity,
+        cohortIDs: [Int64],
+        perCohort: Bool,
         on db: any SQLDatabase
     ) async throws -> [Members] {
         let level = AnalyticsLevel(rawValue: granularity.rawValue)!
@@ -193,16 +235,25 @@ struct AnalyticsRepository: Sendable {
         var cut: [(bucket: Int, days: ClosedRange<Int>)] = []
         for bucket in level.number(of: period.lowerBound)...level.number(of: period.upperBound) {
             let days = level.days(of: bucket)
-            if span.contains(days.lowerBound) && span.contains(days.upperBound) { whole.append(bucket) } else { cut.append((bucket, days.clamped(to: span))) }
+            if span.contains(days.lowerBound) && span.contains(days.upperBound) {
+                whole.append(bucket)
+            } else {
+                cut.append((bucket, days.clamped(to: span)))
+            }
         }
         var result: [Members] = []
         let cohortColumn: SQLQueryString = perCohort ? ", cohort_id" : ""
         if !whole.isEmpty {
             // Each range summed on its own in the index's order (level, bucket: `IndexAnalyticsReads`), with no sort.
-            let query = union("""
+            let query = union(
+                """
                 SELECT bucket\(cohortColumn), CAST(SUM(members) AS BIGINT) AS members FROM active_member_counts
                 WHERE level = \(bind: level.rawValue)\(cohortFilter(cohortIDs))
-                """, "bucket", whole, groupBy: " GROUP BY bucket\(cohortColumn)")
+                """,
+                "bucket",
+                whole,
+                groupBy: " GROUP BY bucket\(cohortColumn)"
+            )
             result += try await db.raw(query).all().map { row in
                 Members(
                     bucket: try row.decode(column: "bucket", as: Int.self),
@@ -221,10 +272,13 @@ struct AnalyticsRepository: Sendable {
         return result
     }
 
-    private func distinctMembers(_ days: ClosedRange<Int>, largest: AnalyticsLevel, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> Int64 {
-        try await db.raw("""
+    private func distinctMembers(_ days: ClosedRange<Int>, largest: AnalyticsLevel, cohortIDs: [Int64], on db: any SQLDatabase) async throws -> Int64
+    {
+        try await db.raw(
+            """
             SELECT COUNT(DISTINCT member_id) AS members FROM (\(memberRows(days, largest: largest, cohortIDs: cohortIDs))) AS active
-            """).first()?.decode(column: "members", as: Int64.self) ?? 0
+            """
+        ).first()?.decode(column: "members", as: Int64.self) ?? 0
     }
 
     /// How many different members were active at some time in `period` (of `cohortIDs`; none: all cohorts).
@@ -244,7 +298,10 @@ struct AnalyticsRepository: Sendable {
 
     /// Members active in `period`, by how often they opened the app in it: how many in each of `bands`.
     func opensPerMember(
-        in period: ClosedRange<AnalyticsDay>, bands: [ClosedRange<Int64>], cohortIDs: [Int64], on db: any SQLDatabase
+        in period: ClosedRange<AnalyticsDay>,
+        bands: [ClosedRange<Int64>],
+        cohortIDs: [Int64],
+        on db: any SQLDatabase
     ) async throws -> [Int64] {
         var band: SQLQueryString = "CASE"
         for (index, range) in bands.enumerated() {
@@ -272,7 +329,10 @@ struct AnalyticsRepository: Sendable {
     /// (the week after joining is over or under way). Read in the index's order (weeks after, then the day
     /// joined), so the sums need no sort.
     func retention(
-        joinedIn period: ClosedRange<AnalyticsDay>, reachedBy week: Int, cohortIDs: [Int64], on db: any SQLDatabase
+        joinedIn period: ClosedRange<AnalyticsDay>,
+        reachedBy week: Int,
+        cohortIDs: [Int64],
+        on db: any SQLDatabase
     ) async throws -> [Int: Int64] {
         let query: SQLQueryString = """
             SELECT weeks_after, CAST(SUM(members) AS BIGINT) AS members FROM retention_counts
@@ -309,7 +369,11 @@ struct AnalyticsRepository: Sendable {
 
     /// Every event in `[start, end)` of the chosen cohorts, oldest first, handed over in batches.
     func events(
-        from start: Date, until end: Date, cohortIDs: [Int64], on db: any SQLDatabase, _ each: ([ExportedEvent]) async throws -> Void
+        from start: Date,
+        until end: Date,
+        cohortIDs: [Int64],
+        on db: any SQLDatabase,
+        _ each: ([ExportedEvent]) async throws -> Void
     ) async throws {
         var after: Int64 = 0
         while true {
@@ -322,14 +386,18 @@ struct AnalyticsRepository: Sendable {
             let rows = try await db.raw(query).all()
             guard let last = rows.last else { return }
             after = try last.decode(column: "id", as: Int64.self)
-            try await each(try rows.map { row in
-                ExportedEvent(
-                    memberID: try row.decode(column: "member_id", as: Int64?.self), cohortID: try row.decode(column: "cohort_id", as: Int64?.self),
-                    kind: try row.decode(column: "kind", as: String.self),
-                    occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
-                    label: try row.decode(column: "label", as: String?.self), number: try row.decode(column: "number", as: Int64?.self)
-                )
-            })
+            try await each(
+                try rows.map { row in
+                    ExportedEvent(
+                        memberID: try row.decode(column: "member_id", as: Int64?.self),
+                        cohortID: try row.decode(column: "cohort_id", as: Int64?.self),
+                        kind: try row.decode(column: "kind", as: String.self),
+                        occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
+                        label: try row.decode(column: "label", as: String?.self),
+                        number: try row.decode(column: "number", as: Int64?.self)
+                    )
+                }
+            )
         }
     }
 }

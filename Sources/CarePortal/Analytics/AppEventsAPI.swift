@@ -40,7 +40,7 @@ struct AppEventsAPI {
     }
 
     private static let instantFormats = [
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle(includingFractionalSeconds: false),
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle(includingFractionalSeconds: false)
     ]
 
     static func instant(_ text: String) -> Date? {
@@ -57,7 +57,9 @@ struct AppEventsAPI {
         var events: [MemberEvent] = []
         for (index, item) in items.enumerated() {
             let field = { (name: String) in "events[\(index)].\(name)" }
-            if let problem = Chat.clientIDProblem(item.clientId ?? "") { problems[field("client_id")] = problem.replacingOccurrences(of: "message", with: "event") }
+            if let problem = Chat.clientIDProblem(item.clientId ?? "") {
+                problems[field("client_id")] = problem.replacingOccurrences(of: "message", with: "event")
+            }
             let kind = Kind(rawValue: item.kind ?? "")
             if kind == nil { problems[field("kind")] = "Choose app_opened or section_viewed" }
             var section: AppSection?
@@ -79,11 +81,17 @@ struct AppEventsAPI {
                 problems[field("occurred_at")] = "Send when it happened, as an ISO 8601 time such as 2026-11-25T09:30:00Z"
             }
             guard let kind, let occurredAt, problems.isEmpty else { continue }
-            events.append(MemberEvent(
-                kind: kind == .appOpened ? .appOpened : .sectionViewed, memberID: memberID, cohortID: cohortID,
-                occurredAt: min(occurredAt, now), number: kind == .sectionViewed ? Int64(item.seconds ?? 0) : nil,
-                label: section?.rawValue, clientID: item.clientId
-            ))
+            events.append(
+                MemberEvent(
+                    kind: kind == .appOpened ? .appOpened : .sectionViewed,
+                    memberID: memberID,
+                    cohortID: cohortID,
+                    occurredAt: min(occurredAt, now),
+                    number: kind == .sectionViewed ? Int64(item.seconds ?? 0) : nil,
+                    label: section?.rawValue,
+                    clientID: item.clientId
+                )
+            )
         }
         return problems.isEmpty ? .success(events) : .failure(.validation(problems))
     }

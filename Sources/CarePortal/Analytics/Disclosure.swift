@@ -116,7 +116,9 @@ enum Disclosure {
         var protected = Protected(
             cells: table.cells.map { $0.map(figure) },
             rowTotals: table.rowTotals.map { totals in totals.indices.map { table.withheldRows.contains($0) ? .withheld : figure(totals[$0]) } },
-            columnTotals: table.columnTotals.map { totals in totals.indices.map { table.withheldColumns.contains($0) ? .withheld : figure(totals[$0]) } }
+            columnTotals: table.columnTotals.map { totals in
+                totals.indices.map { table.withheldColumns.contains($0) ? .withheld : figure(totals[$0]) }
+            }
         )
         while let (row, column) = exposed(protected).first {
             // The row's or the column's smallest other figure shown; then its total.

@@ -34,20 +34,26 @@ public func buildApplication(settings: Settings, dependencies: Dependencies, log
 }
 
 func buildApplication(
-    settings: Settings, dependencies: Dependencies, features featureTypes: [any PortalFeature.Type], logger: Logger? = nil
+    settings: Settings,
+    dependencies: Dependencies,
+    features featureTypes: [any PortalFeature.Type],
+    logger: Logger? = nil
 ) async throws -> CarePortalApplication {
-    let logger = logger ?? {
-        var logger = Logger(label: "careportal")
-        logger.logLevel = settings.logLevel
-        return logger
-    }()
+    let logger =
+        logger
+        ?? {
+            var logger = Logger(label: "careportal")
+            logger.logLevel = settings.logLevel
+            return logger
+        }()
 
     let metrics = PortalMetrics()
     // Read once, before anything is opened: a server without its key does not start.
     let sealer = try Sealer.load(settings)
     let database = try Database(url: settings.databaseURL, logger: logger, metrics: metrics)
     let pages = try await PageRenderer(
-        templatesDirectory: "\(settings.resourcesDirectory)/templates", required: featureTypes.flatMap { $0.templates }
+        templatesDirectory: "\(settings.resourcesDirectory)/templates",
+        required: featureTypes.flatMap { $0.templates }
     )
     let (wakeUps, wakeUpContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let outbox = Outbox(now: dependencies.now, sealer: sealer, wakeSender: { wakeUpContinuation.yield() })
@@ -101,8 +107,13 @@ func buildApplication(
     if !jobs.isEmpty, dependencies.runsBackgroundJobs { services.append(BackgroundJobs(portal: portal, jobs: jobs)) }
     let sender = dependencies.mailTransport.map { transport in
         OutboxSender(
-            database: database, outbox: outbox, transport: transport, sender: settings.mailFrom, logger: logger,
-            wakeUps: wakeUps, wakeUpContinuation: wakeUpContinuation
+            database: database,
+            outbox: outbox,
+            transport: transport,
+            sender: settings.mailFrom,
+            logger: logger,
+            wakeUps: wakeUps,
+            wakeUpContinuation: wakeUpContinuation
         )
     }
     if let sender { services.append(sender) }
@@ -122,7 +133,13 @@ func buildApplication(
         try await portal.programSettings.refresh()
     }
     return CarePortalApplication(
-        application: application, database: database, routes: routeList, catalogue: routes.catalogue,
-        outboxSender: sender, portal: portal, features: features, jobs: jobs
+        application: application,
+        database: database,
+        routes: routeList,
+        catalogue: routes.catalogue,
+        outboxSender: sender,
+        portal: portal,
+        features: features,
+        jobs: jobs
     )
 }

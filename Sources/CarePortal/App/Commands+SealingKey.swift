@@ -27,7 +27,9 @@ extension Commands {
         switch source {
         case .dataDirectory(let path):
             guard newKeyFile == nil else {
-                throw SealingKeyProblem("--new-key-file is for a key given by SEALING_KEY_FILE or SEALING_KEY; the embedded DATA_DIR/sealing.key is replaced where it is")
+                throw SealingKeyProblem(
+                    "--new-key-file is for a key given by SEALING_KEY_FILE or SEALING_KEY; the embedded DATA_DIR/sealing.key is replaced where it is"
+                )
             }
             newPath = SealingKeySource.nextPath(of: path)
             current = try SealingKeySource.readOrCreate(path, legacy: SealingKeySource.legacySecondFactorPath(in: settings.dataDirectory))
@@ -39,7 +41,9 @@ extension Commands {
             }
         case .environment, .file:
             guard let newKeyFile else {
-                throw SealingKeyProblem("Name the file for the new key with --new-key-file PATH (it must not exist yet); then give every server SEALING_KEY_FILE=PATH")
+                throw SealingKeyProblem(
+                    "Name the file for the new key with --new-key-file PATH (it must not exist yet); then give every server SEALING_KEY_FILE=PATH"
+                )
             }
             current = try source.load(settings)
             next = SealingKey.generate()
@@ -56,10 +60,17 @@ extension Commands {
             return try await database.transaction { db in
                 _ = try await Outbox(now: Date.init, sealer: sealer, wakeSender: {}).sealPlainBodies(on: db)
                 let count = try await rotation.reseal(from: opener, to: sealer, on: db)
-                try await AuditLog(now: Date.init).record(AuditEvent(
-                    actor: .system, action: .sealingKeyRotated, recordType: "sealing_key", recordID: next.id, origin: .commandLine,
-                    detail: "key \(current.id) to \(next.id), \(count) values sealed again"
-                ), on: db)
+                try await AuditLog(now: Date.init).record(
+                    AuditEvent(
+                        actor: .system,
+                        action: .sealingKeyRotated,
+                        recordType: "sealing_key",
+                        recordID: next.id,
+                        origin: .commandLine,
+                        detail: "key \(current.id) to \(next.id), \(count) values sealed again"
+                    ),
+                    on: db
+                )
                 return count
             }
         }
@@ -67,7 +78,9 @@ extension Commands {
             return SealingKeyRotated(resealed: resealed, formerKeyID: current.id, newKeyID: next.id, newKeyPath: newPath, replacedDefault: false)
         }
         guard rename(newPath, path) == 0 else {
-            throw SealingKeyProblem("Every value is sealed under the new key, but \(newPath) could not be renamed to \(path): rename it before starting the server")
+            throw SealingKeyProblem(
+                "Every value is sealed under the new key, but \(newPath) could not be renamed to \(path): rename it before starting the server"
+            )
         }
         let directory = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
         if directory >= 0 {

@@ -36,12 +36,25 @@ public enum Commands {
             do {
                 return try await database.transaction { db in
                     let account = try await StaffAccountRepository().create(
-                        username: username, email: email, role: role, status: .active, passwordHash: hash, now: Date(), on: db
+                        username: username,
+                        email: email,
+                        role: role,
+                        status: .active,
+                        passwordHash: hash,
+                        now: Date(),
+                        on: db
                     )
-                    try await AuditLog(now: Date.init).record(AuditEvent(
-                        actor: .system, action: .accountCreated, recordType: "staff_account", recordID: "\(account.id)",
-                        origin: .commandLine, detail: "role \(role.rawValue)"
-                    ), on: db)
+                    try await AuditLog(now: Date.init).record(
+                        AuditEvent(
+                            actor: .system,
+                            action: .accountCreated,
+                            recordType: "staff_account",
+                            recordID: "\(account.id)",
+                            origin: .commandLine,
+                            detail: "role \(role.rawValue)"
+                        ),
+                        on: db
+                    )
                     return account.id
                 }
             } catch is UsernameTaken {
@@ -62,16 +75,26 @@ public enum Commands {
             try await programSettings.refresh()
             return try await database.transaction { db in
                 guard let account = try await StaffAccountRepository().find(username: administrator, on: db),
-                      account.role == .administrator, account.status == .active
+                    account.role == .administrator, account.status == .active
                 else { throw CreateUserFailed(description: "\(administrator) is not an active administrator") }
                 let (code, created) = try await SignUpCodeRepository().issue(
-                    note: note, lifetime: programSettings.current.codeLifetime, createdBy: account.id,
-                    randomBytes: Dependencies.systemRandomBytes, now: Date(), on: db
+                    note: note,
+                    lifetime: programSettings.current.codeLifetime,
+                    createdBy: account.id,
+                    randomBytes: Dependencies.systemRandomBytes,
+                    now: Date(),
+                    on: db
                 )
-                try await AuditLog(now: Date.init).record(AuditEvent(
-                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                    action: .signUpCodeCreated, recordType: "sign_up_code", recordID: "\(created.id)", origin: .commandLine
-                ), on: db)
+                try await AuditLog(now: Date.init).record(
+                    AuditEvent(
+                        actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                        action: .signUpCodeCreated,
+                        recordType: "sign_up_code",
+                        recordID: "\(created.id)",
+                        origin: .commandLine
+                    ),
+                    on: db
+                )
                 return (code, created.expiresAt)
             }
         }
@@ -126,7 +149,9 @@ public enum Commands {
             try DataBackup.refuseUnlessPossible(databasePath: nil, dataDirectory: settings.dataDirectory, archivePath: archive)
             let tools = try PostgresTools(url: settings.databaseURL)
             let version = try await schema(settings) { try await $0.currentVersion() }
-            guard version > 0 else { throw BackupRefused("The database has no CarePortal schema (no schema_migrations table): nothing was backed up.") }
+            guard version > 0 else {
+                throw BackupRefused("The database has no CarePortal schema (no schema_migrations table): nothing was backed up.")
+            }
             source = .postgres(tools, schemaVersion: version)
         }
         // Recorded before anything is copied, as every export is, so the backup holds its own entry.
@@ -148,27 +173,36 @@ public enum Commands {
             let tools = try PostgresTools(url: settings.databaseURL)
             let tables = try await schema(settings) { try await $0.tableCount() }
             guard tables == 0 else {
-                throw BackupRefused("""
+                throw BackupRefused(
+                    """
                     The database DATABASE_URL names holds \(tables) tables. A restore never replaces a database: create a new, \
                     empty one (createdb) and point DATABASE_URL at it (nothing was restored).
-                    """)
+                    """
+                )
             }
             target = .postgres(tools)
         }
         let report = try await NIOThreadPool.singleton.runIfActive {
             try DataRestore.restore(
-                archivePath: path, into: target, dataDirectory: settings.dataDirectory, latestSchemaVersion: SchemaHistory.latestVersion
+                archivePath: path,
+                into: target,
+                dataDirectory: settings.dataDirectory,
+                latestSchemaVersion: SchemaHistory.latestVersion
             )
         }
         if case .postgres = target {
             let version = try await schema(settings) { try await $0.currentVersion() }
             guard version == report.manifest.schemaVersion else {
-                throw BackupRefused("The restored database is at schema version \(version), not the \(report.manifest.schemaVersion) its manifest says.")
+                throw BackupRefused(
+                    "The restored database is at schema version \(version), not the \(report.manifest.schemaVersion) its manifest says."
+                )
             }
         }
         do {
             try await record(
-                .backupRestored, detail: "backup of \(report.manifest.createdAt), \(report.fileCount) files", settings: settings
+                .backupRestored,
+                detail: "backup of \(report.manifest.createdAt), \(report.fileCount) files",
+                settings: settings
             )
         } catch {
             throw BackupRefused("The backup was restored, but the restore could not be recorded in its audit log: \(error)")
@@ -187,10 +221,16 @@ public enum Commands {
             try await Migrator(database: database, logger: logger(settings)).migrate()
             let report = try await UploadMove.move(dataDirectory: settings.dataDirectory, database: database, now: Date.init)
             try await database.transaction { db in
-                try await AuditLog(now: Date.init).record(AuditEvent(
-                    actor: .system, action: .uploadsMovedIntoDatabase, recordType: "uploads", origin: .commandLine,
-                    detail: "\(report.moved) files, \(report.bytes) bytes; \(report.alreadyThere) already there; \(report.left.count) left"
-                ), on: db)
+                try await AuditLog(now: Date.init).record(
+                    AuditEvent(
+                        actor: .system,
+                        action: .uploadsMovedIntoDatabase,
+                        recordType: "uploads",
+                        origin: .commandLine,
+                        detail: "\(report.moved) files, \(report.bytes) bytes; \(report.alreadyThere) already there; \(report.left.count) left"
+                    ),
+                    on: db
+                )
             }
             return report
         }
@@ -213,9 +253,16 @@ public enum Commands {
         let database = try Database(url: settings.databaseURL, logger: logger(settings))
         try await database.whileRunning {
             try await database.transaction { db in
-                try await AuditLog(now: Date.init).record(AuditEvent(
-                    actor: .system, action: action, recordType: "backup", origin: .commandLine, detail: detail
-                ), on: db)
+                try await AuditLog(now: Date.init).record(
+                    AuditEvent(
+                        actor: .system,
+                        action: action,
+                        recordType: "backup",
+                        origin: .commandLine,
+                        detail: detail
+                    ),
+                    on: db
+                )
             }
         }
     }

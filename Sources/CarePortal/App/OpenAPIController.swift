@@ -15,7 +15,7 @@ struct OpenAPIController {
     func addRoutes(to routes: inout PortalRoutes) async throws {
         let path = "\(portal.settings.resourcesDirectory)/api/openapi.json"
         guard let data = FileManager.default.contents(atPath: path),
-              (try? JSONSerialization.jsonObject(with: data)) is [String: Any]
+            (try? JSONSerialization.jsonObject(with: data)) is [String: Any]
         else { throw DocumentUnreadable(path: path) }
         let document = ByteBuffer(bytes: data)
         routes.get(SiteURL.apiOpenAPI.pattern, access: .everyone) { _, _ in

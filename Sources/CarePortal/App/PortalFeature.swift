@@ -59,11 +59,13 @@ extension PortalFeature {
 /// The programs a deployment can run; an administrator switches them on and off on the Program settings page.
 extension Program {
     static let perinatalCommunity = Program(
-        id: "perinatal_community", title: "Perinatal community",
+        id: "perinatal_community",
+        title: "Perinatal community",
         summary: "Members and their app, sign-up codes, cohorts, medical professionals and the information desk."
     )
     static let physiciansPractice = Program(
-        id: "physicians_practice", title: "Physicians' practice",
+        id: "physicians_practice",
+        title: "Physicians' practice",
         summary: "The medication and exercise catalogue, physicians' patients and the patient app."
     )
 }
@@ -108,7 +110,7 @@ enum Features {
         OutboxFeature.self,
         OpenAPIFeature.self,
         PeopleAppFeature.self,
-        MetricsFeature.self,
+        MetricsFeature.self
     ]
 
     /// What `features` bring to the shared pages and machinery, each item marked with its feature's program.

@@ -29,10 +29,14 @@ struct AppRecordOpeningsPages: Sendable {
         let number = min(max(1, request.pageNumber), 100_000)
         let hiding = portal.programSettings.current.hidesStaffNamesFromPeople
         let page = try await portal.database.read { db in try await openings.page(number, of: holder.accountID, hidingNames: hiding, on: db) }
-        return portal.pages.response(AppRecordOpeningsPage(
-            layout: portal.appLayout("Who opened your record", context: context, navigation: navigation, currentPath: url.path),
-            page: page, clock: portal.programSettings.current.clock, path: url.path
-        ))
+        return portal.pages.response(
+            AppRecordOpeningsPage(
+                layout: portal.appLayout("Who opened your record", context: context, navigation: navigation, currentPath: url.path),
+                page: page,
+                clock: portal.programSettings.current.clock,
+                path: url.path
+            )
+        )
     }
 }
 

@@ -27,11 +27,17 @@ struct AuditController {
             fromText = request.query("from") ?? ""
             toText = request.query("to") ?? ""
             if !fromText.isEmpty {
-                if let day = DisplayTime.day(fromText) { query.from = day } else { errors.add("from", "Enter the start date as year-month-day, like 2026-11-01") }
+                if let day = DisplayTime.day(fromText) {
+                    query.from = day
+                } else {
+                    errors.add("from", "Enter the start date as year-month-day, like 2026-11-01")
+                }
             }
             if !toText.isEmpty {
                 // "To" includes the whole of that day.
-                if let day = DisplayTime.day(toText) { query.until = day.addingTimeInterval(86_400) } else {
+                if let day = DisplayTime.day(toText) {
+                    query.until = day.addingTimeInterval(86_400)
+                } else {
                     errors.add("to", "Enter the end date as year-month-day, like 2026-11-30")
                 }
             }
@@ -53,14 +59,15 @@ struct AuditController {
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
         let filters = try Filters(request: request, vocabulary: portal.auditVocabulary)
-        let page = filters.errors.isEmpty
+        let page =
+            filters.errors.isEmpty
             ? try await portal.database.read { db in try await portal.audit.list(filters.query, on: db) }
             : PageOf<AuditEntry>(items: [], totalCount: 0, request: filters.query.page)
         let address = ListAddress(path: SiteURL.auditLog.path, parameters: filters.parameters)
         var fields = [
             FormField("person", label: "Person", value: filters.query.person, hint: "A username or account number"),
             FormField("from", label: "From", value: filters.fromText, hint: "For example, 2026-11-01", type: "date", width: 10),
-            FormField("to", label: "To", value: filters.toText, hint: "For example, 2026-11-30", type: "date", width: 10),
+            FormField("to", label: "To", value: filters.toText, hint: "For example, 2026-11-30", type: "date", width: 10)
         ]
         filters.errors.apply(to: &fields)
         return portal.pages.response(
@@ -80,15 +87,18 @@ struct AuditController {
 
     static let csvHeader = [
         "id", "occurred_at_utc", "actor_account_id", "actor_role", "actor_name", "action", "record_type", "record_id",
-        "outcome", "address", "user_agent", "detail",
+        "outcome", "address", "user_agent", "detail"
     ]
 
     @Sendable func export(request: Request, context: PortalContext) async throws -> Response {
         let filters = try Filters(request: request, vocabulary: portal.auditVocabulary)
         guard filters.errors.isEmpty else { throw HTTPError(.badRequest) }
         let event = AuditEvent(
-            actor: context.auditActor, action: .auditLogExported, recordType: "audit_log",
-            origin: portal.origin(of: request, context: context), detail: filters.description
+            actor: context.auditActor,
+            action: .auditLogExported,
+            recordType: "audit_log",
+            origin: portal.origin(of: request, context: context),
+            detail: filters.description
         )
         try await portal.database.write { db in try await portal.audit.record(event, on: db) }
         let fileName = "audit-log-\(DisplayTime.isoDate(portal.now)).csv"
@@ -123,7 +133,7 @@ struct AuditController {
         [
             "\(entry.id)", timestampStyle.format(entry.occurredAt), entry.actorAccountID.map { "\($0)" } ?? "",
             entry.actorRole ?? "", entry.actorName ?? "", entry.action, entry.recordType ?? "", entry.recordID ?? "",
-            entry.outcome, entry.address ?? "", entry.userAgent ?? "", entry.detail ?? "",
+            entry.outcome, entry.address ?? "", entry.userAgent ?? "", entry.detail ?? ""
         ]
     }
 }
@@ -186,8 +196,13 @@ struct AuditLogPage: Page {
     let action = SiteURL.auditLog.path
 
     init(
-        layout: Layout, errors: [FormErrors.Item], fields: [FormField], actionOptions: [FilterOption], rows: TableRows,
-        pagination: String, exportPath: String
+        layout: Layout,
+        errors: [FormErrors.Item],
+        fields: [FormField],
+        actionOptions: [FilterOption],
+        rows: TableRows,
+        pagination: String,
+        exportPath: String
     ) {
         self.layout = layout
         self.errors = errors

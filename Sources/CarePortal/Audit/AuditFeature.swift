@@ -5,7 +5,7 @@ import PortalPlatform
 struct AuditFeature: PortalFeature {
     static let program: Program? = nil
     static let navigation = [
-        NavigationItem(title: "Audit log", path: SiteURL.auditLog.path, access: AuditController.access, group: .settings),
+        NavigationItem(title: "Audit log", path: SiteURL.auditLog.path, access: AuditController.access, group: .settings)
     ]
     static let auditActions: [AuditAction] = [.auditLogExported]
     static let templates: [TemplateName] = [.auditLog]

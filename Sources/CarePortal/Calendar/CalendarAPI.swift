@@ -104,19 +104,36 @@ struct CalendarAPIController {
         let (start, end) = (clock.instant(startOf: from), clock.instant(startOf: to.adding(days: 1)))
         let occurrences = MemberCalendar.occurrences(of: events, from: start, until: end, clock: clock)
             .map { event, at in
-                CalendarAPI.Occurrence(eventId: event.id, title: event.title, kind: event.kind.rawValue, at: at,
-                                       date: clock.date(of: at).iso, time: TimeOfDay(minutes: clock.minuteOfDay(of: at)).text)
+                CalendarAPI.Occurrence(
+                    eventId: event.id,
+                    title: event.title,
+                    kind: event.kind.rawValue,
+                    at: at,
+                    date: clock.date(of: at).iso,
+                    time: TimeOfDay(minutes: clock.minuteOfDay(of: at)).text
+                )
             }
-        return .json(CalendarAPI.Calendar(
-            events: events.map(CalendarAPI.Event.init), from: from.iso, to: to.iso,
-            timeZone: clock.timeZone.identifier, occurrences: occurrences
-        ))
+        return .json(
+            CalendarAPI.Calendar(
+                events: events.map(CalendarAPI.Event.init),
+                from: from.iso,
+                to: to.iso,
+                timeZone: clock.timeZone.identifier,
+                occurrences: occurrences
+            )
+        )
     }
 
     private func draft(_ request: Request) async throws -> CalendarEventDraft {
         let body = try await request.json(CalendarAPI.NewEvent.self)
         return try CalendarRules.draft(
-            kind: body.kind, title: body.title, note: body.note, date: body.date, times: body.times, repeats: body.repeats, until: body.until
+            kind: body.kind,
+            title: body.title,
+            note: body.note,
+            date: body.date,
+            times: body.times,
+            repeats: body.repeats,
+            until: body.until
         ).get()
     }
 

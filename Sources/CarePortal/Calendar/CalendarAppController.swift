@@ -23,7 +23,6 @@ struct CalendarAppController {
         return holder.accountID
     }
 
-
     private func layout(_ title: String, _ context: PortalContext) -> Layout {
         portal.appLayout(title, context: context, navigation: .member, currentPath: SiteURL.appCalendar.path)
     }
@@ -37,17 +36,28 @@ struct CalendarAppController {
         let from = request.query("from").flatMap(CalendarDate.init(iso:)) ?? today
         let events = try await portal.database.read { db in try await calendar.repository.events(memberID: memberID, on: db) }
         let occurrences = MemberCalendar.occurrences(
-            of: events, from: clock.instant(startOf: from), until: clock.instant(startOf: from.adding(days: CalendarWeekPage.days)), clock: clock
+            of: events,
+            from: clock.instant(startOf: from),
+            until: clock.instant(startOf: from.adding(days: CalendarWeekPage.days)),
+            clock: clock
         )
-        let notice: String? = switch request.query("notice") {
-        case "added": "Your entry is saved. We remind you before it, as you chose under Notifications."
-        case "changed": "Your entry is changed."
-        case "deleted": "Your entry is deleted."
-        default: nil
-        }
-        return portal.pages.response(CalendarWeekPage(
-            layout: layout("Calendar", context), from: from, today: today, occurrences: occurrences, clock: clock, notice: notice
-        ))
+        let notice: String? =
+            switch request.query("notice") {
+            case "added": "Your entry is saved. We remind you before it, as you chose under Notifications."
+            case "changed": "Your entry is changed."
+            case "deleted": "Your entry is deleted."
+            default: nil
+            }
+        return portal.pages.response(
+            CalendarWeekPage(
+                layout: layout("Calendar", context),
+                from: from,
+                today: today,
+                occurrences: occurrences,
+                clock: clock,
+                notice: notice
+            )
+        )
     }
 
     private struct EntryForm: Decodable {
@@ -88,14 +98,21 @@ struct CalendarAppController {
         if form.repeats.flatMap(CalendarEvent.Repeats.init(rawValue:)) == nil { problems.fields["repeats"] = "Choose how often it happens" }
         let times = (form.times ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
         switch CalendarRules.draft(
-            kind: form.kind, title: form.title, note: form.note, date: dateISO.isEmpty ? nil : dateISO, times: times, repeats: form.repeats, until: untilISO
+            kind: form.kind,
+            title: form.title,
+            note: form.note,
+            date: dateISO.isEmpty ? nil : dateISO,
+            times: times,
+            repeats: form.repeats,
+            until: untilISO
         ) {
         case .success(let draft) where problems.isEmpty:
             return .success(draft)
         case .success:
             return .failure(problems)
         case .failure(let error):
-            for (field, problem) in error.fields where problems.fields[field] == nil && !(field == "date" && problems.date != nil) && !(field == "until" && problems.until != nil) {
+            for (field, problem) in error.fields
+            where problems.fields[field] == nil && !(field == "date" && problems.date != nil) && !(field == "until" && problems.until != nil) {
                 if field == "date" || field == "until" {
                     let refused = DateInputProblem(message: problem, parts: DateInputValue.Part.allCases)
                     if field == "date" { problems.date = refused } else { problems.until = refused }
@@ -108,16 +125,28 @@ struct CalendarAppController {
     }
 
     private func typed(_ form: EntryForm) -> CalendarEntryPage.Typed {
-        CalendarEntryPage.Typed(kind: form.kind ?? "", title: form.title ?? "", note: form.note ?? "", date: form.date, times: form.times ?? "",
-                                repeats: form.repeats ?? "", until: form.until)
+        CalendarEntryPage.Typed(
+            kind: form.kind ?? "",
+            title: form.title ?? "",
+            note: form.note ?? "",
+            date: form.date,
+            times: form.times ?? "",
+            repeats: form.repeats ?? "",
+            until: form.until
+        )
     }
 
     @Sendable func newEntry(request: Request, context: PortalContext) async throws -> Response {
         _ = try memberID(context)
         let today = clock.date(of: portal.now)
         let typed = CalendarEntryPage.Typed(
-            kind: "", title: "", note: "", date: DateInputValue(day: "\(today.day)", month: "\(today.month)", year: "\(today.year)"),
-            times: "", repeats: CalendarEvent.Repeats.never.rawValue, until: DateInputValue(day: nil, month: nil, year: nil)
+            kind: "",
+            title: "",
+            note: "",
+            date: DateInputValue(day: "\(today.day)", month: "\(today.month)", year: "\(today.year)"),
+            times: "",
+            repeats: CalendarEvent.Repeats.never.rawValue,
+            until: DateInputValue(day: nil, month: nil, year: nil)
         )
         return portal.pages.response(CalendarEntryPage(layout: layout("Add to your calendar", context), eventID: nil, typed: typed))
     }
@@ -133,14 +162,26 @@ struct CalendarAppController {
             } catch let error as APIError where error.status == .conflict {
                 var problems = CalendarEntryPage.Problems()
                 problems.fields["title"] = error.message
-                return portal.pages.response(CalendarEntryPage(
-                    layout: layout("Add to your calendar", context), eventID: nil, typed: typed(form), problems: problems
-                ), status: .conflict)
+                return portal.pages.response(
+                    CalendarEntryPage(
+                        layout: layout("Add to your calendar", context),
+                        eventID: nil,
+                        typed: typed(form),
+                        problems: problems
+                    ),
+                    status: .conflict
+                )
             }
         case .failure(let problems):
-            return portal.pages.response(CalendarEntryPage(
-                layout: layout("Add to your calendar", context), eventID: nil, typed: typed(form), problems: problems
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                CalendarEntryPage(
+                    layout: layout("Add to your calendar", context),
+                    eventID: nil,
+                    typed: typed(form),
+                    problems: problems
+                ),
+                status: .unprocessableContent
+            )
         }
     }
 
@@ -155,7 +196,9 @@ struct CalendarAppController {
 
     @Sendable func entry(request: Request, context: PortalContext) async throws -> Response {
         let event = try await event(context)
-        return portal.pages.response(CalendarEntryPage(layout: layout(event.title, context), eventID: event.id, typed: CalendarEntryPage.Typed(event)))
+        return portal.pages.response(
+            CalendarEntryPage(layout: layout(event.title, context), eventID: event.id, typed: CalendarEntryPage.Typed(event))
+        )
     }
 
     @Sendable func change(request: Request, context: PortalContext) async throws -> Response {
@@ -170,9 +213,15 @@ struct CalendarAppController {
                 throw HTTPError(.notFound)
             }
         case .failure(let problems):
-            return portal.pages.response(CalendarEntryPage(
-                layout: layout(event.title, context), eventID: event.id, typed: typed(form), problems: problems
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                CalendarEntryPage(
+                    layout: layout(event.title, context),
+                    eventID: event.id,
+                    typed: typed(form),
+                    problems: problems
+                ),
+                status: .unprocessableContent
+            )
         }
     }
 

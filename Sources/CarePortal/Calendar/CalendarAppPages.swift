@@ -58,7 +58,14 @@ struct CalendarWeekPage: Page {
     let todayPath: String?
     let newPath = SiteURL.appCalendarNew.path
 
-    init(layout: Layout, from: CalendarDate, today: CalendarDate, occurrences: [(event: CalendarEvent, at: Date)], clock: ProgramClock, notice: String?) {
+    init(
+        layout: Layout,
+        from: CalendarDate,
+        today: CalendarDate,
+        occurrences: [(event: CalendarEvent, at: Date)],
+        clock: ProgramClock,
+        notice: String?
+    ) {
         self.layout = layout
         self.notice = notice
         let last = from.adding(days: Self.days - 1)
@@ -67,10 +74,15 @@ struct CalendarWeekPage: Page {
         days = (0..<Self.days).map { offset in
             let day = from.adding(days: offset)
             return Day(
-                heading: day == today ? "Today, \(day.weekdayAndDay)" : day.weekdayAndDay, isToday: day == today,
+                heading: day == today ? "Today, \(day.weekdayAndDay)" : day.weekdayAndDay,
+                isToday: day == today,
                 entries: (byDay[day] ?? []).map { occurrence in
-                    Entry(time: TimeOfDay(minutes: clock.minuteOfDay(of: occurrence.at)).text, title: occurrence.event.title,
-                          kindTitle: occurrence.event.kind.title, path: SiteURL.appCalendarEvent(occurrence.event.id).path)
+                    Entry(
+                        time: TimeOfDay(minutes: clock.minuteOfDay(of: occurrence.at)).text,
+                        title: occurrence.event.title,
+                        kindTitle: occurrence.event.kind.title,
+                        path: SiteURL.appCalendarEvent(occurrence.event.id).path
+                    )
                 }
             )
         }
@@ -110,8 +122,13 @@ struct CalendarEntryPage: Page {
                 DateInputValue(day: date.map { "\($0.day)" }, month: date.map { "\($0.month)" }, year: date.map { "\($0.year)" })
             }
             self.init(
-                kind: event.kind.rawValue, title: event.title, note: event.note ?? "", date: value(event.startsOn),
-                times: event.times.map { TimeOfDay(minutes: $0).text }.joined(separator: ", "), repeats: event.repeats.rawValue, until: value(event.endsOn)
+                kind: event.kind.rawValue,
+                title: event.title,
+                note: event.note ?? "",
+                date: value(event.startsOn),
+                times: event.times.map { TimeOfDay(minutes: $0).text }.joined(separator: ", "),
+                repeats: event.repeats.rawValue,
+                until: value(event.endsOn)
             )
         }
     }
@@ -156,8 +173,13 @@ struct CalendarEntryPage: Page {
         if let problem = problems.until { errors.add(DateInputField.errorAnchor("until", problem), problem.message) }
         self.errors = errors.items
         kinds = CalendarEvent.Kind.allCases.enumerated().map { index, kind in
-            AppChoice(id: index == 0 ? "kind" : "kind-\(kind.rawValue)", value: kind.rawValue, title: kind.title, picturePath: nil,
-                      isSelected: typed.kind == kind.rawValue)
+            AppChoice(
+                id: index == 0 ? "kind" : "kind-\(kind.rawValue)",
+                value: kind.rawValue,
+                title: kind.title,
+                picturePath: nil,
+                isSelected: typed.kind == kind.rawValue
+            )
         }
         kindError = problems.fields["kind"]
         var titleFields = [FormField("title", label: "Title", value: typed.title, hint: "Like “Midwife appointment” or “Morning dose”.", width: 30)]
@@ -165,18 +187,41 @@ struct CalendarEntryPage: Page {
         self.titleFields = titleFields
         note = typed.note
         noteError = problems.fields["note"]
-        date = DateInputField("date", legend: "Date", hint: "The first day, if it repeats. For example, 14 3 2027", value: typed.date, problem: problems.date)
-        var timeFields = [FormField("times", label: "Time", value: typed.times,
-                                    hint: "On the 24-hour clock, like 08:00. Something every day can have several: 08:00, 20:00", width: 20)]
+        date = DateInputField(
+            "date",
+            legend: "Date",
+            hint: "The first day, if it repeats. For example, 14 3 2027",
+            value: typed.date,
+            problem: problems.date
+        )
+        var timeFields = [
+            FormField(
+                "times",
+                label: "Time",
+                value: typed.times,
+                hint: "On the 24-hour clock, like 08:00. Something every day can have several: 08:00, 20:00",
+                width: 20
+            )
+        ]
         errors.apply(to: &timeFields)
         self.timeFields = timeFields
         repeats = CalendarEvent.Repeats.allCases.enumerated().map { index, repeats in
-            AppChoice(id: index == 0 ? "repeats" : "repeats-\(repeats.rawValue)", value: repeats.rawValue, title: repeats.title, picturePath: nil,
-                      isSelected: typed.repeats == repeats.rawValue)
+            AppChoice(
+                id: index == 0 ? "repeats" : "repeats-\(repeats.rawValue)",
+                value: repeats.rawValue,
+                title: repeats.title,
+                picturePath: nil,
+                isSelected: typed.repeats == repeats.rawValue
+            )
         }
         repeatsError = problems.fields["repeats"]
-        until = DateInputField("until", legend: "Last day (optional)", hint: "Only for something that repeats. Leave it empty to keep repeating.",
-                               value: typed.until, problem: problems.until)
+        until = DateInputField(
+            "until",
+            legend: "Last day (optional)",
+            hint: "Only for something that repeats. Leave it empty to keep repeating.",
+            value: typed.until,
+            problem: problems.until
+        )
         action = eventID.map { SiteURL.appCalendarEvent($0).path } ?? SiteURL.appCalendarNew.path
         deletePath = eventID.map { SiteURL.appCalendarEventDelete($0).path }
         submitTitle = eventID == nil ? "Save entry" : "Save changes"

@@ -78,7 +78,15 @@ enum CalendarRules {
     static let maximumEvents = 200
 
     /// The draft, or a message per field in the API's words.
-    static func draft(kind: String?, title: String?, note: String?, date: String?, times: [String]?, repeats: String?, until: String?) -> Result<CalendarEventDraft, APIError> {
+    static func draft(
+        kind: String?,
+        title: String?,
+        note: String?,
+        date: String?,
+        times: [String]?,
+        repeats: String?,
+        until: String?
+    ) -> Result<CalendarEventDraft, APIError> {
         var problems: [String: String] = [:]
         let kind = CalendarEvent.Kind(rawValue: kind ?? "")
         if kind == nil { problems["kind"] = "Use one of medication, appointment, other" }
@@ -111,8 +119,16 @@ enum CalendarRules {
             }
         }
         guard let kind, let startsOn, let repeats, problems.isEmpty else { return .failure(APIError.validation(problems)) }
-        return .success(CalendarEventDraft(
-            kind: kind, title: title, note: note?.isEmpty == true ? nil : note, startsOn: startsOn, times: minutes, repeats: repeats, endsOn: endsOn
-        ))
+        return .success(
+            CalendarEventDraft(
+                kind: kind,
+                title: title,
+                note: note?.isEmpty == true ? nil : note,
+                startsOn: startsOn,
+                times: minutes,
+                repeats: repeats,
+                endsOn: endsOn
+            )
+        )
     }
 }

@@ -6,7 +6,7 @@ import SQLKit
 /// member can never reach another's events.
 struct CalendarRepository: Sendable {
     private static let columns = [
-        "id", "member_id", "kind", "title", "note", "starts_on", "times", "repeats", "ends_on", "created_at", "updated_at", "next_occurrence_at",
+        "id", "member_id", "kind", "title", "note", "starts_on", "times", "repeats", "ends_on", "created_at", "updated_at", "next_occurrence_at"
     ]
 
     func events(memberID: Int64, on db: any SQLDatabase) async throws -> [CalendarEvent] {
@@ -25,11 +25,31 @@ struct CalendarRepository: Sendable {
 
     func insert(_ draft: CalendarEventDraft, memberID: Int64, next: Date?, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await db.insert(into: "calendar_events")
-            .columns("member_id", "kind", "title", "note", "starts_on", "times", "repeats", "ends_on", "created_at", "updated_at", "next_occurrence_at")
+            .columns(
+                "member_id",
+                "kind",
+                "title",
+                "note",
+                "starts_on",
+                "times",
+                "repeats",
+                "ends_on",
+                "created_at",
+                "updated_at",
+                "next_occurrence_at"
+            )
             .values(
-                SQLBind(memberID), SQLBind(draft.kind.rawValue), SQLBind(draft.title), SQLBind(draft.note), SQLBind(draft.startsOn.iso),
-                SQLBind(Self.encode(draft.times)), SQLBind(draft.repeats.rawValue), SQLBind(draft.endsOn?.iso),
-                SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970), SQLBind(next?.millisecondsSince1970)
+                SQLBind(memberID),
+                SQLBind(draft.kind.rawValue),
+                SQLBind(draft.title),
+                SQLBind(draft.note),
+                SQLBind(draft.startsOn.iso),
+                SQLBind(Self.encode(draft.times)),
+                SQLBind(draft.repeats.rawValue),
+                SQLBind(draft.endsOn?.iso),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(next?.millisecondsSince1970)
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
@@ -57,7 +77,8 @@ struct CalendarRepository: Sendable {
     /// Events of active members whose next occurrence is within her lead time of `now`.
     func due(now: Date, limit: Int, on db: any SQLDatabase) async throws -> [Due] {
         let furthest = now.addingTimeInterval(TimeInterval(NotificationChoices.reminderLeadChoices.max() ?? 60) * 60).millisecondsSince1970
-        let rows = try await db.raw("""
+        let rows = try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.columns.map { "e.\($0)" }.joined(separator: ", ")),
                    COALESCE(s.reminder_lead_minutes, \(literal: NotificationChoices.defaultReminderLeadMinutes)) AS lead_minutes
             FROM calendar_events e
@@ -66,7 +87,8 @@ struct CalendarRepository: Sendable {
             WHERE e.next_occurrence_at IS NOT NULL AND e.next_occurrence_at <= \(bind: furthest)
             ORDER BY e.next_occurrence_at, e.id
             LIMIT \(literal: limit * 4)
-            """).all()
+            """
+        ).all()
         var due: [Due] = []
         for row in rows {
             let event = try decode(row)

@@ -13,8 +13,11 @@ struct MemberCalendar: Sendable {
         let now = portal.now
         return try await portal.database.transaction { db in
             guard try await repository.count(memberID: memberID, on: db) < CalendarRules.maximumEvents else {
-                throw APIError(status: .conflict, code: "calendar_full",
-                               message: "A calendar can hold up to \(CalendarRules.maximumEvents) events. Delete some you no longer need.")
+                throw APIError(
+                    status: .conflict,
+                    code: "calendar_full",
+                    message: "A calendar can hold up to \(CalendarRules.maximumEvents) events. Delete some you no longer need."
+                )
             }
             let id = try await repository.insert(draft, memberID: memberID, next: next(of: draft, memberID: memberID, after: now), now: now, on: db)
             return try await repository.find(id: id, memberID: memberID, on: db)!
@@ -40,7 +43,13 @@ struct MemberCalendar: Sendable {
     }
 
     /// Every occurrence of `events` from `start` until `end`, in time order (an event's id breaks ties).
-    static func occurrences(of events: [CalendarEvent], from start: Date, until end: Date, clock: ProgramClock, limit: Int = 500) -> [(event: CalendarEvent, at: Date)] {
+    static func occurrences(
+        of events: [CalendarEvent],
+        from start: Date,
+        until end: Date,
+        clock: ProgramClock,
+        limit: Int = 500
+    ) -> [(event: CalendarEvent, at: Date)] {
         events
             .flatMap { event in event.occurrences(from: start, until: end, clock: clock, limit: limit).map { (event: event, at: $0) } }
             .sorted { ($0.at, $0.event.id) < ($1.at, $1.event.id) }
@@ -48,8 +57,18 @@ struct MemberCalendar: Sendable {
 
     private func next(of draft: CalendarEventDraft, memberID: Int64, after now: Date) -> Date? {
         CalendarEvent(
-            id: 0, memberID: memberID, kind: draft.kind, title: draft.title, note: draft.note, startsOn: draft.startsOn, times: draft.times,
-            repeats: draft.repeats, endsOn: draft.endsOn, createdAt: now, updatedAt: now, nextOccurrenceAt: nil
+            id: 0,
+            memberID: memberID,
+            kind: draft.kind,
+            title: draft.title,
+            note: draft.note,
+            startsOn: draft.startsOn,
+            times: draft.times,
+            repeats: draft.repeats,
+            endsOn: draft.endsOn,
+            createdAt: now,
+            updatedAt: now,
+            nextOccurrenceAt: nil
         ).occurrence(after: now, clock: clock)
     }
 
@@ -69,12 +88,19 @@ struct MemberCalendar: Sendable {
                     let next = item.event.occurrence(after: item.occurrence, clock: clock)
                     guard try await repository.advance(id: item.event.id, from: item.occurrence, to: next, on: db) else { return (false, false) }
                     guard item.occurrence > now.addingTimeInterval(-Self.lateness) else { return (true, false) }
-                    return (true, try await portal.notifications.write(NewNotification(
-                        kind: .calendarReminder,
-                        message: "\(item.event.title) at \(TimeOfDay(minutes: clock.minuteOfDay(of: item.occurrence)).text)",
-                        subject: .calendarEvent(item.event.id),
-                        onceKey: "calendar:\(item.event.id):\(item.occurrence.millisecondsSince1970)"
-                    ), to: .member(item.event.memberID), on: db))
+                    return (
+                        true,
+                        try await portal.notifications.write(
+                            NewNotification(
+                                kind: .calendarReminder,
+                                message: "\(item.event.title) at \(TimeOfDay(minutes: clock.minuteOfDay(of: item.occurrence)).text)",
+                                subject: .calendarEvent(item.event.id),
+                                onceKey: "calendar:\(item.event.id):\(item.occurrence.millisecondsSince1970)"
+                            ),
+                            to: .member(item.event.memberID),
+                            on: db
+                        )
+                    )
                 }
                 if outcome.0 { moved += 1 }
                 if outcome.1 { written.append(item.event.memberID) }

@@ -38,12 +38,13 @@ public struct CatalogueFrequency: Sendable, Equatable, Identifiable {
     /// "3 times a day, every day", so an administrator sees what the schedule will do.
     public var scheduleDescription: String {
         let times = timesPerDay == 1 ? "Once" : timesPerDay == 2 ? "Twice" : "\(timesPerDay) times"
-        let days = switch everyDays {
-        case 1: "every day"
-        case 2: "every other day"
-        case 7: "once a week"
-        default: "every \(everyDays) days"
-        }
+        let days =
+            switch everyDays {
+            case 1: "every day"
+            case 2: "every other day"
+            case 7: "once a week"
+            default: "every \(everyDays) days"
+            }
         return "\(times) a day, \(days)"
     }
 }

@@ -22,7 +22,9 @@ struct CatalogueController {
         routes.get(SiteURL.newCatalogueMedication.pattern, access: Self.access) { try await showMedication(nil, $1) }
         routes.post(SiteURL.newCatalogueMedication.pattern, access: Self.access) { try await saveMedication(nil, $0, $1) }
         routes.get(SiteURL.pattern(SiteURL.editCatalogueMedication), access: Self.access) { try await showMedication($1.parameters.recordID(), $1) }
-        routes.post(SiteURL.pattern(SiteURL.editCatalogueMedication), access: Self.access) { try await saveMedication($1.parameters.recordID(), $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.editCatalogueMedication), access: Self.access) {
+            try await saveMedication($1.parameters.recordID(), $0, $1)
+        }
         routes.get(SiteURL.newCatalogueExercise.pattern, access: Self.access) { try await showExercise(nil, $1) }
         routes.post(SiteURL.newCatalogueExercise.pattern, access: Self.access) { try await saveExercise(nil, $0, $1) }
         routes.get(SiteURL.pattern(SiteURL.editCatalogueExercise), access: Self.access) { try await showExercise($1.parameters.recordID(), $1) }
@@ -31,7 +33,9 @@ struct CatalogueController {
         routes.get(SiteURL.newCatalogueFrequency.pattern, access: Self.access) { try await showFrequency(nil, $1) }
         routes.post(SiteURL.newCatalogueFrequency.pattern, access: Self.access) { try await saveFrequency(nil, $0, $1) }
         routes.get(SiteURL.pattern(SiteURL.editCatalogueFrequency), access: Self.access) { try await showFrequency($1.parameters.recordID(), $1) }
-        routes.post(SiteURL.pattern(SiteURL.editCatalogueFrequency), access: Self.access) { try await saveFrequency($1.parameters.recordID(), $0, $1) }
+        routes.post(SiteURL.pattern(SiteURL.editCatalogueFrequency), access: Self.access) {
+            try await saveFrequency($1.parameters.recordID(), $0, $1)
+        }
         routes.get(SiteURL.newCatalogueAmount.pattern, access: Self.access) { try await showAmount(nil, $1) }
         routes.post(SiteURL.newCatalogueAmount.pattern, access: Self.access) { try await saveAmount(nil, $0, $1) }
         routes.get(SiteURL.pattern(SiteURL.editCatalogueAmount), access: Self.access) { try await showAmount($1.parameters.recordID(), $1) }
@@ -49,7 +53,10 @@ struct CatalogueController {
         let outcome: Flash = try await portal.database.transaction { db in
             guard let name = try await catalogue.name(of: id, in: list, on: db) else { throw HTTPError(.notFound) }
             guard try await !catalogue.isPrescribed(id, in: list, on: db) else {
-                return Flash(.warning, "\(name) has been prescribed, so it stays in the catalogue to keep patients’ prescription history. Change it instead.")
+                return Flash(
+                    .warning,
+                    "\(name) has been prescribed, so it stays in the catalogue to keep patients’ prescription history. Change it instead."
+                )
             }
             try await catalogue.remove(id, from: list, on: db)
             try await record(.catalogueRemoved, type: list.table, id: id, request: request, context: context, on: db)
@@ -66,9 +73,20 @@ struct CatalogueController {
     }
 
     private func entryPage(
-        _ heading: String, caption: String, intro: String? = nil, errors: FormErrors, action: SiteURL, isUpload: Bool = false,
-        fields: [FormField], textAreas: [FormField] = [], illustrationPath: String? = nil, illustrationField: FormField? = nil,
-        button: String, remove: SiteURL? = nil, noun: String, context: PortalContext
+        _ heading: String,
+        caption: String,
+        intro: String? = nil,
+        errors: FormErrors,
+        action: SiteURL,
+        isUpload: Bool = false,
+        fields: [FormField],
+        textAreas: [FormField] = [],
+        illustrationPath: String? = nil,
+        illustrationField: FormField? = nil,
+        button: String,
+        remove: SiteURL? = nil,
+        noun: String,
+        context: PortalContext
     ) -> Response {
         var fields = fields, textAreas = textAreas
         errors.apply(to: &fields)
@@ -77,20 +95,45 @@ struct CatalogueController {
         if let name = illustrationField?.name { illustrationField?.error = errors[name] }
         return portal.pages.response(
             CatalogueEntryPage(
-                layout: portal.layout(heading, context: context, current: .catalogue), heading: heading, caption: caption, intro: intro,
-                errors: errors.items, action: action.path, isUpload: isUpload, fields: fields, textAreas: textAreas,
-                illustrationPath: illustrationPath, illustrationField: illustrationField, buttonTitle: button,
-                removePath: remove?.path, noun: noun
+                layout: portal.layout(heading, context: context, current: .catalogue),
+                heading: heading,
+                caption: caption,
+                intro: intro,
+                errors: errors.items,
+                action: action.path,
+                isUpload: isUpload,
+                fields: fields,
+                textAreas: textAreas,
+                illustrationPath: illustrationPath,
+                illustrationField: illustrationField,
+                buttonTitle: button,
+                removePath: remove?.path,
+                noun: noun
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
         )
     }
 
-    private func record(_ action: AuditAction, type: String, id: Int64, detail: String? = nil, request: Request, context: PortalContext, on db: any SQLDatabase) async throws {
-        try await portal.audit.record(AuditEvent(
-            actor: context.auditActor, action: action, recordType: type, recordID: "\(id)",
-            origin: portal.origin(of: request, context: context), detail: detail
-        ), on: db)
+    private func record(
+        _ action: AuditAction,
+        type: String,
+        id: Int64,
+        detail: String? = nil,
+        request: Request,
+        context: PortalContext,
+        on db: any SQLDatabase
+    ) async throws {
+        try await portal.audit.record(
+            AuditEvent(
+                actor: context.auditActor,
+                action: action,
+                recordType: type,
+                recordID: "\(id)",
+                origin: portal.origin(of: request, context: context),
+                detail: detail
+            ),
+            on: db
+        )
     }
 
     // MARK: Medications
@@ -103,17 +146,29 @@ struct CatalogueController {
 
     private func medicationPage(_ id: Int64?, values: [String: String], errors: FormErrors, context: PortalContext) -> Response {
         entryPage(
-            id == nil ? "Add a medication" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "medication")", caption: "Catalogue",
+            id == nil ? "Add a medication" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "medication")",
+            caption: "Catalogue",
             intro: "Physicians choose the medication and one of its doses when they prescribe it. Patients read the description in the app.",
-            errors: errors, action: id.map(SiteURL.editCatalogueMedication) ?? .newCatalogueMedication,
+            errors: errors,
+            action: id.map(SiteURL.editCatalogueMedication) ?? .newCatalogueMedication,
             fields: [FormField("name", label: "Name", value: values["name"] ?? "", hint: "Such as Levodopa/carbidopa", width: 30)],
             textAreas: [
-                FormField("doses", label: "Doses", value: values["doses"] ?? "",
-                          hint: "One per line, as physicians should see them, such as 25/100 mg tablet. Prescriptions already written keep their dose."),
-                FormField("description", label: "Description", value: values["description"] ?? "",
-                          hint: "What it is for and how to take it, in plain words for the patient."),
+                FormField(
+                    "doses",
+                    label: "Doses",
+                    value: values["doses"] ?? "",
+                    hint: "One per line, as physicians should see them, such as 25/100 mg tablet. Prescriptions already written keep their dose."
+                ),
+                FormField(
+                    "description",
+                    label: "Description",
+                    value: values["description"] ?? "",
+                    hint: "What it is for and how to take it, in plain words for the patient."
+                )
             ],
-            button: id == nil ? "Add medication" : "Save changes", remove: id.map(SiteURL.removeCatalogueMedication), noun: "medication",
+            button: id == nil ? "Add medication" : "Save changes",
+            remove: id.map(SiteURL.removeCatalogueMedication),
+            noun: "medication",
             context: context
         )
     }
@@ -146,10 +201,23 @@ struct CatalogueController {
             try await portal.database.transaction { db in
                 if let id {
                     guard try await catalogue.medication(id: id, on: db) != nil else { throw HTTPError(.notFound) }
-                    try await catalogue.updateMedication(id: id, name: values["name"]!, doses: doses, description: values["description"]!, now: now, on: db)
+                    try await catalogue.updateMedication(
+                        id: id,
+                        name: values["name"]!,
+                        doses: doses,
+                        description: values["description"]!,
+                        now: now,
+                        on: db
+                    )
                     try await record(.catalogueChanged, type: "catalogue_medication", id: id, request: request, context: context, on: db)
                 } else {
-                    let new = try await catalogue.createMedication(name: values["name"]!, doses: doses, description: values["description"]!, now: now, on: db)
+                    let new = try await catalogue.createMedication(
+                        name: values["name"]!,
+                        doses: doses,
+                        description: values["description"]!,
+                        now: now,
+                        on: db
+                    )
                     try await record(.catalogueAdded, type: "catalogue_medication", id: new, request: request, context: context, on: db)
                 }
             }
@@ -165,23 +233,38 @@ struct CatalogueController {
     // MARK: Exercises
 
     private func exercisePage(
-        _ id: Int64?, values: [String: String], hasIllustration: Bool, errors: FormErrors, context: PortalContext
+        _ id: Int64?,
+        values: [String: String],
+        hasIllustration: Bool,
+        errors: FormErrors,
+        context: PortalContext
     ) -> Response {
         entryPage(
-            id == nil ? "Add an exercise" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "exercise")", caption: "Catalogue",
+            id == nil ? "Add an exercise" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "exercise")",
+            caption: "Catalogue",
             intro: "Patients see the description and the illustration in the app, to learn how to do the exercise.",
-            errors: errors, action: id.map(SiteURL.editCatalogueExercise) ?? .newCatalogueExercise, isUpload: true,
+            errors: errors,
+            action: id.map(SiteURL.editCatalogueExercise) ?? .newCatalogueExercise,
+            isUpload: true,
             fields: [FormField("name", label: "Name", value: values["name"] ?? "", hint: "Such as Sit-to-stand", width: 30)],
             textAreas: [
-                FormField("description", label: "Description", value: values["description"] ?? "",
-                          hint: "How to do it safely, step by step, in plain words for the patient."),
+                FormField(
+                    "description",
+                    label: "Description",
+                    value: values["description"] ?? "",
+                    hint: "How to do it safely, step by step, in plain words for the patient."
+                )
             ],
             illustrationPath: id.flatMap { hasIllustration ? SiteURL.catalogueIllustration($0).path : nil },
             illustrationField: FormField(
-                "illustration", label: hasIllustration ? "Replace the illustration (optional)" : "Illustration (optional)",
-                hint: "A PNG, JPEG or WebP picture smaller than \(CatalogueRules.illustrationMaximumSize / 1024 / 1024) MB.", type: "file"
+                "illustration",
+                label: hasIllustration ? "Replace the illustration (optional)" : "Illustration (optional)",
+                hint: "A PNG, JPEG or WebP picture smaller than \(CatalogueRules.illustrationMaximumSize / 1024 / 1024) MB.",
+                type: "file"
             ),
-            button: id == nil ? "Add exercise" : "Save changes", remove: id.map(SiteURL.removeCatalogueExercise), noun: "exercise",
+            button: id == nil ? "Add exercise" : "Save changes",
+            remove: id.map(SiteURL.removeCatalogueExercise),
+            noun: "exercise",
             context: context
         )
     }
@@ -192,8 +275,11 @@ struct CatalogueController {
             throw HTTPError(.notFound)
         }
         return exercisePage(
-            id, values: ["name": exercise.name, "description": exercise.description], hasIllustration: exercise.illustration != nil,
-            errors: FormErrors(), context: context
+            id,
+            values: ["name": exercise.name, "description": exercise.description],
+            hasIllustration: exercise.illustration != nil,
+            errors: FormErrors(),
+            context: context
         )
     }
 
@@ -233,9 +319,13 @@ struct CatalogueController {
                 }
                 if let saved { try await catalogue.setIllustration(exerciseID: exerciseID, saved, now: now, on: db) }
                 try await record(
-                    id == nil ? .catalogueAdded : .catalogueChanged, type: "catalogue_exercise", id: exerciseID,
+                    id == nil ? .catalogueAdded : .catalogueChanged,
+                    type: "catalogue_exercise",
+                    id: exerciseID,
                     detail: saved == nil ? nil : "illustration \(saved!.type.rawValue), \(upload!.bytes.count) bytes",
-                    request: request, context: context, on: db
+                    request: request,
+                    context: context,
+                    on: db
                 )
             }
         } catch {
@@ -257,8 +347,8 @@ struct CatalogueController {
     @Sendable func illustration(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         guard let exercise = try await portal.database.read({ db in try await catalogue.exercise(id: id, on: db) }),
-              let stored = exercise.illustration,
-              let response = try await illustrations.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
+            let stored = exercise.illustration,
+            let response = try await illustrations.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
         else { throw HTTPError(.notFound) }
         return response
     }
@@ -273,17 +363,38 @@ struct CatalogueController {
 
     private func frequencyPage(_ id: Int64?, values: [String: String], errors: FormErrors, context: PortalContext) -> Response {
         entryPage(
-            id == nil ? "Add a frequency" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "frequency")", caption: "Catalogue",
+            id == nil ? "Add a frequency" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "frequency")",
+            caption: "Catalogue",
             intro: "The patient’s daily schedule is worked out from the two numbers. Prescriptions already written keep the schedule they had.",
-            errors: errors, action: id.map(SiteURL.editCatalogueFrequency) ?? .newCatalogueFrequency,
+            errors: errors,
+            action: id.map(SiteURL.editCatalogueFrequency) ?? .newCatalogueFrequency,
             fields: [
-                FormField("name", label: "Name", value: values["name"] ?? "", hint: "As physicians and patients read it, such as Every 8 hours", width: 30),
-                FormField("times_per_day", label: "Times a day", value: values["times_per_day"] ?? "",
-                          hint: "From \(CatalogueFrequency.timesPerDayRange.lowerBound) to \(CatalogueFrequency.timesPerDayRange.upperBound). Every 8 hours is 3.", width: 10),
-                FormField("every_days", label: "Every how many days", value: values["every_days"] ?? "1",
-                          hint: "1 for every day, 2 for every other day, 7 for once a week.", width: 10),
+                FormField(
+                    "name",
+                    label: "Name",
+                    value: values["name"] ?? "",
+                    hint: "As physicians and patients read it, such as Every 8 hours",
+                    width: 30
+                ),
+                FormField(
+                    "times_per_day",
+                    label: "Times a day",
+                    value: values["times_per_day"] ?? "",
+                    hint:
+                        "From \(CatalogueFrequency.timesPerDayRange.lowerBound) to \(CatalogueFrequency.timesPerDayRange.upperBound). Every 8 hours is 3.",
+                    width: 10
+                ),
+                FormField(
+                    "every_days",
+                    label: "Every how many days",
+                    value: values["every_days"] ?? "1",
+                    hint: "1 for every day, 2 for every other day, 7 for once a week.",
+                    width: 10
+                )
             ],
-            button: id == nil ? "Add frequency" : "Save changes", remove: id.map(SiteURL.removeCatalogueFrequency), noun: "frequency",
+            button: id == nil ? "Add frequency" : "Save changes",
+            remove: id.map(SiteURL.removeCatalogueFrequency),
+            noun: "frequency",
             context: context
         )
     }
@@ -302,7 +413,7 @@ struct CatalogueController {
     func saveFrequency(_ id: Int64?, _ request: Request, _ context: PortalContext) async throws -> Response {
         let form = try await request.form(FrequencyForm.self, context: context)
         let values = [
-            "name": form.name?.trimmed ?? "", "times_per_day": form.times_per_day?.trimmed ?? "", "every_days": form.every_days?.trimmed ?? "",
+            "name": form.name?.trimmed ?? "", "times_per_day": form.times_per_day?.trimmed ?? "", "every_days": form.every_days?.trimmed ?? ""
         ]
         var errors = FormErrors()
         if let problem = CatalogueRules.nameProblem(values["name"]!, noun: "frequency") { errors.add("name", problem) }
@@ -348,10 +459,22 @@ struct CatalogueController {
 
     private func amountPage(_ id: Int64?, values: [String: String], errors: FormErrors, context: PortalContext) -> Response {
         entryPage(
-            id == nil ? "Add an exercise amount" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "exercise amount")", caption: "Catalogue",
-            errors: errors, action: id.map(SiteURL.editCatalogueAmount) ?? .newCatalogueAmount,
-            fields: [FormField("name", label: "Amount", value: values["name"] ?? "", hint: "Repetitions or a time, such as 10 repetitions or 15 minutes", width: 20)],
-            button: id == nil ? "Add amount" : "Save changes", remove: id.map(SiteURL.removeCatalogueAmount), noun: "amount",
+            id == nil ? "Add an exercise amount" : "Change \(values["name"].flatMap { $0.isEmpty ? nil : $0 } ?? "exercise amount")",
+            caption: "Catalogue",
+            errors: errors,
+            action: id.map(SiteURL.editCatalogueAmount) ?? .newCatalogueAmount,
+            fields: [
+                FormField(
+                    "name",
+                    label: "Amount",
+                    value: values["name"] ?? "",
+                    hint: "Repetitions or a time, such as 10 repetitions or 15 minutes",
+                    width: 20
+                )
+            ],
+            button: id == nil ? "Add amount" : "Save changes",
+            remove: id.map(SiteURL.removeCatalogueAmount),
+            noun: "amount",
             context: context
         )
     }

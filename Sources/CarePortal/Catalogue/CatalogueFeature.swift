@@ -7,7 +7,7 @@ import SQLKit
 struct CatalogueFeature: PortalFeature {
     static let program: Program? = .physiciansPractice
     static let navigation = [
-        NavigationItem(title: "Catalogue", path: SiteURL.catalogue.path, access: CatalogueController.access, group: .clinical),
+        NavigationItem(title: "Catalogue", path: SiteURL.catalogue.path, access: CatalogueController.access, group: .clinical)
     ]
     static let auditActions: [AuditAction] = [.catalogueAdded, .catalogueChanged, .catalogueRemoved]
     static let templates: [TemplateName] = [.catalogue, .catalogueEntry]

@@ -42,13 +42,20 @@ struct CataloguePage: Page {
     init(layout: Layout, catalogue: Catalogue) {
         self.layout = layout
         medications = catalogue.medications.map {
-            MedicationRow(name: $0.name, doses: $0.doses.joined(separator: "; "), description: $0.description,
-                          editPath: SiteURL.editCatalogueMedication($0.id).path)
+            MedicationRow(
+                name: $0.name,
+                doses: $0.doses.joined(separator: "; "),
+                description: $0.description,
+                editPath: SiteURL.editCatalogueMedication($0.id).path
+            )
         }
         exercises = catalogue.exercises.map {
-            ExerciseRow(name: $0.name, description: $0.description,
-                        illustrationPath: $0.illustration == nil ? nil : SiteURL.catalogueIllustration($0.id).path,
-                        editPath: SiteURL.editCatalogueExercise($0.id).path)
+            ExerciseRow(
+                name: $0.name,
+                description: $0.description,
+                illustrationPath: $0.illustration == nil ? nil : SiteURL.catalogueIllustration($0.id).path,
+                editPath: SiteURL.editCatalogueExercise($0.id).path
+            )
         }
         frequencies = catalogue.frequencies.map {
             FrequencyRow(name: $0.name, schedule: $0.scheduleDescription, editPath: SiteURL.editCatalogueFrequency($0.id).path)

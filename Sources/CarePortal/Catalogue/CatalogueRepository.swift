@@ -33,10 +33,19 @@ struct CatalogueRepository: Sendable {
     func createMedication(name: String, doses: [String], description: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await requireFreeName(name, in: "catalogue_medications", except: nil, on: db)
         let time = now.millisecondsSince1970
-        return try await insertReturningID(db.insert(into: "catalogue_medications")
-            .columns("name", "name_key", "doses", "description", "created_at", "updated_at")
-            .values(SQLBind(name), SQLBind(CatalogueRules.nameKey(name)), SQLBind(doses.joined(separator: "\n")), SQLBind(description),
-                    SQLBind(time), SQLBind(time)), table: "catalogue_medications")
+        return try await insertReturningID(
+            db.insert(into: "catalogue_medications")
+                .columns("name", "name_key", "doses", "description", "created_at", "updated_at")
+                .values(
+                    SQLBind(name),
+                    SQLBind(CatalogueRules.nameKey(name)),
+                    SQLBind(doses.joined(separator: "\n")),
+                    SQLBind(description),
+                    SQLBind(time),
+                    SQLBind(time)
+                ),
+            table: "catalogue_medications"
+        )
     }
 
     func updateMedication(id: Int64, name: String, doses: [String], description: String, now: Date, on db: any SQLDatabase) async throws {
@@ -71,10 +80,12 @@ struct CatalogueRepository: Sendable {
     func createExercise(name: String, description: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await requireFreeName(name, in: "catalogue_exercises", except: nil, on: db)
         let time = now.millisecondsSince1970
-        return try await insertReturningID(db.insert(into: "catalogue_exercises")
-            .columns("name", "name_key", "description", "created_at", "updated_at")
-            .values(SQLBind(name), SQLBind(CatalogueRules.nameKey(name)), SQLBind(description), SQLBind(time), SQLBind(time)),
-            table: "catalogue_exercises")
+        return try await insertReturningID(
+            db.insert(into: "catalogue_exercises")
+                .columns("name", "name_key", "description", "created_at", "updated_at")
+                .values(SQLBind(name), SQLBind(CatalogueRules.nameKey(name)), SQLBind(description), SQLBind(time), SQLBind(time)),
+            table: "catalogue_exercises"
+        )
     }
 
     func updateExercise(id: Int64, name: String, description: String, now: Date, on db: any SQLDatabase) async throws {
@@ -119,10 +130,12 @@ struct CatalogueRepository: Sendable {
     func createFrequency(name: String, timesPerDay: Int, everyDays: Int, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await requireFreeName(name, in: "catalogue_frequencies", except: nil, on: db)
         let time = now.millisecondsSince1970
-        return try await insertReturningID(db.insert(into: "catalogue_frequencies")
-            .columns("name", "name_key", "times_per_day", "every_days", "created_at", "updated_at")
-            .values(SQLBind(name), SQLBind(CatalogueRules.nameKey(name)), SQLBind(timesPerDay), SQLBind(everyDays), SQLBind(time), SQLBind(time)),
-            table: "catalogue_frequencies")
+        return try await insertReturningID(
+            db.insert(into: "catalogue_frequencies")
+                .columns("name", "name_key", "times_per_day", "every_days", "created_at", "updated_at")
+                .values(SQLBind(name), SQLBind(CatalogueRules.nameKey(name)), SQLBind(timesPerDay), SQLBind(everyDays), SQLBind(time), SQLBind(time)),
+            table: "catalogue_frequencies"
+        )
     }
 
     /// Changes a frequency for prescriptions written from now on; those already written keep the schedule they had.
@@ -158,10 +171,12 @@ struct CatalogueRepository: Sendable {
     func createAmount(name: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await requireFreeName(name, in: "catalogue_exercise_amounts", except: nil, on: db)
         let time = now.millisecondsSince1970
-        return try await insertReturningID(db.insert(into: "catalogue_exercise_amounts")
-            .columns("name", "name_key", "created_at", "updated_at")
-            .values(SQLBind(name), SQLBind(CatalogueRules.nameKey(name)), SQLBind(time), SQLBind(time)),
-            table: "catalogue_exercise_amounts")
+        return try await insertReturningID(
+            db.insert(into: "catalogue_exercise_amounts")
+                .columns("name", "name_key", "created_at", "updated_at")
+                .values(SQLBind(name), SQLBind(CatalogueRules.nameKey(name)), SQLBind(time), SQLBind(time)),
+            table: "catalogue_exercise_amounts"
+        )
     }
 
     func updateAmount(id: Int64, name: String, now: Date, on db: any SQLDatabase) async throws {

@@ -47,7 +47,11 @@ struct Chat: Sendable {
         return try await portal.database.read { db in
             guard let room = try await repository.room(cohortID: member.cohort.id, on: db) else { throw APIError.notFound }
             let messages = try await repository.newest(
-                cohortID: room.cohort.id, visibleAfter: room.visibleAfter(now), beforeID: beforeID, limit: Self.pageSize, on: db
+                cohortID: room.cohort.id,
+                visibleAfter: room.visibleAfter(now),
+                beforeID: beforeID,
+                limit: Self.pageSize,
+                on: db
             )
             return (room, messages)
         }
@@ -59,7 +63,11 @@ struct Chat: Sendable {
         return try await portal.database.read { db in
             guard let room = try await repository.room(cohortID: member.cohort.id, on: db) else { throw APIError.notFound }
             let messages = try await repository.since(
-                cohortID: room.cohort.id, afterID: afterID, visibleAfter: room.visibleAfter(now), limit: 200, on: db
+                cohortID: room.cohort.id,
+                afterID: afterID,
+                visibleAfter: room.visibleAfter(now),
+                limit: 200,
+                on: db
             )
             return (room, messages)
         }
@@ -70,7 +78,7 @@ struct Chat: Sendable {
         let now = portal.now
         let found = try await portal.database.read { db -> ChatMessage? in
             guard let message = try await repository.message(id: id, on: db), message.cohortID == member.cohort.id,
-                  let room = try await repository.room(cohortID: message.cohortID, on: db), message.postedAt > room.visibleAfter(now)
+                let room = try await repository.room(cohortID: message.cohortID, on: db), message.postedAt > room.visibleAfter(now)
             else { return nil }
             return message
         }
@@ -103,7 +111,8 @@ struct Chat: Sendable {
     /// Refuses a member muted by `mute` with the time she may post again.
     private func refuseIfMuted(by mute: ChatMute?, now: Date) throws {
         guard let mute, mute.isInForce(at: now) else { return }
-        let until = mute.until.map { "You can post again after \(portal.programSettings.current.clock.dateTime($0))." } ?? "A moderator will unmute you."
+        let until =
+            mute.until.map { "You can post again after \(portal.programSettings.current.clock.dateTime($0))." } ?? "A moderator will unmute you."
         throw APIError(status: .forbidden, code: "muted", message: "A moderator has paused your posting in chat: you can still read it. \(until)")
     }
 
@@ -125,18 +134,29 @@ struct Chat: Sendable {
             // Taken first: a refusal rolls back before anything is written.
             if let until = try await SharedRateLimit.chatPosts.take("\(member.id)", now: now, on: db) {
                 throw APIError(
-                    status: .tooManyRequests, code: "too_fast",
+                    status: .tooManyRequests,
+                    code: "too_fast",
                     message: "You are sending messages quickly. Wait a moment and send it again.",
                     retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up)))
                 )
             }
             let posted = try await repository.post(
-                cohortID: member.cohort.id, memberID: member.id, kind: .text, body: body, bodyHTML: html, mood: nil,
-                clientID: clientID, now: now, on: db
+                cohortID: member.cohort.id,
+                memberID: member.id,
+                kind: .text,
+                body: body,
+                bodyHTML: html,
+                mood: nil,
+                clientID: clientID,
+                now: now,
+                on: db
             )
             var told = false
             if posted.isNew {
-                try await events.record(MemberEvent(kind: .chatMessagePosted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now), on: db)
+                try await events.record(
+                    MemberEvent(kind: .chatMessagePosted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now),
+                    on: db
+                )
                 told = try await tellCohort(of: member, now: now, on: db)
             }
             return (posted, told)
@@ -152,9 +172,16 @@ struct Chat: Sendable {
         guard try await repository.claimActivityNotice(cohortID: member.cohort.id, now: now, quietPeriod: Self.activityQuietPeriod, on: db) else {
             return false
         }
-        return try await feeds.notifyMembers(of: [member.cohort.id], except: member.id, NewNotification(
-            kind: .chatActivity, message: "There are new messages in your cohort's chat.", subject: .chat(member.cohort.id)
-        ), on: db) > 0
+        return try await feeds.notifyMembers(
+            of: [member.cohort.id],
+            except: member.id,
+            NewNotification(
+                kind: .chatActivity,
+                message: "There are new messages in your cohort's chat.",
+                subject: .chat(member.cohort.id)
+            ),
+            on: db
+        ) > 0
     }
 
     /// Nudges the apps of the rest of her cohort (socket and push hand-off) once their feeds were told.
@@ -170,20 +197,42 @@ struct Chat: Sendable {
         let text = mood.roomText
         let shared = try await portal.database.transaction { db -> (message: ChatMessage, isNew: Bool, told: Bool)? in
             try await events.record(
-                MemberEvent(kind: .moodRecorded, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: mood.rawValue, clientID: "mood:\(clientID)"),
+                MemberEvent(
+                    kind: .moodRecorded,
+                    memberID: member.id,
+                    cohortID: member.cohort.id,
+                    occurredAt: now,
+                    label: mood.rawValue,
+                    clientID: "mood:\(clientID)"
+                ),
                 on: db
             )
             if let followUp = mood.followUpMessage {
-                try await feeds.notify(member.id, NewNotification(
-                    kind: .moodFollowUp, message: followUp,
-                    subject: NotificationSubject(mood.group == .negative ? NotificationSubject.resourcesType : NotificationSubject.readingType, id: nil),
-                    onceKey: "mood:\(clientID)"
-                ), on: db)
+                try await feeds.notify(
+                    member.id,
+                    NewNotification(
+                        kind: .moodFollowUp,
+                        message: followUp,
+                        subject: NotificationSubject(
+                            mood.group == .negative ? NotificationSubject.resourcesType : NotificationSubject.readingType,
+                            id: nil
+                        ),
+                        onceKey: "mood:\(clientID)"
+                    ),
+                    on: db
+                )
             }
             guard !muted else { return nil }
             let posted = try await repository.post(
-                cohortID: member.cohort.id, memberID: member.id, kind: .mood, body: text, bodyHTML: HTMLEscaping.escape(text), mood: mood,
-                clientID: "mood:\(clientID)", now: now, on: db
+                cohortID: member.cohort.id,
+                memberID: member.id,
+                kind: .mood,
+                body: text,
+                bodyHTML: HTMLEscaping.escape(text),
+                mood: mood,
+                clientID: "mood:\(clientID)",
+                now: now,
+                on: db
             )
             // A mood shared in the room reaches the cohort as a message does.
             return (posted.message, posted.isNew, posted.isNew ? try await tellCohort(of: member, now: now, on: db) : false)
@@ -215,18 +264,32 @@ struct Chat: Sendable {
         let now = portal.now
         let removed = try await portal.database.transaction { db -> ChatMessage? in
             guard let staffID = staff.accountID,
-                  try await repository.remove(id: messageID, reason: reason, by: staffID, now: now, on: db),
-                  let message = try await repository.message(id: messageID, on: db)
+                try await repository.remove(id: messageID, reason: reason, by: staffID, now: now, on: db),
+                let message = try await repository.message(id: messageID, on: db)
             else { return nil }
-            try await portal.audit.record(AuditEvent(
-                actor: staff, action: .chatMessageRemoved, recordType: "chat_message", recordID: "\(messageID)", origin: origin,
-                detail: "member \(message.author.memberID): \(reason)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: staff,
+                    action: .chatMessageRemoved,
+                    recordType: "chat_message",
+                    recordID: "\(messageID)",
+                    origin: origin,
+                    detail: "member \(message.author.memberID): \(reason)"
+                ),
+                on: db
+            )
             // She is told why, in her feed.
-            try await feeds.notify(message.author.memberID, NewNotification(
-                kind: .chatMessageRemoved, message: "A moderator removed one of your chat messages.", subject: .chat(message.cohortID),
-                detailID: message.id, reason: reason
-            ), on: db)
+            try await feeds.notify(
+                message.author.memberID,
+                NewNotification(
+                    kind: .chatMessageRemoved,
+                    message: "A moderator removed one of your chat messages.",
+                    subject: .chat(message.cohortID),
+                    detailID: message.id,
+                    reason: reason
+                ),
+                on: db
+            )
             return message
         }
         if let removed {
@@ -252,14 +315,16 @@ struct Chat: Sendable {
         listeners.send(Self.notificationsFrame, toMembers: audience.includes)
     }
 
-    static let notificationsFrame = ByteBuffer(bytes: (try? APIJSONWriter.encode(ChatAPI.LiveFrame(type: "notifications", message: nil, messageId: nil))) ?? [])
+    static let notificationsFrame = ByteBuffer(
+        bytes: (try? APIJSONWriter.encode(ChatAPI.LiveFrame(type: "notifications", message: nil, messageId: nil))) ?? []
+    )
 
     /// Pushes a change heard from any server (`posted COHORT ID`, `removed COHORT ID`) to this server's
     /// sockets in that room: the message is read and encoded once, whatever the number of sockets.
     func relay(_ signal: String) async {
         let parts = signal.split(separator: " ")
         guard parts.count == 3, let change = ChatListeners.Change(rawValue: String(parts[0])),
-              let cohortID = Int64(parts[1]), let messageID = Int64(parts[2]), listeners.hasListeners(in: cohortID)
+            let cohortID = Int64(parts[1]), let messageID = Int64(parts[2]), listeners.hasListeners(in: cohortID)
         else { return }
         let frame: ChatAPI.LiveFrame
         switch change {
@@ -310,7 +375,11 @@ extension Chat {
         // The directory's crisis lines and helplines for where she lives, crisis lines first (988 whatever it holds).
         let helplines = try await HelpDirectory(portal: portal).helplines(forState: member.usState)
         return ChatAPI.FollowUp(
-            kind: "help", message: mood.followUpMessage, modules: recommended, reading: link, helplines: helplines.map(ChatAPI.Helpline.init)
+            kind: "help",
+            message: mood.followUpMessage,
+            modules: recommended,
+            reading: link,
+            helplines: helplines.map(ChatAPI.Helpline.init)
         )
     }
 }

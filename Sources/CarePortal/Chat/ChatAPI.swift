@@ -178,21 +178,27 @@ struct ChatAPIController {
             return id
         }
         let before = try cursor("before"), after = try cursor("after")
-        let (room, messages) = if let after {
-            try await chat.since(for: member, afterID: after)
-        } else {
-            try await chat.page(for: member, beforeID: before)
-        }
+        let (room, messages) =
+            if let after {
+                try await chat.since(for: member, afterID: after)
+            } else {
+                try await chat.page(for: member, beforeID: before)
+            }
         let mute = try await chat.mute(of: member)
-        return .json(ChatAPI.Page(
-            room: ChatAPI.Room(
-                cohortId: room.cohort.id, name: room.cohort.name, retentionHours: room.retention.hours,
-                mutedUntil: mute?.until, muted: mute != nil
-            ),
-            messages: messages.map(ChatAPI.Message.init),
-            olderCursor: after == nil && messages.count == Chat.pageSize ? messages.last?.id : nil,
-            newestId: after == nil ? messages.first?.id : messages.last?.id ?? after
-        ))
+        return .json(
+            ChatAPI.Page(
+                room: ChatAPI.Room(
+                    cohortId: room.cohort.id,
+                    name: room.cohort.name,
+                    retentionHours: room.retention.hours,
+                    mutedUntil: mute?.until,
+                    muted: mute != nil
+                ),
+                messages: messages.map(ChatAPI.Message.init),
+                olderCursor: after == nil && messages.count == Chat.pageSize ? messages.last?.id : nil,
+                newestId: after == nil ? messages.first?.id : messages.last?.id ?? after
+            )
+        )
     }
 
     /// `POST /api/v1/chat/messages`: 201 with the message, or 200 with the one already sent under its client id.
@@ -225,7 +231,11 @@ struct ChatAPIController {
         let member = try await me(context)
         let message = try await chat.shareMood(mood, clientID: body.clientId ?? "", by: member)
         return .json(
-            ChatAPI.MoodShared(mood: ChatAPI.MoodView(mood), message: message.map(ChatAPI.Message.init), followUp: try await chat.followUp(after: mood, for: member)),
+            ChatAPI.MoodShared(
+                mood: ChatAPI.MoodView(mood),
+                message: message.map(ChatAPI.Message.init),
+                followUp: try await chat.followUp(after: mood, for: member)
+            ),
             status: .created
         )
     }

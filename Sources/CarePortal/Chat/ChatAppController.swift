@@ -50,7 +50,11 @@ struct ChatAppController {
             var errors = FormErrors()
             errors.add("mood", "Choose how you are feeling")
             return portal.pages.response(
-                AppMoodPage(layout: layout("How are you feeling?", context), clientID: clientID.isEmpty ? UUID().uuidString.lowercased() : clientID, errors: errors),
+                AppMoodPage(
+                    layout: layout("How are you feeling?", context),
+                    clientID: clientID.isEmpty ? UUID().uuidString.lowercased() : clientID,
+                    errors: errors
+                ),
                 status: .unprocessableContent
             )
         }
@@ -108,9 +112,19 @@ struct AppMoodSharedPage: Page {
         modules = followUp.modules.map { Module(title: $0.title, summary: $0.summary, path: SiteURL.appLearningModule($0.id).path) }
         helplines = followUp.helplines.map { line in
             AppHelpPage.Entry(
-                name: line.name, kindTitle: HelpResource.Kind(rawValue: line.kind)?.title ?? "", isCrisis: line.kind == HelpResource.Kind.crisisLine.rawValue,
-                phone: line.phone, phoneLink: line.phoneDial.map { "tel:\($0)" }, text: line.text, textLink: line.textDial.map { "sms:\($0)" },
-                url: line.url, hours: line.hours, languages: nil, description: nil, address: nil, mapLink: nil
+                name: line.name,
+                kindTitle: HelpResource.Kind(rawValue: line.kind)?.title ?? "",
+                isCrisis: line.kind == HelpResource.Kind.crisisLine.rawValue,
+                phone: line.phone,
+                phoneLink: line.phoneDial.map { "tel:\($0)" },
+                text: line.text,
+                textLink: line.textDial.map { "sms:\($0)" },
+                url: line.url,
+                hours: line.hours,
+                languages: nil,
+                description: nil,
+                address: nil,
+                mapLink: nil
             )
         }
     }

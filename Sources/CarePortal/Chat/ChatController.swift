@@ -31,11 +31,13 @@ struct ChatController {
     @Sendable func rooms(request: Request, context: PortalContext) async throws -> Response {
         let now = portal.now
         let summaries = try await portal.database.read { db in try await chat.repository.summaries(now: now, on: db) }
-        return portal.pages.response(ChatRoomsPage(
-            layout: portal.layout("Chat", context: context, current: .chat),
-            rooms: summaries.map(ChatRoomsPage.Row.init),
-            openReports: summaries.reduce(0) { $0 + $1.openReports }
-        ))
+        return portal.pages.response(
+            ChatRoomsPage(
+                layout: portal.layout("Chat", context: context, current: .chat),
+                rooms: summaries.map(ChatRoomsPage.Row.init),
+                openReports: summaries.reduce(0) { $0 + $1.openReports }
+            )
+        )
     }
 
     private func loadRoom(_ context: PortalContext) async throws -> (ChatRoom, [ChatMessage], [Int64: ChatMute]) {
@@ -44,7 +46,11 @@ struct ChatController {
         let found = try await portal.database.read { db -> (ChatRoom, [ChatMessage], [Int64: ChatMute])? in
             guard let room = try await chat.repository.room(cohortID: cohortID, on: db) else { return nil }
             let messages = try await chat.repository.newest(
-                cohortID: cohortID, visibleAfter: room.visibleAfter(now), beforeID: nil, limit: 200, on: db
+                cohortID: cohortID,
+                visibleAfter: room.visibleAfter(now),
+                beforeID: nil,
+                limit: 200,
+                on: db
             )
             let mutes = try await chat.repository.mutes(memberIDs: Array(Set(messages.map(\.author.memberID))), now: now, on: db)
             return (room, messages.reversed(), mutes)
@@ -60,24 +66,33 @@ struct ChatController {
     /// A room's messages in its window, oldest first as members read them; audited as a record opened.
     @Sendable func room(request: Request, context: PortalContext) async throws -> Response {
         let (room, messages, mutes) = try await loadRoom(context)
-        try await portal.recordAccess(AuditEvent(
-            actor: context.auditActor, action: .chatRoomViewed, recordType: "chat_room", recordID: "\(room.cohort.id)",
-            origin: portal.origin(of: request, context: context)
-        ))
-        return portal.pages.response(ChatRoomPage(
-            layout: portal.layout("Chat: \(room.cohort.name)", context: context, current: .chat),
-            name: room.cohort.name, retention: room.retention.title,
-            messages: messageList(room, messages, mutes),
-            livePath: SiteURL.chatRoomMessages(room.cohort.id).path,
-            refreshPath: SiteURL.chatRoom(room.cohort.id).path
-        ))
+        try await portal.recordAccess(
+            AuditEvent(
+                actor: context.auditActor,
+                action: .chatRoomViewed,
+                recordType: "chat_room",
+                recordID: "\(room.cohort.id)",
+                origin: portal.origin(of: request, context: context)
+            )
+        )
+        return portal.pages.response(
+            ChatRoomPage(
+                layout: portal.layout("Chat: \(room.cohort.name)", context: context, current: .chat),
+                name: room.cohort.name,
+                retention: room.retention.title,
+                messages: messageList(room, messages, mutes),
+                livePath: SiteURL.chatRoomMessages(room.cohort.id).path,
+                refreshPath: SiteURL.chatRoom(room.cohort.id).path
+            )
+        )
     }
 
     /// The room's message list alone, which the page's script fetches every few seconds to stay current.
     @Sendable func roomMessages(request: Request, context: PortalContext) async throws -> Response {
         let (room, messages, mutes) = try await loadRoom(context)
         return Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            status: .ok,
+            headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: messageList(room, messages, mutes)))
         )
     }
@@ -96,7 +111,7 @@ struct ChatController {
     private func message(_ context: PortalContext) async throws -> ChatMessage {
         let id = try context.parameters.recordID()
         guard let message = try await portal.database.read({ db in try await chat.repository.message(id: id, on: db) }),
-              message.removal == nil
+            message.removal == nil
         else { throw HTTPError(.notFound) }
         return message
     }
@@ -105,17 +120,27 @@ struct ChatController {
         portal.pages.response(
             RemoveChatMessagePage(
                 layout: portal.layout("Remove this message", context: context, current: .chat),
-                author: message.author.pseudonym, text: message.body,
+                author: message.author.pseudonym,
+                text: message.body,
                 action: SiteURL.chatMessageRemove(message.id).path,
                 cancelPath: returnTo == "reports" ? SiteURL.chatReports.path : SiteURL.chatRoom(message.cohortID).path,
-                returnTo: returnTo, reason: reason, errors: errors.items, reasonError: errors["reason"]
+                returnTo: returnTo,
+                reason: reason,
+                errors: errors.items,
+                reasonError: errors["reason"]
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
         )
     }
 
     @Sendable func showRemove(request: Request, context: PortalContext) async throws -> Response {
-        removePage(try await message(context), reason: "", returnTo: request.query("return") == "reports" ? "reports" : "room", errors: FormErrors(), context: context)
+        removePage(
+            try await message(context),
+            reason: "",
+            returnTo: request.query("return") == "reports" ? "reports" : "room",
+            errors: FormErrors(),
+            context: context
+        )
     }
 
     @Sendable func remove(request: Request, context: PortalContext) async throws -> Response {
@@ -127,7 +152,8 @@ struct ChatController {
         if reason.isEmpty { errors.add("reason", "Enter the reason; it is kept in the audit log") }
         if reason.count > Chat.reasonMaximumLength { errors.add("reason", "The reason must be \(Chat.reasonMaximumLength) characters or fewer") }
         guard errors.isEmpty else { return removePage(message, reason: reason, returnTo: returnTo, errors: errors, context: context) }
-        guard try await chat.remove(message.id, reason: reason, by: context.auditActor, origin: portal.origin(of: request, context: context)) != nil else {
+        guard try await chat.remove(message.id, reason: reason, by: context.auditActor, origin: portal.origin(of: request, context: context)) != nil
+        else {
             throw HTTPError(.notFound)
         }
         try await portal.flash(Flash(.success, "The message has been removed. Members see “Removed by a moderator”."), context: context)
@@ -177,10 +203,14 @@ struct ChatController {
         portal.pages.response(
             MuteMemberPage(
                 layout: portal.layout("Mute \(member.pseudonym) in chat", context: context, current: .chat),
-                pseudonym: member.pseudonym, action: SiteURL.chatMemberMute(member.id).path,
+                pseudonym: member.pseudonym,
+                action: SiteURL.chatMemberMute(member.id).path,
                 cancelPath: SiteURL.chatRoom(member.cohort.id).path,
                 lengths: MuteLength.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == length) },
-                reason: reason, errors: errors.items, lengthError: errors["length"], reasonError: errors["reason"]
+                reason: reason,
+                errors: errors.items,
+                lengthError: errors["length"],
+                reasonError: errors["reason"]
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
         )
@@ -205,10 +235,17 @@ struct ChatController {
         let until = length.duration.map { now.addingTimeInterval($0) }
         try await portal.database.transaction { db in
             try await chat.repository.mute(memberID: member.id, until: until, reason: reason, by: staff.id, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .chatMemberMuted, recordType: "member", recordID: "\(member.id)",
-                origin: portal.origin(of: request, context: context), detail: "\(length.title): \(reason)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .chatMemberMuted,
+                    recordType: "member",
+                    recordID: "\(member.id)",
+                    origin: portal.origin(of: request, context: context),
+                    detail: "\(length.title): \(reason)"
+                ),
+                on: db
+            )
         }
         let untilText = until.map { "until \(portal.programSettings.current.clock.dateTime($0))" } ?? "until you unmute her"
         try await portal.flash(Flash(.success, "\(member.pseudonym) can read the chat but not post \(untilText)."), context: context)
@@ -219,10 +256,16 @@ struct ChatController {
         let member = try await member(context)
         let unmuted = try await portal.database.transaction { db -> Bool in
             guard try await chat.repository.unmute(memberID: member.id, on: db) else { return false }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .chatMemberUnmuted, recordType: "member", recordID: "\(member.id)",
-                origin: portal.origin(of: request, context: context)
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .chatMemberUnmuted,
+                    recordType: "member",
+                    recordID: "\(member.id)",
+                    origin: portal.origin(of: request, context: context)
+                ),
+                on: db
+            )
             return true
         }
         if unmuted { try await portal.flash(Flash(.success, "\(member.pseudonym) can post in chat again."), context: context) }
@@ -237,7 +280,13 @@ struct ChatController {
             let rooms = Dictionary(uniqueKeysWithValues: try await chat.repository.rooms(on: db).map { ($0.cohort.id, $0) })
             return try await chat.repository.reported(on: db).compactMap { item -> ChatReportsPage.Row? in
                 guard let room = rooms[item.message.cohortID], item.message.postedAt > room.visibleAfter(now) else { return nil }
-                return ChatReportsPage.Row(item.message, room: room, reasons: item.reasons, firstReportedAt: item.firstReportedAt, clock: portal.programSettings.current.clock)
+                return ChatReportsPage.Row(
+                    item.message,
+                    room: room,
+                    reasons: item.reasons,
+                    firstReportedAt: item.firstReportedAt,
+                    clock: portal.programSettings.current.clock
+                )
             }
         }
         return portal.pages.response(ChatReportsPage(layout: portal.layout("Chat reports", context: context, current: .chat), rows: reported))
@@ -248,10 +297,16 @@ struct ChatController {
         let now = portal.now
         try await portal.database.transaction { db in
             try await chat.repository.resolveReports(messageID: message.id, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .chatReportKept, recordType: "chat_message", recordID: "\(message.id)",
-                origin: portal.origin(of: request, context: context)
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .chatReportKept,
+                    recordType: "chat_message",
+                    recordID: "\(message.id)",
+                    origin: portal.origin(of: request, context: context)
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "The message stays. Its reports are closed."), context: context)
         return seeOther(.chatReports)
@@ -267,7 +322,8 @@ struct ChatController {
                 ChatSettingsForm(
                     defaultHours: String(try await chat.repository.defaultRetention(on: db).hours),
                     overrides: Dictionary(uniqueKeysWithValues: rooms.map { ($0.cohort.id, $0.override.map { String($0.hours) } ?? "") }),
-                    readingTitle: reading?.title ?? "", readingURL: reading?.url ?? ""
+                    readingTitle: reading?.title ?? "",
+                    readingURL: reading?.url ?? ""
                 ),
                 rooms
             )
@@ -276,8 +332,10 @@ struct ChatController {
     }
 
     private func settingsPage(_ form: ChatSettingsForm, rooms: [ChatRoom], errors: FormErrors, context: PortalContext) -> Response {
-        portal.pages.response(ChatSettingsPage(form, rooms: rooms, errors: errors, layout: portal.layout("Chat settings", context: context, current: .chat)),
-                              status: errors.isEmpty ? .ok : .unprocessableContent)
+        portal.pages.response(
+            ChatSettingsPage(form, rooms: rooms, errors: errors, layout: portal.layout("Chat settings", context: context, current: .chat)),
+            status: errors.isEmpty ? .ok : .unprocessableContent
+        )
     }
 
     @Sendable func saveSettings(request: Request, context: PortalContext) async throws -> Response {
@@ -286,7 +344,8 @@ struct ChatController {
         let form = ChatSettingsForm(
             defaultHours: fields["default_retention"] ?? "",
             overrides: Dictionary(uniqueKeysWithValues: rooms.map { ($0.cohort.id, fields["cohort_\($0.cohort.id)"] ?? "") }),
-            readingTitle: fields["reading_title"]?.trimmed ?? "", readingURL: fields["reading_url"]?.trimmed ?? ""
+            readingTitle: fields["reading_title"]?.trimmed ?? "",
+            readingURL: fields["reading_url"]?.trimmed ?? ""
         )
         let (validated, errors) = form.validated()
         guard let validated, errors.isEmpty else { return settingsPage(form, rooms: rooms, errors: errors, context: context) }
@@ -306,10 +365,16 @@ struct ChatController {
             let reading = try await chat.repository.recommendedReading(on: db)
             if reading != validated.reading { changes.append("recommended reading") }
             try await chat.repository.setRecommendedReading(validated.reading, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .chatSettingsChanged, recordType: "chat_settings",
-                origin: portal.origin(of: request, context: context), detail: changes.isEmpty ? "no change" : changes.joined(separator: "; ")
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .chatSettingsChanged,
+                    recordType: "chat_settings",
+                    origin: portal.origin(of: request, context: context),
+                    detail: changes.isEmpty ? "no change" : changes.joined(separator: "; ")
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "Chat settings saved. Messages older than a room's new window are hidden at once."), context: context)
         return seeOther(.chatSettings)

@@ -8,15 +8,15 @@ import SQLKit
 struct ChatFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Chat", path: SiteURL.chat.path, access: ChatController.access, group: .community),
+        NavigationItem(title: "Chat", path: SiteURL.chat.path, access: ChatController.access, group: .community)
     ]
     static let auditActions: [AuditAction] = [
-        .chatRoomViewed, .chatMessageRemoved, .chatMemberMuted, .chatMemberUnmuted, .chatReportKept, .chatSettingsChanged,
+        .chatRoomViewed, .chatMessageRemoved, .chatMemberMuted, .chatMemberUnmuted, .chatReportKept, .chatSettingsChanged
     ]
     static let notificationKinds: [NotificationKind] = [.chatMessageRemoved, .chatActivity, .moodFollowUp]
     static let templates: [TemplateName] = [
         .chatRooms, .chatRoom, .chatMessages, .chatRemoveMessage, .chatMuteMember, .chatReports, .chatSettings, .appMood, .appMoodShared,
-        .appChatRoom, .appChatMessages, .appChatReport,
+        .appChatRoom, .appChatMessages, .appChatReport
     ]
     /// How often expired messages are deleted: well within the minute the retention promise allows.
     static let purgeInterval: Duration = .seconds(30)
@@ -46,7 +46,7 @@ struct ChatFeature: PortalFeature {
             BackgroundJob("Chat purge", every: Self.purgeInterval) { try await chat.purge() },
             BackgroundJob("Chat posting allowances", every: BackgroundJob.housekeepingInterval) {
                 try await portal.database.write { db in try await SharedRateLimit.chatPosts.forgetFull(now: portal.now, on: db) }
-            },
+            }
         ]
     }
 
@@ -57,10 +57,21 @@ struct ChatFeature: PortalFeature {
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         guard staff.role == .administrator else { return [] }
         let reported = try await portal.database.read { db in try await ChatRepository().openReportCount(on: db) }
-        return [HomeCard(
-            title: "Chat", path: SiteURL.chat.path, body: "Moderate the cohorts' chat rooms and choose how long messages stay.",
-            figures: [HomeFigure(label: "Reported messages waiting for review", value: reported, path: SiteURL.chatReports.path, needsAttention: reported > 0)]
-        )]
+        return [
+            HomeCard(
+                title: "Chat",
+                path: SiteURL.chat.path,
+                body: "Moderate the cohorts' chat rooms and choose how long messages stay.",
+                figures: [
+                    HomeFigure(
+                        label: "Reported messages waiting for review",
+                        value: reported,
+                        path: SiteURL.chatReports.path,
+                        needsAttention: reported > 0
+                    )
+                ]
+            )
+        ]
     }
 }
 

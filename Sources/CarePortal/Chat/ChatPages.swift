@@ -57,7 +57,9 @@ struct ChatMessageList: Fragment {
         rows = messages.map { message in
             let mute = mutes[message.author.memberID]
             return Row(
-                id: message.id, pseudonym: message.author.pseudonym, avatarPath: message.author.avatar.path,
+                id: message.id,
+                pseudonym: message.author.pseudonym,
+                avatarPath: message.author.avatar.path,
                 postedAt: clock.dateTime(message.postedAt),
                 bodyHTML: message.removal == nil && message.kind == .text ? message.bodyHTML : nil,
                 moodTitle: message.removal == nil ? message.mood?.title.lowercased() : nil,
@@ -206,12 +208,15 @@ struct ChatSettingsPage: Page {
     init(_ form: ChatSettingsForm, rooms: [ChatRoom], errors: FormErrors, layout: Layout) {
         self.layout = layout
         self.errors = errors.items
-        defaultChoices = ChatRetention.allCases.map { FilterOption(value: String($0.hours), title: $0.title, isSelected: String($0.hours) == form.defaultHours) }
+        defaultChoices = ChatRetention.allCases.map {
+            FilterOption(value: String($0.hours), title: $0.title, isSelected: String($0.hours) == form.defaultHours)
+        }
         defaultError = errors["default_retention"]
         cohorts = rooms.map { room in
             let chosen = form.overrides[room.cohort.id] ?? ""
             return CohortRow(
-                field: "cohort_\(room.cohort.id)", name: room.cohort.name,
+                field: "cohort_\(room.cohort.id)",
+                name: room.cohort.name,
                 choices: [FilterOption(value: "", title: "The program's default", isSelected: chosen.isEmpty)]
                     + ChatRetention.allCases.map { FilterOption(value: String($0.hours), title: $0.title, isSelected: String($0.hours) == chosen) },
                 error: errors["cohort_\(room.cohort.id)"]

@@ -39,7 +39,7 @@ struct ChatRepository: Sendable {
 
     func recommendedReading(on db: any SQLDatabase) async throws -> RecommendedReading? {
         guard let title = try await setting(.readingTitle, on: db), let url = try await setting(.readingURL, on: db),
-              !title.isEmpty, !url.isEmpty
+            !title.isEmpty, !url.isEmpty
         else { return nil }
         return RecommendedReading(title: title, url: url)
     }
@@ -66,7 +66,8 @@ struct ChatRepository: Sendable {
         let override = try row.decode(column: "chat_retention_hours", as: Int64?.self).flatMap { ChatRetention(rawValue: Int($0)) }
         return ChatRoom(
             cohort: Cohort(id: try row.decode(column: "id", as: Int64.self), dueMonth: try row.decode(column: "due_month", as: String.self)),
-            override: override, retention: override ?? fallback
+            override: override,
+            retention: override ?? fallback
         )
     }
 
@@ -78,11 +79,14 @@ struct ChatRepository: Sendable {
             let messages = try await db.count(in: "chat_messages") {
                 $0.where("cohort_id", .equal, room.cohort.id).where("posted_at", .greaterThan, after)
             }
-            let reports = try await db.raw("""
-                SELECT COUNT(DISTINCT r.message_id) AS count FROM chat_reports r JOIN chat_messages m ON m.id = r.message_id
-                WHERE m.cohort_id = \(bind: room.cohort.id) AND r.resolved_at IS NULL AND m.removed_at IS NULL
-                  AND m.posted_at > \(bind: after)
-                """).first()?.decode(column: "count", as: Int.self) ?? 0
+            let reports =
+                try await db.raw(
+                    """
+                    SELECT COUNT(DISTINCT r.message_id) AS count FROM chat_reports r JOIN chat_messages m ON m.id = r.message_id
+                    WHERE m.cohort_id = \(bind: room.cohort.id) AND r.resolved_at IS NULL AND m.removed_at IS NULL
+                      AND m.posted_at > \(bind: after)
+                    """
+                ).first()?.decode(column: "count", as: Int.self) ?? 0
             summaries.append(ChatRoomSummary(room: room, memberCount: members, messageCount: messages, openReports: reports))
         }
         return summaries
@@ -119,15 +123,28 @@ struct ChatRepository: Sendable {
     /// Adds a message unless she already sent one with `clientID`; returns the one stored under it
     /// and whether it is new.
     func post(
-        cohortID: Int64, memberID: Int64, kind: ChatMessage.Kind, body: String, bodyHTML: String, mood: Mood?,
-        clientID: String, now: Date, on db: any SQLDatabase
+        cohortID: Int64,
+        memberID: Int64,
+        kind: ChatMessage.Kind,
+        body: String,
+        bodyHTML: String,
+        mood: Mood?,
+        clientID: String,
+        now: Date,
+        on db: any SQLDatabase
     ) async throws -> (message: ChatMessage, isNew: Bool) {
         if let existing = try await existing(memberID: memberID, clientID: clientID, on: db) { return (existing, false) }
         try await db.insert(into: "chat_messages")
             .columns("cohort_id", "member_id", "kind", "body", "body_html", "mood", "client_id", "posted_at")
             .values(
-                SQLBind(cohortID), SQLBind(memberID), SQLBind(kind.rawValue), SQLBind(body), SQLBind(bodyHTML),
-                SQLBind(mood?.rawValue), SQLBind(clientID), SQLBind(now.millisecondsSince1970)
+                SQLBind(cohortID),
+                SQLBind(memberID),
+                SQLBind(kind.rawValue),
+                SQLBind(body),
+                SQLBind(bodyHTML),
+                SQLBind(mood?.rawValue),
+                SQLBind(clientID),
+                SQLBind(now.millisecondsSince1970)
             )
             .ignoringConflicts(with: ["member_id", "client_id"])
             .run()
@@ -139,42 +156,51 @@ struct ChatRepository: Sendable {
 
     /// The message she sent under `clientID`, if any.
     func existing(memberID: Int64, clientID: String, on db: any SQLDatabase) async throws -> ChatMessage? {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.messageColumns) FROM chat_messages m JOIN members mb ON mb.id = m.member_id
             WHERE m.member_id = \(bind: memberID) AND m.client_id = \(bind: clientID)
-            """).first().map(Self.message)
+            """
+        ).first().map(Self.message)
     }
 
     func message(id: Int64, on db: any SQLDatabase) async throws -> ChatMessage? {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.messageColumns) FROM chat_messages m JOIN members mb ON mb.id = m.member_id
             WHERE m.id = \(bind: id)
-            """).first().map(Self.message)
+            """
+        ).first().map(Self.message)
     }
 
     /// Up to `limit` messages of the room posted after `visibleAfter`, newest first, older than `beforeID` when given.
     func newest(cohortID: Int64, visibleAfter: Date, beforeID: Int64?, limit: Int, on db: any SQLDatabase) async throws -> [ChatMessage] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.messageColumns) FROM chat_messages m JOIN members mb ON mb.id = m.member_id
             WHERE m.cohort_id = \(bind: cohortID) AND m.posted_at > \(bind: visibleAfter.millisecondsSince1970)
               AND m.id < \(bind: beforeID ?? Int64.max)
             ORDER BY m.id DESC LIMIT \(bind: limit)
-            """).all().map(Self.message)
+            """
+        ).all().map(Self.message)
     }
 
     /// Up to `limit` messages of the room newer than `afterID`, oldest first, posted after `visibleAfter`.
     func since(cohortID: Int64, afterID: Int64, visibleAfter: Date, limit: Int, on db: any SQLDatabase) async throws -> [ChatMessage] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.messageColumns) FROM chat_messages m JOIN members mb ON mb.id = m.member_id
             WHERE m.cohort_id = \(bind: cohortID) AND m.id > \(bind: afterID)
               AND m.posted_at > \(bind: visibleAfter.millisecondsSince1970)
             ORDER BY m.id LIMIT \(bind: limit)
-            """).all().map(Self.message)
+            """
+        ).all().map(Self.message)
     }
 
     /// Marks a message removed; false when it was already removed or is gone.
     func remove(id: Int64, reason: String, by staffID: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        guard try await db.select().column("id").from("chat_messages").where("id", .equal, id).where("removed_at", .is, SQLLiteral.null).first() != nil
+        guard
+            try await db.select().column("id").from("chat_messages").where("id", .equal, id).where("removed_at", .is, SQLLiteral.null).first() != nil
         else { return false }
         try await db.update("chat_messages")
             .set("removed_at", to: now.millisecondsSince1970).set("removed_by", to: staffID).set("removal_reason", to: reason)
@@ -219,20 +245,24 @@ struct ChatRepository: Sendable {
 
     /// How many messages, not yet removed, have open reports.
     func openReportCount(on db: any SQLDatabase) async throws -> Int {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT COUNT(DISTINCT r.message_id) AS count FROM chat_reports r JOIN chat_messages m ON m.id = r.message_id
             WHERE r.resolved_at IS NULL AND m.removed_at IS NULL
-            """).first()?.decode(column: "count", as: Int.self) ?? 0
+            """
+        ).first()?.decode(column: "count", as: Int.self) ?? 0
     }
 
     /// Messages with open reports, oldest report first (including those past their room's window,
     /// which the caller leaves out until the purge takes them).
     func reported(on db: any SQLDatabase) async throws -> [(message: ChatMessage, reasons: [String], firstReportedAt: Date)] {
-        let rows = try await db.raw("""
+        let rows = try await db.raw(
+            """
             SELECT r.message_id, r.reason, r.reported_at FROM chat_reports r JOIN chat_messages m ON m.id = r.message_id
             WHERE r.resolved_at IS NULL AND m.removed_at IS NULL
             ORDER BY r.reported_at, r.id
-            """).all()
+            """
+        ).all()
         var order: [Int64] = []
         var reasons: [Int64: [String]] = [:]
         var first: [Int64: Date] = [:]
@@ -258,18 +288,22 @@ struct ChatRepository: Sendable {
     /// when it was marked (the caller then writes the notices). Any server's second claim in the period fails.
     func claimActivityNotice(cohortID: Int64, now: Date, quietPeriod: TimeInterval, on db: any SQLDatabase) async throws -> Bool {
         let since = now.addingTimeInterval(-quietPeriod).millisecondsSince1970
-        return try await db.raw("""
+        return try await db.raw(
+            """
             UPDATE cohorts SET chat_told_at = \(bind: now.millisecondsSince1970)
             WHERE id = \(bind: cohortID) AND (chat_told_at IS NULL OR chat_told_at <= \(bind: since))
             RETURNING id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     func mute(memberID: Int64, until: Date?, reason: String, by staffID: Int64, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "chat_mutes").columns("member_id", "muted_until", "muted_at", "muted_by", "reason")
             .values(SQLBind(memberID), SQLBind(until?.millisecondsSince1970), SQLBind(now.millisecondsSince1970), SQLBind(staffID), SQLBind(reason))
             .onConflict(with: ["member_id"]) {
-                $0.set(excludedValueOf: "muted_until").set(excludedValueOf: "muted_at").set(excludedValueOf: "muted_by").set(excludedValueOf: "reason")
+                $0.set(excludedValueOf: "muted_until").set(excludedValueOf: "muted_at").set(excludedValueOf: "muted_by").set(
+                    excludedValueOf: "reason"
+                )
             }
             .run()
     }
@@ -297,7 +331,8 @@ struct ChatRepository: Sendable {
         guard !memberIDs.isEmpty else { return [:] }
         var mutes: [Int64: ChatMute] = [:]
         for row in try await db.select().columns("member_id", "muted_until", "reason").from("chat_mutes")
-            .where("member_id", .in, SQLBind.group(memberIDs)).all() {
+            .where("member_id", .in, SQLBind.group(memberIDs)).all()
+        {
             let mute = ChatMute(
                 memberID: try row.decode(column: "member_id", as: Int64.self),
                 until: try row.decode(column: "muted_until", as: Int64?.self).map(Date.init(millisecondsSince1970:)),

@@ -35,21 +35,32 @@ struct ChatRoomAppController {
 
     /// The room's page: its newest messages (or those before `?before=`), and the form to write, or why she cannot.
     private func roomPage(
-        _ member: Member, request: Request, context: PortalContext, draft: String = "", clientID: String? = nil, errors: FormErrors = FormErrors()
+        _ member: Member,
+        request: Request,
+        context: PortalContext,
+        draft: String = "",
+        clientID: String? = nil,
+        errors: FormErrors = FormErrors()
     ) async throws -> AppChatRoomPage {
         let before = request.query("before").flatMap { Int64($0) }.flatMap { $0 > 0 ? $0 : nil }
         let (room, newestFirst) = try await chat.page(for: member, beforeID: before)
         let mute = try await chat.mute(of: member)
         let clock = portal.programSettings.current.clock
         return AppChatRoomPage(
-            layout: layout("Chat with your group", context), room: room, isEarlierPage: before != nil,
+            layout: layout("Chat with your group", context),
+            room: room,
+            isEarlierPage: before != nil,
             earlierPath: newestFirst.count == Chat.pageSize ? newestFirst.last.map { "\(SiteURL.appChat.path)?before=\($0.id)" } : nil,
-            messages: messageList(newestFirst.reversed(), for: member), newestID: newestFirst.first?.id ?? 0,
+            messages: messageList(newestFirst.reversed(), for: member),
+            newestID: newestFirst.first?.id ?? 0,
             mutedText: mute.map { mute in
                 "A moderator has paused your posting: you can still read the chat. "
                     + (mute.until.map { "You can write again after \(clock.dateTime($0))." } ?? "A moderator will let you write again.")
             },
-            draft: draft, clientID: clientID ?? Self.newClientID(), errors: errors, notice: request.query("notice") == "reported"
+            draft: draft,
+            clientID: clientID ?? Self.newClientID(),
+            errors: errors,
+            notice: request.query("notice") == "reported"
         )
     }
 
@@ -90,18 +101,25 @@ struct ChatRoomAppController {
     /// draws them, for the page's script to add.
     @Sendable func newMessages(request: Request, context: PortalContext) async throws -> Response {
         let member = try await chat.member(signedInTo: context)
-        let after = try request.query("after").map { value -> Int64 in
-            guard let id = Int64(value), id >= 0 else { throw HTTPError(.badRequest) }
-            return id
-        } ?? Int64(0)
+        let after =
+            try request.query("after").map { value -> Int64 in
+                guard let id = Int64(value), id >= 0 else { throw HTTPError(.badRequest) }
+                return id
+            } ?? Int64(0)
         let (_, messages) = try await chat.since(for: member, afterID: after)
         return Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            status: .ok,
+            headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: messageList(messages, for: member)))
         )
     }
 
-    private func reportPage(_ message: ChatMessage, context: PortalContext, reason: String = "", errors: FormErrors = FormErrors()) -> AppChatReportPage {
+    private func reportPage(
+        _ message: ChatMessage,
+        context: PortalContext,
+        reason: String = "",
+        errors: FormErrors = FormErrors()
+    ) -> AppChatReportPage {
         AppChatReportPage(layout: layout("Report a message", context), message: message, reason: reason, errors: errors)
     }
 
@@ -166,7 +184,11 @@ struct AppChatMessageList: Fragment {
             let isMine = message.author.memberID == reader
             let time = clock.date(of: message.postedAt) == today ? "today at \(clock.time(message.postedAt))" : clock.dateTime(message.postedAt)
             return Row(
-                id: message.id, pseudonym: message.author.pseudonym, avatarPath: message.author.avatar.path, isMine: isMine, time: time,
+                id: message.id,
+                pseudonym: message.author.pseudonym,
+                avatarPath: message.author.avatar.path,
+                isMine: isMine,
+                time: time,
                 bodyHTML: shown && message.kind == .text ? message.bodyHTML : nil,
                 moodTitle: shown ? message.mood?.title.lowercased() : nil,
                 isRemoved: !shown,
@@ -205,8 +227,17 @@ struct AppChatRoomPage: Page {
     let notice: Bool
 
     init(
-        layout: Layout, room: ChatRoom, isEarlierPage: Bool, earlierPath: String?, messages: String, newestID: Int64, mutedText: String?,
-        draft: String, clientID: String, errors: FormErrors, notice: Bool
+        layout: Layout,
+        room: ChatRoom,
+        isEarlierPage: Bool,
+        earlierPath: String?,
+        messages: String,
+        newestID: Int64,
+        mutedText: String?,
+        draft: String,
+        clientID: String,
+        errors: FormErrors,
+        notice: Bool
     ) {
         self.layout = layout
         self.errors = errors.items

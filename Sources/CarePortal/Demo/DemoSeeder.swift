@@ -38,13 +38,19 @@ public struct DemoSeeder: Sendable {
         let hasher = PasswordHasher(cost: dependencies.passwordHashCost)
         let people: [(StaffRole, String)] = [
             (.administrator, "demo.admin"), (.medicalProfessional, "demo.medpro"), (.physician, "demo.physician"),
-            (.pharmacist, "demo.pharmacist"), (.researcher, "demo.researcher"),
+            (.pharmacist, "demo.pharmacist"), (.researcher, "demo.researcher")
         ]
         var credentials: [Credential] = []
         for (role, username) in people {
-            credentials.append(Credential(
-                title: role.title, role: role, username: username, password: DemoData.password(dependencies.randomBytes), signInPath: PlatformPath.signIn
-            ))
+            credentials.append(
+                Credential(
+                    title: role.title,
+                    role: role,
+                    username: username,
+                    password: DemoData.password(dependencies.randomBytes),
+                    signInPath: PlatformPath.signIn
+                )
+            )
         }
         var hashes: [String] = []
         for credential in credentials { hashes.append(try await hasher.hash(credential.password)) }
@@ -57,32 +63,61 @@ public struct DemoSeeder: Sendable {
             var staff: [StaffAccount] = []
             for ((role, _), (credential, hash)) in zip(people, zip(credentials, hashes)) {
                 let account = try await accounts.create(
-                    username: credential.username, email: "\(credential.username)@demo.invalid", role: role,
-                    status: .active, passwordHash: hash, now: dependencies.now(), on: db
+                    username: credential.username,
+                    email: "\(credential.username)@demo.invalid",
+                    role: role,
+                    status: .active,
+                    passwordHash: hash,
+                    now: dependencies.now(),
+                    on: db
                 )
                 if role == .physician {
-                    try await accounts.createPhysicianProfile(PhysicianProfile(
-                        firstName: "Dana", middleName: "", lastName: "Demo (demo data)",
-                        practiceLocation: "Demo Movement Disorders Clinic, Springfield", practicePhone: "2175550134", medicalIDNumber: "DEMO-0000000"
-                    ), accountID: account.id, on: db)
+                    try await accounts.createPhysicianProfile(
+                        PhysicianProfile(
+                            firstName: "Dana",
+                            middleName: "",
+                            lastName: "Demo (demo data)",
+                            practiceLocation: "Demo Movement Disorders Clinic, Springfield",
+                            practicePhone: "2175550134",
+                            medicalIDNumber: "DEMO-0000000"
+                        ),
+                        accountID: account.id,
+                        on: db
+                    )
                 }
                 staff.append(account)
             }
             let demo = DemoData(
-                dependencies: dependencies, sealer: sealer, settings: settings, engine: database.engine, database: database, now: dependencies.now(), staff: staff,
-                appPasswordHash: appPasswordHash, appAnswerHash: appAnswerHash
+                dependencies: dependencies,
+                sealer: sealer,
+                settings: settings,
+                engine: database.engine,
+                database: database,
+                now: dependencies.now(),
+                staff: staff,
+                appPasswordHash: appPasswordHash,
+                appAnswerHash: appAnswerHash
             )
             for feature in features { try await feature.seedDemo(demo, on: db) }
             try await AuditLog(now: dependencies.now).record(
                 AuditEvent(
-                    actor: .system, action: .demoDataSeeded, origin: .commandLine,
+                    actor: .system,
+                    action: .demoDataSeeded,
+                    origin: .commandLine,
                     detail: "demo staff accounts and each program's demo data"
-                ), on: db
+                ),
+                on: db
             )
         }
         let webApp = features.flatMap { $0.appParts }.compactMap { part in
             part.demoIdentifier.map {
-                Credential(title: "\(Self.readable(part.kind.role)) (web app)", role: nil, username: $0, password: appPassword, signInPath: part.kind.signInPagePath)
+                Credential(
+                    title: "\(Self.readable(part.kind.role)) (web app)",
+                    role: nil,
+                    username: $0,
+                    password: appPassword,
+                    signInPath: part.kind.signInPagePath
+                )
             }
         }
         return credentials + webApp
@@ -119,7 +154,13 @@ struct DemoData: Sendable {
     var outbox: Outbox { Outbox(now: dependencies.now, sealer: sealer, wakeSender: {}) }
 
     func uploads(_ folder: String) -> UploadStore {
-        UploadStore.of(folder, database: database, dataDirectory: settings.dataDirectory, randomBytes: dependencies.randomBytes, now: dependencies.now)
+        UploadStore.of(
+            folder,
+            database: database,
+            dataDirectory: settings.dataDirectory,
+            randomBytes: dependencies.randomBytes,
+            now: dependencies.now
+        )
     }
 
     func account(_ role: StaffRole) -> StaffAccount? {

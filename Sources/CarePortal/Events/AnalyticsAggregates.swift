@@ -94,8 +94,10 @@ enum AnalyticsLevel: String, Sendable, CaseIterable, Comparable {
     /// what the days of `days` hold, and a cut month or week is read from its one row instead of its days.
     static func reach(_ days: ClosedRange<Int>, recorded: ClosedRange<Int>?) -> ClosedRange<Int> {
         guard let recorded else { return days }
-        let lower = days.lowerBound <= recorded.lowerBound ? year.days(of: year.number(of: AnalyticsDay(days.lowerBound))).lowerBound : days.lowerBound
-        let upper = days.upperBound >= recorded.upperBound ? year.days(of: year.number(of: AnalyticsDay(days.upperBound))).upperBound : days.upperBound
+        let lower =
+            days.lowerBound <= recorded.lowerBound ? year.days(of: year.number(of: AnalyticsDay(days.lowerBound))).lowerBound : days.lowerBound
+        let upper =
+            days.upperBound >= recorded.upperBound ? year.days(of: year.number(of: AnalyticsDay(days.upperBound))).upperBound : days.upperBound
         return lower...upper
     }
 }
@@ -179,8 +181,11 @@ struct AnalyticsAggregates: Sendable {
         mutating func add(_ event: MemberEvent, clock: ProgramClock, joinedAt: Date?) {
             let day = AnalyticsDay(clock.date(of: event.occurredAt))
             for level in AnalyticsLevel.allCases {
-                counts[Count(level: level, number: level.number(of: day), cohortID: event.cohortID, kind: event.kind.rawValue, label: event.label ?? ""), default: Tally()]
-                    .add(event)
+                counts[
+                    Count(level: level, number: level.number(of: day), cohortID: event.cohortID, kind: event.kind.rawValue, label: event.label ?? ""),
+                    default: Tally()
+                ]
+                .add(event)
             }
             guard let joinedAt else { return }
             let joined = AnalyticsDay(clock.date(of: joinedAt))
@@ -235,7 +240,13 @@ struct AnalyticsAggregates: Sendable {
             for chunk in rows.chunked(Self.rowsPerStatement) {
                 let returned = try await db.raw(insertMembers(chunk, level: level) + "\(unsafeRaw: Self.statements[level]!.newMembers)").all()
                 for row in returned {
-                    new.insert(MemberBucket(level: level, memberID: try row.decode(column: "member_id", as: Int64.self), number: try row.decode(column: "bucket", as: Int.self)))
+                    new.insert(
+                        MemberBucket(
+                            level: level,
+                            memberID: try row.decode(column: "member_id", as: Int64.self),
+                            number: try row.decode(column: "bucket", as: Int.self)
+                        )
+                    )
                 }
             }
             for (key, values) in rows where new.contains(key) {
@@ -251,8 +262,14 @@ struct AnalyticsAggregates: Sendable {
                 try await db.raw(insertMembers(chunk, level: level) + "\(unsafeRaw: Self.statements[level]!.moreOpens)").run()
             }
         }
-        try await upsertActive(active.sorted { ($0.key.level, $0.key.number, $0.key.cohortID) < ($1.key.level, $1.key.number, $1.key.cohortID) }, on: db)
-        try await upsertRetained(retained.sorted { ($0.key.joinedDay, $0.key.weeksAfter, $0.key.cohortID) < ($1.key.joinedDay, $1.key.weeksAfter, $1.key.cohortID) }, on: db)
+        try await upsertActive(
+            active.sorted { ($0.key.level, $0.key.number, $0.key.cohortID) < ($1.key.level, $1.key.number, $1.key.cohortID) },
+            on: db
+        )
+        try await upsertRetained(
+            retained.sorted { ($0.key.joinedDay, $0.key.weeksAfter, $0.key.cohortID) < ($1.key.joinedDay, $1.key.weeksAfter, $1.key.cohortID) },
+            on: db
+        )
     }
 
     private func upsertCounts(_ rows: [(key: Count, value: Tally)], level: AnalyticsLevel, on db: any SQLDatabase) async throws {
@@ -266,10 +283,12 @@ struct AnalyticsAggregates: Sendable {
             let values = chunk.map { row -> SQLQueryString in
                 "(\(bind: row.key.level.rawValue), \(bind: row.key.number), \(bind: row.key.cohortID), \(bind: row.value))"
             }
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO active_member_counts (level, bucket, cohort_id, members) VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (level, bucket, cohort_id) DO UPDATE SET members = active_member_counts.members + excluded.members
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -278,10 +297,12 @@ struct AnalyticsAggregates: Sendable {
             let values = chunk.map { row -> SQLQueryString in
                 "(\(bind: row.key.joinedDay), \(bind: AnalyticsDay(row.key.joinedDay).week), \(bind: row.key.weeksAfter), \(bind: row.key.cohortID), \(bind: row.value))"
             }
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO retention_counts (joined_day, joined_week, weeks_after, cohort_id, members) VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (joined_day, weeks_after, cohort_id) DO UPDATE SET members = retention_counts.members + excluded.members
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -302,7 +323,8 @@ struct AnalyticsAggregates: Sendable {
             func name(_ name: String) -> String { ColumnList.quoted(name) }
             let counts = name(level.countsTable), members = name(level.membersTable), bucket = name(level.column)
             insertCounts = "INSERT INTO \(counts) (\(AnalyticsAggregates.countColumns(level).map(name).joined(separator: ", "))) VALUES "
-            addToCounts = " ON CONFLICT (kind, \(bucket), cohort_id, label) DO UPDATE SET "
+            addToCounts =
+                " ON CONFLICT (kind, \(bucket), cohort_id, label) DO UPDATE SET "
                 + (["events", "total", "scored"] + AnalyticsAggregates.scoreBands.indices.map { "band_\($0)" })
                 .map { "\(name($0)) = \(counts).\(name($0)) + excluded.\(name($0))" }.joined(separator: ", ")
             insertMembers = "INSERT INTO \(members) (\(AnalyticsAggregates.memberColumns(level).map(name).joined(separator: ", "))) VALUES "
@@ -340,11 +362,12 @@ struct AnalyticsAggregates: Sendable {
     private func insertMembers(_ rows: ArraySlice<(MemberBucket, MemberValues)>, level: AnalyticsLevel) -> SQLQueryString {
         let values = rows.map { key, values -> SQLQueryString in
             let day = AnalyticsDay(key.number), joined = AnalyticsDay(values.joinedDay)
-            let binds: [any Encodable & Sendable] = switch level {
-            case .day: [key.memberID, key.number, day.week, day.month, values.cohortID, joined.number, joined.week, values.opens]
-            case .week: [key.memberID, key.number, values.cohortID, joined.number, joined.week, values.opens]
-            case .month, .year: [key.memberID, key.number, values.cohortID, values.opens]
-            }
+            let binds: [any Encodable & Sendable] =
+                switch level {
+                case .day: [key.memberID, key.number, day.week, day.month, values.cohortID, joined.number, joined.week, values.opens]
+                case .week: [key.memberID, key.number, values.cohortID, joined.number, joined.week, values.opens]
+                case .month, .year: [key.memberID, key.number, values.cohortID, values.opens]
+                }
             return "(\(binds: binds))"
         }
         return "\(unsafeRaw: Self.statements[level]!.insertMembers)\(values.joined(separator: ", "))"
@@ -357,21 +380,25 @@ struct AnalyticsAggregates: Sendable {
         var snapshot = Snapshot()
         var after: Int64 = 0
         while true {
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 SELECT e.id, e.kind, e.member_id, e.cohort_id, e.occurred_at, e.number, e.label, m.created_at AS joined_at
                 FROM events e LEFT JOIN members m ON m.id = e.member_id
                 WHERE e.id > \(bind: after) AND e.kind NOT LIKE 'study.%'
                 ORDER BY e.id LIMIT 50000
-                """).all()
+                """
+            ).all()
             guard let last = rows.last else { return snapshot }
             after = try last.decode(column: "id", as: Int64.self)
             for row in rows {
                 let memberID = try row.decode(column: "member_id", as: Int64?.self)
                 let event = MemberEvent(
-                    kind: MemberEvent.Kind(try row.decode(column: "kind", as: String.self)), memberID: memberID ?? 0,
+                    kind: MemberEvent.Kind(try row.decode(column: "kind", as: String.self)),
+                    memberID: memberID ?? 0,
                     cohortID: try row.decode(column: "cohort_id", as: Int64?.self) ?? 0,
                     occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
-                    number: try row.decode(column: "number", as: Int64?.self), label: try row.decode(column: "label", as: String?.self)
+                    number: try row.decode(column: "number", as: Int64?.self),
+                    label: try row.decode(column: "label", as: String?.self)
                 )
                 let joinedAt = try row.decode(column: "joined_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
                 snapshot.add(event, clock: clock, joinedAt: memberID == nil ? nil : joinedAt)
@@ -387,41 +414,64 @@ struct AnalyticsAggregates: Sendable {
             let columns = [level.column, "cohort_id", "kind", "label", "events", "total", "scored"] + Self.scoreBands.indices.map { "band_\($0)" }
             for row in try await db.select().columns(columns).from(level.countsTable).all() {
                 let key = Count(
-                    level: level, number: try row.decode(column: level.column, as: Int.self), cohortID: try row.decode(column: "cohort_id", as: Int64.self),
-                    kind: try row.decode(column: "kind", as: String.self), label: try row.decode(column: "label", as: String.self)
+                    level: level,
+                    number: try row.decode(column: level.column, as: Int.self),
+                    cohortID: try row.decode(column: "cohort_id", as: Int64.self),
+                    kind: try row.decode(column: "kind", as: String.self),
+                    label: try row.decode(column: "label", as: String.self)
                 )
                 snapshot.counts[key] = Tally(
-                    events: try row.decode(column: "events", as: Int64.self), total: try row.decode(column: "total", as: Int64.self),
+                    events: try row.decode(column: "events", as: Int64.self),
+                    total: try row.decode(column: "total", as: Int64.self),
                     scored: try row.decode(column: "scored", as: Int64.self),
                     bands: try Self.scoreBands.indices.map { try row.decode(column: "band_\($0)", as: Int64.self) }
                 )
             }
             let joined: SQLQueryString = level >= .month ? "NULL AS joined_day" : "joined_day"
-            for row in try await db.raw("""
+            for row in try await db.raw(
+                """
                 SELECT member_id, \(ident: level.column) AS bucket, cohort_id, \(joined), opens FROM \(ident: level.membersTable) WHERE member_id IS NOT NULL
-                """).all() {
-                let key = MemberBucket(level: level, memberID: try row.decode(column: "member_id", as: Int64.self), number: try row.decode(column: "bucket", as: Int.self))
+                """
+            ).all() {
+                let key = MemberBucket(
+                    level: level,
+                    memberID: try row.decode(column: "member_id", as: Int64.self),
+                    number: try row.decode(column: "bucket", as: Int.self)
+                )
                 snapshot.members[key] = MemberValues(
-                    cohortID: try row.decode(column: "cohort_id", as: Int64.self), joinedDay: try row.decode(column: "joined_day", as: Int?.self) ?? 0,
+                    cohortID: try row.decode(column: "cohort_id", as: Int64.self),
+                    joinedDay: try row.decode(column: "joined_day", as: Int?.self) ?? 0,
                     opens: try row.decode(column: "opens", as: Int64.self)
                 )
             }
         }
         // The month and year rows do not keep the day she joined: take it from her days.
-        let joinedDays = Dictionary(snapshot.members.filter { $0.key.level == .day }.map { ($0.key.memberID, $0.value.joinedDay) }, uniquingKeysWith: { first, _ in first })
+        let joinedDays = Dictionary(
+            snapshot.members.filter { $0.key.level == .day }.map { ($0.key.memberID, $0.value.joinedDay) },
+            uniquingKeysWith: { first, _ in first }
+        )
         for (key, values) in snapshot.members where key.level >= .month {
             snapshot.members[key] = MemberValues(cohortID: values.cohortID, joinedDay: joinedDays[key.memberID] ?? 0, opens: values.opens)
         }
         for row in try await db.select().columns("level", "bucket", "cohort_id", "members").from("active_member_counts").all() {
             guard let level = AnalyticsLevel(rawValue: try row.decode(column: "level", as: String.self)) else { continue }
-            snapshot.active[Active(level: level, number: try row.decode(column: "bucket", as: Int.self), cohortID: try row.decode(column: "cohort_id", as: Int64.self))] =
+            snapshot.active[
+                Active(
+                    level: level,
+                    number: try row.decode(column: "bucket", as: Int.self),
+                    cohortID: try row.decode(column: "cohort_id", as: Int64.self)
+                )
+            ] =
                 try row.decode(column: "members", as: Int64.self)
         }
         for row in try await db.select().columns("joined_day", "weeks_after", "cohort_id", "members").from("retention_counts").all() {
-            snapshot.retained[Retained(
-                joinedDay: try row.decode(column: "joined_day", as: Int.self), weeksAfter: try row.decode(column: "weeks_after", as: Int.self),
-                cohortID: try row.decode(column: "cohort_id", as: Int64.self)
-            )] = try row.decode(column: "members", as: Int64.self)
+            snapshot.retained[
+                Retained(
+                    joinedDay: try row.decode(column: "joined_day", as: Int.self),
+                    weeksAfter: try row.decode(column: "weeks_after", as: Int.self),
+                    cohortID: try row.decode(column: "cohort_id", as: Int64.self)
+                )
+            ] = try row.decode(column: "members", as: Int64.self)
         }
         return snapshot
     }
@@ -444,20 +494,24 @@ struct AnalyticsAggregates: Sendable {
             }
             // The distinct counts from the members' rows, a deleted member's included.
             try await db.delete(from: "active_member_counts").where("level", .equal, level.rawValue).run()
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO active_member_counts (level, bucket, cohort_id, members)
                 SELECT \(bind: level.rawValue), \(ident: level.column), cohort_id, COUNT(*) FROM \(ident: level.membersTable)
                 GROUP BY \(ident: level.column), cohort_id
-                """).run()
+                """
+            ).run()
         }
         guard levels.contains(.week) else { return }
         try await db.delete(from: "retention_counts").run()
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO retention_counts (joined_day, joined_week, weeks_after, cohort_id, members)
             SELECT joined_day, joined_week, week - joined_week, cohort_id, COUNT(*) FROM member_weeks
             WHERE week - joined_week BETWEEN 0 AND \(literal: Self.retentionWeeks)
             GROUP BY joined_day, joined_week, week - joined_week, cohort_id
-            """).run()
+            """
+        ).run()
     }
 }
 

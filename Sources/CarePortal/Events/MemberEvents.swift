@@ -55,14 +55,17 @@ struct MemberEvents: Sendable {
         for chunk in events.chunked(AnalyticsAggregates.rowsPerStatement) {
             let values = chunk.map { event -> SQLQueryString in
                 let binds: [any Encodable & Sendable] = [
-                    event.kind.rawValue, event.memberID, event.cohortID, event.occurredAt.millisecondsSince1970, event.number, event.label, event.clientID,
+                    event.kind.rawValue, event.memberID, event.cohortID, event.occurredAt.millisecondsSince1970, event.number, event.label,
+                    event.clientID
                 ]
                 return "(\(binds: binds))"
             }
-            for row in try await db.raw("""
+            for row in try await db.raw(
+                """
                 INSERT INTO events (kind, member_id, cohort_id, occurred_at, number, label, client_id) VALUES \(values.joined(separator: ", "))
                 ON CONFLICT (member_id, client_id) DO NOTHING RETURNING member_id, client_id
-                """).all() {
+                """
+            ).all() {
                 guard let clientID = try row.decode(column: "client_id", as: String?.self) else { continue }
                 inserted.insert(Sent(memberID: try row.decode(column: "member_id", as: Int64.self), clientID: clientID))
             }
@@ -138,16 +141,25 @@ extension MemberEvents {
     func record(_ event: ParticipantEvent, on db: any SQLDatabase) async throws {
         try await db.insert(into: "events")
             .columns("kind", "participant_id", "occurred_at", "number", "client_id")
-            .values(SQLBind(event.kind.rawValue), SQLBind(event.participantID), SQLBind(event.occurredAt.millisecondsSince1970),
-                    SQLBind(event.number), SQLBind(event.clientID))
+            .values(
+                SQLBind(event.kind.rawValue),
+                SQLBind(event.participantID),
+                SQLBind(event.occurredAt.millisecondsSince1970),
+                SQLBind(event.number),
+                SQLBind(event.clientID)
+            )
             .ignoringConflicts(with: ["participant_id", "client_id"])
             .run()
     }
 
     /// Her newest events first, at most `limit`; with `before`, only those older than that event
     /// (keyset paging on time, then id).
-    func events(participantID: Int64, limit: Int, before: (occurredAt: Int64, id: Int64)? = nil,
-                on db: any SQLDatabase) async throws -> [ParticipantEvent] {
+    func events(
+        participantID: Int64,
+        limit: Int,
+        before: (occurredAt: Int64, id: Int64)? = nil,
+        on db: any SQLDatabase
+    ) async throws -> [ParticipantEvent] {
         let query = db.select().columns("id", "kind", "participant_id", "occurred_at", "number", "client_id")
             .from("events")
             .where("participant_id", .equal, participantID)
@@ -158,7 +170,8 @@ extension MemberEvents {
                 }
             }
         }
-        return try await query
+        return
+            try await query
             .orderBy("occurred_at", .descending).orderBy("id", .descending)
             .limit(limit)
             .all()

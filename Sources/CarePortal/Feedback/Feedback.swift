@@ -56,15 +56,24 @@ struct FeedbackRepository {
 
     func add(_ kind: FeedbackMessage.Kind, body: String, from author: AppAccountRef, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await db.insert(into: "feedback").columns("program", "author_role", "author_id", "kind", "body", "submitted_at")
-            .values(SQLBind(program.id), SQLBind(author.role), SQLBind(author.accountID), SQLBind(kind.rawValue), SQLBind(body),
-                    SQLBind(now.millisecondsSince1970))
+            .values(
+                SQLBind(program.id),
+                SQLBind(author.role),
+                SQLBind(author.accountID),
+                SQLBind(kind.rawValue),
+                SQLBind(body),
+                SQLBind(now.millisecondsSince1970)
+            )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
     private func decode(_ row: any SQLRow) throws -> FeedbackMessage {
         FeedbackMessage(
             id: try row.decode(column: "id", as: Int64.self),
-            author: AppAccountRef(role: try row.decode(column: "author_role", as: String.self), accountID: try row.decode(column: "author_id", as: Int64.self)),
+            author: AppAccountRef(
+                role: try row.decode(column: "author_role", as: String.self),
+                accountID: try row.decode(column: "author_id", as: Int64.self)
+            ),
             kind: FeedbackMessage.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .feedback,
             body: try row.decode(column: "body", as: String.self),
             submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self)),
@@ -83,7 +92,8 @@ struct FeedbackRepository {
     /// of the program's messages by their time (`feedback_waiting`, `feedback_newest`).
     func page(_ page: PageRequest, unhandledOnly: Bool, on db: any SQLDatabase) async throws -> PageOf<FeedbackMessage> {
         try await db.seek(
-            page, order: ListOrder("newest", keys: [.integer("submitted_at"), .integer("id")], descending: true),
+            page,
+            order: ListOrder("newest", keys: [.integer("submitted_at"), .integer("id")], descending: true),
             columns: [Self.columns],
             rows: { builder in
                 builder.from("feedback").where("program", .equal, program.id)
@@ -99,7 +109,12 @@ struct FeedbackRepository {
             .set("handled_at", to: now.millisecondsSince1970).set("handled_by", to: staffID)
             .where("id", .equal, id).where("program", .equal, program.id).where("handled_at", .is, SQLLiteral.null)
             .returning("author_role", "author_id").first()
-            .map { AppAccountRef(role: try $0.decode(column: "author_role", as: String.self), accountID: try $0.decode(column: "author_id", as: Int64.self)) }
+            .map {
+                AppAccountRef(
+                    role: try $0.decode(column: "author_role", as: String.self),
+                    accountID: try $0.decode(column: "author_id", as: Int64.self)
+                )
+            }
     }
 
     func exists(id: Int64, on db: any SQLDatabase) async throws -> Bool {

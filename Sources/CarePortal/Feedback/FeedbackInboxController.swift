@@ -43,15 +43,18 @@ struct FeedbackInboxController {
             return (messages, try await inbox.authors(Array(Set(messages.items.map(\.author))), db))
         }
         let address = ListAddress(path: inbox.page.path, parameters: showAll ? [("show", "all")] : [])
-        return portal.pages.response(FeedbackInboxPage(
-            layout: portal.layout("Feedback", context: context, current: inbox.page),
-            programTitle: inbox.program.title, sender: inbox.sender,
-            rows: FeedbackInboxItems.html(messages.items, authors: authors, handled: inbox.handled, clock: portal.programSettings.current.clock),
-            hasRows: !messages.items.isEmpty,
-            pagination: portal.pages.html(PaginationView(messages, address: address, noun: "messages")),
-            showingAll: showAll,
-            togglePath: showAll ? inbox.page.path : ListAddress(path: inbox.page.path, parameters: [("show", "all")]).string
-        ))
+        return portal.pages.response(
+            FeedbackInboxPage(
+                layout: portal.layout("Feedback", context: context, current: inbox.page),
+                programTitle: inbox.program.title,
+                sender: inbox.sender,
+                rows: FeedbackInboxItems.html(messages.items, authors: authors, handled: inbox.handled, clock: portal.programSettings.current.clock),
+                hasRows: !messages.items.isEmpty,
+                pagination: portal.pages.html(PaginationView(messages, address: address, noun: "messages")),
+                showingAll: showAll,
+                togglePath: showAll ? inbox.page.path : ListAddress(path: inbox.page.path, parameters: [("show", "all")]).string
+            )
+        )
     }
 
     @Sendable func markHandled(request: Request, context: PortalContext) async throws -> Response {
@@ -62,10 +65,17 @@ struct FeedbackInboxController {
         try await portal.database.transaction { db in
             guard try await inbox.repository.exists(id: id, on: db) else { throw HTTPError(.notFound) }
             guard let author = try await inbox.repository.markHandled(id: id, by: staff.id, now: now, on: db) else { return }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: inbox.auditAction, recordType: author.role, recordID: "\(author.accountID)",
-                origin: origin, detail: "feedback \(id)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: inbox.auditAction,
+                    recordType: author.role,
+                    recordID: "\(author.accountID)",
+                    origin: origin,
+                    detail: "feedback \(id)"
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "Feedback marked handled."), context: context)
         return seeOther(inbox.page)
@@ -80,7 +90,10 @@ extension TemplateName {
 /// kind and text (escaped), and a "Mark handled" button while it waits.
 enum FeedbackInboxItems {
     static func html(
-        _ messages: [FeedbackMessage], authors: [AppAccountRef: FeedbackInbox.Author], handled: (Int64) -> SiteURL, clock: ProgramClock
+        _ messages: [FeedbackMessage],
+        authors: [AppAccountRef: FeedbackInbox.Author],
+        handled: (Int64) -> SiteURL,
+        clock: ProgramClock
     ) -> String {
         var html = ""
         html.reserveCapacity(messages.count * 600)

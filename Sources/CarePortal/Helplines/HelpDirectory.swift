@@ -27,11 +27,23 @@ struct DirectoryList: Sendable {
     let deleteURL: @Sendable (Int64) -> SiteURL
 
     static let perinatal = DirectoryList(
-        program: .perinatalCommunity, access: .administrators, title: "Resources and helplines", addTitle: "Add to the directory", noun: "the directory", readers: "Members",
-        introduction: "Members see the nationwide entries and those for their state in the app. After a low mood the app offers the crisis lines and helplines here, crisis lines first; 988 is always among them.",
-        emptyText: "The directory is empty, so members are offered only the 988 Suicide & Crisis Lifeline. Add the helplines, crisis lines and places of care your members should know.",
-        asksStates: true, kinds: HelpResource.Kind.allCases, defaultKind: nil,
-        listURL: .helpDirectory, newURL: .newHelpResource, editURL: SiteURL.editHelpResource, deleteURL: SiteURL.deleteHelpResource
+        program: .perinatalCommunity,
+        access: .administrators,
+        title: "Resources and helplines",
+        addTitle: "Add to the directory",
+        noun: "the directory",
+        readers: "Members",
+        introduction:
+            "Members see the nationwide entries and those for their state in the app. After a low mood the app offers the crisis lines and helplines here, crisis lines first; 988 is always among them.",
+        emptyText:
+            "The directory is empty, so members are offered only the 988 Suicide & Crisis Lifeline. Add the helplines, crisis lines and places of care your members should know.",
+        asksStates: true,
+        kinds: HelpResource.Kind.allCases,
+        defaultKind: nil,
+        listURL: .helpDirectory,
+        newURL: .newHelpResource,
+        editURL: SiteURL.editHelpResource,
+        deleteURL: SiteURL.deleteHelpResource
     )
 
 }
@@ -51,8 +63,17 @@ struct HelpDirectory: Sendable {
     func add(_ draft: HelpResourceDraft, actor: AuditActor, origin: AuditOrigin) async throws -> Int64 {
         try await portal.database.transaction { db in
             let id = try await repository.insert(draft, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(actor: actor, action: .helpResourceAdded, recordType: "help_resource", recordID: String(id),
-                                                     origin: origin, detail: draft.name), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .helpResourceAdded,
+                    recordType: "help_resource",
+                    recordID: String(id),
+                    origin: origin,
+                    detail: draft.name
+                ),
+                on: db
+            )
             return id
         }
     }
@@ -61,8 +82,17 @@ struct HelpDirectory: Sendable {
         try await portal.database.transaction { db in
             guard try await repository.find(id: id, on: db) != nil else { return false }
             try await repository.update(id: id, draft, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(actor: actor, action: .helpResourceChanged, recordType: "help_resource", recordID: String(id),
-                                                     origin: origin, detail: draft.name), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .helpResourceChanged,
+                    recordType: "help_resource",
+                    recordID: String(id),
+                    origin: origin,
+                    detail: draft.name
+                ),
+                on: db
+            )
             return true
         }
     }
@@ -71,8 +101,17 @@ struct HelpDirectory: Sendable {
     func delete(_ id: Int64, actor: AuditActor, origin: AuditOrigin) async throws -> String? {
         try await portal.database.transaction { db in
             guard let resource = try await repository.find(id: id, on: db), try await repository.delete(id: id, on: db) else { return nil }
-            try await portal.audit.record(AuditEvent(actor: actor, action: .helpResourceDeleted, recordType: "help_resource", recordID: String(id),
-                                                     origin: origin, detail: resource.name), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .helpResourceDeleted,
+                    recordType: "help_resource",
+                    recordID: String(id),
+                    origin: origin,
+                    detail: resource.name
+                ),
+                on: db
+            )
             return resource.name
         }
     }
@@ -89,9 +128,19 @@ struct HelpDirectory: Sendable {
 
     /// The 988 Suicide & Crisis Lifeline, offered whatever the directory holds.
     static let lifeline = HelpResource(
-        id: 0, name: "988 Suicide & Crisis Lifeline", kind: .crisisLine, phone: PhoneNumber(stored: "988"), textNumber: PhoneNumber(stored: "988"),
-        webAddress: "https://988lifeline.org", hours: "24 hours, 7 days", languages: "English and Spanish",
-        description: "Free, confidential support for anyone in distress: call or text 988.", address: nil, pin: nil, states: [],
-        createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0)
+        id: 0,
+        name: "988 Suicide & Crisis Lifeline",
+        kind: .crisisLine,
+        phone: PhoneNumber(stored: "988"),
+        textNumber: PhoneNumber(stored: "988"),
+        webAddress: "https://988lifeline.org",
+        hours: "24 hours, 7 days",
+        languages: "English and Spanish",
+        description: "Free, confidential support for anyone in distress: call or text 988.",
+        address: nil,
+        pin: nil,
+        states: [],
+        createdAt: Date(timeIntervalSince1970: 0),
+        updatedAt: Date(timeIntervalSince1970: 0)
     )
 }

@@ -22,13 +22,16 @@ struct HelpDirectoryAppController {
             let state = try await MemberRepository().find(id: holder.accountID, on: db)?.usState
             return (state, try await directory.repository.forMember(state: state, kinds: HelpResource.Kind.allCases, on: db))
         }
-        return portal.pages.response(AppHelpPage(
-            layout: portal.appLayout("Help near you", context: context, navigation: .member, currentPath: SiteURL.appMemberHelp.path),
-            heading: "Help near you",
-            lead: state.map { "Nationwide help, and help in \($0)." } ?? "Nationwide help. Add your state to your profile to see help near you too.",
-            emptyText: "The program has not listed any help yet. In a crisis, call or text 988.",
-            entries: resources.map(HelpDirectoryAPI.Entry.init)
-        ))
+        return portal.pages.response(
+            AppHelpPage(
+                layout: portal.appLayout("Help near you", context: context, navigation: .member, currentPath: SiteURL.appMemberHelp.path),
+                heading: "Help near you",
+                lead: state.map { "Nationwide help, and help in \($0)." }
+                    ?? "Nationwide help. Add your state to your profile to see help near you too.",
+                emptyText: "The program has not listed any help yet. In a crisis, call or text 988.",
+                entries: resources.map(HelpDirectoryAPI.Entry.init)
+            )
+        )
     }
 }
 
@@ -67,10 +70,18 @@ struct AppHelpPage: Page {
         func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.trimmed.isEmpty ? nil : $0 } }
         self.entries = entries.map { entry in
             Entry(
-                name: entry.name, kindTitle: HelpResource.Kind(rawValue: entry.kind)?.title ?? "", isCrisis: entry.kind == HelpResource.Kind.crisisLine.rawValue,
-                phone: entry.phone, phoneLink: entry.phoneDial.map { "tel:\($0)" }, text: entry.text, textLink: entry.textDial.map { "sms:\($0)" },
-                url: nonEmpty(entry.url), hours: nonEmpty(entry.hours), languages: nonEmpty(entry.languages),
-                description: nonEmpty(entry.description), address: nonEmpty(entry.address),
+                name: entry.name,
+                kindTitle: HelpResource.Kind(rawValue: entry.kind)?.title ?? "",
+                isCrisis: entry.kind == HelpResource.Kind.crisisLine.rawValue,
+                phone: entry.phone,
+                phoneLink: entry.phoneDial.map { "tel:\($0)" },
+                text: entry.text,
+                textLink: entry.textDial.map { "sms:\($0)" },
+                url: nonEmpty(entry.url),
+                hours: nonEmpty(entry.hours),
+                languages: nonEmpty(entry.languages),
+                description: nonEmpty(entry.description),
+                address: nonEmpty(entry.address),
                 mapLink: entry.latitude.flatMap { latitude in entry.longitude.map { MapPin(latitude: latitude, longitude: $0).mapAddress } }
             )
         }

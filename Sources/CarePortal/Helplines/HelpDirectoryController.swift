@@ -28,24 +28,38 @@ struct HelpDirectoryController {
         query.sort = request.query("sort").flatMap(HelpDirectoryQuery.Sort.init(rawValue:)) ?? .name
         query.page = try request.pageRequest()
         let page = try await portal.database.read { db in try await directory.repository.list(query, on: db) }
-        let address = ListAddress(path: list.listURL.path, parameters: [
-            ("kind", query.kind?.rawValue), ("state", query.state), ("q", query.search.isEmpty ? nil : query.search),
-            ("sort", query.sort == .name ? nil : query.sort.rawValue),
-        ])
+        let address = ListAddress(
+            path: list.listURL.path,
+            parameters: [
+                ("kind", query.kind?.rawValue), ("state", query.state), ("q", query.search.isEmpty ? nil : query.search),
+                ("sort", query.sort == .name ? nil : query.sort.rawValue)
+            ]
+        )
         let rows = HelpResourceRows.html(page.items, list: list)
-        return portal.pages.response(HelpDirectoryPage(
-            layout: portal.layout(list.title, context: context, current: list.listURL),
-            list: list, rows: rows.html, hasRows: !rows.isEmpty,
-            kinds: FilterOption.html([FilterOption(value: "", title: "All kinds", isSelected: query.kind == nil)]
-                + list.kinds.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.kind) }),
-            states: list.asksStates ? FilterOption.html([FilterOption(value: "", title: "Every state", isSelected: query.state == nil)]
-                + USState.all.sorted().map { FilterOption(value: $0, title: $0, isSelected: $0 == query.state) }) : nil,
-            sorts: FilterOption.html([FilterOption(value: "name", title: "Name", isSelected: query.sort == .name),
-                                      FilterOption(value: "kind", title: "Kind (crisis lines first)", isSelected: query.sort == .kind)]),
-            search: query.search,
-            isFiltered: query.kind != nil || query.state != nil || !query.search.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries"))
-        ))
+        return portal.pages.response(
+            HelpDirectoryPage(
+                layout: portal.layout(list.title, context: context, current: list.listURL),
+                list: list,
+                rows: rows.html,
+                hasRows: !rows.isEmpty,
+                kinds: FilterOption.html(
+                    [FilterOption(value: "", title: "All kinds", isSelected: query.kind == nil)]
+                        + list.kinds.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.kind) }
+                ),
+                states: list.asksStates
+                    ? FilterOption.html(
+                        [FilterOption(value: "", title: "Every state", isSelected: query.state == nil)]
+                            + USState.all.sorted().map { FilterOption(value: $0, title: $0, isSelected: $0 == query.state) }
+                    ) : nil,
+                sorts: FilterOption.html([
+                    FilterOption(value: "name", title: "Name", isSelected: query.sort == .name),
+                    FilterOption(value: "kind", title: "Kind (crisis lines first)", isSelected: query.sort == .kind)
+                ]),
+                search: query.search,
+                isFiltered: query.kind != nil || query.state != nil || !query.search.isEmpty,
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries"))
+            )
+        )
     }
 
     private func form(_ id: Int64?, _ context: PortalContext) async throws -> Response {
@@ -83,10 +97,15 @@ struct HelpDirectoryController {
         guard let resource = try await portal.database.read({ db in try await directory.repository.find(id: id, on: db) }) else {
             throw HTTPError(.notFound)
         }
-        return portal.pages.response(DeleteHelpResourcePage(
-            layout: portal.layout("Delete \(resource.name)", context: context, current: list.listURL),
-            name: resource.name, readers: list.readers, action: list.deleteURL(id).path, backPath: list.listURL.path
-        ))
+        return portal.pages.response(
+            DeleteHelpResourcePage(
+                layout: portal.layout("Delete \(resource.name)", context: context, current: list.listURL),
+                name: resource.name,
+                readers: list.readers,
+                action: list.deleteURL(id).path,
+                backPath: list.listURL.path
+            )
+        )
     }
 
     @Sendable func delete(request: Request, context: PortalContext) async throws -> Response {
@@ -99,9 +118,14 @@ struct HelpDirectoryController {
     }
 
     private func formPage(_ form: HelpResourceForm, id: Int64?, errors: FormErrors, context: PortalContext) -> HelpResourceFormPage {
-        HelpResourceFormPage(form, errors: errors, list: list, action: id.map { list.editURL($0).path } ?? list.newURL.path,
-                             layout: portal.layout(id == nil ? list.addTitle : "Change \(form.name)", context: context, current: list.listURL),
-                             isNew: id == nil)
+        HelpResourceFormPage(
+            form,
+            errors: errors,
+            list: list,
+            action: id.map { list.editURL($0).path } ?? list.newURL.path,
+            layout: portal.layout(id == nil ? list.addTitle : "Change \(form.name)", context: context, current: list.listURL),
+            isNew: id == nil
+        )
     }
 }
 
@@ -179,14 +203,17 @@ struct HelpResourceForm: Decodable, Sendable {
         if !self.textNumber.isEmpty, textNumber == nil { errors.add("text_number", PhoneNumber.problem) }
         if !webAddress.isEmpty {
             let url = URLComponents(string: webAddress)
-            if webAddress.count > 300 || url?.scheme?.lowercased() != "https" || (url?.host ?? "").isEmpty || webAddress.contains(where: \.isWhitespace) {
+            if webAddress.count > 300 || url?.scheme?.lowercased() != "https" || (url?.host ?? "").isEmpty
+                || webAddress.contains(where: \.isWhitespace)
+            {
                 errors.add("web_address", "Enter a web address that starts with https://, like https://988lifeline.org")
             }
         }
         if self.phone.isEmpty, self.textNumber.isEmpty, webAddress.isEmpty, address.isEmpty || kind != .careLocation {
             errors.add("phone", "Give at least one way to reach it: a phone number, a text number or a web address")
         }
-        if let problem = FieldRules.requiredTextProblem(hours, name: "when it is open, like 24 hours, 7 days", maximumLength: Self.shortMaximumLength) {
+        if let problem = FieldRules.requiredTextProblem(hours, name: "when it is open, like 24 hours, 7 days", maximumLength: Self.shortMaximumLength)
+        {
             errors.add("hours", problem)
         }
         if let problem = FieldRules.requiredTextProblem(languages, name: "the languages it answers in", maximumLength: Self.shortMaximumLength) {
@@ -208,16 +235,30 @@ struct HelpResourceForm: Decodable, Sendable {
             if codes.isEmpty {
                 errors.add("states", "Enter the states it serves, like TN, KY")
             } else if !unknown.isEmpty {
-                errors.add("states", "\(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is not a" : "are not") US state code\(unknown.count == 1 ? "" : "s"): use two letters, like TN")
+                errors.add(
+                    "states",
+                    "\(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is not a" : "are not") US state code\(unknown.count == 1 ? "" : "s"): use two letters, like TN"
+                )
             }
             chosen = Array(Set(codes)).sorted()
         default: errors.add("reach", "Choose where it applies")
         }
         guard let kind, errors.isEmpty else { return (nil, errors) }
-        return (HelpResourceDraft(
-            name: name, kind: kind, phone: phone, textNumber: textNumber, webAddress: webAddress.isEmpty ? nil : webAddress,
-            hours: hours, languages: languages, description: description, address: address.isEmpty ? nil : address, pin: pin, states: chosen
-        ), errors)
+        return (
+            HelpResourceDraft(
+                name: name,
+                kind: kind,
+                phone: phone,
+                textNumber: textNumber,
+                webAddress: webAddress.isEmpty ? nil : webAddress,
+                hours: hours,
+                languages: languages,
+                description: description,
+                address: address.isEmpty ? nil : address,
+                pin: pin,
+                states: chosen
+            ), errors
+        )
     }
 }
 
@@ -282,8 +323,18 @@ struct HelpDirectoryPage: Page {
     let newPath: String
     let addTitle: String
 
-    init(layout: Layout, list: DirectoryList, rows: String, hasRows: Bool, kinds: String, states: String?, sorts: String, search: String,
-         isFiltered: Bool, pagination: String) {
+    init(
+        layout: Layout,
+        list: DirectoryList,
+        rows: String,
+        hasRows: Bool,
+        kinds: String,
+        states: String?,
+        sorts: String,
+        search: String,
+        isFiltered: Bool,
+        pagination: String
+    ) {
         self.layout = layout
         title = list.title
         introduction = list.introduction
@@ -350,13 +401,27 @@ struct HelpResourceFormPage: Page {
         kinds = list.kinds.map { Choice(value: $0.rawValue, title: $0.title, isSelected: $0.rawValue == form.kind) }
         kindError = error("kind")
         var contact = [
-            FormField("phone", label: "Phone number (optional)", value: form.phone, hint: "Like 1-800-662-4357, or a 3-digit number such as 988",
-                      type: "tel", autocomplete: "off", width: 20),
-            FormField("text_number", label: "Text number (optional)", value: form.textNumber, hint: "Where people can text, if they can",
-                      type: "tel", autocomplete: "off", width: 20),
+            FormField(
+                "phone",
+                label: "Phone number (optional)",
+                value: form.phone,
+                hint: "Like 1-800-662-4357, or a 3-digit number such as 988",
+                type: "tel",
+                autocomplete: "off",
+                width: 20
+            ),
+            FormField(
+                "text_number",
+                label: "Text number (optional)",
+                value: form.textNumber,
+                hint: "Where people can text, if they can",
+                type: "tel",
+                autocomplete: "off",
+                width: 20
+            ),
             FormField("web_address", label: "Web address (optional)", value: form.webAddress, hint: "Starting with https://", type: "url", width: 30),
             FormField("hours", label: "Hours", value: form.hours, hint: "Like 24 hours, 7 days, or Monday to Friday, 9am to 5pm", width: 30),
-            FormField("languages", label: "Languages", value: form.languages, hint: "Like English and Spanish", width: 30),
+            FormField("languages", label: "Languages", value: form.languages, hint: "Like English and Spanish", width: 30)
         ]
         errors.apply(to: &contact)
         contactFields = contact
@@ -365,10 +430,22 @@ struct HelpResourceFormPage: Page {
         address = form.address
         addressError = error("address")
         var pin = [
-            FormField("latitude", label: "Latitude (optional)", value: form.latitude,
-                      hint: "For the pin on the app's map: degrees north, like 36.1627", autocomplete: "off", width: 10),
-            FormField("longitude", label: "Longitude (optional)", value: form.longitude,
-                      hint: "Degrees east; west is negative, like -86.7816", autocomplete: "off", width: 10),
+            FormField(
+                "latitude",
+                label: "Latitude (optional)",
+                value: form.latitude,
+                hint: "For the pin on the app's map: degrees north, like 36.1627",
+                autocomplete: "off",
+                width: 10
+            ),
+            FormField(
+                "longitude",
+                label: "Longitude (optional)",
+                value: form.longitude,
+                hint: "Degrees east; west is negative, like -86.7816",
+                autocomplete: "off",
+                width: 10
+            )
         ]
         errors.apply(to: &pin)
         pinFields = pin

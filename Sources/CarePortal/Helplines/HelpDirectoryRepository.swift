@@ -27,8 +27,12 @@ struct HelpDirectoryRepository: Sendable {
     func list(_ query: HelpDirectoryQuery, on db: any SQLDatabase) async throws -> PageOf<HelpResource> {
         let words = WordStarts.words(of: query.search)
         let byName: [SortKey] = [.text("name_key"), .integer("id")]
-        let order = ListOrder(query.sort.rawValue, keys: query.sort == .kind
-            ? [SortKey(Self.kindOrder, resultColumn: "kind_order", kind: .integer)] + byName : byName, descending: false)
+        let order = ListOrder(
+            query.sort.rawValue,
+            keys: query.sort == .kind
+                ? [SortKey(Self.kindOrder, resultColumn: "kind_order", kind: .integer)] + byName : byName,
+            descending: false
+        )
         /// The kind and state filters, on `help_resources` or on the rows of either search table, whose `id`
         /// and `kind` are the entry's.
         func filtered(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
@@ -56,26 +60,47 @@ struct HelpDirectoryRepository: Sendable {
         if !query.search.isEmpty && words.isEmpty {
             // Nothing typed that a name's words could start with (only punctuation): nothing matches.
             rows = try await db.seek(
-                query.page, order: order, columns: Self.listColumns,
-                rows: { $0.from("help_resources").where(SQLLiteral.boolean(false)) }, decode: { $0 }
+                query.page,
+                order: order,
+                columns: Self.listColumns,
+                rows: { $0.from("help_resources").where(SQLLiteral.boolean(false)) },
+                decode: { $0 }
             )
         } else if query.sort == .name && (!words.isEmpty || query.state != nil) {
             rows = try await db.seek(
-                query.page, order: order, columns: Self.listColumns, rows: { $0.from("help_resources") },
-                counted: searching, idsFirst: searching, decode: { $0 }
+                query.page,
+                order: order,
+                columns: Self.listColumns,
+                rows: { $0.from("help_resources") },
+                counted: searching,
+                idsFirst: searching,
+                decode: { $0 }
             )
         } else if !words.isEmpty {
             // Sorted by kind, the kind order's index is walked and each entry looked up among the words' matches.
             rows = try await db.seek(
-                query.page, order: order, columns: Self.listColumns,
-                rows: { filtered($0.from("help_resources")).where(SQLBinaryExpression(
-                    SQLIdentifier("id"), .in, SQLGroupExpression(matchingWords(db.select().column("id")).select)
-                )) },
-                counted: searching, decode: { $0 }
+                query.page,
+                order: order,
+                columns: Self.listColumns,
+                rows: {
+                    filtered($0.from("help_resources")).where(
+                        SQLBinaryExpression(
+                            SQLIdentifier("id"),
+                            .in,
+                            SQLGroupExpression(matchingWords(db.select().column("id")).select)
+                        )
+                    )
+                },
+                counted: searching,
+                decode: { $0 }
             )
         } else {
             rows = try await db.seek(
-                query.page, order: order, columns: Self.listColumns, rows: { filtered($0.from("help_resources")) }, decode: { $0 }
+                query.page,
+                order: order,
+                columns: Self.listColumns,
+                rows: { filtered($0.from("help_resources")) },
+                decode: { $0 }
             )
         }
         return rows.replacingItems(try await decode(rows.items, on: db))
@@ -102,13 +127,41 @@ struct HelpDirectoryRepository: Sendable {
 
     func insert(_ draft: HelpResourceDraft, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let id = try await db.insert(into: "help_resources")
-            .columns("program", "name", "name_key", "kind", "phone", "text_number", "web_address", "hours", "languages", "description", "address",
-                     "latitude", "longitude", "nationwide", "created_at", "updated_at")
+            .columns(
+                "program",
+                "name",
+                "name_key",
+                "kind",
+                "phone",
+                "text_number",
+                "web_address",
+                "hours",
+                "languages",
+                "description",
+                "address",
+                "latitude",
+                "longitude",
+                "nationwide",
+                "created_at",
+                "updated_at"
+            )
             .values(
-                SQLBind(program), SQLBind(draft.name), SQLBind(Self.nameKey(draft.name)), SQLBind(draft.kind.rawValue), SQLBind(draft.phone?.digits),
-                SQLBind(draft.textNumber?.digits), SQLBind(draft.webAddress), SQLBind(draft.hours), SQLBind(draft.languages),
-                SQLBind(draft.description), SQLBind(draft.address), SQLBind(draft.pin?.latitude), SQLBind(draft.pin?.longitude),
-                SQLBind(draft.states.isEmpty), SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
+                SQLBind(program),
+                SQLBind(draft.name),
+                SQLBind(Self.nameKey(draft.name)),
+                SQLBind(draft.kind.rawValue),
+                SQLBind(draft.phone?.digits),
+                SQLBind(draft.textNumber?.digits),
+                SQLBind(draft.webAddress),
+                SQLBind(draft.hours),
+                SQLBind(draft.languages),
+                SQLBind(draft.description),
+                SQLBind(draft.address),
+                SQLBind(draft.pin?.latitude),
+                SQLBind(draft.pin?.longitude),
+                SQLBind(draft.states.isEmpty),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(now.millisecondsSince1970)
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
         try await setStates(draft.states, of: id, on: db)
@@ -142,7 +195,8 @@ struct HelpDirectoryRepository: Sendable {
 
     /// Crisis lines first, then helplines, locators, care locations, websites. Migration 44 indexes this
     /// expression as written then; the list by kind reads that index only while the two are the same text.
-    static let kindOrderSQL = "CASE kind " + HelpResource.Kind.allCases.map { "WHEN '\($0.rawValue)' THEN \($0.rank)" }.joined(separator: " ") + " ELSE 99 END"
+    static let kindOrderSQL =
+        "CASE kind " + HelpResource.Kind.allCases.map { "WHEN '\($0.rawValue)' THEN \($0.rank)" }.joined(separator: " ") + " ELSE 99 END"
     private static let kindOrder = SQLRaw(kindOrderSQL)
 
     /// The name as the list sorts it.
@@ -153,17 +207,27 @@ struct HelpDirectoryRepository: Sendable {
     func setSearchRows(of id: Int64, name: String, kind: String, states: [String], on db: any SQLDatabase) async throws {
         let copied: [(String, any Encodable & Sendable)] = [("name_key", Self.nameKey(name)), ("kind", kind), ("program", program)]
         try await db.replaceSearchRows(
-            in: "help_resource_words", column: "word_start", values: WordStarts.starts(of: name).sorted(), owner: "resource_id", id: id, copied: copied
+            in: "help_resource_words",
+            column: "word_start",
+            values: WordStarts.starts(of: name).sorted(),
+            owner: "resource_id",
+            id: id,
+            copied: copied
         )
         try await db.replaceSearchRows(
-            in: "help_resource_reach", column: "state", values: states.isEmpty ? USState.all.sorted() : states, owner: "resource_id", id: id,
+            in: "help_resource_reach",
+            column: "state",
+            values: states.isEmpty ? USState.all.sorted() : states,
+            owner: "resource_id",
+            id: id,
             copied: copied
         )
     }
 
     private static func pin(of row: any SQLRow) throws -> MapPin? {
         guard let latitude = try row.decode(column: "latitude", as: Double?.self),
-              let longitude = try row.decode(column: "longitude", as: Double?.self) else { return nil }
+            let longitude = try row.decode(column: "longitude", as: Double?.self)
+        else { return nil }
         return MapPin(latitude: latitude, longitude: longitude)
     }
 
@@ -172,7 +236,8 @@ struct HelpDirectoryRepository: Sendable {
         var states: [Int64: [String]] = [:]
         if !ids.isEmpty {
             for row in try await db.select().columns("resource_id", "state").from("help_resource_states").where("resource_id", .in, ids)
-                .orderBy("state").all() {
+                .orderBy("state").all()
+            {
                 states[try row.decode(column: "resource_id", as: Int64.self), default: []].append(try row.decode(column: "state", as: String.self))
             }
         }

@@ -58,7 +58,8 @@ struct PhoneNumber: Sendable, Equatable, Hashable {
     init?(_ typed: String) {
         let trimmed = typed.trimmed
         guard !trimmed.isEmpty, trimmed.count <= 30,
-              trimmed.allSatisfy({ $0.isASCIIDigit || " ()-.+".contains($0) }) else { return nil }
+            trimmed.allSatisfy({ $0.isASCIIDigit || " ()-.+".contains($0) })
+        else { return nil }
         var digits = trimmed.filter(\.isASCIIDigit)
         if Self.serviceCodes.contains(digits) {
             self.digits = digits
@@ -67,7 +68,8 @@ struct PhoneNumber: Sendable, Equatable, Hashable {
         if digits.count == 11, digits.hasPrefix("1") { digits.removeFirst() }
         // A US number: area code and exchange never start with 0 or 1.
         guard digits.count == 10, let area = digits.first, let exchange = digits.dropFirst(3).first,
-              !"01".contains(area), !"01".contains(exchange) else { return nil }
+            !"01".contains(area), !"01".contains(exchange)
+        else { return nil }
         self.digits = digits
     }
 
@@ -115,14 +117,24 @@ struct MapPin: Sendable, Equatable {
         let north = Double(latitude).flatMap { (-90...90).contains($0) ? $0 : nil }
         let east = Double(longitude).flatMap { (-180...180).contains($0) ? $0 : nil }
         if north == nil {
-            problems.append(("latitude", latitude.isEmpty
-                ? "Enter the latitude as well as the longitude, or leave both empty"
-                : "Enter the latitude in degrees between -90 and 90, like 36.1627"))
+            problems.append(
+                (
+                    "latitude",
+                    latitude.isEmpty
+                        ? "Enter the latitude as well as the longitude, or leave both empty"
+                        : "Enter the latitude in degrees between -90 and 90, like 36.1627"
+                )
+            )
         }
         if east == nil {
-            problems.append(("longitude", longitude.isEmpty
-                ? "Enter the longitude as well as the latitude, or leave both empty"
-                : "Enter the longitude in degrees between -180 and 180, like -86.7816"))
+            problems.append(
+                (
+                    "longitude",
+                    longitude.isEmpty
+                        ? "Enter the longitude as well as the latitude, or leave both empty"
+                        : "Enter the longitude in degrees between -180 and 180, like -86.7816"
+                )
+            )
         }
         guard let north, let east else { return (nil, problems) }
         return (MapPin(latitude: north, longitude: east), [])

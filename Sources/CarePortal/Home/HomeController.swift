@@ -27,12 +27,14 @@ struct HomeController {
             cards += try await contribution.cards(staff, portal)
         }
         cards.append(HomeCard(title: "Change your password", path: SiteURL.changePassword.path, body: "Choose a new password for your account."))
-        return portal.pages.response(HomePage(
-            layout: portal.layout("Home", context: context, current: .home),
-            greeting: "Welcome, \(staff.username)",
-            roleTitle: staff.role.title,
-            cards: cards
-        ))
+        return portal.pages.response(
+            HomePage(
+                layout: portal.layout("Home", context: context, current: .home),
+                greeting: "Welcome, \(staff.username)",
+                roleTitle: staff.role.title,
+                cards: cards
+            )
+        )
     }
 
     /// For load balancers and `script/server`: 200 `{"status":"ok"}` while this server reaches its database,
@@ -48,7 +50,8 @@ struct HomeController {
             reachable = false
         }
         return Response(
-            status: reachable ? .ok : .serviceUnavailable, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            status: reachable ? .ok : .serviceUnavailable,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: reachable ? #"{"status":"ok"}"# : #"{"status":"unavailable"}"#))
         )
     }
@@ -77,7 +80,9 @@ struct HomePage: Page {
         self.layout = layout
         self.greeting = greeting
         self.roleTitle = roleTitle
-        overview = cards.filter(\.isOverview).enumerated().map { Panel(index: $0.offset + 1, card: $0.element, hasFigures: !$0.element.figures.isEmpty) }
+        overview = cards.filter(\.isOverview).enumerated().map {
+            Panel(index: $0.offset + 1, card: $0.element, hasFigures: !$0.element.figures.isEmpty)
+        }
         self.cards = cards.filter { !$0.isOverview }
         hasOverview = !overview.isEmpty
         cardHeading = hasOverview ? "h3" : "h2"

@@ -5,7 +5,7 @@ import PortalPlatform
 struct HomeFeature: PortalFeature {
     static let program: Program? = nil
     static let navigation = [
-        NavigationItem(title: "Home", path: SiteURL.home.path, access: HomeController.navigationAccess, group: .overview),
+        NavigationItem(title: "Home", path: SiteURL.home.path, access: HomeController.navigationAccess, group: .overview)
     ]
     static let templates: [TemplateName] = [.home]
     let portal: Portal

@@ -136,7 +136,6 @@ struct DeskAPIController {
     let portal: Portal
     let desk: InformationDesk
 
-
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.apiThreads.pattern, access: .member, list)
         routes.post(SiteURL.apiThreads.pattern, access: .member, ask)
@@ -155,7 +154,11 @@ struct DeskAPIController {
         var query = DeskListQuery()
         var problems: [String: String] = [:]
         if let filter = request.query("filter") {
-            if let value = DeskFilter(rawValue: filter) { query.filter = value } else { problems["filter"] = "Use one of: waiting, answered, accepted, all" }
+            if let value = DeskFilter(rawValue: filter) {
+                query.filter = value
+            } else {
+                problems["filter"] = "Use one of: waiting, answered, accepted, all"
+            }
         } else {
             query.filter = .all
         }
@@ -168,10 +171,15 @@ struct DeskAPIController {
         query.search = String((request.query("q") ?? "").prefix(200))
         guard problems.isEmpty else { throw APIError.invalidQuery(problems) }
         let page = try await portal.database.read { [query] db in try await desk.list(query, on: db).page }
-        return .json(DeskAPI.ThreadList(
-            threads: page.items.map { DeskAPI.ThreadSummary($0, reader: reader) },
-            page: page.request.number, pageSize: page.request.size, pageCount: page.pageCount, totalCount: page.totalCount
-        ))
+        return .json(
+            DeskAPI.ThreadList(
+                threads: page.items.map { DeskAPI.ThreadSummary($0, reader: reader) },
+                page: page.request.number,
+                pageSize: page.request.size,
+                pageCount: page.pageCount,
+                totalCount: page.totalCount
+            )
+        )
     }
 
     @Sendable func thread(request: Request, context: PortalContext) async throws -> Response {
@@ -215,7 +223,7 @@ struct DeskAPIController {
         let replyID = try await desk.reply(threadID: threadID, author: author, body: text)
         let reply = try await portal.database.read { db -> DeskAPI.Reply in
             guard let thread = try await desk.repository.findThread(id: threadID, on: db),
-                  let reply = try await desk.repository.findReply(id: replyID, on: db)
+                let reply = try await desk.repository.findReply(id: replyID, on: db)
             else { throw APIError.notFound }
             return DeskAPI.Reply(reply, in: thread)
         }

@@ -18,12 +18,17 @@ struct DeskAppController {
         routes.post(SiteURL.appDeskAsk.pattern, access: .memberPages, ask)
         routes.get(SiteURL.pattern(SiteURL.appDeskThread), access: .memberPages, thread)
         routes.post(SiteURL.pattern(SiteURL.appDeskReplies), access: .memberPages, reply)
-        routes.get(SiteURL.pattern(SiteURL.appDeskThreadFlag), access: .memberPages) { try await flagForm(.question(try $1.parameters.recordID()), $0, $1) }
-        routes.post(SiteURL.pattern(SiteURL.appDeskThreadFlag), access: .memberPages) { try await flag(.question(try $1.parameters.recordID()), $0, $1) }
-        routes.get(SiteURL.pattern(SiteURL.appDeskReplyFlag), access: .memberPages) { try await flagForm(.reply(try $1.parameters.recordID()), $0, $1) }
+        routes.get(SiteURL.pattern(SiteURL.appDeskThreadFlag), access: .memberPages) {
+            try await flagForm(.question(try $1.parameters.recordID()), $0, $1)
+        }
+        routes.post(SiteURL.pattern(SiteURL.appDeskThreadFlag), access: .memberPages) {
+            try await flag(.question(try $1.parameters.recordID()), $0, $1)
+        }
+        routes.get(SiteURL.pattern(SiteURL.appDeskReplyFlag), access: .memberPages) {
+            try await flagForm(.reply(try $1.parameters.recordID()), $0, $1)
+        }
         routes.post(SiteURL.pattern(SiteURL.appDeskReplyFlag), access: .memberPages) { try await flag(.reply(try $1.parameters.recordID()), $0, $1) }
     }
-
 
     private func reader(_ context: PortalContext) throws -> Int64 {
         guard let holder = context.appAccount, holder.kind == .member else { throw HTTPError(.notFound) }
@@ -43,33 +48,50 @@ struct DeskAppController {
         query.page = PageRequest(number: request.pageNumber, size: Self.pageSize)
         let page = try await portal.database.read { [query] db in try await desk.list(query, on: db).page }
         let address = ListAddress(path: SiteURL.appDesk.path, parameters: query.search.isEmpty ? [] : [("q", query.search)])
-        return portal.pages.response(DeskAppListPage(
-            layout: layout("Information desk", context), search: query.search,
-            threads: page.items.map { DeskAPI.ThreadSummary($0, reader: reader) },
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions"))
-        ))
+        return portal.pages.response(
+            DeskAppListPage(
+                layout: layout("Information desk", context),
+                search: query.search,
+                threads: page.items.map { DeskAPI.ThreadSummary($0, reader: reader) },
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions"))
+            )
+        )
     }
 
     private func threadPage(
-        _ id: Int64, reader: Int64, context: PortalContext, reply: String = "", errors: FormErrors = FormErrors(), notice: String? = nil
+        _ id: Int64,
+        reader: Int64,
+        context: PortalContext,
+        reply: String = "",
+        errors: FormErrors = FormErrors(),
+        notice: String? = nil
     ) async throws -> DeskAppThreadPage {
         let shown = try await portal.database.read { db -> DeskAPI.Thread? in
             guard let thread = try await desk.repository.findThread(id: id, on: db) else { return nil }
             return DeskAPI.Thread(thread, replies: try await desk.replies(of: thread, on: db), reader: reader)
         }
         guard let shown else { throw HTTPError(.notFound) }
-        return DeskAppThreadPage(layout: layout(shown.title, context), thread: shown, clock: portal.programSettings.current.clock,
-                                 reply: reply, errors: errors, notice: notice)
+        return DeskAppThreadPage(
+            layout: layout(shown.title, context),
+            thread: shown,
+            clock: portal.programSettings.current.clock,
+            reply: reply,
+            errors: errors,
+            notice: notice
+        )
     }
 
     @Sendable func thread(request: Request, context: PortalContext) async throws -> Response {
-        let notice: String? = switch request.query("notice") {
-        case "asked": "Your question is on the desk. We tell you when someone replies."
-        case "flagged": "Thank you. A moderator will look at it."
-        case "replied": "Your reply is posted."
-        default: nil
-        }
-        return portal.pages.response(try await threadPage(try context.parameters.recordID(), reader: try reader(context), context: context, notice: notice))
+        let notice: String? =
+            switch request.query("notice") {
+            case "asked": "Your question is on the desk. We tell you when someone replies."
+            case "flagged": "Thank you. A moderator will look at it."
+            case "replied": "Your reply is posted."
+            default: nil
+            }
+        return portal.pages.response(
+            try await threadPage(try context.parameters.recordID(), reader: try reader(context), context: context, notice: notice)
+        )
     }
 
     private struct QuestionForm: Decodable {
@@ -93,9 +115,16 @@ struct DeskAppController {
         case .failure(let problems):
             var errors = FormErrors()
             for field in ["title", "body"] { if let problem = problems.fields[field] { errors.add(field, problem) } }
-            return portal.pages.response(DeskAppAskPage(
-                layout: layout("Ask a question", context), title: form.title ?? "", body: form.body ?? "", anonymous: form.anonymous == "on", errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                DeskAppAskPage(
+                    layout: layout("Ask a question", context),
+                    title: form.title ?? "",
+                    body: form.body ?? "",
+                    anonymous: form.anonymous == "on",
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
     }
 
@@ -115,7 +144,8 @@ struct DeskAppController {
             var errors = FormErrors()
             errors.add("body", problem.message)
             return portal.pages.response(
-                try await threadPage(threadID, reader: reader, context: context, reply: source, errors: errors), status: .unprocessableContent
+                try await threadPage(threadID, reader: reader, context: context, reply: source, errors: errors),
+                status: .unprocessableContent
             )
         }
     }
@@ -153,9 +183,17 @@ struct DeskAppController {
         if let problem = DeskRules.reasonProblem(reason, what: "why this post should be looked at") {
             var errors = FormErrors()
             errors.add("reason", problem)
-            return portal.pages.response(DeskAppFlagPage(
-                layout: layout("Report a post", context), post: post, what: what, threadID: threadID, reason: reason, errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                DeskAppFlagPage(
+                    layout: layout("Report a post", context),
+                    post: post,
+                    what: what,
+                    threadID: threadID,
+                    reason: reason,
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
         _ = try await desk.flag(post, memberID: reader, reason: reason)
         return seeOther("\(SiteURL.appDeskThread(threadID).path)?notice=flagged")

@@ -53,12 +53,19 @@ struct DeskAppListPage: Page {
         isSearching = !search.isEmpty
         self.pagination = pagination
         self.threads = threads.map { thread in
-            let status: (String, String)? = thread.hasAcceptedAnswer ? ("Answer accepted", "tag--green")
+            let status: (String, String)? =
+                thread.hasAcceptedAnswer
+                ? ("Answer accepted", "tag--green")
                 : thread.isAnswered ? ("Answered", "tag--blue") : nil
             return Thread(
-                title: thread.title, path: SiteURL.appDeskThread(thread.id).path, excerpt: thread.excerpt, byline: DeskAppByline(thread.author),
-                askedByYou: thread.askedByYou, repliesText: thread.replyCount == 1 ? "1 reply" : "\(thread.replyCount) replies",
-                statusText: status?.0, statusTag: status?.1
+                title: thread.title,
+                path: SiteURL.appDeskThread(thread.id).path,
+                excerpt: thread.excerpt,
+                byline: DeskAppByline(thread.author),
+                askedByYou: thread.askedByYou,
+                repliesText: thread.replyCount == 1 ? "1 reply" : "\(thread.replyCount) replies",
+                statusText: status?.0,
+                statusTag: status?.1
             )
         }
     }
@@ -105,8 +112,12 @@ struct DeskAppThreadPage: Page {
         time = clock.dateTime(thread.createdAt)
         replies = thread.replies.map { reply in
             Reply(
-                anchor: "reply-\(reply.id)", removedText: reply.removedText, byline: reply.author.map(DeskAppByline.init), bodyHTML: reply.bodyHtml,
-                time: clock.dateTime(reply.createdAt), isAccepted: reply.isAccepted,
+                anchor: "reply-\(reply.id)",
+                removedText: reply.removedText,
+                byline: reply.author.map(DeskAppByline.init),
+                bodyHTML: reply.bodyHtml,
+                time: clock.dateTime(reply.createdAt),
+                isAccepted: reply.isAccepted,
                 flagPath: reply.removed ? nil : SiteURL.appDeskReplyFlag(reply.id).path
             )
         }
@@ -131,8 +142,15 @@ struct DeskAppAskPage: Page {
     init(layout: Layout, title: String = "", body: String = "", anonymous: Bool = false, errors: FormErrors = FormErrors()) {
         self.layout = layout
         self.errors = errors.items
-        var fields = [FormField("title", label: "Your question in a few words", value: title,
-                                hint: "Up to \(DeskRules.titleMaximumLength) characters. Everyone on the desk can read it.", width: 30)]
+        var fields = [
+            FormField(
+                "title",
+                label: "Your question in a few words",
+                value: title,
+                hint: "Up to \(DeskRules.titleMaximumLength) characters. Everyone on the desk can read it.",
+                width: 30
+            )
+        ]
         errors.apply(to: &fields)
         self.fields = fields
         self.body = body
@@ -157,10 +175,11 @@ struct DeskAppFlagPage: Page {
         self.what = what
         self.reason = reason
         reasonError = errors["reason"]
-        action = switch post {
-        case .question(let id): SiteURL.appDeskThreadFlag(id).path
-        case .reply(let id): SiteURL.appDeskReplyFlag(id).path
-        }
+        action =
+            switch post {
+            case .question(let id): SiteURL.appDeskThreadFlag(id).path
+            case .reply(let id): SiteURL.appDeskReplyFlag(id).path
+            }
         threadPath = SiteURL.appDeskThread(threadID).path
     }
 }

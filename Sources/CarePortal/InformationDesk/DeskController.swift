@@ -11,7 +11,6 @@ struct DeskController {
     let portal: Portal
     let desk: InformationDesk
 
-
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.desk.pattern, access: Self.access, list)
         routes.get(SiteURL.pattern(SiteURL.deskThread), access: Self.access, thread)
@@ -41,34 +40,42 @@ struct DeskController {
             return (page, counts, staff.role == .administrator ? try await desk.repository.openFlagTotal(on: db) : 0)
         }
         let sortParameter = request.query("sort") == nil ? nil : query.sort.rawValue
-        let address = ListAddress(path: SiteURL.desk.path, parameters: [
-            ("q", query.search), ("filter", query.filter == .waiting ? nil : query.filter.rawValue), ("sort", sortParameter),
-        ])
+        let address = ListAddress(
+            path: SiteURL.desk.path,
+            parameters: [
+                ("q", query.search), ("filter", query.filter == .waiting ? nil : query.filter.rawValue), ("sort", sortParameter)
+            ]
+        )
         let isAdministrator = staff.role == .administrator
-        return portal.pages.response(DeskListPage(
-            layout: portal.layout("Information desk", context: context, current: .desk),
-            heading: query.search.isEmpty ? "Information desk" : "Information desk: results for “\(query.search)”",
-            controls: portal.pages.html(DeskListControls(
-                tabs: DeskFilter.allCases.map { filter in
-                    DeskTab(
-                        title: filter.title, count: counts[filter],
-                        path: address.with("filter", filter == .waiting ? nil : filter.rawValue).with("sort", nil).with("page", nil).string,
-                        isCurrent: filter == query.filter
+        return portal.pages.response(
+            DeskListPage(
+                layout: portal.layout("Information desk", context: context, current: .desk),
+                heading: query.search.isEmpty ? "Information desk" : "Information desk: results for “\(query.search)”",
+                controls: portal.pages.html(
+                    DeskListControls(
+                        tabs: DeskFilter.allCases.map { filter in
+                            DeskTab(
+                                title: filter.title,
+                                count: counts[filter],
+                                path: address.with("filter", filter == .waiting ? nil : filter.rawValue).with("sort", nil).with("page", nil).string,
+                                isCurrent: filter == query.filter
+                            )
+                        },
+                        search: query.search,
+                        filter: query.filter == .waiting ? "" : query.filter.rawValue,
+                        sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
+                        isSearching: !query.search.isEmpty
                     )
-                },
-                search: query.search,
-                filter: query.filter == .waiting ? "" : query.filter.rawValue,
-                sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
-                isSearching: !query.search.isEmpty
-            )),
-            rows: portal.pages.list(page.items.map { DeskThreadRow($0, now: now, clock: clock) }),
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions")),
-            isSearching: !query.search.isEmpty,
-            flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
-            openFlags: openFlags,
-            moderationLogPath: isAdministrator ? SiteURL.deskModerationLog.path : nil,
-            emailSettingsPath: Self.emailSettingsAccess.allows(staff.role) ? SiteURL.deskEmailSettings.path : nil
-        ))
+                ),
+                rows: portal.pages.list(page.items.map { DeskThreadRow($0, now: now, clock: clock) }),
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions")),
+                isSearching: !query.search.isEmpty,
+                flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
+                openFlags: openFlags,
+                moderationLogPath: isAdministrator ? SiteURL.deskModerationLog.path : nil,
+                emailSettingsPath: Self.emailSettingsAccess.allows(staff.role) ? SiteURL.deskEmailSettings.path : nil
+            )
+        )
     }
 
     // MARK: A thread
@@ -101,35 +108,48 @@ struct DeskController {
         let canAnswer = !isTakenDown
         let clock = portal.programSettings.current.clock
         let question = DeskPostView(
-            anchor: "question", isListItem: false, byline: DeskByline(thread.author, in: thread), posted: clock.dateTime(thread.createdAt), edited: nil,
+            anchor: "question",
+            isListItem: false,
+            byline: DeskByline(thread.author, in: thread),
+            posted: clock.dateTime(thread.createdAt),
+            edited: nil,
             html: canSee ? thread.body.html : nil,
             moderationTitle: isTakenDown ? thread.moderation.title : nil,
             moderationReason: isAdministrator ? thread.moderationReason : nil,
-            isAccepted: false, acceptPath: nil, clearAcceptedPath: nil, editPath: nil,
+            isAccepted: false,
+            acceptPath: nil,
+            clearAcceptedPath: nil,
+            editPath: nil,
             moderatePath: isAdministrator && !isTakenDown ? SiteURL.deskThreadModerate(id).path : nil,
             restorePath: isAdministrator && isTakenDown ? SiteURL.deskThreadRestore(id).path : nil,
-            versions: [], versionsTitle: nil
+            versions: [],
+            versionsTitle: nil
         )
-        let replyViews: [DeskPostView] = canSee ? replies.map { reply in
-            let replyTakenDown = reply.moderation != .visible
-            let earlier = versions[reply.id] ?? []
-            let isAccepted = thread.acceptedReplyID == reply.id
-            return DeskPostView(
-                anchor: "reply-\(reply.id)", isListItem: true, byline: DeskByline(reply.author, in: thread),
-                posted: clock.dateTime(reply.createdAt), edited: reply.editedAt.map(clock.dateTime),
-                html: replyTakenDown && !isAdministrator ? nil : reply.body.html,
-                moderationTitle: replyTakenDown ? reply.moderation.title : nil,
-                moderationReason: isAdministrator ? reply.moderationReason : nil,
-                isAccepted: isAccepted,
-                acceptPath: canAnswer && !replyTakenDown && !isAccepted ? SiteURL.deskReplyAccept(reply.id).path : nil,
-                clearAcceptedPath: canAnswer && isAccepted ? SiteURL.deskThreadClearAccepted(id).path : nil,
-                editPath: desk.canEdit(reply, by: staff) && canAnswer ? SiteURL.deskReplyEdit(reply.id).path : nil,
-                moderatePath: isAdministrator && !replyTakenDown ? SiteURL.deskReplyModerate(reply.id).path : nil,
-                restorePath: isAdministrator && replyTakenDown ? SiteURL.deskReplyRestore(reply.id).path : nil,
-                versions: earlier.map { .init(html: $0.html, replacedAt: clock.dateTime($0.replacedAt)) },
-                versionsTitle: earlier.isEmpty ? nil : "Earlier versions (\(earlier.count))"
-            )
-        } : []
+        let replyViews: [DeskPostView] =
+            canSee
+            ? replies.map { reply in
+                let replyTakenDown = reply.moderation != .visible
+                let earlier = versions[reply.id] ?? []
+                let isAccepted = thread.acceptedReplyID == reply.id
+                return DeskPostView(
+                    anchor: "reply-\(reply.id)",
+                    isListItem: true,
+                    byline: DeskByline(reply.author, in: thread),
+                    posted: clock.dateTime(reply.createdAt),
+                    edited: reply.editedAt.map(clock.dateTime),
+                    html: replyTakenDown && !isAdministrator ? nil : reply.body.html,
+                    moderationTitle: replyTakenDown ? reply.moderation.title : nil,
+                    moderationReason: isAdministrator ? reply.moderationReason : nil,
+                    isAccepted: isAccepted,
+                    acceptPath: canAnswer && !replyTakenDown && !isAccepted ? SiteURL.deskReplyAccept(reply.id).path : nil,
+                    clearAcceptedPath: canAnswer && isAccepted ? SiteURL.deskThreadClearAccepted(id).path : nil,
+                    editPath: desk.canEdit(reply, by: staff) && canAnswer ? SiteURL.deskReplyEdit(reply.id).path : nil,
+                    moderatePath: isAdministrator && !replyTakenDown ? SiteURL.deskReplyModerate(reply.id).path : nil,
+                    restorePath: isAdministrator && replyTakenDown ? SiteURL.deskReplyRestore(reply.id).path : nil,
+                    versions: earlier.map { .init(html: $0.html, replacedAt: clock.dateTime($0.replacedAt)) },
+                    versionsTitle: earlier.isEmpty ? nil : "Earlier versions (\(earlier.count))"
+                )
+            } : []
         let status = thread.status(now: portal.now)
         var errors = FormErrors()
         if let error = draft.error { errors.add("body", error) }
@@ -140,7 +160,8 @@ struct DeskController {
                 title: title,
                 isTakenDown: isTakenDown,
                 question: portal.pages.html(question),
-                status: status.0, statusTag: status.1,
+                status: status.0,
+                statusTag: status.1,
                 acceptedAnchor: canSee ? thread.acceptedReplyID.map { "reply-\($0)" } : nil,
                 replies: portal.pages.list(replyViews),
                 replyAction: canAnswer ? SiteURL.deskThreadReplies(id).path : nil,
@@ -237,7 +258,7 @@ struct DeskController {
     private func editableReply(context: PortalContext, staff: StaffAccount) async throws -> DeskReply {
         let id = try context.parameters.recordID()
         guard let reply = try await portal.database.read({ db in try await desk.repository.findReply(id: id, on: db) }),
-              reply.author.staffID == staff.id
+            reply.author.staffID == staff.id
         else { throw HTTPError(.notFound) }
         guard desk.canEdit(reply, by: staff) else {
             throw EditWindowClosed(threadID: reply.threadID, replyID: reply.id)
@@ -263,7 +284,10 @@ struct DeskController {
                 layout: portal.layout("Edit your reply", context: context, current: .desk),
                 action: SiteURL.deskReplyEdit(reply.id).path,
                 threadPath: SiteURL.deskThread(reply.threadID).path + "#reply-\(reply.id)",
-                body: draft.body, errors: errors.items, bodyError: draft.error, previewHTML: draft.preview,
+                body: draft.body,
+                errors: errors.items,
+                bodyError: draft.error,
+                previewHTML: draft.preview,
                 timeLeft: minutesLeft == 1 ? "1 more minute" : "\(minutesLeft) more minutes"
             ),
             status: draft.error == nil ? .ok : .unprocessableContent
@@ -275,9 +299,13 @@ struct DeskController {
     @Sendable func showEmailSettings(request: Request, context: PortalContext) async throws -> Response {
         let staff = try context.requireStaff()
         let off = try await portal.database.read { db in try await desk.repository.emailsSwitchedOff(staffID: staff.id, on: db) }
-        return portal.pages.response(DeskEmailSettingsPage(
-            layout: portal.layout("New-question emails", context: context, current: .desk), isOn: !off, email: staff.email
-        ))
+        return portal.pages.response(
+            DeskEmailSettingsPage(
+                layout: portal.layout("New-question emails", context: context, current: .desk),
+                isOn: !off,
+                email: staff.email
+            )
+        )
     }
 
     struct EmailSettingsForm: Decodable {

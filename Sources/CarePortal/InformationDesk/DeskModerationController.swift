@@ -10,15 +10,26 @@ struct DeskModerationController {
     let portal: Portal
     let desk: InformationDesk
 
-
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.get(SiteURL.pattern(SiteURL.deskThreadModerate), access: Self.access) { try await showModerate(.question(try $1.parameters.recordID()), $0, $1) }
-        routes.post(SiteURL.pattern(SiteURL.deskThreadModerate), access: Self.access) { try await moderate(.question(try $1.parameters.recordID()), $0, $1) }
-        routes.post(SiteURL.pattern(SiteURL.deskThreadRestore), access: Self.access) { try await restore(.question(try $1.parameters.recordID()), $0, $1) }
+        routes.get(SiteURL.pattern(SiteURL.deskThreadModerate), access: Self.access) {
+            try await showModerate(.question(try $1.parameters.recordID()), $0, $1)
+        }
+        routes.post(SiteURL.pattern(SiteURL.deskThreadModerate), access: Self.access) {
+            try await moderate(.question(try $1.parameters.recordID()), $0, $1)
+        }
+        routes.post(SiteURL.pattern(SiteURL.deskThreadRestore), access: Self.access) {
+            try await restore(.question(try $1.parameters.recordID()), $0, $1)
+        }
         routes.post(SiteURL.pattern(SiteURL.deskThreadKeep), access: Self.access) { try await keep(.question(try $1.parameters.recordID()), $0, $1) }
-        routes.get(SiteURL.pattern(SiteURL.deskReplyModerate), access: Self.access) { try await showModerate(.reply(try $1.parameters.recordID()), $0, $1) }
-        routes.post(SiteURL.pattern(SiteURL.deskReplyModerate), access: Self.access) { try await moderate(.reply(try $1.parameters.recordID()), $0, $1) }
-        routes.post(SiteURL.pattern(SiteURL.deskReplyRestore), access: Self.access) { try await restore(.reply(try $1.parameters.recordID()), $0, $1) }
+        routes.get(SiteURL.pattern(SiteURL.deskReplyModerate), access: Self.access) {
+            try await showModerate(.reply(try $1.parameters.recordID()), $0, $1)
+        }
+        routes.post(SiteURL.pattern(SiteURL.deskReplyModerate), access: Self.access) {
+            try await moderate(.reply(try $1.parameters.recordID()), $0, $1)
+        }
+        routes.post(SiteURL.pattern(SiteURL.deskReplyRestore), access: Self.access) {
+            try await restore(.reply(try $1.parameters.recordID()), $0, $1)
+        }
         routes.post(SiteURL.pattern(SiteURL.deskReplyKeep), access: Self.access) { try await keep(.reply(try $1.parameters.recordID()), $0, $1) }
         routes.get(SiteURL.pattern(SiteURL.deskThreadReveal), access: Self.access, showReveal)
         routes.post(SiteURL.pattern(SiteURL.deskThreadReveal), access: Self.access, reveal)
@@ -49,7 +60,7 @@ struct DeskModerationController {
                 return (thread, thread.body.text)
             case .reply(let id):
                 guard let reply = try await desk.repository.findReply(id: id, on: db),
-                      let thread = try await desk.repository.findThread(id: reply.threadID, on: db)
+                    let thread = try await desk.repository.findThread(id: reply.threadID, on: db)
                 else { throw HTTPError(.notFound) }
                 return (thread, reply.body.text)
             }
@@ -60,14 +71,26 @@ struct DeskModerationController {
         let (thread, text) = try await load(post)
         let choice = request.query("choice").flatMap(InformationDesk.ModerationChoice.init(rawValue:))
         return moderatePage(
-            post, thread: thread, text: text, context: context, choice: choice, reason: "",
-            returnTo: request.query("return") == "flags" ? "flags" : "thread", errors: FormErrors()
+            post,
+            thread: thread,
+            text: text,
+            context: context,
+            choice: choice,
+            reason: "",
+            returnTo: request.query("return") == "flags" ? "flags" : "thread",
+            errors: FormErrors()
         )
     }
 
     private func moderatePage(
-        _ post: DeskPost, thread: DeskThread, text: String, context: PortalContext, choice: InformationDesk.ModerationChoice?,
-        reason: String, returnTo: String, errors: FormErrors
+        _ post: DeskPost,
+        thread: DeskThread,
+        text: String,
+        context: PortalContext,
+        choice: InformationDesk.ModerationChoice?,
+        reason: String,
+        returnTo: String,
+        errors: FormErrors
     ) -> Response {
         let isQuestion = if case .question = post { true } else { false }
         return portal.pages.response(
@@ -78,10 +101,24 @@ struct DeskModerationController {
                 action: isQuestion ? SiteURL.deskThreadModerate(thread.id).path : SiteURL.deskReplyModerate(post.id).path,
                 cancelPath: returnTo == "flags" ? SiteURL.deskFlags.path : SiteURL.deskThread(thread.id).path,
                 choices: [
-                    .init(value: "hide", title: "Hide it while you look into it", hint: "Members see “\(Moderation.placeholder)”. Restore it at any time.", isChosen: choice == .hide),
-                    .init(value: "remove", title: "Remove it", hint: "Members see “\(Moderation.placeholder)”. It is kept, and an administrator can still restore it.", isChosen: choice == .remove),
+                    .init(
+                        value: "hide",
+                        title: "Hide it while you look into it",
+                        hint: "Members see “\(Moderation.placeholder)”. Restore it at any time.",
+                        isChosen: choice == .hide
+                    ),
+                    .init(
+                        value: "remove",
+                        title: "Remove it",
+                        hint: "Members see “\(Moderation.placeholder)”. It is kept, and an administrator can still restore it.",
+                        isChosen: choice == .remove
+                    )
                 ],
-                reason: reason, returnTo: returnTo, errors: errors.items, choiceError: errors["choice"], reasonError: errors["reason"]
+                reason: reason,
+                returnTo: returnTo,
+                errors: errors.items,
+                choiceError: errors["choice"],
+                reasonError: errors["reason"]
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
         )
@@ -98,7 +135,16 @@ struct DeskModerationController {
         if let problem = DeskRules.reasonProblem(reason, what: "the reason; the author is told it") { errors.add("reason", problem) }
         guard let choice, errors.isEmpty else {
             let (thread, text) = try await load(post)
-            return moderatePage(post, thread: thread, text: text, context: context, choice: choice, reason: reason, returnTo: returnTo, errors: errors)
+            return moderatePage(
+                post,
+                thread: thread,
+                text: text,
+                context: context,
+                choice: choice,
+                reason: reason,
+                returnTo: returnTo,
+                errors: errors
+            )
         }
         let threadID = try await desk.moderate(post, choice, reason: reason, by: staff, origin: portal.origin(of: request, context: context))
         let done = choice == .hide ? "hidden" : "removed"
@@ -138,7 +184,12 @@ struct DeskModerationController {
         var errors = FormErrors()
         if let problem = DeskRules.reasonProblem(reason, what: "why you need to know who asked") { errors.add("reason", problem) }
         guard errors.isEmpty else { return revealPage(thread: thread, context: context, reason: reason, errors: errors, revealed: nil) }
-        let revealed = try await desk.revealAuthor(threadID: thread.id, reason: reason, by: staff, origin: portal.origin(of: request, context: context))
+        let revealed = try await desk.revealAuthor(
+            threadID: thread.id,
+            reason: reason,
+            by: staff,
+            origin: portal.origin(of: request, context: context)
+        )
         return revealPage(thread: thread, context: context, reason: reason, errors: errors, revealed: revealed)
     }
 
@@ -150,14 +201,22 @@ struct DeskModerationController {
         return thread
     }
 
-    private func revealPage(thread: DeskThread, context: PortalContext, reason: String, errors: FormErrors, revealed: (pseudonym: String, memberID: Int64)?) -> Response {
+    private func revealPage(
+        thread: DeskThread,
+        context: PortalContext,
+        reason: String,
+        errors: FormErrors,
+        revealed: (pseudonym: String, memberID: Int64)?
+    ) -> Response {
         portal.pages.response(
             RevealAuthorPage(
                 layout: portal.layout("Reveal who asked", context: context, current: .desk),
                 threadTitle: thread.title,
                 action: SiteURL.deskThreadReveal(thread.id).path,
                 threadPath: SiteURL.deskThread(thread.id).path,
-                reason: reason, errors: errors.items, reasonError: errors["reason"],
+                reason: reason,
+                errors: errors.items,
+                reasonError: errors["reason"],
                 pseudonym: revealed?.pseudonym,
                 memberPath: revealed.map { SiteURL.member($0.memberID).path }
             ),
@@ -190,11 +249,16 @@ struct DeskModerationController {
                 ).string
             )
         }
-        return portal.pages.response(FlagsPage(
-            layout: portal.layout("Flagged posts", context: context, current: .desk),
-            rows: FlaggedPostRow.cards(rows, csrfToken: context.session?.csrfToken ?? ""), hasRows: !rows.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.deskFlags.path, parameters: []), noun: "flagged posts"))
-        ))
+        return portal.pages.response(
+            FlagsPage(
+                layout: portal.layout("Flagged posts", context: context, current: .desk),
+                rows: FlaggedPostRow.cards(rows, csrfToken: context.session?.csrfToken ?? ""),
+                hasRows: !rows.isEmpty,
+                pagination: portal.pages.html(
+                    PaginationView(page, address: ListAddress(path: SiteURL.deskFlags.path, parameters: []), noun: "flagged posts")
+                )
+            )
+        )
     }
 
     // MARK: Moderation log
@@ -225,7 +289,8 @@ struct DeskModerationController {
         let (moderators, filters, page) = try await portal.database.read { db in
             let moderators = try await desk.repository.moderators(on: db)
             let filters = try LogFilters(request: request, moderators: moderators)
-            let page = filters.errors.isEmpty
+            let page =
+                filters.errors.isEmpty
                 ? try await desk.repository.moderationLog(filters.query, on: db)
                 : PageOf<ModerationEntry>(items: [], totalCount: 0, request: filters.query.page)
             return (moderators, filters, page)
@@ -233,26 +298,35 @@ struct DeskModerationController {
         let query = filters.query
         let address = ListAddress(path: SiteURL.deskModerationLog.path, parameters: filters.parameters)
         let named = Dictionary(grouping: moderators, by: \.name)
-        let moderatorOptions = [
-            FilterOption(value: "", title: "Any moderator", isSelected: query.moderator == nil),
-            FilterOption(value: ModerationLogQuery.Moderator.automatic.value, title: "Automatic (members' flags)", isSelected: query.moderator == .automatic),
-        ] + moderators.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }.map { moderator in
-            FilterOption(
-                value: "\(moderator.id)",
-                title: named[moderator.name, default: []].count > 1 ? "\(moderator.name) (account \(moderator.id))" : moderator.name,
-                isSelected: query.moderator == .account(moderator.id)
-            )
-        }
+        let moderatorOptions =
+            [
+                FilterOption(value: "", title: "Any moderator", isSelected: query.moderator == nil),
+                FilterOption(
+                    value: ModerationLogQuery.Moderator.automatic.value,
+                    title: "Automatic (members' flags)",
+                    isSelected: query.moderator == .automatic
+                )
+            ]
+            + moderators.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }.map { moderator in
+                FilterOption(
+                    value: "\(moderator.id)",
+                    title: named[moderator.name, default: []].count > 1 ? "\(moderator.name) (account \(moderator.id))" : moderator.name,
+                    isSelected: query.moderator == .account(moderator.id)
+                )
+            }
         return portal.pages.response(
             ModerationLogPage(
                 layout: portal.layout("Moderation log", context: context, current: .desk),
                 errors: filters.errors.items,
-                actionOptions: FilterOption.html([FilterOption(value: "", title: "All actions", isSelected: query.action == nil)]
-                    + ModerationEntry.Action.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.action) }),
+                actionOptions: FilterOption.html(
+                    [FilterOption(value: "", title: "All actions", isSelected: query.action == nil)]
+                        + ModerationEntry.Action.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.action) }
+                ),
                 moderatorOptions: FilterOption.html(moderatorOptions),
                 moderatorError: filters.errors["moderator"],
                 thread: query.threadID.map { "\($0)" } ?? "",
-                rows: ModerationLogRows.html(page.items, clock: portal.programSettings.current.clock).html, hasRows: !page.items.isEmpty,
+                rows: ModerationLogRows.html(page.items, clock: portal.programSettings.current.clock).html,
+                hasRows: !page.items.isEmpty,
                 pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
                 isFiltered: query.action != nil || !filters.moderatorText.isEmpty || query.threadID != nil,
                 exportPath: ListAddress(path: SiteURL.deskModerationLogExport.path, parameters: filters.parameters).string
@@ -277,24 +351,28 @@ struct DeskModerationController {
         guard filters.errors.isEmpty else { throw HTTPError(.badRequest) }
         let query = filters.query
         let event = AuditEvent(
-            actor: context.auditActor, action: .moderationLogExported, recordType: "moderation_log",
+            actor: context.auditActor,
+            action: .moderationLogExported,
+            recordType: "moderation_log",
             origin: portal.origin(of: request, context: context)
         )
         let entries = try await portal.database.transaction { db in
             try await portal.audit.record(event, on: db)
             return try await desk.repository.moderationLogEntries(query, on: db)
         }
-        let rows = [Self.csvHeader] + entries.map { entry in
-            [
-                "\(entry.id)", Self.timestampStyle.format(entry.happenedAt), entry.actorID.map { "\($0)" } ?? "", entry.actorName,
-                entry.action.rawValue, entry.post.description, "\(entry.threadID)", entry.reason,
-            ]
-        }
+        let rows =
+            [Self.csvHeader]
+            + entries.map { entry in
+                [
+                    "\(entry.id)", Self.timestampStyle.format(entry.happenedAt), entry.actorID.map { "\($0)" } ?? "", entry.actorName,
+                    entry.action.rawValue, entry.post.description, "\(entry.threadID)", entry.reason
+                ]
+            }
         return Response(
             status: .ok,
             headers: [
                 .contentType: "text/csv; charset=utf-8",
-                .contentDisposition: "attachment; filename=\"moderation-log-\(DisplayTime.isoDate(portal.now)).csv\"",
+                .contentDisposition: "attachment; filename=\"moderation-log-\(DisplayTime.isoDate(portal.now)).csv\""
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: try CSVExport.bytes(rows: rows)))
         )

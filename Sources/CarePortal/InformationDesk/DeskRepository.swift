@@ -11,14 +11,25 @@ struct DeskRepository: Sendable {
     // MARK: Threads
 
     func insertThread(
-        title: String, body: StoredText, authorMemberID: Int64, isAnonymous: Bool, now: Date, on db: any SQLDatabase
+        title: String,
+        body: StoredText,
+        authorMemberID: Int64,
+        isAnonymous: Bool,
+        now: Date,
+        on db: any SQLDatabase
     ) async throws -> Int64 {
         let time = now.millisecondsSince1970
         let row = try await db.insert(into: "desk_threads")
             .columns("title", "body_source", "body_html", "body_text", "author_member_id", "is_anonymous", "created_at", "last_activity_at")
             .values(
-                SQLBind(title), SQLBind(body.source), SQLBind(body.html), SQLBind(body.text), SQLBind(authorMemberID),
-                SQLBind(isAnonymous), SQLBind(time), SQLBind(time)
+                SQLBind(title),
+                SQLBind(body.source),
+                SQLBind(body.html),
+                SQLBind(body.text),
+                SQLBind(authorMemberID),
+                SQLBind(isAnonymous),
+                SQLBind(time),
+                SQLBind(time)
             )
             .returning("id")
             .first()
@@ -37,22 +48,26 @@ struct DeskRepository: Sendable {
         let conditions = self.conditions(query, filter: query.filter)
         var total = knownTotal ?? 0
         if knownTotal == nil {
-            total = try await db.raw("SELECT COUNT(*) AS count FROM desk_threads t WHERE \(conditions)").first()?
+            total =
+                try await db.raw("SELECT COUNT(*) AS count FROM desk_threads t WHERE \(conditions)").first()?
                 .decode(column: "count", as: Int.self) ?? 0
         }
-        let order: SQLQueryString = switch query.sort {
-        case .oldestWaiting: "t.created_at ASC, t.id ASC"
-        case .newest: "t.created_at DESC, t.id DESC"
-        case .activity: "t.last_activity_at DESC, t.id DESC"
-        }
+        let order: SQLQueryString =
+            switch query.sort {
+            case .oldestWaiting: "t.created_at ASC, t.id ASC"
+            case .newest: "t.created_at DESC, t.id DESC"
+            case .activity: "t.last_activity_at DESC, t.id DESC"
+            }
         // The page's ids are chosen first from the narrow rows, and only those twenty are read whole:
         // sorting the matches of a search with every column of every match costs far more.
-        let rows = try await db.raw("""
+        let rows = try await db.raw(
+            """
             \(unsafeRaw: Self.threadSelect) WHERE t.id IN (
                 SELECT t.id FROM desk_threads t WHERE \(conditions) ORDER BY \(order)
                 LIMIT \(literal: query.page.size) OFFSET \(literal: query.page.offset)
             ) ORDER BY \(order)
-            """).all()
+            """
+        ).all()
         return PageOf(items: try rows.map(decodeThread), totalCount: total, request: query.page)
     }
 
@@ -69,11 +84,14 @@ struct DeskRepository: Sendable {
     func counts(_ query: DeskListQuery, on db: any SQLDatabase) async throws -> DeskCounts {
         // Without a search, three counts, each of which an index answers, rather than one pass adding up
         // every row; a search's matches are few, and found once rather than three times.
-        let counting: SQLQueryString = Self.searchWords(query.search).isEmpty ? """
+        let counting: SQLQueryString =
+            Self.searchWords(query.search).isEmpty
+            ? """
             SELECT (SELECT COUNT(*) FROM desk_threads t WHERE \(conditions(query, filter: .all))) AS total,
                 (SELECT COUNT(*) FROM desk_threads t WHERE \(conditions(query, filter: .waiting))) AS waiting,
                 (SELECT COUNT(*) FROM desk_threads t WHERE \(conditions(query, filter: .accepted))) AS accepted
-            """ : """
+            """
+            : """
             SELECT COUNT(*) AS total,
                 COALESCE(SUM(CASE WHEN t.answered_at IS NULL THEN 1 ELSE 0 END), 0) AS waiting,
                 COALESCE(SUM(CASE WHEN t.accepted_reply_id IS NOT NULL THEN 1 ELSE 0 END), 0) AS accepted
@@ -167,7 +185,8 @@ struct DeskRepository: Sendable {
 
     /// Recounts the visible replies and when staff first answered, after a reply is added, hidden or restored.
     func refreshSummary(threadID: Int64, on db: any SQLDatabase) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE desk_threads SET
                 reply_count = (SELECT COUNT(*) FROM desk_replies r WHERE r.thread_id = \(bind: threadID) AND r.moderation = 'visible'),
                 answered_at = (SELECT MIN(r.created_at) FROM desk_replies r
@@ -175,7 +194,8 @@ struct DeskRepository: Sendable {
                 accepted_reply_id = (SELECT r.id FROM desk_replies r
                     WHERE r.id = desk_threads.accepted_reply_id AND r.moderation = 'visible')
             WHERE id = \(bind: threadID)
-            """).run()
+            """
+        ).run()
     }
 
     func touch(threadID: Int64, now: Date, on db: any SQLDatabase) async throws {
@@ -188,8 +208,13 @@ struct DeskRepository: Sendable {
         let row = try await db.insert(into: "desk_replies")
             .columns("thread_id", "author_member_id", "author_staff_id", "body_source", "body_html", "body_text", "created_at")
             .values(
-                SQLBind(threadID), SQLBind(author.memberID), SQLBind(author.staffID),
-                SQLBind(body.source), SQLBind(body.html), SQLBind(body.text), SQLBind(now.millisecondsSince1970)
+                SQLBind(threadID),
+                SQLBind(author.memberID),
+                SQLBind(author.staffID),
+                SQLBind(body.source),
+                SQLBind(body.html),
+                SQLBind(body.text),
+                SQLBind(now.millisecondsSince1970)
             )
             .returning("id")
             .first()
@@ -254,7 +279,8 @@ struct DeskRepository: Sendable {
         let author: DeskAuthor
         if let memberID = try row.decode(column: "author_member_id", as: Int64?.self) {
             author = .member(
-                id: memberID, pseudonym: try row.decode(column: "member_pseudonym", as: String.self),
+                id: memberID,
+                pseudonym: try row.decode(column: "member_pseudonym", as: String.self),
                 avatar: Avatar.member(try row.decode(column: "member_avatar", as: String.self)) ?? .memberDefault
             )
         } else {
@@ -285,7 +311,14 @@ struct DeskRepository: Sendable {
     // MARK: Moderation
 
     /// Hides, removes or restores a post; the thread's counts and search words follow.
-    func setModeration(_ post: DeskPost, threadID: Int64, to moderation: Moderation, reason: String?, byFlags: Bool, on db: any SQLDatabase) async throws {
+    func setModeration(
+        _ post: DeskPost,
+        threadID: Int64,
+        to moderation: Moderation,
+        reason: String?,
+        byFlags: Bool,
+        on db: any SQLDatabase
+    ) async throws {
         let (table, id) = Self.location(post)
         try await db.update(table)
             .set("moderation", to: moderation.rawValue)
@@ -305,21 +338,33 @@ struct DeskRepository: Sendable {
     }
 
     func logModeration(
-        actorID: Int64?, actorName: String, action: ModerationEntry.Action, post: DeskPost, threadID: Int64, reason: String,
-        now: Date, on db: any SQLDatabase
+        actorID: Int64?,
+        actorName: String,
+        action: ModerationEntry.Action,
+        post: DeskPost,
+        threadID: Int64,
+        reason: String,
+        now: Date,
+        on db: any SQLDatabase
     ) async throws {
         try await db.insert(into: "desk_moderation_log")
             .columns("happened_at", "actor_id", "actor_name", "action", "post", "thread_id", "reason")
             .values(
-                SQLBind(now.millisecondsSince1970), SQLBind(actorID), SQLBind(actorName), SQLBind(action.rawValue),
-                SQLBind(post.description), SQLBind(threadID), SQLBind(reason)
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(actorID),
+                SQLBind(actorName),
+                SQLBind(action.rawValue),
+                SQLBind(post.description),
+                SQLBind(threadID),
+                SQLBind(reason)
             )
             .run()
     }
 
     func moderationLog(_ query: ModerationLogQuery, on db: any SQLDatabase) async throws -> PageOf<ModerationEntry> {
         try await db.seek(
-            query.page, order: ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true),
+            query.page,
+            order: ListOrder("time", keys: [.integer("happened_at"), .integer("id")], descending: true),
             rows: { moderationFilter($0.from("desk_moderation_log"), query) },
             decode: decodeModeration
         )
@@ -329,7 +374,8 @@ struct DeskRepository: Sendable {
     /// the log's actor index from one moderator to the next, reading a few entries per moderator rather
     /// than the whole log.
     func moderators(on db: any SQLDatabase) async throws -> [ModerationLogQuery.Known] {
-        try await db.raw("""
+        try await db.raw(
+            """
             WITH RECURSIVE moderators(actor_id) AS (
                 SELECT MIN(actor_id) FROM desk_moderation_log
                 UNION ALL
@@ -341,9 +387,11 @@ struct DeskRepository: Sendable {
                 ORDER BY happened_at DESC, id DESC LIMIT 1
             ) AS actor_name
             FROM moderators WHERE actor_id IS NOT NULL
-            """).all().map { row in
+            """
+        ).all().map { row in
             ModerationLogQuery.Known(
-                id: try row.decode(column: "actor_id", as: Int64.self), name: try row.decode(column: "actor_name", as: String.self)
+                id: try row.decode(column: "actor_id", as: Int64.self),
+                name: try row.decode(column: "actor_name", as: String.self)
             )
         }
     }
@@ -391,17 +439,26 @@ struct DeskRepository: Sendable {
         guard existing == 0 else { return false }
         let inserted = try await db.insert(into: "desk_flags")
             .columns("post", "thread_id", "reply_id", "member_id", "reason", "created_at")
-            .values(SQLBind(post.description), SQLBind(threadID), SQLBind(post.replyID), SQLBind(memberID), SQLBind(reason), SQLBind(now.millisecondsSince1970))
+            .values(
+                SQLBind(post.description),
+                SQLBind(threadID),
+                SQLBind(post.replyID),
+                SQLBind(memberID),
+                SQLBind(reason),
+                SQLBind(now.millisecondsSince1970)
+            )
             .ignoringConflicts(with: ["post", "member_id"])
             .returning("id").all()
         // Her flag was sent twice at once: the other request counted it.
         guard !inserted.isEmpty else { return false }
         // Counted up on the post's row, which two flags at once wait for in turn: neither is lost.
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO desk_flagged_posts (post, thread_id, reply_id, open_flags, first_at)
             VALUES (\(bind: post.description), \(bind: threadID), \(bind: post.replyID), 1, \(bind: now.millisecondsSince1970))
             ON CONFLICT (post) DO UPDATE SET open_flags = desk_flagged_posts.open_flags + 1
-            """).run()
+            """
+        ).run()
         return true
     }
 
@@ -420,11 +477,13 @@ struct DeskRepository: Sendable {
     /// The questions a member replied to, other than her own, in order: when her account goes with her replies,
     /// each question's summary (`refreshSummary`) is counted again without them.
     func threadsWithReplies(byMember memberID: Int64, on db: any SQLDatabase) async throws -> [Int64] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT DISTINCT r.thread_id FROM desk_replies r JOIN desk_threads t ON t.id = r.thread_id
             WHERE r.author_member_id = \(bind: memberID) AND t.author_member_id <> \(bind: memberID)
             ORDER BY r.thread_id
-            """).all().map { try $0.decode(column: "thread_id", as: Int64.self) }
+            """
+        ).all().map { try $0.decode(column: "thread_id", as: Int64.self) }
     }
 
     /// The posts a member has open flags on: their counts change when her account goes with her flags.
@@ -441,12 +500,14 @@ struct DeskRepository: Sendable {
     /// it with its row: foreign keys.)
     func uncountFlags(on posts: [String], on db: any SQLDatabase) async throws {
         guard !posts.isEmpty else { return }
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE desk_flagged_posts SET open_flags = open_flags - 1, first_at = COALESCE((
                 SELECT MIN(created_at) FROM desk_flags WHERE desk_flags.post = desk_flagged_posts.post AND resolved_at IS NULL
             ), first_at)
             WHERE post IN (\(binds: posts))
-            """).run()
+            """
+        ).run()
         try await db.delete(from: "desk_flagged_posts").where("post", .in, posts).where("open_flags", .lessThanOrEqual, 0).run()
     }
 
@@ -455,7 +516,8 @@ struct DeskRepository: Sendable {
     /// (`flag_rank`) so that every key runs the same way.
     func flaggedPosts(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<FlaggedPost> {
         let found = try await db.seek(
-            page, order: ListOrder("queue", keys: [.integer("flag_rank"), .integer("first_at"), .text("post")], descending: false),
+            page,
+            order: ListOrder("queue", keys: [.integer("flag_rank"), .integer("first_at"), .text("post")], descending: false),
             columns: [SQLColumn("post"), SQLColumn("thread_id"), SQLColumn("first_at"), SQLColumn("flag_rank")],
             rows: { $0.from("desk_flagged_posts") },
             decode: { (post: try $0.decode(column: "post", as: String.self), threadID: try $0.decode(column: "thread_id", as: Int64.self)) }
@@ -470,17 +532,22 @@ struct DeskRepository: Sendable {
         var threads: [Int64: (title: String, text: String, moderation: Moderation)] = [:]
         var replies: [Int64: (text: String, moderation: Moderation)] = [:]
         var flags: [(id: Int64, post: String, reason: String, at: Date)] = []
-        let repliesPart: SQLQueryString = replyIDs.isEmpty ? "" : """
+        let repliesPart: SQLQueryString =
+            replyIDs.isEmpty
+            ? ""
+            : """
              UNION ALL SELECT 'reply', id, NULL, NULL, body_text, moderation, NULL FROM desk_replies WHERE id IN (\(binds: replyIDs))
             """
         // The first branch names the columns' types: PostgreSQL settles each pair of branches in turn, and
         // would take the first two's bare NULLs for text.
-        for row in try await db.raw("""
+        for row in try await db.raw(
+            """
             SELECT 'thread' AS kind, id, NULL AS post, title, body_text AS text, moderation, CAST(NULL AS BIGINT) AS created_at
                 FROM desk_threads WHERE id IN (\(binds: threadIDs))\(repliesPart)
             UNION ALL SELECT 'flag', id, post, NULL, reason, NULL, created_at FROM desk_flags
                 WHERE post IN (\(binds: keys.map(\.post))) AND resolved_at IS NULL
-            """).all() {
+            """
+        ).all() {
             let id = try row.decode(column: "id", as: Int64.self)
             let text = try row.decode(column: "text", as: String.self)
             switch try row.decode(column: "kind", as: String.self) {
@@ -509,10 +576,16 @@ struct DeskRepository: Sendable {
                 guard let reply = replies[id] else { continue }
                 (text, moderation) = (reply.text, reply.moderation)
             }
-            items.append(FlaggedPost(
-                post: post, threadID: key.threadID, threadTitle: thread.title,
-                excerpt: SanitizedText.excerpt(of: text, maxCharacters: 300), moderation: moderation, reasons: reasons[key.post] ?? []
-            ))
+            items.append(
+                FlaggedPost(
+                    post: post,
+                    threadID: key.threadID,
+                    threadTitle: thread.title,
+                    excerpt: SanitizedText.excerpt(of: text, maxCharacters: 300),
+                    moderation: moderation,
+                    reasons: reasons[key.post] ?? []
+                )
+            )
         }
         return found.replacingItems(items)
     }
@@ -520,10 +593,14 @@ struct DeskRepository: Sendable {
     /// How many visible questions wait for a first reply (as the staff list's "Waiting" counts them), and
     /// when the oldest of them was asked.
     func waitingQuestions(on db: any SQLDatabase) async throws -> (count: Int, oldest: Date?) {
-        guard let row = try await db.raw("""
-            SELECT COUNT(*) AS waiting, MIN(created_at) AS oldest FROM desk_threads
-            WHERE answered_at IS NULL AND moderation = 'visible'
-            """).first() else { return (0, nil) }
+        guard
+            let row = try await db.raw(
+                """
+                SELECT COUNT(*) AS waiting, MIN(created_at) AS oldest FROM desk_threads
+                WHERE answered_at IS NULL AND moderation = 'visible'
+                """
+            ).first()
+        else { return (0, nil) }
         return (
             try row.decode(column: "waiting", as: Int.self),
             try row.decode(column: "oldest", as: Int64?.self).map(Date.init(millisecondsSince1970:))
@@ -560,10 +637,13 @@ struct DeskRepository: Sendable {
     func reveals(threadID: Int64, on db: any SQLDatabase) async throws -> [AuthorReveal] {
         try await db.select().columns("revealed_by_name", "reason", "revealed_at").from("desk_author_reveals")
             .where("thread_id", .equal, threadID).orderBy("id").all()
-            .map { AuthorReveal(
-                revealedByName: try $0.decode(column: "revealed_by_name", as: String.self),
-                reason: try $0.decode(column: "reason", as: String.self), revealedAt: try date($0, "revealed_at")
-            ) }
+            .map {
+                AuthorReveal(
+                    revealedByName: try $0.decode(column: "revealed_by_name", as: String.self),
+                    reason: try $0.decode(column: "reason", as: String.self),
+                    revealedAt: try date($0, "revealed_at")
+                )
+            }
     }
 
     // MARK: New-question emails
@@ -582,13 +662,15 @@ struct DeskRepository: Sendable {
 
     /// The addresses of active medical professionals who want new-question emails.
     func newQuestionRecipients(on db: any SQLDatabase) async throws -> [String] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT s.email FROM staff_accounts s
             WHERE s.role = \(bind: StaffRole.medicalProfessional.rawValue) AND s.status = \(bind: AccountStatus.active.rawValue)
                 AND s.email IS NOT NULL AND s.email <> ''
                 AND NOT EXISTS (SELECT 1 FROM desk_email_opt_outs o WHERE o.staff_id = s.id)
             ORDER BY s.id
-            """).all().map { try $0.decode(column: "email", as: String.self) }
+            """
+        ).all().map { try $0.decode(column: "email", as: String.self) }
     }
 
     // MARK: Search index
@@ -608,8 +690,10 @@ struct DeskRepository: Sendable {
             .where("thread_id", .equal, threadID).where("moderation", .equal, Moderation.visible.rawValue).orderBy("id").all()
             .map { try $0.decode(column: "body_text", as: String.self) }
         try await index(
-            threadID: threadID, title: try thread.decode(column: "title", as: String.self),
-            body: ([try thread.decode(column: "body_text", as: String.self)] + replies).joined(separator: "\n"), on: db
+            threadID: threadID,
+            title: try thread.decode(column: "title", as: String.self),
+            body: ([try thread.decode(column: "body_text", as: String.self)] + replies).joined(separator: "\n"),
+            on: db
         )
     }
 
@@ -618,10 +702,12 @@ struct DeskRepository: Sendable {
         case .sqlite:
             try await db.raw("INSERT INTO desk_search (rowid, title, body) VALUES (\(bind: threadID), \(bind: title), \(bind: body))").run()
         case .postgres:
-            try await db.raw("""
+            try await db.raw(
+                """
                 UPDATE desk_threads SET search_document = setweight(to_tsvector('english', \(bind: title)), 'A') || to_tsvector('english', \(bind: body))
                 WHERE id = \(bind: threadID)
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -633,10 +719,20 @@ struct DeskRepository: Sendable {
             .map { try $0.decode(column: "id", as: Int64.self) }
     }
 
-    func bodies(of table: DeskBodyTable, after afterID: Int64, limit: Int, on db: any SQLDatabase) async throws -> [(id: Int64, source: String, html: String)] {
+    func bodies(
+        of table: DeskBodyTable,
+        after afterID: Int64,
+        limit: Int,
+        on db: any SQLDatabase
+    ) async throws -> [(id: Int64, source: String, html: String)] {
         try await db.select().columns("id", "body_source", "body_html").from(table.rawValue)
             .where("id", .greaterThan, afterID).orderBy("id").limit(limit).all()
-            .map { (try $0.decode(column: "id", as: Int64.self), try $0.decode(column: "body_source", as: String.self), try $0.decode(column: "body_html", as: String.self)) }
+            .map {
+                (
+                    try $0.decode(column: "id", as: Int64.self), try $0.decode(column: "body_source", as: String.self),
+                    try $0.decode(column: "body_html", as: String.self)
+                )
+            }
     }
 
     func setBody(of table: DeskBodyTable, id: Int64, html: String, text: String?, on db: any SQLDatabase) async throws {

@@ -42,10 +42,15 @@ public struct DeskResanitizer: Sendable {
             }
         }
         try await database.transaction { db in
-            try await AuditLog(now: Date.init).record(AuditEvent(
-                actor: .system, action: .contentResanitized, origin: .commandLine,
-                detail: "\(report.examined) bodies examined, \(report.changed) rendered again"
-            ), on: db)
+            try await AuditLog(now: Date.init).record(
+                AuditEvent(
+                    actor: .system,
+                    action: .contentResanitized,
+                    origin: .commandLine,
+                    detail: "\(report.examined) bodies examined, \(report.changed) rendered again"
+                ),
+                on: db
+            )
         }
         return report
     }

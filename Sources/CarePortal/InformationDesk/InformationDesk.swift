@@ -116,7 +116,12 @@ struct InformationDesk: Sendable {
         let baseURL = portal.settings.baseURL
         let (id, told) = try await portal.database.transaction { db in
             let id = try await repository.insertThread(
-                title: title, body: body, authorMemberID: memberID, isAnonymous: isAnonymous, now: now, on: db
+                title: title,
+                body: body,
+                authorMemberID: memberID,
+                isAnonymous: isAnonymous,
+                now: now,
+                on: db
             )
             try await MemberEvents().record(.deskPosted, by: memberID, at: now, label: DeskPostKind.question.rawValue, on: db)
             for recipient in try await repository.newQuestionRecipients(on: db) {
@@ -126,9 +131,16 @@ struct InformationDesk: Sendable {
                 )
             }
             // Members who asked to hear of new questions; the feed names the thread, never its words.
-            let told = try await feeds.notifyMembers(of: nil, except: memberID, NewNotification(
-                kind: .deskNewQuestion, message: "Someone asked a new question at the information desk.", subject: .thread(id)
-            ), on: db)
+            let told = try await feeds.notifyMembers(
+                of: nil,
+                except: memberID,
+                NewNotification(
+                    kind: .deskNewQuestion,
+                    message: "Someone asked a new question at the information desk.",
+                    subject: .thread(id)
+                ),
+                on: db
+            )
             return (id, told)
         }
         if told > 0 { await portal.announceNotifications(to: .everyMember) }
@@ -147,9 +159,16 @@ struct InformationDesk: Sendable {
                 try await MemberEvents().record(.deskPosted, by: memberID, at: now, label: DeskPostKind.reply.rawValue, on: db)
             }
             guard let asker = thread.author.memberID, asker != author.memberID else { return (id, Int64?.none) }
-            let told = try await feeds.notify(asker, NewNotification(
-                kind: .deskReply, message: "Someone replied to your question.", subject: .thread(threadID), detailID: id
-            ), on: db)
+            let told = try await feeds.notify(
+                asker,
+                NewNotification(
+                    kind: .deskReply,
+                    message: "Someone replied to your question.",
+                    subject: .thread(threadID),
+                    detailID: id
+                ),
+                on: db
+            )
             return (id, told ? asker : nil)
         }
         if let told { await portal.announceNotifications(to: .members([told])) }
@@ -161,14 +180,21 @@ struct InformationDesk: Sendable {
         let now = portal.now
         let (threadID, told) = try await portal.database.transaction { db in
             guard let reply = try await repository.findReply(id: replyID, on: db), reply.moderation == .visible,
-                  let thread = try await repository.findThread(id: reply.threadID, on: db), thread.moderation == .visible
+                let thread = try await repository.findThread(id: reply.threadID, on: db), thread.moderation == .visible
             else { throw DeskRefusal.notFound }
             guard thread.acceptedReplyID != replyID else { return (thread.id, Int64?.none) }
             try await repository.setAcceptedReply(threadID: thread.id, replyID: replyID, now: now, on: db)
             guard let asker = thread.author.memberID else { return (thread.id, nil) }
-            let told = try await feeds.notify(asker, NewNotification(
-                kind: .deskAcceptedAnswer, message: "Your question has an accepted answer.", subject: .thread(thread.id), detailID: replyID
-            ), on: db)
+            let told = try await feeds.notify(
+                asker,
+                NewNotification(
+                    kind: .deskAcceptedAnswer,
+                    message: "Your question has an accepted answer.",
+                    subject: .thread(thread.id),
+                    detailID: replyID
+                ),
+                on: db
+            )
             return (thread.id, told ? asker : nil)
         }
         if let told { await portal.announceNotifications(to: .members([told])) }
@@ -216,10 +242,23 @@ struct InformationDesk: Sendable {
                 return false
             }
             if try await repository.openFlagCount(post, on: db) >= DeskRules.flagsToHide {
-                try await repository.setModeration(post, threadID: threadID, to: .hidden, reason: "Flagged by members, waiting for review", byFlags: true, on: db)
+                try await repository.setModeration(
+                    post,
+                    threadID: threadID,
+                    to: .hidden,
+                    reason: "Flagged by members, waiting for review",
+                    byFlags: true,
+                    on: db
+                )
                 try await repository.logModeration(
-                    actorID: nil, actorName: "Automatic", action: .hiddenByFlags, post: post, threadID: threadID,
-                    reason: "\(DeskRules.flagsToHide) members flagged it", now: now, on: db
+                    actorID: nil,
+                    actorName: "Automatic",
+                    action: .hiddenByFlags,
+                    post: post,
+                    threadID: threadID,
+                    reason: "\(DeskRules.flagsToHide) members flagged it",
+                    now: now,
+                    on: db
                 )
             }
             return true
@@ -245,14 +284,31 @@ struct InformationDesk: Sendable {
             let (threadID, _) = try await locate(post, on: db)
             try await repository.setModeration(post, threadID: threadID, to: choice.moderation, reason: reason, byFlags: false, on: db)
             try await repository.resolveFlags(post, now: now, on: db)
-            try await record(choice.logAction, choice.auditAction, post: post, threadID: threadID, reason: reason, by: staff, origin: origin, now: now, on: db)
+            try await record(
+                choice.logAction,
+                choice.auditAction,
+                post: post,
+                threadID: threadID,
+                reason: reason,
+                by: staff,
+                origin: origin,
+                now: now,
+                on: db
+            )
             // The author hears why: a member in her feed, a member of staff by email.
             switch try await author(of: post, on: db) {
             case .member(let id, _, _):
-                let told = try await feeds.notify(id, NewNotification(
-                    kind: .deskPostRemoved, message: "A moderator removed one of your posts.", subject: .thread(threadID),
-                    detailID: post.replyID, reason: reason
-                ), on: db)
+                let told = try await feeds.notify(
+                    id,
+                    NewNotification(
+                        kind: .deskPostRemoved,
+                        message: "A moderator removed one of your posts.",
+                        subject: .thread(threadID),
+                        detailID: post.replyID,
+                        reason: reason
+                    ),
+                    on: db
+                )
                 return (threadID, told ? id : nil)
             case .staff(let id, _, _, _):
                 if let account = try await StaffAccountRepository().find(id: id, on: db), let email = account.email, !email.isEmpty {
@@ -273,7 +329,17 @@ struct InformationDesk: Sendable {
             guard moderation != .visible else { return threadID }
             try await repository.setModeration(post, threadID: threadID, to: .visible, reason: nil, byFlags: false, on: db)
             try await repository.resolveFlags(post, now: now, on: db)
-            try await record(.restored, .deskPostRestored, post: post, threadID: threadID, reason: "Restored", by: staff, origin: origin, now: now, on: db)
+            try await record(
+                .restored,
+                .deskPostRestored,
+                post: post,
+                threadID: threadID,
+                reason: "Restored",
+                by: staff,
+                origin: origin,
+                now: now,
+                on: db
+            )
             return threadID
         }
     }
@@ -283,43 +349,90 @@ struct InformationDesk: Sendable {
         let now = portal.now
         return try await portal.database.transaction { db in
             let (threadID, _) = try await locate(post, on: db)
-            let hiddenByFlags: Bool = switch post {
-            case .question(let id): try await repository.findThread(id: id, on: db)?.hiddenByFlags ?? false
-            case .reply(let id): try await repository.findReply(id: id, on: db)?.hiddenByFlags ?? false
-            }
+            let hiddenByFlags: Bool =
+                switch post {
+                case .question(let id): try await repository.findThread(id: id, on: db)?.hiddenByFlags ?? false
+                case .reply(let id): try await repository.findReply(id: id, on: db)?.hiddenByFlags ?? false
+                }
             if hiddenByFlags {
                 try await repository.setModeration(post, threadID: threadID, to: .visible, reason: nil, byFlags: false, on: db)
             }
             try await repository.resolveFlags(post, now: now, on: db)
-            try await record(.flagsDismissed, .deskFlagsDismissed, post: post, threadID: threadID, reason: "Reviewed and kept", by: staff, origin: origin, now: now, on: db)
+            try await record(
+                .flagsDismissed,
+                .deskFlagsDismissed,
+                post: post,
+                threadID: threadID,
+                reason: "Reviewed and kept",
+                by: staff,
+                origin: origin,
+                now: now,
+                on: db
+            )
             return threadID
         }
     }
 
     /// Tells an administrator who asked an anonymous question, recording who asked to know, when and why.
-    func revealAuthor(threadID: Int64, reason: String, by staff: StaffAccount, origin: AuditOrigin) async throws -> (pseudonym: String, memberID: Int64) {
+    func revealAuthor(
+        threadID: Int64,
+        reason: String,
+        by staff: StaffAccount,
+        origin: AuditOrigin
+    ) async throws -> (pseudonym: String, memberID: Int64) {
         let now = portal.now
         return try await portal.database.transaction { db in
             guard let thread = try await repository.findThread(id: threadID, on: db), thread.isAnonymous,
-                  case .member(let memberID, let pseudonym, _) = thread.author
+                case .member(let memberID, let pseudonym, _) = thread.author
             else { throw DeskRefusal.notFound }
             try await repository.recordReveal(threadID: threadID, by: staff, reason: reason, now: now, on: db)
-            try await record(.authorRevealed, .deskAuthorRevealed, post: thread.post, threadID: threadID, reason: reason, by: staff, origin: origin, now: now, on: db)
+            try await record(
+                .authorRevealed,
+                .deskAuthorRevealed,
+                post: thread.post,
+                threadID: threadID,
+                reason: reason,
+                by: staff,
+                origin: origin,
+                now: now,
+                on: db
+            )
             return (pseudonym, memberID)
         }
     }
 
     private func record(
-        _ action: ModerationEntry.Action, _ auditAction: AuditAction, post: DeskPost, threadID: Int64, reason: String,
-        by staff: StaffAccount, origin: AuditOrigin, now: Date, on db: any SQLDatabase
+        _ action: ModerationEntry.Action,
+        _ auditAction: AuditAction,
+        post: DeskPost,
+        threadID: Int64,
+        reason: String,
+        by staff: StaffAccount,
+        origin: AuditOrigin,
+        now: Date,
+        on db: any SQLDatabase
     ) async throws {
         try await repository.logModeration(
-            actorID: staff.id, actorName: staff.username, action: action, post: post, threadID: threadID, reason: reason, now: now, on: db
+            actorID: staff.id,
+            actorName: staff.username,
+            action: action,
+            post: post,
+            threadID: threadID,
+            reason: reason,
+            now: now,
+            on: db
         )
-        try await portal.audit.record(AuditEvent(
-            actor: AuditActor(accountID: staff.id, role: staff.role.rawValue, name: staff.username), action: auditAction,
-            recordType: "desk_\(post.noun)", recordID: "\(post.id)", origin: origin, detail: reason
-        ), on: db)
+        try await portal.audit.record(
+            AuditEvent(
+                actor: AuditActor(accountID: staff.id, role: staff.role.rawValue, name: staff.username),
+                action: auditAction,
+                recordType: "desk_\(post.noun)",
+                recordID: "\(post.id)",
+                origin: origin,
+                detail: reason
+            ),
+            on: db
+        )
     }
 
     /// The thread a post belongs to and whether it shows.
@@ -330,7 +443,7 @@ struct InformationDesk: Sendable {
             return (id, thread.moderation)
         case .reply(let id):
             guard let reply = try await repository.findReply(id: id, on: db),
-                  let thread = try await repository.findThread(id: reply.threadID, on: db)
+                let thread = try await repository.findThread(id: reply.threadID, on: db)
             else { throw DeskRefusal.notFound }
             // A reply in a hidden thread is as hidden as the thread.
             return (reply.threadID, thread.moderation == .visible ? reply.moderation : thread.moderation)

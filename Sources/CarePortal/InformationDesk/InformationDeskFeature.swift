@@ -7,14 +7,20 @@ import SQLKit
 struct InformationDeskFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Information desk", path: SiteURL.desk.path, access: DeskController.access, group: .community),
+        NavigationItem(title: "Information desk", path: SiteURL.desk.path, access: DeskController.access, group: .community)
     ]
-    static let auditActions: [AuditAction] = [.deskPostHidden, .deskPostRemoved, .deskPostRestored, .deskFlagsDismissed, .deskAuthorRevealed, .moderationLogExported, .contentResanitized]
-    static let templates: [TemplateName] = [.desk, .deskThreadRow, .deskListControls, .deskPost, .deskThread, .deskEditReply, .deskModerate, .deskReveal, .deskFlags, .deskModerationLog, .deskEmailSettings]
+    static let auditActions: [AuditAction] = [
+        .deskPostHidden, .deskPostRemoved, .deskPostRestored, .deskFlagsDismissed, .deskAuthorRevealed, .moderationLogExported, .contentResanitized
+    ]
+    static let templates: [TemplateName] =
+        [
+            .desk, .deskThreadRow, .deskListControls, .deskPost, .deskThread, .deskEditReply, .deskModerate, .deskReveal, .deskFlags,
+            .deskModerationLog, .deskEmailSettings
+        ]
         + TemplateName.appDeskTemplates
     static let notificationKinds: [NotificationKind] = [.deskReply, .deskAcceptedAnswer, .deskPostRemoved, .deskNewQuestion]
     static let notificationSubjects = [
-        NotificationSubjectTitles(type: NotificationSubject.threadType) { ids, db in try await DeskRepository.threadTitles(ids, on: db) },
+        NotificationSubjectTitles(type: NotificationSubject.threadType) { ids, db in try await DeskRepository.threadTitles(ids, on: db) }
     ]
     let portal: Portal
     /// What the desk's pages and the member API share, with the desk's caches.
@@ -38,18 +44,22 @@ struct InformationDeskFeature: PortalFeature {
         let (waiting, flagged) = try await portal.database.read { db in
             (try await repository.waitingQuestions(on: db), try await repository.openFlagTotal(on: db))
         }
-        return [HomeCard(
-            title: "Information desk", path: SiteURL.desk.path,
-            body: "Read members' questions and the answers, and review flagged posts.",
-            figures: [
-                HomeFigure(
-                    label: "Questions waiting for an answer", value: waiting.count,
-                    detail: waiting.oldest.map { "The oldest has waited \(DeskAge.text(since: $0, now: portal.now))." },
-                    needsAttention: waiting.count > 0
-                ),
-                HomeFigure(label: "Flagged posts waiting for review", value: flagged, path: SiteURL.deskFlags.path, needsAttention: flagged > 0),
-            ]
-        )]
+        return [
+            HomeCard(
+                title: "Information desk",
+                path: SiteURL.desk.path,
+                body: "Read members' questions and the answers, and review flagged posts.",
+                figures: [
+                    HomeFigure(
+                        label: "Questions waiting for an answer",
+                        value: waiting.count,
+                        detail: waiting.oldest.map { "The oldest has waited \(DeskAge.text(since: $0, now: portal.now))." },
+                        needsAttention: waiting.count > 0
+                    ),
+                    HomeFigure(label: "Flagged posts waiting for review", value: flagged, path: SiteURL.deskFlags.path, needsAttention: flagged > 0)
+                ]
+            )
+        ]
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {

@@ -35,7 +35,9 @@ struct BabyWeekRepository: Sendable {
     }
 
     func find(week: Int, on db: any SQLDatabase) async throws -> BabyWeek? {
-        try await db.select().columns("week", "size", "mother", "baby", "updated_at").from("baby_weeks").where("week", .equal, week).first().map(decode)
+        try await db.select().columns("week", "size", "mother", "baby", "updated_at").from("baby_weeks").where("week", .equal, week).first().map(
+            decode
+        )
     }
 
     func save(_ week: BabyWeek, now: Date, on db: any SQLDatabase) async throws {
@@ -49,8 +51,10 @@ struct BabyWeekRepository: Sendable {
 
     private func decode(_ row: any SQLRow) throws -> BabyWeek {
         BabyWeek(
-            week: try row.decode(column: "week", as: Int.self), size: try row.decode(column: "size", as: String.self),
-            mother: try row.decode(column: "mother", as: String.self), baby: try row.decode(column: "baby", as: String.self),
+            week: try row.decode(column: "week", as: Int.self),
+            size: try row.decode(column: "size", as: String.self),
+            mother: try row.decode(column: "mother", as: String.self),
+            baby: try row.decode(column: "baby", as: String.self),
             updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self))
         )
     }

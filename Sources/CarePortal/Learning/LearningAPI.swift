@@ -56,11 +56,18 @@ struct LearningAPIController {
             (try await ledger.balance(of: account, month: month, on: db), try await ledger.history(of: account, page: pageRequest, on: db))
         }
         let firstOfNext = CalendarDate(year: today.year, month: today.month, day: 1)!.adding(months: 1)
-        return .json(LearningAPI.Points(
-            month: month, balance: balance, resetsAt: clock.instant(startOf: firstOfNext),
-            history: history.items.map { LearningAPI.PointsLine(amount: $0.amount, reason: $0.reason, day: $0.day, earnedAt: $0.earnedAt) },
-            page: history.request.number, pageSize: history.request.size, pageCount: history.pageCount, totalCount: history.totalCount
-        ))
+        return .json(
+            LearningAPI.Points(
+                month: month,
+                balance: balance,
+                resetsAt: clock.instant(startOf: firstOfNext),
+                history: history.items.map { LearningAPI.PointsLine(amount: $0.amount, reason: $0.reason, day: $0.day, earnedAt: $0.earnedAt) },
+                page: history.request.number,
+                pageSize: history.request.size,
+                pageCount: history.pageCount,
+                totalCount: history.totalCount
+            )
+        )
     }
 
     /// `GET /api/v1/baby-week`: this week of her pregnancy from her due date, or `?week=N` (4 to 40).
@@ -81,9 +88,16 @@ struct LearningAPIController {
             return (member, try await BabyWeekRepository().find(week: week, on: db))
         }
         guard let member, let found else { throw APIError.notFound }
-        return .json(LearningAPI.Week(
-            week: found.week, trimester: found.trimester, size: found.size, mother: found.mother, baby: found.baby,
-            dueDate: asked == nil ? member.dueDate.iso : nil, daysToGo: asked == nil ? member.dueDate.dayNumber - today.dayNumber : nil
-        ))
+        return .json(
+            LearningAPI.Week(
+                week: found.week,
+                trimester: found.trimester,
+                size: found.size,
+                mother: found.mother,
+                baby: found.baby,
+                dueDate: asked == nil ? member.dueDate.iso : nil,
+                daysToGo: asked == nil ? member.dueDate.dayNumber - today.dayNumber : nil
+            )
+        )
     }
 }

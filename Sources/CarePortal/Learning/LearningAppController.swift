@@ -43,8 +43,12 @@ struct LearningAppController {
             guard let (member, week) = try await center.memberAndWeek(memberID, on: db) else { return nil }
             let modules = try await content.publishedModules(week: week, on: db)
             return LearningAppPage(
-                layout: layout("Learning", context), week: week, modules: modules, videos: try await content.publishedVideos(week: week, on: db),
-                completed: try await content.completedModules(memberID: member.id, on: db), watched: try await content.watchedVideos(memberID: member.id, on: db)
+                layout: layout("Learning", context),
+                week: week,
+                modules: modules,
+                videos: try await content.publishedVideos(week: week, on: db),
+                completed: try await content.completedModules(memberID: member.id, on: db),
+                watched: try await content.watchedVideos(memberID: member.id, on: db)
             )
         }
         guard let found else { throw HTTPError(.notFound) }
@@ -73,9 +77,11 @@ struct LearningAppController {
                 var problems: [String: String] = [:]
                 for question in questions {
                     let field = LearningAppModulePage.field(question.id)
-                    let chosen = Set(question.choices.map(\.id).filter { choice in
-                        form[field] == "\(choice)" || form[LearningAppModulePage.field(question.id, choice: choice)] == "on"
-                    })
+                    let chosen = Set(
+                        question.choices.map(\.id).filter { choice in
+                            form[field] == "\(choice)" || form[LearningAppModulePage.field(question.id, choice: choice)] == "on"
+                        }
+                    )
                     if chosen.isEmpty { problems[field] = "Choose an answer" } else { answers[question.id] = chosen }
                 }
                 guard problems.isEmpty else { throw QuizProblem(fields: problems) }
@@ -87,7 +93,8 @@ struct LearningAppController {
         } catch let problem as QuizProblem {
             guard let module = try await center.open(moduleID: id, memberID: memberID, recordingOpen: false) else { throw HTTPError(.notFound) }
             return portal.pages.response(
-                LearningAppModulePage(layout: layout(module.title, context), module: module, typed: form, problems: problem.fields), status: .unprocessableContent
+                LearningAppModulePage(layout: layout(module.title, context), module: module, typed: form, problems: problem.fields),
+                status: .unprocessableContent
             )
         }
     }
@@ -97,17 +104,24 @@ struct LearningAppController {
         let id = try context.parameters.recordID()
         let content = center.content
         let found = try await portal.database.read { db -> (LearningVideo, Bool)? in
-            guard let (member, week) = try await center.memberAndWeek(memberID, on: db), let video = try await center.visibleVideo(id, week: week, on: db) else {
+            guard let (member, week) = try await center.memberAndWeek(memberID, on: db),
+                let video = try await center.visibleVideo(id, week: week, on: db)
+            else {
                 return nil
             }
             return (video, try await content.watchedVideos(memberID: member.id, on: db).contains(id))
         }
         guard let (video, watched) = found else { throw HTTPError(.notFound) }
         let points = request.query("points").flatMap(Int.init)
-        return portal.pages.response(LearningAppVideoPage(
-            layout: layout(video.title, context), video: video, watched: watched, points: points,
-            watchedAction: SiteURL.appLearningVideoWatched(video.id).path
-        ))
+        return portal.pages.response(
+            LearningAppVideoPage(
+                layout: layout(video.title, context),
+                video: video,
+                watched: watched,
+                points: points,
+                watchedAction: SiteURL.appLearningVideoWatched(video.id).path
+            )
+        )
     }
 
     @Sendable func watched(request: Request, context: PortalContext) async throws -> Response {
@@ -125,7 +139,7 @@ struct LearningAppController {
             return try await center.visibleVideo(id, week: week, on: db)
         }
         guard let video, case .file(let stored, _) = video.source,
-              let response = try await center.videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
+            let response = try await center.videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
         else { throw HTTPError(.notFound) }
         return response
     }
@@ -152,19 +166,34 @@ struct LearningAppPage: Page {
     let weekText: String
     let categories: [Category]
 
-    init(layout: Layout, week: Int, modules: [LearningModule], videos: [LearningVideo], completed: [Int64: (correct: Int, questions: Int)], watched: Set<Int64>) {
+    init(
+        layout: Layout,
+        week: Int,
+        modules: [LearningModule],
+        videos: [LearningVideo],
+        completed: [Int64: (correct: Int, questions: Int)],
+        watched: Set<Int64>
+    ) {
         self.layout = layout
         weekText = "Chosen for week \(week) of your pregnancy."
         categories = Set(modules.map(\.category) + videos.map(\.category)).sorted().map { name in
             Category(
                 name: name,
                 modules: modules.filter { $0.category == name }.map { module in
-                    Item(title: module.title, summary: module.summary, path: SiteURL.appLearningModule(module.id).path,
-                         doneText: completed[module.id].map { "Done: \($0.correct) of \($0.questions) right" })
+                    Item(
+                        title: module.title,
+                        summary: module.summary,
+                        path: SiteURL.appLearningModule(module.id).path,
+                        doneText: completed[module.id].map { "Done: \($0.correct) of \($0.questions) right" }
+                    )
                 },
                 videos: videos.filter { $0.category == name }.map { video in
-                    Item(title: video.title, summary: "\(video.lengthText) · \(video.description)", path: SiteURL.appLearningVideo(video.id).path,
-                         doneText: watched.contains(video.id) ? "Watched" : nil)
+                    Item(
+                        title: video.title,
+                        summary: "\(video.lengthText) · \(video.description)",
+                        path: SiteURL.appLearningVideo(video.id).path,
+                        doneText: watched.contains(video.id) ? "Watched" : nil
+                    )
                 }
             )
         }
@@ -225,12 +254,20 @@ struct LearningAppModulePage: Page {
             let isCheckboxes = question.correctCount > 1
             if let problem = problems[field] { errors.add(field, problem) }
             return Question(
-                field: field, number: index + 1, prompt: question.prompt, hint: isCheckboxes ? "Choose all the answers that are right." : nil,
+                field: field,
+                number: index + 1,
+                prompt: question.prompt,
+                hint: isCheckboxes ? "Choose all the answers that are right." : nil,
                 isCheckboxes: isCheckboxes,
                 options: question.choices.enumerated().map { offset, choice in
                     let name = isCheckboxes ? Self.field(question.id, choice: choice.id) : field
-                    return Option(id: offset == 0 ? field : "\(field)-\(choice.id)", name: name, value: isCheckboxes ? "on" : "\(choice.id)",
-                                  text: choice.text, isChecked: isCheckboxes ? typed[name] == "on" : typed[field] == "\(choice.id)")
+                    return Option(
+                        id: offset == 0 ? field : "\(field)-\(choice.id)",
+                        name: name,
+                        value: isCheckboxes ? "on" : "\(choice.id)",
+                        text: choice.text,
+                        isChecked: isCheckboxes ? typed[name] == "on" : typed[field] == "\(choice.id)"
+                    )
                 },
                 error: problems[field]
             )
@@ -270,7 +307,9 @@ struct LearningAppScoredPage: Page {
             let question = questions[result.questionID]
             let right = question?.choices.filter { result.correctChoiceIDs.contains($0.id) }.map(\.text) ?? []
             return Result(
-                number: index + 1, prompt: question?.prompt ?? "", isCorrect: result.isCorrect,
+                number: index + 1,
+                prompt: question?.prompt ?? "",
+                isCorrect: result.isCorrect,
                 rightAnswers: (right.count == 1 ? "The right answer: " : "The right answers: ") + right.joined(separator: "; "),
                 explanation: result.explanation.trimmed.isEmpty ? nil : result.explanation
             )
@@ -298,8 +337,16 @@ struct LearningAppVideoPage: Page {
     let backTitle: String
 
     /// `fileURL` streams an uploaded file to this page's player: the member's learning centre's, or a participant's.
-    init(layout: Layout, video: LearningVideo, watched: Bool, points: Int?, watchedAction: String?,
-         fileURL: (Int64) -> SiteURL = SiteURL.appLearningVideoFile, backPath: String = SiteURL.appLearning.path, backTitle: String = "Back to learning") {
+    init(
+        layout: Layout,
+        video: LearningVideo,
+        watched: Bool,
+        points: Int?,
+        watchedAction: String?,
+        fileURL: (Int64) -> SiteURL = SiteURL.appLearningVideoFile,
+        backPath: String = SiteURL.appLearning.path,
+        backTitle: String = "Back to learning"
+    ) {
         self.layout = layout
         self.backPath = backPath
         self.backTitle = backTitle

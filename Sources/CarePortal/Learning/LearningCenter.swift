@@ -24,7 +24,9 @@ struct LearningCenter: Sendable {
 
     /// The module if it is published for her week, else nil.
     func visibleModule(_ id: Int64, week: Int, on db: any SQLDatabase) async throws -> LearningModule? {
-        guard let module = try await content.module(id: id, on: db), module.status == .published, module.stage.weeks.contains(week) else { return nil }
+        guard let module = try await content.module(id: id, on: db), module.status == .published, module.stage.weeks.contains(week) else {
+            return nil
+        }
         return module
     }
 
@@ -51,20 +53,28 @@ struct LearningCenter: Sendable {
             let best = try await content.completedModules(memberID: member.id, on: db)[id]
             if recordingOpen {
                 try await MemberEvents().record(
-                    MemberEvent(kind: .learningModuleOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "module-\(id)"), on: db
+                    MemberEvent(kind: .learningModuleOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "module-\(id)"),
+                    on: db
                 )
             }
             return LearningCenterAPI.Module(
-                id: module.id, title: module.title, summary: module.summary, category: module.category, bodyHtml: module.bodyHTML,
+                id: module.id,
+                title: module.title,
+                summary: module.summary,
+                category: module.category,
+                bodyHtml: module.bodyHTML,
                 links: module.links.map { LearningCenterAPI.Link(title: $0.title, url: $0.url) },
                 video: video.map { LearningCenterAPI.Video($0, watched: watched) },
                 questions: questions.map { question in
                     LearningCenterAPI.Question(
-                        id: question.id, prompt: question.prompt, correctCount: question.correctChoiceIDs.count,
+                        id: question.id,
+                        prompt: question.prompt,
+                        correctCount: question.correctChoiceIDs.count,
                         choices: question.choices.map { LearningCenterAPI.Choice(id: $0.id, text: $0.text) }
                     )
                 },
-                completed: best != nil, bestScore: best.map { LearningCenterAPI.Score(correct: $0.correct, questions: $0.questions) }
+                completed: best != nil,
+                bestScore: best.map { LearningCenterAPI.Score(correct: $0.correct, questions: $0.questions) }
             )
         }
     }
@@ -73,23 +83,37 @@ struct LearningCenter: Sendable {
     /// scored and stored; the module is completed, which earns its points once a month. Nil when the module
     /// is not published for her week.
     func attempt(
-        moduleID id: Int64, memberID: Int64, check: @Sendable ([QuizQuestion]) throws -> [Int64: Set<Int64>]
+        moduleID id: Int64,
+        memberID: Int64,
+        check: @Sendable ([QuizQuestion]) throws -> [Int64: Set<Int64>]
     ) async throws -> (score: QuizScore, points: Int)? {
         let now = portal.now
         let clock = portal.programSettings.current.clock
         return try await portal.database.transaction { db -> (QuizScore, Int)? in
-            guard let (member, week) = try await memberAndWeek(memberID, on: db), try await visibleModule(id, week: week, on: db) != nil else { return nil }
+            guard let (member, week) = try await memberAndWeek(memberID, on: db), try await visibleModule(id, week: week, on: db) != nil else {
+                return nil
+            }
             let questions = try await content.questions(moduleIDs: [id], on: db)
             let score = QuizScore.score(questions, answers: try check(questions))
             try await content.recordAttempt(moduleID: id, memberID: member.id, score: score, at: now, on: db)
-            try await MemberEvents().record(MemberEvent(
-                kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now,
-                number: Int64(score.percent), label: "module-\(id)"
-            ), on: db)
+            try await MemberEvents().record(
+                MemberEvent(
+                    kind: .learningModuleCompleted,
+                    memberID: member.id,
+                    cohortID: member.cohort.id,
+                    occurredAt: now,
+                    number: Int64(score.percent),
+                    label: "module-\(id)"
+                ),
+                on: db
+            )
             let rules = try await PointsRulesRepository().rules(on: db)
             let awarded = try await PointsLedger().award(
                 PointsAward(reason: Self.moduleCompletedReason, reference: String(id), amount: rules.moduleCompleted, period: .month),
-                to: .member(member.id), at: now, clock: clock, on: db
+                to: .member(member.id),
+                at: now,
+                clock: clock,
+                on: db
             )
             return (score, awarded ? rules.moduleCompleted : 0)
         }
@@ -101,15 +125,27 @@ struct LearningCenter: Sendable {
         let now = portal.now
         let clock = portal.programSettings.current.clock
         return try await portal.database.transaction { db -> Int? in
-            guard let (member, week) = try await memberAndWeek(memberID, on: db), try await visibleVideo(id, week: week, on: db) != nil else { return nil }
+            guard let (member, week) = try await memberAndWeek(memberID, on: db), try await visibleVideo(id, week: week, on: db) != nil else {
+                return nil
+            }
             try await content.recordView(videoID: id, memberID: member.id, at: now, on: db)
-            try await MemberEvents().record(MemberEvent(
-                kind: .learningVideoWatched, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, label: "video-\(id)"
-            ), on: db)
+            try await MemberEvents().record(
+                MemberEvent(
+                    kind: .learningVideoWatched,
+                    memberID: member.id,
+                    cohortID: member.cohort.id,
+                    occurredAt: now,
+                    label: "video-\(id)"
+                ),
+                on: db
+            )
             let rules = try await PointsRulesRepository().rules(on: db)
             let awarded = try await PointsLedger().award(
                 PointsAward(reason: Self.videoWatchedReason, reference: String(id), amount: rules.videoWatched, period: .month),
-                to: .member(member.id), at: now, clock: clock, on: db
+                to: .member(member.id),
+                at: now,
+                clock: clock,
+                on: db
             )
             return awarded ? rules.videoWatched : 0
         }

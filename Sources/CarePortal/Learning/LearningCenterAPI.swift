@@ -67,7 +67,9 @@ enum LearningCenterAPI {
 
         /// `fileURL` is where this API streams an uploaded file: the member's learning centre's, or a study participant's.
         init(_ video: LearningVideo, fileURL: (Int64) -> SiteURL = SiteURL.apiLearningVideoFile) {
-            (id, title, description, category, lengthSeconds, length) = (video.id, video.title, video.description, video.category, video.lengthSeconds, video.lengthText)
+            (id, title, description, category, lengthSeconds, length) = (
+                video.id, video.title, video.description, video.category, video.lengthSeconds, video.lengthText
+            )
             switch video.source {
             case .link(let address): (kind, url, contentType) = ("link", address, nil)
             case .file(let stored, _): (kind, url, contentType) = ("file", fileURL(video.id).path, stored.type.rawValue)
@@ -164,10 +166,19 @@ final class LearningCenterCache: Sendable {
                 Category(
                     name: Array(try encoder.encode(name)),
                     modules: try modules.filter { $0.category == name }.map {
-                        ($0.id, try open(LearningCenterAPI.ModuleSummary(
-                            id: $0.id, title: $0.title, summary: $0.summary, category: $0.category,
-                            questionCount: questionCounts[$0.id] ?? 0, videoId: $0.videoID
-                        )))
+                        (
+                            $0.id,
+                            try open(
+                                LearningCenterAPI.ModuleSummary(
+                                    id: $0.id,
+                                    title: $0.title,
+                                    summary: $0.summary,
+                                    category: $0.category,
+                                    questionCount: questionCounts[$0.id] ?? 0,
+                                    videoId: $0.videoID
+                                )
+                            )
+                        )
                     },
                     videos: try videos.filter { $0.category == name }.map { ($0.id, try open(LearningCenterAPI.VideoListing($0))) }
                 )
@@ -209,7 +220,8 @@ final class LearningCenterCache: Sendable {
         if let kept = listings.value(for: key) { return kept }
         let modules = try await content.publishedModules(week: week, on: db)
         let listing = try Listing(
-            modules: modules, videos: try await content.publishedVideos(week: week, on: db),
+            modules: modules,
+            videos: try await content.publishedVideos(week: week, on: db),
             questionCounts: try await content.questionCounts(moduleIDs: modules.map(\.id), on: db)
         )
         listings.remember(listing, for: key)
@@ -247,7 +259,8 @@ struct LearningCenterAPIController {
             )
         }
         return Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: listing.json(week: week, completed: completed, watched: watched)))
         )
     }
@@ -268,13 +281,23 @@ struct LearningCenterAPIController {
         guard let (score, points) = try await learning.attempt(moduleID: id, memberID: memberID, check: { try Self.answers(body, to: $0) }) else {
             throw APIError.notFound
         }
-        return .json(LearningCenterAPI.Scored(
-            correct: score.correctCount, questions: score.questionCount, percent: score.percent,
-            results: score.results.map {
-                LearningCenterAPI.Result(questionId: $0.questionID, correct: $0.isCorrect, correctChoiceIds: $0.correctChoiceIDs, explanation: $0.explanation)
-            },
-            pointsAwarded: points
-        ), status: .created)
+        return .json(
+            LearningCenterAPI.Scored(
+                correct: score.correctCount,
+                questions: score.questionCount,
+                percent: score.percent,
+                results: score.results.map {
+                    LearningCenterAPI.Result(
+                        questionId: $0.questionID,
+                        correct: $0.isCorrect,
+                        correctChoiceIds: $0.correctChoiceIDs,
+                        explanation: $0.explanation
+                    )
+                },
+                pointsAwarded: points
+            ),
+            status: .created
+        )
     }
 
     /// Her answers as question id → chosen choice ids: one answer with at least one choice for every
@@ -305,7 +328,9 @@ struct LearningCenterAPIController {
     /// `POST /api/v1/learning/videos/{id}/watched`: she watched it; earns its points once a month.
     @Sendable func watched(request: Request, context: PortalContext) async throws -> Response {
         let memberID = try context.requireMember().accountID
-        guard let points = try await learning.watched(videoID: try context.parameters.apiRecordID(), memberID: memberID) else { throw APIError.notFound }
+        guard let points = try await learning.watched(videoID: try context.parameters.apiRecordID(), memberID: memberID) else {
+            throw APIError.notFound
+        }
         return .json(LearningCenterAPI.Watched(pointsAwarded: points))
     }
 
@@ -317,7 +342,7 @@ struct LearningCenterAPIController {
             return try await learning.visibleVideo(id, week: week, on: db)
         }
         guard let video, case .file(let stored, _) = video.source,
-              let response = try await learning.videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
+            let response = try await learning.videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
         else { throw APIError.notFound }
         return response
     }

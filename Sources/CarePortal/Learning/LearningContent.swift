@@ -58,7 +58,8 @@ enum LearningStage: Sendable, Equatable {
     var title: String {
         switch self {
         case .all: "Every member"
-        case .trimester(let number): "\(BabyWeek.trimesterTitle(number)) (weeks \(Self.trimesterWeeks(number).lowerBound)–\(number == 3 ? "birth" : String(Self.trimesterWeeks(number).upperBound)))"
+        case .trimester(let number):
+            "\(BabyWeek.trimesterTitle(number)) (weeks \(Self.trimesterWeeks(number).lowerBound)–\(number == 3 ? "birth" : String(Self.trimesterWeeks(number).upperBound)))"
         case .weeks(let from, let to): from == to ? "Week \(from)" : "Weeks \(from)–\(to)"
         }
     }
@@ -68,7 +69,7 @@ enum LearningStage: Sendable, Equatable {
         ("trimester_1", "First trimester (weeks 1–13)"),
         ("trimester_2", "Second trimester (weeks 14–27)"),
         ("trimester_3", "Third trimester (week 28 to birth)"),
-        ("weeks", "A range of weeks"),
+        ("weeks", "A range of weeks")
     ]
 }
 
@@ -179,13 +180,17 @@ struct QuizScore: Sendable, Equatable {
 
     /// Scores `answers` (question id → chosen choice ids) against `questions`.
     static func score(_ questions: [QuizQuestion], answers: [Int64: Set<Int64>]) -> QuizScore {
-        QuizScore(results: questions.map { question in
-            let correct = question.correctChoiceIDs
-            return Result(
-                questionID: question.id, isCorrect: answers[question.id] == correct,
-                correctChoiceIDs: question.choices.filter(\.isCorrect).map(\.id), explanation: question.explanation
-            )
-        })
+        QuizScore(
+            results: questions.map { question in
+                let correct = question.correctChoiceIDs
+                return Result(
+                    questionID: question.id,
+                    isCorrect: answers[question.id] == correct,
+                    correctChoiceIDs: question.choices.filter(\.isCorrect).map(\.id),
+                    explanation: question.explanation
+                )
+            }
+        )
     }
 }
 
@@ -227,7 +232,7 @@ enum LearningRules {
     /// An https address with a host and no spaces, or nil.
     static func httpsURL(_ text: String) -> String? {
         guard text.count <= urlMaximumLength, !text.contains(where: \.isWhitespace), let url = URL(string: text),
-              url.scheme?.lowercased() == "https", !(url.host ?? "").isEmpty
+            url.scheme?.lowercased() == "https", !(url.host ?? "").isEmpty
         else { return nil }
         return text
     }
@@ -238,7 +243,9 @@ enum LearningRules {
         for (index, line) in text.split(whereSeparator: \.isNewline).map({ String($0).trimmed }).enumerated() where !line.isEmpty {
             let parts = line.split(separator: "|", maxSplits: 1).map { String($0).trimmed }
             guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= linkTitleMaximumLength else {
-                return .failure(LinkProblem(message: "Write link \(index + 1) as a title, a bar and its address, like NHS advice | https://www.nhs.uk"))
+                return .failure(
+                    LinkProblem(message: "Write link \(index + 1) as a title, a bar and its address, like NHS advice | https://www.nhs.uk")
+                )
             }
             guard let url = httpsURL(parts[1]) else {
                 return .failure(LinkProblem(message: "Link \(index + 1) must be a web address that starts with https://"))

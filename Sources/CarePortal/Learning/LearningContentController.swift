@@ -23,8 +23,16 @@ struct LearningContentController {
         routes.post(SiteURL.pattern(SiteURL.deleteQuizQuestion), access: Self.access, deleteQuestion)
     }
 
-    private func audit(_ action: AuditAction, type: String, id: Int64, detail: String? = nil, request: Request, context: PortalContext) -> AuditEvent {
-        AuditEvent(actor: context.auditActor, action: action, recordType: type, recordID: String(id), origin: portal.origin(of: request, context: context), detail: detail)
+    private func audit(_ action: AuditAction, type: String, id: Int64, detail: String? = nil, request: Request, context: PortalContext) -> AuditEvent
+    {
+        AuditEvent(
+            actor: context.auditActor,
+            action: action,
+            recordType: type,
+            recordID: String(id),
+            origin: portal.origin(of: request, context: context),
+            detail: detail
+        )
     }
 
     // MARK: Modules
@@ -36,12 +44,19 @@ struct LearningContentController {
             return (page, try await content.questionCounts(moduleIDs: page.items.map(\.id), on: db))
         }
         let modules = LearningModuleRows.html(page.items, questionCounts: counts)
-        return portal.pages.response(LearningModulesPage(
-            layout: portal.layout("Learning modules", context: context, current: .learning),
-            modules: modules.html, hasModules: !modules.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.learningModules.path, parameters: []), noun: "modules")),
-            newPath: SiteURL.newLearningModule.path, videosPath: SiteURL.learningVideos.path, backPath: SiteURL.learning.path
-        ))
+        return portal.pages.response(
+            LearningModulesPage(
+                layout: portal.layout("Learning modules", context: context, current: .learning),
+                modules: modules.html,
+                hasModules: !modules.isEmpty,
+                pagination: portal.pages.html(
+                    PaginationView(page, address: ListAddress(path: SiteURL.learningModules.path, parameters: []), noun: "modules")
+                ),
+                newPath: SiteURL.newLearningModule.path,
+                videosPath: SiteURL.learningVideos.path,
+                backPath: SiteURL.learning.path
+            )
+        )
     }
 
     @Sendable func newModule(request: Request, context: PortalContext) async throws -> Response {
@@ -58,7 +73,7 @@ struct LearningContentController {
         var values = [
             "title": module.title, "summary": module.summary, "body": module.bodySource, "category": module.category,
             "position": String(module.position), "stage": module.stage.code, "status": module.status.rawValue,
-            "video_id": module.videoID.map(String.init) ?? "", "links": LearningRules.linksText(module.links),
+            "video_id": module.videoID.map(String.init) ?? "", "links": LearningRules.linksText(module.links)
         ]
         for group in module.moodGroups { values["after_\(group.rawValue)"] = "yes" }
         if case .weeks(let from, let to) = module.stage {
@@ -69,50 +84,96 @@ struct LearningContentController {
     }
 
     private func modulePage(
-        _ module: LearningModule?, values: [String: String], errors: FormErrors, preview: String? = nil, context: PortalContext
+        _ module: LearningModule?,
+        values: [String: String],
+        errors: FormErrors,
+        preview: String? = nil,
+        context: PortalContext
     ) async throws -> Response {
         let (videos, questions) = try await portal.database.read { db in
             (try await content.videos(on: db), try await module.asyncMap { try await content.questions(moduleIDs: [$0.id], on: db) })
         }
         var fields = [
             FormField("title", label: "Title", value: values["title"] ?? "", width: 30),
-            FormField("category", label: "Category", value: values["category"] ?? "", hint: "Modules and videos are grouped by it in the app, like Nutrition or Labour and birth", width: 20),
-            FormField("position", label: "Order", value: values["position"] ?? "", hint: "Lower numbers come first within a category", width: 10),
+            FormField(
+                "category",
+                label: "Category",
+                value: values["category"] ?? "",
+                hint: "Modules and videos are grouped by it in the app, like Nutrition or Labour and birth",
+                width: 20
+            ),
+            FormField("position", label: "Order", value: values["position"] ?? "", hint: "Lower numbers come first within a category", width: 10)
         ]
         errors.apply(to: &fields)
         // A textarea's rows travel in `type`, which a textarea has no other use for.
-        var summary = FormField("summary", label: "Summary", value: values["summary"] ?? "", hint: "One or two sentences shown in the list, up to \(LearningRules.summaryMaximumLength) characters.", type: "3")
+        var summary = FormField(
+            "summary",
+            label: "Summary",
+            value: values["summary"] ?? "",
+            hint: "One or two sentences shown in the list, up to \(LearningRules.summaryMaximumLength) characters.",
+            type: "3"
+        )
         summary.error = errors["summary"]
-        var body = FormField("body", label: "Text", value: values["body"] ?? "", hint: "Markdown: **bold**, *italic*, ## headings, lists starting with “-”, and links. Use Preview to check it.", type: "14")
+        var body = FormField(
+            "body",
+            label: "Text",
+            value: values["body"] ?? "",
+            hint: "Markdown: **bold**, *italic*, ## headings, lists starting with “-”, and links. Use Preview to check it.",
+            type: "14"
+        )
         body.error = errors["body"]
-        var links = FormField("links", label: "Links (optional)", value: values["links"] ?? "", hint: "One per line: a title, a bar and an address starting with https://, like NHS advice | https://www.nhs.uk", type: "4")
+        var links = FormField(
+            "links",
+            label: "Links (optional)",
+            value: values["links"] ?? "",
+            hint: "One per line: a title, a bar and an address starting with https://, like NHS advice | https://www.nhs.uk",
+            type: "4"
+        )
         links.error = errors["links"]
         let chosenVideo = values["video_id"] ?? ""
         let heading = module.map { "Change \($0.title)" } ?? "Write a module"
         let questionRows = questions.map { list in
             list.enumerated().map { index, question in
                 LearningModulePage.QuestionRow(
-                    number: index + 1, prompt: question.prompt,
+                    number: index + 1,
+                    prompt: question.prompt,
                     correctAnswers: question.choices.filter(\.isCorrect).map(\.text).joined(separator: "; "),
-                    editPath: SiteURL.quizQuestion(question.id).path, deletePath: SiteURL.deleteQuizQuestion(question.id).path
+                    editPath: SiteURL.quizQuestion(question.id).path,
+                    deletePath: SiteURL.deleteQuizQuestion(question.id).path
                 )
             }
         }
-        return portal.pages.response(LearningModulePage(
-            layout: portal.layout(heading, context: context, current: .learning),
-            errors: errors.items, heading: heading, action: (module.map { SiteURL.learningModule($0.id) } ?? .newLearningModule).path,
-            fields: fields, summary: summary, body: body, linksField: links, target: LearningTargetFields(values: values, errors: errors),
-            videoOptions: [LearningOption(value: "", title: "No video", isSelected: chosenVideo.isEmpty)]
-                + videos.map { LearningOption(value: String($0.id), title: "\($0.title) (\($0.lengthText))", isSelected: String($0.id) == chosenVideo) },
-            previewHTML: preview,
-            questions: questionRows, hasQuestions: questionRows?.isEmpty == false,
-            newQuestionPath: module.map { SiteURL.newQuizQuestion($0.id).path }, backPath: SiteURL.learningModules.path,
-            summaryMaximum: LearningRules.summaryMaximumLength,
-            moodChoices: LearningModulePage.moodChoices.map { group in
-                LearningOption(value: group.rawValue, title: group == .neutral ? "An ordinary day (indifferent)" : "A hard day (sad, angry, sick or overwhelmed)",
-                               isSelected: values["after_\(group.rawValue)"] == "yes")
-            }
-        ), status: errors.isEmpty ? .ok : .unprocessableContent)
+        return portal.pages.response(
+            LearningModulePage(
+                layout: portal.layout(heading, context: context, current: .learning),
+                errors: errors.items,
+                heading: heading,
+                action: (module.map { SiteURL.learningModule($0.id) } ?? .newLearningModule).path,
+                fields: fields,
+                summary: summary,
+                body: body,
+                linksField: links,
+                target: LearningTargetFields(values: values, errors: errors),
+                videoOptions: [LearningOption(value: "", title: "No video", isSelected: chosenVideo.isEmpty)]
+                    + videos.map {
+                        LearningOption(value: String($0.id), title: "\($0.title) (\($0.lengthText))", isSelected: String($0.id) == chosenVideo)
+                    },
+                previewHTML: preview,
+                questions: questionRows,
+                hasQuestions: questionRows?.isEmpty == false,
+                newQuestionPath: module.map { SiteURL.newQuizQuestion($0.id).path },
+                backPath: SiteURL.learningModules.path,
+                summaryMaximum: LearningRules.summaryMaximumLength,
+                moodChoices: LearningModulePage.moodChoices.map { group in
+                    LearningOption(
+                        value: group.rawValue,
+                        title: group == .neutral ? "An ordinary day (indifferent)" : "A hard day (sad, angry, sick or overwhelmed)",
+                        isSelected: values["after_\(group.rawValue)"] == "yes"
+                    )
+                }
+            ),
+            status: errors.isEmpty ? .ok : .unprocessableContent
+        )
     }
 
     /// The stage and status typed into a module's or a video's form, or what to fix.
@@ -122,8 +183,12 @@ struct LearningContentController {
         if code == "weeks" {
             let weeks = LearningStage.memberWeeks
             let from = Int(values["week_from"] ?? ""), to = Int(values["week_to"] ?? "")
-            if from.map(weeks.contains) != true { errors.add("week_from", "Enter the first week, a number from \(weeks.lowerBound) to \(weeks.upperBound)") }
-            if to.map(weeks.contains) != true { errors.add("week_to", "Enter the last week, a number from \(weeks.lowerBound) to \(weeks.upperBound)") }
+            if from.map(weeks.contains) != true {
+                errors.add("week_from", "Enter the first week, a number from \(weeks.lowerBound) to \(weeks.upperBound)")
+            }
+            if to.map(weeks.contains) != true {
+                errors.add("week_to", "Enter the last week, a number from \(weeks.lowerBound) to \(weeks.upperBound)")
+            }
             if let from, let to, weeks.contains(from), weeks.contains(to) {
                 if from > to { errors.add("week_to", "The last week must be the same as or after the first week") }
                 stage = LearningStage(code: code, from: from, to: to)
@@ -153,13 +218,22 @@ struct LearningContentController {
         for key in ["title", "category", "position", "summary", "links", "week_from", "week_to", "video_id"] { values[key] = values[key]?.trimmed }
         var errors = FormErrors()
         let title = values["title"] ?? "", category = values["category"] ?? "", summary = values["summary"] ?? ""
-        if let problem = LearningRules.lineProblem(title, name: "the module’s title", maximumLength: LearningRules.titleMaximumLength) { errors.add("title", problem) }
-        if let problem = LearningRules.lineProblem(category, name: "a category", maximumLength: LearningRules.categoryMaximumLength) { errors.add("category", problem) }
+        if let problem = LearningRules.lineProblem(title, name: "the module’s title", maximumLength: LearningRules.titleMaximumLength) {
+            errors.add("title", problem)
+        }
+        if let problem = LearningRules.lineProblem(category, name: "a category", maximumLength: LearningRules.categoryMaximumLength) {
+            errors.add("category", problem)
+        }
         let position = Int(values["position"] ?? "")
         if position.map(LearningRules.positionRange.contains) != true {
-            errors.add("position", "Enter the order as a whole number from \(LearningRules.positionRange.lowerBound) to \(LearningRules.positionRange.upperBound)")
+            errors.add(
+                "position",
+                "Enter the order as a whole number from \(LearningRules.positionRange.lowerBound) to \(LearningRules.positionRange.upperBound)"
+            )
         }
-        if let problem = LearningRules.textProblem(summary, name: "a summary", maximumLength: LearningRules.summaryMaximumLength) { errors.add("summary", problem) }
+        if let problem = LearningRules.textProblem(summary, name: "a summary", maximumLength: LearningRules.summaryMaximumLength) {
+            errors.add("summary", problem)
+        }
         var body: (source: String, html: String)?
         switch LearningRules.body(values["body"] ?? "") {
         case .success(let rendered): body = (values["body"]!, rendered.html)
@@ -181,8 +255,19 @@ struct LearningContentController {
             return try await modulePage(existing, values: values, errors: errors, preview: body.html, context: context)
         }
         let module = LearningModule(
-            id: existing?.id ?? 0, title: title, summary: summary, bodySource: body.source, bodyHTML: body.html, category: category, stage: stage,
-            position: position, status: status, videoID: videoID, links: links, publishedAt: existing?.publishedAt, updatedAt: portal.now,
+            id: existing?.id ?? 0,
+            title: title,
+            summary: summary,
+            bodySource: body.source,
+            bodyHTML: body.html,
+            category: category,
+            stage: stage,
+            position: position,
+            status: status,
+            videoID: videoID,
+            links: links,
+            publishedAt: existing?.publishedAt,
+            updatedAt: portal.now,
             moodGroups: Set(LearningModulePage.moodChoices.filter { values["after_\($0.rawValue)"] == "yes" })
         )
         let now = portal.now
@@ -190,10 +275,17 @@ struct LearningContentController {
         let notices = LearningNotices(notifications: portal.notifications)
         let (id, told) = try await portal.database.transaction { db -> (Int64, Int) in
             let (id, firstPublished) = try await content.save(module, now: now, on: db)
-            try await portal.audit.record(audit(
-                existing == nil ? .learningModuleAdded : .learningModuleChanged, type: "learning_module", id: id,
-                detail: "\(status.rawValue), \(stage.code) weeks \(stage.weeks.lowerBound)-\(stage.weeks.upperBound)", request: request, context: context
-            ), on: db)
+            try await portal.audit.record(
+                audit(
+                    existing == nil ? .learningModuleAdded : .learningModuleChanged,
+                    type: "learning_module",
+                    id: id,
+                    detail: "\(status.rawValue), \(stage.code) weeks \(stage.weeks.lowerBound)-\(stage.weeks.upperBound)",
+                    request: request,
+                    context: context
+                ),
+                on: db
+            )
             let told = firstPublished ? try await notices.newModule(id: id, stage: stage, today: clock.date(of: now), on: db) : 0
             return (id, told)
         }
@@ -206,7 +298,9 @@ struct LearningContentController {
 
     @Sendable func newQuestion(request: Request, context: PortalContext) async throws -> Response {
         let moduleID = try context.parameters.recordID()
-        guard let module = try await portal.database.read({ db in try await content.module(id: moduleID, on: db) }) else { throw HTTPError(.notFound) }
+        guard let module = try await portal.database.read({ db in try await content.module(id: moduleID, on: db) }) else {
+            throw HTTPError(.notFound)
+        }
         return questionPage(module: module, question: nil, values: [:], errors: FormErrors(), context: context)
     }
 
@@ -223,36 +317,63 @@ struct LearningContentController {
 
     private func questionAndModule(_ id: Int64) async throws -> (QuizQuestion, LearningModule) {
         let found = try await portal.database.read { db -> (QuizQuestion, LearningModule)? in
-            guard let question = try await content.question(id: id, on: db), let module = try await content.module(id: question.moduleID, on: db) else { return nil }
+            guard let question = try await content.question(id: id, on: db), let module = try await content.module(id: question.moduleID, on: db)
+            else { return nil }
             return (question, module)
         }
         guard let found else { throw HTTPError(.notFound) }
         return found
     }
 
-    private func questionPage(module: LearningModule, question: QuizQuestion?, values: [String: String], errors: FormErrors, context: PortalContext) -> Response {
-        var prompt = FormField("prompt", label: "Question", value: values["prompt"] ?? "", hint: "Up to \(LearningRules.promptMaximumLength) characters.", type: "3")
+    private func questionPage(
+        module: LearningModule,
+        question: QuizQuestion?,
+        values: [String: String],
+        errors: FormErrors,
+        context: PortalContext
+    ) -> Response {
+        var prompt = FormField(
+            "prompt",
+            label: "Question",
+            value: values["prompt"] ?? "",
+            hint: "Up to \(LearningRules.promptMaximumLength) characters.",
+            type: "3"
+        )
         prompt.error = errors["prompt"]
         var explanation = FormField(
-            "explanation", label: "Explanation", value: values["explanation"] ?? "",
-            hint: "Shown to the member after she answers, whether she was right or not. Up to \(LearningRules.explanationMaximumLength) characters.", type: "4"
+            "explanation",
+            label: "Explanation",
+            value: values["explanation"] ?? "",
+            hint: "Shown to the member after she answers, whether she was right or not. Up to \(LearningRules.explanationMaximumLength) characters.",
+            type: "4"
         )
         explanation.error = errors["explanation"]
         let heading = question == nil ? "Add a question" : "Change the question"
-        return portal.pages.response(QuizQuestionPage(
-            layout: portal.layout(heading, context: context, current: .learning), errors: errors.items, heading: heading, moduleTitle: module.title,
-            action: (question.map { SiteURL.quizQuestion($0.id) } ?? .newQuizQuestion(module.id)).path, prompt: prompt,
-            choices: (1...LearningRules.maximumChoices).map {
-                QuizQuestionPage.ChoiceRow(number: $0, value: values["choice_\($0)"] ?? "", isCorrect: values["correct_\($0)"] == "yes")
-            },
-            choicesError: errors["choices"], explanation: explanation,
-            deletePath: question.map { SiteURL.deleteQuizQuestion($0.id).path }, backPath: SiteURL.learningModule(module.id).path + "#quiz"
-        ), status: errors.isEmpty ? .ok : .unprocessableContent)
+        return portal.pages.response(
+            QuizQuestionPage(
+                layout: portal.layout(heading, context: context, current: .learning),
+                errors: errors.items,
+                heading: heading,
+                moduleTitle: module.title,
+                action: (question.map { SiteURL.quizQuestion($0.id) } ?? .newQuizQuestion(module.id)).path,
+                prompt: prompt,
+                choices: (1...LearningRules.maximumChoices).map {
+                    QuizQuestionPage.ChoiceRow(number: $0, value: values["choice_\($0)"] ?? "", isCorrect: values["correct_\($0)"] == "yes")
+                },
+                choicesError: errors["choices"],
+                explanation: explanation,
+                deletePath: question.map { SiteURL.deleteQuizQuestion($0.id).path },
+                backPath: SiteURL.learningModule(module.id).path + "#quiz"
+            ),
+            status: errors.isEmpty ? .ok : .unprocessableContent
+        )
     }
 
     @Sendable func createQuestion(request: Request, context: PortalContext) async throws -> Response {
         let moduleID = try context.parameters.recordID()
-        guard let module = try await portal.database.read({ db in try await content.module(id: moduleID, on: db) }) else { throw HTTPError(.notFound) }
+        guard let module = try await portal.database.read({ db in try await content.module(id: moduleID, on: db) }) else {
+            throw HTTPError(.notFound)
+        }
         return try await saveQuestion(module: module, existing: nil, request: request, context: context)
     }
 
@@ -265,7 +386,9 @@ struct LearningContentController {
         var values = try await request.form([String: String].self, context: context).mapValues(\.trimmed)
         var errors = FormErrors()
         let prompt = values["prompt"] ?? "", explanation = values["explanation"] ?? ""
-        if let problem = LearningRules.textProblem(prompt, name: "the question", maximumLength: LearningRules.promptMaximumLength) { errors.add("prompt", problem) }
+        if let problem = LearningRules.textProblem(prompt, name: "the question", maximumLength: LearningRules.promptMaximumLength) {
+            errors.add("prompt", problem)
+        }
         var choices: [QuizQuestion.Choice] = []
         var markedEmpty = false
         for number in 1...LearningRules.maximumChoices {
@@ -296,8 +419,17 @@ struct LearningContentController {
         let now = portal.now
         try await portal.database.transaction { db in
             let id = try await content.save(question, now: now, on: db)
-            try await portal.audit.record(audit(.learningModuleChanged, type: "learning_question", id: id,
-                                                detail: "module \(module.id), \(choices.count) answers", request: request, context: context), on: db)
+            try await portal.audit.record(
+                audit(
+                    .learningModuleChanged,
+                    type: "learning_question",
+                    id: id,
+                    detail: "module \(module.id), \(choices.count) answers",
+                    request: request,
+                    context: context
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "The question is saved."), context: context)
         return seeOther(SiteURL.learningModule(module.id).path + "#quiz")
@@ -309,8 +441,17 @@ struct LearningContentController {
         let now = portal.now
         try await portal.database.transaction { db in
             try await content.deleteQuestion(question, now: now, on: db)
-            try await portal.audit.record(audit(.learningModuleChanged, type: "learning_question", id: question.id,
-                                                detail: "module \(module.id), question removed", request: request, context: context), on: db)
+            try await portal.audit.record(
+                audit(
+                    .learningModuleChanged,
+                    type: "learning_question",
+                    id: question.id,
+                    detail: "module \(module.id), question removed",
+                    request: request,
+                    context: context
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "The question is removed."), context: context)
         return seeOther(SiteURL.learningModule(module.id).path + "#quiz")

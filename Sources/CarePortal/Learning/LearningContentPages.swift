@@ -26,7 +26,7 @@ struct LearningTargetFields: Sendable, Encodable {
         stageError = errors["stage"]
         var fields = [
             FormField("week_from", label: "From week", value: values["week_from"] ?? "", width: 10),
-            FormField("week_to", label: "To week", value: values["week_to"] ?? "", width: 10),
+            FormField("week_to", label: "To week", value: values["week_to"] ?? "", width: 10)
         ]
         errors.apply(to: &fields)
         weekFrom = fields[0]

@@ -8,7 +8,7 @@ struct LearningContentRepository: Sendable {
 
     private static let moduleColumns = [
         "id", "title", "summary", "body_source", "body_html", "category", "stage", "week_from", "week_to", "position", "status",
-        "video_id", "published_at", "updated_at", "mood_groups",
+        "video_id", "published_at", "updated_at", "mood_groups"
     ]
 
     /// Every module, for administrators: by category, then order, then title.
@@ -21,7 +21,8 @@ struct LearningContentRepository: Sendable {
     /// One page of the modules, in the same order, for the administrators' list.
     func modules(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<LearningModule> {
         let modules = try await db.seek(
-            page, order: ListOrder("category", keys: [.text("category"), .integer("position"), .text("title"), .integer("id")], descending: false),
+            page,
+            order: ListOrder("category", keys: [.text("category"), .integer("position"), .text("title"), .integer("id")], descending: false),
             columns: Self.moduleColumns.map { SQLColumn($0) },
             rows: { $0.from("learning_modules") },
             decode: decodeModule
@@ -60,7 +61,8 @@ struct LearningContentRepository: Sendable {
         guard !modules.isEmpty else { return [] }
         var links: [Int64: [ModuleLink]] = [:]
         for row in try await db.select().columns("module_id", "title", "url").from("learning_module_links")
-            .where("module_id", .in, modules.map(\.id)).orderBy("module_id").orderBy("position").all() {
+            .where("module_id", .in, modules.map(\.id)).orderBy("module_id").orderBy("position").all()
+        {
             links[try row.decode(column: "module_id", as: Int64.self), default: []].append(
                 ModuleLink(title: try row.decode(column: "title", as: String.self), url: try row.decode(column: "url", as: String.self))
             )
@@ -107,7 +109,8 @@ struct LearningContentRepository: Sendable {
     private func decodeStage(_ row: any SQLRow) throws -> LearningStage {
         LearningStage(
             code: try row.decode(column: "stage", as: String.self),
-            from: try row.decode(column: "week_from", as: Int.self), to: try row.decode(column: "week_to", as: Int.self)
+            from: try row.decode(column: "week_from", as: Int.self),
+            to: try row.decode(column: "week_to", as: Int.self)
         ) ?? .all
     }
 
@@ -120,13 +123,39 @@ struct LearningContentRepository: Sendable {
         if module.id == 0 {
             firstPublished = module.status == .published
             id = try await db.insert(into: "learning_modules")
-                .columns("title", "summary", "body_source", "body_html", "category", "stage", "week_from", "week_to", "position", "status",
-                         "video_id", "published_at", "created_at", "updated_at", "mood_groups")
+                .columns(
+                    "title",
+                    "summary",
+                    "body_source",
+                    "body_html",
+                    "category",
+                    "stage",
+                    "week_from",
+                    "week_to",
+                    "position",
+                    "status",
+                    "video_id",
+                    "published_at",
+                    "created_at",
+                    "updated_at",
+                    "mood_groups"
+                )
                 .values(
-                    SQLBind(module.title), SQLBind(module.summary), SQLBind(module.bodySource), SQLBind(module.bodyHTML), SQLBind(module.category),
-                    SQLBind(module.stage.code), SQLBind(module.stage.weeks.lowerBound), SQLBind(module.stage.weeks.upperBound),
-                    SQLBind(module.position), SQLBind(module.status.rawValue), SQLBind(module.videoID),
-                    SQLBind(firstPublished ? time : nil as Int64?), SQLBind(time), SQLBind(time), SQLBind(Self.stored(module.moodGroups))
+                    SQLBind(module.title),
+                    SQLBind(module.summary),
+                    SQLBind(module.bodySource),
+                    SQLBind(module.bodyHTML),
+                    SQLBind(module.category),
+                    SQLBind(module.stage.code),
+                    SQLBind(module.stage.weeks.lowerBound),
+                    SQLBind(module.stage.weeks.upperBound),
+                    SQLBind(module.position),
+                    SQLBind(module.status.rawValue),
+                    SQLBind(module.videoID),
+                    SQLBind(firstPublished ? time : nil as Int64?),
+                    SQLBind(time),
+                    SQLBind(time),
+                    SQLBind(Self.stored(module.moodGroups))
                 )
                 .returning("id").first()!.decode(column: "id", as: Int64.self)
         } else {
@@ -140,7 +169,8 @@ struct LearningContentRepository: Sendable {
                 .where("id", .equal, id).run()
             if module.status == .published {
                 // Only the first publication claims the date, whichever server saves.
-                firstPublished = try await db.update("learning_modules").set("published_at", to: time)
+                firstPublished =
+                    try await db.update("learning_modules").set("published_at", to: time)
                     .where("id", .equal, id).where("published_at", .is, SQLLiteral.null)
                     .returning("id").first() != nil
             }
@@ -162,27 +192,35 @@ struct LearningContentRepository: Sendable {
             .where("module_id", .in, moduleIDs).orderBy("id").all()
         var questions = try rows.map { row in
             QuizQuestion(
-                id: try row.decode(column: "id", as: Int64.self), moduleID: try row.decode(column: "module_id", as: Int64.self),
-                prompt: try row.decode(column: "prompt", as: String.self), explanation: try row.decode(column: "explanation", as: String.self),
+                id: try row.decode(column: "id", as: Int64.self),
+                moduleID: try row.decode(column: "module_id", as: Int64.self),
+                prompt: try row.decode(column: "prompt", as: String.self),
+                explanation: try row.decode(column: "explanation", as: String.self),
                 choices: []
             )
         }
         guard !questions.isEmpty else { return [] }
         var choices: [Int64: [QuizQuestion.Choice]] = [:]
         for row in try await db.select().columns("id", "question_id", "text", "is_correct").from("learning_choices")
-            .where("question_id", .in, questions.map(\.id)).orderBy("question_id").orderBy("position").all() {
-            choices[try row.decode(column: "question_id", as: Int64.self), default: []].append(QuizQuestion.Choice(
-                id: try row.decode(column: "id", as: Int64.self), text: try row.decode(column: "text", as: String.self),
-                isCorrect: try row.decode(column: "is_correct", as: Bool.self)
-            ))
+            .where("question_id", .in, questions.map(\.id)).orderBy("question_id").orderBy("position").all()
+        {
+            choices[try row.decode(column: "question_id", as: Int64.self), default: []].append(
+                QuizQuestion.Choice(
+                    id: try row.decode(column: "id", as: Int64.self),
+                    text: try row.decode(column: "text", as: String.self),
+                    isCorrect: try row.decode(column: "is_correct", as: Bool.self)
+                )
+            )
         }
         for index in questions.indices { questions[index].choices = choices[questions[index].id] ?? [] }
         return questions
     }
 
     func question(id: Int64, on db: any SQLDatabase) async throws -> QuizQuestion? {
-        guard let moduleID = try await db.select().column("module_id").from("learning_questions").where("id", .equal, id).first()?
-            .decode(column: "module_id", as: Int64.self) else { return nil }
+        guard
+            let moduleID = try await db.select().column("module_id").from("learning_questions").where("id", .equal, id).first()?
+                .decode(column: "module_id", as: Int64.self)
+        else { return nil }
         return try await questions(moduleIDs: [moduleID], on: db).first { $0.id == id }
     }
 
@@ -222,7 +260,10 @@ struct LearningContentRepository: Sendable {
 
     /// The version every change to modules, questions or videos raises; read it before the listing.
     func version(on db: any SQLDatabase) async throws -> Int64 {
-        try await db.select().column("version").from("list_versions").where("list", .equal, "learning").first()?.decode(column: "version", as: Int64.self) ?? 0
+        try await db.select().column("version").from("list_versions").where("list", .equal, "learning").first()?.decode(
+            column: "version",
+            as: Int64.self
+        ) ?? 0
     }
 
     private func raiseVersion(on db: any SQLDatabase) async throws {
@@ -238,7 +279,13 @@ struct LearningContentRepository: Sendable {
 
     func recordAttempt(moduleID: Int64, memberID: Int64, score: QuizScore, at now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "learning_attempts").columns("module_id", "member_id", "correct_count", "question_count", "submitted_at")
-            .values(SQLBind(moduleID), SQLBind(memberID), SQLBind(score.correctCount), SQLBind(score.questionCount), SQLBind(now.millisecondsSince1970))
+            .values(
+                SQLBind(moduleID),
+                SQLBind(memberID),
+                SQLBind(score.correctCount),
+                SQLBind(score.questionCount),
+                SQLBind(now.millisecondsSince1970)
+            )
             .run()
     }
 
@@ -246,9 +293,12 @@ struct LearningContentRepository: Sendable {
     func completedModules(memberID: Int64, on db: any SQLDatabase) async throws -> [Int64: (correct: Int, questions: Int)] {
         var best: [Int64: (correct: Int, questions: Int)] = [:]
         for row in try await db.select().columns("module_id", "correct_count", "question_count").from("learning_attempts")
-            .where("member_id", .equal, memberID).all() {
+            .where("member_id", .equal, memberID).all()
+        {
             let id = try row.decode(column: "module_id", as: Int64.self)
-            let attempt = (correct: try row.decode(column: "correct_count", as: Int.self), questions: try row.decode(column: "question_count", as: Int.self))
+            let attempt = (
+                correct: try row.decode(column: "correct_count", as: Int.self), questions: try row.decode(column: "question_count", as: Int.self)
+            )
             if let known = best[id], known.correct * max(attempt.questions, 1) >= attempt.correct * max(known.questions, 1) { continue }
             best[id] = attempt
         }
@@ -264,14 +314,17 @@ struct LearningContentRepository: Sendable {
     }
 
     func watchedVideos(memberID: Int64, on db: any SQLDatabase) async throws -> Set<Int64> {
-        Set(try await db.select().column("video_id").from("learning_video_views").where("member_id", .equal, memberID).all()
-            .map { try $0.decode(column: "video_id", as: Int64.self) })
+        Set(
+            try await db.select().column("video_id").from("learning_video_views").where("member_id", .equal, memberID).all()
+                .map { try $0.decode(column: "video_id", as: Int64.self) }
+        )
     }
 
     // MARK: Videos
 
     private static let videoColumns = [
-        "id", "title", "description", "category", "length_seconds", "url", "file_name", "file_type", "file_size", "stage", "week_from", "week_to", "status",
+        "id", "title", "description", "category", "length_seconds", "url", "file_name", "file_type", "file_size", "stage", "week_from", "week_to",
+        "status"
     ]
 
     /// Every video of `program`'s library (a `Program.id`), by category and title.
@@ -306,15 +359,20 @@ struct LearningContentRepository: Sendable {
     private func decodeVideo(_ row: any SQLRow) throws -> LearningVideo {
         let source: LearningVideo.Source
         if let name = try row.decode(column: "file_name", as: String?.self),
-           let type = try row.decode(column: "file_type", as: String?.self).flatMap(UploadType.init(rawValue:)) {
+            let type = try row.decode(column: "file_type", as: String?.self).flatMap(UploadType.init(rawValue:))
+        {
             source = .file(StoredUpload(fileName: name, type: type), size: try row.decode(column: "file_size", as: Int?.self) ?? 0)
         } else {
             source = .link(try row.decode(column: "url", as: String?.self) ?? "")
         }
         return LearningVideo(
-            id: try row.decode(column: "id", as: Int64.self), title: try row.decode(column: "title", as: String.self),
-            description: try row.decode(column: "description", as: String.self), category: try row.decode(column: "category", as: String.self),
-            lengthSeconds: try row.decode(column: "length_seconds", as: Int.self), source: source, stage: try decodeStage(row),
+            id: try row.decode(column: "id", as: Int64.self),
+            title: try row.decode(column: "title", as: String.self),
+            description: try row.decode(column: "description", as: String.self),
+            category: try row.decode(column: "category", as: String.self),
+            lengthSeconds: try row.decode(column: "length_seconds", as: Int.self),
+            source: source,
+            stage: try decodeStage(row),
             status: LearningStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .draft
         )
     }
@@ -330,12 +388,39 @@ struct LearningContentRepository: Sendable {
         try await raiseVersion(on: db)
         if video.id == 0 {
             return try await db.insert(into: "learning_videos")
-                .columns("program", "title", "description", "category", "length_seconds", "url", "file_name", "file_type", "file_size", "stage", "week_from",
-                         "week_to", "status", "created_at", "updated_at")
+                .columns(
+                    "program",
+                    "title",
+                    "description",
+                    "category",
+                    "length_seconds",
+                    "url",
+                    "file_name",
+                    "file_type",
+                    "file_size",
+                    "stage",
+                    "week_from",
+                    "week_to",
+                    "status",
+                    "created_at",
+                    "updated_at"
+                )
                 .values(
-                    SQLBind(program), SQLBind(video.title), SQLBind(video.description), SQLBind(video.category), SQLBind(video.lengthSeconds), SQLBind(url),
-                    SQLBind(fileName), SQLBind(fileType), SQLBind(fileSize), SQLBind(video.stage.code), SQLBind(video.stage.weeks.lowerBound),
-                    SQLBind(video.stage.weeks.upperBound), SQLBind(video.status.rawValue), SQLBind(time), SQLBind(time)
+                    SQLBind(program),
+                    SQLBind(video.title),
+                    SQLBind(video.description),
+                    SQLBind(video.category),
+                    SQLBind(video.lengthSeconds),
+                    SQLBind(url),
+                    SQLBind(fileName),
+                    SQLBind(fileType),
+                    SQLBind(fileSize),
+                    SQLBind(video.stage.code),
+                    SQLBind(video.stage.weeks.lowerBound),
+                    SQLBind(video.stage.weeks.upperBound),
+                    SQLBind(video.status.rawValue),
+                    SQLBind(time),
+                    SQLBind(time)
                 )
                 .returning("id").first()!.decode(column: "id", as: Int64.self)
         }

@@ -22,18 +22,24 @@ struct LearningController {
             (try await BabyWeekRepository().all(on: db), try await PointsRulesRepository().rules(on: db))
         }
         let written = Dictionary(uniqueKeysWithValues: weeks.map { ($0.week, $0) })
-        return portal.pages.response(LearningPage(
-            layout: portal.layout("Learning", context: context, current: .learning),
-            weeks: BabyWeek.weeks.map { number in
-                LearningPage.WeekRow(
-                    week: number, trimester: BabyWeek.trimesterTitle(BabyWeek.trimester(of: number)),
-                    size: written[number]?.size, path: SiteURL.babyWeek(number).path
-                )
-            },
-            missing: BabyWeek.weeks.count - weeks.count,
-            rules: rules, rulesPath: SiteURL.pointsRules.path,
-            modulesPath: SiteURL.learningModules.path, videosPath: SiteURL.learningVideos.path
-        ))
+        return portal.pages.response(
+            LearningPage(
+                layout: portal.layout("Learning", context: context, current: .learning),
+                weeks: BabyWeek.weeks.map { number in
+                    LearningPage.WeekRow(
+                        week: number,
+                        trimester: BabyWeek.trimesterTitle(BabyWeek.trimester(of: number)),
+                        size: written[number]?.size,
+                        path: SiteURL.babyWeek(number).path
+                    )
+                },
+                missing: BabyWeek.weeks.count - weeks.count,
+                rules: rules,
+                rulesPath: SiteURL.pointsRules.path,
+                modulesPath: SiteURL.learningModules.path,
+                videosPath: SiteURL.learningVideos.path
+            )
+        )
     }
 
     private func week(_ context: PortalContext) throws -> Int {
@@ -44,7 +50,9 @@ struct LearningController {
     @Sendable func editWeek(request: Request, context: PortalContext) async throws -> Response {
         let number = try week(context)
         let found = try await portal.database.read { db in try await BabyWeekRepository().find(week: number, on: db) }
-        return portal.pages.response(weekPage(found ?? BabyWeek(week: number, size: "", mother: "", baby: ""), errors: FormErrors(), context: context))
+        return portal.pages.response(
+            weekPage(found ?? BabyWeek(week: number, size: "", mother: "", baby: ""), errors: FormErrors(), context: context)
+        )
     }
 
     private struct WeekForm: Decodable {
@@ -58,10 +66,18 @@ struct LearningController {
         let form = try await request.form(WeekForm.self, context: context)
         let week = BabyWeek(week: number, size: form.size?.trimmed ?? "", mother: form.mother?.trimmed ?? "", baby: form.baby?.trimmed ?? "")
         var errors = FormErrors()
-        if let problem = FieldRules.requiredTextProblem(week.size, name: "the baby's size, like the size of a lime", maximumLength: Self.sizeMaximumLength) {
+        if let problem = FieldRules.requiredTextProblem(
+            week.size,
+            name: "the baby's size, like the size of a lime",
+            maximumLength: Self.sizeMaximumLength
+        ) {
             errors.add("size", problem)
         }
-        if let problem = FieldRules.requiredTextProblem(week.mother, name: "what the mother may be experiencing", maximumLength: Self.textMaximumLength) {
+        if let problem = FieldRules.requiredTextProblem(
+            week.mother,
+            name: "what the mother may be experiencing",
+            maximumLength: Self.textMaximumLength
+        ) {
             errors.add("mother", problem)
         }
         if let problem = FieldRules.requiredTextProblem(week.baby, name: "what is happening to the baby", maximumLength: Self.textMaximumLength) {
@@ -71,22 +87,46 @@ struct LearningController {
         let origin = portal.origin(of: request, context: context)
         try await portal.database.transaction { db in
             try await BabyWeekRepository().save(week, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(actor: context.auditActor, action: .babyWeekChanged, recordType: "baby_week",
-                                                     recordID: String(number), origin: origin), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .babyWeekChanged,
+                    recordType: "baby_week",
+                    recordID: String(number),
+                    origin: origin
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "Week \(number) saved."), context: context)
         return seeOther(.learning)
     }
 
     private func weekPage(_ week: BabyWeek, errors: FormErrors, context: PortalContext) -> BabyWeekPage {
-        var fields = [FormField("size", label: "The baby's size", value: week.size, hint: "Compared to a fruit or vegetable, like the size of a lime", width: 30)]
+        var fields = [
+            FormField(
+                "size",
+                label: "The baby's size",
+                value: week.size,
+                hint: "Compared to a fruit or vegetable, like the size of a lime",
+                width: 30
+            )
+        ]
         errors.apply(to: &fields)
         func error(_ field: String) -> String? { errors.items.first { $0.field == field }?.message }
         return BabyWeekPage(
             layout: portal.layout("Week \(week.week)", context: context, current: .learning),
-            errors: errors.items, week: week.week, trimester: BabyWeek.trimesterTitle(week.trimester), sizeField: fields[0],
-            mother: week.mother, motherError: error("mother"), baby: week.baby, babyError: error("baby"),
-            maximum: Self.textMaximumLength, action: SiteURL.babyWeek(week.week).path, backPath: SiteURL.learning.path
+            errors: errors.items,
+            week: week.week,
+            trimester: BabyWeek.trimesterTitle(week.trimester),
+            sizeField: fields[0],
+            mother: week.mother,
+            motherError: error("mother"),
+            baby: week.baby,
+            babyError: error("baby"),
+            maximum: Self.textMaximumLength,
+            action: SiteURL.babyWeek(week.week).path,
+            backPath: SiteURL.learning.path
         )
     }
 
@@ -104,10 +144,17 @@ struct LearningController {
         let origin = portal.origin(of: request, context: context)
         try await portal.database.transaction { db in
             try await PointsRulesRepository().save(rules, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pointsRulesChanged, recordType: "points_rules", origin: origin,
-                detail: "sign-in \(rules.dailySignIn), video \(rules.videoWatched), module \(rules.moduleCompleted), survey \(rules.surveyCompleted)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .pointsRulesChanged,
+                    recordType: "points_rules",
+                    origin: origin,
+                    detail:
+                        "sign-in \(rules.dailySignIn), video \(rules.videoWatched), module \(rules.moduleCompleted), survey \(rules.surveyCompleted)"
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "Points saved. They apply to what members do from now on."), context: context)
         return seeOther(.learning)
@@ -119,11 +166,16 @@ struct LearningController {
             FormField("daily_sign_in", label: "Using the app, once a day", value: form.dailySignIn, hint: hint, width: 10),
             FormField("video_watched", label: "Watching a video", value: form.videoWatched, hint: hint, width: 10),
             FormField("module_completed", label: "Completing a learning module", value: form.moduleCompleted, hint: hint, width: 10),
-            FormField("survey_completed", label: "Completing a survey", value: form.surveyCompleted, hint: hint, width: 10),
+            FormField("survey_completed", label: "Completing a survey", value: form.surveyCompleted, hint: hint, width: 10)
         ]
         errors.apply(to: &fields)
-        return PointsRulesPage(layout: portal.layout("Points", context: context, current: .learning), errors: errors.items, fields: fields,
-                               action: SiteURL.pointsRules.path, backPath: SiteURL.learning.path)
+        return PointsRulesPage(
+            layout: portal.layout("Points", context: context, current: .learning),
+            errors: errors.items,
+            fields: fields,
+            action: SiteURL.pointsRules.path,
+            backPath: SiteURL.learning.path
+        )
     }
 }
 
@@ -163,8 +215,10 @@ struct PointsRulesForm: Decodable, Sendable {
             return value
         }
         let rules = PointsRules(
-            dailySignIn: number(dailySignIn, "daily_sign_in"), videoWatched: number(videoWatched, "video_watched"),
-            moduleCompleted: number(moduleCompleted, "module_completed"), surveyCompleted: number(surveyCompleted, "survey_completed")
+            dailySignIn: number(dailySignIn, "daily_sign_in"),
+            videoWatched: number(videoWatched, "video_watched"),
+            moduleCompleted: number(moduleCompleted, "module_completed"),
+            surveyCompleted: number(surveyCompleted, "survey_completed")
         )
         return errors.isEmpty ? (rules, errors) : (nil, errors)
     }
@@ -187,8 +241,6 @@ struct LearningPage: Page {
     let modulesPath: String
     let videosPath: String
 }
-
-
 
 struct BabyWeekPage: Page {
     static let template = TemplateName.babyWeek

@@ -28,8 +28,12 @@ struct LearningNotices: Sendable {
         if weeks.upperBound < LearningStage.memberWeeks.upperBound {
             accounts += " AND m.due_date >= \(bind: today.adding(days: 281 - 7 * weeks.upperBound).iso)"
         }
-        let entry = NewNotification(kind: .learningNewModule, message: "A new learning module is ready for you.", subject: .learningModule(id),
-                                    onceKey: "learning_module:\(id)")
+        let entry = NewNotification(
+            kind: .learningNewModule,
+            message: "A new learning module is ready for you.",
+            subject: .learningModule(id),
+            onceKey: "learning_module:\(id)"
+        )
         return try await notifications.writeToMany(entry, accounts: accounts, on: db)
     }
 }

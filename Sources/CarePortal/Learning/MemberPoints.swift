@@ -25,8 +25,10 @@ struct PointsRulesRepository: Sendable {
         }
         let defaults = PointsRules.defaults
         return PointsRules(
-            dailySignIn: values[Self.keys[0]] ?? defaults.dailySignIn, videoWatched: values[Self.keys[1]] ?? defaults.videoWatched,
-            moduleCompleted: values[Self.keys[2]] ?? defaults.moduleCompleted, surveyCompleted: values[Self.keys[3]] ?? defaults.surveyCompleted
+            dailySignIn: values[Self.keys[0]] ?? defaults.dailySignIn,
+            videoWatched: values[Self.keys[1]] ?? defaults.videoWatched,
+            moduleCompleted: values[Self.keys[2]] ?? defaults.moduleCompleted,
+            surveyCompleted: values[Self.keys[3]] ?? defaults.surveyCompleted
         )
     }
 
@@ -51,11 +53,15 @@ enum MemberPoints {
         let clock = try await ProgramSettingsRepository().clock(on: db)
         let awarded = try await PointsLedger().award(
             PointsAward(reason: dailySignInReason, reference: clock.date(of: now).iso, amount: rules.dailySignIn, period: .day),
-            to: .member(memberID), at: now, clock: clock, on: db
+            to: .member(memberID),
+            at: now,
+            clock: clock,
+            on: db
         )
         guard awarded, let cohortID = try await MemberRepository().find(id: memberID, on: db)?.cohort.id else { return }
         try await MemberEvents().record(
-            MemberEvent(kind: .dailySignIn, memberID: memberID, cohortID: cohortID, occurredAt: now, number: Int64(rules.dailySignIn)), on: db
+            MemberEvent(kind: .dailySignIn, memberID: memberID, cohortID: cohortID, occurredAt: now, number: Int64(rules.dailySignIn)),
+            on: db
         )
     }
 }

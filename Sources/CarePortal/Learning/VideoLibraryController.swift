@@ -25,11 +25,21 @@ struct VideoLibrary: Sendable {
     let fileURL: @Sendable (Int64) -> SiteURL
 
     static let perinatal = VideoLibrary(
-        program: .perinatalCommunity, access: .administrators, title: "Videos",
-        introduction: "A video is a link to one hosted elsewhere, which the app opens there, or a file uploaded here. Members see published videos for their stage of pregnancy; a module can show one too.",
-        categoryHint: "Videos are grouped by it in the app, like Breastfeeding", asksStage: true, current: .learning,
-        backPath: SiteURL.learning.path, backTitle: "Learning", otherLink: ("Modules", SiteURL.learningModules.path),
-        listURL: .learningVideos, newURL: .newLearningVideo, videoURL: SiteURL.learningVideo, fileURL: SiteURL.learningVideoFile
+        program: .perinatalCommunity,
+        access: .administrators,
+        title: "Videos",
+        introduction:
+            "A video is a link to one hosted elsewhere, which the app opens there, or a file uploaded here. Members see published videos for their stage of pregnancy; a module can show one too.",
+        categoryHint: "Videos are grouped by it in the app, like Breastfeeding",
+        asksStage: true,
+        current: .learning,
+        backPath: SiteURL.learning.path,
+        backTitle: "Learning",
+        otherLink: ("Modules", SiteURL.learningModules.path),
+        listURL: .learningVideos,
+        newURL: .newLearningVideo,
+        videoURL: SiteURL.learningVideo,
+        fileURL: SiteURL.learningVideoFile
     )
 
     /// Where every library's uploaded files are kept: the platform's uploads of the use "videos" (`Portal.uploads`).
@@ -59,20 +69,29 @@ struct VideoLibraryController {
 
     @Sendable func videos(request: Request, context: PortalContext) async throws -> Response {
         let videos = try await portal.database.read { db in try await content.videos(program: library.program.id, on: db) }
-        return portal.pages.response(LearningVideosPage(
-            layout: portal.layout(library.title, context: context, current: library.current), library: library,
-            videos: videos.map {
-                let source: String
-                switch $0.source {
-                case .link(let url): source = URL(string: url)?.host ?? url
-                case .file(let stored, let size): source = "Uploaded \(stored.type.fileExtension.uppercased()), \(max(1, size / 1024 / 1024)) MB"
-                }
-                return LearningVideosPage.Row(
-                    title: $0.title, category: $0.category, length: $0.lengthText, source: source, stage: $0.stage.title,
-                    status: $0.status.title, statusClass: $0.status.tagClass, path: library.videoURL($0.id).path
-                )
-            },
-        ))
+        return portal.pages.response(
+            LearningVideosPage(
+                layout: portal.layout(library.title, context: context, current: library.current),
+                library: library,
+                videos: videos.map {
+                    let source: String
+                    switch $0.source {
+                    case .link(let url): source = URL(string: url)?.host ?? url
+                    case .file(let stored, let size): source = "Uploaded \(stored.type.fileExtension.uppercased()), \(max(1, size / 1024 / 1024)) MB"
+                    }
+                    return LearningVideosPage.Row(
+                        title: $0.title,
+                        category: $0.category,
+                        length: $0.lengthText,
+                        source: source,
+                        stage: $0.stage.title,
+                        status: $0.status.title,
+                        statusClass: $0.status.tagClass,
+                        path: library.videoURL($0.id).path
+                    )
+                },
+            )
+        )
     }
 
     @Sendable func newVideo(request: Request, context: PortalContext) async throws -> Response {
@@ -86,7 +105,7 @@ struct VideoLibraryController {
         }
         var values = [
             "title": video.title, "description": video.description, "category": video.category, "length": video.lengthText,
-            "stage": video.stage.code, "status": video.status.rawValue,
+            "stage": video.stage.code, "status": video.status.rawValue
         ]
         if case .weeks(let from, let to) = video.stage {
             values["week_from"] = String(from)
@@ -103,30 +122,63 @@ struct VideoLibraryController {
         var fields = [
             FormField("title", label: "Title", value: values["title"] ?? "", width: 30),
             FormField("category", label: "Category", value: values["category"] ?? "", hint: library.categoryHint, width: 20),
-            FormField("length", label: "Length", value: values["length"] ?? "", hint: "Minutes and seconds, like 4:30, or hours, minutes and seconds", width: 10),
+            FormField(
+                "length",
+                label: "Length",
+                value: values["length"] ?? "",
+                hint: "Minutes and seconds, like 4:30, or hours, minutes and seconds",
+                width: 10
+            )
         ]
         errors.apply(to: &fields)
-        var description = FormField("description", label: "Description", value: values["description"] ?? "",
-                                    hint: "Plain text, up to \(LearningRules.descriptionMaximumLength) characters.", type: "4")
+        var description = FormField(
+            "description",
+            label: "Description",
+            value: values["description"] ?? "",
+            hint: "Plain text, up to \(LearningRules.descriptionMaximumLength) characters.",
+            type: "4"
+        )
         description.error = errors["description"]
-        var url = FormField("url", label: "Address of the video", value: values["url"] ?? "", hint: "Starting with https://. The app opens it there; it is never embedded.", type: "url", width: 30)
+        var url = FormField(
+            "url",
+            label: "Address of the video",
+            value: values["url"] ?? "",
+            hint: "Starting with https://. The app opens it there; it is never embedded.",
+            type: "url",
+            width: 30
+        )
         url.error = errors["url"]
         var hasFile = false
         if let video, case .file = video.source { hasFile = true }
         var file = FormField(
-            "file", label: hasFile ? "Replace the file (optional)" : "Video file",
-            hint: "An MP4 or WebM video smaller than \(LearningRules.videoRules.maximumSizeText). Choose it again if the form shows a problem.", type: "file"
+            "file",
+            label: hasFile ? "Replace the file (optional)" : "Video file",
+            hint: "An MP4 or WebM video smaller than \(LearningRules.videoRules.maximumSizeText). Choose it again if the form shows a problem.",
+            type: "file"
         )
         file.error = errors["file"]
         let heading = video.map { "Change \($0.title)" } ?? "Add a video"
-        return portal.pages.response(LearningVideoPage(
-            layout: portal.layout(heading, context: context, current: library.current), errors: errors.items, heading: heading,
-            action: (video.map { library.videoURL($0.id) } ?? library.newURL).path, fields: fields, description: description,
-            sourceLink: values["source"] == "link", sourceFile: values["source"] == "file", sourceError: errors["source"], url: url, file: file,
-            currentFile: hasFile ? "\(video!.title) (\(video!.lengthText))" : nil, currentFilePath: hasFile ? library.fileURL(video!.id).path : nil,
-            target: LearningTargetFields(values: values, errors: errors, asksStage: library.asksStage), maximumSize: LearningRules.videoRules.maximumSizeText,
-            backPath: library.listURL.path
-        ), status: errors.isEmpty ? .ok : .unprocessableContent)
+        return portal.pages.response(
+            LearningVideoPage(
+                layout: portal.layout(heading, context: context, current: library.current),
+                errors: errors.items,
+                heading: heading,
+                action: (video.map { library.videoURL($0.id) } ?? library.newURL).path,
+                fields: fields,
+                description: description,
+                sourceLink: values["source"] == "link",
+                sourceFile: values["source"] == "file",
+                sourceError: errors["source"],
+                url: url,
+                file: file,
+                currentFile: hasFile ? "\(video!.title) (\(video!.lengthText))" : nil,
+                currentFilePath: hasFile ? library.fileURL(video!.id).path : nil,
+                target: LearningTargetFields(values: values, errors: errors, asksStage: library.asksStage),
+                maximumSize: LearningRules.videoRules.maximumSizeText,
+                backPath: library.listURL.path
+            ),
+            status: errors.isEmpty ? .ok : .unprocessableContent
+        )
     }
 
     @Sendable func createVideo(request: Request, context: PortalContext) async throws -> Response {
@@ -151,8 +203,12 @@ struct VideoLibraryController {
         if case .success(let stored) = form.upload { uploaded = stored }
         var errors = FormErrors()
         let title = values["title"] ?? "", category = values["category"] ?? "", description = values["description"] ?? ""
-        if let problem = LearningRules.lineProblem(title, name: "the video’s title", maximumLength: LearningRules.titleMaximumLength) { errors.add("title", problem) }
-        if let problem = LearningRules.lineProblem(category, name: "a category", maximumLength: LearningRules.categoryMaximumLength) { errors.add("category", problem) }
+        if let problem = LearningRules.lineProblem(title, name: "the video’s title", maximumLength: LearningRules.titleMaximumLength) {
+            errors.add("title", problem)
+        }
+        if let problem = LearningRules.lineProblem(category, name: "a category", maximumLength: LearningRules.categoryMaximumLength) {
+            errors.add("category", problem)
+        }
         let length = LearningRules.length(values["length"] ?? "")
         if length == nil { errors.add("length", "Enter the length as minutes and seconds, like 4:30") }
         if let problem = LearningRules.textProblem(description, name: "a description", maximumLength: LearningRules.descriptionMaximumLength) {
@@ -183,17 +239,30 @@ struct VideoLibraryController {
             return videoPage(existing, values: values, errors: errors, context: context)
         }
         let video = LearningVideo(
-            id: existing?.id ?? 0, title: title, description: description, category: category, lengthSeconds: length, source: source, stage: stage, status: status
+            id: existing?.id ?? 0,
+            title: title,
+            description: description,
+            category: category,
+            lengthSeconds: length,
+            source: source,
+            stage: stage,
+            status: status
         )
         let now = portal.now
         do {
             try await portal.database.transaction { db in
                 let id = try await content.save(video, program: library.program.id, now: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: existing == nil ? .learningVideoAdded : .learningVideoChanged, recordType: "learning_video",
-                    recordID: String(id), origin: portal.origin(of: request, context: context),
-                    detail: uploaded.map { "file \($0.type.rawValue), \(video.fileSize ?? 0) bytes" } ?? "\(status.rawValue)"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: context.auditActor,
+                        action: existing == nil ? .learningVideoAdded : .learningVideoChanged,
+                        recordType: "learning_video",
+                        recordID: String(id),
+                        origin: portal.origin(of: request, context: context),
+                        detail: uploaded.map { "file \($0.type.rawValue), \(video.fileSize ?? 0) bytes" } ?? "\(status.rawValue)"
+                    ),
+                    on: db
+                )
             }
         } catch {
             if let uploaded { try? await store.remove(uploaded) }
@@ -211,8 +280,8 @@ struct VideoLibraryController {
     @Sendable func videoFile(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         guard let video = try await portal.database.read({ db in try await content.video(id: id, program: library.program.id, on: db) }),
-              case .file(let stored, _) = video.source,
-              let response = try await videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
+            case .file(let stored, _) = video.source,
+            let response = try await videoFiles.response(for: stored, request: request, context: context, downloadName: "video-\(id)")
         else { throw HTTPError(.notFound) }
         return response
     }

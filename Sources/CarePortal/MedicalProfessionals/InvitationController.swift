@@ -25,10 +25,17 @@ struct InvitationController {
         let token = request.query("token") ?? ""
         guard let invitation = try await usableInvitation(token: token) else { return unusable(context: context) }
         return try await portal.withFormSession(context: context) { context in
-            portal.pages.response(page(
-                invitation, token: token, context: context, errors: FormErrors(),
-                accountFields: AcceptInvitationPage.accountFields(), avatar: AvatarField(selected: "", error: nil), bio: AcceptInvitationPage.bio()
-            ))
+            portal.pages.response(
+                page(
+                    invitation,
+                    token: token,
+                    context: context,
+                    errors: FormErrors(),
+                    accountFields: AcceptInvitationPage.accountFields(),
+                    avatar: AvatarField(selected: "", error: nil),
+                    bio: AcceptInvitationPage.bio()
+                )
+            )
         }
     }
 
@@ -74,8 +81,13 @@ struct InvitationController {
             bioField.error = errors["bio"]
             return portal.pages.response(
                 page(
-                    invitation, token: token, context: context, errors: errors, accountFields: accountFields,
-                    avatar: AvatarField(selected: avatarID, error: errors["avatar"]), bio: bioField
+                    invitation,
+                    token: token,
+                    context: context,
+                    errors: errors,
+                    accountFields: accountFields,
+                    avatar: AvatarField(selected: avatarID, error: errors["avatar"]),
+                    bio: bioField
                 ),
                 status: .unprocessableContent
             )
@@ -94,29 +106,52 @@ struct InvitationController {
                     throw InvitationNoLongerUsable()
                 }
                 let account = try await accounts.create(
-                    username: username, email: invitation.email, role: invitation.role, status: .active,
-                    passwordHash: hash, now: portal.now, on: db
+                    username: username,
+                    email: invitation.email,
+                    role: invitation.role,
+                    status: .active,
+                    passwordHash: hash,
+                    now: portal.now,
+                    on: db
                 )
                 try await invitations.recordAccount(account.id, invitationID: invitation.id, on: db)
                 if invitation.role == .medicalProfessional, let avatar, let dateOfBirth = invitation.dateOfBirth {
-                    try await profiles.create(StaffProfile(
-                        firstName: invitation.firstName, lastName: invitation.lastName, dateOfBirth: dateOfBirth, avatar: avatar, bio: bio
-                    ), accountID: account.id, on: db)
+                    try await profiles.create(
+                        StaffProfile(
+                            firstName: invitation.firstName,
+                            lastName: invitation.lastName,
+                            dateOfBirth: dateOfBirth,
+                            avatar: avatar,
+                            bio: bio
+                        ),
+                        accountID: account.id,
+                        on: db
+                    )
                 }
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                    action: .invitationAccepted, recordType: "staff_invitation", recordID: "\(invitation.id)", origin: origin,
-                    detail: "staff account \(account.id)"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                        action: .invitationAccepted,
+                        recordType: "staff_invitation",
+                        recordID: "\(invitation.id)",
+                        origin: origin,
+                        detail: "staff account \(account.id)"
+                    ),
+                    on: db
+                )
                 // A role that must use a second factor sets it up before its first signed-in page, as at sign-in.
                 if let step = try await twoFactor.secondStep(for: account, on: db) {
                     let pending = try await portal.sessions.rotate(context.session, toAccount: nil, on: db)
                     return (pending, try await twoFactor.start(step, for: account, session: pending, next: nil, on: db))
                 }
-                return (try await portal.sessions.rotate(
-                    context.session, toAccount: account.id,
-                    flash: Flash(.success, "Your account is ready. You are signed in as \(account.username)."), on: db
-                ), nil)
+                return (
+                    try await portal.sessions.rotate(
+                        context.session,
+                        toAccount: account.id,
+                        flash: Flash(.success, "Your account is ready. You are signed in as \(account.username)."),
+                        on: db
+                    ), nil
+                )
             }
         } catch is UsernameTaken {
             var errors = FormErrors()
@@ -138,8 +173,13 @@ struct InvitationController {
     }
 
     private func page(
-        _ invitation: StaffInvitation, token: String, context: PortalContext, errors: FormErrors,
-        accountFields: [FormField], avatar: AvatarField, bio: FormField
+        _ invitation: StaffInvitation,
+        token: String,
+        context: PortalContext,
+        errors: FormErrors,
+        accountFields: [FormField],
+        avatar: AvatarField,
+        bio: FormField
     ) -> AcceptInvitationPage {
         let asksForProfile = invitation.role == .medicalProfessional
         let roleLower = invitation.role.title.lowercased()
@@ -163,7 +203,8 @@ struct InvitationController {
 
     private func unusable(context: PortalContext) -> Response {
         portal.pages.response(
-            InvitationUnusablePage(layout: portal.layout("This invitation link cannot be used", context: context)), status: .notFound
+            InvitationUnusablePage(layout: portal.layout("This invitation link cannot be used", context: context)),
+            status: .notFound
         )
     }
 }

@@ -37,14 +37,24 @@ struct MedicalProfessionalsController {
         let now = portal.now
         let professionals = MedicalProfessionalRows.html(page.items)
         let invitationRows = InvitationRows.html(
-            open, showingRoles: false, now: now, clock: portal.programSettings.current.clock, csrfToken: context.session?.csrfToken ?? ""
+            open,
+            showingRoles: false,
+            now: now,
+            clock: portal.programSettings.current.clock,
+            csrfToken: context.session?.csrfToken ?? ""
         )
-        return portal.pages.response(MedicalProfessionalsPage(
-            layout: portal.layout(Self.listTitle, context: context, current: .medicalProfessionals),
-            invitations: invitationRows.html, hasInvitations: !invitationRows.isEmpty,
-            professionals: professionals.html, hasProfessionals: !professionals.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.medicalProfessionals.path, parameters: []), noun: "medical professionals"))
-        ))
+        return portal.pages.response(
+            MedicalProfessionalsPage(
+                layout: portal.layout(Self.listTitle, context: context, current: .medicalProfessionals),
+                invitations: invitationRows.html,
+                hasInvitations: !invitationRows.isEmpty,
+                professionals: professionals.html,
+                hasProfessionals: !professionals.isEmpty,
+                pagination: portal.pages.html(
+                    PaginationView(page, address: ListAddress(path: SiteURL.medicalProfessionals.path, parameters: []), noun: "medical professionals")
+                )
+            )
+        )
     }
 
     @Sendable func showInvite(request: Request, context: PortalContext) async throws -> Response {
@@ -59,8 +69,12 @@ struct MedicalProfessionalsController {
 
     /// `choosingRole` is nil on the medical professionals' own form, and the role chosen so far on the staff form.
     private func invitePage(
-        context: PortalContext, choosingRole: StaffRole??, errors: FormErrors, values: [String: String] = [:],
-        typedDate: DateInputValue = DateInputValue(day: nil, month: nil, year: nil), dateProblem: DateInputProblem? = nil
+        context: PortalContext,
+        choosingRole: StaffRole??,
+        errors: FormErrors,
+        values: [String: String] = [:],
+        typedDate: DateInputValue = DateInputValue(day: nil, month: nil, year: nil),
+        dateProblem: DateInputProblem? = nil
     ) -> InviteMedicalProfessionalPage {
         var nameFields = InviteMedicalProfessionalPage.nameFields(values)
         var emailFields = InviteMedicalProfessionalPage.emailFields(values)
@@ -70,11 +84,15 @@ struct MedicalProfessionalsController {
         let title = choosing ? "Invite a member of staff" : Self.inviteTitle
         return InviteMedicalProfessionalPage(
             layout: portal.layout(title, context: context, current: choosing ? .staff : .medicalProfessionals),
-            errors: errors.items, title: title,
+            errors: errors.items,
+            title: title,
             roleChoices: choosingRole.map { chosen in
                 StaffRole.allCases.enumerated().map { index, role in
                     InviteMedicalProfessionalPage.RoleChoice(
-                        id: index == 0 ? "role" : "role-\(index + 1)", value: role.rawValue, title: role.title, isChecked: role == chosen
+                        id: index == 0 ? "role" : "role-\(index + 1)",
+                        value: role.rawValue,
+                        title: role.title,
+                        isChecked: role == chosen
                     )
                 }
             } ?? [],
@@ -104,7 +122,7 @@ struct MedicalProfessionalsController {
         guard let staff = context.staff else { throw AccessDenied() }
         let form = try await request.form(InviteForm.self, context: context)
         let values = [
-            "first_name": form.first_name?.trimmed ?? "", "last_name": form.last_name?.trimmed ?? "", "email": form.email?.trimmed ?? "",
+            "first_name": form.first_name?.trimmed ?? "", "last_name": form.last_name?.trimmed ?? "", "email": form.email?.trimmed ?? ""
         ]
         let typedDate = DateInputValue(day: form.date_of_birth_day, month: form.date_of_birth_month, year: form.date_of_birth_year)
         var errors = FormErrors()
@@ -117,16 +135,16 @@ struct MedicalProfessionalsController {
         var dateOfBirth: CalendarDate?
         // Only a medical professional's profile keeps a date of birth; other roles are not asked for one.
         if role == .medicalProfessional {
-        switch typedDate.date(named: "Date of birth", missing: "Enter their date of birth") {
-        case .success(let date):
-            if let message = Self.dateOfBirthProblem(date, today: CalendarDate(portal.now)) {
-                dateProblem = DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
-            } else {
-                dateOfBirth = date
+            switch typedDate.date(named: "Date of birth", missing: "Enter their date of birth") {
+            case .success(let date):
+                if let message = Self.dateOfBirthProblem(date, today: CalendarDate(portal.now)) {
+                    dateProblem = DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
+                } else {
+                    dateOfBirth = date
+                }
+            case .failure(let problem):
+                dateProblem = problem
             }
-        case .failure(let problem):
-            dateProblem = problem
-        }
         }
         if let dateProblem { errors.add(DateInputField.errorAnchor("date_of_birth", dateProblem), dateProblem.message) }
         if let problem = FieldRules.emailProblem(values["email"]!) { errors.add("email", problem) }
@@ -134,8 +152,12 @@ struct MedicalProfessionalsController {
         func page(_ errors: FormErrors, dateProblem: DateInputProblem?) -> Response {
             portal.pages.response(
                 invitePage(
-                    context: context, choosingRole: choosing ? .some(role) : nil, errors: errors, values: values,
-                    typedDate: typedDate, dateProblem: dateProblem
+                    context: context,
+                    choosingRole: choosing ? .some(role) : nil,
+                    errors: errors,
+                    values: values,
+                    typedDate: typedDate,
+                    dateProblem: dateProblem
                 ),
                 status: .unprocessableContent
             )
@@ -143,46 +165,82 @@ struct MedicalProfessionalsController {
         guard errors.isEmpty, let role, role != .medicalProfessional || dateOfBirth != nil else { return page(errors, dateProblem: dateProblem) }
 
         let invitee = Invitee(
-            firstName: values["first_name"]!, lastName: values["last_name"]!, dateOfBirth: dateOfBirth, email: values["email"]!, role: role
+            firstName: values["first_name"]!,
+            lastName: values["last_name"]!,
+            dateOfBirth: dateOfBirth,
+            email: values["email"]!,
+            role: role
         )
         let origin = portal.origin(of: request, context: context)
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
         let invitation: StaffInvitation? = try await portal.database.transaction { db in
             guard try await !invitations.hasOpenInvitation(email: invitee.email, on: db) else { return nil }
             let invitation = try await invitations.create(invitee, token: token, createdBy: staff.id, now: portal.now, on: db)
-            try await portal.outbox.enqueue(.invitation(invitation, token: token, settings: portal.settings, clock: portal.programSettings.current.clock), on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .invitationSent, recordType: "staff_invitation", recordID: "\(invitation.id)", origin: origin
-            ), on: db)
+            try await portal.outbox.enqueue(
+                .invitation(invitation, token: token, settings: portal.settings, clock: portal.programSettings.current.clock),
+                on: db
+            )
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .invitationSent,
+                    recordType: "staff_invitation",
+                    recordID: "\(invitation.id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return invitation
         }
         guard let invitation else {
             var errors = FormErrors()
-            errors.add("email", "An invitation to this email address is already open. Send it again or revoke it from the list of \(choosing ? "staff accounts" : "medical professionals")")
+            errors.add(
+                "email",
+                "An invitation to this email address is already open. Send it again or revoke it from the list of \(choosing ? "staff accounts" : "medical professionals")"
+            )
             return page(errors, dateProblem: nil)
         }
         guard portal.deliversMail else {
-            return linkShownOnce(invitation, token: token, heading: "\(invitation.fullName) is invited", earlier: nil,
-                                 back: choosing ? .staff : .medicalProfessionals, context: context)
+            return linkShownOnce(
+                invitation,
+                token: token,
+                heading: "\(invitation.fullName) is invited",
+                earlier: nil,
+                back: choosing ? .staff : .medicalProfessionals,
+                context: context
+            )
         }
         try await portal.flash(
-            Flash(.success, "An invitation\(choosing ? " as \(invitation.role.title.lowercased())" : "") has been sent to \(invitation.fullName) at \(invitation.email). The link works for \(StaffInvitation.lifetimeDays) days."), context: context
+            Flash(
+                .success,
+                "An invitation\(choosing ? " as \(invitation.role.title.lowercased())" : "") has been sent to \(invitation.fullName) at \(invitation.email). The link works for \(StaffInvitation.lifetimeDays) days."
+            ),
+            context: context
         )
         return seeOther(choosing ? .staff : .medicalProfessionals)
     }
 
     /// Without a mail server, the invitation's link, shown once to the administrator who made it.
     private func linkShownOnce(
-        _ invitation: StaffInvitation, token: SecretToken, heading: String, earlier: String?, back: SiteURL, context: PortalContext
+        _ invitation: StaffInvitation,
+        token: SecretToken,
+        heading: String,
+        earlier: String?,
+        back: SiteURL,
+        context: PortalContext
     ) -> Response {
-        portal.pages.response(ShownOncePage(
-            layout: portal.layout(heading, context: context, current: back),
-            heading: heading,
-            lead: "Give \(invitation.fullName) (\(invitation.email)) this link yourself, by a way only they read:",
-            label: "Invitation link", secret: StaffInvitation.link(token: token, settings: portal.settings),
-            note: "It works once, until \(portal.programSettings.current.clock.dateTime(invitation.expiresAt)).\(earlier.map { " \($0)" } ?? "")",
-            continuePath: back.path, continueTitle: back == .staff ? "Back to staff accounts" : "Back to medical professionals"
-        ))
+        portal.pages.response(
+            ShownOncePage(
+                layout: portal.layout(heading, context: context, current: back),
+                heading: heading,
+                lead: "Give \(invitation.fullName) (\(invitation.email)) this link yourself, by a way only they read:",
+                label: "Invitation link",
+                secret: StaffInvitation.link(token: token, settings: portal.settings),
+                note: "It works once, until \(portal.programSettings.current.clock.dateTime(invitation.expiresAt)).\(earlier.map { " \($0)" } ?? "")",
+                continuePath: back.path,
+                continueTitle: back == .staff ? "Back to staff accounts" : "Back to medical professionals"
+            )
+        )
     }
 
     /// Medical professionals are 18 to 100 years old on the day they are invited.
@@ -203,16 +261,31 @@ struct MedicalProfessionalsController {
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
         let renewed: StaffInvitation? = try await portal.database.transaction { db in
             guard let renewed = try await invitations.renew(id: id, token: token, now: portal.now, on: db) else { return nil }
-            try await portal.outbox.enqueue(.invitation(renewed, token: token, settings: portal.settings, clock: portal.programSettings.current.clock), on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .invitationResent, recordType: "staff_invitation", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.outbox.enqueue(
+                .invitation(renewed, token: token, settings: portal.settings, clock: portal.programSettings.current.clock),
+                on: db
+            )
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .invitationResent,
+                    recordType: "staff_invitation",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return renewed
         }
         if let renewed, !portal.deliversMail {
-            return linkShownOnce(renewed, token: token, heading: "A new invitation for \(renewed.fullName)",
-                                 earlier: "The link given or sent before no longer works.",
-                                 back: existing.role == .medicalProfessional ? .medicalProfessionals : .staff, context: context)
+            return linkShownOnce(
+                renewed,
+                token: token,
+                heading: "A new invitation for \(renewed.fullName)",
+                earlier: "The link given or sent before no longer works.",
+                back: existing.role == .medicalProfessional ? .medicalProfessionals : .staff,
+                context: context
+            )
         }
         try await portal.flash(
             renewed.map {
@@ -232,9 +305,16 @@ struct MedicalProfessionalsController {
         let revoked: StaffInvitation? = try await portal.database.transaction { db in
             guard let invitation = try await invitations.find(id: id, on: db) else { throw HTTPError(.notFound) }
             guard try await invitations.revoke(id: id, by: staff.id, now: portal.now, on: db) else { return nil }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .invitationRevoked, recordType: "staff_invitation", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .invitationRevoked,
+                    recordType: "staff_invitation",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return invitation
         }
         try await portal.flash(

@@ -9,8 +9,11 @@ struct MedicalProfessionalsFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
         NavigationItem(
-            title: "Medical professionals", path: SiteURL.medicalProfessionals.path, access: MedicalProfessionalsController.access, group: .people
-        ),
+            title: "Medical professionals",
+            path: SiteURL.medicalProfessionals.path,
+            access: MedicalProfessionalsController.access,
+            group: .people
+        )
     ]
     static let auditActions: [AuditAction] = [.invitationSent, .invitationResent, .invitationRevoked, .invitationAccepted]
     static let templates: [TemplateName] = [.medicalProfessionals, .inviteMedicalProfessional, .acceptInvitation, .invitationUnusable]

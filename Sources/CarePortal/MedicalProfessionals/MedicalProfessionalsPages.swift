@@ -32,7 +32,13 @@ enum InvitationRows {
                 content.buttonGroup { buttons in
                     let hidden = " the invitation to \(invitation.fullName)"
                     buttons.postButton("Resend", hidden: hidden, to: SiteURL.invitationResend(invitation.id).path, csrfToken: csrfToken)
-                    buttons.postButton("Revoke", hidden: hidden, to: SiteURL.invitationRevoke(invitation.id).path, csrfToken: csrfToken, style: .warning)
+                    buttons.postButton(
+                        "Revoke",
+                        hidden: hidden,
+                        to: SiteURL.invitationRevoke(invitation.id).path,
+                        csrfToken: csrfToken,
+                        style: .warning
+                    )
                 }
             }
         }
@@ -81,17 +87,22 @@ struct InviteMedicalProfessionalPage: Page {
     static func nameFields(_ values: [String: String] = [:]) -> [FormField] {
         [
             FormField("first_name", label: "First name", value: values["first_name"] ?? "", width: 20),
-            FormField("last_name", label: "Last name", value: values["last_name"] ?? "", width: 20),
+            FormField("last_name", label: "Last name", value: values["last_name"] ?? "", width: 20)
         ]
     }
 
     static func dateOfBirth(
-        _ value: DateInputValue = DateInputValue(day: nil, month: nil, year: nil), problem: DateInputProblem? = nil, choosingRole: Bool = false
+        _ value: DateInputValue = DateInputValue(day: nil, month: nil, year: nil),
+        problem: DateInputProblem? = nil,
+        choosingRole: Bool = false
     ) -> DateInputField {
         DateInputField(
-            "date_of_birth", legend: choosingRole ? "Date of birth (medical professionals only)" : "Date of birth",
-            hint: choosingRole ? "Kept in a medical professional’s profile; not asked of other roles. For example, 27 3 1980" : "For example, 27 3 1980",
-            value: value, problem: problem
+            "date_of_birth",
+            legend: choosingRole ? "Date of birth (medical professionals only)" : "Date of birth",
+            hint: choosingRole
+                ? "Kept in a medical professional’s profile; not asked of other roles. For example, 27 3 1980" : "For example, 27 3 1980",
+            value: value,
+            problem: problem
         )
     }
 
@@ -123,7 +134,10 @@ struct AvatarField: Sendable, Encodable {
     init(selected: String, error: String?) {
         choices = Avatar.medicalSet.enumerated().map { index, avatar in
             AvatarChoice(
-                id: index == 0 ? "avatar" : "avatar-\(index + 1)", value: avatar.id, name: avatar.name, path: avatar.path,
+                id: index == 0 ? "avatar" : "avatar-\(index + 1)",
+                value: avatar.id,
+                name: avatar.name,
+                path: avatar.path,
                 isChecked: avatar.id == selected
             )
         }
@@ -155,18 +169,34 @@ struct AcceptInvitationPage: Page {
 
     static func accountFields(username: String = "") -> [FormField] {
         [
-            FormField("username", label: "Username", value: username,
-                      hint: "Members see it instead of your name. Up to 21 letters, numbers, full stops, hyphens or underscores.",
-                      autocomplete: "username", width: 20),
-            FormField("password", label: "Password", hint: "At least 8 characters. A few random words make a strong password.",
-                      type: "password", autocomplete: "new-password", width: 20),
-            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20),
+            FormField(
+                "username",
+                label: "Username",
+                value: username,
+                hint: "Members see it instead of your name. Up to 21 letters, numbers, full stops, hyphens or underscores.",
+                autocomplete: "username",
+                width: 20
+            ),
+            FormField(
+                "password",
+                label: "Password",
+                hint: "At least 8 characters. A few random words make a strong password.",
+                type: "password",
+                autocomplete: "new-password",
+                width: 20
+            ),
+            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20)
         ]
     }
 
     static func bio(_ value: String = "") -> FormField {
-        FormField("bio", label: "Bio (optional)", value: value,
-                  hint: "A few words members see with your answers, such as what you specialise in. Up to \(StaffProfile.bioMaximumLength) characters of plain text.")
+        FormField(
+            "bio",
+            label: "Bio (optional)",
+            value: value,
+            hint:
+                "A few words members see with your answers, such as what you specialise in. Up to \(StaffProfile.bioMaximumLength) characters of plain text."
+        )
     }
 }
 

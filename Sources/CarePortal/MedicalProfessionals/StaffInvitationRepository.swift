@@ -60,12 +60,30 @@ struct StaffInvitationRepository: Sendable {
         let expires = now.addingTimeInterval(StaffInvitation.lifetime)
         let time = now.millisecondsSince1970
         let row = try await db.insert(into: "staff_invitations")
-            .columns("role", "first_name", "last_name", "date_of_birth", "email", "token_hash", "created_by", "created_at", "expires_at", "last_sent_at")
+            .columns(
+                "role",
+                "first_name",
+                "last_name",
+                "date_of_birth",
+                "email",
+                "token_hash",
+                "created_by",
+                "created_at",
+                "expires_at",
+                "last_sent_at"
+            )
             .values(
                 // A role that is not asked for a date of birth stores "" (the column predates other roles).
-                SQLBind(invitee.role.rawValue), SQLBind(invitee.firstName), SQLBind(invitee.lastName), SQLBind(invitee.dateOfBirth?.iso ?? ""),
+                SQLBind(invitee.role.rawValue),
+                SQLBind(invitee.firstName),
+                SQLBind(invitee.lastName),
+                SQLBind(invitee.dateOfBirth?.iso ?? ""),
                 SQLBind(invitee.email),
-                SQLBind(token.hash), SQLBind(createdBy), SQLBind(time), SQLBind(expires.millisecondsSince1970), SQLBind(time)
+                SQLBind(token.hash),
+                SQLBind(createdBy),
+                SQLBind(time),
+                SQLBind(expires.millisecondsSince1970),
+                SQLBind(time)
             )
             .returning("*")
             .first()
@@ -95,7 +113,8 @@ struct StaffInvitationRepository: Sendable {
     func open(role: StaffRole? = nil, on db: any SQLDatabase) async throws -> [StaffInvitation] {
         let query = open(db.select().column("*").from("staff_invitations"))
         if let role { query.where("role", .equal, role.rawValue) }
-        return try await query
+        return
+            try await query
             .orderBy("created_at", .descending).orderBy("id", .descending)
             .all()
             .map(decode)
@@ -103,24 +122,28 @@ struct StaffInvitationRepository: Sendable {
 
     /// Gives an open invitation a new token and a new expiry; the earlier link stops working. Nil when it is no longer open.
     func renew(id: Int64, token: SecretToken, now: Date, on db: any SQLDatabase) async throws -> StaffInvitation? {
-        try await open(db.update("staff_invitations")
-            .set("token_hash", to: token.hash)
-            .set("expires_at", to: now.addingTimeInterval(StaffInvitation.lifetime).millisecondsSince1970)
-            .set("last_sent_at", to: now.millisecondsSince1970)
-            .where("id", .equal, id))
-            .returning("*")
-            .first()
-            .map(decode)
+        try await open(
+            db.update("staff_invitations")
+                .set("token_hash", to: token.hash)
+                .set("expires_at", to: now.addingTimeInterval(StaffInvitation.lifetime).millisecondsSince1970)
+                .set("last_sent_at", to: now.millisecondsSince1970)
+                .where("id", .equal, id)
+        )
+        .returning("*")
+        .first()
+        .map(decode)
     }
 
     /// Revokes an open invitation; false when it was already accepted or revoked.
     func revoke(id: Int64, by accountID: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await open(db.update("staff_invitations")
-            .set("revoked_at", to: now.millisecondsSince1970)
-            .set("revoked_by", to: accountID)
-            .where("id", .equal, id))
-            .returning("id")
-            .first() != nil
+        try await open(
+            db.update("staff_invitations")
+                .set("revoked_at", to: now.millisecondsSince1970)
+                .set("revoked_by", to: accountID)
+                .where("id", .equal, id)
+        )
+        .returning("id")
+        .first() != nil
     }
 
     /// Marks the invitation a token opens as accepted, only if it still can be: of two submissions of one link, one wins.

@@ -42,8 +42,12 @@ struct StaffProfileRepository: Sendable {
         try await db.insert(into: "staff_profiles")
             .columns("account_id", "first_name", "last_name", "date_of_birth", "avatar", "bio")
             .values(
-                SQLBind(accountID), SQLBind(profile.firstName), SQLBind(profile.lastName), SQLBind(profile.dateOfBirth.iso),
-                SQLBind(profile.avatar.id), SQLBind(profile.bio)
+                SQLBind(accountID),
+                SQLBind(profile.firstName),
+                SQLBind(profile.lastName),
+                SQLBind(profile.dateOfBirth.iso),
+                SQLBind(profile.avatar.id),
+                SQLBind(profile.bio)
             )
             .run()
     }
@@ -54,17 +58,21 @@ struct StaffProfileRepository: Sendable {
         let names = AccountDetails(table: "staff_profiles", accountID: "account_id", columns: ["first_name", "last_name"])
         return try await StaffAccountRepository().list(query, beside: names, on: db) { account, row in
             guard let firstName = try row.decode(column: "first_name", as: String?.self) else { return NamedAccount(account: account, name: nil) }
-            return NamedAccount(account: account, name: StaffProfile.fullName(firstName: firstName, lastName: try row.decode(column: "last_name", as: String.self)))
+            return NamedAccount(
+                account: account,
+                name: StaffProfile.fullName(firstName: firstName, lastName: try row.decode(column: "last_name", as: String.self))
+            )
         }
     }
 
     /// The profile of a staff account; nil for accounts made without an invitation (such as by `create-user`).
     func find(accountID: Int64, on db: any SQLDatabase) async throws -> StaffProfile? {
-        guard let row = try await db.select()
-            .columns("first_name", "last_name", "date_of_birth", "avatar", "bio")
-            .from("staff_profiles")
-            .where("account_id", .equal, accountID)
-            .first()
+        guard
+            let row = try await db.select()
+                .columns("first_name", "last_name", "date_of_birth", "avatar", "bio")
+                .from("staff_profiles")
+                .where("account_id", .equal, accountID)
+                .first()
         else { return nil }
         guard let dateOfBirth = CalendarDate(iso: try row.decode(column: "date_of_birth", as: String.self)) else {
             throw StorageInconsistency(description: "staff profile \(accountID) has a malformed date of birth")

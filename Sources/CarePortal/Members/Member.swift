@@ -106,7 +106,8 @@ enum MemberRules {
 
     static func zipCodeProblem(_ zip: String) -> String? {
         let digits = zip.filter(\.isNumber)
-        let valid = (zip.count == 5 && digits.count == 5)
+        let valid =
+            (zip.count == 5 && digits.count == 5)
             || (zip.count == 10 && digits.count == 9 && zip.dropFirst(5).first == "-")
         return valid ? nil : "Enter a ZIP code of 5 digits, like 37203"
     }
@@ -128,6 +129,6 @@ enum USState {
     static let all: Set<String> = [
         "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA",
         "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR",
-        "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "AS", "GU", "MP", "PR", "VI",
+        "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "AS", "GU", "MP", "PR", "VI"
     ]
 }

@@ -15,7 +15,11 @@ struct MemberAPIController {
         let members = self.members
         routes.appSessions(.member) { issued, db in
             guard let member = try await members.find(id: issued.accountID, on: db) else { throw APIError.unauthorized }
-            return MemberAPI.Session(token: issued.token, expiresAt: issued.expiresAt, member: .init(member, settings: portal.programSettings.current))
+            return MemberAPI.Session(
+                token: issued.token,
+                expiresAt: issued.expiresAt,
+                member: .init(member, settings: portal.programSettings.current)
+            )
         }
         routes.post(SiteURL.apiAccountRecovery.pattern, access: .everyone, recover)
         routes.get(SiteURL.apiMe.pattern, access: .member, ownProfile)
@@ -41,9 +45,17 @@ struct MemberAPIController {
     @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(MemberAPI.Registration.self)
         let registration = MemberRegistration(
-            signUpCode: body.signUpCode ?? "", pseudonym: body.pseudonym ?? "", password: body.password ?? "", avatar: body.avatar ?? "",
-            dueDate: body.dueDate ?? "", recoveryEmail: body.recoveryEmail ?? "", securityQuestion: body.securityQuestion ?? "",
-            securityAnswer: body.securityAnswer ?? "", state: body.state ?? "", zipCode: body.zipCode ?? "", bio: body.bio ?? ""
+            signUpCode: body.signUpCode ?? "",
+            pseudonym: body.pseudonym ?? "",
+            password: body.password ?? "",
+            avatar: body.avatar ?? "",
+            dueDate: body.dueDate ?? "",
+            recoveryEmail: body.recoveryEmail ?? "",
+            securityQuestion: body.securityQuestion ?? "",
+            securityAnswer: body.securityAnswer ?? "",
+            state: body.state ?? "",
+            zipCode: body.zipCode ?? "",
+            bio: body.bio ?? ""
         )
         let (member, issued) = try await registration.register(origin: portal.origin(of: request, context: context), portal: portal)
         return .json(
@@ -56,7 +68,8 @@ struct MemberAPIController {
 
     static func disabled(_ settings: ProgramSettings) -> APIError {
         APIError(
-            status: .forbidden, code: "account_disabled",
+            status: .forbidden,
+            code: "account_disabled",
             message: "This account has been disabled." + (settings.deletionPhone.isEmpty ? "" : " To ask about it, call \(settings.deletionPhone).")
         )
     }
@@ -66,7 +79,9 @@ struct MemberAPIController {
     @Sendable func recover(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(MemberAPI.Recovery.self)
         try await MemberRecovery(
-            recoveryEmail: body.recoveryEmail ?? "", securityAnswer: body.securityAnswer ?? "", newPassword: body.newPassword ?? ""
+            recoveryEmail: body.recoveryEmail ?? "",
+            securityAnswer: body.securityAnswer ?? "",
+            newPassword: body.newPassword ?? ""
         ).recover(origin: portal.origin(of: request, context: context), portal: portal)
         return .noContent
     }
@@ -86,7 +101,10 @@ struct MemberAPIController {
         let body = try await request.json(MemberAPI.ProfileChange.self)
         let updated = try await MemberProfile.change(
             MemberProfile.Change(avatar: body.avatar, recoveryEmail: body.recoveryEmail, state: body.state, zipCode: body.zipCode, bio: body.bio),
-            memberID: holder.accountID, actor: context.auditActor, origin: portal.origin(of: request, context: context), portal: portal
+            memberID: holder.accountID,
+            actor: context.auditActor,
+            origin: portal.origin(of: request, context: context),
+            portal: portal
         )
         return .json(MemberAPI.OwnProfile(updated, settings: portal.programSettings.current))
     }
@@ -95,8 +113,12 @@ struct MemberAPIController {
         let holder = try context.requireMember()
         let body = try await request.json(MemberAPI.PasswordChange.self)
         try await MemberProfile.changePassword(
-            current: body.currentPassword ?? "", new: body.newPassword ?? "", holder: holder, actor: context.auditActor,
-            origin: portal.origin(of: request, context: context), portal: portal
+            current: body.currentPassword ?? "",
+            new: body.newPassword ?? "",
+            holder: holder,
+            actor: context.auditActor,
+            origin: portal.origin(of: request, context: context),
+            portal: portal
         )
         return .noContent
     }
@@ -105,7 +127,7 @@ struct MemberAPIController {
         _ = try context.requireMember()
         let id = try context.parameters.apiRecordID()
         guard let member = try await portal.database.read({ db in try await members.find(id: id, on: db) }),
-              member.status == .active
+            member.status == .active
         else { throw APIError.notFound }
         return .json(MemberAPI.PublicProfile(member))
     }
@@ -122,7 +144,7 @@ extension MemberAPIController {
             return (account, try await StaffProfileRepository().find(accountID: id, on: db))
         }
         guard let (account, profile) = found, account.status == .active,
-              account.role == .medicalProfessional || account.role == .administrator
+            account.role == .medicalProfessional || account.role == .administrator
         else { throw APIError.notFound }
         return .json(MemberAPI.StaffPublicProfile(account: account, profile: profile))
     }
@@ -131,8 +153,10 @@ extension MemberAPIController {
 extension MemberRepository.ProfileChanges {
     /// The names of the fields this change touches, for the audit log (never their values).
     var changedFields: [String] {
-        [avatarID.map { _ in "avatar" }, recoveryEmail.map { _ in "recovery email" }, location.map { _ in "location" },
-         bio.map { _ in "bio" }].compactMap { $0 }
+        [
+            avatarID.map { _ in "avatar" }, recoveryEmail.map { _ in "recovery email" }, location.map { _ in "location" },
+            bio.map { _ in "bio" }
+        ].compactMap { $0 }
     }
 }
 

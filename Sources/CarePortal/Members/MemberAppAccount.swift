@@ -6,10 +6,16 @@ import SQLKit
 /// their tokens live in `member_tokens` and only an active member's are in force.
 extension AppAccountKind {
     static let member = AppAccountKind(
-        role: "member", apiPrefix: "/api/v1", identifierField: "pseudonym", identifierName: "pseudonym",
+        role: "member",
+        apiPrefix: "/api/v1",
+        identifierField: "pseudonym",
+        identifierName: "pseudonym",
         passwordProblem: { password, pseudonym, policy in MemberRules.passwordProblem(password, pseudonym: pseudonym, policy: policy) },
         tokens: .init(
-            table: "member_tokens", ownerColumn: "member_id", ownerTable: "members", ownerKey: "id",
+            table: "member_tokens",
+            ownerColumn: "member_id",
+            ownerTable: "members",
+            ownerKey: "id",
             ownerInForce: { $0.where(SQLColumn("status", table: "members"), .equal, SQLBind(Member.Status.active.rawValue)) }
         ),
         pagesTitle: "Your community",

@@ -9,10 +9,14 @@ struct MemberAppController {
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(.member, help: nil, links: [
-            AppSignInPages.Link(lead: "Were you given a sign-up code?", title: "Join the community", path: SiteURL.appMemberRegister.path),
-            AppSignInPages.Link(lead: "Forgotten your password?", title: "Choose a new one", path: SiteURL.appMemberRecovery.path),
-        ])
+        routes.appPageSessions(
+            .member,
+            help: nil,
+            links: [
+                AppSignInPages.Link(lead: "Were you given a sign-up code?", title: "Join the community", path: SiteURL.appMemberRegister.path),
+                AppSignInPages.Link(lead: "Forgotten your password?", title: "Choose a new one", path: SiteURL.appMemberRecovery.path)
+            ]
+        )
         routes.get(SiteURL.appMemberRegister.pattern, access: .everyone, registration)
         routes.post(SiteURL.appMemberRegister.pattern, access: .everyone, register)
         routes.get(SiteURL.appMemberRecovery.pattern, access: .everyone, recovery)
@@ -23,8 +27,12 @@ struct MemberAppController {
         routes.get(SiteURL.appMemberPassword.pattern, access: .memberPages, password)
         routes.post(SiteURL.appMemberPassword.pattern, access: .memberPages, changePassword)
         AppNotificationPages(
-            portal: portal, accounts: .members, feed: .appMemberNotifications, readAll: .appMemberNotificationsReadAll,
-            choices: .appMemberNotificationChoices, navigation: .member
+            portal: portal,
+            accounts: .members,
+            feed: .appMemberNotifications,
+            readAll: .appMemberNotificationsReadAll,
+            choices: .appMemberNotificationChoices,
+            navigation: .member
         ) { subject in
             switch subject.type {
             case NotificationSubject.threadType: subject.id.map { SiteURL.appDeskThread($0).path }
@@ -61,11 +69,20 @@ struct MemberAppController {
         var dueDate: DateInputValue { DateInputValue(day: due_date_day, month: due_date_month, year: due_date_year) }
     }
 
-    private func registrationPage(_ context: PortalContext, form: MemberRegistration? = nil, dueDate: DateInputValue? = nil,
-                                  dueDateProblem: DateInputProblem? = nil, errors: FormErrors = FormErrors()) -> MemberRegistrationPage {
+    private func registrationPage(
+        _ context: PortalContext,
+        form: MemberRegistration? = nil,
+        dueDate: DateInputValue? = nil,
+        dueDateProblem: DateInputProblem? = nil,
+        errors: FormErrors = FormErrors()
+    ) -> MemberRegistrationPage {
         MemberRegistrationPage(
-            layout: portal.appLayout("Join the community", context: context), settings: portal.programSettings.current, typed: form,
-            dueDate: dueDate ?? DateInputValue(day: nil, month: nil, year: nil), dueDateProblem: dueDateProblem, errors: errors
+            layout: portal.appLayout("Join the community", context: context),
+            settings: portal.programSettings.current,
+            typed: form,
+            dueDate: dueDate ?? DateInputValue(day: nil, month: nil, year: nil),
+            dueDateProblem: dueDateProblem,
+            errors: errors
         )
     }
 
@@ -82,9 +99,17 @@ struct MemberAppController {
         case .failure(let problem): dueDateProblem = problem
         }
         let registration = MemberRegistration(
-            signUpCode: form.sign_up_code ?? "", pseudonym: form.pseudonym ?? "", password: form.password ?? "", avatar: form.avatar ?? "",
-            dueDate: dueISO, recoveryEmail: form.recovery_email ?? "", securityQuestion: form.security_question ?? "",
-            securityAnswer: form.security_answer ?? "", state: form.state ?? "", zipCode: form.zip_code ?? "", bio: ""
+            signUpCode: form.sign_up_code ?? "",
+            pseudonym: form.pseudonym ?? "",
+            password: form.password ?? "",
+            avatar: form.avatar ?? "",
+            dueDate: dueISO,
+            recoveryEmail: form.recovery_email ?? "",
+            securityQuestion: form.security_question ?? "",
+            securityAnswer: form.security_answer ?? "",
+            state: form.state ?? "",
+            zipCode: form.zip_code ?? "",
+            bio: ""
         )
         func refused(_ problems: [String: String]) -> Response {
             var errors = FormErrors()
@@ -131,7 +156,9 @@ struct MemberAppController {
     @Sendable func recover(request: Request, context: PortalContext) async throws -> Response {
         let form = try await request.form(RecoveryForm.self, context: context)
         let recovery = MemberRecovery(
-            recoveryEmail: form.recovery_email ?? "", securityAnswer: form.security_answer ?? "", newPassword: form.new_password ?? ""
+            recoveryEmail: form.recovery_email ?? "",
+            securityAnswer: form.security_answer ?? "",
+            newPassword: form.new_password ?? ""
         )
         var problems = recovery.problems(policy: portal.passwordPolicy)
         if problems["new_password"] == nil, recovery.newPassword != (form.new_password_confirmation ?? "") {
@@ -151,20 +178,30 @@ struct MemberAppController {
         }
         var errors = FormErrors()
         for field in MemberRecoveryPage.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
-        return portal.pages.response(MemberRecoveryPage(
-            layout: portal.appLayout("Forgotten password", context: context), email: recovery.recoveryEmail.trimmed, errors: errors
-        ), status: .unprocessableContent)
+        return portal.pages.response(
+            MemberRecoveryPage(
+                layout: portal.appLayout("Forgotten password", context: context),
+                email: recovery.recoveryEmail.trimmed,
+                errors: errors
+            ),
+            status: .unprocessableContent
+        )
     }
 
     // MARK: Home
 
     @Sendable func home(request: Request, context: PortalContext) async throws -> Response {
         guard let holder = context.appAccount, holder.kind == .member,
-              let home = try await MemberHome.load(memberID: holder.accountID, portal: portal) else { throw HTTPError(.notFound) }
-        return portal.pages.response(MemberHomePage(
-            layout: portal.appLayout("Home", context: context, navigation: .member, currentPath: SiteURL.appMemberHome.path),
-            home: home, clock: portal.programSettings.current.clock, welcome: request.query("welcome") != nil
-        ))
+            let home = try await MemberHome.load(memberID: holder.accountID, portal: portal)
+        else { throw HTTPError(.notFound) }
+        return portal.pages.response(
+            MemberHomePage(
+                layout: portal.appLayout("Home", context: context, navigation: .member, currentPath: SiteURL.appMemberHome.path),
+                home: home,
+                clock: portal.programSettings.current.clock,
+                welcome: request.query("welcome") != nil
+            )
+        )
     }
 
     // MARK: Profile and password
@@ -183,10 +220,14 @@ struct MemberAppController {
         guard let member = try await portal.database.read({ db in try await MemberRepository().find(id: holder.accountID, on: db) }) else {
             throw HTTPError(.notFound)
         }
-        return portal.pages.response(MemberProfilePage(
-            layout: layout("Your profile", context, .appMemberProfile), member: member, settings: portal.programSettings.current,
-            saved: request.query("saved") != nil
-        ))
+        return portal.pages.response(
+            MemberProfilePage(
+                layout: layout("Your profile", context, .appMemberProfile),
+                member: member,
+                settings: portal.programSettings.current,
+                saved: request.query("saved") != nil
+            )
+        )
     }
 
     private struct ProfileForm: Decodable {
@@ -201,10 +242,20 @@ struct MemberAppController {
         let holder = try holder(context)
         let form = try await request.form(ProfileForm.self, context: context)
         let change = MemberProfile.Change(
-            avatar: form.avatar, recoveryEmail: form.recovery_email ?? "", state: form.state ?? "", zipCode: form.zip_code ?? "", bio: form.bio ?? ""
+            avatar: form.avatar,
+            recoveryEmail: form.recovery_email ?? "",
+            state: form.state ?? "",
+            zipCode: form.zip_code ?? "",
+            bio: form.bio ?? ""
         )
         do {
-            _ = try await MemberProfile.change(change, memberID: holder.accountID, actor: context.auditActor, origin: origin(request, context), portal: portal)
+            _ = try await MemberProfile.change(
+                change,
+                memberID: holder.accountID,
+                actor: context.auditActor,
+                origin: origin(request, context),
+                portal: portal
+            )
             return seeOther("\(SiteURL.appMemberProfile.path)?saved=1")
         } catch let error as APIError where error.status == .unprocessableContent {
             guard var member = try await portal.database.read({ db in try await MemberRepository().find(id: holder.accountID, on: db) }) else {
@@ -218,9 +269,15 @@ struct MemberAppController {
             member.bio = change.bio ?? ""
             var errors = FormErrors()
             for field in MemberProfilePage.fieldOrder { if let problem = error.fields[field] { errors.add(field, problem) } }
-            return portal.pages.response(MemberProfilePage(
-                layout: layout("Your profile", context, .appMemberProfile), member: member, settings: portal.programSettings.current, errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                MemberProfilePage(
+                    layout: layout("Your profile", context, .appMemberProfile),
+                    member: member,
+                    settings: portal.programSettings.current,
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
     }
 
@@ -232,7 +289,9 @@ struct MemberAppController {
 
     @Sendable func password(request: Request, context: PortalContext) async throws -> Response {
         _ = try holder(context)
-        return portal.pages.response(MemberPasswordPage(layout: layout("Change your password", context, .appMemberProfile), saved: request.query("saved") != nil))
+        return portal.pages.response(
+            MemberPasswordPage(layout: layout("Change your password", context, .appMemberProfile), saved: request.query("saved") != nil)
+        )
     }
 
     @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
@@ -244,11 +303,18 @@ struct MemberAppController {
             if !new.isEmpty, new != (form.new_password_confirmation ?? "") {
                 // Checked with the rest, so she sees every problem at once.
                 problems["new_password_confirmation"] = "Enter the same new password twice"
-                if let problem = MemberRules.passwordProblem(new, pseudonym: nil, policy: portal.passwordPolicy) { problems["new_password"] = problem }
+                if let problem = MemberRules.passwordProblem(new, pseudonym: nil, policy: portal.passwordPolicy) {
+                    problems["new_password"] = problem
+                }
                 if (form.current_password ?? "").isEmpty { problems["current_password"] = "Enter your current password" }
             } else {
                 try await MemberProfile.changePassword(
-                    current: form.current_password ?? "", new: new, holder: holder, actor: context.auditActor, origin: origin(request, context), portal: portal
+                    current: form.current_password ?? "",
+                    new: new,
+                    holder: holder,
+                    actor: context.auditActor,
+                    origin: origin(request, context),
+                    portal: portal
                 )
                 return seeOther("\(SiteURL.appMemberPassword.path)?saved=1")
             }
@@ -258,7 +324,8 @@ struct MemberAppController {
         var errors = FormErrors()
         for field in MemberPasswordPage.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
         return portal.pages.response(
-            MemberPasswordPage(layout: layout("Change your password", context, .appMemberProfile), errors: errors), status: .unprocessableContent
+            MemberPasswordPage(layout: layout("Change your password", context, .appMemberProfile), errors: errors),
+            status: .unprocessableContent
         )
     }
 }

@@ -15,10 +15,14 @@ extension TemplateName {
 
 extension AppNavigation {
     /// Short words, so the bar stays two rows on a small phone; her surveys and profile are on her home.
-    static let member = AppNavigation(.member, links: [
-        ("Home", SiteURL.appMemberHome.path), ("Chat", SiteURL.appChat.path), ("Desk", SiteURL.appDesk.path), ("Calendar", SiteURL.appCalendar.path),
-        ("Help", SiteURL.appMemberHelp.path), ("Rewards", SiteURL.appMemberRewards.path), ("Notifications", SiteURL.appMemberNotifications.path),
-    ])
+    static let member = AppNavigation(
+        .member,
+        links: [
+            ("Home", SiteURL.appMemberHome.path), ("Chat", SiteURL.appChat.path), ("Desk", SiteURL.appDesk.path),
+            ("Calendar", SiteURL.appCalendar.path),
+            ("Help", SiteURL.appMemberHelp.path), ("Rewards", SiteURL.appMemberRewards.path), ("Notifications", SiteURL.appMemberNotifications.path)
+        ]
+    )
 }
 
 /// A radio button among a question's choices.
@@ -37,7 +41,7 @@ struct MemberRegistrationPage: Page {
     static let template = TemplateName.appMemberRegister
     static let fieldOrder = [
         "sign_up_code", "pseudonym", "password", "password_confirmation", "avatar", "due_date", "recovery_email",
-        "security_question", "security_answer", "state", "zip_code",
+        "security_question", "security_answer", "state", "zip_code"
     ]
 
     let layout: Layout
@@ -54,7 +58,14 @@ struct MemberRegistrationPage: Page {
     let action = SiteURL.appMemberRegister.path
     let signInPath = AppAccountKind.member.signInPagePath
 
-    init(layout: Layout, settings: ProgramSettings, typed: MemberRegistration?, dueDate: DateInputValue, dueDateProblem: DateInputProblem?, errors: FormErrors) {
+    init(
+        layout: Layout,
+        settings: ProgramSettings,
+        typed: MemberRegistration?,
+        dueDate: DateInputValue,
+        dueDateProblem: DateInputProblem?,
+        errors: FormErrors
+    ) {
         self.layout = layout
         self.errors = errors.items
         func apply(_ fields: [FormField]) -> [FormField] {
@@ -62,36 +73,79 @@ struct MemberRegistrationPage: Page {
             errors.apply(to: &fields)
             return fields
         }
-        accountFields = apply([
-            FormField("sign_up_code", label: "Sign-up code", value: typed?.signUpCode.trimmed ?? "",
-                      hint: "The \(SignUpCode.length) letters and numbers you were given, like K7M4XP", autocomplete: "off", width: 10),
-            FormField("pseudonym", label: "Pseudonym", value: typed?.pseudonym.trimmed ?? "",
-                      hint: "The name other members see. Do not use your real name.", autocomplete: "username", width: 20),
-        ] + FormField.newPassword())
+        accountFields = apply(
+            [
+                FormField(
+                    "sign_up_code",
+                    label: "Sign-up code",
+                    value: typed?.signUpCode.trimmed ?? "",
+                    hint: "The \(SignUpCode.length) letters and numbers you were given, like K7M4XP",
+                    autocomplete: "off",
+                    width: 10
+                ),
+                FormField(
+                    "pseudonym",
+                    label: "Pseudonym",
+                    value: typed?.pseudonym.trimmed ?? "",
+                    hint: "The name other members see. Do not use your real name.",
+                    autocomplete: "username",
+                    width: 20
+                )
+            ] + FormField.newPassword()
+        )
         let chosenAvatar = typed?.avatar.trimmed ?? ""
         avatars = settings.memberAvatars.enumerated().map { index, avatar in
-            AppChoice(id: index == 0 ? "avatar" : "avatar-\(avatar.id)", value: avatar.id, title: avatar.name, picturePath: avatar.path,
-                      isSelected: chosenAvatar.isEmpty ? index == 0 : avatar.id == chosenAvatar)
+            AppChoice(
+                id: index == 0 ? "avatar" : "avatar-\(avatar.id)",
+                value: avatar.id,
+                title: avatar.name,
+                picturePath: avatar.path,
+                isSelected: chosenAvatar.isEmpty ? index == 0 : avatar.id == chosenAvatar
+            )
         }
         avatarError = errors["avatar"]
         self.dueDate = DateInputField("due_date", legend: "Due date", hint: "For example, 25 4 2027", value: dueDate, problem: dueDateProblem)
         recoveryFields = apply([
-            FormField("recovery_email", label: "Recovery email address", value: typed?.recoveryEmail.trimmed ?? "",
-                      hint: "Only used if you forget your password. Nobody else sees it.", type: "email", autocomplete: "email", width: 30),
+            FormField(
+                "recovery_email",
+                label: "Recovery email address",
+                value: typed?.recoveryEmail.trimmed ?? "",
+                hint: "Only used if you forget your password. Nobody else sees it.",
+                type: "email",
+                autocomplete: "email",
+                width: 30
+            )
         ])
         let chosenQuestion = typed?.securityQuestion.trimmed ?? ""
         questions = settings.securityQuestions.enumerated().map { index, question in
-            AppChoice(id: index == 0 ? "security_question" : "security_question-\(index)", value: question, title: question, picturePath: nil, isSelected: question == chosenQuestion)
+            AppChoice(
+                id: index == 0 ? "security_question" : "security_question-\(index)",
+                value: question,
+                title: question,
+                picturePath: nil,
+                isSelected: question == chosenQuestion
+            )
         }
         questionError = errors["security_question"]
         answerFields = apply([
-            FormField("security_answer", label: "Your answer", hint: "You need it, with your recovery email, to choose a new password.",
-                      autocomplete: "off", width: 20),
+            FormField(
+                "security_answer",
+                label: "Your answer",
+                hint: "You need it, with your recovery email, to choose a new password.",
+                autocomplete: "off",
+                width: 20
+            )
         ])
         locationFields = apply([
-            FormField("state", label: "State (optional)", value: typed?.state.trimmed.uppercased() ?? "",
-                      hint: "Two letters, like OR. We show you the helplines for your state.", autocomplete: "address-level1", width: 4),
-            FormField("zip_code", label: "ZIP code (optional)", value: typed?.zipCode.trimmed ?? "", autocomplete: "postal-code", width: 10),
+            FormField(
+                "state",
+                label: "State (optional)",
+                value: typed?.state.trimmed.uppercased() ?? "",
+                hint: "Two letters, like OR. We show you the helplines for your state.",
+                autocomplete: "address-level1",
+                width: 4
+            ),
+            FormField("zip_code", label: "ZIP code (optional)", value: typed?.zipCode.trimmed ?? "", autocomplete: "postal-code", width: 10)
         ])
     }
 }
@@ -109,11 +163,19 @@ struct MemberRecoveryPage: Page {
     init(layout: Layout, email: String = "", errors: FormErrors = FormErrors()) {
         self.layout = layout
         self.errors = errors.items
-        var fields = [
-            FormField("recovery_email", label: "Recovery email address", value: email, hint: "The address you gave when you joined.",
-                      type: "email", autocomplete: "email", width: 30),
-            FormField("security_answer", label: "Answer to your security question", autocomplete: "off", width: 20),
-        ] + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
+        var fields =
+            [
+                FormField(
+                    "recovery_email",
+                    label: "Recovery email address",
+                    value: email,
+                    hint: "The address you gave when you joined.",
+                    type: "email",
+                    autocomplete: "email",
+                    width: 30
+                ),
+                FormField("security_answer", label: "Answer to your security question", autocomplete: "off", width: 20)
+            ] + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
         errors.apply(to: &fields)
         self.fields = fields
     }
@@ -158,12 +220,13 @@ struct MemberHomePage: Page {
         weekHeading = week.map { "Week \($0.week) of your pregnancy" }
         weekSize = week.flatMap { $0.size.trimmed.isEmpty ? nil : $0.size }
         weekBaby = week.flatMap { $0.baby.trimmed.isEmpty ? nil : $0.baby }
-        daysText = switch home.daysToGo {
-        case ..<0: "Your due date has passed."
-        case 0: "Today is your due date."
-        case 1: "1 day to your due date."
-        case let days: "\(days) days to your due date."
-        }
+        daysText =
+            switch home.daysToGo {
+            case ..<0: "Your due date has passed."
+            case 0: "Today is your due date."
+            case 1: "1 day to your due date."
+            case let days: "\(days) days to your due date."
+            }
         pointsText = home.points == 1 ? "You have 1 point this month." : "You have \(home.points) points this month."
         unreadText = AppNotificationsPage.unreadText(home.unreadNotifications)
         upcoming = home.upcoming.map { Upcoming(title: $0.title, time: clock.dateTime($0.at)) }
@@ -199,17 +262,36 @@ struct MemberProfilePage: Page {
         dueDateText = member.dueDate.weekdayAndDay + " \(member.dueDate.year)"
         cohort = member.cohort.name
         avatars = settings.memberAvatars.enumerated().map { index, avatar in
-            AppChoice(id: index == 0 ? "avatar" : "avatar-\(avatar.id)", value: avatar.id, title: avatar.name, picturePath: avatar.path,
-                      isSelected: avatar.id == member.avatarID)
+            AppChoice(
+                id: index == 0 ? "avatar" : "avatar-\(avatar.id)",
+                value: avatar.id,
+                title: avatar.name,
+                picturePath: avatar.path,
+                isSelected: avatar.id == member.avatarID
+            )
         }
         avatarError = errors["avatar"]
         bio = member.bio
         bioError = errors["bio"]
         var fields = [
-            FormField("recovery_email", label: "Recovery email address", value: member.recoveryEmail,
-                      hint: "Only used if you forget your password.", type: "email", autocomplete: "email", width: 30),
-            FormField("state", label: "State (optional)", value: member.usState ?? "", hint: "Two letters, like OR.", autocomplete: "address-level1", width: 4),
-            FormField("zip_code", label: "ZIP code (optional)", value: member.zipCode ?? "", autocomplete: "postal-code", width: 10),
+            FormField(
+                "recovery_email",
+                label: "Recovery email address",
+                value: member.recoveryEmail,
+                hint: "Only used if you forget your password.",
+                type: "email",
+                autocomplete: "email",
+                width: 30
+            ),
+            FormField(
+                "state",
+                label: "State (optional)",
+                value: member.usState ?? "",
+                hint: "Two letters, like OR.",
+                autocomplete: "address-level1",
+                width: 4
+            ),
+            FormField("zip_code", label: "ZIP code (optional)", value: member.zipCode ?? "", autocomplete: "postal-code", width: 10)
         ]
         errors.apply(to: &fields)
         self.fields = fields
@@ -230,7 +312,8 @@ struct MemberPasswordPage: Page {
         self.layout = layout
         self.errors = errors.items
         self.saved = saved
-        var fields = [FormField("current_password", label: "Current password", type: "password", autocomplete: "current-password", width: 20)]
+        var fields =
+            [FormField("current_password", label: "Current password", type: "password", autocomplete: "current-password", width: 20)]
             + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
         errors.apply(to: &fields)
         self.fields = fields

@@ -35,7 +35,8 @@ struct MemberHome: Sendable {
                 .prefix(upcomingCount)
                 .map { Upcoming(title: $0.event.title, at: $0.at) }
             return MemberHome(
-                member: member, week: try await BabyWeekRepository().find(week: weekNumber, on: db),
+                member: member,
+                week: try await BabyWeekRepository().find(week: weekNumber, on: db),
                 daysToGo: member.dueDate.dayNumber - today.dayNumber,
                 points: try await PointsLedger().balance(of: account, month: String(today.iso.prefix(7)), on: db),
                 unreadNotifications: try await portal.notifications.unreadCount(of: account, on: db),

@@ -45,8 +45,14 @@ struct MembersPage: Page {
     let newCodePath = SiteURL.newSignUpCode.path
 
     init(
-        layout: Layout, search: String, cohortOptions: [FilterOption], statusOptions: [FilterOption], headers: [SortableHeader],
-        rows: TableRows, pagination: String, isFiltered: Bool
+        layout: Layout,
+        search: String,
+        cohortOptions: [FilterOption],
+        statusOptions: [FilterOption],
+        headers: [SortableHeader],
+        rows: TableRows,
+        pagination: String,
+        isFiltered: Bool
     ) {
         self.layout = layout
         self.search = search
@@ -127,14 +133,16 @@ struct CohortsPage: Page {
             )
         }
         var figure = BarChart(
-            id: "cohorts-chart", title: "Members per cohort, and those active in the last 7 days",
+            id: "cohorts-chart",
+            title: "Members per cohort, and those active in the last 7 days",
             summary: "Each cohort's members beside those of them who used the app in the last 7 days.",
             categories: summaries.map(\.cohort.name),
             series: [
                 ChartSeries("Members", summaries.map { .count($0.memberCount) }),
-                ChartSeries("Active in the last 7 days", summaries.map { .count($0.activeLastWeek) }),
+                ChartSeries("Active in the last 7 days", summaries.map { .count($0.activeLastWeek) })
             ],
-            valueAxisTitle: "Members", categoryTitle: "Cohort"
+            valueAxisTitle: "Members",
+            categoryTitle: "Cohort"
         ).figure
         figure.tableBeneath = false
         chart = pages.html(figure)

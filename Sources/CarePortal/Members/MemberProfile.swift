@@ -39,16 +39,25 @@ enum MemberProfile {
         }
         if change.state != nil || change.zipCode != nil {
             changes.location = MemberRules.locationProblems(
-                state: change.state ?? existing.usState, zipCode: change.zipCode ?? existing.zipCode, into: &problems
+                state: change.state ?? existing.usState,
+                zipCode: change.zipCode ?? existing.zipCode,
+                into: &problems
             )
         }
         guard problems.isEmpty else { throw APIError.validation(problems) }
         let updated = try await portal.database.transaction { [changes] db in
             try await members.update(id: memberID, changes, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: .memberProfileChanged, recordType: "member", recordID: "\(memberID)", origin: origin,
-                detail: changes.changedFields.joined(separator: ", ")
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .memberProfileChanged,
+                    recordType: "member",
+                    recordID: "\(memberID)",
+                    origin: origin,
+                    detail: changes.changedFields.joined(separator: ", ")
+                ),
+                on: db
+            )
             return try await members.find(id: memberID, on: db)
         }
         guard let updated else { throw APIError.unauthorized }
@@ -57,7 +66,12 @@ enum MemberProfile {
 
     /// Her current password, then the new one; every other sign-in ends, the one she is using stays.
     static func changePassword(
-        current: String, new: String, holder: AppAccountHolder, actor: AuditActor, origin: AuditOrigin, portal: Portal
+        current: String,
+        new: String,
+        holder: AppAccountHolder,
+        actor: AuditActor,
+        origin: AuditOrigin,
+        portal: Portal
     ) async throws {
         let members = MemberRepository()
         var problems: [String: String] = [:]
@@ -78,9 +92,16 @@ enum MemberProfile {
         try await portal.database.transaction { db in
             try await members.setPassword(id: holder.accountID, hash: hash, now: now, on: db)
             try await AppAccountKind.member.bearerTokens.revokeAll(ownerID: holder.accountID, keeping: holder.tokenHash, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: .passwordChanged, recordType: "member", recordID: "\(holder.accountID)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .passwordChanged,
+                    recordType: "member",
+                    recordID: "\(holder.accountID)",
+                    origin: origin
+                ),
+                on: db
+            )
         }
     }
 }

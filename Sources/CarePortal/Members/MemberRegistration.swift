@@ -21,7 +21,9 @@ struct MemberRegistration: Sendable {
 
     static let wrongCode = "This code is not valid. Check it with the person who gave it to you: each code works once, and only until it expires"
     static let pseudonymTaken = APIError(
-        status: .conflict, code: "pseudonym_taken", message: "That pseudonym is already taken.",
+        status: .conflict,
+        code: "pseudonym_taken",
+        message: "That pseudonym is already taken.",
         fields: ["pseudonym": "That pseudonym is already taken. Choose another"]
     )
 
@@ -92,10 +94,17 @@ struct MemberRegistration: Sendable {
                 return true
             }
             try await throttle.fail(attempt, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: .anonymous, action: .memberRegistered, recordType: "member", outcome: .failure, origin: origin,
-                detail: "sign-up code not usable"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: .anonymous,
+                    action: .memberRegistered,
+                    recordType: "member",
+                    outcome: .failure,
+                    origin: origin,
+                    detail: "sign-up code not usable"
+                ),
+                on: db
+            )
             return false
         }
         guard usable else { throw APIError.validation(["sign_up_code": Self.wrongCode]) }
@@ -127,10 +136,17 @@ struct MemberRegistration: Sendable {
                 try await members.setSignUpCode(id: member.id, codeID: codeID, on: db)
                 try await members.recordSignIn(memberID: member.id, kind: .registered, origin: origin, now: now, on: db)
                 try await MemberPoints.noteDailySignIn(memberID: member.id, at: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: member.id, role: "member", name: nil), action: .memberRegistered,
-                    recordType: "member", recordID: "\(member.id)", origin: origin, detail: "cohort \(cohort.dueMonth)"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: AuditActor(accountID: member.id, role: "member", name: nil),
+                        action: .memberRegistered,
+                        recordType: "member",
+                        recordID: "\(member.id)",
+                        origin: origin,
+                        detail: "cohort \(cohort.dueMonth)"
+                    ),
+                    on: db
+                )
                 let issued = try await AppAccountKind.member.bearerTokens.issue(ownerID: member.id, randomBytes: randomBytes, now: now, on: db)
                 var registered = member
                 registered.signUpCodeID = codeID
@@ -183,11 +199,18 @@ struct MemberRecovery: Sendable {
         guard let recovered, recovered.status == .active else {
             try await portal.database.transaction { db in
                 try await throttle.fail(attempt, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: recovered?.id, role: "member", name: nil), action: .memberRecovered,
-                    recordType: "member", recordID: recovered.map { "\($0.id)" }, outcome: .failure, origin: origin,
-                    detail: recovered == nil ? "no member with that email and answer" : "member disabled"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: AuditActor(accountID: recovered?.id, role: "member", name: nil),
+                        action: .memberRecovered,
+                        recordType: "member",
+                        recordID: recovered.map { "\($0.id)" },
+                        outcome: .failure,
+                        origin: origin,
+                        detail: recovered == nil ? "no member with that email and answer" : "member disabled"
+                    ),
+                    on: db
+                )
             }
             if recovered != nil { throw MemberAPIController.disabled(portal.programSettings.current) }
             throw APIError(status: .unauthorized, code: "recovery_failed", message: "\(Self.wrongRecovery).")
@@ -199,10 +222,16 @@ struct MemberRecovery: Sendable {
             try await members.setPassword(id: recovered.id, hash: hash, now: now, on: db)
             try await AppAccountKind.member.bearerTokens.revokeAll(ownerID: recovered.id, on: db)
             try await members.recordSignIn(memberID: recovered.id, kind: .recovered, origin: origin, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: recovered.id, role: "member", name: nil), action: .memberRecovered,
-                recordType: "member", recordID: "\(recovered.id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: recovered.id, role: "member", name: nil),
+                    action: .memberRecovered,
+                    recordType: "member",
+                    recordID: "\(recovered.id)",
+                    origin: origin
+                ),
+                on: db
+            )
         }
     }
 }

@@ -89,14 +89,16 @@ struct MemberRepository: Sendable {
 
     func cohortSummaries(now: Date, on db: any SQLDatabase) async throws -> [CohortSummary] {
         let weekAgo = now.addingTimeInterval(-7 * 86_400).millisecondsSince1970
-        let rows = try await db.raw("""
+        let rows = try await db.raw(
+            """
             SELECT c.id, c.due_month, COUNT(m.id) AS member_count,
                    COALESCE(SUM(CASE WHEN m.last_active_at > \(bind: weekAgo) THEN 1 ELSE 0 END), 0) AS active_last_week,
                    MAX(m.last_active_at) AS last_active_at
             FROM cohorts c LEFT JOIN members m ON m.cohort_id = c.id
             GROUP BY c.id, c.due_month
             ORDER BY c.due_month
-            """).all()
+            """
+        ).all()
         return try rows.map { row in
             CohortSummary(
                 cohort: try decodeCohort(row),
@@ -117,15 +119,43 @@ struct MemberRepository: Sendable {
         let time = now.millisecondsSince1970
         let row = try await db.insert(into: "members")
             .columns(
-                "pseudonym", "pseudonym_key", "password_hash", "avatar", "due_date", "cohort_id", "recovery_email",
-                "recovery_email_key", "security_question", "security_answer_hash", "us_state", "zip_code", "bio", "status",
-                "sign_up_code_id", "created_at", "updated_at", "last_active_at"
+                "pseudonym",
+                "pseudonym_key",
+                "password_hash",
+                "avatar",
+                "due_date",
+                "cohort_id",
+                "recovery_email",
+                "recovery_email_key",
+                "security_question",
+                "security_answer_hash",
+                "us_state",
+                "zip_code",
+                "bio",
+                "status",
+                "sign_up_code_id",
+                "created_at",
+                "updated_at",
+                "last_active_at"
             )
             .values(
-                SQLBind(new.pseudonym), SQLBind(key), SQLBind(new.passwordHash), SQLBind(new.avatarID), SQLBind(new.dueDate.iso),
-                SQLBind(cohort.id), SQLBind(new.recoveryEmail), SQLBind(MemberRules.emailKey(new.recoveryEmail)),
-                SQLBind(new.securityQuestion), SQLBind(new.securityAnswerHash), SQLBind(new.usState), SQLBind(new.zipCode),
-                SQLBind(new.bio), SQLBind(Member.Status.active.rawValue), SQLBind(Int64?.none), SQLBind(time), SQLBind(time),
+                SQLBind(new.pseudonym),
+                SQLBind(key),
+                SQLBind(new.passwordHash),
+                SQLBind(new.avatarID),
+                SQLBind(new.dueDate.iso),
+                SQLBind(cohort.id),
+                SQLBind(new.recoveryEmail),
+                SQLBind(MemberRules.emailKey(new.recoveryEmail)),
+                SQLBind(new.securityQuestion),
+                SQLBind(new.securityAnswerHash),
+                SQLBind(new.usState),
+                SQLBind(new.zipCode),
+                SQLBind(new.bio),
+                SQLBind(Member.Status.active.rawValue),
+                SQLBind(Int64?.none),
+                SQLBind(time),
+                SQLBind(time),
                 SQLBind(time)
             )
             .returning("id")
@@ -134,9 +164,20 @@ struct MemberRepository: Sendable {
             throw StorageInconsistency(description: "insert into members returned no id")
         }
         return Member(
-            id: id, pseudonym: new.pseudonym, avatarID: new.avatarID, dueDate: new.dueDate, cohort: cohort,
-            recoveryEmail: new.recoveryEmail, securityQuestion: new.securityQuestion, usState: new.usState, zipCode: new.zipCode,
-            bio: new.bio, status: .active, signUpCodeID: nil, createdAt: now, lastActiveAt: now
+            id: id,
+            pseudonym: new.pseudonym,
+            avatarID: new.avatarID,
+            dueDate: new.dueDate,
+            cohort: cohort,
+            recoveryEmail: new.recoveryEmail,
+            securityQuestion: new.securityQuestion,
+            usState: new.usState,
+            zipCode: new.zipCode,
+            bio: new.bio,
+            status: .active,
+            signUpCodeID: nil,
+            createdAt: now,
+            lastActiveAt: now
         )
     }
 
@@ -216,14 +257,21 @@ struct MemberRepository: Sendable {
     }
 
     func list(_ query: MemberListQuery, on db: any SQLDatabase) async throws -> PageOf<Member> {
-        let key: SortKey = query.sort == .pseudonym
+        let key: SortKey =
+            query.sort == .pseudonym
             ? .text(query.sort.column, table: "members") : .integer(query.sort.column, table: "members")
         /// The members the filters keep, from their own table without the cohorts' join.
         let kept: (SQLSelectBuilder) -> SQLSelectBuilder = { filter($0.from("members"), query) }
         return try await db.seek(
-            query.page, order: ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: "members")], descending: query.descending),
+            query.page,
+            order: ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: "members")], descending: query.descending),
             columns: [Self.listedColumns],
-            rows: { filter($0.from("members").join("cohorts", on: SQLColumn("cohort_id", table: "members"), .equal, SQLColumn("id", table: "cohorts")), query) },
+            rows: {
+                filter(
+                    $0.from("members").join("cohorts", on: SQLColumn("cohort_id", table: "members"), .equal, SQLColumn("id", table: "cohorts")),
+                    query
+                )
+            },
             counted: kept,
             // One cohort's or status's page: its ids are sought on that filter's index alone. Reading whole
             // rows in the same seek, PostgreSQL priced the filter's index (rows scattered over the table)
@@ -261,11 +309,14 @@ struct MemberRepository: Sendable {
 
     /// A member's columns and her cohort's due month.
     private static let memberColumns = ColumnList(joining: [
-        ColumnList([
-            "id", "pseudonym", "avatar", "due_date", "cohort_id", "recovery_email", "security_question", "us_state", "zip_code",
-            "bio", "status", "sign_up_code_id", "created_at", "last_active_at",
-        ], table: "members"),
-        ColumnList(["due_month"], table: "cohorts"),
+        ColumnList(
+            [
+                "id", "pseudonym", "avatar", "due_date", "cohort_id", "recovery_email", "security_question", "us_state", "zip_code",
+                "bio", "status", "sign_up_code_id", "created_at", "last_active_at"
+            ],
+            table: "members"
+        ),
+        ColumnList(["due_month"], table: "cohorts")
     ])
 
     /// The same and the key the list sorts pseudonyms by.
@@ -285,7 +336,7 @@ struct MemberRepository: Sendable {
     private func decodeMember(_ row: any SQLRow) throws -> Member {
         let dueText = try row.decode(column: "due_date", as: String.self)
         guard let dueDate = CalendarDate(iso: dueText),
-              let status = Member.Status(rawValue: try row.decode(column: "status", as: String.self))
+            let status = Member.Status(rawValue: try row.decode(column: "status", as: String.self))
         else { throw StorageInconsistency(description: "member row has an unreadable due date or status") }
         return Member(
             id: try row.decode(column: "id", as: Int64.self),
@@ -323,7 +374,10 @@ struct MemberRepository: Sendable {
     func recordSignIn(memberID: Int64, kind: MemberSignIn.Kind, origin: AuditOrigin, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "member_sign_ins").columns("member_id", "happened_at", "kind", "address", "user_agent")
             .values(
-                SQLBind(memberID), SQLBind(now.millisecondsSince1970), SQLBind(kind.rawValue), SQLBind(origin.address),
+                SQLBind(memberID),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(kind.rawValue),
+                SQLBind(origin.address),
                 SQLBind(origin.userAgent.map { String($0.prefix(200)) })
             )
             .run()

@@ -33,25 +33,30 @@ struct MembersController {
         let (page, cohorts) = try await portal.database.read { [query] db in
             (try await members.list(query, on: db), try await members.cohorts(on: db))
         }
-        let address = ListAddress(path: SiteURL.members.path, parameters: [
-            ("q", query.search), ("cohort", query.cohortID.map { "\($0)" }), ("status", query.status?.rawValue),
-            ("sort", request.query("sort") == nil ? nil : query.sort.rawValue), ("order", request.query("order")),
-        ])
+        let address = ListAddress(
+            path: SiteURL.members.path,
+            parameters: [
+                ("q", query.search), ("cohort", query.cohortID.map { "\($0)" }), ("status", query.status?.rawValue),
+                ("sort", request.query("sort") == nil ? nil : query.sort.rawValue), ("order", request.query("order"))
+            ]
+        )
         func header(_ title: String, _ sort: MemberSort) -> SortableHeader {
             SortableHeader(title: title, key: sort.rawValue, currentKey: query.sort.rawValue, descending: query.descending, address: address)
         }
-        return portal.pages.response(MembersPage(
-            layout: portal.layout("Members", context: context, current: .members),
-            search: query.search,
-            cohortOptions: [FilterOption(value: "", title: "All cohorts", isSelected: query.cohortID == nil)]
-                + cohorts.map { FilterOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == query.cohortID) },
-            statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
-                + Member.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
-            headers: [header("Pseudonym", .pseudonym), header("Joined", .joined), header("Last active", .lastActive)],
-            rows: MemberRows.html(page.items, clock: portal.programSettings.current.clock),
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "members")),
-            isFiltered: !query.search.isEmpty || query.cohortID != nil || query.status != nil
-        ))
+        return portal.pages.response(
+            MembersPage(
+                layout: portal.layout("Members", context: context, current: .members),
+                search: query.search,
+                cohortOptions: [FilterOption(value: "", title: "All cohorts", isSelected: query.cohortID == nil)]
+                    + cohorts.map { FilterOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == query.cohortID) },
+                statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
+                    + Member.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
+                headers: [header("Pseudonym", .pseudonym), header("Joined", .joined), header("Last active", .lastActive)],
+                rows: MemberRows.html(page.items, clock: portal.programSettings.current.clock),
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "members")),
+                isFiltered: !query.search.isEmpty || query.cohortID != nil || query.status != nil
+            )
+        )
     }
 
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
@@ -63,43 +68,52 @@ struct MembersController {
             guard let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
             let code = try await member.signUpCodeID.asyncMap { try await codes.find(id: $0, on: db) } ?? nil
             let signIns = try await members.signIns(memberID: id, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .memberViewed, recordType: "member", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .memberViewed,
+                    recordType: "member",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return (member, code, signIns, try await MemberPointsSummary.load(memberID: id, clock: clock, on: db))
         }
         let location = [member.usState, member.zipCode].compactMap { $0 }.joined(separator: " ")
         let codeText = code.map { "#\($0.id), used \(clock.dateTime($0.usedAt ?? $0.createdAt))" + ($0.note.isEmpty ? "" : " (note: \($0.note))") }
-        return portal.pages.response(MemberPage(
-            layout: portal.layout(member.pseudonym, context: context, current: .members),
-            pseudonym: member.pseudonym,
-            avatarPath: member.avatar.path,
-            avatarName: member.avatar.name,
-            statusTitle: member.status.title,
-            statusTag: member.status.tagClass,
-            profile: [
-                .init(key: "Cohort", value: member.cohort.name),
-                .init(key: "Due date", value: member.dueDate.displayed),
-                .init(key: "Joined", value: clock.dateTime(member.createdAt)),
-                .init(key: "Last active", value: clock.dateTime(member.lastActiveAt)),
-                .init(key: "Location", value: location.isEmpty ? "Not given" : location),
-                .init(key: "Bio", value: member.bio.isEmpty ? "None" : member.bio),
-            ],
-            privateDetails: [
-                .init(key: "Recovery email", value: member.recoveryEmail),
-                .init(key: "Security question", value: member.securityQuestion),
-                .init(key: "Sign-up code", value: codeText ?? "Not recorded"),
-            ],
-            signIns: signIns.map {
-                .init(when: clock.dateTime($0.happenedAt), what: $0.kind.title, address: $0.address ?? "—", device: $0.userAgent ?? "—")
-            },
-            points: points,
-            disablePath: member.status == .active ? SiteURL.memberDisable(id).path : nil,
-            enablePath: member.status == .disabled ? SiteURL.memberEnable(id).path : nil,
-            deletePath: SiteURL.memberDelete(id).path,
-            cohortPath: ListAddress(path: SiteURL.members.path, parameters: [("cohort", "\(member.cohort.id)")]).string,
-            auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("record", "member:\(id)")]).string
-        ))
+        return portal.pages.response(
+            MemberPage(
+                layout: portal.layout(member.pseudonym, context: context, current: .members),
+                pseudonym: member.pseudonym,
+                avatarPath: member.avatar.path,
+                avatarName: member.avatar.name,
+                statusTitle: member.status.title,
+                statusTag: member.status.tagClass,
+                profile: [
+                    .init(key: "Cohort", value: member.cohort.name),
+                    .init(key: "Due date", value: member.dueDate.displayed),
+                    .init(key: "Joined", value: clock.dateTime(member.createdAt)),
+                    .init(key: "Last active", value: clock.dateTime(member.lastActiveAt)),
+                    .init(key: "Location", value: location.isEmpty ? "Not given" : location),
+                    .init(key: "Bio", value: member.bio.isEmpty ? "None" : member.bio)
+                ],
+                privateDetails: [
+                    .init(key: "Recovery email", value: member.recoveryEmail),
+                    .init(key: "Security question", value: member.securityQuestion),
+                    .init(key: "Sign-up code", value: codeText ?? "Not recorded")
+                ],
+                signIns: signIns.map {
+                    .init(when: clock.dateTime($0.happenedAt), what: $0.kind.title, address: $0.address ?? "—", device: $0.userAgent ?? "—")
+                },
+                points: points,
+                disablePath: member.status == .active ? SiteURL.memberDisable(id).path : nil,
+                enablePath: member.status == .disabled ? SiteURL.memberEnable(id).path : nil,
+                deletePath: SiteURL.memberDelete(id).path,
+                cohortPath: ListAddress(path: SiteURL.members.path, parameters: [("cohort", "\(member.cohort.id)")]).string,
+                auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("record", "member:\(id)")]).string
+            )
+        )
     }
 
     @Sendable func disable(request: Request, context: PortalContext) async throws -> Response {
@@ -118,10 +132,16 @@ struct MembersController {
             try await members.setStatus(id: id, status, now: portal.now, on: db)
             // Disabling signs her app out at once, on every device.
             if status == .disabled { try await tokens.revokeAll(ownerID: id, on: db) }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: status == .disabled ? .memberDisabled : .memberEnabled,
-                recordType: "member", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: status == .disabled ? .memberDisabled : .memberEnabled,
+                    recordType: "member",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return member.pseudonym
         }
         try await portal.flash(
@@ -138,12 +158,14 @@ struct MembersController {
         guard let member = try await portal.database.read({ db in try await members.find(id: id, on: db) }) else {
             throw HTTPError(.notFound)
         }
-        return portal.pages.response(DeleteMemberPage(
-            layout: portal.layout("Delete \(member.pseudonym)’s data", context: context, current: .members),
-            pseudonym: member.pseudonym,
-            action: SiteURL.memberDelete(id).path,
-            memberPath: SiteURL.member(id).path
-        ))
+        return portal.pages.response(
+            DeleteMemberPage(
+                layout: portal.layout("Delete \(member.pseudonym)’s data", context: context, current: .members),
+                pseudonym: member.pseudonym,
+                action: SiteURL.memberDelete(id).path,
+                memberPath: SiteURL.member(id).path
+            )
+        )
     }
 
     @Sendable func delete(request: Request, context: PortalContext) async throws -> Response {
@@ -152,7 +174,8 @@ struct MembersController {
         let engine = portal.database.engine
         let pseudonym = try await portal.database.transaction { db in
             guard try await members.hold(id: id, deleting: true, engine: engine, on: db),
-                  let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
+                let member = try await members.find(id: id, on: db)
+            else { throw HTTPError(.notFound) }
             // What she wrote and answered goes with her account, and each feature takes it off the counts it keeps.
             var afterwards: [Contributions.AfterMemberDeletion] = []
             for deletion in portal.contributions.memberDeletions {
@@ -165,10 +188,17 @@ struct MembersController {
             try await PointsLedger().forget(.member(id), on: db)
             try await RewardsRepository(program: Program.perinatalCommunity.id).forget(.member(id), on: db)
             // The audit trail keeps that it happened and who did it, with the member's number only.
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .memberDeleted, recordType: "member", recordID: "\(id)", origin: origin,
-                detail: "deleted at the member's request"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .memberDeleted,
+                    recordType: "member",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "deleted at the member's request"
+                ),
+                on: db
+            )
             return member.pseudonym
         }
         try await portal.flash(Flash(.success, "\(pseudonym)’s data has been deleted."), context: context)
@@ -178,7 +208,14 @@ struct MembersController {
     @Sendable func cohorts(request: Request, context: PortalContext) async throws -> Response {
         let now = portal.now
         let summaries = try await portal.database.read { db in try await members.cohortSummaries(now: now, on: db) }
-        return portal.pages.response(CohortsPage(layout: portal.layout("Cohorts", context: context, current: .cohorts), summaries: summaries, clock: portal.programSettings.current.clock, pages: portal.pages))
+        return portal.pages.response(
+            CohortsPage(
+                layout: portal.layout("Cohorts", context: context, current: .cohorts),
+                summaries: summaries,
+                clock: portal.programSettings.current.clock,
+                pages: portal.pages
+            )
+        )
     }
 }
 

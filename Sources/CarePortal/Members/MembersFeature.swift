@@ -9,18 +9,23 @@ struct MembersFeature: PortalFeature {
     static let navigation = [
         NavigationItem(title: "Members", path: SiteURL.members.path, access: MembersController.access, group: .people),
         NavigationItem(title: "Cohorts", path: SiteURL.cohorts.path, access: MembersController.access, group: .people),
-        NavigationItem(title: "Sign-up codes", path: SiteURL.signUpCodes.path, access: SignUpCodesController.access, group: .people),
+        NavigationItem(title: "Sign-up codes", path: SiteURL.signUpCodes.path, access: SignUpCodesController.access, group: .people)
     ]
-    static let auditActions: [AuditAction] = [.signUpCodeCreated, .signUpCodeRevoked, .memberRegistered, .memberRecovered, .memberProfileChanged, .memberViewed, .memberDisabled, .memberEnabled, .memberDeleted]
-    static let templates: [TemplateName] = [.signUpCodes, .newSignUpCode, .signUpCodeCreated, .members, .member, .deleteMember, .cohorts]
+    static let auditActions: [AuditAction] = [
+        .signUpCodeCreated, .signUpCodeRevoked, .memberRegistered, .memberRecovered, .memberProfileChanged, .memberViewed, .memberDisabled,
+        .memberEnabled, .memberDeleted
+    ]
+    static let templates: [TemplateName] =
+        [.signUpCodes, .newSignUpCode, .signUpCodeCreated, .members, .member, .deleteMember, .cohorts]
         + TemplateName.appMemberTemplates
     static let appAccounts: [AppAccountKind] = [.member]
     static let appParts = [
         AppPart(
-            kind: .member, title: "Members of the community",
+            kind: .member,
+            title: "Members of the community",
             summary: "This week of your pregnancy, the information desk, and your notifications.",
             demoIdentifier: "Steady_Dove1"
-        ),
+        )
     ]
     let portal: Portal
 
@@ -35,7 +40,7 @@ struct MembersFeature: PortalFeature {
         guard staff.role == .administrator else { return [] }
         return [
             HomeCard(title: "Members", path: SiteURL.members.path, body: "Find a member, open her record, disable her account or delete her data."),
-            HomeCard(title: "Sign-up codes", path: SiteURL.signUpCodes.path, body: "Make a code to read to a woman who is joining."),
+            HomeCard(title: "Sign-up codes", path: SiteURL.signUpCodes.path, body: "Make a code to read to a woman who is joining.")
         ]
     }
 

@@ -70,9 +70,15 @@ struct NewSignUpCodePage: Page {
     let listPath = SiteURL.signUpCodes.path
 
     static func fields(note: String = "") -> [FormField] {
-        [FormField("note", label: "Private note (optional)", value: note,
-                   hint: "Something to find this code again, such as the last 4 digits of her phone number. Only administrators see it.",
-                   width: 30)]
+        [
+            FormField(
+                "note",
+                label: "Private note (optional)",
+                value: note,
+                hint: "Something to find this code again, such as the last 4 digits of her phone number. Only administrators see it.",
+                width: 30
+            )
+        ]
     }
 }
 

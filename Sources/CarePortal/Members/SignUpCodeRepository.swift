@@ -60,8 +60,11 @@ struct SignUpCodeRepository: Sendable {
         let row = try await db.insert(into: "sign_up_codes")
             .columns("code_hash", "note", "created_by", "created_at", "expires_at")
             .values(
-                SQLBind(SecretToken.hash(SignUpCode.normalized(code))), SQLBind(note), SQLBind(createdBy),
-                SQLBind(now.millisecondsSince1970), SQLBind(expires.millisecondsSince1970)
+                SQLBind(SecretToken.hash(SignUpCode.normalized(code))),
+                SQLBind(note),
+                SQLBind(createdBy),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(expires.millisecondsSince1970)
             )
             .returning("id")
             .first()
@@ -74,7 +77,12 @@ struct SignUpCodeRepository: Sendable {
 
     /// Draws a new code, unlike any other, and stores its hash; returns the code to show once.
     func issue(
-        note: String, lifetime: TimeInterval, createdBy: Int64, randomBytes: (Int) -> [UInt8], now: Date, on db: any SQLDatabase
+        note: String,
+        lifetime: TimeInterval,
+        createdBy: Int64,
+        randomBytes: (Int) -> [UInt8],
+        now: Date,
+        on db: any SQLDatabase
     ) async throws -> (code: String, created: SignUpCode) {
         // 31^6 codes: a clash with an existing one is rare, and simply drawn again.
         var code = SignUpCode.generate(randomBytes: randomBytes)
@@ -159,15 +167,19 @@ struct SignUpCodeRepository: Sendable {
         func matching(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
             builder.fromWordStarts(words, table: "sign_up_code_words", owner: "code_id", copied: ["created_at"])
             if status != nil {
-                builder.where(SQLBinaryExpression(SQLIdentifier("id"), .in, SQLGroupExpression(byStatus(db.select().column("id").from("sign_up_codes")).select)))
+                builder.where(
+                    SQLBinaryExpression(SQLIdentifier("id"), .in, SQLGroupExpression(byStatus(db.select().column("id").from("sign_up_codes")).select))
+                )
             }
             return builder
         }
         let searching = !search.trimmed.isEmpty
         return try await db.seek(
-            page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
+            page,
+            order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
             rows: { searching ? $0.from("sign_up_codes") : byStatus($0.from("sign_up_codes")) },
-            counted: searching ? matching : nil, idsFirst: searching ? matching : nil,
+            counted: searching ? matching : nil,
+            idsFirst: searching ? matching : nil,
             decode: decode
         )
     }
@@ -175,7 +187,11 @@ struct SignUpCodeRepository: Sendable {
     /// Writes the rows of the starts of the note's words (migration 50).
     func writeSearchWords(codeID: Int64, note: String, createdAt: Int64, on db: any SQLDatabase) async throws {
         try await db.replaceSearchRows(
-            in: "sign_up_code_words", column: "word_start", values: WordStarts.starts(of: note).sorted(), owner: "code_id", id: codeID,
+            in: "sign_up_code_words",
+            column: "word_start",
+            values: WordStarts.starts(of: note).sorted(),
+            owner: "code_id",
+            id: codeID,
             copied: [("created_at", createdAt)]
         )
     }

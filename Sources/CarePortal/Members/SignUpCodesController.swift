@@ -29,23 +29,34 @@ struct SignUpCodesController {
         }
         let address = ListAddress(path: SiteURL.signUpCodes.path, parameters: [("status", status?.rawValue), ("q", search)])
         let rows = SignUpCodeRows.html(
-            page.items, now: now, pseudonyms: pseudonyms, clock: portal.programSettings.current.clock, csrfToken: context.session?.csrfToken ?? ""
+            page.items,
+            now: now,
+            pseudonyms: pseudonyms,
+            clock: portal.programSettings.current.clock,
+            csrfToken: context.session?.csrfToken ?? ""
         )
-        return portal.pages.response(SignUpCodesPage(
-            layout: portal.layout("Sign-up codes", context: context, current: .signUpCodes),
-            search: search,
-            statusOptions: [FilterOption(value: "", title: "All codes", isSelected: status == nil)]
-                + SignUpCode.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
-            rows: rows.html, hasRows: !rows.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "codes")),
-            isFiltered: status != nil || !search.isEmpty
-        ))
+        return portal.pages.response(
+            SignUpCodesPage(
+                layout: portal.layout("Sign-up codes", context: context, current: .signUpCodes),
+                search: search,
+                statusOptions: [FilterOption(value: "", title: "All codes", isSelected: status == nil)]
+                    + SignUpCode.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
+                rows: rows.html,
+                hasRows: !rows.isEmpty,
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "codes")),
+                isFiltered: status != nil || !search.isEmpty
+            )
+        )
     }
 
     @Sendable func showNew(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(NewSignUpCodePage(
-            layout: portal.layout("New sign-up code", context: context, current: .signUpCodes), errors: [], fields: NewSignUpCodePage.fields()
-        ))
+        portal.pages.response(
+            NewSignUpCodePage(
+                layout: portal.layout("New sign-up code", context: context, current: .signUpCodes),
+                errors: [],
+                fields: NewSignUpCodePage.fields()
+            )
+        )
     }
 
     private struct NewCodeForm: Decodable {
@@ -61,28 +72,45 @@ struct SignUpCodesController {
             var fields = NewSignUpCodePage.fields(note: note)
             errors.apply(to: &fields)
             return portal.pages.response(
-                NewSignUpCodePage(layout: portal.layout("New sign-up code", context: context, current: .signUpCodes), errors: errors.items, fields: fields),
+                NewSignUpCodePage(
+                    layout: portal.layout("New sign-up code", context: context, current: .signUpCodes),
+                    errors: errors.items,
+                    fields: fields
+                ),
                 status: .unprocessableContent
             )
         }
         let origin = portal.origin(of: request, context: context)
         let (code, created) = try await portal.database.transaction { db in
             let (code, created) = try await codes.issue(
-                note: note, lifetime: portal.programSettings.current.codeLifetime, createdBy: staff.id,
-                randomBytes: portal.dependencies.randomBytes, now: portal.now, on: db
+                note: note,
+                lifetime: portal.programSettings.current.codeLifetime,
+                createdBy: staff.id,
+                randomBytes: portal.dependencies.randomBytes,
+                now: portal.now,
+                on: db
             )
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .signUpCodeCreated, recordType: "sign_up_code", recordID: "\(created.id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .signUpCodeCreated,
+                    recordType: "sign_up_code",
+                    recordID: "\(created.id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return (code, created)
         }
-        return portal.pages.response(SignUpCodeCreatedPage(
-            layout: portal.layout("Sign-up code", context: context, current: .signUpCodes),
-            code: code,
-            spokenCode: Self.spoken(code),
-            note: note.isEmpty ? nil : note,
-            expires: portal.programSettings.current.clock.dateTime(created.expiresAt)
-        ))
+        return portal.pages.response(
+            SignUpCodeCreatedPage(
+                layout: portal.layout("Sign-up code", context: context, current: .signUpCodes),
+                code: code,
+                spokenCode: Self.spoken(code),
+                note: note.isEmpty ? nil : note,
+                expires: portal.programSettings.current.clock.dateTime(created.expiresAt)
+            )
+        )
     }
 
     @Sendable func revoke(request: Request, context: PortalContext) async throws -> Response {
@@ -92,9 +120,16 @@ struct SignUpCodesController {
         let revoked = try await portal.database.transaction { db in
             guard try await codes.find(id: id, on: db) != nil else { throw HTTPError(.notFound) }
             guard try await codes.revoke(id: id, by: staff.id, now: portal.now, on: db) else { return false }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .signUpCodeRevoked, recordType: "sign_up_code", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .signUpCodeRevoked,
+                    recordType: "sign_up_code",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return true
         }
         try await portal.flash(

@@ -12,7 +12,11 @@ struct CareAPIController {
             routes.post(CareURL.apiRegistrations(kind).pattern, access: .everyone) { [care, portal] request, context in
                 let body = try await request.json(CareAPI.Registration.self)
                 try await care.register(
-                    kind: kind, email: body.email ?? "", name: body.name ?? "", password: body.password ?? "", origin: portal.origin(of: request, context: context)
+                    kind: kind,
+                    email: body.email ?? "",
+                    name: body.name ?? "",
+                    password: body.password ?? "",
+                    origin: portal.origin(of: request, context: context)
                 )
                 return .json(CareAPI.CheckEmail(message: MemoryCare.checkEmail), status: .accepted)
             }
@@ -43,18 +47,34 @@ struct CareAPIController {
                 guard let holder = context.appAccount else { throw APIError.unauthorized }
                 let page = try Self.page(request)
                 let (feed, unread) = try await portal.database.read { db in
-                    try await portal.notifications.feed(of: AppAccountRef(role: kind.rawValue, accountID: holder.accountID), page: PageRequest(number: page), on: db)
+                    try await portal.notifications.feed(
+                        of: AppAccountRef(role: kind.rawValue, accountID: holder.accountID),
+                        page: PageRequest(number: page),
+                        on: db
+                    )
                 }
-                return .json(CareAPI.Notifications(
-                    notifications: feed.items.map(CareAPI.Notification.init), page: page, pageCount: feed.pageCount, totalCount: feed.totalCount,
-                    unreadCount: unread
-                ))
+                return .json(
+                    CareAPI.Notifications(
+                        notifications: feed.items.map(CareAPI.Notification.init),
+                        page: page,
+                        pageCount: feed.pageCount,
+                        totalCount: feed.totalCount,
+                        unreadCount: unread
+                    )
+                )
             }
-            AppNotificationsAPIController(portal: portal, accounts: NotificationAccounts(
-                kind: kind.appAccount, access: .app(kind.appAccount), preferences: .care(.apiNotificationPreferences(kind)),
-                pushTokens: .care(.apiPushTokens(kind)), read: { .care(.apiNotificationRead(kind, $0)) }, readAll: .care(.apiNotificationsReadAll(kind)),
-                choosesReminders: false
-            )).addRoutes(to: &routes)
+            AppNotificationsAPIController(
+                portal: portal,
+                accounts: NotificationAccounts(
+                    kind: kind.appAccount,
+                    access: .app(kind.appAccount),
+                    preferences: .care(.apiNotificationPreferences(kind)),
+                    pushTokens: .care(.apiPushTokens(kind)),
+                    read: { .care(.apiNotificationRead(kind, $0)) },
+                    readAll: .care(.apiNotificationsReadAll(kind)),
+                    choosesReminders: false
+                )
+            ).addRoutes(to: &routes)
         }
         routes.post(CareURL.apiConfirmations.pattern, access: .everyone, confirm)
         routes.put(CareURL.apiPIN.pattern, access: .careReceiver, setPIN)
@@ -134,11 +154,15 @@ struct CareAPIController {
         var problems: [String: String] = [:]
         var filter = CareRepository.MemoryFilter(words: words(request))
         if let category = request.query("category") {
-            if MemoryCategory(rawValue: category) == nil { problems["category"] = "Use one of \(MemoryCategory.allCases.map(\.rawValue).joined(separator: ", "))" }
+            if MemoryCategory(rawValue: category) == nil {
+                problems["category"] = "Use one of \(MemoryCategory.allCases.map(\.rawValue).joined(separator: ", "))"
+            }
             filter.categories = [category]
         }
         if let type = request.query("type") {
-            if let type = MemoryType(rawValue: type) { filter.types = [type] } else {
+            if let type = MemoryType(rawValue: type) {
+                filter.types = [type]
+            } else {
                 problems["type"] = "Use one of \(MemoryType.allCases.map(\.rawValue).joined(separator: ", "))"
             }
         }
@@ -162,7 +186,12 @@ struct CareAPIController {
     @Sendable func memories(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
         let (filter, page) = (try Self.filter(request), try Self.page(request))
-        let (memories, hasMore) = try await care.memories(receiverID: holder.accountID, filter: filter, page: page, unlocked: try await unlocked(holder))
+        let (memories, hasMore) = try await care.memories(
+            receiverID: holder.accountID,
+            filter: filter,
+            page: page,
+            unlocked: try await unlocked(holder)
+        )
         return .json(CareAPI.MemoryPage(memories: memories.map(CareAPI.Memory.init), page: page, pageSize: MemoryCare.pageSize, hasMore: hasMore))
     }
 
@@ -179,8 +208,13 @@ struct CareAPIController {
         let body = try await request.json(CareAPI.MemoryBody.self)
         if let problem = MemoryRules.newClientIDProblem(body.clientId) { throw APIError.validation(["client_id": problem]) }
         let (memory, created) = try await care.create(
-            receiverID: holder.accountID, by: .careReceiver(holder.accountID), type: try type(of: body), secured: body.secured ?? false,
-            clientID: body.clientId, content: body.content, unlocked: try await unlocked(holder)
+            receiverID: holder.accountID,
+            by: .careReceiver(holder.accountID),
+            type: try type(of: body),
+            secured: body.secured ?? false,
+            clientID: body.clientId,
+            content: body.content,
+            unlocked: try await unlocked(holder)
         )
         return .json(CareAPI.Memory(memory), status: created ? .created : .ok)
     }
@@ -216,8 +250,13 @@ struct CareAPIController {
         let body = try await request.json(CareAPI.MemoryBody.self)
         do {
             let memory = try await care.update(
-                id: try context.parameters.recordID(), receiverID: holder.accountID, by: .careReceiver(holder.accountID), version: try Self.version(body.version),
-                secured: body.secured, content: body.content, unlocked: try await unlocked(holder)
+                id: try context.parameters.recordID(),
+                receiverID: holder.accountID,
+                by: .careReceiver(holder.accountID),
+                version: try Self.version(body.version),
+                secured: body.secured,
+                content: body.content,
+                unlocked: try await unlocked(holder)
             )
             return .json(CareAPI.Memory(memory))
         } catch let conflict as CareConflict {
@@ -229,8 +268,11 @@ struct CareAPIController {
         let holder = try context.requireCareReceiver()
         do {
             try await care.delete(
-                id: try context.parameters.recordID(), receiverID: holder.accountID, by: .careReceiver(holder.accountID),
-                version: try Self.queryVersion(request), unlocked: try await unlocked(holder)
+                id: try context.parameters.recordID(),
+                receiverID: holder.accountID,
+                by: .careReceiver(holder.accountID),
+                version: try Self.queryVersion(request),
+                unlocked: try await unlocked(holder)
             )
             return .noContent
         } catch let conflict as CareConflict {
@@ -241,13 +283,21 @@ struct CareAPIController {
     /// `GET …/changes?since=cursor`: what changed since the cursor (everything when absent), deletions included.
     @Sendable func changes(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
-        guard let since = Int64(request.query("since") ?? "0"), since >= 0 else { throw APIError.invalidQuery(["since": "Send the cursor of the last changes, or nothing"]) }
-        guard let limit = Int(request.query("limit") ?? "200"), (1...500).contains(limit) else { throw APIError.invalidQuery(["limit": "Use a limit from 1 to 500"]) }
+        guard let since = Int64(request.query("since") ?? "0"), since >= 0 else {
+            throw APIError.invalidQuery(["since": "Send the cursor of the last changes, or nothing"])
+        }
+        guard let limit = Int(request.query("limit") ?? "200"), (1...500).contains(limit) else {
+            throw APIError.invalidQuery(["limit": "Use a limit from 1 to 500"])
+        }
         let changes = try await care.changes(receiverID: holder.accountID, since: since, limit: limit, unlocked: try await unlocked(holder))
-        return .json(CareAPI.Changes(
-            memories: changes.memories.map(CareAPI.Memory.init), contacts: changes.contacts.map(CareAPI.Contact.init), cursor: "\(changes.cursor)",
-            hasMore: changes.hasMore
-        ))
+        return .json(
+            CareAPI.Changes(
+                memories: changes.memories.map(CareAPI.Memory.init),
+                contacts: changes.contacts.map(CareAPI.Contact.init),
+                cursor: "\(changes.cursor)",
+                hasMore: changes.hasMore
+            )
+        )
     }
 
     // MARK: Files
@@ -284,23 +334,33 @@ struct CareAPIController {
 
     @Sendable func memoryFile(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
-        guard let file = try await care.file(
-            try context.parameters.secondRecordID(), ofMemory: try context.parameters.recordID(), receiverID: holder.accountID, unlocked: try await unlocked(holder)
-        ) else { throw APIError.notFound }
+        guard
+            let file = try await care.file(
+                try context.parameters.secondRecordID(),
+                ofMemory: try context.parameters.recordID(),
+                receiverID: holder.accountID,
+                unlocked: try await unlocked(holder)
+            )
+        else { throw APIError.notFound }
         return try await care.response(for: file, receiverID: holder.accountID, request: request, context: context)
     }
 
     @Sendable func removeFile(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
         try await care.removeFile(
-            try context.parameters.secondRecordID(), ofMemory: try context.parameters.recordID(), receiverID: holder.accountID, unlocked: try await unlocked(holder)
+            try context.parameters.secondRecordID(),
+            ofMemory: try context.parameters.recordID(),
+            receiverID: holder.accountID,
+            unlocked: try await unlocked(holder)
         )
         return .noContent
     }
 
     @Sendable func contactPhoto(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
-        guard let photo = try await care.photo(ofContact: try context.parameters.recordID(), receiverID: holder.accountID) else { throw APIError.notFound }
+        guard let photo = try await care.photo(ofContact: try context.parameters.recordID(), receiverID: holder.accountID) else {
+            throw APIError.notFound
+        }
         return try await care.response(for: photo, receiverID: holder.accountID, request: request, context: context)
     }
 
@@ -367,7 +427,10 @@ struct CareAPIController {
         let body = try await request.json(CareAPI.ContactBody.self)
         do {
             let contact = try await care.updateContact(
-                id: try context.parameters.recordID(), receiverID: holder.accountID, version: try Self.version(body.version), content: body.content
+                id: try context.parameters.recordID(),
+                receiverID: holder.accountID,
+                version: try Self.version(body.version),
+                content: body.content
             )
             return .json(CareAPI.Contact(contact))
         } catch let conflict as CareConflict {
@@ -417,14 +480,21 @@ struct CareAPIController {
     @Sendable func changeLink(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
         let grant = try Self.grant(try await request.json(CareAPI.GrantBody.self))
-        let link = try await care.changeLink(id: try context.parameters.recordID(), grant: grant, holder, origin: portal.origin(of: request, context: context))
+        let link = try await care.changeLink(
+            id: try context.parameters.recordID(),
+            grant: grant,
+            holder,
+            origin: portal.origin(of: request, context: context)
+        )
         return .json(CareAPI.Link(link, history: nil, forCaregiver: false))
     }
 
     @Sendable func revokeLink(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
         try await care.revokeLink(
-            id: try context.parameters.recordID(), by: .careReceiver(holder.accountID), auditActor: MemoryCare.actor(holder),
+            id: try context.parameters.recordID(),
+            by: .careReceiver(holder.accountID),
+            auditActor: MemoryCare.actor(holder),
             origin: portal.origin(of: request, context: context)
         )
         return .noContent
@@ -436,12 +506,22 @@ struct CareAPIController {
         let page = try Self.page(request)
         let (entries, hasMore) = try await care.accessLog(receiverID: holder.accountID, page: page)
         let clock = portal.programSettings.current.clock
-        return .json(CareAPI.AccessLog(entries: entries.map { entry in
-            CareAPI.AccessEntry(
-                at: entry.at, caregiverName: entry.caregiverName, what: entry.what.rawValue, recordId: entry.recordID,
-                sentence: "\(entry.caregiverName ?? "A caregiver whose account is closed") saw \(entry.what.seen) on \(clock.dateTime(entry.at))"
+        return .json(
+            CareAPI.AccessLog(
+                entries: entries.map { entry in
+                    CareAPI.AccessEntry(
+                        at: entry.at,
+                        caregiverName: entry.caregiverName,
+                        what: entry.what.rawValue,
+                        recordId: entry.recordID,
+                        sentence:
+                            "\(entry.caregiverName ?? "A caregiver whose account is closed") saw \(entry.what.seen) on \(clock.dateTime(entry.at))"
+                    )
+                },
+                page: page,
+                hasMore: hasMore
             )
-        }, page: page, hasMore: hasMore))
+        )
     }
 
     @Sendable func saveLocation(request: Request, context: PortalContext) async throws -> Response {
@@ -450,9 +530,14 @@ struct CareAPIController {
         var problems: [String: String] = [:]
         if body.latitude.map({ (-90...90).contains($0) }) != true { problems["latitude"] = "Send a latitude from -90 to 90" }
         if body.longitude.map({ (-180...180).contains($0) }) != true { problems["longitude"] = "Send a longitude from -180 to 180" }
-        if let accuracy = body.accuracyMetres, !(0...100_000).contains(accuracy) { problems["accuracy_metres"] = "Send an accuracy from 0 to 100000 metres" }
+        if let accuracy = body.accuracyMetres, !(0...100_000).contains(accuracy) {
+            problems["accuracy_metres"] = "Send an accuracy from 0 to 100000 metres"
+        }
         guard problems.isEmpty, let latitude = body.latitude, let longitude = body.longitude else { throw APIError.validation(problems) }
-        try await care.saveLocation(CareLocation(latitude: latitude, longitude: longitude, accuracyMetres: body.accuracyMetres, at: portal.now), receiverID: holder.accountID)
+        try await care.saveLocation(
+            CareLocation(latitude: latitude, longitude: longitude, accuracyMetres: body.accuracyMetres, at: portal.now),
+            receiverID: holder.accountID
+        )
         return .noContent
     }
 }

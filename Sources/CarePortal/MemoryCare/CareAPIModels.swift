@@ -101,12 +101,21 @@ enum CareAPI {
         /// The content it gives, with the defaults of a field left out.
         var content: MemoryContent {
             MemoryContent(
-                title: title?.trimmed ?? "", category: category ?? MemoryCategory.other.rawValue,
-                happensAt: happensAt.flatMap { $0.isEmpty ? nil : $0 }, reminderAt: reminderAt.flatMap { $0.isEmpty ? nil : $0 },
-                recurrence: recurrence ?? Recurrence.none.rawValue, recurrenceDays: recurrenceDays ?? [], status: status ?? MemoryStatus.none.rawValue,
-                tags: tags ?? [], location: location?.trimmed ?? "", emoji: emoji ?? "", description: description ?? "",
+                title: title?.trimmed ?? "",
+                category: category ?? MemoryCategory.other.rawValue,
+                happensAt: happensAt.flatMap { $0.isEmpty ? nil : $0 },
+                reminderAt: reminderAt.flatMap { $0.isEmpty ? nil : $0 },
+                recurrence: recurrence ?? Recurrence.none.rawValue,
+                recurrenceDays: recurrenceDays ?? [],
+                status: status ?? MemoryStatus.none.rawValue,
+                tags: tags ?? [],
+                location: location?.trimmed ?? "",
+                emoji: emoji ?? "",
+                description: description ?? "",
                 customFields: (customFields ?? []).map { CustomField(title: $0.title?.trimmed ?? "", content: $0.content ?? "") },
-                people: people ?? [], fields: fields ?? [:], items: (items ?? []).map { TodoItem(text: $0.text?.trimmed ?? "", done: $0.done ?? false) }
+                people: people ?? [],
+                fields: fields ?? [:],
+                items: (items ?? []).map { TodoItem(text: $0.text?.trimmed ?? "", done: $0.done ?? false) }
             )
         }
     }
@@ -213,7 +222,10 @@ enum CareAPI {
 
         var content: ContactContent {
             ContactContent(
-                name: name?.trimmed ?? "", phones: (phones ?? []).map(\.trimmed), email: email?.trimmed ?? "", address: address?.trimmed ?? "",
+                name: name?.trimmed ?? "",
+                phones: (phones ?? []).map(\.trimmed),
+                email: email?.trimmed ?? "",
+                address: address?.trimmed ?? "",
                 company: company?.trimmed ?? ""
             )
         }
@@ -356,7 +368,10 @@ enum CareAPI {
             categories = link.grant.sortedCategories.map(\.rawValue)
             self.history = history?.map {
                 LinkEvent(
-                    at: $0.at, event: $0.kind.rawValue, by: $0.actor.role, scopes: $0.grant.sortedScopes.map(\.rawValue),
+                    at: $0.at,
+                    event: $0.kind.rawValue,
+                    by: $0.actor.role,
+                    scopes: $0.grant.sortedScopes.map(\.rawValue),
                     categories: $0.grant.sortedCategories.map(\.rawValue)
                 )
             }
@@ -418,8 +433,12 @@ enum CareAPI {
 
         init?(_ memory: CarePortal.Memory, whole: Bool) {
             guard let content = memory.content else { return nil }
-            (id, type, version, title, happensAt, reminderAt) = (memory.id, memory.type.rawValue, memory.version, content.title, content.happensAt, content.reminderAt)
-            (recurrence, recurrenceDays, status, location, emoji) = (content.recurrence, content.recurrenceDays, content.status, content.location, content.emoji)
+            (id, type, version, title, happensAt, reminderAt) = (
+                memory.id, memory.type.rawValue, memory.version, content.title, content.happensAt, content.reminderAt
+            )
+            (recurrence, recurrenceDays, status, location, emoji) = (
+                content.recurrence, content.recurrenceDays, content.status, content.location, content.emoji
+            )
             category = whole ? content.category : nil
             description = whole ? content.description : nil
             tags = whole ? content.tags : nil
@@ -444,7 +463,11 @@ extension CareAPI.Memory {
         object.field("changed_by", changedBy)
         object.field("client_id", clientId)
         object.field("created_at", createdAt)
-        if customFields?.isEmpty == true { object.field("custom_fields", [String]()) } else { try object.field("custom_fields", encoding: customFields) }
+        if customFields?.isEmpty == true {
+            object.field("custom_fields", [String]())
+        } else {
+            try object.field("custom_fields", encoding: customFields)
+        }
         object.field("deleted", deleted)
         object.field("description", description)
         object.field("emoji", emoji)

@@ -51,17 +51,23 @@ extension AppAccountKind {
 
     private static func careKind(_ kind: CareAccountKind, apiPrefix: String, pagesTitle: String) -> AppAccountKind {
         AppAccountKind(
-            role: kind.rawValue, apiPrefix: apiPrefix, identifierField: "email", identifierName: "email address",
+            role: kind.rawValue,
+            apiPrefix: apiPrefix,
+            identifierField: "email",
+            identifierName: "email address",
             passwordProblem: { password, email, policy in policy.problem(with: password, username: email) },
             tokens: .init(
-                table: kind == .careReceiver ? "care_receiver_tokens" : "caregiver_tokens", ownerColumn: "account_id",
-                ownerTable: "care_accounts", ownerKey: "id",
+                table: kind == .careReceiver ? "care_receiver_tokens" : "caregiver_tokens",
+                ownerColumn: "account_id",
+                ownerTable: "care_accounts",
+                ownerKey: "id",
                 ownerInForce: {
                     $0.where(SQLColumn("status", table: "care_accounts"), .equal, SQLBind(CareAccount.Status.active.rawValue))
                         .where(SQLColumn("kind", table: "care_accounts"), .equal, SQLBind(kind.rawValue))
                 }
             ),
-            pagesPath: "/app/\(kind == .careReceiver ? "care" : "caregiver")", pagesTitle: pagesTitle,
+            pagesPath: "/app/\(kind == .careReceiver ? "care" : "caregiver")",
+            pagesTitle: pagesTitle,
             credentials: { email, db in
                 try await CareRepository().credentials(kind: kind, email: email, on: db).map {
                     Credentials(accountID: $0.id, passwordHash: $0.passwordHash, mayUseApp: $0.status == .active)
@@ -69,7 +75,8 @@ extension AppAccountKind {
             },
             refusal: { _ in
                 APIError(
-                    status: .forbidden, code: "account_not_active",
+                    status: .forbidden,
+                    code: "account_not_active",
                     message: "This account is not open. Follow the link in the email we sent when you registered, or contact the program's support."
                 )
             },

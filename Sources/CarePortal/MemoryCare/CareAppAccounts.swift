@@ -14,10 +14,14 @@ struct CareAppAccounts {
     static let whoToCall = "call the program’s support line"
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(kind.appAccount, help: nil, links: [
-            AppSignInPages.Link(lead: "New here?", title: "Create your account", path: CareURL.appRegister(kind).path),
-            AppSignInPages.Link(lead: "Forgotten your password?", title: "Choose a new one", path: CareURL.appForgottenPassword(kind).path),
-        ])
+        routes.appPageSessions(
+            kind.appAccount,
+            help: nil,
+            links: [
+                AppSignInPages.Link(lead: "New here?", title: "Create your account", path: CareURL.appRegister(kind).path),
+                AppSignInPages.Link(lead: "Forgotten your password?", title: "Choose a new one", path: CareURL.appForgottenPassword(kind).path)
+            ]
+        )
         routes.get(CareURL.appRegister(kind).pattern, access: .everyone, registration)
         routes.post(CareURL.appRegister(kind).pattern, access: .everyone, register)
         routes.get(CareURL.appForgottenPassword(kind).pattern, access: .everyone, forgottenPassword)
@@ -27,11 +31,17 @@ struct CareAppAccounts {
         AppNotificationPages(
             portal: portal,
             accounts: NotificationAccounts(
-                kind: kind.appAccount, access: .app(kind.appAccount), preferences: .care(.apiNotificationPreferences(kind)),
-                pushTokens: .care(.apiPushTokens(kind)), read: { .care(.apiNotificationRead(kind, $0)) }, readAll: .care(.apiNotificationsReadAll(kind)),
+                kind: kind.appAccount,
+                access: .app(kind.appAccount),
+                preferences: .care(.apiNotificationPreferences(kind)),
+                pushTokens: .care(.apiPushTokens(kind)),
+                read: { .care(.apiNotificationRead(kind, $0)) },
+                readAll: .care(.apiNotificationsReadAll(kind)),
                 choosesReminders: false
             ),
-            feed: .care(.appNotifications(kind)), readAll: .care(.appNotificationsReadAll(kind)), choices: .care(.appNotificationChoices(kind)),
+            feed: .care(.appNotifications(kind)),
+            readAll: .care(.appNotificationsReadAll(kind)),
+            choices: .care(.appNotificationChoices(kind)),
             navigation: navigation
         ) { [kind] subject in
             guard subject.type == NotificationSubject.careMemoryType, let id = subject.id else { return nil }
@@ -43,11 +53,22 @@ struct CareAppAccounts {
 
     private static let team = "the program’s team"
 
-    private func feedbackPage(_ context: PortalContext, message: String = "", kind: FeedbackMessage.Kind = .feedback, problem: String? = nil,
-                              sent: Bool = false) -> AppFeedbackPage {
+    private func feedbackPage(
+        _ context: PortalContext,
+        message: String = "",
+        kind: FeedbackMessage.Kind = .feedback,
+        problem: String? = nil,
+        sent: Bool = false
+    ) -> AppFeedbackPage {
         AppFeedbackPage(
             layout: portal.appLayout("Feedback", context: context, navigation: navigation, currentPath: CareURL.appFeedback(self.kind).path),
-            action: .care(.appFeedback(self.kind)), teamName: Self.team, offersKind: true, message: message, kind: kind, problem: problem, sent: sent
+            action: .care(.appFeedback(self.kind)),
+            teamName: Self.team,
+            offersKind: true,
+            message: message,
+            kind: kind,
+            problem: problem,
+            sent: sent
         )
     }
 
@@ -93,22 +114,36 @@ struct CareAppAccounts {
         func refused(_ problems: [String: String]) -> Response {
             var errors = FormErrors()
             for field in CareRegistrationPage.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
-            return portal.pages.response(CareRegistrationPage(
-                layout: portal.appLayout("Create your account", context: context), kind: kind, name: name, email: email, errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                CareRegistrationPage(
+                    layout: portal.appLayout("Create your account", context: context),
+                    kind: kind,
+                    name: name,
+                    email: email,
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
         // Every problem at once, the confirmation's with the rest, before anything is made or sent.
         var problems = care.problems(registering: email, name: name, password: password)
-        if problems["password"] == nil, password != (form.password_confirmation ?? "") { problems["password_confirmation"] = "Enter the same password twice" }
+        if problems["password"] == nil, password != (form.password_confirmation ?? "") {
+            problems["password_confirmation"] = "Enter the same password twice"
+        }
         guard problems.isEmpty else { return refused(problems) }
         do {
             try await care.register(kind: kind, email: email, name: name, password: password, origin: portal.origin(of: request, context: context))
         } catch let error as APIError {
             return refused(error.pausedPageMessage.map { ["email": $0] } ?? error.fields)
         }
-        return portal.pages.response(AppCheckEmailPage(
-            layout: portal.appLayout("Check your email", context: context), message: MemoryCare.checkEmail, kind: kind.appAccount, whoToCall: Self.whoToCall
-        ))
+        return portal.pages.response(
+            AppCheckEmailPage(
+                layout: portal.appLayout("Check your email", context: context),
+                message: MemoryCare.checkEmail,
+                kind: kind.appAccount,
+                whoToCall: Self.whoToCall
+            )
+        )
     }
 
     private struct ResetForm: Decodable {
@@ -116,7 +151,9 @@ struct CareAppAccounts {
     }
 
     @Sendable func forgottenPassword(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(AppForgottenPasswordPage(layout: portal.appLayout("Forgotten password", context: context), action: .care(.appForgottenPassword(kind))))
+        portal.pages.response(
+            AppForgottenPasswordPage(layout: portal.appLayout("Forgotten password", context: context), action: .care(.appForgottenPassword(kind)))
+        )
     }
 
     @Sendable func requestReset(request: Request, context: PortalContext) async throws -> Response {
@@ -126,12 +163,23 @@ struct CareAppAccounts {
         } catch let error as APIError {
             var errors = FormErrors()
             errors.add("email", error.pausedPageMessage ?? error.fields["email"] ?? error.message)
-            return portal.pages.response(AppForgottenPasswordPage(
-                layout: portal.appLayout("Forgotten password", context: context), action: .care(.appForgottenPassword(kind)), email: email.trimmed, errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                AppForgottenPasswordPage(
+                    layout: portal.appLayout("Forgotten password", context: context),
+                    action: .care(.appForgottenPassword(kind)),
+                    email: email.trimmed,
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
-        return portal.pages.response(AppCheckEmailPage(
-            layout: portal.appLayout("Check your email", context: context), message: AppPasswordReset.sent, kind: kind.appAccount, whoToCall: Self.whoToCall
-        ))
+        return portal.pages.response(
+            AppCheckEmailPage(
+                layout: portal.appLayout("Check your email", context: context),
+                message: AppPasswordReset.sent,
+                kind: kind.appAccount,
+                whoToCall: Self.whoToCall
+            )
+        )
     }
 }

@@ -70,15 +70,28 @@ struct CareAppController {
             let week = CareRepository.MemoryFilter(from: today.iso, to: today.adding(days: 7).iso)
             thisWeek = try await care.memories(receiverID: holder.accountID, filter: week, page: 1, unlocked: false).memories.reversed()
         }
-        let notice: String? = switch request.query("done") {
-        case "deleted": "The memory is deleted."
-        case "locked": "Your secured memories are closed again."
-        default: nil
-        }
-        return portal.pages.response(CareMemoriesPage(
-            layout: layout("Your memories", context), name: account.name, thisWeek: thisWeek, memories: memories, query: query.trimmed, category: category,
-            page: page, hasMore: hasMore, openUntil: openUntil, hasSecured: account.hasPIN, clock: clock, notice: notice
-        ))
+        let notice: String? =
+            switch request.query("done") {
+            case "deleted": "The memory is deleted."
+            case "locked": "Your secured memories are closed again."
+            default: nil
+            }
+        return portal.pages.response(
+            CareMemoriesPage(
+                layout: layout("Your memories", context),
+                name: account.name,
+                thisWeek: thisWeek,
+                memories: memories,
+                query: query.trimmed,
+                category: category,
+                page: page,
+                hasMore: hasMore,
+                openUntil: openUntil,
+                hasSecured: account.hasPIN,
+                clock: clock,
+                notice: notice
+            )
+        )
     }
 
     /// Her contacts to choose people from, and whether she has a PIN.
@@ -87,13 +100,29 @@ struct CareAppController {
         return (contacts, try await care.account(holder).0.hasPIN)
     }
 
-    private func formPage(_ context: PortalContext, type: MemoryType, typed: CareMemoryTyped, problems: CareMemoryTyped.Problems = .init(),
-                          memory: Memory? = nil, conflict: String? = nil, askPIN: Bool = false, holder: AppAccountHolder) async throws -> CareMemoryFormPage {
+    private func formPage(
+        _ context: PortalContext,
+        type: MemoryType,
+        typed: CareMemoryTyped,
+        problems: CareMemoryTyped.Problems = .init(),
+        memory: Memory? = nil,
+        conflict: String? = nil,
+        askPIN: Bool = false,
+        holder: AppAccountHolder
+    ) async throws -> CareMemoryFormPage {
         let (contacts, hasPIN) = try await formContext(holder)
         return CareMemoryFormPage(
-            layout: layout(memory == nil ? "New memory" : "Change a memory", context), type: type, typed: typed, problems: problems,
-            memoryID: memory?.id, version: memory?.version, action: memory.map { CareURL.appMemoryEdit($0.id).path } ?? CareURL.appMemoryNew.path,
-            cancelPath: memory.map { CareURL.appMemory($0.id).path } ?? CareURL.appMemories.path, contacts: contacts, hasPIN: hasPIN, conflict: conflict,
+            layout: layout(memory == nil ? "New memory" : "Change a memory", context),
+            type: type,
+            typed: typed,
+            problems: problems,
+            memoryID: memory?.id,
+            version: memory?.version,
+            action: memory.map { CareURL.appMemoryEdit($0.id).path } ?? CareURL.appMemoryNew.path,
+            cancelPath: memory.map { CareURL.appMemory($0.id).path } ?? CareURL.appMemories.path,
+            contacts: contacts,
+            hasPIN: hasPIN,
+            conflict: conflict,
             askPIN: askPIN
         )
     }
@@ -103,14 +132,21 @@ struct CareAppController {
         let holder = try Self.receiver(context)
         guard let type = request.query("type").flatMap(MemoryType.init(rawValue:)) else {
             let problem = request.query("chosen") == nil ? nil : "Choose what kind of memory it is"
-            return portal.pages.response(CareMemoryTypePage(layout: layout("New memory", context, .appMemoryNew), problem: problem),
-                                         status: problem == nil ? .ok : .unprocessableContent)
+            return portal.pages.response(
+                CareMemoryTypePage(layout: layout("New memory", context, .appMemoryNew), problem: problem),
+                status: problem == nil ? .ok : .unprocessableContent
+            )
         }
         return portal.pages.response(try await formPage(context, type: type, typed: CareMemoryTyped(), holder: holder))
     }
 
     /// What she typed as a memory of `type` over `kept`, or the form again with every problem.
-    private func checked(_ form: CareMemoryForm, type: MemoryType, kept: MemoryContent?, offered: [CareContact]) -> (MemoryContent, CareMemoryTyped.Problems) {
+    private func checked(
+        _ form: CareMemoryForm,
+        type: MemoryType,
+        kept: MemoryContent?,
+        offered: [CareContact]
+    ) -> (MemoryContent, CareMemoryTyped.Problems) {
         var typed = form.typed
         // People the form could not offer (beyond her first page of contacts) stay on the memory.
         let offeredIDs = Set(offered.map(\.id))
@@ -142,20 +178,32 @@ struct CareAppController {
             do {
                 let unlocked = try await care.unlockedUntil(holder) != nil
                 let (memory, _) = try await care.create(
-                    receiverID: holder.accountID, by: .careReceiver(holder.accountID), type: type, secured: form.secured == "on" || type.isSecret,
-                    clientID: nil, content: content, unlocked: unlocked
+                    receiverID: holder.accountID,
+                    by: .careReceiver(holder.accountID),
+                    type: type,
+                    secured: form.secured == "on" || type.isSecret,
+                    clientID: nil,
+                    content: content,
+                    unlocked: unlocked
                 )
                 return seeOther("\(CareURL.appMemory(memory.id).path)?done=saved")
             } catch let error as APIError where error.status != .notFound {
                 problems = Self.problems(of: error)
             }
         }
-        return portal.pages.response(try await formPage(context, type: type, typed: form.typed, problems: problems, holder: holder), status: .unprocessableContent)
+        return portal.pages.response(
+            try await formPage(context, type: type, typed: form.typed, problems: problems, holder: holder),
+            status: .unprocessableContent
+        )
     }
 
     /// Her memory, opened if her PIN is entered; 404 for one that is not hers or is deleted.
     private func stored(_ context: PortalContext, _ holder: AppAccountHolder) async throws -> Memory {
-        try await care.memory(id: try context.parameters.recordID(), receiverID: holder.accountID, unlocked: try await care.unlockedUntil(holder) != nil)
+        try await care.memory(
+            id: try context.parameters.recordID(),
+            receiverID: holder.accountID,
+            unlocked: try await care.unlockedUntil(holder) != nil
+        )
     }
 
     /// The names of her contacts a memory is about, by id.
@@ -163,7 +211,9 @@ struct CareAppController {
         try await portal.database.read { db in
             var names: [Int64: String] = [:]
             for id in people.prefix(MemoryRules.maximumPeople) {
-                if let contact = try await repository.contact(id: id, receiverID: receiverID, on: db), contact.deletedAt == nil { names[id] = contact.content.name }
+                if let contact = try await repository.contact(id: id, receiverID: receiverID, on: db), contact.deletedAt == nil {
+                    names[id] = contact.content.name
+                }
             }
             return names
         }
@@ -171,27 +221,42 @@ struct CareAppController {
 
     @Sendable func memory(request: Request, context: PortalContext) async throws -> Response {
         let holder = try Self.receiver(context)
-        let (notice, undo): (String?, String?) = switch request.query("done") {
-        case "saved": ("Saved.", nil)
-        case "done": ("Marked as done.", MemoryStatus.open.rawValue)
-        case "open": ("Marked as not done.", MemoryStatus.done.rawValue)
-        case "changed": ("It was changed somewhere else just now. This is how it is now: please try again.", nil)
-        case "attached": ("Added.", nil)
-        case "removed": ("Removed.", nil)
-        default: (nil, nil)
-        }
+        let (notice, undo): (String?, String?) =
+            switch request.query("done") {
+            case "saved": ("Saved.", nil)
+            case "done": ("Marked as done.", MemoryStatus.open.rawValue)
+            case "open": ("Marked as not done.", MemoryStatus.done.rawValue)
+            case "changed": ("It was changed somewhere else just now. This is how it is now: please try again.", nil)
+            case "attached": ("Added.", nil)
+            case "removed": ("Removed.", nil)
+            default: (nil, nil)
+            }
         return try await memoryPage(try await stored(context, holder), holder, context, notice: notice, undo: undo)
     }
 
     /// Her memory's page, with its files when it is open; `fileError` beside the file box (422).
-    private func memoryPage(_ memory: Memory, _ holder: AppAccountHolder, _ context: PortalContext, notice: String? = nil, undo: String? = nil,
-                            fileError: String? = nil) async throws -> Response {
+    private func memoryPage(
+        _ memory: Memory,
+        _ holder: AppAccountHolder,
+        _ context: PortalContext,
+        notice: String? = nil,
+        undo: String? = nil,
+        fileError: String? = nil
+    ) async throws -> Response {
         let names = try await names(memory.content?.people ?? [], receiverID: holder.accountID)
         let files = memory.content == nil ? [] : try await care.files(of: memory)
-        return portal.pages.response(CareMemoryPage(
-            layout: layout(memory.content?.title ?? "Secured memory", context), memory: memory, contacts: names, notice: notice, undoStatus: undo,
-            files: files, fileError: fileError
-        ), status: fileError == nil ? .ok : .unprocessableContent)
+        return portal.pages.response(
+            CareMemoryPage(
+                layout: layout(memory.content?.title ?? "Secured memory", context),
+                memory: memory,
+                contacts: names,
+                notice: notice,
+                undoStatus: undo,
+                files: files,
+                fileError: fileError
+            ),
+            status: fileError == nil ? .ok : .unprocessableContent
+        )
     }
 
     // MARK: Pictures and files
@@ -214,7 +279,14 @@ struct CareAppController {
         let id = try context.parameters.recordID()
         let unlocked = try await care.unlockedUntil(holder) != nil
         do {
-            guard let file = try await care.file(try context.parameters.secondRecordID(), ofMemory: id, receiverID: holder.accountID, unlocked: unlocked) else {
+            guard
+                let file = try await care.file(
+                    try context.parameters.secondRecordID(),
+                    ofMemory: id,
+                    receiverID: holder.accountID,
+                    unlocked: unlocked
+                )
+            else {
                 throw HTTPError(.notFound)
             }
             return try await care.response(for: file, receiverID: holder.accountID, request: request, context: context)
@@ -228,20 +300,32 @@ struct CareAppController {
         let memory = try await stored(context, holder)
         guard memory.content != nil else { return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemory(memory.id).path)") }
         let fileID = try context.parameters.secondRecordID()
-        guard let file = try await care.file(fileID, ofMemory: memory.id, receiverID: holder.accountID, unlocked: true) else { throw HTTPError(.notFound) }
-        return portal.pages.response(CareConfirmPage(
-            layout: layout("Remove a file", context), heading: "Remove “\(file.name ?? "file")”?",
-            body: "It goes from this memory, and from the apps of anyone you share it with. This cannot be undone.",
-            action: CareURL.appMemoryFileRemove(memory.id, fileID).path, version: nil, button: "Yes, remove it", cancelPath: CareURL.appMemory(memory.id).path
-        ))
+        guard let file = try await care.file(fileID, ofMemory: memory.id, receiverID: holder.accountID, unlocked: true) else {
+            throw HTTPError(.notFound)
+        }
+        return portal.pages.response(
+            CareConfirmPage(
+                layout: layout("Remove a file", context),
+                heading: "Remove “\(file.name ?? "file")”?",
+                body: "It goes from this memory, and from the apps of anyone you share it with. This cannot be undone.",
+                action: CareURL.appMemoryFileRemove(memory.id, fileID).path,
+                version: nil,
+                button: "Yes, remove it",
+                cancelPath: CareURL.appMemory(memory.id).path
+            )
+        )
     }
 
     @Sendable func removeFile(request: Request, context: PortalContext) async throws -> Response {
         let holder = try Self.receiver(context)
         let id = try context.parameters.recordID()
         do {
-            try await care.removeFile(try context.parameters.secondRecordID(), ofMemory: id, receiverID: holder.accountID,
-                                      unlocked: try await care.unlockedUntil(holder) != nil)
+            try await care.removeFile(
+                try context.parameters.secondRecordID(),
+                ofMemory: id,
+                receiverID: holder.accountID,
+                unlocked: try await care.unlockedUntil(holder) != nil
+            )
         } catch let error as APIError where error.code == APIError.locked.code {
             return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemory(id).path)")
         }
@@ -252,9 +336,15 @@ struct CareAppController {
         let holder = try Self.receiver(context)
         let memory = try await stored(context, holder)
         guard let content = memory.content else { return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemoryEdit(memory.id).path)") }
-        return portal.pages.response(try await formPage(
-            context, type: memory.type, typed: CareMemoryTyped(content, secured: memory.secured), memory: memory, holder: holder
-        ))
+        return portal.pages.response(
+            try await formPage(
+                context,
+                type: memory.type,
+                typed: CareMemoryTyped(content, secured: memory.secured),
+                memory: memory,
+                holder: holder
+            )
+        )
     }
 
     @Sendable func saveMemory(request: Request, context: PortalContext) async throws -> Response {
@@ -268,12 +358,22 @@ struct CareAppController {
                 var problems = CareMemoryTyped.Problems()
                 problems.fields["pin"] = problem
                 return portal.pages.response(
-                    try await formPage(context, type: current.type, typed: form.typed, problems: problems, memory: current, askPIN: true, holder: holder),
+                    try await formPage(
+                        context,
+                        type: current.type,
+                        typed: form.typed,
+                        problems: problems,
+                        memory: current,
+                        askPIN: true,
+                        holder: holder
+                    ),
                     status: .unprocessableContent
                 )
             }
             guard let pin = form.pin, !pin.isEmpty else {
-                return try await askAgain("Your secured memories closed after \(Int(MemoryCare.unlockLifetime / 60)) minutes: enter your PIN to save your changes")
+                return try await askAgain(
+                    "Your secured memories closed after \(Int(MemoryCare.unlockLifetime / 60)) minutes: enter your PIN to save your changes"
+                )
             }
             do {
                 _ = try await care.unlock(holder, pin: pin, origin: portal.origin(of: request, context: context))
@@ -291,13 +391,19 @@ struct CareAppController {
         if problems.isEmpty {
             do {
                 _ = try await care.update(
-                    id: current.id, receiverID: holder.accountID, by: .careReceiver(holder.accountID), version: Int64(form.version ?? "") ?? -1,
-                    secured: current.type.isSecret ? true : form.secured == "on", content: content, unlocked: try await care.unlockedUntil(holder) != nil
+                    id: current.id,
+                    receiverID: holder.accountID,
+                    by: .careReceiver(holder.accountID),
+                    version: Int64(form.version ?? "") ?? -1,
+                    secured: current.type.isSecret ? true : form.secured == "on",
+                    content: content,
+                    unlocked: try await care.unlockedUntil(holder) != nil
                 )
                 return seeOther("\(CareURL.appMemory(current.id).path)?done=saved")
             } catch CareConflict.memory(let newer) {
                 // What she typed stays in the boxes; saving again keeps it over the newer version.
-                conflict = "It was changed somewhere else (perhaps in the app) since you opened it. Your changes are still below: save again to keep them."
+                conflict =
+                    "It was changed somewhere else (perhaps in the app) since you opened it. Your changes are still below: save again to keep them."
                 shown = newer
             } catch let error as APIError where error.status != .notFound {
                 problems = Self.problems(of: error)
@@ -332,8 +438,13 @@ struct CareAppController {
         }
         do {
             _ = try await care.update(
-                id: memory.id, receiverID: holder.accountID, by: .careReceiver(holder.accountID), version: memory.version, secured: memory.secured,
-                content: content, unlocked: try await care.unlockedUntil(holder) != nil
+                id: memory.id,
+                receiverID: holder.accountID,
+                by: .careReceiver(holder.accountID),
+                version: memory.version,
+                secured: memory.secured,
+                content: content,
+                unlocked: try await care.unlockedUntil(holder) != nil
             )
         } catch CareConflict.memory {
             return seeOther("\(CareURL.appMemory(memory.id).path)?done=changed")
@@ -346,11 +457,17 @@ struct CareAppController {
         let memory = try await stored(context, holder)
         guard let content = memory.content else { return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemoryDelete(memory.id).path)") }
         let reminders = content.reminderAt == nil ? "" : " Its reminders stop."
-        return portal.pages.response(CareConfirmPage(
-            layout: layout("Delete a memory", context), heading: "Delete “\(content.title)”?",
-            body: "It goes from your memories, and from the apps of anyone you share it with.\(reminders) This cannot be undone.",
-            action: CareURL.appMemoryDelete(memory.id).path, version: memory.version, button: "Yes, delete it", cancelPath: CareURL.appMemory(memory.id).path
-        ))
+        return portal.pages.response(
+            CareConfirmPage(
+                layout: layout("Delete a memory", context),
+                heading: "Delete “\(content.title)”?",
+                body: "It goes from your memories, and from the apps of anyone you share it with.\(reminders) This cannot be undone.",
+                action: CareURL.appMemoryDelete(memory.id).path,
+                version: memory.version,
+                button: "Yes, delete it",
+                cancelPath: CareURL.appMemory(memory.id).path
+            )
+        )
     }
 
     private struct VersionForm: Decodable {
@@ -362,8 +479,13 @@ struct CareAppController {
         let id = try context.parameters.recordID()
         let version = try await request.form(VersionForm.self, context: context).version.flatMap { Int64($0) }
         do {
-            try await care.delete(id: id, receiverID: holder.accountID, by: .careReceiver(holder.accountID), version: version,
-                                  unlocked: try await care.unlockedUntil(holder) != nil)
+            try await care.delete(
+                id: id,
+                receiverID: holder.accountID,
+                by: .careReceiver(holder.accountID),
+                version: version,
+                unlocked: try await care.unlockedUntil(holder) != nil
+            )
         } catch CareConflict.memory {
             // Changed since she was asked: she sees it as it is now before deciding again.
             return seeOther("\(CareURL.appMemory(id).path)?done=changed")
@@ -378,7 +500,13 @@ struct CareAppController {
     @Sendable func unlockForm(request: Request, context: PortalContext) async throws -> Response {
         let holder = try Self.receiver(context)
         let hasPIN = try await care.account(holder).0.hasPIN
-        return portal.pages.response(CareUnlockPage(layout: layout("Secured memories", context), hasPIN: hasPIN, next: AppAccountKind.careReceiver.ownPage(request.query("next"))))
+        return portal.pages.response(
+            CareUnlockPage(
+                layout: layout("Secured memories", context),
+                hasPIN: hasPIN,
+                next: AppAccountKind.careReceiver.ownPage(request.query("next"))
+            )
+        )
     }
 
     private struct PINForm: Decodable {
@@ -398,8 +526,10 @@ struct CareAppController {
             var errors = FormErrors()
             errors.add("pin", error.pausedPageMessage ?? error.fields["pin"] ?? error.message)
             let hasPIN = try await care.account(holder).0.hasPIN
-            return portal.pages.response(CareUnlockPage(layout: layout("Secured memories", context), hasPIN: hasPIN, next: next, errors: errors),
-                                         status: .unprocessableContent)
+            return portal.pages.response(
+                CareUnlockPage(layout: layout("Secured memories", context), hasPIN: hasPIN, next: next, errors: errors),
+                status: .unprocessableContent
+            )
         }
     }
 
@@ -426,7 +556,10 @@ struct CareAppController {
             for field in ["password", "pin"] { if let problem = error.fields[field] { errors.add(field, problem) } }
             if errors.isEmpty { errors.add("password", error.message) }
             let hasPIN = try await care.account(holder).0.hasPIN
-            return portal.pages.response(CarePINPage(layout: layout("Your PIN", context), hasPIN: hasPIN, errors: errors), status: .unprocessableContent)
+            return portal.pages.response(
+                CarePINPage(layout: layout("Your PIN", context), hasPIN: hasPIN, errors: errors),
+                status: .unprocessableContent
+            )
         }
     }
 }

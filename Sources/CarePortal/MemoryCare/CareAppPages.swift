@@ -27,18 +27,24 @@ extension TemplateName {
     static let appCareTemplates: [TemplateName] = [
         .appCareRegister, .appCareMemories, .appCareMemoryType, .appCareMemoryForm, .appCareMemory, .appCareConfirm, .appCareUnlock,
         .appCarePIN, .appCareContacts, .appCareContact, .appCareContactForm, .appCareSharing, .appCareGrant, .appCareCode,
-        .appCareAccessLog, .appCaregiverPeople, .appCaregiverPerson, .appCaregiverMemory,
+        .appCareAccessLog, .appCaregiverPeople, .appCaregiverPerson, .appCaregiverMemory
     ]
 }
 
 extension AppNavigation {
-    static let careReceiver = AppNavigation(.careReceiver, links: [
-        ("Memories", CareURL.appMemories.path), ("Contacts", CareURL.appContacts.path), ("Sharing", CareURL.appSharing.path),
-        ("Notifications", CareURL.appNotifications(.careReceiver).path),
-    ])
-    static let caregiver = AppNavigation(.caregiver, links: [
-        ("People you help", CareURL.appPeople.path), ("Notifications", CareURL.appNotifications(.caregiver).path),
-    ])
+    static let careReceiver = AppNavigation(
+        .careReceiver,
+        links: [
+            ("Memories", CareURL.appMemories.path), ("Contacts", CareURL.appContacts.path), ("Sharing", CareURL.appSharing.path),
+            ("Notifications", CareURL.appNotifications(.careReceiver).path)
+        ]
+    )
+    static let caregiver = AppNavigation(
+        .caregiver,
+        links: [
+            ("People you help", CareURL.appPeople.path), ("Notifications", CareURL.appNotifications(.caregiver).path)
+        ]
+    )
 }
 
 /// How memory care's pages say a time she gave (`2026-03-03T10:30`) and read one she types.
@@ -53,8 +59,8 @@ enum CareAppTime {
     static func time(_ typed: String) -> String? {
         let parts = typed.trimmed.split(omittingEmptySubsequences: false) { $0 == ":" || $0 == "." }
         guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }), let hour = Int(parts[0]), let minute = Int(parts[1]),
-              (0..<24).contains(hour), (0..<60).contains(minute)
+            parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }), let hour = Int(parts[0]), let minute = Int(parts[1]),
+            (0..<24).contains(hour), (0..<60).contains(minute)
         else { return nil }
         return String(format: "%02d:%02d", hour, minute)
     }
@@ -151,11 +157,23 @@ struct CareChoice: Encodable, Sendable {
     let isSelected: Bool
 
     /// One choice per item, the first with the group's own id so the error summary can link to it.
-    static func group<T>(_ name: String, _ items: [T], value: (T) -> String, title: (T) -> String, hint: (T) -> String? = { _ in nil },
-                         selected: (T) -> Bool) -> [CareChoice] {
+    static func group<T>(
+        _ name: String,
+        _ items: [T],
+        value: (T) -> String,
+        title: (T) -> String,
+        hint: (T) -> String? = { _ in nil },
+        selected: (T) -> Bool
+    ) -> [CareChoice] {
         items.enumerated().map { index, item in
-            CareChoice(id: index == 0 ? name : "\(name)-\(value(item))", name: name, value: value(item), title: title(item), hint: hint(item),
-                       isSelected: selected(item))
+            CareChoice(
+                id: index == 0 ? name : "\(name)-\(value(item))",
+                name: name,
+                value: value(item),
+                title: title(item),
+                hint: hint(item),
+                isSelected: selected(item)
+            )
         }
     }
 }
@@ -178,12 +196,26 @@ struct CareRegistrationPage: Page {
         self.layout = layout
         self.errors = errors.items
         heading = kind == .careReceiver ? "Create your account" : "Create your caregiver account"
-        var fields = [
-            FormField("name", label: "Your name", value: name,
-                      hint: kind == .careReceiver ? "The people you share with see it." : "The person you help sees it.", autocomplete: "name", width: 20),
-            FormField("email", label: "Email address", value: email, hint: "You sign in with it, and we send a link to it to start.",
-                      type: "email", autocomplete: "email", width: 30),
-        ] + FormField.newPassword()
+        var fields =
+            [
+                FormField(
+                    "name",
+                    label: "Your name",
+                    value: name,
+                    hint: kind == .careReceiver ? "The people you share with see it." : "The person you help sees it.",
+                    autocomplete: "name",
+                    width: 20
+                ),
+                FormField(
+                    "email",
+                    label: "Email address",
+                    value: email,
+                    hint: "You sign in with it, and we send a link to it to start.",
+                    type: "email",
+                    autocomplete: "email",
+                    width: 30
+                )
+            ] + FormField.newPassword()
         errors.apply(to: &fields)
         self.fields = fields
         action = CareURL.appRegister(kind).path
@@ -215,7 +247,9 @@ struct CareMemoryCard: Encodable, Sendable {
         let status = MemoryStatus(rawValue: content.status)
         isDone = status == .done
         let when = CareAppTime.text(content.happensAt) ?? CareAppTime.text(content.reminderAt).map { "Reminder \($0)" }
-        note = [memory.type.title, when, status == .done ? "Done" : status == .cancelled ? "Cancelled" : nil].compactMap { $0 }.joined(separator: " · ")
+        note = [memory.type.title, when, status == .done ? "Done" : status == .cancelled ? "Cancelled" : nil].compactMap { $0 }.joined(
+            separator: " · "
+        )
     }
 }
 
@@ -239,16 +273,37 @@ struct CareMemoriesPage: Page {
     let pages: CarePageLinks
     let notice: String?
 
-    init(layout: Layout, name: String, thisWeek: [Memory], memories: [Memory], query: String, category: String?, page: Int, hasMore: Bool,
-         openUntil: Date?, hasSecured: Bool, clock: ProgramClock, notice: String?) {
+    init(
+        layout: Layout,
+        name: String,
+        thisWeek: [Memory],
+        memories: [Memory],
+        query: String,
+        category: String?,
+        page: Int,
+        hasMore: Bool,
+        openUntil: Date?,
+        hasSecured: Bool,
+        clock: ProgramClock,
+        notice: String?
+    ) {
         self.layout = layout
         greeting = "Hello, \(name)"
         self.thisWeek = thisWeek.map { CareMemoryCard($0, path: CareURL.appMemory($0.id).path) }
         self.memories = memories.map { CareMemoryCard($0, path: CareURL.appMemory($0.id).path) }
         self.query = query
-        categories = [CareChoice(id: "category", name: "category", value: "", title: "All categories", hint: nil, isSelected: category == nil)]
-            + MemoryCategory.allCases.map { CareChoice(id: "category-\($0.rawValue)", name: "category", value: $0.rawValue, title: $0.title, hint: nil,
-                                                       isSelected: category == $0.rawValue) }
+        categories =
+            [CareChoice(id: "category", name: "category", value: "", title: "All categories", hint: nil, isSelected: category == nil)]
+            + MemoryCategory.allCases.map {
+                CareChoice(
+                    id: "category-\($0.rawValue)",
+                    name: "category",
+                    value: $0.rawValue,
+                    title: $0.title,
+                    hint: nil,
+                    isSelected: category == $0.rawValue
+                )
+            }
         isFiltered = !query.isEmpty || category != nil
         unlockPath = openUntil == nil && hasSecured ? "\(CareURL.appUnlock.path)?next=\(CareURL.appMemories.path)" : nil
         lockPath = openUntil == nil ? nil : CareURL.appLock.path
@@ -269,8 +324,14 @@ struct CareMemoryTypePage: Page {
     let action: String
     let cancelPath: String
 
-    init(layout: Layout, question: String = "What kind of memory is it?", types: [MemoryType] = MemoryType.allCases,
-         action: String = CareURL.appMemoryNew.path, cancelPath: String = CareURL.appMemories.path, problem: String? = nil) {
+    init(
+        layout: Layout,
+        question: String = "What kind of memory is it?",
+        types: [MemoryType] = MemoryType.allCases,
+        action: String = CareURL.appMemoryNew.path,
+        cancelPath: String = CareURL.appMemories.path,
+        problem: String? = nil
+    ) {
         self.layout = layout
         self.question = question
         errors = problem.map { [FormErrors.Item(field: "type", message: $0)] } ?? []
@@ -305,7 +366,9 @@ struct CareMemoryTyped: Sendable {
     /// The form filled from a memory she has.
     init(_ content: MemoryContent, secured: Bool) {
         func split(_ local: String?) -> (DateInputValue, String) {
-            guard let local, let date = CalendarDate(iso: String(local.prefix(10))) else { return (DateInputValue(day: nil, month: nil, year: nil), "") }
+            guard let local, let date = CalendarDate(iso: String(local.prefix(10))) else {
+                return (DateInputValue(day: nil, month: nil, year: nil), "")
+            }
             return (DateInputValue(day: "\(date.day)", month: "\(date.month)", year: "\(date.year)"), String(local.dropFirst(11)))
         }
         title = content.title
@@ -360,12 +423,21 @@ struct CareMemoryTyped: Sendable {
             TodoItem(text: text, done: keptItems.first { $0.text == text }?.done ?? false)
         }
         let content = MemoryContent(
-            title: title.trimmed, category: category, happensAt: happensAt, reminderAt: reminderAt, recurrence: recurrence,
+            title: title.trimmed,
+            category: category,
+            happensAt: happensAt,
+            reminderAt: reminderAt,
+            recurrence: recurrence,
             recurrenceDays: recurrence == Recurrence.weekly.rawValue ? recurrenceDays : [],
             status: kept?.status ?? (type.isPlan ? MemoryStatus.open.rawValue : MemoryStatus.none.rawValue),
-            tags: tags.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }, location: location.trimmed, emoji: emoji.trimmed,
-            description: description, customFields: kept?.customFields ?? [], people: people,
-            fields: Dictionary(uniqueKeysWithValues: type.templateFields.compactMap { name in fields[name].map { (name, $0) } }), items: items
+            tags: tags.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty },
+            location: location.trimmed,
+            emoji: emoji.trimmed,
+            description: description,
+            customFields: kept?.customFields ?? [],
+            people: people,
+            fields: Dictionary(uniqueKeysWithValues: type.templateFields.compactMap { name in fields[name].map { (name, $0) } }),
+            items: items
         )
         return (content, problems)
     }
@@ -393,9 +465,11 @@ struct CareMemoryTyped: Sendable {
         for (key, message) in found {
             let field: String
             switch key {
-            case "happens_at": problems.dates["happens"] = problems.dates["happens"] ?? DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
+            case "happens_at":
+                problems.dates["happens"] = problems.dates["happens"] ?? DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
                 continue
-            case "reminder_at": problems.dates["reminder"] = problems.dates["reminder"] ?? DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
+            case "reminder_at":
+                problems.dates["reminder"] = problems.dates["reminder"] ?? DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
                 continue
             case _ where key.hasPrefix("tags"): field = "tags"
             case _ where key.hasPrefix("items"): field = "lines"
@@ -468,7 +542,7 @@ struct CareMemoryForm: Decodable {
         let secrets: [(String, String?)] = [
             ("website", website), ("username", username), ("password", password), ("cardholder", cardholder), ("number", number),
             ("expiry", expiry), ("security_code", security_code), ("bank", bank), ("account_holder", account_holder),
-            ("account_number", account_number), ("sort_code", sort_code),
+            ("account_number", account_number), ("sort_code", sort_code)
         ]
         typed.fields = Dictionary(uniqueKeysWithValues: secrets.compactMap { name, value in value.map { (name, $0) } })
         return typed
@@ -521,17 +595,30 @@ struct CareMemoryFormPage: Page {
     let submitTitle: String
     let cancelPath: String
 
-    static let fieldOrder = [
-        "pin", "title", "category", "happens", "happens_time", "reminder", "reminder_time", "recurrence", "recurrence_days",
-    ] + MemoryType.allCases.flatMap(\.templateFields).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+    static let fieldOrder =
+        [
+            "pin", "title", "category", "happens", "happens_time", "reminder", "reminder_time", "recurrence", "recurrence_days"
+        ] + MemoryType.allCases.flatMap(\.templateFields).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         + ["lines", "location", "tags", "emoji", "description", "people", "secured"]
 
     /// - Parameters:
     ///   - forCaregiver: his form for her, named: no category, people, secret or secured parts.
     ///   - contacts: her contacts, to choose the people a memory is about.
-    init(layout: Layout, type: MemoryType, typed: CareMemoryTyped, problems: CareMemoryTyped.Problems = .init(), memoryID: Int64?, version: Int64?,
-         action: String, cancelPath: String, forCaregiver receiverName: String? = nil, contacts: [CareContact] = [], hasPIN: Bool = true, conflict: String? = nil,
-         askPIN: Bool = false) {
+    init(
+        layout: Layout,
+        type: MemoryType,
+        typed: CareMemoryTyped,
+        problems: CareMemoryTyped.Problems = .init(),
+        memoryID: Int64?,
+        version: Int64?,
+        action: String,
+        cancelPath: String,
+        forCaregiver receiverName: String? = nil,
+        contacts: [CareContact] = [],
+        hasPIN: Bool = true,
+        conflict: String? = nil,
+        askPIN: Bool = false
+    ) {
         self.layout = layout
         let forCaregiver = receiverName != nil
         heading = memoryID == nil ? "New \(type.title.lowercased())" + (receiverName.map { " for \($0)" } ?? "") : "Change “\(typed.title)”"
@@ -545,12 +632,22 @@ struct CareMemoryFormPage: Page {
         var pin = [FormField("pin", label: "Your PIN", type: "password", autocomplete: "off", width: 10)]
         errors.apply(to: &pin)
         pinFields = askPIN ? pin : []
-        var titleFields = [FormField("title", label: "Title", value: typed.title, hint: "A few words \(receiverName ?? "you") will recognise it by.", width: 30)]
+        var titleFields = [
+            FormField("title", label: "Title", value: typed.title, hint: "A few words \(receiverName ?? "you") will recognise it by.", width: 30)
+        ]
         errors.apply(to: &titleFields)
         self.titleFields = titleFields
         hasCategories = !forCaregiver
-        categories = forCaregiver ? [] : CareChoice.group("category", MemoryCategory.allCases, value: \.rawValue, title: \.title,
-                                                           selected: { $0.rawValue == typed.category })
+        categories =
+            forCaregiver
+            ? []
+            : CareChoice.group(
+                "category",
+                MemoryCategory.allCases,
+                value: \.rawValue,
+                title: \.title,
+                selected: { $0.rawValue == typed.category }
+            )
         categoryError = problems.fields["category"]
         let when = type == .appointment ? "When is it?" : "When did it happen, or when is it? (optional)"
         happens = DateInputField("happens", legend: when, hint: "For example, 3 3 2027", value: typed.happens, problem: dates["happens"])
@@ -558,22 +655,39 @@ struct CareMemoryFormPage: Page {
         errors.apply(to: &happensTime)
         happensTimeFields = happensTime
         reminderQuestion = "How often should it remind \(whom)?"
-        reminder = DateInputField("reminder", legend: forCaregiver ? "Remind \(whom) on (optional)" : "Remind me on (optional)", hint: "The day of the first reminder. For example, 3 3 2027",
-                                  value: typed.reminder, problem: dates["reminder"])
+        reminder = DateInputField(
+            "reminder",
+            legend: forCaregiver ? "Remind \(whom) on (optional)" : "Remind me on (optional)",
+            hint: "The day of the first reminder. For example, 3 3 2027",
+            value: typed.reminder,
+            problem: dates["reminder"]
+        )
         var reminderTime = [FormField("reminder_time", label: "Reminder time", value: typed.reminderTime, hint: "Like 09:00.", width: 10)]
         errors.apply(to: &reminderTime)
         reminderTimeFields = reminderTime
-        recurrences = CareChoice.group("recurrence", Recurrence.allCases, value: \.rawValue, title: { recurrence in
-            switch recurrence {
-            case .none: "Once"
-            case .daily: "Every day"
-            case .weekly: "Every week, on the days below"
-            case .monthly: "Every month"
-            }
-        }, selected: { $0.rawValue == typed.recurrence })
+        recurrences = CareChoice.group(
+            "recurrence",
+            Recurrence.allCases,
+            value: \.rawValue,
+            title: { recurrence in
+                switch recurrence {
+                case .none: "Once"
+                case .daily: "Every day"
+                case .weekly: "Every week, on the days below"
+                case .monthly: "Every month"
+                }
+            },
+            selected: { $0.rawValue == typed.recurrence }
+        )
         recurrenceError = problems.fields["recurrence"]
-        days = CareChoice.group("recurrence_days", Weekday.allCases, value: \.rawValue, title: \.name, selected: { typed.recurrenceDays.contains($0.rawValue) })
-            .map { CareChoice(id: $0.id, name: "recurrence_days[]", value: $0.value, title: $0.title, hint: nil, isSelected: $0.isSelected) }
+        days = CareChoice.group(
+            "recurrence_days",
+            Weekday.allCases,
+            value: \.rawValue,
+            title: \.name,
+            selected: { typed.recurrenceDays.contains($0.rawValue) }
+        )
+        .map { CareChoice(id: $0.id, name: "recurrence_days[]", value: $0.value, title: $0.title, hint: nil, isSelected: $0.isSelected) }
         daysError = problems.fields["recurrence_days"]
         var secrets = type.templateFields.map { name in
             FormField(name, label: MemoryType.fieldLabel(name), value: typed.fields[name] ?? "", autocomplete: "off", width: 20)
@@ -585,16 +699,25 @@ struct CareMemoryFormPage: Page {
         linesError = problems.fields["lines"]
         var details = [
             FormField("location", label: "Where (optional)", value: typed.location, width: 30),
-            FormField("tags", label: "Tags (optional)", value: typed.tags, hint: "Words to find it by, with commas between them: garden, Ruth", width: 30),
-            FormField("emoji", label: "Emoji (optional)", value: typed.emoji, hint: "One emoji to spot it by, like 🩺", width: 10),
+            FormField(
+                "tags",
+                label: "Tags (optional)",
+                value: typed.tags,
+                hint: "Words to find it by, with commas between them: garden, Ruth",
+                width: 30
+            ),
+            FormField("emoji", label: "Emoji (optional)", value: typed.emoji, hint: "One emoji to spot it by, like 🩺", width: 10)
         ]
         if forCaregiver { details = Array(details.prefix(1)) }
         errors.apply(to: &details)
         detailFields = details
         description = typed.description
         descriptionError = problems.fields["description"]
-        people = forCaregiver ? [] : CareChoice.group("people", contacts, value: { "\($0.id)" }, title: \.content.name, selected: { typed.people.contains($0.id) })
-            .map { CareChoice(id: $0.id, name: "people[]", value: $0.value, title: $0.title, hint: nil, isSelected: $0.isSelected) }
+        people =
+            forCaregiver
+            ? []
+            : CareChoice.group("people", contacts, value: { "\($0.id)" }, title: \.content.name, selected: { typed.people.contains($0.id) })
+                .map { CareChoice(id: $0.id, name: "people[]", value: $0.value, title: $0.title, hint: nil, isSelected: $0.isSelected) }
         peopleError = problems.fields["people"]
         alwaysSecured = type.isSecret
         offersSecured = !forCaregiver && !type.isSecret && hasPIN
@@ -650,13 +773,27 @@ struct CareMemoryPage: Page {
     let upload: CareUploadForm
     let errors: [FormErrors.Item]
 
-    init(layout: Layout, memory: Memory, contacts: [Int64: String], notice: String?, undoStatus: String?, files: [CareFile] = [], fileError: String? = nil) {
+    init(
+        layout: Layout,
+        memory: Memory,
+        contacts: [Int64: String],
+        notice: String?,
+        undoStatus: String?,
+        files: [CareFile] = [],
+        fileError: String? = nil
+    ) {
         self.layout = layout
-        self.files = files.map { CareFileLine($0, path: CareURL.appMemoryFile(memory.id, $0.id).path, removePath: CareURL.appMemoryFileRemove(memory.id, $0.id).path) }
+        self.files = files.map {
+            CareFileLine($0, path: CareURL.appMemoryFile(memory.id, $0.id).path, removePath: CareURL.appMemoryFileRemove(memory.id, $0.id).path)
+        }
         upload = CareUploadForm(
-            action: CareURL.appMemoryFiles(memory.id).path, field: "file", label: "Add a picture or a PDF",
+            action: CareURL.appMemoryFiles(memory.id).path,
+            field: "file",
+            label: "Add a picture or a PDF",
             hint: "A photo, or a letter or form saved as a PDF, up to 4 MB.\(memory.secured ? " It is secured with this memory." : "")",
-            accept: "image/png,image/jpeg,image/webp,application/pdf", button: "Add it", error: fileError
+            accept: "image/png,image/jpeg,image/webp,application/pdf",
+            button: "Add it",
+            error: fileError
         )
         var errors = FormErrors()
         if let fileError { errors.add("file", fileError) }
@@ -676,7 +813,9 @@ struct CareMemoryPage: Page {
                 details.append(CareDetail(label: "Reminder", value: reminder + repeats))
             }
             if !content.location.isEmpty { details.append(CareDetail(label: "Where", value: content.location)) }
-            for name in memory.type.templateFields { if let value = content.fields[name], !value.isEmpty { details.append(CareDetail(label: MemoryType.fieldLabel(name), value: value)) } }
+            for name in memory.type.templateFields {
+                if let value = content.fields[name], !value.isEmpty { details.append(CareDetail(label: MemoryType.fieldLabel(name), value: value)) }
+            }
             for field in content.customFields { details.append(CareDetail(label: field.title, value: field.content)) }
             if !content.tags.isEmpty { details.append(CareDetail(label: "Tags", value: content.tags.joined(separator: ", "))) }
         }
@@ -775,9 +914,22 @@ struct CarePINPage: Page {
         self.layout = layout
         self.errors = errors.items
         var fields = [
-            FormField("password", label: "Your password", hint: "The one you sign in with.", type: "password", autocomplete: "current-password", width: 20),
-            FormField("pin", label: hasPIN ? "New PIN" : "PIN", hint: "4 to 8 digits you will remember, that others will not guess.",
-                      type: "password", autocomplete: "off", width: 10),
+            FormField(
+                "password",
+                label: "Your password",
+                hint: "The one you sign in with.",
+                type: "password",
+                autocomplete: "current-password",
+                width: 20
+            ),
+            FormField(
+                "pin",
+                label: hasPIN ? "New PIN" : "PIN",
+                hint: "4 to 8 digits you will remember, that others will not guess.",
+                type: "password",
+                autocomplete: "off",
+                width: 10
+            )
         ]
         errors.apply(to: &fields)
         self.fields = fields

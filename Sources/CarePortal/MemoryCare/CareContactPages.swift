@@ -22,8 +22,11 @@ struct CareContactsPage: Page {
     init(layout: Layout, contacts: [CareContact], query: String, page: Int, hasMore: Bool, notice: String?) {
         self.layout = layout
         self.contacts = contacts.map { contact in
-            Card(path: CareURL.appContact(contact.id).path, name: contact.content.name,
-                 note: ([contact.content.company] + contact.content.phones.prefix(1)).filter { !$0.isEmpty }.joined(separator: " · "))
+            Card(
+                path: CareURL.appContact(contact.id).path,
+                name: contact.content.name,
+                note: ([contact.content.company] + contact.content.phones.prefix(1)).filter { !$0.isEmpty }.joined(separator: " · ")
+            )
         }
         self.query = query
         pages = CarePageLinks(.appContacts, page: page, hasMore: hasMore, keeping: [("q", query)])
@@ -53,8 +56,13 @@ struct CareContactPage: Page {
         photoPath = hasPhoto ? CareURL.appContactPhoto(contact.id).path : nil
         removePhotoPath = CareURL.appContactPhotoRemove(contact.id).path
         upload = CareUploadForm(
-            action: CareURL.appContactPhoto(contact.id).path, field: "photo", label: hasPhoto ? "Change the photo" : "Add a photo",
-            hint: "A picture of them, up to 4 MB.", accept: "image/png,image/jpeg,image/webp", button: hasPhoto ? "Change it" : "Add it", error: photoError
+            action: CareURL.appContactPhoto(contact.id).path,
+            field: "photo",
+            label: hasPhoto ? "Change the photo" : "Add a photo",
+            hint: "A picture of them, up to 4 MB.",
+            accept: "image/png,image/jpeg,image/webp",
+            button: hasPhoto ? "Change it" : "Add it",
+            error: photoError
         )
         var errors = FormErrors()
         if let photoError { errors.add("photo", photoError) }
@@ -87,8 +95,18 @@ struct CareContactFormPage: Page {
     let cancelPath: String
 
     /// `phones` as typed: one line each.
-    init(layout: Layout, contactID: Int64?, version: Int64?, name: String, phones: String, email: String, address: String, company: String,
-         problems: [String: String] = [:], conflict: String? = nil) {
+    init(
+        layout: Layout,
+        contactID: Int64?,
+        version: Int64?,
+        name: String,
+        phones: String,
+        email: String,
+        address: String,
+        company: String,
+        problems: [String: String] = [:],
+        conflict: String? = nil
+    ) {
         self.layout = layout
         heading = contactID == nil ? "New contact" : "Change \(name)"
         var errors = FormErrors()
@@ -97,10 +115,17 @@ struct CareContactFormPage: Page {
         self.conflict = conflict
         var fields = [
             FormField("name", label: "Name", value: name, autocomplete: "off", width: 20),
-            FormField("phones", label: "Phone number (optional)", value: phones, hint: "More than one? Put commas between them.", type: "tel",
-                      autocomplete: "off", width: 20),
+            FormField(
+                "phones",
+                label: "Phone number (optional)",
+                value: phones,
+                hint: "More than one? Put commas between them.",
+                type: "tel",
+                autocomplete: "off",
+                width: 20
+            ),
             FormField("email", label: "Email address (optional)", value: email, type: "email", autocomplete: "off", width: 30),
-            FormField("company", label: "Company or place (optional)", value: company, autocomplete: "off", width: 30),
+            FormField("company", label: "Company or place (optional)", value: company, autocomplete: "off", width: 30)
         ]
         errors.apply(to: &fields)
         self.fields = fields

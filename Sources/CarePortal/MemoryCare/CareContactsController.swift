@@ -32,32 +32,55 @@ struct CareContactsController {
         let holder = try CareAppController.receiver(context)
         let query = MemoryRules.withoutControlCharacters(request.query("q") ?? "").trimmed
         let page = CarePageLinks.number(request)
-        let (contacts, hasMore) = try await care.contacts(receiverID: holder.accountID, words: query.split(whereSeparator: \.isWhitespace).map(String.init), page: page)
-        return portal.pages.response(CareContactsPage(
-            layout: layout("Contacts", context), contacts: contacts, query: query, page: page, hasMore: hasMore,
-            notice: request.query("done") == "deleted" ? "The contact is deleted." : nil
-        ))
+        let (contacts, hasMore) = try await care.contacts(
+            receiverID: holder.accountID,
+            words: query.split(whereSeparator: \.isWhitespace).map(String.init),
+            page: page
+        )
+        return portal.pages.response(
+            CareContactsPage(
+                layout: layout("Contacts", context),
+                contacts: contacts,
+                query: query,
+                page: page,
+                hasMore: hasMore,
+                notice: request.query("done") == "deleted" ? "The contact is deleted." : nil
+            )
+        )
     }
 
     @Sendable func contact(request: Request, context: PortalContext) async throws -> Response {
         let holder = try CareAppController.receiver(context)
-        let notice: String? = switch request.query("done") {
-        case "saved": "Saved."
-        case "changed": "It was changed somewhere else just now. This is how it is now: please try again."
-        case "photo": "The photo is saved."
-        case "photo-removed": "The photo is removed."
-        default: nil
-        }
+        let notice: String? =
+            switch request.query("done") {
+            case "saved": "Saved."
+            case "changed": "It was changed somewhere else just now. This is how it is now: please try again."
+            case "photo": "The photo is saved."
+            case "photo-removed": "The photo is removed."
+            default: nil
+            }
         return try await contactPage(try context.parameters.recordID(), holder, context, notice: notice)
     }
 
     /// Her contact's page; `photoError` beside the photo box (422).
-    private func contactPage(_ id: Int64, _ holder: AppAccountHolder, _ context: PortalContext, notice: String? = nil, photoError: String? = nil) async throws -> Response {
+    private func contactPage(
+        _ id: Int64,
+        _ holder: AppAccountHolder,
+        _ context: PortalContext,
+        notice: String? = nil,
+        photoError: String? = nil
+    ) async throws -> Response {
         let (contact, memories) = try await care.contact(id: id, receiverID: holder.accountID)
         let hasPhoto = try await care.photo(ofContact: id, receiverID: holder.accountID) != nil
         return portal.pages.response(
-            CareContactPage(layout: layout(contact.content.name, context), contact: contact, memories: memories, notice: notice, hasPhoto: hasPhoto,
-                            photoError: photoError),
+            CareContactPage(
+                layout: layout(contact.content.name, context),
+                contact: contact,
+                memories: memories,
+                notice: notice,
+                hasPhoto: hasPhoto,
+                photoError: photoError
+            ),
             status: photoError == nil ? .ok : .unprocessableContent
         )
     }
@@ -66,7 +89,9 @@ struct CareContactsController {
 
     @Sendable func photo(request: Request, context: PortalContext) async throws -> Response {
         let holder = try CareAppController.receiver(context)
-        guard let photo = try await care.photo(ofContact: try context.parameters.recordID(), receiverID: holder.accountID) else { throw HTTPError(.notFound) }
+        guard let photo = try await care.photo(ofContact: try context.parameters.recordID(), receiverID: holder.accountID) else {
+            throw HTTPError(.notFound)
+        }
         return try await care.response(for: photo, receiverID: holder.accountID, request: request, context: context)
     }
 
@@ -86,11 +111,17 @@ struct CareContactsController {
         let holder = try CareAppController.receiver(context)
         let id = try context.parameters.recordID()
         let (contact, _) = try await care.contact(id: id, receiverID: holder.accountID)
-        return portal.pages.response(CareConfirmPage(
-            layout: layout("Remove a photo", context), heading: "Remove the photo of \(contact.content.name)?",
-            body: "Their details and your memories about them stay. This cannot be undone.",
-            action: CareURL.appContactPhotoRemove(id).path, version: nil, button: "Yes, remove it", cancelPath: CareURL.appContact(id).path
-        ))
+        return portal.pages.response(
+            CareConfirmPage(
+                layout: layout("Remove a photo", context),
+                heading: "Remove the photo of \(contact.content.name)?",
+                body: "Their details and your memories about them stay. This cannot be undone.",
+                action: CareURL.appContactPhotoRemove(id).path,
+                version: nil,
+                button: "Yes, remove it",
+                cancelPath: CareURL.appContact(id).path
+            )
+        )
     }
 
     @Sendable func removePhoto(request: Request, context: PortalContext) async throws -> Response {
@@ -110,8 +141,11 @@ struct CareContactsController {
 
         var content: ContactContent {
             ContactContent(
-                name: name?.trimmed ?? "", phones: (phones ?? "").split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty },
-                email: email?.trimmed ?? "", address: address?.trimmed ?? "", company: company?.trimmed ?? ""
+                name: name?.trimmed ?? "",
+                phones: (phones ?? "").split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty },
+                email: email?.trimmed ?? "",
+                address: address?.trimmed ?? "",
+                company: company?.trimmed ?? ""
             )
         }
     }
@@ -126,11 +160,25 @@ struct CareContactsController {
         return problems
     }
 
-    private func formPage(_ context: PortalContext, id: Int64?, version: Int64?, form: ContactForm, problems: [String: String] = [:],
-                          conflict: String? = nil) -> CareContactFormPage {
+    private func formPage(
+        _ context: PortalContext,
+        id: Int64?,
+        version: Int64?,
+        form: ContactForm,
+        problems: [String: String] = [:],
+        conflict: String? = nil
+    ) -> CareContactFormPage {
         CareContactFormPage(
-            layout: layout(id == nil ? "New contact" : "Change a contact", context), contactID: id, version: version, name: form.name ?? "",
-            phones: form.phones ?? "", email: form.email ?? "", address: form.address ?? "", company: form.company ?? "", problems: problems, conflict: conflict
+            layout: layout(id == nil ? "New contact" : "Change a contact", context),
+            contactID: id,
+            version: version,
+            name: form.name ?? "",
+            phones: form.phones ?? "",
+            email: form.email ?? "",
+            address: form.address ?? "",
+            company: form.company ?? "",
+            problems: problems,
+            conflict: conflict
         )
     }
 
@@ -146,7 +194,10 @@ struct CareContactsController {
             let (contact, _) = try await care.createContact(receiverID: holder.accountID, clientID: nil, content: form.content)
             return seeOther("\(CareURL.appContact(contact.id).path)?done=saved")
         } catch let error as APIError where error.status == .unprocessableContent {
-            return portal.pages.response(formPage(context, id: nil, version: nil, form: form, problems: Self.problems(error.fields)), status: .unprocessableContent)
+            return portal.pages.response(
+                formPage(context, id: nil, version: nil, form: form, problems: Self.problems(error.fields)),
+                status: .unprocessableContent
+            )
         }
     }
 
@@ -154,8 +205,13 @@ struct CareContactsController {
         let holder = try CareAppController.receiver(context)
         let (contact, _) = try await care.contact(id: try context.parameters.recordID(), receiverID: holder.accountID)
         let content = contact.content
-        let form = ContactForm(name: content.name, phones: content.phones.joined(separator: ", "), email: content.email, address: content.address,
-                               company: content.company)
+        let form = ContactForm(
+            name: content.name,
+            phones: content.phones.joined(separator: ", "),
+            email: content.email,
+            address: content.address,
+            company: content.company
+        )
         return portal.pages.response(formPage(context, id: contact.id, version: contact.version, form: form))
     }
 
@@ -168,13 +224,23 @@ struct CareContactsController {
             return seeOther("\(CareURL.appContact(id).path)?done=saved")
         } catch CareConflict.contact(let newer) {
             guard newer.deletedAt == nil else { throw HTTPError(.notFound) }
-            return portal.pages.response(formPage(
-                context, id: id, version: newer.version, form: form,
-                conflict: "It was changed somewhere else (perhaps in the app) since you opened it. Your changes are still below: save again to keep them."
-            ), status: .conflict)
+            return portal.pages.response(
+                formPage(
+                    context,
+                    id: id,
+                    version: newer.version,
+                    form: form,
+                    conflict:
+                        "It was changed somewhere else (perhaps in the app) since you opened it. Your changes are still below: save again to keep them."
+                ),
+                status: .conflict
+            )
         } catch let error as APIError where error.status == .unprocessableContent {
             let version = Int64(form.version ?? "")
-            return portal.pages.response(formPage(context, id: id, version: version, form: form, problems: Self.problems(error.fields)), status: .unprocessableContent)
+            return portal.pages.response(
+                formPage(context, id: id, version: version, form: form, problems: Self.problems(error.fields)),
+                status: .unprocessableContent
+            )
         }
     }
 
@@ -182,11 +248,17 @@ struct CareContactsController {
         let holder = try CareAppController.receiver(context)
         let (contact, memories) = try await care.contact(id: try context.parameters.recordID(), receiverID: holder.accountID)
         let about = memories.isEmpty ? "" : " The memories about them stay; their name goes from them."
-        return portal.pages.response(CareConfirmPage(
-            layout: layout("Delete a contact", context), heading: "Delete \(contact.content.name)?",
-            body: "They go from your contacts.\(about) This cannot be undone.", action: CareURL.appContactDelete(contact.id).path,
-            version: contact.version, button: "Yes, delete them", cancelPath: CareURL.appContact(contact.id).path
-        ))
+        return portal.pages.response(
+            CareConfirmPage(
+                layout: layout("Delete a contact", context),
+                heading: "Delete \(contact.content.name)?",
+                body: "They go from your contacts.\(about) This cannot be undone.",
+                action: CareURL.appContactDelete(contact.id).path,
+                version: contact.version,
+                button: "Yes, delete them",
+                cancelPath: CareURL.appContact(contact.id).path
+            )
+        )
     }
 
     private struct VersionForm: Decodable {

@@ -55,20 +55,43 @@ struct CareFileRepository {
         guard let type = UploadType(rawValue: try row.decode(column: "content_type", as: String.self)) else { return nil }
         let sealed = try row.decode(column: "sealed", as: Int.self) != 0
         return CareFile(
-            id: try row.decode(column: "id", as: Int64.self), memoryID: try row.decode(column: "memory_id", as: Int64?.self),
-            contactID: try row.decode(column: "contact_id", as: Int64?.self), name: try row.decode(column: "name", as: String.self), type: type,
+            id: try row.decode(column: "id", as: Int64.self),
+            memoryID: try row.decode(column: "memory_id", as: Int64?.self),
+            contactID: try row.decode(column: "contact_id", as: Int64?.self),
+            name: try row.decode(column: "name", as: String.self),
+            type: type,
             size: try row.decode(column: "size", as: Int.self),
-            stored: StoredUpload(fileName: try row.decode(column: "stored_name", as: String.self), type: sealed ? .sealed : type), sealed: sealed,
+            stored: StoredUpload(fileName: try row.decode(column: "stored_name", as: String.self), type: sealed ? .sealed : type),
+            sealed: sealed,
             createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self))
         )
     }
 
-    func insert(receiverID: Int64, memoryID: Int64?, contactID: Int64?, name: String, type: UploadType, size: Int, stored: StoredUpload, sealed: Bool,
-                now: Date, on db: any SQLDatabase) async throws -> Int64 {
+    func insert(
+        receiverID: Int64,
+        memoryID: Int64?,
+        contactID: Int64?,
+        name: String,
+        type: UploadType,
+        size: Int,
+        stored: StoredUpload,
+        sealed: Bool,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Int64 {
         try await db.insert(into: "care_files")
             .columns("receiver_id", "memory_id", "contact_id", "name", "content_type", "size", "stored_name", "sealed", "created_at")
-            .values(SQLBind(receiverID), SQLBind(memoryID), SQLBind(contactID), SQLBind(name), SQLBind(type.rawValue), SQLBind(size),
-                    SQLBind(stored.fileName), SQLBind(sealed ? 1 : 0), SQLBind(now.millisecondsSince1970))
+            .values(
+                SQLBind(receiverID),
+                SQLBind(memoryID),
+                SQLBind(contactID),
+                SQLBind(name),
+                SQLBind(type.rawValue),
+                SQLBind(size),
+                SQLBind(stored.fileName),
+                SQLBind(sealed ? 1 : 0),
+                SQLBind(now.millisecondsSince1970)
+            )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
@@ -111,8 +134,17 @@ extension MemoryCare {
     /// The file with its name opened: a sealed one's with her sealer, or nil without it.
     private func opened(_ file: CareFile, with sealer: Sealer?) throws -> CareFile {
         guard file.sealed, let stored = file.name else { return file }
-        return CareFile(id: file.id, memoryID: file.memoryID, contactID: file.contactID, name: try sealer.map { try $0.open(stored, for: CareFileRules.namePurpose) },
-                        type: file.type, size: file.size, stored: file.stored, sealed: true, createdAt: file.createdAt)
+        return CareFile(
+            id: file.id,
+            memoryID: file.memoryID,
+            contactID: file.contactID,
+            name: try sealer.map { try $0.open(stored, for: CareFileRules.namePurpose) },
+            type: file.type,
+            size: file.size,
+            stored: file.stored,
+            sealed: true,
+            createdAt: file.createdAt
+        )
     }
 
     /// The files attached to her memory; a secured memory's only while it is open (their names are sealed).
@@ -125,7 +157,9 @@ extension MemoryCare {
         if memory.secured && memory.content == nil { throw APIError.locked }
         return try await portal.database.read { db in
             let sealer = memory.secured ? try await readSealer(receiverID: memory.receiverID, on: db) : nil
-            return try await CareFileRepository().files(memoryID: memory.id, receiverID: memory.receiverID, on: db).map { try opened($0, with: sealer) }
+            return try await CareFileRepository().files(memoryID: memory.id, receiverID: memory.receiverID, on: db).map {
+                try opened($0, with: sealer)
+            }
         }
     }
 
@@ -149,7 +183,15 @@ extension MemoryCare {
     }
 
     /// Writes the bytes to the store (sealed when asked) and records them; the stored bytes go again if the record fails.
-    private func keep(_ bytes: [UInt8], type: UploadType, name: String, receiverID: Int64, memoryID: Int64?, contactID: Int64?, sealed: Bool) async throws -> CareFile {
+    private func keep(
+        _ bytes: [UInt8],
+        type: UploadType,
+        name: String,
+        receiverID: Int64,
+        memoryID: Int64?,
+        contactID: Int64?,
+        sealed: Bool
+    ) async throws -> CareFile {
         let store = fileStore
         let now = portal.now
         let stored: StoredUpload
@@ -164,13 +206,31 @@ extension MemoryCare {
         do {
             let id = try await portal.database.transaction { db -> Int64 in
                 let id = try await CareFileRepository().insert(
-                    receiverID: receiverID, memoryID: memoryID, contactID: contactID, name: recordedName, type: type, size: bytes.count, stored: stored,
-                    sealed: sealed, now: now, on: db
+                    receiverID: receiverID,
+                    memoryID: memoryID,
+                    contactID: contactID,
+                    name: recordedName,
+                    type: type,
+                    size: bytes.count,
+                    stored: stored,
+                    sealed: sealed,
+                    now: now,
+                    on: db
                 )
                 if let memoryID { try await touchMemory(memoryID, receiverID: receiverID, on: db) }
                 return id
             }
-            return CareFile(id: id, memoryID: memoryID, contactID: contactID, name: name, type: type, size: bytes.count, stored: stored, sealed: sealed, createdAt: now)
+            return CareFile(
+                id: id,
+                memoryID: memoryID,
+                contactID: contactID,
+                name: name,
+                type: type,
+                size: bytes.count,
+                stored: stored,
+                sealed: sealed,
+                createdAt: now
+            )
         } catch {
             try? await store.remove(stored)
             throw error
@@ -210,13 +270,16 @@ extension MemoryCare {
         }
         guard file.sealed, let sealedBytes = try await fileStore.read(file.stored) else { throw APIError.notFound }
         let sealer = try await portal.database.read { db in try await readSealer(receiverID: receiverID, on: db) }
-        guard let sealer, let bytes = Data(base64Encoded: try sealer.open(String(decoding: sealedBytes, as: UTF8.self), for: CareFileRules.purpose)) else {
+        guard let sealer, let bytes = Data(base64Encoded: try sealer.open(String(decoding: sealedBytes, as: UTF8.self), for: CareFileRules.purpose))
+        else {
             throw APIError.notFound
         }
         return Response(
             status: .ok,
-            headers: [.contentType: file.type.rawValue, .contentLength: String(bytes.count), .cacheControl: "private, no-store",
-                      .contentDisposition: disposition],
+            headers: [
+                .contentType: file.type.rawValue, .contentLength: String(bytes.count), .cacheControl: "private, no-store",
+                .contentDisposition: disposition
+            ],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
     }
@@ -261,7 +324,15 @@ extension MemoryCare {
         case .failure(let problem): throw CareFileRefused(message: problem.message)
         }
         let former = try await portal.database.read { db in try await CareFileRepository().stored(receiverID: receiverID, contactID: id, on: db) }
-        let photo = try await keep(file.bytes, type: type, name: CareFileRules.name(file.filename), receiverID: receiverID, memoryID: nil, contactID: id, sealed: false)
+        let photo = try await keep(
+            file.bytes,
+            type: type,
+            name: CareFileRules.name(file.filename),
+            receiverID: receiverID,
+            memoryID: nil,
+            contactID: id,
+            sealed: false
+        )
         try await removeFiles(former, receiverID: receiverID)
         return photo
     }

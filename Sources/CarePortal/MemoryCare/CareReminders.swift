@@ -7,7 +7,8 @@ import SQLKit
 enum ReminderSchedule {
     /// The first occurrence after `instant`; nil when there is none (a one-off reminder already past).
     static func next(reminderAt: String, recurrence: Recurrence, days: [String], after instant: Date, clock: ProgramClock) -> Date? {
-        guard let local = MemoryRules.localDateTime(reminderAt), let start = CalendarDate(year: local.year!, month: local.month!, day: local.day!) else {
+        guard let local = MemoryRules.localDateTime(reminderAt), let start = CalendarDate(year: local.year!, month: local.month!, day: local.day!)
+        else {
             return nil
         }
         let minute = local.hour! * 60 + local.minute!
@@ -20,13 +21,14 @@ enum ReminderSchedule {
         let last = date + 62
         while date <= last {
             let day = CalendarDate(dayNumber: date)
-            let matches = switch recurrence {
-            case .none: false
-            case .daily: true
-            case .weekly: weekdays.contains(day.weekdayFromMonday)
-            // The same day each month; in a shorter month, its last day.
-            case .monthly: day.day == min(start.day, day.lastDayOfMonth)
-            }
+            let matches =
+                switch recurrence {
+                case .none: false
+                case .daily: true
+                case .weekly: weekdays.contains(day.weekdayFromMonday)
+                // The same day each month; in a shorter month, its last day.
+                case .monthly: day.day == min(start.day, day.lastDayOfMonth)
+                }
             if matches {
                 let occurrence = clock.instant(on: day, atMinute: minute)
                 if occurrence > instant { return occurrence }
@@ -73,13 +75,20 @@ struct CareReminders: Sendable {
                         ReminderSchedule.next(reminderAt: $0, recurrence: recurrence, days: days, after: item.occurrence, clock: clock)
                     }
                     let followUp = item.type.isPlan && !item.secured ? item.occurrence.addingTimeInterval(Self.followUpWindow) : nil
-                    guard try await repository.advanceReminder(id: item.id, from: item.occurrence, to: next, followUpAt: followUp, on: db) else { return nil }
+                    guard try await repository.advanceReminder(id: item.id, from: item.occurrence, to: next, followUpAt: followUp, on: db) else {
+                        return nil
+                    }
                     guard item.occurrence > now.addingTimeInterval(-Self.lateness) else { return false }
-                    return try await portal.notifications.write(NewNotification(
-                        kind: .careReminder,
-                        message: item.secured ? "A reminder about one of your secured memories" : "Reminder: \(item.title)",
-                        subject: .careMemory(item.id), onceKey: "care-reminder:\(item.id):\(item.occurrence.millisecondsSince1970)"
-                    ), to: .careReceiver(item.receiverID), on: db)
+                    return try await portal.notifications.write(
+                        NewNotification(
+                            kind: .careReminder,
+                            message: item.secured ? "A reminder about one of your secured memories" : "Reminder: \(item.title)",
+                            subject: .careMemory(item.id),
+                            onceKey: "care-reminder:\(item.id):\(item.occurrence.millisecondsSince1970)"
+                        ),
+                        to: .careReceiver(item.receiverID),
+                        on: db
+                    )
                 }
                 if written != nil { moved += 1 }
                 if written == true { receivers.insert(item.receiverID) }
@@ -95,11 +104,16 @@ struct CareReminders: Sendable {
                     guard item.isOpen, item.occurrence > now.addingTimeInterval(-Self.lateness - Self.followUpWindow) else { return [] }
                     var told: [Int64] = []
                     for caregiver in try await repository.caregivers(seeingRemindersOf: item.receiverID, on: db) {
-                        let written = try await portal.notifications.write(NewNotification(
-                            kind: .careStillOpen,
-                            message: "\(item.receiverName) has not marked “\(item.title)” done yet",
-                            subject: .careMemory(item.id), onceKey: "care-still-open:\(item.id):\(item.occurrence.millisecondsSince1970)"
-                        ), to: .caregiver(caregiver), on: db)
+                        let written = try await portal.notifications.write(
+                            NewNotification(
+                                kind: .careStillOpen,
+                                message: "\(item.receiverName) has not marked “\(item.title)” done yet",
+                                subject: .careMemory(item.id),
+                                onceKey: "care-still-open:\(item.id):\(item.occurrence.millisecondsSince1970)"
+                            ),
+                            to: .caregiver(caregiver),
+                            on: db
+                        )
                         if written { told.append(caregiver) }
                     }
                     return told
@@ -108,16 +122,26 @@ struct CareReminders: Sendable {
             }
             if due.count < 100 || moved == 0 { break }
         }
-        if !receivers.isEmpty { await portal.announceNotifications(to: NotificationAudience(role: AppAccountKind.careReceiver.role, accountIDs: receivers.sorted())) }
-        if !caregivers.isEmpty { await portal.announceNotifications(to: NotificationAudience(role: AppAccountKind.caregiver.role, accountIDs: caregivers.sorted())) }
+        if !receivers.isEmpty {
+            await portal.announceNotifications(to: NotificationAudience(role: AppAccountKind.careReceiver.role, accountIDs: receivers.sorted()))
+        }
+        if !caregivers.isEmpty {
+            await portal.announceNotifications(to: NotificationAudience(role: AppAccountKind.caregiver.role, accountIDs: caregivers.sorted()))
+        }
         return receivers.count + caregivers.count
     }
 }
 
 extension NotificationKind {
-    static let careReminder = NotificationKind("care_reminder", title: "Reminders of your memories, appointments and to-dos", for: AppAccountKind.careReceiver.role)
+    static let careReminder = NotificationKind(
+        "care_reminder",
+        title: "Reminders of your memories, appointments and to-dos",
+        for: AppAccountKind.careReceiver.role
+    )
     static let careStillOpen = NotificationKind(
-        "care_still_open", title: "An appointment or to-do of someone you help is still open after its reminder", for: AppAccountKind.caregiver.role
+        "care_still_open",
+        title: "An appointment or to-do of someone you help is still open after its reminder",
+        for: AppAccountKind.caregiver.role
     )
 }
 

@@ -21,7 +21,8 @@ struct CareRepository: Sendable {
             .where("kind", .equal, kind.rawValue).where("email_key", .equal, Self.emailKey(email))
             .first().map {
                 StoredCredentials(
-                    id: try $0.decode(column: "id", as: Int64.self), passwordHash: try $0.decode(column: "password_hash", as: String.self),
+                    id: try $0.decode(column: "id", as: Int64.self),
+                    passwordHash: try $0.decode(column: "password_hash", as: String.self),
                     status: CareAccount.Status(rawValue: try $0.decode(column: "status", as: String.self)) ?? .disabled
                 )
             }
@@ -32,28 +33,45 @@ struct CareRepository: Sendable {
     }
 
     /// A new unconfirmed account; nil, with nothing written, when the address already has one of this kind.
-    func createAccount(kind: CareAccountKind, email: String, name: String, passwordHash: String, now: Date, on db: any SQLDatabase) async throws -> Int64? {
+    func createAccount(
+        kind: CareAccountKind,
+        email: String,
+        name: String,
+        passwordHash: String,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Int64? {
         try await db.insert(into: "care_accounts")
             .columns("kind", "email", "email_key", "name", "password_hash", "status", "created_at")
             .values(
-                SQLBind(kind.rawValue), SQLBind(email.trimmed), SQLBind(Self.emailKey(email)), SQLBind(name), SQLBind(passwordHash),
-                SQLBind(CareAccount.Status.unconfirmed.rawValue), SQLBind(now.millisecondsSince1970)
+                SQLBind(kind.rawValue),
+                SQLBind(email.trimmed),
+                SQLBind(Self.emailKey(email)),
+                SQLBind(name),
+                SQLBind(passwordHash),
+                SQLBind(CareAccount.Status.unconfirmed.rawValue),
+                SQLBind(now.millisecondsSince1970)
             )
             .ignoringConflicts(with: ["kind", "email_key"])
             .returning("id").first()?.decode(column: "id", as: Int64.self)
     }
 
-    private static let accountColumns = ColumnList(["id", "kind", "email", "name", "status", "pin_hash", "created_at", "confirmed_at", "last_active_at"])
+    private static let accountColumns = ColumnList([
+        "id", "kind", "email", "name", "status", "pin_hash", "created_at", "confirmed_at", "last_active_at"
+    ])
 
     private func decodeAccount(_ row: any SQLRow) throws -> CareAccount {
         func time(_ column: String) throws -> Date? { try row.decode(column: column, as: Int64?.self).map(Date.init(millisecondsSince1970:)) }
         return CareAccount(
             id: try row.decode(column: "id", as: Int64.self),
             kind: CareAccountKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .caregiver,
-            email: try row.decode(column: "email", as: String.self), name: try row.decode(column: "name", as: String.self),
+            email: try row.decode(column: "email", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
             status: CareAccount.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .disabled,
             hasPIN: try row.decode(column: "pin_hash", as: String?.self) != nil,
-            createdAt: try time("created_at")!, confirmedAt: try time("confirmed_at"), lastActiveAt: try time("last_active_at")
+            createdAt: try time("created_at")!,
+            confirmedAt: try time("confirmed_at"),
+            lastActiveAt: try time("last_active_at")
         )
     }
 
@@ -75,7 +93,14 @@ struct CareRepository: Sendable {
 
     /// One page of a kind's accounts for staff, by name, with the total that match; `search` matches
     /// name or email address.
-    func accounts(kind: CareAccountKind, search: String, status: CareAccount.Status?, limit: Int, offset: Int, on db: any SQLDatabase) async throws -> (accounts: [CareAccount], total: Int) {
+    func accounts(
+        kind: CareAccountKind,
+        search: String,
+        status: CareAccount.Status?,
+        limit: Int,
+        offset: Int,
+        on db: any SQLDatabase
+    ) async throws -> (accounts: [CareAccount], total: Int) {
         func filtered(_ query: SQLSelectBuilder) -> SQLSelectBuilder {
             query.where("kind", .equal, kind.rawValue)
             if let status { query.where("status", .equal, status.rawValue) }
@@ -87,7 +112,8 @@ struct CareRepository: Sendable {
         }
         let rows = try await filtered(db.select().column(Self.accountColumns).from("care_accounts"))
             .orderBy("name").orderBy("id").limit(limit).offset(offset).all().map(decodeAccount)
-        let total = try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("care_accounts"))
+        let total =
+            try await filtered(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("care_accounts"))
             .first()?.decode(column: "n", as: Int.self) ?? 0
         return (rows, total)
     }
@@ -138,15 +164,17 @@ struct CareRepository: Sendable {
 
     /// Uses the link once: the account it belongs to becomes active; nil when the link is unknown, used or expired.
     func confirm(tokenHash: String, now: Date, on db: any SQLDatabase) async throws -> (id: Int64, kind: CareAccountKind)? {
-        guard let accountID = try await db.delete(from: "care_confirmations")
-            .where("token_hash", .equal, tokenHash).where("expires_at", .greaterThan, now.millisecondsSince1970)
-            .returning("account_id").first()?.decode(column: "account_id", as: Int64.self)
+        guard
+            let accountID = try await db.delete(from: "care_confirmations")
+                .where("token_hash", .equal, tokenHash).where("expires_at", .greaterThan, now.millisecondsSince1970)
+                .returning("account_id").first()?.decode(column: "account_id", as: Int64.self)
         else { return nil }
         try await db.delete(from: "care_confirmations").where("account_id", .equal, accountID).run()
-        guard let row = try await db.update("care_accounts")
-            .set("status", to: CareAccount.Status.active.rawValue).set("confirmed_at", to: now.millisecondsSince1970)
-            .where("id", .equal, accountID).where("status", .equal, CareAccount.Status.unconfirmed.rawValue)
-            .returning("kind").first()
+        guard
+            let row = try await db.update("care_accounts")
+                .set("status", to: CareAccount.Status.active.rawValue).set("confirmed_at", to: now.millisecondsSince1970)
+                .where("id", .equal, accountID).where("status", .equal, CareAccount.Status.unconfirmed.rawValue)
+                .returning("kind").first()
         else { return nil }
         return (accountID, CareAccountKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .caregiver)
     }
@@ -184,7 +212,8 @@ struct CareRepository: Sendable {
     }
 
     func unlock(tokenHash: String, until: Date, on db: any SQLDatabase) async throws {
-        try await db.update("care_receiver_tokens").set("unlocked_until", to: until.millisecondsSince1970).where("token_hash", .equal, tokenHash).run()
+        try await db.update("care_receiver_tokens").set("unlocked_until", to: until.millisecondsSince1970).where("token_hash", .equal, tokenHash)
+            .run()
     }
 
     func lock(tokenHash: String, on db: any SQLDatabase) async throws {
@@ -259,7 +288,7 @@ struct CareRepository: Sendable {
     private static let memoryColumns = ColumnList([
         "id", "receiver_id", "client_id", "type", "secured", "title", "category", "happens_at", "reminder_at", "recurrence", "status", "location",
         "emoji", "description", "tags", "people", "details", "sealed", "version", "change_number", "created_at", "updated_at", "changed_by_role",
-        "deleted_at",
+        "deleted_at"
     ])
 
     private func decodeMemory(_ row: any SQLRow) throws -> StoredMemory {
@@ -271,24 +300,38 @@ struct CareRepository: Sendable {
             let details = try MemoryDetails(stored: try row.decode(column: "details", as: String.self))
             let happensAt = try row.decode(column: "happens_at", as: String.self)
             content = MemoryContent(
-                title: try row.decode(column: "title", as: String.self), category: try row.decode(column: "category", as: String.self),
-                happensAt: happensAt.isEmpty ? nil : happensAt, reminderAt: try row.decode(column: "reminder_at", as: String?.self),
-                recurrence: recurrence.rawValue, recurrenceDays: days, status: try row.decode(column: "status", as: String.self),
-                tags: Self.lines(try row.decode(column: "tags", as: String.self)), location: try row.decode(column: "location", as: String.self),
-                emoji: try row.decode(column: "emoji", as: String.self), description: try row.decode(column: "description", as: String.self),
-                customFields: details.customFields, people: Self.lines(try row.decode(column: "people", as: String.self)).compactMap { Int64($0) },
-                fields: details.fields, items: details.items
+                title: try row.decode(column: "title", as: String.self),
+                category: try row.decode(column: "category", as: String.self),
+                happensAt: happensAt.isEmpty ? nil : happensAt,
+                reminderAt: try row.decode(column: "reminder_at", as: String?.self),
+                recurrence: recurrence.rawValue,
+                recurrenceDays: days,
+                status: try row.decode(column: "status", as: String.self),
+                tags: Self.lines(try row.decode(column: "tags", as: String.self)),
+                location: try row.decode(column: "location", as: String.self),
+                emoji: try row.decode(column: "emoji", as: String.self),
+                description: try row.decode(column: "description", as: String.self),
+                customFields: details.customFields,
+                people: Self.lines(try row.decode(column: "people", as: String.self)).compactMap { Int64($0) },
+                fields: details.fields,
+                items: details.items
             )
         }
         let memory = Memory(
-            id: try row.decode(column: "id", as: Int64.self), receiverID: try row.decode(column: "receiver_id", as: Int64.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            receiverID: try row.decode(column: "receiver_id", as: Int64.self),
             clientID: try row.decode(column: "client_id", as: String?.self),
-            type: MemoryType(rawValue: try row.decode(column: "type", as: String.self)) ?? .genericMemory, secured: secured, content: content,
-            reminderAt: try row.decode(column: "reminder_at", as: String?.self), recurrence: recurrence,
-            version: try row.decode(column: "version", as: Int64.self), changeNumber: try row.decode(column: "change_number", as: Int64.self),
+            type: MemoryType(rawValue: try row.decode(column: "type", as: String.self)) ?? .genericMemory,
+            secured: secured,
+            content: content,
+            reminderAt: try row.decode(column: "reminder_at", as: String?.self),
+            recurrence: recurrence,
+            version: try row.decode(column: "version", as: Int64.self),
+            changeNumber: try row.decode(column: "change_number", as: Int64.self),
             createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
             updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self)),
-            changedByCaregiver: try row.decode(column: "changed_by_role", as: String.self) == AppAccountKind.caregiver.role, deletedAt: deletedAt
+            changedByCaregiver: try row.decode(column: "changed_by_role", as: String.self) == AppAccountKind.caregiver.role,
+            deletedAt: deletedAt
         )
         return StoredMemory(memory: memory, sealed: deletedAt == nil ? try row.decode(column: "sealed", as: String?.self) : nil)
     }
@@ -316,7 +359,7 @@ struct CareRepository: Sendable {
             "details": SQLBind(try details.stored()), "tags": SQLBind(Self.joined(plain?.tags ?? [])),
             "people": SQLBind(Self.joined((plain?.people ?? []).map(String.init))), "sealed": SQLBind(row.sealed), "search_text": SQLBind(""),
             "changed_by_role": SQLBind(row.changedBy.role), "changed_by_id": SQLBind(row.changedBy.accountID),
-            "next_reminder_at": SQLBind(row.nextReminderAt?.millisecondsSince1970),
+            "next_reminder_at": SQLBind(row.nextReminderAt?.millisecondsSince1970)
         ]
     }
 
@@ -330,22 +373,36 @@ struct CareRepository: Sendable {
         values["created_at"] = SQLBind(now.millisecondsSince1970)
         values["updated_at"] = SQLBind(now.millisecondsSince1970)
         let columns = values.keys.sorted()
-        guard let id = try await db.insert(into: "care_memories").columns(columns).values(columns.map { values[$0]! })
-            .ignoringConflicts(with: ["receiver_id", "client_id"])
-            .returning("id").first()?.decode(column: "id", as: Int64.self)
+        guard
+            let id = try await db.insert(into: "care_memories").columns(columns).values(columns.map { values[$0]! })
+                .ignoringConflicts(with: ["receiver_id", "client_id"])
+                .returning("id").first()?.decode(column: "id", as: Int64.self)
         else { return nil }
         try await replaceLinks(memoryID: id, receiverID: receiverID, content: row.plain, on: db)
         return id
     }
 
     /// Writes a memory's new content if it is still at `version`; false, with nothing written, otherwise.
-    func updateMemory(id: Int64, receiverID: Int64, version: Int64, with row: MemoryRow, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+    func updateMemory(
+        id: Int64,
+        receiverID: Int64,
+        version: Int64,
+        with row: MemoryRow,
+        changeNumber: Int64,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Bool {
         let values = try values(of: row)
         let update = db.update("care_memories")
         for (column, value) in values.sorted(by: { $0.key < $1.key }) { update.set(SQLColumn(column), to: value) }
-        guard try await update.set("version", to: version + 1).set("change_number", to: changeNumber).set("updated_at", to: now.millisecondsSince1970)
-            .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where("deleted_at", .is, SQLLiteral.null)
-            .returning("id").first() != nil
+        guard
+            try await update.set("version", to: version + 1).set("change_number", to: changeNumber).set("updated_at", to: now.millisecondsSince1970)
+                .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where(
+                    "deleted_at",
+                    .is,
+                    SQLLiteral.null
+                )
+                .returning("id").first() != nil
         else { return false }
         try await replaceLinks(memoryID: id, receiverID: receiverID, content: row.plain, on: db)
         return true
@@ -359,17 +416,33 @@ struct CareRepository: Sendable {
     }
 
     /// Deletes a memory's words and keeps its id as deleted, so every device's next sync removes it.
-    func deleteMemory(id: Int64, receiverID: Int64, version: Int64, by actor: AppAccountRef, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        guard try await db.update("care_memories")
-            .set("title", to: "").set("category", to: "").set("happens_at", to: "").set("reminder_at", to: SQLLiteral.null).set("recurrence", to: "none")
-            .set("status", to: "").set("location", to: "").set("emoji", to: "").set("description", to: "").set("details", to: "")
-            .set("tags", to: "").set("people", to: "")
-            .set("sealed", to: SQLLiteral.null).set("search_text", to: "")
-            .set("next_reminder_at", to: SQLLiteral.null).set("follow_up_at", to: SQLLiteral.null).set("follow_up_of", to: SQLLiteral.null)
-            .set("version", to: version + 1).set("change_number", to: changeNumber).set("updated_at", to: now.millisecondsSince1970)
-            .set("deleted_at", to: now.millisecondsSince1970).set("changed_by_role", to: actor.role).set("changed_by_id", to: actor.accountID)
-            .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where("deleted_at", .is, SQLLiteral.null)
-            .returning("id").first() != nil
+    func deleteMemory(
+        id: Int64,
+        receiverID: Int64,
+        version: Int64,
+        by actor: AppAccountRef,
+        changeNumber: Int64,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Bool {
+        guard
+            try await db.update("care_memories")
+                .set("title", to: "").set("category", to: "").set("happens_at", to: "").set("reminder_at", to: SQLLiteral.null).set(
+                    "recurrence",
+                    to: "none"
+                )
+                .set("status", to: "").set("location", to: "").set("emoji", to: "").set("description", to: "").set("details", to: "")
+                .set("tags", to: "").set("people", to: "")
+                .set("sealed", to: SQLLiteral.null).set("search_text", to: "")
+                .set("next_reminder_at", to: SQLLiteral.null).set("follow_up_at", to: SQLLiteral.null).set("follow_up_of", to: SQLLiteral.null)
+                .set("version", to: version + 1).set("change_number", to: changeNumber).set("updated_at", to: now.millisecondsSince1970)
+                .set("deleted_at", to: now.millisecondsSince1970).set("changed_by_role", to: actor.role).set("changed_by_id", to: actor.accountID)
+                .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where(
+                    "deleted_at",
+                    .is,
+                    SQLLiteral.null
+                )
+                .returning("id").first() != nil
         else { return false }
         try await replaceLinks(memoryID: id, receiverID: receiverID, content: nil, on: db)
         return true
@@ -397,7 +470,11 @@ struct CareRepository: Sendable {
     /// Every start of every word of a plain memory's searchable text, for her search (`care_memory_words`).
     func writeSearchWords(memoryID: Int64, receiverID: Int64, text: String, on db: any SQLDatabase) async throws {
         try await db.replaceSearchRows(
-            in: "care_memory_words", column: "word_start", values: WordStarts.starts(of: text).sorted(), owner: "memory_id", id: memoryID,
+            in: "care_memory_words",
+            column: "word_start",
+            values: WordStarts.starts(of: text).sorted(),
+            owner: "memory_id",
+            id: memoryID,
             copied: [("receiver_id", receiverID)]
         )
     }
@@ -408,8 +485,12 @@ struct CareRepository: Sendable {
     }
 
     func memory(clientID: String, receiverID: Int64, on db: any SQLDatabase) async throws -> StoredMemory? {
-        try await db.select().column(Self.memoryColumns).from("care_memories").where("client_id", .equal, clientID).where("receiver_id", .equal, receiverID)
-            .first().map(decodeMemory)
+        try await db.select().column(Self.memoryColumns).from("care_memories").where("client_id", .equal, clientID).where(
+            "receiver_id",
+            .equal,
+            receiverID
+        )
+        .first().map(decodeMemory)
     }
 
     /// What her list, her search, and a caregiver's reads filter by.
@@ -439,9 +520,11 @@ struct CareRepository: Sendable {
             // Typed, but nothing a word could start with (only punctuation): nothing matches.
             if words.isEmpty { query.where(SQLLiteral.boolean(false)) }
             for word in words {
-                query.where(SQLQueryString(
-                    "id IN (SELECT memory_id FROM care_memory_words WHERE word_start = \(bind: word) AND receiver_id = \(bind: receiverID))"
-                ))
+                query.where(
+                    SQLQueryString(
+                        "id IN (SELECT memory_id FROM care_memory_words WHERE word_start = \(bind: word) AND receiver_id = \(bind: receiverID))"
+                    )
+                )
             }
         }
         if let categories = filter.categories {
@@ -450,14 +533,18 @@ struct CareRepository: Sendable {
         }
         if let types = filter.types { query.where("type", .in, types.map(\.rawValue)) }
         if let tag = filter.tag {
-            query.where(SQLQueryString(
-                "id IN (SELECT memory_id FROM care_memory_tags WHERE receiver_id = \(bind: receiverID) AND tag = \(bind: tag.trimmed.lowercased()))"
-            ))
+            query.where(
+                SQLQueryString(
+                    "id IN (SELECT memory_id FROM care_memory_tags WHERE receiver_id = \(bind: receiverID) AND tag = \(bind: tag.trimmed.lowercased()))"
+                )
+            )
         }
         if let from = filter.from { query.where("happens_at", .greaterThanOrEqual, from) }
         if let to = filter.to { query.where("happens_at", .lessThan, to).where("happens_at", .notEqual, "") }
         if filter.remindersOrPlans {
-            query.where { $0.where("reminder_at", .isNot, SQLLiteral.null).orWhere("type", .in, MemoryType.allCases.filter(\.isPlan).map(\.rawValue)) }
+            query.where {
+                $0.where("reminder_at", .isNot, SQLLiteral.null).orWhere("type", .in, MemoryType.allCases.filter(\.isPlan).map(\.rawValue))
+            }
         }
         return try await query.orderBy("happens_at", .descending).orderBy("id", .descending).limit(limit + 1).offset(offset).all().map(decodeMemory)
     }
@@ -482,9 +569,11 @@ struct CareRepository: Sendable {
     }
 
     func memoryCount(receiverID: Int64, on db: any SQLDatabase) async throws -> (all: Int, secured: Int) {
-        let row = try await db.raw("""
+        let row = try await db.raw(
+            """
             SELECT COUNT(*) AS n, CAST(COALESCE(SUM(secured), 0) AS BIGINT) AS s FROM care_memories WHERE receiver_id = \(bind: receiverID) AND deleted_at IS NULL
-            """).first()
+            """
+        ).first()
         return (try row?.decode(column: "n", as: Int.self) ?? 0, try row?.decode(column: "s", as: Int.self) ?? 0)
     }
 
@@ -507,11 +596,14 @@ struct CareRepository: Sendable {
             .from("care_memories").where("next_reminder_at", .lessThanOrEqual, now.millisecondsSince1970)
             .orderBy("next_reminder_at").limit(limit).all().map { row in
                 DueReminder(
-                    id: try row.decode(column: "id", as: Int64.self), receiverID: try row.decode(column: "receiver_id", as: Int64.self),
+                    id: try row.decode(column: "id", as: Int64.self),
+                    receiverID: try row.decode(column: "receiver_id", as: Int64.self),
                     occurrence: Date(millisecondsSince1970: try row.decode(column: "next_reminder_at", as: Int64.self)),
                     type: MemoryType(rawValue: try row.decode(column: "type", as: String.self)) ?? .genericMemory,
-                    secured: try row.decode(column: "secured", as: Int64.self) != 0, title: try row.decode(column: "title", as: String.self),
-                    reminderAt: try row.decode(column: "reminder_at", as: String?.self), recurrence: try row.decode(column: "recurrence", as: String.self)
+                    secured: try row.decode(column: "secured", as: Int64.self) != 0,
+                    title: try row.decode(column: "title", as: String.self),
+                    reminderAt: try row.decode(column: "reminder_at", as: String?.self),
+                    recurrence: try row.decode(column: "recurrence", as: String.self)
                 )
             }
     }
@@ -538,18 +630,21 @@ struct CareRepository: Sendable {
     }
 
     func dueFollowUps(now: Date, limit: Int, on db: any SQLDatabase) async throws -> [DueFollowUp] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT m.id, m.receiver_id, a.name, m.follow_up_of, m.title, m.status FROM care_memories m JOIN care_accounts a ON a.id = m.receiver_id
             WHERE m.follow_up_at <= \(bind: now.millisecondsSince1970) ORDER BY m.follow_up_at LIMIT \(literal: limit)
-            """).all().map { row in
-                DueFollowUp(
-                    id: try row.decode(column: "id", as: Int64.self), receiverID: try row.decode(column: "receiver_id", as: Int64.self),
-                    receiverName: try row.decode(column: "name", as: String.self),
-                    occurrence: Date(millisecondsSince1970: try row.decode(column: "follow_up_of", as: Int64.self)),
-                    title: try row.decode(column: "title", as: String.self),
-                    isOpen: try row.decode(column: "status", as: String.self) == MemoryStatus.open.rawValue
-                )
-            }
+            """
+        ).all().map { row in
+            DueFollowUp(
+                id: try row.decode(column: "id", as: Int64.self),
+                receiverID: try row.decode(column: "receiver_id", as: Int64.self),
+                receiverName: try row.decode(column: "name", as: String.self),
+                occurrence: Date(millisecondsSince1970: try row.decode(column: "follow_up_of", as: Int64.self)),
+                title: try row.decode(column: "title", as: String.self),
+                isOpen: try row.decode(column: "status", as: String.self) == MemoryStatus.open.rawValue
+            )
+        }
     }
 
     /// Takes a follow-up once; false when another server took it first.
@@ -569,52 +664,104 @@ struct CareRepository: Sendable {
     // MARK: Contacts
 
     private static let contactColumns = ColumnList([
-        "id", "receiver_id", "client_id", "name", "phones", "email", "address", "company", "version", "change_number", "updated_at", "deleted_at",
+        "id", "receiver_id", "client_id", "name", "phones", "email", "address", "company", "version", "change_number", "updated_at", "deleted_at"
     ])
 
     private func decodeContact(_ row: any SQLRow) throws -> CareContact {
         CareContact(
-            id: try row.decode(column: "id", as: Int64.self), receiverID: try row.decode(column: "receiver_id", as: Int64.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            receiverID: try row.decode(column: "receiver_id", as: Int64.self),
             clientID: try row.decode(column: "client_id", as: String?.self),
             content: ContactContent(
-                name: try row.decode(column: "name", as: String.self), phones: Self.lines(try row.decode(column: "phones", as: String.self)),
-                email: try row.decode(column: "email", as: String.self), address: try row.decode(column: "address", as: String.self),
+                name: try row.decode(column: "name", as: String.self),
+                phones: Self.lines(try row.decode(column: "phones", as: String.self)),
+                email: try row.decode(column: "email", as: String.self),
+                address: try row.decode(column: "address", as: String.self),
                 company: try row.decode(column: "company", as: String.self)
             ),
-            version: try row.decode(column: "version", as: Int64.self), changeNumber: try row.decode(column: "change_number", as: Int64.self),
+            version: try row.decode(column: "version", as: Int64.self),
+            changeNumber: try row.decode(column: "change_number", as: Int64.self),
             updatedAt: Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self)),
             deletedAt: try row.decode(column: "deleted_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
         )
     }
 
-    func insertContact(_ contact: ContactContent, clientID: String?, receiverID: Int64, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Int64? {
+    func insertContact(
+        _ contact: ContactContent,
+        clientID: String?,
+        receiverID: Int64,
+        changeNumber: Int64,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Int64? {
         try await db.insert(into: "care_contacts")
-            .columns("receiver_id", "client_id", "name", "phones", "email", "address", "company", "details", "search_text", "version", "change_number",
-                     "created_at", "updated_at")
+            .columns(
+                "receiver_id",
+                "client_id",
+                "name",
+                "phones",
+                "email",
+                "address",
+                "company",
+                "details",
+                "search_text",
+                "version",
+                "change_number",
+                "created_at",
+                "updated_at"
+            )
             .values(
-                SQLBind(receiverID), SQLBind(clientID), SQLBind(contact.name), SQLBind(Self.joined(contact.phones)), SQLBind(contact.email),
-                SQLBind(contact.address), SQLBind(contact.company), SQLBind(""), SQLBind(contact.searchText), SQLBind(Int64(1)), SQLBind(changeNumber), SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
+                SQLBind(receiverID),
+                SQLBind(clientID),
+                SQLBind(contact.name),
+                SQLBind(Self.joined(contact.phones)),
+                SQLBind(contact.email),
+                SQLBind(contact.address),
+                SQLBind(contact.company),
+                SQLBind(""),
+                SQLBind(contact.searchText),
+                SQLBind(Int64(1)),
+                SQLBind(changeNumber),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(now.millisecondsSince1970)
             )
             .ignoringConflicts(with: ["receiver_id", "client_id"])
             .returning("id").first()?.decode(column: "id", as: Int64.self)
     }
 
-    func updateContact(id: Int64, receiverID: Int64, version: Int64, with contact: ContactContent, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
+    func updateContact(
+        id: Int64,
+        receiverID: Int64,
+        version: Int64,
+        with contact: ContactContent,
+        changeNumber: Int64,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Bool {
         try await db.update("care_contacts")
             .set("name", to: contact.name).set("phones", to: Self.joined(contact.phones)).set("email", to: contact.email)
             .set("address", to: contact.address).set("company", to: contact.company).set("search_text", to: contact.searchText)
             .set("version", to: version + 1).set("change_number", to: changeNumber).set("updated_at", to: now.millisecondsSince1970)
-            .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where("deleted_at", .is, SQLLiteral.null)
+            .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where(
+                "deleted_at",
+                .is,
+                SQLLiteral.null
+            )
             .returning("id").first() != nil
     }
 
     func deleteContact(id: Int64, receiverID: Int64, version: Int64, changeNumber: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        guard try await db.update("care_contacts")
-            .set("name", to: "").set("phones", to: "").set("email", to: "").set("address", to: "").set("company", to: "")
-            .set("search_text", to: "").set("version", to: version + 1).set("change_number", to: changeNumber)
-            .set("updated_at", to: now.millisecondsSince1970).set("deleted_at", to: now.millisecondsSince1970)
-            .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where("deleted_at", .is, SQLLiteral.null)
-            .returning("id").first() != nil
+        guard
+            try await db.update("care_contacts")
+                .set("name", to: "").set("phones", to: "").set("email", to: "").set("address", to: "").set("company", to: "")
+                .set("search_text", to: "").set("version", to: version + 1).set("change_number", to: changeNumber)
+                .set("updated_at", to: now.millisecondsSince1970).set("deleted_at", to: now.millisecondsSince1970)
+                .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("version", .equal, version).where(
+                    "deleted_at",
+                    .is,
+                    SQLLiteral.null
+                )
+                .returning("id").first() != nil
         else { return false }
         try await db.delete(from: "care_memory_people").where("contact_id", .equal, id).run()
         return true
@@ -626,8 +773,12 @@ struct CareRepository: Sendable {
     }
 
     func contact(clientID: String, receiverID: Int64, on db: any SQLDatabase) async throws -> CareContact? {
-        try await db.select().column(Self.contactColumns).from("care_contacts").where("client_id", .equal, clientID).where("receiver_id", .equal, receiverID)
-            .first().map(decodeContact)
+        try await db.select().column(Self.contactColumns).from("care_contacts").where("client_id", .equal, clientID).where(
+            "receiver_id",
+            .equal,
+            receiverID
+        )
+        .first().map(decodeContact)
     }
 
     /// Her contacts by name, `limit + 1` read; `words` match name, email, company or address.
@@ -642,9 +793,11 @@ struct CareRepository: Sendable {
 
     func contactIDs(receiverID: Int64, among ids: [Int64], on db: any SQLDatabase) async throws -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
-        return Set(try await db.select().column("id").from("care_contacts")
-            .where("receiver_id", .equal, receiverID).where("deleted_at", .is, SQLLiteral.null).where("id", .in, Array(Set(ids)))
-            .all().map { try $0.decode(column: "id", as: Int64.self) })
+        return Set(
+            try await db.select().column("id").from("care_contacts")
+                .where("receiver_id", .equal, receiverID).where("deleted_at", .is, SQLLiteral.null).where("id", .in, Array(Set(ids)))
+                .all().map { try $0.decode(column: "id", as: Int64.self) }
+        )
     }
 
     func contactChanges(receiverID: Int64, since: Int64, limit: Int, on db: any SQLDatabase) async throws -> [CareContact] {
@@ -666,12 +819,23 @@ struct CareRepository: Sendable {
     }
 
     /// A new invitation; nil when another already has this code (the caller draws another).
-    func createInvitation(receiverID: Int64, codeHash: String, grant: CareGrant, now: Date, expiresAt: Date, on db: any SQLDatabase) async throws -> Int64? {
+    func createInvitation(
+        receiverID: Int64,
+        codeHash: String,
+        grant: CareGrant,
+        now: Date,
+        expiresAt: Date,
+        on db: any SQLDatabase
+    ) async throws -> Int64? {
         try await db.insert(into: "care_invitations")
             .columns("receiver_id", "code_hash", "scopes", "categories", "created_at", "expires_at")
             .values(
-                SQLBind(receiverID), SQLBind(codeHash), SQLBind(grant.storedScopes), SQLBind(grant.storedCategories),
-                SQLBind(now.millisecondsSince1970), SQLBind(expiresAt.millisecondsSince1970)
+                SQLBind(receiverID),
+                SQLBind(codeHash),
+                SQLBind(grant.storedScopes),
+                SQLBind(grant.storedCategories),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(expiresAt.millisecondsSince1970)
             )
             .ignoringConflicts(with: ["code_hash"])
             .returning("id").first()?.decode(column: "id", as: Int64.self)
@@ -679,7 +843,9 @@ struct CareRepository: Sendable {
 
     private func decodeInvitation(_ row: any SQLRow) throws -> CareInvitation {
         CareInvitation(
-            id: try row.decode(column: "id", as: Int64.self), receiverID: try row.decode(column: "receiver_id", as: Int64.self), grant: try decodeGrant(row),
+            id: try row.decode(column: "id", as: Int64.self),
+            receiverID: try row.decode(column: "receiver_id", as: Int64.self),
+            grant: try decodeGrant(row),
             createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
             expiresAt: Date(millisecondsSince1970: try row.decode(column: "expires_at", as: Int64.self))
         )
@@ -695,7 +861,11 @@ struct CareRepository: Sendable {
 
     func withdrawInvitation(id: Int64, receiverID: Int64, now: Date, on db: any SQLDatabase) async throws -> Bool {
         try await db.update("care_invitations").set("withdrawn_at", to: now.millisecondsSince1970)
-            .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("used_at", .is, SQLLiteral.null).where("withdrawn_at", .is, SQLLiteral.null)
+            .where("id", .equal, id).where("receiver_id", .equal, receiverID).where("used_at", .is, SQLLiteral.null).where(
+                "withdrawn_at",
+                .is,
+                SQLLiteral.null
+            )
             .returning("id").first() != nil
     }
 
@@ -713,20 +883,25 @@ struct CareRepository: Sendable {
 
     private func decodeLink(_ row: any SQLRow) throws -> CareLink {
         CareLink(
-            id: try row.decode(column: "id", as: Int64.self), receiverID: try row.decode(column: "receiver_id", as: Int64.self),
-            caregiverID: try row.decode(column: "caregiver_id", as: Int64.self), grant: try decodeGrant(row),
-            receiverName: try row.decode(column: "receiver_name", as: String.self), caregiverName: try row.decode(column: "caregiver_name", as: String.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            receiverID: try row.decode(column: "receiver_id", as: Int64.self),
+            caregiverID: try row.decode(column: "caregiver_id", as: Int64.self),
+            grant: try decodeGrant(row),
+            receiverName: try row.decode(column: "receiver_name", as: String.self),
+            caregiverName: try row.decode(column: "caregiver_name", as: String.self),
             createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
             revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
         )
     }
 
     private func links(where condition: SQLQueryString, on db: any SQLDatabase) async throws -> [CareLink] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT \(unsafeRaw: Self.linkColumns) FROM care_links l
             JOIN care_accounts r ON r.id = l.receiver_id JOIN care_accounts g ON g.id = l.caregiver_id
             WHERE \(condition) ORDER BY l.revoked_at IS NOT NULL, l.id DESC LIMIT 200
-            """).all().map(decodeLink)
+            """
+        ).all().map(decodeLink)
     }
 
     /// A link by id, revoked or not.
@@ -745,10 +920,13 @@ struct CareRepository: Sendable {
 
     /// His link in force to whoever owns the memory `memoryID`, if any.
     func activeLink(caregiverID: Int64, toOwnerOf memoryID: Int64, on db: any SQLDatabase) async throws -> CareLink? {
-        try await links(where: """
-            l.caregiver_id = \(bind: caregiverID) AND l.revoked_at IS NULL
-            AND l.receiver_id = (SELECT receiver_id FROM care_memories WHERE id = \(bind: memoryID))
-            """, on: db).first
+        try await links(
+            where: """
+                l.caregiver_id = \(bind: caregiverID) AND l.revoked_at IS NULL
+                AND l.receiver_id = (SELECT receiver_id FROM care_memories WHERE id = \(bind: memoryID))
+                """,
+            on: db
+        ).first
     }
 
     /// The link in force between the two, if any.
@@ -758,7 +936,13 @@ struct CareRepository: Sendable {
 
     func createLink(receiverID: Int64, caregiverID: Int64, grant: CareGrant, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await db.insert(into: "care_links").columns("receiver_id", "caregiver_id", "scopes", "categories", "created_at")
-            .values(SQLBind(receiverID), SQLBind(caregiverID), SQLBind(grant.storedScopes), SQLBind(grant.storedCategories), SQLBind(now.millisecondsSince1970))
+            .values(
+                SQLBind(receiverID),
+                SQLBind(caregiverID),
+                SQLBind(grant.storedScopes),
+                SQLBind(grant.storedCategories),
+                SQLBind(now.millisecondsSince1970)
+            )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
@@ -772,11 +956,23 @@ struct CareRepository: Sendable {
             .where("id", .equal, id).where("revoked_at", .is, SQLLiteral.null).returning("id").first() != nil
     }
 
-    func addLinkEvent(linkID: Int64, event: CareLinkEvent.Kind, by actor: CareLinkEvent.Actor, grant: CareGrant, now: Date, on db: any SQLDatabase) async throws {
+    func addLinkEvent(
+        linkID: Int64,
+        event: CareLinkEvent.Kind,
+        by actor: CareLinkEvent.Actor,
+        grant: CareGrant,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws {
         try await db.insert(into: "care_link_events").columns("link_id", "at", "event", "actor_role", "actor_id", "scopes", "categories")
             .values(
-                SQLBind(linkID), SQLBind(now.millisecondsSince1970), SQLBind(event.rawValue), SQLBind(actor.role), SQLBind(actor.id),
-                SQLBind(grant.storedScopes), SQLBind(grant.storedCategories)
+                SQLBind(linkID),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(event.rawValue),
+                SQLBind(actor.role),
+                SQLBind(actor.id),
+                SQLBind(grant.storedScopes),
+                SQLBind(grant.storedCategories)
             ).run()
     }
 
@@ -786,7 +982,10 @@ struct CareRepository: Sendable {
                 CareLinkEvent(
                     at: Date(millisecondsSince1970: try row.decode(column: "at", as: Int64.self)),
                     kind: CareLinkEvent.Kind(rawValue: try row.decode(column: "event", as: String.self)) ?? .changed,
-                    actor: CareLinkEvent.Actor(role: try row.decode(column: "actor_role", as: String.self), id: try row.decode(column: "actor_id", as: Int64?.self)),
+                    actor: CareLinkEvent.Actor(
+                        role: try row.decode(column: "actor_role", as: String.self),
+                        id: try row.decode(column: "actor_id", as: Int64?.self)
+                    ),
                     grant: try decodeGrant(row)
                 )
             }
@@ -801,46 +1000,69 @@ struct CareRepository: Sendable {
 
     // MARK: The access log
 
-    func logAccess(receiverID: Int64, caregiverID: Int64, what: CareAccessEntry.What, recordID: Int64?, now: Date, on db: any SQLDatabase) async throws {
+    func logAccess(
+        receiverID: Int64,
+        caregiverID: Int64,
+        what: CareAccessEntry.What,
+        recordID: Int64?,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws {
         try await db.insert(into: "care_access_log").columns("receiver_id", "caregiver_id", "at", "what", "record_id")
             .values(SQLBind(receiverID), SQLBind(caregiverID), SQLBind(now.millisecondsSince1970), SQLBind(what.rawValue), SQLBind(recordID)).run()
     }
 
     /// What caregivers read of hers, newest first, with who read it (nil when that caregiver's account is gone).
     func accessLog(receiverID: Int64, limit: Int, offset: Int, on db: any SQLDatabase) async throws -> [CareAccessEntry] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT a.at, a.what, a.record_id, a.caregiver_id, g.name FROM care_access_log a LEFT JOIN care_accounts g ON g.id = a.caregiver_id
             WHERE a.receiver_id = \(bind: receiverID) ORDER BY a.id DESC LIMIT \(literal: limit + 1) OFFSET \(literal: offset)
-            """).all().map { row in
-                CareAccessEntry(
-                    at: Date(millisecondsSince1970: try row.decode(column: "at", as: Int64.self)),
-                    caregiverID: try row.decode(column: "caregiver_id", as: Int64.self), caregiverName: try row.decode(column: "name", as: String?.self),
-                    what: CareAccessEntry.What(rawValue: try row.decode(column: "what", as: String.self)) ?? .memories,
-                    recordID: try row.decode(column: "record_id", as: Int64?.self)
-                )
-            }
+            """
+        ).all().map { row in
+            CareAccessEntry(
+                at: Date(millisecondsSince1970: try row.decode(column: "at", as: Int64.self)),
+                caregiverID: try row.decode(column: "caregiver_id", as: Int64.self),
+                caregiverName: try row.decode(column: "name", as: String?.self),
+                what: CareAccessEntry.What(rawValue: try row.decode(column: "what", as: String.self)) ?? .memories,
+                recordID: try row.decode(column: "record_id", as: Int64?.self)
+            )
+        }
     }
 
     // MARK: Her location
 
     func saveLocation(_ location: CareLocation, receiverID: Int64, on db: any SQLDatabase) async throws {
         try await db.insert(into: "care_locations").columns("receiver_id", "latitude", "longitude", "accuracy_metres", "at")
-            .values(SQLBind(receiverID), SQLBind(location.latitude), SQLBind(location.longitude), SQLBind(location.accuracyMetres), SQLBind(location.at.millisecondsSince1970))
+            .values(
+                SQLBind(receiverID),
+                SQLBind(location.latitude),
+                SQLBind(location.longitude),
+                SQLBind(location.accuracyMetres),
+                SQLBind(location.at.millisecondsSince1970)
+            )
             .onConflict(with: ["receiver_id"]) {
-                $0.set(excludedValueOf: "latitude").set(excludedValueOf: "longitude").set(excludedValueOf: "accuracy_metres").set(excludedValueOf: "at")
+                $0.set(excludedValueOf: "latitude").set(excludedValueOf: "longitude").set(excludedValueOf: "accuracy_metres").set(
+                    excludedValueOf: "at"
+                )
             }
             .run()
     }
 
     func location(receiverID: Int64, on db: any SQLDatabase) async throws -> CareLocation? {
-        try await db.select().columns("latitude", "longitude", "accuracy_metres", "at").from("care_locations").where("receiver_id", .equal, receiverID)
-            .first().map {
-                CareLocation(
-                    latitude: try $0.decode(column: "latitude", as: Double.self), longitude: try $0.decode(column: "longitude", as: Double.self),
-                    accuracyMetres: try $0.decode(column: "accuracy_metres", as: Double?.self),
-                    at: Date(millisecondsSince1970: try $0.decode(column: "at", as: Int64.self))
-                )
-            }
+        try await db.select().columns("latitude", "longitude", "accuracy_metres", "at").from("care_locations").where(
+            "receiver_id",
+            .equal,
+            receiverID
+        )
+        .first().map {
+            CareLocation(
+                latitude: try $0.decode(column: "latitude", as: Double.self),
+                longitude: try $0.decode(column: "longitude", as: Double.self),
+                accuracyMetres: try $0.decode(column: "accuracy_metres", as: Double?.self),
+                at: Date(millisecondsSince1970: try $0.decode(column: "at", as: Int64.self))
+            )
+        }
     }
 
     // MARK: The program's settings
@@ -848,14 +1070,25 @@ struct CareRepository: Sendable {
     func settings(on db: any SQLDatabase) async throws -> CareSettings {
         guard let row = try await db.select().columns("support_phone", "support_email").from("care_settings").where("id", .equal, Int64(1)).first()
         else { return CareSettings(supportPhone: "", supportEmail: "") }
-        return CareSettings(supportPhone: try row.decode(column: "support_phone", as: String.self), supportEmail: try row.decode(column: "support_email", as: String.self))
+        return CareSettings(
+            supportPhone: try row.decode(column: "support_phone", as: String.self),
+            supportEmail: try row.decode(column: "support_email", as: String.self)
+        )
     }
 
     func saveSettings(_ settings: CareSettings, by staffID: Int64?, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "care_settings").columns("id", "support_phone", "support_email", "updated_at", "updated_by")
-            .values(SQLBind(Int64(1)), SQLBind(settings.supportPhone), SQLBind(settings.supportEmail), SQLBind(now.millisecondsSince1970), SQLBind(staffID))
+            .values(
+                SQLBind(Int64(1)),
+                SQLBind(settings.supportPhone),
+                SQLBind(settings.supportEmail),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(staffID)
+            )
             .onConflict(with: ["id"]) {
-                $0.set(excludedValueOf: "support_phone").set(excludedValueOf: "support_email").set(excludedValueOf: "updated_at").set(excludedValueOf: "updated_by")
+                $0.set(excludedValueOf: "support_phone").set(excludedValueOf: "support_email").set(excludedValueOf: "updated_at").set(
+                    excludedValueOf: "updated_by"
+                )
             }
             .run()
     }

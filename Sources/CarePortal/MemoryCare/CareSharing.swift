@@ -13,15 +13,35 @@ extension MemoryCare {
             for _ in 0..<5 {
                 let code = InvitationCode.make(randomBytes: randomBytes)
                 guard let hash = InvitationCode.hash(code),
-                      let id = try await repository.createInvitation(
-                          receiverID: holder.accountID, codeHash: hash, grant: grant, now: now, expiresAt: now.addingTimeInterval(InvitationCode.lifetime), on: db
-                      )
+                    let id = try await repository.createInvitation(
+                        receiverID: holder.accountID,
+                        codeHash: hash,
+                        grant: grant,
+                        now: now,
+                        expiresAt: now.addingTimeInterval(InvitationCode.lifetime),
+                        on: db
+                    )
                 else { continue }
-                try await portal.audit.record(AuditEvent(
-                    actor: Self.actor(holder), action: .careInvitationMade, recordType: "care_invitation", recordID: "\(id)", origin: origin,
-                    detail: grant.storedScopes
-                ), on: db)
-                return (CareInvitation(id: id, receiverID: holder.accountID, grant: grant, createdAt: now, expiresAt: now.addingTimeInterval(InvitationCode.lifetime)), code)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: Self.actor(holder),
+                        action: .careInvitationMade,
+                        recordType: "care_invitation",
+                        recordID: "\(id)",
+                        origin: origin,
+                        detail: grant.storedScopes
+                    ),
+                    on: db
+                )
+                return (
+                    CareInvitation(
+                        id: id,
+                        receiverID: holder.accountID,
+                        grant: grant,
+                        createdAt: now,
+                        expiresAt: now.addingTimeInterval(InvitationCode.lifetime)
+                    ), code
+                )
             }
             throw APIError(status: .serviceUnavailable, code: "try_again", message: "No invitation code could be made just now. Please try again.")
         }
@@ -34,7 +54,8 @@ extension MemoryCare {
 
     func withdrawInvitation(id: Int64, _ holder: AppAccountHolder) async throws {
         let now = portal.now
-        guard try await portal.database.write({ db in try await repository.withdrawInvitation(id: id, receiverID: holder.accountID, now: now, on: db) })
+        guard
+            try await portal.database.write({ db in try await repository.withdrawInvitation(id: id, receiverID: holder.accountID, now: now, on: db) })
         else { throw APIError.notFound }
     }
 
@@ -53,9 +74,17 @@ extension MemoryCare {
         let linked: CareLink? = try await portal.database.transaction { db in
             guard let invitation = try await repository.useInvitation(codeHash: hash, now: now, on: db) else {
                 try await throttle.fail(attempt, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: Self.actor(holder), action: .careLinkGranted, recordType: "care_link", outcome: .failure, origin: origin, detail: "unknown code"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: Self.actor(holder),
+                        action: .careLinkGranted,
+                        recordType: "care_link",
+                        outcome: .failure,
+                        origin: origin,
+                        detail: "unknown code"
+                    ),
+                    on: db
+                )
                 return nil
             }
             try await throttle.release(attempt, on: db)
@@ -64,15 +93,42 @@ extension MemoryCare {
             if let existing = try await repository.activeLink(receiverID: invitation.receiverID, caregiverID: holder.accountID, on: db) {
                 linkID = existing.id
                 _ = try await repository.changeLink(id: linkID, grant: invitation.grant, on: db)
-                try await repository.addLinkEvent(linkID: linkID, event: .changed, by: .careReceiver(invitation.receiverID), grant: invitation.grant, now: now, on: db)
+                try await repository.addLinkEvent(
+                    linkID: linkID,
+                    event: .changed,
+                    by: .careReceiver(invitation.receiverID),
+                    grant: invitation.grant,
+                    now: now,
+                    on: db
+                )
             } else {
-                linkID = try await repository.createLink(receiverID: invitation.receiverID, caregiverID: holder.accountID, grant: invitation.grant, now: now, on: db)
-                try await repository.addLinkEvent(linkID: linkID, event: .granted, by: .careReceiver(invitation.receiverID), grant: invitation.grant, now: now, on: db)
+                linkID = try await repository.createLink(
+                    receiverID: invitation.receiverID,
+                    caregiverID: holder.accountID,
+                    grant: invitation.grant,
+                    now: now,
+                    on: db
+                )
+                try await repository.addLinkEvent(
+                    linkID: linkID,
+                    event: .granted,
+                    by: .careReceiver(invitation.receiverID),
+                    grant: invitation.grant,
+                    now: now,
+                    on: db
+                )
             }
-            try await portal.audit.record(AuditEvent(
-                actor: Self.actor(holder), action: .careLinkGranted, recordType: "care_link", recordID: "\(linkID)", origin: origin,
-                detail: invitation.grant.storedScopes
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: Self.actor(holder),
+                    action: .careLinkGranted,
+                    recordType: "care_link",
+                    recordID: "\(linkID)",
+                    origin: origin,
+                    detail: invitation.grant.storedScopes
+                ),
+                on: db
+            )
             return try await repository.link(id: linkID, on: db)
         }
         guard let linked else { throw unknown }
@@ -82,7 +138,8 @@ extension MemoryCare {
     /// Her links, or his, each with its history (grants, changes, revocations) for her.
     func links(of holder: AppAccountHolder) async throws -> [(CareLink, [CareLinkEvent])] {
         try await portal.database.read { db in
-            let links = holder.kind == .careReceiver
+            let links =
+                holder.kind == .careReceiver
                 ? try await repository.links(receiverID: holder.accountID, on: db)
                 : try await repository.links(caregiverID: holder.accountID, on: db).filter(\.isActive)
             var result: [(CareLink, [CareLinkEvent])] = []
@@ -95,12 +152,22 @@ extension MemoryCare {
     func changeLink(id: Int64, grant: CareGrant, _ holder: AppAccountHolder, origin: AuditOrigin) async throws -> CareLink {
         let now = portal.now
         return try await portal.database.transaction { db in
-            guard let link = try await repository.link(id: id, on: db), link.receiverID == holder.accountID, link.isActive else { throw APIError.notFound }
+            guard let link = try await repository.link(id: id, on: db), link.receiverID == holder.accountID, link.isActive else {
+                throw APIError.notFound
+            }
             _ = try await repository.changeLink(id: id, grant: grant, on: db)
             try await repository.addLinkEvent(linkID: id, event: .changed, by: .careReceiver(holder.accountID), grant: grant, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: Self.actor(holder), action: .careLinkChanged, recordType: "care_link", recordID: "\(id)", origin: origin, detail: grant.storedScopes
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: Self.actor(holder),
+                    action: .careLinkChanged,
+                    recordType: "care_link",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: grant.storedScopes
+                ),
+                on: db
+            )
             return try await repository.link(id: id, on: db)!
         }
     }
@@ -117,9 +184,17 @@ extension MemoryCare {
             }
             _ = try await repository.revokeLink(id: id, now: now, on: db)
             try await repository.addLinkEvent(linkID: id, event: .revoked, by: actor, grant: link.grant, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: auditActor, action: .careLinkRevoked, recordType: "care_link", recordID: "\(id)", origin: origin, detail: "by \(actor.description)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: auditActor,
+                    action: .careLinkRevoked,
+                    recordType: "care_link",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "by \(actor.description)"
+                ),
+                on: db
+            )
             let receiver = try await repository.account(id: link.receiverID, kind: .careReceiver, on: db)
             let caregiver = try await repository.account(id: link.caregiverID, kind: .caregiver, on: db)
             let byStaff = actor.role == "staff"
@@ -163,7 +238,14 @@ extension MemoryCare {
         let now = portal.now
         try await portal.database.write { db in
             for what in seen {
-                try await repository.logAccess(receiverID: link.receiverID, caregiverID: link.caregiverID, what: what, recordID: recordID, now: now, on: db)
+                try await repository.logAccess(
+                    receiverID: link.receiverID,
+                    caregiverID: link.caregiverID,
+                    what: what,
+                    recordID: recordID,
+                    now: now,
+                    on: db
+                )
             }
         }
     }
@@ -172,7 +254,10 @@ extension MemoryCare {
     /// With `logging` false the caller notes the read (see `logAccess(_:seen:)`).
     func remindersAndPlans(of link: CareLink, page: Int, logging: Bool = true) async throws -> (memories: [Memory], hasMore: Bool) {
         let result = try await memories(
-            receiverID: link.receiverID, filter: CareRepository.MemoryFilter(plainOnly: true, remindersOrPlans: true), page: page, unlocked: false
+            receiverID: link.receiverID,
+            filter: CareRepository.MemoryFilter(plainOnly: true, remindersOrPlans: true),
+            page: page,
+            unlocked: false
         )
         if logging { try await logAccess(link, what: .reminders) }
         return result
@@ -183,7 +268,8 @@ extension MemoryCare {
         let result = try await memories(
             receiverID: link.receiverID,
             filter: CareRepository.MemoryFilter(words: words, categories: link.grant.sortedCategories.map(\.rawValue), plainOnly: true),
-            page: page, unlocked: false
+            page: page,
+            unlocked: false
         )
         if logging { try await logAccess(link, what: .memories) }
         return result

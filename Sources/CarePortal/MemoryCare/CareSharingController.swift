@@ -32,13 +32,16 @@ struct CareSharingController {
         let holder = try CareAppController.receiver(context)
         let links = try await care.links(of: holder).map(\.0)
         let invitations = try await care.openInvitations(receiverID: holder.accountID)
-        let notice: String? = switch request.query("done") {
-        case "changed": "Saved. It takes effect straight away."
-        case "ended": "Sharing has stopped. They have been told by email."
-        case "withdrawn": "The code is withdrawn: it no longer works."
-        default: nil
-        }
-        return portal.pages.response(CareSharingPage(layout: layout("Sharing", context), links: links, invitations: invitations, clock: clock, notice: notice))
+        let notice: String? =
+            switch request.query("done") {
+            case "changed": "Saved. It takes effect straight away."
+            case "ended": "Sharing has stopped. They have been told by email."
+            case "withdrawn": "The code is withdrawn: it no longer works."
+            default: nil
+            }
+        return portal.pages.response(
+            CareSharingPage(layout: layout("Sharing", context), links: links, invitations: invitations, clock: clock, notice: notice)
+        )
     }
 
     private struct GrantForm: Decodable {
@@ -48,7 +51,9 @@ struct CareSharingController {
 
     @Sendable func inviteForm(request: Request, context: PortalContext) async throws -> Response {
         _ = try CareAppController.receiver(context)
-        return portal.pages.response(CareGrantPage(layout: layout("Share with someone", context), link: nil, scopes: [], categories: [], clock: clock))
+        return portal.pages.response(
+            CareGrantPage(layout: layout("Share with someone", context), link: nil, scopes: [], categories: [], clock: clock)
+        )
     }
 
     @Sendable func invite(request: Request, context: PortalContext) async throws -> Response {
@@ -56,10 +61,17 @@ struct CareSharingController {
         let form = try await request.form(GrantForm.self, context: context)
         switch CareGrantPage.grant(scopes: form.scopes, categories: form.categories) {
         case .failure(let error):
-            return portal.pages.response(CareGrantPage(
-                layout: layout("Share with someone", context), link: nil, scopes: Set(form.scopes ?? []), categories: Set(form.categories ?? []),
-                problems: error.fields, clock: clock
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                CareGrantPage(
+                    layout: layout("Share with someone", context),
+                    link: nil,
+                    scopes: Set(form.scopes ?? []),
+                    categories: Set(form.categories ?? []),
+                    problems: error.fields,
+                    clock: clock
+                ),
+                status: .unprocessableContent
+            )
         case .success(let grant):
             let (invitation, code) = try await care.invite(holder, grant: grant, origin: portal.origin(of: request, context: context))
             return portal.pages.response(CareCodePage(layout: layout("Your code", context), code: code, invitation: invitation, clock: clock))
@@ -82,10 +94,16 @@ struct CareSharingController {
     @Sendable func link(request: Request, context: PortalContext) async throws -> Response {
         let holder = try CareAppController.receiver(context)
         let (link, events) = try await activeLink(context, holder)
-        return portal.pages.response(CareGrantPage(
-            layout: layout(link.caregiverName, context), link: link, events: events, scopes: Set(link.grant.scopes.map(\.rawValue)),
-            categories: Set(link.grant.categories.map(\.rawValue)), clock: clock
-        ))
+        return portal.pages.response(
+            CareGrantPage(
+                layout: layout(link.caregiverName, context),
+                link: link,
+                events: events,
+                scopes: Set(link.grant.scopes.map(\.rawValue)),
+                categories: Set(link.grant.categories.map(\.rawValue)),
+                clock: clock
+            )
+        )
     }
 
     @Sendable func changeLink(request: Request, context: PortalContext) async throws -> Response {
@@ -94,10 +112,18 @@ struct CareSharingController {
         let form = try await request.form(GrantForm.self, context: context)
         switch CareGrantPage.grant(scopes: form.scopes, categories: form.categories) {
         case .failure(let error):
-            return portal.pages.response(CareGrantPage(
-                layout: layout(link.caregiverName, context), link: link, events: events, scopes: Set(form.scopes ?? []),
-                categories: Set(form.categories ?? []), problems: error.fields, clock: clock
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                CareGrantPage(
+                    layout: layout(link.caregiverName, context),
+                    link: link,
+                    events: events,
+                    scopes: Set(form.scopes ?? []),
+                    categories: Set(form.categories ?? []),
+                    problems: error.fields,
+                    clock: clock
+                ),
+                status: .unprocessableContent
+            )
         case .success(let grant):
             _ = try await care.changeLink(id: link.id, grant: grant, holder, origin: portal.origin(of: request, context: context))
             return seeOther("\(CareURL.appSharing.path)?done=changed")
@@ -107,17 +133,25 @@ struct CareSharingController {
     @Sendable func confirmEnd(request: Request, context: PortalContext) async throws -> Response {
         let holder = try CareAppController.receiver(context)
         let (link, _) = try await activeLink(context, holder)
-        return portal.pages.response(CareConfirmPage(
-            layout: layout("Stop sharing", context), heading: "Stop sharing with \(link.caregiverName)?",
-            body: "They will see nothing more from now on, and we tell them by email. To share again later, make a new code.",
-            action: CareURL.appLinkEnd(link.id).path, version: nil, button: "Yes, stop sharing", cancelPath: CareURL.appLink(link.id).path
-        ))
+        return portal.pages.response(
+            CareConfirmPage(
+                layout: layout("Stop sharing", context),
+                heading: "Stop sharing with \(link.caregiverName)?",
+                body: "They will see nothing more from now on, and we tell them by email. To share again later, make a new code.",
+                action: CareURL.appLinkEnd(link.id).path,
+                version: nil,
+                button: "Yes, stop sharing",
+                cancelPath: CareURL.appLink(link.id).path
+            )
+        )
     }
 
     @Sendable func end(request: Request, context: PortalContext) async throws -> Response {
         let holder = try CareAppController.receiver(context)
         try await care.revokeLink(
-            id: try context.parameters.recordID(), by: .careReceiver(holder.accountID), auditActor: MemoryCare.actor(holder),
+            id: try context.parameters.recordID(),
+            by: .careReceiver(holder.accountID),
+            auditActor: MemoryCare.actor(holder),
             origin: portal.origin(of: request, context: context)
         )
         return seeOther("\(CareURL.appSharing.path)?done=ended")
@@ -127,6 +161,8 @@ struct CareSharingController {
         let holder = try CareAppController.receiver(context)
         let page = CarePageLinks.number(request)
         let (entries, hasMore) = try await care.accessLog(receiverID: holder.accountID, page: page)
-        return portal.pages.response(CareAccessLogPage(layout: layout("Who saw what", context), entries: entries, page: page, hasMore: hasMore, clock: clock))
+        return portal.pages.response(
+            CareAccessLogPage(layout: layout("Who saw what", context), entries: entries, page: page, hasMore: hasMore, clock: clock)
+        )
     }
 }

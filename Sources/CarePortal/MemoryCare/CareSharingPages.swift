@@ -40,15 +40,21 @@ struct CareSharingPage: Page {
     init(layout: Layout, links: [CareLink], invitations: [CareInvitation], clock: ProgramClock, notice: String?) {
         self.layout = layout
         func card(_ link: CareLink) -> Link {
-            Link(name: link.caregiverName, shares: "Can \(sharedSentence(link.grant)).",
-                 since: link.revokedAt.map { "Ended \(clock.date(of: $0).short)" } ?? "Since \(clock.date(of: link.createdAt).short)",
-                 path: CareURL.appLink(link.id).path)
+            Link(
+                name: link.caregiverName,
+                shares: "Can \(sharedSentence(link.grant)).",
+                since: link.revokedAt.map { "Ended \(clock.date(of: $0).short)" } ?? "Since \(clock.date(of: link.createdAt).short)",
+                path: CareURL.appLink(link.id).path
+            )
         }
         self.links = links.filter(\.isActive).map(card)
         ended = links.filter { !$0.isActive }.map(card)
         self.invitations = invitations.map { invitation in
-            Invitation(shares: "Lets them \(sharedSentence(invitation.grant)).",
-                       expires: "Works until \(clock.dateTime(invitation.expiresAt))", withdrawPath: CareURL.appInvitationWithdraw(invitation.id).path)
+            Invitation(
+                shares: "Lets them \(sharedSentence(invitation.grant)).",
+                expires: "Works until \(clock.dateTime(invitation.expiresAt))",
+                withdrawPath: CareURL.appInvitationWithdraw(invitation.id).path
+            )
         }
         self.notice = notice
     }
@@ -77,31 +83,52 @@ struct CareGrantPage: Page {
     let endPath: String?
     let cancelPath = CareURL.appSharing.path
 
-    init(layout: Layout, link: CareLink?, events: [CareLinkEvent] = [], scopes: Set<String>, categories: Set<String>, problems: [String: String] = [:],
-         clock: ProgramClock) {
+    init(
+        layout: Layout,
+        link: CareLink?,
+        events: [CareLinkEvent] = [],
+        scopes: Set<String>,
+        categories: Set<String>,
+        problems: [String: String] = [:],
+        clock: ProgramClock
+    ) {
         self.layout = layout
         heading = link.map { "What \($0.caregiverName) can see" } ?? "Share with someone who helps you"
-        lead = link == nil
+        lead =
+            link == nil
             ? "Choose what they may see or do. You get a code to give them; it works once, for 3 days. You can change this or stop sharing at any time."
             : "Changes take effect straight away."
         var errors = FormErrors()
         for field in ["scopes", "categories"] { if let problem = problems[field] { errors.add(field, problem) } }
         self.errors = errors.items
-        self.scopes = CareChoice.group("scopes", CareScope.allCases, value: \.rawValue, title: { "They can " + $0.sentence }, selected: { scopes.contains($0.rawValue) })
-            .map { CareChoice(id: $0.id, name: "scopes[]", value: $0.value, title: $0.title, hint: nil, isSelected: $0.isSelected) }
+        self.scopes = CareChoice.group(
+            "scopes",
+            CareScope.allCases,
+            value: \.rawValue,
+            title: { "They can " + $0.sentence },
+            selected: { scopes.contains($0.rawValue) }
+        )
+        .map { CareChoice(id: $0.id, name: "scopes[]", value: $0.value, title: $0.title, hint: nil, isSelected: $0.isSelected) }
         scopesError = problems["scopes"]
-        self.categories = CareChoice.group("categories", MemoryCategory.allCases, value: \.rawValue, title: \.title, selected: { categories.contains($0.rawValue) })
-            .map { CareChoice(id: $0.id, name: "categories[]", value: $0.value, title: $0.title, hint: nil, isSelected: $0.isSelected) }
+        self.categories = CareChoice.group(
+            "categories",
+            MemoryCategory.allCases,
+            value: \.rawValue,
+            title: \.title,
+            selected: { categories.contains($0.rawValue) }
+        )
+        .map { CareChoice(id: $0.id, name: "categories[]", value: $0.value, title: $0.title, hint: nil, isSelected: $0.isSelected) }
         categoriesError = problems["categories"]
         action = link.map { CareURL.appLink($0.id).path } ?? CareURL.appInvite.path
         submitTitle = link == nil ? "Make a code" : "Save changes"
         history = events.reversed().map { event in
             let who = event.actor.role == AppAccountKind.careReceiver.role ? "You" : event.actor.role == "staff" ? "The program's staff" : "They"
-            let what = switch event.kind {
-            case .granted: "\(who) started sharing: they could \(sharedSentence(event.grant))."
-            case .changed: "\(who) changed it: they could \(sharedSentence(event.grant))."
-            case .revoked: "\(who) stopped sharing."
-            }
+            let what =
+                switch event.kind {
+                case .granted: "\(who) started sharing: they could \(sharedSentence(event.grant))."
+                case .changed: "\(who) changed it: they could \(sharedSentence(event.grant))."
+                case .revoked: "\(who) stopped sharing."
+                }
             return Event(when: clock.dateTime(event.at), what: what)
         }
         endPath = link.map { CareURL.appLinkEnd($0.id).path }
@@ -181,8 +208,16 @@ struct CaregiverPeoplePage: Page {
             return Person(name: link.receiverName, shares: "Shares " + CareAppTime.listed(shares) + ".", path: CareURL.appPerson(link.id).path)
         }
         self.errors = errors.items
-        var fields = [FormField("code", label: "Invitation code", value: code, hint: "8 letters and numbers, like K7QM-3XPD. Capitals or not, with or without the dash.",
-                                autocomplete: "off", width: 10)]
+        var fields = [
+            FormField(
+                "code",
+                label: "Invitation code",
+                value: code,
+                hint: "8 letters and numbers, like K7QM-3XPD. Capitals or not, with or without the dash.",
+                autocomplete: "off",
+                width: 10
+            )
+        ]
         errors.apply(to: &fields)
         self.fields = fields
         self.notice = notice
@@ -207,7 +242,16 @@ struct CaregiverPersonPage: Page {
     let leavePath: String
     let notice: String?
 
-    init(layout: Layout, link: CareLink, reminders: [Memory]?, memories: [Memory]?, query: String, location: CareLocation?, clock: ProgramClock, notice: String?) {
+    init(
+        layout: Layout,
+        link: CareLink,
+        reminders: [Memory]?,
+        memories: [Memory]?,
+        query: String,
+        location: CareLocation?,
+        clock: ProgramClock,
+        notice: String?
+    ) {
         self.layout = layout
         name = link.receiverName
         sharesReminders = reminders != nil
@@ -221,7 +265,15 @@ struct CaregiverPersonPage: Page {
             let accuracy = location.accuracyMetres.map { ", to within \(Int($0.rounded())) metres" } ?? ""
             return String(format: "%.5f, %.5f", location.latitude, location.longitude) + accuracy + ", at \(clock.dateTime(location.at))."
         }
-        mapPath = location.map { String(format: "https://www.openstreetmap.org/?mlat=%.5f&mlon=%.5f#map=17/%.5f/%.5f", $0.latitude, $0.longitude, $0.latitude, $0.longitude) }
+        mapPath = location.map {
+            String(
+                format: "https://www.openstreetmap.org/?mlat=%.5f&mlon=%.5f#map=17/%.5f/%.5f",
+                $0.latitude,
+                $0.longitude,
+                $0.latitude,
+                $0.longitude
+            )
+        }
         addPlanPath = link.grant.allows(.plans) ? CareURL.appPersonPlanNew(link.id).path : nil
         leavePath = CareURL.appPersonLeave(link.id).path
         self.notice = notice

@@ -68,16 +68,18 @@ struct CareLinkView: Sendable, Encodable {
         revokedText = link.revokedAt.map { "Ended \(clock.dateTime($0))" }
         revokePath = SiteURL.care(.linkRevoke(link.id)).path
         history = events.map { event in
-            let by = switch event.actor.role {
-            case AppAccountKind.careReceiver.role: "by the care receiver"
-            case AppAccountKind.caregiver.role: "by the caregiver"
-            default: "by staff"
-            }
-            let what = switch event.kind {
-            case .granted: "Granted \(by): \(CareLinkView.describe(event.grant))"
-            case .changed: "Changed \(by): \(CareLinkView.describe(event.grant))"
-            case .revoked: "Ended \(by)"
-            }
+            let by =
+                switch event.actor.role {
+                case AppAccountKind.careReceiver.role: "by the care receiver"
+                case AppAccountKind.caregiver.role: "by the caregiver"
+                default: "by staff"
+                }
+            let what =
+                switch event.kind {
+                case .granted: "Granted \(by): \(CareLinkView.describe(event.grant))"
+                case .changed: "Changed \(by): \(CareLinkView.describe(event.grant))"
+                case .revoked: "Ended \(by)"
+                }
             return Event(when: clock.dateTime(event.at), what: what)
         }
     }

@@ -100,23 +100,45 @@ extension MemoryCare {
                 for stored in page.prefix(500) {
                     let memory = try open(stored, with: stored.memory.secured ? sealer : nil)
                     guard let content = memory.content else { leftOut += 1; continue }
-                    memories.append(CareTransfer.Memory(
-                        clientId: CareTransfer.clientID(memory: memory.id, own: memory.clientID), type: memory.type.rawValue, secured: memory.secured,
-                        title: content.title, category: content.category, happensAt: content.happensAt, reminderAt: content.reminderAt,
-                        recurrence: content.recurrence, recurrenceDays: content.recurrenceDays, status: content.status, tags: content.tags,
-                        location: content.location, emoji: content.emoji, description: content.description, customFields: content.customFields,
-                        people: content.people.compactMap { contactClientIDs[$0] }, fields: content.fields, items: content.items
-                    ))
+                    memories.append(
+                        CareTransfer.Memory(
+                            clientId: CareTransfer.clientID(memory: memory.id, own: memory.clientID),
+                            type: memory.type.rawValue,
+                            secured: memory.secured,
+                            title: content.title,
+                            category: content.category,
+                            happensAt: content.happensAt,
+                            reminderAt: content.reminderAt,
+                            recurrence: content.recurrence,
+                            recurrenceDays: content.recurrenceDays,
+                            status: content.status,
+                            tags: content.tags,
+                            location: content.location,
+                            emoji: content.emoji,
+                            description: content.description,
+                            customFields: content.customFields,
+                            people: content.people.compactMap { contactClientIDs[$0] },
+                            fields: content.fields,
+                            items: content.items
+                        )
+                    )
                 }
                 if page.count <= 500 { break }
             }
             return CareTransfer.Document(
-                format: CareTransfer.format, version: CareTransfer.version, exportedAt: now, securedIncluded: leftOut == 0,
+                format: CareTransfer.format,
+                version: CareTransfer.version,
+                exportedAt: now,
+                securedIncluded: leftOut == 0,
                 securedLeftOut: leftOut,
                 contacts: contacts.map {
                     CareTransfer.Contact(
-                        clientId: contactClientIDs[$0.id], name: $0.content.name, phones: $0.content.phones, email: $0.content.email,
-                        address: $0.content.address, company: $0.content.company
+                        clientId: contactClientIDs[$0.id],
+                        name: $0.content.name,
+                        phones: $0.content.phones,
+                        email: $0.content.email,
+                        address: $0.content.address,
+                        company: $0.content.company
                     )
                 },
                 memories: memories
@@ -153,10 +175,15 @@ extension MemoryCare {
                     problem("\(path).client_id", "Give each contact a client id of 1 to \(MemoryRules.clientIDMaximumLength) characters")
                     continue
                 }
-                guard seen.insert("contact:\(clientID)").inserted else { problem("\(path).client_id", "Another contact in the file has this client id"); continue }
+                guard seen.insert("contact:\(clientID)").inserted else {
+                    problem("\(path).client_id", "Another contact in the file has this client id"); continue
+                }
                 let content = ContactContent(
-                    name: contact.name?.trimmed ?? "", phones: (contact.phones ?? []).map(\.trimmed), email: contact.email?.trimmed ?? "",
-                    address: contact.address?.trimmed ?? "", company: contact.company?.trimmed ?? ""
+                    name: contact.name?.trimmed ?? "",
+                    phones: (contact.phones ?? []).map(\.trimmed),
+                    email: contact.email?.trimmed ?? "",
+                    address: contact.address?.trimmed ?? "",
+                    company: contact.company?.trimmed ?? ""
                 )
                 for (field, message) in MemoryRules.problems(with: content) { problem("\(path).\(field)", message) }
                 if let existing = try await existingContact(clientID, receiverID: receiverID, on: db) {
@@ -176,7 +203,9 @@ extension MemoryCare {
                     problem("\(path).client_id", "Give each memory a client id of 1 to \(MemoryRules.clientIDMaximumLength) characters")
                     continue
                 }
-                guard seen.insert("memory:\(clientID)").inserted else { problem("\(path).client_id", "Another memory in the file has this client id"); continue }
+                guard seen.insert("memory:\(clientID)").inserted else {
+                    problem("\(path).client_id", "Another memory in the file has this client id"); continue
+                }
                 guard let type = memory.type.flatMap(MemoryType.init(rawValue:)) else {
                     problem("\(path).type", "Choose a template: \(MemoryType.allCases.map(\.rawValue).joined(separator: ", "))")
                     continue
@@ -185,11 +214,21 @@ extension MemoryCare {
                 if secured, !hasPIN { problem("\(path).secured", "Create your PIN before importing secured memories") }
                 let people = memory.people ?? []
                 let content = MemoryContent(
-                    title: memory.title?.trimmed ?? "", category: memory.category ?? "", happensAt: memory.happensAt, reminderAt: memory.reminderAt,
-                    recurrence: memory.recurrence ?? Recurrence.none.rawValue, recurrenceDays: memory.recurrenceDays ?? [],
-                    status: memory.status ?? MemoryStatus.none.rawValue, tags: memory.tags ?? [], location: memory.location ?? "",
-                    emoji: memory.emoji ?? "", description: memory.description ?? "", customFields: memory.customFields ?? [], people: [],
-                    fields: memory.fields ?? [:], items: memory.items ?? []
+                    title: memory.title?.trimmed ?? "",
+                    category: memory.category ?? "",
+                    happensAt: memory.happensAt,
+                    reminderAt: memory.reminderAt,
+                    recurrence: memory.recurrence ?? Recurrence.none.rawValue,
+                    recurrenceDays: memory.recurrenceDays ?? [],
+                    status: memory.status ?? MemoryStatus.none.rawValue,
+                    tags: memory.tags ?? [],
+                    location: memory.location ?? "",
+                    emoji: memory.emoji ?? "",
+                    description: memory.description ?? "",
+                    customFields: memory.customFields ?? [],
+                    people: [],
+                    fields: memory.fields ?? [:],
+                    items: memory.items ?? []
                 )
                 for (field, message) in MemoryRules.problems(with: content, type: type, knownContacts: []) { problem("\(path).\(field)", message) }
                 for (position, person) in people.enumerated() where !seen.contains("contact:\(person)") && contactIDs[person] == nil {
@@ -208,7 +247,14 @@ extension MemoryCare {
 
             for (clientID, content) in newContacts {
                 let number = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
-                contactIDs[clientID] = try await repository.insertContact(content, clientID: clientID, receiverID: receiverID, changeNumber: number, now: now, on: db)
+                contactIDs[clientID] = try await repository.insertContact(
+                    content,
+                    clientID: clientID,
+                    receiverID: receiverID,
+                    changeNumber: number,
+                    now: now,
+                    on: db
+                )
             }
             for (clientID, type, secured, content, people) in newMemories {
                 var content = content
@@ -219,12 +265,22 @@ extension MemoryCare {
                         content.people.append(id)
                     }
                 }
-                let row = try await row(type: type, secured: secured, clientID: clientID, content: content, by: .careReceiver(receiverID), receiverID: receiverID, on: db)
+                let row = try await row(
+                    type: type,
+                    secured: secured,
+                    clientID: clientID,
+                    content: content,
+                    by: .careReceiver(receiverID),
+                    receiverID: receiverID,
+                    on: db
+                )
                 let number = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
                 _ = try await repository.insertMemory(row, receiverID: receiverID, changeNumber: number, now: now, on: db)
             }
             return CareTransfer.Imported(
-                memoriesAdded: newMemories.count, contactsAdded: newContacts.count, memoriesAlreadyThere: memoriesAlreadyThere,
+                memoriesAdded: newMemories.count,
+                contactsAdded: newContacts.count,
+                memoriesAlreadyThere: memoriesAlreadyThere,
                 contactsAlreadyThere: contactsAlreadyThere
             )
         }
@@ -234,7 +290,9 @@ extension MemoryCare {
     /// its id while it is not deleted; nil when she has none by it.
     private func existingContact(_ clientID: String, receiverID: Int64, on db: any SQLDatabase) async throws -> ExistingContact? {
         var contact = try await repository.contact(clientID: clientID, receiverID: receiverID, on: db)
-        if contact == nil, let id = CareTransfer.ownID(clientID, kind: "contact") { contact = try await repository.contact(id: id, receiverID: receiverID, on: db) }
+        if contact == nil, let id = CareTransfer.ownID(clientID, kind: "contact") {
+            contact = try await repository.contact(id: id, receiverID: receiverID, on: db)
+        }
         return contact.map { ExistingContact(id: $0.deletedAt == nil ? $0.id : nil) }
     }
 

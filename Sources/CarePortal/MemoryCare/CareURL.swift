@@ -224,8 +224,10 @@ enum CareURL: Sendable, Equatable {
 
     /// The router pattern of an address with three numbers (a link's, a memory's, a file's): `:id`, `:record`, `:file`.
     static func pattern(_ url: (Int64, Int64, Int64) -> CareURL) -> RouterPath {
-        RouterPath(url(0, 1, 2).path.replacingOccurrences(of: "/0/", with: "/:id/").replacingOccurrences(of: "/1/", with: "/:record/")
-            .replacingOccurrences(of: "/2", with: "/:file"))
+        RouterPath(
+            url(0, 1, 2).path.replacingOccurrences(of: "/0/", with: "/:id/").replacingOccurrences(of: "/1/", with: "/:record/")
+                .replacingOccurrences(of: "/2", with: "/:file")
+        )
     }
 }
 

@@ -37,7 +37,9 @@ struct CaregiverAPIController {
     @Sendable func leave(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCaregiver()
         try await care.revokeLink(
-            id: try context.parameters.recordID(), by: .caregiver(holder.accountID), auditActor: MemoryCare.actor(holder),
+            id: try context.parameters.recordID(),
+            by: .caregiver(holder.accountID),
+            auditActor: MemoryCare.actor(holder),
             origin: portal.origin(of: request, context: context)
         )
         return .noContent
@@ -48,9 +50,14 @@ struct CaregiverAPIController {
     }
 
     private func page(_ memories: [Memory], whole: Bool, page: Int, hasMore: Bool) -> Response {
-        .json(CareAPI.SharedMemories(
-            memories: memories.compactMap { CareAPI.SharedMemory($0, whole: whole) }, page: page, pageSize: MemoryCare.pageSize, hasMore: hasMore
-        ))
+        .json(
+            CareAPI.SharedMemories(
+                memories: memories.compactMap { CareAPI.SharedMemory($0, whole: whole) },
+                page: page,
+                pageSize: MemoryCare.pageSize,
+                hasMore: hasMore
+            )
+        )
     }
 
     /// Her reminders, appointments and to-dos: their time, place and status (the `reminders` scope).
@@ -90,7 +97,8 @@ struct CaregiverAPIController {
         let holder = try context.requireCaregiver()
         let link = try await care.link(try context.parameters.recordID(), for: holder, allowing: nil)
         let fileID = try context.parameters.fileID()
-        guard let file = try await care.sharedFiles(ofMemory: try context.parameters.secondRecordID(), of: link).first(where: { $0.id == fileID }) else {
+        guard let file = try await care.sharedFiles(ofMemory: try context.parameters.secondRecordID(), of: link).first(where: { $0.id == fileID })
+        else {
             throw APIError.notFound
         }
         return try await care.response(for: file, receiverID: link.receiverID, request: request, context: context)
@@ -111,8 +119,13 @@ struct CaregiverAPIController {
         let body = try await request.json(CareAPI.MemoryBody.self)
         if let problem = MemoryRules.newClientIDProblem(body.clientId) { throw APIError.validation(["client_id": problem]) }
         let (memory, created) = try await care.create(
-            receiverID: link.receiverID, by: .caregiver(link.caregiverID), type: try plan(body, type: nil), secured: false,
-            clientID: body.clientId.map { "caregiver-\(link.caregiverID):\($0)" }, content: body.content, unlocked: false
+            receiverID: link.receiverID,
+            by: .caregiver(link.caregiverID),
+            type: try plan(body, type: nil),
+            secured: false,
+            clientID: body.clientId.map { "caregiver-\(link.caregiverID):\($0)" },
+            content: body.content,
+            unlocked: false
         )
         guard let shared = CareAPI.SharedMemory(memory, whole: false) else { throw APIError.notFound }
         return .json(shared, status: created ? .created : .ok)
@@ -125,8 +138,14 @@ struct CaregiverAPIController {
         _ = try plan(body, type: .appointment)
         do {
             let memory = try await care.update(
-                id: try context.parameters.secondRecordID(), receiverID: link.receiverID, by: .caregiver(link.caregiverID),
-                version: try CareAPIController.version(body.version), secured: false, content: body.content, unlocked: false, onlyPlans: true
+                id: try context.parameters.secondRecordID(),
+                receiverID: link.receiverID,
+                by: .caregiver(link.caregiverID),
+                version: try CareAPIController.version(body.version),
+                secured: false,
+                content: body.content,
+                unlocked: false,
+                onlyPlans: true
             )
             guard let shared = CareAPI.SharedMemory(memory, whole: false) else { throw APIError.notFound }
             return .json(shared)
@@ -141,6 +160,8 @@ struct CaregiverAPIController {
         guard let location = try await care.location(of: link) else {
             throw APIError(status: .notFound, code: "no_location", message: "\(link.receiverName)'s app has not shared a location yet.")
         }
-        return .json(CareAPI.Location(latitude: location.latitude, longitude: location.longitude, accuracyMetres: location.accuracyMetres, at: location.at))
+        return .json(
+            CareAPI.Location(latitude: location.latitude, longitude: location.longitude, accuracyMetres: location.accuracyMetres, at: location.at)
+        )
     }
 }

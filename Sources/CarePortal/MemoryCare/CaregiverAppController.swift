@@ -36,11 +36,23 @@ struct CaregiverAppController {
 
     private var clock: ProgramClock { portal.programSettings.current.clock }
 
-    private func peoplePage(_ context: PortalContext, _ holder: AppAccountHolder, code: String = "", errors: FormErrors = FormErrors(),
-                            notice: String? = nil) async throws -> CaregiverPeoplePage {
+    private func peoplePage(
+        _ context: PortalContext,
+        _ holder: AppAccountHolder,
+        code: String = "",
+        errors: FormErrors = FormErrors(),
+        notice: String? = nil
+    ) async throws -> CaregiverPeoplePage {
         let (account, _) = try await care.account(holder)
         let links = try await care.links(of: holder).map(\.0)
-        return CaregiverPeoplePage(layout: layout("The people you help", context), name: account.name, links: links, code: code, errors: errors, notice: notice)
+        return CaregiverPeoplePage(
+            layout: layout("The people you help", context),
+            name: account.name,
+            links: links,
+            code: code,
+            errors: errors,
+            notice: notice
+        )
     }
 
     @Sendable func people(request: Request, context: PortalContext) async throws -> Response {
@@ -77,23 +89,37 @@ struct CaregiverAppController {
         let link = try await link(context)
         let query = MemoryRules.withoutControlCharacters(request.query("q") ?? "").trimmed
         let reminders = link.grant.allows(.reminders) ? try await care.remindersAndPlans(of: link, page: 1, logging: false).memories : nil
-        let memories = link.grant.allows(.memories)
-            ? try await care.sharedMemories(of: link, words: query.split(whereSeparator: \.isWhitespace).map(String.init), page: 1, logging: false).memories
+        let memories =
+            link.grant.allows(.memories)
+            ? try await care.sharedMemories(of: link, words: query.split(whereSeparator: \.isWhitespace).map(String.init), page: 1, logging: false)
+                .memories
             : nil
         let location = link.grant.allows(.location) ? try await care.location(of: link, logging: false) : nil
         // What the page shows her caregiver, noted in her access log in one write.
-        try await care.logAccess(link, seen: [
-            reminders.map { _ in CareAccessEntry.What.reminders }, memories.map { _ in .memories }, location.map { _ in .location },
-        ].compactMap { $0 })
-        let notice: String? = switch request.query("done") {
-        case "linked": "You are linked. This is what \(link.receiverName) shares with you."
-        case "added": "Added. \(link.receiverName) sees it in her memories."
-        default: nil
-        }
-        return portal.pages.response(CaregiverPersonPage(
-            layout: layout(link.receiverName, context), link: link, reminders: reminders, memories: memories, query: query, location: location,
-            clock: clock, notice: notice
-        ))
+        try await care.logAccess(
+            link,
+            seen: [
+                reminders.map { _ in CareAccessEntry.What.reminders }, memories.map { _ in .memories }, location.map { _ in .location }
+            ].compactMap { $0 }
+        )
+        let notice: String? =
+            switch request.query("done") {
+            case "linked": "You are linked. This is what \(link.receiverName) shares with you."
+            case "added": "Added. \(link.receiverName) sees it in her memories."
+            default: nil
+            }
+        return portal.pages.response(
+            CaregiverPersonPage(
+                layout: layout(link.receiverName, context),
+                link: link,
+                reminders: reminders,
+                memories: memories,
+                query: query,
+                location: location,
+                clock: clock,
+                notice: notice
+            )
+        )
     }
 
     @Sendable func memory(request: Request, context: PortalContext) async throws -> Response {
@@ -116,7 +142,8 @@ struct CaregiverAppController {
     @Sendable func file(request: Request, context: PortalContext) async throws -> Response {
         let link = try await link(context)
         let fileID = try context.parameters.fileID()
-        guard let file = try await care.sharedFiles(ofMemory: try context.parameters.secondRecordID(), of: link).first(where: { $0.id == fileID }) else {
+        guard let file = try await care.sharedFiles(ofMemory: try context.parameters.secondRecordID(), of: link).first(where: { $0.id == fileID })
+        else {
             throw HTTPError(.notFound)
         }
         return try await care.response(for: file, receiverID: link.receiverID, request: request, context: context)
@@ -129,19 +156,38 @@ struct CaregiverAppController {
         let action = CareURL.appPersonPlanNew(link.id).path
         guard let type = request.query("type").flatMap(MemoryType.init(rawValue:)), type.isPlan else {
             let problem = request.query("chosen") == nil ? nil : "Choose an appointment or a to-do"
-            return portal.pages.response(CareMemoryTypePage(
-                layout: layout("Add for \(link.receiverName)", context), question: "What do you want to add for \(link.receiverName)?", types: Self.planTypes, action: action, cancelPath: CareURL.appPerson(link.id).path,
-                problem: problem
-            ), status: problem == nil ? .ok : .unprocessableContent)
+            return portal.pages.response(
+                CareMemoryTypePage(
+                    layout: layout("Add for \(link.receiverName)", context),
+                    question: "What do you want to add for \(link.receiverName)?",
+                    types: Self.planTypes,
+                    action: action,
+                    cancelPath: CareURL.appPerson(link.id).path,
+                    problem: problem
+                ),
+                status: problem == nil ? .ok : .unprocessableContent
+            )
         }
         return portal.pages.response(planForm(context, link: link, type: type, typed: CareMemoryTyped()))
     }
 
-    private func planForm(_ context: PortalContext, link: CareLink, type: MemoryType, typed: CareMemoryTyped,
-                          problems: CareMemoryTyped.Problems = .init()) -> CareMemoryFormPage {
+    private func planForm(
+        _ context: PortalContext,
+        link: CareLink,
+        type: MemoryType,
+        typed: CareMemoryTyped,
+        problems: CareMemoryTyped.Problems = .init()
+    ) -> CareMemoryFormPage {
         CareMemoryFormPage(
-            layout: layout("Add for \(link.receiverName)", context), type: type, typed: typed, problems: problems, memoryID: nil, version: nil,
-            action: CareURL.appPersonPlanNew(link.id).path, cancelPath: CareURL.appPerson(link.id).path, forCaregiver: link.receiverName
+            layout: layout("Add for \(link.receiverName)", context),
+            type: type,
+            typed: typed,
+            problems: problems,
+            memoryID: nil,
+            version: nil,
+            action: CareURL.appPersonPlanNew(link.id).path,
+            cancelPath: CareURL.appPerson(link.id).path,
+            forCaregiver: link.receiverName
         )
     }
 
@@ -161,7 +207,13 @@ struct CaregiverAppController {
         if problems.isEmpty {
             do {
                 _ = try await care.create(
-                    receiverID: link.receiverID, by: .caregiver(link.caregiverID), type: type, secured: false, clientID: nil, content: content, unlocked: false
+                    receiverID: link.receiverID,
+                    by: .caregiver(link.caregiverID),
+                    type: type,
+                    secured: false,
+                    clientID: nil,
+                    content: content,
+                    unlocked: false
                 )
                 return seeOther("\(CareURL.appPerson(link.id).path)?done=added")
             } catch let error as APIError where error.status == .unprocessableContent {
@@ -173,17 +225,26 @@ struct CaregiverAppController {
 
     @Sendable func confirmLeave(request: Request, context: PortalContext) async throws -> Response {
         let link = try await link(context)
-        return portal.pages.response(CareConfirmPage(
-            layout: layout("Stop helping", context), heading: "Stop helping \(link.receiverName) here?",
-            body: "You will see nothing more of what \(link.receiverName) shares, and we tell her by email. To help again, ask her for a new code.",
-            action: CareURL.appPersonLeave(link.id).path, version: nil, button: "Yes, stop", cancelPath: CareURL.appPerson(link.id).path
-        ))
+        return portal.pages.response(
+            CareConfirmPage(
+                layout: layout("Stop helping", context),
+                heading: "Stop helping \(link.receiverName) here?",
+                body:
+                    "You will see nothing more of what \(link.receiverName) shares, and we tell her by email. To help again, ask her for a new code.",
+                action: CareURL.appPersonLeave(link.id).path,
+                version: nil,
+                button: "Yes, stop",
+                cancelPath: CareURL.appPerson(link.id).path
+            )
+        )
     }
 
     @Sendable func leave(request: Request, context: PortalContext) async throws -> Response {
         let holder = try caregiver(context)
         try await care.revokeLink(
-            id: try context.parameters.recordID(), by: .caregiver(holder.accountID), auditActor: MemoryCare.actor(holder),
+            id: try context.parameters.recordID(),
+            by: .caregiver(holder.accountID),
+            auditActor: MemoryCare.actor(holder),
             origin: portal.origin(of: request, context: context)
         )
         return seeOther("\(CareURL.appPeople.path)?done=left")

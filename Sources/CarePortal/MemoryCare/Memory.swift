@@ -170,7 +170,7 @@ enum MemoryRules {
         guard parts.count == 2, let date = CalendarDate(iso: String(parts[0])) else { return nil }
         let time = parts[1].split(separator: ":", omittingEmptySubsequences: false)
         guard time.count == 2, time[0].count == 2, time[1].count == 2, let hour = Int(time[0]), let minute = Int(time[1]),
-              (0..<24).contains(hour), (0..<60).contains(minute)
+            (0..<24).contains(hour), (0..<60).contains(minute)
         else { return nil }
         return DateComponents(year: date.year, month: date.month, day: date.day, hour: hour, minute: minute)
     }
@@ -179,7 +179,9 @@ enum MemoryRules {
     /// `custom_fields.2.title`); `knownContacts` are her contacts' ids.
     static func problems(with content: MemoryContent, type: MemoryType, knownContacts: Set<Int64>) -> [String: String] {
         var problems: [String: String] = [:]
-        if let problem = FieldRules.requiredTextProblem(content.title, name: "a title", maximumLength: titleMaximumLength) { problems["title"] = problem }
+        if let problem = FieldRules.requiredTextProblem(content.title, name: "a title", maximumLength: titleMaximumLength) {
+            problems["title"] = problem
+        }
         if MemoryCategory(rawValue: content.category) == nil {
             problems["category"] = "Choose a category: \(MemoryCategory.allCases.map(\.rawValue).joined(separator: ", "))"
         }
@@ -192,11 +194,15 @@ enum MemoryRules {
         if let recurrence = Recurrence(rawValue: content.recurrence) {
             if recurrence != .none, content.reminderAt == nil { problems["recurrence"] = "Choose a reminder time for a reminder that repeats" }
             if recurrence == .weekly, content.recurrenceDays.isEmpty { problems["recurrence_days"] = "Choose the days of the week it repeats on" }
-            if recurrence != .weekly, !content.recurrenceDays.isEmpty { problems["recurrence_days"] = "Days of the week are only for a weekly reminder" }
+            if recurrence != .weekly, !content.recurrenceDays.isEmpty {
+                problems["recurrence_days"] = "Days of the week are only for a weekly reminder"
+            }
         } else {
             problems["recurrence"] = "Choose how the reminder repeats: none, daily, weekly or monthly"
         }
-        if content.recurrenceDays.contains(where: { Weekday(rawValue: $0) == nil }) || Set(content.recurrenceDays).count != content.recurrenceDays.count {
+        if content.recurrenceDays.contains(where: { Weekday(rawValue: $0) == nil })
+            || Set(content.recurrenceDays).count != content.recurrenceDays.count
+        {
             problems["recurrence_days"] = "Choose each day once, as mon, tue, wed, thu, fri, sat or sun"
         }
         if MemoryStatus(rawValue: content.status) == nil { problems["status"] = "Choose a status: none, open, done or cancelled" }
@@ -206,20 +212,25 @@ enum MemoryRules {
         }
         if content.location.count > shortMaximumLength { problems["location"] = "Enter a location of \(shortMaximumLength) characters or fewer" }
         if content.emoji.count > 1 || content.emoji.unicodeScalars.count > 16 { problems["emoji"] = "Choose one emoji" }
-        if content.description.count > textMaximumLength { problems["description"] = "Enter a description of \(textMaximumLength) characters or fewer" }
+        if content.description.count > textMaximumLength {
+            problems["description"] = "Enter a description of \(textMaximumLength) characters or fewer"
+        }
         if content.customFields.count > maximumCustomFields { problems["custom_fields"] = "Use at most \(maximumCustomFields) custom fields" }
         for (index, field) in content.customFields.enumerated() {
             if let problem = FieldRules.requiredTextProblem(field.title, name: "the field's title", maximumLength: titleMaximumLength) {
                 problems["custom_fields.\(index).title"] = problem
             }
-            if field.content.count > textMaximumLength { problems["custom_fields.\(index).content"] = "Enter \(textMaximumLength) characters or fewer" }
+            if field.content.count > textMaximumLength {
+                problems["custom_fields.\(index).content"] = "Enter \(textMaximumLength) characters or fewer"
+            }
         }
         if content.people.count > maximumPeople { problems["people"] = "Choose at most \(maximumPeople) people" }
         if content.people.contains(where: { !knownContacts.contains($0) }) { problems["people"] = "Choose people from your contacts" }
         let allowed = Set(type.templateFields)
         for (name, value) in content.fields {
             if !allowed.contains(name) {
-                problems["fields.\(name)"] = type.templateFields.isEmpty
+                problems["fields.\(name)"] =
+                    type.templateFields.isEmpty
                     ? "A \(type.title.lowercased()) has no field \(name)"
                     : "A \(type.title.lowercased()) has the fields \(type.templateFields.joined(separator: ", "))"
             } else if value.count > shortMaximumLength {
@@ -239,7 +250,9 @@ enum MemoryRules {
 
     static func problems(with contact: ContactContent) -> [String: String] {
         var problems: [String: String] = [:]
-        if let problem = FieldRules.requiredTextProblem(contact.name, name: "a name", maximumLength: titleMaximumLength) { problems["name"] = problem }
+        if let problem = FieldRules.requiredTextProblem(contact.name, name: "a name", maximumLength: titleMaximumLength) {
+            problems["name"] = problem
+        }
         if contact.phones.count > 10 { problems["phones"] = "Enter at most 10 phone numbers" }
         for (index, phone) in contact.phones.enumerated() {
             if let problem = phoneProblem(phone) { problems["phones.\(index)"] = problem }
@@ -247,7 +260,8 @@ enum MemoryRules {
         if !contact.email.isEmpty, let problem = FieldRules.emailProblem(contact.email) { problems["email"] = problem }
         if contact.address.count > shortMaximumLength { problems["address"] = "Enter an address of \(shortMaximumLength) characters or fewer" }
         if contact.company.count > titleMaximumLength { problems["company"] = "Enter a company of \(titleMaximumLength) characters or fewer" }
-        let texts = [("name", contact.name), ("email", contact.email), ("address", contact.address), ("company", contact.company)]
+        let texts =
+            [("name", contact.name), ("email", contact.email), ("address", contact.address), ("company", contact.company)]
             + contact.phones.enumerated().map { ("phones.\($0.offset)", $0.element) }
         for (field, text) in texts where hasControlCharacters(text, allowingLines: field == "address") { problems[field] = controlCharacterProblem }
         return problems
@@ -297,11 +311,15 @@ enum MemoryRules {
         var texts: [(String, String, Bool)] = [
             ("title", content.title, false), ("category", content.category, false), ("location", content.location, false),
             ("emoji", content.emoji, false), ("description", content.description, true), ("status", content.status, false),
-            ("recurrence", content.recurrence, false),
+            ("recurrence", content.recurrence, false)
         ]
         texts += content.tags.enumerated().map { ("tags.\($0.offset)", $0.element, false) }
-        texts += content.customFields.enumerated().flatMap { [("custom_fields.\($0.offset).title", $0.element.title, false),
-                                                              ("custom_fields.\($0.offset).content", $0.element.content, true)] }
+        texts += content.customFields.enumerated().flatMap {
+            [
+                ("custom_fields.\($0.offset).title", $0.element.title, false),
+                ("custom_fields.\($0.offset).content", $0.element.content, true)
+            ]
+        }
         texts += content.items.enumerated().map { ("items.\($0.offset).text", $0.element.text, false) }
         texts += content.fields.map { ("fields.\($0.key)", $0.key + $0.value, false) }
         return texts

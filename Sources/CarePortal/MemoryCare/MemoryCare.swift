@@ -16,11 +16,28 @@ struct MemoryCare: Sendable {
     static let memoryPurpose = SealingPurpose("care_memories.sealed")
     static let pageSize = 50
 
-    private func audit(_ action: AuditAction, actor: AuditActor, recordType: String, recordID: Int64?, outcome: AuditOutcome = .success,
-                       origin: AuditOrigin, detail: String? = nil, on db: any SQLDatabase) async throws {
-        try await portal.audit.record(AuditEvent(
-            actor: actor, action: action, recordType: recordType, recordID: recordID.map { "\($0)" }, outcome: outcome, origin: origin, detail: detail
-        ), on: db)
+    private func audit(
+        _ action: AuditAction,
+        actor: AuditActor,
+        recordType: String,
+        recordID: Int64?,
+        outcome: AuditOutcome = .success,
+        origin: AuditOrigin,
+        detail: String? = nil,
+        on db: any SQLDatabase
+    ) async throws {
+        try await portal.audit.record(
+            AuditEvent(
+                actor: actor,
+                action: action,
+                recordType: recordType,
+                recordID: recordID.map { "\($0)" },
+                outcome: outcome,
+                origin: origin,
+                detail: detail
+            ),
+            on: db
+        )
     }
 
     static func actor(_ holder: AppAccountHolder) -> AuditActor {
@@ -49,19 +66,46 @@ struct MemoryCare: Sendable {
             let accountID: Int64
             if let id = try await repository.createAccount(kind: kind, email: email, name: name, passwordHash: hash, now: now, on: db) {
                 accountID = id
-                try await audit(.careAccountRegistered, actor: AuditActor(accountID: id, role: kind.rawValue, name: nil), recordType: kind.rawValue,
-                                recordID: id, origin: origin, on: db)
+                try await audit(
+                    .careAccountRegistered,
+                    actor: AuditActor(accountID: id, role: kind.rawValue, name: nil),
+                    recordType: kind.rawValue,
+                    recordID: id,
+                    origin: origin,
+                    on: db
+                )
             } else if let existing = try await repository.account(kind: kind, email: email, on: db), existing.status == .unconfirmed {
                 accountID = existing.id
-                try await audit(.careAccountRegistered, actor: .anonymous, recordType: kind.rawValue, recordID: existing.id, outcome: .failure,
-                                origin: origin, detail: "not yet confirmed: a new link sent", on: db)
+                try await audit(
+                    .careAccountRegistered,
+                    actor: .anonymous,
+                    recordType: kind.rawValue,
+                    recordID: existing.id,
+                    outcome: .failure,
+                    origin: origin,
+                    detail: "not yet confirmed: a new link sent",
+                    on: db
+                )
             } else {
-                try await audit(.careAccountRegistered, actor: .anonymous, recordType: kind.rawValue, recordID: nil, outcome: .failure, origin: origin,
-                                detail: "address already registered", on: db)
+                try await audit(
+                    .careAccountRegistered,
+                    actor: .anonymous,
+                    recordType: kind.rawValue,
+                    recordID: nil,
+                    outcome: .failure,
+                    origin: origin,
+                    detail: "address already registered",
+                    on: db
+                )
                 try await portal.outbox.enqueue(Mail.careAlreadyRegistered(to: email), on: db)
                 return
             }
-            try await repository.createConfirmation(tokenHash: token.hash, accountID: accountID, expiresAt: now.addingTimeInterval(Self.confirmationLifetime), on: db)
+            try await repository.createConfirmation(
+                tokenHash: token.hash,
+                accountID: accountID,
+                expiresAt: now.addingTimeInterval(Self.confirmationLifetime),
+                on: db
+            )
             try await portal.outbox.enqueue(Mail.careConfirmation(to: email, kind: kind, link: link, token: token), on: db)
         }
     }
@@ -78,7 +122,8 @@ struct MemoryCare: Sendable {
     func confirmationIsUsable(token: String) async throws -> Bool {
         guard !token.isEmpty else { return false }
         let now = portal.now
-        return try await portal.database.read { db in try await repository.confirmationIsUsable(tokenHash: SecretToken.hash(token), now: now, on: db) }
+        return try await portal.database.read { db in try await repository.confirmationIsUsable(tokenHash: SecretToken.hash(token), now: now, on: db)
+        }
     }
 
     /// Follows the emailed link: the account opens. False when the link is unknown, used or expired.
@@ -87,8 +132,14 @@ struct MemoryCare: Sendable {
         let now = portal.now
         return try await portal.database.transaction { db in
             guard let (id, kind) = try await repository.confirm(tokenHash: SecretToken.hash(token), now: now, on: db) else { return false }
-            try await audit(.careAccountConfirmed, actor: AuditActor(accountID: id, role: kind.rawValue, name: nil), recordType: kind.rawValue,
-                            recordID: id, origin: origin, on: db)
+            try await audit(
+                .careAccountConfirmed,
+                actor: AuditActor(accountID: id, role: kind.rawValue, name: nil),
+                recordType: kind.rawValue,
+                recordID: id,
+                origin: origin,
+                on: db
+            )
             return true
         }
     }
@@ -101,10 +152,17 @@ struct MemoryCare: Sendable {
             [repository, portal] id, passwordHash, origin, db in
             guard let kind = try await repository.kind(ofAccount: id, on: db) else { return }
             try await repository.setPassword(accountID: id, kind: kind, hash: passwordHash, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: id, role: kind.rawValue, name: nil), action: .carePasswordReset, recordType: kind.rawValue,
-                recordID: "\(id)", origin: origin, detail: "new password set"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: id, role: kind.rawValue, name: nil),
+                    action: .carePasswordReset,
+                    recordType: kind.rawValue,
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "new password set"
+                ),
+                on: db
+            )
         }
     }
 
@@ -123,7 +181,15 @@ struct MemoryCare: Sendable {
             try await throttle.admitAPIRequest(keys, now: now, on: db)
             guard let account = try await repository.account(kind: kind, email: email, on: db), account.status == .active else { return }
             try await CareRepository.resetLinks.create(tokenHash: token.hash, accountID: account.id, now: now, on: db)
-            try await audit(.carePasswordReset, actor: .anonymous, recordType: kind.rawValue, recordID: account.id, origin: origin, detail: "link emailed", on: db)
+            try await audit(
+                .carePasswordReset,
+                actor: .anonymous,
+                recordType: kind.rawValue,
+                recordID: account.id,
+                origin: origin,
+                detail: "link emailed",
+                on: db
+            )
             try await portal.outbox.enqueue(Mail.carePasswordReset(to: account, link: reset.link(for: token), token: token), on: db)
         }
     }
@@ -171,8 +237,16 @@ struct MemoryCare: Sendable {
         guard try await portal.passwords.verify(password, againstStored: stored) else {
             try await portal.database.transaction { db in
                 try await throttle.fail(attempt, on: db)
-                try await audit(.carePINSet, actor: Self.actor(holder), recordType: holder.kind.role, recordID: holder.accountID, outcome: .failure,
-                                origin: origin, detail: "wrong password", on: db)
+                try await audit(
+                    .carePINSet,
+                    actor: Self.actor(holder),
+                    recordType: holder.kind.role,
+                    recordID: holder.accountID,
+                    outcome: .failure,
+                    origin: origin,
+                    detail: "wrong password",
+                    on: db
+                )
             }
             throw APIError.validation(["password": "The password is not right"])
         }
@@ -201,8 +275,16 @@ struct MemoryCare: Sendable {
         guard try await portal.passwords.verify(pin, againstStored: stored) else {
             try await portal.database.transaction { db in
                 try await throttle.fail(attempt, on: db)
-                try await audit(.careUnlocked, actor: Self.actor(holder), recordType: holder.kind.role, recordID: holder.accountID, outcome: .failure,
-                                origin: origin, detail: "wrong PIN", on: db)
+                try await audit(
+                    .careUnlocked,
+                    actor: Self.actor(holder),
+                    recordType: holder.kind.role,
+                    recordID: holder.accountID,
+                    outcome: .failure,
+                    origin: origin,
+                    detail: "wrong PIN",
+                    on: db
+                )
             }
             throw APIError.validation(["pin": "The PIN is not right"])
         }
@@ -211,7 +293,14 @@ struct MemoryCare: Sendable {
             try await throttle.release(attempt, on: db)
             try await throttle.clear(keys[0], on: db)
             try await repository.unlock(tokenHash: holder.tokenHash, until: until, on: db)
-            try await audit(.careUnlocked, actor: Self.actor(holder), recordType: holder.kind.role, recordID: holder.accountID, origin: origin, on: db)
+            try await audit(
+                .careUnlocked,
+                actor: Self.actor(holder),
+                recordType: holder.kind.role,
+                recordID: holder.accountID,
+                origin: origin,
+                on: db
+            )
         }
         return until
     }
@@ -236,38 +325,86 @@ struct MemoryCare: Sendable {
         let content = try JSONDecoder().decode(MemoryContent.self, from: Data(json.utf8))
         let m = stored.memory
         return Memory(
-            id: m.id, receiverID: m.receiverID, clientID: m.clientID, type: m.type, secured: true, content: content, reminderAt: m.reminderAt,
-            recurrence: m.recurrence, version: m.version, changeNumber: m.changeNumber, createdAt: m.createdAt, updatedAt: m.updatedAt,
-            changedByCaregiver: m.changedByCaregiver, deletedAt: m.deletedAt
+            id: m.id,
+            receiverID: m.receiverID,
+            clientID: m.clientID,
+            type: m.type,
+            secured: true,
+            content: content,
+            reminderAt: m.reminderAt,
+            recurrence: m.recurrence,
+            version: m.version,
+            changeNumber: m.changeNumber,
+            createdAt: m.createdAt,
+            updatedAt: m.updatedAt,
+            changedByCaregiver: m.changedByCaregiver,
+            deletedAt: m.deletedAt
         )
     }
 
     /// The row to write for `content`: sealed under her key when the memory is secured.
-    func row(type: MemoryType, secured: Bool, clientID: String?, content: MemoryContent, by actor: AppAccountRef, receiverID: Int64,
-             on db: any SQLDatabase) async throws -> CareRepository.MemoryRow {
+    func row(
+        type: MemoryType,
+        secured: Bool,
+        clientID: String?,
+        content: MemoryContent,
+        by actor: AppAccountRef,
+        receiverID: Int64,
+        on db: any SQLDatabase
+    ) async throws -> CareRepository.MemoryRow {
         try await Self.row(
-            type: type, secured: secured, clientID: clientID, content: content, by: actor, receiverID: receiverID, under: portal.sealer,
-            now: portal.now, clock: portal.programSettings.current.clock, on: db
+            type: type,
+            secured: secured,
+            clientID: clientID,
+            content: content,
+            by: actor,
+            receiverID: receiverID,
+            under: portal.sealer,
+            now: portal.now,
+            clock: portal.programSettings.current.clock,
+            on: db
         )
     }
 
     /// The row for `content`, sealed when secured, with its next reminder after `now` on `clock`.
-    static func row(type: MemoryType, secured: Bool, clientID: String?, content: MemoryContent, by actor: AppAccountRef, receiverID: Int64,
-                    under portalSealer: Sealer, now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> CareRepository.MemoryRow {
+    static func row(
+        type: MemoryType,
+        secured: Bool,
+        clientID: String?,
+        content: MemoryContent,
+        by actor: AppAccountRef,
+        receiverID: Int64,
+        under portalSealer: Sealer,
+        now: Date,
+        clock: ProgramClock,
+        on db: any SQLDatabase
+    ) async throws -> CareRepository.MemoryRow {
         var sealed: String?
         if secured {
             let json = String(decoding: try JSONEncoder().encode(content), as: UTF8.self)
             sealed = try await sealer(receiverID: receiverID, under: portalSealer, on: db).seal(json, for: memoryPurpose)
         }
         return CareRepository.MemoryRow(
-            type: type, clientID: clientID, plain: secured ? nil : content, sealed: sealed, reminderAt: content.reminderAt,
-            recurrence: CareRepository.storedRecurrence(content), changedBy: actor, nextReminderAt: nextReminder(content, after: now, clock: clock)
+            type: type,
+            clientID: clientID,
+            plain: secured ? nil : content,
+            sealed: sealed,
+            reminderAt: content.reminderAt,
+            recurrence: CareRepository.storedRecurrence(content),
+            changedBy: actor,
+            nextReminderAt: nextReminder(content, after: now, clock: clock)
         )
     }
 
     static func nextReminder(_ content: MemoryContent, after now: Date, clock: ProgramClock) -> Date? {
         content.reminderAt.flatMap {
-            ReminderSchedule.next(reminderAt: $0, recurrence: Recurrence(rawValue: content.recurrence) ?? .none, days: content.recurrenceDays, after: now, clock: clock)
+            ReminderSchedule.next(
+                reminderAt: $0,
+                recurrence: Recurrence(rawValue: content.recurrence) ?? .none,
+                days: content.recurrenceDays,
+                after: now,
+                clock: clock
+            )
         }
     }
 
@@ -281,8 +418,15 @@ struct MemoryCare: Sendable {
     /// returned (`created` false), so an app may send it again after a lost answer. The caller has checked
     /// the client id as its sender typed it (`MemoryRules.clientIDProblem`).
     /// A secured memory needs her PIN to exist (to open it later); writing it does not need her PIN typed.
-    func create(receiverID: Int64, by actor: AppAccountRef, type: MemoryType, secured wanted: Bool, clientID: String?, content: MemoryContent,
-                unlocked: Bool) async throws -> (memory: Memory, created: Bool) {
+    func create(
+        receiverID: Int64,
+        by actor: AppAccountRef,
+        type: MemoryType,
+        secured wanted: Bool,
+        clientID: String?,
+        content: MemoryContent,
+        unlocked: Bool
+    ) async throws -> (memory: Memory, created: Bool) {
         let secured = wanted || type.isSecret
         let now = portal.now
         return try await portal.database.transaction { db in
@@ -304,7 +448,9 @@ struct MemoryCare: Sendable {
     /// The memory `id` of hers, opened when `unlocked`; 404 when it is not hers or was deleted.
     func memory(id: Int64, receiverID: Int64, unlocked: Bool) async throws -> Memory {
         try await portal.database.read { db in
-            guard let stored = try await repository.memory(id: id, receiverID: receiverID, on: db), !stored.memory.isDeleted else { throw APIError.notFound }
+            guard let stored = try await repository.memory(id: id, receiverID: receiverID, on: db), !stored.memory.isDeleted else {
+                throw APIError.notFound
+            }
             return try open(stored, with: unlocked && stored.memory.secured ? try await readSealer(receiverID: receiverID, on: db) : nil)
         }
     }
@@ -318,8 +464,16 @@ struct MemoryCare: Sendable {
     /// Replaces a memory's content if it is still at `version`; `CareConflict` with the memory as it is otherwise.
     /// A secured memory changes only while her PIN has it open; its type never changes. With `onlyPlans`
     /// (a caregiver) only a plain appointment or to-do changes, and only in the fields a plan shows.
-    func update(id: Int64, receiverID: Int64, by actor: AppAccountRef, version: Int64, secured wanted: Bool?, content: MemoryContent,
-                unlocked: Bool, onlyPlans: Bool = false) async throws -> Memory {
+    func update(
+        id: Int64,
+        receiverID: Int64,
+        by actor: AppAccountRef,
+        version: Int64,
+        secured wanted: Bool?,
+        content: MemoryContent,
+        unlocked: Bool,
+        onlyPlans: Bool = false
+    ) async throws -> Memory {
         let now = portal.now
         return try await portal.database.transaction { db in
             guard let stored = try await repository.memory(id: id, receiverID: receiverID, on: db) else { throw APIError.notFound }
@@ -346,12 +500,25 @@ struct MemoryCare: Sendable {
             let secured = current.type.isSecret || (wanted ?? current.secured)
             if secured, !current.secured, try await repository.pinHash(accountID: receiverID, on: db) == nil { throw APIError.pinNotSet }
             if !secured, current.secured, !unlocked { throw APIError.locked }
-            let row = try await row(type: current.type, secured: secured, clientID: current.clientID, content: content, by: actor, receiverID: receiverID, on: db)
+            let row = try await row(
+                type: current.type,
+                secured: secured,
+                clientID: current.clientID,
+                content: content,
+                by: actor,
+                receiverID: receiverID,
+                on: db
+            )
             let number = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
-            guard try await repository.updateMemory(id: id, receiverID: receiverID, version: version, with: row, changeNumber: number, now: now, on: db) else {
+            guard
+                try await repository.updateMemory(id: id, receiverID: receiverID, version: version, with: row, changeNumber: number, now: now, on: db)
+            else {
                 throw CareConflict.memory(try open(try await repository.memory(id: id, receiverID: receiverID, on: db)!, with: sealer))
             }
-            return try open(try await repository.memory(id: id, receiverID: receiverID, on: db)!, with: secured ? try await readSealer(receiverID: receiverID, on: db) : nil)
+            return try open(
+                try await repository.memory(id: id, receiverID: receiverID, on: db)!,
+                with: secured ? try await readSealer(receiverID: receiverID, on: db) : nil
+            )
         }
     }
 
@@ -359,15 +526,25 @@ struct MemoryCare: Sendable {
     func delete(id: Int64, receiverID: Int64, by actor: AppAccountRef, version: Int64?, unlocked: Bool) async throws {
         let now = portal.now
         let files = try await portal.database.transaction { db in
-            guard let stored = try await repository.memory(id: id, receiverID: receiverID, on: db), !stored.memory.isDeleted else { throw APIError.notFound }
+            guard let stored = try await repository.memory(id: id, receiverID: receiverID, on: db), !stored.memory.isDeleted else {
+                throw APIError.notFound
+            }
             if stored.memory.secured, !unlocked { throw APIError.locked }
             let sealer = unlocked ? try await readSealer(receiverID: receiverID, on: db) : nil
             // A version other than the one kept is a conflict, checked before anything is counted from it.
             guard version == nil || version == stored.memory.version else { throw CareConflict.memory(try open(stored, with: sealer)) }
             let number = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
-            guard try await repository.deleteMemory(
-                id: id, receiverID: receiverID, version: stored.memory.version, by: actor, changeNumber: number, now: now, on: db
-            ) else {
+            guard
+                try await repository.deleteMemory(
+                    id: id,
+                    receiverID: receiverID,
+                    version: stored.memory.version,
+                    by: actor,
+                    changeNumber: number,
+                    now: now,
+                    on: db
+                )
+            else {
                 throw CareConflict.memory(try open(try await repository.memory(id: id, receiverID: receiverID, on: db)!, with: sealer))
             }
             return try await CareFileRepository().stored(receiverID: receiverID, memoryID: id, on: db)
@@ -376,9 +553,20 @@ struct MemoryCare: Sendable {
     }
 
     /// One page of her memories (latest first, undated last), secured ones opened when `unlocked`.
-    func memories(receiverID: Int64, filter: CareRepository.MemoryFilter, page: Int, unlocked: Bool) async throws -> (memories: [Memory], hasMore: Bool) {
+    func memories(
+        receiverID: Int64,
+        filter: CareRepository.MemoryFilter,
+        page: Int,
+        unlocked: Bool
+    ) async throws -> (memories: [Memory], hasMore: Bool) {
         try await portal.database.read { db in
-            let rows = try await repository.memories(receiverID: receiverID, filter: filter, limit: Self.pageSize, offset: (page - 1) * Self.pageSize, on: db)
+            let rows = try await repository.memories(
+                receiverID: receiverID,
+                filter: filter,
+                limit: Self.pageSize,
+                offset: (page - 1) * Self.pageSize,
+                on: db
+            )
             let sealer = unlocked && rows.contains(where: { $0.memory.secured }) ? try await readSealer(receiverID: receiverID, on: db) : nil
             return (try rows.prefix(Self.pageSize).map { try open($0, with: sealer) }, rows.count > Self.pageSize)
         }
@@ -396,7 +584,9 @@ struct MemoryCare: Sendable {
             let sealer = unlocked && memories.contains(where: { $0.sealed != nil }) ? try await readSealer(receiverID: receiverID, on: db) : nil
             return CareChanges(
                 memories: try memories.filter { $0.memory.changeNumber <= last }.map { try open($0, with: sealer) },
-                contacts: contacts.filter { $0.changeNumber <= last }, cursor: last, hasMore: numbers.count > limit
+                contacts: contacts.filter { $0.changeNumber <= last },
+                cursor: last,
+                hasMore: numbers.count > limit
             )
         }
     }
@@ -412,10 +602,21 @@ struct MemoryCare: Sendable {
         if let problem = MemoryRules.newClientIDProblem(clientID) { throw APIError.validation(["client_id": problem]) }
         let now = portal.now
         return try await portal.database.transaction { db in
-            if let clientID, let existing = try await repository.contact(clientID: clientID, receiverID: receiverID, on: db) { return (existing, false) }
+            if let clientID, let existing = try await repository.contact(clientID: clientID, receiverID: receiverID, on: db) {
+                return (existing, false)
+            }
             try checked(content)
             let number = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
-            guard let id = try await repository.insertContact(content, clientID: clientID, receiverID: receiverID, changeNumber: number, now: now, on: db) else {
+            guard
+                let id = try await repository.insertContact(
+                    content,
+                    clientID: clientID,
+                    receiverID: receiverID,
+                    changeNumber: number,
+                    now: now,
+                    on: db
+                )
+            else {
                 throw APIError(status: .conflict, code: "client_id_taken", message: "Another contact has this client id.")
             }
             return (try await repository.contact(id: id, receiverID: receiverID, on: db)!, true)
@@ -424,7 +625,9 @@ struct MemoryCare: Sendable {
 
     func contact(id: Int64, receiverID: Int64) async throws -> (CareContact, [Memory]) {
         try await portal.database.read { db in
-            guard let contact = try await repository.contact(id: id, receiverID: receiverID, on: db), contact.deletedAt == nil else { throw APIError.notFound }
+            guard let contact = try await repository.contact(id: id, receiverID: receiverID, on: db), contact.deletedAt == nil else {
+                throw APIError.notFound
+            }
             let memories = try await repository.memories(withContact: id, receiverID: receiverID, limit: 50, on: db)
             return (contact, try memories.map { try open($0, with: nil) })
         }
@@ -437,7 +640,17 @@ struct MemoryCare: Sendable {
             guard current.version == version, current.deletedAt == nil else { throw CareConflict.contact(current) }
             try checked(content)
             let number = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
-            guard try await repository.updateContact(id: id, receiverID: receiverID, version: version, with: content, changeNumber: number, now: now, on: db) else {
+            guard
+                try await repository.updateContact(
+                    id: id,
+                    receiverID: receiverID,
+                    version: version,
+                    with: content,
+                    changeNumber: number,
+                    now: now,
+                    on: db
+                )
+            else {
                 throw CareConflict.contact(try await repository.contact(id: id, receiverID: receiverID, on: db)!)
             }
             return try await repository.contact(id: id, receiverID: receiverID, on: db)!
@@ -448,22 +661,39 @@ struct MemoryCare: Sendable {
     func deleteContact(id: Int64, receiverID: Int64, version: Int64?) async throws {
         let now = portal.now
         let photos = try await portal.database.transaction { db in
-            guard let current = try await repository.contact(id: id, receiverID: receiverID, on: db), current.deletedAt == nil else { throw APIError.notFound }
+            guard let current = try await repository.contact(id: id, receiverID: receiverID, on: db), current.deletedAt == nil else {
+                throw APIError.notFound
+            }
             guard version == nil || version == current.version else { throw CareConflict.contact(current) }
             let naming = try await repository.memoryIDs(withContact: id, on: db)
             let number = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
-            guard try await repository.deleteContact(id: id, receiverID: receiverID, version: current.version, changeNumber: number, now: now, on: db) else {
+            guard try await repository.deleteContact(id: id, receiverID: receiverID, version: current.version, changeNumber: number, now: now, on: db)
+            else {
                 throw CareConflict.contact(try await repository.contact(id: id, receiverID: receiverID, on: db)!)
             }
             for memoryID in naming {
-                guard let stored = try await repository.memory(id: memoryID, receiverID: receiverID, on: db), var content = stored.memory.content else { continue }
+                guard let stored = try await repository.memory(id: memoryID, receiverID: receiverID, on: db), var content = stored.memory.content
+                else { continue }
                 content.people.removeAll { $0 == id }
                 let row = try await self.row(
-                    type: stored.memory.type, secured: false, clientID: stored.memory.clientID, content: content, by: .careReceiver(receiverID),
-                    receiverID: receiverID, on: db
+                    type: stored.memory.type,
+                    secured: false,
+                    clientID: stored.memory.clientID,
+                    content: content,
+                    by: .careReceiver(receiverID),
+                    receiverID: receiverID,
+                    on: db
                 )
                 let next = try await repository.nextChangeNumber(receiverID: receiverID, on: db)
-                _ = try await repository.updateMemory(id: memoryID, receiverID: receiverID, version: stored.memory.version, with: row, changeNumber: next, now: now, on: db)
+                _ = try await repository.updateMemory(
+                    id: memoryID,
+                    receiverID: receiverID,
+                    version: stored.memory.version,
+                    with: row,
+                    changeNumber: next,
+                    now: now,
+                    on: db
+                )
             }
             return try await CareFileRepository().stored(receiverID: receiverID, contactID: id, on: db)
         }
@@ -472,7 +702,13 @@ struct MemoryCare: Sendable {
 
     func contacts(receiverID: Int64, words: [String], page: Int) async throws -> (contacts: [CareContact], hasMore: Bool) {
         try await portal.database.read { db in
-            let rows = try await repository.contacts(receiverID: receiverID, words: words, limit: Self.pageSize, offset: (page - 1) * Self.pageSize, on: db)
+            let rows = try await repository.contacts(
+                receiverID: receiverID,
+                words: words,
+                limit: Self.pageSize,
+                offset: (page - 1) * Self.pageSize,
+                on: db
+            )
             return (Array(rows.prefix(Self.pageSize)), rows.count > Self.pageSize)
         }
     }
@@ -494,55 +730,77 @@ enum CareConflict: Error {
 
 extension APIError {
     static let pinNotSet = APIError(
-        status: .conflict, code: "pin_not_set", message: "Create your PIN first: it keeps your secured memories safe."
+        status: .conflict,
+        code: "pin_not_set",
+        message: "Create your PIN first: it keeps your secured memories safe."
     )
     static let locked = APIError(
-        status: .forbidden, code: "pin_required", message: "Enter your PIN to open your secured memories."
+        status: .forbidden,
+        code: "pin_required",
+        message: "Enter your PIN to open your secured memories."
     )
 }
 
 extension Mail {
     static func careConfirmation(to email: String, kind: CareAccountKind, link: String, token: SecretToken) -> Mail {
-        Mail(recipient: email, subject: "Confirm your email address", body: """
-            Hello,
+        Mail(
+            recipient: email,
+            subject: "Confirm your email address",
+            body: """
+                Hello,
 
-            Please confirm this email address to start using your \(kind.noun) account. Open this link (it works once, for three days):
+                Please confirm this email address to start using your \(kind.noun) account. Open this link (it works once, for three days):
 
-            \(link)
+                \(link)
 
-            If you did not register, you can ignore this email: nothing happens unless the link is opened.
-            """, secrets: [token.value])
+                If you did not register, you can ignore this email: nothing happens unless the link is opened.
+                """,
+            secrets: [token.value]
+        )
     }
 
     static func careAlreadyRegistered(to email: String) -> Mail {
-        Mail(recipient: email, subject: "Someone tried to register with your email address", body: """
-            Hello,
+        Mail(
+            recipient: email,
+            subject: "Someone tried to register with your email address",
+            body: """
+                Hello,
 
-            Someone tried to register for the memory-care app with this email address, which already has an account.
+                Someone tried to register for the memory-care app with this email address, which already has an account.
 
-            If it was you, sign in with your password; if you have forgotten it, choose "Forgot password" on the app's sign-in screen. If it was not you, you can ignore this email.
-            """)
+                If it was you, sign in with your password; if you have forgotten it, choose "Forgot password" on the app's sign-in screen. If it was not you, you can ignore this email.
+                """
+        )
     }
 
     /// The reset link: a secret that works once, for an hour. It is never a password.
     static func carePasswordReset(to account: CareAccount, link: String, token: SecretToken) -> Mail {
-        Mail(recipient: account.email, subject: "Choose a new password", body: """
-            Hello \(MailText.name(account.name, otherwise: "there")),
+        Mail(
+            recipient: account.email,
+            subject: "Choose a new password",
+            body: """
+                Hello \(MailText.name(account.name, otherwise: "there")),
 
-            Someone asked to choose a new password for your \(account.kind.noun) account in the memory-care app. To choose one, open this link within an hour:
+                Someone asked to choose a new password for your \(account.kind.noun) account in the memory-care app. To choose one, open this link within an hour:
 
-            \(link)
+                \(link)
 
-            The link works once. Your memories, contacts and PIN stay as they are. If you did not ask for this, you can ignore this email: your password has not changed.
-            """, secrets: [token.value])
+                The link works once. Your memories, contacts and PIN stay as they are. If you did not ask for this, you can ignore this email: your password has not changed.
+                """,
+            secrets: [token.value]
+        )
     }
 
     static func careLinkEnded(to email: String, otherName: String, byStaff: Bool) -> Mail {
-        Mail(recipient: email, subject: "A memory-care link has ended", body: """
-            Hello,
+        Mail(
+            recipient: email,
+            subject: "A memory-care link has ended",
+            body: """
+                Hello,
 
-            The link between you and \(MailText.name(otherName, otherwise: "the other person")) in the memory-care app has ended\(byStaff ? ", ended by the program's staff" : "").
-            Nothing more is shared between you. A new link needs a new invitation code.
-            """)
+                The link between you and \(MailText.name(otherName, otherwise: "the other person")) in the memory-care app has ended\(byStaff ? ", ended by the program's staff" : "").
+                Nothing more is shared between you. A new link needs a new invitation code.
+                """
+        )
     }
 }

@@ -11,30 +11,34 @@ struct MemoryCareFeature: PortalFeature {
         NavigationItem(title: "Care receivers", path: CareURL.accounts(.careReceiver).path, access: .careStaff, group: .memoryCare),
         NavigationItem(title: "Caregivers", path: CareURL.accounts(.caregiver).path, access: .careStaff, group: .memoryCare),
         NavigationItem(title: "Memory-care feedback", path: CareURL.feedback.path, access: .careStaff, group: .memoryCare),
-        NavigationItem(title: "Support details", path: CareURL.settings.path, access: .careStaff, group: .memoryCare),
+        NavigationItem(title: "Support details", path: CareURL.settings.path, access: .careStaff, group: .memoryCare)
     ]
     static let auditActions: [AuditAction] = [
         .careAccountRegistered, .careAccountConfirmed, .carePINSet, .careUnlocked, .careInvitationMade, .careLinkGranted, .careLinkChanged,
-        .careLinkRevoked, .carePasswordReset, .careFeedbackHandled, .careAccountViewed, .careAccountDisabled, .careAccountEnabled, .careAccountDeleted, .careSettingsChanged,
+        .careLinkRevoked, .carePasswordReset, .careFeedbackHandled, .careAccountViewed, .careAccountDisabled, .careAccountEnabled,
+        .careAccountDeleted, .careSettingsChanged
     ]
-    static let templates: [TemplateName] = [.careAccounts, .careAccount, .careDelete, .careRevoke, .careSettings, .careConfirmEmail, .feedbackInbox]
+    static let templates: [TemplateName] =
+        [.careAccounts, .careAccount, .careDelete, .careRevoke, .careSettings, .careConfirmEmail, .feedbackInbox]
         + TemplateName.appCareTemplates
     static let appParts = [
         AppPart(
-            kind: .careReceiver, title: "People keeping their memories",
+            kind: .careReceiver,
+            title: "People keeping their memories",
             summary: "Your memories, appointments and to-dos with reminders, your contacts, secrets behind your PIN, and who you share with.",
             demoIdentifier: "eleanor.demo@example.invalid"
         ),
         AppPart(
-            kind: .caregiver, title: "Caregivers",
+            kind: .caregiver,
+            title: "Caregivers",
             summary: "The reminders, appointments and memories the people you help share with you, and adding their appointments.",
             demoIdentifier: "ruth.demo@example.invalid"
-        ),
+        )
     ]
     static let appAccounts: [AppAccountKind] = [.careReceiver, .caregiver]
     static let notificationKinds: [NotificationKind] = [.careReminder, .careStillOpen]
     static let sealedColumns = [
-        SealedColumn(table: "care_keys", key: "account_id", column: "sealed_key", purpose: MemoryCare.keyPurpose),
+        SealedColumn(table: "care_keys", key: "account_id", column: "sealed_key", purpose: MemoryCare.keyPurpose)
     ]
 
     let portal: Portal
@@ -47,13 +51,15 @@ struct MemoryCareFeature: PortalFeature {
     var jobs: [BackgroundJob] {
         let portal = self.portal
         return [
-            BackgroundJob("Memory-care reminders", every: NotificationsFeature.scheduleInterval) { try await CareReminders(portal: portal).sendDue() },
+            BackgroundJob("Memory-care reminders", every: NotificationsFeature.scheduleInterval) {
+                try await CareReminders(portal: portal).sendDue()
+            },
             BackgroundJob("Memory-care confirmation and password links", every: BackgroundJob.housekeepingInterval) {
                 try await portal.database.write { db in
                     try await CareRepository().deleteConfirmations(expiredBefore: portal.now.addingTimeInterval(-86_400), on: db)
                     try await CareRepository.resetLinks.deleteExpired(before: portal.now.addingTimeInterval(-86_400), on: db)
                 }
-            },
+            }
         ]
     }
 
@@ -74,7 +80,8 @@ struct MemoryCareFeature: PortalFeature {
 
 extension Program {
     static let memoryCare = Program(
-        id: "memory_care", title: "Memory care",
+        id: "memory_care",
+        title: "Memory care",
         summary: "People with memory problems keep their memories and reminders; caregivers help only as far as each person consents."
     )
 }
@@ -113,8 +120,11 @@ extension MemoryCare {
         let now = portal.now
         let id = try await portal.database.write { db in
             try await FeedbackInbox.memoryCare.repository.add(
-                FeedbackMessage.Kind(rawValue: kind ?? "") ?? .feedback, body: message, from: AppAccountRef(role: holder.kind.role, accountID: holder.accountID),
-                now: now, on: db
+                FeedbackMessage.Kind(rawValue: kind ?? "") ?? .feedback,
+                body: message,
+                from: AppAccountRef(role: holder.kind.role, accountID: holder.accountID),
+                now: now,
+                on: db
             )
         }
         return FeedbackMessage.Received(id: id, submittedAt: now)
@@ -125,14 +135,19 @@ extension FeedbackInbox {
     /// Memory care's feedback inbox: what care receivers and caregivers send from their apps, each message
     /// under the sender's name and kind, linked to the account's page (counts and links, never her memories).
     static let memoryCare = FeedbackInbox(
-        program: .memoryCare, access: .careStaff, page: .care(.feedback), handled: { .care(.feedbackHandled($0)) },
-        sender: "care receiver or caregiver", auditAction: .careFeedbackHandled,
+        program: .memoryCare,
+        access: .careStaff,
+        page: .care(.feedback),
+        handled: { .care(.feedbackHandled($0)) },
+        sender: "care receiver or caregiver",
+        auditAction: .careFeedbackHandled,
         authors: { authors, db in
             let ids = authors.filter { CareAccountKind(rawValue: $0.role) != nil }.map(\.accountID)
             var named: [AppAccountRef: FeedbackInbox.Author] = [:]
             for account in try await CareRepository().accounts(ids: ids, on: db) {
                 named[AppAccountRef(role: account.kind.rawValue, accountID: account.id)] = FeedbackInbox.Author(
-                    name: "\(account.name), \(account.kind.noun)", path: CareURL.account(account.kind, account.id).path
+                    name: "\(account.name), \(account.kind.noun)",
+                    path: CareURL.account(account.kind, account.id).path
                 )
             }
             return named

@@ -17,10 +17,12 @@ struct MetricsController {
     init(portal: Portal) {
         self.portal = portal
         outboxWaiting = portal.metrics.gauge(
-            "careportal_outbox_waiting_messages", help: "Mail waiting to be sent, including messages waiting to be tried again."
+            "careportal_outbox_waiting_messages",
+            help: "Mail waiting to be sent, including messages waiting to be tried again."
         )
         outboxOldestAge = portal.metrics.gauge(
-            "careportal_outbox_oldest_waiting_age_seconds", help: "How long the oldest mail waiting to be sent has waited; 0 when none waits."
+            "careportal_outbox_oldest_waiting_age_seconds",
+            help: "How long the oldest mail waiting to be sent has waited; 0 when none waits."
         )
         outboxNotDelivered = portal.metrics.gauge(
             "careportal_outbox_not_delivered_messages",
@@ -34,8 +36,10 @@ struct MetricsController {
 
     @Sendable func metrics(request: Request, context: PortalContext) async throws -> Response {
         let allowed = MetricsAccess.allows(
-            peer: context.peerAddress, headers: request.headers,
-            trustForwardedFor: portal.settings.trustForwardedFor, allowList: portal.settings.metricsAllowedFrom
+            peer: context.peerAddress,
+            headers: request.headers,
+            trustForwardedFor: portal.settings.trustForwardedFor,
+            allowList: portal.settings.metricsAllowedFrom
         )
         guard allowed else { throw HTTPError(.notFound) }
         // The outbox's gauges are read from the database as they are scraped, so they are the queue as it is.
@@ -44,7 +48,8 @@ struct MetricsController {
         outboxNotDelivered.set(Double(outbox.notDelivered))
         outboxOldestAge.set(outbox.oldestWaitingSince.map { max(0, portal.now.timeIntervalSince($0)) } ?? 0)
         return Response(
-            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: portal.metrics.exposition()))
         )
     }

@@ -20,8 +20,12 @@ struct CreateStaffAccounts: Migration {
         try await db.create(index: "staff_accounts_role_status").on("staff_accounts").column("role").column("status").run()
 
         try await db.create(table: "physician_profiles")
-            .column("account_id", type: .bigint, .primaryKey(autoIncrement: false),
-                    .references("staff_accounts", "id", onDelete: .cascade))
+            .column(
+                "account_id",
+                type: .bigint,
+                .primaryKey(autoIncrement: false),
+                .references("staff_accounts", "id", onDelete: .cascade)
+            )
             .column("first_name", type: .text, .notNull)
             .column("middle_name", type: .text, .notNull)
             .column("last_name", type: .text, .notNull)

@@ -27,27 +27,37 @@ struct CreateAuditLog: Migration {
         // The database itself refuses to change or remove an audit row, whatever code asks.
         switch engine {
         case .sqlite:
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
                 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END
-                """).run()
-            try await db.raw("""
+                """
+            ).run()
+            try await db.raw(
+                """
                 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
                 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END
-                """).run()
+                """
+            ).run()
         case .postgres:
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN RAISE EXCEPTION 'audit_log is append-only'; END $$
-                """).run()
-            try await db.raw("""
+                """
+            ).run()
+            try await db.raw(
+                """
                 CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
                 FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()
-                """).run()
-            try await db.raw("""
+                """
+            ).run()
+            try await db.raw(
+                """
                 CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
                 FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()
-                """).run()
+                """
+            ).run()
         }
     }
 }

@@ -8,8 +8,12 @@ struct CreateStaffInvitations: Migration {
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
         // What an invitation recorded about a medical professional, and what they chose on accepting it.
         try await db.create(table: "staff_profiles")
-            .column("account_id", type: .bigint, .primaryKey(autoIncrement: false),
-                    .references("staff_accounts", "id", onDelete: .cascade))
+            .column(
+                "account_id",
+                type: .bigint,
+                .primaryKey(autoIncrement: false),
+                .references("staff_accounts", "id", onDelete: .cascade)
+            )
             .column("first_name", type: .text, .notNull)
             .column("last_name", type: .text, .notNull)
             .column("date_of_birth", type: .text, .notNull)

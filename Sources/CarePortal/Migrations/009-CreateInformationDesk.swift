@@ -119,20 +119,26 @@ struct CreateInformationDesk: Migration {
         // The words of each thread (title, question, visible replies) for full-text search.
         switch engine {
         case .sqlite:
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE VIRTUAL TABLE desk_search USING fts5(title, body, tokenize = 'porter unicode61 remove_diacritics 2')
-                """).run()
-            try await db.raw("""
+                """
+            ).run()
+            try await db.raw(
+                """
                 CREATE TRIGGER desk_threads_unindex AFTER DELETE ON desk_threads
                 BEGIN DELETE FROM desk_search WHERE rowid = old.id; END
-                """).run()
+                """
+            ).run()
         case .postgres:
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE TABLE desk_search (
                     thread_id BIGINT PRIMARY KEY REFERENCES desk_threads(id) ON DELETE CASCADE,
                     document TSVECTOR NOT NULL
                 )
-                """).run()
+                """
+            ).run()
             try await db.raw("CREATE INDEX desk_search_document ON desk_search USING GIN (document)").run()
         }
     }

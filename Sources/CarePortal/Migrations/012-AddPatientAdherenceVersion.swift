@@ -14,21 +14,28 @@ struct AddPatientAdherenceVersion: Migration {
         switch engine {
         case .sqlite:
             for table in ["adherence_logs", "prescriptions"] {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     CREATE TRIGGER \(ident: table + "_added") AFTER INSERT ON \(ident: table)
                     BEGIN UPDATE patients SET adherence_version = adherence_version + 1 WHERE id = NEW.patient_id; END
-                    """).run()
-                try await db.raw("""
+                    """
+                ).run()
+                try await db.raw(
+                    """
                     CREATE TRIGGER \(ident: table + "_changed") AFTER UPDATE ON \(ident: table)
                     BEGIN UPDATE patients SET adherence_version = adherence_version + 1 WHERE id IN (OLD.patient_id, NEW.patient_id); END
-                    """).run()
-                try await db.raw("""
+                    """
+                ).run()
+                try await db.raw(
+                    """
                     CREATE TRIGGER \(ident: table + "_removed") AFTER DELETE ON \(ident: table)
                     BEGIN UPDATE patients SET adherence_version = adherence_version + 1 WHERE id = OLD.patient_id; END
-                    """).run()
+                    """
+                ).run()
             }
         case .postgres:
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE FUNCTION patient_adherence_changed() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
                     IF TG_OP IN ('UPDATE', 'DELETE') THEN
@@ -39,12 +46,15 @@ struct AddPatientAdherenceVersion: Migration {
                     END IF;
                     RETURN NULL;
                 END $$
-                """).run()
+                """
+            ).run()
             for table in ["adherence_logs", "prescriptions"] {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     CREATE TRIGGER \(ident: table + "_changed") AFTER INSERT OR UPDATE OR DELETE ON \(ident: table)
                     FOR EACH ROW EXECUTE FUNCTION patient_adherence_changed()
-                    """).run()
+                    """
+                ).run()
             }
         }
     }

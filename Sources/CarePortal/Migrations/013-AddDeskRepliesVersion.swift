@@ -24,17 +24,22 @@ struct AddDeskRepliesVersion: Migration {
     private static let watched = [
         Watched(table: "desk_replies", threads: { row in "id = \(row).thread_id" }),
         Watched(
-            table: "members", threads: { row in "id IN (SELECT thread_id FROM desk_replies WHERE author_member_id = \(row).id)" },
-            columns: ["pseudonym", "avatar"], insertsAndDeletes: false
+            table: "members",
+            threads: { row in "id IN (SELECT thread_id FROM desk_replies WHERE author_member_id = \(row).id)" },
+            columns: ["pseudonym", "avatar"],
+            insertsAndDeletes: false
         ),
         Watched(
-            table: "staff_accounts", threads: { row in "id IN (SELECT thread_id FROM desk_replies WHERE author_staff_id = \(row).id)" },
-            columns: ["username", "role"], insertsAndDeletes: false
+            table: "staff_accounts",
+            threads: { row in "id IN (SELECT thread_id FROM desk_replies WHERE author_staff_id = \(row).id)" },
+            columns: ["username", "role"],
+            insertsAndDeletes: false
         ),
         Watched(
-            table: "staff_profiles", threads: { row in "id IN (SELECT thread_id FROM desk_replies WHERE author_staff_id = \(row).account_id)" },
+            table: "staff_profiles",
+            threads: { row in "id IN (SELECT thread_id FROM desk_replies WHERE author_staff_id = \(row).account_id)" },
             columns: ["avatar"]
-        ),
+        )
     ]
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
@@ -57,43 +62,55 @@ struct AddDeskRepliesVersion: Migration {
     private func sqliteTriggers(_ watched: Watched, _ db: any SQLDatabase) async throws {
         let table = watched.table
         let changed = watched.columns.map { columns in "WHEN " + columns.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ") }
-        try await db.raw("""
+        try await db.raw(
+            """
             CREATE TRIGGER \(ident: table + "_replies_changed") AFTER UPDATE ON \(ident: table) \(unsafeRaw: changed ?? "")
             BEGIN \(unsafeRaw: bump(watched.threads("OLD"))) \(unsafeRaw: bump(watched.threads("NEW"))) END
-            """).run()
+            """
+        ).run()
         guard watched.insertsAndDeletes else { return }
-        try await db.raw("""
+        try await db.raw(
+            """
             CREATE TRIGGER \(ident: table + "_replies_added") AFTER INSERT ON \(ident: table)
             BEGIN \(unsafeRaw: bump(watched.threads("NEW"))) END
-            """).run()
-        try await db.raw("""
+            """
+        ).run()
+        try await db.raw(
+            """
             CREATE TRIGGER \(ident: table + "_replies_removed") AFTER DELETE ON \(ident: table)
             BEGIN \(unsafeRaw: bump(watched.threads("OLD"))) END
-            """).run()
+            """
+        ).run()
     }
 
     private func postgresTriggers(_ watched: Watched, _ db: any SQLDatabase) async throws {
         let table = watched.table
         let function = table + "_replies_changed"
-        try await db.raw("""
+        try await db.raw(
+            """
             CREATE FUNCTION \(ident: function)() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 IF TG_OP IN ('UPDATE', 'DELETE') THEN \(unsafeRaw: bump(watched.threads("OLD"))) END IF;
                 IF TG_OP IN ('INSERT', 'UPDATE') THEN \(unsafeRaw: bump(watched.threads("NEW"))) END IF;
                 RETURN NULL;
             END $$
-            """).run()
+            """
+        ).run()
         let changed = watched.columns.map { columns in
             "WHEN (" + columns.map { "OLD.\($0) IS DISTINCT FROM NEW.\($0)" }.joined(separator: " OR ") + ")"
         }
-        try await db.raw("""
+        try await db.raw(
+            """
             CREATE TRIGGER \(ident: table + "_replies_changed") AFTER UPDATE ON \(ident: table)
             FOR EACH ROW \(unsafeRaw: changed ?? "") EXECUTE FUNCTION \(ident: function)()
-            """).run()
+            """
+        ).run()
         guard watched.insertsAndDeletes else { return }
-        try await db.raw("""
+        try await db.raw(
+            """
             CREATE TRIGGER \(ident: table + "_replies_added_or_removed") AFTER INSERT OR DELETE ON \(ident: table)
             FOR EACH ROW EXECUTE FUNCTION \(ident: function)()
-            """).run()
+            """
+        ).run()
     }
 }

@@ -14,9 +14,11 @@ struct MoveDeskSearchIntoThreads: Migration {
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
         guard engine == .postgres else { return }
         try await db.raw("ALTER TABLE desk_threads ADD COLUMN search_document TSVECTOR").run()
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE desk_threads SET search_document = s.document FROM desk_search s WHERE s.thread_id = desk_threads.id
-            """).run()
+            """
+        ).run()
         try await db.raw("CREATE INDEX desk_threads_search ON desk_threads USING GIN (search_document)").run()
         try await db.raw("DROP TABLE desk_search").run()
     }

@@ -28,20 +28,25 @@ struct AddDeskListVersion: Migration {
         switch engine {
         case .sqlite:
             for (event, name) in [("INSERT", "added"), ("UPDATE", "changed"), ("DELETE", "removed")] {
-                try await db.raw("""
+                try await db.raw(
+                    """
                     CREATE TRIGGER \(ident: "desk_threads_list_" + name) AFTER \(unsafeRaw: event) ON desk_threads
                     BEGIN \(unsafeRaw: Self.bump) END
-                    """).run()
+                    """
+                ).run()
             }
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE TRIGGER members_desk_list_changed AFTER UPDATE ON members
                 WHEN \(unsafeRaw: askerChanged.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR "))
                 BEGIN \(unsafeRaw: Self.bump) END
-                """).run()
+                """
+            ).run()
         case .postgres:
             // Constraint triggers fire for each row; once a transaction has raised the version, the rest
             // of its rows leave it alone (the setting lasts until the transaction ends).
-            try await db.raw("""
+            try await db.raw(
+                """
                 CREATE FUNCTION desk_list_changed() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
                     IF current_setting('careportal.desk_list_raised', true) = 'yes' THEN RETURN NULL; END IF;
@@ -49,17 +54,22 @@ struct AddDeskListVersion: Migration {
                     \(unsafeRaw: Self.bump)
                     RETURN NULL;
                 END $$
-                """).run()
-            try await db.raw("""
+                """
+            ).run()
+            try await db.raw(
+                """
                 CREATE CONSTRAINT TRIGGER desk_threads_list_changed AFTER INSERT OR UPDATE OR DELETE ON desk_threads
                 DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION desk_list_changed()
-                """).run()
-            try await db.raw("""
+                """
+            ).run()
+            try await db.raw(
+                """
                 CREATE CONSTRAINT TRIGGER members_desk_list_changed AFTER UPDATE ON members
                 DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
                 WHEN (\(unsafeRaw: askerChanged.map { "OLD.\($0) IS DISTINCT FROM NEW.\($0)" }.joined(separator: " OR ")))
                 EXECUTE FUNCTION desk_list_changed()
-                """).run()
+                """
+            ).run()
         }
     }
 }

@@ -36,12 +36,16 @@ struct CreateNotifications: Migration {
             .column("account_role").column("account_id").column("once_key").unique().run()
         try await db.create(index: "notifications_subject").on("notifications").column("subject_type").column("subject_id").run()
         // The unread count and the push sender read only the few rows these conditions keep.
-        try await db.raw("""
+        try await db.raw(
+            """
             CREATE INDEX notifications_unread ON notifications (account_role, account_id) WHERE read_at IS NULL
-            """).run()
-        try await db.raw("""
+            """
+        ).run()
+        try await db.raw(
+            """
             CREATE INDEX notifications_push_due ON notifications (push_next_at, id) WHERE push_status = 'pending'
-            """).run()
+            """
+        ).run()
 
         // Only the kinds she switched away from their default.
         try await db.create(table: "notification_choices")
@@ -68,7 +72,8 @@ struct CreateNotifications: Migration {
         try await db.create(index: "push_devices_account").on("push_devices").column("account_role").column("account_id").run()
 
         // The desk's entries move into the one feed, keeping their ids so the app's cursors stay right.
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO notifications (id, account_role, account_id, kind, message, subject_type, subject_id, detail_id, reason,
                 created_at, read_at, push_status, push_attempts, push_next_at)
             SELECT id, 'member', member_id, kind,
@@ -77,11 +82,14 @@ struct CreateNotifications: Migration {
                           ELSE 'A moderator removed one of your posts.' END,
                 'thread', thread_id, reply_id, reason, created_at, created_at, 'skipped', 0, created_at
             FROM desk_notifications
-            """).run()
+            """
+        ).run()
         if engine == .postgres {
-            try await db.raw("""
+            try await db.raw(
+                """
                 SELECT setval(pg_get_serial_sequence('notifications', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM notifications), 1))
-                """).run()
+                """
+            ).run()
         }
         try await db.drop(table: "desk_notifications").run()
 

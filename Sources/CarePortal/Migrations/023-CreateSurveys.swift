@@ -56,8 +56,11 @@ struct CreateSurveys: Migration {
         // Ids are never reused (SQLite's AUTOINCREMENT; PostgreSQL's sequence), so a survey's number of responses
         // and its newest response's id change with every response added or deleted: the results cache's key.
         try await db.create(table: "survey_responses")
-            .column(engine == .sqlite ? SQLRaw(#""id" INTEGER PRIMARY KEY AUTOINCREMENT"#)
-                                      : SQLColumnDefinition("id", dataType: .bigint, constraints: [.primaryKey(autoIncrement: true)]))
+            .column(
+                engine == .sqlite
+                    ? SQLRaw(#""id" INTEGER PRIMARY KEY AUTOINCREMENT"#)
+                    : SQLColumnDefinition("id", dataType: .bigint, constraints: [.primaryKey(autoIncrement: true)])
+            )
             .column("survey_id", type: .bigint, .notNull, .references("surveys", "id", onDelete: .cascade))
             // Her answers go with her account when it is deleted.
             .column("member_id", type: .bigint, .notNull, .references("members", "id", onDelete: .cascade))

@@ -67,7 +67,8 @@ struct CreateStudies: Migration {
             .column("day", type: .text, .notNull)
             .column("marked_at", type: .bigint, .notNull)
             .run()
-        try await db.create(index: "study_todo_marks_once").on("study_todo_marks").column("participant_id").column("day").column("item_id").unique().run()
+        try await db.create(index: "study_todo_marks_once").on("study_todo_marks").column("participant_id").column("day").column("item_id").unique()
+            .run()
         try await db.create(index: "study_todo_marks_day").on("study_todo_marks").column("day").run()
 
         try await db.create(table: "study_app_opens")

@@ -37,13 +37,13 @@ struct AddListIndexes: Migration {
         ("surveys_created", "surveys", ["created_at", "id"]),
         ("points_ledger_history", "points_ledger", ["account_role", "account_id", "id"]),
         ("study_participants_code_id", "study_participants", ["study_code_key", "id"]),
-        ("learning_modules_list", "learning_modules", ["category", "position", "title", "id"]),
+        ("learning_modules_list", "learning_modules", ["category", "position", "title", "id"])
     ]
 
     /// Replaced by an index above that starts with the same columns.
     static let replaced = [
         "members_cohort", "audit_log_time", "audit_log_actor", "audit_log_action", "outbox_created", "desk_moderation_log_time",
-        "pharmacy_customers_name", "sign_up_codes_created",
+        "pharmacy_customers_name", "sign_up_codes_created"
     ]
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {

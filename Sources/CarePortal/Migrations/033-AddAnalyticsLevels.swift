@@ -43,7 +43,8 @@ struct AddAnalyticsLevels: Migration {
             .column("opens", type: .bigint, .notNull)
             .run()
         try await db.create(index: "member_weeks_key").on("member_weeks").column("member_id").column("week").unique().run()
-        try await db.create(index: "member_weeks_week").on("member_weeks").column("week").column("cohort_id").column("member_id").column("opens").run()
+        try await db.create(index: "member_weeks_week").on("member_weeks").column("week").column("cohort_id").column("member_id").column("opens")
+            .run()
         try await db.create(table: "member_months")
             .column("member_id", type: .bigint, .references("members", "id", onDelete: .setNull))
             .column("month", type: .bigint, .notNull)
@@ -51,10 +52,12 @@ struct AddAnalyticsLevels: Migration {
             .column("opens", type: .bigint, .notNull)
             .run()
         try await db.create(index: "member_months_key").on("member_months").column("member_id").column("month").unique().run()
-        try await db.create(index: "member_months_month").on("member_months").column("month").column("cohort_id").column("member_id").column("opens").run()
+        try await db.create(index: "member_months_month").on("member_months").column("month").column("cohort_id").column("member_id").column("opens")
+            .run()
         // The members' rows of a range (distinct active members, opens per member) read from these indexes alone,
         // by range of day, week or month, the cohorts filtered inside the index.
-        try await db.create(index: "member_days_day_member").on("member_days").column("day").column("cohort_id").column("member_id").column("opens").run()
+        try await db.create(index: "member_days_day_member").on("member_days").column("day").column("cohort_id").column("member_id").column("opens")
+            .run()
 
         // Members active per level ('day', 'week', 'month'), bucket and cohort (at her first event in it).
         try await db.create(table: "active_member_counts")

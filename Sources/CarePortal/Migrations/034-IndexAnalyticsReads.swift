@@ -13,7 +13,7 @@ struct IndexAnalyticsReads: Migration {
     let name = "IndexAnalyticsReads"
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
-        for level in [AnalyticsLevel.day, .week, .month] {  // the years' come with their tables (`AddAnalyticsYears`)
+        for level in [AnalyticsLevel.day, .week, .month] { // the years' come with their tables (`AddAnalyticsYears`)
             try await db.create(index: "\(level.countsTable)_read").on(level.countsTable)
                 .column("kind").column(level.column).column("label").column("cohort_id")
                 .column("events").column("total").column("scored").column("band_0").column("band_1").column("band_2").column("band_3")

@@ -10,7 +10,8 @@ struct CountNotificationReadersFromTheIndex: Migration {
     let name = "CountNotificationReadersFromTheIndex"
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
-        try await db.create(index: "notifications_subject_read").on("notifications").column("subject_type").column("subject_id").column("read_at").run()
+        try await db.create(index: "notifications_subject_read").on("notifications").column("subject_type").column("subject_id").column("read_at")
+            .run()
         try await db.drop(index: "notifications_subject").run()
     }
 }

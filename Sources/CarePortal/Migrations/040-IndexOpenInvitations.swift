@@ -9,8 +9,10 @@ struct IndexOpenInvitations: Migration {
     let name = "IndexOpenInvitations"
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             CREATE INDEX staff_invitations_open ON staff_invitations (created_at, id) WHERE accepted_at IS NULL AND revoked_at IS NULL
-            """).run()
+            """
+        ).run()
     }
 }

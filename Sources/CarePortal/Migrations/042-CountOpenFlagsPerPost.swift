@@ -22,9 +22,11 @@ struct CountOpenFlagsPerPost: Migration {
 
     /// Counts every post's open flags into the new table.
     static func countFlags(on db: any SQLDatabase) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO desk_flagged_posts (post, thread_id, reply_id, open_flags, first_at)
             SELECT post, MIN(thread_id), MIN(reply_id), COUNT(*), MIN(created_at) FROM desk_flags WHERE resolved_at IS NULL GROUP BY post
-            """).run()
+            """
+        ).run()
     }
 }

@@ -18,10 +18,20 @@ struct IndexHelpEntriesByWordAndState: Migration {
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
         let copied: [(String, SQLDataType)] = [("name_key", .text), ("kind", .text)]
         try await db.createSearchTable(
-            "help_resource_words", column: "word_start", owner: "resource_id", references: "help_resources", copied: copied, order: ["name_key"]
+            "help_resource_words",
+            column: "word_start",
+            owner: "resource_id",
+            references: "help_resources",
+            copied: copied,
+            order: ["name_key"]
         )
         try await db.createSearchTable(
-            "help_resource_reach", column: "state", owner: "resource_id", references: "help_resources", copied: copied, order: ["name_key"]
+            "help_resource_reach",
+            column: "state",
+            owner: "resource_id",
+            references: "help_resources",
+            copied: copied,
+            order: ["name_key"]
         )
         try await db.forEachBatch(of: "help_resources", columns: ["name", "kind"]) { rows in
             let ids = try rows.map { try $0.decode(column: "id", as: Int64.self) }
@@ -33,14 +43,22 @@ struct IndexHelpEntriesByWordAndState: Migration {
             for (id, row) in zip(ids, rows) {
                 let name = try row.decode(column: "name", as: String.self), chosen = states[id] ?? []
                 let copied: [(String, any Encodable & Sendable)] = [
-                    ("name_key", HelpDirectoryRepository.nameKey(name)), ("kind", try row.decode(column: "kind", as: String.self)),
+                    ("name_key", HelpDirectoryRepository.nameKey(name)), ("kind", try row.decode(column: "kind", as: String.self))
                 ]
                 try await db.replaceSearchRows(
-                    in: "help_resource_words", column: "word_start", values: WordStarts.starts(of: name).sorted(), owner: "resource_id", id: id,
+                    in: "help_resource_words",
+                    column: "word_start",
+                    values: WordStarts.starts(of: name).sorted(),
+                    owner: "resource_id",
+                    id: id,
                     copied: copied
                 )
                 try await db.replaceSearchRows(
-                    in: "help_resource_reach", column: "state", values: chosen.isEmpty ? USState.all.sorted() : chosen, owner: "resource_id", id: id,
+                    in: "help_resource_reach",
+                    column: "state",
+                    values: chosen.isEmpty ? USState.all.sorted() : chosen,
+                    owner: "resource_id",
+                    id: id,
                     copied: copied
                 )
             }

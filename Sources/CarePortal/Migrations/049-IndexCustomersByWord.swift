@@ -13,15 +13,22 @@ struct IndexCustomersByWord: Migration {
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
         try await db.createSearchTable(
-            "pharmacy_customer_words", column: "word_start", owner: "customer_id", references: "pharmacy_customers",
-            copied: [("last_name", .text), ("first_name", .text)], order: ["last_name", "first_name"]
+            "pharmacy_customer_words",
+            column: "word_start",
+            owner: "customer_id",
+            references: "pharmacy_customers",
+            copied: [("last_name", .text), ("first_name", .text)],
+            order: ["last_name", "first_name"]
         )
         let repository = PharmacyRepository()
         try await db.forEachBatch(of: "pharmacy_customers", columns: ["first_name", "last_name", "email"]) { rows in
             for row in rows {
                 try await repository.setSearchWords(
-                    customerID: try row.decode(column: "id", as: Int64.self), firstName: try row.decode(column: "first_name", as: String.self),
-                    lastName: try row.decode(column: "last_name", as: String.self), email: try row.decode(column: "email", as: String.self), on: db
+                    customerID: try row.decode(column: "id", as: Int64.self),
+                    firstName: try row.decode(column: "first_name", as: String.self),
+                    lastName: try row.decode(column: "last_name", as: String.self),
+                    email: try row.decode(column: "email", as: String.self),
+                    on: db
                 )
             }
         }

@@ -11,15 +11,21 @@ struct IndexSignUpCodesByWord: Migration {
 
     func apply(to db: any SQLDatabase, engine: Database.Engine) async throws {
         try await db.createSearchTable(
-            "sign_up_code_words", column: "word_start", owner: "code_id", references: "sign_up_codes", copied: [("created_at", .bigint)],
+            "sign_up_code_words",
+            column: "word_start",
+            owner: "code_id",
+            references: "sign_up_codes",
+            copied: [("created_at", .bigint)],
             order: ["created_at"]
         )
         let repository = SignUpCodeRepository()
         try await db.forEachBatch(of: "sign_up_codes", columns: ["note", "created_at"]) { rows in
             for row in rows {
                 try await repository.writeSearchWords(
-                    codeID: try row.decode(column: "id", as: Int64.self), note: try row.decode(column: "note", as: String.self),
-                    createdAt: try row.decode(column: "created_at", as: Int64.self), on: db
+                    codeID: try row.decode(column: "id", as: Int64.self),
+                    note: try row.decode(column: "note", as: String.self),
+                    createdAt: try row.decode(column: "created_at", as: Int64.self),
+                    on: db
                 )
             }
         }

@@ -39,13 +39,16 @@ struct ShareRewardsAcrossPrograms: Migration {
             .column("sent_by", type: .bigint)
             .column("sent_note", type: .text)
             .run()
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO redemptions (id, program, account_role, account_id, reward_id, code, points_cost, redeemed_at, activated_at, expires_at, used_at)
             SELECT id, 'pharmacy', 'pharmacy_customer', customer_id, reward_id, code, points_cost, redeemed_at, activated_at, expires_at, used_at
             FROM pharmacy_vouchers
-            """).run()
+            """
+        ).run()
         if engine == .postgres {
-            try await db.raw("SELECT setval(pg_get_serial_sequence('redemptions', 'id'), COALESCE((SELECT MAX(id) FROM redemptions), 0) + 1, false)").run()
+            try await db.raw("SELECT setval(pg_get_serial_sequence('redemptions', 'id'), COALESCE((SELECT MAX(id) FROM redemptions), 0) + 1, false)")
+                .run()
         }
         try await db.drop(table: "pharmacy_vouchers").run()
         try await db.create(index: "redemptions_code").on("redemptions").column("code").unique().run()

@@ -101,7 +101,9 @@ struct StartMemoryCare: Migration {
         try await db.create(index: "care_memories_follow_ups").on("care_memories").column("follow_up_at").run()
         try await db.create(index: "care_memories_client").on("care_memories").column("receiver_id").column("client_id").unique().run()
         try await db.create(index: "care_memories_changes").on("care_memories").column("receiver_id").column("change_number").run()
-        try await db.create(index: "care_memories_list").on("care_memories").column("receiver_id").column("deleted_at").column("happens_at").column("id").run()
+        try await db.create(index: "care_memories_list").on("care_memories").column("receiver_id").column("deleted_at").column("happens_at").column(
+            "id"
+        ).run()
 
         try await db.create(table: "care_memory_tags")
             .column("memory_id", type: .bigint, .notNull, .references("care_memories", "id", onDelete: .cascade))

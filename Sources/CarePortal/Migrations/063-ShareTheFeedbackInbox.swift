@@ -27,10 +27,12 @@ struct ShareTheFeedbackInbox: Migration {
         try await db.create(index: "feedback_newest").on("feedback").column("program").column("submitted_at").column("id").run()
         try await db.create(index: "feedback_waiting").on("feedback").column("program").column("handled_at").column("submitted_at").column("id").run()
         try await db.create(index: "feedback_author").on("feedback").column("author_role").column("author_id").run()
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO feedback (id, program, author_role, author_id, kind, body, submitted_at, handled_at, handled_by)
             SELECT id, 'research_study', 'participant', participant_id, 'feedback', body, submitted_at, handled_at, handled_by FROM study_feedback
-            """).run()
+            """
+        ).run()
         if engine == .postgres {
             try await db.raw("SELECT setval(pg_get_serial_sequence('feedback', 'id'), COALESCE((SELECT MAX(id) FROM feedback), 0) + 1, false)").run()
         }

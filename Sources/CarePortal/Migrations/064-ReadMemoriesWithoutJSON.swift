@@ -39,7 +39,11 @@ struct ReadMemoriesWithoutJSON: Migration {
         try await db.create(index: "care_memories_category").on("care_memories")
             .column("receiver_id").column("deleted_at").column("category").column("happens_at").column("id").run()
         try await db.createSearchTable(
-            "care_memory_words", column: "word_start", owner: "memory_id", references: "care_memories", copied: [("receiver_id", .bigint)],
+            "care_memory_words",
+            column: "word_start",
+            owner: "memory_id",
+            references: "care_memories",
+            copied: [("receiver_id", .bigint)],
             order: ["receiver_id"]
         )
         let repository = CareRepository()
@@ -54,8 +58,10 @@ struct ReadMemoriesWithoutJSON: Migration {
                     .set("details", to: try details.stored())
                     .where("id", .equal, id).run()
                 try await repository.writeSearchWords(
-                    memoryID: id, receiverID: try row.decode(column: "receiver_id", as: Int64.self),
-                    text: try row.decode(column: "search_text", as: String.self), on: db
+                    memoryID: id,
+                    receiverID: try row.decode(column: "receiver_id", as: Int64.self),
+                    text: try row.decode(column: "search_text", as: String.self),
+                    on: db
                 )
             }
         }

@@ -72,12 +72,11 @@ enum SchemaHistory {
         ShareRateLimitsAcrossServers(),
         ListHerLiveMemoriesInOrder(),
         KeepUploadsInTheDatabase(),
-        AttachFilesToMemories(),
+        AttachFilesToMemories()
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
 }
-
 
 extension Migrator {
     /// Brings a database up to CarePortal's latest schema.

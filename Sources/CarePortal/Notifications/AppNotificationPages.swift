@@ -19,7 +19,11 @@ extension NotificationAccounts {
     /// Saves what she changed (the kinds named in `overrides`, and for members the reminder lead and the
     /// check-in time); what she leaves out stays as it was. Shared by the API and the web app's page.
     func saveChoices(
-        overrides: [String: Bool], reminderLeadMinutes: Int?, checkInMinute: Int?, of recipient: AppAccountRef, portal: Portal
+        overrides: [String: Bool],
+        reminderLeadMinutes: Int?,
+        checkInMinute: Int?,
+        of recipient: AppAccountRef,
+        portal: Portal
     ) async throws -> NotificationChoices {
         let known = kinds(portal)
         return try await portal.database.transaction { db in
@@ -72,18 +76,26 @@ struct AppNotificationPages: Sendable {
             try await portal.notifications.feed(of: recipient, page: PageRequest(number: number, size: Self.pageSize), on: db)
         }
         let clock = portal.programSettings.current.clock
-        return portal.pages.response(AppNotificationsPage(
-            layout: layout("Notifications", context),
-            entries: page.items.map { stored in
-                AppNotificationsPage.Entry(
-                    message: stored.message, body: stored.body, time: clock.dateTime(stored.createdAt), isUnread: stored.readAt == nil,
-                    link: stored.subject.flatMap(link)
-                )
-            },
-            unreadCount: unread, newestID: page.request.number == 1 ? page.items.first?.id : nil,
-            readAllAction: readAll.path, choicesPath: choices.path, marked: request.query("marked") != nil,
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: feed.path, parameters: []), noun: "notifications"))
-        ))
+        return portal.pages.response(
+            AppNotificationsPage(
+                layout: layout("Notifications", context),
+                entries: page.items.map { stored in
+                    AppNotificationsPage.Entry(
+                        message: stored.message,
+                        body: stored.body,
+                        time: clock.dateTime(stored.createdAt),
+                        isUnread: stored.readAt == nil,
+                        link: stored.subject.flatMap(link)
+                    )
+                },
+                unreadCount: unread,
+                newestID: page.request.number == 1 ? page.items.first?.id : nil,
+                readAllAction: readAll.path,
+                choicesPath: choices.path,
+                marked: request.query("marked") != nil,
+                pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: feed.path, parameters: []), noun: "notifications"))
+            )
+        )
     }
 
     private struct ReadAllForm: Decodable {
@@ -101,18 +113,27 @@ struct AppNotificationPages: Sendable {
     }
 
     private func choicesPage(
-        _ context: PortalContext, choices: NotificationChoices, errors: FormErrors = FormErrors(), checkInText: String? = nil, saved: Bool = false
+        _ context: PortalContext,
+        choices: NotificationChoices,
+        errors: FormErrors = FormErrors(),
+        checkInText: String? = nil,
+        saved: Bool = false
     ) -> AppNotificationChoicesPage {
         let reminders = accounts.choosesReminders
         return AppNotificationChoicesPage(
-            layout: layout("Notification choices", context), errors: errors.items, action: self.choices.path, feedPath: feed.path,
+            layout: layout("Notification choices", context),
+            errors: errors.items,
+            action: self.choices.path,
+            feedPath: feed.path,
             kinds: accounts.kinds(portal).map { .init(id: $0.id, title: $0.title, isOn: choices.wants($0)) },
             choosesReminders: reminders,
-            leads: reminders ? NotificationChoices.reminderLeadChoices.map {
-                .init(minutes: $0, title: Self.leadTitle($0), isSelected: $0 == choices.reminderLeadMinutes)
-            } : [],
+            leads: reminders
+                ? NotificationChoices.reminderLeadChoices.map {
+                    .init(minutes: $0, title: Self.leadTitle($0), isSelected: $0 == choices.reminderLeadMinutes)
+                } : [],
             checkInTime: checkInText ?? TimeOfDay(minutes: choices.checkInMinute).text,
-            checkInError: errors["check_in_time"], saved: saved
+            checkInError: errors["check_in_time"],
+            saved: saved
         )
     }
 
@@ -150,7 +171,10 @@ struct AppNotificationPages: Sendable {
             var choices = try await portal.database.read { db in try await portal.notifications.choices(of: recipient, on: db) }
             for (kind, on) in overrides { choices.overrides[kind] = on }
             if let lead { choices.reminderLeadMinutes = lead }
-            return portal.pages.response(choicesPage(context, choices: choices, errors: errors, checkInText: checkInText), status: .unprocessableContent)
+            return portal.pages.response(
+                choicesPage(context, choices: choices, errors: errors, checkInText: checkInText),
+                status: .unprocessableContent
+            )
         }
         _ = try await accounts.saveChoices(overrides: overrides, reminderLeadMinutes: lead, checkInMinute: checkIn, of: recipient, portal: portal)
         return seeOther("\(choices.path)?saved=1")

@@ -41,12 +41,25 @@ struct NewBroadcast: Sendable {
 
 /// The only place broadcasts' SQL lives.
 struct BroadcastRepository: Sendable {
-    func insert(_ new: NewBroadcast, status: Broadcast.Status, sendAt: Date, by staff: StaffAccount, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+    func insert(
+        _ new: NewBroadcast,
+        status: Broadcast.Status,
+        sendAt: Date,
+        by staff: StaffAccount,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Int64 {
         let id = try await db.insert(into: "broadcasts")
             .columns("title", "body", "to_everyone", "send_at", "status", "created_by", "created_by_name", "created_at")
             .values(
-                SQLBind(new.title), SQLBind(new.body), SQLBind(new.cohortIDs == nil), SQLBind(sendAt.millisecondsSince1970),
-                SQLBind(status.rawValue), SQLBind(staff.id), SQLBind(staff.username), SQLBind(now.millisecondsSince1970)
+                SQLBind(new.title),
+                SQLBind(new.body),
+                SQLBind(new.cohortIDs == nil),
+                SQLBind(sendAt.millisecondsSince1970),
+                SQLBind(status.rawValue),
+                SQLBind(staff.id),
+                SQLBind(staff.username),
+                SQLBind(now.millisecondsSince1970)
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
         for cohortID in new.cohortIDs ?? [] {
@@ -62,7 +75,8 @@ struct BroadcastRepository: Sendable {
 
     func list(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<Broadcast> {
         let rows = try await db.seek(
-            page, order: ListOrder("send", keys: [.integer("send_at"), .integer("id")], descending: true),
+            page,
+            order: ListOrder("send", keys: [.integer("send_at"), .integer("id")], descending: true),
             rows: { $0.from("broadcasts") },
             decode: { $0 }
         )
@@ -154,10 +168,17 @@ struct Broadcasts: Sendable {
                 let count = try await write(id: id, new.title, new.body, to: new.cohortIDs, on: db)
                 try await repository.setRecipientCount(count, id: id, on: db)
             }
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: sendNow ? .broadcastSent : .broadcastScheduled, recordType: "broadcast", recordID: String(id),
-                origin: origin, detail: Self.audienceDetail(new.cohortIDs)
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: sendNow ? .broadcastSent : .broadcastScheduled,
+                    recordType: "broadcast",
+                    recordID: String(id),
+                    origin: origin,
+                    detail: Self.audienceDetail(new.cohortIDs)
+                ),
+                on: db
+            )
             return id
         }
         if new.sendAt.map({ $0 <= now }) ?? true { await portal.announceNotifications(to: .everyMember) }
@@ -172,13 +193,22 @@ struct Broadcasts: Sendable {
         var sent = 0
         for id in due {
             let won = try await portal.database.transaction { db in
-                guard try await repository.claim(id: id, now: now, on: db), let broadcast = try await repository.find(id: id, on: db) else { return false }
+                guard try await repository.claim(id: id, now: now, on: db), let broadcast = try await repository.find(id: id, on: db) else {
+                    return false
+                }
                 let count = try await write(id: id, broadcast.title, broadcast.body, to: broadcast.cohortIDs, on: db)
                 try await repository.setRecipientCount(count, id: id, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: .system, action: .broadcastSent, recordType: "broadcast", recordID: String(id), origin: Self.scheduledOrigin,
-                    detail: Self.audienceDetail(broadcast.cohortIDs)
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: .system,
+                        action: .broadcastSent,
+                        recordType: "broadcast",
+                        recordID: String(id),
+                        origin: Self.scheduledOrigin,
+                        detail: Self.audienceDetail(broadcast.cohortIDs)
+                    ),
+                    on: db
+                )
                 return true
             }
             if won {
@@ -192,9 +222,16 @@ struct Broadcasts: Sendable {
     func cancel(id: Int64, actor: AuditActor, origin: AuditOrigin) async throws -> Bool {
         try await portal.database.transaction { db in
             guard try await repository.cancel(id: id, now: portal.now, on: db) else { return false }
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: .broadcastCancelled, recordType: "broadcast", recordID: String(id), origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .broadcastCancelled,
+                    recordType: "broadcast",
+                    recordID: String(id),
+                    origin: origin
+                ),
+                on: db
+            )
             return true
         }
     }

@@ -30,11 +30,16 @@ struct BroadcastsController {
         }
         // A row shows how many read only a sent broadcast; one nobody read yet has no entry in `reach`.
         let rows = BroadcastRow.html(page.items.map { BroadcastRow($0, cohorts: cohorts, read: reach[$0.id]?.read ?? 0, clock: clock) })
-        return portal.pages.response(BroadcastsPage(
-            layout: portal.layout("Notifications", context: context, current: .broadcasts),
-            rows: rows.html, hasRows: !rows.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.broadcasts.path, parameters: []), noun: "broadcasts"))
-        ))
+        return portal.pages.response(
+            BroadcastsPage(
+                layout: portal.layout("Notifications", context: context, current: .broadcasts),
+                rows: rows.html,
+                hasRows: !rows.isEmpty,
+                pagination: portal.pages.html(
+                    PaginationView(page, address: ListAddress(path: SiteURL.broadcasts.path, parameters: []), noun: "broadcasts")
+                )
+            )
+        )
     }
 
     @Sendable func new(request: Request, context: PortalContext) async throws -> Response {
@@ -47,8 +52,12 @@ struct BroadcastsController {
         let now = portal.now
         let (new, errors) = form.validated(now: now, clock: clock, cohortIDs: try await cohorts().map(\.id))
         guard let new, errors.isEmpty, form.step != "change" else {
-            return try await formPage(form, errors: form.step == "change" ? FormErrors() : errors, context: context,
-                                      status: form.step == "change" ? .ok : .unprocessableContent)
+            return try await formPage(
+                form,
+                errors: form.step == "change" ? FormErrors() : errors,
+                context: context,
+                status: form.step == "change" ? .ok : .unprocessableContent
+            )
         }
         guard form.step == "send" else { return try await checkPage(form, new, context: context) }
         let staff = try context.requireStaff()
@@ -60,19 +69,23 @@ struct BroadcastsController {
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         let (broadcast, reach, cohorts) = try await portal.database.read { db in
-            (try await broadcasts.repository.find(id: id, on: db), try await portal.notifications.reach(of: .broadcast(id), on: db),
-             try await MemberRepository().cohorts(on: db))
+            (
+                try await broadcasts.repository.find(id: id, on: db), try await portal.notifications.reach(of: .broadcast(id), on: db),
+                try await MemberRepository().cohorts(on: db)
+            )
         }
         guard let broadcast else { throw HTTPError(.notFound) }
-        return portal.pages.response(BroadcastPage(
-            layout: portal.layout(broadcast.title, context: context, current: .broadcasts),
-            row: BroadcastRow(broadcast, cohorts: cohorts, read: reach.read, clock: clock),
-            body: broadcast.body,
-            createdBy: broadcast.createdByName,
-            created: clock.dateTime(broadcast.createdAt),
-            cancelled: broadcast.cancelledAt.map(clock.dateTime),
-            cancelPath: broadcast.status == .scheduled ? SiteURL.broadcastCancel(id).path : nil
-        ))
+        return portal.pages.response(
+            BroadcastPage(
+                layout: portal.layout(broadcast.title, context: context, current: .broadcasts),
+                row: BroadcastRow(broadcast, cohorts: cohorts, read: reach.read, clock: clock),
+                body: broadcast.body,
+                createdBy: broadcast.createdByName,
+                created: clock.dateTime(broadcast.createdAt),
+                cancelled: broadcast.cancelledAt.map(clock.dateTime),
+                cancelPath: broadcast.status == .scheduled ? SiteURL.broadcastCancel(id).path : nil
+            )
+        )
     }
 
     @Sendable func confirmCancel(request: Request, context: PortalContext) async throws -> Response {
@@ -81,11 +94,15 @@ struct BroadcastsController {
             throw HTTPError(.notFound)
         }
         guard broadcast.status == .scheduled else { return seeOther(.broadcast(id)) }
-        return portal.pages.response(CancelBroadcastPage(
-            layout: portal.layout("Cancel this broadcast", context: context, current: .broadcasts),
-            title: broadcast.title, sendAt: clock.dateTime(broadcast.sendAt),
-            action: SiteURL.broadcastCancel(id).path, backPath: SiteURL.broadcast(id).path
-        ))
+        return portal.pages.response(
+            CancelBroadcastPage(
+                layout: portal.layout("Cancel this broadcast", context: context, current: .broadcasts),
+                title: broadcast.title,
+                sendAt: clock.dateTime(broadcast.sendAt),
+                action: SiteURL.broadcastCancel(id).path,
+                backPath: SiteURL.broadcast(id).path
+            )
+        )
     }
 
     @Sendable func cancel(request: Request, context: PortalContext) async throws -> Response {
@@ -95,7 +112,8 @@ struct BroadcastsController {
         }
         let cancelled = try await broadcasts.cancel(id: id, actor: context.auditActor, origin: portal.origin(of: request, context: context))
         try await portal.flash(
-            cancelled ? Flash(.success, "Broadcast cancelled. No member will get it.")
+            cancelled
+                ? Flash(.success, "Broadcast cancelled. No member will get it.")
                 : Flash(.warning, "This broadcast could not be cancelled: it has already gone or was cancelled before."),
             context: context
         )
@@ -106,32 +124,49 @@ struct BroadcastsController {
         try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }
     }
 
-    private func formPage(_ form: BroadcastForm, errors: FormErrors, context: PortalContext, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func formPage(
+        _ form: BroadcastForm,
+        errors: FormErrors,
+        context: PortalContext,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let cohorts = try await cohorts()
-        return portal.pages.response(BroadcastFormPage(form, errors: errors, cohorts: cohorts, timeZone: clock.timeZone,
-                                                       layout: portal.layout("Write a broadcast", context: context, current: .broadcasts)),
-                                     status: status)
+        return portal.pages.response(
+            BroadcastFormPage(
+                form,
+                errors: errors,
+                cohorts: cohorts,
+                timeZone: clock.timeZone,
+                layout: portal.layout("Write a broadcast", context: context, current: .broadcasts)
+            ),
+            status: status
+        )
     }
 
     private func checkPage(_ form: BroadcastForm, _ new: NewBroadcast, context: PortalContext) async throws -> Response {
         let (cohorts, reach) = try await portal.database.read { db in
-            (try await MemberRepository().cohorts(on: db),
-             try await MemberNotifications(notifications: portal.notifications).countMembers(of: new.cohortIDs, wanting: .broadcast, on: db))
+            (
+                try await MemberRepository().cohorts(on: db),
+                try await MemberNotifications(notifications: portal.notifications).countMembers(of: new.cohortIDs, wanting: .broadcast, on: db)
+            )
         }
-        return portal.pages.response(CheckBroadcastPage(
-            layout: portal.layout("Check your broadcast", context: context, current: .broadcasts),
-            title: new.title,
-            body: new.body,
-            hidden: [
-                ("title", form.title), ("body", form.body), ("audience", form.audience), ("when", form.when),
-                ("send_on_day", form.sendDay), ("send_on_month", form.sendMonth), ("send_on_year", form.sendYear), ("send_time", form.sendTime),
-            ].map { CheckBroadcastPage.Hidden(name: $0.0, value: $0.1) } + form.cohorts.map { CheckBroadcastPage.Hidden(name: "cohorts[]", value: $0) },
-            audience: BroadcastRow.audience(new.cohortIDs, cohorts: cohorts),
-            when: new.sendAt.map(clock.dateTime) ?? "Now",
-            reach: BroadcastRow.members(reach),
-            sendLabel: new.sendAt == nil ? "Send broadcast" : "Schedule broadcast",
-            action: SiteURL.newBroadcast.path
-        ))
+        return portal.pages.response(
+            CheckBroadcastPage(
+                layout: portal.layout("Check your broadcast", context: context, current: .broadcasts),
+                title: new.title,
+                body: new.body,
+                hidden: [
+                    ("title", form.title), ("body", form.body), ("audience", form.audience), ("when", form.when),
+                    ("send_on_day", form.sendDay), ("send_on_month", form.sendMonth), ("send_on_year", form.sendYear), ("send_time", form.sendTime)
+                ].map { CheckBroadcastPage.Hidden(name: $0.0, value: $0.1) }
+                    + form.cohorts.map { CheckBroadcastPage.Hidden(name: "cohorts[]", value: $0) },
+                audience: BroadcastRow.audience(new.cohortIDs, cohorts: cohorts),
+                when: new.sendAt.map(clock.dateTime) ?? "Now",
+                reach: BroadcastRow.members(reach),
+                sendLabel: new.sendAt == nil ? "Send broadcast" : "Schedule broadcast",
+                action: SiteURL.newBroadcast.path
+            )
+        )
     }
 }
 
@@ -208,7 +243,10 @@ struct BroadcastForm: Decodable, Sendable {
                         sendAt = instant
                     }
                 } else {
-                    errors.add("send_time", sendTime.isEmpty ? "Enter the time to send it" : "Enter the time on the 24-hour clock, like 09:30 or 18:00")
+                    errors.add(
+                        "send_time",
+                        sendTime.isEmpty ? "Enter the time to send it" : "Enter the time on the 24-hour clock, like 09:30 or 18:00"
+                    )
                 }
             }
         default: errors.add("when", "Choose when to send it")
@@ -236,11 +274,12 @@ struct BroadcastRow: Sendable, Encodable {
         audience = Self.audience(broadcast.cohortIDs, cohorts: cohorts)
         when = clock.dateTime(broadcast.sentAt ?? broadcast.sendAt)
         statusTitle = broadcast.status.title
-        statusTone = switch broadcast.status {
-        case .scheduled: .blue
-        case .sent: .green
-        case .cancelled: .grey
-        }
+        statusTone =
+            switch broadcast.status {
+            case .scheduled: .blue
+            case .sent: .green
+            case .cancelled: .grey
+            }
         statusTag = statusTone.tagClass
         recipients = broadcast.recipientCount.map(Self.members)
         self.read = broadcast.status == .sent ? read.map(Self.members) : nil
@@ -331,7 +370,15 @@ struct BroadcastFormPage: Page {
         self.layout = layout
         self.errors = errors.items
         func error(_ field: String) -> String? { errors.items.first { $0.field == field }?.message }
-        var fields = [FormField("title", label: "Title", value: form.title, hint: "Up to \(Broadcasts.titleMaximumLength) characters. Shown in the member's feed.", width: 30)]
+        var fields = [
+            FormField(
+                "title",
+                label: "Title",
+                value: form.title,
+                hint: "Up to \(Broadcasts.titleMaximumLength) characters. Shown in the member's feed.",
+                width: 30
+            )
+        ]
         errors.apply(to: &fields)
         self.fields = fields
         body = form.body
@@ -374,4 +421,3 @@ struct CheckBroadcastPage: Page {
     let sendLabel: String
     let action: String
 }
-

@@ -8,7 +8,12 @@ extension NotificationKind {
     static let deskReply = NotificationKind("reply", title: "Replies to your questions at the information desk", for: "member")
     static let deskAcceptedAnswer = NotificationKind("accepted_answer", title: "An accepted answer to your question", for: "member")
     static let deskPostRemoved = NotificationKind("removed", title: "A moderator removed one of your posts at the information desk", for: "member")
-    static let deskNewQuestion = NotificationKind("desk_new_question", title: "New questions at the information desk", onByDefault: false, for: "member")
+    static let deskNewQuestion = NotificationKind(
+        "desk_new_question",
+        title: "New questions at the information desk",
+        onByDefault: false,
+        for: "member"
+    )
     static let chatMessageRemoved = NotificationKind("chat_message_removed", title: "A moderator removed one of your chat messages", for: "member")
     static let chatActivity = NotificationKind("chat_activity", title: "New messages in your cohort's chat", for: "member")
     static let moodFollowUp = NotificationKind("mood_follow_up", title: "Support after you share how you feel", for: "member")
@@ -55,7 +60,12 @@ struct MemberNotifications: Sendable {
     /// Writes `entry` to every active member of `cohortIDs` (every cohort when nil) but `exceptMemberID`;
     /// returns how many were written.
     @discardableResult
-    func notifyMembers(of cohortIDs: [Int64]?, except exceptMemberID: Int64? = nil, _ entry: NewNotification, on db: any SQLDatabase) async throws -> Int {
+    func notifyMembers(
+        of cohortIDs: [Int64]?,
+        except exceptMemberID: Int64? = nil,
+        _ entry: NewNotification,
+        on db: any SQLDatabase
+    ) async throws -> Int {
         var accounts: SQLQueryString = "SELECT m.id FROM members m WHERE m.status = \(bind: Member.Status.active.rawValue)"
         if let cohortIDs {
             guard !cohortIDs.isEmpty else { return 0 }
@@ -99,9 +109,11 @@ struct MemberNotifications: Sendable {
     /// The active members of `cohortIDs` but one, for the live nudge after such a write.
     func memberIDs(of cohortIDs: [Int64], except exceptMemberID: Int64?, on db: any SQLDatabase) async throws -> [Int64] {
         guard !cohortIDs.isEmpty else { return [] }
-        return try await db.raw("""
+        return try await db.raw(
+            """
             SELECT id FROM members WHERE status = \(bind: Member.Status.active.rawValue) AND cohort_id IN (\(binds: cohortIDs))
             AND id <> \(bind: exceptMemberID ?? -1) LIMIT 201
-            """).all().map { try $0.decode(column: "id", as: Int64.self) }
+            """
+        ).all().map { try $0.decode(column: "id", as: Int64.self) }
     }
 }

@@ -111,23 +111,34 @@ struct NotificationsAPIController {
             }
             return (page, unread, titles)
         }
-        return .json(NotificationsAPI.List(
-            notifications: page.items.map { entry(for: $0, titles: titles) },
-            page: page.request.number, pageSize: page.request.size, pageCount: page.pageCount, totalCount: page.totalCount,
-            unreadCount: unread
-        ))
+        return .json(
+            NotificationsAPI.List(
+                notifications: page.items.map { entry(for: $0, titles: titles) },
+                page: page.request.number,
+                pageSize: page.request.size,
+                pageCount: page.pageCount,
+                totalCount: page.totalCount,
+                unreadCount: unread
+            )
+        )
     }
 
     private func entry(for stored: StoredNotification, titles: [String: [Int64: String]]) -> NotificationsAPI.Entry {
         let title = stored.subject.flatMap { subject in subject.id.flatMap { titles[subject.type]?[$0] } }
         let isThread = stored.subject?.type == NotificationSubject.threadType
         return NotificationsAPI.Entry(
-            id: stored.id, kind: stored.kind, message: stored.message, body: stored.body, reason: stored.reason,
+            id: stored.id,
+            kind: stored.kind,
+            message: stored.message,
+            body: stored.body,
+            reason: stored.reason,
             subject: stored.subject.map { NotificationsAPI.Subject(type: $0.type, id: $0.id, title: title) },
             threadId: isThread ? stored.subject?.id : nil,
             threadTitle: isThread ? (title ?? Moderation.placeholder) : nil,
             replyId: isThread ? stored.detailID : nil,
-            createdAt: stored.createdAt, read: stored.readAt != nil, readAt: stored.readAt
+            createdAt: stored.createdAt,
+            read: stored.readAt != nil,
+            readAt: stored.readAt
         )
     }
 
@@ -155,8 +166,13 @@ struct NotificationAccounts: Sendable {
     let choosesReminders: Bool
 
     static let members = NotificationAccounts(
-        kind: .member, access: .member, preferences: .apiNotificationPreferences, pushTokens: .apiPushTokens,
-        read: SiteURL.apiNotificationRead, readAll: .apiNotificationsReadAll, choosesReminders: true
+        kind: .member,
+        access: .member,
+        preferences: .apiNotificationPreferences,
+        pushTokens: .apiPushTokens,
+        read: SiteURL.apiNotificationRead,
+        readAll: .apiNotificationsReadAll,
+        choosesReminders: true
     )
 }
 
@@ -240,7 +256,8 @@ struct AppNotificationsAPIController {
         let reminderLead = accounts.choosesReminders ? body.reminderLeadMinutes : nil
         let checkInTime = accounts.choosesReminders ? body.checkInTime : nil
         if let lead = reminderLead, !NotificationChoices.reminderLeadChoices.contains(lead) {
-            problems["reminder_lead_minutes"] = "Choose one of \(NotificationChoices.reminderLeadChoices.map(String.init).joined(separator: ", ")) minutes"
+            problems["reminder_lead_minutes"] =
+                "Choose one of \(NotificationChoices.reminderLeadChoices.map(String.init).joined(separator: ", ")) minutes"
         }
         let checkIn = checkInTime.map(TimeOfDay.init(text:))
         if checkIn == .some(nil) { problems["check_in_time"] = "Give a time of day as HH:MM, like 19:00" }
@@ -248,7 +265,11 @@ struct AppNotificationsAPIController {
         var overrides: [String: Bool] = [:]
         for choice in body.kinds ?? [] { if let kind = choice.kind, let on = choice.on { overrides[kind] = on } }
         let saved = try await accounts.saveChoices(
-            overrides: overrides, reminderLeadMinutes: reminderLead, checkInMinute: checkIn??.minutes, of: recipient, portal: portal
+            overrides: overrides,
+            reminderLeadMinutes: reminderLead,
+            checkInMinute: checkIn??.minutes,
+            of: recipient,
+            portal: portal
         )
         return .json(view(of: saved))
     }
@@ -300,7 +321,7 @@ struct TimeOfDay: Sendable, Equatable {
     init?(text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute)
+            let hour = Int(parts[0]), let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute)
         else { return nil }
         minutes = hour * 60 + minute
     }

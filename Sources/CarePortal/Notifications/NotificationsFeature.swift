@@ -8,7 +8,7 @@ import SQLKit
 struct NotificationsFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Notifications", path: SiteURL.broadcasts.path, access: BroadcastsController.access, group: .community),
+        NavigationItem(title: "Notifications", path: SiteURL.broadcasts.path, access: BroadcastsController.access, group: .community)
     ]
     static let auditActions: [AuditAction] = [.broadcastSent, .broadcastScheduled, .broadcastCancelled]
     static let templates: [TemplateName] = [.broadcasts, .broadcast, .newBroadcast, .checkBroadcast, .cancelBroadcast]
@@ -28,8 +28,10 @@ struct NotificationsFeature: PortalFeature {
         broadcasts = Broadcasts(portal: portal)
         checkIns = CheckInReminders(portal: portal)
         pushes = PushDelivery(
-            database: portal.database, notifications: portal.notifications,
-            sender: portal.dependencies.pushSender ?? LoggingPushSender(logger: portal.logger), logger: portal.logger
+            database: portal.database,
+            notifications: portal.notifications,
+            sender: portal.dependencies.pushSender ?? LoggingPushSender(logger: portal.logger),
+            logger: portal.logger
         )
     }
 
@@ -41,12 +43,14 @@ struct NotificationsFeature: PortalFeature {
     var jobs: [BackgroundJob] {
         let (broadcasts, checkIns, pushes, portal) = (self.broadcasts, self.checkIns, self.pushes, self.portal)
         // Every kind of app account's pushes (a pharmacy customer's too) go out whichever programs run.
-        var pushing = BackgroundJob("Pushes", every: Self.pushInterval) { try await pushes.deliverDue(programName: portal.programSettings.current.programName) }
+        var pushing = BackgroundJob("Pushes", every: Self.pushInterval) {
+            try await pushes.deliverDue(programName: portal.programSettings.current.programName)
+        }
         pushing.servesEveryProgram = true
         return [
             BackgroundJob("Scheduled broadcasts", every: Self.scheduleInterval) { try await broadcasts.sendDue() },
             BackgroundJob("Check-in reminders", every: Self.scheduleInterval) { try await checkIns.writeDue() },
-            pushing,
+            pushing
         ]
     }
 
@@ -56,7 +60,13 @@ struct NotificationsFeature: PortalFeature {
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         guard staff.role == .administrator else { return [] }
-        return [HomeCard(title: "Notifications", path: SiteURL.broadcasts.path, body: "Send news to every member or chosen cohorts, now or at a set time.")]
+        return [
+            HomeCard(
+                title: "Notifications",
+                path: SiteURL.broadcasts.path,
+                body: "Send news to every member or chosen cohorts, now or at a set time."
+            )
+        ]
     }
 }
 
@@ -74,10 +84,16 @@ struct CheckInReminders: Sendable {
         let startOfDay = clock.instant(startOf: today)
         let written = try await portal.database.transaction { db in
             try await MemberNotifications(notifications: portal.notifications).notifyCheckInDue(
-                minute: minute, lateness: Self.lateness, moodsSince: startOfDay, NewNotification(
-                    kind: .checkInReminder, message: "How are you feeling today? Share your mood with your cohort.",
-                    subject: NotificationSubject("mood", id: nil), onceKey: "check_in:\(today.iso)"
-                ), on: db
+                minute: minute,
+                lateness: Self.lateness,
+                moodsSince: startOfDay,
+                NewNotification(
+                    kind: .checkInReminder,
+                    message: "How are you feeling today? Share your mood with your cohort.",
+                    subject: NotificationSubject("mood", id: nil),
+                    onceKey: "check_in:\(today.iso)"
+                ),
+                on: db
             )
         }
         if written > 0 { await portal.announceNotifications(to: .everyMember) }

@@ -18,15 +18,19 @@ struct OutboxController {
         let pageRequest = try request.pageRequest()
         let page = try await portal.database.read { db in try await portal.outbox.list(status: status, page: pageRequest, on: db) }
         let address = ListAddress(path: SiteURL.outbox.path, parameters: [("status", status?.rawValue)])
-        return portal.pages.response(OutboxPage(
-            layout: portal.layout("Outbox", context: context, current: .outbox),
-            deliveryConfigured: portal.deliversMail,
-            statusOptions: FilterOption.html([FilterOption(value: "", title: "All messages", isSelected: status == nil)]
-                + OutboxMessage.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) }),
-            rows: OutboxRow.html(page.items, clock: portal.programSettings.current.clock),
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "messages")),
-            isFiltered: status != nil
-        ))
+        return portal.pages.response(
+            OutboxPage(
+                layout: portal.layout("Outbox", context: context, current: .outbox),
+                deliveryConfigured: portal.deliversMail,
+                statusOptions: FilterOption.html(
+                    [FilterOption(value: "", title: "All messages", isSelected: status == nil)]
+                        + OutboxMessage.Status.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) }
+                ),
+                rows: OutboxRow.html(page.items, clock: portal.programSettings.current.clock),
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "messages")),
+                isFiltered: status != nil
+            )
+        )
     }
 
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
@@ -34,16 +38,19 @@ struct OutboxController {
         guard let message = try await portal.database.read({ db in try await portal.outbox.find(id: id, on: db) }) else {
             throw HTTPError(.notFound)
         }
-        return portal.pages.response(OutboxMessagePage(
-            layout: portal.layout(message.subject, context: context, current: .outbox),
-            row: OutboxRow(message, clock: portal.programSettings.current.clock),
-            body: message.maskedBody,
-            bodyGone: message.body == nil ? (message.status == .sent
-                ? "Once an email is delivered only its recipient, subject, times and status are kept, not its text."
-                : "This email's text does not open with this server's sealing key.") : nil,
-            lastError: message.lastError,
-            retryPath: message.status == .failed ? SiteURL.outboxRetry(id).path : nil
-        ))
+        return portal.pages.response(
+            OutboxMessagePage(
+                layout: portal.layout(message.subject, context: context, current: .outbox),
+                row: OutboxRow(message, clock: portal.programSettings.current.clock),
+                body: message.maskedBody,
+                bodyGone: message.body == nil
+                    ? (message.status == .sent
+                        ? "Once an email is delivered only its recipient, subject, times and status are kept, not its text."
+                        : "This email's text does not open with this server's sealing key.") : nil,
+                lastError: message.lastError,
+                retryPath: message.status == .failed ? SiteURL.outboxRetry(id).path : nil
+            )
+        )
     }
 
     @Sendable func retry(request: Request, context: PortalContext) async throws -> Response {

@@ -5,7 +5,7 @@ import PortalPlatform
 struct OutboxFeature: PortalFeature {
     static let program: Program? = nil
     static let navigation = [
-        NavigationItem(title: "Outbox", path: SiteURL.outbox.path, access: OutboxController.access, group: .settings),
+        NavigationItem(title: "Outbox", path: SiteURL.outbox.path, access: OutboxController.access, group: .settings)
     ]
     static let templates: [TemplateName] = [.outbox, .outboxMessage, .shownOnce]
     static let sealedColumns = [Outbox.sealedColumn]
@@ -20,16 +20,22 @@ struct OutboxFeature: PortalFeature {
         let failed = try await portal.database.read { db in
             try await portal.outbox.list(status: .failed, page: PageRequest(number: 1, size: 1), on: db).totalCount
         }
-        return [HomeCard(
-            title: "Outbox", path: SiteURL.outbox.path,
-            body: "Read the emails the portal has sent or is about to send.",
-            figures: [HomeFigure(
-                label: "Emails not delivered", value: failed,
-                detail: failed == 0 ? nil : "Check the address and send again.",
-                path: ListAddress(path: SiteURL.outbox.path, parameters: [("status", OutboxMessage.Status.failed.rawValue)]).string,
-                needsAttention: failed > 0
-            )]
-        )]
+        return [
+            HomeCard(
+                title: "Outbox",
+                path: SiteURL.outbox.path,
+                body: "Read the emails the portal has sent or is about to send.",
+                figures: [
+                    HomeFigure(
+                        label: "Emails not delivered",
+                        value: failed,
+                        detail: failed == 0 ? nil : "Check the address and send again.",
+                        path: ListAddress(path: SiteURL.outbox.path, parameters: [("status", OutboxMessage.Status.failed.rawValue)]).string,
+                        needsAttention: failed > 0
+                    )
+                ]
+            )
+        ]
     }
 }
 

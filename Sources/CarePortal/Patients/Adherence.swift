@@ -38,13 +38,18 @@ struct ScheduleEntry: Sendable {
 enum Schedule {
     static func entries(on day: CalendarDate, prescriptions: [Prescription], logs: [AdherenceLog]) -> [ScheduleEntry] {
         let logged = LogIndex(logs)
-        return prescriptions
+        return
+            prescriptions
             .filter { $0.isDue(on: day) }
             .sorted { ($0.kind == .medication ? 0 : 1, $0.position, $0.id) < ($1.kind == .medication ? 0 : 1, $1.position, $1.id) }
             .flatMap { prescription in
                 (1...max(1, prescription.timesPerDay)).map { slot in
-                    ScheduleEntry(prescription: prescription, day: day, slot: slot,
-                                  status: logged.status(prescription.id, day.dayNumber, slot))
+                    ScheduleEntry(
+                        prescription: prescription,
+                        day: day,
+                        slot: slot,
+                        status: logged.status(prescription.id, day.dayNumber, slot)
+                    )
                 }
             }
     }
@@ -153,8 +158,11 @@ struct AdherenceSummary: Sendable {
                     let key = "\(prescription.kind.rawValue):\(prescription.itemID)"
                     let existing = byItem[key]
                     let order: [Int64] = [prescription.kind == .medication ? 0 : 1, Int64(prescription.position), prescription.id]
-                    byItem[key] = (prescription.kind, prescription.itemID, prescription.name,
-                                   (existing?.count ?? AdherenceCount()) + count, existing.map { $0.order.lexicographicallyPrecedes(order) ? $0.order : order } ?? order)
+                    byItem[key] = (
+                        prescription.kind, prescription.itemID, prescription.name,
+                        (existing?.count ?? AdherenceCount()) + count,
+                        existing.map { $0.order.lexicographicallyPrecedes(order) ? $0.order : order } ?? order
+                    )
                 }
                 days.append(Day(day: day, count: dayCount))
                 total = total + dayCount

@@ -79,10 +79,19 @@ struct DailyAdherenceChart: Fragment {
             let center = Self.plotLeft + Int(slot * (Double(index) + 0.5))
             if let percent = day.count.percent {
                 let height = Self.barHeight(percent: percent)
-                bars.append(Bar(
-                    iso: day.day.iso, label: day.day.displayed, percent: percent, done: day.count.done, scheduled: day.count.scheduled,
-                    x: center - barWidth / 2, y: Self.plotBottom - height, width: barWidth, height: height
-                ))
+                bars.append(
+                    Bar(
+                        iso: day.day.iso,
+                        label: day.day.displayed,
+                        percent: percent,
+                        done: day.count.done,
+                        scheduled: day.count.scheduled,
+                        x: center - barWidth / 2,
+                        y: Self.plotBottom - height,
+                        width: barWidth,
+                        height: height
+                    )
+                )
             } else if count <= 62 {
                 nothingDue.append(NothingDue(label: day.day.displayed, x: center, y: Self.plotBottom - 4))
             }
@@ -93,8 +102,14 @@ struct DailyAdherenceChart: Fragment {
         self.xTicks = xTicks
         yTicks = stride(from: 0, through: 100, by: 25).map { Tick(label: "\($0)%", position: Self.plotBottom - Self.barHeight(percent: $0)) }
         rows = summary.days.map {
-            Row(date: $0.day.displayed, scheduled: $0.count.scheduled, done: $0.count.done, missed: $0.count.missed,
-                notLogged: $0.count.notLogged, percent: $0.count.percentText)
+            Row(
+                date: $0.day.displayed,
+                scheduled: $0.count.scheduled,
+                done: $0.count.done,
+                missed: $0.count.missed,
+                notLogged: $0.count.notLogged,
+                percent: $0.count.percentText
+            )
         }
     }
 }
@@ -143,9 +158,18 @@ struct ItemAdherenceChart: Fragment {
             let y = 30 + index * Self.rowHeight
             let width = Self.barWidth(percent: percent)
             return Bar(
-                name: item.name, kind: item.kind.title, percent: percent, percentText: item.count.percentText,
-                scheduled: item.count.scheduled, done: item.count.done, missed: item.count.missed, notLogged: item.count.notLogged,
-                y: y, labelY: y + 18, width: width, valueX: Self.labelWidth + Self.barArea + 10
+                name: item.name,
+                kind: item.kind.title,
+                percent: percent,
+                percentText: item.count.percentText,
+                scheduled: item.count.scheduled,
+                done: item.count.done,
+                missed: item.count.missed,
+                notLogged: item.count.notLogged,
+                y: y,
+                labelY: y + 18,
+                width: width,
+                valueX: Self.labelWidth + Self.barArea + 10
             )
         }
         axisY = 30 + bars.count * Self.rowHeight + 4
@@ -213,7 +237,11 @@ struct AdherenceCalendar: Fragment {
     }
 
     init(
-        month: CalendarDate, summary: AdherenceSummary, today: CalendarDate, previousPath: String?, nextPath: String?,
+        month: CalendarDate,
+        summary: AdherenceSummary,
+        today: CalendarDate,
+        previousPath: String?,
+        nextPath: String?,
         titleID: String = "calendar-title"
     ) {
         self.titleID = titleID
@@ -236,11 +264,17 @@ struct AdherenceCalendar: Fragment {
             let count = counts[date.dayNumber]
             let percent = count?.percent
             return Cell(
-                day: date.day, iso: date.iso, label: date.displayed,
+                day: date.day,
+                iso: date.iso,
+                label: date.displayed,
                 // Today is still under way: its figure so far says so.
                 percentText: count == nil ? "" : (percent.map { "\($0)%\(date == today ? " so far" : "")" } ?? "none due"),
                 band: count == nil ? "outside" : Self.band(percent),
-                x: x, y: y, textX: x + 8, dayY: y + 20, valueY: y + 46
+                x: x,
+                y: y,
+                textX: x + 8,
+                dayY: y + 20,
+                valueY: y + 46
             )
         }
         let weeks = (offset + days + 6) / 7

@@ -152,7 +152,8 @@ enum PatientRules {
         if phone.isEmpty {
             problems.append(("phone", "Enter the patient’s phone number"))
         } else if phone.count > phoneMaximumLength || digits.count < 7
-                    || !phone.allSatisfy({ $0.isASCIIDigit || " +-().".contains($0) }) {
+            || !phone.allSatisfy({ $0.isASCIIDigit || " +-().".contains($0) })
+        {
             problems.append(("phone", "Enter a phone number, like 01632 960 001 or +44 808 157 0192"))
         }
         if let problem = FieldRules.requiredTextProblem(value("address"), name: "the patient’s address", maximumLength: addressMaximumLength) {
@@ -163,8 +164,12 @@ enum PatientRules {
 
     static func contact(_ values: [String: String]) -> PatientContact {
         PatientContact(
-            firstName: values["first_name"] ?? "", middleName: values["middle_name"] ?? "", lastName: values["last_name"] ?? "",
-            medicalNumber: values["medical_number"] ?? "", email: values["email"] ?? "", phone: values["phone"] ?? "",
+            firstName: values["first_name"] ?? "",
+            middleName: values["middle_name"] ?? "",
+            lastName: values["last_name"] ?? "",
+            medicalNumber: values["medical_number"] ?? "",
+            email: values["email"] ?? "",
+            phone: values["phone"] ?? "",
             address: values["address"] ?? ""
         )
     }
@@ -172,10 +177,9 @@ enum PatientRules {
     static func values(_ contact: PatientContact) -> [String: String] {
         [
             "first_name": contact.firstName, "middle_name": contact.middleName, "last_name": contact.lastName,
-            "medical_number": contact.medicalNumber, "email": contact.email, "phone": contact.phone, "address": contact.address,
+            "medical_number": contact.medicalNumber, "email": contact.email, "phone": contact.phone, "address": contact.address
         ]
     }
 
     static let contactFieldNames = ["first_name", "middle_name", "last_name", "medical_number", "email", "phone", "address"]
 }
-

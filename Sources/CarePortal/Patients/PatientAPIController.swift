@@ -17,10 +17,11 @@ struct PatientAPIController {
         routes.post(SiteURL.apiPatientClaim.pattern, access: .everyone, claim)
         routes.appSessions(.patient) { [patients, accounts] issued, db in
             guard let patient = try await patients.find(id: issued.accountID, on: db),
-                  let account = try await accounts.find(patientID: issued.accountID, on: db)
+                let account = try await accounts.find(patientID: issued.accountID, on: db)
             else { throw APIError.unauthorized }
             return PatientAPI.Session(
-                token: issued.token, expiresAt: issued.expiresAt,
+                token: issued.token,
+                expiresAt: issued.expiresAt,
                 patient: .init(patient, username: account.username ?? "", physician: try await Self.physician(of: patient, on: db))
             )
         }
@@ -44,10 +45,15 @@ struct PatientAPIController {
         let origin = portal.origin(of: request, context: context)
         let patient = try await PatientClaim.patient(token: body.claimToken, origin: origin, portal: portal)
         let name = try await PatientClaim.recordChecked(patient, where: "the app", origin: origin, portal: portal)
-        return .json(PatientAPI.ClaimDetails(
-            firstName: patient.contact.firstName, middleName: patient.contact.middleName, lastName: patient.contact.lastName,
-            medicalNumber: patient.contact.medicalNumber, physicianName: name
-        ))
+        return .json(
+            PatientAPI.ClaimDetails(
+                firstName: patient.contact.firstName,
+                middleName: patient.contact.middleName,
+                lastName: patient.contact.lastName,
+                medicalNumber: patient.contact.medicalNumber,
+                physicianName: name
+            )
+        )
     }
 
     @Sendable func claim(request: Request, context: PortalContext) async throws -> Response {
@@ -60,25 +66,39 @@ struct PatientAPIController {
         // The first-time confirmation (seed 3.4): what she confirms must be what her physician recorded.
         let confirm: [(String, String?, String)] = [
             ("first_name", body.firstName, patient.contact.firstName), ("middle_name", body.middleName, patient.contact.middleName),
-            ("last_name", body.lastName, patient.contact.lastName),
+            ("last_name", body.lastName, patient.contact.lastName)
         ]
         for (field, typed, recorded) in confirm where !PatientRules.sameName(typed ?? "", recorded) {
             problems[field] = "This does not match what your physician recorded. Check it, or ask your physician to correct it"
         }
         if PatientRules.medicalNumberKey(body.medicalNumber ?? "") != PatientRules.medicalNumberKey(patient.contact.medicalNumber) {
-            problems["medical_number"] = "This does not match the medical number your physician recorded. Check it, or ask your physician to correct it"
+            problems["medical_number"] =
+                "This does not match the medical number your physician recorded. Check it, or ask your physician to correct it"
         }
         guard problems.isEmpty else { throw APIError.validation(problems) }
         let physician = try await portal.database.read { db in try await Self.physician(of: patient, on: db) }
         do {
-            let issued = try await PatientClaim.claim(patient, token: body.claimToken ?? "", username: username, password: password, origin: origin, portal: portal)
+            let issued = try await PatientClaim.claim(
+                patient,
+                token: body.claimToken ?? "",
+                username: username,
+                password: password,
+                origin: origin,
+                portal: portal
+            )
             return .json(
-                PatientAPI.Session(token: issued.token, expiresAt: issued.expiresAt, patient: .init(patient, username: username, physician: physician)),
+                PatientAPI.Session(
+                    token: issued.token,
+                    expiresAt: issued.expiresAt,
+                    patient: .init(patient, username: username, physician: physician)
+                ),
                 status: .created
             )
         } catch is PatientClaim.UsernameTaken {
             throw APIError(
-                status: .conflict, code: "username_taken", message: "That username is already taken.",
+                status: .conflict,
+                code: "username_taken",
+                message: "That username is already taken.",
                 fields: ["username": "That username is already taken. Choose another"]
             )
         }
@@ -89,7 +109,10 @@ struct PatientAPIController {
         let profile = try await StaffAccountRepository().physicianProfile(accountID: patient.physicianID, on: db)
         let phone = profile.flatMap { $0.practicePhone.isEmpty ? nil : PhoneNumber(stored: $0.practicePhone) }
         return PatientAPI.Physician(
-            name: name, practiceAddress: profile?.practiceLocation ?? "", practicePhone: phone?.display, practicePhoneDial: phone?.dialable
+            name: name,
+            practiceAddress: profile?.practiceLocation ?? "",
+            practicePhone: phone?.display,
+            practicePhoneDial: phone?.dialable
         )
     }
 
@@ -99,7 +122,7 @@ struct PatientAPIController {
         let holder = try context.requirePatient()
         let found = try await portal.database.read { db -> (Patient, PatientAccount)? in
             guard let patient = try await patients.find(id: holder.accountID, on: db),
-                  let account = try await accounts.find(patientID: holder.accountID, on: db)
+                let account = try await accounts.find(patientID: holder.accountID, on: db)
             else { return nil }
             return (patient, account)
         }
@@ -109,17 +132,25 @@ struct PatientAPIController {
 
     @Sendable func profile(request: Request, context: PortalContext) async throws -> Response {
         let (patient, account) = try await me(context)
-        return .json(PatientAPI.Profile(patient, username: account.username ?? "", physician: try await portal.database.read { db in try await Self.physician(of: patient, on: db) }))
+        return .json(
+            PatientAPI.Profile(
+                patient,
+                username: account.username ?? "",
+                physician: try await portal.database.read { db in try await Self.physician(of: patient, on: db) }
+            )
+        )
     }
 
     @Sendable func regimen(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requirePatient()
         let current = try await portal.database.read { db in try await regimens.prescriptions(patientID: holder.accountID, on: db) }
             .filter { $0.endsOn == nil }
-        return .json(PatientAPI.Regimen(
-            medications: current.filter { $0.kind == .medication }.map(PatientAPI.Medication.init),
-            exercises: current.filter { $0.kind == .exercise }.map(PatientAPI.Exercise.init)
-        ))
+        return .json(
+            PatientAPI.Regimen(
+                medications: current.filter { $0.kind == .medication }.map(PatientAPI.Medication.init),
+                exercises: current.filter { $0.kind == .exercise }.map(PatientAPI.Exercise.init)
+            )
+        )
     }
 
     /// An exercise's illustration, for the exercises she was prescribed.
@@ -127,12 +158,14 @@ struct PatientAPIController {
         let holder = try context.requirePatient()
         let id = try context.parameters.apiRecordID()
         let exercise = try await portal.database.read { db -> CatalogueExercise? in
-            let prescribed = try await regimens.prescriptions(patientID: holder.accountID, on: db).contains { $0.kind == .exercise && $0.itemID == id }
+            let prescribed = try await regimens.prescriptions(patientID: holder.accountID, on: db).contains {
+                $0.kind == .exercise && $0.itemID == id
+            }
             return prescribed ? try await CatalogueRepository().exercise(id: id, on: db) : nil
         }
         let store = portal.uploads(IllustrationStore.folder)
         guard let stored = exercise?.illustration,
-              let response = try await store.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
+            let response = try await store.response(for: stored, request: request, context: context, downloadName: "exercise-\(id)")
         else { throw APIError.notFound }
         return response
     }
@@ -154,17 +187,22 @@ struct PatientAPIController {
             day = today
         }
         let schedule = try await portal.database.read { db in try await PatientDay.load(patientID: holder.accountID, day: day, today: today, on: db) }
-        return .json(PatientAPI.Schedule(
-            date: day.iso, previousDate: schedule.previous.iso, nextDate: schedule.next?.iso, canLog: schedule.canLog,
-            entries: schedule.entries.map(PatientAPI.Entry.init)
-        ))
+        return .json(
+            PatientAPI.Schedule(
+                date: day.iso,
+                previousDate: schedule.previous.iso,
+                nextDate: schedule.next?.iso,
+                canLog: schedule.canLog,
+                entries: schedule.entries.map(PatientAPI.Entry.init)
+            )
+        )
     }
 
     /// Logs one dose or session as done or missed (`PatientDay.log`).
     @Sendable func log(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requirePatient()
         guard let day = context.parameters.get("date").flatMap(CalendarDate.init(iso:)),
-              let entryID = context.parameters.get("entry"), ScheduleEntry.parse(entryID: entryID) != nil
+            let entryID = context.parameters.get("entry"), ScheduleEntry.parse(entryID: entryID) != nil
         else { throw APIError.notFound }
         let body = try await request.json(PatientAPI.LogEntry.self)
         guard let status = body.status.flatMap(AdherenceLog.Status.init(rawValue:)) else {
@@ -172,8 +210,13 @@ struct PatientAPIController {
         }
         do {
             let entry = try await PatientDay.log(
-                patientID: holder.accountID, day: day, entryID: entryID, status: status, actor: context.auditActor,
-                origin: portal.origin(of: request, context: context), portal: portal
+                patientID: holder.accountID,
+                day: day,
+                entryID: entryID,
+                status: status,
+                actor: context.auditActor,
+                origin: portal.origin(of: request, context: context),
+                portal: portal
             )
             return .json(PatientAPI.Entry(entry))
         } catch PatientDay.LogRefusal.dayToCome {
@@ -192,11 +235,14 @@ struct PatientAPIController {
         let range = PatientsController.Range(request: request, today: today)
         if let error = range.error { throw APIError.validation(["from": error]) }
         let (prescriptions, logs) = try await portal.database.read { db in
-            (try await regimens.prescriptions(patientID: holder.accountID, on: db),
-             try await regimens.logs(patientID: holder.accountID, from: range.from, through: range.through, on: db))
+            (
+                try await regimens.prescriptions(patientID: holder.accountID, on: db),
+                try await regimens.logs(patientID: holder.accountID, from: range.from, through: range.through, on: db)
+            )
         }
         let chosen = try StatisticsSelection(
-            items: request.uri.queryParameters.getAll("item"), kind: request.uri.queryParameters.get("kind")
+            items: request.uri.queryParameters.getAll("item"),
+            kind: request.uri.queryParameters.get("kind")
         ).prescriptions(of: prescriptions)
         return .json(PatientAPI.Statistics(AdherenceSummary(prescriptions: chosen, logs: logs, from: range.from, through: range.through)))
     }
@@ -214,13 +260,19 @@ struct PatientAPIController {
         var settings = account.reminders
         if let frequency = body.frequency {
             guard let chosen = ReminderSettings.Frequency(rawValue: frequency) else {
-                throw APIError.validation(["frequency": "Choose one of \(ReminderSettings.Frequency.allCases.map(\.rawValue).joined(separator: ", "))"])
+                throw APIError.validation([
+                    "frequency": "Choose one of \(ReminderSettings.Frequency.allCases.map(\.rawValue).joined(separator: ", "))"
+                ])
             }
             settings.frequency = chosen
         }
         if let email = body.email { settings.email = email }
         try await PatientDay.changeReminders(
-            settings, patientID: account.patientID, actor: context.auditActor, origin: portal.origin(of: request, context: context), portal: portal
+            settings,
+            patientID: account.patientID,
+            actor: context.auditActor,
+            origin: portal.origin(of: request, context: context),
+            portal: portal
         )
         return .json(PatientAPI.Reminders(settings))
     }

@@ -221,7 +221,10 @@ enum PatientAPI {
             days = summary.days.map { DayStatistics(date: $0.day.iso, counts: Counts($0.count)) }
             items = summary.items.map {
                 ItemStatistics(
-                    item: StatisticsSelection.Item(kind: $0.kind, itemID: $0.itemID).text, kind: $0.kind.rawValue, name: $0.name, counts: Counts($0.count)
+                    item: StatisticsSelection.Item(kind: $0.kind, itemID: $0.itemID).text,
+                    kind: $0.kind.rawValue,
+                    name: $0.name,
+                    counts: Counts($0.count)
                 )
             }
         }

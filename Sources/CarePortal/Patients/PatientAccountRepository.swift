@@ -11,13 +11,25 @@ struct PatientAccountRepository: Sendable {
     func create(patientID: Int64, token: ClaimToken, now: Date, on db: any SQLDatabase) async throws {
         let time = now.millisecondsSince1970
         try await db.insert(into: "patient_accounts")
-            .columns("patient_id", "claim_token_hash", "claim_sent_at", "claim_expires_at", "reminder_hours", "reminder_email",
-                     "created_at", "updated_at")
+            .columns(
+                "patient_id",
+                "claim_token_hash",
+                "claim_sent_at",
+                "claim_expires_at",
+                "reminder_hours",
+                "reminder_email",
+                "created_at",
+                "updated_at"
+            )
             .values(
-                SQLBind(patientID), SQLBind(token.hash), SQLBind(time),
+                SQLBind(patientID),
+                SQLBind(token.hash),
+                SQLBind(time),
                 SQLBind(ClaimTokens.expiry(sentAt: now).millisecondsSince1970),
-                SQLBind(ReminderSettings.standard.frequency.hours), SQLBind(ReminderSettings.standard.email ? 1 : 0),
-                SQLBind(time), SQLBind(time)
+                SQLBind(ReminderSettings.standard.frequency.hours),
+                SQLBind(ReminderSettings.standard.email ? 1 : 0),
+                SQLBind(time),
+                SQLBind(time)
             )
             .run()
     }
@@ -52,11 +64,12 @@ struct PatientAccountRepository: Sendable {
 
     /// The claimed account a username signs in to, with its password hash.
     func credentials(username: String, on db: any SQLDatabase) async throws -> (patientID: Int64, passwordHash: String)? {
-        guard let row = try await db.select().columns("patient_id", "password_hash").from("patient_accounts")
-            .where("username_key", .equal, usernameKey(username))
-            .where("claimed_at", .isNot, SQLLiteral.null)
-            .first(),
-              let hash = try row.decode(column: "password_hash", as: String?.self)
+        guard
+            let row = try await db.select().columns("patient_id", "password_hash").from("patient_accounts")
+                .where("username_key", .equal, usernameKey(username))
+                .where("claimed_at", .isNot, SQLLiteral.null)
+                .first(),
+            let hash = try row.decode(column: "password_hash", as: String?.self)
         else { return nil }
         return (try row.decode(column: "patient_id", as: Int64.self), hash)
     }
@@ -84,13 +97,15 @@ struct PatientAccountRepository: Sendable {
 
     /// Claimed accounts with email reminders on whose next reminder is due.
     func dueReminders(now: Date, limit: Int, on db: any SQLDatabase) async throws -> [DueReminder] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT a.patient_id, a.reminder_hours, a.next_reminder_at, p.email, p.first_name
             FROM patient_accounts a JOIN patients p ON p.id = a.patient_id
             WHERE a.reminder_email = 1 AND a.claimed_at IS NOT NULL AND a.next_reminder_at <= \(bind: now.millisecondsSince1970)
             ORDER BY a.next_reminder_at
             LIMIT \(bind: limit)
-            """).all().map { row in
+            """
+        ).all().map { row in
             DueReminder(
                 patientID: try row.decode(column: "patient_id", as: Int64.self),
                 email: try row.decode(column: "email", as: String.self),
@@ -112,7 +127,7 @@ struct PatientAccountRepository: Sendable {
     }
 
     private static let columns = [
-        "patient_id", "username", "claim_sent_at", "claim_expires_at", "claim_revoked_at", "claimed_at", "reminder_hours", "reminder_email",
+        "patient_id", "username", "claim_sent_at", "claim_expires_at", "claim_revoked_at", "claimed_at", "reminder_hours", "reminder_email"
     ]
 
     private func decode(_ row: any SQLRow) throws -> PatientAccount {

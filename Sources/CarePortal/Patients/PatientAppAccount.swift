@@ -7,10 +7,16 @@ import SQLKit
 /// claimed account's are in force. Removing the patient removes them.
 extension AppAccountKind {
     static let patient = AppAccountKind(
-        role: "patient", apiPrefix: "/api/v1/patient", identifierField: "username", identifierName: "username",
+        role: "patient",
+        apiPrefix: "/api/v1/patient",
+        identifierField: "username",
+        identifierName: "username",
         passwordProblem: { password, username, policy in policy.problem(with: password, username: username) },
         tokens: .init(
-            table: "patient_tokens", ownerColumn: "patient_id", ownerTable: "patient_accounts", ownerKey: "patient_id",
+            table: "patient_tokens",
+            ownerColumn: "patient_id",
+            ownerTable: "patient_accounts",
+            ownerKey: "patient_id",
             ownerInForce: { $0.where(SQLColumn("claimed_at", table: "patient_accounts"), .isNot, SQLLiteral.null) }
         ),
         pagesTitle: "Your treatment",

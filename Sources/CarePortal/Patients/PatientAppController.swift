@@ -11,9 +11,17 @@ struct PatientAppController {
     static let forgottenPassword = "Forgotten your password or username? Ask your physician's practice: they can send you a new link to set them."
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(.patient, help: Self.forgottenPassword, links: [AppSignInPages.Link(
-            lead: "First time here?", title: "Claim your account with the token from your email", path: SiteURL.appPatientClaim.path
-        )])
+        routes.appPageSessions(
+            .patient,
+            help: Self.forgottenPassword,
+            links: [
+                AppSignInPages.Link(
+                    lead: "First time here?",
+                    title: "Claim your account with the token from your email",
+                    path: SiteURL.appPatientClaim.path
+                )
+            ]
+        )
         routes.get(SiteURL.appPatientClaim.pattern, access: .everyone, claimStart)
         routes.post(SiteURL.appPatientClaim.pattern, access: .everyone, claimCheck)
         routes.post(SiteURL.appPatientClaimAccount.pattern, access: .everyone, claimAccount)
@@ -38,8 +46,12 @@ struct PatientAppController {
         let today = self.today
         // A date that is not one, or one still to come, shows today.
         let asked = request.query("date").flatMap(CalendarDate.init(iso:)).map { min($0, today) } ?? today
-        let schedule = try await portal.database.read { db in try await PatientDay.load(patientID: holder.accountID, day: asked, today: today, on: db) }
-        let page = PatientDayPage(layout: layout(asked == today ? "Today" : PatientDayPage.longDate(asked), context, .appPatientDay), schedule: schedule)
+        let schedule = try await portal.database.read { db in try await PatientDay.load(patientID: holder.accountID, day: asked, today: today, on: db)
+        }
+        let page = PatientDayPage(
+            layout: layout(asked == today ? "Today" : PatientDayPage.longDate(asked), context, .appPatientDay),
+            schedule: schedule
+        )
         return portal.pages.response(page)
     }
 
@@ -56,8 +68,13 @@ struct PatientAppController {
         guard let status = form.status.flatMap(AdherenceLog.Status.init(rawValue:)) else { throw HTTPError(.badRequest) }
         do {
             let entry = try await PatientDay.log(
-                patientID: holder.accountID, day: day, entryID: entryID, status: status, actor: context.auditActor,
-                origin: portal.origin(of: request, context: context), portal: portal
+                patientID: holder.accountID,
+                day: day,
+                entryID: entryID,
+                status: status,
+                actor: context.auditActor,
+                origin: portal.origin(of: request, context: context),
+                portal: portal
             )
             return seeOther("\(PatientDayPage.path(day, today: today))#entry-\(entry.entryID)")
         } catch is PatientDay.LogRefusal {
@@ -71,8 +88,10 @@ struct PatientAppController {
         let through = today, from = today.adding(days: -(days - 1))
         let (prescriptions, logs) = try await portal.database.read { db in
             let regimens = RegimenRepository()
-            return (try await regimens.prescriptions(patientID: holder.accountID, on: db),
-                    try await regimens.logs(patientID: holder.accountID, from: from, through: through, on: db))
+            return (
+                try await regimens.prescriptions(patientID: holder.accountID, on: db),
+                try await regimens.logs(patientID: holder.accountID, from: from, through: through, on: db)
+            )
         }
         // One of her medicines or exercises (`medication:12`), or one kind; anything else counts everything.
         let typed = request.query("activity")
@@ -82,7 +101,10 @@ struct PatientAppController {
         let chosen = selection.flatMap { try? $0.prescriptions(of: prescriptions) }
         let summary = AdherenceSummary(prescriptions: chosen ?? prescriptions, logs: logs, from: from, through: through)
         let page = PatientProgressPage(
-            layout: layout("Progress", context, .appPatientProgress), summary: summary, days: days, prescriptions: prescriptions,
+            layout: layout("Progress", context, .appPatientProgress),
+            summary: summary,
+            days: days,
+            prescriptions: prescriptions,
             activity: chosen == nil ? nil : typed
         ) { portal.pages.html($0) }
         return portal.pages.response(page)
@@ -90,7 +112,8 @@ struct PatientAppController {
 
     private func account(_ context: PortalContext) async throws -> PatientAccount {
         let holder = try context.requirePatient()
-        guard let account = try await portal.database.read({ db in try await PatientAccountRepository().find(patientID: holder.accountID, on: db) }) else {
+        guard let account = try await portal.database.read({ db in try await PatientAccountRepository().find(patientID: holder.accountID, on: db) })
+        else {
             throw HTTPError(.notFound)
         }
         return account
@@ -99,7 +122,9 @@ struct PatientAppController {
     @Sendable func reminders(request: Request, context: PortalContext) async throws -> Response {
         let account = try await account(context)
         let page = PatientRemindersPage(
-            layout: layout("Reminders", context, .appPatientReminders), settings: account.reminders, saved: request.query("saved") != nil
+            layout: layout("Reminders", context, .appPatientReminders),
+            settings: account.reminders,
+            saved: request.query("saved") != nil
         )
         return portal.pages.response(page)
     }
@@ -123,8 +148,11 @@ struct PatientAppController {
             )
         }
         try await PatientDay.changeReminders(
-            ReminderSettings(frequency: frequency, email: form.email == "on"), patientID: account.patientID, actor: context.auditActor,
-            origin: portal.origin(of: request, context: context), portal: portal
+            ReminderSettings(frequency: frequency, email: form.email == "on"),
+            patientID: account.patientID,
+            actor: context.auditActor,
+            origin: portal.origin(of: request, context: context),
+            portal: portal
         )
         return seeOther("\(SiteURL.appPatientReminders.path)?saved=1")
     }
@@ -151,12 +179,20 @@ struct PatientAppController {
             return .success(try await PatientClaim.patient(token: typed, origin: portal.origin(of: request, context: context), portal: portal))
         } catch let error as APIError {
             var errors = FormErrors()
-            errors.add("claim_token", error.status == .tooManyRequests
-                       ? "Too many wrong tokens from this network. Wait 15 minutes, then try again."
-                       : error.fields["claim_token"] ?? PatientClaim.wrongToken)
-            return .failure(ClaimRefused(page: portal.pages.response(
-                PatientClaimPage(layout: claimLayout(context), token: typed.trimmed, errors: errors), status: .unprocessableContent
-            )))
+            errors.add(
+                "claim_token",
+                error.status == .tooManyRequests
+                    ? "Too many wrong tokens from this network. Wait 15 minutes, then try again."
+                    : error.fields["claim_token"] ?? PatientClaim.wrongToken
+            )
+            return .failure(
+                ClaimRefused(
+                    page: portal.pages.response(
+                        PatientClaimPage(layout: claimLayout(context), token: typed.trimmed, errors: errors),
+                        status: .unprocessableContent
+                    )
+                )
+            )
         }
     }
 
@@ -170,10 +206,20 @@ struct PatientAppController {
         case .failure(let refused):
             return refused.page
         case .success(let patient):
-            let physician = try await PatientClaim.recordChecked(patient, where: "the web app", origin: portal.origin(of: request, context: context), portal: portal)
-            return portal.pages.response(PatientClaimAccountPage(
-                layout: claimLayout(context), token: ClaimToken.normalized(typed), patient: patient, physicianName: physician
-            ))
+            let physician = try await PatientClaim.recordChecked(
+                patient,
+                where: "the web app",
+                origin: portal.origin(of: request, context: context),
+                portal: portal
+            )
+            return portal.pages.response(
+                PatientClaimAccountPage(
+                    layout: claimLayout(context),
+                    token: ClaimToken.normalized(typed),
+                    patient: patient,
+                    physicianName: physician
+                )
+            )
         }
     }
 
@@ -194,7 +240,14 @@ struct PatientAppController {
         let origin = portal.origin(of: request, context: context)
         if problems.isEmpty {
             do {
-                let issued = try await PatientClaim.claim(patient, token: token, username: username, password: password, origin: origin, portal: portal)
+                let issued = try await PatientClaim.claim(
+                    patient,
+                    token: token,
+                    username: username,
+                    password: password,
+                    origin: origin,
+                    portal: portal
+                )
                 var response = seeOther(SiteURL.appPatientDay.path)
                 response.setCookie(portal.appPageCookies.session(kind: .patient, token: issued.token))
                 return response
@@ -206,10 +259,20 @@ struct PatientAppController {
         for field in ["confirm", "username", "password", "password_confirmation"] {
             if let problem = problems[field] { errors.add(field, problem) }
         }
-        let physician = try await portal.database.read { db in try await PatientRepository().physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? "" }
-        return portal.pages.response(PatientClaimAccountPage(
-            layout: claimLayout(context), token: ClaimToken.normalized(token), patient: patient, physicianName: physician, username: username, errors: errors
-        ), status: .unprocessableContent)
+        let physician = try await portal.database.read { db in
+            try await PatientRepository().physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? ""
+        }
+        return portal.pages.response(
+            PatientClaimAccountPage(
+                layout: claimLayout(context),
+                token: ClaimToken.normalized(token),
+                patient: patient,
+                physicianName: physician,
+                username: username,
+                errors: errors
+            ),
+            status: .unprocessableContent
+        )
     }
 
     @Sendable func doctor(request: Request, context: PortalContext) async throws -> Response {
@@ -219,11 +282,15 @@ struct PatientAppController {
             return try await PatientAPIController.physician(of: patient, on: db)
         }
         guard let physician else { throw HTTPError(.notFound) }
-        return portal.pages.response(PatientDoctorPage(
-            layout: layout("My doctor", context, .appPatientDoctor), name: physician.name,
-            practiceAddress: physician.practiceAddress.isEmpty ? nil : physician.practiceAddress,
-            practicePhone: physician.practicePhone, practicePhoneLink: physician.practicePhoneDial.map { "tel:\($0)" }
-        ))
+        return portal.pages.response(
+            PatientDoctorPage(
+                layout: layout("My doctor", context, .appPatientDoctor),
+                name: physician.name,
+                practiceAddress: physician.practiceAddress.isEmpty ? nil : physician.practiceAddress,
+                practicePhone: physician.practicePhone,
+                practicePhoneLink: physician.practicePhoneDial.map { "tel:\($0)" }
+            )
+        )
     }
 }
 

@@ -14,10 +14,13 @@ extension TemplateName {
 }
 
 extension AppNavigation {
-    static let patient = AppNavigation(.patient, links: [
-        ("Today", SiteURL.appPatientDay.path), ("Progress", SiteURL.appPatientProgress.path),
-        ("Reminders", SiteURL.appPatientReminders.path), ("My doctor", SiteURL.appPatientDoctor.path),
-    ])
+    static let patient = AppNavigation(
+        .patient,
+        links: [
+            ("Today", SiteURL.appPatientDay.path), ("Progress", SiteURL.appPatientProgress.path),
+            ("Reminders", SiteURL.appPatientReminders.path), ("My doctor", SiteURL.appPatientDoctor.path)
+        ]
+    )
 }
 
 /// One day of her schedule, each dose or session with its Done and Missed buttons.
@@ -67,11 +70,15 @@ struct PatientDayPage: Page {
             let slots = entry.prescription.timesPerDay
             let word = entry.prescription.kind == .medication ? "Dose" : "Session"
             return Entry(
-                anchor: "entry-\(entry.entryID)", name: entry.prescription.name, detail: entry.prescription.dose,
-                slotText: slots > 1 ? "\(word) \(entry.slot) of \(slots)" : nil, note: entry.prescription.note,
+                anchor: "entry-\(entry.entryID)",
+                name: entry.prescription.name,
+                detail: entry.prescription.dose,
+                slotText: slots > 1 ? "\(word) \(entry.slot) of \(slots)" : nil,
+                note: entry.prescription.note,
                 statusText: entry.status.map { $0 == .done ? "Done" : "Missed" } ?? "Not logged yet",
                 statusTag: entry.status.map { $0 == .done ? "tag--green" : "tag--red" } ?? "tag--grey",
-                isDone: entry.status == .done, isMissed: entry.status == .missed,
+                isDone: entry.status == .done,
+                isMissed: entry.status == .missed,
                 action: SiteURL.appPatientEntry(day: day.iso, entry: entry.entryID).path
             )
         }
@@ -128,18 +135,31 @@ struct PatientProgressPage: Page {
     static let spanDays = [7, 30, 90]
 
     /// `activity` is what she chose (`medication`, `exercise`, or one item as `medication:12`); nil counts everything.
-    init(layout: Layout, summary adherence: AdherenceSummary, days: Int, prescriptions: [Prescription], activity: String?,
-         chartHTML: (ChartFigure) -> String) {
+    init(
+        layout: Layout,
+        summary adherence: AdherenceSummary,
+        days: Int,
+        prescriptions: [Prescription],
+        activity: String?,
+        chartHTML: (ChartFigure) -> String
+    ) {
         self.layout = layout
         self.days = days
         let kept = activity.map { "&activity=\($0)" } ?? ""
         spans = Self.spanDays.map { Span(title: "\($0) days", path: "\(SiteURL.appPatientProgress.path)?days=\($0)\(kept)", isCurrent: $0 == days) }
         var seen: Set<String> = []
-        let items = prescriptions.sorted { ($0.kind == .medication ? 0 : 1, $0.position, $0.id) < ($1.kind == .medication ? 0 : 1, $1.position, $1.id) }
-            .filter { seen.insert("\($0.kind.rawValue):\($0.itemID)").inserted }
-        activities = [Activity(value: "", title: "All medicines and exercise", isSelected: activity == nil)]
-            + Prescription.Kind.allCases.map { Activity(value: $0.rawValue, title: $0 == .medication ? "All medicines" : "All exercise", isSelected: activity == $0.rawValue) }
-            + items.map { Activity(value: "\($0.kind.rawValue):\($0.itemID)", title: $0.name, isSelected: activity == "\($0.kind.rawValue):\($0.itemID)") }
+        let items = prescriptions.sorted {
+            ($0.kind == .medication ? 0 : 1, $0.position, $0.id) < ($1.kind == .medication ? 0 : 1, $1.position, $1.id)
+        }
+        .filter { seen.insert("\($0.kind.rawValue):\($0.itemID)").inserted }
+        activities =
+            [Activity(value: "", title: "All medicines and exercise", isSelected: activity == nil)]
+            + Prescription.Kind.allCases.map {
+                Activity(value: $0.rawValue, title: $0 == .medication ? "All medicines" : "All exercise", isSelected: activity == $0.rawValue)
+            }
+            + items.map {
+                Activity(value: "\($0.kind.rawValue):\($0.itemID)", title: $0.name, isSelected: activity == "\($0.kind.rawValue):\($0.itemID)")
+            }
         let chosenName = activities.first { $0.isSelected && activity != nil }?.title
         let total = adherence.total
         if total.scheduled == 0 {
@@ -152,26 +172,45 @@ struct PatientProgressPage: Page {
         if let activity, activity.contains(":") {
             // One medicine or exercise: day by day, what was done and what was not.
             let shown = adherence.days.filter { $0.count.scheduled > 0 }
-            chart = chartHTML(ColumnChart(
-                id: "progress", title: "\(chosenName ?? "") each day",
-                summary: "How many of each day's doses or sessions you logged as done, and how many you did not, on the days it was due.",
-                categories: shown.map(\.day.short),
-                series: [
-                    ChartSeries("Done", shown.map { ChartValue(Double($0.count.done), text: "\($0.count.done) of \($0.count.scheduled)") }),
-                    ChartSeries("Not done", shown.map { ChartValue(Double($0.count.scheduled - $0.count.done), text: "\($0.count.scheduled - $0.count.done)") }),
-                ],
-                valueAxisTitle: "Times", categoryTitle: "Day", stacked: true
-            ).figure)
+            chart = chartHTML(
+                ColumnChart(
+                    id: "progress",
+                    title: "\(chosenName ?? "") each day",
+                    summary: "How many of each day's doses or sessions you logged as done, and how many you did not, on the days it was due.",
+                    categories: shown.map(\.day.short),
+                    series: [
+                        ChartSeries("Done", shown.map { ChartValue(Double($0.count.done), text: "\($0.count.done) of \($0.count.scheduled)") }),
+                        ChartSeries(
+                            "Not done",
+                            shown.map { ChartValue(Double($0.count.scheduled - $0.count.done), text: "\($0.count.scheduled - $0.count.done)") }
+                        )
+                    ],
+                    valueAxisTitle: "Times",
+                    categoryTitle: "Day",
+                    stacked: true
+                ).figure
+            )
             return
         }
         let counted = adherence.items.filter { $0.count.scheduled > 0 }
-        chart = chartHTML(BarChart(
-            id: "progress", title: "Done, by medicine and exercise",
-            summary: "The share of each one's doses or sessions you logged as done in the last \(days) days.",
-            categories: counted.map(\.name),
-            series: [ChartSeries("Done", counted.map { ChartValue(Double($0.count.percent ?? 0), text: "\($0.count.percentText) (\($0.count.done) of \($0.count.scheduled))") })],
-            valueAxisTitle: "Per cent done", categoryTitle: "Medicine or exercise"
-        ).figure)
+        chart = chartHTML(
+            BarChart(
+                id: "progress",
+                title: "Done, by medicine and exercise",
+                summary: "The share of each one's doses or sessions you logged as done in the last \(days) days.",
+                categories: counted.map(\.name),
+                series: [
+                    ChartSeries(
+                        "Done",
+                        counted.map {
+                            ChartValue(Double($0.count.percent ?? 0), text: "\($0.count.percentText) (\($0.count.done) of \($0.count.scheduled))")
+                        }
+                    )
+                ],
+                valueAxisTitle: "Per cent done",
+                categoryTitle: "Medicine or exercise"
+            ).figure
+        )
     }
 }
 
@@ -227,8 +266,14 @@ struct PatientClaimPage: Page {
         self.layout = layout
         self.errors = errors.items
         var fields = [
-            FormField("claim_token", label: "Claim token", value: token, hint: "Five groups of four letters and numbers, from the email your physician sent.",
-                      autocomplete: "off", width: 30),
+            FormField(
+                "claim_token",
+                label: "Claim token",
+                value: token,
+                hint: "Five groups of four letters and numbers, from the email your physician sent.",
+                autocomplete: "off",
+                width: 30
+            )
         ]
         errors.apply(to: &fields)
         self.fields = fields
@@ -256,10 +301,17 @@ struct PatientClaimAccountPage: Page {
         medicalNumber = patient.contact.medicalNumber
         self.physicianName = physicianName
         confirmError = errors.items.first { $0.field == "confirm" }?.message
-        var fields = [
-            FormField("username", label: "Choose a username", value: username,
-                      hint: "Up to 21 letters, numbers, full stops, hyphens or underscores. You sign in with it.", autocomplete: "username", width: 20),
-        ] + FormField.newPassword(label: "Choose a password")
+        var fields =
+            [
+                FormField(
+                    "username",
+                    label: "Choose a username",
+                    value: username,
+                    hint: "Up to 21 letters, numbers, full stops, hyphens or underscores. You sign in with it.",
+                    autocomplete: "username",
+                    width: 20
+                )
+            ] + FormField.newPassword(label: "Choose a password")
         errors.apply(to: &fields)
         self.fields = fields
     }

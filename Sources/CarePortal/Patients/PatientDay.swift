@@ -33,7 +33,12 @@ struct PatientDay: Sendable {
     /// Logs one dose or session as done or missed, audited. Sending the same again changes nothing, so a
     /// retried request never counts twice; a different answer for the same slot replaces the earlier one.
     static func log(
-        patientID: Int64, day: CalendarDate, entryID: String, status: AdherenceLog.Status, actor: AuditActor, origin: AuditOrigin,
+        patientID: Int64,
+        day: CalendarDate,
+        entryID: String,
+        status: AdherenceLog.Status,
+        actor: AuditActor,
+        origin: AuditOrigin,
         portal: Portal
     ) async throws -> ScheduleEntry {
         guard let (prescriptionID, slot) = ScheduleEntry.parse(entryID: entryID) else { throw LogRefusal.noSuchEntry }
@@ -43,20 +48,29 @@ struct PatientDay: Sendable {
         return try await portal.database.transaction { db -> ScheduleEntry in
             let prescriptions = try await regimens.prescriptions(patientID: patientID, on: db)
             guard let prescription = prescriptions.first(where: { $0.id == prescriptionID }), prescription.isDue(on: day),
-                  (1...prescription.timesPerDay).contains(slot)
+                (1...prescription.timesPerDay).contains(slot)
             else { throw LogRefusal.noSuchEntry }
             let existing = try await regimens.logs(patientID: patientID, from: day, through: day, on: db)
                 .first { $0.prescriptionID == prescriptionID && $0.slot == slot }
             if existing?.status != status {
                 try await regimens.log(
                     AdherenceLog(prescriptionID: prescriptionID, day: day, slot: slot, status: status, loggedAt: now),
-                    patientID: patientID, now: now, on: db
+                    patientID: patientID,
+                    now: now,
+                    on: db
                 )
                 try await PatientRepository().markActivity(id: patientID, at: now, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: actor, action: .adherenceLogged, recordType: "patient", recordID: "\(patientID)",
-                    origin: origin, detail: "prescription \(prescriptionID), \(day.iso), \(slot): \(status.rawValue)"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: actor,
+                        action: .adherenceLogged,
+                        recordType: "patient",
+                        recordID: "\(patientID)",
+                        origin: origin,
+                        detail: "prescription \(prescriptionID), \(day.iso), \(slot): \(status.rawValue)"
+                    ),
+                    on: db
+                )
             }
             return ScheduleEntry(prescription: prescription, day: day, slot: slot, status: status)
         }
@@ -67,10 +81,17 @@ struct PatientDay: Sendable {
         let now = portal.now
         try await portal.database.transaction { db in
             try await PatientAccountRepository().setReminders(patientID: patientID, settings, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: .patientRemindersChanged, recordType: "patient", recordID: "\(patientID)", origin: origin,
-                detail: "\(settings.frequency.rawValue), email \(settings.email ? "on" : "off")"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .patientRemindersChanged,
+                    recordType: "patient",
+                    recordID: "\(patientID)",
+                    origin: origin,
+                    detail: "\(settings.frequency.rawValue), email \(settings.email ? "on" : "off")"
+                ),
+                on: db
+            )
         }
     }
 }

@@ -53,13 +53,17 @@ struct PatientClaimShownOnce {
     let portal: Portal
 
     func page(_ patient: Patient, token: ClaimToken, expiresAt: Date, heading: String, earlier: String?, context: PortalContext) -> Response {
-        portal.pages.response(ShownOncePage(
-            layout: portal.layout(heading, context: context, current: .patients),
-            heading: heading,
-            lead: "Give \(patient.fullName) this claim token yourself: in the app she chooses “I have a claim token” and enters it.",
-            label: "Claim token", secret: token.grouped,
-            note: "It works once, until \(portal.programSettings.current.clock.dateTime(expiresAt)).\(earlier.map { " \($0)" } ?? "")",
-            continuePath: SiteURL.patient(patient.id).path, continueTitle: "Open \(patient.fullName)’s record"
-        ))
+        portal.pages.response(
+            ShownOncePage(
+                layout: portal.layout(heading, context: context, current: .patients),
+                heading: heading,
+                lead: "Give \(patient.fullName) this claim token yourself: in the app she chooses “I have a claim token” and enters it.",
+                label: "Claim token",
+                secret: token.grouped,
+                note: "It works once, until \(portal.programSettings.current.clock.dateTime(expiresAt)).\(earlier.map { " \($0)" } ?? "")",
+                continuePath: SiteURL.patient(patient.id).path,
+                continueTitle: "Open \(patient.fullName)’s record"
+            )
+        )
     }
 }

@@ -47,11 +47,24 @@ enum PatientForms {
             FormField("first_name", label: "First name", value: values["first_name"] ?? "", autocomplete: "off", width: 20),
             FormField("middle_name", label: "Middle names (optional)", value: values["middle_name"] ?? "", autocomplete: "off", width: 20),
             FormField("last_name", label: "Last name", value: values["last_name"] ?? "", autocomplete: "off", width: 20),
-            FormField("medical_number", label: "Medical number", value: values["medical_number"] ?? "",
-                      hint: "Her health care number. She confirms it when she first opens the app.", autocomplete: "off", width: 20),
-            FormField("email", label: "Email address", value: values["email"] ?? "",
-                      hint: "Her claim token for the app is sent here.", type: "email", autocomplete: "off", width: 30),
-            FormField("phone", label: "Phone number", value: values["phone"] ?? "", type: "tel", autocomplete: "off", width: 20),
+            FormField(
+                "medical_number",
+                label: "Medical number",
+                value: values["medical_number"] ?? "",
+                hint: "Her health care number. She confirms it when she first opens the app.",
+                autocomplete: "off",
+                width: 20
+            ),
+            FormField(
+                "email",
+                label: "Email address",
+                value: values["email"] ?? "",
+                hint: "Her claim token for the app is sent here.",
+                type: "email",
+                autocomplete: "off",
+                width: 30
+            ),
+            FormField("phone", label: "Phone number", value: values["phone"] ?? "", type: "tel", autocomplete: "off", width: 20)
         ]
         errors.apply(to: &fields)
         var address = FormField("address", label: "Address", value: values["address"] ?? "")
@@ -80,42 +93,66 @@ enum PatientForms {
             let quantity: SelectField
             if kind == .medication {
                 item = SelectField(
-                    "medication_\(index)", label: "Medication", placeholder: "Choose a medication",
+                    "medication_\(index)",
+                    label: "Medication",
+                    placeholder: "Choose a medication",
                     options: catalogue.medications.map { SelectOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == row.itemID) },
                     error: errors["medication_\(index)"]
                 )
                 quantity = SelectField(
-                    "dose_\(index)", label: "Dose", placeholder: "Choose a dose",
+                    "dose_\(index)",
+                    label: "Dose",
+                    placeholder: "Choose a dose",
                     groups: catalogue.medications.map { medication in
-                        SelectGroup(label: medication.name, options: medication.doses.map {
-                            SelectOption(value: $0, title: $0, isSelected: medication.id == row.itemID && $0 == row.dose)
-                        })
+                        SelectGroup(
+                            label: medication.name,
+                            options: medication.doses.map {
+                                SelectOption(value: $0, title: $0, isSelected: medication.id == row.itemID && $0 == row.dose)
+                            }
+                        )
                     },
                     error: errors["dose_\(index)"]
                 )
             } else {
                 item = SelectField(
-                    "exercise_\(index)", label: "Exercise", placeholder: "Choose an exercise",
+                    "exercise_\(index)",
+                    label: "Exercise",
+                    placeholder: "Choose an exercise",
                     options: catalogue.exercises.map { SelectOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == row.itemID) },
                     error: errors["exercise_\(index)"]
                 )
                 quantity = SelectField(
-                    "amount_\(index)", label: "Amount", placeholder: "Choose an amount",
+                    "amount_\(index)",
+                    label: "Amount",
+                    placeholder: "Choose an amount",
                     options: catalogue.amounts.map { SelectOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == row.amountID) },
                     error: errors["amount_\(index)"]
                 )
             }
             let frequency = SelectField(
-                "frequency_\(index)", label: "How often", placeholder: "Choose how often",
+                "frequency_\(index)",
+                label: "How often",
+                placeholder: "Choose how often",
                 options: catalogue.frequencies.map { SelectOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == row.frequencyID) },
                 error: errors["frequency_\(index)"]
             )
-            var note = FormField("note_\(index)", label: "Note for \(noun) \(number) (optional)", value: row.note,
-                                 hint: "Such as take with food. The patient reads it in the app.")
+            var note = FormField(
+                "note_\(index)",
+                label: "Note for \(noun) \(number) (optional)",
+                value: row.note,
+                hint: "Such as take with food. The patient reads it in the app."
+            )
             note.error = errors["note_\(index)"]
             return RegimenRowView(
-                index: index, number: number, prescriptionID: row.prescriptionID.map { "\($0)" }, item: item, quantity: quantity,
-                frequency: frequency, note: note, noteIsOpen: !row.note.isEmpty || note.error != nil, removeValue: "remove-\(index)",
+                index: index,
+                number: number,
+                prescriptionID: row.prescriptionID.map { "\($0)" },
+                item: item,
+                quantity: quantity,
+                frequency: frequency,
+                note: note,
+                noteIsOpen: !row.note.isEmpty || note.error != nil,
+                removeValue: "remove-\(index)",
                 kindNoun: noun
             )
         }

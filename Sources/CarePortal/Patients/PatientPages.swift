@@ -56,7 +56,10 @@ struct WizardStep: Sendable, Encodable {
         PatientDraft.Step.allCases.map { step in
             let isCurrent = step == current, isDone = step.number < current.number
             return WizardStep(
-                number: step.number, title: step.title, isCurrent: isCurrent, isDone: isDone,
+                number: step.number,
+                title: step.title,
+                isCurrent: isCurrent,
+                isDone: isDone,
                 state: isCurrent ? "current step" : isDone ? "done" : "not started"
             )
         }
@@ -159,11 +162,13 @@ struct EditTab: Sendable, Encodable {
 
     static func all(patientID: Int64, current: PatientDraft.Step, canPrescribe: Bool) -> [EditTab] {
         [
-            EditTab(title: "Contact details", path: SiteURL.editPatientContact(patientID).path, isCurrent: current == .contact),
-        ] + (canPrescribe ? [
-            EditTab(title: "Medications", path: SiteURL.editPatientMedications(patientID).path, isCurrent: current == .medications),
-            EditTab(title: "Exercises", path: SiteURL.editPatientExercises(patientID).path, isCurrent: current == .exercises),
-        ] : [])
+            EditTab(title: "Contact details", path: SiteURL.editPatientContact(patientID).path, isCurrent: current == .contact)
+        ]
+            + (canPrescribe
+                ? [
+                    EditTab(title: "Medications", path: SiteURL.editPatientMedications(patientID).path, isCurrent: current == .medications),
+                    EditTab(title: "Exercises", path: SiteURL.editPatientExercises(patientID).path, isCurrent: current == .exercises)
+                ] : [])
     }
 }
 

@@ -31,8 +31,13 @@ struct PatientReminders: Sendable {
                     let toDo = Schedule.entries(on: today, prescriptions: prescriptions, logs: logs).filter { $0.status == nil }.count
                     guard toDo > 0 else { return false }
                     try await portal.outbox.enqueue(
-                        .reminder(to: reminder.email, firstName: reminder.firstName, toDo: toDo, settings: portal.settings,
-                                  frequency: ReminderSettings.Frequency(hours: reminder.hours) ?? .daily),
+                        .reminder(
+                            to: reminder.email,
+                            firstName: reminder.firstName,
+                            toDo: toDo,
+                            settings: portal.settings,
+                            frequency: ReminderSettings.Frequency(hours: reminder.hours) ?? .daily
+                        ),
                         on: db
                     )
                     return true

@@ -14,19 +14,30 @@ struct PatientReport: Sendable {
     /// The longest span one report covers.
     static let maximumDays = 731
 
-    init(patient: Patient, physicianName: String, prescriptions: [Prescription], logs: [AdherenceLog], from: CalendarDate, through: CalendarDate, producedAt: Date) {
+    init(
+        patient: Patient,
+        physicianName: String,
+        prescriptions: [Prescription],
+        logs: [AdherenceLog],
+        from: CalendarDate,
+        through: CalendarDate,
+        producedAt: Date
+    ) {
         self.patient = patient
         self.physicianName = physicianName
         self.producedAt = producedAt
         summary = AdherenceSummary(prescriptions: prescriptions, logs: logs, from: from, through: through)
-        self.prescriptions = prescriptions
+        self.prescriptions =
+            prescriptions
             .filter { $0.startsOn <= through && ($0.endsOn.map { $0 > from } ?? true) && $0.startsOn != $0.endsOn }
-            .sorted { ($0.kind == .medication ? 0 : 1, $0.startsOn, $0.position, $0.id) < ($1.kind == .medication ? 0 : 1, $1.startsOn, $1.position, $1.id) }
+            .sorted {
+                ($0.kind == .medication ? 0 : 1, $0.startsOn, $0.position, $0.id) < ($1.kind == .medication ? 0 : 1, $1.startsOn, $1.position, $1.id)
+            }
     }
 
     /// The table's columns, on the page and in the CSV alike.
     static let columns = [
-        "Date", "Type", "Medication or exercise", "Dose or amount", "Frequency", "Scheduled", "Done", "Missed", "Not logged", "Adherence",
+        "Date", "Type", "Medication or exercise", "Dose or amount", "Frequency", "Scheduled", "Done", "Missed", "Not logged", "Adherence"
     ]
 
     /// One row per prescription per day it was due, with the numbers as text.
@@ -34,7 +45,7 @@ struct PatientReport: Sendable {
         summary.itemDays.map { row in
             [
                 row.day.iso, row.prescription.kind.title, row.prescription.name, row.prescription.dose, row.prescription.frequencyName,
-                "\(row.count.scheduled)", "\(row.count.done)", "\(row.count.missed)", "\(row.count.notLogged)", row.count.percentText,
+                "\(row.count.scheduled)", "\(row.count.done)", "\(row.count.missed)", "\(row.count.notLogged)", row.count.percentText
             ]
         }
     }
@@ -43,7 +54,8 @@ struct PatientReport: Sendable {
     var overallText: String {
         let total = summary.total
         guard let percent = total.percent else { return "Nothing was scheduled in this period." }
-        return "\(percent)% — \(total.done) of \(total.scheduled) scheduled doses and sessions done, \(total.missed) missed, \(total.notLogged) not logged."
+        return
+            "\(percent)% — \(total.done) of \(total.scheduled) scheduled doses and sessions done, \(total.missed) missed, \(total.notLogged) not logged."
     }
 
     var periodText: String { "\(summary.from.displayed) to \(summary.through.displayed)" }

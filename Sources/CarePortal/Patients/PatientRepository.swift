@@ -34,13 +34,33 @@ struct PatientRepository: Sendable {
         try await requireFreeNumber(contact.medicalNumber, physicianID: physicianID, except: nil, on: db)
         let time = now.millisecondsSince1970
         let row = try await db.insert(into: "patients")
-            .columns("physician_id", "first_name", "middle_name", "last_name", "name_key", "medical_number", "medical_number_key",
-                     "email", "phone", "address", "created_at", "updated_at")
+            .columns(
+                "physician_id",
+                "first_name",
+                "middle_name",
+                "last_name",
+                "name_key",
+                "medical_number",
+                "medical_number_key",
+                "email",
+                "phone",
+                "address",
+                "created_at",
+                "updated_at"
+            )
             .values(
-                SQLBind(physicianID), SQLBind(contact.firstName), SQLBind(contact.middleName), SQLBind(contact.lastName),
-                SQLBind(PatientRules.nameKey(lastName: contact.lastName, firstName: contact.firstName)), SQLBind(contact.medicalNumber),
-                SQLBind(PatientRules.medicalNumberKey(contact.medicalNumber)), SQLBind(contact.email), SQLBind(contact.phone),
-                SQLBind(contact.address), SQLBind(time), SQLBind(time)
+                SQLBind(physicianID),
+                SQLBind(contact.firstName),
+                SQLBind(contact.middleName),
+                SQLBind(contact.lastName),
+                SQLBind(PatientRules.nameKey(lastName: contact.lastName, firstName: contact.firstName)),
+                SQLBind(contact.medicalNumber),
+                SQLBind(PatientRules.medicalNumberKey(contact.medicalNumber)),
+                SQLBind(contact.email),
+                SQLBind(contact.phone),
+                SQLBind(contact.address),
+                SQLBind(time),
+                SQLBind(time)
             )
             .returning("id")
             .first()
@@ -90,7 +110,8 @@ struct PatientRepository: Sendable {
 
     func list(_ query: PatientListQuery, on db: any SQLDatabase) async throws -> PageOf<Patient> {
         try await db.seek(
-            query.page, order: ListOrder(query.sort.rawValue, keys: [.text(query.sort.column), .integer("id")], descending: query.descending),
+            query.page,
+            order: ListOrder(query.sort.rawValue, keys: [.text(query.sort.column), .integer("id")], descending: query.descending),
             columns: (Self.columns + [query.sort.column]).map { SQLColumn($0) },
             rows: { filter($0.from("patients"), query) },
             decode: decode
@@ -109,7 +130,7 @@ struct PatientRepository: Sendable {
             var conditions: [any SQLExpression] = [
                 // name_key is lower-cased in Swift, so the search finds "Ødegård" on SQLite too, whose LOWER is ASCII only.
                 lowercased("name_key", contains: search.precomposedStringWithCanonicalMapping),
-                lowercased("middle_name", contains: search.precomposedStringWithCanonicalMapping),
+                lowercased("middle_name", contains: search.precomposedStringWithCanonicalMapping)
             ]
             if !number.isEmpty {
                 conditions.append(SQLQueryString("medical_number_key LIKE \(bind: "%" + number.likeEscaped + "%") ESCAPE '\\'"))
@@ -129,7 +150,7 @@ struct PatientRepository: Sendable {
 
     private static let columns = [
         "id", "physician_id", "first_name", "middle_name", "last_name", "medical_number", "email", "phone", "address",
-        "created_at", "updated_at", "last_activity_at", "adherence_version",
+        "created_at", "updated_at", "last_activity_at", "adherence_version"
     ]
 
     private func decode(_ row: any SQLRow) throws -> Patient {
@@ -156,12 +177,14 @@ struct PatientRepository: Sendable {
 
     /// Active physicians with the names they registered under, for choosing who looks after a patient.
     func physicians(on db: any SQLDatabase) async throws -> [(id: Int64, name: String)] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT a.id, a.username, p.first_name, p.middle_name, p.last_name
             FROM staff_accounts a LEFT JOIN physician_profiles p ON p.account_id = a.id
             WHERE a.role = \(bind: StaffRole.physician.rawValue) AND a.status = \(bind: AccountStatus.active.rawValue)
             ORDER BY a.username_key
-            """).all().map { row in
+            """
+        ).all().map { row in
             let id = try row.decode(column: "id", as: Int64.self)
             return (id, try Self.physicianName(row))
         }
@@ -171,11 +194,13 @@ struct PatientRepository: Sendable {
     func physicianNames(ids: [Int64], on db: any SQLDatabase) async throws -> [Int64: String] {
         guard !ids.isEmpty else { return [:] }
         var names: [Int64: String] = [:]
-        for row in try await db.raw("""
+        for row in try await db.raw(
+            """
             SELECT a.id, a.username, p.first_name, p.middle_name, p.last_name
             FROM staff_accounts a LEFT JOIN physician_profiles p ON p.account_id = a.id
             WHERE a.id IN (\(binds: Array(Set(ids))))
-            """).all() {
+            """
+        ).all() {
             names[try row.decode(column: "id", as: Int64.self)] = try Self.physicianName(row)
         }
         return names
@@ -184,7 +209,7 @@ struct PatientRepository: Sendable {
     private static func physicianName(_ row: any SQLRow) throws -> String {
         let parts = [
             try row.decode(column: "first_name", as: String?.self), try row.decode(column: "middle_name", as: String?.self),
-            try row.decode(column: "last_name", as: String?.self),
+            try row.decode(column: "last_name", as: String?.self)
         ].compactMap { $0 }.filter { !$0.isEmpty }
         return parts.isEmpty ? try row.decode(column: "username", as: String.self) : "Dr " + parts.joined(separator: " ")
     }

@@ -58,9 +58,17 @@ struct PatientWizardController {
         let (fields, address) = PatientForms.contactFields(values, errors: errors)
         return portal.pages.response(
             PatientContactPage(
-                layout: portal.layout(Self.title, context: context, current: .patients), heading: "Contact details", caption: Self.title,
-                steps: WizardStep.all(current: .contact), errors: errors.items, fields: fields, addressField: address, action: action.path,
-                isWizard: true, cancelPath: cancel.path, tabs: []
+                layout: portal.layout(Self.title, context: context, current: .patients),
+                heading: "Contact details",
+                caption: Self.title,
+                steps: WizardStep.all(current: .contact),
+                errors: errors.items,
+                fields: fields,
+                addressField: address,
+                action: action.path,
+                isWizard: true,
+                cancelPath: cancel.path,
+                tabs: []
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
         )
@@ -99,7 +107,13 @@ struct PatientWizardController {
         default:
             let errors = PatientForms.checkContact(draft.contact)
             guard errors.isEmpty else {
-                return contactPage(values: draft.contact, errors: errors, action: .patientDraftContact(draft.id), cancel: .patientDraftCancel(draft.id), context: context)
+                return contactPage(
+                    values: draft.contact,
+                    errors: errors,
+                    action: .patientDraftContact(draft.id),
+                    cancel: .patientDraftCancel(draft.id),
+                    context: context
+                )
             }
             var moved = draft
             moved.step = max(draft.step, .medications)
@@ -113,27 +127,46 @@ struct PatientWizardController {
     @Sendable func showStep(_ step: PatientDraft.Step, _ request: Request, _ context: PortalContext) async throws -> Response {
         let draft = try await draft(context)
         if step == .contact {
-            return contactPage(values: draft.contact, errors: FormErrors(), action: .patientDraftContact(draft.id), cancel: .patientDraftCancel(draft.id), context: context)
+            return contactPage(
+                values: draft.contact,
+                errors: FormErrors(),
+                action: .patientDraftContact(draft.id),
+                cancel: .patientDraftCancel(draft.id),
+                context: context
+            )
         }
         let all = try await portal.database.read { db in try await catalogue.all(on: db) }
         return regimenPage(step, draft: draft, catalogue: all, errors: FormErrors(), context: context)
     }
 
-    private func regimenPage(_ step: PatientDraft.Step, draft: PatientDraft, catalogue: Catalogue, errors: FormErrors, context: PortalContext) -> Response {
+    private func regimenPage(
+        _ step: PatientDraft.Step,
+        draft: PatientDraft,
+        catalogue: Catalogue,
+        errors: FormErrors,
+        context: PortalContext
+    ) -> Response {
         let kind: Prescription.Kind = step == .medications ? .medication : .exercise
         let rows = step == .medications ? draft.medications : draft.exercises
         return portal.pages.response(
             PatientRegimenPage(
                 layout: portal.layout(Self.title, context: context, current: .patients),
-                heading: step.title, caption: "\(Self.title): \(draft.displayName)",
+                heading: step.title,
+                caption: "\(Self.title): \(draft.displayName)",
                 intro: kind == .medication
                     ? "Choose each medication, its dose and how often she takes it. Leave a row empty to skip it."
                     : "Choose each exercise, how much and how often she does it. Leave a row empty to skip it.",
-                steps: WizardStep.all(current: step), errors: errors.items,
-                rows: PatientForms.rowViews(rows, kind: kind, catalogue: catalogue, errors: errors), rowCount: rows.count,
+                steps: WizardStep.all(current: step),
+                errors: errors.items,
+                rows: PatientForms.rowViews(rows, kind: kind, catalogue: catalogue, errors: errors),
+                rowCount: rows.count,
                 addTitle: kind == .medication ? "Add another medication" : "Add another exercise",
-                action: step.url(draftID: draft.id).path, isWizard: true, isLastStep: step == .exercises,
-                nextTitle: step == .exercises ? "Finish" : "Next", cancelPath: SiteURL.patientDraftCancel(draft.id).path, tabs: [],
+                action: step.url(draftID: draft.id).path,
+                isWizard: true,
+                isLastStep: step == .exercises,
+                nextTitle: step == .exercises ? "Finish" : "Next",
+                cancelPath: SiteURL.patientDraftCancel(draft.id).path,
+                tabs: [],
                 catalogueIsEmpty: kind == .medication ? catalogue.medications.isEmpty : catalogue.exercises.isEmpty
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
@@ -178,7 +211,13 @@ struct PatientWizardController {
         // Everything is checked again: the draft may be old and the catalogue may have changed.
         let contactErrors = PatientForms.checkContact(draft.contact)
         guard contactErrors.isEmpty else {
-            return contactPage(values: draft.contact, errors: contactErrors, action: .patientDraftContact(draft.id), cancel: .patientDraftCancel(draft.id), context: context)
+            return contactPage(
+                values: draft.contact,
+                errors: contactErrors,
+                action: .patientDraftContact(draft.id),
+                cancel: .patientDraftCancel(draft.id),
+                context: context
+            )
         }
         let medications = RegimenRules.check(draft.medications, kind: .medication, catalogue: catalogue)
         guard medications.problems.isEmpty else {
@@ -193,41 +232,82 @@ struct PatientWizardController {
         do {
             patient = try await portal.database.transaction { db in
                 let patient = try await PatientRepository().create(contact, physicianID: physician.id, now: now, on: db)
-                try await regimens.add(medications.items + exercises.items, patientID: patient.id, startsOn: CalendarDate(now),
-                                       by: physician.id, now: now, on: db)
-                try await PatientAccountRepository().create(patientID: patient.id, token: token, now: now, on: db)
-                try await portal.outbox.enqueue(
-                    .claimToken(patient: patient, token: token, expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime), settings: portal.settings),
+                try await regimens.add(
+                    medications.items + exercises.items,
+                    patientID: patient.id,
+                    startsOn: CalendarDate(now),
+                    by: physician.id,
+                    now: now,
                     on: db
                 )
-                try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: .patientCreated, recordType: "patient", recordID: "\(patient.id)", origin: origin,
-                    detail: "\(medications.items.count) medications, \(exercises.items.count) exercises"
-                ), on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: .claimTokenSent, recordType: "patient", recordID: "\(patient.id)", origin: origin
-                ), on: db)
+                try await PatientAccountRepository().create(patientID: patient.id, token: token, now: now, on: db)
+                try await portal.outbox.enqueue(
+                    .claimToken(
+                        patient: patient,
+                        token: token,
+                        expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
+                        settings: portal.settings
+                    ),
+                    on: db
+                )
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: context.auditActor,
+                        action: .patientCreated,
+                        recordType: "patient",
+                        recordID: "\(patient.id)",
+                        origin: origin,
+                        detail: "\(medications.items.count) medications, \(exercises.items.count) exercises"
+                    ),
+                    on: db
+                )
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: context.auditActor,
+                        action: .claimTokenSent,
+                        recordType: "patient",
+                        recordID: "\(patient.id)",
+                        origin: origin
+                    ),
+                    on: db
+                )
                 try await regimens.deleteDraft(id: draft.id, physicianID: physician.id, on: db)
                 return patient
             }
         } catch is MedicalNumberTaken {
             var errors = FormErrors()
-            errors.add("medical_number", "You already have a patient with this medical number. Check the number, or find her in your list of patients")
+            errors.add(
+                "medical_number",
+                "You already have a patient with this medical number. Check the number, or find her in your list of patients"
+            )
             var back = draft
             back.step = .contact
             try await save(back, context: context)
-            return contactPage(values: draft.contact, errors: errors, action: .patientDraftContact(draft.id), cancel: .patientDraftCancel(draft.id), context: context)
+            return contactPage(
+                values: draft.contact,
+                errors: errors,
+                action: .patientDraftContact(draft.id),
+                cancel: .patientDraftCancel(draft.id),
+                context: context
+            )
         }
         guard portal.deliversMail else {
             return PatientClaimShownOnce(portal: portal).page(
-                patient, token: token, expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
-                heading: "\(patient.fullName) has been added", earlier: nil, context: context
+                patient,
+                token: token,
+                expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
+                heading: "\(patient.fullName) has been added",
+                earlier: nil,
+                context: context
             )
         }
-        try await portal.flash(Flash(
-            .success,
-            "\(patient.fullName) has been added. Her claim token for the app has been emailed to \(patient.contact.email); it works for \(PatientAccount.claimLifetimeDays) days."
-        ), context: context)
+        try await portal.flash(
+            Flash(
+                .success,
+                "\(patient.fullName) has been added. Her claim token for the app has been emailed to \(patient.contact.email); it works for \(PatientAccount.claimLifetimeDays) days."
+            ),
+            context: context
+        )
         return seeOther(.patient(patient.id))
     }
 
@@ -235,17 +315,24 @@ struct PatientWizardController {
 
     @Sendable func confirmCancel(request: Request, context: PortalContext) async throws -> Response {
         let draft = try await draft(context)
-        return portal.pages.response(CancelDraftPage(
-            layout: portal.layout("Discard this new patient?", context: context, current: .patients),
-            name: draft.displayName, action: SiteURL.patientDraftCancel(draft.id).path, backPath: draft.step.url(draftID: draft.id).path
-        ))
+        return portal.pages.response(
+            CancelDraftPage(
+                layout: portal.layout("Discard this new patient?", context: context, current: .patients),
+                name: draft.displayName,
+                action: SiteURL.patientDraftCancel(draft.id).path,
+                backPath: draft.step.url(draftID: draft.id).path
+            )
+        )
     }
 
     @Sendable func cancel(request: Request, context: PortalContext) async throws -> Response {
         let draft = try await draft(context)
         let physician = try physician(context)
         try await portal.database.transaction { db in try await regimens.deleteDraft(id: draft.id, physicianID: physician.id, on: db) }
-        try await portal.flash(Flash(.success, "The new patient \(draft.displayName == "No name yet" ? "" : "\(draft.displayName) ")was discarded."), context: context)
+        try await portal.flash(
+            Flash(.success, "The new patient \(draft.displayName == "No name yet" ? "" : "\(draft.displayName) ")was discarded."),
+            context: context
+        )
         return seeOther(.patients)
     }
 }

@@ -54,10 +54,18 @@ struct PatientsController {
     /// Audits an attempt on another physician's patient; the person is told only that nothing is there.
     private func refuse(_ id: Int64, request: Request, context: PortalContext) async throws -> Never {
         try await portal.database.write { db in
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .accessDenied, recordType: "patient", recordID: "\(id)", outcome: .denied,
-                origin: portal.origin(of: request, context: context), detail: "not this physician's patient"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .accessDenied,
+                    recordType: "patient",
+                    recordID: "\(id)",
+                    outcome: .denied,
+                    origin: portal.origin(of: request, context: context),
+                    detail: "not this physician's patient"
+                ),
+                on: db
+            )
         }
         throw HTTPError(.notFound)
     }
@@ -74,7 +82,9 @@ struct PatientsController {
 
     /// Runs `body` in a transaction on the patient the route names, checked again inside it.
     private func changePatient<T: Sendable>(
-        request: Request, context: PortalContext, _ body: @Sendable (Patient, any SQLDatabase) async throws -> T
+        request: Request,
+        context: PortalContext,
+        _ body: @Sendable (Patient, any SQLDatabase) async throws -> T
     ) async throws -> T {
         let id = try context.parameters.recordID()
         do {
@@ -90,12 +100,23 @@ struct PatientsController {
 
     private func auditEvent(_ action: AuditAction, patientID: Int64, detail: String?, request: Request, context: PortalContext) -> AuditEvent {
         AuditEvent(
-            actor: context.auditActor, action: action, recordType: "patient", recordID: "\(patientID)",
-            origin: portal.origin(of: request, context: context), detail: detail
+            actor: context.auditActor,
+            action: action,
+            recordType: "patient",
+            recordID: "\(patientID)",
+            origin: portal.origin(of: request, context: context),
+            detail: detail
         )
     }
 
-    private func audit(_ action: AuditAction, patientID: Int64, detail: String? = nil, request: Request, context: PortalContext, on db: any SQLDatabase) async throws {
+    private func audit(
+        _ action: AuditAction,
+        patientID: Int64,
+        detail: String? = nil,
+        request: Request,
+        context: PortalContext,
+        on db: any SQLDatabase
+    ) async throws {
         try await portal.audit.record(auditEvent(action, patientID: patientID, detail: detail, request: request, context: context), on: db)
     }
 
@@ -128,45 +149,60 @@ struct PatientsController {
                 isAdministrator ? try await patients.physicianNames(ids: page.items.map(\.physicianID), on: db) : [:]
             )
         }
-        let address = ListAddress(path: SiteURL.patients.path, parameters: [
-            ("q", query.search), ("sort", request.query("sort") == nil ? nil : query.sort.rawValue), ("order", request.query("order")),
-        ])
+        let address = ListAddress(
+            path: SiteURL.patients.path,
+            parameters: [
+                ("q", query.search), ("sort", request.query("sort") == nil ? nil : query.sort.rawValue), ("order", request.query("order"))
+            ]
+        )
         func header(_ title: String, _ sort: PatientSort) -> SortableHeader {
             SortableHeader(title: title, key: sort.rawValue, currentKey: query.sort.rawValue, descending: query.descending, address: address)
         }
         let rows = page.items.map { patient in
             PatientRow(
-                fullName: patient.fullName, lastName: patient.contact.lastName, firstName: patient.contact.firstName,
+                fullName: patient.fullName,
+                lastName: patient.contact.lastName,
+                firstName: patient.contact.firstName,
                 medicalNumber: patient.contact.medicalNumber,
                 lastActivity: patient.lastActivityAt.map(DisplayTime.dateTime) ?? "None yet",
                 adherence: adherence[patient.id]?.percent.map { "\($0)%" } ?? "Nothing due",
                 physician: isAdministrator ? physicians[patient.physicianID] ?? "Unknown" : nil,
-                viewPath: SiteURL.patient(patient.id).path, editPath: SiteURL.editPatientContact(patient.id).path,
+                viewPath: SiteURL.patient(patient.id).path,
+                editPath: SiteURL.editPatientContact(patient.id).path,
                 removePath: SiteURL.patientRemove(patient.id).path
             )
         }
-        return portal.pages.response(PatientsPage(
-            layout: portal.layout(isAdministrator ? "All patients" : "Your patients", context: context, current: .patients),
-            isAdministrator: isAdministrator,
-            search: query.search,
-            lastNameHeader: header("Last name", .lastName),
-            numberHeader: header("Medical number", .medicalNumber),
-            rows: portal.pages.list(rows),
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "patients")),
-            isFiltered: !query.search.isEmpty,
-            drafts: drafts.map {
-                DraftLink(name: $0.displayName, step: "Step \($0.step.number) of 3, \($0.step.title)",
-                          saved: DisplayTime.dateTime($0.updatedAt), path: $0.step.url(draftID: $0.id).path,
-                          discardPath: SiteURL.patientDraftCancel($0.id).path)
-            },
-            draftSummary: drafts.isEmpty ? nil : "\(drafts.count) draft\(drafts.count == 1 ? "" : "s")"
-        ))
+        return portal.pages.response(
+            PatientsPage(
+                layout: portal.layout(isAdministrator ? "All patients" : "Your patients", context: context, current: .patients),
+                isAdministrator: isAdministrator,
+                search: query.search,
+                lastNameHeader: header("Last name", .lastName),
+                numberHeader: header("Medical number", .medicalNumber),
+                rows: portal.pages.list(rows),
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "patients")),
+                isFiltered: !query.search.isEmpty,
+                drafts: drafts.map {
+                    DraftLink(
+                        name: $0.displayName,
+                        step: "Step \($0.step.number) of 3, \($0.step.title)",
+                        saved: DisplayTime.dateTime($0.updatedAt),
+                        path: $0.step.url(draftID: $0.id).path,
+                        discardPath: SiteURL.patientDraftCancel($0.id).path
+                    )
+                },
+                draftSummary: drafts.isEmpty ? nil : "\(drafts.count) draft\(drafts.count == 1 ? "" : "s")"
+            )
+        )
     }
 
     /// Each patient's adherence from `from` through `through`, worked out only for those whose figure
     /// is not kept under her current `adherenceVersion`.
     private func recentAdherence(
-        of listed: [Patient], from: CalendarDate, through: CalendarDate, on db: any SQLDatabase
+        of listed: [Patient],
+        from: CalendarDate,
+        through: CalendarDate,
+        on db: any SQLDatabase
     ) async throws -> [Int64: RecentAdherence] {
         let cache = caches.recentAdherence
         var figures: [Int64: RecentAdherence] = [:]
@@ -235,10 +271,18 @@ struct PatientsController {
             let prescriptions = try await regimens.prescriptions(patientID: patient.id, on: db)
             // The charts are drawn again only when her logs or prescriptions changed since they were
             // last drawn for this span and month (her version was read above, before her logs are).
-            let chartsKey = AdherenceKey(patient, PatientCharts.Question(
-                prescriptions: prescriptions, from: range.from, through: range.through, month: month, today: today,
-                requestedFrom: request.query("from"), requestedTo: request.query("to")
-            ))
+            let chartsKey = AdherenceKey(
+                patient,
+                PatientCharts.Question(
+                    prescriptions: prescriptions,
+                    from: range.from,
+                    through: range.through,
+                    month: month,
+                    today: today,
+                    requestedFrom: request.query("from"),
+                    requestedTo: request.query("to")
+                )
+            )
             let keptCharts = caches.charts.value(for: chartsKey)
             return (
                 try await accounts.find(patientID: patient.id, on: db),
@@ -250,36 +294,49 @@ struct PatientsController {
             )
         }
         let claim = account?.claimStatus(at: now) ?? .revoked
-        let claimDetail: String = switch claim {
-        case .claimed: "Claimed \(account?.claimedAt.map(DisplayTime.dateTime) ?? "") with the username \(account?.username ?? "")."
-        case .waiting: "Token emailed \(account?.claimSentAt.map(DisplayTime.dateTime) ?? ""); it works until \(account?.claimExpiresAt.map(DisplayTime.dateTime) ?? "")."
-        case .expired: "The token emailed \(account?.claimSentAt.map(DisplayTime.dateTime) ?? "") expired \(account?.claimExpiresAt.map(DisplayTime.dateTime) ?? ""). Send a new one."
-        case .revoked: "No claim token works now. Send a new one when she is ready to use the app."
-        }
+        let claimDetail: String =
+            switch claim {
+            case .claimed: "Claimed \(account?.claimedAt.map(DisplayTime.dateTime) ?? "") with the username \(account?.username ?? "")."
+            case .waiting:
+                "Token emailed \(account?.claimSentAt.map(DisplayTime.dateTime) ?? ""); it works until \(account?.claimExpiresAt.map(DisplayTime.dateTime) ?? "")."
+            case .expired:
+                "The token emailed \(account?.claimSentAt.map(DisplayTime.dateTime) ?? "") expired \(account?.claimExpiresAt.map(DisplayTime.dateTime) ?? ""). Send a new one."
+            case .revoked: "No claim token works now. Send a new one when she is ready to use the app."
+            }
         let current = prescriptions.filter { $0.endsOn == nil }
         let byID = Dictionary(uniqueKeysWithValues: prescriptions.map { ($0.id, $0) })
         let path = SiteURL.patient(patient.id).path
         func monthPath(_ date: CalendarDate) -> String {
             ListAddress(path: path, parameters: [("from", request.query("from")), ("to", request.query("to")), ("month", date.monthKey)]).string
         }
-        let charts = keptCharts ?? {
-            let summary = AdherenceSummary(prescriptions: prescriptions, logs: logs, from: range.from, through: range.through)
-            let monthSummary = AdherenceSummary(
-                prescriptions: prescriptions, logs: logs, from: month.firstOfMonth, through: min(month.lastOfMonth, today)
-            )
-            let charts = PatientCharts(
-                daily: portal.pages.html(DailyAdherenceChart(summary)),
-                items: portal.pages.html(ItemAdherenceChart(summary)),
-                calendar: portal.pages.html(AdherenceCalendar(
-                    month: month, summary: monthSummary, today: today,
-                    previousPath: monthPath(month.adding(months: -1)),
-                    nextPath: month.adding(months: 1) <= today ? monthPath(month.adding(months: 1)) : nil
-                )),
-                overall: summary.total.percent.map { "\($0)% of \(summary.total.scheduled) scheduled doses and sessions done" } ?? "Nothing was due"
-            )
-            caches.charts.remember(charts, for: chartsKey)
-            return charts
-        }()
+        let charts =
+            keptCharts
+            ?? {
+                let summary = AdherenceSummary(prescriptions: prescriptions, logs: logs, from: range.from, through: range.through)
+                let monthSummary = AdherenceSummary(
+                    prescriptions: prescriptions,
+                    logs: logs,
+                    from: month.firstOfMonth,
+                    through: min(month.lastOfMonth, today)
+                )
+                let charts = PatientCharts(
+                    daily: portal.pages.html(DailyAdherenceChart(summary)),
+                    items: portal.pages.html(ItemAdherenceChart(summary)),
+                    calendar: portal.pages.html(
+                        AdherenceCalendar(
+                            month: month,
+                            summary: monthSummary,
+                            today: today,
+                            previousPath: monthPath(month.adding(months: -1)),
+                            nextPath: month.adding(months: 1) <= today ? monthPath(month.adding(months: 1)) : nil
+                        )
+                    ),
+                    overall: summary.total.percent.map { "\($0)% of \(summary.total.scheduled) scheduled doses and sessions done" }
+                        ?? "Nothing was due"
+                )
+                caches.charts.remember(charts, for: chartsKey)
+                return charts
+            }()
         let canPrescribe = context.staff?.role == .physician
         let layout = portal.layout(patient.fullName, context: context, current: .patients)
         let details = PatientDetails(
@@ -291,21 +348,28 @@ struct PatientsController {
                 .init(key: "Phone number", value: patient.contact.phone),
                 .init(key: "Address", value: patient.contact.address),
                 .init(key: "Added", value: DisplayTime.dateTime(patient.createdAt)),
-                .init(key: "Last activity", value: patient.lastActivityAt.map(DisplayTime.dateTime) ?? "None yet"),
+                .init(key: "Last activity", value: patient.lastActivityAt.map(DisplayTime.dateTime) ?? "None yet")
             ],
             physician: names[patient.physicianID] ?? "Unknown",
-            claimStatus: claim.title, claimTag: claim.tagClass, claimDetail: claimDetail,
+            claimStatus: claim.title,
+            claimTag: claim.tagClass,
+            claimDetail: claimDetail,
             resendPath: claim == .claimed ? nil : SiteURL.patientClaimResend(patient.id).path,
             revokePath: claim == .waiting ? SiteURL.patientClaimRevoke(patient.id).path : nil,
             medications: current.filter { $0.kind == .medication }.map(PrescriptionView.init),
             exercises: current.filter { $0.kind == .exercise }.map(PrescriptionView.init),
-            daily: charts.daily, items: charts.items, calendar: charts.calendar,
-            rangeFrom: range.from.iso, rangeTo: range.through.iso, rangeError: range.error,
+            daily: charts.daily,
+            items: charts.items,
+            calendar: charts.calendar,
+            rangeFrom: range.from.iso,
+            rangeTo: range.through.iso,
+            rangeError: range.error,
             overall: charts.overall,
             activity: recent.map { log in
                 let prescription = byID[log.prescriptionID]
                 return ActivityRow(
-                    when: log.loggedAt.map(DisplayTime.dateTime) ?? "", day: log.day.displayed,
+                    when: log.loggedAt.map(DisplayTime.dateTime) ?? "",
+                    day: log.day.displayed,
                     what: prescription.map { "\($0.name), \($0.dose) (\(log.slot) of \($0.timesPerDay))" } ?? "An ended prescription",
                     status: log.status == .done ? "Done" : "Missed"
                 )
@@ -314,7 +378,8 @@ struct PatientsController {
             editMedicationsPath: canPrescribe ? SiteURL.editPatientMedications(patient.id).path : nil,
             editExercisesPath: canPrescribe ? SiteURL.editPatientExercises(patient.id).path : nil,
             historyPath: SiteURL.patientHistory(patient.id).path,
-            reportPath: ListAddress(path: SiteURL.patientReport(patient.id).path, parameters: [("from", range.from.iso), ("to", range.through.iso)]).string,
+            reportPath: ListAddress(path: SiteURL.patientReport(patient.id).path, parameters: [("from", range.from.iso), ("to", range.through.iso)])
+                .string,
             removePath: SiteURL.patientRemove(patient.id).path,
             reassignPath: isAdministrator ? SiteURL.patientReassign(patient.id).path : nil,
             physicianOptions: physicians.map { SelectOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == patient.physicianID) },
@@ -330,8 +395,15 @@ struct PatientsController {
         return portal.pages.response(
             PatientContactPage(
                 layout: portal.layout("Change \(patient.fullName)’s details", context: context, current: .patients),
-                heading: "Contact details", caption: patient.fullName, steps: [], errors: errors.items, fields: fields, addressField: address,
-                action: SiteURL.editPatientContact(patient.id).path, isWizard: false, cancelPath: SiteURL.patient(patient.id).path,
+                heading: "Contact details",
+                caption: patient.fullName,
+                steps: [],
+                errors: errors.items,
+                fields: fields,
+                addressField: address,
+                action: SiteURL.editPatientContact(patient.id).path,
+                isWizard: false,
+                cancelPath: SiteURL.patient(patient.id).path,
                 tabs: EditTab.all(patientID: patient.id, current: .contact, canPrescribe: context.staff?.role == .physician)
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
@@ -361,9 +433,14 @@ struct PatientsController {
                 return .invalid(patient, errors)
             }
             let changed = PatientRules.contactFieldNames.filter { PatientRules.values(patient.contact)[$0] != values[$0] }
-            try await audit(.patientContactChanged, patientID: patient.id,
-                            detail: changed.map { $0.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", "),
-                            request: request, context: context, on: db)
+            try await audit(
+                .patientContactChanged,
+                patientID: patient.id,
+                detail: changed.map { $0.replacingOccurrences(of: "_", with: " ") }.joined(separator: ", "),
+                request: request,
+                context: context,
+                on: db
+            )
             return .saved(patient)
         }
         switch outcome {
@@ -377,18 +454,31 @@ struct PatientsController {
 
     // MARK: Prescriptions
 
-    private func regimenPage(_ patient: Patient, kind: Prescription.Kind, rows: [RegimenRow], catalogue: Catalogue, errors: FormErrors, context: PortalContext) -> Response {
+    private func regimenPage(
+        _ patient: Patient,
+        kind: Prescription.Kind,
+        rows: [RegimenRow],
+        catalogue: Catalogue,
+        errors: FormErrors,
+        context: PortalContext
+    ) -> Response {
         let step: PatientDraft.Step = kind == .medication ? .medications : .exercises
         return portal.pages.response(
             PatientRegimenPage(
                 layout: portal.layout("Change \(patient.fullName)’s \(step.title.lowercased())", context: context, current: .patients),
-                heading: step.title, caption: patient.fullName,
+                heading: step.title,
+                caption: patient.fullName,
                 intro: "Changes apply from today, \(today.displayed). What applied before stays in her prescription history and in reports.",
-                steps: [], errors: errors.items,
-                rows: PatientForms.rowViews(rows, kind: kind, catalogue: catalogue, errors: errors), rowCount: rows.count,
+                steps: [],
+                errors: errors.items,
+                rows: PatientForms.rowViews(rows, kind: kind, catalogue: catalogue, errors: errors),
+                rowCount: rows.count,
                 addTitle: kind == .medication ? "Add another medication" : "Add another exercise",
                 action: (kind == .medication ? SiteURL.editPatientMedications(patient.id) : .editPatientExercises(patient.id)).path,
-                isWizard: false, isLastStep: false, nextTitle: "Save changes", cancelPath: SiteURL.patient(patient.id).path,
+                isWizard: false,
+                isLastStep: false,
+                nextTitle: "Save changes",
+                cancelPath: SiteURL.patient(patient.id).path,
                 tabs: EditTab.all(patientID: patient.id, current: step, canPrescribe: true),
                 catalogueIsEmpty: kind == .medication ? catalogue.medications.isEmpty : catalogue.exercises.isEmpty
             ),
@@ -436,8 +526,14 @@ struct PatientsController {
             try await regimens.end(ids: ended, patientID: patient.id, on: today, by: accountID, now: now, on: db)
             try await regimens.add(added, patientID: patient.id, startsOn: today, by: accountID, now: now, on: db)
             if !added.isEmpty || !ended.isEmpty {
-                try await audit(.patientRegimenChanged, patientID: patient.id,
-                                detail: "\(kind.rawValue)s: \(added.count) started, \(ended.count) ended", request: request, context: context, on: db)
+                try await audit(
+                    .patientRegimenChanged,
+                    patientID: patient.id,
+                    detail: "\(kind.rawValue)s: \(added.count) started, \(ended.count) ended",
+                    request: request,
+                    context: context,
+                    on: db
+                )
             }
             return .saved(patient, started: added.count, ended: ended.count)
         }
@@ -447,9 +543,12 @@ struct PatientsController {
         case .saved(let patient, let started, let ended):
             let noun = kind == .medication ? "medications" : "exercises"
             try await portal.flash(
-                Flash(.success, started + ended == 0
-                      ? "Nothing changed in \(patient.fullName)’s \(noun)."
-                      : "\(patient.fullName)’s \(noun) are saved. The changes apply from today; her history keeps what applied before."),
+                Flash(
+                    .success,
+                    started + ended == 0
+                        ? "Nothing changed in \(patient.fullName)’s \(noun)."
+                        : "\(patient.fullName)’s \(noun) are saved. The changes apply from today; her history keeps what applied before."
+                ),
                 context: context
             )
             return seeOther(.patient(patient.id))
@@ -461,30 +560,42 @@ struct PatientsController {
         try await recordView(patient.id, detail: "prescription history", request: request, context: context)
         let prescriptions = try await portal.database.read { db in try await regimens.prescriptions(patientID: patient.id, on: db) }
         let days = Set(prescriptions.map(\.startsOn) + prescriptions.compactMap(\.endsOn)).sorted(by: >)
-        return portal.pages.response(RegimenHistoryPage(
-            layout: portal.layout("\(patient.fullName)’s prescription history", context: context, current: .patients),
-            name: patient.fullName,
-            changes: days.map { day in
-                RegimenHistoryPage.Change(
-                    day: day.displayed,
-                    started: prescriptions.filter { $0.startsOn == day }.map(PrescriptionView.init),
-                    ended: prescriptions.filter { $0.endsOn == day }.map(PrescriptionView.init)
-                )
-            },
-            patientPath: SiteURL.patient(patient.id).path
-        ))
+        return portal.pages.response(
+            RegimenHistoryPage(
+                layout: portal.layout("\(patient.fullName)’s prescription history", context: context, current: .patients),
+                name: patient.fullName,
+                changes: days.map { day in
+                    RegimenHistoryPage.Change(
+                        day: day.displayed,
+                        started: prescriptions.filter { $0.startsOn == day }.map(PrescriptionView.init),
+                        ended: prescriptions.filter { $0.endsOn == day }.map(PrescriptionView.init)
+                    )
+                },
+                patientPath: SiteURL.patient(patient.id).path
+            )
+        )
     }
 
     // MARK: Removal
 
     private func removePage(_ patient: Patient, typed: String, errors: FormErrors, context: PortalContext) -> Response {
-        var field = FormField("last_name", label: "Type her last name, \(patient.contact.lastName), to confirm", value: typed, autocomplete: "off", width: 20)
+        var field = FormField(
+            "last_name",
+            label: "Type her last name, \(patient.contact.lastName), to confirm",
+            value: typed,
+            autocomplete: "off",
+            width: 20
+        )
         field.error = errors["last_name"]
         return portal.pages.response(
             RemovePatientPage(
                 layout: portal.layout("Remove \(patient.fullName)?", context: context, current: .patients),
-                name: patient.fullName, lastName: patient.contact.lastName, errors: errors.items, confirmation: field,
-                action: SiteURL.patientRemove(patient.id).path, patientPath: SiteURL.patient(patient.id).path
+                name: patient.fullName,
+                lastName: patient.contact.lastName,
+                errors: errors.items,
+                confirmation: field,
+                action: SiteURL.patientRemove(patient.id).path,
+                patientPath: SiteURL.patient(patient.id).path
             ),
             status: errors.isEmpty ? .ok : .unprocessableContent
         )
@@ -504,15 +615,25 @@ struct PatientsController {
             guard PatientRules.sameName(typed, patient.contact.lastName) else { return .mismatch(patient) }
             try await patients.delete(id: patient.id, on: db)
             // The audit trail keeps that she was removed, by whom and when: her number only, nothing about her health.
-            try await audit(.patientRemoved, patientID: patient.id, detail: "physician \(patient.physicianID)", request: request, context: context, on: db)
+            try await audit(
+                .patientRemoved,
+                patientID: patient.id,
+                detail: "physician \(patient.physicianID)",
+                request: request,
+                context: context,
+                on: db
+            )
             return .removed(patient.fullName)
         }
         switch outcome {
         case .mismatch(let patient):
             var errors = FormErrors()
-            errors.add("last_name", typed.isEmpty
-                ? "Type her last name, \(patient.contact.lastName), to confirm"
-                : "The last name you typed does not match. Type \(patient.contact.lastName) to confirm")
+            errors.add(
+                "last_name",
+                typed.isEmpty
+                    ? "Type her last name, \(patient.contact.lastName), to confirm"
+                    : "The last name you typed does not match. Type \(patient.contact.lastName) to confirm"
+            )
             return removePage(patient, typed: typed, errors: errors, context: context)
         case .removed(let name):
             try await portal.flash(Flash(.success, "\(name) has been removed, with her app account."), context: context)
@@ -528,14 +649,23 @@ struct PatientsController {
         let now = portal.now
         let message = try await changePatient(request: request, context: context) { patient, db -> Flash in
             guard let target, let account = try await StaffAccountRepository().find(id: target, on: db),
-                  account.role == .physician, account.status == .active
+                account.role == .physician, account.status == .active
             else { return Flash(.warning, "Choose an active physician.") }
             guard target != patient.physicianID else { return Flash(.info, "\(patient.fullName) already sees that physician.") }
             guard try await patients.reassign(id: patient.id, to: target, now: now, on: db) else {
-                return Flash(.warning, "That physician already has a patient with medical number \(patient.contact.medicalNumber), so \(patient.fullName) was not moved.")
+                return Flash(
+                    .warning,
+                    "That physician already has a patient with medical number \(patient.contact.medicalNumber), so \(patient.fullName) was not moved."
+                )
             }
-            try await audit(.patientReassigned, patientID: patient.id, detail: "physician \(patient.physicianID) to \(target)",
-                            request: request, context: context, on: db)
+            try await audit(
+                .patientReassigned,
+                patientID: patient.id,
+                detail: "physician \(patient.physicianID) to \(target)",
+                request: request,
+                context: context,
+                on: db
+            )
             let name = try await patients.physicianNames(ids: [target], on: db)[target] ?? account.username
             return Flash(.success, "\(patient.fullName) now sees \(name).")
         }
@@ -553,7 +683,12 @@ struct PatientsController {
                 return (Flash(.warning, "\(patient.fullName) has already claimed her app account."), nil)
             }
             try await portal.outbox.enqueue(
-                .claimToken(patient: patient, token: token, expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime), settings: portal.settings),
+                .claimToken(
+                    patient: patient,
+                    token: token,
+                    expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
+                    settings: portal.settings
+                ),
                 on: db
             )
             try await audit(.claimTokenSent, patientID: patient.id, detail: "sent again", request: request, context: context, on: db)
@@ -561,8 +696,12 @@ struct PatientsController {
         }
         if let patient = renewedFor, !portal.deliversMail {
             return PatientClaimShownOnce(portal: portal).page(
-                patient, token: token, expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
-                heading: "A new claim token for \(patient.fullName)", earlier: "The earlier one no longer works.", context: context
+                patient,
+                token: token,
+                expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
+                heading: "A new claim token for \(patient.fullName)",
+                earlier: "The earlier one no longer works.",
+                context: context
             )
         }
         try await portal.flash(message, context: context)
@@ -594,8 +733,13 @@ struct PatientsController {
             )
         }
         return PatientReport(
-            patient: patient, physicianName: names[patient.physicianID] ?? "Unknown", prescriptions: prescriptions, logs: logs,
-            from: range.from, through: range.through, producedAt: now
+            patient: patient,
+            physicianName: names[patient.physicianID] ?? "Unknown",
+            prescriptions: prescriptions,
+            logs: logs,
+            from: range.from,
+            through: range.through,
+            producedAt: now
         )
     }
 
@@ -605,23 +749,38 @@ struct PatientsController {
         try await recordView(patient.id, detail: "report \(range.from.iso) to \(range.through.iso)", request: request, context: context)
         let report = try await loadReport(patient, range: range)
         let parameters: [(String, String?)] = [("from", range.from.iso), ("to", range.through.iso)]
-        return portal.pages.response(PatientReportPage(
-            layout: portal.layout("Report: \(patient.fullName)", context: context, current: .patients),
-            name: patient.fullName, rangeFrom: range.from.iso, rangeTo: range.through.iso, rangeError: range.error,
-            overall: report.overallText, prescriptions: report.prescriptions.map(PrescriptionView.init),
-            daily: portal.pages.html(DailyAdherenceChart(report.summary)), items: portal.pages.html(ItemAdherenceChart(report.summary)),
-            headers: PatientReport.columns,
-            rows: report.summary.itemDays.map {
-                PatientReportPage.Row(
-                    date: $0.day.iso, kind: $0.prescription.kind.title, item: $0.prescription.name, dose: $0.prescription.dose,
-                    frequency: $0.prescription.frequencyName, scheduled: $0.count.scheduled, done: $0.count.done, missed: $0.count.missed,
-                    notLogged: $0.count.notLogged, adherence: $0.count.percentText
-                )
-            },
-            csvPath: ListAddress(path: SiteURL.patientReportCSV(patient.id).path, parameters: parameters).string,
-            pdfPath: ListAddress(path: SiteURL.patientReportPDF(patient.id).path, parameters: parameters).string,
-            action: SiteURL.patientReport(patient.id).path, patientPath: SiteURL.patient(patient.id).path
-        ))
+        return portal.pages.response(
+            PatientReportPage(
+                layout: portal.layout("Report: \(patient.fullName)", context: context, current: .patients),
+                name: patient.fullName,
+                rangeFrom: range.from.iso,
+                rangeTo: range.through.iso,
+                rangeError: range.error,
+                overall: report.overallText,
+                prescriptions: report.prescriptions.map(PrescriptionView.init),
+                daily: portal.pages.html(DailyAdherenceChart(report.summary)),
+                items: portal.pages.html(ItemAdherenceChart(report.summary)),
+                headers: PatientReport.columns,
+                rows: report.summary.itemDays.map {
+                    PatientReportPage.Row(
+                        date: $0.day.iso,
+                        kind: $0.prescription.kind.title,
+                        item: $0.prescription.name,
+                        dose: $0.prescription.dose,
+                        frequency: $0.prescription.frequencyName,
+                        scheduled: $0.count.scheduled,
+                        done: $0.count.done,
+                        missed: $0.count.missed,
+                        notLogged: $0.count.notLogged,
+                        adherence: $0.count.percentText
+                    )
+                },
+                csvPath: ListAddress(path: SiteURL.patientReportCSV(patient.id).path, parameters: parameters).string,
+                pdfPath: ListAddress(path: SiteURL.patientReportPDF(patient.id).path, parameters: parameters).string,
+                action: SiteURL.patientReport(patient.id).path,
+                patientPath: SiteURL.patient(patient.id).path
+            )
+        )
     }
 
     private func exportRange(_ request: Request) throws -> Range {
@@ -631,10 +790,15 @@ struct PatientsController {
     }
 
     private func recordExport(_ patientID: Int64, format: String, range: Range, request: Request, context: PortalContext) async throws {
-        try await portal.recordAccess(auditEvent(
-            .patientReportExported, patientID: patientID, detail: "\(format) \(range.from.iso) to \(range.through.iso)",
-            request: request, context: context
-        ))
+        try await portal.recordAccess(
+            auditEvent(
+                .patientReportExported,
+                patientID: patientID,
+                detail: "\(format) \(range.from.iso) to \(range.through.iso)",
+                request: request,
+                context: context
+            )
+        )
     }
 
     @Sendable func reportCSV(request: Request, context: PortalContext) async throws -> Response {

@@ -7,17 +7,25 @@ import SQLKit
 struct PatientsFeature: PortalFeature {
     static let program: Program? = .physiciansPractice
     static let navigation = [
-        NavigationItem(title: "Patients", path: SiteURL.patients.path, access: PatientsController.access, group: .clinical),
+        NavigationItem(title: "Patients", path: SiteURL.patients.path, access: PatientsController.access, group: .clinical)
     ]
-    static let auditActions: [AuditAction] = [.patientCreated, .patientViewed, .patientContactChanged, .patientRegimenChanged, .patientReassigned, .patientRemoved, .patientReportExported, .claimTokenSent, .claimTokenRevoked, .patientAccountClaimed, .adherenceLogged, .patientRemindersChanged]
-    static let templates: [TemplateName] = [.patients, .patientRow, .patientContact, .patientRegimen, .patientCancelDraft, .patient, .patientDetails, .patientChartDaily, .patientChartItems, .patientChartCalendar, .patientHistory, .patientRemove, .patientReport, .appPatientDay, .appPatientProgress, .appPatientReminders, .appPatientDoctor, .appPatientClaim, .appPatientClaimAccount]
+    static let auditActions: [AuditAction] = [
+        .patientCreated, .patientViewed, .patientContactChanged, .patientRegimenChanged, .patientReassigned, .patientRemoved, .patientReportExported,
+        .claimTokenSent, .claimTokenRevoked, .patientAccountClaimed, .adherenceLogged, .patientRemindersChanged
+    ]
+    static let templates: [TemplateName] = [
+        .patients, .patientRow, .patientContact, .patientRegimen, .patientCancelDraft, .patient, .patientDetails, .patientChartDaily,
+        .patientChartItems, .patientChartCalendar, .patientHistory, .patientRemove, .patientReport, .appPatientDay, .appPatientProgress,
+        .appPatientReminders, .appPatientDoctor, .appPatientClaim, .appPatientClaimAccount
+    ]
     static let appAccounts: [AppAccountKind] = [.patient]
     static let appParts = [
         AppPart(
-            kind: .patient, title: "Patients of a physician",
+            kind: .patient,
+            title: "Patients of a physician",
             summary: "Your medicines and exercises for today, what you have done, and your reminders.",
             demoIdentifier: "demo.patient1"
-        ),
+        )
     ]
     let portal: Portal
     let caches = PatientCaches()
@@ -41,19 +49,31 @@ struct PatientsFeature: PortalFeature {
             try await portal.database.read { db in
                 let patients = try await PatientRepository().count(physicianID: staff.id, on: db)
                 let drafts = try await RegimenRepository().draftCount(physicianID: staff.id, on: db)
-                return [HomeCard(
-                    title: "Patients", path: SiteURL.patients.path, body: "See your patients, add a new patient and download their reports.",
-                    figures: [
-                        HomeFigure(label: "Your patients", value: patients),
-                        HomeFigure(
-                            label: "New patients not finished", value: drafts,
-                            detail: drafts == 0 ? nil : "Drafts you started are listed on the Patients page.", needsAttention: drafts > 0
-                        ),
-                    ]
-                )]
+                return [
+                    HomeCard(
+                        title: "Patients",
+                        path: SiteURL.patients.path,
+                        body: "See your patients, add a new patient and download their reports.",
+                        figures: [
+                            HomeFigure(label: "Your patients", value: patients),
+                            HomeFigure(
+                                label: "New patients not finished",
+                                value: drafts,
+                                detail: drafts == 0 ? nil : "Drafts you started are listed on the Patients page.",
+                                needsAttention: drafts > 0
+                            )
+                        ]
+                    )
+                ]
             }
         case .administrator:
-            [HomeCard(title: "Patients", path: SiteURL.patients.path, body: "See every physician's patients and move a patient to another physician.")]
+            [
+                HomeCard(
+                    title: "Patients",
+                    path: SiteURL.patients.path,
+                    body: "See every physician's patients and move a patient to another physician."
+                )
+            ]
         default:
             []
         }

@@ -76,7 +76,11 @@ public struct Prescription: Sendable, Hashable, Identifiable {
     /// The same prescription as the wizard and edit pages hold it.
     var row: RegimenRow {
         RegimenRow(
-            prescriptionID: id, itemID: itemID, dose: kind == .medication ? dose : "", amountID: amountID, frequencyID: frequencyID,
+            prescriptionID: id,
+            itemID: itemID,
+            dose: kind == .medication ? dose : "",
+            amountID: amountID,
+            frequencyID: frequencyID,
             note: note
         )
     }
@@ -121,7 +125,9 @@ enum RegimenRules {
     /// Checks the rows of one step against the catalogue. Blank rows are dropped; every other row must be complete.
     /// Problems are keyed by the field to correct, such as `medication_2`.
     static func check(
-        _ rows: [RegimenRow], kind: Prescription.Kind, catalogue: Catalogue
+        _ rows: [RegimenRow],
+        kind: Prescription.Kind,
+        catalogue: Catalogue
     ) -> (items: [PrescribedItem], problems: [(field: String, message: String)]) {
         var items: [PrescribedItem] = []
         var problems: [(String, String)] = []
@@ -163,11 +169,17 @@ enum RegimenRules {
                 complete = false
             }
             guard complete, let itemID = row.itemID, let frequency else { continue }
-            items.append(PrescribedItem(
-                prescriptionID: row.prescriptionID, kind: kind, itemID: itemID,
-                dose: kind == .medication ? row.dose : catalogue.amount(row.amountID)!.name,
-                amountID: kind == .exercise ? row.amountID : nil, frequency: frequency, note: row.note
-            ))
+            items.append(
+                PrescribedItem(
+                    prescriptionID: row.prescriptionID,
+                    kind: kind,
+                    itemID: itemID,
+                    dose: kind == .medication ? row.dose : catalogue.amount(row.amountID)!.name,
+                    amountID: kind == .exercise ? row.amountID : nil,
+                    frequency: frequency,
+                    note: row.note
+                )
+            )
         }
         return (items, problems)
     }

@@ -13,7 +13,8 @@ struct RegimenRepository: Sendable {
 
     func prescriptions(patientIDs: [Int64], on db: any SQLDatabase) async throws -> [Prescription] {
         guard !patientIDs.isEmpty else { return [] }
-        return try await db.raw("""
+        return try await db.raw(
+            """
             SELECT p.id, p.patient_id, p.kind, p.medication_id, p.exercise_id, p.dose, p.amount_id, p.frequency_id, p.frequency_name,
                    p.times_per_day, p.every_days, p.note, p.position, p.starts_on, p.ends_on, p.created_at, p.created_by,
                    COALESCE(m.name, e.name) AS item_name, COALESCE(m.description, e.description) AS item_description,
@@ -22,9 +23,12 @@ struct RegimenRepository: Sendable {
             LEFT JOIN catalogue_medications m ON m.id = p.medication_id
             LEFT JOIN catalogue_exercises e ON e.id = p.exercise_id
             WHERE p.patient_id IN (\(binds: patientIDs))
-            """).all().map(decode)
-            .sorted { ($0.patientID, $0.startsOn.dayNumber, $0.kind == .medication ? 0 : 1, $0.position, $0.id)
-                < ($1.patientID, $1.startsOn.dayNumber, $1.kind == .medication ? 0 : 1, $1.position, $1.id) }
+            """
+        ).all().map(decode)
+            .sorted {
+                ($0.patientID, $0.startsOn.dayNumber, $0.kind == .medication ? 0 : 1, $0.position, $0.id)
+                    < ($1.patientID, $1.startsOn.dayNumber, $1.kind == .medication ? 0 : 1, $1.position, $1.id)
+            }
     }
 
     /// When each of these patients' prescriptions, current and ended, is due.
@@ -44,17 +48,49 @@ struct RegimenRepository: Sendable {
     }
 
     /// Writes each item as a prescription starting on `day`.
-    func add(_ items: [PrescribedItem], patientID: Int64, startsOn day: CalendarDate, by accountID: Int64?, now: Date, on db: any SQLDatabase) async throws {
+    func add(
+        _ items: [PrescribedItem],
+        patientID: Int64,
+        startsOn day: CalendarDate,
+        by accountID: Int64?,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws {
         for (position, item) in items.enumerated() {
             try await db.insert(into: "prescriptions")
-                .columns("patient_id", "kind", "medication_id", "exercise_id", "dose", "amount_id", "frequency_id", "frequency_name",
-                         "times_per_day", "every_days", "note", "position", "starts_on", "created_at", "created_by")
+                .columns(
+                    "patient_id",
+                    "kind",
+                    "medication_id",
+                    "exercise_id",
+                    "dose",
+                    "amount_id",
+                    "frequency_id",
+                    "frequency_name",
+                    "times_per_day",
+                    "every_days",
+                    "note",
+                    "position",
+                    "starts_on",
+                    "created_at",
+                    "created_by"
+                )
                 .values(
-                    SQLBind(patientID), SQLBind(item.kind.rawValue),
-                    SQLBind(item.kind == .medication ? item.itemID : nil), SQLBind(item.kind == .exercise ? item.itemID : nil),
-                    SQLBind(item.dose), SQLBind(item.amountID), SQLBind(item.frequency.id), SQLBind(item.frequency.name),
-                    SQLBind(item.frequency.timesPerDay), SQLBind(item.frequency.everyDays), SQLBind(item.note), SQLBind(position),
-                    SQLBind(day.dayNumber), SQLBind(now.millisecondsSince1970), SQLBind(accountID)
+                    SQLBind(patientID),
+                    SQLBind(item.kind.rawValue),
+                    SQLBind(item.kind == .medication ? item.itemID : nil),
+                    SQLBind(item.kind == .exercise ? item.itemID : nil),
+                    SQLBind(item.dose),
+                    SQLBind(item.amountID),
+                    SQLBind(item.frequency.id),
+                    SQLBind(item.frequency.name),
+                    SQLBind(item.frequency.timesPerDay),
+                    SQLBind(item.frequency.everyDays),
+                    SQLBind(item.note),
+                    SQLBind(position),
+                    SQLBind(day.dayNumber),
+                    SQLBind(now.millisecondsSince1970),
+                    SQLBind(accountID)
                 )
                 .run()
         }
@@ -75,7 +111,8 @@ struct RegimenRepository: Sendable {
 
     private func decode(_ row: any SQLRow) throws -> Prescription {
         let kind = Prescription.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .medication
-        let itemID = kind == .medication
+        let itemID =
+            kind == .medication
             ? try row.decode(column: "medication_id", as: Int64?.self)
             : try row.decode(column: "exercise_id", as: Int64?.self)
         let illustration = try row.decode(column: "illustration", as: String?.self)
@@ -109,8 +146,14 @@ struct RegimenRepository: Sendable {
     func log(_ entry: AdherenceLog, patientID: Int64, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "adherence_logs")
             .columns("prescription_id", "on_day", "slot", "patient_id", "status", "logged_at")
-            .values(SQLBind(entry.prescriptionID), SQLBind(entry.day.dayNumber), SQLBind(entry.slot), SQLBind(patientID),
-                    SQLBind(entry.status.rawValue), SQLBind(now.millisecondsSince1970))
+            .values(
+                SQLBind(entry.prescriptionID),
+                SQLBind(entry.day.dayNumber),
+                SQLBind(entry.slot),
+                SQLBind(patientID),
+                SQLBind(entry.status.rawValue),
+                SQLBind(now.millisecondsSince1970)
+            )
             .onConflict(with: ["prescription_id", "on_day", "slot"]) { $0.set(excludedValueOf: "status").set(excludedValueOf: "logged_at") }
             .run()
     }
@@ -140,7 +183,8 @@ struct RegimenRepository: Sendable {
     func doneCounts(patientIDs: [Int64], from: CalendarDate, through: CalendarDate, on db: any SQLDatabase) async throws -> [Int64: Int] {
         guard !patientIDs.isEmpty else { return [:] }
         var counts: [Int64: Int] = [:]
-        for row in try await db.raw("""
+        for row in try await db.raw(
+            """
             SELECT l.patient_id, COUNT(*) AS done
             FROM adherence_logs l JOIN prescriptions p ON p.id = l.prescription_id
             WHERE l.patient_id IN (\(binds: patientIDs)) AND l.on_day >= \(bind: from.dayNumber) AND l.on_day <= \(bind: through.dayNumber)
@@ -148,7 +192,8 @@ struct RegimenRepository: Sendable {
               AND l.on_day >= p.starts_on AND (p.ends_on IS NULL OR l.on_day < p.ends_on)
               AND l.slot <= p.times_per_day AND (l.on_day - p.starts_on) % p.every_days = 0
             GROUP BY l.patient_id
-            """).all() {
+            """
+        ).all() {
             counts[try row.decode(column: "patient_id", as: Int64.self)] = try row.decode(column: "done", as: Int.self)
         }
         return counts
@@ -169,10 +214,11 @@ struct RegimenRepository: Sendable {
 
     func createDraft(physicianID: Int64, _ draft: PatientDraft, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let time = now.millisecondsSince1970
-        guard let id = try await db.insert(into: "patient_drafts")
-            .columns("physician_id", "step", "data", "created_at", "updated_at")
-            .values(SQLBind(physicianID), SQLBind(draft.step.rawValue), SQLBind(try draft.encoded()), SQLBind(time), SQLBind(time))
-            .returning("id").first()?.decode(column: "id", as: Int64.self)
+        guard
+            let id = try await db.insert(into: "patient_drafts")
+                .columns("physician_id", "step", "data", "created_at", "updated_at")
+                .values(SQLBind(physicianID), SQLBind(draft.step.rawValue), SQLBind(try draft.encoded()), SQLBind(time), SQLBind(time))
+                .returning("id").first()?.decode(column: "id", as: Int64.self)
         else { throw StorageInconsistency(description: "insert into patient_drafts returned no id") }
         return id
     }

@@ -73,9 +73,9 @@ private final class Document {
         HPDF_SetCurrentEncoder(pdf, "UTF-8")
         HPDF_SetCompressionMode(pdf, UInt32(HPDF_COMP_ALL))
         guard let regularName = HPDF_LoadTTFontFromFile(pdf, ReportFonts.regular, HPDF_TRUE),
-              let boldName = HPDF_LoadTTFontFromFile(pdf, ReportFonts.bold, HPDF_TRUE),
-              let regular = HPDF_GetFont(pdf, regularName, "UTF-8"),
-              let bold = HPDF_GetFont(pdf, boldName, "UTF-8")
+            let boldName = HPDF_LoadTTFontFromFile(pdf, ReportFonts.bold, HPDF_TRUE),
+            let regular = HPDF_GetFont(pdf, regularName, "UTF-8"),
+            let bold = HPDF_GetFont(pdf, boldName, "UTF-8")
         else {
             HPDF_Free(pdf)
             throw ReportPDF.Failed(description: "libharu could not load the report fonts")
@@ -109,7 +109,14 @@ private final class Document {
         y = Self.height - Self.margin
         let number = "Page \(pageNumber)"
         let numberWidth = width(number, size: 8, font: regular)
-        text(fitted(footer, size: 8, font: regular, available: Self.contentWidth - numberWidth - 12), x: Self.margin, y: 28, size: 8, font: regular, gray: 0.35)
+        text(
+            fitted(footer, size: 8, font: regular, available: Self.contentWidth - numberWidth - 12),
+            x: Self.margin,
+            y: 28,
+            size: 8,
+            font: regular,
+            gray: 0.35
+        )
         text(number, x: Self.width - Self.margin - numberWidth, y: 28, size: 8, font: regular, gray: 0.35)
     }
 
@@ -242,19 +249,26 @@ private final class Document {
         paragraph("Period: \(report.periodText)")
         paragraph("Produced: \(DisplayTime.dateTime(report.producedAt))", gap: 10)
         paragraph("Overall adherence: \(report.overallText)", size: 11, font: bold, gap: 4)
-        paragraph("Adherence is the share of scheduled doses and exercise sessions the patient logged as done. Days are UTC days.",
-                  size: 8.5, gap: 6)
+        paragraph(
+            "Adherence is the share of scheduled doses and exercise sessions the patient logged as done. Days are UTC days.",
+            size: 8.5,
+            gap: 6
+        )
 
         heading("Prescriptions in force")
         if report.prescriptions.isEmpty {
             paragraph("No medication or exercise was prescribed in this period.")
         } else {
             table(
-                columns: [("Type", 60, false), ("Medication or exercise", 125, false), ("Dose or amount", 95, false),
-                          ("Frequency", 85, false), ("From", 65, false), ("Until", 65.28, false)],
+                columns: [
+                    ("Type", 60, false), ("Medication or exercise", 125, false), ("Dose or amount", 95, false),
+                    ("Frequency", 85, false), ("From", 65, false), ("Until", 65.28, false)
+                ],
                 rows: report.prescriptions.map {
-                    [$0.kind.title, $0.name, $0.dose, $0.frequencyName, $0.startsOn.short,
-                     $0.endsOn.map { CalendarDate(dayNumber: $0.dayNumber - 1).short } ?? "Now"]
+                    [
+                        $0.kind.title, $0.name, $0.dose, $0.frequencyName, $0.startsOn.short,
+                        $0.endsOn.map { CalendarDate(dayNumber: $0.dayNumber - 1).short } ?? "Now"
+                    ]
                 }
             )
         }
@@ -264,8 +278,10 @@ private final class Document {
 
         heading("Each day")
         table(
-            columns: [("Date", 110, false), ("Scheduled", 75, true), ("Done", 75, true), ("Missed", 75, true), ("Not logged", 80, true),
-                      ("Adherence", 80.28, true)],
+            columns: [
+                ("Date", 110, false), ("Scheduled", 75, true), ("Done", 75, true), ("Missed", 75, true), ("Not logged", 80, true),
+                ("Adherence", 80.28, true)
+            ],
             rows: report.summary.days.map {
                 [$0.day.displayed, "\($0.count.scheduled)", "\($0.count.done)", "\($0.count.missed)", "\($0.count.notLogged)", $0.count.percentText]
             }
@@ -284,15 +300,25 @@ private final class Document {
             let lineY = bottom + Float(percent) * chartHeight / 100
             let label = "\(percent)%"
             text(label, x: left - 6 - width(label, size: 7.5, font: regular), y: lineY - 2.5, size: 7.5)
-            line(from: (left, lineY), to: (right, lineY), gray: percent == 100 ? 0.1 : 0.85, width: percent == 100 ? 0.9 : 0.4,
-                 dashed: percent == 100)
+            line(
+                from: (left, lineY),
+                to: (right, lineY),
+                gray: percent == 100 ? 0.1 : 0.85,
+                width: percent == 100 ? 0.9 : 0.4,
+                dashed: percent == 100
+            )
         }
         let count = max(1, summary.days.count)
         let slot = (right - left) / Float(count)
         for (index, day) in summary.days.enumerated() {
             guard let percent = day.count.percent else { continue }
-            rectangle(x: left + Float(index) * slot + slot * 0.12, y: bottom, width: max(0.4, slot * 0.76),
-                      height: Float(percent) * chartHeight / 100, rgb: Self.barColour)
+            rectangle(
+                x: left + Float(index) * slot + slot * 0.12,
+                y: bottom,
+                width: max(0.4, slot * 0.76),
+                height: Float(percent) * chartHeight / 100,
+                rgb: Self.barColour
+            )
         }
         line(from: (left, bottom), to: (right, bottom), gray: 0, width: 0.8)
         line(from: (left, bottom), to: (left, top), gray: 0, width: 0.8)
@@ -300,7 +326,9 @@ private final class Document {
         let every = max(1, Int((Float(count) / 8).rounded(.up)))
         var lastLabelEnd: Float = 0
         for (index, day) in summary.days.enumerated() where count > 62 ? day.day.day == 1 || index == 0 : index % every == 0 {
-            let label = count > 62 ? "\(CalendarDate.monthNames[day.day.month - 1].prefix(3)) \(day.day.year % 100 < 10 ? "0" : "")\(day.day.year % 100)" : day.day.short
+            let label =
+                count > 62
+                ? "\(CalendarDate.monthNames[day.day.month - 1].prefix(3)) \(day.day.year % 100 < 10 ? "0" : "")\(day.day.year % 100)" : day.day.short
             let x = left + Float(index) * slot
             guard x >= lastLabelEnd else { continue }
             text(label, x: x, y: bottom - 11, size: 7)
@@ -308,8 +336,10 @@ private final class Document {
         }
         text("Day", x: (left + right) / 2, y: bottom - 22, size: 7.5, font: bold)
         y = bottom - 30
-        paragraph("Bars: the share of the day’s scheduled doses and sessions logged as done. Dashed line: 100%. Days with nothing scheduled have no bar.",
-                  size: 8)
+        paragraph(
+            "Bars: the share of the day’s scheduled doses and sessions logged as done. Dashed line: 100%. Days with nothing scheduled have no bar.",
+            size: 8
+        )
     }
 
     /// One bar per medication and exercise, each labelled with its percentage and counts.
@@ -327,7 +357,13 @@ private final class Document {
             text(name, x: Self.margin, y: y + 5, size: 8.5)
             let percent = item.count.percent ?? 0
             rectangle(x: Self.margin + labelWidth, y: y, width: Float(percent) * barArea / 100, height: 14, rgb: Self.barColour)
-            line(from: (Self.margin + labelWidth + barArea, y - 2), to: (Self.margin + labelWidth + barArea, y + 16), gray: 0.1, width: 0.8, dashed: true)
+            line(
+                from: (Self.margin + labelWidth + barArea, y - 2),
+                to: (Self.margin + labelWidth + barArea, y + 16),
+                gray: 0.1,
+                width: 0.8,
+                dashed: true
+            )
             let value = "\(item.count.percentText) (\(item.count.done) of \(item.count.scheduled) done)"
             text(value, x: Self.margin + labelWidth + barArea + 8, y: y + 4, size: 8.5)
         }

@@ -42,8 +42,17 @@ struct AppForgottenPasswordPage: Page {
     init(layout: Layout, action: SiteURL, email: String = "", errors: FormErrors = FormErrors()) {
         self.layout = layout
         self.errors = errors.items
-        var fields = [FormField("email", label: "Email address", value: email, hint: "The address you signed up with.", type: "email",
-                                autocomplete: "email", width: 30)]
+        var fields = [
+            FormField(
+                "email",
+                label: "Email address",
+                value: email,
+                hint: "The address you signed up with.",
+                type: "email",
+                autocomplete: "email",
+                width: 30
+            )
+        ]
         errors.apply(to: &fields)
         self.fields = fields
         self.action = action.path
@@ -71,8 +80,16 @@ struct AppFeedbackPage: Page {
     let maximumLength = FeedbackRules.maximumLength
     let action: String
 
-    init(layout: Layout, action: SiteURL, teamName: String, offersKind: Bool, message: String = "", kind: FeedbackMessage.Kind = .feedback,
-         problem: String? = nil, sent: Bool = false) {
+    init(
+        layout: Layout,
+        action: SiteURL,
+        teamName: String,
+        offersKind: Bool,
+        message: String = "",
+        kind: FeedbackMessage.Kind = .feedback,
+        problem: String? = nil,
+        sent: Bool = false
+    ) {
         self.layout = layout
         var errors = FormErrors()
         if let problem { errors.add("message", problem) }
@@ -83,8 +100,13 @@ struct AppFeedbackPage: Page {
         self.teamName = teamName.prefix(1).uppercased() + teamName.dropFirst()
         teamNameInSentence = teamName
         self.offersKind = offersKind
-        kinds = CareChoice.group("kind", FeedbackMessage.Kind.allCases, value: \.rawValue, title: { $0 == .bugReport ? "Yes: this is a bug report" : "No: this is feedback" },
-                                 selected: { $0 == kind })
+        kinds = CareChoice.group(
+            "kind",
+            FeedbackMessage.Kind.allCases,
+            value: \.rawValue,
+            title: { $0 == .bugReport ? "Yes: this is a bug report" : "No: this is feedback" },
+            selected: { $0 == kind }
+        )
         self.action = action.path
     }
 }

@@ -88,10 +88,17 @@ struct AppPasswordReset: Sendable {
         let token = request.query("token") ?? ""
         let usable = try await portal.database.read { db in try await links.isUsable(tokenHash: SecretToken.hash(token), now: portal.now, on: db) }
         return try await portal.withFormSession(context: context) { context in
-            portal.pages.response(AppPasswordResetPage(
-                layout: portal.layout("Choose a new password", context: context), action: page, token: token, isUsable: usable && !token.isEmpty,
-                isDone: false, errors: FormErrors(), appName: appName
-            ))
+            portal.pages.response(
+                AppPasswordResetPage(
+                    layout: portal.layout("Choose a new password", context: context),
+                    action: page,
+                    token: token,
+                    isUsable: usable && !token.isEmpty,
+                    isDone: false,
+                    errors: FormErrors(),
+                    appName: appName
+                )
+            )
         }
     }
 
@@ -103,10 +110,18 @@ struct AppPasswordReset: Sendable {
             _ = try await complete(token: token, password: form.password ?? "", origin: portal.origin(of: request, context: context)) { refused = $0 }
         } catch is APIError where refused != nil {}
         let errors = FormErrors(items: (refused ?? [:]).sorted { $0.key > $1.key }.map { FormErrors.Item(field: $0.key, message: $0.value) })
-        return portal.pages.response(AppPasswordResetPage(
-            layout: portal.layout("Choose a new password", context: context), action: page, token: token, isUsable: refused?["token"] == nil,
-            isDone: refused == nil, errors: errors, appName: appName
-        ), status: refused == nil ? .ok : .unprocessableContent)
+        return portal.pages.response(
+            AppPasswordResetPage(
+                layout: portal.layout("Choose a new password", context: context),
+                action: page,
+                token: token,
+                isUsable: refused?["token"] == nil,
+                isDone: refused == nil,
+                errors: errors,
+                appName: appName
+            ),
+            status: refused == nil ? .ok : .unprocessableContent
+        )
     }
 }
 
@@ -134,8 +149,16 @@ struct AppPasswordResetPage: Page {
         self.isDone = isDone
         self.errors = errors.items.filter { $0.field != "token" }
         self.appName = appName
-        var field = [FormField("password", label: "New password", hint: "At least 8 characters. A few words you will remember make a strong one.",
-                               type: "password", autocomplete: "new-password", width: 20)]
+        var field = [
+            FormField(
+                "password",
+                label: "New password",
+                hint: "At least 8 characters. A few words you will remember make a strong one.",
+                type: "password",
+                autocomplete: "new-password",
+                width: 20
+            )
+        ]
         errors.apply(to: &field)
         passwordField = field[0]
     }

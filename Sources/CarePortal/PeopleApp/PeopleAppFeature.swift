@@ -8,7 +8,8 @@ import PortalPlatform
 struct PeopleAppFeature: PortalFeature {
     static let program: Program? = nil
     static let templates: [TemplateName] = [
-        .appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings, .appResetPassword, .appCheckEmail, .appForgottenPassword, .appFeedback,
+        .appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings, .appResetPassword, .appCheckEmail, .appForgottenPassword,
+        .appFeedback
     ]
     let portal: Portal
 
@@ -20,21 +21,28 @@ struct PeopleAppFeature: PortalFeature {
     @Sendable func start(request: Request, context: PortalContext) async throws -> Response {
         let settings = portal.programSettings.current
         let parts = portal.contributions.appParts.filter { settings.runs($0.program) }.map(\.part)
-        return portal.pages.response(AppStartPage(
-            layout: portal.appLayout("Start", context: context),
-            parts: parts.map { AppStartPage.Part(title: $0.title, summary: $0.summary, path: $0.kind.pagesPath) }
-        ))
+        return portal.pages.response(
+            AppStartPage(
+                layout: portal.appLayout("Start", context: context),
+                parts: parts.map { AppStartPage.Part(title: $0.title, summary: $0.summary, path: $0.kind.pagesPath) }
+            )
+        )
     }
 
     /// The web app manifest (W3C Web Application Manifest): the program's name, where the app starts and its icons.
     @Sendable func manifest(request: Request, context: PortalContext) async throws -> Response {
         let name = portal.programSettings.current.programName
         let manifest = WebAppManifest(
-            name: name, shortName: String(name.prefix(12)), startURL: SiteURL.app.path, scope: "\(SiteURL.app.path)/",
-            display: "standalone", backgroundColor: "#ffffff", themeColor: "#0b4f6c",
+            name: name,
+            shortName: String(name.prefix(12)),
+            startURL: SiteURL.app.path,
+            scope: "\(SiteURL.app.path)/",
+            display: "standalone",
+            backgroundColor: "#ffffff",
+            themeColor: "#0b4f6c",
             icons: [
                 .init(src: "/static/img/app-icon-192.png", sizes: "192x192", type: "image/png", purpose: "any maskable"),
-                .init(src: "/static/img/app-icon-512.png", sizes: "512x512", type: "image/png", purpose: "any maskable"),
+                .init(src: "/static/img/app-icon-512.png", sizes: "512x512", type: "image/png", purpose: "any maskable")
             ]
         )
         var response = Response.json(manifest)

@@ -333,11 +333,15 @@ struct PharmacyAPIController {
     @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
         let body = try await request.json(PharmacyAPI.Registration.self)
         let details = PharmacyCustomerDetails(
-            firstName: body.firstName?.trimmed ?? "", lastName: body.lastName?.trimmed ?? "", dateOfBirth: body.dateOfBirth?.trimmed ?? "",
-            phone: body.phone?.trimmed ?? "", address: .none
+            firstName: body.firstName?.trimmed ?? "",
+            lastName: body.lastName?.trimmed ?? "",
+            dateOfBirth: body.dateOfBirth?.trimmed ?? "",
+            phone: body.phone?.trimmed ?? "",
+            address: .none
         )
         try await pharmacy.register(
-            Pharmacy.Registration(email: body.email ?? "", password: body.password ?? "", details: details), origin: portal.origin(of: request, context: context)
+            Pharmacy.Registration(email: body.email ?? "", password: body.password ?? "", details: details),
+            origin: portal.origin(of: request, context: context)
         )
         return .json(PharmacyAPI.CheckEmail(message: Pharmacy.checkEmail), status: .accepted)
     }
@@ -375,19 +379,26 @@ struct PharmacyAPIController {
     @Sendable func home(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
         guard let home = try await pharmacy.home(of: holder.accountID) else { throw APIError.unauthorized }
-        return .json(PharmacyAPI.Home(
-            firstName: home.customer.details.firstName, points: home.points, deals: home.deals.map(PharmacyAPI.Deal.init),
-            unreadNotifications: home.unreadNotifications
-        ))
+        return .json(
+            PharmacyAPI.Home(
+                firstName: home.customer.details.firstName,
+                points: home.points,
+                deals: home.deals.map(PharmacyAPI.Deal.init),
+                unreadNotifications: home.unreadNotifications
+            )
+        )
     }
 
     @Sendable func deals(request: Request, context: PortalContext) async throws -> Response {
         _ = try context.requireCustomer()
         let today = portal.programSettings.current.clock.date(of: portal.now)
         let deals = try await portal.database.read { db in try await repository.currentDeals(on: today, on: db) }
-        return .json(PharmacyAPI.Deals(
-            deals: deals.map(PharmacyAPI.Deal.init), message: deals.isEmpty ? "There are no deals at the moment. Please check again soon." : nil
-        ))
+        return .json(
+            PharmacyAPI.Deals(
+                deals: deals.map(PharmacyAPI.Deal.init),
+                message: deals.isEmpty ? "There are no deals at the moment. Please check again soon." : nil
+            )
+        )
     }
 
     // MARK: Prescriptions (behind her password again)
@@ -401,7 +412,8 @@ struct PharmacyAPIController {
     }
 
     static let stepUpRequired = APIError(
-        status: .forbidden, code: "step_up_required",
+        status: .forbidden,
+        code: "step_up_required",
         message: "Enter your password again to see your prescriptions and orders."
     )
 
@@ -415,14 +427,24 @@ struct PharmacyAPIController {
         let holder = try context.requireCustomer()
         let until = try await requireStepUp(holder)
         let onFile = try await pharmacy.prescriptionsOnFile(of: holder.accountID, origin: portal.origin(of: request, context: context))
-        return .json(PharmacyAPI.Prescriptions(
-            prescriptions: onFile.prescriptions.map {
-                PharmacyAPI.Prescription(id: $0.id, medication: $0.medication, strength: $0.strength, quantity: $0.quantity,
-                                         refillsRemaining: $0.refillsRemaining, prescriber: $0.prescriber, lastFilled: $0.lastFilled,
-                                         openRefillId: onFile.openRefills[$0.id])
-            },
-            stepUpExpiresAt: until, addressSaved: onFile.customer?.details.address.isSaved ?? false
-        ))
+        return .json(
+            PharmacyAPI.Prescriptions(
+                prescriptions: onFile.prescriptions.map {
+                    PharmacyAPI.Prescription(
+                        id: $0.id,
+                        medication: $0.medication,
+                        strength: $0.strength,
+                        quantity: $0.quantity,
+                        refillsRemaining: $0.refillsRemaining,
+                        prescriber: $0.prescriber,
+                        lastFilled: $0.lastFilled,
+                        openRefillId: onFile.openRefills[$0.id]
+                    )
+                },
+                stepUpExpiresAt: until,
+                addressSaved: onFile.customer?.details.address.isSaved ?? false
+            )
+        )
     }
 
     @Sendable func refills(request: Request, context: PortalContext) async throws -> Response {
@@ -443,9 +465,14 @@ struct PharmacyAPIController {
         if fulfilment == nil { problems["fulfilment"] = "Choose pickup or delivery" }
         guard problems.isEmpty, let prescriptionID = body.prescriptionId, let fulfilment else { throw APIError.validation(problems) }
         let refill = try await pharmacy.requestRefill(
-            customerID: holder.accountID, prescriptionID: prescriptionID, fulfilment: fulfilment, origin: portal.origin(of: request, context: context)
+            customerID: holder.accountID,
+            prescriptionID: prescriptionID,
+            fulfilment: fulfilment,
+            origin: portal.origin(of: request, context: context)
         )
-        guard let item = try await portal.database.read({ db in try await repository.refillItem(id: refill.id, on: db) }) else { throw APIError.notFound }
+        guard let item = try await portal.database.read({ db in try await repository.refillItem(id: refill.id, on: db) }) else {
+            throw APIError.notFound
+        }
         return .json(PharmacyAPI.Refill(item), status: .created)
     }
 
@@ -475,16 +502,27 @@ struct PharmacyAPIController {
         if body.major.map(PharmacyForms.beaconNumbers.contains) != true { problems["major"] = "Give the beacon's major number, 0 to 65535" }
         if body.minor.map(PharmacyForms.beaconNumbers.contains) != true { problems["minor"] = "Give the beacon's minor number, 0 to 65535" }
         guard problems.isEmpty, let major = body.major, let minor = body.minor else { throw APIError.validation(problems) }
-        guard let beacon = try await portal.database.read({ db in try await repository.beacon(uuid: uuid, major: major, minor: minor, on: db) }) else {
+        guard let beacon = try await portal.database.read({ db in try await repository.beacon(uuid: uuid, major: major, minor: minor, on: db) })
+        else {
             throw APIError.validation(["uuid": "This is not one of the store's beacons"])
         }
         let visit = try await pharmacy.visit(customerID: holder.accountID, beacon: beacon)
         let store = pharmacy.storeName
-        let message = !visit.firstToday ? "Welcome to \(store). Your visit today is already counted."
-            : (visit.welcomeBack ? "Welcome back to \(store)!" : "Welcome to \(store)!") + (visit.pointsEarned > 0 ? " You earned \(visit.pointsEarned) points." : "")
-        return .json(PharmacyAPI.Visit(
-            firstVisitToday: visit.firstToday, welcomeBack: visit.welcomeBack, pointsEarned: visit.pointsEarned, points: visit.balance, message: message
-        ), status: visit.firstToday ? .created : .ok)
+        let message =
+            !visit.firstToday
+            ? "Welcome to \(store). Your visit today is already counted."
+            : (visit.welcomeBack ? "Welcome back to \(store)!" : "Welcome to \(store)!")
+                + (visit.pointsEarned > 0 ? " You earned \(visit.pointsEarned) points." : "")
+        return .json(
+            PharmacyAPI.Visit(
+                firstVisitToday: visit.firstToday,
+                welcomeBack: visit.welcomeBack,
+                pointsEarned: visit.pointsEarned,
+                points: visit.balance,
+                message: message
+            ),
+            status: visit.firstToday ? .created : .ok
+        )
     }
 
     // MARK: Rewards and vouchers
@@ -492,19 +530,34 @@ struct PharmacyAPIController {
     @Sendable func rewards(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
         let (points, rewards) = try await portal.database.read { db in
-            (try await ledger.allTimeBalance(of: .pharmacyCustomer(holder.accountID), on: db), try await repository.rewards(includingRetired: false, on: db))
+            (
+                try await ledger.allTimeBalance(of: .pharmacyCustomer(holder.accountID), on: db),
+                try await repository.rewards(includingRetired: false, on: db)
+            )
         }
-        return .json(PharmacyAPI.Rewards(
-            points: points, rewards: rewards.map { PharmacyAPI.Reward(id: $0.id, title: $0.title, pointsCost: $0.pointsCost, affordable: $0.isAffordable(with: points)) }
-        ))
+        return .json(
+            PharmacyAPI.Rewards(
+                points: points,
+                rewards: rewards.map {
+                    PharmacyAPI.Reward(id: $0.id, title: $0.title, pointsCost: $0.pointsCost, affordable: $0.isAffordable(with: points))
+                }
+            )
+        )
     }
 
     private func view(_ voucher: PharmacyVoucher, title: String) -> PharmacyAPI.Voucher {
         let now = portal.now
         let state = voucher.state(at: now)
         return PharmacyAPI.Voucher(
-            id: voucher.id, rewardId: voucher.rewardID, title: title, code: voucher.code, pointsCost: voucher.pointsCost, state: state.rawValue,
-            redeemedAt: voucher.redeemedAt, activatedAt: voucher.activatedAt, expiresAt: voucher.expiresAt,
+            id: voucher.id,
+            rewardId: voucher.rewardID,
+            title: title,
+            code: voucher.code,
+            pointsCost: voucher.pointsCost,
+            state: state.rawValue,
+            redeemedAt: voucher.redeemedAt,
+            activatedAt: voucher.activatedAt,
+            expiresAt: voucher.expiresAt,
             secondsLeft: state == .active ? voucher.expiresAt.map { max(0, Int($0.timeIntervalSince(now).rounded(.up))) } : nil
         )
     }
@@ -512,7 +565,10 @@ struct PharmacyAPIController {
     @Sendable func vouchers(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCustomer()
         let (vouchers, rewards) = try await portal.database.read { db in
-            (try await repository.vouchers(customerID: holder.accountID, limit: 100, on: db), try await repository.rewards(includingRetired: true, on: db))
+            (
+                try await repository.vouchers(customerID: holder.accountID, limit: 100, on: db),
+                try await repository.rewards(includingRetired: true, on: db)
+            )
         }
         let titles = Dictionary(uniqueKeysWithValues: rewards.map { ($0.id, $0.title) })
         return .json(PharmacyAPI.Vouchers(vouchers: vouchers.map { view($0, title: titles[$0.rewardID] ?? "") }))
@@ -523,7 +579,11 @@ struct PharmacyAPIController {
         let holder = try context.requireCustomer()
         let body = try await request.json(PharmacyAPI.NewVoucher.self)
         guard let rewardID = body.rewardId else { throw APIError.validation(["reward_id": "Choose one of the rewards offered"]) }
-        let (voucher, reward, balance) = try await pharmacy.redeem(rewardID: rewardID, customerID: holder.accountID, origin: portal.origin(of: request, context: context))
+        let (voucher, reward, balance) = try await pharmacy.redeem(
+            rewardID: rewardID,
+            customerID: holder.accountID,
+            origin: portal.origin(of: request, context: context)
+        )
         return .json(PharmacyAPI.Redeemed(voucher: view(voucher, title: reward.title), points: balance), status: .created)
     }
 
@@ -546,9 +606,14 @@ struct PharmacyAPIController {
         let page = try request.apiPage(size: Self.historyPageSize)
         let number = page.number
         let history = try await portal.database.read { db in try await repository.history(customerID: holder.accountID, page: page, on: db) }
-        return .json(PharmacyAPI.History(
-            entries: history.items.map(PharmacyAPI.HistoryEntry.init), page: number, pageCount: history.pageCount, totalCount: history.totalCount
-        ))
+        return .json(
+            PharmacyAPI.History(
+                entries: history.items.map(PharmacyAPI.HistoryEntry.init),
+                page: number,
+                pageCount: history.pageCount,
+                totalCount: history.totalCount
+            )
+        )
     }
 
     // MARK: Notifications
@@ -559,55 +624,78 @@ struct PharmacyAPIController {
         let (page, unread) = try await portal.database.read { db in
             try await portal.notifications.feed(of: .pharmacyCustomer(holder.accountID), page: pageRequest, on: db)
         }
-        return .json(PharmacyAPI.Notifications(
-            notifications: page.items.map {
-                PharmacyAPI.Notification(id: $0.id, kind: $0.kind, message: $0.message,
-                                         refillId: $0.subject?.type == Pharmacy.refillSubject ? $0.subject?.id : nil,
-                                         createdAt: $0.createdAt, read: $0.readAt != nil)
-            },
-            page: page.request.number, pageCount: page.pageCount, totalCount: page.totalCount, unreadCount: unread
-        ))
+        return .json(
+            PharmacyAPI.Notifications(
+                notifications: page.items.map {
+                    PharmacyAPI.Notification(
+                        id: $0.id,
+                        kind: $0.kind,
+                        message: $0.message,
+                        refillId: $0.subject?.type == Pharmacy.refillSubject ? $0.subject?.id : nil,
+                        createdAt: $0.createdAt,
+                        read: $0.readAt != nil
+                    )
+                },
+                page: page.request.number,
+                pageCount: page.pageCount,
+                totalCount: page.totalCount,
+                unreadCount: unread
+            )
+        )
     }
 }
 
 extension Mail {
     static func pharmacyWelcome(to email: String, firstName: String, store: String) -> Mail {
-        Mail(recipient: email, subject: "Welcome to the \(store) app", body: """
-            Hello \(MailText.name(firstName, otherwise: "there")),
+        Mail(
+            recipient: email,
+            subject: "Welcome to the \(store) app",
+            body: """
+                Hello \(MailText.name(firstName, otherwise: "there")),
 
-            Your \(store) account is ready. Sign in to the app with this email address and the password you chose.
+                Your \(store) account is ready. Sign in to the app with this email address and the password you chose.
 
-            If you did not create this account, please call the pharmacy.
+                If you did not create this account, please call the pharmacy.
 
-            \(store)
-            """)
+                \(store)
+                """
+        )
     }
 
     /// AccountAlreadyExists, told only to the address's owner.
     static func pharmacyAlreadyRegistered(to email: String, store: String) -> Mail {
-        Mail(recipient: email, subject: "Someone tried to register with your email address", body: """
-            Hello,
+        Mail(
+            recipient: email,
+            subject: "Someone tried to register with your email address",
+            body: """
+                Hello,
 
-            Someone tried to create a \(store) account with this email address, which already has one. If it was you, sign in to the app; if you have forgotten your password, choose "Forgot password" on the sign-in screen.
+                Someone tried to create a \(store) account with this email address, which already has one. If it was you, sign in to the app; if you have forgotten your password, choose "Forgot password" on the sign-in screen.
 
-            If it was not you, you can ignore this email: nothing about your account has changed.
+                If it was not you, you can ignore this email: nothing about your account has changed.
 
-            \(store)
-            """)
+                \(store)
+                """
+        )
     }
 
     /// The reset link: a secret that works once, for an hour. It is never a password.
     static func pharmacyPasswordReset(to customer: PharmacyCustomer, link: String, token: SecretToken, store: String) -> Mail {
-        Mail(recipient: customer.email, subject: "Choose a new password for \(store)", body: """
-            Hello \(customer.details.firstName),
+        Mail(
+            recipient: customer.email,
+            subject: "Choose a new password for \(store)",
+            body: """
+                Hello \(customer.details.firstName),
 
-            Someone asked to choose a new password for your \(store) account. To choose one, open this link within an hour:
+                Someone asked to choose a new password for your \(store) account. To choose one, open this link within an hour:
 
-            \(link)
+                \(link)
 
-            The link works once. If you did not ask for this, you can ignore this email: your password has not changed.
+                The link works once. If you did not ask for this, you can ignore this email: your password has not changed.
 
-            \(store)
-            """, secrets: [token.value])
+                \(store)
+                """,
+            secrets: [token.value]
+        )
     }
 }

@@ -14,10 +14,14 @@ struct PharmacyAppController {
     let ledger = PointsLedger()
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(.pharmacyCustomer, help: nil, links: [
-            AppSignInPages.Link(lead: "New here?", title: "Create your account", path: SiteURL.appPharmacyRegister.path),
-            AppSignInPages.Link(lead: "Forgotten your password?", title: "Choose a new one", path: SiteURL.appPharmacyForgottenPassword.path),
-        ])
+        routes.appPageSessions(
+            .pharmacyCustomer,
+            help: nil,
+            links: [
+                AppSignInPages.Link(lead: "New here?", title: "Create your account", path: SiteURL.appPharmacyRegister.path),
+                AppSignInPages.Link(lead: "Forgotten your password?", title: "Choose a new one", path: SiteURL.appPharmacyForgottenPassword.path)
+            ]
+        )
         routes.get(SiteURL.appPharmacyRegister.pattern, access: .everyone, registration)
         routes.post(SiteURL.appPharmacyRegister.pattern, access: .everyone, register)
         routes.get(SiteURL.appPharmacyForgottenPassword.pattern, access: .everyone, forgottenPassword)
@@ -41,15 +45,22 @@ struct PharmacyAppController {
         routes.get(SiteURL.appPharmacyAddress.pattern, access: .pharmacyCustomerPages, address)
         routes.post(SiteURL.appPharmacyAddress.pattern, access: .pharmacyCustomerPages, saveAddress)
         AppNotificationPages(
-            portal: portal, accounts: .pharmacyCustomers, feed: .appPharmacyNotifications, readAll: .appPharmacyNotificationsReadAll,
-            choices: .appPharmacyNotificationChoices, navigation: .pharmacyCustomer
+            portal: portal,
+            accounts: .pharmacyCustomers,
+            feed: .appPharmacyNotifications,
+            readAll: .appPharmacyNotificationsReadAll,
+            choices: .appPharmacyNotificationChoices,
+            navigation: .pharmacyCustomer
         ) { subject in subject.type == Pharmacy.refillSubject ? SiteURL.appPharmacyPrescriptions.path : nil }
         .addRoutes(to: &routes)
         AppRecordOpeningsPages(
-            portal: portal, openings: .pharmacyCustomer, kind: .pharmacyCustomer, url: .appPharmacyRecordOpenings, navigation: .pharmacyCustomer
+            portal: portal,
+            openings: .pharmacyCustomer,
+            kind: .pharmacyCustomer,
+            url: .appPharmacyRecordOpenings,
+            navigation: .pharmacyCustomer
         ).addRoutes(to: &routes)
     }
-
 
     private func layout(_ title: String, _ context: PortalContext, _ url: SiteURL) -> Layout {
         portal.appLayout(title, context: context, navigation: .pharmacyCustomer, currentPath: url.path)
@@ -96,23 +107,36 @@ struct PharmacyAppController {
         }
         let password = form.password ?? ""
         let registration = Pharmacy.Registration(
-            email: form.email ?? "", password: password,
+            email: form.email ?? "",
+            password: password,
             details: PharmacyCustomerDetails(
-                firstName: form.first_name?.trimmed ?? "", lastName: form.last_name?.trimmed ?? "", dateOfBirth: born,
-                phone: form.phone?.trimmed ?? "", address: .none
+                firstName: form.first_name?.trimmed ?? "",
+                lastName: form.last_name?.trimmed ?? "",
+                dateOfBirth: born,
+                phone: form.phone?.trimmed ?? "",
+                address: .none
             )
         )
         func refused(_ problems: [String: String]) -> Response {
             var dates = dateProblem.map { ["date_of_birth": $0] } ?? [:]
             errors.add(problems, in: PharmacyRegistrationPage.fieldOrder, dates: &dates, dateFields: ["date_of_birth"])
-            return portal.pages.response(PharmacyRegistrationPage(
-                layout: layout, registration: registration, dateOfBirth: form.dateOfBirth, dateProblem: dates["date_of_birth"], errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                PharmacyRegistrationPage(
+                    layout: layout,
+                    registration: registration,
+                    dateOfBirth: form.dateOfBirth,
+                    dateProblem: dates["date_of_birth"],
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
         // Every problem at once, the date's and the confirmation's with the rest.
         var problems = pharmacy.problems(with: registration)
         if dateProblem != nil { problems["date_of_birth"] = nil }
-        if problems["password"] == nil, password != (form.password_confirmation ?? "") { problems["password_confirmation"] = "Enter the same password twice" }
+        if problems["password"] == nil, password != (form.password_confirmation ?? "") {
+            problems["password_confirmation"] = "Enter the same password twice"
+        }
         guard dateProblem == nil, problems.isEmpty else { return refused(problems) }
         do {
             try await pharmacy.register(registration, origin: origin(request, context))
@@ -120,9 +144,14 @@ struct PharmacyAppController {
             if let paused = error.pausedPageMessage { return refused(["email": paused]) }
             return refused(error.fields)
         }
-        return portal.pages.response(AppCheckEmailPage(
-            layout: portal.appLayout("Check your email", context: context), message: Pharmacy.checkEmail, kind: .pharmacyCustomer, whoToCall: Self.whoToCall
-        ))
+        return portal.pages.response(
+            AppCheckEmailPage(
+                layout: portal.appLayout("Check your email", context: context),
+                message: Pharmacy.checkEmail,
+                kind: .pharmacyCustomer,
+                whoToCall: Self.whoToCall
+            )
+        )
     }
 
     private struct ResetForm: Decodable {
@@ -130,7 +159,9 @@ struct PharmacyAppController {
     }
 
     @Sendable func forgottenPassword(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(AppForgottenPasswordPage(layout: portal.appLayout("Forgotten password", context: context), action: .appPharmacyForgottenPassword))
+        portal.pages.response(
+            AppForgottenPasswordPage(layout: portal.appLayout("Forgotten password", context: context), action: .appPharmacyForgottenPassword)
+        )
     }
 
     @Sendable func requestReset(request: Request, context: PortalContext) async throws -> Response {
@@ -140,13 +171,24 @@ struct PharmacyAppController {
         } catch let error as APIError {
             var errors = FormErrors()
             errors.add("email", error.pausedPageMessage ?? error.fields["email"] ?? error.message)
-            return portal.pages.response(AppForgottenPasswordPage(
-                layout: portal.appLayout("Forgotten password", context: context), action: .appPharmacyForgottenPassword, email: email.trimmed, errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                AppForgottenPasswordPage(
+                    layout: portal.appLayout("Forgotten password", context: context),
+                    action: .appPharmacyForgottenPassword,
+                    email: email.trimmed,
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
-        return portal.pages.response(AppCheckEmailPage(
-            layout: portal.appLayout("Check your email", context: context), message: AppPasswordReset.sent, kind: .pharmacyCustomer, whoToCall: Self.whoToCall
-        ))
+        return portal.pages.response(
+            AppCheckEmailPage(
+                layout: portal.appLayout("Check your email", context: context),
+                message: AppPasswordReset.sent,
+                kind: .pharmacyCustomer,
+                whoToCall: Self.whoToCall
+            )
+        )
     }
 
     // MARK: Home, deals, rewards and vouchers
@@ -167,7 +209,10 @@ struct PharmacyAppController {
     @Sendable func rewards(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
         let (points, rewards) = try await portal.database.read { db in
-            (try await ledger.allTimeBalance(of: .pharmacyCustomer(holder.accountID), on: db), try await repository.rewards(includingRetired: false, on: db))
+            (
+                try await ledger.allTimeBalance(of: .pharmacyCustomer(holder.accountID), on: db),
+                try await repository.rewards(includingRetired: false, on: db)
+            )
         }
         return portal.pages.response(PharmacyRewardsPage(layout: layout("Rewards", context, .appPharmacyRewards), points: points, rewards: rewards))
     }
@@ -185,7 +230,9 @@ struct PharmacyAppController {
     @Sendable func confirmRedeem(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
         let (reward, points) = try await offered(try context.parameters.recordID(), customerID: holder.accountID)
-        return portal.pages.response(RedeemPage(layout: layout("Redeem a reward", context, .appPharmacyRewards), reward: reward, points: points, handover: .voucherAtTheTill))
+        return portal.pages.response(
+            RedeemPage(layout: layout("Redeem a reward", context, .appPharmacyRewards), reward: reward, points: points, handover: .voucherAtTheTill)
+        )
     }
 
     @Sendable func redeem(request: Request, context: PortalContext) async throws -> Response {
@@ -196,10 +243,16 @@ struct PharmacyAppController {
             return seeOther("\(SiteURL.appPharmacyVoucher(voucher.id).path)?redeemed=1")
         } catch let error as APIError where error.status == .conflict {
             let (reward, points) = try await offered(rewardID, customerID: holder.accountID)
-            return portal.pages.response(RedeemPage(
-                layout: layout("Redeem a reward", context, .appPharmacyRewards), reward: reward, points: points, handover: .voucherAtTheTill,
-                problem: error.message
-            ), status: .conflict)
+            return portal.pages.response(
+                RedeemPage(
+                    layout: layout("Redeem a reward", context, .appPharmacyRewards),
+                    reward: reward,
+                    points: points,
+                    handover: .voucherAtTheTill,
+                    problem: error.message
+                ),
+                status: .conflict
+            )
         } catch let error as APIError where error.status == .unprocessableContent {
             throw HTTPError(.notFound)
         }
@@ -214,35 +267,57 @@ struct PharmacyAppController {
         let holder = try customer(context)
         let vouchers = try await portal.database.read { db in try await repository.vouchers(customerID: holder.accountID, limit: 100, on: db) }
         let titles = try await rewardTitles()
-        return portal.pages.response(PharmacyVouchersPage(
-            layout: layout("Vouchers", context, .appPharmacyVouchers), vouchers: vouchers, titles: titles, now: portal.now
-        ))
+        return portal.pages.response(
+            PharmacyVouchersPage(
+                layout: layout("Vouchers", context, .appPharmacyVouchers),
+                vouchers: vouchers,
+                titles: titles,
+                now: portal.now
+            )
+        )
     }
 
     /// Her history, 20 lines to a page, as the API's ViewHistory gives it.
     @Sendable func history(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
         let page = try await portal.database.read { db in
-            try await repository.history(customerID: holder.accountID, page: PageRequest(number: request.pageNumber, size: PharmacyAPIController.historyPageSize), on: db)
+            try await repository.history(
+                customerID: holder.accountID,
+                page: PageRequest(number: request.pageNumber, size: PharmacyAPIController.historyPageSize),
+                on: db
+            )
         }
-        return portal.pages.response(PharmacyHistoryPage(
-            layout: layout("Your history", context, .appPharmacyVouchers), entries: page.items.map(PharmacyAPI.HistoryEntry.init),
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.appPharmacyHistory.path, parameters: []), noun: "lines")),
-            clock: portal.programSettings.current.clock
-        ))
+        return portal.pages.response(
+            PharmacyHistoryPage(
+                layout: layout("Your history", context, .appPharmacyVouchers),
+                entries: page.items.map(PharmacyAPI.HistoryEntry.init),
+                pagination: portal.pages.html(
+                    PaginationView(page, address: ListAddress(path: SiteURL.appPharmacyHistory.path, parameters: []), noun: "lines")
+                ),
+                clock: portal.programSettings.current.clock
+            )
+        )
     }
 
     @Sendable func voucher(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
         let id = try context.parameters.recordID()
-        guard let voucher = try await portal.database.read({ db in try await repository.voucher(id: id, customerID: holder.accountID, on: db) }) else {
+        guard let voucher = try await portal.database.read({ db in try await repository.voucher(id: id, customerID: holder.accountID, on: db) })
+        else {
             throw HTTPError(.notFound)
         }
         let title = try await portal.database.read { db in try await repository.reward(id: voucher.rewardID, on: db)?.title } ?? "Reward"
-        return portal.pages.response(PharmacyVoucherPage(
-            layout: layout("Voucher", context, .appPharmacyVouchers), voucher: voucher, title: title, now: portal.now,
-            clock: portal.programSettings.current.clock, redeemed: request.query("redeemed") != nil, problem: request.query("problem")
-        ))
+        return portal.pages.response(
+            PharmacyVoucherPage(
+                layout: layout("Voucher", context, .appPharmacyVouchers),
+                voucher: voucher,
+                title: title,
+                now: portal.now,
+                clock: portal.programSettings.current.clock,
+                redeemed: request.query("redeemed") != nil,
+                problem: request.query("problem")
+            )
+        )
     }
 
     /// Starts the voucher's 5 minutes; one already used or over is shown as it is, with why.
@@ -269,10 +344,16 @@ struct PharmacyAppController {
         }
         let onFile = try await pharmacy.prescriptionsOnFile(of: holder.accountID, origin: origin(request, context))
         let refills = try await portal.database.read { db in try await repository.refills(customerID: holder.accountID, limit: 50, on: db) }
-        return portal.pages.response(PharmacyPrescriptionsPage(
-            layout: layout(title, context, .appPharmacyPrescriptions), onFile: onFile, refills: refills, openUntil: until,
-            clock: portal.programSettings.current.clock, requested: request.query("requested") != nil
-        ))
+        return portal.pages.response(
+            PharmacyPrescriptionsPage(
+                layout: layout(title, context, .appPharmacyPrescriptions),
+                onFile: onFile,
+                refills: refills,
+                openUntil: until,
+                clock: portal.programSettings.current.clock,
+                requested: request.query("requested") != nil
+            )
+        )
     }
 
     private struct PasswordForm: Decodable {
@@ -289,7 +370,8 @@ struct PharmacyAppController {
             var errors = FormErrors()
             errors.add("password", error.pausedPageMessage ?? error.fields["password"] ?? error.message)
             return portal.pages.response(
-                PharmacyUnlockPage(layout: layout("Prescriptions", context, .appPharmacyPrescriptions), errors: errors), status: .unprocessableContent
+                PharmacyUnlockPage(layout: layout("Prescriptions", context, .appPharmacyPrescriptions), errors: errors),
+                status: .unprocessableContent
             )
         }
     }
@@ -301,7 +383,8 @@ struct PharmacyAppController {
         let id = try context.parameters.recordID()
         let found = try await portal.database.read { db -> (PharmacyPrescription, PharmacyCustomer)? in
             guard let prescription = try await repository.prescription(id: id, customerID: holder.accountID, on: db),
-                  let customer = try await repository.customer(id: holder.accountID, on: db) else { return nil }
+                let customer = try await repository.customer(id: holder.accountID, on: db)
+            else { return nil }
             return (prescription, customer)
         }
         guard let found else { throw HTTPError(.notFound) }
@@ -311,9 +394,13 @@ struct PharmacyAppController {
 
     @Sendable func refillForm(request: Request, context: PortalContext) async throws -> Response {
         guard let (prescription, customer) = try await refillSubject(context) else { return seeOther(SiteURL.appPharmacyPrescriptions.path) }
-        return portal.pages.response(PharmacyRefillPage(
-            layout: layout("Ask for a refill", context, .appPharmacyPrescriptions), prescription: prescription, address: customer.details.address
-        ))
+        return portal.pages.response(
+            PharmacyRefillPage(
+                layout: layout("Ask for a refill", context, .appPharmacyPrescriptions),
+                prescription: prescription,
+                address: customer.details.address
+            )
+        )
     }
 
     private struct RefillForm: Decodable {
@@ -327,7 +414,10 @@ struct PharmacyAppController {
         if let fulfilment = chosen {
             do {
                 _ = try await pharmacy.requestRefill(
-                    customerID: customer.id, prescriptionID: prescription.id, fulfilment: fulfilment, origin: origin(request, context)
+                    customerID: customer.id,
+                    prescriptionID: prescription.id,
+                    fulfilment: fulfilment,
+                    origin: origin(request, context)
                 )
                 return seeOther("\(SiteURL.appPharmacyPrescriptions.path)?requested=1")
             } catch let error as APIError where error.status == .conflict {
@@ -336,10 +426,16 @@ struct PharmacyAppController {
         } else {
             errors.add("fulfilment", "Choose pickup or delivery")
         }
-        return portal.pages.response(PharmacyRefillPage(
-            layout: layout("Ask for a refill", context, .appPharmacyPrescriptions), prescription: prescription, address: customer.details.address,
-            chosen: chosen, errors: errors
-        ), status: .unprocessableContent)
+        return portal.pages.response(
+            PharmacyRefillPage(
+                layout: layout("Ask for a refill", context, .appPharmacyPrescriptions),
+                prescription: prescription,
+                address: customer.details.address,
+                chosen: chosen,
+                errors: errors
+            ),
+            status: .unprocessableContent
+        )
     }
 
     // MARK: Her delivery address
@@ -349,10 +445,14 @@ struct PharmacyAppController {
         guard let customer = try await portal.database.read({ db in try await repository.customer(id: holder.accountID, on: db) }) else {
             throw HTTPError(.notFound)
         }
-        return portal.pages.response(PharmacyAddressPage(
-            layout: layout("Delivery address", context, .appPharmacyAddress), address: customer.details.address,
-            next: AppAccountKind.pharmacyCustomer.ownPage(request.query("next")), saved: request.query("saved") != nil
-        ))
+        return portal.pages.response(
+            PharmacyAddressPage(
+                layout: layout("Delivery address", context, .appPharmacyAddress),
+                address: customer.details.address,
+                next: AppAccountKind.pharmacyCustomer.ownPage(request.query("next")),
+                saved: request.query("saved") != nil
+            )
+        )
     }
 
     private struct AddressForm: Decodable {
@@ -375,9 +475,15 @@ struct PharmacyAppController {
         } catch let error as APIError where error.status == .unprocessableContent {
             var errors = FormErrors()
             for field in PharmacyAddressPage.fieldOrder { if let problem = error.fields[field] { errors.add(field, problem) } }
-            return portal.pages.response(PharmacyAddressPage(
-                layout: layout("Delivery address", context, .appPharmacyAddress), address: address, next: next, errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                PharmacyAddressPage(
+                    layout: layout("Delivery address", context, .appPharmacyAddress),
+                    address: address,
+                    next: next,
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
     }
 }

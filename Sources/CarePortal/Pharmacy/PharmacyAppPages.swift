@@ -19,16 +19,19 @@ extension TemplateName {
     static let appPharmacyTemplates: [TemplateName] = [
         .appPharmacyRegister, .appPharmacyHome, .appPharmacyDeals,
         .appPharmacyRewards, .appRedeemReward, .appPharmacyVouchers, .appPharmacyVoucher, .appPharmacyUnlock,
-        .appPharmacyPrescriptions, .appPharmacyRefill, .appPharmacyAddress, .appPharmacyHistory,
+        .appPharmacyPrescriptions, .appPharmacyRefill, .appPharmacyAddress, .appPharmacyHistory
     ]
 }
 
 extension AppNavigation {
     /// Two rows on a small phone; her notifications and address are on her home.
-    static let pharmacyCustomer = AppNavigation(.pharmacyCustomer, links: [
-        ("Home", SiteURL.appPharmacyHome.path), ("Deals", SiteURL.appPharmacyDeals.path), ("Rewards", SiteURL.appPharmacyRewards.path),
-        ("Vouchers", SiteURL.appPharmacyVouchers.path), ("Prescriptions", SiteURL.appPharmacyPrescriptions.path),
-    ])
+    static let pharmacyCustomer = AppNavigation(
+        .pharmacyCustomer,
+        links: [
+            ("Home", SiteURL.appPharmacyHome.path), ("Deals", SiteURL.appPharmacyDeals.path), ("Rewards", SiteURL.appPharmacyRewards.path),
+            ("Vouchers", SiteURL.appPharmacyVouchers.path), ("Prescriptions", SiteURL.appPharmacyPrescriptions.path)
+        ]
+    )
 }
 
 /// "1 point", "250 points".
@@ -47,23 +50,49 @@ struct PharmacyRegistrationPage: Page {
     let action = SiteURL.appPharmacyRegister.path
     let signInPath = AppAccountKind.pharmacyCustomer.signInPagePath
 
-    init(layout: Layout, registration: Pharmacy.Registration? = nil, dateOfBirth: DateInputValue = DateInputValue(day: nil, month: nil, year: nil),
-         dateProblem: DateInputProblem? = nil, errors: FormErrors = FormErrors()) {
+    init(
+        layout: Layout,
+        registration: Pharmacy.Registration? = nil,
+        dateOfBirth: DateInputValue = DateInputValue(day: nil, month: nil, year: nil),
+        dateProblem: DateInputProblem? = nil,
+        errors: FormErrors = FormErrors()
+    ) {
         self.layout = layout
         self.errors = errors.items
         var names = [
             FormField("first_name", label: "First name", value: registration?.details.firstName ?? "", autocomplete: "given-name", width: 20),
-            FormField("last_name", label: "Last name", value: registration?.details.lastName ?? "", autocomplete: "family-name", width: 20),
+            FormField("last_name", label: "Last name", value: registration?.details.lastName ?? "", autocomplete: "family-name", width: 20)
         ]
         errors.apply(to: &names)
         nameFields = names
-        self.dateOfBirth = DateInputField("date_of_birth", legend: "Date of birth", hint: "For example, 23 4 1950", value: dateOfBirth, problem: dateProblem)
-        var contact = [
-            FormField("phone", label: "Phone number (optional)", value: registration?.details.phone ?? "", hint: "So the pharmacy can call you about an order.",
-                      type: "tel", autocomplete: "tel", width: 20),
-            FormField("email", label: "Email address", value: registration?.email.trimmed ?? "", hint: "You sign in with it, and we send your welcome to it.",
-                      type: "email", autocomplete: "email", width: 30),
-        ] + FormField.newPassword()
+        self.dateOfBirth = DateInputField(
+            "date_of_birth",
+            legend: "Date of birth",
+            hint: "For example, 23 4 1950",
+            value: dateOfBirth,
+            problem: dateProblem
+        )
+        var contact =
+            [
+                FormField(
+                    "phone",
+                    label: "Phone number (optional)",
+                    value: registration?.details.phone ?? "",
+                    hint: "So the pharmacy can call you about an order.",
+                    type: "tel",
+                    autocomplete: "tel",
+                    width: 20
+                ),
+                FormField(
+                    "email",
+                    label: "Email address",
+                    value: registration?.email.trimmed ?? "",
+                    hint: "You sign in with it, and we send your welcome to it.",
+                    type: "email",
+                    autocomplete: "email",
+                    width: 30
+                )
+            ] + FormField.newPassword()
         errors.apply(to: &contact)
         contactFields = contact
     }
@@ -142,7 +171,8 @@ struct PharmacyRewardsPage: Page {
         self.rewards = rewards.map { reward in
             let affordable = reward.isAffordable(with: points)
             return Reward(
-                title: reward.title, costText: pointsPhrase(reward.pointsCost),
+                title: reward.title,
+                costText: pointsPhrase(reward.pointsCost),
                 path: affordable ? SiteURL.appPharmacyReward(reward.id).path : nil,
                 shortText: affordable ? nil : "You need \(pointsPhrase(reward.pointsCost - points)) more."
             )
@@ -180,7 +210,12 @@ struct PharmacyVouchersPage: Page {
         self.layout = layout
         self.vouchers = vouchers.map { voucher in
             let state = voucherStateText(voucher.state(at: now))
-            return Voucher(title: titles[voucher.rewardID] ?? "Reward", stateText: state.text, stateTag: state.tag, path: SiteURL.appPharmacyVoucher(voucher.id).path)
+            return Voucher(
+                title: titles[voucher.rewardID] ?? "Reward",
+                stateText: state.text,
+                stateTag: state.tag,
+                path: SiteURL.appPharmacyVoucher(voucher.id).path
+            )
         }
     }
 }
@@ -219,11 +254,12 @@ struct PharmacyVoucherPage: Page {
         leftText = seconds.map(Self.leftText)
         untilText = isActive ? voucher.expiresAt.map(clock.dateTime) : nil
         notice = redeemed ? "Your voucher is ready. Start it only when you are at the till." : nil
-        self.problem = switch problem {
-        case "voucher_used": "This voucher has already been used."
-        case "voucher_expired": "This voucher's time is over, so it can no longer be used."
-        default: nil
-        }
+        self.problem =
+            switch problem {
+            case "voucher_used": "This voucher has already been used."
+            case "voucher_expired": "This voucher's time is over, so it can no longer be used."
+            default: nil
+            }
         activateAction = SiteURL.appPharmacyVoucherActivation(voucher.id).path
         path = SiteURL.appPharmacyVoucher(voucher.id).path
     }
@@ -292,8 +328,12 @@ struct PharmacyPrescriptionsPage: Page {
         prescriptions = onFile.prescriptions.map { prescription in
             let open = onFile.openRefills[prescription.id]
             return Prescription(
-                medication: prescription.medication, details: Optional([prescription.strength, prescription.quantity].filter { !$0.isEmpty }.joined(separator: ", ")).flatMap { $0.isEmpty ? nil : $0 },
-                refillsText: prescription.refillsRemaining == 0 ? "No refills left: ask your prescriber for a new prescription"
+                medication: prescription.medication,
+                details: Optional([prescription.strength, prescription.quantity].filter { !$0.isEmpty }.joined(separator: ", ")).flatMap {
+                    $0.isEmpty ? nil : $0
+                },
+                refillsText: prescription.refillsRemaining == 0
+                    ? "No refills left: ask your prescriber for a new prescription"
                     : (prescription.refillsRemaining == 1 ? "1 refill left" : "\(prescription.refillsRemaining) refills left"),
                 prescriber: prescription.prescriber,
                 lastFilledText: prescription.lastFilled.flatMap(CalendarDate.init(iso:)).map { "Last filled \($0.weekdayAndDay)" },
@@ -303,8 +343,11 @@ struct PharmacyPrescriptionsPage: Page {
         }
         orders = refills.map { item in
             Order(
-                medication: item.medication, statusText: item.refill.status.title, fulfilmentText: item.refill.fulfilment.title,
-                requestedText: "Asked for \(clock.dateTime(item.refill.requestedAt))", cancelReason: item.refill.cancelReason
+                medication: item.medication,
+                statusText: item.refill.status.title,
+                fulfilmentText: item.refill.fulfilment.title,
+                requestedText: "Asked for \(clock.dateTime(item.refill.requestedAt))",
+                cancelReason: item.refill.cancelReason
             )
         }
         self.requested = requested
@@ -341,8 +384,10 @@ struct PharmacyRefillPage: Page {
         hasAddress = address.isSaved
         choices = Fulfilment.allCases.map { fulfilment in
             Choice(
-                value: fulfilment.rawValue, title: fulfilment == .pickup ? "I will pick it up at the store" : "Deliver it to me",
-                hint: fulfilment == .pickup ? "We tell you when it is ready."
+                value: fulfilment.rawValue,
+                title: fulfilment == .pickup ? "I will pick it up at the store" : "Deliver it to me",
+                hint: fulfilment == .pickup
+                    ? "We tell you when it is ready."
                     : (address.isSaved ? "To \(address.text.replacingOccurrences(of: "\n", with: ", "))" : "Add your delivery address first."),
                 isSelected: fulfilment == chosen
             )
@@ -372,7 +417,7 @@ struct PharmacyAddressPage: Page {
             FormField("line2", label: "Address line 2 (optional)", value: address.line2, autocomplete: "address-line2", width: 30),
             FormField("city", label: "Town or city", value: address.city, autocomplete: "address-level2", width: 20),
             FormField("state", label: "State", value: address.state, hint: "Two letters, like OR", autocomplete: "address-level1", width: 10),
-            FormField("zip_code", label: "ZIP code", value: address.zipCode, autocomplete: "postal-code", width: 10),
+            FormField("zip_code", label: "ZIP code", value: address.zipCode, autocomplete: "postal-code", width: 10)
         ]
         errors.apply(to: &fields)
         self.fields = fields
@@ -403,7 +448,8 @@ struct PharmacyHistoryPage: Page {
         self.pagination = pagination
         self.entries = entries.map { entry in
             Entry(
-                title: entry.title, when: clock.dateTime(entry.at),
+                title: entry.title,
+                when: clock.dateTime(entry.at),
                 points: entry.points.flatMap { $0 == 0 ? nil : $0 > 0 ? "+\(RewardRules.pointsPhrase($0))" : "−\(RewardRules.pointsPhrase(-$0))" },
                 path: entry.voucherId.map { SiteURL.appPharmacyVoucher($0).path }
             )

@@ -35,39 +35,62 @@ struct PharmacyController {
         let status = request.query("status").flatMap(RefillStatus.init(rawValue:))
         let fulfilment = request.query("kind").flatMap(Fulfilment.init(rawValue:))
         let page = try await portal.database.read { db in
-            try await repository.refillQueue(statuses: status.map { [$0] } ?? RefillStatus.open, fulfilment: fulfilment,
-                                             page: try request.pageRequest(), on: db)
+            try await repository.refillQueue(
+                statuses: status.map { [$0] } ?? RefillStatus.open,
+                fulfilment: fulfilment,
+                page: try request.pageRequest(),
+                on: db
+            )
         }
         let address = ListAddress(path: SiteURL.pharmacy.path, parameters: [("status", status?.rawValue), ("kind", fulfilment?.rawValue)])
-        return portal.pages.response(RefillQueuePage(
-            layout: portal.layout("Refill queue", context: context, current: .pharmacy),
-            rows: RefillRow.queueHTML(page.items, clock: clock),
-            statuses: [FilterOption(value: "", title: "Every open request", isSelected: status == nil)]
-                + RefillStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
-            kinds: [FilterOption(value: "", title: "Pickup and delivery", isSelected: fulfilment == nil)]
-                + Fulfilment.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == fulfilment) },
-            isFiltered: status != nil || fulfilment != nil,
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "requests"))
-        ))
+        return portal.pages.response(
+            RefillQueuePage(
+                layout: portal.layout("Refill queue", context: context, current: .pharmacy),
+                rows: RefillRow.queueHTML(page.items, clock: clock),
+                statuses: [FilterOption(value: "", title: "Every open request", isSelected: status == nil)]
+                    + RefillStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == status) },
+                kinds: [FilterOption(value: "", title: "Pickup and delivery", isSelected: fulfilment == nil)]
+                    + Fulfilment.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == fulfilment) },
+                isFiltered: status != nil || fulfilment != nil,
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "requests"))
+            )
+        )
     }
 
     @Sendable func refill(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         let page = try await refillPage(id: id, reason: "", errors: FormErrors(), context: context)
         // It names her and her medication: each opening is recorded, as her record's is.
-        try await portal.recordAccess(AuditEvent(
-            actor: context.auditActor, action: .pharmacyRefillViewed, recordType: "pharmacy_refill", recordID: "\(id)",
-            origin: portal.origin(of: request, context: context)
-        ))
+        try await portal.recordAccess(
+            AuditEvent(
+                actor: context.auditActor,
+                action: .pharmacyRefillViewed,
+                recordType: "pharmacy_refill",
+                recordID: "\(id)",
+                origin: portal.origin(of: request, context: context)
+            )
+        )
         return page
     }
 
-    private func refillPage(id: Int64, reason: String, errors: FormErrors, context: PortalContext, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func refillPage(
+        id: Int64,
+        reason: String,
+        errors: FormErrors,
+        context: PortalContext,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         guard let item = try await portal.database.read({ db in try await repository.refillItem(id: id, on: db) }) else { throw HTTPError(.notFound) }
-        return portal.pages.response(RefillPage(
-            layout: portal.layout("Refill request \(id)", context: context, current: .pharmacy),
-            item: item, clock: clock, reason: reason, errors: errors
-        ), status: status)
+        return portal.pages.response(
+            RefillPage(
+                layout: portal.layout("Refill request \(id)", context: context, current: .pharmacy),
+                item: item,
+                clock: clock,
+                reason: reason,
+                errors: errors
+            ),
+            status: status
+        )
     }
 
     struct MoveForm: Decodable {
@@ -80,27 +103,55 @@ struct PharmacyController {
         let form = try await request.form(MoveForm.self, context: context)
         let reason = form.reason?.trimmed ?? ""
         guard let status = form.status.flatMap(RefillStatus.init(rawValue:)) else {
-            return try await refillPage(id: id, reason: reason, errors: FormErrors(items: [.init(field: "status", message: "Choose what happens next")]),
-                                        context: context, status: .unprocessableContent)
+            return try await refillPage(
+                id: id,
+                reason: reason,
+                errors: FormErrors(items: [.init(field: "status", message: "Choose what happens next")]),
+                context: context,
+                status: .unprocessableContent
+            )
         }
         if reason.count > PharmacyForms.descriptionMaximumLength {
-            return try await refillPage(id: id, reason: reason, errors: FormErrors(items: [
-                .init(field: "reason", message: "The reason must be \(PharmacyForms.descriptionMaximumLength) characters or fewer"),
-            ]), context: context, status: .unprocessableContent)
+            return try await refillPage(
+                id: id,
+                reason: reason,
+                errors: FormErrors(items: [
+                    .init(field: "reason", message: "The reason must be \(PharmacyForms.descriptionMaximumLength) characters or fewer")
+                ]),
+                context: context,
+                status: .unprocessableContent
+            )
         }
         do {
-            let moved = try await pharmacy.move(refillID: id, to: status, reason: reason, actor: context.auditActor, origin: portal.origin(of: request, context: context))
-            try await portal.flash(Flash(.success, "Request \(id) is now: \(moved.status.title.lowercased()). The customer has been told."), context: context)
+            let moved = try await pharmacy.move(
+                refillID: id,
+                to: status,
+                reason: reason,
+                actor: context.auditActor,
+                origin: portal.origin(of: request, context: context)
+            )
+            try await portal.flash(
+                Flash(.success, "Request \(id) is now: \(moved.status.title.lowercased()). The customer has been told."),
+                context: context
+            )
             return seeOther(.pharmacyRefill(id))
         } catch let problem as Pharmacy.RefillProblem {
-            let message: (String, String) = switch problem {
-            case .notFound: throw HTTPError(.notFound)
-            case .reasonMissing: ("reason", "Enter the reason the customer will see, like \"Your prescriber has stopped this medication\"")
-            case .noRefillsLeft: ("status", "This prescription has no refills left: cancel the request and tell the customer to ask her prescriber")
-            case .notAllowed(let from, let to): ("status", "This request is \(from.title.lowercased()), so it cannot be moved to \(to.title.lowercased())")
-            }
-            return try await refillPage(id: id, reason: reason, errors: FormErrors(items: [.init(field: message.0, message: message.1)]),
-                                        context: context, status: .unprocessableContent)
+            let message: (String, String) =
+                switch problem {
+                case .notFound: throw HTTPError(.notFound)
+                case .reasonMissing: ("reason", "Enter the reason the customer will see, like \"Your prescriber has stopped this medication\"")
+                case .noRefillsLeft:
+                    ("status", "This prescription has no refills left: cancel the request and tell the customer to ask her prescriber")
+                case .notAllowed(let from, let to):
+                    ("status", "This request is \(from.title.lowercased()), so it cannot be moved to \(to.title.lowercased())")
+                }
+            return try await refillPage(
+                id: id,
+                reason: reason,
+                errors: FormErrors(items: [.init(field: message.0, message: message.1)]),
+                context: context,
+                status: .unprocessableContent
+            )
         }
     }
 
@@ -113,11 +164,15 @@ struct PharmacyController {
         }
         let address = ListAddress(path: SiteURL.pharmacyCustomers.path, parameters: [("q", search)])
         let rows = CustomerRows.html(page.items)
-        return portal.pages.response(CustomersPage(
-            layout: portal.layout("Customers", context: context, current: .pharmacyCustomers),
-            rows: rows.html, hasRows: !rows.isEmpty, search: search,
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "customers"))
-        ))
+        return portal.pages.response(
+            CustomersPage(
+                layout: portal.layout("Customers", context: context, current: .pharmacyCustomers),
+                rows: rows.html,
+                hasRows: !rows.isEmpty,
+                search: search,
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "customers"))
+            )
+        )
     }
 
     @Sendable func customer(request: Request, context: PortalContext) async throws -> Response {
@@ -125,7 +180,8 @@ struct PharmacyController {
         let found = try await portal.database.read { db -> CustomerRecord? in
             guard let account = try await repository.customerWithPoints(id: id, on: db) else { return nil }
             return CustomerRecord(
-                customer: account.customer, points: account.points,
+                customer: account.customer,
+                points: account.points,
                 visits: try await repository.visits(customerID: id, limit: 10, on: db),
                 prescriptions: try await repository.prescriptions(customerID: id, on: db),
                 refills: try await repository.refills(customerID: id, limit: 20, on: db),
@@ -133,13 +189,23 @@ struct PharmacyController {
             )
         }
         guard let found else { throw HTTPError(.notFound) }
-        try await portal.recordAccess(AuditEvent(
-            actor: context.auditActor, action: .pharmacyCustomerViewed, recordType: "pharmacy_customer", recordID: "\(id)",
-            origin: portal.origin(of: request, context: context)
-        ))
-        return portal.pages.response(CustomerPage(
-            layout: portal.layout(found.customer.name, context: context, current: .pharmacyCustomers), record: found, clock: clock, now: portal.now
-        ))
+        try await portal.recordAccess(
+            AuditEvent(
+                actor: context.auditActor,
+                action: .pharmacyCustomerViewed,
+                recordType: "pharmacy_customer",
+                recordID: "\(id)",
+                origin: portal.origin(of: request, context: context)
+            )
+        )
+        return portal.pages.response(
+            CustomerPage(
+                layout: portal.layout(found.customer.name, context: context, current: .pharmacyCustomers),
+                record: found,
+                clock: clock,
+                now: portal.now
+            )
+        )
     }
 
     struct CustomerForm: Decodable, Sendable {
@@ -189,23 +255,34 @@ struct PharmacyController {
         }
 
         var details: PharmacyCustomerDetails {
-            PharmacyCustomerDetails(firstName: firstName, lastName: lastName, dateOfBirth: dateOfBirth, phone: phone,
-                                    address: DeliveryAddress(line1: line1, line2: line2, city: city, state: state, zipCode: zipCode))
+            PharmacyCustomerDetails(
+                firstName: firstName,
+                lastName: lastName,
+                dateOfBirth: dateOfBirth,
+                phone: phone,
+                address: DeliveryAddress(line1: line1, line2: line2, city: city, state: state, zipCode: zipCode)
+            )
         }
     }
 
     private func foundCustomer(_ context: PortalContext) async throws -> PharmacyCustomer {
         let id = try context.parameters.recordID()
-        guard let customer = try await portal.database.read({ db in try await repository.customer(id: id, on: db) }) else { throw HTTPError(.notFound) }
+        guard let customer = try await portal.database.read({ db in try await repository.customer(id: id, on: db) }) else {
+            throw HTTPError(.notFound)
+        }
         return customer
     }
 
     private func editForm(_ context: PortalContext) async throws -> Response {
         let customer = try await foundCustomer(context)
-        return portal.pages.response(CustomerFormPage(
-            layout: portal.layout("Correct \(customer.name)'s details", context: context, current: .pharmacyCustomers),
-            form: CustomerForm(customer), errors: FormErrors(), customer: customer
-        ))
+        return portal.pages.response(
+            CustomerFormPage(
+                layout: portal.layout("Correct \(customer.name)'s details", context: context, current: .pharmacyCustomers),
+                form: CustomerForm(customer),
+                errors: FormErrors(),
+                customer: customer
+            )
+        )
     }
 
     @Sendable func saveCustomer(request: Request, context: PortalContext) async throws -> Response {
@@ -218,10 +295,19 @@ struct PharmacyController {
         let origin = portal.origin(of: request, context: context)
         if errors.isEmpty {
             let saved = try await portal.database.transaction { db in
-                guard try await repository.updateCustomer(id: customer.id, email: form.email, details: form.details, now: portal.now, on: db) else { return false }
-                try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: .pharmacyCustomerChanged, recordType: "pharmacy_customer", recordID: "\(customer.id)", origin: origin
-                ), on: db)
+                guard try await repository.updateCustomer(id: customer.id, email: form.email, details: form.details, now: portal.now, on: db) else {
+                    return false
+                }
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: context.auditActor,
+                        action: .pharmacyCustomerChanged,
+                        recordType: "pharmacy_customer",
+                        recordID: "\(customer.id)",
+                        origin: origin
+                    ),
+                    on: db
+                )
                 return true
             }
             if saved {
@@ -230,10 +316,15 @@ struct PharmacyController {
             }
             errors.add("email", "Another customer's account uses this email address")
         }
-        return portal.pages.response(CustomerFormPage(
-            layout: portal.layout("Correct \(customer.name)'s details", context: context, current: .pharmacyCustomers),
-            form: form, errors: errors, customer: customer
-        ), status: .unprocessableContent)
+        return portal.pages.response(
+            CustomerFormPage(
+                layout: portal.layout("Correct \(customer.name)'s details", context: context, current: .pharmacyCustomers),
+                form: form,
+                errors: errors,
+                customer: customer
+            ),
+            status: .unprocessableContent
+        )
     }
 
     private func setStatus(_ status: PharmacyCustomer.Status, _ request: Request, _ context: PortalContext) async throws -> Response {
@@ -241,14 +332,26 @@ struct PharmacyController {
         let origin = portal.origin(of: request, context: context)
         try await portal.database.transaction { db in
             try await repository.setStatus(customerID: customer.id, status, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: status == .active ? .pharmacyCustomerEnabled : .pharmacyCustomerDisabled,
-                recordType: "pharmacy_customer", recordID: "\(customer.id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: status == .active ? .pharmacyCustomerEnabled : .pharmacyCustomerDisabled,
+                    recordType: "pharmacy_customer",
+                    recordID: "\(customer.id)",
+                    origin: origin
+                ),
+                on: db
+            )
         }
-        try await portal.flash(Flash(.success, status == .active
-            ? "\(customer.name) can use the app again."
-            : "\(customer.name)'s account is disabled: she is signed out of the app and cannot sign in."), context: context)
+        try await portal.flash(
+            Flash(
+                .success,
+                status == .active
+                    ? "\(customer.name) can use the app again."
+                    : "\(customer.name)'s account is disabled: she is signed out of the app and cannot sign in."
+            ),
+            context: context
+        )
         return seeOther(.pharmacyCustomer(customer.id))
     }
 
@@ -283,12 +386,22 @@ struct PharmacyController {
         func validated(customerID: Int64, today: CalendarDate) -> (PharmacyPrescription?, FormErrors) {
             var errors = FormErrors()
             let limit = PharmacyForms.textMaximumLength
-            if let problem = FieldRules.requiredTextProblem(medication, name: "the medication", maximumLength: limit) { errors.add("medication", problem) }
-            if let problem = FieldRules.requiredTextProblem(strength, name: "the strength, like 10 mg", maximumLength: limit) { errors.add("strength", problem) }
-            if let problem = FieldRules.requiredTextProblem(quantity, name: "the quantity, like 30 tablets", maximumLength: limit) { errors.add("quantity", problem) }
+            if let problem = FieldRules.requiredTextProblem(medication, name: "the medication", maximumLength: limit) {
+                errors.add("medication", problem)
+            }
+            if let problem = FieldRules.requiredTextProblem(strength, name: "the strength, like 10 mg", maximumLength: limit) {
+                errors.add("strength", problem)
+            }
+            if let problem = FieldRules.requiredTextProblem(quantity, name: "the quantity, like 30 tablets", maximumLength: limit) {
+                errors.add("quantity", problem)
+            }
             let refills = Int(refillsRemaining)
-            if refills.map({ (0...99).contains($0) }) != true { errors.add("refills_remaining", "Enter the refills remaining as a number from 0 to 99") }
-            if let problem = FieldRules.requiredTextProblem(prescriber, name: "the prescriber", maximumLength: limit) { errors.add("prescriber", problem) }
+            if refills.map({ (0...99).contains($0) }) != true {
+                errors.add("refills_remaining", "Enter the refills remaining as a number from 0 to 99")
+            }
+            if let problem = FieldRules.requiredTextProblem(prescriber, name: "the prescriber", maximumLength: limit) {
+                errors.add("prescriber", problem)
+            }
             if !lastFilled.isEmpty {
                 if let date = CalendarDate(iso: lastFilled) {
                     if today < date { errors.add("last_filled", "The last fill cannot be in the future") }
@@ -297,17 +410,31 @@ struct PharmacyController {
                 }
             }
             guard errors.isEmpty, let refills else { return (nil, errors) }
-            return (PharmacyPrescription(id: 0, customerID: customerID, medication: medication, strength: strength, quantity: quantity,
-                                         refillsRemaining: refills, prescriber: prescriber, lastFilled: lastFilled.isEmpty ? nil : lastFilled), errors)
+            return (
+                PharmacyPrescription(
+                    id: 0,
+                    customerID: customerID,
+                    medication: medication,
+                    strength: strength,
+                    quantity: quantity,
+                    refillsRemaining: refills,
+                    prescriber: prescriber,
+                    lastFilled: lastFilled.isEmpty ? nil : lastFilled
+                ), errors
+            )
         }
     }
 
     private func prescriptionForm(_ context: PortalContext) async throws -> Response {
         let customer = try await foundCustomer(context)
-        return portal.pages.response(PrescriptionFormPage(
-            layout: portal.layout("Add a prescription for \(customer.name)", context: context, current: .pharmacyCustomers),
-            form: PrescriptionForm(), errors: FormErrors(), customer: customer
-        ))
+        return portal.pages.response(
+            PrescriptionFormPage(
+                layout: portal.layout("Add a prescription for \(customer.name)", context: context, current: .pharmacyCustomers),
+                form: PrescriptionForm(),
+                errors: FormErrors(),
+                customer: customer
+            )
+        )
     }
 
     @Sendable func addPrescription(request: Request, context: PortalContext) async throws -> Response {
@@ -315,20 +442,38 @@ struct PharmacyController {
         let form = try await request.form(PrescriptionForm.self, context: context)
         let (prescription, errors) = form.validated(customerID: customer.id, today: clock.date(of: portal.now))
         guard let prescription else {
-            return portal.pages.response(PrescriptionFormPage(
-                layout: portal.layout("Add a prescription for \(customer.name)", context: context, current: .pharmacyCustomers),
-                form: form, errors: errors, customer: customer
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                PrescriptionFormPage(
+                    layout: portal.layout("Add a prescription for \(customer.name)", context: context, current: .pharmacyCustomers),
+                    form: form,
+                    errors: errors,
+                    customer: customer
+                ),
+                status: .unprocessableContent
+            )
         }
         let origin = portal.origin(of: request, context: context)
         try await portal.database.transaction { db in
             let id = try await repository.addPrescription(prescription, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pharmacyPrescriptionAdded, recordType: "pharmacy_prescription", recordID: "\(id)", origin: origin,
-                detail: "customer \(customer.id)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .pharmacyPrescriptionAdded,
+                    recordType: "pharmacy_prescription",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "customer \(customer.id)"
+                ),
+                on: db
+            )
         }
-        try await portal.flash(Flash(.success, "\(prescription.medication) \(prescription.strength) is on file: \(customer.details.firstName) can order refills of it in the app."), context: context)
+        try await portal.flash(
+            Flash(
+                .success,
+                "\(prescription.medication) \(prescription.strength) is on file: \(customer.details.firstName) can order refills of it in the app."
+            ),
+            context: context
+        )
         return seeOther(.pharmacyCustomer(customer.id))
     }
 
@@ -336,13 +481,22 @@ struct PharmacyController {
         let id = try context.parameters.recordID()
         let origin = portal.origin(of: request, context: context)
         let prescription = try await portal.database.transaction { db -> PharmacyPrescription? in
-            guard let prescription = try await repository.prescription(id: id, on: db), try await repository.removePrescription(id: id, now: portal.now, on: db) else {
+            guard let prescription = try await repository.prescription(id: id, on: db),
+                try await repository.removePrescription(id: id, now: portal.now, on: db)
+            else {
                 return nil
             }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pharmacyPrescriptionRemoved, recordType: "pharmacy_prescription", recordID: "\(id)", origin: origin,
-                detail: "customer \(prescription.customerID)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .pharmacyPrescriptionRemoved,
+                    recordType: "pharmacy_prescription",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "customer \(prescription.customerID)"
+                ),
+                on: db
+            )
             return prescription
         }
         guard let prescription else { throw HTTPError(.notFound) }

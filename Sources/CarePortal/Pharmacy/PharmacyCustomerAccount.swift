@@ -7,13 +7,20 @@ import SQLKit
 /// disabling her ends every session at once.
 extension AppAccountKind {
     static let pharmacyCustomer = AppAccountKind(
-        role: "pharmacy_customer", apiPrefix: "/api/v1/pharmacy", identifierField: "email", identifierName: "email address",
+        role: "pharmacy_customer",
+        apiPrefix: "/api/v1/pharmacy",
+        identifierField: "email",
+        identifierName: "email address",
         passwordProblem: { password, email, policy in policy.problem(with: password, username: email) },
         tokens: .init(
-            table: "pharmacy_customer_tokens", ownerColumn: "customer_id", ownerTable: "pharmacy_customers", ownerKey: "id",
+            table: "pharmacy_customer_tokens",
+            ownerColumn: "customer_id",
+            ownerTable: "pharmacy_customers",
+            ownerKey: "id",
             ownerInForce: { $0.where(SQLColumn("status", table: "pharmacy_customers"), .equal, SQLBind(PharmacyCustomer.Status.active.rawValue)) }
         ),
-        pagesPath: "/app/pharmacy", pagesTitle: "Your pharmacy",
+        pagesPath: "/app/pharmacy",
+        pagesTitle: "Your pharmacy",
         credentials: { email, db in
             try await PharmacyRepository().credentials(email: email, on: db).map {
                 Credentials(accountID: $0.id, passwordHash: $0.passwordHash, mayUseApp: $0.isActive)
@@ -47,8 +54,12 @@ extension AppAccountRef {
 extension NotificationAccounts {
     /// Her feed marked read, her choices about refill news and store welcomes, and her phones, through the members' machinery.
     static let pharmacyCustomers = NotificationAccounts(
-        kind: .pharmacyCustomer, access: .pharmacyCustomer, preferences: .apiPharmacyNotificationPreferences,
-        pushTokens: .apiPharmacyPushTokens, read: SiteURL.apiPharmacyNotificationRead, readAll: .apiPharmacyNotificationsReadAll,
+        kind: .pharmacyCustomer,
+        access: .pharmacyCustomer,
+        preferences: .apiPharmacyNotificationPreferences,
+        pushTokens: .apiPharmacyPushTokens,
+        read: SiteURL.apiPharmacyNotificationRead,
+        readAll: .apiPharmacyNotificationsReadAll,
         choosesReminders: false
     )
 }

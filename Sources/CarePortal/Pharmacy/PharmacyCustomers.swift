@@ -39,15 +39,29 @@ extension Pharmacy {
             // Every registration counts against the address, so nobody creates accounts by the thousand.
             try await throttle.admitAPIRequest(keys, now: now, on: db)
             if let id = try await repository.createCustomer(email: email, passwordHash: hash, details: details, now: now, on: db) {
-                try await portal.audit.record(AuditEvent(
-                    actor: customerActor(id), action: .pharmacyCustomerRegistered, recordType: "pharmacy_customer", recordID: "\(id)", origin: origin
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: customerActor(id),
+                        action: .pharmacyCustomerRegistered,
+                        recordType: "pharmacy_customer",
+                        recordID: "\(id)",
+                        origin: origin
+                    ),
+                    on: db
+                )
                 try await portal.outbox.enqueue(Mail.pharmacyWelcome(to: email, firstName: details.firstName, store: store), on: db)
             } else {
-                try await portal.audit.record(AuditEvent(
-                    actor: .anonymous, action: .pharmacyCustomerRegistered, recordType: "pharmacy_customer", outcome: .failure, origin: origin,
-                    detail: "address already registered"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: .anonymous,
+                        action: .pharmacyCustomerRegistered,
+                        recordType: "pharmacy_customer",
+                        outcome: .failure,
+                        origin: origin,
+                        detail: "address already registered"
+                    ),
+                    on: db
+                )
                 try await portal.outbox.enqueue(Mail.pharmacyAlreadyRegistered(to: email, store: store), on: db)
             }
         }
@@ -71,7 +85,8 @@ extension Pharmacy {
         if let problem = FieldRules.emailProblem(email) { throw APIError.validation(["email": problem]) }
         let throttle = SignInThrottle()
         let now = portal.now
-        let keys = [SignInThrottle.Key.pharmacyPasswordReset(PharmacyRules.emailKey(email))] + (origin.address.map { [.pharmacyPasswordReset($0)] } ?? [])
+        let keys =
+            [SignInThrottle.Key.pharmacyPasswordReset(PharmacyRules.emailKey(email))] + (origin.address.map { [.pharmacyPasswordReset($0)] } ?? [])
         try await throttle.refuseAPIRequestWhilePaused(keys, now: now, in: portal.database)
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
         let link = passwordReset.link(for: token)
@@ -80,10 +95,17 @@ extension Pharmacy {
             try await throttle.admitAPIRequest(keys, now: now, on: db)
             guard let customer = try await repository.customer(email: email, on: db), customer.status == .active else { return }
             try await PharmacyRepository.resetLinks.create(tokenHash: token.hash, accountID: customer.id, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: .anonymous, action: .pharmacyPasswordReset, recordType: "pharmacy_customer", recordID: "\(customer.id)", origin: origin,
-                detail: "link emailed"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: .anonymous,
+                    action: .pharmacyPasswordReset,
+                    recordType: "pharmacy_customer",
+                    recordID: "\(customer.id)",
+                    origin: origin,
+                    detail: "link emailed"
+                ),
+                on: db
+            )
             try await portal.outbox.enqueue(Mail.pharmacyPasswordReset(to: customer, link: link, token: token, store: store), on: db)
         }
     }
@@ -100,10 +122,18 @@ extension Pharmacy {
         guard try await portal.passwords.verify(password, againstStored: stored) else {
             try await portal.database.transaction { db in
                 try await throttle.fail(attempt, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: customerActor(holder.accountID), action: .pharmacyStepUp, recordType: "pharmacy_customer", recordID: "\(holder.accountID)",
-                    outcome: .failure, origin: origin, detail: "wrong password"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: customerActor(holder.accountID),
+                        action: .pharmacyStepUp,
+                        recordType: "pharmacy_customer",
+                        recordID: "\(holder.accountID)",
+                        outcome: .failure,
+                        origin: origin,
+                        detail: "wrong password"
+                    ),
+                    on: db
+                )
             }
             // IncorrectPassword: said beside the field, so she is asked again.
             throw APIError.validation(["password": Self.wrongStepUpPassword])
@@ -113,10 +143,16 @@ extension Pharmacy {
             try await throttle.release(attempt, on: db)
             try await throttle.clear(keys[0], on: db)
             try await repository.grantStepUp(tokenHash: holder.tokenHash, until: until, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: customerActor(holder.accountID), action: .pharmacyStepUp, recordType: "pharmacy_customer", recordID: "\(holder.accountID)",
-                origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: customerActor(holder.accountID),
+                    action: .pharmacyStepUp,
+                    recordType: "pharmacy_customer",
+                    recordID: "\(holder.accountID)",
+                    origin: origin
+                ),
+                on: db
+            )
         }
         return until
     }
@@ -142,7 +178,8 @@ extension Pharmacy {
         return try await portal.database.read { db in
             guard let customer = try await repository.customer(id: customerID, on: db) else { return nil }
             return Home(
-                customer: customer, points: try await ledger.allTimeBalance(of: account, on: db),
+                customer: customer,
+                points: try await ledger.allTimeBalance(of: account, on: db),
                 deals: try await repository.currentDeals(on: today, on: db),
                 unreadNotifications: try await portal.notifications.unreadCount(of: account, on: db)
             )
@@ -164,12 +201,21 @@ extension Pharmacy {
             for prescription in prescriptions {
                 if let id = try await repository.openRefill(prescriptionID: prescription.id, on: db) { open[prescription.id] = id }
             }
-            return PrescriptionsOnFile(prescriptions: prescriptions, openRefills: open, customer: try await repository.customer(id: customerID, on: db))
+            return PrescriptionsOnFile(
+                prescriptions: prescriptions,
+                openRefills: open,
+                customer: try await repository.customer(id: customerID, on: db)
+            )
         }
-        try await portal.recordAccess(AuditEvent(
-            actor: customerActor(customerID), action: .pharmacyPrescriptionsViewed, recordType: "pharmacy_customer",
-            recordID: "\(customerID)", origin: origin
-        ))
+        try await portal.recordAccess(
+            AuditEvent(
+                actor: customerActor(customerID),
+                action: .pharmacyPrescriptionsViewed,
+                recordType: "pharmacy_customer",
+                recordID: "\(customerID)",
+                origin: origin
+            )
+        )
         return onFile
     }
 
@@ -190,8 +236,11 @@ extension DeliveryAddress {
     /// An address as typed into the app or a page: trimmed, the state in capitals.
     init(typedLine1 line1: String?, line2: String?, city: String?, state: String?, zipCode: String?) {
         self.init(
-            line1: line1?.trimmed ?? "", line2: line2?.trimmed ?? "", city: city?.trimmed ?? "",
-            state: state?.trimmed.uppercased() ?? "", zipCode: zipCode?.trimmed ?? ""
+            line1: line1?.trimmed ?? "",
+            line2: line2?.trimmed ?? "",
+            city: city?.trimmed ?? "",
+            state: state?.trimmed.uppercased() ?? "",
+            zipCode: zipCode?.trimmed ?? ""
         )
     }
 }

@@ -12,25 +12,28 @@ struct PharmacyFeature: PortalFeature {
         NavigationItem(title: "Check a voucher", path: SiteURL.pharmacyVoucherCheck.path, access: .pharmacyStaff, group: .pharmacy),
         NavigationItem(title: "Deals", path: SiteURL.pharmacyDeals.path, access: .pharmacyStaff, group: .pharmacy),
         NavigationItem(title: "Rewards", path: SiteURL.pharmacyRewards.path, access: .pharmacyStaff, group: .pharmacy),
-        NavigationItem(title: "Store beacons", path: SiteURL.pharmacyBeacons.path, access: .pharmacyStaff, group: .pharmacy),
+        NavigationItem(title: "Store beacons", path: SiteURL.pharmacyBeacons.path, access: .pharmacyStaff, group: .pharmacy)
     ]
     static let auditActions: [AuditAction] = [
         .pharmacyCustomerRegistered, .pharmacyPasswordReset, .pharmacyStepUp, .pharmacyPrescriptionsViewed, .pharmacyCustomerViewed,
         .pharmacyCustomerChanged, .pharmacyCustomerDisabled, .pharmacyCustomerEnabled, .pharmacyPrescriptionAdded, .pharmacyPrescriptionRemoved,
-        .pharmacyRefillRequested, .pharmacyRefillViewed, .pharmacyRefillMoved, .pharmacyDealSaved, .pharmacyDealDeleted, .pharmacyRewardAdded, .pharmacyRewardRetired,
-        .pharmacyVoucherRedeemed, .pharmacyVoucherActivated, .pharmacyVoucherChecked, .pharmacyBeaconAdded, .pharmacyBeaconRemoved,
+        .pharmacyRefillRequested, .pharmacyRefillViewed, .pharmacyRefillMoved, .pharmacyDealSaved, .pharmacyDealDeleted, .pharmacyRewardAdded,
+        .pharmacyRewardRetired,
+        .pharmacyVoucherRedeemed, .pharmacyVoucherActivated, .pharmacyVoucherChecked, .pharmacyBeaconAdded, .pharmacyBeaconRemoved
     ]
-    static let templates: [TemplateName] = [
-        .pharmacyQueue, .pharmacyRefill, .pharmacyCustomers, .pharmacyCustomer, .pharmacyCustomerForm, .pharmacyPrescriptionForm,
-        .pharmacyDeals, .pharmacyDealForm, .rewardCatalogue, .pharmacyVoucherCheck, .pharmacyBeacons,
-    ] + TemplateName.appPharmacyTemplates
+    static let templates: [TemplateName] =
+        [
+            .pharmacyQueue, .pharmacyRefill, .pharmacyCustomers, .pharmacyCustomer, .pharmacyCustomerForm, .pharmacyPrescriptionForm,
+            .pharmacyDeals, .pharmacyDealForm, .rewardCatalogue, .pharmacyVoucherCheck, .pharmacyBeacons
+        ] + TemplateName.appPharmacyTemplates
     static let appAccounts: [AppAccountKind] = [.pharmacyCustomer]
     static let appParts = [
         AppPart(
-            kind: .pharmacyCustomer, title: "Pharmacy customers",
+            kind: .pharmacyCustomer,
+            title: "Pharmacy customers",
             summary: "Your points, today’s deals, rewards and vouchers, your prescriptions and refills.",
             demoIdentifier: "margaret.demo@example.invalid"
-        ),
+        )
     ]
     static let notificationKinds: [NotificationKind] = [.refillUpdate, .storeVisit, .beaconsChanged]
 
@@ -45,11 +48,13 @@ struct PharmacyFeature: PortalFeature {
     /// Password-reset links a day past their hour are deleted; used or not, they open nothing by then.
     var jobs: [BackgroundJob] {
         let portal = self.portal
-        return [BackgroundJob("Pharmacy password-reset links", every: BackgroundJob.housekeepingInterval) {
-            try await portal.database.write { db in
-                try await PharmacyRepository.resetLinks.deleteExpired(before: portal.now.addingTimeInterval(-86_400), on: db)
+        return [
+            BackgroundJob("Pharmacy password-reset links", every: BackgroundJob.housekeepingInterval) {
+                try await portal.database.write { db in
+                    try await PharmacyRepository.resetLinks.deleteExpired(before: portal.now.addingTimeInterval(-86_400), on: db)
+                }
             }
-        }]
+        ]
     }
 
     func addRoutes(to routes: inout PortalRoutes) {
@@ -65,11 +70,13 @@ struct PharmacyFeature: PortalFeature {
         let waiting = try await portal.database.read { db in try await PharmacyRepository().waitingCount(on: db) }
         return [
             HomeCard(
-                title: "Refill queue", path: SiteURL.pharmacy.path,
-                body: waiting == 0 ? "No refill requests are waiting." : "\(waiting) refill request\(waiting == 1 ? " is" : "s are") waiting on the pharmacy.",
+                title: "Refill queue",
+                path: SiteURL.pharmacy.path,
+                body: waiting == 0
+                    ? "No refill requests are waiting." : "\(waiting) refill request\(waiting == 1 ? " is" : "s are") waiting on the pharmacy.",
                 figures: [HomeFigure(label: "Refill requests waiting on the pharmacy", value: waiting, needsAttention: waiting > 0)]
             ),
-            HomeCard(title: "Check a voucher", path: SiteURL.pharmacyVoucherCheck.path, body: "Type or scan a customer's voucher code at the till."),
+            HomeCard(title: "Check a voucher", path: SiteURL.pharmacyVoucherCheck.path, body: "Type or scan a customer's voucher code at the till.")
         ]
     }
 
@@ -80,7 +87,8 @@ struct PharmacyFeature: PortalFeature {
 
 extension Program {
     static let pharmacy = Program(
-        id: "pharmacy", title: "Pharmacy",
+        id: "pharmacy",
+        title: "Pharmacy",
         summary: "The pharmacy's customers and their app: refills for pickup or delivery, deals, store visits, points and vouchers."
     )
 }

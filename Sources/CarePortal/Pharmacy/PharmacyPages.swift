@@ -204,7 +204,14 @@ struct CustomerPage: Page {
             cells.text("\(prescription.refillsRemaining)")
             cells.text(prescription.prescriber)
             cells.text(prescription.lastFilled.flatMap(CalendarDate.init(iso:))?.displayed ?? "Not yet", nowrap: true)
-            cells.cell { $0.postButton("Take off file", hidden: " \(medication)", to: SiteURL.pharmacyPrescriptionRemove(prescription.id).path, csrfToken: csrfToken) }
+            cells.cell {
+                $0.postButton(
+                    "Take off file",
+                    hidden: " \(medication)",
+                    to: SiteURL.pharmacyPrescriptionRemove(prescription.id).path,
+                    csrfToken: csrfToken
+                )
+            }
         }
         prescriptions = prescriptionRows.html
         hasPrescriptions = !prescriptionRows.isEmpty
@@ -247,9 +254,16 @@ struct CustomerFormPage: Page {
             FormField("first_name", label: "First name", value: form.firstName, autocomplete: "off", width: 20),
             FormField("last_name", label: "Last name", value: form.lastName, autocomplete: "off", width: 20),
             FormField("date_of_birth", label: "Date of birth", value: form.dateOfBirth, hint: "Like 1950-04-23", autocomplete: "off", width: 10),
-            FormField("email", label: "Email address", value: form.email, hint: "She signs in with it; emails about her orders go to it",
-                      type: "email", autocomplete: "off", width: 30),
-            FormField("phone", label: "Phone (optional)", value: form.phone, type: "tel", autocomplete: "off", width: 20),
+            FormField(
+                "email",
+                label: "Email address",
+                value: form.email,
+                hint: "She signs in with it; emails about her orders go to it",
+                type: "email",
+                autocomplete: "off",
+                width: 30
+            ),
+            FormField("phone", label: "Phone (optional)", value: form.phone, type: "tel", autocomplete: "off", width: 20)
         ]
         errors.apply(to: &person)
         personFields = person
@@ -258,7 +272,7 @@ struct CustomerFormPage: Page {
             FormField("line2", label: "Second line (optional)", value: form.line2, autocomplete: "off", width: 30),
             FormField("city", label: "Town or city", value: form.city, autocomplete: "off", width: 20),
             FormField("state", label: "State", value: form.state, hint: "Two letters, like OR", autocomplete: "off", width: 10),
-            FormField("zip_code", label: "ZIP code", value: form.zipCode, autocomplete: "off", width: 10),
+            FormField("zip_code", label: "ZIP code", value: form.zipCode, autocomplete: "off", width: 10)
         ]
         errors.apply(to: &address)
         addressFields = address
@@ -286,7 +300,7 @@ struct PrescriptionFormPage: Page {
             FormField("quantity", label: "Quantity", value: form.quantity, hint: "Like 30 tablets", autocomplete: "off", width: 20),
             FormField("refills_remaining", label: "Refills remaining", value: form.refillsRemaining, type: "number", autocomplete: "off", width: 10),
             FormField("prescriber", label: "Prescriber", value: form.prescriber, hint: "Like Dr. Ana Ruiz", autocomplete: "off", width: 30),
-            FormField("last_filled", label: "Last filled (optional)", value: form.lastFilled, hint: "Like 2026-11-02", autocomplete: "off", width: 10),
+            FormField("last_filled", label: "Last filled (optional)", value: form.lastFilled, hint: "Like 2026-11-02", autocomplete: "off", width: 10)
         ]
         errors.apply(to: &fields)
         self.fields = fields
@@ -364,14 +378,25 @@ struct DealFormPage: Page {
         descriptionError = errors["description"]
         var dates = [
             FormField("valid_from", label: "First day", value: form.validFrom, hint: "Like 2026-12-01", autocomplete: "off", width: 10),
-            FormField("valid_until", label: "Last day", value: form.validUntil, hint: "The deal runs to the end of this day", autocomplete: "off", width: 10),
+            FormField(
+                "valid_until",
+                label: "Last day",
+                value: form.validUntil,
+                hint: "The deal runs to the end of this day",
+                autocomplete: "off",
+                width: 10
+            )
         ]
         errors.apply(to: &dates)
         dateFields = dates
-        var picture = [FormField(
-            "picture", label: hasPicture ? "Replace the picture (optional)" : "Picture (optional)",
-            hint: "A PNG, JPEG or WebP picture smaller than \(PharmacyRules.dealPictureRules.maximumSizeText).", type: "file"
-        )]
+        var picture = [
+            FormField(
+                "picture",
+                label: hasPicture ? "Replace the picture (optional)" : "Picture (optional)",
+                hint: "A PNG, JPEG or WebP picture smaller than \(PharmacyRules.dealPictureRules.maximumSizeText).",
+                type: "file"
+            )
+        ]
         errors.apply(to: &picture)
         pictureField = picture[0]
         picturePath = hasPicture ? id.map { SiteURL.pharmacyDealPicture($0).path } : nil
@@ -432,8 +457,16 @@ struct VoucherCheckPage: Page {
     init(layout: Layout, code: String, result: VoucherCheckResult?, errors: FormErrors) {
         self.layout = layout
         self.errors = errors.items
-        var field = [FormField("code", label: "Voucher code", value: code, hint: "8 letters and numbers, shown on the customer's phone",
-                               autocomplete: "off", width: 10)]
+        var field = [
+            FormField(
+                "code",
+                label: "Voucher code",
+                value: code,
+                hint: "8 letters and numbers, shown on the customer's phone",
+                autocomplete: "off",
+                width: 10
+            )
+        ]
         errors.apply(to: &field)
         codeField = field[0]
         self.result = result
@@ -472,7 +505,7 @@ struct BeaconsPage: Page {
             FormField("name", label: "Name", value: form.name, hint: "Where it is, like Front door", width: 20),
             FormField("uuid", label: "UUID", value: form.uuid, autocomplete: "off", width: 30),
             FormField("major", label: "Major", value: form.major, type: "number", autocomplete: "off", width: 10),
-            FormField("minor", label: "Minor", value: form.minor, type: "number", autocomplete: "off", width: 10),
+            FormField("minor", label: "Minor", value: form.minor, type: "number", autocomplete: "off", width: 10)
         ]
         errors.apply(to: &fields)
         self.fields = fields

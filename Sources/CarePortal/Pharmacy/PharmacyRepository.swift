@@ -14,11 +14,13 @@ struct PharmacyRepository: Sendable {
     }
 
     func credentials(email: String, on db: any SQLDatabase) async throws -> StoredCredentials? {
-        guard let row = try await db.select().columns("id", "password_hash", "status").from("pharmacy_customers")
-            .where("email_key", .equal, PharmacyRules.emailKey(email)).first()
+        guard
+            let row = try await db.select().columns("id", "password_hash", "status").from("pharmacy_customers")
+                .where("email_key", .equal, PharmacyRules.emailKey(email)).first()
         else { return nil }
         return StoredCredentials(
-            id: try row.decode(column: "id", as: Int64.self), passwordHash: try row.decode(column: "password_hash", as: String.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            passwordHash: try row.decode(column: "password_hash", as: String.self),
             isActive: try row.decode(column: "status", as: String.self) == PharmacyCustomer.Status.active.rawValue
         )
     }
@@ -29,16 +31,49 @@ struct PharmacyRepository: Sendable {
     }
 
     /// A new customer's id; nil when the address already has an account.
-    func createCustomer(email: String, passwordHash: String, details: PharmacyCustomerDetails, now: Date, on db: any SQLDatabase) async throws -> Int64? {
+    func createCustomer(
+        email: String,
+        passwordHash: String,
+        details: PharmacyCustomerDetails,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Int64? {
         let time = now.millisecondsSince1970
         let address = details.address
         let id = try await db.insert(into: "pharmacy_customers")
-            .columns("email", "email_key", "password_hash", "first_name", "last_name", "date_of_birth", "phone",
-                     "address_line1", "address_line2", "city", "state", "zip_code", "status", "created_at", "updated_at")
+            .columns(
+                "email",
+                "email_key",
+                "password_hash",
+                "first_name",
+                "last_name",
+                "date_of_birth",
+                "phone",
+                "address_line1",
+                "address_line2",
+                "city",
+                "state",
+                "zip_code",
+                "status",
+                "created_at",
+                "updated_at"
+            )
             .values(
-                SQLBind(email), SQLBind(PharmacyRules.emailKey(email)), SQLBind(passwordHash), SQLBind(details.firstName), SQLBind(details.lastName),
-                SQLBind(details.dateOfBirth), SQLBind(details.phone), SQLBind(address.line1), SQLBind(address.line2), SQLBind(address.city),
-                SQLBind(address.state), SQLBind(address.zipCode), SQLBind(PharmacyCustomer.Status.active.rawValue), SQLBind(time), SQLBind(time)
+                SQLBind(email),
+                SQLBind(PharmacyRules.emailKey(email)),
+                SQLBind(passwordHash),
+                SQLBind(details.firstName),
+                SQLBind(details.lastName),
+                SQLBind(details.dateOfBirth),
+                SQLBind(details.phone),
+                SQLBind(address.line1),
+                SQLBind(address.line2),
+                SQLBind(address.city),
+                SQLBind(address.state),
+                SQLBind(address.zipCode),
+                SQLBind(PharmacyCustomer.Status.active.rawValue),
+                SQLBind(time),
+                SQLBind(time)
             )
             .ignoringConflicts(with: ["email_key"])
             .returning("id").first()?.decode(column: "id", as: Int64.self)
@@ -53,25 +88,34 @@ struct PharmacyRepository: Sendable {
     func setSearchWords(customerID: Int64, firstName: String, lastName: String, email: String, on db: any SQLDatabase) async throws {
         let mailbox = email.split(separator: "@", maxSplits: 1).first.map(String.init) ?? ""
         try await db.replaceSearchRows(
-            in: "pharmacy_customer_words", column: "word_start", values: WordStarts.starts(of: "\(firstName) \(lastName) \(mailbox)").sorted(),
-            owner: "customer_id", id: customerID, copied: [("last_name", lastName), ("first_name", firstName)]
+            in: "pharmacy_customer_words",
+            column: "word_start",
+            values: WordStarts.starts(of: "\(firstName) \(lastName) \(mailbox)").sorted(),
+            owner: "customer_id",
+            id: customerID,
+            copied: [("last_name", lastName), ("first_name", firstName)]
         )
     }
 
     private static let customerColumns = ColumnList([
         "id", "email", "first_name", "last_name", "date_of_birth", "phone", "address_line1", "address_line2", "city", "state", "zip_code",
-        "status", "created_at", "last_active_at",
+        "status", "created_at", "last_active_at"
     ])
 
     private func decodeCustomer(_ row: any SQLRow) throws -> PharmacyCustomer {
         PharmacyCustomer(
-            id: try row.decode(column: "id", as: Int64.self), email: try row.decode(column: "email", as: String.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            email: try row.decode(column: "email", as: String.self),
             details: PharmacyCustomerDetails(
-                firstName: try row.decode(column: "first_name", as: String.self), lastName: try row.decode(column: "last_name", as: String.self),
-                dateOfBirth: try row.decode(column: "date_of_birth", as: String.self), phone: try row.decode(column: "phone", as: String.self),
+                firstName: try row.decode(column: "first_name", as: String.self),
+                lastName: try row.decode(column: "last_name", as: String.self),
+                dateOfBirth: try row.decode(column: "date_of_birth", as: String.self),
+                phone: try row.decode(column: "phone", as: String.self),
                 address: DeliveryAddress(
-                    line1: try row.decode(column: "address_line1", as: String.self), line2: try row.decode(column: "address_line2", as: String.self),
-                    city: try row.decode(column: "city", as: String.self), state: try row.decode(column: "state", as: String.self),
+                    line1: try row.decode(column: "address_line1", as: String.self),
+                    line2: try row.decode(column: "address_line2", as: String.self),
+                    city: try row.decode(column: "city", as: String.self),
+                    state: try row.decode(column: "state", as: String.self),
                     zipCode: try row.decode(column: "zip_code", as: String.self)
                 )
             ),
@@ -87,9 +131,10 @@ struct PharmacyRepository: Sendable {
 
     /// Her account and her points balance, in one statement.
     func customerWithPoints(id: Int64, on db: any SQLDatabase) async throws -> (customer: PharmacyCustomer, points: Int)? {
-        guard let row = try await db.select().column(Self.customerColumns)
-            .column(SQLAlias(PointsLedger().allTimeBalanceExpression(of: .pharmacyCustomer(id)), as: SQLIdentifier("points")))
-            .from("pharmacy_customers").where("id", .equal, id).first()
+        guard
+            let row = try await db.select().column(Self.customerColumns)
+                .column(SQLAlias(PointsLedger().allTimeBalanceExpression(of: .pharmacyCustomer(id)), as: SQLIdentifier("points")))
+                .from("pharmacy_customers").where("id", .equal, id).first()
         else { return nil }
         return (try decodeCustomer(row), try row.decode(column: "points", as: Int.self))
     }
@@ -111,7 +156,8 @@ struct PharmacyRepository: Sendable {
             builder.fromWordStarts(words, table: "pharmacy_customer_words", owner: "customer_id", copied: ["last_name", "first_name"])
         }
         return try await db.seek(
-            page, order: ListOrder("name", keys: [.text("last_name"), .text("first_name"), .integer("id")], descending: false),
+            page,
+            order: ListOrder("name", keys: [.text("last_name"), .text("first_name"), .integer("id")], descending: false),
             columns: [Self.customerColumns],
             rows: { builder in
                 builder.from("pharmacy_customers")
@@ -119,7 +165,8 @@ struct PharmacyRepository: Sendable {
                 if CalendarDate(iso: typed) != nil { return builder.where("date_of_birth", .equal, typed) }
                 return builder.where(startsWith(SQLColumn("email_key"), typed))
             },
-            counted: byWords ? matching : nil, idsFirst: byWords ? matching : nil,
+            counted: byWords ? matching : nil,
+            idsFirst: byWords ? matching : nil,
             decode: decodeCustomer
         )
     }
@@ -186,21 +233,46 @@ struct PharmacyRepository: Sendable {
 
     private func decodePrescription(_ row: any SQLRow) throws -> PharmacyPrescription {
         PharmacyPrescription(
-            id: try row.decode(column: "id", as: Int64.self), customerID: try row.decode(column: "customer_id", as: Int64.self),
-            medication: try row.decode(column: "medication", as: String.self), strength: try row.decode(column: "strength", as: String.self),
-            quantity: try row.decode(column: "quantity", as: String.self), refillsRemaining: try row.decode(column: "refills_remaining", as: Int.self),
-            prescriber: try row.decode(column: "prescriber", as: String.self), lastFilled: try row.decode(column: "last_filled", as: String?.self)
+            id: try row.decode(column: "id", as: Int64.self),
+            customerID: try row.decode(column: "customer_id", as: Int64.self),
+            medication: try row.decode(column: "medication", as: String.self),
+            strength: try row.decode(column: "strength", as: String.self),
+            quantity: try row.decode(column: "quantity", as: String.self),
+            refillsRemaining: try row.decode(column: "refills_remaining", as: Int.self),
+            prescriber: try row.decode(column: "prescriber", as: String.self),
+            lastFilled: try row.decode(column: "last_filled", as: String?.self)
         )
     }
 
-    private static let prescriptionColumns = ColumnList(["id", "customer_id", "medication", "strength", "quantity", "refills_remaining", "prescriber", "last_filled"])
+    private static let prescriptionColumns = ColumnList([
+        "id", "customer_id", "medication", "strength", "quantity", "refills_remaining", "prescriber", "last_filled"
+    ])
 
     func addPrescription(_ prescription: PharmacyPrescription, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let time = now.millisecondsSince1970
         return try await db.insert(into: "pharmacy_prescriptions")
-            .columns("customer_id", "medication", "strength", "quantity", "refills_remaining", "prescriber", "last_filled", "created_at", "updated_at")
-            .values(SQLBind(prescription.customerID), SQLBind(prescription.medication), SQLBind(prescription.strength), SQLBind(prescription.quantity),
-                    SQLBind(prescription.refillsRemaining), SQLBind(prescription.prescriber), SQLBind(prescription.lastFilled), SQLBind(time), SQLBind(time))
+            .columns(
+                "customer_id",
+                "medication",
+                "strength",
+                "quantity",
+                "refills_remaining",
+                "prescriber",
+                "last_filled",
+                "created_at",
+                "updated_at"
+            )
+            .values(
+                SQLBind(prescription.customerID),
+                SQLBind(prescription.medication),
+                SQLBind(prescription.strength),
+                SQLBind(prescription.quantity),
+                SQLBind(prescription.refillsRemaining),
+                SQLBind(prescription.prescriber),
+                SQLBind(prescription.lastFilled),
+                SQLBind(time),
+                SQLBind(time)
+            )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
@@ -226,26 +298,29 @@ struct PharmacyRepository: Sendable {
 
     /// One refill used: counted down and dated, only while one remains.
     func fillPrescription(id: Int64, on day: CalendarDate, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE pharmacy_prescriptions SET refills_remaining = refills_remaining - 1, last_filled = \(bind: day.iso),
             updated_at = \(bind: now.millisecondsSince1970) WHERE id = \(bind: id) AND refills_remaining > 0 RETURNING id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     // MARK: Refills
 
     private static let refillColumns = ColumnList([
-        "id", "customer_id", "prescription_id", "fulfilment", "delivery_address", "status", "cancel_reason", "requested_at", "updated_at",
+        "id", "customer_id", "prescription_id", "fulfilment", "delivery_address", "status", "cancel_reason", "requested_at", "updated_at"
     ])
     /// A request's columns, her name and the medication (`refillItems`).
     private static let refillItemColumns = ColumnList(joining: [
         ColumnList(refillColumns.names, table: "r"), ColumnList(["first_name", "last_name"], table: "c"),
-        ColumnList(["medication", "strength"], table: "p"),
+        ColumnList(["medication", "strength"], table: "p")
     ])
 
     private func decodeRefill(_ row: any SQLRow) throws -> PharmacyRefill {
         PharmacyRefill(
-            id: try row.decode(column: "id", as: Int64.self), customerID: try row.decode(column: "customer_id", as: Int64.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            customerID: try row.decode(column: "customer_id", as: Int64.self),
             prescriptionID: try row.decode(column: "prescription_id", as: Int64.self),
             fulfilment: Fulfilment(rawValue: try row.decode(column: "fulfilment", as: String.self)) ?? .pickup,
             deliveryAddress: try row.decode(column: "delivery_address", as: String?.self),
@@ -256,15 +331,38 @@ struct PharmacyRepository: Sendable {
         )
     }
 
-    func addRefill(customerID: Int64, prescriptionID: Int64, fulfilment: Fulfilment, deliveryAddress: String?, now: Date, on db: any SQLDatabase) async throws -> PharmacyRefill {
+    func addRefill(
+        customerID: Int64,
+        prescriptionID: Int64,
+        fulfilment: Fulfilment,
+        deliveryAddress: String?,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> PharmacyRefill {
         let time = now.millisecondsSince1970
         let id = try await db.insert(into: "pharmacy_refills")
             .columns("customer_id", "prescription_id", "fulfilment", "delivery_address", "status", "requested_at", "updated_at")
-            .values(SQLBind(customerID), SQLBind(prescriptionID), SQLBind(fulfilment.rawValue), SQLBind(deliveryAddress),
-                    SQLBind(RefillStatus.requested.rawValue), SQLBind(time), SQLBind(time))
+            .values(
+                SQLBind(customerID),
+                SQLBind(prescriptionID),
+                SQLBind(fulfilment.rawValue),
+                SQLBind(deliveryAddress),
+                SQLBind(RefillStatus.requested.rawValue),
+                SQLBind(time),
+                SQLBind(time)
+            )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
-        return PharmacyRefill(id: id, customerID: customerID, prescriptionID: prescriptionID, fulfilment: fulfilment, deliveryAddress: deliveryAddress,
-                              status: .requested, cancelReason: nil, requestedAt: now, updatedAt: now)
+        return PharmacyRefill(
+            id: id,
+            customerID: customerID,
+            prescriptionID: prescriptionID,
+            fulfilment: fulfilment,
+            deliveryAddress: deliveryAddress,
+            status: .requested,
+            cancelReason: nil,
+            requestedAt: now,
+            updatedAt: now
+        )
     }
 
     /// An open request for this prescription, if she has one.
@@ -291,17 +389,28 @@ struct PharmacyRepository: Sendable {
         builder
             .column(Self.refillItemColumns)
             .from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))
-            .join(SQLAlias(SQLIdentifier("pharmacy_customers"), as: SQLIdentifier("c")), method: SQLJoinMethod.inner,
-                  on: SQLColumn("customer_id", table: "r"), .equal, SQLColumn("id", table: "c"))
-            .join(SQLAlias(SQLIdentifier("pharmacy_prescriptions"), as: SQLIdentifier("p")), method: SQLJoinMethod.inner,
-                  on: SQLColumn("prescription_id", table: "r"), .equal, SQLColumn("id", table: "p"))
+            .join(
+                SQLAlias(SQLIdentifier("pharmacy_customers"), as: SQLIdentifier("c")),
+                method: SQLJoinMethod.inner,
+                on: SQLColumn("customer_id", table: "r"),
+                .equal,
+                SQLColumn("id", table: "c")
+            )
+            .join(
+                SQLAlias(SQLIdentifier("pharmacy_prescriptions"), as: SQLIdentifier("p")),
+                method: SQLJoinMethod.inner,
+                on: SQLColumn("prescription_id", table: "r"),
+                .equal,
+                SQLColumn("id", table: "p")
+            )
     }
 
     private func decodeItem(_ row: any SQLRow) throws -> RefillQueueItem {
         RefillQueueItem(
             refill: try decodeRefill(row),
             customerName: "\(try row.decode(column: "first_name", as: String.self)) \(try row.decode(column: "last_name", as: String.self))",
-            medication: try row.decode(column: "medication", as: String.self), strength: try row.decode(column: "strength", as: String.self)
+            medication: try row.decode(column: "medication", as: String.self),
+            strength: try row.decode(column: "strength", as: String.self)
         )
     }
 
@@ -309,7 +418,12 @@ struct PharmacyRepository: Sendable {
     /// queue's index alone and only they are joined to their customers and prescriptions ("ids first"):
     /// joined plainly, both engines joined every open request before sorting them, since several
     /// statuses cannot be read in one order from the index (docs/performance-history.md, "Pharmacy").
-    func refillQueue(statuses: [RefillStatus], fulfilment: Fulfilment?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<RefillQueueItem> {
+    func refillQueue(
+        statuses: [RefillStatus],
+        fulfilment: Fulfilment?,
+        page: PageRequest,
+        on db: any SQLDatabase
+    ) async throws -> PageOf<RefillQueueItem> {
         func requests(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
             builder.from(SQLAlias(SQLIdentifier("pharmacy_refills"), as: SQLIdentifier("r")))
             return filter(builder)
@@ -329,10 +443,13 @@ struct PharmacyRepository: Sendable {
         // requests and, below the count's limit, chose a sequential scan of every request (30 ms where the
         // index takes 0.1 ms).
         func counted(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
-            requests(builder).orderBy(SQLColumn("status", table: "r")).orderBy(SQLColumn("requested_at", table: "r")).orderBy(SQLColumn("id", table: "r"))
+            requests(builder).orderBy(SQLColumn("status", table: "r")).orderBy(SQLColumn("requested_at", table: "r")).orderBy(
+                SQLColumn("id", table: "r")
+            )
         }
         return try await db.seek(
-            page, order: ListOrder("requested", keys: [.integer("requested_at", table: "r"), .integer("id", table: "r")], descending: false),
+            page,
+            order: ListOrder("requested", keys: [.integer("requested_at", table: "r"), .integer("id", table: "r")], descending: false),
             columns: [],
             rows: { filter(refillItems($0)) },
             counted: counted,
@@ -380,11 +497,15 @@ struct PharmacyRepository: Sendable {
 
     private func decodeDeal(_ row: any SQLRow) throws -> PharmacyDeal {
         PharmacyDeal(
-            id: try row.decode(column: "id", as: Int64.self), title: try row.decode(column: "title", as: String.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            title: try row.decode(column: "title", as: String.self),
             description: try row.decode(column: "description", as: String.self),
-            validFrom: try row.decode(column: "valid_from", as: String.self), validUntil: try row.decode(column: "valid_until", as: String.self),
+            validFrom: try row.decode(column: "valid_from", as: String.self),
+            validUntil: try row.decode(column: "valid_until", as: String.self),
             picture: try row.decode(column: "picture_file", as: String?.self).flatMap { file in
-                try row.decode(column: "picture_type", as: String?.self).flatMap(UploadType.init(rawValue:)).map { StoredUpload(fileName: file, type: $0) }
+                try row.decode(column: "picture_type", as: String?.self).flatMap(UploadType.init(rawValue:)).map {
+                    StoredUpload(fileName: file, type: $0)
+                }
             }
         )
     }
@@ -415,8 +536,16 @@ struct PharmacyRepository: Sendable {
         let time = now.millisecondsSince1970
         return try await db.insert(into: "pharmacy_deals")
             .columns("title", "description", "valid_from", "valid_until", "picture_file", "picture_type", "created_at", "updated_at")
-            .values(SQLBind(deal.title), SQLBind(deal.description), SQLBind(deal.validFrom), SQLBind(deal.validUntil),
-                    SQLBind(deal.picture?.fileName), SQLBind(deal.picture?.type.rawValue), SQLBind(time), SQLBind(time))
+            .values(
+                SQLBind(deal.title),
+                SQLBind(deal.description),
+                SQLBind(deal.validFrom),
+                SQLBind(deal.validUntil),
+                SQLBind(deal.picture?.fileName),
+                SQLBind(deal.picture?.type.rawValue),
+                SQLBind(time),
+                SQLBind(time)
+            )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
@@ -447,7 +576,9 @@ struct PharmacyRepository: Sendable {
 
     func addReward(title: String, pointsCost: Int, cashierGives: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         try await kept.addReward(
-            RewardDraft(title: title, pointsCost: pointsCost, gives: cashierGives, description: "", handedOver: .voucher, stock: nil), now: now, on: db
+            RewardDraft(title: title, pointsCost: pointsCost, gives: cashierGives, description: "", handedOver: .voucher, stock: nil),
+            now: now,
+            on: db
         )
     }
 
@@ -488,8 +619,10 @@ struct PharmacyRepository: Sendable {
 
     private func decodeBeacon(_ row: any SQLRow) throws -> PharmacyBeacon {
         PharmacyBeacon(
-            id: try row.decode(column: "id", as: Int64.self), uuid: try row.decode(column: "uuid", as: String.self),
-            major: try row.decode(column: "major", as: Int.self), minor: try row.decode(column: "minor", as: Int.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            uuid: try row.decode(column: "uuid", as: String.self),
+            major: try row.decode(column: "major", as: Int.self),
+            minor: try row.decode(column: "minor", as: Int.self),
             name: try row.decode(column: "name", as: String.self)
         )
     }
@@ -529,18 +662,26 @@ struct PharmacyRepository: Sendable {
                 AND p.reason NOT IN (\(bind: Pharmacy.visitReason), \(bind: RewardRules.spendReason))
             """
         let total = try await db.raw("SELECT COUNT(*) AS n FROM (\(lines)) h").first()?.decode(column: "n", as: Int.self) ?? 0
-        let rows = try await db.raw("""
+        let rows = try await db.raw(
+            """
             SELECT kind, at, text, item_id, points, status FROM (\(lines)) h
             ORDER BY at DESC, kind, item_id DESC LIMIT \(unsafeRaw: String(page.size)) OFFSET \(unsafeRaw: String((page.number - 1) * page.size))
-            """).all()
-        return PageOf(items: try rows.map { row in
-            HistoryRow(
-                kind: try row.decode(column: "kind", as: String.self),
-                at: Date(millisecondsSince1970: try row.decode(column: "at", as: Int64.self)),
-                text: try row.decode(column: "text", as: String?.self), itemID: try row.decode(column: "item_id", as: Int64?.self),
-                points: try row.decode(column: "points", as: Int?.self), status: try row.decode(column: "status", as: String?.self)
-            )
-        }, totalCount: total, request: page)
+            """
+        ).all()
+        return PageOf(
+            items: try rows.map { row in
+                HistoryRow(
+                    kind: try row.decode(column: "kind", as: String.self),
+                    at: Date(millisecondsSince1970: try row.decode(column: "at", as: Int64.self)),
+                    text: try row.decode(column: "text", as: String?.self),
+                    itemID: try row.decode(column: "item_id", as: Int64?.self),
+                    points: try row.decode(column: "points", as: Int?.self),
+                    status: try row.decode(column: "status", as: String?.self)
+                )
+            },
+            totalCount: total,
+            request: page
+        )
     }
 
     /// Every active customer's id, for a feed entry written to them all.
@@ -549,7 +690,9 @@ struct PharmacyRepository: Sendable {
     }
 
     func beacons(on db: any SQLDatabase) async throws -> [PharmacyBeacon] {
-        try await db.select().columns("id", "uuid", "major", "minor", "name").from("pharmacy_beacons").orderBy("name").orderBy("id").all().map(decodeBeacon)
+        try await db.select().columns("id", "uuid", "major", "minor", "name").from("pharmacy_beacons").orderBy("name").orderBy("id").all().map(
+            decodeBeacon
+        )
     }
 
     func beacon(uuid: String, major: Int, minor: Int, on db: any SQLDatabase) async throws -> PharmacyBeacon? {

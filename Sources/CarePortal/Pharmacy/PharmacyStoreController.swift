@@ -38,8 +38,8 @@ struct PharmacyStoreController {
     /// A deal's picture, served with the type its bytes were recognised as; staff and the app both ask here.
     static func picture(of id: Int64, portal: Portal, request: Request, context: PortalContext) async throws -> Response {
         guard let deal = try await portal.database.read({ db in try await PharmacyRepository().deal(id: id, on: db) }),
-              let picture = deal.picture,
-              let response = try await pictures(portal).response(for: picture, request: request, context: context, downloadName: "deal-\(id)")
+            let picture = deal.picture,
+            let response = try await pictures(portal).response(for: picture, request: request, context: context, downloadName: "deal-\(id)")
         else { throw request.uri.path.hasPrefix("/api/") ? APIError.notFound : HTTPError(.notFound) }
         return response
     }
@@ -49,11 +49,14 @@ struct PharmacyStoreController {
     @Sendable func deals(request: Request, context: PortalContext) async throws -> Response {
         let today = clock.date(of: portal.now)
         let (running, past) = try await portal.database.read { db in try await repository.deals(today: today, on: db) }
-        return portal.pages.response(DealsPage(
-            layout: portal.layout("Deals", context: context, current: .pharmacyDeals),
-            running: running.map { DealRow($0, today: today) }, past: past.map { DealRow($0, today: today) },
-            currentCount: running.filter { $0.validFrom <= today.iso }.count
-        ))
+        return portal.pages.response(
+            DealsPage(
+                layout: portal.layout("Deals", context: context, current: .pharmacyDeals),
+                running: running.map { DealRow($0, today: today) },
+                past: past.map { DealRow($0, today: today) },
+                currentCount: running.filter { $0.validFrom <= today.iso }.count
+            )
+        )
     }
 
     struct DealForm: Sendable {
@@ -90,8 +93,11 @@ struct PharmacyStoreController {
 
         func validated(id: Int64) -> (PharmacyDeal?, FormErrors) {
             var errors = FormErrors()
-            if let problem = FieldRules.requiredTextProblem(title, name: "a title", maximumLength: PharmacyForms.textMaximumLength) { errors.add("title", problem) }
-            if let problem = FieldRules.requiredTextProblem(description, name: "a description", maximumLength: PharmacyForms.descriptionMaximumLength) {
+            if let problem = FieldRules.requiredTextProblem(title, name: "a title", maximumLength: PharmacyForms.textMaximumLength) {
+                errors.add("title", problem)
+            }
+            if let problem = FieldRules.requiredTextProblem(description, name: "a description", maximumLength: PharmacyForms.descriptionMaximumLength)
+            {
                 errors.add("description", problem)
             }
             if let problem = PharmacyRules.dateProblem(validFrom, name: "the first day of the deal") { errors.add("valid_from", problem) }
@@ -110,8 +116,15 @@ struct PharmacyStoreController {
             guard let deal = try await portal.database.read({ db in try await repository.deal(id: id, on: db) }) else { throw HTTPError(.notFound) }
             form = DealForm(deal)
         }
-        return portal.pages.response(DealFormPage(form, id: id, hasPicture: form.picture != nil, errors: FormErrors(),
-                                                  layout: portal.layout(id == nil ? "Add a deal" : "Change a deal", context: context, current: .pharmacyDeals)))
+        return portal.pages.response(
+            DealFormPage(
+                form,
+                id: id,
+                hasPicture: form.picture != nil,
+                errors: FormErrors(),
+                layout: portal.layout(id == nil ? "Add a deal" : "Change a deal", context: context, current: .pharmacyDeals)
+            )
+        )
     }
 
     private func saveDeal(_ id: Int64?, _ request: Request, _ context: PortalContext) async throws -> Response {
@@ -131,9 +144,16 @@ struct PharmacyStoreController {
         }
         let removing = multipart.fields["remove_picture"] == "yes"
         guard var deal, errors.isEmpty else {
-            return portal.pages.response(DealFormPage(form, id: id, hasPicture: existing?.picture != nil, errors: errors,
-                                                      layout: portal.layout(id == nil ? "Add a deal" : "Change a deal", context: context, current: .pharmacyDeals)),
-                                         status: .unprocessableContent)
+            return portal.pages.response(
+                DealFormPage(
+                    form,
+                    id: id,
+                    hasPicture: existing?.picture != nil,
+                    errors: errors,
+                    layout: portal.layout(id == nil ? "Add a deal" : "Change a deal", context: context, current: .pharmacyDeals)
+                ),
+                status: .unprocessableContent
+            )
         }
         let store = Self.pictures(portal)
         let stored = try await upload.asyncMap { try await store.save($0.bytes, type: $0.type) }
@@ -149,10 +169,17 @@ struct PharmacyStoreController {
                 } else {
                     savedID = try await repository.addDeal(deal, now: portal.now, on: db)
                 }
-                try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: .pharmacyDealSaved, recordType: "pharmacy_deal", recordID: "\(savedID)", origin: origin,
-                    detail: deal.title + (stored.map { ", picture \($0.type.rawValue), \(upload!.bytes.count) bytes" } ?? "")
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: context.auditActor,
+                        action: .pharmacyDealSaved,
+                        recordType: "pharmacy_deal",
+                        recordID: "\(savedID)",
+                        origin: origin,
+                        detail: deal.title + (stored.map { ", picture \($0.type.rawValue), \(upload!.bytes.count) bytes" } ?? "")
+                    ),
+                    on: db
+                )
                 return savedID
             }
         } catch {
@@ -174,9 +201,17 @@ struct PharmacyStoreController {
         let origin = portal.origin(of: request, context: context)
         let deal = try await portal.database.transaction { db -> PharmacyDeal? in
             guard let deal = try await repository.deal(id: id, on: db), try await repository.deleteDeal(id: id, on: db) else { return nil }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pharmacyDealDeleted, recordType: "pharmacy_deal", recordID: "\(id)", origin: origin, detail: deal.title
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .pharmacyDealDeleted,
+                    recordType: "pharmacy_deal",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: deal.title
+                ),
+                on: db
+            )
             return deal
         }
         guard let deal else { throw HTTPError(.notFound) }
@@ -191,24 +226,45 @@ struct PharmacyStoreController {
         var code: String?
     }
 
-    private func voucherCheck(code: String, result: VoucherCheckResult?, errors: FormErrors, _ context: PortalContext,
-                              status: HTTPResponse.Status = .ok) async throws -> Response {
-        portal.pages.response(VoucherCheckPage(
-            layout: portal.layout("Check a voucher", context: context, current: .pharmacyVoucherCheck), code: code, result: result, errors: errors
-        ), status: status)
+    private func voucherCheck(
+        code: String,
+        result: VoucherCheckResult?,
+        errors: FormErrors,
+        _ context: PortalContext,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        portal.pages.response(
+            VoucherCheckPage(
+                layout: portal.layout("Check a voucher", context: context, current: .pharmacyVoucherCheck),
+                code: code,
+                result: result,
+                errors: errors
+            ),
+            status: status
+        )
     }
 
     @Sendable func checkVoucher(request: Request, context: PortalContext) async throws -> Response {
         let form = try await request.form(CheckForm.self, context: context)
         let code = PharmacyRules.normalizedCode(form.code ?? "")
         guard !code.isEmpty else {
-            return try await voucherCheck(code: "", result: nil, errors: FormErrors(items: [.init(field: "code", message: "Enter the code on the customer's phone")]),
-                                          context, status: .unprocessableContent)
+            return try await voucherCheck(
+                code: "",
+                result: nil,
+                errors: FormErrors(items: [.init(field: "code", message: "Enter the code on the customer's phone")]),
+                context,
+                status: .unprocessableContent
+            )
         }
         let checked = try await pharmacy.check(code: code, actor: context.auditActor, origin: portal.origin(of: request, context: context))
         // A fresh, empty box for the next customer once a voucher was accepted.
         let accepted = if case .valid = checked { true } else { false }
-        return try await voucherCheck(code: accepted ? "" : code, result: VoucherCheckResult(checked, code: code, clock: clock), errors: FormErrors(), context)
+        return try await voucherCheck(
+            code: accepted ? "" : code,
+            result: VoucherCheckResult(checked, code: code, clock: clock),
+            errors: FormErrors(),
+            context
+        )
     }
 
     // MARK: Beacons
@@ -233,11 +289,18 @@ struct PharmacyStoreController {
         enum CodingKeys: String, CodingKey { case name, uuid, major, minor }
     }
 
-    private func beacons(_ form: BeaconForm, errors: FormErrors, _ context: PortalContext, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func beacons(_ form: BeaconForm, errors: FormErrors, _ context: PortalContext, status: HTTPResponse.Status = .ok) async throws -> Response
+    {
         let beacons = try await portal.database.read { db in try await repository.beacons(on: db) }
-        return portal.pages.response(BeaconsPage(
-            layout: portal.layout("Store beacons", context: context, current: .pharmacyBeacons), beacons: beacons.map(BeaconRow.init), form: form, errors: errors
-        ), status: status)
+        return portal.pages.response(
+            BeaconsPage(
+                layout: portal.layout("Store beacons", context: context, current: .pharmacyBeacons),
+                beacons: beacons.map(BeaconRow.init),
+                form: form,
+                errors: errors
+            ),
+            status: status
+        )
     }
 
     @Sendable func addBeacon(request: Request, context: PortalContext) async throws -> Response {
@@ -246,17 +309,28 @@ struct PharmacyStoreController {
         if let problem = FieldRules.requiredTextProblem(form.name, name: "a name, like Front door", maximumLength: PharmacyForms.nameMaximumLength) {
             errors.add("name", problem)
         }
-        if UUID(uuidString: form.uuid) == nil { errors.add("uuid", "Enter the beacon's UUID as printed in its app, like B9407F30-F5F8-466E-AFF9-25556B57FE6D") }
+        if UUID(uuidString: form.uuid) == nil {
+            errors.add("uuid", "Enter the beacon's UUID as printed in its app, like B9407F30-F5F8-466E-AFF9-25556B57FE6D")
+        }
         let major = Int(form.major), minor = Int(form.minor)
         if major.map(PharmacyForms.beaconNumbers.contains) != true { errors.add("major", "Enter the major number, from 0 to 65535") }
         if minor.map(PharmacyForms.beaconNumbers.contains) != true { errors.add("minor", "Enter the minor number, from 0 to 65535") }
         guard errors.isEmpty, let major, let minor else { return try await beacons(form, errors: errors, context, status: .unprocessableContent) }
         let origin = portal.origin(of: request, context: context)
         let added = try await portal.database.transaction { db -> Bool in
-            guard let id = try await repository.addBeacon(uuid: form.uuid, major: major, minor: minor, name: form.name, now: portal.now, on: db) else { return false }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pharmacyBeaconAdded, recordType: "pharmacy_beacon", recordID: "\(id)", origin: origin, detail: form.name
-            ), on: db)
+            guard let id = try await repository.addBeacon(uuid: form.uuid, major: major, minor: minor, name: form.name, now: portal.now, on: db)
+            else { return false }
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .pharmacyBeaconAdded,
+                    recordType: "pharmacy_beacon",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: form.name
+                ),
+                on: db
+            )
             try await pharmacy.tellBeaconsChanged(on: db)
             return true
         }
@@ -274,9 +348,17 @@ struct PharmacyStoreController {
         let origin = portal.origin(of: request, context: context)
         let name = try await portal.database.transaction { db -> String? in
             guard let name = try await repository.removeBeacon(id: id, on: db) else { return nil }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .pharmacyBeaconRemoved, recordType: "pharmacy_beacon", recordID: "\(id)", origin: origin, detail: name
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .pharmacyBeaconRemoved,
+                    recordType: "pharmacy_beacon",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: name
+                ),
+                on: db
+            )
             try await pharmacy.tellBeaconsChanged(on: db)
             return name
         }

@@ -55,7 +55,8 @@ struct ProgramSettingsController {
         )
         form.timeZoneID = submitted.timeZone ?? portal.programSettings.current.timeZoneID
         form.refillEmail = submitted.refillEmail?.trimmed ?? portal.programSettings.current.refillEmail
-        form.hidesStaffNames = submitted.staffNamesShown == nil ? portal.programSettings.current.hidesStaffNamesFromPeople : submitted.staffNames == "hidden"
+        form.hidesStaffNames =
+            submitted.staffNamesShown == nil ? portal.programSettings.current.hidesStaffNamesFromPeople : submitted.staffNames == "hidden"
         form.programsSwitchedOff = portal.programSettings.current.programsSwitchedOff
         let (settings, errors) = form.validated(base: portal.programSettings.current, programs: portal.contributions.programs)
         guard let settings, errors.isEmpty else {
@@ -65,11 +66,17 @@ struct ProgramSettingsController {
         let before = portal.programSettings.current
         try await portal.database.transaction { db in
             try await portal.programSettings.save(settings, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .programSettingsChanged, recordType: "program_settings", origin: origin,
-                detail: (settings.changedNames(from: before) + settings.programChanges(from: before, programs: portal.contributions.programs))
-                    .joined(separator: ", ")
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .programSettingsChanged,
+                    recordType: "program_settings",
+                    origin: origin,
+                    detail: (settings.changedNames(from: before) + settings.programChanges(from: before, programs: portal.contributions.programs))
+                        .joined(separator: ", ")
+                ),
+                on: db
+            )
         }
         portal.programSettings.adopt(settings)
         try await portal.flash(Flash(.success, "Program settings saved."), context: context)
@@ -78,16 +85,38 @@ struct ProgramSettingsController {
 
     private func page(_ form: ProgramSettingsForm, errors: FormErrors, context: PortalContext) -> ProgramSettingsPage {
         var fields = [
-            FormField("program_name", label: "Program name", value: form.programName,
-                      hint: "Shown at the top of every page and in the app.", width: 30),
-            FormField("deletion_phone", label: "Phone number for deletion requests", value: form.deletionPhone,
-                      hint: "Members cannot delete their own account; the app tells them to call this number.",
-                      type: "tel", autocomplete: "off", width: 20),
-            FormField("code_lifetime_days", label: "Days a new sign-up code can be used", value: form.codeLifetimeDays,
-                      hint: "From 1 to 365. Codes already made keep the expiry they were given.", type: "text", width: 5),
-            FormField("refill_email", label: "Email address for refill requests (optional)", value: form.refillEmail,
-                      hint: "The pharmacy is told here of each new refill request as it comes, with a link to it and never the medicine's name.",
-                      type: "email", autocomplete: "off"),
+            FormField(
+                "program_name",
+                label: "Program name",
+                value: form.programName,
+                hint: "Shown at the top of every page and in the app.",
+                width: 30
+            ),
+            FormField(
+                "deletion_phone",
+                label: "Phone number for deletion requests",
+                value: form.deletionPhone,
+                hint: "Members cannot delete their own account; the app tells them to call this number.",
+                type: "tel",
+                autocomplete: "off",
+                width: 20
+            ),
+            FormField(
+                "code_lifetime_days",
+                label: "Days a new sign-up code can be used",
+                value: form.codeLifetimeDays,
+                hint: "From 1 to 365. Codes already made keep the expiry they were given.",
+                type: "text",
+                width: 5
+            ),
+            FormField(
+                "refill_email",
+                label: "Email address for refill requests (optional)",
+                value: form.refillEmail,
+                hint: "The pharmacy is told here of each new refill request as it comes, with a link to it and never the medicine's name.",
+                type: "email",
+                autocomplete: "off"
+            )
         ]
         errors.apply(to: &fields)
         let questionsError = errors.items.first { $0.field == "security_questions" }?.message
@@ -132,7 +161,11 @@ struct ProgramSettingsForm: Sendable {
     var hidesStaffNames = false
 
     init(
-        programName: String, deletionPhone: String, codeLifetimeDays: String, securityQuestions: String, avatarIDs: [String],
+        programName: String,
+        deletionPhone: String,
+        codeLifetimeDays: String,
+        securityQuestions: String,
+        avatarIDs: [String],
         programIDs: Set<String>?
     ) {
         self.programName = programName
@@ -149,9 +182,12 @@ struct ProgramSettingsForm: Sendable {
 
     init(_ settings: ProgramSettings) {
         self.init(
-            programName: settings.programName, deletionPhone: settings.deletionPhone,
-            codeLifetimeDays: String(settings.codeLifetimeDays), securityQuestions: settings.securityQuestions.joined(separator: "\n"),
-            avatarIDs: settings.memberAvatarIDs, programIDs: nil
+            programName: settings.programName,
+            deletionPhone: settings.deletionPhone,
+            codeLifetimeDays: String(settings.codeLifetimeDays),
+            securityQuestions: settings.securityQuestions.joined(separator: "\n"),
+            avatarIDs: settings.memberAvatarIDs,
+            programIDs: nil
         )
         programsSwitchedOff = settings.programsSwitchedOff
         timeZoneID = settings.timeZoneID
@@ -161,12 +197,18 @@ struct ProgramSettingsForm: Sendable {
 
     func validated(base: ProgramSettings, programs: [Program]) -> (ProgramSettings?, FormErrors) {
         var errors = FormErrors()
-        if let problem = FieldRules.requiredTextProblem(programName, name: "the program name", maximumLength: ProgramSettingsController.programNameMaximumLength) {
+        if let problem = FieldRules.requiredTextProblem(
+            programName,
+            name: "the program name",
+            maximumLength: ProgramSettingsController.programNameMaximumLength
+        ) {
             errors.add("program_name", problem)
         }
         let phoneCharacters = Set("0123456789 +-().")
-        if !deletionPhone.isEmpty, deletionPhone.count > 30 || !deletionPhone.allSatisfy(phoneCharacters.contains)
-            || deletionPhone.filter(\.isNumber).count < 7 {
+        if !deletionPhone.isEmpty,
+            deletionPhone.count > 30 || !deletionPhone.allSatisfy(phoneCharacters.contains)
+                || deletionPhone.filter(\.isNumber).count < 7
+        {
             errors.add("deletion_phone", "Enter a phone number, like 615 555 0134")
         }
         let days = Int(codeLifetimeDays)
@@ -223,7 +265,7 @@ extension ProgramSettings {
             memberAvatarIDs != other.memberAvatarIDs ? "avatars" : nil,
             timeZoneID != other.timeZoneID ? "time zone (\(timeZoneID))" : nil,
             refillEmail != other.refillEmail ? "refill email address" : nil,
-            hidesStaffNamesFromPeople != other.hidesStaffNamesFromPeople ? "staff names in people's record openings" : nil,
+            hidesStaffNamesFromPeople != other.hidesStaffNamesFromPeople ? "staff names in people's record openings" : nil
         ].compactMap { $0 }
     }
 

@@ -5,7 +5,7 @@ import PortalPlatform
 struct ProgramSettingsFeature: PortalFeature {
     static let program: Program? = nil
     static let navigation = [
-        NavigationItem(title: "Program settings", path: SiteURL.programSettings.path, access: ProgramSettingsController.access, group: .settings),
+        NavigationItem(title: "Program settings", path: SiteURL.programSettings.path, access: ProgramSettingsController.access, group: .settings)
     ]
     static let auditActions: [AuditAction] = [.programSettingsChanged]
     static let templates: [TemplateName] = [.programSettings]

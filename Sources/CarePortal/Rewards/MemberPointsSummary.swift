@@ -46,10 +46,16 @@ struct MemberPointsSummary: Sendable, Encodable {
         let titles = Dictionary(uniqueKeysWithValues: try await rewards.rewards(includingRetired: true, on: db).map { ($0.id, $0.title) })
         return MemberPointsSummary(
             balanceText: "\(RewardRules.pointsPhrase(balance)) to spend",
-            lines: lines.map { Line(when: clock.dateTime($0.earnedAt), what: title(of: $0.reason), points: $0.amount > 0 ? "+\($0.amount)" : "\($0.amount)") },
+            lines: lines.map {
+                Line(when: clock.dateTime($0.earnedAt), what: title(of: $0.reason), points: $0.amount > 0 ? "+\($0.amount)" : "\($0.amount)")
+            },
             redemptions: redeemed.map {
-                Redeemed(when: clock.dateTime($0.redeemedAt), reward: titles[$0.rewardID] ?? "Reward", points: "\($0.pointsCost)",
-                         status: $0.sentAt.map { "Sent \(clock.dateTime($0))" } ?? "Waiting to be sent")
+                Redeemed(
+                    when: clock.dateTime($0.redeemedAt),
+                    reward: titles[$0.rewardID] ?? "Reward",
+                    points: "\($0.pointsCost)",
+                    status: $0.sentAt.map { "Sent \(clock.dateTime($0))" } ?? "Waiting to be sent"
+                )
             }
         )
     }

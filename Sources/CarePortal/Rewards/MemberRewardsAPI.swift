@@ -16,7 +16,9 @@ enum MemberRewardsAPI {
         let affordable: Bool
 
         init(_ reward: CarePortal.Reward, points: Int) {
-            (id, title, gives, description, pointsCost, left) = (reward.id, reward.title, reward.gives, reward.description, reward.pointsCost, reward.stock)
+            (id, title, gives, description, pointsCost, left) = (
+                reward.id, reward.title, reward.gives, reward.description, reward.pointsCost, reward.stock
+            )
             affordable = reward.isAffordable(with: points)
         }
     }
@@ -106,7 +108,9 @@ struct MemberRewardsAPIController {
     /// `GET /api/v1/rewards/redemptions`
     @Sendable func redemptions(request: Request, context: PortalContext) async throws -> Response {
         let memberID = try context.requireMember().accountID
-        return .json(MemberRewardsAPI.Redemptions(redemptions: try await rewards.redemptions(memberID: memberID).map(MemberRewardsAPI.Redemption.init)))
+        return .json(
+            MemberRewardsAPI.Redemptions(redemptions: try await rewards.redemptions(memberID: memberID).map(MemberRewardsAPI.Redemption.init))
+        )
     }
 
     /// `POST /api/v1/rewards/redemptions`: the cost leaves her points in the transaction that records it.
@@ -114,7 +118,14 @@ struct MemberRewardsAPIController {
         let memberID = try context.requireMember().accountID
         let body = try await request.json(MemberRewardsAPI.NewRedemption.self)
         guard let rewardID = body.rewardId else { throw APIError.validation(["reward_id": "Choose one of the rewards offered"]) }
-        let (redemption, reward, balance) = try await rewards.redeem(rewardID: rewardID, memberID: memberID, origin: portal.origin(of: request, context: context))
-        return .json(MemberRewardsAPI.Redeemed(redemption: MemberRewardsAPI.Redemption(redemption, reward: reward), points: balance), status: .created)
+        let (redemption, reward, balance) = try await rewards.redeem(
+            rewardID: rewardID,
+            memberID: memberID,
+            origin: portal.origin(of: request, context: context)
+        )
+        return .json(
+            MemberRewardsAPI.Redeemed(redemption: MemberRewardsAPI.Redemption(redemption, reward: reward), points: balance),
+            status: .created
+        )
     }
 }

@@ -27,10 +27,16 @@ struct MemberRewardsAppController {
         let memberID = try memberID(context)
         let (points, offered) = try await rewards.catalogue(memberID: memberID)
         let redeemed = try await rewards.redemptions(memberID: memberID)
-        return portal.pages.response(MemberRewardsPage(
-            layout: layout("Rewards", context), points: points, rewards: offered, redemptions: redeemed,
-            clock: portal.programSettings.current.clock, notice: request.query("redeemed") == "1" ? "Redeemed. The program will send it to you soon." : nil
-        ))
+        return portal.pages.response(
+            MemberRewardsPage(
+                layout: layout("Rewards", context),
+                points: points,
+                rewards: offered,
+                redemptions: redeemed,
+                clock: portal.programSettings.current.clock,
+                notice: request.query("redeemed") == "1" ? "Redeemed. The program will send it to you soon." : nil
+            )
+        )
     }
 
     /// The reward offered and her points; not found when it is not offered any more.
@@ -54,7 +60,13 @@ struct MemberRewardsAppController {
         } catch let error as APIError where error.status == .conflict {
             let (reward, points) = try await offered(rewardID, memberID: memberID)
             return portal.pages.response(
-                RedeemPage(layout: layout("Redeem a reward", context), reward: reward, points: points, handover: .sentToMember, problem: error.message),
+                RedeemPage(
+                    layout: layout("Redeem a reward", context),
+                    reward: reward,
+                    points: points,
+                    handover: .sentToMember,
+                    problem: error.message
+                ),
                 status: .conflict
             )
         } catch let error as APIError where error.status == .unprocessableContent {
@@ -96,17 +108,23 @@ struct MemberRewardsPage: Page {
         self.rewards = rewards.map { reward in
             let affordable = reward.isAffordable(with: points)
             return Offer(
-                title: reward.title, gives: reward.gives, description: reward.description.isEmpty ? nil : reward.description,
-                costText: RewardRules.pointsPhrase(reward.pointsCost), path: affordable ? SiteURL.appMemberReward(reward.id).path : nil,
-                shortText: reward.isOutOfStock ? "None left at the moment."
+                title: reward.title,
+                gives: reward.gives,
+                description: reward.description.isEmpty ? nil : reward.description,
+                costText: RewardRules.pointsPhrase(reward.pointsCost),
+                path: affordable ? SiteURL.appMemberReward(reward.id).path : nil,
+                shortText: reward.isOutOfStock
+                    ? "None left at the moment."
                     : affordable ? nil : "You need \(RewardRules.pointsPhrase(reward.pointsCost - points)) more."
             )
         }
         self.redemptions = redemptions.map { redemption, reward in
             Redeemed(
-                title: reward?.title ?? "Reward", statusText: redemption.isSent ? "Sent" : "Waiting to be sent",
+                title: reward?.title ?? "Reward",
+                statusText: redemption.isSent ? "Sent" : "Waiting to be sent",
                 tag: redemption.isSent ? "tag--green" : "tag--blue",
-                whenText: redemption.sentAt.map { "Sent \(clock.dateTime($0))." } ?? "Redeemed \(clock.dateTime(redemption.redeemedAt)) for \(RewardRules.pointsPhrase(redemption.pointsCost)).",
+                whenText: redemption.sentAt.map { "Sent \(clock.dateTime($0))." }
+                    ?? "Redeemed \(clock.dateTime(redemption.redeemedAt)) for \(RewardRules.pointsPhrase(redemption.pointsCost)).",
                 code: redemption.sentNote
             )
         }

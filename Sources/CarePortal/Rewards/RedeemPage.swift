@@ -59,8 +59,11 @@ struct RedeemPage: Page {
         costText = "This costs \(phrase(reward.pointsCost)). You have \(phrase(points))."
         afterText = covered ? "Afterwards you will have \(phrase(points - reward.pointsCost))." : nil
         handoverText = handover.text
-        self.problem = problem ?? (reward.isOutOfStock ? "None of these are left. Choose another reward."
-            : covered ? nil : "You need \(phrase(reward.pointsCost - points)) more for this reward.")
+        self.problem =
+            problem
+            ?? (reward.isOutOfStock
+                ? "None of these are left. Choose another reward."
+                : covered ? nil : "You need \(phrase(reward.pointsCost - points)) more for this reward.")
         action = handover.action(reward.id).path
         cancelPath = handover.rewardsURL.path
     }

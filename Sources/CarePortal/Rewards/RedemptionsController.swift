@@ -10,12 +10,19 @@ struct RedemptionsController {
 
     func addRoutes(to routes: inout PortalRoutes) {
         let access = RewardCatalogue.members.access
-        routes.get(SiteURL.rewardRedemptions.pattern, access: access) { request, context in try await page(request, context, errors: FormErrors(), typed: [:]) }
+        routes.get(SiteURL.rewardRedemptions.pattern, access: access) { request, context in
+            try await page(request, context, errors: FormErrors(), typed: [:])
+        }
         routes.post(SiteURL.pattern(SiteURL.rewardRedemptionSent), access: access, send)
     }
 
-    private func page(_ request: Request, _ context: PortalContext, errors: FormErrors, typed: [Int64: String],
-                      status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func page(
+        _ request: Request,
+        _ context: PortalContext,
+        errors: FormErrors,
+        typed: [Int64: String],
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let pageRequest = try request.pageRequest()
         let sealer = portal.sealer
         let repository = rewards.repository
@@ -26,21 +33,32 @@ struct RedemptionsController {
             return (page, titles, pseudonyms)
         }
         let clock = portal.programSettings.current.clock
-        return portal.pages.response(RedemptionsPage(
-            layout: portal.layout("Redeemed rewards", context: context, current: .rewards), errors: errors.items,
-            rows: page.items.map { redemption in
-                let reward = titles[redemption.rewardID]
-                let field = "code-\(redemption.id)"
-                return RedemptionsPage.Row(
-                    member: pseudonyms[redemption.account.accountID] ?? "A former member", memberPath: SiteURL.member(redemption.account.accountID).path,
-                    reward: reward?.title ?? "Reward", gives: reward?.gives ?? "", redeemed: clock.dateTime(redemption.redeemedAt),
-                    action: SiteURL.rewardRedemptionSent(redemption.id).path, field: field, typed: typed[redemption.id] ?? "",
-                    error: errors[field]
-                )
-            },
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.rewardRedemptions.path, parameters: []), noun: "rewards")),
-            catalogPath: SiteURL.rewards.path
-        ), status: status)
+        return portal.pages.response(
+            RedemptionsPage(
+                layout: portal.layout("Redeemed rewards", context: context, current: .rewards),
+                errors: errors.items,
+                rows: page.items.map { redemption in
+                    let reward = titles[redemption.rewardID]
+                    let field = "code-\(redemption.id)"
+                    return RedemptionsPage.Row(
+                        member: pseudonyms[redemption.account.accountID] ?? "A former member",
+                        memberPath: SiteURL.member(redemption.account.accountID).path,
+                        reward: reward?.title ?? "Reward",
+                        gives: reward?.gives ?? "",
+                        redeemed: clock.dateTime(redemption.redeemedAt),
+                        action: SiteURL.rewardRedemptionSent(redemption.id).path,
+                        field: field,
+                        typed: typed[redemption.id] ?? "",
+                        error: errors[field]
+                    )
+                },
+                pagination: portal.pages.html(
+                    PaginationView(page, address: ListAddress(path: SiteURL.rewardRedemptions.path, parameters: []), noun: "rewards")
+                ),
+                catalogPath: SiteURL.rewards.path
+            ),
+            status: status
+        )
     }
 
     private struct SendForm: Decodable {
@@ -56,8 +74,15 @@ struct RedemptionsController {
             return try await page(request, context, errors: errors, typed: [id: code], status: .unprocessableContent)
         }
         guard let staff = context.staff else { throw HTTPError(.forbidden) }
-        guard try await rewards.send(redemptionID: id, note: code.isEmpty ? nil : code, staff: staff, actor: context.auditActor,
-                                     origin: portal.origin(of: request, context: context)) else { throw HTTPError(.notFound) }
+        guard
+            try await rewards.send(
+                redemptionID: id,
+                note: code.isEmpty ? nil : code,
+                staff: staff,
+                actor: context.auditActor,
+                origin: portal.origin(of: request, context: context)
+            )
+        else { throw HTTPError(.notFound) }
         try await portal.flash(Flash(.success, "Marked sent. The member is told in her feed."), context: context)
         return seeOther(.rewardRedemptions)
     }

@@ -28,12 +28,21 @@ struct RewardCatalogue: Sendable {
     var keepsStock: Bool { stockURL != nil }
 
     static let pharmacy = RewardCatalogue(
-        program: .pharmacy, access: .pharmacyStaff,
+        program: .pharmacy,
+        access: .pharmacyStaff,
         introduction: "The voucher catalogue: customers spend their points on these in the app, then show the voucher at the till.",
         emptyText: "The catalogue is empty: customers can collect points but have nothing to spend them on yet.",
-        givesLabel: "What the cashier gives", givesHint: "Shown at the till when the voucher is valid", handedOver: .voucher,
-        listURL: .pharmacyRewards, redemptionsURL: nil, retireURL: SiteURL.pharmacyRewardRetire, stockURL: nil,
-        added: .pharmacyRewardAdded, retired: .pharmacyRewardRetired, restocked: nil, recordType: "pharmacy_reward"
+        givesLabel: "What the cashier gives",
+        givesHint: "Shown at the till when the voucher is valid",
+        handedOver: .voucher,
+        listURL: .pharmacyRewards,
+        redemptionsURL: nil,
+        retireURL: SiteURL.pharmacyRewardRetire,
+        stockURL: nil,
+        added: .pharmacyRewardAdded,
+        retired: .pharmacyRewardRetired,
+        restocked: nil,
+        recordType: "pharmacy_reward"
     )
 }
 
@@ -77,20 +86,33 @@ struct RewardCatalogueController {
 
         func validated(for catalogue: RewardCatalogue) -> (RewardDraft?, FormErrors) {
             var errors = FormErrors()
-            if let problem = FieldRules.requiredTextProblem(title, name: "a title", maximumLength: RewardRules.titleMaximumLength) { errors.add("title", problem) }
+            if let problem = FieldRules.requiredTextProblem(title, name: "a title", maximumLength: RewardRules.titleMaximumLength) {
+                errors.add("title", problem)
+            }
             let cost = Int(pointsCost).flatMap { RewardRules.costRange.contains($0) ? $0 : nil }
             if cost == nil { errors.add("points_cost", "Enter the cost as a whole number of points from 1 to 100000") }
             if let problem = FieldRules.requiredTextProblem(
-                gives, name: catalogue.keepsStock ? "the gift card, like $10 grocery gift card" : "what the cashier gives, like $5 off any purchase",
+                gives,
+                name: catalogue.keepsStock ? "the gift card, like $10 grocery gift card" : "what the cashier gives, like $5 off any purchase",
                 maximumLength: RewardRules.givesMaximumLength
-            ) { errors.add("cashier_gives", problem) }
+            ) {
+                errors.add("cashier_gives", problem)
+            }
             if description.count > RewardRules.descriptionMaximumLength {
                 errors.add("description", "The description must be \(RewardRules.descriptionMaximumLength) characters or fewer")
             }
             let stock = TypedStock(stock, errors: &errors)
             guard errors.isEmpty, let cost, let stock else { return (nil, errors) }
-            return (RewardDraft(title: title, pointsCost: cost, gives: gives, description: catalogue.keepsStock ? description : "",
-                                handedOver: catalogue.handedOver, stock: catalogue.keepsStock ? stock.value : nil), errors)
+            return (
+                RewardDraft(
+                    title: title,
+                    pointsCost: cost,
+                    gives: gives,
+                    description: catalogue.keepsStock ? description : "",
+                    handedOver: catalogue.handedOver,
+                    stock: catalogue.keepsStock ? stock.value : nil
+                ), errors
+            )
         }
     }
 
@@ -114,17 +136,27 @@ struct RewardCatalogueController {
 
     /// The catalogue with the add form as typed; `restocking` is a row's "How many are left" as typed, kept
     /// in its own box with its message beside it.
-    private func page(_ form: RewardForm, errors: FormErrors, _ context: PortalContext, status: HTTPResponse.Status = .ok,
-                      restocking: (id: Int64, typed: String)? = nil) async throws -> Response {
+    private func page(
+        _ form: RewardForm,
+        errors: FormErrors,
+        _ context: PortalContext,
+        status: HTTPResponse.Status = .ok,
+        restocking: (id: Int64, typed: String)? = nil
+    ) async throws -> Response {
         let rewards = try await portal.database.read { db in try await repository.rewards(includingRetired: true, on: db) }
-        return portal.pages.response(RewardsPage(
-            layout: portal.layout("Rewards", context: context, current: catalogue.listURL), catalogue: catalogue,
-            rewards: rewards.map { reward in
-                guard let restocking, restocking.id == reward.id else { return RewardRow(reward, catalogue: catalogue) }
-                return RewardRow(reward, catalogue: catalogue, typedStock: restocking.typed, stockError: errors[RewardRow.stockField(reward.id)])
-            },
-            form: form, errors: errors
-        ), status: status)
+        return portal.pages.response(
+            RewardsPage(
+                layout: portal.layout("Rewards", context: context, current: catalogue.listURL),
+                catalogue: catalogue,
+                rewards: rewards.map { reward in
+                    guard let restocking, restocking.id == reward.id else { return RewardRow(reward, catalogue: catalogue) }
+                    return RewardRow(reward, catalogue: catalogue, typedStock: restocking.typed, stockError: errors[RewardRow.stockField(reward.id)])
+                },
+                form: form,
+                errors: errors
+            ),
+            status: status
+        )
     }
 
     @Sendable func add(request: Request, context: PortalContext) async throws -> Response {
@@ -134,9 +166,17 @@ struct RewardCatalogueController {
         let origin = portal.origin(of: request, context: context)
         try await portal.database.transaction { db in
             let id = try await repository.addReward(draft, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: catalogue.added, recordType: catalogue.recordType, recordID: "\(id)", origin: origin, detail: draft.title
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: catalogue.added,
+                    recordType: catalogue.recordType,
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: draft.title
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "\(draft.title) added to the catalogue."), context: context)
         return seeOther(catalogue.listURL)
@@ -146,10 +186,20 @@ struct RewardCatalogueController {
         let id = try context.parameters.recordID()
         let origin = portal.origin(of: request, context: context)
         let reward = try await portal.database.transaction { db -> Reward? in
-            guard let reward = try await repository.reward(id: id, on: db), try await repository.retireReward(id: id, now: portal.now, on: db) else { return nil }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: catalogue.retired, recordType: catalogue.recordType, recordID: "\(id)", origin: origin, detail: reward.title
-            ), on: db)
+            guard let reward = try await repository.reward(id: id, on: db), try await repository.retireReward(id: id, now: portal.now, on: db) else {
+                return nil
+            }
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: catalogue.retired,
+                    recordType: catalogue.recordType,
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: reward.title
+                ),
+                on: db
+            )
             return reward
         }
         guard let reward else { throw HTTPError(.notFound) }
@@ -174,11 +224,20 @@ struct RewardCatalogueController {
         }
         let origin = portal.origin(of: request, context: context)
         let reward = try await portal.database.transaction { db -> Reward? in
-            guard let reward = try await repository.reward(id: id, on: db), try await repository.restock(id: id, stock: stock.value, on: db) else { return nil }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: restocked, recordType: catalogue.recordType, recordID: "\(id)", origin: origin,
-                detail: stock.value.map { "\($0) left" } ?? "no limit"
-            ), on: db)
+            guard let reward = try await repository.reward(id: id, on: db), try await repository.restock(id: id, stock: stock.value, on: db) else {
+                return nil
+            }
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: restocked,
+                    recordType: catalogue.recordType,
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: stock.value.map { "\($0) left" } ?? "no limit"
+                ),
+                on: db
+            )
             return reward
         }
         guard let reward else { throw HTTPError(.notFound) }
@@ -248,11 +307,19 @@ struct RewardsPage: Page {
         var fields = [
             FormField("title", label: "Title", value: form.title, hint: "What the app calls it, like $5 off", width: 30),
             FormField("points_cost", label: "Cost in points", value: form.pointsCost, type: "number", width: 10),
-            FormField("cashier_gives", label: catalogue.givesLabel, value: form.gives, hint: catalogue.givesHint, width: 30),
+            FormField("cashier_gives", label: catalogue.givesLabel, value: form.gives, hint: catalogue.givesHint, width: 30)
         ]
         if catalogue.keepsStock {
-            fields.append(FormField("stock", label: "How many there are (optional)", value: form.stock,
-                                    hint: "Leave it empty for no limit. Each redemption takes one.", type: "number", width: 10))
+            fields.append(
+                FormField(
+                    "stock",
+                    label: "How many there are (optional)",
+                    value: form.stock,
+                    hint: "Leave it empty for no limit. Each redemption takes one.",
+                    type: "number",
+                    width: 10
+                )
+            )
         }
         errors.apply(to: &fields)
         self.fields = fields

@@ -51,21 +51,39 @@ struct Rewards: Sendable {
                     redemption = try await repository.addRedemption(by: account, of: reward, code: RewardRules.code(randomBytes), now: now, on: db)
                 }
                 let made = redemption!
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: account.accountID, role: account.role, name: nil), action: record.action,
-                    recordType: record.recordType, recordID: "\(made.id)", origin: origin, detail: "\(reward.pointsCost) points"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: AuditActor(accountID: account.accountID, role: account.role, name: nil),
+                        action: record.action,
+                        recordType: record.recordType,
+                        recordID: "\(made.id)",
+                        origin: origin,
+                        detail: "\(reward.pointsCost) points"
+                    ),
+                    on: db
+                )
                 guard try await repository.takeOne(of: reward.id, on: db) else { throw NoneLeft() }
-                guard let left = try await ledger.spend(
-                    reward.pointsCost, reason: RewardRules.spendReason, reference: made.code, from: account, at: now, clock: clock, on: db
-                ) else { throw NotEnoughPoints() }
+                guard
+                    let left = try await ledger.spend(
+                        reward.pointsCost,
+                        reason: RewardRules.spendReason,
+                        reference: made.code,
+                        from: account,
+                        at: now,
+                        clock: clock,
+                        on: db
+                    )
+                else { throw NotEnoughPoints() }
                 return (made, left)
             }
             return (redemption, reward, balance)
         } catch is NotEnoughPoints {
             let balance = try await portal.database.read { db in try await ledger.allTimeBalance(of: account, on: db) }
-            throw APIError(status: .conflict, code: "not_enough_points",
-                           message: "This reward costs \(reward.pointsCost) points and you have \(balance). \(record.earnMore)")
+            throw APIError(
+                status: .conflict,
+                code: "not_enough_points",
+                message: "This reward costs \(reward.pointsCost) points and you have \(balance). \(record.earnMore)"
+            )
         } catch is NoneLeft {
             throw APIError(status: .conflict, code: "out_of_stock", message: "None of these are left. Choose another reward.")
         }

@@ -8,7 +8,7 @@ import SQLKit
 struct RewardsFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Rewards for members", path: SiteURL.rewards.path, access: RewardCatalogue.members.access, group: .community),
+        NavigationItem(title: "Rewards for members", path: SiteURL.rewards.path, access: RewardCatalogue.members.access, group: .community)
     ]
     static let auditActions: [AuditAction] = [.rewardAdded, .rewardRetired, .rewardRestocked, .rewardRedeemed, .rewardSent]
     static let templates: [TemplateName] = [.rewardCatalogue, .rewardRedemptions, .appMemberRewards, .appRedeemReward]
@@ -35,12 +35,22 @@ struct RewardsFeature: PortalFeature {
 
 extension RewardCatalogue {
     static let members = RewardCatalogue(
-        program: .perinatalCommunity, access: .administrators,
-        introduction: "Members spend their points on these in the app. Each redemption waits under Redeemed rewards until you send it; she is told in her feed when you do.",
+        program: .perinatalCommunity,
+        access: .administrators,
+        introduction:
+            "Members spend their points on these in the app. Each redemption waits under Redeemed rewards until you send it; she is told in her feed when you do.",
         emptyText: "The catalogue is empty: members can collect points but have nothing to spend them on yet. Add a gift card below.",
-        givesLabel: "The gift card", givesHint: "What she receives, like $10 grocery gift card", handedOver: .sent,
-        listURL: .rewards, redemptionsURL: .rewardRedemptions, retireURL: SiteURL.rewardRetire, stockURL: SiteURL.rewardStock,
-        added: .rewardAdded, retired: .rewardRetired, restocked: .rewardRestocked, recordType: "reward"
+        givesLabel: "The gift card",
+        givesHint: "What she receives, like $10 grocery gift card",
+        handedOver: .sent,
+        listURL: .rewards,
+        redemptionsURL: .rewardRedemptions,
+        retireURL: SiteURL.rewardRetire,
+        stockURL: SiteURL.rewardStock,
+        added: .rewardAdded,
+        retired: .rewardRetired,
+        restocked: .rewardRestocked,
+        recordType: "reward"
     )
 }
 
@@ -68,7 +78,8 @@ struct MemberRewards: Sendable {
     var repository: RewardsRepository { rewards.repository }
 
     static let record = Rewards.Record(
-        action: .rewardRedeemed, recordType: "redemption",
+        action: .rewardRedeemed,
+        recordType: "redemption",
         earnMore: "Earn more by checking in, reading modules and watching videos."
     )
 
@@ -83,16 +94,29 @@ struct MemberRewards: Sendable {
         let sealer = portal.sealer
         let sent = try await portal.database.transaction { db -> Redemption? in
             guard let redemption = try await repository.redemption(id: redemptionID, sealer: sealer, on: db),
-                  try await repository.markSent(id: redemptionID, note: note, by: staff.id, now: now, sealer: sealer, on: db)
+                try await repository.markSent(id: redemptionID, note: note, by: staff.id, now: now, sealer: sealer, on: db)
             else { return nil }
             let title = try await repository.reward(id: redemption.rewardID, on: db)?.title ?? "your reward"
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: .rewardSent, recordType: "redemption", recordID: "\(redemptionID)", origin: origin,
-                detail: note == nil ? "sent" : "sent with a code"
-            ), on: db)
-            try await portal.notifications.write(NewNotification(
-                kind: .rewardSent, message: "\(title) is on its way. Open Rewards to see it.", subject: NotificationSubject("redemption", id: redemptionID)
-            ), to: redemption.account, on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .rewardSent,
+                    recordType: "redemption",
+                    recordID: "\(redemptionID)",
+                    origin: origin,
+                    detail: note == nil ? "sent" : "sent with a code"
+                ),
+                on: db
+            )
+            try await portal.notifications.write(
+                NewNotification(
+                    kind: .rewardSent,
+                    message: "\(title) is on its way. Open Rewards to see it.",
+                    subject: NotificationSubject("redemption", id: redemptionID)
+                ),
+                to: redemption.account,
+                on: db
+            )
             return redemption
         }
         guard let sent else { return false }
@@ -104,23 +128,54 @@ struct MemberRewards: Sendable {
     /// given 100 demo points for it (their ledger line says so: `demo_points`).
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
         let repository = RewardsRepository(program: Program.perinatalCommunity.id)
-        let grocery = try await repository.addReward(RewardDraft(
-            title: "Grocery gift card (demo)", pointsCost: 60, gives: "$10 grocery gift card", description: "Demo reward: sent by email within a week.",
-            handedOver: .sent, stock: 20
-        ), now: demo.now, on: db)
-        _ = try await repository.addReward(RewardDraft(
-            title: "Baby store gift card (demo)", pointsCost: 120, gives: "$20 baby store gift card", description: "Demo reward: sent by post.",
-            handedOver: .sent, stock: nil
-        ), now: demo.now, on: db)
+        let grocery = try await repository.addReward(
+            RewardDraft(
+                title: "Grocery gift card (demo)",
+                pointsCost: 60,
+                gives: "$10 grocery gift card",
+                description: "Demo reward: sent by email within a week.",
+                handedOver: .sent,
+                stock: 20
+            ),
+            now: demo.now,
+            on: db
+        )
+        _ = try await repository.addReward(
+            RewardDraft(
+                title: "Baby store gift card (demo)",
+                pointsCost: 120,
+                gives: "$20 baby store gift card",
+                description: "Demo reward: sent by post.",
+                handedOver: .sent,
+                stock: nil
+            ),
+            now: demo.now,
+            on: db
+        )
         let ledger = PointsLedger()
         let clock = ProgramSettings.defaults(programName: "CarePortal").clock
         guard let reward = try await repository.reward(id: grocery, on: db) else { return }
         guard let first = try await db.select().column("id").from("members").orderBy("id").limit(1).first() else { return }
         let member = AppAccountRef.member(try first.decode(column: "id", as: Int64.self))
-        try await ledger.award(PointsAward(reason: "demo_points", reference: "demo", amount: 100, period: .month), to: member, at: demo.now, clock: clock, on: db)
+        try await ledger.award(
+            PointsAward(reason: "demo_points", reference: "demo", amount: 100, period: .month),
+            to: member,
+            at: demo.now,
+            clock: clock,
+            on: db
+        )
         let code = RewardRules.code(demo.dependencies.randomBytes)
         guard let made = try await repository.addRedemption(by: member, of: reward, code: code, now: demo.now, on: db),
-              try await repository.takeOne(of: reward.id, on: db) else { return }
-        _ = try await ledger.spend(reward.pointsCost, reason: RewardRules.spendReason, reference: made.code, from: member, at: demo.now, clock: clock, on: db)
+            try await repository.takeOne(of: reward.id, on: db)
+        else { return }
+        _ = try await ledger.spend(
+            reward.pointsCost,
+            reason: RewardRules.spendReason,
+            reference: made.code,
+            from: member,
+            at: demo.now,
+            clock: clock,
+            on: db
+        )
     }
 }

@@ -14,8 +14,10 @@ struct RewardsRepository: Sendable {
 
     private func decodeReward(_ row: any SQLRow) throws -> Reward {
         Reward(
-            id: try row.decode(column: "id", as: Int64.self), title: try row.decode(column: "title", as: String.self),
-            pointsCost: try row.decode(column: "points_cost", as: Int.self), gives: try row.decode(column: "gives", as: String.self),
+            id: try row.decode(column: "id", as: Int64.self),
+            title: try row.decode(column: "title", as: String.self),
+            pointsCost: try row.decode(column: "points_cost", as: Int.self),
+            gives: try row.decode(column: "gives", as: String.self),
             description: try row.decode(column: "description", as: String.self),
             handedOver: Reward.HandedOver(rawValue: try row.decode(column: "handed_over", as: String.self)) ?? .voucher,
             stock: try row.decode(column: "stock", as: Int?.self),
@@ -40,8 +42,14 @@ struct RewardsRepository: Sendable {
         try await db.insert(into: "rewards")
             .columns("program", "title", "points_cost", "gives", "description", "handed_over", "stock", "created_at")
             .values(
-                SQLBind(program), SQLBind(draft.title), SQLBind(draft.pointsCost), SQLBind(draft.gives), SQLBind(draft.description),
-                SQLBind(draft.handedOver.rawValue), SQLBind(draft.stock), SQLBind(now.millisecondsSince1970)
+                SQLBind(program),
+                SQLBind(draft.title),
+                SQLBind(draft.pointsCost),
+                SQLBind(draft.gives),
+                SQLBind(draft.description),
+                SQLBind(draft.handedOver.rawValue),
+                SQLBind(draft.stock),
+                SQLBind(now.millisecondsSince1970)
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
@@ -63,18 +71,20 @@ struct RewardsRepository: Sendable {
     /// none is left. A reward without a limit always has one. On PostgreSQL the update locks the reward's row,
     /// so two redemptions of the last one cannot both take it.
     func takeOne(of rewardID: Int64, on db: any SQLDatabase) async throws -> Bool {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE rewards SET stock = CASE WHEN stock IS NULL THEN NULL ELSE stock - 1 END
             WHERE id = \(bind: rewardID) AND program = \(bind: program) AND (stock IS NULL OR stock > 0)
             RETURNING id
-            """).first() != nil
+            """
+        ).first() != nil
     }
 
     // MARK: Redemptions
 
     private static let redemptionColumns = ColumnList([
         "id", "account_role", "account_id", "reward_id", "code", "points_cost", "redeemed_at", "activated_at", "expires_at", "used_at",
-        "sent_at", "sent_note",
+        "sent_at", "sent_note"
     ])
 
     /// A redemption as stored; `open` opens what staff sent from its seal (nil: not read, as for a voucher).
@@ -82,27 +92,47 @@ struct RewardsRepository: Sendable {
         func time(_ column: String) throws -> Date? { try row.decode(column: column, as: Int64?.self).map(Date.init(millisecondsSince1970:)) }
         return Redemption(
             id: try row.decode(column: "id", as: Int64.self),
-            account: AppAccountRef(role: try row.decode(column: "account_role", as: String.self), accountID: try row.decode(column: "account_id", as: Int64.self)),
-            rewardID: try row.decode(column: "reward_id", as: Int64.self), code: try row.decode(column: "code", as: String.self),
-            pointsCost: try row.decode(column: "points_cost", as: Int.self), redeemedAt: try time("redeemed_at")!,
-            activatedAt: try time("activated_at"), expiresAt: try time("expires_at"), usedAt: try time("used_at"), sentAt: try time("sent_at"),
+            account: AppAccountRef(
+                role: try row.decode(column: "account_role", as: String.self),
+                accountID: try row.decode(column: "account_id", as: Int64.self)
+            ),
+            rewardID: try row.decode(column: "reward_id", as: Int64.self),
+            code: try row.decode(column: "code", as: String.self),
+            pointsCost: try row.decode(column: "points_cost", as: Int.self),
+            redeemedAt: try time("redeemed_at")!,
+            activatedAt: try time("activated_at"),
+            expiresAt: try time("expires_at"),
+            usedAt: try time("used_at"),
+            sentAt: try time("sent_at"),
             sentNote: try open.flatMap { open in try row.decode(column: "sent_note", as: String?.self).map(open) }
         )
     }
 
     /// A new redemption; nil, with nothing written, when another already has this code.
     func addRedemption(by account: AppAccountRef, of reward: Reward, code: String, now: Date, on db: any SQLDatabase) async throws -> Redemption? {
-        guard let row = try await db.insert(into: "redemptions")
-            .columns("program", "account_role", "account_id", "reward_id", "code", "points_cost", "redeemed_at")
-            .values(
-                SQLBind(program), SQLBind(account.role), SQLBind(account.accountID), SQLBind(reward.id), SQLBind(code), SQLBind(reward.pointsCost),
-                SQLBind(now.millisecondsSince1970)
-            )
-            .ignoringConflicts(with: ["code"])
-            .returning("id").first()
+        guard
+            let row = try await db.insert(into: "redemptions")
+                .columns("program", "account_role", "account_id", "reward_id", "code", "points_cost", "redeemed_at")
+                .values(
+                    SQLBind(program),
+                    SQLBind(account.role),
+                    SQLBind(account.accountID),
+                    SQLBind(reward.id),
+                    SQLBind(code),
+                    SQLBind(reward.pointsCost),
+                    SQLBind(now.millisecondsSince1970)
+                )
+                .ignoringConflicts(with: ["code"])
+                .returning("id").first()
         else { return nil }
-        return Redemption(id: try row.decode(column: "id", as: Int64.self), account: account, rewardID: reward.id, code: code,
-                          pointsCost: reward.pointsCost, redeemedAt: now)
+        return Redemption(
+            id: try row.decode(column: "id", as: Int64.self),
+            account: account,
+            rewardID: reward.id,
+            code: code,
+            pointsCost: reward.pointsCost,
+            redeemedAt: now
+        )
     }
 
     func redemption(id: Int64, of account: AppAccountRef, sealer: Sealer? = nil, on db: any SQLDatabase) async throws -> Redemption? {
@@ -132,7 +162,9 @@ struct RewardsRepository: Sendable {
     /// The redemptions staff still have to send, oldest first.
     func waiting(page: PageRequest, sealer: Sealer? = nil, on db: any SQLDatabase) async throws -> PageOf<Redemption> {
         try await db.seek(
-            page, order: ListOrder("id", keys: [.integer("id")], descending: false), columns: [Self.redemptionColumns],
+            page,
+            order: ListOrder("id", keys: [.integer("id")], descending: false),
+            columns: [Self.redemptionColumns],
             rows: { $0.from("redemptions").where("program", .equal, program).where("sent_at", .is, SQLLiteral.null) },
             decode: { try decodeRedemption($0, open: opener(sealer)) }
         )

@@ -22,9 +22,13 @@ struct PasswordResetController {
 
     @Sendable func showRequest(request: Request, context: PortalContext) async throws -> Response {
         try await portal.withFormSession(context: context) { context in
-            portal.pages.response(ForgottenPasswordPage(
-                layout: portal.layout(Self.requestTitle, context: context), errors: [], fields: ForgottenPasswordPage.fields()
-            ))
+            portal.pages.response(
+                ForgottenPasswordPage(
+                    layout: portal.layout(Self.requestTitle, context: context),
+                    errors: [],
+                    fields: ForgottenPasswordPage.fields()
+                )
+            )
         }
     }
 
@@ -61,12 +65,18 @@ struct PasswordResetController {
                 try await send(to: account, email: account.email ?? email, byAdministrator: false, now: now, on: db)
                 sent.append(account.id)
             }
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: found.first?.id, role: found.first?.role.rawValue, name: nil),
-                action: .passwordResetRequested, recordType: "staff_account", recordID: found.first.map { "\($0.id)" },
-                outcome: sent.isEmpty ? .failure : .success, origin: origin,
-                detail: found.isEmpty ? "no active account has the address" : (sent.isEmpty ? "not sent: too many requests" : nil)
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: found.first?.id, role: found.first?.role.rawValue, name: nil),
+                    action: .passwordResetRequested,
+                    recordType: "staff_account",
+                    recordID: found.first.map { "\($0.id)" },
+                    outcome: sent.isEmpty ? .failure : .success,
+                    origin: origin,
+                    detail: found.isEmpty ? "no active account has the address" : (sent.isEmpty ? "not sent: too many requests" : nil)
+                ),
+                on: db
+            )
             return false
         }
         if addressPaused {
@@ -79,10 +89,13 @@ struct PasswordResetController {
                 status: .tooManyRequests
             )
         }
-        return portal.pages.response(PasswordResetSentPage(
-            layout: portal.layout("Check your email", context: context), email: email,
-            minutes: Int(PasswordReset.lifetime / 60)
-        ))
+        return portal.pages.response(
+            PasswordResetSentPage(
+                layout: portal.layout("Check your email", context: context),
+                email: email,
+                minutes: Int(PasswordReset.lifetime / 60)
+            )
+        )
     }
 
     /// Makes a link for `account` and puts its email in the outbox, in the caller's transaction.
@@ -90,8 +103,15 @@ struct PasswordResetController {
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
         let reset = try await resets.create(accountID: account.id, token: token, now: now, on: db)
         try await portal.outbox.enqueue(
-            .passwordReset(to: account, email: email, token: token, expires: reset.expiresAt, byAdministrator: byAdministrator, settings: portal.settings,
-                clock: portal.programSettings.current.clock),
+            .passwordReset(
+                to: account,
+                email: email,
+                token: token,
+                expires: reset.expiresAt,
+                byAdministrator: byAdministrator,
+                settings: portal.settings,
+                clock: portal.programSettings.current.clock
+            ),
             on: db
         )
     }
@@ -100,10 +120,15 @@ struct PasswordResetController {
         let token = request.query("token") ?? ""
         guard let (_, account) = try await usableReset(token: token) else { return unusable(context: context) }
         return try await portal.withFormSession(context: context) { context in
-            portal.pages.response(ResetPasswordPage(
-                layout: portal.layout(Self.resetTitle, context: context), errors: [], username: account.username, token: token,
-                fields: ResetPasswordPage.fields
-            ))
+            portal.pages.response(
+                ResetPasswordPage(
+                    layout: portal.layout(Self.resetTitle, context: context),
+                    errors: [],
+                    username: account.username,
+                    token: token,
+                    fields: ResetPasswordPage.fields
+                )
+            )
         }
     }
 
@@ -133,8 +158,11 @@ struct PasswordResetController {
             errors.apply(to: &fields)
             return portal.pages.response(
                 ResetPasswordPage(
-                    layout: portal.layout(Self.resetTitle, context: context), errors: errors.items, username: account.username,
-                    token: token, fields: fields
+                    layout: portal.layout(Self.resetTitle, context: context),
+                    errors: errors.items,
+                    username: account.username,
+                    token: token,
+                    fields: fields
                 ),
                 status: .unprocessableContent
             )
@@ -147,19 +175,26 @@ struct PasswordResetController {
             session = try await portal.database.transaction { db in
                 // Claimed first, under its conditions, so a second submission of the link finds nothing to use.
                 guard let reset = try await resets.use(token: token, now: now, on: db),
-                      let account = try await accounts.find(id: reset.accountID, on: db)
+                    let account = try await accounts.find(id: reset.accountID, on: db)
                 else { throw ResetNoLongerUsable() }
                 try await accounts.setPasswordHash(hash, accountID: account.id, now: now, on: db)
                 try await resets.retireAll(accountID: account.id, now: now, on: db)
                 try await portal.sessions.endAll(accountID: account.id, on: db)
                 try await throttle.clear(.account(account.username), on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                    action: .passwordReset, recordType: "staff_account", recordID: "\(account.id)", origin: origin
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                        action: .passwordReset,
+                        recordType: "staff_account",
+                        recordID: "\(account.id)",
+                        origin: origin
+                    ),
+                    on: db
+                )
                 // Not signed in here: a second factor, if she has one, is still asked for at sign-in.
                 return try await portal.sessions.rotate(
-                    context.session, toAccount: nil,
+                    context.session,
+                    toAccount: nil,
                     flash: Flash(.success, "Your password has been changed and you have been signed out everywhere. Sign in with your new password."),
                     on: db
                 )
@@ -178,7 +213,7 @@ struct PasswordResetController {
         let now = portal.now
         return try await portal.database.read { db in
             guard let reset = try await resets.findUsable(token: token, now: now, on: db),
-                  let account = try await accounts.find(id: reset.accountID, on: db), account.status == .active
+                let account = try await accounts.find(id: reset.accountID, on: db), account.status == .active
             else { return nil }
             return (reset, account)
         }
@@ -186,7 +221,8 @@ struct PasswordResetController {
 
     private func unusable(context: PortalContext) -> Response {
         portal.pages.response(
-            ResetLinkUnusablePage(layout: portal.layout("This link cannot be used", context: context)), status: .notFound
+            ResetLinkUnusablePage(layout: portal.layout("This link cannot be used", context: context)),
+            status: .notFound
         )
     }
 }
@@ -200,7 +236,16 @@ struct ForgottenPasswordPage: Page {
     let signInPath = SiteURL.signIn.path
 
     static func fields(email: String = "") -> [FormField] {
-        [FormField("email", label: "Email address", value: email, hint: "The address your account was set up with.", type: "email", autocomplete: "email")]
+        [
+            FormField(
+                "email",
+                label: "Email address",
+                value: email,
+                hint: "The address your account was set up with.",
+                type: "email",
+                autocomplete: "email"
+            )
+        ]
     }
 }
 
@@ -223,9 +268,15 @@ struct ResetPasswordPage: Page {
 
     static var fields: [FormField] {
         [
-            FormField("new_password", label: "New password", hint: "At least 8 characters. A few random words make a strong password.",
-                      type: "password", autocomplete: "new-password", width: 20),
-            FormField("new_password_confirmation", label: "Confirm new password", type: "password", autocomplete: "new-password", width: 20),
+            FormField(
+                "new_password",
+                label: "New password",
+                hint: "At least 8 characters. A few random words make a strong password.",
+                type: "password",
+                autocomplete: "new-password",
+                width: 20
+            ),
+            FormField("new_password_confirmation", label: "Confirm new password", type: "password", autocomplete: "new-password", width: 20)
         ]
     }
 }

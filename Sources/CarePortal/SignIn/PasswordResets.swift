@@ -39,7 +39,13 @@ struct PasswordReset: Sendable, Equatable {
 extension Mail {
     /// The plain-text email with a reset link.
     static func passwordReset(
-        to account: StaffAccount, email: String, token: SecretToken, expires: Date, byAdministrator: Bool, settings: Settings, clock: ProgramClock
+        to account: StaffAccount,
+        email: String,
+        token: SecretToken,
+        expires: Date,
+        byAdministrator: Bool,
+        settings: Settings,
+        clock: ProgramClock
     ) -> Mail {
         Mail(
             recipient: email,

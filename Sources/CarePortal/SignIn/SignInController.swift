@@ -27,10 +27,13 @@ struct SignInController {
     @Sendable func showSetup(request: Request, context: PortalContext) async throws -> Response {
         guard try await !hasAdministrator() else { throw HTTPError(.notFound) }
         return try await portal.withFormSession(context: context) { context in
-            portal.pages.response(SetupPage(
-                layout: portal.layout("Create the first administrator account", context: context),
-                errors: [], fields: SetupPage.fields()
-            ))
+            portal.pages.response(
+                SetupPage(
+                    layout: portal.layout("Create the first administrator account", context: context),
+                    errors: [],
+                    fields: SetupPage.fields()
+                )
+            )
         }
     }
 
@@ -70,14 +73,29 @@ struct SignInController {
             try await portal.database.serializeSetup(on: db)
             guard try await !accounts.hasAdministrator(on: db) else { return nil }
             let account = try await accounts.create(
-                username: username, email: email, role: .administrator, status: .active, passwordHash: hash, now: portal.now, on: db
+                username: username,
+                email: email,
+                role: .administrator,
+                status: .active,
+                passwordHash: hash,
+                now: portal.now,
+                on: db
             )
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                action: .firstAdministratorCreated, recordType: "staff_account", recordID: "\(account.id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .firstAdministratorCreated,
+                    recordType: "staff_account",
+                    recordID: "\(account.id)",
+                    origin: origin
+                ),
+                on: db
+            )
             let session = try await portal.sessions.rotate(
-                context.session, toAccount: account.id, flash: Flash(.success, "Your administrator account is ready. You are signed in."), on: db
+                context.session,
+                toAccount: account.id,
+                flash: Flash(.success, "Your administrator account is ready. You are signed in."),
+                on: db
             )
             return (account, session)
         }
@@ -96,9 +114,14 @@ struct SignInController {
     @Sendable func showSignIn(request: Request, context: PortalContext) async throws -> Response {
         if context.staff != nil { return seeOther(ReturnPath.decide(request.query("next"), otherwise: SiteURL.home.path)) }
         return try await portal.withFormSession(context: context) { context in
-            portal.pages.response(SignInPage(
-                layout: portal.layout("Sign in", context: context), errors: [], fields: SignInPage.fields(), next: request.query("next")
-            ))
+            portal.pages.response(
+                SignInPage(
+                    layout: portal.layout("Sign in", context: context),
+                    errors: [],
+                    fields: SignInPage.fields(),
+                    next: request.query("next")
+                )
+            )
         }
     }
 
@@ -130,17 +153,28 @@ struct SignInController {
         let now = portal.now
         /// Refuses with `message`; a reserved try stays a failure when `countsAsFailure`, and is let go otherwise.
         func refuse(
-            _ message: String, detail: String, account: StaffAccount? = nil, attempt: SignInThrottle.Attempt?, countsAsFailure: Bool
+            _ message: String,
+            detail: String,
+            account: StaffAccount? = nil,
+            attempt: SignInThrottle.Attempt?,
+            countsAsFailure: Bool
         ) async throws -> Response {
             try await portal.database.transaction { db in
                 if let attempt {
                     try await countsAsFailure ? throttle.fail(attempt, on: db) : throttle.release(attempt, on: db)
                 }
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: account?.id, role: account?.role.rawValue, name: String(username.prefix(40))),
-                    action: .signIn, recordType: "staff_account", recordID: account.map { "\($0.id)" },
-                    outcome: .failure, origin: origin, detail: detail
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: AuditActor(accountID: account?.id, role: account?.role.rawValue, name: String(username.prefix(40))),
+                        action: .signIn,
+                        recordType: "staff_account",
+                        recordID: account.map { "\($0.id)" },
+                        outcome: .failure,
+                        origin: origin,
+                        detail: detail
+                    ),
+                    on: db
+                )
             }
             var errors = FormErrors()
             errors.add("username", message)
@@ -157,7 +191,11 @@ struct SignInController {
         }
         guard try await portal.passwords.verify(password, against: credentials.passwordHash) else {
             return try await refuse(
-                Self.wrongCredentials, detail: "wrong password", account: credentials.account, attempt: attempt, countsAsFailure: true
+                Self.wrongCredentials,
+                detail: "wrong password",
+                account: credentials.account,
+                attempt: attempt,
+                countsAsFailure: true
             )
         }
         let account = credentials.account
@@ -167,12 +205,18 @@ struct SignInController {
         case .disabled:
             return try await refuse(
                 "This account has been disabled. If you think this is a mistake, ask an administrator.",
-                detail: "account disabled", account: account, attempt: attempt, countsAsFailure: false
+                detail: "account disabled",
+                account: account,
+                attempt: attempt,
+                countsAsFailure: false
             )
         case .awaitingApproval:
             return try await refuse(
                 "Your registration is waiting for an administrator to approve it. You will get an email when it is approved.",
-                detail: "awaiting approval", account: account, attempt: attempt, countsAsFailure: false
+                detail: "awaiting approval",
+                account: account,
+                attempt: attempt,
+                countsAsFailure: false
             )
         }
 
@@ -185,10 +229,16 @@ struct SignInController {
                 return (pending, try await twoFactor.start(step, for: account, session: pending, next: form.next, on: db))
             }
             try await throttle.clear(.account(username), on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                action: .signIn, recordType: "staff_account", recordID: "\(account.id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .signIn,
+                    recordType: "staff_account",
+                    recordID: "\(account.id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return (try await portal.sessions.rotate(context.session, toAccount: account.id, on: db), nil)
         }
         var response = seeOther(secondStep?.path ?? ReturnPath.decide(form.next, otherwise: SiteURL.landing(for: account.role).path))
@@ -199,10 +249,16 @@ struct SignInController {
     @Sendable func signOut(request: Request, context: PortalContext) async throws -> Response {
         let origin = portal.origin(of: request, context: context)
         let session = try await portal.database.transaction { db in
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .signOut, recordType: "staff_account",
-                recordID: context.staff.map { "\($0.id)" }, origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .signOut,
+                    recordType: "staff_account",
+                    recordID: context.staff.map { "\($0.id)" },
+                    origin: origin
+                ),
+                on: db
+            )
             return try await portal.sessions.rotate(context.session, toAccount: nil, flash: Flash(.success, "You have signed out."), on: db)
         }
         var response = seeOther(.signIn)
@@ -213,9 +269,13 @@ struct SignInController {
     // MARK: Change password
 
     @Sendable func showChangePassword(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(ChangePasswordPage(
-            layout: portal.layout("Change your password", context: context), errors: [], fields: ChangePasswordPage.fields
-        ))
+        portal.pages.response(
+            ChangePasswordPage(
+                layout: portal.layout("Change your password", context: context),
+                errors: [],
+                fields: ChangePasswordPage.fields
+            )
+        )
     }
 
     private struct ChangePasswordForm: Decodable {
@@ -233,7 +293,8 @@ struct SignInController {
         if current.isEmpty {
             errors.add("current_password", "Enter your current password")
         } else if let hash = try await portal.database.read({ db in try await accounts.passwordHash(accountID: staff.id, on: db) }),
-                  try await !portal.passwords.verify(current, against: hash) {
+            try await !portal.passwords.verify(current, against: hash)
+        {
             errors.add("current_password", "Your current password is not right")
         }
         if let problem = portal.passwordPolicy.problem(with: new, username: staff.username) {
@@ -257,11 +318,19 @@ struct SignInController {
         let session = try await portal.database.transaction { db in
             try await accounts.setPasswordHash(hash, accountID: staff.id, now: portal.now, on: db)
             try await portal.sessions.endAll(accountID: staff.id, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .passwordChanged, recordType: "staff_account", recordID: "\(staff.id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .passwordChanged,
+                    recordType: "staff_account",
+                    recordID: "\(staff.id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return try await portal.sessions.start(
-                accountID: staff.id, flash: Flash(.success, "Your password has been changed. Any other place you were signed in has been signed out."),
+                accountID: staff.id,
+                flash: Flash(.success, "Your password has been changed. Any other place you were signed in has been signed out."),
                 on: db
             )
         }

@@ -6,7 +6,7 @@ struct SignInFeature: PortalFeature {
     static let program: Program? = nil
     static let auditActions: [AuditAction] = [.firstAdministratorCreated, .passwordChanged, .passwordResetRequested, .passwordReset]
     static let templates: [TemplateName] = [
-        .setup, .signIn, .changePassword, .forgottenPassword, .passwordResetSent, .resetPassword, .resetLinkUnusable,
+        .setup, .signIn, .changePassword, .forgottenPassword, .passwordResetSent, .resetPassword, .resetLinkUnusable
     ]
     let portal: Portal
 
@@ -17,10 +17,12 @@ struct SignInFeature: PortalFeature {
 
     var jobs: [BackgroundJob] {
         let portal = portal
-        return [BackgroundJob("Expired password reset links", every: BackgroundJob.housekeepingInterval) {
-            let now = portal.now
-            try await portal.database.write { db in try await PasswordResetRepository().deleteExpired(now: now, on: db) }
-        }]
+        return [
+            BackgroundJob("Expired password reset links", every: BackgroundJob.housekeepingInterval) {
+                let now = portal.now
+                try await portal.database.write { db in try await PasswordResetRepository().deleteExpired(now: now, on: db) }
+            }
+        ]
     }
 }
 

@@ -10,14 +10,30 @@ struct SetupPage: Page {
 
     static func fields(username: String = "", email: String = "") -> [FormField] {
         [
-            FormField("username", label: "Username", value: username,
-                      hint: "Up to 21 letters, numbers, full stops, hyphens or underscores. You sign in with it.",
-                      autocomplete: "username", width: 20),
-            FormField("email", label: "Email address", value: email, hint: "For messages about the portal, such as new registrations.",
-                      type: "email", autocomplete: "email"),
-            FormField("password", label: "Password", hint: "At least 8 characters. A few random words make a strong password.",
-                      type: "password", autocomplete: "new-password"),
-            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password"),
+            FormField(
+                "username",
+                label: "Username",
+                value: username,
+                hint: "Up to 21 letters, numbers, full stops, hyphens or underscores. You sign in with it.",
+                autocomplete: "username",
+                width: 20
+            ),
+            FormField(
+                "email",
+                label: "Email address",
+                value: email,
+                hint: "For messages about the portal, such as new registrations.",
+                type: "email",
+                autocomplete: "email"
+            ),
+            FormField(
+                "password",
+                label: "Password",
+                hint: "At least 8 characters. A few random words make a strong password.",
+                type: "password",
+                autocomplete: "new-password"
+            ),
+            FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password")
         ]
     }
 }
@@ -35,7 +51,7 @@ struct SignInPage: Page {
     static func fields(username: String = "") -> [FormField] {
         [
             FormField("username", label: "Username", value: username, autocomplete: "username", width: 20),
-            FormField("password", label: "Password", type: "password", autocomplete: "current-password", width: 20),
+            FormField("password", label: "Password", type: "password", autocomplete: "current-password", width: 20)
         ]
     }
 }
@@ -51,9 +67,15 @@ struct ChangePasswordPage: Page {
     static var fields: [FormField] {
         [
             FormField("current_password", label: "Current password", type: "password", autocomplete: "current-password", width: 20),
-            FormField("new_password", label: "New password", hint: "At least 8 characters. A few random words make a strong password.",
-                      type: "password", autocomplete: "new-password", width: 20),
-            FormField("new_password_confirmation", label: "Confirm new password", type: "password", autocomplete: "new-password", width: 20),
+            FormField(
+                "new_password",
+                label: "New password",
+                hint: "At least 8 characters. A few random words make a strong password.",
+                type: "password",
+                autocomplete: "new-password",
+                width: 20
+            ),
+            FormField("new_password_confirmation", label: "Confirm new password", type: "password", autocomplete: "new-password", width: 20)
         ]
     }
 }

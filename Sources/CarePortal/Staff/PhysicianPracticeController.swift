@@ -28,13 +28,25 @@ enum PhysicianPractice {
     }
 
     static func phoneField(_ value: String) -> FormField {
-        FormField("practice_phone", label: "Practice phone number", value: value, hint: "The number your patients call, like 615-555-0134.",
-                  type: "tel", autocomplete: "tel", width: 20)
+        FormField(
+            "practice_phone",
+            label: "Practice phone number",
+            value: value,
+            hint: "The number your patients call, like 615-555-0134.",
+            type: "tel",
+            autocomplete: "tel",
+            width: 20
+        )
     }
 
     static func locationField(_ value: String) -> FormField {
-        FormField("practice_location", label: "Location of practice", value: value,
-                  hint: "The name and town of the clinic or hospital, as your patients know it.", autocomplete: "organization")
+        FormField(
+            "practice_location",
+            label: "Location of practice",
+            value: value,
+            hint: "The name and town of the clinic or hospital, as your patients know it.",
+            autocomplete: "organization"
+        )
     }
 }
 
@@ -49,7 +61,13 @@ struct PhysicianPracticeController {
         routes.post(SiteURL.accountPractice.pattern, access: Self.access, save)
     }
 
-    private func page(_ context: PortalContext, location: String, phone: String, errors: FormErrors = FormErrors(), saved: Bool = false) -> PhysicianPracticePage {
+    private func page(
+        _ context: PortalContext,
+        location: String,
+        phone: String,
+        errors: FormErrors = FormErrors(),
+        saved: Bool = false
+    ) -> PhysicianPracticePage {
         var fields = [PhysicianPractice.locationField(location), PhysicianPractice.phoneField(phone)]
         errors.apply(to: &fields)
         return PhysicianPracticePage(layout: portal.layout("Your practice", context: context), errors: errors.items, fields: fields, saved: saved)
@@ -59,10 +77,14 @@ struct PhysicianPracticeController {
         guard let staff = context.staff else { throw AccessDenied() }
         let profile = try await portal.database.read { db in try await accounts.physicianProfile(accountID: staff.id, on: db) }
         guard let profile else { throw HTTPError(.notFound) }
-        return portal.pages.response(page(
-            context, location: profile.practiceLocation, phone: profile.practicePhone.isEmpty ? "" : PhoneNumber(stored: profile.practicePhone).display,
-            saved: request.query("saved") != nil
-        ))
+        return portal.pages.response(
+            page(
+                context,
+                location: profile.practiceLocation,
+                phone: profile.practicePhone.isEmpty ? "" : PhoneNumber(stored: profile.practicePhone).display,
+                saved: request.query("saved") != nil
+            )
+        )
     }
 
     private struct PracticeForm: Decodable {
@@ -85,9 +107,16 @@ struct PhysicianPracticeController {
         try await portal.database.transaction { db in
             guard try await accounts.physicianProfile(accountID: staff.id, on: db) != nil else { throw HTTPError(.notFound) }
             try await accounts.updatePractice(accountID: staff.id, location: location, phone: digits, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .physicianPracticeChanged, recordType: "staff_account", recordID: "\(staff.id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .physicianPracticeChanged,
+                    recordType: "staff_account",
+                    recordID: "\(staff.id)",
+                    origin: origin
+                ),
+                on: db
+            )
         }
         return seeOther("\(SiteURL.accountPractice.path)?saved=1")
     }

@@ -20,9 +20,14 @@ struct PhysicianRegistrationController {
     @Sendable func showForm(request: Request, context: PortalContext) async throws -> Response {
         try await portal.withFormSession(context: context) { context in
             let fields = RegisterPhysicianPage.fields()
-            return portal.pages.response(RegisterPhysicianPage(
-                layout: portal.layout(Self.title, context: context), errors: [], accountFields: fields.account, personFields: fields.person
-            ))
+            return portal.pages.response(
+                RegisterPhysicianPage(
+                    layout: portal.layout(Self.title, context: context),
+                    errors: [],
+                    accountFields: fields.account,
+                    personFields: fields.person
+                )
+            )
         }
     }
 
@@ -46,7 +51,7 @@ struct PhysicianRegistrationController {
             "first_name": form.first_name?.trimmed ?? "", "middle_name": form.middle_name?.trimmed ?? "",
             "last_name": form.last_name?.trimmed ?? "", "practice_location": form.practice_location?.trimmed ?? "",
             "practice_phone": form.practice_phone?.trimmed ?? "",
-            "medical_id_number": form.medical_id_number?.trimmed ?? "",
+            "medical_id_number": form.medical_id_number?.trimmed ?? ""
         ]
         let username = values["username"]!
         let password = form.password ?? ""
@@ -75,8 +80,10 @@ struct PhysicianRegistrationController {
             errors.apply(to: &fields.person)
             return portal.pages.response(
                 RegisterPhysicianPage(
-                    layout: portal.layout(Self.title, context: context), errors: errors.items,
-                    accountFields: fields.account, personFields: fields.person
+                    layout: portal.layout(Self.title, context: context),
+                    errors: errors.items,
+                    accountFields: fields.account,
+                    personFields: fields.person
                 ),
                 status: status
             )
@@ -93,32 +100,50 @@ struct PhysicianRegistrationController {
         }
 
         let profile = PhysicianProfile(
-            firstName: values["first_name"]!, middleName: values["middle_name"]!, lastName: values["last_name"]!,
-            practiceLocation: values["practice_location"]!, practicePhone: practicePhone ?? "", medicalIDNumber: values["medical_id_number"]!
+            firstName: values["first_name"]!,
+            middleName: values["middle_name"]!,
+            lastName: values["last_name"]!,
+            practiceLocation: values["practice_location"]!,
+            practicePhone: practicePhone ?? "",
+            medicalIDNumber: values["medical_id_number"]!
         )
         let hash = try await portal.passwords.hash(password)
         do {
             try await portal.database.transaction { db in
                 let account = try await accounts.create(
-                    username: username, email: values["email"], role: .physician, status: .awaitingApproval,
-                    passwordHash: hash, now: portal.now, on: db
+                    username: username,
+                    email: values["email"],
+                    role: .physician,
+                    status: .awaitingApproval,
+                    passwordHash: hash,
+                    now: portal.now,
+                    on: db
                 )
                 try await accounts.createPhysicianProfile(profile, accountID: account.id, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                    action: .physicianRegistered, recordType: "staff_account", recordID: "\(account.id)", origin: origin
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                        action: .physicianRegistered,
+                        recordType: "staff_account",
+                        recordID: "\(account.id)",
+                        origin: origin
+                    ),
+                    on: db
+                )
                 for administrator in try await administratorsWithEmail(on: db) {
-                    try await portal.outbox.enqueue(Mail(
-                        recipient: administrator,
-                        subject: "A physician is waiting for approval",
-                        body: """
-                            \(MailText.name(profile.fullName)) registered as a physician with the username \(MailText.name(account.username, otherwise: "shown on the page below")).
+                    try await portal.outbox.enqueue(
+                        Mail(
+                            recipient: administrator,
+                            subject: "A physician is waiting for approval",
+                            body: """
+                                \(MailText.name(profile.fullName)) registered as a physician with the username \(MailText.name(account.username, otherwise: "shown on the page below")).
 
-                            Check their details and approve the registration here:
-                            \(portal.settings.baseURL)\(SiteURL.staffAccount(account.id).path)
-                            """
-                    ), on: db)
+                                Check their details and approve the registration here:
+                                \(portal.settings.baseURL)\(SiteURL.staffAccount(account.id).path)
+                                """
+                        ),
+                        on: db
+                    )
                 }
             }
         } catch is UsernameTaken {

@@ -45,32 +45,43 @@ struct StaffController {
             )
         }
         let now = portal.now
-        let address = ListAddress(path: SiteURL.staff.path, parameters: [
-            ("q", query.search), ("role", query.role?.rawValue), ("status", query.status?.rawValue),
-            ("sort", query.sort == .username ? nil : query.sort.rawValue), ("order", query.descending ? "desc" : nil),
-        ])
+        let address = ListAddress(
+            path: SiteURL.staff.path,
+            parameters: [
+                ("q", query.search), ("role", query.role?.rawValue), ("status", query.status?.rawValue),
+                ("sort", query.sort == .username ? nil : query.sort.rawValue), ("order", query.descending ? "desc" : nil)
+            ]
+        )
         func header(_ title: String, _ sort: StaffSort) -> SortableHeader {
             SortableHeader(title: title, key: sort.rawValue, currentKey: query.sort.rawValue, descending: query.descending, address: address)
         }
         let invitationRows = InvitationRows.html(
-            open, showingRoles: true, now: now, clock: portal.programSettings.current.clock, csrfToken: context.session?.csrfToken ?? ""
+            open,
+            showingRoles: true,
+            now: now,
+            clock: portal.programSettings.current.clock,
+            csrfToken: context.session?.csrfToken ?? ""
         )
-        return portal.pages.response(StaffListPage(
-            layout: portal.layout("Staff accounts", context: context, current: .staff),
-            search: query.search,
-            roleOptions: [FilterOption(value: "", title: "All roles", isSelected: query.role == nil)]
-                + StaffRole.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.role) },
-            statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
-                + AccountStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
-            headers: [header("Username", .username), header("Role", .role), header("Status", .status), header("Created", .created)],
-            rows: StaffRows.html(page.items, clock: portal.programSettings.current.clock).html, hasRows: !page.items.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: address, noun: "accounts")),
-            awaitingApprovalCount: awaiting,
-            hasAwaitingApprovals: awaiting > 0,
-            awaitingApprovalPath: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
-            isFiltered: !query.search.isEmpty || query.role != nil || query.status != nil,
-            invitations: invitationRows.html, hasInvitations: !invitationRows.isEmpty
-        ))
+        return portal.pages.response(
+            StaffListPage(
+                layout: portal.layout("Staff accounts", context: context, current: .staff),
+                search: query.search,
+                roleOptions: [FilterOption(value: "", title: "All roles", isSelected: query.role == nil)]
+                    + StaffRole.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.role) },
+                statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
+                    + AccountStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
+                headers: [header("Username", .username), header("Role", .role), header("Status", .status), header("Created", .created)],
+                rows: StaffRows.html(page.items, clock: portal.programSettings.current.clock).html,
+                hasRows: !page.items.isEmpty,
+                pagination: portal.pages.html(PaginationView(page, address: address, noun: "accounts")),
+                awaitingApprovalCount: awaiting,
+                hasAwaitingApprovals: awaiting > 0,
+                awaitingApprovalPath: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
+                isFiltered: !query.search.isEmpty || query.role != nil || query.status != nil,
+                invitations: invitationRows.html,
+                hasInvitations: !invitationRows.isEmpty
+            )
+        )
     }
 
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
@@ -91,49 +102,56 @@ struct StaffController {
             StaffAccountPage.Detail(key: "Username", value: account.username),
             StaffAccountPage.Detail(key: "Role", value: account.role.title),
             StaffAccountPage.Detail(key: "Email address", value: account.email ?? "Not given"),
-            StaffAccountPage.Detail(key: "Account created", value: clock.dateTime(account.createdAt)),
+            StaffAccountPage.Detail(key: "Account created", value: clock.dateTime(account.createdAt))
         ]
         details.append(StaffAccountPage.Detail(key: "Last changed", value: clock.dateTime(account.updatedAt)))
-        details.append(StaffAccountPage.Detail(
-            key: "Two-factor sign-in",
-            value: factor?.confirmedAt.map { "On since \(clock.dateTime($0))" } ?? (factor == nil ? "Off" : "Being set up")
-        ))
-        let physicianDetails = profile.map { profile in
-            [
-                StaffAccountPage.Detail(key: "Name", value: profile.fullName),
-                StaffAccountPage.Detail(key: "Location of practice", value: profile.practiceLocation),
-                StaffAccountPage.Detail(
-                    key: "Practice phone", value: profile.practicePhone.isEmpty ? "Not given" : PhoneNumber(stored: profile.practicePhone).display
-                ),
-                StaffAccountPage.Detail(key: "Medical identification number", value: profile.medicalIDNumber),
-            ]
-        } ?? []
-        let medicalProfessionalDetails = staffProfile.map { profile in
-            [
-                StaffAccountPage.Detail(key: "Real name", value: profile.fullName),
-                StaffAccountPage.Detail(key: "Date of birth", value: profile.dateOfBirth.displayed),
-                StaffAccountPage.Detail(key: "Avatar", value: profile.avatar.name),
-                StaffAccountPage.Detail(key: "Bio", value: profile.bio.isEmpty ? "None" : profile.bio),
-            ]
-        } ?? []
-        return portal.pages.response(StaffAccountPage(
-            layout: portal.layout(account.username, context: context, current: .staff),
-            username: account.username,
-            statusTitle: account.status.title,
-            statusTag: account.status.tagClass,
-            details: details,
-            physicianDetails: physicianDetails,
-            medicalProfessionalDetails: medicalProfessionalDetails,
-            activeSessions: sessions,
-            approvePath: account.status == .awaitingApproval ? SiteURL.staffApprove(id).path : nil,
-            disablePath: account.status != .disabled && !isSelf ? SiteURL.staffDisable(id).path : nil,
-            enablePath: account.status == .disabled ? SiteURL.staffEnable(id).path : nil,
-            isSelf: isSelf,
-            sendPasswordResetPath: account.status == .active && account.email != nil ? SiteURL.staffSendPasswordReset(id).path : nil,
-            deletePath: isSelf ? nil : SiteURL.staffDelete(id).path,
-            resetSecondFactorPath: factor == nil ? nil : SiteURL.staffResetSecondFactor(id).path,
-            auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("person", "\(id)")]).string
-        ))
+        details.append(
+            StaffAccountPage.Detail(
+                key: "Two-factor sign-in",
+                value: factor?.confirmedAt.map { "On since \(clock.dateTime($0))" } ?? (factor == nil ? "Off" : "Being set up")
+            )
+        )
+        let physicianDetails =
+            profile.map { profile in
+                [
+                    StaffAccountPage.Detail(key: "Name", value: profile.fullName),
+                    StaffAccountPage.Detail(key: "Location of practice", value: profile.practiceLocation),
+                    StaffAccountPage.Detail(
+                        key: "Practice phone",
+                        value: profile.practicePhone.isEmpty ? "Not given" : PhoneNumber(stored: profile.practicePhone).display
+                    ),
+                    StaffAccountPage.Detail(key: "Medical identification number", value: profile.medicalIDNumber)
+                ]
+            } ?? []
+        let medicalProfessionalDetails =
+            staffProfile.map { profile in
+                [
+                    StaffAccountPage.Detail(key: "Real name", value: profile.fullName),
+                    StaffAccountPage.Detail(key: "Date of birth", value: profile.dateOfBirth.displayed),
+                    StaffAccountPage.Detail(key: "Avatar", value: profile.avatar.name),
+                    StaffAccountPage.Detail(key: "Bio", value: profile.bio.isEmpty ? "None" : profile.bio)
+                ]
+            } ?? []
+        return portal.pages.response(
+            StaffAccountPage(
+                layout: portal.layout(account.username, context: context, current: .staff),
+                username: account.username,
+                statusTitle: account.status.title,
+                statusTag: account.status.tagClass,
+                details: details,
+                physicianDetails: physicianDetails,
+                medicalProfessionalDetails: medicalProfessionalDetails,
+                activeSessions: sessions,
+                approvePath: account.status == .awaitingApproval ? SiteURL.staffApprove(id).path : nil,
+                disablePath: account.status != .disabled && !isSelf ? SiteURL.staffDisable(id).path : nil,
+                enablePath: account.status == .disabled ? SiteURL.staffEnable(id).path : nil,
+                isSelf: isSelf,
+                sendPasswordResetPath: account.status == .active && account.email != nil ? SiteURL.staffSendPasswordReset(id).path : nil,
+                deletePath: isSelf ? nil : SiteURL.staffDelete(id).path,
+                resetSecondFactorPath: factor == nil ? nil : SiteURL.staffResetSecondFactor(id).path,
+                auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("person", "\(id)")]).string
+            )
+        )
     }
 
     @Sendable func disable(request: Request, context: PortalContext) async throws -> Response {
@@ -146,14 +164,24 @@ struct StaffController {
         let message = try await portal.database.transaction { db in
             guard let account = try await accounts.find(id: id, on: db) else { throw HTTPError(.notFound) }
             if try await lastAdministratorRemains(account, on: db) {
-                return Flash(.warning, "\(account.username) is the last active administrator and cannot be disabled. Make someone else an administrator first.")
+                return Flash(
+                    .warning,
+                    "\(account.username) is the last active administrator and cannot be disabled. Make someone else an administrator first."
+                )
             }
             try await accounts.setStatus(.disabled, accountID: id, now: portal.now, on: db)
             try await portal.sessions.endAll(accountID: id, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .accountDisabled, recordType: "staff_account", recordID: "\(id)",
-                origin: origin, detail: account.status == .awaitingApproval ? "registration declined" : nil
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .accountDisabled,
+                    recordType: "staff_account",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: account.status == .awaitingApproval ? "registration declined" : nil
+                ),
+                on: db
+            )
             return Flash(.success, "\(account.username) has been disabled and signed out everywhere.")
         }
         try await portal.flash(message, context: context)
@@ -166,9 +194,16 @@ struct StaffController {
         let username = try await portal.database.transaction { db in
             guard let account = try await accounts.find(id: id, on: db) else { throw HTTPError(.notFound) }
             try await accounts.setStatus(.active, accountID: id, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .accountEnabled, recordType: "staff_account", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .accountEnabled,
+                    recordType: "staff_account",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return account.username
         }
         try await portal.flash(Flash(.success, "\(username) can sign in again."), context: context)
@@ -185,18 +220,28 @@ struct StaffController {
             }
             try await accounts.setStatus(.active, accountID: id, now: portal.now, on: db)
             try await accounts.recordApproval(accountID: id, approvedBy: staff.id, now: portal.now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .physicianApproved, recordType: "staff_account", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .physicianApproved,
+                    recordType: "staff_account",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             if let email = account.email {
-                try await portal.outbox.enqueue(Mail(
-                    recipient: email,
-                    subject: "Your \(portal.settings.programName) account is approved",
-                    body: """
-                        Your registration as a physician has been approved. You can now sign in with the username \(account.username):
-                        \(portal.settings.baseURL)\(SiteURL.signIn.path)
-                        """
-                ), on: db)
+                try await portal.outbox.enqueue(
+                    Mail(
+                        recipient: email,
+                        subject: "Your \(portal.settings.programName) account is approved",
+                        body: """
+                            Your registration as a physician has been approved. You can now sign in with the username \(account.username):
+                            \(portal.settings.baseURL)\(SiteURL.signIn.path)
+                            """
+                    ),
+                    on: db
+                )
             }
             return account.username
         }
@@ -216,9 +261,16 @@ struct StaffController {
                 return Flash(.warning, "No link was sent: \(account.username) has no email address or cannot sign in.")
             }
             try await PasswordResetController(portal: portal).send(to: account, email: email, byAdministrator: true, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .passwordResetSent, recordType: "staff_account", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .passwordResetSent,
+                    recordType: "staff_account",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return Flash(.success, "A link to choose a new password has been sent to \(email). It works once, for an hour.")
         }
         try await portal.flash(message, context: context)
@@ -234,10 +286,14 @@ struct StaffController {
         guard context.staff?.id != id else { throw HTTPError(.notFound) }
         let account = try await portal.database.read { db in try await accounts.find(id: id, on: db) }
         guard let account else { throw HTTPError(.notFound) }
-        return portal.pages.response(DeleteStaffAccountPage(
-            account: account, layout: portal.layout(Self.deleteTitle(account.username), context: context, current: .staff),
-            errors: [], field: DeleteStaffAccountPage.field()
-        ))
+        return portal.pages.response(
+            DeleteStaffAccountPage(
+                account: account,
+                layout: portal.layout(Self.deleteTitle(account.username), context: context, current: .staff),
+                errors: [],
+                field: DeleteStaffAccountPage.field()
+            )
+        )
     }
 
     private struct DeleteForm: Decodable {
@@ -259,8 +315,10 @@ struct StaffController {
             field.error = message
             return portal.pages.response(
                 DeleteStaffAccountPage(
-                    account: account, layout: portal.layout(Self.deleteTitle(account.username), context: context, current: .staff),
-                    errors: errors.items, field: field
+                    account: account,
+                    layout: portal.layout(Self.deleteTitle(account.username), context: context, current: .staff),
+                    errors: errors.items,
+                    field: field
                 ),
                 status: .unprocessableContent
             )
@@ -282,21 +340,32 @@ struct StaffController {
             if account.role == .physician {
                 let patients = try await former.patientCount(physicianID: id, on: db)
                 if patients > 0 {
-                    return "\(account.username) still looks after \(patients) patient\(patients == 1 ? "" : "s"). Give them to another physician first."
+                    return
+                        "\(account.username) still looks after \(patients) patient\(patients == 1 ? "" : "s"). Give them to another physician first."
                 }
             }
             try await portal.sessions.endAll(accountID: id, on: db)
             try await former.removePersonalDetails(accountID: id, on: db)
             try await accounts.forget(accountID: id, formerName: account.role.formerTitle, unusableHash: unusableHash, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .accountDeleted, recordType: "staff_account", recordID: "\(id)", origin: origin,
-                detail: "role \(account.role.rawValue)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .accountDeleted,
+                    recordType: "staff_account",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "role \(account.role.rawValue)"
+                ),
+                on: db
+            )
             return nil
         }
         if let refusal { return refuse(refusal) }
         try await portal.flash(
-            Flash(.success, "\(account.username)’s account has been deleted. What she wrote on the desk stays, signed “\(account.role.formerTitle)”."),
+            Flash(
+                .success,
+                "\(account.username)’s account has been deleted. What she wrote on the desk stays, signed “\(account.role.formerTitle)”."
+            ),
             context: context
         )
         return seeOther(.staff)

@@ -9,12 +9,17 @@ extension DemoData {
     func seedStaffInvitations(on db: any SQLDatabase) async throws {
         guard let administrator = account(.administrator) else { return }
         let invitee = Invitee(
-            firstName: "Jordan", lastName: "Demo (demo data)", dateOfBirth: nil, email: "jordan.demo@example.org", role: .physician
+            firstName: "Jordan",
+            lastName: "Demo (demo data)",
+            dateOfBirth: nil,
+            email: "jordan.demo@example.org",
+            role: .physician
         )
         let token = SecretToken(randomBytes: dependencies.randomBytes)
         let invitation = try await StaffInvitationRepository().create(invitee, token: token, createdBy: administrator.id, now: now, on: db)
         try await outbox.enqueue(
-            .invitation(invitation, token: token, settings: settings, clock: try await ProgramSettingsRepository().clock(on: db)), on: db
+            .invitation(invitation, token: token, settings: settings, clock: try await ProgramSettingsRepository().clock(on: db)),
+            on: db
         )
     }
 }

@@ -6,13 +6,15 @@ import SQLKit
 struct StaffFeature: PortalFeature {
     static let program: Program? = nil
     static let navigation = [
-        NavigationItem(title: "Staff accounts", path: SiteURL.staff.path, access: StaffController.access, group: .people),
+        NavigationItem(title: "Staff accounts", path: SiteURL.staff.path, access: StaffController.access, group: .people)
     ]
     static let auditActions: [AuditAction] = [
         .accountCreated, .accountDisabled, .accountEnabled, .physicianRegistered, .physicianApproved, .physicianRejected,
-        .accountDeleted, .physicianPracticeChanged,
+        .accountDeleted, .physicianPracticeChanged
     ]
-    static let templates: [TemplateName] = [.registerPhysician, .registrationReceived, .staffList, .staffAccount, .deleteStaffAccount, .physicianPractice]
+    static let templates: [TemplateName] = [
+        .registerPhysician, .registrationReceived, .staffList, .staffAccount, .deleteStaffAccount, .physicianPractice
+    ]
     let portal: Portal
 
     func addRoutes(to routes: inout PortalRoutes) {
@@ -29,22 +31,31 @@ struct StaffFeature: PortalFeature {
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         if staff.role == .physician {
-            return [HomeCard(
-                title: "Your practice", path: SiteURL.accountPractice.path,
-                body: "Where your practice is and its phone number, as your patients see them in their app."
-            )]
+            return [
+                HomeCard(
+                    title: "Your practice",
+                    path: SiteURL.accountPractice.path,
+                    body: "Where your practice is and its phone number, as your patients see them in their app."
+                )
+            ]
         }
         guard staff.role == .administrator else { return [] }
         let waiting = try await portal.database.read { db in try await StaffAccountRepository().awaitingApprovalCount(on: db) }
-        return [HomeCard(
-            title: "Staff accounts", path: SiteURL.staff.path,
-            body: "Find staff accounts, invite staff, and disable or re-enable them.",
-            figures: [HomeFigure(
-                label: "Physicians waiting for approval", value: waiting,
-                path: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
-                needsAttention: waiting > 0
-            )]
-        )]
+        return [
+            HomeCard(
+                title: "Staff accounts",
+                path: SiteURL.staff.path,
+                body: "Find staff accounts, invite staff, and disable or re-enable them.",
+                figures: [
+                    HomeFigure(
+                        label: "Physicians waiting for approval",
+                        value: waiting,
+                        path: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
+                        needsAttention: waiting > 0
+                    )
+                ]
+            )
+        ]
     }
 }
 

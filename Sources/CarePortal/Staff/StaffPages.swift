@@ -14,22 +14,44 @@ struct RegisterPhysicianPage: Page {
     static func fields(_ values: [String: String] = [:]) -> (account: [FormField], person: [FormField]) {
         (
             account: [
-                FormField("username", label: "Username", value: values["username"] ?? "",
-                          hint: "Up to 21 letters, numbers, full stops, hyphens or underscores.", autocomplete: "username", width: 20),
+                FormField(
+                    "username",
+                    label: "Username",
+                    value: values["username"] ?? "",
+                    hint: "Up to 21 letters, numbers, full stops, hyphens or underscores.",
+                    autocomplete: "username",
+                    width: 20
+                ),
                 FormField("email", label: "Email address", value: values["email"] ?? "", type: "email", autocomplete: "email"),
-                FormField("password", label: "Password", hint: "At least 8 characters. A few random words make a strong password.",
-                          type: "password", autocomplete: "new-password", width: 20),
-                FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20),
+                FormField(
+                    "password",
+                    label: "Password",
+                    hint: "At least 8 characters. A few random words make a strong password.",
+                    type: "password",
+                    autocomplete: "new-password",
+                    width: 20
+                ),
+                FormField("password_confirmation", label: "Confirm password", type: "password", autocomplete: "new-password", width: 20)
             ],
             person: [
                 FormField("first_name", label: "First name", value: values["first_name"] ?? "", autocomplete: "given-name", width: 20),
-                FormField("middle_name", label: "Middle name (optional)", value: values["middle_name"] ?? "",
-                          autocomplete: "additional-name", width: 20),
+                FormField(
+                    "middle_name",
+                    label: "Middle name (optional)",
+                    value: values["middle_name"] ?? "",
+                    autocomplete: "additional-name",
+                    width: 20
+                ),
                 FormField("last_name", label: "Last name", value: values["last_name"] ?? "", autocomplete: "family-name", width: 20),
                 PhysicianPractice.locationField(values["practice_location"] ?? ""),
                 PhysicianPractice.phoneField(values["practice_phone"] ?? ""),
-                FormField("medical_id_number", label: "Medical identification number", value: values["medical_id_number"] ?? "",
-                          hint: "For example, your National Provider Identifier (NPI).", width: 20),
+                FormField(
+                    "medical_id_number",
+                    label: "Medical identification number",
+                    value: values["medical_id_number"] ?? "",
+                    hint: "For example, your National Provider Identifier (NPI).",
+                    width: 20
+                )
             ]
         )
     }

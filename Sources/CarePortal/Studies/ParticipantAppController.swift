@@ -12,9 +12,17 @@ struct ParticipantAppController {
     static let forgottenPassword = "Forgotten your password? Ask the study team: they can send you a link to set a new one."
 
     func addRoutes(to routes: inout PortalRoutes) {
-        routes.appPageSessions(.participant, help: Self.forgottenPassword, links: [AppSignInPages.Link(
-            lead: "Were you emailed a claim token?", title: "Claim your account", path: SiteURL.appStudyClaim.path
-        )])
+        routes.appPageSessions(
+            .participant,
+            help: Self.forgottenPassword,
+            links: [
+                AppSignInPages.Link(
+                    lead: "Were you emailed a claim token?",
+                    title: "Claim your account",
+                    path: SiteURL.appStudyClaim.path
+                )
+            ]
+        )
         routes.get(SiteURL.appStudyClaim.pattern, access: .everyone, claimStart)
         routes.post(SiteURL.appStudyClaim.pattern, access: .everyone, claim)
         routes.get(SiteURL.appStudyToday.pattern, access: .participantPages, today)
@@ -29,7 +37,11 @@ struct ParticipantAppController {
         routes.get(SiteURL.pattern(SiteURL.appStudyVideoFile), access: .participantPages, videoFile)
         let gate = self
         var openings = AppRecordOpeningsPages(
-            portal: portal, openings: .studyParticipant, kind: .participant, url: .appStudyRecordOpenings, navigation: .participant
+            portal: portal,
+            openings: .studyParticipant,
+            kind: .participant,
+            url: .appStudyRecordOpenings,
+            navigation: .participant
         )
         openings.refuse = { context in try await gate.ready(context) == nil ? gate.choosePassword : nil }
         openings.addRoutes(to: &routes)
@@ -58,12 +70,15 @@ struct ParticipantAppController {
         let today = try await ParticipantDay.load(participant, portal: portal)
         let settings = portal.programSettings.current
         let closes = "Today’s list closes at midnight (\(ProgramTimeZone.title(of: settings.timeZoneID)) time)."
-        let notice: String? = switch request.query("notice") {
-        case "closed": "That list closed at midnight, so it was not marked. This is today’s list."
-        case "password": "Your new password is saved."
-        default: nil
-        }
-        return portal.pages.response(ParticipantTodayPage(layout: layout("Today", context, .appStudyToday), today: today, closesText: closes, notice: notice))
+        let notice: String? =
+            switch request.query("notice") {
+            case "closed": "That list closed at midnight, so it was not marked. This is today’s list."
+            case "password": "Your new password is saved."
+            default: nil
+            }
+        return portal.pages.response(
+            ParticipantTodayPage(layout: layout("Today", context, .appStudyToday), today: today, closesText: closes, notice: notice)
+        )
     }
 
     private struct MarkForm: Decodable {
@@ -88,19 +103,28 @@ struct ParticipantAppController {
     @Sendable func progress(request: Request, context: PortalContext) async throws -> Response {
         guard let participant = try await ready(context) else { return choosePassword }
         let figures = try await ParticipantDay.statistics(participant, portal: portal)
-        return portal.pages.response(ParticipantProgressPage(
-            layout: layout("Progress", context, .appStudyProgress), participant: participant, figures: figures
-        ) { portal.pages.html($0) })
+        return portal.pages.response(
+            ParticipantProgressPage(
+                layout: layout("Progress", context, .appStudyProgress),
+                participant: participant,
+                figures: figures
+            ) { portal.pages.html($0) }
+        )
     }
 
     private static let team = "the study team"
 
     @Sendable func feedback(request: Request, context: PortalContext) async throws -> Response {
         guard try await ready(context) != nil else { return choosePassword }
-        return portal.pages.response(AppFeedbackPage(
-            layout: layout("Feedback", context, .appStudyFeedback), action: .appStudyFeedback, teamName: Self.team, offersKind: false,
-            sent: request.query("sent") != nil
-        ))
+        return portal.pages.response(
+            AppFeedbackPage(
+                layout: layout("Feedback", context, .appStudyFeedback),
+                action: .appStudyFeedback,
+                teamName: Self.team,
+                offersKind: false,
+                sent: request.query("sent") != nil
+            )
+        )
     }
 
     private struct FeedbackForm: Decodable {
@@ -111,10 +135,17 @@ struct ParticipantAppController {
         guard let participant = try await ready(context) else { return choosePassword }
         let message = (try await request.form(FeedbackForm.self, context: context).message ?? "").trimmed
         if let problem = FeedbackRules.problem(message) {
-            return portal.pages.response(AppFeedbackPage(
-                layout: layout("Feedback", context, .appStudyFeedback), action: .appStudyFeedback, teamName: Self.team, offersKind: false,
-                message: message, problem: problem
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                AppFeedbackPage(
+                    layout: layout("Feedback", context, .appStudyFeedback),
+                    action: .appStudyFeedback,
+                    teamName: Self.team,
+                    offersKind: false,
+                    message: message,
+                    problem: problem
+                ),
+                status: .unprocessableContent
+            )
         }
         _ = try await ParticipantDay.sendFeedback(message, participant: participant, portal: portal)
         return seeOther("\(SiteURL.appStudyFeedback.path)?sent=1")
@@ -124,7 +155,9 @@ struct ParticipantAppController {
         guard try await ready(context) != nil else { return choosePassword }
         let contact = try await portal.database.read { db in try await StudyRepository().contact(on: db) }
         let html = contact?.html.trimmed
-        return portal.pages.response(ParticipantContactPage(layout: layout("Contact", context, .appStudyContact), html: html?.isEmpty == false ? html : nil))
+        return portal.pages.response(
+            ParticipantContactPage(layout: layout("Contact", context, .appStudyContact), html: html?.isEmpty == false ? html : nil)
+        )
     }
 
     @Sendable func videos(request: Request, context: PortalContext) async throws -> Response {
@@ -136,10 +169,18 @@ struct ParticipantAppController {
     @Sendable func video(request: Request, context: PortalContext) async throws -> Response {
         guard try await ready(context) != nil else { return choosePassword }
         guard let video = try await StudyVideos(portal: portal).published(try context.parameters.recordID()) else { throw HTTPError(.notFound) }
-        return portal.pages.response(LearningAppVideoPage(
-            layout: layout(video.title, context, .appStudyVideos), video: video, watched: false, points: nil, watchedAction: nil,
-            fileURL: SiteURL.appStudyVideoFile, backPath: SiteURL.appStudyVideos.path, backTitle: "All videos"
-        ))
+        return portal.pages.response(
+            LearningAppVideoPage(
+                layout: layout(video.title, context, .appStudyVideos),
+                video: video,
+                watched: false,
+                points: nil,
+                watchedAction: nil,
+                fileURL: SiteURL.appStudyVideoFile,
+                backPath: SiteURL.appStudyVideos.path,
+                backTitle: "All videos"
+            )
+        )
     }
 
     /// A published video's uploaded file, with byte ranges so the browser's player can seek.
@@ -159,7 +200,12 @@ struct ParticipantAppController {
 
     @Sendable func password(request: Request, context: PortalContext) async throws -> Response {
         let isFirst = try await ready(context) == nil
-        return portal.pages.response(ParticipantPasswordPage(layout: layout(isFirst ? "Choose your password" : "Change your password", context, .appStudyPassword), isFirst: isFirst))
+        return portal.pages.response(
+            ParticipantPasswordPage(
+                layout: layout(isFirst ? "Choose your password" : "Change your password", context, .appStudyPassword),
+                isFirst: isFirst
+            )
+        )
     }
 
     private struct PasswordForm: Decodable {
@@ -178,8 +224,12 @@ struct ParticipantAppController {
             problems = ["new_password_confirmation": "Enter the same new password twice"]
         } else {
             problems = try await ParticipantDay.changePassword(
-                holder: holder, current: form.current_password ?? "", new: new, actor: context.auditActor,
-                origin: portal.origin(of: request, context: context), portal: portal
+                holder: holder,
+                current: form.current_password ?? "",
+                new: new,
+                actor: context.auditActor,
+                origin: portal.origin(of: request, context: context),
+                portal: portal
             )
         }
         guard problems.isEmpty else {
@@ -187,9 +237,14 @@ struct ParticipantAppController {
             for field in ["current_password", "new_password", "new_password_confirmation"] {
                 if let problem = problems[field] { errors.add(field, problem) }
             }
-            return portal.pages.response(ParticipantPasswordPage(
-                layout: layout(isFirst ? "Choose your password" : "Change your password", context, .appStudyPassword), isFirst: isFirst, errors: errors
-            ), status: .unprocessableContent)
+            return portal.pages.response(
+                ParticipantPasswordPage(
+                    layout: layout(isFirst ? "Choose your password" : "Change your password", context, .appStudyPassword),
+                    isFirst: isFirst,
+                    errors: errors
+                ),
+                status: .unprocessableContent
+            )
         }
         return seeOther("\(SiteURL.appStudyToday.path)?notice=password")
     }
@@ -214,7 +269,12 @@ struct ParticipantAppController {
             errors.add("password_confirmation", "Enter the same password twice")
         } else {
             do {
-                let (_, token, _) = try await ParticipantClaim.claim(token: typed, password: password, origin: portal.origin(of: request, context: context), portal: portal)
+                let (_, token, _) = try await ParticipantClaim.claim(
+                    token: typed,
+                    password: password,
+                    origin: portal.origin(of: request, context: context),
+                    portal: portal
+                )
                 var response = seeOther(SiteURL.appStudyToday.path)
                 response.setCookie(portal.appPageCookies.session(kind: .participant, token: token))
                 return response

@@ -12,10 +12,13 @@ extension TemplateName {
 }
 
 extension AppNavigation {
-    static let participant = AppNavigation(.participant, links: [
-        ("Today", SiteURL.appStudyToday.path), ("Progress", SiteURL.appStudyProgress.path), ("Videos", SiteURL.appStudyVideos.path),
-        ("Feedback", SiteURL.appStudyFeedback.path), ("Contact", SiteURL.appStudyContact.path), ("Locations", SiteURL.appStudyLocations.path),
-    ])
+    static let participant = AppNavigation(
+        .participant,
+        links: [
+            ("Today", SiteURL.appStudyToday.path), ("Progress", SiteURL.appStudyProgress.path), ("Videos", SiteURL.appStudyVideos.path),
+            ("Feedback", SiteURL.appStudyFeedback.path), ("Contact", SiteURL.appStudyContact.path), ("Locations", SiteURL.appStudyLocations.path)
+        ]
+    )
 }
 
 /// Today's to-dos, each with its Done button until it is done; the list closes at midnight.
@@ -41,7 +44,9 @@ struct ParticipantTodayPage: Page {
         self.layout = layout
         dateText = PatientDayPage.longDate(today.day)
         self.closesText = closesText
-        items = today.items.map { Item(anchor: "item-\($0.item.id)", title: $0.item.title, done: $0.done, action: SiteURL.appStudyTodo($0.item.id).path) }
+        items = today.items.map {
+            Item(anchor: "item-\($0.item.id)", title: $0.item.title, done: $0.done, action: SiteURL.appStudyTodo($0.item.id).path)
+        }
         summary = items.isEmpty ? nil : "\(items.filter(\.done).count) of \(items.count) done"
         day = today.day.iso
         self.notice = notice
@@ -68,16 +73,23 @@ struct ParticipantProgressPage: Page {
             SummaryRow(key: "In the study since", value: participant.enrolledOn.short),
             SummaryRow(key: "Days finished", value: "\(figures.closedDays)"),
             SummaryRow(key: "Days with everything done", value: "\(figures.allDoneDays)"),
-            SummaryRow(key: "Days in a row with everything done", value: "\(figures.currentStreak)"),
+            SummaryRow(key: "Days in a row with everything done", value: "\(figures.currentStreak)")
         ]
         let items = figures.items.filter { $0.offeredDays > 0 }
-        chart = items.isEmpty ? nil : chartHTML(BarChart(
-            id: "study-progress", title: "Days each to-do was done",
-            summary: "For each to-do, the days you marked it done out of the days it was on your list.",
-            categories: items.map(\.item.title),
-            series: [ChartSeries("Days done", items.map { ChartValue(Double($0.doneDays), text: "\($0.doneDays) of \($0.offeredDays)") })],
-            valueAxisTitle: "Days", categoryTitle: "To-do"
-        ).figure)
+        chart =
+            items.isEmpty
+            ? nil
+            : chartHTML(
+                BarChart(
+                    id: "study-progress",
+                    title: "Days each to-do was done",
+                    summary: "For each to-do, the days you marked it done out of the days it was on your list.",
+                    categories: items.map(\.item.title),
+                    series: [ChartSeries("Days done", items.map { ChartValue(Double($0.doneDays), text: "\($0.doneDays) of \($0.offeredDays)") })],
+                    valueAxisTitle: "Days",
+                    categoryTitle: "To-do"
+                ).figure
+            )
     }
 }
 
@@ -102,10 +114,16 @@ struct ParticipantPasswordPage: Page {
         self.layout = layout
         self.isFirst = isFirst
         self.errors = errors.items
-        var fields = [
-            FormField("current_password", label: isFirst ? "The one-time password you were given" : "Current password", type: "password",
-                      autocomplete: "current-password", width: 20),
-        ] + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
+        var fields =
+            [
+                FormField(
+                    "current_password",
+                    label: isFirst ? "The one-time password you were given" : "Current password",
+                    type: "password",
+                    autocomplete: "current-password",
+                    width: 20
+                )
+            ] + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
         errors.apply(to: &fields)
         self.fields = fields
     }
@@ -123,10 +141,17 @@ struct ParticipantClaimPage: Page {
     init(layout: Layout, token: String = "", errors: FormErrors = FormErrors()) {
         self.layout = layout
         self.errors = errors.items
-        var fields = [
-            FormField("claim_token", label: "Claim token", value: token, hint: "Five groups of four letters and numbers, from the study team’s email.",
-                      autocomplete: "off", width: 30),
-        ] + FormField.newPassword(label: "Choose a password")
+        var fields =
+            [
+                FormField(
+                    "claim_token",
+                    label: "Claim token",
+                    value: token,
+                    hint: "Five groups of four letters and numbers, from the study team’s email.",
+                    autocomplete: "off",
+                    width: 30
+                )
+            ] + FormField.newPassword(label: "Choose a password")
         errors.apply(to: &fields)
         self.fields = fields
     }

@@ -21,7 +21,8 @@ struct ParticipantDay: Sendable {
         }
         let items = participant.days(through: today)?.contains(today.dayNumber) == true ? schedule.items(on: today) : []
         return ParticipantDay(
-            day: today, closesAt: clock.instant(startOf: today.nextDay),
+            day: today,
+            closesAt: clock.instant(startOf: today.nextDay),
             items: items.map { ($0, marks[StudyMark(itemID: $0.id, dayNumber: today.dayNumber)] != nil) }
         )
     }
@@ -44,11 +45,14 @@ struct ParticipantDay: Sendable {
         let studies = StudyRepository()
         return try await portal.database.transaction { db -> Bool in
             guard let item = try await studies.item(id: itemID, on: db), item.applies(on: today),
-                  participant.days(through: today)?.contains(today.dayNumber) == true
+                participant.days(through: today)?.contains(today.dayNumber) == true
             else { throw MarkRefusal.noSuchItem }
             let recorded = try await studies.mark(participantID: participant.id, itemID: itemID, day: today, now: now, on: db)
             if recorded {
-                try await MemberEvents().record(ParticipantEvent(kind: .studyTodoDone, participantID: participant.id, occurredAt: now, number: itemID), on: db)
+                try await MemberEvents().record(
+                    ParticipantEvent(kind: .studyTodoDone, participantID: participant.id, occurredAt: now, number: itemID),
+                    on: db
+                )
             }
             return recorded
         }
@@ -68,7 +72,13 @@ struct ParticipantDay: Sendable {
     static func sendFeedback(_ message: String, participant: StudyParticipant, portal: Portal) async throws -> Int64 {
         let now = portal.now
         return try await portal.database.transaction { db in
-            let id = try await FeedbackRepository(program: .researchStudy).add(.feedback, body: message, from: .participant(participant.id), now: now, on: db)
+            let id = try await FeedbackRepository(program: .researchStudy).add(
+                .feedback,
+                body: message,
+                from: .participant(participant.id),
+                now: now,
+                on: db
+            )
             try await MemberEvents().record(ParticipantEvent(kind: .studyFeedbackSent, participantID: participant.id, occurredAt: now), on: db)
             return id
         }
@@ -78,7 +88,12 @@ struct ParticipantDay: Sendable {
     /// sign-ins end, the one `keeping` names stays. Returns the problems by field (`current_password`,
     /// `new_password`), empty when it was changed.
     static func changePassword(
-        holder: AppAccountHolder, current: String, new: String, actor: AuditActor, origin: AuditOrigin, portal: Portal
+        holder: AppAccountHolder,
+        current: String,
+        new: String,
+        actor: AuditActor,
+        origin: AuditOrigin,
+        portal: Portal
     ) async throws -> [String: String] {
         let studies = StudyRepository()
         guard let participant = try await portal.database.read({ db in try await studies.participant(id: holder.accountID, on: db) }) else {
@@ -101,9 +116,16 @@ struct ParticipantDay: Sendable {
         try await portal.database.transaction { db in
             try await studies.setPassword(id: holder.accountID, hash: hash, now: now, on: db)
             try await AppAccountKind.participant.bearerTokens.revokeAll(ownerID: holder.accountID, keeping: holder.tokenHash, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: .passwordChanged, recordType: "participant", recordID: "\(holder.accountID)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .passwordChanged,
+                    recordType: "participant",
+                    recordID: "\(holder.accountID)",
+                    origin: origin
+                ),
+                on: db
+            )
         }
         return [:]
     }

@@ -18,13 +18,18 @@ enum StudiesDemo {
         // How often each demo participant does each to-do, so the dashboard and exports show a spread.
         let habits: [(code: String, arm: String, enrolledDaysAgo: Int, doneEvery: Int, withdrawnDaysAgo: Int?)] = [
             ("DEMO-001", "Demo arm A", 21, 1, nil), ("DEMO-002", "Demo arm A", 21, 2, nil), ("DEMO-003", "Demo arm B", 18, 3, nil),
-            ("DEMO-004", "Demo arm B", 14, 1, 5), ("DEMO-005", "Demo arm B", 7, 4, nil),
+            ("DEMO-004", "Demo arm B", 14, 1, 5), ("DEMO-005", "Demo arm B", 7, 4, nil)
         ]
         for (index, habit) in habits.enumerated() {
             let enrolled = today.adding(days: -habit.enrolledDaysAgo)
             let id = try await studies.enrol(
-                studyCode: habit.code, arm: habit.arm, email: "\(habit.code.lowercased())@demo.invalid", enrolledOn: enrolled,
-                passwordHash: demo.appPasswordHash, now: clock.instant(on: enrolled, atMinute: 9 * 60), on: db
+                studyCode: habit.code,
+                arm: habit.arm,
+                email: "\(habit.code.lowercased())@demo.invalid",
+                enrolledOn: enrolled,
+                passwordHash: demo.appPasswordHash,
+                now: clock.instant(on: enrolled, atMinute: 9 * 60),
+                on: db
             )
             try await studies.setPassword(id: id, hash: demo.appPasswordHash, now: clock.instant(on: enrolled, atMinute: 9 * 60 + 30), on: db)
             if let days = habit.withdrawnDaysAgo {
@@ -46,7 +51,7 @@ enum StudiesDemo {
             }
             let messages = [
                 "(Demo feedback) The reminder to take folate helps. Could the exercise ideas include some for the third trimester?",
-                "(Demo feedback) I couldn't find the clinic's Saturday hours <b>anywhere</b> & the map pin looked wrong.",
+                "(Demo feedback) I couldn't find the clinic's Saturday hours <b>anywhere</b> & the map pin looked wrong."
             ]
             if index < messages.count {
                 let sent = demo.now.addingTimeInterval(TimeInterval(-(index + 1) * 86_400))
@@ -61,12 +66,24 @@ enum StudiesDemo {
         let sentAt = clock.instant(on: yesterday, atMinute: 10 * 60)
         let token = ClaimToken(randomBytes: demo.dependencies.randomBytes)
         _ = try await studies.enrol(
-            studyCode: "DEMO-006", arm: "Demo arm A", email: "demo-006@demo.invalid", enrolledOn: yesterday, passwordHash: demo.appPasswordHash,
-            claimToken: token, now: sentAt, on: db
+            studyCode: "DEMO-006",
+            arm: "Demo arm A",
+            email: "demo-006@demo.invalid",
+            enrolledOn: yesterday,
+            passwordHash: demo.appPasswordHash,
+            claimToken: token,
+            now: sentAt,
+            on: db
         )
         try await demo.outbox.enqueue(
-            .studyClaimToken(to: "demo-006@demo.invalid", username: "demo-006", token: token, expiresAt: ClaimTokens.expiry(sentAt: sentAt),
-                             settings: demo.settings, clock: try await ProgramSettingsRepository().clock(on: db)),
+            .studyClaimToken(
+                to: "demo-006@demo.invalid",
+                username: "demo-006",
+                token: token,
+                expiresAt: ClaimTokens.expiry(sentAt: sentAt),
+                settings: demo.settings,
+                clock: try await ProgramSettingsRepository().clock(on: db)
+            ),
             on: db
         )
         let contact = """
@@ -87,12 +104,23 @@ enum StudiesDemo {
         let content = LearningContentRepository()
         for (title, category, minutes, address) in [
             ("Ten-minute morning stretch (demo data)", "Fitness", 10, "https://videos.example.org/demo/morning-stretch"),
-            ("Breastfeeding positions (demo data)", "Breastfeeding", 6, "https://videos.example.org/demo/feeding-positions"),
+            ("Breastfeeding positions (demo data)", "Breastfeeding", 6, "https://videos.example.org/demo/feeding-positions")
         ] {
-            _ = try await content.save(LearningVideo(
-                id: 0, title: title, description: "Demo entry: an example video link for the study's participants.", category: category,
-                lengthSeconds: minutes * 60, source: .link(address), stage: .all, status: .published
-            ), program: VideoLibrary.study.program.id, now: demo.now, on: db)
+            _ = try await content.save(
+                LearningVideo(
+                    id: 0,
+                    title: title,
+                    description: "Demo entry: an example video link for the study's participants.",
+                    category: category,
+                    lengthSeconds: minutes * 60,
+                    source: .link(address),
+                    stage: .all,
+                    status: .published
+                ),
+                program: VideoLibrary.study.program.id,
+                now: demo.now,
+                on: db
+            )
         }
     }
 
@@ -101,17 +129,31 @@ enum StudiesDemo {
         let directory = HelpDirectoryRepository(program: DirectoryList.study.program.id)
         let places = [
             HelpResourceDraft(
-                name: "Example: Riverside movement clinic (demo data)", kind: .careLocation, phone: PhoneNumber("615-555-0188"), textNumber: nil,
-                webAddress: nil, hours: "Monday to Friday, 8am to 5pm", languages: "English and Spanish",
-                description: "Demo entry: physiotherapy and the study's exercise classes.", address: "200 Example Street, Nashville, TN 37201",
-                pin: MapPin(latitude: 36.1627, longitude: -86.7816), states: []
+                name: "Example: Riverside movement clinic (demo data)",
+                kind: .careLocation,
+                phone: PhoneNumber("615-555-0188"),
+                textNumber: nil,
+                webAddress: nil,
+                hours: "Monday to Friday, 8am to 5pm",
+                languages: "English and Spanish",
+                description: "Demo entry: physiotherapy and the study's exercise classes.",
+                address: "200 Example Street, Nashville, TN 37201",
+                pin: MapPin(latitude: 36.1627, longitude: -86.7816),
+                states: []
             ),
             HelpResourceDraft(
-                name: "Example: Hillside study office (demo data)", kind: .careLocation, phone: PhoneNumber("615-555-0190"), textNumber: nil,
-                webAddress: nil, hours: "Tuesdays and Thursdays, 9am to 1pm", languages: "English",
-                description: "Demo entry: where study visits and questionnaires take place.", address: "15 Example Hill, Franklin, TN 37064",
-                pin: MapPin(latitude: 35.9251, longitude: -86.8689), states: []
-            ),
+                name: "Example: Hillside study office (demo data)",
+                kind: .careLocation,
+                phone: PhoneNumber("615-555-0190"),
+                textNumber: nil,
+                webAddress: nil,
+                hours: "Tuesdays and Thursdays, 9am to 1pm",
+                languages: "English",
+                description: "Demo entry: where study visits and questionnaires take place.",
+                address: "15 Example Hill, Franklin, TN 37064",
+                pin: MapPin(latitude: 35.9251, longitude: -86.8689),
+                states: []
+            )
         ]
         for place in places { _ = try await directory.insert(place, now: demo.now, on: db) }
     }

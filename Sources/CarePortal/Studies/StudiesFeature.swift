@@ -15,25 +15,26 @@ struct StudiesFeature: PortalFeature {
         NavigationItem(title: "Contact page", path: SiteURL.studyContact.path, access: .studyStaff, group: .study),
         NavigationItem(title: "Care locations", path: SiteURL.studyLocations.path, access: .studyStaff, group: .study),
         NavigationItem(title: "Videos", path: SiteURL.studyVideos.path, access: .studyStaff, group: .study),
-        NavigationItem(title: "Exports", path: SiteURL.studyExports.path, access: .studyStaff, group: .study),
+        NavigationItem(title: "Exports", path: SiteURL.studyExports.path, access: .studyStaff, group: .study)
     ]
     static let auditActions: [AuditAction] = [
         .studyParticipantEnrolled, .studyParticipantViewed, .studyParticipantWithdrawn, .studyParticipantDeleted,
         .studyTodoChanged, .studyFeedbackHandled, .studyContactChanged, .studyExported,
-        .studyClaimTokenSent, .studyClaimTokenRevoked, .studyAccountClaimed,
+        .studyClaimTokenSent, .studyClaimTokenRevoked, .studyAccountClaimed
     ]
     static let templates: [TemplateName] = [
         .studyDashboard, .studyParticipants, .studyEnrol, .studyEnrolled, .studyParticipant, .studyDelete,
         .studyTodos, .studyTodo, .feedbackInbox, .studyContact, .studyExports,
-        .appStudyToday, .appStudyProgress, .appStudyContact, .appStudyPassword, .appStudyClaim, .appStudyVideos,
+        .appStudyToday, .appStudyProgress, .appStudyContact, .appStudyPassword, .appStudyClaim, .appStudyVideos
     ]
     static let appAccounts: [AppAccountKind] = [.participant]
     static let appParts = [
         AppPart(
-            kind: .participant, title: "Study participants",
+            kind: .participant,
+            title: "Study participants",
             summary: "Today’s to-dos, your progress, the study’s videos, feedback for the study team, how to reach them and where to find care.",
             demoIdentifier: "demo-001"
-        ),
+        )
     ]
 
     let portal: Portal
@@ -57,8 +58,13 @@ struct StudiesFeature: PortalFeature {
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
         guard Access.studyStaff.allows(staff.role) else { return [] }
-        return [HomeCard(title: "Research study", path: SiteURL.studies.path,
-                         body: "Participants, their daily to-dos, feedback and the study's exports.")]
+        return [
+            HomeCard(
+                title: "Research study",
+                path: SiteURL.studies.path,
+                body: "Participants, their daily to-dos, feedback and the study's exports."
+            )
+        ]
     }
 
     static func seedDemo(_ demo: DemoData, on db: any SQLDatabase) async throws {
@@ -68,7 +74,8 @@ struct StudiesFeature: PortalFeature {
 
 extension Program {
     static let researchStudy = Program(
-        id: "research_study", title: "Research study",
+        id: "research_study",
+        title: "Research study",
         summary: "Study participants and their app, daily to-dos, feedback, the study dashboard and its exports."
     )
 }

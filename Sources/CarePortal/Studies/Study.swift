@@ -100,7 +100,9 @@ struct StudySchedule: Sendable {
         while completeByDay[day] == true { streak += 1; day -= 1 }
         if completeByDay[today.dayNumber] == true { streak += 1 }
         return StudyStatistics(
-            closedDays: closedDays, allDoneDays: allDoneDays, currentStreak: streak,
+            closedDays: closedDays,
+            allDoneDays: allDoneDays,
+            currentStreak: streak,
             items: items.compactMap { item in perItem[item.id].map { .init(item: item, offeredDays: $0.offered, doneDays: $0.done) } }
         )
     }
@@ -138,7 +140,9 @@ enum StudyRules {
     static func studyCodeProblem(_ code: String) -> String? {
         if code.isEmpty { return "Enter the participant's study id, like NU-017" }
         if code.count > studyCodeMaximumLength { return "Study id must be \(studyCodeMaximumLength) characters or fewer" }
-        let allowed = code.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0) }
+        let allowed = code.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
+        }
         if !allowed { return "Study id must only include letters a to z, numbers, hyphens, underscores and full stops" }
         return nil
     }

@@ -78,19 +78,25 @@ struct StudyAPIController {
     let events = MemberEvents()
 
     static let withdrawn = APIError(
-        status: .forbidden, code: "withdrawn",
+        status: .forbidden,
+        code: "withdrawn",
         message: "You have been withdrawn from the study, so this app no longer signs in. Contact the study team with any questions."
     )
     static let passwordChangeRequired = APIError(
-        status: .forbidden, code: "password_change_required",
+        status: .forbidden,
+        code: "password_change_required",
         message: "Choose your own password before using the app: send your one-time password and a new one to POST /api/v1/study/me/password."
     )
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.appSessions(.participant) { [studies] issued, db in
             guard let participant = try await studies.participant(id: issued.accountID, on: db) else { throw APIError.unauthorized }
-            return StudyAPI.Session(token: issued.token, expiresAt: issued.expiresAt, studyId: participant.studyCode,
-                                    mustChangePassword: participant.mustChangePassword)
+            return StudyAPI.Session(
+                token: issued.token,
+                expiresAt: issued.expiresAt,
+                studyId: participant.studyCode,
+                mustChangePassword: participant.mustChangePassword
+            )
         }
         routes.post(SiteURL.apiStudyClaim.pattern, access: .everyone, claim)
         routes.post(SiteURL.apiStudyPassword.pattern, access: .participant, changePassword)
@@ -123,8 +129,12 @@ struct StudyAPIController {
         let holder = try context.requireParticipant()
         let body = try await request.json(StudyAPI.PasswordChange.self)
         let problems = try await ParticipantDay.changePassword(
-            holder: holder, current: body.currentPassword ?? "", new: body.newPassword ?? "", actor: context.auditActor,
-            origin: portal.origin(of: request, context: context), portal: portal
+            holder: holder,
+            current: body.currentPassword ?? "",
+            new: body.newPassword ?? "",
+            actor: context.auditActor,
+            origin: portal.origin(of: request, context: context),
+            portal: portal
         )
         guard problems.isEmpty else { throw APIError.validation(problems) }
         return .noContent
@@ -133,9 +143,13 @@ struct StudyAPIController {
     /// `GET /api/v1/study/todos`: today's items and which are done.
     @Sendable func todos(request: Request, context: PortalContext) async throws -> Response {
         let today = try await ParticipantDay.load(try await participant(context), portal: portal)
-        return .json(StudyAPI.Todos(
-            day: today.day.iso, closesAt: today.closesAt, items: today.items.map { .init(id: $0.item.id, title: $0.item.title, done: $0.done) }
-        ))
+        return .json(
+            StudyAPI.Todos(
+                day: today.day.iso,
+                closesAt: today.closesAt,
+                items: today.items.map { .init(id: $0.item.id, title: $0.item.title, done: $0.done) }
+            )
+        )
     }
 
     /// `PUT /api/v1/study/todos/{id}` with `{"day": "YYYY-MM-DD"}`: marks an item done today; again changes nothing.
@@ -156,19 +170,30 @@ struct StudyAPIController {
         } catch ParticipantDay.MarkRefusal.noSuchItem {
             throw APIError.notFound
         }
-        return .json(StudyAPI.TodoItem(id: itemID, title: try await portal.database.read { db in try await studies.item(id: itemID, on: db)?.title ?? "" },
-                                       done: true), status: recorded ? .created : .ok)
+        return .json(
+            StudyAPI.TodoItem(
+                id: itemID,
+                title: try await portal.database.read { db in try await studies.item(id: itemID, on: db)?.title ?? "" },
+                done: true
+            ),
+            status: recorded ? .created : .ok
+        )
     }
 
     /// `GET /api/v1/study/statistics`: her counts over time and current streak (the app draws its plant from these).
     @Sendable func statistics(request: Request, context: PortalContext) async throws -> Response {
         let participant = try await participant(context)
         let figures = try await ParticipantDay.statistics(participant, portal: portal)
-        return .json(StudyAPI.Statistics(
-            studyId: participant.studyCode, enrolledOn: participant.enrolledOn.iso, daysInStudy: figures.closedDays,
-            daysAllDone: figures.allDoneDays, currentStreak: figures.currentStreak,
-            items: figures.items.map { .init(id: $0.item.id, title: $0.item.title, doneDays: $0.doneDays, offeredDays: $0.offeredDays) }
-        ))
+        return .json(
+            StudyAPI.Statistics(
+                studyId: participant.studyCode,
+                enrolledOn: participant.enrolledOn.iso,
+                daysInStudy: figures.closedDays,
+                daysAllDone: figures.allDoneDays,
+                currentStreak: figures.currentStreak,
+                items: figures.items.map { .init(id: $0.item.id, title: $0.item.title, doneDays: $0.doneDays, offeredDays: $0.offeredDays) }
+            )
+        )
     }
 
     /// `POST /api/v1/study/opens`: one call per open of the app; a second within a minute is counted once.
@@ -212,7 +237,8 @@ struct StudyAPIController {
     /// `GET /api/v1/study/videos/{id}/file`: a published video's uploaded file, with byte ranges so she can seek.
     @Sendable func videoFile(request: Request, context: PortalContext) async throws -> Response {
         _ = try await participant(context)
-        guard let response = try await StudyVideos(portal: portal).file(try context.parameters.apiRecordID(), request: request, context: context) else {
+        guard let response = try await StudyVideos(portal: portal).file(try context.parameters.apiRecordID(), request: request, context: context)
+        else {
             throw APIError.notFound
         }
         return response

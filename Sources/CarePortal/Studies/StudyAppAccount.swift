@@ -7,13 +7,20 @@ import SQLKit
 /// participant's are in force, so withdrawing her ends them at once.
 extension AppAccountKind {
     static let participant = AppAccountKind(
-        role: "participant", apiPrefix: "/api/v1/study", identifierField: "username", identifierName: "username",
+        role: "participant",
+        apiPrefix: "/api/v1/study",
+        identifierField: "username",
+        identifierName: "username",
         passwordProblem: { password, username, policy in policy.problem(with: password, username: username) },
         tokens: .init(
-            table: "study_participant_tokens", ownerColumn: "participant_id", ownerTable: "study_participants", ownerKey: "id",
+            table: "study_participant_tokens",
+            ownerColumn: "participant_id",
+            ownerTable: "study_participants",
+            ownerKey: "id",
             ownerInForce: { $0.where(SQLColumn("status", table: "study_participants"), .equal, SQLBind(StudyParticipant.Status.active.rawValue)) }
         ),
-        pagesPath: "/app/study", pagesTitle: "Your study",
+        pagesPath: "/app/study",
+        pagesTitle: "Your study",
         credentials: { username, db in
             try await StudyRepository().credentials(username: username, on: db).map {
                 Credentials(accountID: $0.id, passwordHash: $0.passwordHash, mayUseApp: $0.active)
@@ -54,12 +61,20 @@ extension FeedbackInbox {
     /// The study's feedback inbox, where researchers read what participants send from the app: each
     /// message under her study id, linked to her record.
     static let researchStudy = FeedbackInbox(
-        program: .researchStudy, access: .studyStaff, page: .studyFeedback, handled: SiteURL.studyFeedbackHandled, sender: "participant",
+        program: .researchStudy,
+        access: .studyStaff,
+        page: .studyFeedback,
+        handled: SiteURL.studyFeedbackHandled,
+        sender: "participant",
         auditAction: .studyFeedbackHandled,
         authors: { authors, db in
             let ids = authors.filter { $0.role == AppAccountKind.participant.role }.map(\.accountID)
             let codes = try await StudyRepository().studyCodes(ids: ids, on: db)
-            return Dictionary(uniqueKeysWithValues: codes.map { (AppAccountRef.participant($0.key), FeedbackInbox.Author(name: $0.value, path: SiteURL.studyParticipant($0.key).path)) })
+            return Dictionary(
+                uniqueKeysWithValues: codes.map {
+                    (AppAccountRef.participant($0.key), FeedbackInbox.Author(name: $0.value, path: SiteURL.studyParticipant($0.key).path))
+                }
+            )
         }
     )
 }

@@ -45,7 +45,14 @@ extension StudyRepository {
 extension Mail {
     /// The email that lets a new participant claim her study app account. The token travels only here:
     /// never in a log or the audit log. It says nothing of her health, her arm or why she is in the study.
-    static func studyClaimToken(to email: String, username: String, token: ClaimToken, expiresAt: Date, settings: Settings, clock: ProgramClock) -> Mail {
+    static func studyClaimToken(
+        to email: String,
+        username: String,
+        token: ClaimToken,
+        expiresAt: Date,
+        settings: Settings,
+        clock: ProgramClock
+    ) -> Mail {
         Mail(
             recipient: email,
             subject: "Your \(settings.programName) app account",

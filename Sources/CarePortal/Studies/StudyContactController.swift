@@ -34,15 +34,24 @@ struct StudyContactController {
             do { html = try SafeHTML.renderMarkdown(markdown).html } catch { problem = error.message }
         }
         if let problem {
-            return portal.pages.response(contactPage(markdown: markdown, error: problem, preview: nil, context: context), status: .unprocessableContent)
+            return portal.pages.response(
+                contactPage(markdown: markdown, error: problem, preview: nil, context: context),
+                status: .unprocessableContent
+            )
         }
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
         try await portal.database.transaction { db in
             try await studies.saveContact(markdown: markdown, html: html, by: context.staff?.id, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyContactChanged, recordType: "study_contact", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .studyContactChanged,
+                    recordType: "study_contact",
+                    origin: origin
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "The contact page is saved; the app shows it from now on."), context: context)
         return seeOther(.studyContact)
@@ -52,7 +61,10 @@ struct StudyContactController {
         StudyContactPage(
             layout: portal.layout("Contact page", context: context, current: .studyContact),
             errors: error.map { [FormErrors.Item(field: "markdown", message: $0)] } ?? [],
-            markdown: markdown, error: error, previewHTML: preview, maximum: StudyRules.contactMaximumLength,
+            markdown: markdown,
+            error: error,
+            previewHTML: preview,
+            maximum: StudyRules.contactMaximumLength,
             action: SiteURL.studyContact.path
         )
     }

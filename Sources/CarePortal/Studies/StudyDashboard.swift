@@ -26,23 +26,31 @@ struct StudyDashboardController {
             kept.keep(content, for: key)
             return content
         }
-        return portal.pages.response(StudyDashboardPage(
-            completionChart: content.completionChart,
-            opensChart: content.opensChart,
-            layout: portal.layout("Study", context: context, current: .studies),
-            enrolled: content.enrolled, active: content.active, withdrawn: content.withdrawn,
-            firstDay: CalendarDate(dayNumber: today.dayNumber - Self.days).displayed, lastDay: today.adding(days: -1).displayed,
-            itemTitles: content.itemTitles,
-            completionRows: content.completionRows,
-            opensRows: content.opensRows,
-            timeZone: clock.timeZone.identifier,
-            participantsPath: SiteURL.studyParticipants.path, exportsPath: SiteURL.studyExports.path
-        ))
+        return portal.pages.response(
+            StudyDashboardPage(
+                completionChart: content.completionChart,
+                opensChart: content.opensChart,
+                layout: portal.layout("Study", context: context, current: .studies),
+                enrolled: content.enrolled,
+                active: content.active,
+                withdrawn: content.withdrawn,
+                firstDay: CalendarDate(dayNumber: today.dayNumber - Self.days).displayed,
+                lastDay: today.adding(days: -1).displayed,
+                itemTitles: content.itemTitles,
+                completionRows: content.completionRows,
+                opensRows: content.opensRows,
+                timeZone: clock.timeZone.identifier,
+                participantsPath: SiteURL.studyParticipants.path,
+                exportsPath: SiteURL.studyExports.path
+            )
+        )
     }
 
     private func drawn(_ figures: StudyDashboardFigures) -> StudyDashboardCache.Content {
         StudyDashboardCache.Content(
-            enrolled: figures.enrolled, active: figures.active, withdrawn: figures.withdrawn,
+            enrolled: figures.enrolled,
+            active: figures.active,
+            withdrawn: figures.withdrawn,
             completionChart: figures.completionChart.map { portal.pages.html($0) },
             opensChart: portal.pages.html(figures.opensChart),
             itemTitles: figures.items.map(\.title),
@@ -88,8 +96,12 @@ final class StudyDashboardCache: Sendable {
         let studies = StudyRepository()
         let opens = try await studies.opensPerDay(from: today, on: db)[today]
         return Key(
-            today: today, timeZone: timeZone, participants: try await studies.participantsVersion(on: db),
-            items: try await studies.schedule(on: db).items, todayOpens: opens?.opens ?? 0, todayOpeners: opens?.participants ?? 0
+            today: today,
+            timeZone: timeZone,
+            participants: try await studies.participantsVersion(on: db),
+            items: try await studies.schedule(on: db).items,
+            todayOpens: opens?.opens ?? 0,
+            todayOpeners: opens?.participants ?? 0
         )
     }
 
@@ -123,16 +135,22 @@ struct StudyDashboardFigures: Sendable {
     var completionChart: ChartFigure? {
         guard completion.contains(where: { $0.rates.contains { $0 != nil } }) else { return nil }
         var figure = LineChart(
-            id: "study-completion-chart", title: "Daily to-dos done, per day",
+            id: "study-completion-chart",
+            title: "Daily to-dos done, per day",
             summary: "Of the participants in the study each day, the share who marked each to-do done before midnight.",
             categories: completion.map { $0.day.short },
             series: items.enumerated().map { index, item in
-                ChartSeries(item.title, completion.map { entry in
-                    entry.rates[index].map { .share(Double($0.done) / Double($0.offered)) }
-                        ?? ChartValue(nil, text: entry.inStudy == 0 ? "No one in the study" : "Not asked")
-                })
+                ChartSeries(
+                    item.title,
+                    completion.map { entry in
+                        entry.rates[index].map { .share(Double($0.done) / Double($0.offered)) }
+                            ?? ChartValue(nil, text: entry.inStudy == 0 ? "No one in the study" : "Not asked")
+                    }
+                )
             },
-            valueAxisTitle: "Done (%)", categoryTitle: "Day", maximum: 100
+            valueAxisTitle: "Done (%)",
+            categoryTitle: "Day",
+            maximum: 100
         ).figure
         figure.tableBeneath = false
         return figure
@@ -141,11 +159,13 @@ struct StudyDashboardFigures: Sendable {
     /// App opens per day, drawn; the page's table is its twin.
     var opensChart: ChartFigure {
         var figure = ColumnChart(
-            id: "study-opens-chart", title: "App opens per day",
+            id: "study-opens-chart",
+            title: "App opens per day",
             summary: "How many times the app was opened each day, and by how many participants.",
             categories: opens.map { $0.day.short },
             series: [ChartSeries("Opens", opens.map { .count($0.opens) }), ChartSeries("Participants", opens.map { .count($0.participants) })],
-            valueAxisTitle: "Opens", categoryTitle: "Day"
+            valueAxisTitle: "Opens",
+            categoryTitle: "Day"
         ).figure
         figure.tableBeneath = false
         return figure
@@ -153,9 +173,12 @@ struct StudyDashboardFigures: Sendable {
 
     var completionRows: [StudyDashboardPage.CompletionRow] {
         completion.map { entry in
-            .init(day: entry.day.short, cells: entry.rates.map { rate in
-                rate.map { "\($0.percent)% (\($0.done) of \($0.offered))" } ?? (entry.inStudy == 0 ? "No one in the study" : "Not asked")
-            })
+            .init(
+                day: entry.day.short,
+                cells: entry.rates.map { rate in
+                    rate.map { "\($0.percent)% (\($0.done) of \($0.offered))" } ?? (entry.inStudy == 0 ? "No one in the study" : "Not asked")
+                }
+            )
         }
     }
 
@@ -171,14 +194,20 @@ struct StudyDashboardFigures: Sendable {
         let items = schedule.items.filter { item in dayNumbers.contains { item.applies(onDayNumber: $0) } }
         let completion = dayNumbers.map { day -> (CalendarDate, Int, [StudyRate?]) in
             let inStudy = inStudyPerDay[day] ?? 0
-            return (CalendarDate(dayNumber: day), inStudy, items.map { item in
-                guard item.applies(onDayNumber: day), inStudy > 0 else { return nil }
-                return StudyRate(done: min(marks[StudyMark(itemID: item.id, dayNumber: day)] ?? 0, inStudy), offered: inStudy)
-            })
+            return (
+                CalendarDate(dayNumber: day), inStudy,
+                items.map { item in
+                    guard item.applies(onDayNumber: day), inStudy > 0 else { return nil }
+                    return StudyRate(done: min(marks[StudyMark(itemID: item.id, dayNumber: day)] ?? 0, inStudy), offered: inStudy)
+                }
+            )
         }
         return StudyDashboardFigures(
-            enrolled: counts.values.reduce(0, +), active: counts[.active] ?? 0, withdrawn: counts[.withdrawn] ?? 0,
-            items: items, completion: completion,
+            enrolled: counts.values.reduce(0, +),
+            active: counts[.active] ?? 0,
+            withdrawn: counts[.withdrawn] ?? 0,
+            items: items,
+            completion: completion,
             opens: (first.dayNumber...today.dayNumber).map { day in
                 let date = CalendarDate(dayNumber: day)
                 return Opens(day: date, opens: opens[date]?.opens ?? 0, participants: opens[date]?.participants ?? 0)

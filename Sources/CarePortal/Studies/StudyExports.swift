@@ -55,35 +55,51 @@ enum StudyExportTables {
             .init(name: "arm", type: "text", description: "Her arm or group label; empty when none was given"),
             .init(name: "enrolled_on", type: "date (YYYY-MM-DD)", description: "The day she was enrolled, on the study's clock"),
             .init(name: "status", type: "active | withdrawn", description: "Whether she is still in the study"),
-            .init(name: "withdrawn_on", type: "date (YYYY-MM-DD)", description: "The day she was withdrawn; empty while active. Her days in the study end the day before"),
+            .init(
+                name: "withdrawn_on",
+                type: "date (YYYY-MM-DD)",
+                description: "The day she was withdrawn; empty while active. Her days in the study end the day before"
+            )
         ],
         .todoOutcomes: [
             .init(name: "study_id", type: "text", description: "The participant's study id"),
             .init(name: "day", type: "date (YYYY-MM-DD)", description: "The day on the study's clock; only closed days (before today) are listed"),
-            .init(name: "item_id", type: "integer", description: "The to-do's number; a reworded to-do gets a new number from the day after the change"),
+            .init(
+                name: "item_id",
+                type: "integer",
+                description: "The to-do's number; a reworded to-do gets a new number from the day after the change"
+            ),
             .init(name: "item", type: "text", description: "The to-do as it was worded that day"),
-            .init(name: "outcome", type: "done | not_done", description: "done when she marked it in the app that day; not_done when the day closed without it"),
+            .init(
+                name: "outcome",
+                type: "done | not_done",
+                description: "done when she marked it in the app that day; not_done when the day closed without it"
+            ),
             .init(name: "marked_at", type: "instant (ISO 8601, UTC)", description: "When she marked it done; empty when not done"),
-            .init(name: "closed_at", type: "instant (ISO 8601, UTC)", description: "When the day closed: midnight at its end on the study's clock"),
+            .init(name: "closed_at", type: "instant (ISO 8601, UTC)", description: "When the day closed: midnight at its end on the study's clock")
         ],
         .appOpens: [
             .init(name: "study_id", type: "text", description: "The participant's study id"),
-            .init(name: "opened_at", type: "instant (ISO 8601, UTC)", description: "When the app was opened; opens within a minute of the previous one are not recorded"),
-            .init(name: "day", type: "date (YYYY-MM-DD)", description: "The day of the open on the study's clock"),
+            .init(
+                name: "opened_at",
+                type: "instant (ISO 8601, UTC)",
+                description: "When the app was opened; opens within a minute of the previous one are not recorded"
+            ),
+            .init(name: "day", type: "date (YYYY-MM-DD)", description: "The day of the open on the study's clock")
         ],
         .feedback: [
             .init(name: "study_id", type: "text", description: "The participant's study id"),
             .init(name: "submitted_at", type: "instant (ISO 8601, UTC)", description: "When she sent it"),
             .init(name: "day", type: "date (YYYY-MM-DD)", description: "The day she sent it on the study's clock"),
             .init(name: "message", type: "text", description: "What she wrote, exactly as sent"),
-            .init(name: "handled_at", type: "instant (ISO 8601, UTC)", description: "When staff marked it handled; empty when not yet"),
+            .init(name: "handled_at", type: "instant (ISO 8601, UTC)", description: "When staff marked it handled; empty when not yet")
         ],
         .dataDictionary: [
             .init(name: "file", type: "text", description: "The export file the column belongs to"),
             .init(name: "column", type: "text", description: "The column's name, as in the file's first row"),
             .init(name: "type", type: "text", description: "What its values are"),
-            .init(name: "description", type: "text", description: "What it means"),
-        ],
+            .init(name: "description", type: "text", description: "What it means")
+        ]
     ]
 
     static let csvFiles: [StudyExport] = [.participants, .todoOutcomes, .appOpens, .feedback, .dataDictionary]
@@ -106,9 +122,13 @@ struct StudyExportData: Sendable {
     static func read(on db: any SQLDatabase, clock: ProgramClock, now: Date) async throws -> StudyExportData {
         let studies = StudyRepository()
         return StudyExportData(
-            participants: try await studies.participants(on: db), schedule: try await studies.schedule(on: db),
-            marks: try await studies.allMarks(on: db), opens: try await studies.allOpens(on: db),
-            feedback: try await FeedbackRepository(program: .researchStudy).messages(on: db), today: clock.date(of: now), clock: clock
+            participants: try await studies.participants(on: db),
+            schedule: try await studies.schedule(on: db),
+            marks: try await studies.allMarks(on: db),
+            opens: try await studies.allOpens(on: db),
+            feedback: try await FeedbackRepository(program: .researchStudy).messages(on: db),
+            today: clock.date(of: now),
+            clock: clock
         )
     }
 
@@ -219,8 +239,13 @@ struct StudyExportData: Sendable {
         let archive = try Archive(url: url, accessMode: .create)
         for export in StudyExportTables.csvFiles {
             let bytes = csv(export)
-            try archive.addEntry(with: export.fileName, type: .file, uncompressedSize: Int64(bytes.count), modificationDate: now,
-                                 compressionMethod: .deflate) { position, size in
+            try archive.addEntry(
+                with: export.fileName,
+                type: .file,
+                uncompressedSize: Int64(bytes.count),
+                modificationDate: now,
+                compressionMethod: .deflate
+            ) { position, size in
                 Data(bytes[Int(position)..<Int(position) + size])
             }
         }
@@ -241,18 +266,25 @@ struct StudyExportsController {
     }
 
     @Sendable func page(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(StudyExportsPage(
-            layout: portal.layout("Exports", context: context, current: .studyExports),
-            files: StudyExport.allCases.map { .init(title: $0.title, summary: $0.summary, path: SiteURL.studyExport($0).path, fileName: $0.fileName) },
-            timeZone: portal.programSettings.current.timeZone.identifier
-        ))
+        portal.pages.response(
+            StudyExportsPage(
+                layout: portal.layout("Exports", context: context, current: .studyExports),
+                files: StudyExport.allCases.map {
+                    .init(title: $0.title, summary: $0.summary, path: SiteURL.studyExport($0).path, fileName: $0.fileName)
+                },
+                timeZone: portal.programSettings.current.timeZone.identifier
+            )
+        )
     }
 
     func download(_ export: StudyExport, request: Request, context: PortalContext) async throws -> Response {
         let now = portal.now
         let clock = portal.programSettings.current.clock
         let event = AuditEvent(
-            actor: context.auditActor, action: .studyExported, recordType: "study", origin: portal.origin(of: request, context: context),
+            actor: context.auditActor,
+            action: .studyExported,
+            recordType: "study",
+            origin: portal.origin(of: request, context: context),
             detail: export.fileName
         )
         // Recorded before anything is sent, in the same transaction as the read.

@@ -27,12 +27,17 @@ struct StudyParticipantsController {
         let pageRequest = try request.pageRequest()
         let page = try await portal.database.read { db in try await studies.participants(page: pageRequest, on: db) }
         let rows = StudyParticipantRows.html(page.items, clock: clock)
-        return portal.pages.response(StudyParticipantsPage(
-            layout: portal.layout("Participants", context: context, current: .studyParticipants),
-            rows: rows.html, hasRows: !rows.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.studyParticipants.path, parameters: []), noun: "participants")),
-            enrolPath: SiteURL.newStudyParticipant.path
-        ))
+        return portal.pages.response(
+            StudyParticipantsPage(
+                layout: portal.layout("Participants", context: context, current: .studyParticipants),
+                rows: rows.html,
+                hasRows: !rows.isEmpty,
+                pagination: portal.pages.html(
+                    PaginationView(page, address: ListAddress(path: SiteURL.studyParticipants.path, parameters: []), noun: "participants")
+                ),
+                enrolPath: SiteURL.newStudyParticipant.path
+            )
+        )
     }
 
     struct EnrolForm: Decodable, Sendable {
@@ -79,7 +84,9 @@ struct StudyParticipantsController {
             dateProblem = problem
             errors.add(DateInputField.errorAnchor("enrolled_on", problem), problem.message)
         }
-        if form.arm.count > StudyRules.armMaximumLength { errors.add("arm", "Arm or group must be \(StudyRules.armMaximumLength) characters or fewer") }
+        if form.arm.count > StudyRules.armMaximumLength {
+            errors.add("arm", "Arm or group must be \(StudyRules.armMaximumLength) characters or fewer")
+        }
         let login = StudyLogin(rawValue: form.login)
         if login == nil { errors.add("login-password", "Choose how she gets her login for the app") }
         if login == .email && form.email.isEmpty {
@@ -101,22 +108,48 @@ struct StudyParticipantsController {
         do {
             id = try await portal.database.transaction { db in
                 let id = try await studies.enrol(
-                    studyCode: form.studyCode, arm: form.arm.isEmpty ? nil : form.arm, email: form.email.isEmpty ? nil : form.email,
-                    enrolledOn: enrolledOn, passwordHash: hash, claimToken: claimToken, now: now, on: db
+                    studyCode: form.studyCode,
+                    arm: form.arm.isEmpty ? nil : form.arm,
+                    email: form.email.isEmpty ? nil : form.email,
+                    enrolledOn: enrolledOn,
+                    passwordHash: hash,
+                    claimToken: claimToken,
+                    now: now,
+                    on: db
                 )
-                try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: .studyParticipantEnrolled, recordType: "study_participant", recordID: "\(id)",
-                    origin: origin, detail: "study id \(form.studyCode)"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: context.auditActor,
+                        action: .studyParticipantEnrolled,
+                        recordType: "study_participant",
+                        recordID: "\(id)",
+                        origin: origin,
+                        detail: "study id \(form.studyCode)"
+                    ),
+                    on: db
+                )
                 if let claimToken {
                     try await portal.outbox.enqueue(
-                        .studyClaimToken(to: form.email, username: username, token: claimToken, expiresAt: ClaimTokens.expiry(sentAt: now),
-                                         settings: portal.settings, clock: portal.programSettings.current.clock),
+                        .studyClaimToken(
+                            to: form.email,
+                            username: username,
+                            token: claimToken,
+                            expiresAt: ClaimTokens.expiry(sentAt: now),
+                            settings: portal.settings,
+                            clock: portal.programSettings.current.clock
+                        ),
                         on: db
                     )
-                    try await portal.audit.record(AuditEvent(
-                        actor: context.auditActor, action: .studyClaimTokenSent, recordType: "study_participant", recordID: "\(id)", origin: origin
-                    ), on: db)
+                    try await portal.audit.record(
+                        AuditEvent(
+                            actor: context.auditActor,
+                            action: .studyClaimTokenSent,
+                            recordType: "study_participant",
+                            recordID: "\(id)",
+                            origin: origin
+                        ),
+                        on: db
+                    )
                 }
                 return id
             }
@@ -125,30 +158,58 @@ struct StudyParticipantsController {
             return portal.pages.response(enrolPage(form, errors: errors, dateProblem: dateProblem, context: context), status: .unprocessableContent)
         }
         // Shown once, here: only its hash is kept.
-        return portal.pages.response(StudyEnrolledPage(
-            layout: portal.layout("Participant enrolled", context: context, current: .studyParticipants),
-            studyCode: form.studyCode, username: username, password: password,
-            emailedTo: claimToken == nil ? nil : form.email, claimExpires: claimToken == nil ? nil : clock.dateTime(ClaimTokens.expiry(sentAt: now)),
-            claimToken: portal.deliversMail ? nil : claimToken?.grouped,
-            participantPath: SiteURL.studyParticipant(id).path, enrolPath: SiteURL.newStudyParticipant.path
-        ))
+        return portal.pages.response(
+            StudyEnrolledPage(
+                layout: portal.layout("Participant enrolled", context: context, current: .studyParticipants),
+                studyCode: form.studyCode,
+                username: username,
+                password: password,
+                emailedTo: claimToken == nil ? nil : form.email,
+                claimExpires: claimToken == nil ? nil : clock.dateTime(ClaimTokens.expiry(sentAt: now)),
+                claimToken: portal.deliversMail ? nil : claimToken?.grouped,
+                participantPath: SiteURL.studyParticipant(id).path,
+                enrolPath: SiteURL.newStudyParticipant.path
+            )
+        )
     }
 
     private func enrolPage(_ form: EnrolForm, errors: FormErrors, dateProblem: DateInputProblem?, context: PortalContext) -> StudyEnrolPage {
         var fields = [
-            FormField("study_code", label: "Study id", value: form.studyCode, hint: "Chosen by the study team, like NU-017. It is also her username in the app.", width: 10),
+            FormField(
+                "study_code",
+                label: "Study id",
+                value: form.studyCode,
+                hint: "Chosen by the study team, like NU-017. It is also her username in the app.",
+                width: 10
+            ),
             FormField("arm", label: "Arm or group (optional)", value: form.arm, width: 20),
-            FormField("email", label: "Contact email (optional unless her claim token is emailed)", value: form.email, type: "email",
-                      autocomplete: "off", width: 30),
+            FormField(
+                "email",
+                label: "Contact email (optional unless her claim token is emailed)",
+                value: form.email,
+                type: "email",
+                autocomplete: "off",
+                width: 30
+            )
         ]
         errors.apply(to: &fields)
         return StudyEnrolPage(
             layout: portal.layout("Enrol a participant", context: context, current: .studyParticipants),
-            errors: errors.items, studyCode: fields[0], arm: fields[1], email: fields[2],
+            errors: errors.items,
+            studyCode: fields[0],
+            arm: fields[1],
+            email: fields[2],
             logins: StudyLogin.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0.rawValue == form.login) },
             loginError: errors["login-password"],
-            enrolledOn: DateInputField("enrolled_on", legend: "Enrolment date", hint: "For example, 27 3 2027", value: form.enrolledOn, problem: dateProblem),
-            action: SiteURL.newStudyParticipant.path, backPath: SiteURL.studyParticipants.path
+            enrolledOn: DateInputField(
+                "enrolled_on",
+                legend: "Enrolment date",
+                hint: "For example, 27 3 2027",
+                value: form.enrolledOn,
+                problem: dateProblem
+            ),
+            action: SiteURL.newStudyParticipant.path,
+            backPath: SiteURL.studyParticipants.path
         )
     }
 
@@ -163,63 +224,87 @@ struct StudyParticipantsController {
         let found = try await portal.database.read { db -> StudyParticipantRecord? in
             guard let participant = try await studies.participant(id: id, on: db) else { return nil }
             return StudyParticipantRecord(
-                participant: participant, schedule: try await studies.schedule(on: db), marks: try await studies.markKeys(participantID: id, on: db),
-                opens: try await studies.opensPerDay(participantID: id, on: db), feedback: try await FeedbackRepository(program: .researchStudy).messages(from: .participant(id), on: db),
+                participant: participant,
+                schedule: try await studies.schedule(on: db),
+                marks: try await studies.markKeys(participantID: id, on: db),
+                opens: try await studies.opensPerDay(participantID: id, on: db),
+                feedback: try await FeedbackRepository(program: .researchStudy).messages(from: .participant(id), on: db),
                 events: try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
             )
         }
         guard let found else { throw HTTPError(.notFound) }
         // Opening her record is recorded, and committed, before anything of it is sent; views at the same
         // moment share one commit (`recordAccess`, as a patient's record does).
-        try await portal.recordAccess(AuditEvent(
-            actor: context.auditActor, action: .studyParticipantViewed, recordType: "study_participant", recordID: "\(id)", origin: origin
-        ))
-        let (participant, schedule, marks, opens, feedback, events) = (found.participant, found.schedule, found.marks, found.opens, found.feedback, found.events)
+        try await portal.recordAccess(
+            AuditEvent(
+                actor: context.auditActor,
+                action: .studyParticipantViewed,
+                recordType: "study_participant",
+                recordID: "\(id)",
+                origin: origin
+            )
+        )
+        let (participant, schedule, marks, opens, feedback, events) = (
+            found.participant, found.schedule, found.marks, found.opens, found.feedback, found.events
+        )
         let days = participant.days(through: today)
         let statistics = schedule.statistics(days: days, today: today, marks: marks)
         let titles = Dictionary(schedule.items.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
         let shown = events.prefix(StudyTimeline.pageSize)
         let earlier = events.count > StudyTimeline.pageSize ? shown.last.flatMap(StudyTimeline.key(after:)) : nil
         var opensRows = TableRows(expectedRows: 60)
-        for open in opens.prefix(60) { opensRows.row { $0.text(open.day.displayed); $0.number(String(open.count)) } }
+        for open in opens.prefix(60) {
+            opensRows.row {
+                $0.text(open.day.displayed); $0.number(String(open.count))
+            }
+        }
         var timelineRows = TableRows(expectedRows: shown.count)
-        for event in shown { timelineRows.row { $0.text(clock.dateTime(event.occurredAt)); $0.text(StudyTimeline.describe(event, titles: titles)) } }
-        return portal.pages.response(StudyParticipantPage(
-            layout: portal.layout(participant.studyCode, context: context, current: .studyParticipants),
-            studyCode: participant.studyCode, statusTitle: participant.status.title, statusTag: participant.status.tagClass,
-            details: [
-                .init(key: "Arm or group", value: participant.arm ?? "None"),
-                .init(key: "Enrolled", value: participant.enrolledOn.displayed),
-                .init(key: "Withdrawn", value: participant.withdrawnOn?.displayed ?? "No"),
-                .init(key: "App username", value: participant.username),
-                .init(key: "Password", value: Self.passwordState(participant, clock: clock, now: now)),
-                .init(key: "Contact email", value: participant.email ?? "None"),
-                .init(key: "Last active in the app", value: participant.lastActiveAt.map(clock.dateTime) ?? "Not yet"),
-            ],
-            summary: [
-                .init(key: "Days in the study (closed)", value: "\(statistics.closedDays)"),
-                .init(key: "Days with every to-do done", value: "\(statistics.allDoneDays)"),
-                .init(key: "Current streak", value: statistics.currentStreak == 1 ? "1 day" : "\(statistics.currentStreak) days"),
-            ] + statistics.items.map { .init(key: $0.item.title, value: "Done on \($0.doneDays) of \($0.offeredDays) days") },
-            calendarHTML: StudyCalendar.html(days: days, today: today, schedule: schedule, marks: marks),
-            opensRowsHTML: opensRows.htmlIfAny,
-            feedback: feedback.map { .init(when: clock.dateTime($0.submittedAt), body: $0.body, handled: $0.handledAt != nil) },
-            timelineRowsHTML: timelineRows.htmlIfAny,
-            timelineCaption: before == nil ? "newest first (her last \(StudyTimeline.pageSize) events)"
-                : "newest first, from \(shown.first.map { clock.dateTime($0.occurredAt) } ?? "the start") back",
-            earlierTimelinePath: earlier.map {
-                ListAddress(path: SiteURL.studyParticipant(id).path, parameters: [("timeline_before", $0)]).string + "#timeline"
-            },
-            newestTimelinePath: before == nil ? nil : SiteURL.studyParticipant(id).path + "#timeline",
-            withdrawPath: participant.status == .active ? SiteURL.studyParticipantWithdraw(id).path : nil,
-            resendClaimPath: Self.maySendClaim(participant, now: now) ? SiteURL.studyParticipantClaimResend(id).path : nil,
-            revokeClaimPath: participant.status == .active && participant.claim?.status(at: now) == .waiting
-                ? SiteURL.studyParticipantClaimRevoke(id).path : nil,
-            deletePath: SiteURL.studyParticipantDelete(id).path,
-            listPath: SiteURL.studyParticipants.path,
-            auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("record", "study_participant:\(id)")]).string,
-            showsAuditLink: context.staff?.role == .administrator
-        ))
+        for event in shown {
+            timelineRows.row {
+                $0.text(clock.dateTime(event.occurredAt)); $0.text(StudyTimeline.describe(event, titles: titles))
+            }
+        }
+        return portal.pages.response(
+            StudyParticipantPage(
+                layout: portal.layout(participant.studyCode, context: context, current: .studyParticipants),
+                studyCode: participant.studyCode,
+                statusTitle: participant.status.title,
+                statusTag: participant.status.tagClass,
+                details: [
+                    .init(key: "Arm or group", value: participant.arm ?? "None"),
+                    .init(key: "Enrolled", value: participant.enrolledOn.displayed),
+                    .init(key: "Withdrawn", value: participant.withdrawnOn?.displayed ?? "No"),
+                    .init(key: "App username", value: participant.username),
+                    .init(key: "Password", value: Self.passwordState(participant, clock: clock, now: now)),
+                    .init(key: "Contact email", value: participant.email ?? "None"),
+                    .init(key: "Last active in the app", value: participant.lastActiveAt.map(clock.dateTime) ?? "Not yet")
+                ],
+                summary: [
+                    .init(key: "Days in the study (closed)", value: "\(statistics.closedDays)"),
+                    .init(key: "Days with every to-do done", value: "\(statistics.allDoneDays)"),
+                    .init(key: "Current streak", value: statistics.currentStreak == 1 ? "1 day" : "\(statistics.currentStreak) days")
+                ] + statistics.items.map { .init(key: $0.item.title, value: "Done on \($0.doneDays) of \($0.offeredDays) days") },
+                calendarHTML: StudyCalendar.html(days: days, today: today, schedule: schedule, marks: marks),
+                opensRowsHTML: opensRows.htmlIfAny,
+                feedback: feedback.map { .init(when: clock.dateTime($0.submittedAt), body: $0.body, handled: $0.handledAt != nil) },
+                timelineRowsHTML: timelineRows.htmlIfAny,
+                timelineCaption: before == nil
+                    ? "newest first (her last \(StudyTimeline.pageSize) events)"
+                    : "newest first, from \(shown.first.map { clock.dateTime($0.occurredAt) } ?? "the start") back",
+                earlierTimelinePath: earlier.map {
+                    ListAddress(path: SiteURL.studyParticipant(id).path, parameters: [("timeline_before", $0)]).string + "#timeline"
+                },
+                newestTimelinePath: before == nil ? nil : SiteURL.studyParticipant(id).path + "#timeline",
+                withdrawPath: participant.status == .active ? SiteURL.studyParticipantWithdraw(id).path : nil,
+                resendClaimPath: Self.maySendClaim(participant, now: now) ? SiteURL.studyParticipantClaimResend(id).path : nil,
+                revokeClaimPath: participant.status == .active && participant.claim?.status(at: now) == .waiting
+                    ? SiteURL.studyParticipantClaimRevoke(id).path : nil,
+                deletePath: SiteURL.studyParticipantDelete(id).path,
+                listPath: SiteURL.studyParticipants.path,
+                auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("record", "study_participant:\(id)")]).string,
+                showsAuditLink: context.staff?.role == .administrator
+            )
+        )
     }
 
     @Sendable func withdraw(request: Request, context: PortalContext) async throws -> Response {
@@ -233,12 +318,22 @@ struct StudyParticipantsController {
             // Her app is signed out on every device at once, and a claim token she has not used stops working.
             try await tokens.revokeAll(ownerID: id, on: db)
             _ = try await StudyRepository.claims.revoke(ownerID: id, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyParticipantWithdrawn, recordType: "study_participant", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .studyParticipantWithdrawn,
+                    recordType: "study_participant",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return participant.studyCode
         }
-        try await portal.flash(Flash(.success, "\(code) has been withdrawn and signed out of the app. Her data stays in the study."), context: context)
+        try await portal.flash(
+            Flash(.success, "\(code) has been withdrawn and signed out of the app. Her data stays in the study."),
+            context: context
+        )
         return seeOther(.studyParticipant(id))
     }
 
@@ -250,7 +345,8 @@ struct StudyParticipantsController {
         let status = claim.status(at: now)
         switch status {
         case .claimed: return "Her own, chosen with the claim token emailed to her"
-        case .waiting: return "\(status.title): claim token emailed \(clock.dateTime(claim.sentAt)), works until \(claim.expiresAt.map(clock.dateTime) ?? "")"
+        case .waiting:
+            return "\(status.title): claim token emailed \(clock.dateTime(claim.sentAt)), works until \(claim.expiresAt.map(clock.dateTime) ?? "")"
         case .expired, .revoked: return "\(status.title): she has no password yet"
         }
     }
@@ -269,31 +365,61 @@ struct StudyParticipantsController {
         let (message, sentTo) = try await portal.database.transaction { db -> (Flash, StudyParticipant?) in
             guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
             guard Self.maySendClaim(participant, now: now), let email = participant.email else {
-                return (Flash(.warning, "\(participant.studyCode) has no claim token to send: she has claimed her account, was given a one-time password, or has been withdrawn."), nil)
+                return (
+                    Flash(
+                        .warning,
+                        "\(participant.studyCode) has no claim token to send: she has claimed her account, was given a one-time password, or has been withdrawn."
+                    ), nil
+                )
             }
             guard try await StudyRepository.claims.issue(ownerID: id, token: token, now: now, on: db) else {
                 return (Flash(.warning, "\(participant.studyCode) has already claimed her app account."), nil)
             }
             let expires = ClaimTokens.expiry(sentAt: now)
             try await portal.outbox.enqueue(
-                .studyClaimToken(to: email, username: participant.username, token: token, expiresAt: expires, settings: portal.settings, clock: portal.programSettings.current.clock), on: db
+                .studyClaimToken(
+                    to: email,
+                    username: participant.username,
+                    token: token,
+                    expiresAt: expires,
+                    settings: portal.settings,
+                    clock: portal.programSettings.current.clock
+                ),
+                on: db
             )
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyClaimTokenSent, recordType: "study_participant", recordID: "\(id)", origin: origin,
-                detail: "sent again"
-            ), on: db)
-            return (Flash(.success, "A new claim token has been emailed to \(email); it works until \(clock.dateTime(expires)). The earlier one no longer works."), participant)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .studyClaimTokenSent,
+                    recordType: "study_participant",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "sent again"
+                ),
+                on: db
+            )
+            return (
+                Flash(
+                    .success,
+                    "A new claim token has been emailed to \(email); it works until \(clock.dateTime(expires)). The earlier one no longer works."
+                ), participant
+            )
         }
         if let participant = sentTo, !portal.deliversMail {
             let heading = "A new claim token for \(participant.studyCode)"
-            return portal.pages.response(ShownOncePage(
-                layout: portal.layout(heading, context: context, current: .studyParticipants),
-                heading: heading,
-                lead: "Give her this claim token yourself: in the app she chooses “I have a claim token”, enters it and chooses her password. Her username is \(participant.username).",
-                label: "Claim token", secret: token.grouped,
-                note: "It works once, until \(clock.dateTime(ClaimTokens.expiry(sentAt: now))). The earlier one no longer works.",
-                continuePath: SiteURL.studyParticipant(id).path, continueTitle: "Open \(participant.studyCode)’s record"
-            ))
+            return portal.pages.response(
+                ShownOncePage(
+                    layout: portal.layout(heading, context: context, current: .studyParticipants),
+                    heading: heading,
+                    lead:
+                        "Give her this claim token yourself: in the app she chooses “I have a claim token”, enters it and chooses her password. Her username is \(participant.username).",
+                    label: "Claim token",
+                    secret: token.grouped,
+                    note: "It works once, until \(clock.dateTime(ClaimTokens.expiry(sentAt: now))). The earlier one no longer works.",
+                    continuePath: SiteURL.studyParticipant(id).path,
+                    continueTitle: "Open \(participant.studyCode)’s record"
+                )
+            )
         }
         try await portal.flash(message, context: context)
         return seeOther(.studyParticipant(id))
@@ -308,9 +434,16 @@ struct StudyParticipantsController {
             guard try await StudyRepository.claims.revoke(ownerID: id, now: now, on: db) else {
                 return Flash(.warning, "There was no claim token to revoke.")
             }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyClaimTokenRevoked, recordType: "study_participant", recordID: "\(id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .studyClaimTokenRevoked,
+                    recordType: "study_participant",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return Flash(.success, "\(participant.studyCode)’s claim token no longer works. Send a new one when she is ready.")
         }
         try await portal.flash(message, context: context)
@@ -322,10 +455,14 @@ struct StudyParticipantsController {
         guard let participant = try await portal.database.read({ db in try await studies.participant(id: id, on: db) }) else {
             throw HTTPError(.notFound)
         }
-        return portal.pages.response(StudyDeletePage(
-            layout: portal.layout("Delete \(participant.studyCode)’s data", context: context, current: .studyParticipants),
-            studyCode: participant.studyCode, action: SiteURL.studyParticipantDelete(id).path, participantPath: SiteURL.studyParticipant(id).path
-        ))
+        return portal.pages.response(
+            StudyDeletePage(
+                layout: portal.layout("Delete \(participant.studyCode)’s data", context: context, current: .studyParticipants),
+                studyCode: participant.studyCode,
+                action: SiteURL.studyParticipantDelete(id).path,
+                participantPath: SiteURL.studyParticipant(id).path
+            )
+        )
     }
 
     @Sendable func delete(request: Request, context: PortalContext) async throws -> Response {
@@ -336,10 +473,17 @@ struct StudyParticipantsController {
             // Her login, tokens, to-dos, opens and feedback go with her; her events stay counted, no longer hers.
             try await studies.delete(id: id, on: db)
             try await FeedbackRepository.deleteAll(from: .participant(id), on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyParticipantDeleted, recordType: "study_participant", recordID: "\(id)", origin: origin,
-                detail: "deleted at the participant's request"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .studyParticipantDeleted,
+                    recordType: "study_participant",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "deleted at the participant's request"
+                ),
+                on: db
+            )
             return participant.studyCode
         }
         try await portal.flash(Flash(.success, "\(code)’s data has been deleted."), context: context)
@@ -408,9 +552,11 @@ enum StudyCalendar {
         return html
     }
 
-    private static let header = "<thead><tr>" + ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map {
-        #"<th class="table__header" scope="col">\#($0)</th>"#
-    }.joined() + "</tr></thead>"
+    private static let header =
+        "<thead><tr>"
+        + ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map {
+            #"<th class="table__header" scope="col">\#($0)</th>"#
+        }.joined() + "</tr></thead>"
 }
 
 /// How her timeline names each event, and how it is paged: a page of her newest events, and a link to
@@ -428,7 +574,8 @@ enum StudyTimeline {
     /// A `timeline_before` value read back; nil (her newest events) when it is missing or not one.
     static func key(_ text: String?) -> (occurredAt: Int64, id: Int64)? {
         guard let parts = text?.split(separator: ".", omittingEmptySubsequences: false), parts.count == 2,
-              let time = Int64(parts[0]), let id = Int64(parts[1]) else { return nil }
+            let time = Int64(parts[0]), let id = Int64(parts[1])
+        else { return nil }
         return (time, id)
     }
 

@@ -11,7 +11,7 @@ struct StudyRepository: Sendable {
 
     private static let participantColumns = [
         "id", "study_code", "arm", "email", "enrolled_on", "withdrawn_on", "status", "username", "must_change_password",
-        "last_active_at", "created_at", "claim_sent_at", "claim_expires_at", "claim_revoked_at", "claimed_at",
+        "last_active_at", "created_at", "claim_sent_at", "claim_expires_at", "claim_revoked_at", "claimed_at"
     ]
 
     private func participant(_ row: any SQLRow) throws -> StudyParticipant {
@@ -31,33 +31,68 @@ struct StudyRepository: Sendable {
             lastActiveAt: try row.decode(column: "last_active_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),
             createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
             claim: try instant("claim_sent_at").map { sentAt in
-                StudyClaim(sentAt: sentAt, expiresAt: try instant("claim_expires_at"), revokedAt: try instant("claim_revoked_at"),
-                           claimedAt: try instant("claimed_at"))
+                StudyClaim(
+                    sentAt: sentAt,
+                    expiresAt: try instant("claim_expires_at"),
+                    revokedAt: try instant("claim_revoked_at"),
+                    claimedAt: try instant("claimed_at")
+                )
             }
         )
     }
 
     /// Enrols a participant with her app login; throws `StudyCodeTaken` when the id is in use. With a
     /// `claimToken` she is to claim the account with it (and `passwordHash` is of a password nobody knows).
-    func enrol(studyCode: String, arm: String?, email: String?, enrolledOn: CalendarDate, passwordHash: String, claimToken: ClaimToken? = nil,
-               now: Date, on db: any SQLDatabase) async throws -> Int64 {
+    func enrol(
+        studyCode: String,
+        arm: String?,
+        email: String?,
+        enrolledOn: CalendarDate,
+        passwordHash: String,
+        claimToken: ClaimToken? = nil,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Int64 {
         let key = StudyRules.studyCodeKey(studyCode)
         let username = StudyRules.username(for: studyCode)
         if try await db.select().column("id").from("study_participants")
-            .where("study_code_key", .equal, key).orWhere("username_key", .equal, username).first() != nil {
+            .where("study_code_key", .equal, key).orWhere("username_key", .equal, username).first() != nil
+        {
             throw StudyCodeTaken()
         }
         let time = now.millisecondsSince1970
-        guard let row = try await db.insert(into: "study_participants")
-            .columns("study_code", "study_code_key", "arm", "email", "enrolled_on", "status", "username", "username_key", "password_hash",
-                     "must_change_password", "created_at", "updated_at")
-            .values(
-                SQLBind(studyCode), SQLBind(key), SQLBind(arm), SQLBind(email), SQLBind(enrolledOn.iso),
-                SQLBind(StudyParticipant.Status.active.rawValue), SQLBind(username), SQLBind(username), SQLBind(passwordHash),
-                SQLBind(Int64(1)), SQLBind(time), SQLBind(time)
-            )
-            .returning("id")
-            .first()
+        guard
+            let row = try await db.insert(into: "study_participants")
+                .columns(
+                    "study_code",
+                    "study_code_key",
+                    "arm",
+                    "email",
+                    "enrolled_on",
+                    "status",
+                    "username",
+                    "username_key",
+                    "password_hash",
+                    "must_change_password",
+                    "created_at",
+                    "updated_at"
+                )
+                .values(
+                    SQLBind(studyCode),
+                    SQLBind(key),
+                    SQLBind(arm),
+                    SQLBind(email),
+                    SQLBind(enrolledOn.iso),
+                    SQLBind(StudyParticipant.Status.active.rawValue),
+                    SQLBind(username),
+                    SQLBind(username),
+                    SQLBind(passwordHash),
+                    SQLBind(Int64(1)),
+                    SQLBind(time),
+                    SQLBind(time)
+                )
+                .returning("id")
+                .first()
         else { throw StudyCodeTaken() }
         let id = try row.decode(column: "id", as: Int64.self)
         if let claimToken { _ = try await Self.claims.issue(ownerID: id, token: claimToken, now: now, on: db) }
@@ -86,7 +121,8 @@ struct StudyRepository: Sendable {
     /// One page of the participants, by study id, for the participants list.
     func participants(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<StudyParticipant> {
         try await db.seek(
-            page, order: ListOrder("study-id", keys: [.text("study_code_key"), .integer("id")], descending: false),
+            page,
+            order: ListOrder("study-id", keys: [.text("study_code_key"), .integer("id")], descending: false),
             columns: (Self.participantColumns + ["study_code_key"]).map { SQLColumn($0) },
             rows: { $0.from("study_participants") },
             decode: participant
@@ -95,11 +131,14 @@ struct StudyRepository: Sendable {
 
     /// The account a username signs in to.
     func credentials(username: String, on db: any SQLDatabase) async throws -> (id: Int64, passwordHash: String, active: Bool)? {
-        guard let row = try await db.select().columns("id", "password_hash", "status").from("study_participants")
-            .where("username_key", .equal, username.trimmed.lowercased()).first()
+        guard
+            let row = try await db.select().columns("id", "password_hash", "status").from("study_participants")
+                .where("username_key", .equal, username.trimmed.lowercased()).first()
         else { return nil }
-        return (try row.decode(column: "id", as: Int64.self), try row.decode(column: "password_hash", as: String.self),
-                try row.decode(column: "status", as: String.self) == StudyParticipant.Status.active.rawValue)
+        return (
+            try row.decode(column: "id", as: Int64.self), try row.decode(column: "password_hash", as: String.self),
+            try row.decode(column: "status", as: String.self) == StudyParticipant.Status.active.rawValue
+        )
     }
 
     func passwordHash(id: Int64, on db: any SQLDatabase) async throws -> String? {
@@ -165,8 +204,10 @@ struct StudyRepository: Sendable {
             .column(SQLFunction("MAX", args: SQLColumn("updated_at")), as: "last_updated")
             .from("study_participants").groupBy("status").orderBy("status").all().map { row in
                 ParticipantsVersion(
-                    status: try row.decode(column: "status", as: String.self), count: try row.decode(column: "count", as: Int.self),
-                    lastID: try row.decode(column: "last_id", as: Int64.self), lastCreated: try row.decode(column: "last_created", as: Int64.self),
+                    status: try row.decode(column: "status", as: String.self),
+                    count: try row.decode(column: "count", as: Int.self),
+                    lastID: try row.decode(column: "last_id", as: Int64.self),
+                    lastCreated: try row.decode(column: "last_created", as: Int64.self),
                     lastUpdated: try row.decode(column: "last_updated", as: Int64.self)
                 )
             }
@@ -184,12 +225,17 @@ struct StudyRepository: Sendable {
             }
         }
         func changes(_ column: String) async throws -> (before: Int, perDay: [Int: Int]) {
-            let before = try await counted(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
-                .from("study_participants").where(column, .lessThan, first.iso)).first()?.decode(column: "count", as: Int.self) ?? 0
+            let before =
+                try await counted(
+                    db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+                        .from("study_participants").where(column, .lessThan, first.iso)
+                ).first()?.decode(column: "count", as: Int.self) ?? 0
             var perDay: [Int: Int] = [:]
-            for row in try await counted(db.select().column(SQLColumn(column), as: "day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
-                .from("study_participants").where(column, .greaterThanOrEqual, first.iso).where(column, .lessThanOrEqual, last.iso))
-                .groupBy(column).all() {
+            for row in try await counted(
+                db.select().column(SQLColumn(column), as: "day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
+                    .from("study_participants").where(column, .greaterThanOrEqual, first.iso).where(column, .lessThanOrEqual, last.iso)
+            )
+            .groupBy(column).all() {
                 guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
                 perDay[day.dayNumber] = try row.decode(column: "count", as: Int.self)
             }
@@ -223,26 +269,44 @@ struct StudyRepository: Sendable {
 
     /// Every item the study has had, in order.
     func schedule(on db: any SQLDatabase) async throws -> StudySchedule {
-        StudySchedule(items: try await db.select().columns(Self.itemColumns).from("study_todo_items").orderBy("position").orderBy("id").all().map(item))
+        StudySchedule(
+            items: try await db.select().columns(Self.itemColumns).from("study_todo_items").orderBy("position").orderBy("id").all().map(item)
+        )
     }
 
     func item(id: Int64, on db: any SQLDatabase) async throws -> StudyTodoItem? {
         try await db.select().columns(Self.itemColumns).from("study_todo_items").where("id", .equal, id).first().map(item)
     }
 
-    func addItem(title: String, startsOn: CalendarDate, endsOn: CalendarDate?, position: Int? = nil, replacesID: Int64? = nil,
-                 now: Date, on db: any SQLDatabase) async throws -> Int64 {
+    func addItem(
+        title: String,
+        startsOn: CalendarDate,
+        endsOn: CalendarDate?,
+        position: Int? = nil,
+        replacesID: Int64? = nil,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> Int64 {
         let next: Int
         if let position {
             next = position
         } else {
-            next = (try await db.select().column(SQLFunction("MAX", args: SQLColumn("position")), as: "last").from("study_todo_items").first()?
-                .decode(column: "last", as: Int?.self) ?? 0) + 1
+            next =
+                (try await db.select().column(SQLFunction("MAX", args: SQLColumn("position")), as: "last").from("study_todo_items").first()?
+                    .decode(column: "last", as: Int?.self) ?? 0) + 1
         }
         let time = now.millisecondsSince1970
         return try await db.insert(into: "study_todo_items")
             .columns("title", "starts_on", "ends_on", "position", "replaces_id", "created_at", "updated_at")
-            .values(SQLBind(title), SQLBind(startsOn.iso), SQLBind(endsOn?.iso), SQLBind(Int64(next)), SQLBind(replacesID), SQLBind(time), SQLBind(time))
+            .values(
+                SQLBind(title),
+                SQLBind(startsOn.iso),
+                SQLBind(endsOn?.iso),
+                SQLBind(Int64(next)),
+                SQLBind(replacesID),
+                SQLBind(time),
+                SQLBind(time)
+            )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
     }
 
@@ -270,7 +334,8 @@ struct StudyRepository: Sendable {
     func marks(participantID: Int64, on db: any SQLDatabase) async throws -> [StudyMark: Date] {
         var marks: [StudyMark: Date] = [:]
         for row in try await db.select().columns("item_id", "day", "marked_at").from("study_todo_marks")
-            .where("participant_id", .equal, participantID).all() {
+            .where("participant_id", .equal, participantID).all()
+        {
             guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
             marks[StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)] =
                 Date(millisecondsSince1970: try row.decode(column: "marked_at", as: Int64.self))
@@ -304,9 +369,13 @@ struct StudyRepository: Sendable {
     func markCounts(from first: CalendarDate, on db: any SQLDatabase) async throws -> [StudyMark: Int] {
         var counts: [StudyMark: Int] = [:]
         for row in try await db.select().column("item_id").column("day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count")
-            .from("study_todo_marks").where("day", .greaterThanOrEqual, first.iso).groupBy("day").groupBy("item_id").all() {
+            .from("study_todo_marks").where("day", .greaterThanOrEqual, first.iso).groupBy("day").groupBy("item_id").all()
+        {
             guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
-            counts[StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)] = try row.decode(column: "count", as: Int.self)
+            counts[StudyMark(itemID: try row.decode(column: "item_id", as: Int64.self), dayNumber: day.dayNumber)] = try row.decode(
+                column: "count",
+                as: Int.self
+            )
         }
         return counts
     }
@@ -318,7 +387,8 @@ struct StudyRepository: Sendable {
         let time = now.millisecondsSince1970
         if try await db.select().column("id").from("study_app_opens")
             .where("participant_id", .equal, participantID).where("opened_at", .greaterThan, time - 60_000)
-            .limit(1).first() != nil {
+            .limit(1).first() != nil
+        {
             return false
         }
         try await db.insert(into: "study_app_opens").columns("participant_id", "opened_at", "day")
@@ -341,7 +411,8 @@ struct StudyRepository: Sendable {
         var found: [CalendarDate: (Int, Int)] = [:]
         for row in try await db.select().column("day").column(SQLFunction("COUNT", args: SQLLiteral.all), as: "opens")
             .column(SQLFunction("COUNT", args: SQLDistinct(SQLColumn("participant_id"))), as: "participants")
-            .from("study_app_opens").where("day", .greaterThanOrEqual, first.iso).groupBy("day").all() {
+            .from("study_app_opens").where("day", .greaterThanOrEqual, first.iso).groupBy("day").all()
+        {
             guard let day = CalendarDate(iso: try row.decode(column: "day", as: String.self)) else { continue }
             found[day] = (try row.decode(column: "opens", as: Int.self), try row.decode(column: "participants", as: Int.self))
         }
@@ -350,25 +421,34 @@ struct StudyRepository: Sendable {
 
     /// Every open, oldest first: participant, when (milliseconds since 1970), day.
     func allOpens(on db: any SQLDatabase) async throws -> [(participantID: Int64, openedAt: Int64, day: String)] {
-        try await db.select().columns("participant_id", "opened_at", "day").from("study_app_opens").orderBy("opened_at").orderBy("id").all().map { row in
-            (try row.decode(column: "participant_id", as: Int64.self), try row.decode(column: "opened_at", as: Int64.self),
-             try row.decode(column: "day", as: String.self))
+        try await db.select().columns("participant_id", "opened_at", "day").from("study_app_opens").orderBy("opened_at").orderBy("id").all().map {
+            row in
+            (
+                try row.decode(column: "participant_id", as: Int64.self), try row.decode(column: "opened_at", as: Int64.self),
+                try row.decode(column: "day", as: String.self)
+            )
         }
     }
 
     // MARK: Contact and appointments
 
     func contact(on db: any SQLDatabase) async throws -> (markdown: String, html: String, updatedAt: Date)? {
-        guard let row = try await db.select().columns("markdown", "html", "updated_at").from("study_contact").where("id", .equal, 1).first() else { return nil }
-        return (try row.decode(column: "markdown", as: String.self), try row.decode(column: "html", as: String.self),
-                Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self)))
+        guard let row = try await db.select().columns("markdown", "html", "updated_at").from("study_contact").where("id", .equal, 1).first() else {
+            return nil
+        }
+        return (
+            try row.decode(column: "markdown", as: String.self), try row.decode(column: "html", as: String.self),
+            Date(millisecondsSince1970: try row.decode(column: "updated_at", as: Int64.self))
+        )
     }
 
     func saveContact(markdown: String, html: String, by staffID: Int64?, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "study_contact").columns("id", "markdown", "html", "updated_at", "updated_by")
             .values(SQLBind(Int64(1)), SQLBind(markdown), SQLBind(html), SQLBind(now.millisecondsSince1970), SQLBind(staffID))
-            .onConflict(with: ["id"]) { $0.set(excludedValueOf: "markdown").set(excludedValueOf: "html")
-                .set(excludedValueOf: "updated_at").set(excludedValueOf: "updated_by") }
+            .onConflict(with: ["id"]) {
+                $0.set(excludedValueOf: "markdown").set(excludedValueOf: "html")
+                    .set(excludedValueOf: "updated_at").set(excludedValueOf: "updated_by")
+            }
             .run()
     }
 }

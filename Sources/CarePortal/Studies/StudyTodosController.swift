@@ -23,15 +23,21 @@ struct StudyTodosController {
         let schedule = try await portal.database.read { db in try await studies.schedule(on: db) }
         let today = self.today
         func row(_ item: StudyTodoItem) -> StudyTodosPage.Row {
-            let state = item.startsOn > today ? "Starts \(item.startsOn.displayed)" : (item.endsOn.map { $0 < today } ?? false) ? "Ended" : "Asked today"
+            let state =
+                item.startsOn > today ? "Starts \(item.startsOn.displayed)" : (item.endsOn.map { $0 < today } ?? false) ? "Ended" : "Asked today"
             return .init(title: item.title, period: item.period, state: state, path: SiteURL.studyTodo(item.id).path)
         }
         let current = schedule.items.filter { !($0.endsOn.map { $0 < today } ?? false) }
         let ended = schedule.items.filter { $0.endsOn.map { $0 < today } ?? false }
-        return portal.pages.response(StudyTodosPage(
-            layout: portal.layout("Daily to-dos", context: context, current: .studyTodos),
-            current: current.map(row), ended: ended.map(row), today: today.displayed, newPath: SiteURL.newStudyTodo.path
-        ))
+        return portal.pages.response(
+            StudyTodosPage(
+                layout: portal.layout("Daily to-dos", context: context, current: .studyTodos),
+                current: current.map(row),
+                ended: ended.map(row),
+                today: today.displayed,
+                newPath: SiteURL.newStudyTodo.path
+            )
+        )
     }
 
     struct ItemForm: Decodable, Sendable {
@@ -74,7 +80,8 @@ struct StudyTodosController {
 
     private func check(_ form: ItemForm, startEditable: Bool, existingStart: CalendarDate?, today: CalendarDate) -> Checked {
         var checked = Checked()
-        if let problem = FieldRules.requiredTextProblem(form.title, name: "what she should do each day", maximumLength: StudyRules.titleMaximumLength) {
+        if let problem = FieldRules.requiredTextProblem(form.title, name: "what she should do each day", maximumLength: StudyRules.titleMaximumLength)
+        {
             checked.errors.add("title", problem)
         }
         if startEditable {
@@ -112,7 +119,9 @@ struct StudyTodosController {
 
     @Sendable func showNew(request: Request, context: PortalContext) async throws -> Response {
         let today = self.today
-        return portal.pages.response(page(ItemForm(item: nil, tomorrow: today.nextDay), item: nil, checked: Checked(), today: today, context: context))
+        return portal.pages.response(
+            page(ItemForm(item: nil, tomorrow: today.nextDay), item: nil, checked: Checked(), today: today, context: context)
+        )
     }
 
     @Sendable func create(request: Request, context: PortalContext) async throws -> Response {
@@ -126,10 +135,17 @@ struct StudyTodosController {
         let now = portal.now
         try await portal.database.transaction { db in
             let id = try await studies.addItem(title: form.title, startsOn: start, endsOn: checked.end, now: now, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyTodoChanged, recordType: "study_todo", recordID: "\(id)", origin: origin,
-                detail: "added, from \(start.iso)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .studyTodoChanged,
+                    recordType: "study_todo",
+                    recordID: "\(id)",
+                    origin: origin,
+                    detail: "added, from \(start.iso)"
+                ),
+                on: db
+            )
         }
         try await portal.flash(Flash(.success, "“\(form.title)” will be asked from \(start.displayed)."), context: context)
         return seeOther(.studyTodos)
@@ -144,7 +160,9 @@ struct StudyTodosController {
     @Sendable func edit(request: Request, context: PortalContext) async throws -> Response {
         let item = try await item(context)
         let today = self.today
-        return portal.pages.response(page(ItemForm(item: item, tomorrow: today.nextDay), item: item, checked: Checked(), today: today, context: context))
+        return portal.pages.response(
+            page(ItemForm(item: item, tomorrow: today.nextDay), item: item, checked: Checked(), today: today, context: context)
+        )
     }
 
     @Sendable func save(request: Request, context: PortalContext) async throws -> Response {
@@ -165,8 +183,15 @@ struct StudyTodosController {
             if started && form.title != item.title {
                 // Past days keep the wording they were asked in: this item ends today, its new wording starts tomorrow.
                 try await studies.updateItem(id: item.id, title: item.title, startsOn: item.startsOn, endsOn: today, now: now, on: db)
-                let next = try await studies.addItem(title: form.title, startsOn: today.nextDay, endsOn: checked.end, position: item.position,
-                                                     replacesID: item.id, now: now, on: db)
+                let next = try await studies.addItem(
+                    title: form.title,
+                    startsOn: today.nextDay,
+                    endsOn: checked.end,
+                    position: item.position,
+                    replacesID: item.id,
+                    now: now,
+                    on: db
+                )
                 detail = "reworded from \(today.nextDay.iso) as item \(next)"
                 message = "From \(today.nextDay.displayed) participants will be asked “\(form.title)”. Past days keep “\(item.title)”."
             } else {
@@ -174,9 +199,17 @@ struct StudyTodosController {
                 detail = "days \(start.iso) to \(checked.end?.iso ?? "open")"
                 message = "“\(form.title)” saved."
             }
-            try await portal.audit.record(AuditEvent(
-                actor: context.auditActor, action: .studyTodoChanged, recordType: "study_todo", recordID: "\(item.id)", origin: origin, detail: detail
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .studyTodoChanged,
+                    recordType: "study_todo",
+                    recordID: "\(item.id)",
+                    origin: origin,
+                    detail: detail
+                ),
+                on: db
+            )
             return message
         }
         try await portal.flash(Flash(.success, message), context: context)
@@ -184,22 +217,42 @@ struct StudyTodosController {
     }
 
     private func page(_ form: ItemForm, item: StudyTodoItem?, checked: Checked, today: CalendarDate, context: PortalContext) -> StudyTodoPage {
-        var fields = [FormField("title", label: "What she should do each day", value: form.title, hint: "Shown in her app's to-do list, like Taken daily folate", width: 30)]
+        var fields = [
+            FormField(
+                "title",
+                label: "What she should do each day",
+                value: form.title,
+                hint: "Shown in her app's to-do list, like Taken daily folate",
+                width: 30
+            )
+        ]
         checked.errors.apply(to: &fields)
         let startEditable = item.map { $0.startsOn > today } ?? true
         return StudyTodoPage(
             layout: portal.layout(item == nil ? "Add a daily to-do" : "Change a daily to-do", context: context, current: .studyTodos),
-            errors: checked.errors.items, heading: item == nil ? "Add a daily to-do" : "Change a daily to-do",
+            errors: checked.errors.items,
+            heading: item == nil ? "Add a daily to-do" : "Change a daily to-do",
             title: fields[0],
             startsOn: startEditable
-                ? DateInputField("starts_on", legend: "First day it is asked", hint: "Tomorrow at the earliest, for example \(today.nextDay.day) \(today.nextDay.month) \(today.nextDay.year)",
-                                 value: form.startsOn, problem: checked.startProblem)
+                ? DateInputField(
+                    "starts_on",
+                    legend: "First day it is asked",
+                    hint: "Tomorrow at the earliest, for example \(today.nextDay.day) \(today.nextDay.month) \(today.nextDay.year)",
+                    value: form.startsOn,
+                    problem: checked.startProblem
+                )
                 : nil,
             startedText: startEditable ? nil : item?.period,
-            endsOn: DateInputField("ends_on", legend: "Last day it is asked (optional)", hint: "Leave empty to keep asking it. Today at the earliest.",
-                                   value: form.endsOn, problem: checked.endProblem),
+            endsOn: DateInputField(
+                "ends_on",
+                legend: "Last day it is asked (optional)",
+                hint: "Leave empty to keep asking it. Today at the earliest.",
+                value: form.endsOn,
+                problem: checked.endProblem
+            ),
             rewordNote: startEditable ? nil : "A new wording is asked from tomorrow, \(today.nextDay.displayed); the days before keep the old one.",
-            action: item.map { SiteURL.studyTodo($0.id).path } ?? SiteURL.newStudyTodo.path, backPath: SiteURL.studyTodos.path
+            action: item.map { SiteURL.studyTodo($0.id).path } ?? SiteURL.newStudyTodo.path,
+            backPath: SiteURL.studyTodos.path
         )
     }
 }

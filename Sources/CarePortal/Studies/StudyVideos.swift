@@ -7,11 +7,21 @@ import PortalPlatform
 /// their app and on their web pages, uploaded files streamed with byte ranges.
 extension VideoLibrary {
     static let study = VideoLibrary(
-        program: .researchStudy, access: .studyStaff, title: "Study videos",
-        introduction: "A video is a link to one hosted elsewhere, which the app opens there, or a file uploaded here. Participants see the published videos, grouped by category.",
-        categoryHint: "Videos are grouped by it in the app, like Breastfeeding, Fitness or Health", asksStage: false, current: .studyVideos,
-        backPath: SiteURL.studies.path, backTitle: "Study", otherLink: nil,
-        listURL: .studyVideos, newURL: .newStudyVideo, videoURL: SiteURL.studyVideo, fileURL: SiteURL.studyVideoFile
+        program: .researchStudy,
+        access: .studyStaff,
+        title: "Study videos",
+        introduction:
+            "A video is a link to one hosted elsewhere, which the app opens there, or a file uploaded here. Participants see the published videos, grouped by category.",
+        categoryHint: "Videos are grouped by it in the app, like Breastfeeding, Fitness or Health",
+        asksStage: false,
+        current: .studyVideos,
+        backPath: SiteURL.studies.path,
+        backTitle: "Study",
+        otherLink: nil,
+        listURL: .studyVideos,
+        newURL: .newStudyVideo,
+        videoURL: SiteURL.studyVideo,
+        fileURL: SiteURL.studyVideoFile
     )
 }
 
@@ -84,9 +94,12 @@ struct ParticipantVideosPage: Page {
     init(layout: Layout, videos: [LearningVideo]) {
         self.layout = layout
         categories = StudyVideos.byCategory(videos).map { name, videos in
-            Category(name: name, videos: videos.map {
-                Item(title: $0.title, summary: "\($0.lengthText) · \($0.description)", path: SiteURL.appStudyVideo($0.id).path)
-            })
+            Category(
+                name: name,
+                videos: videos.map {
+                    Item(title: $0.title, summary: "\($0.lengthText) · \($0.description)", path: SiteURL.appStudyVideo($0.id).path)
+                }
+            )
         }
     }
 }

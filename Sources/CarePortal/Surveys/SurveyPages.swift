@@ -26,16 +26,18 @@ struct SurveySummary: Sendable, Encodable {
         title = survey.title
         let isLive = survey.isOpen(on: today)
         let ended = survey.status == .open && survey.closesOn.dayNumber < today.dayNumber
-        statusTitle = switch survey.status {
-        case .draft: "Draft"
-        case .open: isLive ? "Open" : ended ? "Ended" : "Opens \(Self.day(survey.opensOn))"
-        case .closed: "Closed"
-        }
-        statusTone = switch survey.status {
-        case .draft: .grey
-        case .open: isLive ? .green : ended ? .grey : .blue
-        case .closed: .grey
-        }
+        statusTitle =
+            switch survey.status {
+            case .draft: "Draft"
+            case .open: isLive ? "Open" : ended ? "Ended" : "Opens \(Self.day(survey.opensOn))"
+            case .closed: "Closed"
+            }
+        statusTone =
+            switch survey.status {
+            case .draft: .grey
+            case .open: isLive ? .green : ended ? .grey : .blue
+            case .closed: .grey
+            }
         statusTag = statusTone.tagClass
         days = "\(Self.day(survey.opensOn)) to \(Self.day(survey.closesOn))"
         audience = BroadcastRow.audience(survey.cohortIDs, cohorts: cohorts)
@@ -99,13 +101,29 @@ struct SurveyFormPage: Page {
     let backPath: String
     let backTitle: String
 
-    init(_ form: SurveyForm, errors: FormErrors, cohorts: [Cohort], timeZone: TimeZone, heading: String, action: String,
-         backPath: String, backTitle: String, layout: Layout) {
+    init(
+        _ form: SurveyForm,
+        errors: FormErrors,
+        cohorts: [Cohort],
+        timeZone: TimeZone,
+        heading: String,
+        action: String,
+        backPath: String,
+        backTitle: String,
+        layout: Layout
+    ) {
         self.layout = layout
         self.heading = heading
         self.errors = errors.items
-        var fields = [FormField("title", label: "Title", value: form.title,
-                                hint: "Up to \(Surveys.titleMaximumLength) characters. Members see it on the app's home screen.", width: 30)]
+        var fields = [
+            FormField(
+                "title",
+                label: "Title",
+                value: form.title,
+                hint: "Up to \(Surveys.titleMaximumLength) characters. Members see it on the app's home screen.",
+                width: 30
+            )
+        ]
         errors.apply(to: &fields)
         self.fields = fields
         introduction = form.introduction
@@ -115,14 +133,26 @@ struct SurveyFormPage: Page {
                 DateInputProblem(message: item.message, parts: [DateInputValue.Part(rawValue: String(item.field.dropFirst(name.count + 1))) ?? .day])
             }
         }
-        opensOn = DateInputField("opens_on", legend: "First day it is open", hint: "From the start of this day. For example, 1 12 2026",
-                                 value: form.opensValue, problem: problem("opens_on"))
-        closesOn = DateInputField("closes_on", legend: "Last day it is open", hint: "To the end of this day. For example, 14 12 2026",
-                                  value: form.closesValue, problem: problem("closes_on"))
+        opensOn = DateInputField(
+            "opens_on",
+            legend: "First day it is open",
+            hint: "From the start of this day. For example, 1 12 2026",
+            value: form.opensValue,
+            problem: problem("opens_on")
+        )
+        closesOn = DateInputField(
+            "closes_on",
+            legend: "Last day it is open",
+            hint: "To the end of this day. For example, 14 12 2026",
+            value: form.closesValue,
+            problem: problem("closes_on")
+        )
         audienceError = errors["audience"]
         everyone = form.audience == "everyone"
         chosenCohorts = form.audience == "cohorts"
-        self.cohorts = cohorts.map { BroadcastFormPage.Choice(value: String($0.id), title: $0.name, isSelected: form.cohorts.contains(String($0.id))) }
+        self.cohorts = cohorts.map {
+            BroadcastFormPage.Choice(value: String($0.id), title: $0.name, isSelected: form.cohorts.contains(String($0.id)))
+        }
         cohortsError = errors["cohorts"]
         self.timeZone = ProgramTimeZone.title(of: timeZone.identifier)
         self.action = action
@@ -189,7 +219,8 @@ struct QuestionFormPage: Page {
     let lengthField: FormField?
     let action: String
     let backPath: String
-    let choicesHint = "One answer on each line, \(Surveys.choicesRange.lowerBound) to \(Surveys.choicesRange.upperBound) answers of up to \(Surveys.choiceMaximumLength) characters."
+    let choicesHint =
+        "One answer on each line, \(Surveys.choicesRange.lowerBound) to \(Surveys.choicesRange.upperBound) answers of up to \(Surveys.choiceMaximumLength) characters."
 
     init(_ form: QuestionForm, kind: SurveyQuestion.Kind, errors: FormErrors, heading: String, action: String, backPath: String, layout: Layout) {
         self.layout = layout
@@ -197,7 +228,13 @@ struct QuestionFormPage: Page {
         self.kind = kind.rawValue
         kindTitle = kind.title
         self.errors = errors.items
-        var prompt = FormField("prompt", label: "Question", value: form.prompt, hint: "Plain words, up to \(Surveys.promptMaximumLength) characters.", width: 30)
+        var prompt = FormField(
+            "prompt",
+            label: "Question",
+            value: form.prompt,
+            hint: "Plain words, up to \(Surveys.promptMaximumLength) characters.",
+            width: 30
+        )
         prompt.error = errors["prompt"]
         self.prompt = prompt
         required = form.required == "yes"
@@ -207,14 +244,19 @@ struct QuestionFormPage: Page {
         isScale = kind == .scale
         var scaleFields = [
             FormField("scale_low_label", label: "What 1 means", value: form.scaleLowLabel, hint: "For example, Not at all", width: 20),
-            FormField("scale_high_label", label: "What 5 means", value: form.scaleHighLabel, hint: "For example, Very much", width: 20),
+            FormField("scale_high_label", label: "What 5 means", value: form.scaleHighLabel, hint: "For example, Very much", width: 20)
         ]
         errors.apply(to: &scaleFields)
         self.scaleFields = isScale ? scaleFields : []
         isText = kind == .text
         if kind == .text {
-            var field = FormField("maximum_length", label: "Longest answer, in characters", value: form.maximumLength,
-                                  hint: "From \(Surveys.textAnswerLengths.lowerBound) to \(Surveys.textAnswerLengths.upperBound).", width: 10)
+            var field = FormField(
+                "maximum_length",
+                label: "Longest answer, in characters",
+                value: form.maximumLength,
+                hint: "From \(Surveys.textAnswerLengths.lowerBound) to \(Surveys.textAnswerLengths.upperBound).",
+                width: 10
+            )
             field.error = errors["maximum_length"]
             lengthField = field
         } else {
@@ -275,11 +317,13 @@ struct SurveyResultsPage: Page {
     /// The question's answers as horizontal bars, each labelled with its count and share.
     static func chart(questionID: Int64, number: Int, rows: [Row], pages: PageRenderer) -> String {
         var figure = BarChart(
-            id: "question-\(questionID)-chart", title: "Answers to question \(number)",
+            id: "question-\(questionID)-chart",
+            title: "Answers to question \(number)",
             summary: "How many members chose each answer, and their share of those who answered the question.",
             categories: rows.map(\.label),
             series: [ChartSeries("Members", rows.map { ChartValue(Double($0.count), text: "\(ChartFormat.count($0.count)) (\($0.percent))") })],
-            valueAxisTitle: "Members", categoryTitle: "Answer"
+            valueAxisTitle: "Members",
+            categoryTitle: "Answer"
         ).figure
         figure.tableBeneath = false
         return pages.html(figure)

@@ -150,19 +150,38 @@ struct SurveyExportRow: Sendable {
 struct SurveyRepository: Sendable {
     private static let surveyColumns = [
         "id", "title", "introduction", "status", "opens_on", "closes_on", "to_everyone", "questions_locked", "announced_at",
-        "created_by_name", "created_at", "published_at", "closed_at",
+        "created_by_name", "created_at", "published_at", "closed_at"
     ]
 
     // MARK: Surveys
 
     func create(_ details: SurveyDetails, by staff: StaffAccount, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let id = try await db.insert(into: "surveys")
-            .columns("title", "introduction", "status", "opens_on", "closes_on", "to_everyone", "questions_locked",
-                     "created_by", "created_by_name", "created_at", "updated_at")
+            .columns(
+                "title",
+                "introduction",
+                "status",
+                "opens_on",
+                "closes_on",
+                "to_everyone",
+                "questions_locked",
+                "created_by",
+                "created_by_name",
+                "created_at",
+                "updated_at"
+            )
             .values(
-                SQLBind(details.title), SQLBind(details.introduction), SQLBind(Survey.Status.draft.rawValue),
-                SQLBind(details.opensOn.iso), SQLBind(details.closesOn.iso), SQLBind(details.cohortIDs == nil), SQLBind(false),
-                SQLBind(staff.id), SQLBind(staff.username), SQLBind(now.millisecondsSince1970), SQLBind(now.millisecondsSince1970)
+                SQLBind(details.title),
+                SQLBind(details.introduction),
+                SQLBind(Survey.Status.draft.rawValue),
+                SQLBind(details.opensOn.iso),
+                SQLBind(details.closesOn.iso),
+                SQLBind(details.cohortIDs == nil),
+                SQLBind(false),
+                SQLBind(staff.id),
+                SQLBind(staff.username),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(now.millisecondsSince1970)
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
         try await setCohorts(details.cohortIDs, surveyID: id, on: db)
@@ -171,7 +190,8 @@ struct SurveyRepository: Sendable {
 
     /// Changes a draft's details; false when it is no longer a draft.
     func update(id: Int64, _ details: SurveyDetails, now: Date, on db: any SQLDatabase) async throws -> Bool {
-        let changed = try await db.update("surveys")
+        let changed =
+            try await db.update("surveys")
             .set("title", to: details.title).set("introduction", to: details.introduction)
             .set("opens_on", to: details.opensOn.iso).set("closes_on", to: details.closesOn.iso)
             .set("to_everyone", to: details.cohortIDs == nil).set("updated_at", to: now.millisecondsSince1970)
@@ -195,11 +215,16 @@ struct SurveyRepository: Sendable {
 
     func list(page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<SurveyListItem> {
         let rows = try await db.seek(
-            page, order: ListOrder("created", keys: [.integer("created_at", table: "s"), .integer("id", table: "s")], descending: true),
-            columns: [SQLRaw("""
-                s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
-                s.created_by_name, s.created_at, s.published_at, s.closed_at, s.response_count
-                """)],
+            page,
+            order: ListOrder("created", keys: [.integer("created_at", table: "s"), .integer("id", table: "s")], descending: true),
+            columns: [
+                SQLRaw(
+                    """
+                    s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
+                    s.created_by_name, s.created_at, s.published_at, s.closed_at, s.response_count
+                    """
+                )
+            ],
             rows: { $0.from(SQLAlias(SQLIdentifier("surveys"), as: SQLIdentifier("s"))) },
             decode: { $0 }
         )
@@ -207,9 +232,11 @@ struct SurveyRepository: Sendable {
         var responses: [Int64: Int] = [:]
         for row in rows.items { responses[try row.decode(column: "id", as: Int64.self)] = try row.decode(column: "response_count", as: Int.self) }
         let questions = try await questionCounts(surveyIDs: surveys.map(\.id), on: db)
-        return rows.replacingItems(surveys.map { survey in
-            SurveyListItem(survey: survey, questionCount: questions[survey.id] ?? 0, responseCount: responses[survey.id] ?? 0)
-        })
+        return rows.replacingItems(
+            surveys.map { survey in
+                SurveyListItem(survey: survey, questionCount: questions[survey.id] ?? 0, responseCount: responses[survey.id] ?? 0)
+            }
+        )
     }
 
     /// Publishes a draft; false when it is not a draft.
@@ -271,13 +298,20 @@ struct SurveyRepository: Sendable {
     /// Adds a question at the end of a draft that nobody answered; nil when the survey is not such a draft.
     func addQuestion(_ draft: QuestionDraft, surveyID: Int64, on db: any SQLDatabase) async throws -> Int64? {
         guard try await lockDraft(surveyID: surveyID, on: db) else { return nil }
-        let last = try await db.raw("SELECT COALESCE(MAX(position), 0) AS last FROM survey_questions WHERE survey_id = \(bind: surveyID)")
+        let last =
+            try await db.raw("SELECT COALESCE(MAX(position), 0) AS last FROM survey_questions WHERE survey_id = \(bind: surveyID)")
             .first()?.decode(column: "last", as: Int.self) ?? 0
         return try await db.insert(into: "survey_questions")
             .columns("survey_id", "position", "kind", "prompt", "required", "choices", "scale_low_label", "scale_high_label", "maximum_length")
             .values(
-                SQLBind(surveyID), SQLBind(last + 1), SQLBind(draft.kind.rawValue), SQLBind(draft.prompt), SQLBind(draft.required),
-                SQLBind(draft.choices.joined(separator: "\n")), SQLBind(draft.scaleLowLabel), SQLBind(draft.scaleHighLabel),
+                SQLBind(surveyID),
+                SQLBind(last + 1),
+                SQLBind(draft.kind.rawValue),
+                SQLBind(draft.prompt),
+                SQLBind(draft.required),
+                SQLBind(draft.choices.joined(separator: "\n")),
+                SQLBind(draft.scaleLowLabel),
+                SQLBind(draft.scaleHighLabel),
                 SQLBind(draft.maximumLength)
             )
             .returning("id").first()!.decode(column: "id", as: Int64.self)
@@ -333,7 +367,8 @@ struct SurveyRepository: Sendable {
 
     /// The published surveys open on `today` for a member of `cohortID` that she has not answered, soonest closing first.
     func openUnanswered(memberID: Int64, cohortID: Int64, today: CalendarDate, on db: any SQLDatabase) async throws -> [Survey] {
-        let rows = try await db.raw("""
+        let rows = try await db.raw(
+            """
             SELECT s.id, s.title, s.introduction, s.status, s.opens_on, s.closes_on, s.to_everyone, s.questions_locked, s.announced_at,
                    s.created_by_name, s.created_at, s.published_at, s.closed_at
             FROM surveys s
@@ -342,7 +377,8 @@ struct SurveyRepository: Sendable {
             AND NOT EXISTS (SELECT 1 FROM survey_responses r WHERE r.survey_id = s.id AND r.member_id = \(bind: memberID))
             ORDER BY s.closes_on, s.id
             LIMIT 50
-            """).all()
+            """
+        ).all()
         return try await decode(rows, on: db)
     }
 
@@ -355,8 +391,10 @@ struct SurveyRepository: Sendable {
             .where("survey_id", .equal, surveyID).where("member_id", .equal, memberID).first()
             .map { row in
                 SurveyResponse(
-                    id: try row.decode(column: "id", as: Int64.self), surveyID: try row.decode(column: "survey_id", as: Int64.self),
-                    memberID: try row.decode(column: "member_id", as: Int64.self), clientID: try row.decode(column: "client_id", as: String.self),
+                    id: try row.decode(column: "id", as: Int64.self),
+                    surveyID: try row.decode(column: "survey_id", as: Int64.self),
+                    memberID: try row.decode(column: "member_id", as: Int64.self),
+                    clientID: try row.decode(column: "client_id", as: String.self),
                     pointsAwarded: try row.decode(column: "points_awarded", as: Int.self),
                     submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self))
                 )
@@ -374,14 +412,28 @@ struct SurveyRepository: Sendable {
 
     /// Stores her response and its answers; nil when she had already answered this survey.
     func insertResponse(
-        surveyID: Int64, memberID: Int64, cohortID: Int64, clientID: String, answers: [SurveyAnswer], pointsAwarded: Int, now: Date,
+        surveyID: Int64,
+        memberID: Int64,
+        cohortID: Int64,
+        clientID: String,
+        answers: [SurveyAnswer],
+        pointsAwarded: Int,
+        now: Date,
         on db: any SQLDatabase
     ) async throws -> Int64? {
-        guard let id = try await db.insert(into: "survey_responses")
-            .columns("survey_id", "member_id", "cohort_id", "client_id", "points_awarded", "submitted_at")
-            .values(SQLBind(surveyID), SQLBind(memberID), SQLBind(cohortID), SQLBind(clientID), SQLBind(pointsAwarded), SQLBind(now.millisecondsSince1970))
-            .ignoringConflicts(with: ["survey_id", "member_id"])
-            .returning("id").first()?.decode(column: "id", as: Int64.self)
+        guard
+            let id = try await db.insert(into: "survey_responses")
+                .columns("survey_id", "member_id", "cohort_id", "client_id", "points_awarded", "submitted_at")
+                .values(
+                    SQLBind(surveyID),
+                    SQLBind(memberID),
+                    SQLBind(cohortID),
+                    SQLBind(clientID),
+                    SQLBind(pointsAwarded),
+                    SQLBind(now.millisecondsSince1970)
+                )
+                .ignoringConflicts(with: ["survey_id", "member_id"])
+                .returning("id").first()?.decode(column: "id", as: Int64.self)
         else { return nil }
         try await db.update("surveys").set(SQLIdentifier("response_count"), to: SQLRaw("response_count + 1")).where("id", .equal, surveyID).run()
         guard !answers.isEmpty else { return id }
@@ -397,17 +449,21 @@ struct SurveyRepository: Sendable {
     /// deletes them. The caller holds her row (`MemberRepository.hold`), so that no response of hers is
     /// stored meanwhile.
     func uncountResponses(byMember memberID: Int64, on db: any SQLDatabase) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE surveys SET response_count = response_count - 1
             WHERE id IN (SELECT survey_id FROM survey_responses WHERE member_id = \(bind: memberID))
-            """).run()
+            """
+        ).run()
     }
 
     /// Counts every survey's responses afresh (migration 46).
     static func countResponses(on db: any SQLDatabase) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             UPDATE surveys SET response_count = (SELECT COUNT(*) FROM survey_responses r WHERE r.survey_id = surveys.id)
-            """).run()
+            """
+        ).run()
     }
 
     func setPointsAwarded(_ points: Int, responseID: Int64, on db: any SQLDatabase) async throws {
@@ -419,11 +475,14 @@ struct SurveyRepository: Sendable {
     /// Which responses a survey holds: their number and the newest one's id. Responses are only ever added
     /// (with ids never reused) or deleted with a member's account, so any change to a survey's answers moves it.
     func answersVersion(surveyID: Int64, on db: any SQLDatabase) async throws -> SurveyAnswersVersion {
-        let row = try await db.raw("""
+        let row = try await db.raw(
+            """
             SELECT COUNT(*) AS count, COALESCE(MAX(id), 0) AS last FROM survey_responses WHERE survey_id = \(bind: surveyID)
-            """).first()
+            """
+        ).first()
         return SurveyAnswersVersion(
-            surveyID: surveyID, responses: try row?.decode(column: "count", as: Int.self) ?? 0,
+            surveyID: surveyID,
+            responses: try row?.decode(column: "count", as: Int.self) ?? 0,
             lastResponseID: try row?.decode(column: "last", as: Int64.self) ?? 0
         )
     }
@@ -444,7 +503,8 @@ struct SurveyRepository: Sendable {
 
     private func scoped(_ scope: ResponseScope?) -> (join: SQLQueryString, filter: SQLQueryString) {
         guard let scope else { return ("", "") }
-        var filter: SQLQueryString = " AND r.submitted_at >= \(bind: scope.start.millisecondsSince1970) AND r.submitted_at < \(bind: scope.end.millisecondsSince1970)"
+        var filter: SQLQueryString =
+            " AND r.submitted_at >= \(bind: scope.start.millisecondsSince1970) AND r.submitted_at < \(bind: scope.end.millisecondsSince1970)"
         if !scope.cohortIDs.isEmpty { filter += " AND r.cohort_id IN (\(binds: scope.cohortIDs))" }
         return (" JOIN survey_responses r ON r.id = a.response_id", filter)
     }
@@ -452,11 +512,16 @@ struct SurveyRepository: Sendable {
     /// Per question: how many chose each choice (or point on the scale), and how many members answered it.
     func counts(surveyID: Int64, on db: any SQLDatabase) async throws -> [Int64: QuestionCounts] {
         var counts = try await choiceCounts(surveyID: surveyID, on: db).mapValues { QuestionCounts(byChoice: $0) }
-        for row in try await db.raw("""
+        for row in try await db.raw(
+            """
             SELECT a.question_id, COUNT(DISTINCT a.response_id) AS count FROM survey_answers a
             WHERE a.survey_id = \(bind: surveyID) GROUP BY a.question_id
-            """).all() {
-            counts[try row.decode(column: "question_id", as: Int64.self), default: QuestionCounts()].answered = try row.decode(column: "count", as: Int.self)
+            """
+        ).all() {
+            counts[try row.decode(column: "question_id", as: Int64.self), default: QuestionCounts()].answered = try row.decode(
+                column: "count",
+                as: Int.self
+            )
         }
         return counts
     }
@@ -465,11 +530,13 @@ struct SurveyRepository: Sendable {
     func choiceCounts(surveyID: Int64, scope: ResponseScope? = nil, on db: any SQLDatabase) async throws -> [Int64: [Int: Int]] {
         var counts: [Int64: [Int: Int]] = [:]
         let (join, filter) = scoped(scope)
-        for row in try await db.raw("""
+        for row in try await db.raw(
+            """
             SELECT a.question_id, a.choice, COUNT(*) AS count FROM survey_answers a\(join)
             WHERE a.survey_id = \(bind: surveyID) AND a.choice IS NOT NULL\(filter)
             GROUP BY a.question_id, a.choice
-            """).all() {
+            """
+        ).all() {
             let question = try row.decode(column: "question_id", as: Int64.self)
             counts[question, default: [:]][try row.decode(column: "choice", as: Int.self)] = try row.decode(column: "count", as: Int.self)
         }
@@ -495,12 +562,21 @@ struct SurveyRepository: Sendable {
     /// A question's free-text answers, newest first (answers are stored as they are submitted, so in `id` order).
     func textAnswers(questionID: Int64, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<TextAnswer> {
         try await db.seek(
-            page, order: ListOrder("newest", keys: [.integer("id", table: "a")], descending: true),
-            columns: [SQLColumn("id", table: "a"), SQLColumn("response_id", table: "a"), SQLColumn("text", table: "a"), SQLColumn("submitted_at", table: "r")],
+            page,
+            order: ListOrder("newest", keys: [.integer("id", table: "a")], descending: true),
+            columns: [
+                SQLColumn("id", table: "a"), SQLColumn("response_id", table: "a"), SQLColumn("text", table: "a"),
+                SQLColumn("submitted_at", table: "r")
+            ],
             rows: { builder in
                 builder.from(SQLAlias(SQLIdentifier("survey_answers"), as: SQLIdentifier("a")))
-                    .join(SQLAlias(SQLIdentifier("survey_responses"), as: SQLIdentifier("r")), method: SQLJoinMethod.inner,
-                          on: SQLColumn("response_id", table: "a"), .equal, SQLColumn("id", table: "r"))
+                    .join(
+                        SQLAlias(SQLIdentifier("survey_responses"), as: SQLIdentifier("r")),
+                        method: SQLJoinMethod.inner,
+                        on: SQLColumn("response_id", table: "a"),
+                        .equal,
+                        SQLColumn("id", table: "r")
+                    )
                     .where(SQLColumn("question_id", table: "a"), .equal, SQLBind(questionID))
                     .where(SQLColumn("text", table: "a"), .isNot, SQLLiteral.null)
             },
@@ -511,7 +587,8 @@ struct SurveyRepository: Sendable {
             },
             decode: { row in
                 TextAnswer(
-                    responseID: try row.decode(column: "response_id", as: Int64.self), text: try row.decode(column: "text", as: String.self),
+                    responseID: try row.decode(column: "response_id", as: Int64.self),
+                    text: try row.decode(column: "text", as: String.self),
                     submittedAt: Date(millisecondsSince1970: try row.decode(column: "submitted_at", as: Int64.self))
                 )
             }
@@ -521,7 +598,8 @@ struct SurveyRepository: Sendable {
     /// Every answer of a survey, response by response in the order they came, each response's answers in
     /// its questions' order.
     func exportRows(surveyID: Int64, on db: any SQLDatabase) async throws -> [SurveyExportRow] {
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT r.id AS response_id, c.due_month, r.submitted_at, a.question_id, a.choice, a.text
             FROM survey_answers a
             JOIN survey_responses r ON r.id = a.response_id
@@ -529,7 +607,8 @@ struct SurveyRepository: Sendable {
             LEFT JOIN cohorts c ON c.id = r.cohort_id
             WHERE a.survey_id = \(bind: surveyID)
             ORDER BY r.submitted_at, r.id, q.position, a.choice, a.id
-            """).all().map { row in
+            """
+        ).all().map { row in
             SurveyExportRow(
                 responseID: try row.decode(column: "response_id", as: Int64.self),
                 cohortName: try row.decode(column: "due_month", as: String?.self).map { Cohort(id: 0, dueMonth: $0).name },
@@ -561,7 +640,8 @@ struct SurveyRepository: Sendable {
             title: try row.decode(column: "title", as: String.self),
             introduction: try row.decode(column: "introduction", as: String.self),
             status: Survey.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .draft,
-            opensOn: try day("opens_on"), closesOn: try day("closes_on"),
+            opensOn: try day("opens_on"),
+            closesOn: try day("closes_on"),
             cohortIDs: cohortIDs,
             questionsLocked: try row.decode(column: "questions_locked", as: Bool.self),
             announcedAt: try row.decode(column: "announced_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)),

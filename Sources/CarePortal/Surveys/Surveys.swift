@@ -70,10 +70,17 @@ struct Surveys: Sendable {
             if survey.opensOn.dayNumber <= today.dayNumber, try await repository.claimAnnouncement(id: id, now: now, on: db) {
                 announced = try await announce(survey, on: db)
             }
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: .surveyPublished, recordType: "survey", recordID: String(id), origin: origin,
-                detail: "open \(survey.opensOn.iso) to \(survey.closesOn.iso)"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .surveyPublished,
+                    recordType: "survey",
+                    recordID: String(id),
+                    origin: origin,
+                    detail: "open \(survey.opensOn.iso) to \(survey.closesOn.iso)"
+                ),
+                on: db
+            )
             return .published(announced: announced)
         }
         if case .published(let announced?) = outcome, announced > 0 { await portal.announceNotifications(to: .everyMember) }
@@ -89,12 +96,21 @@ struct Surveys: Sendable {
         var announced = 0
         for id in due {
             let won = try await portal.database.transaction { db -> Bool in
-                guard try await repository.claimAnnouncement(id: id, now: now, on: db), let survey = try await repository.find(id: id, on: db) else { return false }
+                guard try await repository.claimAnnouncement(id: id, now: now, on: db), let survey = try await repository.find(id: id, on: db) else {
+                    return false
+                }
                 let count = try await announce(survey, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: .system, action: .surveyAnnounced, recordType: "survey", recordID: String(id), origin: Self.scheduledOrigin,
-                    detail: "\(count) member\(count == 1 ? "" : "s") told"
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: .system,
+                        action: .surveyAnnounced,
+                        recordType: "survey",
+                        recordID: String(id),
+                        origin: Self.scheduledOrigin,
+                        detail: "\(count) member\(count == 1 ? "" : "s") told"
+                    ),
+                    on: db
+                )
                 return true
             }
             if won {
@@ -106,15 +122,25 @@ struct Surveys: Sendable {
     }
 
     private func announce(_ survey: Survey, on db: any SQLDatabase) async throws -> Int {
-        try await feeds.notifyMembers(of: survey.cohortIDs, NewNotification(
-            kind: .surveyOpen, message: "A new survey is open for you: \(survey.title)", subject: .survey(survey.id), onceKey: "survey:\(survey.id)"
-        ), on: db)
+        try await feeds.notifyMembers(
+            of: survey.cohortIDs,
+            NewNotification(
+                kind: .surveyOpen,
+                message: "A new survey is open for you: \(survey.title)",
+                subject: .survey(survey.id),
+                onceKey: "survey:\(survey.id)"
+            ),
+            on: db
+        )
     }
 
     func close(id: Int64, actor: AuditActor, origin: AuditOrigin) async throws -> Bool {
         try await portal.database.transaction { db in
             guard try await repository.close(id: id, now: portal.now, on: db) else { return false }
-            try await portal.audit.record(AuditEvent(actor: actor, action: .surveyClosed, recordType: "survey", recordID: String(id), origin: origin), on: db)
+            try await portal.audit.record(
+                AuditEvent(actor: actor, action: .surveyClosed, recordType: "survey", recordID: String(id), origin: origin),
+                on: db
+            )
             return true
         }
     }
@@ -122,9 +148,17 @@ struct Surveys: Sendable {
     func returnToDraft(id: Int64, actor: AuditActor, origin: AuditOrigin) async throws -> Bool {
         try await portal.database.transaction { db in
             guard try await repository.returnToDraft(id: id, now: portal.now, on: db) else { return false }
-            try await portal.audit.record(AuditEvent(
-                actor: actor, action: .surveyChanged, recordType: "survey", recordID: String(id), origin: origin, detail: "back to draft"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .surveyChanged,
+                    recordType: "survey",
+                    recordID: String(id),
+                    origin: origin,
+                    detail: "back to draft"
+                ),
+                on: db
+            )
             return true
         }
     }
@@ -138,10 +172,16 @@ struct Surveys: Sendable {
             var texts: [Int64: PageOf<TextAnswer>] = [:]
             for question in questions where question.kind == .text {
                 texts[question.id] = try await repository.textAnswers(
-                    questionID: question.id, page: PageRequest(number: 1, size: SurveyResultsPage.textsShown), on: db
+                    questionID: question.id,
+                    page: PageRequest(number: 1, size: SurveyResultsPage.textsShown),
+                    on: db
                 )
             }
-            let results = SurveyResultsData(responses: version.responses, counts: try await repository.counts(surveyID: survey.id, on: db), texts: texts)
+            let results = SurveyResultsData(
+                responses: version.responses,
+                counts: try await repository.counts(surveyID: survey.id, on: db),
+                texts: texts
+            )
             resultsCache.remember(results, for: version)
             return results
         }
@@ -175,31 +215,57 @@ struct Surveys: Sendable {
             // Her row before the survey's, as a deletion of her account takes them (`MembersController.delete`, `SurveysFeature.deletingMember`).
             guard try await MemberRepository().hold(id: member.id, deleting: false, engine: engine, on: db) else { throw APIError.unauthorized }
             guard try await openSurvey(id: surveyID, for: member, on: db) != nil,
-                  try await repository.lockForAnswers(surveyID: surveyID, today: today, on: db)
+                try await repository.lockForAnswers(surveyID: surveyID, today: today, on: db)
             else { throw Self.notOpen }
-            guard let responseID = try await repository.insertResponse(
-                surveyID: surveyID, memberID: member.id, cohortID: member.cohort.id, clientID: clientID, answers: answers,
-                pointsAwarded: 0, now: now, on: db
-            ) else { return nil }
+            guard
+                let responseID = try await repository.insertResponse(
+                    surveyID: surveyID,
+                    memberID: member.id,
+                    cohortID: member.cohort.id,
+                    clientID: clientID,
+                    answers: answers,
+                    pointsAwarded: 0,
+                    now: now,
+                    on: db
+                )
+            else { return nil }
             let rules = try await PointsRulesRepository().rules(on: db)
             let awarded = try await PointsLedger().award(
                 PointsAward(reason: Self.pointsReason, reference: String(surveyID), amount: rules.surveyCompleted, period: .month),
-                to: .member(member.id), at: now, clock: try await ProgramSettingsRepository().clock(on: db), on: db
+                to: .member(member.id),
+                at: now,
+                clock: try await ProgramSettingsRepository().clock(on: db),
+                on: db
             )
             let points = awarded ? rules.surveyCompleted : 0
             if points != 0 { try await repository.setPointsAwarded(points, responseID: responseID, on: db) }
-            try await MemberEvents().record(MemberEvent(
-                kind: .surveySubmitted, memberID: member.id, cohortID: member.cohort.id, occurredAt: now, number: surveyID,
-                clientID: "survey:\(surveyID)"
-            ), on: db)
+            try await MemberEvents().record(
+                MemberEvent(
+                    kind: .surveySubmitted,
+                    memberID: member.id,
+                    cohortID: member.cohort.id,
+                    occurredAt: now,
+                    number: surveyID,
+                    clientID: "survey:\(surveyID)"
+                ),
+                on: db
+            )
             return SurveySubmission(
-                response: SurveyResponse(id: responseID, surveyID: surveyID, memberID: member.id, clientID: clientID, pointsAwarded: points, submittedAt: now),
+                response: SurveyResponse(
+                    id: responseID,
+                    surveyID: surveyID,
+                    memberID: member.id,
+                    clientID: clientID,
+                    pointsAwarded: points,
+                    submittedAt: now
+                ),
                 isNew: true
             )
         }
         if let submission { return submission }
         // Another request of hers stored a response between the read and the transaction.
-        guard let existing = try await portal.database.read({ db in try await repository.response(surveyID: surveyID, memberID: member.id, on: db) }) else {
+        guard let existing = try await portal.database.read({ db in try await repository.response(surveyID: surveyID, memberID: member.id, on: db) })
+        else {
             throw Self.notOpen
         }
         return try Self.replay(existing, clientID: clientID)
@@ -223,7 +289,8 @@ struct Surveys: Sendable {
         var problems: [String: String] = [:]
         if let problem = Self.clientIDProblem(clientID) { problems["client_id"] = problem }
         if problems.isEmpty,
-           let existing = try await portal.database.read({ db in try await repository.response(surveyID: surveyID, memberID: member.id, on: db) }) {
+            let existing = try await portal.database.read({ db in try await repository.response(surveyID: surveyID, memberID: member.id, on: db) })
+        {
             guard existing.clientID == clientID else { throw Self.alreadyAnswered }
             return SurveySubmission(response: existing, isNew: false)
         }
@@ -266,7 +333,9 @@ struct Surveys: Sendable {
                     }
                     continue
                 }
-                guard question.choices.indices.contains(choice - 1) else { problems[field] = "Choose one of the \(question.choices.count) answers"; continue }
+                guard question.choices.indices.contains(choice - 1) else {
+                    problems[field] = "Choose one of the \(question.choices.count) answers"; continue
+                }
                 answers.append(SurveyAnswer(questionID: question.id, choice: choice))
             case .multipleChoice:
                 let chosen = answer?.choices ?? []

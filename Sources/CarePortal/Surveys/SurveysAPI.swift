@@ -98,7 +98,9 @@ struct SurveysAPIController {
 
     private func me(_ context: PortalContext) async throws -> Member {
         let id = try context.requireMember().accountID
-        guard let member = try await portal.database.read({ db in try await MemberRepository().find(id: id, on: db) }) else { throw APIError.unauthorized }
+        guard let member = try await portal.database.read({ db in try await MemberRepository().find(id: id, on: db) }) else {
+            throw APIError.unauthorized
+        }
         return member
     }
 
@@ -114,10 +116,19 @@ struct SurveysAPIController {
             let open = try await surveys.repository.openUnanswered(memberID: member.id, cohortID: member.cohort.id, today: today, on: db)
             return (open, try await surveys.repository.questionCounts(surveyIDs: open.map(\.id), on: db))
         }
-        return .json(SurveysAPI.List(surveys: open.map { survey in
-            SurveysAPI.Summary(id: survey.id, title: survey.title, introduction: survey.introduction, closesAt: closesAt(survey),
-                               questionCount: counts[survey.id] ?? 0)
-        }))
+        return .json(
+            SurveysAPI.List(
+                surveys: open.map { survey in
+                    SurveysAPI.Summary(
+                        id: survey.id,
+                        title: survey.title,
+                        introduction: survey.introduction,
+                        closesAt: closesAt(survey),
+                        questionCount: counts[survey.id] ?? 0
+                    )
+                }
+            )
+        )
     }
 
     /// `GET /api/v1/surveys/{id}`: an open survey of hers and its questions, in order.
@@ -126,15 +137,22 @@ struct SurveysAPIController {
         let member = try await me(context)
         let found = try await portal.database.read { db -> (Survey, [SurveyQuestion], SurveyResponse?)? in
             guard let survey = try await surveys.openSurvey(id: id, for: member, on: db) else { return nil }
-            return (survey, try await surveys.repository.questions(surveyID: id, on: db),
-                    try await surveys.repository.response(surveyID: id, memberID: member.id, on: db))
+            return (
+                survey, try await surveys.repository.questions(surveyID: id, on: db),
+                try await surveys.repository.response(surveyID: id, memberID: member.id, on: db)
+            )
         }
         guard let (survey, questions, response) = found else { throw Surveys.notOpen }
-        return .json(SurveysAPI.Detail(
-            id: survey.id, title: survey.title, introduction: survey.introduction, closesAt: closesAt(survey),
-            questions: questions.enumerated().map { SurveysAPI.Question($0.element, number: $0.offset + 1) },
-            submittedAt: response?.submittedAt
-        ))
+        return .json(
+            SurveysAPI.Detail(
+                id: survey.id,
+                title: survey.title,
+                introduction: survey.introduction,
+                closesAt: closesAt(survey),
+                questions: questions.enumerated().map { SurveysAPI.Question($0.element, number: $0.offset + 1) },
+                submittedAt: response?.submittedAt
+            )
+        )
     }
 
     /// `POST /api/v1/surveys/{id}/responses`: 201 with what she earned; 200 with the same for a retry under
@@ -148,6 +166,11 @@ struct SurveysAPIController {
     }
 
     private static func submitted(_ response: SurveyResponse) -> SurveysAPI.Submitted {
-        SurveysAPI.Submitted(surveyId: response.surveyID, clientId: response.clientID, submittedAt: response.submittedAt, pointsAwarded: response.pointsAwarded)
+        SurveysAPI.Submitted(
+            surveyId: response.surveyID,
+            clientId: response.clientID,
+            submittedAt: response.submittedAt,
+            pointsAwarded: response.pointsAwarded
+        )
     }
 }

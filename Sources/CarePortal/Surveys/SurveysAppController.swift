@@ -23,11 +23,10 @@ struct SurveysAppController {
 
     private func me(_ context: PortalContext) async throws -> Member {
         guard let holder = context.appAccount, holder.kind == .member,
-              let member = try await portal.database.read({ db in try await MemberRepository().find(id: holder.accountID, on: db) })
+            let member = try await portal.database.read({ db in try await MemberRepository().find(id: holder.accountID, on: db) })
         else { throw HTTPError(.notFound) }
         return member
     }
-
 
     private func layout(_ title: String, _ context: PortalContext) -> Layout {
         portal.appLayout(title, context: context, navigation: .member, currentPath: SiteURL.appSurveys.path)
@@ -46,19 +45,33 @@ struct SurveysAppController {
     }
 
     /// The survey's page: its questions, or her thanks once answered; 404 when it is not open for her.
-    private func page(_ id: Int64, member: Member, context: PortalContext, typed: [String: String] = [:], problems: [String: String] = [:],
-                      clientID: String? = nil) async throws -> AppSurveyPage {
+    private func page(
+        _ id: Int64,
+        member: Member,
+        context: PortalContext,
+        typed: [String: String] = [:],
+        problems: [String: String] = [:],
+        clientID: String? = nil
+    ) async throws -> AppSurveyPage {
         let found = try await portal.database.read { db -> (Survey, [SurveyQuestion], SurveyResponse?)? in
             let response = try await surveys.repository.response(surveyID: id, memberID: member.id, on: db)
             // Her thanks stay after the survey closes; its questions only while it is open.
-            guard let survey = response == nil ? try await surveys.openSurvey(id: id, for: member, on: db) : try await surveys.repository.find(id: id, on: db)
+            guard
+                let survey = response == nil
+                    ? try await surveys.openSurvey(id: id, for: member, on: db) : try await surveys.repository.find(id: id, on: db)
             else { return nil }
             return (survey, try await surveys.repository.questions(surveyID: id, on: db), response)
         }
         guard let (survey, questions, response) = found else { throw HTTPError(.notFound) }
         return AppSurveyPage(
-            layout: layout(survey.title, context), survey: survey, questions: questions, response: response, clock: clock,
-            typed: typed, problems: problems, clientID: clientID ?? UUID().uuidString.lowercased()
+            layout: layout(survey.title, context),
+            survey: survey,
+            questions: questions,
+            response: response,
+            clock: clock,
+            typed: typed,
+            problems: problems,
+            clientID: clientID ?? UUID().uuidString.lowercased()
         )
     }
 
@@ -120,7 +133,9 @@ struct AppSurveysPage: Page {
         self.surveys = surveys.map { survey in
             let count = counts[survey.id] ?? 0
             return Summary(
-                title: survey.title, introduction: survey.introduction, path: SiteURL.appSurvey(survey.id).path,
+                title: survey.title,
+                introduction: survey.introduction,
+                path: SiteURL.appSurvey(survey.id).path,
                 detail: "\(count == 1 ? "1 question" : "\(count) questions") · open until \(survey.closesOn.weekdayAndDay)"
             )
         }
@@ -168,8 +183,16 @@ struct AppSurveyPage: Page {
     static func field(_ question: SurveyQuestion) -> String { "q-\(question.id)" }
     static func field(_ question: SurveyQuestion, choice: Int) -> String { "q-\(question.id)-\(choice)" }
 
-    init(layout: Layout, survey: Survey, questions: [SurveyQuestion], response: SurveyResponse?, clock: ProgramClock,
-         typed: [String: String], problems: [String: String], clientID: String) {
+    init(
+        layout: Layout,
+        survey: Survey,
+        questions: [SurveyQuestion],
+        response: SurveyResponse?,
+        clock: ProgramClock,
+        typed: [String: String],
+        problems: [String: String],
+        clientID: String
+    ) {
         self.layout = layout
         title = survey.title
         introduction = survey.introduction
@@ -179,40 +202,61 @@ struct AppSurveyPage: Page {
                 + (response.pointsAwarded > 0 ? " You earned \(response.pointsAwarded) points." : "")
         }
         var errors = FormErrors()
-        self.questions = response != nil ? [] : questions.enumerated().map { index, question in
-            let field = Self.field(question)
-            let error = problems["answers.\(question.id)"]
-            var options: [Option] = []
-            switch question.kind {
-            case .singleChoice:
-                options = question.choices.enumerated().map { offset, label in
-                    Option(id: offset == 0 ? field : "\(field)-\(offset + 1)", name: field, value: "\(offset + 1)", label: label,
-                           isChecked: typed[field] == "\(offset + 1)")
+        self.questions =
+            response != nil
+            ? []
+            : questions.enumerated().map { index, question in
+                let field = Self.field(question)
+                let error = problems["answers.\(question.id)"]
+                var options: [Option] = []
+                switch question.kind {
+                case .singleChoice:
+                    options = question.choices.enumerated().map { offset, label in
+                        Option(
+                            id: offset == 0 ? field : "\(field)-\(offset + 1)",
+                            name: field,
+                            value: "\(offset + 1)",
+                            label: label,
+                            isChecked: typed[field] == "\(offset + 1)"
+                        )
+                    }
+                case .multipleChoice:
+                    options = question.choices.enumerated().map { offset, label in
+                        let name = Self.field(question, choice: offset + 1)
+                        return Option(id: offset == 0 ? field : name, name: name, value: "on", label: label, isChecked: typed[name] == "on")
+                    }
+                case .scale:
+                    options = SurveyQuestion.scale.map { point in
+                        let label =
+                            point == SurveyQuestion.scale.lowerBound
+                            ? question.scaleLowLabel.map { "\(point) – \($0)" }
+                            : point == SurveyQuestion.scale.upperBound ? question.scaleHighLabel.map { "\(point) – \($0)" } : nil
+                        return Option(
+                            id: point == SurveyQuestion.scale.lowerBound ? field : "\(field)-\(point)",
+                            name: field,
+                            value: "\(point)",
+                            label: label ?? "\(point)",
+                            isChecked: typed[field] == "\(point)"
+                        )
+                    }
+                case .text:
+                    break
                 }
-            case .multipleChoice:
-                options = question.choices.enumerated().map { offset, label in
-                    let name = Self.field(question, choice: offset + 1)
-                    return Option(id: offset == 0 ? field : name, name: name, value: "on", label: label, isChecked: typed[name] == "on")
-                }
-            case .scale:
-                options = SurveyQuestion.scale.map { point in
-                    let label = point == SurveyQuestion.scale.lowerBound ? question.scaleLowLabel.map { "\(point) – \($0)" }
-                        : point == SurveyQuestion.scale.upperBound ? question.scaleHighLabel.map { "\(point) – \($0)" } : nil
-                    return Option(id: point == SurveyQuestion.scale.lowerBound ? field : "\(field)-\(point)", name: field, value: "\(point)",
-                                  label: label ?? "\(point)", isChecked: typed[field] == "\(point)")
-                }
-            case .text:
-                break
+                if let error { errors.add(field, error) }
+                return Question(
+                    field: field,
+                    number: index + 1,
+                    prompt: question.prompt,
+                    isOptional: !question.required,
+                    error: error,
+                    isText: question.kind == .text,
+                    text: typed[field] ?? "",
+                    maximumLength: question.kind == .text ? question.maximumLength ?? Surveys.defaultTextAnswerLength : nil,
+                    isCheckboxes: question.kind == .multipleChoice,
+                    options: options,
+                    scaleText: question.kind == .scale ? "From 1 to 5." : nil
+                )
             }
-            if let error { errors.add(field, error) }
-            return Question(
-                field: field, number: index + 1, prompt: question.prompt, isOptional: !question.required, error: error,
-                isText: question.kind == .text, text: typed[field] ?? "",
-                maximumLength: question.kind == .text ? question.maximumLength ?? Surveys.defaultTextAnswerLength : nil,
-                isCheckboxes: question.kind == .multipleChoice, options: options,
-                scaleText: question.kind == .scale ? "From 1 to 5." : nil
-            )
-        }
         for (field, problem) in problems where !field.hasPrefix("answers.") { errors.add(field, problem) }
         self.errors = errors.items
         self.clientID = clientID

@@ -47,7 +47,8 @@ struct SurveysController {
     private func question(_ context: PortalContext) async throws -> (SurveyQuestion, Survey) {
         let id = try context.parameters.recordID()
         let found = try await portal.database.read { db -> (SurveyQuestion, Survey)? in
-            guard let question = try await repository.question(id: id, on: db), let survey = try await repository.find(id: question.surveyID, on: db) else { return nil }
+            guard let question = try await repository.question(id: id, on: db), let survey = try await repository.find(id: question.surveyID, on: db)
+            else { return nil }
             return (question, survey)
         }
         guard let found else { throw HTTPError(.notFound) }
@@ -55,8 +56,14 @@ struct SurveysController {
     }
 
     private func auditEvent(_ action: AuditAction, _ surveyID: Int64, detail: String? = nil, request: Request, context: PortalContext) -> AuditEvent {
-        AuditEvent(actor: context.auditActor, action: action, recordType: "survey", recordID: String(surveyID),
-                   origin: portal.origin(of: request, context: context), detail: detail)
+        AuditEvent(
+            actor: context.auditActor,
+            action: action,
+            recordType: "survey",
+            recordID: String(surveyID),
+            origin: portal.origin(of: request, context: context),
+            detail: detail
+        )
     }
 
     // MARK: The list and a survey's details
@@ -68,23 +75,39 @@ struct SurveysController {
         }
         let today = today
         let rows = SurveyRows.html(page.items.map { (SurveySummary($0.survey, cohorts: cohorts, today: today), $0.questionCount, $0.responseCount) })
-        return portal.pages.response(SurveysPage(
-            layout: portal.layout("Surveys", context: context, current: .surveys),
-            rows: rows.html, hasRows: !rows.isEmpty,
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.surveys.path, parameters: []), noun: "surveys"))
-        ))
+        return portal.pages.response(
+            SurveysPage(
+                layout: portal.layout("Surveys", context: context, current: .surveys),
+                rows: rows.html,
+                hasRows: !rows.isEmpty,
+                pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.surveys.path, parameters: []), noun: "surveys"))
+            )
+        )
     }
 
-    private func formPage(_ form: SurveyForm, errors: FormErrors, surveyID: Int64?, context: PortalContext, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func formPage(
+        _ form: SurveyForm,
+        errors: FormErrors,
+        surveyID: Int64?,
+        context: PortalContext,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let cohorts = try await cohorts()
         let heading = surveyID == nil ? "Create a survey" : "Change the survey's details"
-        return portal.pages.response(SurveyFormPage(
-            form, errors: errors, cohorts: cohorts, timeZone: clock.timeZone, heading: heading,
-            action: surveyID.map { SiteURL.editSurvey($0).path } ?? SiteURL.newSurvey.path,
-            backPath: surveyID.map { SiteURL.survey($0).path } ?? SiteURL.surveys.path,
-            backTitle: surveyID == nil ? "All surveys" : "Back to the survey",
-            layout: portal.layout(heading, context: context, current: .surveys)
-        ), status: status)
+        return portal.pages.response(
+            SurveyFormPage(
+                form,
+                errors: errors,
+                cohorts: cohorts,
+                timeZone: clock.timeZone,
+                heading: heading,
+                action: surveyID.map { SiteURL.editSurvey($0).path } ?? SiteURL.newSurvey.path,
+                backPath: surveyID.map { SiteURL.survey($0).path } ?? SiteURL.surveys.path,
+                backTitle: surveyID == nil ? "All surveys" : "Back to the survey",
+                layout: portal.layout(heading, context: context, current: .surveys)
+            ),
+            status: status
+        )
     }
 
     @Sendable func new(request: Request, context: PortalContext) async throws -> Response {
@@ -115,7 +138,9 @@ struct SurveysController {
         let survey = try await survey(context)
         let form = try await request.form(SurveyForm.self, context: context)
         let (details, errors) = form.validated(today: today, cohortIDs: try await cohorts().map(\.id))
-        guard let details else { return try await formPage(form, errors: errors, surveyID: survey.id, context: context, status: .unprocessableContent) }
+        guard let details else {
+            return try await formPage(form, errors: errors, surveyID: survey.id, context: context, status: .unprocessableContent)
+        }
         let changed = try await portal.database.transaction { db in
             guard try await repository.update(id: survey.id, details, now: portal.now, on: db) else { return false }
             try await portal.audit.record(auditEvent(.surveyChanged, survey.id, detail: "details", request: request, context: context), on: db)
@@ -130,45 +155,56 @@ struct SurveysController {
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
         let survey = try await survey(context)
         let (questions, responses, cohorts) = try await portal.database.read { db in
-            (try await repository.questions(surveyID: survey.id, on: db), try await repository.responseCount(surveyID: survey.id, on: db),
-             try await MemberRepository().cohorts(on: db))
+            (
+                try await repository.questions(surveyID: survey.id, on: db), try await repository.responseCount(surveyID: survey.id, on: db),
+                try await MemberRepository().cohorts(on: db)
+            )
         }
         let editable = survey.status == .draft && !survey.questionsLocked
-        let lockedNotice: String? = if survey.questionsLocked {
-            "\(SurveySummary.count(responses, "member")) answered this survey, so its questions can no longer change."
-        } else if survey.status != .draft {
-            "Questions can change only while the survey is a draft." + (survey.status == .open ? " Nobody has answered yet: you can take it back to a draft." : "")
-        } else {
-            nil
-        }
-        return portal.pages.response(SurveyPage(
-            layout: portal.layout(survey.title, context: context, current: .surveys),
-            summary: SurveySummary(survey, cohorts: cohorts, today: today),
-            introduction: survey.introduction,
-            createdBy: survey.createdByName,
-            created: clock.dateTime(survey.createdAt),
-            responses: SurveySummary.count(responses, "response"),
-            questions: questions.enumerated().map { index, question in
-                SurveyPage.QuestionRow(
-                    number: index + 1, kindTitle: question.kind.title, prompt: question.prompt, required: question.required,
-                    details: Self.details(of: question),
-                    editPath: editable ? SiteURL.surveyQuestion(question.id).path : nil,
-                    movePath: editable ? SiteURL.surveyQuestionMove(question.id).path : nil,
-                    removePath: editable ? SiteURL.surveyQuestionRemove(question.id).path : nil,
-                    canMoveUp: index > 0, canMoveDown: index < questions.count - 1
-                )
-            },
-            isDraft: survey.status == .draft,
-            lockedNotice: lockedNotice,
-            editPath: editable ? SiteURL.editSurvey(survey.id).path : nil,
-            addLinks: editable ? SurveyQuestion.Kind.allCases.map { kind in
-                SurveyPage.AddLink(title: kind.title, path: SiteURL.newSurveyQuestion(survey.id).path + "?kind=\(kind.rawValue)")
-            } : [],
-            publishPath: survey.status == .draft ? SiteURL.surveyPublish(survey.id).path : nil,
-            closePath: survey.status == .open ? SiteURL.surveyClose(survey.id).path : nil,
-            draftPath: survey.status == .open && !survey.questionsLocked ? SiteURL.surveyBackToDraft(survey.id).path : nil,
-            resultsPath: SiteURL.surveyResults(survey.id).path
-        ))
+        let lockedNotice: String? =
+            if survey.questionsLocked {
+                "\(SurveySummary.count(responses, "member")) answered this survey, so its questions can no longer change."
+            } else if survey.status != .draft {
+                "Questions can change only while the survey is a draft."
+                    + (survey.status == .open ? " Nobody has answered yet: you can take it back to a draft." : "")
+            } else {
+                nil
+            }
+        return portal.pages.response(
+            SurveyPage(
+                layout: portal.layout(survey.title, context: context, current: .surveys),
+                summary: SurveySummary(survey, cohorts: cohorts, today: today),
+                introduction: survey.introduction,
+                createdBy: survey.createdByName,
+                created: clock.dateTime(survey.createdAt),
+                responses: SurveySummary.count(responses, "response"),
+                questions: questions.enumerated().map { index, question in
+                    SurveyPage.QuestionRow(
+                        number: index + 1,
+                        kindTitle: question.kind.title,
+                        prompt: question.prompt,
+                        required: question.required,
+                        details: Self.details(of: question),
+                        editPath: editable ? SiteURL.surveyQuestion(question.id).path : nil,
+                        movePath: editable ? SiteURL.surveyQuestionMove(question.id).path : nil,
+                        removePath: editable ? SiteURL.surveyQuestionRemove(question.id).path : nil,
+                        canMoveUp: index > 0,
+                        canMoveDown: index < questions.count - 1
+                    )
+                },
+                isDraft: survey.status == .draft,
+                lockedNotice: lockedNotice,
+                editPath: editable ? SiteURL.editSurvey(survey.id).path : nil,
+                addLinks: editable
+                    ? SurveyQuestion.Kind.allCases.map { kind in
+                        SurveyPage.AddLink(title: kind.title, path: SiteURL.newSurveyQuestion(survey.id).path + "?kind=\(kind.rawValue)")
+                    } : [],
+                publishPath: survey.status == .draft ? SiteURL.surveyPublish(survey.id).path : nil,
+                closePath: survey.status == .open ? SiteURL.surveyClose(survey.id).path : nil,
+                draftPath: survey.status == .open && !survey.questionsLocked ? SiteURL.surveyBackToDraft(survey.id).path : nil,
+                resultsPath: SiteURL.surveyResults(survey.id).path
+            )
+        )
     }
 
     static func details(of question: SurveyQuestion) -> [String] {
@@ -181,20 +217,43 @@ struct SurveysController {
 
     // MARK: Questions
 
-    private func questionPage(_ form: QuestionForm, kind: SurveyQuestion.Kind, errors: FormErrors, heading: String, action: String, surveyID: Int64,
-                              context: PortalContext, status: HTTPResponse.Status = .ok) -> Response {
-        portal.pages.response(QuestionFormPage(
-            form, kind: kind, errors: errors, heading: heading, action: action, backPath: SiteURL.survey(surveyID).path,
-            layout: portal.layout(heading, context: context, current: .surveys)
-        ), status: status)
+    private func questionPage(
+        _ form: QuestionForm,
+        kind: SurveyQuestion.Kind,
+        errors: FormErrors,
+        heading: String,
+        action: String,
+        surveyID: Int64,
+        context: PortalContext,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        portal.pages.response(
+            QuestionFormPage(
+                form,
+                kind: kind,
+                errors: errors,
+                heading: heading,
+                action: action,
+                backPath: SiteURL.survey(surveyID).path,
+                layout: portal.layout(heading, context: context, current: .surveys)
+            ),
+            status: status
+        )
     }
 
     @Sendable func newQuestion(request: Request, context: PortalContext) async throws -> Response {
         let survey = try await survey(context)
         guard let kind = SurveyQuestion.Kind(rawValue: request.query("kind") ?? "") else { throw HTTPError(.notFound) }
         guard survey.status == .draft, !survey.questionsLocked else { return seeOther(.survey(survey.id)) }
-        return questionPage(QuestionForm(kind: kind), kind: kind, errors: FormErrors(), heading: "Add a question",
-                            action: SiteURL.newSurveyQuestion(survey.id).path, surveyID: survey.id, context: context)
+        return questionPage(
+            QuestionForm(kind: kind),
+            kind: kind,
+            errors: FormErrors(),
+            heading: "Add a question",
+            action: SiteURL.newSurveyQuestion(survey.id).path,
+            surveyID: survey.id,
+            context: context
+        )
     }
 
     @Sendable func addQuestion(request: Request, context: PortalContext) async throws -> Response {
@@ -203,12 +262,23 @@ struct SurveysController {
         guard let kind = SurveyQuestion.Kind(rawValue: form.kind) else { throw HTTPError(.badRequest) }
         let (draft, errors) = form.validated(kind: kind)
         guard let draft else {
-            return questionPage(form, kind: kind, errors: errors, heading: "Add a question", action: SiteURL.newSurveyQuestion(survey.id).path,
-                                surveyID: survey.id, context: context, status: .unprocessableContent)
+            return questionPage(
+                form,
+                kind: kind,
+                errors: errors,
+                heading: "Add a question",
+                action: SiteURL.newSurveyQuestion(survey.id).path,
+                surveyID: survey.id,
+                context: context,
+                status: .unprocessableContent
+            )
         }
         let added = try await portal.database.transaction { db in
             guard let id = try await repository.addQuestion(draft, surveyID: survey.id, on: db) else { return false }
-            try await portal.audit.record(auditEvent(.surveyChanged, survey.id, detail: "question \(id) added", request: request, context: context), on: db)
+            try await portal.audit.record(
+                auditEvent(.surveyChanged, survey.id, detail: "question \(id) added", request: request, context: context),
+                on: db
+            )
             return true
         }
         try await portal.flash(added ? Flash(.success, "Question added.") : Flash(.warning, Self.notDraftMessage), context: context)
@@ -218,8 +288,15 @@ struct SurveysController {
     @Sendable func editQuestion(request: Request, context: PortalContext) async throws -> Response {
         let (question, survey) = try await question(context)
         guard survey.status == .draft, !survey.questionsLocked else { return seeOther(.survey(survey.id)) }
-        return questionPage(QuestionForm(question), kind: question.kind, errors: FormErrors(), heading: "Change question \(question.position)",
-                            action: SiteURL.surveyQuestion(question.id).path, surveyID: survey.id, context: context)
+        return questionPage(
+            QuestionForm(question),
+            kind: question.kind,
+            errors: FormErrors(),
+            heading: "Change question \(question.position)",
+            action: SiteURL.surveyQuestion(question.id).path,
+            surveyID: survey.id,
+            context: context
+        )
     }
 
     @Sendable func saveQuestion(request: Request, context: PortalContext) async throws -> Response {
@@ -227,12 +304,23 @@ struct SurveysController {
         let form = try await request.form(QuestionForm.self, context: context)
         let (draft, errors) = form.validated(kind: question.kind)
         guard let draft else {
-            return questionPage(form, kind: question.kind, errors: errors, heading: "Change question \(question.position)",
-                                action: SiteURL.surveyQuestion(question.id).path, surveyID: survey.id, context: context, status: .unprocessableContent)
+            return questionPage(
+                form,
+                kind: question.kind,
+                errors: errors,
+                heading: "Change question \(question.position)",
+                action: SiteURL.surveyQuestion(question.id).path,
+                surveyID: survey.id,
+                context: context,
+                status: .unprocessableContent
+            )
         }
         let saved = try await portal.database.transaction { db in
             guard try await repository.updateQuestion(question, with: draft, on: db) else { return false }
-            try await portal.audit.record(auditEvent(.surveyChanged, survey.id, detail: "question \(question.id) changed", request: request, context: context), on: db)
+            try await portal.audit.record(
+                auditEvent(.surveyChanged, survey.id, detail: "question \(question.id) changed", request: request, context: context),
+                on: db
+            )
             return true
         }
         try await portal.flash(saved ? Flash(.success, "Question saved.") : Flash(.warning, Self.notDraftMessage), context: context)
@@ -248,8 +336,16 @@ struct SurveysController {
         let form = try await request.form(MoveForm.self, context: context)
         let moved = try await portal.database.transaction { db in
             guard try await repository.moveQuestion(question, up: form.direction == "up", on: db) else { return false }
-            try await portal.audit.record(auditEvent(.surveyChanged, survey.id, detail: "question \(question.id) moved \(form.direction == "up" ? "up" : "down")",
-                                                     request: request, context: context), on: db)
+            try await portal.audit.record(
+                auditEvent(
+                    .surveyChanged,
+                    survey.id,
+                    detail: "question \(question.id) moved \(form.direction == "up" ? "up" : "down")",
+                    request: request,
+                    context: context
+                ),
+                on: db
+            )
             return true
         }
         if !moved { try await portal.flash(Flash(.warning, Self.notDraftMessage), context: context) }
@@ -260,7 +356,10 @@ struct SurveysController {
         let (question, survey) = try await question(context)
         let removed = try await portal.database.transaction { db in
             guard try await repository.removeQuestion(question, on: db) else { return false }
-            try await portal.audit.record(auditEvent(.surveyChanged, survey.id, detail: "question \(question.id) removed", request: request, context: context), on: db)
+            try await portal.audit.record(
+                auditEvent(.surveyChanged, survey.id, detail: "question \(question.id) removed", request: request, context: context),
+                on: db
+            )
             return true
         }
         try await portal.flash(removed ? Flash(.success, "Question removed.") : Flash(.warning, Self.notDraftMessage), context: context)
@@ -272,13 +371,14 @@ struct SurveysController {
     @Sendable func publish(request: Request, context: PortalContext) async throws -> Response {
         let survey = try await survey(context)
         let outcome = try await surveys.publish(id: survey.id, actor: context.auditActor, origin: portal.origin(of: request, context: context))
-        let flash = switch outcome {
-        case .published(let announced?): Flash(.success, "Survey published. \(SurveySummary.count(announced, "member")) told it is open.")
-        case .published(nil): Flash(.success, "Survey published. Members will be told on \(SurveySummary.day(survey.opensOn)), when it opens.")
-        case .noQuestions: Flash(.warning, "Add at least one question before you publish the survey.")
-        case .closesInThePast: Flash(.warning, "The survey's last day has passed. Change its days before you publish it.")
-        case .notDraft: Flash(.warning, "This survey has already been published.")
-        }
+        let flash =
+            switch outcome {
+            case .published(let announced?): Flash(.success, "Survey published. \(SurveySummary.count(announced, "member")) told it is open.")
+            case .published(nil): Flash(.success, "Survey published. Members will be told on \(SurveySummary.day(survey.opensOn)), when it opens.")
+            case .noQuestions: Flash(.warning, "Add at least one question before you publish the survey.")
+            case .closesInThePast: Flash(.warning, "The survey's last day has passed. Change its days before you publish it.")
+            case .notDraft: Flash(.warning, "This survey has already been published.")
+            }
         try await portal.flash(flash, context: context)
         return seeOther(.survey(survey.id))
     }
@@ -286,16 +386,24 @@ struct SurveysController {
     @Sendable func close(request: Request, context: PortalContext) async throws -> Response {
         let survey = try await survey(context)
         let closed = try await surveys.close(id: survey.id, actor: context.auditActor, origin: portal.origin(of: request, context: context))
-        try await portal.flash(closed ? Flash(.success, "Survey closed. Members can no longer answer it.")
-                                      : Flash(.warning, "This survey is not open."), context: context)
+        try await portal.flash(
+            closed
+                ? Flash(.success, "Survey closed. Members can no longer answer it.")
+                : Flash(.warning, "This survey is not open."),
+            context: context
+        )
         return seeOther(.survey(survey.id))
     }
 
     @Sendable func backToDraft(request: Request, context: PortalContext) async throws -> Response {
         let survey = try await survey(context)
         let done = try await surveys.returnToDraft(id: survey.id, actor: context.auditActor, origin: portal.origin(of: request, context: context))
-        try await portal.flash(done ? Flash(.success, "The survey is a draft again: members no longer see it.")
-                                    : Flash(.warning, "Members have answered this survey, so it cannot go back to a draft."), context: context)
+        try await portal.flash(
+            done
+                ? Flash(.success, "The survey is a draft again: members no longer see it.")
+                : Flash(.warning, "Members have answered this survey, so it cannot go back to a draft."),
+            context: context
+        )
         return seeOther(.survey(survey.id))
     }
 
@@ -308,36 +416,44 @@ struct SurveysController {
         }
         let data = try await surveys.results(of: survey, questions: questions)
         let (counts, responses, texts) = (data.counts, data.responses, data.texts)
-        return portal.pages.response(SurveyResultsPage(
-            layout: portal.layout("Results: \(survey.title)", context: context, current: .surveys),
-            summary: SurveySummary(survey, cohorts: cohorts, today: today),
-            responses: SurveySummary.count(responses, "response"),
-            questions: questions.enumerated().map { index, question in
-                let count = counts[question.id] ?? QuestionCounts()
-                let labels: [String] = switch question.kind {
-                case .singleChoice, .multipleChoice: question.choices
-                case .scale: SurveyQuestion.scale.map { point in
-                    point == 1 ? "1: \(question.scaleLowLabel ?? "")" : point == 5 ? "5: \(question.scaleHighLabel ?? "")" : String(point)
-                }
-                case .text: []
-                }
-                let rows = SurveyResultsPage.rows(labels, counts: count.byChoice, answered: count.answered)
-                let page = texts[question.id]
-                return SurveyResultsPage.QuestionResult(
-                    number: index + 1, prompt: question.prompt, kindTitle: question.kind.title,
-                    answered: "\(SurveySummary.count(count.answered, "member")) answered" + (question.kind == .multipleChoice ? "; each could choose more than one" : ""),
-                    headingID: "question-\(question.id)-heading",
-                    chart: rows.isEmpty ? "" : SurveyResultsPage.chart(questionID: question.id, number: index + 1, rows: rows, pages: portal.pages),
-                    rows: rows,
-                    isText: question.kind == .text,
-                    texts: (page?.items ?? []).map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },
-                    textCount: page?.totalText ?? "0",
-                    answersPath: question.kind == .text ? SiteURL.surveyTextAnswers(question.id).path : nil
-                )
-            },
-            exportPath: SiteURL.surveyResultsCSV(survey.id).path,
-            surveyPath: SiteURL.survey(survey.id).path
-        ))
+        return portal.pages.response(
+            SurveyResultsPage(
+                layout: portal.layout("Results: \(survey.title)", context: context, current: .surveys),
+                summary: SurveySummary(survey, cohorts: cohorts, today: today),
+                responses: SurveySummary.count(responses, "response"),
+                questions: questions.enumerated().map { index, question in
+                    let count = counts[question.id] ?? QuestionCounts()
+                    let labels: [String] =
+                        switch question.kind {
+                        case .singleChoice, .multipleChoice: question.choices
+                        case .scale:
+                            SurveyQuestion.scale.map { point in
+                                point == 1 ? "1: \(question.scaleLowLabel ?? "")" : point == 5 ? "5: \(question.scaleHighLabel ?? "")" : String(point)
+                            }
+                        case .text: []
+                        }
+                    let rows = SurveyResultsPage.rows(labels, counts: count.byChoice, answered: count.answered)
+                    let page = texts[question.id]
+                    return SurveyResultsPage.QuestionResult(
+                        number: index + 1,
+                        prompt: question.prompt,
+                        kindTitle: question.kind.title,
+                        answered: "\(SurveySummary.count(count.answered, "member")) answered"
+                            + (question.kind == .multipleChoice ? "; each could choose more than one" : ""),
+                        headingID: "question-\(question.id)-heading",
+                        chart: rows.isEmpty
+                            ? "" : SurveyResultsPage.chart(questionID: question.id, number: index + 1, rows: rows, pages: portal.pages),
+                        rows: rows,
+                        isText: question.kind == .text,
+                        texts: (page?.items ?? []).map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },
+                        textCount: page?.totalText ?? "0",
+                        answersPath: question.kind == .text ? SiteURL.surveyTextAnswers(question.id).path : nil
+                    )
+                },
+                exportPath: SiteURL.surveyResultsCSV(survey.id).path,
+                surveyPath: SiteURL.survey(survey.id).path
+            )
+        )
     }
 
     @Sendable func textAnswers(request: Request, context: PortalContext) async throws -> Response {
@@ -345,13 +461,19 @@ struct SurveysController {
         guard question.kind == .text else { throw HTTPError(.notFound) }
         let pageRequest = try request.pageRequest()
         let page = try await portal.database.read { db in try await repository.textAnswers(questionID: question.id, page: pageRequest, on: db) }
-        return portal.pages.response(TextAnswersPage(
-            layout: portal.layout("Answers: \(question.prompt)", context: context, current: .surveys),
-            surveyTitle: survey.title, prompt: question.prompt, count: SurveySummary.count(page, "answer"),
-            answers: page.items.map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },
-            pagination: portal.pages.html(PaginationView(page, address: ListAddress(path: SiteURL.surveyTextAnswers(question.id).path, parameters: []), noun: "answers")),
-            resultsPath: SiteURL.surveyResults(survey.id).path
-        ))
+        return portal.pages.response(
+            TextAnswersPage(
+                layout: portal.layout("Answers: \(question.prompt)", context: context, current: .surveys),
+                surveyTitle: survey.title,
+                prompt: question.prompt,
+                count: SurveySummary.count(page, "answer"),
+                answers: page.items.map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },
+                pagination: portal.pages.html(
+                    PaginationView(page, address: ListAddress(path: SiteURL.surveyTextAnswers(question.id).path, parameters: []), noun: "answers")
+                ),
+                resultsPath: SiteURL.surveyResults(survey.id).path
+            )
+        )
     }
 
     static let csvHeader = ["survey_id", "response", "cohort", "submitted_at_utc", "question_number", "question", "kind", "answer_number", "answer"]
@@ -365,23 +487,26 @@ struct SurveysController {
             return (try await repository.questions(surveyID: survey.id, on: db), try await repository.exportRows(surveyID: survey.id, on: db))
         }
         let byID = Dictionary(uniqueKeysWithValues: questions.enumerated().map { ($0.element.id, ($0.offset + 1, $0.element)) })
-        let lines = [Self.csvHeader] + rows.compactMap { row -> [String]? in
-            guard let (number, question) = byID[row.questionID] else { return nil }
-            let answer: String = if let choice = row.choice {
-                question.kind == .scale ? String(choice) : question.choices.indices.contains(choice - 1) ? question.choices[choice - 1] : ""
-            } else {
-                row.text ?? ""
+        let lines =
+            [Self.csvHeader]
+            + rows.compactMap { row -> [String]? in
+                guard let (number, question) = byID[row.questionID] else { return nil }
+                let answer: String =
+                    if let choice = row.choice {
+                        question.kind == .scale ? String(choice) : question.choices.indices.contains(choice - 1) ? question.choices[choice - 1] : ""
+                    } else {
+                        row.text ?? ""
+                    }
+                return [
+                    String(survey.id), String(row.responseID), row.cohortName ?? "", Self.timestampStyle.format(row.submittedAt), String(number),
+                    question.prompt, question.kind.rawValue, row.choice.map(String.init) ?? "", answer
+                ]
             }
-            return [
-                String(survey.id), String(row.responseID), row.cohortName ?? "", Self.timestampStyle.format(row.submittedAt), String(number),
-                question.prompt, question.kind.rawValue, row.choice.map(String.init) ?? "", answer,
-            ]
-        }
         return Response(
             status: .ok,
             headers: [
                 .contentType: "text/csv; charset=utf-8",
-                .contentDisposition: "attachment; filename=\"survey-\(survey.id)-results-\(DisplayTime.isoDate(portal.now)).csv\"",
+                .contentDisposition: "attachment; filename=\"survey-\(survey.id)-results-\(DisplayTime.isoDate(portal.now)).csv\""
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: try CSVExport.bytes(rows: lines)))
         )

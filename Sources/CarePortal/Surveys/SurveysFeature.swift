@@ -8,12 +8,14 @@ import SQLKit
 struct SurveysFeature: PortalFeature {
     static let program: Program? = .perinatalCommunity
     static let navigation = [
-        NavigationItem(title: "Surveys", path: SiteURL.surveys.path, access: SurveysController.access, group: .learning),
+        NavigationItem(title: "Surveys", path: SiteURL.surveys.path, access: SurveysController.access, group: .learning)
     ]
     static let auditActions: [AuditAction] = [
-        .surveyCreated, .surveyChanged, .surveyPublished, .surveyAnnounced, .surveyClosed, .surveyResultsExported,
+        .surveyCreated, .surveyChanged, .surveyPublished, .surveyAnnounced, .surveyClosed, .surveyResultsExported
     ]
-    static let templates: [TemplateName] = [.surveys, .surveyForm, .survey, .surveyQuestion, .surveyResults, .surveyTextAnswers, .appSurveys, .appSurvey]
+    static let templates: [TemplateName] = [
+        .surveys, .surveyForm, .survey, .surveyQuestion, .surveyResults, .surveyTextAnswers, .appSurveys, .appSurvey
+    ]
     static let notificationKinds: [NotificationKind] = [.surveyOpen]
     /// Surveys whose first day has come are looked for this often, so members hear within seconds of midnight.
     static let announceInterval: Duration = .seconds(10)

@@ -31,7 +31,11 @@ struct SecondFactor: Sendable {
     var typedKey: String {
         let encoded = Self.base32Encoded(Array(secret.utf8))
         return stride(from: 0, to: encoded.count, by: 4).map { start in
-            String(encoded[encoded.index(encoded.startIndex, offsetBy: start)..<encoded.index(encoded.startIndex, offsetBy: min(start + 4, encoded.count))])
+            String(
+                encoded[
+                    encoded.index(encoded.startIndex, offsetBy: start)..<encoded.index(encoded.startIndex, offsetBy: min(start + 4, encoded.count))
+                ]
+            )
         }.joined(separator: " ")
     }
 

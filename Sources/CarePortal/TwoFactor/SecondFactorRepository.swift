@@ -46,9 +46,11 @@ struct SecondFactorRepository: Sendable {
     /// Which of `accountIDs` have a confirmed second factor.
     func confirmedAccounts(_ accountIDs: [Int64], on db: any SQLDatabase) async throws -> Set<Int64> {
         guard !accountIDs.isEmpty else { return [] }
-        return Set(try await db.select().column("account_id").from("second_factors")
-            .where("account_id", .in, accountIDs).where("confirmed_at", .isNot, SQLLiteral.null)
-            .all().map { try $0.decode(column: "account_id", as: Int64.self) })
+        return Set(
+            try await db.select().column("account_id").from("second_factors")
+                .where("account_id", .in, accountIDs).where("confirmed_at", .isNot, SQLLiteral.null)
+                .all().map { try $0.decode(column: "account_id", as: Int64.self) }
+        )
     }
 
     /// Starts setting up: a new secret, not yet confirmed, replacing any earlier one that was not.
@@ -103,8 +105,10 @@ struct SecondFactorRepository: Sendable {
     // MARK: Roles that require a second factor
 
     func requiredRoles(on db: any SQLDatabase) async throws -> Set<StaffRole> {
-        Set(try await db.select().column("role").from("second_factor_roles").all()
-            .compactMap { StaffRole(rawValue: try $0.decode(column: "role", as: String.self)) })
+        Set(
+            try await db.select().column("role").from("second_factor_roles").all()
+                .compactMap { StaffRole(rawValue: try $0.decode(column: "role", as: String.self)) }
+        )
     }
 
     func isRequired(for role: StaffRole, on db: any SQLDatabase) async throws -> Bool {
@@ -126,7 +130,12 @@ struct SecondFactorRepository: Sendable {
 
     func createChallenge(sessionHash: String, accountID: Int64, next: String?, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "second_factor_challenges").columns("session_hash", "account_id", "next", "expires_at")
-            .values(SQLBind(sessionHash), SQLBind(accountID), SQLBind(next), SQLBind(now.addingTimeInterval(SecondFactorChallenge.lifetime).millisecondsSince1970))
+            .values(
+                SQLBind(sessionHash),
+                SQLBind(accountID),
+                SQLBind(next),
+                SQLBind(now.addingTimeInterval(SecondFactorChallenge.lifetime).millisecondsSince1970)
+            )
             .run()
     }
 

@@ -38,7 +38,7 @@ struct TwoFactorController {
         let now = portal.now
         return try await portal.database.read { db in
             guard let challenge = try await factors.challenge(sessionHash: session.idHash, now: now, on: db),
-                  let account = try await accounts.find(id: challenge.accountID, on: db), account.status == .active
+                let account = try await accounts.find(id: challenge.accountID, on: db), account.status == .active
             else { return nil }
             return (challenge, account)
         }
@@ -46,9 +46,13 @@ struct TwoFactorController {
 
     @Sendable func showCode(request: Request, context: PortalContext) async throws -> Response {
         guard try await challenge(context) != nil else { return seeOther(.signIn) }
-        return portal.pages.response(SignInCodePage(
-            layout: portal.layout(Self.codeTitle, context: context), errors: [], field: SignInCodePage.field()
-        ))
+        return portal.pages.response(
+            SignInCodePage(
+                layout: portal.layout(Self.codeTitle, context: context),
+                errors: [],
+                field: SignInCodePage.field()
+            )
+        )
     }
 
     private struct CodeForm: Decodable {
@@ -65,7 +69,8 @@ struct TwoFactorController {
             var field = SignInCodePage.field()
             field.error = message
             return portal.pages.response(
-                SignInCodePage(layout: portal.layout(Self.codeTitle, context: context), errors: errors.items, field: field), status: status
+                SignInCodePage(layout: portal.layout(Self.codeTitle, context: context), errors: errors.items, field: field),
+                status: status
             )
         }
         if typed.isEmpty { return page(Self.noCode) }
@@ -79,7 +84,8 @@ struct TwoFactorController {
             if let factor = try await factors.find(accountID: account.id, on: db), factor.isConfirmed, let secret {
                 if SecondFactor.looksLikeCode(typed) {
                     if let step = SecondFactor(secret: secret).matchingStep(typed, now: now, after: factor.lastStep),
-                       try await factors.use(step: step, accountID: account.id, now: now, on: db) {
+                        try await factors.use(step: step, accountID: account.id, now: now, on: db)
+                    {
                         try await throttle.release(attempt, on: db)
                         return .code
                     }
@@ -89,11 +95,18 @@ struct TwoFactorController {
                 }
             }
             try await throttle.fail(attempt, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                action: .signIn, recordType: "staff_account", recordID: "\(account.id)", outcome: .failure, origin: origin,
-                detail: "wrong second-factor code"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .signIn,
+                    recordType: "staff_account",
+                    recordID: "\(account.id)",
+                    outcome: .failure,
+                    origin: origin,
+                    detail: "wrong second-factor code"
+                ),
+                on: db
+            )
             return .wrong
         }
         let flash: Flash?
@@ -104,16 +117,25 @@ struct TwoFactorController {
         case .wrong: return page(Self.wrongCode)
         case .code: flash = nil
         case .recovery(let left):
-            flash = Flash(.warning, "You signed in with a recovery code. \(left) unused recovery code\(left == 1 ? " is" : "s are") left: set up two-factor sign-in again on a new phone if you lost yours.")
+            flash = Flash(
+                .warning,
+                "You signed in with a recovery code. \(left) unused recovery code\(left == 1 ? " is" : "s are") left: set up two-factor sign-in again on a new phone if you lost yours."
+            )
         }
         let newSession = try await portal.database.transaction { db in
             try await factors.endChallenge(sessionHash: session.idHash, on: db)
             try await throttle.clear(.account(account.username), on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                action: .signIn, recordType: "staff_account", recordID: "\(account.id)", origin: origin,
-                detail: flash == nil ? "with a second-factor code" : "with a recovery code"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .signIn,
+                    recordType: "staff_account",
+                    recordID: "\(account.id)",
+                    origin: origin,
+                    detail: flash == nil ? "with a second-factor code" : "with a recovery code"
+                ),
+                on: db
+            )
             return try await portal.sessions.rotate(session, toAccount: account.id, flash: flash, on: db)
         }
         var response = seeOther(ReturnPath.decide(challenge.next, otherwise: SiteURL.landing(for: account.role).path))
@@ -124,10 +146,16 @@ struct TwoFactorController {
     @Sendable func showSignInSetUp(request: Request, context: PortalContext) async throws -> Response {
         guard let (_, account) = try await challenge(context) else { return seeOther(.signIn) }
         guard let setup = try await pendingSetUp(account) else { return seeOther(.signIn) }
-        return portal.pages.response(SetUpSecondFactorPage(
-            layout: portal.layout(Self.setUpTitle, context: context), errors: [], setup: setup, field: SetUpSecondFactorPage.field(),
-            action: SiteURL.signInSecondFactorSetup.path, isRequired: true
-        ))
+        return portal.pages.response(
+            SetUpSecondFactorPage(
+                layout: portal.layout(Self.setUpTitle, context: context),
+                errors: [],
+                setup: setup,
+                field: SetUpSecondFactorPage.field(),
+                action: SiteURL.signInSecondFactorSetup.path,
+                isRequired: true
+            )
+        )
     }
 
     @Sendable func confirmSignInSetUp(request: Request, context: PortalContext) async throws -> Response {
@@ -138,24 +166,41 @@ struct TwoFactorController {
         let result = try await confirmSetUp(account, typed: form.code ?? "", keys: keys, origin: origin) { db in
             try await factors.endChallenge(sessionHash: session.idHash, on: db)
             try await throttle.clear(.account(account.username), on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                action: .signIn, recordType: "staff_account", recordID: "\(account.id)", origin: origin, detail: "after setting up a second factor"
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .signIn,
+                    recordType: "staff_account",
+                    recordID: "\(account.id)",
+                    origin: origin,
+                    detail: "after setting up a second factor"
+                ),
+                on: db
+            )
             return try await portal.sessions.rotate(session, toAccount: account.id, on: db)
         }
         switch result {
         case .refused(let message, let status):
             guard let setup = try await pendingSetUp(account) else { return seeOther(.signIn) }
-            return refusedSetUp(message, status: status, setup: setup, context: context, action: SiteURL.signInSecondFactorSetup.path, isRequired: true)
+            return refusedSetUp(
+                message,
+                status: status,
+                setup: setup,
+                context: context,
+                action: SiteURL.signInSecondFactorSetup.path,
+                isRequired: true
+            )
         case .confirmed(let codes, let newSession):
             var context = context
             context.session = newSession
             context.staff = account
-            var response = portal.pages.response(RecoveryCodesPage(
-                layout: portal.layout("Save your recovery codes", context: context), codes: codes,
-                continuePath: ReturnPath.decide(challenge.next, otherwise: SiteURL.landing(for: account.role).path)
-            ))
+            var response = portal.pages.response(
+                RecoveryCodesPage(
+                    layout: portal.layout("Save your recovery codes", context: context),
+                    codes: codes,
+                    continuePath: ReturnPath.decide(challenge.next, otherwise: SiteURL.landing(for: account.role).path)
+                )
+            )
             if let newSession { response.setCookie(portal.sessions.cookie(for: newSession)) }
             return response
         }
@@ -173,16 +218,28 @@ struct TwoFactorController {
             )
         }
         if let factor, !factor.isConfirmed, let setup = try await pendingSetUp(staff) {
-            return portal.pages.response(SetUpSecondFactorPage(
-                layout: portal.layout(Self.setUpTitle, context: context), errors: [], setup: setup, field: SetUpSecondFactorPage.field(),
-                action: SiteURL.twoFactorConfirm.path, isRequired: required
-            ))
+            return portal.pages.response(
+                SetUpSecondFactorPage(
+                    layout: portal.layout(Self.setUpTitle, context: context),
+                    errors: [],
+                    setup: setup,
+                    field: SetUpSecondFactorPage.field(),
+                    action: SiteURL.twoFactorConfirm.path,
+                    isRequired: required
+                )
+            )
         }
-        return portal.pages.response(TwoFactorPage(
-            layout: portal.layout(Self.accountTitle, context: context), errors: [],
-            isOn: factor?.isConfirmed == true, since: factor?.confirmedAt.map(portal.programSettings.current.clock.dateTime), recoveryCodesLeft: left,
-            isRequired: required, turnOffFields: TwoFactorPage.turnOffFields
-        ))
+        return portal.pages.response(
+            TwoFactorPage(
+                layout: portal.layout(Self.accountTitle, context: context),
+                errors: [],
+                isOn: factor?.isConfirmed == true,
+                since: factor?.confirmedAt.map(portal.programSettings.current.clock.dateTime),
+                recoveryCodesLeft: left,
+                isRequired: required,
+                turnOffFields: TwoFactorPage.turnOffFields
+            )
+        )
     }
 
     @Sendable func setUp(request: Request, context: PortalContext) async throws -> Response {
@@ -204,9 +261,13 @@ struct TwoFactorController {
             guard let setup = try await pendingSetUp(staff) else { return seeOther(.twoFactor) }
             return refusedSetUp(message, status: status, setup: setup, context: context, action: SiteURL.twoFactorConfirm.path, isRequired: required)
         case .confirmed(let codes, _):
-            return portal.pages.response(RecoveryCodesPage(
-                layout: portal.layout("Save your recovery codes", context: context), codes: codes, continuePath: SiteURL.twoFactor.path
-            ))
+            return portal.pages.response(
+                RecoveryCodesPage(
+                    layout: portal.layout("Save your recovery codes", context: context),
+                    codes: codes,
+                    continuePath: SiteURL.twoFactor.path
+                )
+            )
         }
     }
 
@@ -235,7 +296,10 @@ struct TwoFactorController {
         // A wrong password or code counts against the sign-in throttle, as at sign-in.
         let attempt = required ? nil : try await throttle.reserve(keys, now: now, in: portal.database)
         if required {
-            errors.add("password", "Two-factor sign-in is required for \(staff.role.title.lowercased())s, so it cannot be turned off. An administrator can reset it if you lost your phone.")
+            errors.add(
+                "password",
+                "Two-factor sign-in is required for \(staff.role.title.lowercased())s, so it cannot be turned off. An administrator can reset it if you lost your phone."
+            )
         } else if attempt == nil {
             errors.add("password", SignInController.paused)
         } else {
@@ -261,9 +325,16 @@ struct TwoFactorController {
                 guard valid else { return false }
                 try await throttle.release(attempt, on: db)
                 try await factors.remove(accountID: staff.id, on: db)
-                try await portal.audit.record(AuditEvent(
-                    actor: context.auditActor, action: .secondFactorTurnedOff, recordType: "staff_account", recordID: "\(staff.id)", origin: origin
-                ), on: db)
+                try await portal.audit.record(
+                    AuditEvent(
+                        actor: context.auditActor,
+                        action: .secondFactorTurnedOff,
+                        recordType: "staff_account",
+                        recordID: "\(staff.id)",
+                        origin: origin
+                    ),
+                    on: db
+                )
                 return true
             }
             if accepted {
@@ -280,8 +351,13 @@ struct TwoFactorController {
         errors.apply(to: &fields)
         return portal.pages.response(
             TwoFactorPage(
-                layout: portal.layout(Self.accountTitle, context: context), errors: errors.items, isOn: true,
-                since: factor.confirmedAt.map(portal.programSettings.current.clock.dateTime), recoveryCodesLeft: left, isRequired: required, turnOffFields: fields
+                layout: portal.layout(Self.accountTitle, context: context),
+                errors: errors.items,
+                isOn: true,
+                since: factor.confirmedAt.map(portal.programSettings.current.clock.dateTime),
+                recoveryCodesLeft: left,
+                isRequired: required,
+                turnOffFields: fields
             ),
             status: .unprocessableContent
         )
@@ -309,7 +385,9 @@ struct TwoFactorController {
         let url = secondFactor.authenticatorURL(username: account.username, issuer: portal.settings.programName)
         return SecondFactorSetUp(
             qrCode: QRCodeDrawing(url)?.svg(title: "QR code for your authenticator app") ?? "",
-            typedKey: secondFactor.typedKey, username: account.username, issuer: portal.settings.programName
+            typedKey: secondFactor.typedKey,
+            username: account.username,
+            issuer: portal.settings.programName
         )
     }
 
@@ -326,7 +404,10 @@ struct TwoFactorController {
     /// Confirms the factor being set up with its first code, makes ten recovery codes, and runs `then`
     /// in the same transaction.
     private func confirmSetUp(
-        _ account: StaffAccount, typed: String, keys: [SignInThrottle.Key], origin: AuditOrigin,
+        _ account: StaffAccount,
+        typed: String,
+        keys: [SignInThrottle.Key],
+        origin: AuditOrigin,
         then: @Sendable @escaping (any SQLDatabase) async throws -> ActiveSession?
     ) async throws -> SetUpResult {
         let typed = typed.trimmed
@@ -338,18 +419,24 @@ struct TwoFactorController {
         let outcome: Confirmation = try await portal.database.transaction { db in
             guard let attempt = try await throttle.reserve(keys, now: now, on: db) else { return .paused }
             guard let factor = try await factors.find(accountID: account.id, on: db), !factor.isConfirmed,
-                  let step = SecondFactor(secret: secret).matchingStep(typed, now: now, after: factor.lastStep),
-                  try await factors.use(step: step, accountID: account.id, now: now, on: db)
+                let step = SecondFactor(secret: secret).matchingStep(typed, now: now, after: factor.lastStep),
+                try await factors.use(step: step, accountID: account.id, now: now, on: db)
             else {
                 try await throttle.fail(attempt, on: db)
                 return .wrong
             }
             try await throttle.release(attempt, on: db)
             try await factors.replaceRecoveryCodes(codes, accountID: account.id, on: db)
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                action: .secondFactorTurnedOn, recordType: "staff_account", recordID: "\(account.id)", origin: origin
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .secondFactorTurnedOn,
+                    recordType: "staff_account",
+                    recordID: "\(account.id)",
+                    origin: origin
+                ),
+                on: db
+            )
             return .confirmed(try await then(db))
         }
         switch outcome {
@@ -360,7 +447,12 @@ struct TwoFactorController {
     }
 
     private func refusedSetUp(
-        _ message: String, status: HTTPResponse.Status, setup: SecondFactorSetUp, context: PortalContext, action: String, isRequired: Bool
+        _ message: String,
+        status: HTTPResponse.Status,
+        setup: SecondFactorSetUp,
+        context: PortalContext,
+        action: String,
+        isRequired: Bool
     ) -> Response {
         var errors = FormErrors()
         errors.add("code", message)
@@ -368,8 +460,12 @@ struct TwoFactorController {
         field.error = message
         return portal.pages.response(
             SetUpSecondFactorPage(
-                layout: portal.layout(Self.setUpTitle, context: context), errors: errors.items, setup: setup, field: field,
-                action: action, isRequired: isRequired
+                layout: portal.layout(Self.setUpTitle, context: context),
+                errors: errors.items,
+                setup: setup,
+                field: field,
+                action: action,
+                isRequired: isRequired
             ),
             status: status
         )
@@ -377,10 +473,18 @@ struct TwoFactorController {
 
     private func recordSignIn(_ account: StaffAccount, outcome: AuditOutcome, detail: String, origin: AuditOrigin) async throws {
         try await portal.database.write { db in
-            try await portal.audit.record(AuditEvent(
-                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                action: .signIn, recordType: "staff_account", recordID: "\(account.id)", outcome: outcome, origin: origin, detail: detail
-            ), on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .signIn,
+                    recordType: "staff_account",
+                    recordID: "\(account.id)",
+                    outcome: outcome,
+                    origin: origin,
+                    detail: detail
+                ),
+                on: db
+            )
         }
     }
 }

@@ -16,25 +16,33 @@ struct TwoFactorFeature: PortalFeature {
     }
 
     static func homeCards(for staff: StaffAccount, portal: Portal) async throws -> [HomeCard] {
-        var cards = [HomeCard(
-            title: "Two-factor sign-in", path: SiteURL.twoFactor.path,
-            body: "Ask for a code from your phone as well as your password when you sign in."
-        )]
+        var cards = [
+            HomeCard(
+                title: "Two-factor sign-in",
+                path: SiteURL.twoFactor.path,
+                body: "Ask for a code from your phone as well as your password when you sign in."
+            )
+        ]
         if staff.role == .administrator {
-            cards.append(HomeCard(
-                title: "Two-factor sign-in for staff", path: SiteURL.twoFactorPolicy.path,
-                body: "Choose the roles that must use two-factor sign-in."
-            ))
+            cards.append(
+                HomeCard(
+                    title: "Two-factor sign-in for staff",
+                    path: SiteURL.twoFactorPolicy.path,
+                    body: "Choose the roles that must use two-factor sign-in."
+                )
+            )
         }
         return cards
     }
 
     var jobs: [BackgroundJob] {
         let portal = portal
-        return [BackgroundJob("Expired two-factor sign-in steps", every: BackgroundJob.housekeepingInterval) {
-            let now = portal.now
-            try await portal.database.write { db in try await SecondFactorRepository().deleteExpiredChallenges(now: now, on: db) }
-        }]
+        return [
+            BackgroundJob("Expired two-factor sign-in steps", every: BackgroundJob.housekeepingInterval) {
+                let now = portal.now
+                try await portal.database.write { db in try await SecondFactorRepository().deleteExpiredChallenges(now: now, on: db) }
+            }
+        ]
     }
 }
 

@@ -19,8 +19,13 @@ struct SignInCodePage: Page {
     let signInPath = SiteURL.signIn.path
 
     static func field() -> FormField {
-        FormField("code", label: "Code", hint: "The 6 digits your authenticator app shows now. Lost your phone? Enter one of your recovery codes instead.",
-                  autocomplete: "one-time-code", width: 10)
+        FormField(
+            "code",
+            label: "Code",
+            hint: "The 6 digits your authenticator app shows now. Lost your phone? Enter one of your recovery codes instead.",
+            autocomplete: "one-time-code",
+            width: 10
+        )
     }
 }
 
@@ -35,8 +40,13 @@ struct SetUpSecondFactorPage: Page {
     let isRequired: Bool
 
     static func field() -> FormField {
-        FormField("code", label: "Code from the app", hint: "After adding the account, enter the 6 digits the app shows.",
-                  autocomplete: "one-time-code", width: 10)
+        FormField(
+            "code",
+            label: "Code from the app",
+            hint: "After adding the account, enter the 6 digits the app shows.",
+            autocomplete: "one-time-code",
+            width: 10
+        )
     }
 }
 
@@ -62,7 +72,7 @@ struct TwoFactorPage: Page {
     static var turnOffFields: [FormField] {
         [
             FormField("password", label: "Your password", type: "password", autocomplete: "current-password", width: 20),
-            FormField("code", label: "Code from your authenticator app, or a recovery code", autocomplete: "one-time-code", width: 10),
+            FormField("code", label: "Code from your authenticator app, or a recovery code", autocomplete: "one-time-code", width: 10)
         ]
     }
 }

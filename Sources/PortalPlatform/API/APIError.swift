@@ -35,8 +35,10 @@ package struct APIError: Error, Sendable {
         let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
         let minutes = (seconds + 59) / 60
         return APIError(
-            status: .tooManyRequests, code: "too_many_attempts",
-            message: "Too many attempts. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").", retryAfter: seconds
+            status: .tooManyRequests,
+            code: "too_many_attempts",
+            message: "Too many attempts. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+            retryAfter: seconds
         )
     }
 

@@ -201,7 +201,9 @@ package enum APIJSONWriter {
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x00..<0x20:
                 func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10 }
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex(byte >> 4), hex(byte & 0xF)])
+                bytes.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex(byte >> 4), hex(byte & 0xF)
+                ])
             default: bytes.append(byte)
             }
         }
@@ -237,8 +239,8 @@ package enum APIJSONWriter {
             }
         }
         guard let data = try? APIJSON.encoder.encode(OneKey(key: key)),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let converted = object.keys.first
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let converted = object.keys.first
         else { return key }
         return converted
     }

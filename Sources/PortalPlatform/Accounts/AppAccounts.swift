@@ -45,9 +45,14 @@ package struct AppAccountKind: Sendable, Hashable, CustomStringConvertible {
     package let noteActivity: @Sendable (_ accountID: Int64, AppAccountActivity, Date, AuditOrigin, any SQLDatabase) async throws -> Void
 
     package init(
-        role: String, apiPrefix: String, identifierField: String, identifierName: String,
+        role: String,
+        apiPrefix: String,
+        identifierField: String,
+        identifierName: String,
         passwordProblem: @escaping @Sendable (String, String?, PasswordPolicy) -> String?,
-        tokens: BearerTokens.Store, pagesPath: String? = nil, pagesTitle: String = "Your account",
+        tokens: BearerTokens.Store,
+        pagesPath: String? = nil,
+        pagesTitle: String = "Your account",
         credentials: @escaping @Sendable (String, any SQLDatabase) async throws -> Credentials?,
         refusal: @escaping @Sendable (ProgramSettings) -> APIError = { _ in .unauthorized },
         noteActivity: @escaping @Sendable (Int64, AppAccountActivity, Date, AuditOrigin, any SQLDatabase) async throws -> Void
@@ -139,14 +144,19 @@ extension Portal {
     /// An app's sign-in: checks the identifier and password under the throttle, audits every outcome, and
     /// on success issues a token in the same transaction as `answer`, whose result is the response's body.
     package func signInApp<Answer: Encodable & Sendable>(
-        _ kind: AppAccountKind, request: Request, context: PortalContext,
+        _ kind: AppAccountKind,
+        request: Request,
+        context: PortalContext,
         answer: @escaping @Sendable (IssuedAppToken, any SQLDatabase) async throws -> Answer
     ) async throws -> Response {
         let fields = try await request.json(AppSignInBody.self).strings([kind.identifierField, "password"])
         do {
             let answered = try await checkAppSignIn(
-                kind, identifier: fields[kind.identifierField] ?? "", password: fields["password"] ?? "",
-                origin: origin(of: request, context: context), answer: answer
+                kind,
+                identifier: fields[kind.identifierField] ?? "",
+                password: fields["password"] ?? "",
+                origin: origin(of: request, context: context),
+                answer: answer
             )
             return .json(answered, status: .created)
         } catch let refusal as AppSignInRefusal {
@@ -167,7 +177,10 @@ extension Portal {
     /// throttle, audits every outcome, and on success issues a token in the same transaction as `answer`.
     /// Throws `AppSignInRefusal` for everything the person is told.
     package func checkAppSignIn<Answer: Sendable>(
-        _ kind: AppAccountKind, identifier typed: String, password: String, origin: AuditOrigin,
+        _ kind: AppAccountKind,
+        identifier typed: String,
+        password: String,
+        origin: AuditOrigin,
         answer: @escaping @Sendable (IssuedAppToken, any SQLDatabase) async throws -> Answer
     ) async throws -> Answer {
         let identifier = typed.trimmed
@@ -187,8 +200,13 @@ extension Portal {
         let passwordMatches = try await passwords.verify(password, againstStored: credentials?.passwordHash)
         func event(_ outcome: AuditOutcome = .success, detail: String? = nil) -> AuditEvent {
             AuditEvent(
-                actor: AuditActor(accountID: credentials?.accountID, role: kind.role, name: nil), action: .signIn,
-                recordType: kind.role, recordID: credentials.map { "\($0.accountID)" }, outcome: outcome, origin: origin, detail: detail
+                actor: AuditActor(accountID: credentials?.accountID, role: kind.role, name: nil),
+                action: .signIn,
+                recordType: kind.role,
+                recordID: credentials.map { "\($0.accountID)" },
+                outcome: outcome,
+                origin: origin,
+                detail: detail
             )
         }
         guard let credentials, passwordMatches else {
@@ -228,10 +246,16 @@ extension Portal {
     package func endAppSession(_ holder: AppAccountHolder, origin: AuditOrigin) async throws {
         try await database.transaction { db in
             try await holder.kind.bearerTokens.revoke(tokenHash: holder.tokenHash, on: db)
-            try await audit.record(AuditEvent(
-                actor: AuditActor(accountID: holder.accountID, role: holder.kind.role, name: nil), action: .signOut,
-                recordType: holder.kind.role, recordID: "\(holder.accountID)", origin: origin
-            ), on: db)
+            try await audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: holder.accountID, role: holder.kind.role, name: nil),
+                    action: .signOut,
+                    recordType: holder.kind.role,
+                    recordID: "\(holder.accountID)",
+                    origin: origin
+                ),
+                on: db
+            )
         }
     }
 }
@@ -239,7 +263,8 @@ extension Portal {
 extension PortalRoutes {
     /// `POST {prefix}/sessions` and `DELETE {prefix}/sessions/current` for one kind of app account.
     package mutating func appSessions<Answer: Encodable & Sendable>(
-        _ kind: AppAccountKind, answer: @escaping @Sendable (IssuedAppToken, any SQLDatabase) async throws -> Answer
+        _ kind: AppAccountKind,
+        answer: @escaping @Sendable (IssuedAppToken, any SQLDatabase) async throws -> Answer
     ) {
         let portal = self.portal
         post(RouterPath(kind.sessionsPath), access: .everyone) { request, context in

@@ -21,7 +21,13 @@ package struct BearerTokens: Sendable {
         /// The owner is allowed to use the app: a condition on `ownerTable`'s columns.
         package let ownerInForce: @Sendable (SQLSelectBuilder) -> SQLSelectBuilder
 
-        package init(table: String, ownerColumn: String, ownerTable: String, ownerKey: String, ownerInForce: @escaping @Sendable (SQLSelectBuilder) -> SQLSelectBuilder) {
+        package init(
+            table: String,
+            ownerColumn: String,
+            ownerTable: String,
+            ownerKey: String,
+            ownerInForce: @escaping @Sendable (SQLSelectBuilder) -> SQLSelectBuilder
+        ) {
             self.table = table
             self.ownerColumn = ownerColumn
             self.ownerTable = ownerTable
@@ -53,7 +59,12 @@ package struct BearerTokens: Sendable {
     package let store: Store
 
     /// Issues a token and returns the value to hand to the app (shown once) with its expiry.
-    package func issue(ownerID: Int64, randomBytes: @Sendable (Int) -> [UInt8], now: Date, on db: any SQLDatabase) async throws -> (token: String, expiresAt: Date) {
+    package func issue(
+        ownerID: Int64,
+        randomBytes: @Sendable (Int) -> [UInt8],
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> (token: String, expiresAt: Date) {
         let token = SecretToken(randomBytes: randomBytes)
         let expires = now.addingTimeInterval(Self.idleLifetime)
         let time = now.millisecondsSince1970
@@ -100,8 +111,12 @@ package struct BearerTokens: Sendable {
 
     private func find(hash: String, on db: any SQLDatabase) async throws -> Found? {
         let query = db.select()
-            .columns(SQLColumn(store.ownerColumn, table: store.table), SQLColumn("created_at", table: store.table),
-                     SQLColumn("renewed_at", table: store.table), SQLColumn("expires_at", table: store.table))
+            .columns(
+                SQLColumn(store.ownerColumn, table: store.table),
+                SQLColumn("created_at", table: store.table),
+                SQLColumn("renewed_at", table: store.table),
+                SQLColumn("expires_at", table: store.table)
+            )
             .from(store.table)
             .join(store.ownerTable, on: SQLColumn(store.ownerColumn, table: store.table), .equal, SQLColumn(store.ownerKey, table: store.ownerTable))
             .where(SQLColumn("token_hash", table: store.table), .equal, SQLBind(hash))

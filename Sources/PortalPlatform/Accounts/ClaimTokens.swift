@@ -54,8 +54,11 @@ package struct ClaimTokens: Sendable {
     package static let lifetimeDays = 14
     package static let lifetime = TimeInterval(lifetimeDays * 86_400)
 
-    package init(table: String, key: String,
-                 inForce: (@Sendable (SQLPredicateGroupBuilder) -> SQLPredicateGroupBuilder)? = nil) {
+    package init(
+        table: String,
+        key: String,
+        inForce: (@Sendable (SQLPredicateGroupBuilder) -> SQLPredicateGroupBuilder)? = nil
+    ) {
         self.table = table
         self.key = key
         self.inForce = inForce
@@ -99,18 +102,27 @@ package struct ClaimTokens: Sendable {
 
     /// Claims the account a token opens, setting what `changes` adds, only if it still can be: of two
     /// claims with one token, one wins. The account's key, or nil when the token no longer works.
-    package func claim(token: String, now: Date, on db: any SQLDatabase,
-                       changes: (SQLUpdateBuilder) -> SQLUpdateBuilder) async throws -> Int64? {
-        try await usable(changes(db.update(table))
-            .set("claimed_at", to: now.millisecondsSince1970)
-            .set("claim_token_hash", to: SQLLiteral.null)
-            .set("updated_at", to: now.millisecondsSince1970), token: token, now: now)
-            .returning(key)
-            .first()?.decode(column: key, as: Int64.self)
+    package func claim(
+        token: String,
+        now: Date,
+        on db: any SQLDatabase,
+        changes: (SQLUpdateBuilder) -> SQLUpdateBuilder
+    ) async throws -> Int64? {
+        try await usable(
+            changes(db.update(table))
+                .set("claimed_at", to: now.millisecondsSince1970)
+                .set("claim_token_hash", to: SQLLiteral.null)
+                .set("updated_at", to: now.millisecondsSince1970),
+            token: token,
+            now: now
+        )
+        .returning(key)
+        .first()?.decode(column: key, as: Int64.self)
     }
 
     private func usable<Builder: SQLPredicateBuilder>(_ builder: Builder, token: String, now: Date) -> Builder {
-        let usable = builder
+        let usable =
+            builder
             .where("claim_token_hash", .equal, ClaimToken.hash(token))
             .where("claimed_at", .is, SQLLiteral.null)
             .where("claim_revoked_at", .is, SQLLiteral.null)
@@ -158,7 +170,12 @@ extension ClaimTokens {
     /// looked up and, when it opens nothing, recorded (`failedClaim`, counted against `throttleKey`) in one
     /// transaction and answered `wrongToken` beside `claim_token`, so tokens cannot be guessed, even at once.
     package func ownerOfClaimRequest(
-        _ typed: String?, throttleKey: SignInThrottle.Key?, failedClaim: AuditEvent, wrongToken: String, now: Date, portal: Portal
+        _ typed: String?,
+        throttleKey: SignInThrottle.Key?,
+        failedClaim: AuditEvent,
+        wrongToken: String,
+        now: Date,
+        portal: Portal
     ) async throws -> (token: String, ownerID: Int64) {
         let token = ClaimToken.normalized(typed ?? "")
         guard !token.isEmpty else { throw APIError.validation(["claim_token": "Enter the claim token from your email"]) }

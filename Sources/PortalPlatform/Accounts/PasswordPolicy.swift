@@ -15,7 +15,7 @@ public struct PasswordPolicy: Sendable {
     /// The list shipped with CarePortal.
     public static let standard: PasswordPolicy = {
         guard let url = Bundle.module.url(forResource: "common-passwords", withExtension: "txt"),
-              let text = try? String(contentsOf: url, encoding: .utf8)
+            let text = try? String(contentsOf: url, encoding: .utf8)
         else {
             fatalError("common-passwords.txt is missing from the PortalPlatform bundle")
         }

@@ -18,8 +18,12 @@ package struct PasswordResetLinks: Sendable {
 
     package func create(tokenHash: String, accountID: Int64, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: table).columns("token_hash", owner, "created_at", "expires_at")
-            .values(SQLBind(tokenHash), SQLBind(accountID), SQLBind(now.millisecondsSince1970),
-                    SQLBind(now.addingTimeInterval(Self.lifetime).millisecondsSince1970))
+            .values(
+                SQLBind(tokenHash),
+                SQLBind(accountID),
+                SQLBind(now.millisecondsSince1970),
+                SQLBind(now.addingTimeInterval(Self.lifetime).millisecondsSince1970)
+            )
             .run()
     }
 
@@ -30,8 +34,9 @@ package struct PasswordResetLinks: Sendable {
     /// Uses a link once and ends the account's other open links: the account it was for, or nil when the
     /// link is unknown, used or expired.
     package func use(tokenHash: String, now: Date, on db: any SQLDatabase) async throws -> Int64? {
-        guard let accountID = try await usable(db.update(table).set("used_at", to: now.millisecondsSince1970), tokenHash: tokenHash, now: now)
-            .returning(SQLIdentifier(owner)).first()?.decode(column: owner, as: Int64.self)
+        guard
+            let accountID = try await usable(db.update(table).set("used_at", to: now.millisecondsSince1970), tokenHash: tokenHash, now: now)
+                .returning(SQLIdentifier(owner)).first()?.decode(column: owner, as: Int64.self)
         else { return nil }
         try await db.update(table).set("used_at", to: now.millisecondsSince1970)
             .where(SQLIdentifier(owner), .equal, SQLBind(accountID)).where("used_at", .is, SQLLiteral.null)
@@ -45,6 +50,10 @@ package struct PasswordResetLinks: Sendable {
     }
 
     private func usable<Query: SQLPredicateBuilder>(_ query: Query, tokenHash: String, now: Date) -> Query {
-        query.where("token_hash", .equal, tokenHash).where("used_at", .is, SQLLiteral.null).where("expires_at", .greaterThan, now.millisecondsSince1970)
+        query.where("token_hash", .equal, tokenHash).where("used_at", .is, SQLLiteral.null).where(
+            "expires_at",
+            .greaterThan,
+            now.millisecondsSince1970
+        )
     }
 }

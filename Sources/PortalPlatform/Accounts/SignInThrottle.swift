@@ -112,9 +112,11 @@ package struct SignInThrottle: Sendable {
     private func record(_ keys: [Key], now: Date, on db: any SQLDatabase) async throws -> Attempt {
         var rowIDs: [Int64] = []
         for key in keys {
-            rowIDs.append(try await db.insert(into: "sign_in_failures").columns("throttle_key", "failed_at")
-                .values(SQLBind(key.stored), SQLBind(now.millisecondsSince1970))
-                .returning("id").first()!.decode(column: "id", as: Int64.self))
+            rowIDs.append(
+                try await db.insert(into: "sign_in_failures").columns("throttle_key", "failed_at")
+                    .values(SQLBind(key.stored), SQLBind(now.millisecondsSince1970))
+                    .returning("id").first()!.decode(column: "id", as: Int64.self)
+            )
         }
         return Attempt(keys: keys, rowIDs: rowIDs, at: now)
     }

@@ -37,7 +37,12 @@ public struct PhysicianProfile: Sendable, Equatable {
     }
 
     package init(
-        firstName: String, middleName: String, lastName: String, practiceLocation: String, practicePhone: String = "", medicalIDNumber: String
+        firstName: String,
+        middleName: String,
+        lastName: String,
+        practiceLocation: String,
+        practicePhone: String = "",
+        medicalIDNumber: String
     ) {
         self.firstName = firstName
         self.middleName = middleName
@@ -114,13 +119,16 @@ package struct StaffAccountRepository: Sendable {
         let prefix = prefix ?? ""
         let id = try row.decode(column: prefix + "id", as: Int64.self)
         guard let role = StaffRole(rawValue: try row.decode(column: prefix + "role", as: String.self)),
-              let status = AccountStatus(rawValue: try row.decode(column: prefix + "status", as: String.self))
+            let status = AccountStatus(rawValue: try row.decode(column: prefix + "status", as: String.self))
         else {
             throw StorageInconsistency(description: "staff account \(id) has an unknown role or status")
         }
         return StaffAccount(
-            id: id, username: try row.decode(column: prefix + "username", as: String.self),
-            email: try row.decode(column: prefix + "email", as: String?.self), role: role, status: status,
+            id: id,
+            username: try row.decode(column: prefix + "username", as: String.self),
+            email: try row.decode(column: prefix + "email", as: String?.self),
+            role: role,
+            status: status,
             createdAt: Date(millisecondsSince1970: try row.decode(column: prefix + "created_at", as: Int64.self)),
             updatedAt: Date(millisecondsSince1970: try row.decode(column: prefix + "updated_at", as: Int64.self))
         )
@@ -134,8 +142,13 @@ package struct StaffAccountRepository: Sendable {
     }
 
     package func create(
-        username: String, email: String?, role: StaffRole, status: AccountStatus, passwordHash: String,
-        now: Date, on db: any SQLDatabase
+        username: String,
+        email: String?,
+        role: StaffRole,
+        status: AccountStatus,
+        passwordHash: String,
+        now: Date,
+        on db: any SQLDatabase
     ) async throws -> StaffAccount {
         let key = usernameKey(username)
         if try await db.select().column("id").from("staff_accounts").where("username_key", .equal, key).first() != nil {
@@ -145,8 +158,14 @@ package struct StaffAccountRepository: Sendable {
         let row = try await db.insert(into: "staff_accounts")
             .columns("username", "username_key", "email", "role", "status", "password_hash", "created_at", "updated_at")
             .values(
-                SQLBind(username), SQLBind(key), SQLBind(email), SQLBind(role.rawValue), SQLBind(status.rawValue),
-                SQLBind(passwordHash), SQLBind(time), SQLBind(time)
+                SQLBind(username),
+                SQLBind(key),
+                SQLBind(email),
+                SQLBind(role.rawValue),
+                SQLBind(status.rawValue),
+                SQLBind(passwordHash),
+                SQLBind(time),
+                SQLBind(time)
             )
             .returning("id")
             .first()
@@ -163,15 +182,18 @@ package struct StaffAccountRepository: Sendable {
     }
 
     package func find(username: String, on db: any SQLDatabase) async throws -> StaffAccount? {
-        try await db.select().columns(Self.columns).from("staff_accounts").where("username_key", .equal, usernameKey(username)).first().map { try account(from: $0) }
+        try await db.select().columns(Self.columns).from("staff_accounts").where("username_key", .equal, usernameKey(username)).first().map {
+            try account(from: $0)
+        }
     }
 
     /// The account and its password hash, for checking a sign-in.
     package func credentials(username: String, on db: any SQLDatabase) async throws -> (account: StaffAccount, passwordHash: String)? {
-        guard let row = try await db.select().columns(Self.columns + ["password_hash"]).from("staff_accounts")
-            .where("username_key", .equal, usernameKey(username))
-            .where("deleted_at", .is, SQLLiteral.null)
-            .first()
+        guard
+            let row = try await db.select().columns(Self.columns + ["password_hash"]).from("staff_accounts")
+                .where("username_key", .equal, usernameKey(username))
+                .where("deleted_at", .is, SQLLiteral.null)
+                .first()
         else { return nil }
         return (try account(from: row), try row.decode(column: "password_hash", as: String.self))
     }
@@ -205,7 +227,9 @@ package struct StaffAccountRepository: Sendable {
     /// name) in the same statement; `decode` gets the account and the row, whose `details` columns are
     /// NULL for an account without one.
     package func list<Item: Sendable>(
-        _ query: StaffListQuery, beside details: AccountDetails?, on db: any SQLDatabase,
+        _ query: StaffListQuery,
+        beside details: AccountDetails?,
+        on db: any SQLDatabase,
         decode: (StaffAccount, any SQLRow) throws -> Item
     ) async throws -> PageOf<Item> {
         let table = "staff_accounts"
@@ -236,13 +260,17 @@ package struct StaffAccountRepository: Sendable {
         var columns = (Self.columns + ["username_key"]).map { SQLColumn($0, table: table) }
         if let details { columns += details.columns.map { SQLColumn($0, table: details.table) } }
         return try await db.seek(
-            query.page, order: ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: table)], descending: query.descending),
+            query.page,
+            order: ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: table)], descending: query.descending),
             columns: columns,
             rows: { builder in
                 guard let details else { return accounts(builder) }
                 return accounts(builder).join(
-                    SQLIdentifier(details.table), method: SQLJoinMethod.left,
-                    on: SQLColumn(details.accountID, table: details.table), .equal, SQLColumn("id", table: table)
+                    SQLIdentifier(details.table),
+                    method: SQLJoinMethod.left,
+                    on: SQLColumn(details.accountID, table: details.table),
+                    .equal,
+                    SQLColumn("id", table: table)
                 )
             },
             counted: details == nil ? nil : accounts,
@@ -262,8 +290,13 @@ package struct StaffAccountRepository: Sendable {
         try await db.insert(into: "physician_profiles")
             .columns("account_id", "first_name", "middle_name", "last_name", "practice_location", "practice_phone", "medical_id_number")
             .values(
-                SQLBind(accountID), SQLBind(profile.firstName), SQLBind(profile.middleName), SQLBind(profile.lastName),
-                SQLBind(profile.practiceLocation), SQLBind(profile.practicePhone), SQLBind(profile.medicalIDNumber)
+                SQLBind(accountID),
+                SQLBind(profile.firstName),
+                SQLBind(profile.middleName),
+                SQLBind(profile.lastName),
+                SQLBind(profile.practiceLocation),
+                SQLBind(profile.practicePhone),
+                SQLBind(profile.medicalIDNumber)
             )
             .run()
     }
@@ -278,9 +311,10 @@ package struct StaffAccountRepository: Sendable {
     }
 
     package func physicianProfile(accountID: Int64, on db: any SQLDatabase) async throws -> PhysicianProfile? {
-        guard let row = try await db.select()
-            .columns("first_name", "middle_name", "last_name", "practice_location", "practice_phone", "medical_id_number")
-            .from("physician_profiles").where("account_id", .equal, accountID).first()
+        guard
+            let row = try await db.select()
+                .columns("first_name", "middle_name", "last_name", "practice_location", "practice_phone", "medical_id_number")
+                .from("physician_profiles").where("account_id", .equal, accountID).first()
         else { return nil }
         return PhysicianProfile(
             firstName: try row.decode(column: "first_name", as: String.self),

@@ -92,8 +92,13 @@ public struct AuditEvent: Sendable, Equatable {
     public var detail: String?
 
     public init(
-        actor: AuditActor, action: AuditAction, recordType: String? = nil, recordID: String? = nil,
-        outcome: AuditOutcome = .success, origin: AuditOrigin, detail: String? = nil
+        actor: AuditActor,
+        action: AuditAction,
+        recordType: String? = nil,
+        recordID: String? = nil,
+        outcome: AuditOutcome = .success,
+        origin: AuditOrigin,
+        detail: String? = nil
     ) {
         self.actor = actor
         self.action = action
@@ -120,7 +125,20 @@ public struct AuditEntry: Sendable, Equatable {
     public var userAgent: String?
     public var detail: String?
 
-    package init(id: Int64, occurredAt: Date, actorAccountID: Int64? = nil, actorRole: String? = nil, actorName: String? = nil, action: String, recordType: String? = nil, recordID: String? = nil, outcome: String, address: String? = nil, userAgent: String? = nil, detail: String? = nil) {
+    package init(
+        id: Int64,
+        occurredAt: Date,
+        actorAccountID: Int64? = nil,
+        actorRole: String? = nil,
+        actorName: String? = nil,
+        action: String,
+        recordType: String? = nil,
+        recordID: String? = nil,
+        outcome: String,
+        address: String? = nil,
+        userAgent: String? = nil,
+        detail: String? = nil
+    ) {
         self.id = id
         self.occurredAt = occurredAt
         self.actorAccountID = actorAccountID
@@ -179,15 +197,31 @@ public struct AuditLog: Sendable {
     private func insert(_ events: ArraySlice<AuditEvent>, occurredAt: Int64, on db: any SQLDatabase) async throws {
         let insert = db.insert(into: "audit_log")
             .columns(
-                "occurred_at", "actor_account_id", "actor_role", "actor_name", "action", "record_type", "record_id",
-                "outcome", "address", "user_agent", "detail"
+                "occurred_at",
+                "actor_account_id",
+                "actor_role",
+                "actor_name",
+                "action",
+                "record_type",
+                "record_id",
+                "outcome",
+                "address",
+                "user_agent",
+                "detail"
             )
         for event in events {
             insert.values(
-                SQLBind(occurredAt), SQLBind(event.actor.accountID), SQLBind(event.actor.role),
-                SQLBind(event.actor.name), SQLBind(event.action.rawValue), SQLBind(event.recordType),
-                SQLBind(event.recordID), SQLBind(event.outcome.rawValue), SQLBind(event.origin.address.map { String($0.prefix(100)) }),
-                SQLBind(event.origin.userAgent.map { String($0.prefix(400)) }), SQLBind(event.detail)
+                SQLBind(occurredAt),
+                SQLBind(event.actor.accountID),
+                SQLBind(event.actor.role),
+                SQLBind(event.actor.name),
+                SQLBind(event.action.rawValue),
+                SQLBind(event.recordType),
+                SQLBind(event.recordID),
+                SQLBind(event.outcome.rawValue),
+                SQLBind(event.origin.address.map { String($0.prefix(100)) }),
+                SQLBind(event.origin.userAgent.map { String($0.prefix(400)) }),
+                SQLBind(event.detail)
             )
         }
         try await insert.run()
@@ -203,7 +237,8 @@ public struct AuditLog: Sendable {
         }
         return try await StatementPlanning.forValues(if: byName) {
             try await db.seek(
-                query.page, order: ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true),
+                query.page,
+                order: ListOrder("time", keys: [.integer("occurred_at"), .integer("id")], descending: true),
                 rows: { filtered($0.from("audit_log"), query) },
                 counted: byName ? countedInOrder : nil,
                 decode: decode

@@ -57,7 +57,9 @@ package struct RecordOpenings: Sendable {
                 let action = try row.decode(column: "action", as: String.self)
                 return Opening(
                     openedAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
-                    by: name.map { "\($0), \(role)" } ?? "A member of staff", role: role, name: name,
+                    by: name.map { "\($0), \(role)" } ?? "A member of staff",
+                    role: role,
+                    name: name,
                     why: reasons.first { $0.key.rawValue == action }?.value ?? "Opened your record"
                 )
             }

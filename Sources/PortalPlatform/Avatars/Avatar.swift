@@ -10,13 +10,13 @@ public struct Avatar: Sendable, Equatable, Identifiable {
     /// Every member avatar; program settings choose which of them are offered.
     public static let memberSet: [Avatar] = [
         ("sun", "Sun"), ("moon", "Moon"), ("leaf", "Leaf"), ("flower", "Flower"),
-        ("star", "Star"), ("heart", "Heart"), ("wave", "Wave"), ("bird", "Bird"),
+        ("star", "Star"), ("heart", "Heart"), ("wave", "Wave"), ("bird", "Bird")
     ].map { Avatar(id: $0.0, name: $0.1, isMedical: false) }
 
     /// Every medical-professional avatar; each shows a white cross on a badge.
     public static let medicalSet: [Avatar] = [
         ("medical-heart", "Heart with medical mark"), ("medical-leaf", "Leaf with medical mark"),
-        ("medical-star", "Star with medical mark"), ("medical-sun", "Sun with medical mark"),
+        ("medical-star", "Star with medical mark"), ("medical-sun", "Sun with medical mark")
     ].map { Avatar(id: $0.0, name: $0.1, isMedical: true) }
 
     /// The member avatar used when she chooses none.

@@ -3,7 +3,7 @@ import SQLiteNIO
 import ZIPFoundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `careportal backup`: a running database and its data folder in one ZIP archive. A SQLite database is
@@ -64,7 +64,12 @@ package enum DataBackup {
 
         let partial = "\(work)/archive.zip"
         let manifest = try writeArchive(
-            at: partial, database: copy, dataDirectory: data, files: files, schemaVersion: schemaVersion, now: now
+            at: partial,
+            database: copy,
+            dataDirectory: data,
+            files: files,
+            schemaVersion: schemaVersion,
+            now: now
         )
         try sync(partial)
         // A link, not a rename, so an archive someone made meanwhile under the same name is never replaced.
@@ -170,8 +175,12 @@ package enum DataBackup {
     }
 
     private static func writeArchive(
-        at path: String, database: (path: String, entryName: String, compression: CompressionMethod), dataDirectory: String, files: [String],
-        schemaVersion: Int, now: Date
+        at path: String,
+        database: (path: String, entryName: String, compression: CompressionMethod),
+        dataDirectory: String,
+        files: [String],
+        schemaVersion: Int,
+        now: Date
     ) throws -> BackupManifest {
         let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
         // Before anything is in it: the archive holds the database and the sealing key.
@@ -182,15 +191,20 @@ package enum DataBackup {
         var entries: [BackupManifest.File] = []
         for file in files {
             // A file removed since the folder was read is left out: its row was deleted after the copy.
-            if let entry = try add("\(dataDirectory)/\(file)", as: BackupManifest.dataFolderPrefix + file, to: archive, compression: .none, now: now) {
+            if let entry = try add("\(dataDirectory)/\(file)", as: BackupManifest.dataFolderPrefix + file, to: archive, compression: .none, now: now)
+            {
                 entries.append(entry)
             }
         }
         let manifest = BackupManifest(schemaVersion: schemaVersion, createdAt: now, database: databaseEntry, files: entries)
         let bytes = try manifest.encoded()
         try archive.addEntry(
-            with: BackupManifest.entryName, type: .file, uncompressedSize: Int64(bytes.count), modificationDate: now,
-            permissions: 0o600, compressionMethod: .deflate
+            with: BackupManifest.entryName,
+            type: .file,
+            uncompressedSize: Int64(bytes.count),
+            modificationDate: now,
+            permissions: 0o600,
+            compressionMethod: .deflate
         ) { position, size in
             bytes.subdata(in: Int(position)..<Int(position) + size)
         }
@@ -199,7 +213,11 @@ package enum DataBackup {
 
     /// Adds one file, reading it once for the archive and its SHA-256; nil when it is gone.
     private static func add(
-        _ path: String, as name: String, to archive: Archive, compression: CompressionMethod, now: Date
+        _ path: String,
+        as name: String,
+        to archive: Archive,
+        compression: CompressionMethod,
+        now: Date
     ) throws -> BackupManifest.File? {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
@@ -213,8 +231,13 @@ package enum DataBackup {
         let mode = Int(status.st_mode & 0o777)
         var digest = FileDigest()
         try archive.addEntry(
-            with: name, type: .file, uncompressedSize: size, modificationDate: now, permissions: UInt16(mode),
-            compressionMethod: compression, bufferSize: chunkSize
+            with: name,
+            type: .file,
+            uncompressedSize: size,
+            modificationDate: now,
+            permissions: UInt16(mode),
+            compressionMethod: compression,
+            bufferSize: chunkSize
         ) { _, count in
             let bytes = try handle.read(upToCount: count) ?? Data()
             digest.update(bytes)

@@ -2,7 +2,7 @@ import Foundation
 import ZIPFoundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `careportal restore`: a backup archive back into an empty place — a SQLite database file that does not
@@ -32,7 +32,10 @@ package enum DataRestore {
     private static let manifestLimit: Int64 = 64 * 1024 * 1024
 
     package static func restore(
-        archivePath: String, into target: Target, dataDirectory: String, latestSchemaVersion: Int
+        archivePath: String,
+        into target: Target,
+        dataDirectory: String,
+        latestSchemaVersion: Int
     ) throws -> BackupReport {
         let source = DataBackup.absolute(archivePath)
         var database = ""
@@ -49,10 +52,12 @@ package enum DataRestore {
         }
         let manifest = try readManifest(of: archive, at: source)
         guard manifest.schemaVersion <= latestSchemaVersion else {
-            throw BackupRefused("""
+            throw BackupRefused(
+                """
                 \(source) holds a database at schema version \(manifest.schemaVersion); this CarePortal knows versions \
                 up to \(latestSchemaVersion). Restore it with the CarePortal that made it, or a newer one (nothing was restored).
-                """)
+                """
+            )
         }
         let entries = try matchEntries(of: archive, to: manifest, databaseEntry: target.entryName, at: source)
         for (file, entry) in entries {
@@ -126,10 +131,12 @@ package enum DataRestore {
     private static func refuseUnlessEmpty(database: String?, dataDirectory: String) throws {
         for suffix in ["", "-wal", "-journal"] where database.map({ FileManager.default.fileExists(atPath: $0 + suffix) }) ?? false {
             let database = database!
-            throw BackupRefused("""
+            throw BackupRefused(
+                """
                 \(database + suffix) already exists. A restore never replaces a database: point DATABASE_URL at a new \
                 file, or move the old one away first (nothing was restored).
-                """)
+                """
+            )
         }
         if FileManager.default.fileExists(atPath: dataDirectory) {
             guard DataBackup.isFolder(dataDirectory) else {
@@ -137,10 +144,12 @@ package enum DataRestore {
             }
             let present = (try? FileManager.default.contentsOfDirectory(atPath: dataDirectory)) ?? []
             guard present.isEmpty else {
-                throw BackupRefused("""
+                throw BackupRefused(
+                    """
                     DATA_DIR (\(dataDirectory)) is not empty (it holds \(present.sorted().prefix(3).joined(separator: ", "))\
                     \(present.count > 3 ? ", …" : "")). A restore never replaces uploads: give an empty or new folder (nothing was restored).
-                    """)
+                    """
+                )
             }
         }
     }
@@ -168,10 +177,12 @@ package enum DataRestore {
             throw BackupRefused("\(source) is not a CarePortal backup (nothing was restored).")
         }
         guard manifest.formatVersion <= BackupManifest.currentFormatVersion else {
-            throw BackupRefused("""
+            throw BackupRefused(
+                """
                 \(source) was made by a newer CarePortal (backup format \(manifest.formatVersion)); restore it with that \
                 version (nothing was restored).
-                """)
+                """
+            )
         }
         return manifest
     }
@@ -179,7 +190,10 @@ package enum DataRestore {
     /// Pairs each file the manifest names with its entry; refuses names that could point outside the
     /// data folder, files missing from the archive and entries the manifest does not name.
     private static func matchEntries(
-        of archive: Archive, to manifest: BackupManifest, databaseEntry: String, at source: String
+        of archive: Archive,
+        to manifest: BackupManifest,
+        databaseEntry: String,
+        at source: String
     ) throws -> [(BackupManifest.File, Entry)] {
         guard manifest.database.path == databaseEntry else {
             let other = [BackupManifest.databaseEntryName: "SQLite", BackupManifest.postgresDumpEntryName: "PostgreSQL"][manifest.database.path]
@@ -191,8 +205,8 @@ package enum DataRestore {
         var expected: [String: BackupManifest.File] = [manifest.database.path: manifest.database]
         for file in manifest.files {
             guard file.path.hasPrefix(BackupManifest.dataFolderPrefix),
-                  isSafeRelativePath(String(file.path.dropFirst(BackupManifest.dataFolderPrefix.count))),
-                  expected.updateValue(file, forKey: file.path) == nil
+                isSafeRelativePath(String(file.path.dropFirst(BackupManifest.dataFolderPrefix.count))),
+                expected.updateValue(file, forKey: file.path) == nil
             else {
                 throw damaged(source, "its manifest names a file it may not: \(file.path)")
             }
@@ -221,7 +235,11 @@ package enum DataRestore {
     /// Reads an entry through, handing each piece to `consume`, and refuses it unless its size and
     /// SHA-256 are the manifest's.
     private static func extract(
-        _ entry: Entry, of archive: Archive, checkedAgainst file: BackupManifest.File, source: String, consume: (Data) throws -> Void
+        _ entry: Entry,
+        of archive: Archive,
+        checkedAgainst file: BackupManifest.File,
+        source: String,
+        consume: (Data) throws -> Void
     ) throws {
         var digest = FileDigest()
         do {
@@ -246,10 +264,15 @@ package enum DataRestore {
     /// Writes one entry to a new file at `target` (its folders made as needed), checked as it is written,
     /// with the permissions it had.
     private static func writeFile(
-        _ entry: Entry, of archive: Archive, checkedAgainst file: BackupManifest.File, to target: String, source: String
+        _ entry: Entry,
+        of archive: Archive,
+        checkedAgainst file: BackupManifest.File,
+        to target: String,
+        source: String
     ) throws {
         try FileManager.default.createDirectory(
-            atPath: DataBackup.parent(of: target), withIntermediateDirectories: true
+            atPath: DataBackup.parent(of: target),
+            withIntermediateDirectories: true
         )
         let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw BackupRefused("Could not create \(target): \(DataBackup.describe(errno)).") }

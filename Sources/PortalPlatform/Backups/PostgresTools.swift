@@ -39,8 +39,11 @@ package struct PostgresTools: Sendable {
 
     /// The dump at `path` into the (empty) database, all or nothing.
     package func restore(from path: String) throws {
-        try run("pg_restore", ["--no-owner", "--no-privileges", "--exit-on-error", "--single-transaction", "--dbname=\(database)", path],
-                doing: "restore the database")
+        try run(
+            "pg_restore",
+            ["--no-owner", "--no-privileges", "--exit-on-error", "--single-transaction", "--dbname=\(database)", path],
+            doing: "restore the database"
+        )
     }
 
     /// Runs one of PostgreSQL's programs from PATH; throws `BackupRefused` with what it said when it fails.

@@ -157,9 +157,11 @@ package struct ChartTable: Sendable, Hashable, Encodable {
         self.caption = caption
         self.columns = columns
         self.rows = rows.map { texts in
-            Row(cells: texts.enumerated().map { index, text in
-                Cell(text: text, numeric: index < columns.count && columns[index].numeric, header: index == 0)
-            })
+            Row(
+                cells: texts.enumerated().map { index, text in
+                    Cell(text: text, numeric: index < columns.count && columns[index].numeric, header: index == 0)
+                }
+            )
         }
     }
 }
@@ -236,10 +238,14 @@ extension ChartFigure {
         func text(_ value: String) -> String { HTMLEscaping.escape(value) }
         func number(_ value: Double) -> String { "\(value)" }
         var html = ""
-        html.reserveCapacity(1_024 + boxes.count * 160 + labels.count * 120 + strokes.count * 100 + table.rows.count * 80 * max(1, table.columns.count))
+        html.reserveCapacity(
+            1_024 + boxes.count * 160 + labels.count * 120 + strokes.count * 100 + table.rows.count * 80 * max(1, table.columns.count)
+        )
         let width = number(ChartGeometry.rounded(self.width)), height = number(ChartGeometry.rounded(self.height))
         html += #"<figure class="chart" data-chart-figure="\#(text(id))">"# + "\n"
-        html += #"<svg class="chart__svg" role="img" aria-labelledby="\#(text(titleID)) \#(text(summaryID))" viewBox="0 0 \#(width) \#(height)" width="100%" preserveAspectRatio="xMinYMin meet" data-chart="\#(text(id))">"# + "\n"
+        html +=
+            #"<svg class="chart__svg" role="img" aria-labelledby="\#(text(titleID)) \#(text(summaryID))" viewBox="0 0 \#(width) \#(height)" width="100%" preserveAspectRatio="xMinYMin meet" data-chart="\#(text(id))">"#
+            + "\n"
         html += #"  <title id="\#(text(titleID))">\#(text(title))</title>"# + "\n"
         html += #"  <desc id="\#(text(summaryID))">\#(text(summary))</desc>"# + "\n"
         html += "  <defs>\n"
@@ -249,10 +255,14 @@ extension ChartFigure {
             if pattern.solid {
                 html += #"      <rect width="8" height="8" fill="\#(colour)"></rect>"# + "\n"
             } else {
-                html += ##"      <rect width="8" height="8" fill="#ffffff"></rect><rect width="8" height="8" fill="\##(colour)" fill-opacity="0.25"></rect>"## + "\n"
+                html +=
+                    ##"      <rect width="8" height="8" fill="#ffffff"></rect><rect width="8" height="8" fill="\##(colour)" fill-opacity="0.25"></rect>"##
+                    + "\n"
             }
             if pattern.stripes { html += #"      <path d="M-2 2L2 -2M0 8L8 0M6 10L10 6" stroke="\#(colour)" stroke-width="2.5"></path>"# + "\n" }
-            if pattern.reverseStripes { html += #"      <path d="M-2 6L2 10M0 0L8 8M6 -2L10 2" stroke="\#(colour)" stroke-width="2.5"></path>"# + "\n" }
+            if pattern.reverseStripes {
+                html += #"      <path d="M-2 6L2 10M0 0L8 8M6 -2L10 2" stroke="\#(colour)" stroke-width="2.5"></path>"# + "\n"
+            }
             if pattern.dots { html += #"      <circle cx="4" cy="4" r="2.4" fill="\#(colour)"></circle>"# + "\n" }
             if pattern.grid { html += #"      <path d="M0 4H8M4 0V8" stroke="\#(colour)" stroke-width="2"></path>"# + "\n" }
             if pattern.rows { html += #"      <path d="M0 2H8M0 6H8" stroke="\#(colour)" stroke-width="2"></path>"# + "\n" }

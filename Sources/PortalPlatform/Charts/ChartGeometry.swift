@@ -86,8 +86,14 @@ package enum ChartGeometry {
         (0..<count).map { index in
             let kind = index % 6
             return ChartFigure.Pattern(
-                id: "\(chartID)-pattern-\(index)", colour: colours[index % colours.count],
-                solid: kind == 0, stripes: kind == 1, reverseStripes: kind == 4, dots: kind == 2, grid: kind == 3, rows: kind == 5
+                id: "\(chartID)-pattern-\(index)",
+                colour: colours[index % colours.count],
+                solid: kind == 0,
+                stripes: kind == 1,
+                reverseStripes: kind == 4,
+                dots: kind == 2,
+                grid: kind == 3,
+                rows: kind == 5
             )
         }
     }
@@ -119,19 +125,35 @@ package enum ChartGeometry {
     }
 
     package static func label(
-        _ text: String, x: Double, y: Double, anchor: String = "start", className: String = "chart__label",
-        room: Double? = nil, size: Double = labelSize, rotation: Int? = nil
+        _ text: String,
+        x: Double,
+        y: Double,
+        anchor: String = "start",
+        className: String = "chart__label",
+        room: Double? = nil,
+        size: Double = labelSize,
+        rotation: Int? = nil
     ) -> ChartFigure.Label {
         let fitted = room.map { fit(text, room: $0, size: size) } ?? (shown: text, full: nil)
         return ChartFigure.Label(
-            x: x, y: y, text: fitted.shown, anchor: anchor, className: className, rotation: rotation, fullText: fitted.full
+            x: x,
+            y: y,
+            text: fitted.shown,
+            anchor: anchor,
+            className: className,
+            rotation: rotation,
+            fullText: fitted.full
         )
     }
 
     /// The legend: one swatch and name per series, in rows across the top of the drawing. Returns its
     /// shapes and the height it takes.
     package static func legend(
-        _ names: [String], patterns: [ChartFigure.Pattern], top: Double, left: Double = 10, right: Double = width - 10
+        _ names: [String],
+        patterns: [ChartFigure.Pattern],
+        top: Double,
+        left: Double = 10,
+        right: Double = width - 10
     ) -> (boxes: [ChartFigure.Box], labels: [ChartFigure.Label], height: Double) {
         guard names.count > 1 else { return ([], [], 0) }
         var boxes: [ChartFigure.Box] = []
@@ -147,9 +169,17 @@ package enum ChartGeometry {
                 y += 26
             }
             boxes.append(ChartFigure.Box(x: x, y: y, width: 18, height: 18, fill: "url(#\(patterns[index].id))", tooltip: nil))
-            labels.append(ChartFigure.Label(
-                x: x + 24, y: y + 14, text: fitted.shown, anchor: "start", className: "chart__label", rotation: nil, fullText: fitted.full
-            ))
+            labels.append(
+                ChartFigure.Label(
+                    x: x + 24,
+                    y: y + 14,
+                    text: fitted.shown,
+                    anchor: "start",
+                    className: "chart__label",
+                    rotation: nil,
+                    fullText: fitted.full
+                )
+            )
             x += itemWidth
         }
         return (boxes, labels, y - top + 34)
@@ -162,7 +192,11 @@ package enum ChartGeometry {
 
     /// Grid lines, tick labels and the axis line of a value axis running up the drawing.
     package static func verticalValueAxis(
-        ticks: [Double], format: (Double) -> String, scale: (Double) -> Double, left: Double, right: Double
+        ticks: [Double],
+        format: (Double) -> String,
+        scale: (Double) -> Double,
+        left: Double,
+        right: Double
     ) -> (strokes: [ChartFigure.Stroke], labels: [ChartFigure.Label]) {
         var strokes: [ChartFigure.Stroke] = []
         var labels: [ChartFigure.Label] = []

@@ -15,8 +15,14 @@ package struct BarChart: Sendable {
     package var csvPath: String?
 
     package init(
-        id: String, title: String, summary: String, categories: [String], series: [ChartSeries],
-        valueAxisTitle: String, categoryTitle: String, csvPath: String? = nil
+        id: String,
+        title: String,
+        summary: String,
+        categories: [String],
+        series: [ChartSeries],
+        valueAxisTitle: String,
+        categoryTitle: String,
+        csvPath: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -52,8 +58,16 @@ package struct BarChart: Sendable {
         for tick in ticks {
             let x = scale(tick)
             strokes.append(.init(path: g.line(x, plotTop, x, plotBottom), className: "chart__grid", colour: nil, dashes: nil))
-            labels.append(g.label(ChartFormat.decimal(tick, places: tick == tick.rounded() ? 0 : 1), x: x, y: plotBottom + 20,
-                                  anchor: "middle", className: "chart__tick", size: g.tickSize))
+            labels.append(
+                g.label(
+                    ChartFormat.decimal(tick, places: tick == tick.rounded() ? 0 : 1),
+                    x: x,
+                    y: plotBottom + 20,
+                    anchor: "middle",
+                    className: "chart__tick",
+                    size: g.tickSize
+                )
+            )
         }
         for (row, category) in categories.enumerated() {
             let groupTop = plotTop + groupHeight * Double(row) + 7
@@ -65,18 +79,38 @@ package struct BarChart: Sendable {
                 let end = scale(max(0, value.number ?? 0))
                 let tooltip = series.count > 1 ? "\(category), \(run.name): \(value.text)" : "\(category): \(value.text)"
                 if value.number != nil {
-                    boxes.append(.init(x: plotLeft, y: y, width: end - plotLeft, height: barHeight, fill: "url(#\(patterns[index].id))", tooltip: tooltip))
+                    boxes.append(
+                        .init(x: plotLeft, y: y, width: end - plotLeft, height: barHeight, fill: "url(#\(patterns[index].id))", tooltip: tooltip)
+                    )
                 }
                 labels.append(g.label(value.text, x: end + 6, y: y + 16, className: "chart__value", room: g.width - 10 - end - 6))
             }
         }
         strokes.append(.init(path: g.line(plotLeft, plotTop, plotLeft, plotBottom), className: "chart__axis", colour: nil, dashes: nil))
         let height = plotBottom + 52
-        labels.append(g.label(valueAxisTitle, x: (plotLeft + plotRight) / 2, y: height - 10, anchor: "middle",
-                              className: "chart__axis-title", room: plotRight - plotLeft, size: g.titleSize))
+        labels.append(
+            g.label(
+                valueAxisTitle,
+                x: (plotLeft + plotRight) / 2,
+                y: height - 10,
+                anchor: "middle",
+                className: "chart__axis-title",
+                room: plotRight - plotLeft,
+                size: g.titleSize
+            )
+        )
         return ChartFigure(
-            id: id, title: title, summary: summary, width: g.width, height: height, patterns: patterns, strokes: strokes,
-            boxes: boxes, marks: [], labels: labels, table: ChartTable.of(caption: title, categoryTitle: categoryTitle, categories: categories, series: series),
+            id: id,
+            title: title,
+            summary: summary,
+            width: g.width,
+            height: height,
+            patterns: patterns,
+            strokes: strokes,
+            boxes: boxes,
+            marks: [],
+            labels: labels,
+            table: ChartTable.of(caption: title, categoryTitle: categoryTitle, categories: categories, series: series),
             csvPath: csvPath
         )
     }
@@ -96,8 +130,15 @@ package struct ColumnChart: Sendable {
     package var csvPath: String?
 
     package init(
-        id: String, title: String, summary: String, categories: [String], series: [ChartSeries],
-        valueAxisTitle: String, categoryTitle: String, stacked: Bool = false, csvPath: String? = nil
+        id: String,
+        title: String,
+        summary: String,
+        categories: [String],
+        series: [ChartSeries],
+        valueAxisTitle: String,
+        categoryTitle: String,
+        stacked: Bool = false,
+        csvPath: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -113,8 +154,15 @@ package struct ColumnChart: Sendable {
     package var figure: ChartFigure {
         let g = ChartGeometry.self
         let patterns = g.patterns(chartID: id, count: series.count)
-        var axes = TimeAxes(id: id, categories: categories, series: series, valueAxisTitle: valueAxisTitle,
-                            categoryTitle: categoryTitle, stacked: stacked, endLabels: false)
+        var axes = TimeAxes(
+            id: id,
+            categories: categories,
+            series: series,
+            valueAxisTitle: valueAxisTitle,
+            categoryTitle: categoryTitle,
+            stacked: stacked,
+            endLabels: false
+        )
         let slot = axes.slot
         let groupWidth = slot * 0.8
         var boxes = axes.boxes
@@ -133,8 +181,16 @@ package struct ColumnChart: Sendable {
                 } else {
                     let width = groupWidth / Double(series.count)
                     let top = axes.y(number)
-                    boxes.append(.init(x: left + width * Double(index), y: top, width: max(1, width - 1), height: axes.plotBottom - top,
-                                       fill: fill, tooltip: tooltip))
+                    boxes.append(
+                        .init(
+                            x: left + width * Double(index),
+                            y: top,
+                            width: max(1, width - 1),
+                            height: axes.plotBottom - top,
+                            fill: fill,
+                            tooltip: tooltip
+                        )
+                    )
                 }
             }
         }
@@ -158,8 +214,15 @@ package struct LineChart: Sendable {
     package var csvPath: String?
 
     package init(
-        id: String, title: String, summary: String, categories: [String], series: [ChartSeries],
-        valueAxisTitle: String, categoryTitle: String, maximum: Double? = nil, csvPath: String? = nil
+        id: String,
+        title: String,
+        summary: String,
+        categories: [String],
+        series: [ChartSeries],
+        valueAxisTitle: String,
+        categoryTitle: String,
+        maximum: Double? = nil,
+        csvPath: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -177,8 +240,16 @@ package struct LineChart: Sendable {
     package var figure: ChartFigure {
         let g = ChartGeometry.self
         let patterns = g.patterns(chartID: id, count: series.count)
-        var axes = TimeAxes(id: id, categories: categories, series: series, valueAxisTitle: valueAxisTitle,
-                            categoryTitle: categoryTitle, stacked: false, endLabels: true, maximum: maximum)
+        var axes = TimeAxes(
+            id: id,
+            categories: categories,
+            series: series,
+            valueAxisTitle: valueAxisTitle,
+            categoryTitle: categoryTitle,
+            stacked: false,
+            endLabels: true,
+            maximum: maximum
+        )
         var marks: [ChartFigure.Mark] = []
         var endPoints: [(index: Int, y: Double)] = []
         for (index, run) in series.enumerated() {
@@ -207,8 +278,15 @@ package struct LineChart: Sendable {
         if series.count > 1 {
             let placed = g.spread(endPoints.map { $0.y + 5 }, gap: 18, top: axes.plotTop + 5, bottom: axes.plotBottom + 5)
             for (position, end) in zip(placed, endPoints) {
-                axes.labels.append(g.label(series[end.index].name, x: axes.plotRight + 8, y: position, className: "chart__value",
-                                           room: g.width - 10 - axes.plotRight - 8))
+                axes.labels.append(
+                    g.label(
+                        series[end.index].name,
+                        x: axes.plotRight + 8,
+                        y: position,
+                        className: "chart__value",
+                        room: g.width - 10 - axes.plotRight - 8
+                    )
+                )
             }
         }
         return axes.figure(title: title, summary: summary, patterns: patterns, marks: marks, csvPath: csvPath)
@@ -243,8 +321,14 @@ struct TimeAxes {
     var labels: [ChartFigure.Label] = []
 
     init(
-        id: String, categories: [String], series: [ChartSeries], valueAxisTitle: String, categoryTitle: String,
-        stacked: Bool, endLabels: Bool, maximum: Double? = nil
+        id: String,
+        categories: [String],
+        series: [ChartSeries],
+        valueAxisTitle: String,
+        categoryTitle: String,
+        stacked: Bool,
+        endLabels: Bool,
+        maximum: Double? = nil
     ) {
         let g = ChartGeometry.self
         self.id = id
@@ -253,19 +337,21 @@ struct TimeAxes {
         let legend = g.legend(series.map(\.name), patterns: patterns, top: 10)
         boxes = legend.boxes
         labels = legend.labels
-        let largest: Double = if stacked {
-            categories.indices.map { column in
-                series.reduce(0) { $0 + max(0, (column < $1.values.count ? $1.values[column].number : nil) ?? 0) }
-            }.max() ?? 0
-        } else {
-            series.flatMap(\.values).compactMap(\.number).max() ?? 0
-        }
+        let largest: Double =
+            if stacked {
+                categories.indices.map { column in
+                    series.reduce(0) { $0 + max(0, (column < $1.values.count ? $1.values[column].number : nil) ?? 0) }
+                }.max() ?? 0
+            } else {
+                series.flatMap(\.values).compactMap(\.number).max() ?? 0
+            }
         let ticks = g.ticks(upTo: max(maximum ?? 0, largest))
         topValue = ticks.last ?? 1
         let tickTexts = ticks.map { ChartFormat.decimal($0, places: $0 == $0.rounded() ? 0 : 1) }
         let tickRoom = tickTexts.map { g.textWidth($0, size: g.tickSize) }.max() ?? 0
         plotLeft = 10 + 22 + tickRoom + 10
-        let endRoom = endLabels && series.count > 1
+        let endRoom =
+            endLabels && series.count > 1
             ? min(180, (series.map { g.textWidth($0.name, size: g.labelSize) }.max() ?? 0) + 16) : 10
         plotRight = g.width - 10 - endRoom
         plotTop = 10 + legend.height + 10
@@ -275,8 +361,13 @@ struct TimeAxes {
         self.categoryTitle = categoryTitle
 
         let scale = { [plotTop, plotBottom, topValue] (value: Double) in plotBottom - (plotBottom - plotTop) * value / topValue }
-        let axis = g.verticalValueAxis(ticks: ticks, format: { ChartFormat.decimal($0, places: $0 == $0.rounded() ? 0 : 1) },
-                                       scale: scale, left: plotLeft, right: plotRight)
+        let axis = g.verticalValueAxis(
+            ticks: ticks,
+            format: { ChartFormat.decimal($0, places: $0 == $0.rounded() ? 0 : 1) },
+            scale: scale,
+            left: plotLeft,
+            right: plotRight
+        )
         strokes += axis.strokes
         labels += axis.labels
         strokes.append(.init(path: g.line(plotLeft, plotBottom, plotRight, plotBottom), className: "chart__axis", colour: nil, dashes: nil))
@@ -288,11 +379,30 @@ struct TimeAxes {
             let room = min(slot * Double(stride) - 6, 2 * min(x - 10, g.width - 10 - x))
             labels.append(g.label(category, x: x, y: plotBottom + 20, anchor: "middle", className: "chart__tick", room: room, size: g.tickSize))
         }
-        labels.append(g.label(categoryTitle, x: (plotLeft + plotRight) / 2, y: height - 12, anchor: "middle",
-                              className: "chart__axis-title", room: plotRight - plotLeft, size: g.titleSize))
+        labels.append(
+            g.label(
+                categoryTitle,
+                x: (plotLeft + plotRight) / 2,
+                y: height - 12,
+                anchor: "middle",
+                className: "chart__axis-title",
+                room: plotRight - plotLeft,
+                size: g.titleSize
+            )
+        )
         let middle = (plotTop + plotBottom) / 2
-        labels.append(g.label(valueAxisTitle, x: 20, y: middle, anchor: "middle", className: "chart__axis-title",
-                              room: plotBottom - plotTop, size: g.titleSize, rotation: -90))
+        labels.append(
+            g.label(
+                valueAxisTitle,
+                x: 20,
+                y: middle,
+                anchor: "middle",
+                className: "chart__axis-title",
+                room: plotBottom - plotTop,
+                size: g.titleSize,
+                rotation: -90
+            )
+        )
     }
 
     var slot: Double { (plotRight - plotLeft) / Double(max(1, categories.count)) }
@@ -303,9 +413,18 @@ struct TimeAxes {
 
     func figure(title: String, summary: String, patterns: [ChartFigure.Pattern], marks: [ChartFigure.Mark], csvPath: String?) -> ChartFigure {
         ChartFigure(
-            id: id, title: title, summary: summary, width: ChartGeometry.width, height: height, patterns: patterns,
-            strokes: strokes, boxes: boxes, marks: marks, labels: labels,
-            table: ChartTable.of(caption: title, categoryTitle: categoryTitle, categories: categories, series: series), csvPath: csvPath
+            id: id,
+            title: title,
+            summary: summary,
+            width: ChartGeometry.width,
+            height: height,
+            patterns: patterns,
+            strokes: strokes,
+            boxes: boxes,
+            marks: marks,
+            labels: labels,
+            table: ChartTable.of(caption: title, categoryTitle: categoryTitle, categories: categories, series: series),
+            csvPath: csvPath
         )
     }
 }
@@ -341,7 +460,8 @@ package struct DivergingBarChart: Sendable {
         }
 
         package static func == (lhs: Row, rhs: Row) -> Bool {
-            lhs.label == rhs.label && lhs.counts == rhs.counts && lhs.figures?.levels == rhs.figures?.levels && lhs.figures?.total == rhs.figures?.total
+            lhs.label == rhs.label && lhs.counts == rhs.counts && lhs.figures?.levels == rhs.figures?.levels
+                && lhs.figures?.total == rhs.figures?.total
         }
 
         package func hash(into hasher: inout Hasher) {
@@ -366,9 +486,17 @@ package struct DivergingBarChart: Sendable {
     /// What the horizontal axis measures.
     package var axisTitle: String
 
-    package init(id: String, title: String, summary: String, levels: [String], rows: [Row], categoryTitle: String, csvPath: String? = nil,
-                 withheld: (below: Int, text: String)? = nil,
-                 axisTitle: String = "Share of answers: lower on the scale to the left, higher to the right") {
+    package init(
+        id: String,
+        title: String,
+        summary: String,
+        levels: [String],
+        rows: [Row],
+        categoryTitle: String,
+        csvPath: String? = nil,
+        withheld: (below: Int, text: String)? = nil,
+        axisTitle: String = "Share of answers: lower on the scale to the left, higher to the right"
+    ) {
         self.axisTitle = axisTitle
         self.id = id
         self.title = title
@@ -427,7 +555,8 @@ package struct DivergingBarChart: Sendable {
             }
             // A row with a count not shown draws no bar: its gap, or the others' lengths, would show it.
             guard figures.allSatisfy({ $0.number != nil }) else {
-                let words = figures.allSatisfy { $0.number == nil || $0.number == 0 } && withheld != nil
+                let words =
+                    figures.allSatisfy { $0.number == nil || $0.number == 0 } && withheld != nil
                     ? "Each count is \(withheld!.text)" : "Counts withheld: the numbers are in the table"
                 labels.append(g.label(words, x: centre, y: y + 16, anchor: "middle", className: "chart__value", room: half * 2))
                 noted.append(index)
@@ -452,7 +581,9 @@ package struct DivergingBarChart: Sendable {
             }
             for segment in segments where segment.width > 0 {
                 let tooltip = "\(row.label), \(levels[segment.level]): \(figures[segment.level].text) (\(ChartFormat.percent(shares[segment.level])))"
-                boxes.append(.init(x: segment.x, y: y, width: segment.width, height: 22, fill: "url(#\(patterns[segment.level].id))", tooltip: tooltip))
+                boxes.append(
+                    .init(x: segment.x, y: y, width: segment.width, height: 22, fill: "url(#\(patterns[segment.level].id))", tooltip: tooltip)
+                )
             }
         }
         // The centre line and the grid stop at the rows that show words, so no line runs through them.
@@ -468,11 +599,22 @@ package struct DivergingBarChart: Sendable {
             let x = centre + tick * half
             let path = spans.map { g.line(x, $0.lowerBound, x, $0.upperBound) }.joined()
             if !path.isEmpty { strokes.append(.init(path: path, className: tick == 0 ? "chart__axis" : "chart__grid", colour: nil, dashes: nil)) }
-            labels.append(g.label(ChartFormat.percent(abs(tick)), x: x, y: plotBottom + 20, anchor: "middle", className: "chart__tick", size: g.tickSize))
+            labels.append(
+                g.label(ChartFormat.percent(abs(tick)), x: x, y: plotBottom + 20, anchor: "middle", className: "chart__tick", size: g.tickSize)
+            )
         }
         let height = plotBottom + 52
-        labels.append(g.label(axisTitle, x: (plotLeft + plotRight) / 2,
-                              y: height - 10, anchor: "middle", className: "chart__axis-title", room: plotRight - plotLeft, size: g.titleSize))
+        labels.append(
+            g.label(
+                axisTitle,
+                x: (plotLeft + plotRight) / 2,
+                y: height - 10,
+                anchor: "middle",
+                className: "chart__axis-title",
+                room: plotRight - plotLeft,
+                size: g.titleSize
+            )
+        )
         let table = ChartTable(
             caption: title,
             columns: [ChartTable.Column(categoryTitle, numeric: false)] + levels.map { ChartTable.Column($0) } + [ChartTable.Column("Answers")],
@@ -483,15 +625,26 @@ package struct DivergingBarChart: Sendable {
                 }
                 let shown = figures.reduce(0) { $0 + ($1.number ?? 0) }
                 let complete = figures.allSatisfy { $0.number != nil }
-                return [row.label] + figures.map { figure in
-                    guard let number = figure.number, complete, shown > 0 else { return figure.text }
-                    return "\(figure.text) (\(ChartFormat.percent(number / shown)))"
-                } + [total.text]
+                return [row.label]
+                    + figures.map { figure in
+                        guard let number = figure.number, complete, shown > 0 else { return figure.text }
+                        return "\(figure.text) (\(ChartFormat.percent(number / shown)))"
+                    } + [total.text]
             }
         )
         return ChartFigure(
-            id: id, title: title, summary: summary, width: g.width, height: height, patterns: patterns, strokes: strokes,
-            boxes: boxes, marks: [], labels: labels, table: table, csvPath: csvPath
+            id: id,
+            title: title,
+            summary: summary,
+            width: g.width,
+            height: height,
+            patterns: patterns,
+            strokes: strokes,
+            boxes: boxes,
+            marks: [],
+            labels: labels,
+            table: table,
+            csvPath: csvPath
         )
     }
 }
@@ -546,7 +699,9 @@ package struct Sparkline: Sendable {
         func x(_ index: Int) -> Double { count > 1 ? left + step * Double(index) : (left + right) / 2 }
         func y(_ value: Double) -> Double { bottom - (bottom - top) * max(0, value) / highest }
         let colour = g.colours[0]
-        var strokes = [ChartFigure.Stroke(path: "M\(g.number(left)) \(g.number(bottom))H\(g.number(right))", className: "chart__axis", colour: nil, dashes: nil)]
+        var strokes = [
+            ChartFigure.Stroke(path: "M\(g.number(left)) \(g.number(bottom))H\(g.number(right))", className: "chart__axis", colour: nil, dashes: nil)
+        ]
         var path = ""
         var penDown = false
         var marks: [ChartFigure.Mark] = []
@@ -558,7 +713,9 @@ package struct Sparkline: Sendable {
             path += (penDown ? "L" : "M") + "\(g.number(x(index))) \(g.number(y(number)))"
             penDown = true
             if index == count - 1 {
-                marks.append(.init(path: LineChart.shape(0, x: x(index), y: y(number)), colour: colour, tooltip: "\(categories[index]): \(values[index].text)"))
+                marks.append(
+                    .init(path: LineChart.shape(0, x: x(index), y: y(number)), colour: colour, tooltip: "\(categories[index]): \(values[index].text)")
+                )
             }
         }
         if !path.isEmpty { strokes.append(.init(path: path, className: "chart__series", colour: colour, dashes: nil)) }
@@ -570,15 +727,28 @@ package struct Sparkline: Sendable {
             labels.append(g.label(first, x: left, y: height - 6, className: "chart__label", room: width / 2 - left - 4, size: g.labelSize))
         }
         if count > 1, let last = categories.prefix(count).last {
-            labels.append(g.label(last, x: right, y: height - 6, anchor: "end", className: "chart__label", room: width / 2 - left - 4, size: g.labelSize))
+            labels.append(
+                g.label(last, x: right, y: height - 6, anchor: "end", className: "chart__label", room: width / 2 - left - 4, size: g.labelSize)
+            )
         }
         let table = ChartTable(
-            caption: title, columns: [.init(categoryTitle, numeric: false), .init(valueTitle)],
+            caption: title,
+            columns: [.init(categoryTitle, numeric: false), .init(valueTitle)],
             rows: (0..<count).map { [categories[$0], values[$0].text] }
         )
         return ChartFigure(
-            id: id, title: title, summary: summary, width: width, height: height, patterns: [], strokes: strokes, boxes: [],
-            marks: marks, labels: labels, table: table, csvPath: nil
+            id: id,
+            title: title,
+            summary: summary,
+            width: width,
+            height: height,
+            patterns: [],
+            strokes: strokes,
+            boxes: [],
+            marks: marks,
+            labels: labels,
+            table: table,
+            csvPath: nil
         )
     }
 }

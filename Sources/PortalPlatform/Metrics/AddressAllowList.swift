@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The addresses allowed to read `/metrics`: single addresses and ranges (`10.0.0.0/8`, `fd00::/8`), IPv4

@@ -28,14 +28,14 @@ package final class PortalMetrics: Sendable {
     package static let latencyBuckets: [Duration] = [
         .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(15), .milliseconds(25),
         .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .microseconds(2_500_000),
-        .seconds(5), .seconds(10),
+        .seconds(5), .seconds(10)
     ]
 
     /// Waiting for a connection is usually far below a millisecond; a pool under pressure shows in the upper buckets.
     package static let poolWaitBuckets: [Duration] = [
         .microseconds(100), .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
         .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
-        .seconds(5), .seconds(10),
+        .seconds(5), .seconds(10)
     ]
 
     /// This application's own figures.
@@ -51,10 +51,12 @@ package final class PortalMetrics: Sendable {
         func histogram(_ access: String) -> DurationHistogram {
             registry.makeDurationHistogram(
                 descriptor: MetricNameDescriptor(
-                    metricName: "careportal_database_pool_wait", unitName: "seconds",
+                    metricName: "careportal_database_pool_wait",
+                    unitName: "seconds",
                     helpText: "How long a request waited for a database connection before its first statement could run."
                 ),
-                labels: [("engine", engine.rawValue), ("access", access)], buckets: Self.poolWaitBuckets
+                labels: [("engine", engine.rawValue), ("access", access)],
+                buckets: Self.poolWaitBuckets
             )
         }
         return PoolWaits(read: histogram("read"), write: histogram("write"))
@@ -64,7 +66,9 @@ package final class PortalMetrics: Sendable {
     package func webSocketConnections(path: String) -> Prometheus.Gauge {
         registry.makeGauge(
             descriptor: MetricNameDescriptor(
-                metricName: "careportal_websocket_connections", unitName: "", helpText: "WebSocket connections this server holds open, by endpoint."
+                metricName: "careportal_websocket_connections",
+                unitName: "",
+                helpText: "WebSocket connections this server holds open, by endpoint."
             ),
             labels: [("endpoint", path)]
         )
@@ -98,13 +102,13 @@ package enum HTTPRequestNames {
         "hb.requests": "http_server_requests_total",
         "hb.request.errors": "http_server_request_errors_total",
         duration: "http_server_request_duration_seconds",
-        "http.server.active_requests": "http_server_active_requests",
+        "http.server.active_requests": "http_server_active_requests"
     ]
     private static let labels = [
         "http.route": "route",
         "http.request.method": "method",
         "http.response.status_code": "status",
-        "error.type": "status",
+        "error.type": "status"
     ]
 
     /// `hb.requests{http.route=…}` as `http_server_requests_total{route=…}`; any other name with its dots made underscores.

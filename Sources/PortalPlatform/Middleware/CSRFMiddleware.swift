@@ -63,7 +63,8 @@ package struct CSRFMiddleware: RouterMiddleware {
                 found = MultipartForm.leadingFields(in: prefix, boundary: boundary)[Self.fieldName]
             }
             token = found
-            request.body = ended
+            request.body =
+                ended
                 ? RequestBody(buffer: ByteBuffer(bytes: prefix))
                 : RequestBody(asyncSequence: ResumedBody(prefix: ByteBuffer(bytes: prefix), rest: ResumedBody.Rest(iterator)))
         } else {

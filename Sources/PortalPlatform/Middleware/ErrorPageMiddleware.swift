@@ -19,28 +19,36 @@ package struct ErrorPageMiddleware: RouterMiddleware {
         } catch {
             // The web app's pages call the same domain code as the API: its refusals become pages too, and a
             // feature's refusal is answered with the status it carries.
-            let page = ErrorPage(for: (error as? APIError).map { HTTPError($0.status) } ?? (error as? StatusRefusal).map { HTTPError($0.status) } ?? error)
+            let page = ErrorPage(
+                for: (error as? APIError).map { HTTPError($0.status) } ?? (error as? StatusRefusal).map { HTTPError($0.status) } ?? error
+            )
             if page.status == .internalServerError || page.status == .serviceUnavailable || page.status == .insufficientStorage {
-                context.logger.error("Request failed", metadata: [
-                    "error": "\(String(reflecting: error))", "http.path": "\(request.uri.path)",
-                ])
-            }
-            var response = if request.uri.path.hasPrefix("/api/") {
-                page.json()
-            } else if AppPageCookies.covers(request.uri.path) {
-                portal.pages.response(
-                    AppErrorPageView(layout: portal.appLayout(page.title), heading: page.title, message: page.message, links: page.links),
-                    status: page.status
-                )
-            } else {
-                portal.pages.response(
-                    ErrorPageView(
-                        layout: portal.layout(page.title, context: context, currentPath: nil), heading: page.title, message: page.message,
-                        links: page.links
-                    ),
-                    status: page.status
+                context.logger.error(
+                    "Request failed",
+                    metadata: [
+                        "error": "\(String(reflecting: error))", "http.path": "\(request.uri.path)"
+                    ]
                 )
             }
+            var response =
+                if request.uri.path.hasPrefix("/api/") {
+                    page.json()
+                } else if AppPageCookies.covers(request.uri.path) {
+                    portal.pages.response(
+                        AppErrorPageView(layout: portal.appLayout(page.title), heading: page.title, message: page.message, links: page.links),
+                        status: page.status
+                    )
+                } else {
+                    portal.pages.response(
+                        ErrorPageView(
+                            layout: portal.layout(page.title, context: context, currentPath: nil),
+                            heading: page.title,
+                            message: page.message,
+                            links: page.links
+                        ),
+                        status: page.status
+                    )
+                }
             if let seconds = page.retryAfter { response.headers[.retryAfter] = String(seconds) }
             // A body refused unread is not drained: the connection ends with this answer.
             if page.status == .contentTooLarge { response.headers[.connection] = "close" }
@@ -51,7 +59,8 @@ package struct ErrorPageMiddleware: RouterMiddleware {
     /// A sign-in page's address, with the page to return to after it.
     private static func location(_ signInPath: String, returningTo returnPath: String?) -> String {
         guard let returnPath else { return signInPath }
-        return signInPath + "?next=\(returnPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-_."))) ?? "")"
+        return signInPath
+            + "?next=\(returnPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-_."))) ?? "")"
     }
 
     package init(portal: Portal) {
@@ -78,14 +87,16 @@ package struct ErrorPage {
     package init(for error: any Error) {
         if Database.isUnreachable(error) {
             self.init(
-                .serviceUnavailable, "Sorry, the service is unavailable for a moment",
+                .serviceUnavailable,
+                "Sorry, the service is unavailable for a moment",
                 "What you were doing may not have been saved: please try again in a minute. What you saved before this is safe."
             )
             return
         }
         if Database.isStorageFull(error) {
             self.init(
-                .insufficientStorage, "Sorry, the service has run out of storage space",
+                .insufficientStorage,
+                "Sorry, the service has run out of storage space",
                 "Nothing was saved from this request. What you saved before this is safe. Please try again later."
             )
             return
@@ -94,17 +105,33 @@ package struct ErrorPage {
         case is NIOTooManyBytesError:
             self.init(.contentTooLarge, "That was too large to send", "Make it smaller and try again.")
         case is AccessDenied:
-            self.init(.forbidden, "You cannot open this page", "Your account does not give access to this page. If you need it, ask an administrator.")
+            self.init(
+                .forbidden,
+                "You cannot open this page",
+                "Your account does not give access to this page. If you need it, ask an administrator."
+            )
         case is ForgedRequest:
-            self.init(.forbidden, "This form could not be sent", "The form may have been open for too long, or it came from another site. Go back, reload the page and try again.")
+            self.init(
+                .forbidden,
+                "This form could not be sent",
+                "The form may have been open for too long, or it came from another site. Go back, reload the page and try again."
+            )
         case is DamagedPageLink:
-            self.init(.badRequest, "This link to a page of the list does not work", "It may have been changed or shortened. Go back to the list and open its first page.")
+            self.init(
+                .badRequest,
+                "This link to a page of the list does not work",
+                "It may have been changed or shortened. Go back to the list and open its first page."
+            )
         case let old as OldPageLinkBeyondReach:
             self.init(
-                .gone, "Lists no longer open at page \(old.number.formatted(.number.grouping(.automatic)))",
+                .gone,
+                "Lists no longer open at page \(old.number.formatted(.number.grouping(.automatic)))",
                 "This link is from when lists were opened by page number. Deep in a list, move with its Next, Previous and Last links, or narrow it with its search and filters."
             )
-            links = [Link(title: "Go to the first page of the list", path: old.firstPath), Link(title: "Go to the last page of the list", path: old.lastPath)]
+            links = [
+                Link(title: "Go to the first page of the list", path: old.firstPath),
+                Link(title: "Go to the last page of the list", path: old.lastPath)
+            ]
         case let error as HTTPError:
             switch error.status {
             case .notFound:
@@ -116,10 +143,18 @@ package struct ErrorPage {
             case let status where (400..<500).contains(status.code):
                 self.init(.badRequest, "Something was wrong with that request", "Go back, check what you entered and try again.")
             default:
-                self.init(.internalServerError, "Sorry, there is a problem with the service", "Please try again later. What you saved before this is safe.")
+                self.init(
+                    .internalServerError,
+                    "Sorry, there is a problem with the service",
+                    "Please try again later. What you saved before this is safe."
+                )
             }
         default:
-            self.init(.internalServerError, "Sorry, there is a problem with the service", "Please try again later. What you saved before this is safe.")
+            self.init(
+                .internalServerError,
+                "Sorry, there is a problem with the service",
+                "Please try again later. What you saved before this is safe."
+            )
         }
     }
 
@@ -131,16 +166,17 @@ package struct ErrorPage {
 
     /// The same error in the API's one error shape.
     package func json() -> Response {
-        let code = switch status {
-        case .notFound: "not_found"
-        case .forbidden: "forbidden"
-        case .methodNotAllowed: "method_not_allowed"
-        case .contentTooLarge: "too_large"
-        case .serviceUnavailable: "unavailable"
-        case .insufficientStorage: "storage_full"
-        case .internalServerError: "internal_error"
-        default: "invalid_request"
-        }
+        let code =
+            switch status {
+            case .notFound: "not_found"
+            case .forbidden: "forbidden"
+            case .methodNotAllowed: "method_not_allowed"
+            case .contentTooLarge: "too_large"
+            case .serviceUnavailable: "unavailable"
+            case .insufficientStorage: "storage_full"
+            case .internalServerError: "internal_error"
+            default: "invalid_request"
+            }
         if status == .notFound { return APIError.notFound.response() }
         return APIError(status: status, code: code, message: title).response()
     }

@@ -11,12 +11,15 @@ package struct RequestLogMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         let elapsed = ContinuousClock.now - start
         response.headers[.xRequestID] = context.id
-        context.logger.info("Request", metadata: [
-            "http.method": "\(request.method.rawValue)",
-            "http.path": "\(request.uri.path)",
-            "http.status": "\(response.status.code)",
-            "duration.ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
-        ])
+        context.logger.info(
+            "Request",
+            metadata: [
+                "http.method": "\(request.method.rawValue)",
+                "http.path": "\(request.uri.path)",
+                "http.status": "\(response.status.code)",
+                "duration.ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)"
+            ]
+        )
         return response
     }
 

@@ -17,7 +17,8 @@ package struct SecurityHeadersMiddleware: RouterMiddleware {
             // The error page middleware answers errors; anything that still escapes gets a bare 500.
             context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             response = Response(
-                status: .internalServerError, headers: [.contentType: "text/plain; charset=utf-8"],
+                status: .internalServerError,
+                headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "Something went wrong on our side. Please try again."))
             )
         }

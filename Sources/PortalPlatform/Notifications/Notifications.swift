@@ -77,8 +77,15 @@ package struct NewNotification: Sendable {
     /// with the same key for the same account, by any server, is ignored.
     package var onceKey: String?
 
-    package init(kind: NotificationKind, message: String, body: String? = nil, subject: NotificationSubject? = nil,
-                 detailID: Int64? = nil, reason: String? = nil, onceKey: String? = nil) {
+    package init(
+        kind: NotificationKind,
+        message: String,
+        body: String? = nil,
+        subject: NotificationSubject? = nil,
+        detailID: Int64? = nil,
+        reason: String? = nil,
+        onceKey: String? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.body = body
@@ -117,7 +124,11 @@ package struct NotificationChoices: Sendable, Equatable {
 
     package func wants(_ kind: NotificationKind) -> Bool { overrides[kind.id] ?? kind.onByDefault }
 
-    package init(overrides: [String: Bool] = [:], reminderLeadMinutes: Int = Self.defaultReminderLeadMinutes, checkInMinute: Int = Self.defaultCheckInMinute) {
+    package init(
+        overrides: [String: Bool] = [:],
+        reminderLeadMinutes: Int = Self.defaultReminderLeadMinutes,
+        checkInMinute: Int = Self.defaultCheckInMinute
+    ) {
         self.overrides = overrides
         self.reminderLeadMinutes = reminderLeadMinutes
         self.checkInMinute = checkInMinute
@@ -167,7 +178,8 @@ package struct Notifications: Sendable {
             .where("kind", .equal, entry.kind.id)
             .first()?.decode(column: "enabled", as: Bool.self)
         guard choice ?? entry.kind.onByDefault else { return false }
-        let written = try await db.insert(into: "notifications")
+        let written =
+            try await db.insert(into: "notifications")
             .columns(Self.insertColumns)
             .values([SQLBind(recipient.role), SQLBind(recipient.accountID)] + Self.values(of: entry, now: now()))
             .ignoringConflicts(with: ["account_role", "account_id", "once_key"])
@@ -191,19 +203,21 @@ package struct Notifications: Sendable {
         var select: SQLQueryString = "SELECT \(bind: kind.role), a.id"
         for value in values { select += ", \(value)" }
         let columns = Self.insertColumns.joined(separator: ", ")
-        let rows = try await db.raw("""
+        let rows = try await db.raw(
+            """
             INSERT INTO notifications (\(unsafeRaw: columns))
             \(select) FROM (\(accounts)) a WHERE \(wanted)
             ON CONFLICT (account_role, account_id, once_key) DO NOTHING
             RETURNING id
-            """).all()
+            """
+        ).all()
         if !rows.isEmpty, let subject = entry.subject?.counted { try await Self.changeReach([subject: (rows.count, 0)], on: db) }
         return rows.count
     }
 
     private static let insertColumns = [
         "account_role", "account_id", "kind", "message", "body", "subject_type", "subject_id", "detail_id", "reason",
-        "once_key", "created_at", "push_status", "push_attempts", "push_next_at",
+        "once_key", "created_at", "push_status", "push_attempts", "push_next_at"
     ]
 
     private static func values(of entry: NewNotification, now: Date) -> [SQLBind] {
@@ -211,7 +225,7 @@ package struct Notifications: Sendable {
         return [
             SQLBind(entry.kind.id), SQLBind(entry.message), SQLBind(entry.body), SQLBind(entry.subject?.type), SQLBind(entry.subject?.id),
             SQLBind(entry.detailID), SQLBind(entry.reason), SQLBind(entry.onceKey), SQLBind(time),
-            SQLBind(PushStatus.pending.rawValue), SQLBind(0), SQLBind(time),
+            SQLBind(PushStatus.pending.rawValue), SQLBind(0), SQLBind(time)
         ]
     }
 
@@ -219,17 +233,26 @@ package struct Notifications: Sendable {
 
     /// Her feed, newest first, and how many of all her entries are unread — both counts from one pass
     /// over her entries on the feed's index.
-    package func feed(of recipient: AppAccountRef, page: PageRequest, on db: any SQLDatabase) async throws -> (page: PageOf<StoredNotification>, unread: Int) {
-        let counts = try await db.raw("""
+    package func feed(
+        of recipient: AppAccountRef,
+        page: PageRequest,
+        on db: any SQLDatabase
+    ) async throws -> (page: PageOf<StoredNotification>, unread: Int) {
+        let counts = try await db.raw(
+            """
             SELECT COUNT(*) AS total, COUNT(*) - COUNT(read_at) AS unread FROM notifications
             WHERE account_role = \(bind: recipient.role) AND account_id = \(bind: recipient.accountID)
-            """).first()
+            """
+        ).first()
         let total = try counts?.decode(column: "total", as: Int.self) ?? 0
-        let rows = total <= page.offset ? [] : try await db.select()
-            .columns("id", "kind", "message", "body", "subject_type", "subject_id", "detail_id", "reason", "created_at", "read_at")
-            .from("notifications")
-            .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
-            .orderBy("id", .descending).limit(page.size).offset(page.offset).all()
+        let rows =
+            total <= page.offset
+            ? []
+            : try await db.select()
+                .columns("id", "kind", "message", "body", "subject_type", "subject_id", "detail_id", "reason", "created_at", "read_at")
+                .from("notifications")
+                .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
+                .orderBy("id", .descending).limit(page.size).offset(page.offset).all()
         return (PageOf(items: try rows.map(Self.decode), totalCount: total, request: page), try counts?.decode(column: "unread", as: Int.self) ?? 0)
     }
 
@@ -242,9 +265,10 @@ package struct Notifications: Sendable {
 
     /// Marks one of her entries read; false when she has no entry with that id.
     package func markRead(id: Int64, of recipient: AppAccountRef, on db: any SQLDatabase) async throws -> Bool {
-        let exists = try await db.count(in: "notifications") {
-            $0.where("id", .equal, id).where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
-        } > 0
+        let exists =
+            try await db.count(in: "notifications") {
+                $0.where("id", .equal, id).where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
+            } > 0
         guard exists else { return false }
         let changed = try await db.update("notifications").set("read_at", to: now().millisecondsSince1970)
             .where("id", .equal, id).where("read_at", .is, SQLLiteral.null)
@@ -296,7 +320,8 @@ package struct Notifications: Sendable {
         guard !ids.isEmpty else { return [:] }
         var reach: [Int64: (written: Int, read: Int)] = [:]
         for row in try await db.select().columns("subject_id", "written_count", "read_count").from("notification_reach")
-            .where("subject_type", .equal, type).where("subject_id", .in, ids).where("written_count", .greaterThan, 0).all() {
+            .where("subject_type", .equal, type).where("subject_id", .in, ids).where("written_count", .greaterThan, 0).all()
+        {
             reach[try row.decode(column: "subject_id", as: Int64.self)] =
                 (try row.decode(column: "written_count", as: Int.self), try row.decode(column: "read_count", as: Int.self))
         }
@@ -305,11 +330,13 @@ package struct Notifications: Sendable {
 
     /// Counts every subject's entries into `notification_reach` (migration 45, and the benchmarks' data).
     package static func countReach(on db: any SQLDatabase) async throws {
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO notification_reach (subject_type, subject_id, written_count, read_count)
             SELECT subject_type, subject_id, COUNT(*), COUNT(read_at) FROM notifications
             WHERE subject_type IS NOT NULL AND subject_id IS NOT NULL GROUP BY subject_type, subject_id
-            """).run()
+            """
+        ).run()
     }
 
     /// The changes to each subject's counts that these entries (rows with `subject_type` and `subject_id`,
@@ -318,7 +345,8 @@ package struct Notifications: Sendable {
         var changes: [CountedSubject: (written: Int, read: Int)] = [:]
         for row in rows {
             guard let type = try row.decode(column: "subject_type", as: String?.self),
-                  let id = try row.decode(column: "subject_id", as: Int64?.self) else { continue }
+                let id = try row.decode(column: "subject_id", as: Int64?.self)
+            else { continue }
             let wasRead = try read ?? (row.decode(column: "read_at", as: Int64?.self) != nil ? -1 : 0)
             let change = changes[CountedSubject(type: type, id: id)] ?? (0, 0)
             changes[CountedSubject(type: type, id: id)] = (change.written + written, change.read + wasRead)
@@ -331,13 +359,15 @@ package struct Notifications: Sendable {
     private static func changeReach(_ changes: [CountedSubject: (written: Int, read: Int)], on db: any SQLDatabase) async throws {
         for (subject, change) in changes.sorted(by: { ($0.key.type, $0.key.id) < ($1.key.type, $1.key.id) })
         where change.written != 0 || change.read != 0 {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO notification_reach (subject_type, subject_id, written_count, read_count)
                 VALUES (\(bind: subject.type), \(bind: subject.id), \(bind: max(0, change.written)), \(bind: max(0, change.read)))
                 ON CONFLICT (subject_type, subject_id) DO UPDATE SET
                 written_count = notification_reach.written_count + \(bind: change.written),
                 read_count = notification_reach.read_count + \(bind: change.read)
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -356,11 +386,13 @@ package struct Notifications: Sendable {
     package func choices(of recipient: AppAccountRef, on db: any SQLDatabase) async throws -> NotificationChoices {
         var choices = NotificationChoices()
         for row in try await db.select().columns("kind", "enabled").from("notification_choices")
-            .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID).all() {
+            .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID).all()
+        {
             choices.overrides[try row.decode(column: "kind", as: String.self)] = try row.decode(column: "enabled", as: Bool.self)
         }
         if let row = try await db.select().columns("reminder_lead_minutes", "check_in_minute").from("notification_settings")
-            .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID).first() {
+            .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID).first()
+        {
             choices.reminderLeadMinutes = try row.decode(column: "reminder_lead_minutes", as: Int.self)
             choices.checkInMinute = try row.decode(column: "check_in_minute", as: Int.self)
         }
@@ -378,7 +410,9 @@ package struct Notifications: Sendable {
         }
         try await db.insert(into: "notification_settings").columns("account_role", "account_id", "reminder_lead_minutes", "check_in_minute")
             .values(SQLBind(recipient.role), SQLBind(recipient.accountID), SQLBind(choices.reminderLeadMinutes), SQLBind(choices.checkInMinute))
-            .onConflict(with: ["account_role", "account_id"]) { $0.set(excludedValueOf: "reminder_lead_minutes").set(excludedValueOf: "check_in_minute") }
+            .onConflict(with: ["account_role", "account_id"]) {
+                $0.set(excludedValueOf: "reminder_lead_minutes").set(excludedValueOf: "check_in_minute")
+            }
             .run()
     }
 
@@ -390,7 +424,9 @@ package struct Notifications: Sendable {
         try await db.insert(into: "push_devices").columns("token", "platform", "account_role", "account_id", "registered_at")
             .values(SQLBind(device.token), SQLBind(device.platform.rawValue), SQLBind(recipient.role), SQLBind(recipient.accountID), SQLBind(time))
             .onConflict(with: ["token"]) {
-                $0.set(excludedValueOf: "platform").set(excludedValueOf: "account_role").set(excludedValueOf: "account_id").set(excludedValueOf: "registered_at")
+                $0.set(excludedValueOf: "platform").set(excludedValueOf: "account_role").set(excludedValueOf: "account_id").set(
+                    excludedValueOf: "registered_at"
+                )
             }
             .run()
     }
@@ -406,8 +442,12 @@ package struct Notifications: Sendable {
         try await db.select().columns("token", "platform").from("push_devices")
             .where("account_role", .equal, recipient.role).where("account_id", .equal, recipient.accountID)
             .orderBy("token").all()
-            .map { PushDevice(token: try $0.decode(column: "token", as: String.self),
-                              platform: PushDevice.Platform(rawValue: try $0.decode(column: "platform", as: String.self)) ?? .android) }
+            .map {
+                PushDevice(
+                    token: try $0.decode(column: "token", as: String.self),
+                    platform: PushDevice.Platform(rawValue: try $0.decode(column: "platform", as: String.self)) ?? .android
+                )
+            }
     }
 
     /// Everything of an account's notifications, for when the account itself is deleted.
@@ -445,10 +485,13 @@ package struct Notifications: Sendable {
     /// Claims up to `limit` due pushes, so no other server sends them meanwhile.
     package func claimDuePushes(limit: Int, on db: any SQLDatabase) async throws -> [DuePush] {
         let time = now()
-        let unclaimed = SQLGroupExpression(SQLBinaryExpression(
-            SQLBinaryExpression(SQLColumn("push_claimed_until"), .is, SQLLiteral.null), .or,
-            SQLBinaryExpression(SQLColumn("push_claimed_until"), .lessThan, SQLBind(time.millisecondsSince1970))
-        ))
+        let unclaimed = SQLGroupExpression(
+            SQLBinaryExpression(
+                SQLBinaryExpression(SQLColumn("push_claimed_until"), .is, SQLLiteral.null),
+                .or,
+                SQLBinaryExpression(SQLColumn("push_claimed_until"), .lessThan, SQLBind(time.millisecondsSince1970))
+            )
+        )
         let candidates = try await db.select().column("id").from("notifications")
             .where("push_status", .equal, PushStatus.pending.rawValue)
             .where("push_next_at", .lessThanOrEqual, time.millisecondsSince1970)
@@ -461,13 +504,18 @@ package struct Notifications: Sendable {
             if let row = try await db.update("notifications")
                 .set("push_claimed_until", to: time.addingTimeInterval(Self.pushClaimDuration).millisecondsSince1970)
                 .where("id", .equal, id).where("push_status", .equal, PushStatus.pending.rawValue).where(unclaimed)
-                .returning("id", "account_role", "account_id", "push_attempts").first() {
-                claimed.append(DuePush(
-                    notificationID: id,
-                    recipient: AppAccountRef(role: try row.decode(column: "account_role", as: String.self),
-                                                     accountID: try row.decode(column: "account_id", as: Int64.self)),
-                    attempts: try row.decode(column: "push_attempts", as: Int.self)
-                ))
+                .returning("id", "account_role", "account_id", "push_attempts").first()
+            {
+                claimed.append(
+                    DuePush(
+                        notificationID: id,
+                        recipient: AppAccountRef(
+                            role: try row.decode(column: "account_role", as: String.self),
+                            accountID: try row.decode(column: "account_id", as: Int64.self)
+                        ),
+                        attempts: try row.decode(column: "push_attempts", as: Int.self)
+                    )
+                )
             }
         }
         return claimed
@@ -497,7 +545,10 @@ package struct Notifications: Sendable {
 
     package func pushStatus(of id: Int64, on db: any SQLDatabase) async throws -> (status: PushStatus, attempts: Int)? {
         try await db.select().columns("push_status", "push_attempts").from("notifications").where("id", .equal, id).first().map {
-            (PushStatus(rawValue: try $0.decode(column: "push_status", as: String.self)) ?? .pending, try $0.decode(column: "push_attempts", as: Int.self))
+            (
+                PushStatus(rawValue: try $0.decode(column: "push_status", as: String.self)) ?? .pending,
+                try $0.decode(column: "push_attempts", as: Int.self)
+            )
         }
     }
 }

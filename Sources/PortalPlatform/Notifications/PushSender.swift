@@ -37,9 +37,12 @@ package struct LoggingPushSender: PushSender {
     }
 
     package func send(_ push: Push) async throws {
-        logger.info("A push would go to a phone", metadata: [
-            "notification.id": "\(push.notificationId)", "platform": "\(push.platform)", "token": "…\(push.token.suffix(6))",
-        ])
+        logger.info(
+            "A push would go to a phone",
+            metadata: [
+                "notification.id": "\(push.notificationId)", "platform": "\(push.platform)", "token": "…\(push.token.suffix(6))"
+            ]
+        )
     }
 }
 
@@ -81,7 +84,8 @@ package struct WebhookPushSender: PushSender {
 
     package func send(_ push: Push) async throws {
         let body = try body(of: push)
-        let headers = ["Content-Type: application/json", "User-Agent: CarePortal"]
+        let headers =
+            ["Content-Type: application/json", "User-Agent: CarePortal"]
             + (signature(of: body).map { ["X-CarePortal-Signature: \($0)"] } ?? [])
         let url = self.url, plain = allowsPlainHTTP
         try await NIOThreadPool.singleton.runIfActive {
@@ -92,8 +96,18 @@ package struct WebhookPushSender: PushSender {
             let result = pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { headerList in
                 body.withUnsafeBufferPointer { bytes in
                     bytes.withMemoryRebound(to: CChar.self) { characters in
-                        csmtp_http_post(url, plain ? 1 : 0, headerList.baseAddress, headerList.count, characters.baseAddress, characters.count,
-                                        15, &status, &errorBuffer, errorBuffer.count)
+                        csmtp_http_post(
+                            url,
+                            plain ? 1 : 0,
+                            headerList.baseAddress,
+                            headerList.count,
+                            characters.baseAddress,
+                            characters.count,
+                            15,
+                            &status,
+                            &errorBuffer,
+                            errorBuffer.count
+                        )
                     }
                 }
             }
@@ -138,18 +152,27 @@ package struct PushDelivery: Sendable {
                 let text = Push.text(programName: programName)
                 do {
                     for device in devices {
-                        try await sender.send(Push(
-                            notificationId: push.notificationID, token: device.token, platform: device.platform.rawValue,
-                            title: text.title, body: text.body, badge: badge
-                        ))
+                        try await sender.send(
+                            Push(
+                                notificationId: push.notificationID,
+                                token: device.token,
+                                platform: device.platform.rawValue,
+                                title: text.title,
+                                body: text.body,
+                                badge: badge
+                            )
+                        )
                     }
                     try await database.transaction { db in try await notifications.markPushed(push, status: .sent, on: db) }
                     delivered += 1
                 } catch {
                     try await database.transaction { db in try await notifications.markPushFailed(push, error: "\(error)", on: db) }
-                    logger.warning("A push could not be handed to the gateway; it will be tried again", metadata: [
-                        "notification.id": "\(push.notificationID)", "attempt": "\(push.attempts + 1)", "error": "\(error)",
-                    ])
+                    logger.warning(
+                        "A push could not be handed to the gateway; it will be tried again",
+                        metadata: [
+                            "notification.id": "\(push.notificationID)", "attempt": "\(push.attempts + 1)", "error": "\(error)"
+                        ]
+                    )
                 }
             }
         }

@@ -49,9 +49,19 @@ public struct SMTPTransport: MailTransport {
                     var recipients: [UnsafePointer<CChar>?] = [recipientPointer]
                     return recipients.withUnsafeMutableBufferPointer { recipientList in
                         csmtp_send(
-                            serverURL, username, password, requireTLS ? 1 : 0, envelopeFrom,
-                            recipientList.baseAddress, 1, messagePointer, strlen(messagePointer), 30,
-                            &responseCode, &errorBuffer, errorBuffer.count
+                            serverURL,
+                            username,
+                            password,
+                            requireTLS ? 1 : 0,
+                            envelopeFrom,
+                            recipientList.baseAddress,
+                            1,
+                            messagePointer,
+                            strlen(messagePointer),
+                            30,
+                            &responseCode,
+                            &errorBuffer,
+                            errorBuffer.count
                         )
                     }
                 }
@@ -88,7 +98,7 @@ public struct SMTPTransport: MailTransport {
             "Message-ID: <outbox-\(message.id)-\(message.createdAt.millisecondsSince1970)@\(domain)>",
             "MIME-Version: 1.0",
             "Content-Type: text/plain; charset=utf-8",
-            "Content-Transfer-Encoding: base64",
+            "Content-Transfer-Encoding: base64"
         ]
         return headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n"
     }

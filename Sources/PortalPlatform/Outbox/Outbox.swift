@@ -31,8 +31,17 @@ public struct OutboxMessage: Sendable, Equatable {
     public var sentAt: Date?
 
     package init(
-        id: Int64, createdAt: Date, recipient: String, subject: String, body: String?, secrets: [String] = [], status: Status, attempts: Int,
-        nextAttemptAt: Date, lastError: String? = nil, sentAt: Date? = nil
+        id: Int64,
+        createdAt: Date,
+        recipient: String,
+        subject: String,
+        body: String?,
+        secrets: [String] = [],
+        status: Status,
+        attempts: Int,
+        nextAttemptAt: Date,
+        lastError: String? = nil,
+        sentAt: Date? = nil
     ) {
         self.id = id
         self.createdAt = createdAt
@@ -94,13 +103,19 @@ public struct Outbox: Sendable {
     public func enqueue(_ mail: Mail, on db: any SQLDatabase) async throws {
         let time = now().millisecondsSince1970
         let sealed = try sealer.seal(
-            String(decoding: try JSONEncoder().encode(SealedBody(body: mail.body, secrets: mail.secrets)), as: UTF8.self), for: Self.bodyPurpose
+            String(decoding: try JSONEncoder().encode(SealedBody(body: mail.body, secrets: mail.secrets)), as: UTF8.self),
+            for: Self.bodyPurpose
         )
         try await db.insert(into: "outbox")
             .columns("created_at", "recipient", "subject", "sealed_body", "status", "attempts", "next_attempt_at")
             .values(
-                SQLBind(time), SQLBind(mail.recipient), SQLBind(mail.subject), SQLBind(sealed),
-                SQLBind(OutboxMessage.Status.pending.rawValue), SQLBind(0), SQLBind(time)
+                SQLBind(time),
+                SQLBind(mail.recipient),
+                SQLBind(mail.subject),
+                SQLBind(sealed),
+                SQLBind(OutboxMessage.Status.pending.rawValue),
+                SQLBind(0),
+                SQLBind(time)
             )
             .run()
         wakeSender()
@@ -120,7 +135,8 @@ public struct Outbox: Sendable {
         var claimed: [OutboxMessage] = []
         for id in candidates {
             // Only one sender's conditional update can succeed for a message.
-            let won = try await db.update("outbox")
+            let won =
+                try await db.update("outbox")
                 .set("claimed_until", to: time.addingTimeInterval(Self.claimDuration).millisecondsSince1970)
                 .where("id", .equal, id)
                 .where("status", .equal, OutboxMessage.Status.pending.rawValue)
@@ -134,11 +150,13 @@ public struct Outbox: Sendable {
 
     /// No sender holds the message, or the one that did has let its claim lapse.
     private static func unclaimed(at time: Date) -> any SQLExpression {
-        SQLGroupExpression(SQLBinaryExpression(
-            SQLBinaryExpression(SQLColumn("claimed_until"), .is, SQLLiteral.null),
-            .or,
-            SQLBinaryExpression(SQLColumn("claimed_until"), .lessThan, SQLBind(time.millisecondsSince1970))
-        ))
+        SQLGroupExpression(
+            SQLBinaryExpression(
+                SQLBinaryExpression(SQLColumn("claimed_until"), .is, SQLLiteral.null),
+                .or,
+                SQLBinaryExpression(SQLColumn("claimed_until"), .lessThan, SQLBind(time.millisecondsSince1970))
+            )
+        )
     }
 
     package func markSent(id: Int64, on db: any SQLDatabase) async throws {
@@ -189,7 +207,8 @@ public struct Outbox: Sendable {
 
     package func list(status: OutboxMessage.Status?, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<OutboxMessage> {
         try await db.seek(
-            page, order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
+            page,
+            order: ListOrder("created", keys: [.integer("created_at"), .integer("id")], descending: true),
             rows: { builder in
                 builder.from("outbox")
                 // A literal from a closed set: each status's statement is planned for that status (`valueFromClosedSet`).
@@ -241,7 +260,8 @@ public struct Outbox: Sendable {
         for row in rows {
             let body = try row.decode(column: "plain_body", as: String.self)
             let sealed = try sealer.seal(
-                String(decoding: try JSONEncoder().encode(SealedBody(body: body, secrets: [])), as: UTF8.self), for: Self.bodyPurpose
+                String(decoding: try JSONEncoder().encode(SealedBody(body: body, secrets: [])), as: UTF8.self),
+                for: Self.bodyPurpose
             )
             try await db.update("outbox")
                 .set("sealed_body", to: sealed)

@@ -14,8 +14,15 @@ public final class OutboxSender: Service, Sendable {
     /// Due mail is looked for at least this often, even without a wake-up.
     package static let pollInterval: Duration = .seconds(5)
 
-    package init(database: Database, outbox: Outbox, transport: any MailTransport, sender: String, logger: Logger,
-         wakeUps: AsyncStream<Void>, wakeUpContinuation: AsyncStream<Void>.Continuation) {
+    package init(
+        database: Database,
+        outbox: Outbox,
+        transport: any MailTransport,
+        sender: String,
+        logger: Logger,
+        wakeUps: AsyncStream<Void>,
+        wakeUpContinuation: AsyncStream<Void>.Continuation
+    ) {
         self.database = database
         self.outbox = outbox
         self.transport = transport
@@ -69,9 +76,12 @@ public final class OutboxSender: Service, Sendable {
                     try await database.transaction { db in
                         try await outbox.markFailed(message, error: "\(error)", on: db)
                     }
-                    logger.warning("An email could not be delivered; it will be tried again", metadata: [
-                        "outbox.id": "\(message.id)", "attempt": "\(message.attempts + 1)", "error": "\(error)",
-                    ])
+                    logger.warning(
+                        "An email could not be delivered; it will be tried again",
+                        metadata: [
+                            "outbox.id": "\(message.id)", "attempt": "\(message.attempts + 1)", "error": "\(error)"
+                        ]
+                    )
                 }
             }
         }

@@ -9,7 +9,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
     /// Only real days: 31 April or 29 February 2027 are not dates.
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...CalendarDate.daysIn(month: month, year: year)).contains(day)
+            (1...CalendarDate.daysIn(month: month, year: year)).contains(day)
         else { return nil }
         self.year = year
         self.month = month
@@ -86,7 +86,7 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     public static let monthNames = [
         "January", "February", "March", "April", "May", "June",
-        "July", "August", "September", "October", "November", "December",
+        "July", "August", "September", "October", "November", "December"
     ]
 
     package static func daysIn(month: Int, year: Int) -> Int {

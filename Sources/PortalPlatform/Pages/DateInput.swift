@@ -93,14 +93,21 @@ package struct DateInputField: Sendable, Encodable {
     package let hasError: Bool
     package let describedBy: String?
 
-    package init(_ name: String, legend: String, hint: String? = nil, value: DateInputValue = DateInputValue(day: nil, month: nil, year: nil),
-         problem: DateInputProblem? = nil) {
+    package init(
+        _ name: String,
+        legend: String,
+        hint: String? = nil,
+        value: DateInputValue = DateInputValue(day: nil, month: nil, year: nil),
+        problem: DateInputProblem? = nil
+    ) {
         self.name = name
         self.legend = legend
         self.hint = hint
         boxes = DateInputValue.Part.allCases.map { part in
             Box(
-                id: Self.boxID(name, part), label: part.label, value: value[part],
+                id: Self.boxID(name, part),
+                label: part.label,
+                value: value[part],
                 widthClass: part == .year ? "input--width-4" : "input--width-2",
                 hasError: problem?.parts.contains(part) ?? false
             )
@@ -126,7 +133,9 @@ extension FormErrors {
     package mutating func add(_ problems: [String: String], in order: [String], dates: inout [String: DateInputProblem], dateFields: Set<String>) {
         for field in order {
             if dateFields.contains(field) {
-                guard let problem = dates[field] ?? problems[field].map({ DateInputProblem(message: $0, parts: DateInputValue.Part.allCases) }) else { continue }
+                guard let problem = dates[field] ?? problems[field].map({ DateInputProblem(message: $0, parts: DateInputValue.Part.allCases) }) else {
+                    continue
+                }
                 dates[field] = problem
                 add(DateInputField.errorAnchor(field, problem), problem.message)
             } else if let problem = problems[field] {

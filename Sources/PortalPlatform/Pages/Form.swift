@@ -15,8 +15,13 @@ package struct FormField: Sendable, Encodable {
     package private(set) var describedBy: String?
 
     package init(
-        _ name: String, label: String, value: String = "", hint: String? = nil, type: String = "text",
-        autocomplete: String? = nil, width: Int? = nil
+        _ name: String,
+        label: String,
+        value: String = "",
+        hint: String? = nil,
+        type: String = "text",
+        autocomplete: String? = nil,
+        width: Int? = nil
     ) {
         self.name = name
         self.label = label
@@ -77,12 +82,21 @@ extension FormField {
     /// A new password and the field that confirms it (`<name>` and `<name>_confirmation`), as every form
     /// that sets a password asks for them, with the password rule as its hint.
     package static func newPassword(
-        _ name: String = "password", label: String = "Password", confirmationLabel: String = "Confirm password", width: Int? = 20
+        _ name: String = "password",
+        label: String = "Password",
+        confirmationLabel: String = "Confirm password",
+        width: Int? = 20
     ) -> [FormField] {
         [
-            FormField(name, label: label, hint: "At least 8 characters. A few random words make a strong password.",
-                      type: "password", autocomplete: "new-password", width: width),
-            FormField("\(name)_confirmation", label: confirmationLabel, type: "password", autocomplete: "new-password", width: width),
+            FormField(
+                name,
+                label: label,
+                hint: "At least 8 characters. A few random words make a strong password.",
+                type: "password",
+                autocomplete: "new-password",
+                width: width
+            ),
+            FormField("\(name)_confirmation", label: confirmationLabel, type: "password", autocomplete: "new-password", width: width)
         ]
     }
 }

@@ -62,7 +62,8 @@ package enum FieldRules {
     package static func emailProblem(_ email: String) -> String? {
         if email.isEmpty { return "Enter an email address" }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        let valid = email.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
+        let valid =
+            email.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
             && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
             && !email.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" || $0 == "," || $0 == ";" })
             && !email.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })

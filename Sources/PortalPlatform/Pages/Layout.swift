@@ -22,8 +22,13 @@ package struct Layout: Sendable, Encodable {
     package let homePath: String
 
     package init(
-        title: String, programName: String, header: String, csrfToken: String? = nil, flash: FlashView? = nil,
-        timeZoneTitle: String = ProgramTimeZone.title(of: ProgramTimeZone.defaultID), homePath: String = PlatformPath.home
+        title: String,
+        programName: String,
+        header: String,
+        csrfToken: String? = nil,
+        flash: FlashView? = nil,
+        timeZoneTitle: String = ProgramTimeZone.title(of: ProgramTimeZone.defaultID),
+        homePath: String = PlatformPath.home
     ) {
         self.title = title
         self.homePath = homePath
@@ -127,9 +132,12 @@ extension Portal {
     package func layout(_ title: String, context: PortalContext, currentPath: String?) -> Layout {
         let role = context.staff?.role
         let settings = programSettings.current
-        let items = role == nil ? [] : contributions.orderedNavigation
-            .filter { $0.access.allows(role) && settings.runs($0.program) }
-            .map { (group: $0.group, link: SiteHeader.NavigationLink(title: $0.title, path: $0.path, isCurrent: $0.path == currentPath)) }
+        let items =
+            role == nil
+            ? []
+            : contributions.orderedNavigation
+                .filter { $0.access.allows(role) && settings.runs($0.program) }
+                .map { (group: $0.group, link: SiteHeader.NavigationLink(title: $0.title, path: $0.path, isCurrent: $0.path == currentPath)) }
         let programName = settings.programName
         let csrfToken = context.session?.csrfToken ?? context.formToken
         let header = SiteHeader(

@@ -82,8 +82,8 @@ package struct MultipartForm: Sendable {
             guard body.count >= position + 2, body[position] == 13, body[position + 1] == 10 else { return fields }
             position += 2
             guard let headerEnd = find(Array("\r\n\r\n".utf8), in: body, from: position),
-                  let headers = try? partHeaders(String(decoding: body[position..<headerEnd], as: UTF8.self)),
-                  let next = find(Array("\r\n".utf8) + delimiter, in: body, from: headerEnd + 4)
+                let headers = try? partHeaders(String(decoding: body[position..<headerEnd], as: UTF8.self)),
+                let next = find(Array("\r\n".utf8) + delimiter, in: body, from: headerEnd + 4)
             else { return fields }
             if headers.filename == nil { fields[headers.name] = String(decoding: body[(headerEnd + 4)..<next], as: UTF8.self) }
             position = next + 2

@@ -132,7 +132,11 @@ package struct TableRows: Sendable {
         /// A small button that posts to `action` with the session's CSRF token (as the `partials/csrf` template
         /// writes it); `hidden` is said after its title to screen readers only.
         package mutating func postButton(
-            _ title: String, hidden: String? = nil, to action: String, csrfToken: String, style: ButtonStyle = .secondary
+            _ title: String,
+            hidden: String? = nil,
+            to action: String,
+            csrfToken: String,
+            style: ButtonStyle = .secondary
         ) {
             html += #"<form class="inline-form" method="post" action=""#
             html += HTMLEscaping.escape(action)

@@ -91,7 +91,8 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         node.keyed?[key.stringValue] = Node.make(value)
     }
 
-    package mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    package mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey>
+    {
         let child = Node()
         node.keyed?[key.stringValue] = child
         return NodeEncoder(node: child).container(keyedBy: keyType)

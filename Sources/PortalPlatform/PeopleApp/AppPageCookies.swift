@@ -32,16 +32,27 @@ package struct AppPageCookies: Sendable {
     /// The cookie that signs this browser in to `kind` with `token`, kept as long as a token can last.
     package func session(kind: AppAccountKind, token: String) -> Cookie {
         Cookie(
-            name: sessionName, value: "\(kind.role).\(token)", maxAge: Int(BearerTokens.absoluteLifetime), path: "/",
-            secure: secure, httpOnly: true, sameSite: .lax
+            name: sessionName,
+            value: "\(kind.role).\(token)",
+            maxAge: Int(BearerTokens.absoluteLifetime),
+            path: "/",
+            secure: secure,
+            httpOnly: true,
+            sameSite: .lax
         )
     }
 
     /// A cookie that makes the browser forget the account it signed in to.
     package var expiredSession: Cookie {
         Cookie(
-            name: sessionName, value: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0, path: "/",
-            secure: secure, httpOnly: true, sameSite: .lax
+            name: sessionName,
+            value: "",
+            expires: Date(timeIntervalSince1970: 0),
+            maxAge: 0,
+            path: "/",
+            secure: secure,
+            httpOnly: true,
+            sameSite: .lax
         )
     }
 

@@ -47,15 +47,20 @@ extension Portal {
         let signedIn: AppHeader.SignedIn? = navigation.flatMap { navigation in
             guard context?.appAccount?.kind == navigation.kind, let token = context?.appPageFormToken else { return nil }
             return AppHeader.SignedIn(
-                title: navigation.kind.pagesTitle, signOutPath: navigation.kind.signOutPagePath, formToken: token,
+                title: navigation.kind.pagesTitle,
+                signOutPath: navigation.kind.signOutPagePath,
+                formToken: token,
                 navigation: navigation.links.map { SiteHeader.NavigationLink(title: $0.title, path: $0.path, isCurrent: $0.path == currentPath) }
             )
         }
         let home = signedIn == nil ? AppPageCookies.root : (navigation?.kind.pagesPath ?? AppPageCookies.root)
         return Layout(
-            title: title, programName: settings.programName,
+            title: title,
+            programName: settings.programName,
             header: pages.html(AppHeader(programName: settings.programName, homePath: home, signedIn: signedIn)),
-            csrfToken: context?.appPageFormToken, timeZoneTitle: ProgramTimeZone.title(of: settings.timeZoneID), homePath: home
+            csrfToken: context?.appPageFormToken,
+            timeZoneTitle: ProgramTimeZone.title(of: settings.timeZoneID),
+            homePath: home
         )
     }
 
@@ -129,24 +134,43 @@ package struct AppSignInPages: Sendable {
 
     private func fields(identifier: String = "") -> [FormField] {
         [
-            FormField("identifier", label: kind.identifierName.prefix(1).uppercased() + kind.identifierName.dropFirst(), value: identifier,
-                      autocomplete: "username", width: 20),
-            FormField("password", label: "Password", type: "password", autocomplete: "current-password", width: 20),
+            FormField(
+                "identifier",
+                label: kind.identifierName.prefix(1).uppercased() + kind.identifierName.dropFirst(),
+                value: identifier,
+                autocomplete: "username",
+                width: 20
+            ),
+            FormField("password", label: "Password", type: "password", autocomplete: "current-password", width: 20)
         ]
     }
 
-    private func page(_ context: PortalContext, errors: FormErrors = FormErrors(), identifier: String = "", next: String?, notice: String? = nil) -> AppSignInPage {
+    private func page(
+        _ context: PortalContext,
+        errors: FormErrors = FormErrors(),
+        identifier: String = "",
+        next: String?,
+        notice: String? = nil
+    ) -> AppSignInPage {
         var fields = fields(identifier: identifier)
         errors.apply(to: &fields)
         return AppSignInPage(
-            layout: portal.appLayout("Sign in", context: context), errors: errors.items, fields: fields,
-            heading: "Sign in: \(kind.pagesTitle.prefix(1).lowercased() + kind.pagesTitle.dropFirst())", action: kind.signInPagePath, next: next,
-            help: help, links: links, notice: notice
+            layout: portal.appLayout("Sign in", context: context),
+            errors: errors.items,
+            fields: fields,
+            heading: "Sign in: \(kind.pagesTitle.prefix(1).lowercased() + kind.pagesTitle.dropFirst())",
+            action: kind.signInPagePath,
+            next: next,
+            help: help,
+            links: links,
+            notice: notice
         )
     }
 
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
-        let notice = request.query("signed-out") != nil ? "You have signed out."
+        let notice =
+            request.query("signed-out") != nil
+            ? "You have signed out."
             : request.query("recovered") != nil ? "Your new password is saved. Sign in with it." : nil
         return portal.pages.response(page(context, next: request.query("next"), notice: notice))
     }
@@ -156,7 +180,10 @@ package struct AppSignInPages: Sendable {
         let identifier = form.identifier ?? ""
         do {
             let token = try await portal.checkAppSignIn(
-                kind, identifier: identifier, password: form.password ?? "", origin: portal.origin(of: request, context: context)
+                kind,
+                identifier: identifier,
+                password: form.password ?? "",
+                origin: portal.origin(of: request, context: context)
             ) { issued, _ in issued.token }
             var response = seeOther(kind.ownPage(form.next) ?? kind.pagesPath)
             response.setCookie(portal.appPageCookies.session(kind: kind, token: token))
@@ -177,7 +204,8 @@ package struct AppSignInPages: Sendable {
                 errors.add("identifier", kind.refusal(portal.programSettings.current).message)
             }
             return portal.pages.response(
-                page(context, errors: errors, identifier: identifier.trimmed, next: form.next), status: .unprocessableContent
+                page(context, errors: errors, identifier: identifier.trimmed, next: form.next),
+                status: .unprocessableContent
             )
         }
     }

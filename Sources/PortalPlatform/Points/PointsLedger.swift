@@ -49,18 +49,27 @@ package struct PointsLedger: Sendable {
     /// Adds `award` to the account's ledger unless the same reason and reference already earned points in
     /// the same day or month (whichever server asks, however often); true when it was added.
     @discardableResult
-    package func award(_ award: PointsAward, to account: AppAccountRef, at now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> Bool {
+    package func award(
+        _ award: PointsAward,
+        to account: AppAccountRef,
+        at now: Date,
+        clock: ProgramClock,
+        on db: any SQLDatabase
+    ) async throws -> Bool {
         guard award.amount != 0 else { return false }
         let day = clock.date(of: now)
         let period = award.period == .day ? day.iso : String(day.iso.prefix(7))
-        let added = try await line(award.amount, reason: award.reason, reference: award.reference, period: period, of: account, on: day, at: now, db)
+        let added =
+            try await line(award.amount, reason: award.reason, reference: award.reference, period: period, of: account, on: day, at: now, db)
             .ignoringConflicts(with: ["account_role", "account_id", "reason", "reference", "period"])
             .returning("id").first() != nil
         if added {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO points_balances (account_role, account_id, balance) VALUES (\(bind: account.role), \(bind: account.accountID), \(bind: award.amount))
                 ON CONFLICT (account_role, account_id) DO UPDATE SET balance = points_balances.balance + excluded.balance
-                """).run()
+                """
+            ).run()
         }
         return added
     }
@@ -68,10 +77,12 @@ package struct PointsLedger: Sendable {
     /// The account's points in `month` (`YYYY-MM`): the sum of that month's lines.
     package func balance(of account: AppAccountRef, month: String, on db: any SQLDatabase) async throws -> Int {
         // PostgreSQL sums bigints as numeric: the cast keeps the total a whole number on both engines.
-        try await db.raw("""
+        try await db.raw(
+            """
             SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM points_ledger
             WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID) AND month = \(bind: month)
-            """).first()?.decode(column: "total", as: Int.self) ?? 0
+            """
+        ).first()?.decode(column: "total", as: Int.self) ?? 0
     }
 
     /// The account's points over all time: the sum of every line, spending included.
@@ -94,13 +105,24 @@ package struct PointsLedger: Sendable {
     /// time, and on PostgreSQL the update locks her balance's row until the transaction ends, so a second
     /// spend waits and then checks its condition against the balance the first left. Call it last in the
     /// transaction, after writes that need no lock. `reference` names what was bought, once (a voucher's code).
-    package func spend(_ amount: Int, reason: String, reference: String, from account: AppAccountRef, at now: Date, clock: ProgramClock, on db: any SQLDatabase) async throws -> Int? {
+    package func spend(
+        _ amount: Int,
+        reason: String,
+        reference: String,
+        from account: AppAccountRef,
+        at now: Date,
+        clock: ProgramClock,
+        on db: any SQLDatabase
+    ) async throws -> Int? {
         precondition(amount > 0, "a spend is a positive number of points")
-        guard let left = try await db.raw("""
-            UPDATE points_balances SET balance = balance - \(bind: amount)
-            WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID) AND balance >= \(bind: amount)
-            RETURNING balance
-            """).first()?.decode(column: "balance", as: Int.self)
+        guard
+            let left = try await db.raw(
+                """
+                UPDATE points_balances SET balance = balance - \(bind: amount)
+                WHERE account_role = \(bind: account.role) AND account_id = \(bind: account.accountID) AND balance >= \(bind: amount)
+                RETURNING balance
+                """
+            ).first()?.decode(column: "balance", as: Int.self)
         else { return nil }
         try await line(-amount, reason: reason, reference: reference, period: reference, of: account, on: clock.date(of: now), at: now, db).run()
         return left
@@ -109,37 +131,56 @@ package struct PointsLedger: Sendable {
     /// The insert of one line, earned or spent at `now` on `day` (the program's date then); `period` is what
     /// the same reason and reference may earn once in (a day, a month, or for a spend its own reference).
     private func line(
-        _ amount: Int, reason: String, reference: String, period: String, of account: AppAccountRef, on day: CalendarDate, at now: Date,
+        _ amount: Int,
+        reason: String,
+        reference: String,
+        period: String,
+        of account: AppAccountRef,
+        on day: CalendarDate,
+        at now: Date,
         _ db: any SQLDatabase
     ) -> SQLInsertBuilder {
         db.insert(into: "points_ledger")
             .columns("account_role", "account_id", "amount", "reason", "reference", "period", "day", "month", "earned_at")
             .values(
-                SQLBind(account.role), SQLBind(account.accountID), SQLBind(amount), SQLBind(reason), SQLBind(reference),
-                SQLBind(period), SQLBind(day.iso), SQLBind(String(day.iso.prefix(7))), SQLBind(now.millisecondsSince1970)
+                SQLBind(account.role),
+                SQLBind(account.accountID),
+                SQLBind(amount),
+                SQLBind(reason),
+                SQLBind(reference),
+                SQLBind(period),
+                SQLBind(day.iso),
+                SQLBind(String(day.iso.prefix(7))),
+                SQLBind(now.millisecondsSince1970)
             )
     }
 
     /// Every account's balance summed from its lines, into an empty `points_balances` (migration 53).
     package static func keepBalances(on db: any SQLDatabase) async throws {
         // PostgreSQL sums bigints as numeric: the cast keeps the total a whole number on both engines.
-        try await db.raw("""
+        try await db.raw(
+            """
             INSERT INTO points_balances (account_role, account_id, balance)
             SELECT account_role, account_id, CAST(SUM(amount) AS BIGINT) FROM points_ledger GROUP BY account_role, account_id
-            """).run()
+            """
+        ).run()
     }
 
     /// Her lines, newest first.
     package func history(of account: AppAccountRef, page: PageRequest, on db: any SQLDatabase) async throws -> PageOf<PointsEntry> {
         try await db.seek(
-            page, order: ListOrder("id", keys: [.integer("id")], descending: true),
+            page,
+            order: ListOrder("id", keys: [.integer("id")], descending: true),
             columns: ["id", "amount", "reason", "reference", "day", "month", "earned_at"].map { SQLColumn($0) },
             rows: { $0.from("points_ledger").where("account_role", .equal, account.role).where("account_id", .equal, account.accountID) },
             decode: { row in
                 PointsEntry(
-                    id: try row.decode(column: "id", as: Int64.self), amount: try row.decode(column: "amount", as: Int.self),
-                    reason: try row.decode(column: "reason", as: String.self), reference: try row.decode(column: "reference", as: String.self),
-                    day: try row.decode(column: "day", as: String.self), month: try row.decode(column: "month", as: String.self),
+                    id: try row.decode(column: "id", as: Int64.self),
+                    amount: try row.decode(column: "amount", as: Int.self),
+                    reason: try row.decode(column: "reason", as: String.self),
+                    reference: try row.decode(column: "reference", as: String.self),
+                    day: try row.decode(column: "day", as: String.self),
+                    month: try row.decode(column: "month", as: String.self),
                     earnedAt: Date(millisecondsSince1970: try row.decode(column: "earned_at", as: Int64.self))
                 )
             }

@@ -156,9 +156,13 @@ extension Portal {
     /// Audits a request turned away before it reached its handler.
     package func recordRefusal(_ action: AuditAction, request: Request, context: PortalContext, detail: String? = nil) async throws {
         let event = AuditEvent(
-            actor: context.auditActor, action: action, recordType: "route",
-            recordID: "\(request.method.rawValue) \(request.uri.path)", outcome: .denied,
-            origin: origin(of: request, context: context), detail: detail
+            actor: context.auditActor,
+            action: action,
+            recordType: "route",
+            recordID: "\(request.method.rawValue) \(request.uri.path)",
+            outcome: .denied,
+            origin: origin(of: request, context: context),
+            detail: detail
         )
         try await database.write { db in try await audit.record(event, on: db) }
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import CMalloc
+    import CMalloc
 #endif
 import Foundation
 
@@ -14,8 +14,8 @@ package enum MemoryArenas {
     /// Limits the arenas; call before the server's threads start.
     package static func limitForServer() {
         #if canImport(Glibc)
-        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil else { return }
-        _ = mallopt(M_ARENA_MAX, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
+            guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil else { return }
+            _ = mallopt(M_ARENA_MAX, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
         #endif
     }
 
@@ -26,7 +26,7 @@ package enum MemoryArenas {
     /// `Housekeeping` calls this every round (30 seconds).
     package static func returnFreePages() {
         #if canImport(Glibc)
-        _ = malloc_trim(0)
+            _ = malloc_trim(0)
         #endif
     }
 }

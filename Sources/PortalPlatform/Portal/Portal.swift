@@ -31,9 +31,19 @@ package struct Portal: Sendable {
     package let metrics: PortalMetrics
 
     package init(
-        settings: Settings, dependencies: Dependencies, database: Database, sessions: Sessions, audit: AuditLog,
-        pages: PageRenderer, passwords: PasswordHasher, passwordPolicy: PasswordPolicy, outbox: Outbox,
-        programSettings: ProgramSettingsStore, contributions: Contributions, logger: Logger, metrics: PortalMetrics = PortalMetrics()
+        settings: Settings,
+        dependencies: Dependencies,
+        database: Database,
+        sessions: Sessions,
+        audit: AuditLog,
+        pages: PageRenderer,
+        passwords: PasswordHasher,
+        passwordPolicy: PasswordPolicy,
+        outbox: Outbox,
+        programSettings: ProgramSettingsStore,
+        contributions: Contributions,
+        logger: Logger,
+        metrics: PortalMetrics = PortalMetrics()
     ) {
         self.settings = settings
         self.dependencies = dependencies
@@ -58,7 +68,13 @@ package struct Portal: Sendable {
     /// The uploaded files of one use (`"videos"`, `"deals"`): in the database on PostgreSQL, so every server
     /// serves every file; under `DATA_DIR/<folder>` on SQLite.
     package func uploads(_ folder: String) -> UploadStore {
-        UploadStore.of(folder, database: database, dataDirectory: settings.dataDirectory, randomBytes: dependencies.randomBytes, now: dependencies.now)
+        UploadStore.of(
+            folder,
+            database: database,
+            dataDirectory: settings.dataDirectory,
+            randomBytes: dependencies.randomBytes,
+            now: dependencies.now
+        )
     }
 
     /// Records an audit entry that goes with no other change, such as a patient's record being read;

@@ -10,10 +10,11 @@ import Synchronization
 
 /// What a WebSocket endpoint does with a connection: `inbound` from the app, `outbound` to it, and
 /// `socket` for what the server pushes to it from elsewhere.
-package typealias WebSocketSession = @Sendable (
-    _ holder: AppAccountHolder, _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ socket: PushSocket,
-    _ logger: Logger
-) async throws -> Void
+package typealias WebSocketSession =
+    @Sendable (
+        _ holder: AppAccountHolder, _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ socket: PushSocket,
+        _ logger: Logger
+    ) async throws -> Void
 
 /// An app's WebSocket as the server pushes frames to it from elsewhere (a chat room's messages, a nudge
 /// that her feed changed). Frames are written straight to the connection on the connection's own
@@ -151,13 +152,15 @@ package final class WebSocketEndpoints: Sendable {
 
     /// The answer to an upgrade request on `channel`.
     package func upgrade(
-        _ request: HTTPRequest, on channel: any Channel, portal: Portal
+        _ request: HTTPRequest,
+        on channel: any Channel,
+        portal: Portal
     ) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let path = String((request.path ?? "").prefix { $0 != "?" })
         guard let endpoint = endpoints.withLock({ $0[path] }),
-              portal.programSettings.current.runs(endpoint.program),
-              let token = request.headerFields.bearerToken ?? Self.pageToken(request, kind: endpoint.kind, portal: portal),
-              let holder = try? await portal.authenticate(endpoint.kind, bearerToken: token)
+            portal.programSettings.current.runs(endpoint.program),
+            let token = request.headerFields.bearerToken ?? Self.pageToken(request, kind: endpoint.kind, portal: portal),
+            let holder = try? await portal.authenticate(endpoint.kind, bearerToken: token)
         else { return .dontUpgrade }
         return .upgrade([:]) { inbound, outbound, context in
             endpoint.connections.increment()
@@ -184,7 +187,11 @@ extension PortalRoutes {
     /// see it like any other.
     package mutating func webSocket(_ path: String, for kind: AppAccountKind, session: @escaping WebSocketSession) {
         portal.webSockets.add(
-            path: path, kind: kind, program: program, connections: portal.metrics.webSocketConnections(path: path), session: session
+            path: path,
+            kind: kind,
+            program: program,
+            connections: portal.metrics.webSocketConnections(path: path),
+            session: session
         )
         get(RouterPath(path), access: .app(kind)) { _, _ in
             throw APIError(status: .upgradeRequired, code: "upgrade_required", message: "Connect with a WebSocket.")

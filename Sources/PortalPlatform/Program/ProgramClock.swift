@@ -49,7 +49,8 @@ package struct ProgramClock: Sendable {
     /// "24 Nov 2026, 19:00 EST".
     package func dateTime(_ instant: Date) -> String {
         let (date, minute) = Self.dateAndMinute(wall: wallSeconds(instant))
-        let zone = ProgramTimeZone.choices.first { $0.id == timeZone.identifier }
+        let zone =
+            ProgramTimeZone.choices.first { $0.id == timeZone.identifier }
             .map { timeZone.isDaylightSavingTime(for: instant) ? $0.daylight : $0.standard }
             ?? timeZone.abbreviation(for: instant) ?? timeZone.identifier
         func twoDigits(_ number: Int) -> String { number < 10 ? "0\(number)" : "\(number)" }

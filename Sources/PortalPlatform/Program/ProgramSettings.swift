@@ -38,7 +38,7 @@ public struct ProgramSettings: Sendable, Equatable {
                 "What city were you born in?",
                 "What is your favourite book?",
                 "What was the name of your first school?",
-                "What is your favourite food?",
+                "What is your favourite food?"
             ],
             memberAvatarIDs: Avatar.memberSet.map(\.id)
         )
@@ -58,7 +58,14 @@ public struct ProgramSettings: Sendable, Equatable {
         program.map { !programsSwitchedOff.contains($0.id) } ?? true
     }
 
-    package init(programName: String, deletionPhone: String, codeLifetimeDays: Int, securityQuestions: [String], memberAvatarIDs: [String], programsSwitchedOff: Set<String> = []) {
+    package init(
+        programName: String,
+        deletionPhone: String,
+        codeLifetimeDays: Int,
+        securityQuestions: [String],
+        memberAvatarIDs: [String],
+        programsSwitchedOff: Set<String> = []
+    ) {
         self.programName = programName
         self.deletionPhone = deletionPhone
         self.codeLifetimeDays = codeLifetimeDays
@@ -80,7 +87,7 @@ public enum ProgramTimeZone {
         ("America/Los_Angeles", "Pacific (Los Angeles)", "PST", "PDT"),
         ("America/Anchorage", "Alaska (Anchorage)", "AKST", "AKDT"),
         ("Pacific/Honolulu", "Hawaii (Honolulu)", "HST", "HST"),
-        ("America/Puerto_Rico", "Atlantic (Puerto Rico)", "AST", "AST"),
+        ("America/Puerto_Rico", "Atlantic (Puerto Rico)", "AST", "AST")
     ]
 
     /// The zone's name on the settings page; its identifier when it is not one of the choices.
@@ -139,7 +146,7 @@ package struct ProgramSettingsRepository: Sendable {
             (.programsSwitchedOff, Self.encodeList(settings.programsSwitchedOff.sorted())),
             (.timeZone, settings.timeZoneID),
             (.refillEmail, settings.refillEmail),
-            (.hidesStaffNames, settings.hidesStaffNamesFromPeople ? "true" : "false"),
+            (.hidesStaffNames, settings.hidesStaffNamesFromPeople ? "true" : "false")
         ]
         for (key, value) in values {
             try await db.insert(into: "program_settings").columns("name", "value", "updated_at")

@@ -26,8 +26,11 @@ package struct SessionRepository: Sendable {
         try await db.insert(into: "sessions")
             .columns("id_hash", "account_id", "csrf_token", "created_at", "last_seen_at", "flash")
             .values(
-                SQLBind(session.idHash), SQLBind(session.accountID), SQLBind(session.csrfToken),
-                SQLBind(session.createdAt.millisecondsSince1970), SQLBind(session.lastSeenAt.millisecondsSince1970),
+                SQLBind(session.idHash),
+                SQLBind(session.accountID),
+                SQLBind(session.csrfToken),
+                SQLBind(session.createdAt.millisecondsSince1970),
+                SQLBind(session.lastSeenAt.millisecondsSince1970),
                 SQLBind(session.flash)
             )
             .run()

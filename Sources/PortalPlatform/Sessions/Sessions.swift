@@ -76,7 +76,11 @@ public struct Sessions: Sendable {
             }
         }
         let session = ActiveSession(
-            id: id, idHash: idHash, csrfToken: stored.csrfToken, accountID: stored.accountID, flash: Flash(stored: stored.flash)
+            id: id,
+            idHash: idHash,
+            csrfToken: stored.csrfToken,
+            accountID: stored.accountID,
+            flash: Flash(stored: stored.flash)
         )
         return (session, account)
     }
@@ -95,7 +99,8 @@ public struct Sessions: Sendable {
     }
 
     /// Replaces `old` with a new session for `accountID`: the old id stops working at once.
-    package func rotate(_ old: ActiveSession?, toAccount accountID: Int64?, flash: Flash? = nil, on db: any SQLDatabase) async throws -> ActiveSession {
+    package func rotate(_ old: ActiveSession?, toAccount accountID: Int64?, flash: Flash? = nil, on db: any SQLDatabase) async throws -> ActiveSession
+    {
         if let old { try await repository.delete(idHash: old.idHash, on: db) }
         return try await start(accountID: accountID, flash: flash, on: db)
     }
@@ -140,15 +145,26 @@ public struct Sessions: Sendable {
     /// The cookie that hands `session` to the browser.
     package func cookie(for session: ActiveSession) -> Cookie {
         Cookie(
-            name: cookieName, value: session.id, path: "/", secure: settings.cookiesAreSecure, httpOnly: true, sameSite: .lax
+            name: cookieName,
+            value: session.id,
+            path: "/",
+            secure: settings.cookiesAreSecure,
+            httpOnly: true,
+            sameSite: .lax
         )
     }
 
     /// A cookie that makes the browser forget the session.
     package var expiredCookie: Cookie {
         Cookie(
-            name: cookieName, value: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0, path: "/",
-            secure: settings.cookiesAreSecure, httpOnly: true, sameSite: .lax
+            name: cookieName,
+            value: "",
+            expires: Date(timeIntervalSince1970: 0),
+            maxAge: 0,
+            path: "/",
+            secure: settings.cookiesAreSecure,
+            httpOnly: true,
+            sameSite: .lax
         )
     }
 

@@ -106,7 +106,9 @@ public final class Database: Sendable {
         case .postgres(let client):
             let running = Task { await client.run() }
             if await !waitForStop(of: running, grace: Self.closingGrace) {
-                logger.warning("PostgreSQL's connection pool had not finished closing \(Self.closingGrace) after it was asked to; stopping without it")
+                logger.warning(
+                    "PostgreSQL's connection pool had not finished closing \(Self.closingGrace) after it was asked to; stopping without it"
+                )
             }
         case .sqlite(let pool):
             // Nothing to drive in the background: wait for cancellation, then close every connection.
@@ -178,7 +180,9 @@ public final class Database: Sendable {
     }
 
     private static func withConnection<T: Sendable>(
-        of client: PostgresClient, waits: LeaseWaits, _ body: (any SQLDatabase) async throws -> T
+        of client: PostgresClient,
+        waits: LeaseWaits,
+        _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         do {
             // The wait runs in a child task, so that giving it up cancels only the wait, not the request.
@@ -204,7 +208,7 @@ public final class Database: Sendable {
             }
         } catch let error as DatabaseUnavailable {
             throw error
-        } catch where Self.isUnreachable(error) {
+        } catch  where Self.isUnreachable(error) {
             throw DatabaseUnavailable(reason: String(reflecting: error))
         }
     }
@@ -327,7 +331,7 @@ public final class Database: Sendable {
     /// True when SQLite could not write because the disk (or the database's page limit) is full.
     package static func isStorageFull(_ error: any Error) -> Bool {
         guard let failure = error as? SQLiteHandle.Failure else { return false }
-        return failure.code & 0xff == 13  // SQLITE_FULL, whatever its extended code
+        return failure.code & 0xff == 13 // SQLITE_FULL, whatever its extended code
     }
 
     /// False while the current task changes the schema (`Migrator`): PostgreSQL statements it runs
@@ -389,7 +393,9 @@ public final class Database: Sendable {
             }
             if busy == 0 { return checkpointOwed.store(false, ordering: .relaxed) }
             guard ContinuousClock.now < deadline else {
-                return logger.warning("The write-ahead log could not be checkpointed after a deletion: a reader held it; trying again on the next run")
+                return logger.warning(
+                    "The write-ahead log could not be checkpointed after a deletion: a reader held it; trying again on the next run"
+                )
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -416,7 +422,8 @@ public final class Database: Sendable {
 
     /// Runs `body` between `BEGIN` and `COMMIT` on one PostgreSQL connection, rolling back if it throws.
     nonisolated(nonsending) private static func committing<T: Sendable>(
-        _ database: any SQLDatabase, _ body: (any SQLDatabase) async throws -> T
+        _ database: any SQLDatabase,
+        _ body: (any SQLDatabase) async throws -> T
     ) async throws -> T {
         try await database.raw("BEGIN").run()
         do {

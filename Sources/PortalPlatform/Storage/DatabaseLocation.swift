@@ -28,8 +28,8 @@ package enum DatabaseLocation: Equatable {
             return
         }
         guard let components = URLComponents(string: url),
-              components.scheme == "postgres" || components.scheme == "postgresql",
-              let user = components.user
+            components.scheme == "postgres" || components.scheme == "postgresql",
+            let user = components.user
         else {
             throw InvalidURL(description: Self.expected)
         }
@@ -48,7 +48,9 @@ package enum DatabaseLocation: Equatable {
             }
             configuration = PostgresClient.Configuration(
                 unixSocketPath: socketFolder + (socketFolder.hasSuffix("/") ? "" : "/") + ".s.PGSQL.\(port)",
-                username: username, password: password, database: database
+                username: username,
+                password: password,
+                database: database
             )
         } else {
             guard let host = components.host, !host.isEmpty else {
@@ -61,7 +63,12 @@ package enum DatabaseLocation: Equatable {
             default: tls = .require(.makeClientConfiguration())
             }
             configuration = PostgresClient.Configuration(
-                host: host, port: port, username: username, password: password, database: database, tls: tls
+                host: host,
+                port: port,
+                username: username,
+                password: password,
+                database: database,
+                tls: tls
             )
         }
         if let value = parameter("pool_size") {

@@ -84,10 +84,11 @@ public struct Migrator: Sendable {
     /// a restore goes only into a database with none.
     public func tableCount() async throws -> Int {
         try await database.read { db in
-            let sql: SQLQueryString = switch database.engine {
-            case .postgres: "SELECT COUNT(*) AS tables FROM information_schema.tables WHERE table_schema = current_schema()"
-            case .sqlite: "SELECT COUNT(*) AS tables FROM sqlite_master WHERE type = 'table'"
-            }
+            let sql: SQLQueryString =
+                switch database.engine {
+                case .postgres: "SELECT COUNT(*) AS tables FROM information_schema.tables WHERE table_schema = current_schema()"
+                case .sqlite: "SELECT COUNT(*) AS tables FROM sqlite_master WHERE type = 'table'"
+                }
             return try await db.raw(sql).first()?.decode(column: "tables", as: Int.self) ?? 0
         }
     }

@@ -154,8 +154,8 @@ public struct PageCursor: Sendable, Hashable {
     public init(token: String) throws {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard token.utf8.count <= 2_000, parts.count == 2,
-              let json = Self.data(base64URL: String(parts[0])), Self.check(json) == parts[1],
-              let wire = try? JSONDecoder().decode(Wire.self, from: json), wire.n >= 0, !wire.v.isEmpty
+            let json = Self.data(base64URL: String(parts[0])), Self.check(json) == parts[1],
+            let wire = try? JSONDecoder().decode(Wire.self, from: json), wire.n >= 0, !wire.v.isEmpty
         else { throw DamagedPageLink() }
         self.init(order: wire.o, values: wire.v, index: wire.n)
     }
@@ -234,12 +234,16 @@ package struct ListOrder: Sendable {
     package var signature: String { "\(name).\(descending ? "desc" : "asc")" }
 
     fileprivate func cursor(for row: any SQLRow, index: Int) throws -> PageCursor {
-        PageCursor(order: signature, values: try keys.map { key in
-            switch key.kind {
-            case .integer: .integer(try row.decode(column: key.resultColumn, as: Int64.self))
-            case .text: .text(try row.decode(column: key.resultColumn, as: String.self))
-            }
-        }, index: index)
+        PageCursor(
+            order: signature,
+            values: try keys.map { key in
+                switch key.kind {
+                case .integer: .integer(try row.decode(column: key.resultColumn, as: Int64.self))
+                case .text: .text(try row.decode(column: key.resultColumn, as: String.self))
+                }
+            },
+            index: index
+        )
     }
 
     /// The cursor's values, checked against this order's keys.
@@ -291,14 +295,26 @@ public struct PageOf<Item: Sendable>: Sendable {
     /// The same page with each item made into something else (a row read further with another query).
     package func replacingItems<Other: Sendable>(_ items: [Other]) -> PageOf<Other> {
         PageOf<Other>(
-            items: items, totalCount: totalCount, request: request, hasPrevious: hasPrevious, hasNext: hasNext,
-            startIndex: startIndex, firstCursor: firstCursor, lastCursor: lastCursor
+            items: items,
+            totalCount: totalCount,
+            request: request,
+            hasPrevious: hasPrevious,
+            hasNext: hasNext,
+            startIndex: startIndex,
+            firstCursor: firstCursor,
+            lastCursor: lastCursor
         )
     }
 
     package init(
-        items: [Item], totalCount: Int, request: PageRequest, hasPrevious: Bool, hasNext: Bool, startIndex: Int?,
-        firstCursor: PageCursor?, lastCursor: PageCursor?
+        items: [Item],
+        totalCount: Int,
+        request: PageRequest,
+        hasPrevious: Bool,
+        hasNext: Bool,
+        startIndex: Int?,
+        firstCursor: PageCursor?,
+        lastCursor: PageCursor?
     ) {
         self.items = items
         self.totalCount = totalCount
@@ -352,7 +368,8 @@ extension SQLDatabase {
         guard !owners.isEmpty else { return [:] }
         var found: [Int64: [Int64]] = [:]
         for row in try await select().column(owner).column(linked).from(table).where(SQLIdentifier(owner), .in, SQLBind.group(owners))
-            .orderBy(owner).orderBy(linked).all() {
+            .orderBy(owner).orderBy(linked).all()
+        {
             found[try row.decode(column: owner, as: Int64.self), default: []].append(try row.decode(column: linked, as: Int64.self))
         }
         return found
@@ -366,7 +383,8 @@ extension SQLDatabase {
         guard !owners.isEmpty else { return [:] }
         var counts: [Int64: Int] = [:]
         for row in try await select().column(owner).column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from(table)
-            .where(SQLIdentifier(owner), .in, SQLBind.group(owners)).groupBy(owner).all() {
+            .where(SQLIdentifier(owner), .in, SQLBind.group(owners)).groupBy(owner).all()
+        {
             counts[try row.decode(column: owner, as: Int64.self)] = try row.decode(column: "count", as: Int.self)
         }
         return counts
@@ -387,8 +405,11 @@ extension SQLDatabase {
     /// that cannot take the rows in the list's order from one index (filters on several values of a
     /// column, a join it misjudges) joins every row the filters keep before it sorts and cuts the page.
     package func seek<Item: Sendable>(
-        _ request: PageRequest, order: ListOrder, columns: [any SQLExpression] = [SQLLiteral.all],
-        rows: (SQLSelectBuilder) -> SQLSelectBuilder, counted: ((SQLSelectBuilder) -> SQLSelectBuilder)? = nil,
+        _ request: PageRequest,
+        order: ListOrder,
+        columns: [any SQLExpression] = [SQLLiteral.all],
+        rows: (SQLSelectBuilder) -> SQLSelectBuilder,
+        counted: ((SQLSelectBuilder) -> SQLSelectBuilder)? = nil,
         idsFirst: ((SQLSelectBuilder) -> SQLSelectBuilder)? = nil,
         decode: (any SQLRow) throws -> Item
     ) async throws -> PageOf<Item> {
@@ -421,20 +442,25 @@ extension SQLDatabase {
             // skipped by an old page number are skipped on the ids alone too, so that skipping reads the
             // order's index rather than every skipped row and its joins.
             let id = order.keys[order.keys.count - 1].expression
-            let seeking = if let idsFirst {
-                idsFirst(select().column(id))
-            } else if offset > 0, let counted {
-                counted(select().column(id))
-            } else if offset > 0 {
-                rows(select().column(id))
-            } else {
-                builder
-            }
+            let seeking =
+                if let idsFirst {
+                    idsFirst(select().column(id))
+                } else if offset > 0, let counted {
+                    counted(select().column(id))
+                } else if offset > 0 {
+                    rows(select().column(id))
+                } else {
+                    builder
+                }
             if let cursor {
                 let values = try order.values(of: cursor)
-                seeking.where(SQLBinaryExpression(
-                    SQLGroupExpression(order.keys.map(\.expression)), descending ? .lessThan : .greaterThan, SQLGroupExpression(values)
-                ))
+                seeking.where(
+                    SQLBinaryExpression(
+                        SQLGroupExpression(order.keys.map(\.expression)),
+                        descending ? .lessThan : .greaterThan,
+                        SQLGroupExpression(values)
+                    )
+                )
                 // SQLite seeks on an index by a row value's first column, but not when that is an expression
                 // (the help directory's kind order): then it walks the index from its start. The first key's
                 // own bound, which the row value implies, gives it the place to start.
@@ -454,7 +480,11 @@ extension SQLDatabase {
         func page(_ slice: [any SQLRow], total: Int, hasPrevious: Bool, hasNext: Bool, startIndex: Int?) throws -> PageOf<Item> {
             let known = startIndex.map { max(1, $0) }
             return PageOf(
-                items: try slice.map(decode), totalCount: total, request: request, hasPrevious: hasPrevious, hasNext: hasNext,
+                items: try slice.map(decode),
+                totalCount: total,
+                request: request,
+                hasPrevious: hasPrevious,
+                hasNext: hasNext,
                 startIndex: known,
                 firstCursor: try slice.first.map { try order.cursor(for: $0, index: known ?? 0) },
                 lastCursor: try slice.last.map { try order.cursor(for: $0, index: known.map { $0 + slice.count - 1 } ?? 0) }
@@ -464,8 +494,13 @@ extension SQLDatabase {
             let found = try await read(reversed: true, from: nil)
             let slice = Array(found.prefix(size).reversed())
             let total = try total(of: found)
-            return try page(slice, total: total, hasPrevious: found.count > size, hasNext: false,
-                            startIndex: total <= PageRequest.countLimit ? total - slice.count + 1 : nil)
+            return try page(
+                slice,
+                total: total,
+                hasPrevious: found.count > size,
+                hasNext: false,
+                startIndex: total <= PageRequest.countLimit ? total - slice.count + 1 : nil
+            )
         }
 
         switch request.position {
@@ -477,24 +512,49 @@ extension SQLDatabase {
             // Rows found past the limit: the list holds more than the limit now, with no need to count.
             let found = try await read(reversed: false, from: nil, offset: offset, counting: request.startsWithinCountedRows)
             if found.isEmpty && offset > 0 { return try await lastPage() }
-            return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: offset > 0, hasNext: found.count > size,
-                            startIndex: offset + 1)
+            return try page(
+                Array(found.prefix(size)),
+                total: try total(of: found),
+                hasPrevious: offset > 0,
+                hasNext: found.count > size,
+                startIndex: offset + 1
+            )
         case .after(let cursor):
             // A cursor past the limit's place: the list held more than the limit when its page was shown, as
             // the place this page shows ("Showing 1,001 to …") also takes from it.
             let found = try await read(reversed: false, from: cursor, counting: cursor.index < PageRequest.countLimit)
             // Nothing after it any more (the rows were deleted): the end of the list is the nearest page.
             if found.isEmpty { return try await lastPage() }
-            return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: true, hasNext: found.count > size,
-                            startIndex: cursor.index > 0 ? cursor.index + 1 : nil)
+            return try page(
+                Array(found.prefix(size)),
+                total: try total(of: found),
+                hasPrevious: true,
+                hasNext: found.count > size,
+                startIndex: cursor.index > 0 ? cursor.index + 1 : nil
+            )
         case .before(let cursor):
             let found = try await read(reversed: true, from: cursor, counting: cursor.index <= PageRequest.countLimit)
             // Fewer than a page before it: that is the start of the list, shown as a full first page.
-            if found.count < size { return try await seek(PageRequest(.first, size: size), order: order, columns: columns, rows: rows, counted: counted, idsFirst: idsFirst, decode: decode) }
+            if found.count < size {
+                return try await seek(
+                    PageRequest(.first, size: size),
+                    order: order,
+                    columns: columns,
+                    rows: rows,
+                    counted: counted,
+                    idsFirst: idsFirst,
+                    decode: decode
+                )
+            }
             let slice = Array(found.prefix(size).reversed())
             let hasPrevious = found.count > size
-            return try page(slice, total: try total(of: found), hasPrevious: hasPrevious, hasNext: true,
-                            startIndex: !hasPrevious ? 1 : cursor.index > size ? cursor.index - size : nil)
+            return try page(
+                slice,
+                total: try total(of: found),
+                hasPrevious: hasPrevious,
+                hasNext: true,
+                startIndex: !hasPrevious ? 1 : cursor.index > size ? cursor.index - size : nil
+            )
         case .last:
             return try await lastPage()
         }

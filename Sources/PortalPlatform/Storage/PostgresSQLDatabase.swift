@@ -109,7 +109,10 @@ package struct PostgresSQLDatabase: SQLDatabase {
                 if D.self == Int64.self, let value = try? cell.decode(Int64.self) { return unsafeBitCast(value, to: D.self) }
                 if D.self == Bool.self, let value = try? cell.decode(Bool.self) { return unsafeBitCast(value, to: D.self) }
                 if D.self == Double.self, cell.dataType == .float8 || cell.dataType == .float4,
-                   let value = try? cell.decode(Double.self) { return unsafeBitCast(value, to: D.self) }
+                    let value = try? cell.decode(Double.self)
+                {
+                    return unsafeBitCast(value, to: D.self)
+                }
                 if D.self == Optionals.int, let value = Self.optional(cell, Int.self) { return unsafeBitCast(value, to: D.self) }
                 if D.self == Optionals.string, let value = Self.optional(cell, String.self) { return unsafeBitCast(value, to: D.self) }
                 if D.self == Optionals.int64, let value = Self.optional(cell, Int64.self) { return unsafeBitCast(value, to: D.self) }
@@ -215,7 +218,7 @@ package struct PreparedSQL: PostgresPreparedStatement {
     /// PostgreSQL will not run a kept statement whose columns a schema change altered.
     private static let failuresThatStick: Set<String> = [
         "25P02", // in_failed_sql_transaction
-        "0A000", // feature_not_supported: "cached plan must not change result type"
+        "0A000" // feature_not_supported: "cached plan must not change result type"
     ]
 
     /// Runs the statement on `connection` (preparing it there first if it is new to it), calling

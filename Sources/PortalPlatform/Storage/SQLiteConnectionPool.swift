@@ -173,10 +173,11 @@ package final class SQLiteConnectionPool: Sendable {
                 throw failure
             }
         }
-        let handsOn = shared.withLock { shared in
-            guard let shared else { return false }
-            return shared.members < Self.sharedLimit && shared.waitingSince.map { ContinuousClock.now - $0 < Self.sharedAge } ?? true
-        } && writers.nextJoins
+        let handsOn =
+            shared.withLock { shared in
+                guard let shared else { return false }
+                return shared.members < Self.sharedLimit && shared.waitingSince.map { ContinuousClock.now - $0 < Self.sharedAge } ?? true
+            } && writers.nextJoins
         if handsOn {
             // It waits for the commit it is in; a failed one too, though nothing of it is stored, so that what
             // its caller reads next includes what those before it in line wrote, as if they had run one by one.

@@ -25,13 +25,15 @@ package struct SharedRateLimit: Sendable {
         let perMillisecond = perSecond / 1_000
         // Her allowance now: what was left, refilled since, never more than the burst.
         let refilled = SQLQueryString("(rate_buckets.tokens + (\(bind: at) - rate_buckets.updated_at) * \(bind: perMillisecond))")
-        let taken = try await db.raw("""
+        let taken = try await db.raw(
+            """
             INSERT INTO rate_buckets (bucket, tokens, updated_at) VALUES (\(bind: bucket), \(bind: burst - 1), \(bind: at))
             ON CONFLICT (bucket) DO UPDATE
             SET tokens = (CASE WHEN \(refilled) > \(bind: burst) THEN \(bind: burst) ELSE \(refilled) END) - 1, updated_at = \(bind: at)
             WHERE \(refilled) >= 1
             RETURNING tokens
-            """).first()
+            """
+        ).first()
         guard taken == nil else { return nil }
         let row = try await db.select().columns("tokens", "updated_at").from("rate_buckets").where("bucket", .equal, bucket).first()
         let tokens = try row?.decode(column: "tokens", as: Double.self) ?? 0

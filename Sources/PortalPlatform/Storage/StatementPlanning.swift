@@ -14,7 +14,9 @@ package enum StatementPlanning {
     /// Runs `body` with its statements planned for their values when `condition` holds: on PostgreSQL they
     /// are sent unnamed, which PostgreSQL plans at each run with the values bound. SQLite is unchanged.
     package static func forValues<Result>(
-        if condition: Bool, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+        if condition: Bool,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
     ) async throws -> Result {
         guard condition else { return try await body() }
         return try await $withValues.withValue(true, operation: body)

@@ -34,7 +34,12 @@ extension SQLDatabase {
     /// id (its rows deleted with the owner) as its key, the `copied` columns beside them, indexed
     /// `(column, order…, owner)` so a search reads its page in the list's order, and by the owner for rewrites.
     package func createSearchTable(
-        _ table: String, column: String, owner: String, references ownerTable: String, copied: [(String, SQLDataType)], order: [String]
+        _ table: String,
+        column: String,
+        owner: String,
+        references ownerTable: String,
+        copied: [(String, SQLDataType)],
+        order: [String]
     ) async throws {
         let create = create(table: table).column(column, type: .text, .notNull)
             .column(owner, type: .bigint, .notNull, .references(ownerTable, "id", onDelete: .cascade))
@@ -62,7 +67,12 @@ extension SQLDatabase {
     /// reaches): a row for each of `values` in `column`, beside the item's id in `owner` and the `copied`
     /// columns the list sorts and filters by, written a hundred rows a statement.
     package func replaceSearchRows(
-        in table: String, column: String, values: [String], owner: String, id: Int64, copied: [(String, any Encodable & Sendable)] = []
+        in table: String,
+        column: String,
+        values: [String],
+        owner: String,
+        id: Int64,
+        copied: [(String, any Encodable & Sendable)] = []
     ) async throws {
         try await delete(from: table).where(SQLIdentifier(owner), .equal, SQLBind(id)).run()
         for start in stride(from: 0, to: values.count, by: 100) {
@@ -82,7 +92,8 @@ extension SQLSelectBuilder {
     /// items found. Nothing matches when no word was typed.
     @discardableResult
     package func fromWordStarts(_ words: [String], table: String, owner: String, copied: [String]) -> SQLSelectBuilder {
-        let columns: [any SQLExpression] = [SQLIdentifier("word_start"), SQLAlias(SQLIdentifier(owner), as: SQLIdentifier("id"))]
+        let columns: [any SQLExpression] =
+            [SQLIdentifier("word_start"), SQLAlias(SQLIdentifier(owner), as: SQLIdentifier("id"))]
             + copied.map { SQLIdentifier($0) }
         from(SQLAlias(SQLGroupExpression(SQLQueryString("SELECT \(SQLList(columns)) FROM \(ident: table)")), as: SQLIdentifier(table)))
         guard let longest = words.max(by: { $0.count < $1.count }) else { return `where`(SQLLiteral.boolean(false)) }

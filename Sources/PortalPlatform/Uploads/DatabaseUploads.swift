@@ -61,8 +61,13 @@ package struct DatabaseUploads: Sendable {
             .where("finished_at", .isNot, SQLLiteral.null)
             .first()
         guard let row else { return nil }
-        return File(id: id, type: upload.type, size: try row.decode(column: "size", as: Int.self),
-                    sha256: try row.decode(column: "sha256", as: String.self), partSize: try row.decode(column: "part_size", as: Int.self))
+        return File(
+            id: id,
+            type: upload.type,
+            size: try row.decode(column: "size", as: Int.self),
+            sha256: try row.decode(column: "sha256", as: String.self),
+            partSize: try row.decode(column: "part_size", as: Int.self)
+        )
     }
 
     /// The parts numbered `parts` of the file, in order, each cut to `range` (a byte range within the file).
@@ -96,10 +101,12 @@ package struct DatabaseUploads: Sendable {
     /// Files whose upload started over a day ago and never finished (their server stopped mid-upload) go.
     package static func forgetUnfinished(now: Date, on db: any SQLDatabase) async throws {
         let before = now.addingTimeInterval(-unfinishedFor).millisecondsSince1970
-        try await db.raw("""
+        try await db.raw(
+            """
             DELETE FROM uploaded_file_parts
             WHERE file_id IN (SELECT id FROM uploaded_files WHERE finished_at IS NULL AND started_at < \(bind: before))
-            """).run()
+            """
+        ).run()
         try await db.delete(from: "uploaded_files").where("finished_at", .is, SQLLiteral.null).where("started_at", .lessThan, before).run()
     }
 
@@ -107,8 +114,12 @@ package struct DatabaseUploads: Sendable {
     package func storedNames(on db: any SQLDatabase) async throws -> Set<String> {
         let rows = try await db.select().columns("id", "type").from("uploaded_files").where("folder", .equal, folder)
             .where("finished_at", .isNot, SQLLiteral.null).all()
-        return Set(try rows.compactMap { row in
-            try UploadType(rawValue: row.decode(column: "type", as: String.self)).map { "\(try row.decode(column: "id", as: String.self)).\($0.fileExtension)" }
-        })
+        return Set(
+            try rows.compactMap { row in
+                try UploadType(rawValue: row.decode(column: "type", as: String.self)).map {
+                    "\(try row.decode(column: "id", as: String.self)).\($0.fileExtension)"
+                }
+            }
+        )
     }
 }

@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `multipart/form-data` form with one large file (a video), read as it arrives: the text fields are
@@ -22,7 +22,11 @@ package struct StreamedUploadForm: Sendable {
     /// Reads the form from `body`. A form that is not readable throws `MultipartForm.Unreadable`, and
     /// nothing of its file is left in the store.
     package static func read<Body: AsyncSequence>(
-        _ body: Body, boundary: String, fileField: String, store: UploadStore, rules: UploadRules
+        _ body: Body,
+        boundary: String,
+        fileField: String,
+        store: UploadStore,
+        rules: UploadRules
     ) async throws -> StreamedUploadForm where Body.Element == ByteBuffer {
         var reader = Reader(boundary: boundary, fileField: fileField, store: store, rules: rules)
         do {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `careportal move-uploads-into-database`: the uploaded files a server on PostgreSQL kept under `DATA_DIR`

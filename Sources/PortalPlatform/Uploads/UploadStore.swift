@@ -4,7 +4,7 @@ import NIOCore
 import SQLKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Uploaded files of one use (illustrations, videos, …), each under a random name the server chose; the
@@ -39,8 +39,13 @@ package struct UploadStore: Sendable {
     }
 
     /// Files in the database.
-    package init(database: Database, folder: String, randomBytes: @escaping @Sendable (Int) -> [UInt8], now: @escaping @Sendable () -> Date,
-                 partSize: Int = DatabaseUploads.defaultPartSize) {
+    package init(
+        database: Database,
+        folder: String,
+        randomBytes: @escaping @Sendable (Int) -> [UInt8],
+        now: @escaping @Sendable () -> Date,
+        partSize: Int = DatabaseUploads.defaultPartSize
+    ) {
         self.folder = folder
         place = .database(database)
         rows = DatabaseUploads(folder: folder, partSize: partSize)
@@ -51,7 +56,11 @@ package struct UploadStore: Sendable {
     /// Where a use's files live with this database: in it on PostgreSQL, so every server serves every file;
     /// under `DATA_DIR/<folder>` on SQLite.
     package static func of(
-        _ folder: String, database: Database, dataDirectory: String, randomBytes: @escaping @Sendable (Int) -> [UInt8], now: @escaping @Sendable () -> Date
+        _ folder: String,
+        database: Database,
+        dataDirectory: String,
+        randomBytes: @escaping @Sendable (Int) -> [UInt8],
+        now: @escaping @Sendable () -> Date
     ) -> UploadStore {
         switch database.engine {
         case .postgres: UploadStore(database: database, folder: folder, randomBytes: randomBytes, now: now)
@@ -175,13 +184,16 @@ package struct UploadStore: Sendable {
     /// The stored file as a response with its type, streamed from disk or the database, honouring a single
     /// `Range` so players can seek: 206 with Content-Range, 416 when the range is outside the file.
     package func response(
-        for upload: StoredUpload, request: Request, context: some RequestContext, downloadName: String
+        for upload: StoredUpload,
+        request: Request,
+        context: some RequestContext,
+        downloadName: String
     ) async throws -> Response? {
         guard let size = try await size(of: upload) else { return nil }
         var headers: HTTPFields = [
             .contentType: upload.type.rawValue,
             .contentDisposition: "inline; filename=\"\(downloadName).\(upload.type.fileExtension)\"",
-            .acceptRanges: "bytes",
+            .acceptRanges: "bytes"
         ]
         let range: ClosedRange<Int>
         let status: HTTPResponse.Status
@@ -208,10 +220,14 @@ package struct UploadStore: Sendable {
             return Response(status: status, headers: headers, body: try await FileIO().loadFile(path: path, range: range, context: context))
         case .database:
             guard let file = try await file(upload) else { return nil }
-            return Response(status: status, headers: headers, body: ResponseBody(contentLength: range.count) { writer in
-                try await read(file, range: range) { try await writer.write($0) }
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: status,
+                headers: headers,
+                body: ResponseBody(contentLength: range.count) { writer in
+                    try await read(file, range: range) { try await writer.write($0) }
+                    try await writer.finish(nil)
+                }
+            )
         }
     }
 }
@@ -299,4 +315,3 @@ package enum ByteRange: Equatable {
         return .part(start...end)
     }
 }
-

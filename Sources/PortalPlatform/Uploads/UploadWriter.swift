@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An upload written as it arrives: checked against its rules as it grows (type from the first bytes, size

@@ -18,8 +18,10 @@ import Testing
                         #expect(piece.level <= largest)
                         for day in piece.level.days(of: piece.number) { covered[day, default: 0] += 1 }
                     }
-                    #expect(covered.count == days.count && covered.keys.allSatisfy(days.contains) && covered.values.allSatisfy { $0 == 1 },
-                            "\(CalendarDate(dayNumber: days.lowerBound).iso) to \(CalendarDate(dayNumber: days.upperBound).iso) up to \(largest)")
+                    #expect(
+                        covered.count == days.count && covered.keys.allSatisfy(days.contains) && covered.values.allSatisfy { $0 == 1 },
+                        "\(CalendarDate(dayNumber: days.lowerBound).iso) to \(CalendarDate(dayNumber: days.upperBound).iso) up to \(largest)"
+                    )
                 }
             }
         }
@@ -45,6 +47,8 @@ import Testing
         #expect(reach("2024-06-01", "2026-12-02") == ["2024-01-01", "2026-12-31"])
         #expect(reach("2025-03-11", "2026-11-17") == ["2025-03-11", "2026-11-17"], "inside what was recorded: as it is")
         #expect(reach("2026-10-01", "2026-11-18") == ["2026-10-01", "2026-12-31"], "a period ending on the last day recorded")
-        #expect(AnalyticsLevel.reach(Self.day("2026-10-01")...Self.day("2026-11-18"), recorded: nil) == Self.day("2026-10-01")...Self.day("2026-11-18"))
+        #expect(
+            AnalyticsLevel.reach(Self.day("2026-10-01")...Self.day("2026-11-18"), recorded: nil) == Self.day("2026-10-01")...Self.day("2026-11-18")
+        )
     }
 }

@@ -59,48 +59,79 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (app, member) = try await Self.member(portal, due: "2027-05-10")
             let now = portal.clock.now
-            let batch: [String: Any] = ["events": [
-                ["client_id": "open-1", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_600))],
-                ["client_id": "view-1", "kind": "section_viewed", "section": "chat", "seconds": 95, "occurred_at": Self.iso(now.addingTimeInterval(-3_500))],
-            ]]
+            let batch: [String: Any] = [
+                "events": [
+                    ["client_id": "open-1", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_600))],
+                    [
+                        "client_id": "view-1", "kind": "section_viewed", "section": "chat", "seconds": 95,
+                        "occurred_at": Self.iso(now.addingTimeInterval(-3_500))
+                    ]
+                ]
+            ]
             let first = try await app.send(.post, "/api/v1/events", json: batch)
             #expect(first.status == .ok)
             #expect(first.object["recorded"] as? Int == 2 && first.object["received"] as? Int == 2)
             let again = try await app.send(.post, "/api/v1/events", json: batch)
             #expect(again.object["recorded"] as? Int == 0, "a retried batch is counted once")
-            let partly = try await app.send(.post, "/api/v1/events", json: ["events": [
-                ["client_id": "open-2", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_000))],
-                ["client_id": "open-1", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_600))],
-                ["client_id": "open-2", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-2_900))],
-            ]])
-            #expect(partly.object["recorded"] as? Int == 1 && partly.object["received"] as? Int == 3,
-                    "of a batch partly sent before and holding one event twice, only the new event is recorded, once")
+            let partly = try await app.send(
+                .post,
+                "/api/v1/events",
+                json: [
+                    "events": [
+                        ["client_id": "open-2", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_000))],
+                        ["client_id": "open-1", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-3_600))],
+                        ["client_id": "open-2", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-2_900))]
+                    ]
+                ]
+            )
+            #expect(
+                partly.object["recorded"] as? Int == 1 && partly.object["received"] as? Int == 3,
+                "of a batch partly sent before and holding one event twice, only the new event is recorded, once"
+            )
 
-            let wrong = try await app.send(.post, "/api/v1/events", json: ["events": [
-                ["client_id": "ok", "kind": "app_opened", "occurred_at": Self.iso(now)],
-                ["client_id": "later", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(3_600))],
-                ["client_id": "old", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-8 * 86_400))],
-                ["client_id": "where", "kind": "section_viewed", "section": "kitchen", "occurred_at": Self.iso(now)],
-                ["kind": "app_opened", "occurred_at": Self.iso(now)],
-                ["client_id": "what", "kind": "app_closed", "occurred_at": "yesterday"],
-            ]])
+            let wrong = try await app.send(
+                .post,
+                "/api/v1/events",
+                json: [
+                    "events": [
+                        ["client_id": "ok", "kind": "app_opened", "occurred_at": Self.iso(now)],
+                        ["client_id": "later", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(3_600))],
+                        ["client_id": "old", "kind": "app_opened", "occurred_at": Self.iso(now.addingTimeInterval(-8 * 86_400))],
+                        ["client_id": "where", "kind": "section_viewed", "section": "kitchen", "occurred_at": Self.iso(now)],
+                        ["kind": "app_opened", "occurred_at": Self.iso(now)],
+                        ["client_id": "what", "kind": "app_closed", "occurred_at": "yesterday"]
+                    ]
+                ]
+            )
             #expect(wrong.status == .unprocessableContent)
             let fields = try #require((wrong.object["error"] as? [String: Any])?["fields"] as? [String: String])
-            #expect(Set(fields.keys) == ["events[1].occurred_at", "events[2].occurred_at", "events[3].section", "events[4].client_id",
-                                         "events[5].kind", "events[5].occurred_at"])
+            #expect(
+                Set(fields.keys) == [
+                    "events[1].occurred_at", "events[2].occurred_at", "events[3].section", "events[4].client_id",
+                    "events[5].kind", "events[5].occurred_at"
+                ]
+            )
             #expect(fields["events[1].occurred_at"]?.contains("future") == true)
             #expect(fields["events[2].occurred_at"]?.contains("7 days") == true)
-            let tooMany = try await app.send(.post, "/api/v1/events", json: ["events": (0...100).map { index in
-                ["client_id": "e\(index)", "kind": "app_opened", "occurred_at": Self.iso(now)]
-            }])
+            let tooMany = try await app.send(
+                .post,
+                "/api/v1/events",
+                json: [
+                    "events": (0...100).map { index in
+                        ["client_id": "e\(index)", "kind": "app_opened", "occurred_at": Self.iso(now)]
+                    }
+                ]
+            )
             #expect(tooMany.status == .unprocessableContent)
             let empty = try await app.send(.post, "/api/v1/events", json: ["events": []])
             #expect(empty.status == .unprocessableContent)
 
             // Only the first good batch was recorded: nothing of a refused batch is kept.
             let recorded = try await portal.database.read { db in
-                (try await MemberEvents().events(memberID: member.id, kind: .appOpened, on: db),
-                 try await MemberEvents().events(memberID: member.id, kind: .sectionViewed, on: db))
+                (
+                    try await MemberEvents().events(memberID: member.id, kind: .appOpened, on: db),
+                    try await MemberEvents().events(memberID: member.id, kind: .sectionViewed, on: db)
+                )
             }
             #expect(recorded.0.map(\.clientID) == ["open-1", "open-2"] && recorded.1.count == 1)
             #expect(try #require(recorded.0.last).occurredAt < now.addingTimeInterval(-2_950), "the first of the two is kept")
@@ -112,7 +143,8 @@ import Testing
 
     /// Moods either side of midnight on the program's clock, across the end of October (a month boundary)
     /// and the end of daylight saving time in New York (1 November 2026).
-    static let moods: [(String, Mood)] = (0..<6).map { _ in ("2026-10-31 23:30", .happy) }
+    static let moods: [(String, Mood)] =
+        (0..<6).map { _ in ("2026-10-31 23:30", .happy) }
         + (0..<7).map { _ in ("2026-11-01 00:30", .sad) }
         + [("2026-11-01 01:30", .sick), ("2026-11-02 09:00", .angry)]
 
@@ -125,8 +157,14 @@ import Testing
             try await portal.database.transaction { db in
                 let events = Self.moods.enumerated().map { index, mood in
                     let member = members[index % members.count]
-                    return MemberEvent(kind: .moodRecorded, memberID: member.id, cohortID: member.cohort.id,
-                                       occurredAt: Self.newYork(mood.0), label: mood.1.rawValue, clientID: "m\(index)")
+                    return MemberEvent(
+                        kind: .moodRecorded,
+                        memberID: member.id,
+                        cohortID: member.cohort.id,
+                        occurredAt: Self.newYork(mood.0),
+                        label: mood.1.rawValue,
+                        clientID: "m\(index)"
+                    )
                 }
                 try await MemberEvents().record(events, clock: clock, on: db)
             }
@@ -140,7 +178,9 @@ import Testing
             func direct(_ component: (Date) -> String) -> [String: Int] {
                 Dictionary(Self.moods.map { (component(Self.newYork($0.0)), 1) }, uniquingKeysWith: +)
             }
-            let byDay = direct { let parts = calendar.dateComponents([.day, .month], from: $0); return "\(parts.day!)/\(parts.month!)" }
+            let byDay = direct {
+                let parts = calendar.dateComponents([.day, .month], from: $0); return "\(parts.day!)/\(parts.month!)"
+            }
             #expect(byDay == ["31/10": 6, "1/11": 8, "2/11": 1])
 
             let days = Self.rows(try await admin.get("/analytics/download?graph=moods&\(range)&by=day").text)
@@ -149,18 +189,46 @@ import Testing
             func moodsOn(_ label: String, _ rows: [[String]]) -> [String] { rows.first { $0.first == label }.map { Array($0.dropFirst()) } ?? [] }
             // Columns: excited, happy, love, indifferent, sad, angry, sick, overwhelmed.
             // Every count rounded down to a multiple of 5, and those from 0 to 4 withheld (`Disclosure`).
-            #expect(moodsOn("31 Oct 2026", days) == ["fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
-            #expect(moodsOn("1 Nov 2026", days) == ["fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"])
-            #expect(moodsOn("2 Nov 2026", days) == ["fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            #expect(
+                moodsOn("31 Oct 2026", days) == [
+                    "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"
+                ]
+            )
+            #expect(
+                moodsOn("1 Nov 2026", days) == [
+                    "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"
+                ]
+            )
+            #expect(
+                moodsOn("2 Nov 2026", days) == [
+                    "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"
+                ]
+            )
 
             let weeks = Self.rows(try await admin.get("/analytics/download?graph=moods&\(range)&by=week").text)
             // 26 October to 1 November is one week (Monday to Sunday), whatever the clocks did.
-            #expect(moodsOn("Week of 26 Oct 2026", weeks) == ["fewer than 5", "5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"])
-            #expect(moodsOn("Week of 2 Nov 2026", weeks) == ["fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            #expect(
+                moodsOn("Week of 26 Oct 2026", weeks) == [
+                    "fewer than 5", "5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"
+                ]
+            )
+            #expect(
+                moodsOn("Week of 2 Nov 2026", weeks) == [
+                    "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"
+                ]
+            )
 
             let months = Self.rows(try await admin.get("/analytics/download?graph=moods&\(range)&by=month").text)
-            #expect(moodsOn("Oct 2026", months) == ["fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
-            #expect(moodsOn("Nov 2026", months) == ["fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            #expect(
+                moodsOn("Oct 2026", months) == [
+                    "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"
+                ]
+            )
+            #expect(
+                moodsOn("Nov 2026", months) == [
+                    "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "fewer than 5", "fewer than 5"
+                ]
+            )
             let negative = Self.rows(try await admin.get("/analytics/download?graph=negative-moods&\(range)&by=month").text)
             #expect(moodsOn("Oct 2026", negative) == ["fewer than 5"], "no negative mood: fewer than 5 of them")
             #expect(moodsOn("Nov 2026", negative) == ["100%"], "9 of 9, each shown as 5")
@@ -181,16 +249,28 @@ import Testing
             let clock = ProgramClock(timeZone: Self.newYork)
             // Who opened the app when (New York's time): all seven on both sides of 1 October and twice in mid-October's
             // week; six on 20 October and at 00:30 on Sunday 1 November (still the week of 26 October); five on 2 November.
-            var opened: [(String, Range<Int>)] = [("2026-09-30 10:00", 0..<7), ("2026-10-01 10:00", 0..<7), ("2026-10-15 10:00", 0..<7), ("2026-10-16 10:00", 0..<7)]
+            var opened: [(String, Range<Int>)] = [
+                ("2026-09-30 10:00", 0..<7), ("2026-10-01 10:00", 0..<7), ("2026-10-15 10:00", 0..<7), ("2026-10-16 10:00", 0..<7)
+            ]
             opened += [("2026-10-20 10:00", 0..<6), ("2026-11-01 00:30", 0..<6), ("2026-11-02 10:00", 0..<5)]
             // And the year before: three on 10 March 2025, two at 23:30 on New Year's Eve, one half an hour later, in 2026.
             opened += [("2025-03-10 10:00", 0..<3), ("2025-12-31 23:30", 1..<3), ("2026-01-01 00:30", 2..<3)]
             try await portal.database.transaction { db in
                 // One batch per time, as the app sends them, so later batches find their weeks and months already counted.
                 for (index, (time, who)) in opened.enumerated() {
-                    try await MemberEvents().record(who.map { members[$0] }.map { member in
-                        MemberEvent(kind: .appOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time), clientID: "open-\(index)")
-                    }, clock: clock, on: db)
+                    try await MemberEvents().record(
+                        who.map { members[$0] }.map { member in
+                            MemberEvent(
+                                kind: .appOpened,
+                                memberID: member.id,
+                                cohortID: member.cohort.id,
+                                occurredAt: Self.newYork(time),
+                                clientID: "open-\(index)"
+                            )
+                        },
+                        clock: clock,
+                        on: db
+                    )
                 }
             }
             var (admin, _) = try await portal.signedIn(.administrator)
@@ -213,10 +293,28 @@ import Testing
             }
             let months = try await active("month")
             #expect(months == ["Sep 2026": "5", "Oct 2026": "5", "Nov 2026": "5"])
-            #expect(months == direct { let parts = calendar.dateComponents([.year, .month], from: $0); return "\(CalendarDate.monthNames[parts.month! - 1].prefix(3)) \(parts.year!)" })
+            #expect(
+                months
+                    == direct {
+                        let parts = calendar.dateComponents([.year, .month], from: $0);
+                        return "\(CalendarDate.monthNames[parts.month! - 1].prefix(3)) \(parts.year!)"
+                    }
+            )
             let weeks = try await active("week").filter { $0.value != "fewer than 5" }
-            #expect(weeks == direct { AnalyticsBuckets.short(AnalyticsDay.firstDay(ofWeek: AnalyticsDay(ProgramClock(timeZone: Self.newYork).date(of: $0)).week).date) }.reduce(into: [:]) { $0["Week of " + $1.key] = $1.value })
-            #expect(weeks == ["Week of 28 Sep 2026": "5", "Week of 12 Oct 2026": "5", "Week of 19 Oct 2026": "5", "Week of 26 Oct 2026": "5", "Week of 2 Nov 2026": "5"])
+            #expect(
+                weeks
+                    == direct {
+                        AnalyticsBuckets.short(
+                            AnalyticsDay.firstDay(ofWeek: AnalyticsDay(ProgramClock(timeZone: Self.newYork).date(of: $0)).week).date
+                        )
+                    }.reduce(into: [:]) { $0["Week of " + $1.key] = $1.value }
+            )
+            #expect(
+                weeks == [
+                    "Week of 28 Sep 2026": "5", "Week of 12 Oct 2026": "5", "Week of 19 Oct 2026": "5", "Week of 26 Oct 2026": "5",
+                    "Week of 2 Nov 2026": "5"
+                ]
+            )
             let days = try await active("day").filter { $0.value != "fewer than 5" }
             #expect(days.count == 7 && days["1 Nov 2026"] == "5" && days["30 Sep 2026"] == "5")
 
@@ -237,10 +335,12 @@ import Testing
             let recorded = try #require(try await portal.database.read { db in try await AnalyticsRepository().recordedDays(on: db) })
             #expect(recorded.lowerBound.date.iso == "2025-03-10" && recorded.upperBound.date.iso == "2026-11-18")
             let bands = AnalyticsReports.opensBands.map(\.range)
-            let periods = [("2026-09-28", "2026-11-04"), ("2026-10-01", "2026-11-01"), ("2026-10-02", "2026-10-20"),
-                           ("2026-10-14", "2026-11-15"), ("2026-11-01", "2026-11-30"), ("2026-11-01", "2026-11-17"),
-                           ("2025-12-31", "2025-12-31"), ("2026-01-01", "2026-01-01"), ("2025-01-01", "2026-12-31"),
-                           ("2025-03-10", "2026-11-18"), ("2024-06-01", "2026-11-20"), ("2025-03-11", "2026-12-31")]
+            let periods = [
+                ("2026-09-28", "2026-11-04"), ("2026-10-01", "2026-11-01"), ("2026-10-02", "2026-10-20"),
+                ("2026-10-14", "2026-11-15"), ("2026-11-01", "2026-11-30"), ("2026-11-01", "2026-11-17"),
+                ("2025-12-31", "2025-12-31"), ("2026-01-01", "2026-01-01"), ("2025-01-01", "2026-12-31"),
+                ("2025-03-10", "2026-11-18"), ("2024-06-01", "2026-11-20"), ("2025-03-11", "2026-12-31")
+            ]
             for repository in [AnalyticsRepository(), AnalyticsRepository(recorded: recorded)] {
                 for (from, to) in periods {
                     let period = AnalyticsDay(try #require(CalendarDate(iso: from)))...AnalyticsDay(try #require(CalendarDate(iso: to)))
@@ -254,8 +354,10 @@ import Testing
                     }
                     let expected = bands.map { band in Int64(opensOf.values.filter { band.contains($0) }.count) }
                     let (perBand, active) = try await portal.database.read { db in
-                        (try await repository.opensPerMember(in: period, bands: bands, cohortIDs: [members[0].cohort.id], on: db),
-                         try await repository.activeMemberCount(in: period, on: db))
+                        (
+                            try await repository.opensPerMember(in: period, bands: bands, cohortIDs: [members[0].cohort.id], on: db),
+                            try await repository.activeMemberCount(in: period, on: db)
+                        )
                     }
                     #expect(perBand == expected, "\(from) to \(to), recorded days known: \(repository.recorded != nil)")
                     #expect(active == opensOf.count, "\(from) to \(to), recorded days known: \(repository.recorded != nil)")
@@ -282,28 +384,81 @@ import Testing
                     let now = clock.instant(on: today.adding(days: -6), atMinute: 600 + index)
                     let before = clock.instant(on: today.adding(days: -13), atMinute: 600 + index)
                     if index < 11 {
-                        events.append(MemberEvent(kind: .sectionViewed, memberID: member.id, cohortID: may.cohort.id, occurredAt: now, number: 60, label: "chat", clientID: "n\(index)"))
+                        events.append(
+                            MemberEvent(
+                                kind: .sectionViewed,
+                                memberID: member.id,
+                                cohortID: may.cohort.id,
+                                occurredAt: now,
+                                number: 60,
+                                label: "chat",
+                                clientID: "n\(index)"
+                            )
+                        )
                     }
-                    events.append(MemberEvent(kind: .sectionViewed, memberID: member.id, cohortID: may.cohort.id, occurredAt: before, number: 60, label: "chat", clientID: "b\(index)"))
+                    events.append(
+                        MemberEvent(
+                            kind: .sectionViewed,
+                            memberID: member.id,
+                            cohortID: may.cohort.id,
+                            occurredAt: before,
+                            number: 60,
+                            label: "chat",
+                            clientID: "b\(index)"
+                        )
+                    )
                     if index < 6 {
-                        events.append(MemberEvent(kind: .sectionViewed, memberID: other.id, cohortID: june.cohort.id, occurredAt: before, number: 30, label: "desk", clientID: "j\(index)"))
+                        events.append(
+                            MemberEvent(
+                                kind: .sectionViewed,
+                                memberID: other.id,
+                                cohortID: june.cohort.id,
+                                occurredAt: before,
+                                number: 30,
+                                label: "desk",
+                                clientID: "j\(index)"
+                            )
+                        )
                     }
                 }
-                events.append(MemberEvent(kind: .sectionViewed, memberID: may.id, cohortID: may.cohort.id, occurredAt: clock.instant(on: today, atMinute: 60), number: 60, label: "chat", clientID: "x"))
+                events.append(
+                    MemberEvent(
+                        kind: .sectionViewed,
+                        memberID: may.id,
+                        cohortID: may.cohort.id,
+                        occurredAt: clock.instant(on: today, atMinute: 60),
+                        number: 60,
+                        label: "chat",
+                        clientID: "x"
+                    )
+                )
                 try await MemberEvents().record(events, clock: clock, on: db)
             }
             var (admin, _) = try await portal.signedIn(.administrator)
-            let previous = Self.rows(try await admin.get("/analytics/download?graph=section-visits&range=7d&cohort=\(may.cohort.id)&compare=previous").text)
+            let previous = Self.rows(
+                try await admin.get("/analytics/download?graph=section-visits&range=7d&cohort=\(may.cohort.id)&compare=previous").text
+            )
             #expect(previous.first == ["Section", "This period", "The period before"])
             // 12 and 13, each shown rounded down to a multiple of 5.
             #expect(previous.first { $0.first == "Chat" } == ["Chat", "10", "10"])
-            #expect(previous.first { $0.first == "Information desk" } == ["Information desk", "fewer than 5", "fewer than 5"], "June's visits are not May's")
+            #expect(
+                previous.first { $0.first == "Information desk" } == ["Information desk", "fewer than 5", "fewer than 5"],
+                "June's visits are not May's"
+            )
 
-            let cohorts = Self.rows(try await admin.get("/analytics/download?graph=section-visits&range=30d&cohort=\(may.cohort.id)&cohort=\(june.cohort.id)&compare=cohorts").text)
+            let cohorts = Self.rows(
+                try await admin.get(
+                    "/analytics/download?graph=section-visits&range=30d&cohort=\(may.cohort.id)&cohort=\(june.cohort.id)&compare=cohorts"
+                ).text
+            )
             #expect(cohorts.first == ["Section", may.cohort.name, june.cohort.name])
             #expect(cohorts.first { $0.first == "Chat" } == ["Chat", "25", "fewer than 5"])
             #expect(cohorts.first { $0.first == "Information desk" } == ["Information desk", "fewer than 5", "5"])
-            let minutes = Self.rows(try await admin.get("/analytics/download?graph=section-time&range=30d&cohort=\(may.cohort.id)&cohort=\(june.cohort.id)&compare=cohorts").text)
+            let minutes = Self.rows(
+                try await admin.get(
+                    "/analytics/download?graph=section-time&range=30d&cohort=\(may.cohort.id)&cohort=\(june.cohort.id)&compare=cohorts"
+                ).text
+            )
             #expect(minutes.first { $0.first == "Information desk" } == ["Information desk", "fewer than 5", "3 min"])
 
             // Comparing cohorts with one chosen cannot be drawn: the page says so and draws the one.
@@ -323,7 +478,11 @@ import Testing
             for _ in 0..<6 { members.append(try await Self.member(portal, due: "2027-05-10").0) }
             var threadID = 0
             for (index, app) in members.enumerated() {
-                let asked = try await app.send(.post, SiteURL.apiThreads.path, json: ["title": "Sleepless in week \(30 + index)?", "body": "Private words \(index)"])
+                let asked = try await app.send(
+                    .post,
+                    SiteURL.apiThreads.path,
+                    json: ["title": "Sleepless in week \(30 + index)?", "body": "Private words \(index)"]
+                )
                 #expect(asked.status == .created, "\(asked.text)")
                 threadID = asked.object["id"] as? Int ?? threadID
             }
@@ -333,13 +492,19 @@ import Testing
             }
             var (professional, _) = try await portal.signedIn(.medicalProfessional)
             _ = try await professional.get(SiteURL.deskThread(Int64(threadID)).path)
-            #expect(try await professional.post(SiteURL.deskThreadReplies(Int64(threadID)).path, form: [("body", "A professional's answer")]).status == .seeOther)
+            #expect(
+                try await professional.post(SiteURL.deskThreadReplies(Int64(threadID)).path, form: [("body", "A professional's answer")]).status
+                    == .seeOther
+            )
 
             let stored = try await portal.database.read { db in
                 try await db.raw("SELECT label, number FROM events WHERE kind = \(bind: MemberEvent.Kind.deskPosted.rawValue)").all()
             }
             let labels = try stored.map { try $0.decode(column: "label", as: String.self) }
-            #expect(labels.filter { $0 == "question" }.count == 6 && labels.filter { $0 == "reply" }.count == 5, "the professional's reply is not a member's")
+            #expect(
+                labels.filter { $0 == "question" }.count == 6 && labels.filter { $0 == "reply" }.count == 5,
+                "the professional's reply is not a member's"
+            )
 
             var (admin, _) = try await portal.signedIn(.administrator)
             let rows = Self.rows(try await admin.get("/analytics/download?graph=desk-writing&range=7d").text)
@@ -361,39 +526,60 @@ import Testing
             let (june, juneMember) = try await Self.member(portal, due: "2027-06-10")
             // Four more in June's cohort, who do not answer: a cohort of fewer than 5 would be merged with May's.
             for _ in 0..<4 { _ = try await Self.member(portal, due: "2027-06-10") }
-            let mayCohort = try #require(try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }
-                .first { $0.id != juneMember.cohort.id })
+            let mayCohort = try #require(
+                try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }
+                    .first { $0.id != juneMember.cohort.id }
+            )
             // May: six answer 4 on the scale, one answers 1; choices 2, 2, 2, 2, 2, 1, 1. June: one response.
             for (index, app) in may.enumerated() {
                 var answers = fixture.answers(text: "<b>private</b>", choice: index < 5 ? 2 : 1)
                 answers[2]["scale"] = index == 6 ? 1 : 4
-                let sent = try await app.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "r\(index)", "answers": answers])
+                let sent = try await app.send(
+                    .post,
+                    SiteURL.apiSurveyResponses(fixture.id).path,
+                    json: ["client_id": "r\(index)", "answers": answers]
+                )
                 #expect(sent.status == .created, "\(sent.text)")
             }
-            #expect(try await june.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "j", "answers": fixture.answers()]).status == .created)
+            #expect(
+                try await june.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "j", "answers": fixture.answers()]).status
+                    == .created
+            )
 
             // A direct count of the stored answers, May's cohort only.
             let direct = try await portal.database.read { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     SELECT a.choice, COUNT(*) AS count FROM survey_answers a JOIN survey_responses r ON r.id = a.response_id
                     WHERE a.question_id = \(bind: fixture.questionIDs[2]) AND r.cohort_id = \(bind: mayCohort.id) GROUP BY a.choice
-                    """).all().map { (try $0.decode(column: "choice", as: Int.self), try $0.decode(column: "count", as: Int.self)) }
+                    """
+                ).all().map { (try $0.decode(column: "choice", as: Int.self), try $0.decode(column: "count", as: Int.self)) }
             }
             #expect(Dictionary(uniqueKeysWithValues: direct) == [4: 6, 1: 1])
 
             var admin = fixture.admin
             let choices = "range=7d&cohort=\(mayCohort.id)&survey=\(fixture.id)"
-            let scale = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(choices)").text)
+            let scale = Self.rows(
+                try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(choices)").text
+            )
             #expect(scale.first == ["Members", "1: Not at all", "2", "3", "4", "5: Very", "Answers"])
             // Rounded and withheld; a row with a count withheld shows no percentages (they would be of what is not shown).
             #expect(scale.dropFirst().first == [mayCohort.name, "fewer than 5", "fewer than 5", "fewer than 5", "5", "fewer than 5", "5"])
-            let single = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[0])&\(choices)").text)
+            let single = Self.rows(
+                try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[0])&\(choices)").text
+            )
             #expect(single.dropFirst().map { $0 } == [["Every week", "fewer than 5"], ["Most weeks", "5"], ["Not yet", "fewer than 5"]])
 
             // Against the other cohort: June's one response is withheld whole, in the table and the drawing.
             let both = "range=7d&cohort=\(mayCohort.id)&cohort=\(juneMember.cohort.id)&compare=cohorts&survey=\(fixture.id)"
-            let compared = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(both)").text)
-            #expect(compared.last == [juneMember.cohort.name, "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"])
+            let compared = Self.rows(
+                try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(both)").text
+            )
+            #expect(
+                compared.last == [
+                    juneMember.cohort.name, "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5", "fewer than 5"
+                ]
+            )
             let page = try await admin.get("/analytics/surveys?\(both)")
             #expect(page.status == .ok)
             #expect(page.text.contains("fewer than 5 answers") && page.text.contains("How supported do you feel?"))
@@ -402,7 +588,9 @@ import Testing
 
             // Responses from before the period are not counted.
             let later = "range=custom&from=\(today.adding(days: 1).iso)&to=\(today.adding(days: 3).iso)&cohort=\(mayCohort.id)&survey=\(fixture.id)"
-            let none = Self.rows(try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(later)").text)
+            let none = Self.rows(
+                try await admin.get("/analytics/download?graph=survey-\(fixture.id)-question-\(fixture.questionIDs[2])&\(later)").text
+            )
             #expect(none.dropFirst().first?.last == "fewer than 5")
         }
     }
@@ -415,21 +603,30 @@ import Testing
             let clock = ProgramClock(timeZone: Self.newYork)
             let (breastfeeding, sleep) = try await portal.database.transaction { db in
                 let content = LearningContentRepository()
-                return (try await content.save(LearningContentTests.module("Breastfeeding basics", .all), now: portal.clock.now, on: db).id,
-                        try await content.save(LearningContentTests.module("Safe sleep", .all), now: portal.clock.now, on: db).id)
+                return (
+                    try await content.save(LearningContentTests.module("Breastfeeding basics", .all), now: portal.clock.now, on: db).id,
+                    try await content.save(LearningContentTests.module("Safe sleep", .all), now: portal.clock.now, on: db).id
+                )
             }
             // Breastfeeding: 8 quizzes on 31 October and 1 November (New York), scores across every band; safe sleep: 3.
             let scores: [(String, Int64, Int64)] = [
                 ("2026-10-31 23:30", breastfeeding, 40), ("2026-10-31 23:40", breastfeeding, 60), ("2026-11-01 00:30", breastfeeding, 80),
                 ("2026-11-01 00:40", breastfeeding, 80), ("2026-11-01 08:00", breastfeeding, 90), ("2026-11-01 09:00", breastfeeding, 100),
                 ("2026-11-01 10:00", breastfeeding, 100), ("2026-11-01 11:00", breastfeeding, 98),
-                ("2026-11-01 12:00", sleep, 50), ("2026-11-01 13:00", sleep, 70), ("2026-11-03 13:00", sleep, 100),
+                ("2026-11-01 12:00", sleep, 50), ("2026-11-01 13:00", sleep, 70), ("2026-11-03 13:00", sleep, 100)
             ]
             try await portal.database.transaction { db in
                 let events = scores.enumerated().map { index, score in
                     let member = members[index % members.count]
-                    return MemberEvent(kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id,
-                                       occurredAt: Self.newYork(score.0), number: score.2, label: "module-\(score.1)", clientID: "q\(index)")
+                    return MemberEvent(
+                        kind: .learningModuleCompleted,
+                        memberID: member.id,
+                        cohortID: member.cohort.id,
+                        occurredAt: Self.newYork(score.0),
+                        number: score.2,
+                        label: "module-\(score.1)",
+                        clientID: "q\(index)"
+                    )
                 }
                 try await MemberEvents().record(events, clock: clock, on: db)
             }
@@ -438,10 +635,17 @@ import Testing
 
             // A direct count over the events.
             let direct = try await portal.database.read { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     SELECT label, COUNT(*) AS count, CAST(SUM(number) AS BIGINT) AS total FROM events
                     WHERE kind = \(bind: MemberEvent.Kind.learningModuleCompleted.rawValue) GROUP BY label
-                    """).all().map { (try $0.decode(column: "label", as: String.self), try $0.decode(column: "count", as: Int.self), try $0.decode(column: "total", as: Int.self)) }
+                    """
+                ).all().map {
+                    (
+                        try $0.decode(column: "label", as: String.self), try $0.decode(column: "count", as: Int.self),
+                        try $0.decode(column: "total", as: Int.self)
+                    )
+                }
             }
             let breastfeedingDirect = try #require(direct.first { $0.0 == "module-\(breastfeeding)" })
             #expect(breastfeedingDirect.1 == 8 && breastfeedingDirect.2 == 648)
@@ -481,11 +685,22 @@ import Testing
             portal.clock.advance(by: 14 * day)
             // Who opened the app when, as days after the first registrations.
             var opened: [(Member, TimeInterval)] = early.map { ($0, 0.1) } + early.prefix(7).map { ($0, 7.2) } + early.prefix(6).map { ($0, 14.5) }
-            opened += early.prefix(2).map { ($0, 20.5) } + late.map { ($0, 7.3) } + late.prefix(5).map { ($0, 15) } + late.suffix(1).map { ($0, 20.9) }
+            opened +=
+                early.prefix(2).map { ($0, 20.5) } + late.map { ($0, 7.3) } + late.prefix(5).map { ($0, 15) } + late.suffix(1).map { ($0, 20.9) }
             let recorded = try await portal.database.transaction { db in
-                try await MemberEvents().record(opened.enumerated().map { index, open in
-                    MemberEvent(kind: .appOpened, memberID: open.0.id, cohortID: open.0.cohort.id, occurredAt: first.addingTimeInterval(open.1 * day), clientID: "r\(index)")
-                }, clock: clock, on: db)
+                try await MemberEvents().record(
+                    opened.enumerated().map { index, open in
+                        MemberEvent(
+                            kind: .appOpened,
+                            memberID: open.0.id,
+                            cohortID: open.0.cohort.id,
+                            occurredAt: first.addingTimeInterval(open.1 * day),
+                            clientID: "r\(index)"
+                        )
+                    },
+                    clock: clock,
+                    on: db
+                )
             }
             #expect(recorded == opened.count)
             var (admin, _) = try await portal.signedIn(.administrator)
@@ -513,13 +728,18 @@ import Testing
                 }
             }
             func drawn(from: CalendarDate, _ choices: String = "") async throws -> [String] {
-                let rows = Self.rows(try await admin.get("/analytics/download?graph=retention&range=custom&from=\(from.iso)&to=\(to.iso)\(choices)").text)
+                let rows = Self.rows(
+                    try await admin.get("/analytics/download?graph=retention&range=custom&from=\(from.iso)&to=\(to.iso)\(choices)").text
+                )
                 return rows.dropFirst().map { $0[1] }
             }
             let everyone = try await drawn(from: from)
             #expect(everyone == expected(early + late))
             // 14 joined, 12 came back the week after, 7 two weeks after; only the first 8 have reached week 3 (2 came back).
-            #expect(everyone.count == 13 && everyone.prefix(3).allSatisfy { $0.hasSuffix("%") } && everyone[3] == Disclosure.fewerThanFive && everyone[4] == "not yet")
+            #expect(
+                everyone.count == 13 && everyone.prefix(3).allSatisfy { $0.hasSuffix("%") } && everyone[3] == Disclosure.fewerThanFive
+                    && everyone[4] == "not yet"
+            )
             // June's one member is too few to stand alone: her due month is merged with May's, and chosen with it.
             #expect(try await drawn(from: from, "&cohort=\(early[0].cohort.id)") == expected(early + late))
             // From the later six's day: the first eight did not join in the period and are not counted.
@@ -535,11 +755,30 @@ import Testing
             let clock = ProgramClock(timeZone: Self.newYork)
             try await portal.database.transaction { db in
                 var events: [MemberEvent] = []
-                for (index, time) in ["2026-03-07 23:59", "2026-03-08 00:00", "2026-03-08 03:30", "2026-10-31 23:59", "2026-11-01 01:30", "2026-11-01 01:59"].enumerated() {
+                for (index, time) in [
+                    "2026-03-07 23:59", "2026-03-08 00:00", "2026-03-08 03:30", "2026-10-31 23:59", "2026-11-01 01:30", "2026-11-01 01:59"
+                ].enumerated() {
                     for member in [may, june] {
-                        events.append(MemberEvent(kind: .appOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time), clientID: "o\(index)"))
-                        events.append(MemberEvent(kind: .sectionViewed, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time),
-                                                  number: Int64(10 * index), label: "learning", clientID: "s\(index)"))
+                        events.append(
+                            MemberEvent(
+                                kind: .appOpened,
+                                memberID: member.id,
+                                cohortID: member.cohort.id,
+                                occurredAt: Self.newYork(time),
+                                clientID: "o\(index)"
+                            )
+                        )
+                        events.append(
+                            MemberEvent(
+                                kind: .sectionViewed,
+                                memberID: member.id,
+                                cohortID: member.cohort.id,
+                                occurredAt: Self.newYork(time),
+                                number: Int64(10 * index),
+                                label: "learning",
+                                clientID: "s\(index)"
+                            )
+                        )
                     }
                 }
                 try await MemberEvents().record(events, clock: clock, on: db)
@@ -547,24 +786,51 @@ import Testing
                 // A later batch: more in weeks and months already counted (more opens for known buckets), several in
                 // one member-day, a new day in a known week, quiz scores in every band and one without a score.
                 var later: [MemberEvent] = []
-                for (index, (time, score)) in [("2026-11-01 09:00", 45), ("2026-11-01 09:05", 55), ("2026-11-02 10:00", 75), ("2026-11-03 10:00", 95), ("2026-11-30 23:59", 100), ("2026-12-01 00:00", -1)].enumerated() {
+                for (index, (time, score)) in [
+                    ("2026-11-01 09:00", 45), ("2026-11-01 09:05", 55), ("2026-11-02 10:00", 75), ("2026-11-03 10:00", 95), ("2026-11-30 23:59", 100),
+                    ("2026-12-01 00:00", -1)
+                ].enumerated() {
                     for member in [may, june] {
-                        later.append(MemberEvent(kind: .appOpened, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time), clientID: "later-o\(index)"))
-                        later.append(MemberEvent(kind: .learningModuleCompleted, memberID: member.id, cohortID: member.cohort.id, occurredAt: Self.newYork(time),
-                                                 number: score < 0 ? nil : Int64(score), label: "module-1", clientID: "later-q\(index)"))
+                        later.append(
+                            MemberEvent(
+                                kind: .appOpened,
+                                memberID: member.id,
+                                cohortID: member.cohort.id,
+                                occurredAt: Self.newYork(time),
+                                clientID: "later-o\(index)"
+                            )
+                        )
+                        later.append(
+                            MemberEvent(
+                                kind: .learningModuleCompleted,
+                                memberID: member.id,
+                                cohortID: member.cohort.id,
+                                occurredAt: Self.newYork(time),
+                                number: score < 0 ? nil : Int64(score),
+                                label: "module-1",
+                                clientID: "later-q\(index)"
+                            )
+                        )
                     }
                 }
                 try await MemberEvents().record(Array(later.prefix(4)), clock: clock, on: db)
                 try await MemberEvents().record(later, clock: clock, on: db)
             }
             _ = try await app.send(.post, "/api/v1/moods", json: ["mood": "happy", "client_id": "mood-1"])
-            _ = try await app.send(.post, "/api/v1/events", json: ["events": [["client_id": "api-1", "kind": "app_opened", "occurred_at": Self.iso(portal.clock.now)]]])
+            _ = try await app.send(
+                .post,
+                "/api/v1/events",
+                json: ["events": [["client_id": "api-1", "kind": "app_opened", "occurred_at": Self.iso(portal.clock.now)]]]
+            )
             let (stored, recount) = try await portal.database.read { db in
                 (try await AnalyticsAggregates().stored(on: db), try await AnalyticsAggregates().recount(clock: clock, on: db))
             }
             #expect(stored == recount)
             for level in AnalyticsLevel.allCases {
-                #expect(stored.counts.keys.contains { $0.level == level } && stored.members.keys.contains { $0.level == level } && stored.active.keys.contains { $0.level == level })
+                #expect(
+                    stored.counts.keys.contains { $0.level == level } && stored.members.keys.contains { $0.level == level }
+                        && stored.active.keys.contains { $0.level == level }
+                )
                 let opens = stored.members.filter { $0.key.level == level && $0.key.memberID == may.id }.values.map(\.opens).reduce(0, +)
                 #expect(opens == 13, "six opens sent twice, six later and one through the API count thirteen at every level")
             }
@@ -575,19 +841,25 @@ import Testing
             let mayMonths = stored.members.filter { $0.key.level == .month && $0.key.memberID == may.id }.map(\.key.number)
             #expect(Set(mayMonths).isSuperset(of: [2026 * 12 + 2, 2026 * 12 + 9, 2026 * 12 + 10, 2026 * 12 + 11]))
             #expect(mayWeeks == Set(stored.memberDays.filter { $0.key.memberID == may.id }.map { AnalyticsDay($0.key.number).week }).count)
-            let november = stored.counts.filter { $0.key.level == .month && $0.key.number == 2026 * 12 + 10 && $0.key.kind == "learning.module_completed" }
-                .values.reduce(into: AnalyticsAggregates.Tally()) { sum, tally in
-                    sum.events += tally.events; sum.scored += tally.scored; sum.total += tally.total
-                    sum.bands = zip(sum.bands, tally.bands).map(+)
-                }
-            #expect(november.events == 10 && november.scored == 10 && november.bands == [2, 2, 2, 4] && november.total == 2 * (45 + 55 + 75 + 95 + 100))
+            let november = stored.counts.filter {
+                $0.key.level == .month && $0.key.number == 2026 * 12 + 10 && $0.key.kind == "learning.module_completed"
+            }
+            .values.reduce(into: AnalyticsAggregates.Tally()) { sum, tally in
+                sum.events += tally.events; sum.scored += tally.scored; sum.total += tally.total
+                sum.bands = zip(sum.bands, tally.bands).map(+)
+            }
+            #expect(
+                november.events == 10 && november.scored == 10 && november.bands == [2, 2, 2, 4] && november.total == 2 * (45 + 55 + 75 + 95 + 100)
+            )
             #expect(stored.active[AnalyticsAggregates.Active(level: .month, number: 2026 * 12 + 10, cohortID: may.cohort.id)] == 1)
             // A different clock counts the same events into other days; a rebuild on it equals its recount.
             let london = ProgramClock(timeZone: TimeZone(identifier: "Europe/London")!)
             try await portal.database.transaction { db in try await AnalyticsAggregates().rebuild(clock: london, on: db) }
             let (rebuilt, onLondon, onNewYork) = try await portal.database.read { db in
-                (try await AnalyticsAggregates().stored(on: db), try await AnalyticsAggregates().recount(clock: london, on: db),
-                 try await AnalyticsAggregates().recount(clock: clock, on: db))
+                (
+                    try await AnalyticsAggregates().stored(on: db), try await AnalyticsAggregates().recount(clock: london, on: db),
+                    try await AnalyticsAggregates().recount(clock: clock, on: db)
+                )
             }
             #expect(rebuilt == onLondon)
             #expect(rebuilt != onNewYork)
@@ -608,15 +880,30 @@ import Testing
             let (june, _) = try await Self.member(portal, due: "2027-06-10")
             for (index, client) in (apps + [june]).enumerated() {
                 _ = try await client.send(.post, "/api/v1/moods", json: ["mood": index == 0 ? "angry" : "sad", "client_id": "mood-1"])
-                _ = try await client.send(.post, "/api/v1/events", json: ["events": [
-                    ["client_id": "o1", "kind": "app_opened", "occurred_at": Self.iso(portal.clock.now)],
-                    ["client_id": "s1", "kind": "section_viewed", "section": "resources", "seconds": 40, "occurred_at": Self.iso(portal.clock.now)],
-                ]])
+                _ = try await client.send(
+                    .post,
+                    "/api/v1/events",
+                    json: [
+                        "events": [
+                            ["client_id": "o1", "kind": "app_opened", "occurred_at": Self.iso(portal.clock.now)],
+                            [
+                                "client_id": "s1", "kind": "section_viewed", "section": "resources", "seconds": 40,
+                                "occurred_at": Self.iso(portal.clock.now)
+                            ]
+                        ]
+                    ]
+                )
             }
             // One member alone did this kind of thing this week: her row could single her out.
-            _ = try await apps[0].send(.post, "/api/v1/events", json: ["events": [
-                ["client_id": "s2", "kind": "section_viewed", "section": "chat", "seconds": 95, "occurred_at": Self.iso(portal.clock.now)],
-            ]])
+            _ = try await apps[0].send(
+                .post,
+                "/api/v1/events",
+                json: [
+                    "events": [
+                        ["client_id": "s2", "kind": "section_viewed", "section": "chat", "seconds": 95, "occurred_at": Self.iso(portal.clock.now)]
+                    ]
+                ]
+            )
             var (admin, _) = try await portal.signedIn(.administrator)
             _ = try await admin.get("/analytics/export")
             let first = try await admin.post("/analytics/export", form: [("range", "7d")])
@@ -633,11 +920,14 @@ import Testing
             // June's one member is in the merged cohort, as everyone is here.
             #expect(Set(body.map { $0[1] }) == ["Due May 2027 to June 2027"])
             // Each row's week is its Monday.
-            let monday = AnalyticsDay.firstDay(ofWeek: AnalyticsDay(portal.portal.programSettings.current.clock.date(of: portal.clock.now)).week).date.iso
+            let monday = AnalyticsDay.firstDay(ofWeek: AnalyticsDay(portal.portal.programSettings.current.clock.date(of: portal.clock.now)).week).date
+                .iso
             #expect(Set(body.map { $0[3] }) == [monday])
             #expect(body.filter { $0[2] == "mood.recorded" && $0[4] == "sad" }.count == 5)
-            #expect(body.filter { $0[2] == "mood.recorded" }.count == 6 && body.contains { $0[2] == "mood.recorded" && $0[4] == "withheld" },
-                    "her one angry mood keeps its row but not its label")
+            #expect(
+                body.filter { $0[2] == "mood.recorded" }.count == 6 && body.contains { $0[2] == "mood.recorded" && $0[4] == "withheld" },
+                "her one angry mood keeps its row but not its label"
+            )
             #expect(body.contains { $0[2] == "app.section_viewed" && $0[4] == "resources" && $0[5] == "40" })
             #expect(!body.contains { $0[4] == "chat" }, "a section only one member visited that week is not named")
 

@@ -31,9 +31,13 @@ import Testing
 
         let protected = Disclosure.protect(.summedByRow([[1, 8, 0, 6]]))
         let figure = DivergingBarChart(
-            id: "spread", title: "Spread", summary: "Spread.", levels: ["Under 50", "50 to 69", "70 to 89", "90 to 100"],
+            id: "spread",
+            title: "Spread",
+            summary: "Spread.",
+            levels: ["Under 50", "50 to 69", "70 to 89", "90 to 100"],
             rows: [.init(label: "Eating well in pregnancy", levels: protected.cells[0].map(\.value), total: protected.rowTotals![0].value)],
-            categoryTitle: "Module", withheld: (5, "fewer than 5")
+            categoryTitle: "Module",
+            withheld: (5, "fewer than 5")
         ).figure
         let row = figure.table.rows[0].cells.map(\.text)
         #expect(row == ["Eating well in pregnancy", "fewer than 5", "5", "fewer than 5", "5", "15"])
@@ -72,7 +76,8 @@ import Testing
         var generator = SeededNumbers(seed: 52)
         for round in 0..<400 {
             let rows = 1 + Int(generator.next() % 3), columns = 2 + Int(generator.next() % 3)
-            let cells = (0..<rows).map { _ in (0..<columns).map { _ in Int64([0, 1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 12, 13][Int(generator.next() % 13)]) } }
+            let cells = (0..<rows).map { _ in (0..<columns).map { _ in Int64([0, 1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 12, 13][Int(generator.next() % 13)]) }
+            }
             var table = Disclosure.Table(cells: cells)
             if round % 3 != 1 { table.rowTotals = cells.map { $0.reduce(0, +) } }
             if round % 3 != 0 { table.columnTotals = (0..<columns).map { column in cells.reduce(0) { $0 + $1[column] } } }
@@ -123,7 +128,12 @@ import Testing
     @Test(arguments: TestEngines.all)
     func noHiddenCountOfTheDemoDataCanBeWorkedOutFromTheGraphs(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            _ = try await DemoSeeder(database: portal.portal.database, dependencies: portal.portal.dependencies, sealer: portal.portal.sealer, settings: portal.portal.settings).seed()
+            _ = try await DemoSeeder(
+                database: portal.portal.database,
+                dependencies: portal.portal.dependencies,
+                sealer: portal.portal.sealer,
+                settings: portal.portal.settings
+            ).seed()
             var (researcher, _) = try await portal.signedIn(.researcher)
             let today = AnalyticsDay(portal.portal.programSettings.current.clock.date(of: portal.clock.now))
             let groups = try await portal.database.read { db in
@@ -191,14 +201,19 @@ import Testing
                         let rows = try await table("moods", query(period, selection, by: by))
                         let level = AnalyticsLevel(rawValue: by)!
                         let buckets = AnalyticsBuckets(period, by: AnalyticsChoices.Granularity(rawValue: by)!).buckets
-                        let spans = Dictionary(uniqueKeysWithValues: buckets.map { bucket in
-                            (bucket.label, level.days(of: bucket.key).clamped(to: period.lowerBound.number...period.upperBound.number))
-                        })
+                        let spans = Dictionary(
+                            uniqueKeysWithValues: buckets.map { bucket in
+                                (bucket.label, level.days(of: bucket.key).clamped(to: period.lowerBound.number...period.upperBound.number))
+                            }
+                        )
                         seeAll(rows) { row, column in "moods|\(column)|\(who)|\(spans[row].map { "\($0.lowerBound)-\($0.upperBound)" } ?? row)" }
                         guard by != "day", let header = rows.first else { continue }
                         for days in spans.values where days.count > 1 {
                             for mood in header.dropFirst() {
-                                attacker.adds(days.map { "moods|\(mood)|\(who)|\($0)-\($0)" }, to: "moods|\(mood)|\(who)|\(days.lowerBound)-\(days.upperBound)")
+                                attacker.adds(
+                                    days.map { "moods|\(mood)|\(who)|\($0)-\($0)" },
+                                    to: "moods|\(mood)|\(who)|\(days.lowerBound)-\(days.upperBound)"
+                                )
                             }
                         }
                     }
@@ -209,8 +224,10 @@ import Testing
                 seeAll(compared) { row, column in "section-visits|\(row)||\(names[column] ?? column)|\(span(period))" }
                 let seen = Array(attacker.ranges.keys)
                 for graph in additive {
-                    let categories = Set(seen.filter { $0.hasPrefix("\(graph)|") && $0.hasSuffix("|all|\(span(period))") }
-                        .map { $0.dropLast("|all|\(span(period))".count) })
+                    let categories = Set(
+                        seen.filter { $0.hasPrefix("\(graph)|") && $0.hasSuffix("|all|\(span(period))") }
+                            .map { $0.dropLast("|all|\(span(period))".count) }
+                    )
                     for category in categories {
                         attacker.adds(groups.map { "\(category)|\($0.id)|\(span(period))" }, to: "\(category)|all|\(span(period))")
                     }
@@ -218,7 +235,8 @@ import Testing
             }
             // A period against its halves, for every count that adds up over days.
             let halves = (periods[1], periods[2])
-            for key in Array(attacker.ranges.keys) where key.hasSuffix("|\(span(whole))") && !key.hasPrefix("moods|") && !key.hasPrefix("opens-per-member|") {
+            for key in Array(attacker.ranges.keys)
+            where key.hasSuffix("|\(span(whole))") && !key.hasPrefix("moods|") && !key.hasPrefix("opens-per-member|") {
                 let stem = key.dropLast(span(whole).count)
                 attacker.adds(["\(stem)\(span(halves.0))", "\(stem)\(span(halves.1))"], to: key)
             }

@@ -19,7 +19,7 @@ import Testing
         let current = ProgramSettings.defaults(programName: "CarePortal")
         var form: [(String, String)] = [
             ("program_name", "CarePortal"), ("deletion_phone", ""), ("code_lifetime_days", "30"),
-            ("security_questions", current.securityQuestions.joined(separator: "\n")), ("programs_shown", "1"),
+            ("security_questions", current.securityQuestions.joined(separator: "\n")), ("programs_shown", "1")
         ]
         form += current.memberAvatarIDs.map { ("avatars[]", $0) }
         form += programs.map { ("programs[]", $0.id) }
@@ -40,15 +40,16 @@ import Testing
 
             for route in practice {
                 let path = AccessTests.concretePath(route.path)
-                let response = if AccessTests.isAPI(route) {
-                    try await portal.client.execute(uri: path, method: HTTPRequest.Method(route.method)!, headers: [:], body: nil)
-                } else if AccessTests.isPeopleApp(route) {
-                    try await AppPagesAccessTests.visit(route, path: path, as: Visitor(portal: portal))
-                } else if route.method == "GET" {
-                    try await admin.get(path)
-                } else {
-                    try await admin.post(path)
-                }
+                let response =
+                    if AccessTests.isAPI(route) {
+                        try await portal.client.execute(uri: path, method: HTTPRequest.Method(route.method)!, headers: [:], body: nil)
+                    } else if AccessTests.isPeopleApp(route) {
+                        try await AppPagesAccessTests.visit(route, path: path, as: Visitor(portal: portal))
+                    } else if route.method == "GET" {
+                        try await admin.get(path)
+                    } else {
+                        try await admin.post(path)
+                    }
                 #expect(response.status == .notFound, "\(route) answered \(response.status.code) with its program off")
             }
             let home = try await admin.get("/").text
@@ -62,7 +63,9 @@ import Testing
             // Nothing was lost: switched on again, the practice is back.
             #expect(try await Self.switchPrograms(&admin, on: [.perinatalCommunity, .physiciansPractice]).status == .seeOther)
             #expect(try await admin.get(SiteURL.patients.path).status == .ok)
-            #expect(try await portal.auditEntries(action: .programSettingsChanged).first?.detail?.contains("Physicians' practice switched on") == true)
+            #expect(
+                try await portal.auditEntries(action: .programSettingsChanged).first?.detail?.contains("Physicians' practice switched on") == true
+            )
         }
     }
 
@@ -84,10 +87,11 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             #expect(try await Self.switchPrograms(&admin, on: [.perinatalCommunity]).status == .seeOther)
             let current = ProgramSettings.defaults(programName: "CarePortal")
-            let form = [
-                ("program_name", "Renamed"), ("deletion_phone", ""), ("code_lifetime_days", "30"),
-                ("security_questions", current.securityQuestions.joined(separator: "\n")),
-            ] + current.memberAvatarIDs.map { ("avatars[]", $0) }
+            let form =
+                [
+                    ("program_name", "Renamed"), ("deletion_phone", ""), ("code_lifetime_days", "30"),
+                    ("security_questions", current.securityQuestions.joined(separator: "\n"))
+                ] + current.memberAvatarIDs.map { ("avatars[]", $0) }
             #expect(try await admin.post(SiteURL.programSettings.path, form: form).status == .seeOther)
             #expect(portal.portal.programSettings.current.programName == "Renamed")
             let others = Set(portal.portal.contributions.programs.map(\.id)).subtracting([Program.perinatalCommunity.id])

@@ -41,14 +41,20 @@ import Testing
             var admin = Visitor(portal: portal)
             try await admin.get("/setup")
             let firstPassword = "first secret passphrase"
-            try await admin.post("/setup", form: [
-                ("username", "chief"), ("email", "chief@example.org"), ("password", firstPassword), ("password_confirmation", firstPassword),
-            ])
+            try await admin.post(
+                "/setup",
+                form: [
+                    ("username", "chief"), ("email", "chief@example.org"), ("password", firstPassword), ("password_confirmation", firstPassword)
+                ]
+            )
             try await admin.get("/account/password")
             let secondPassword = "second secret passphrase"
-            try await admin.post("/account/password", form: [
-                ("current_password", firstPassword), ("new_password", secondPassword), ("new_password_confirmation", secondPassword),
-            ])
+            try await admin.post(
+                "/account/password",
+                form: [
+                    ("current_password", firstPassword), ("new_password", secondPassword), ("new_password_confirmation", secondPassword)
+                ]
+            )
             try await admin.get("/")
             var stranger = Visitor(portal: portal)
             try await stranger.get("/sign-in")

@@ -22,7 +22,9 @@ import Testing
             let memberID = Int64(try #require(memberBody["id"] as? Int))
             let physicianAccount = try await portal.createStaff(.physician, username: "dr.ana")
             let (patientRecord, claimToken) = try await PatientFixtures.patient(
-                portal, physicianID: physicianAccount.id, catalogue: try await PatientFixtures.catalogue(portal)
+                portal,
+                physicianID: physicianAccount.id,
+                catalogue: try await PatientFixtures.catalogue(portal)
             )
             let patient = try await PatientFixtures.claimed(portal, patient: patientRecord, token: claimToken)
             let (customer, customerID) = try await PharmacyFixtures.customer(portal)
@@ -42,7 +44,7 @@ import Testing
                 (member, SiteURL.apiMemberRecordOpenings, "chief, Administrator", "Looked at your member record"),
                 (patient, SiteURL.apiPatientRecordOpenings, "dr.ana, Physician", "Looked at your record"),
                 (customer, SiteURL.apiPharmacyRecordOpenings, "rx.joe, Pharmacist", "Looked at your customer record"),
-                (participant, SiteURL.apiStudyRecordOpenings, "res.kim, Researcher", "Looked at your study record"),
+                (participant, SiteURL.apiStudyRecordOpenings, "res.kim, Researcher", "Looked at your study record")
             ] {
                 let openings = try await Self.openings(app, url)
                 #expect(openings.count == 1, "\(url.path): \(openings)")
@@ -52,11 +54,25 @@ import Testing
             #expect(try await Self.openings(otherMember, .apiMemberRecordOpenings).isEmpty, "another member's record is not hers")
             // Her record read while she claimed her account with the emailed token, and by her own app: not openings by staff.
             try await portal.database.write { db in
-                try await portal.portal.audit.record([
-                    AuditEvent(actor: .anonymous, action: .patientViewed, recordType: "patient", recordID: "\(patientRecord.id)", origin: .commandLine),
-                    AuditEvent(actor: AuditActor(accountID: patientRecord.id, role: AppAccountKind.patient.role, name: nil), action: .patientViewed,
-                               recordType: "patient", recordID: "\(patientRecord.id)", origin: .commandLine),
-                ], on: db)
+                try await portal.portal.audit.record(
+                    [
+                        AuditEvent(
+                            actor: .anonymous,
+                            action: .patientViewed,
+                            recordType: "patient",
+                            recordID: "\(patientRecord.id)",
+                            origin: .commandLine
+                        ),
+                        AuditEvent(
+                            actor: AuditActor(accountID: patientRecord.id, role: AppAccountKind.patient.role, name: nil),
+                            action: .patientViewed,
+                            recordType: "patient",
+                            recordID: "\(patientRecord.id)",
+                            origin: .commandLine
+                        )
+                    ],
+                    on: db
+                )
             }
             #expect(try await Self.openings(patient, .apiPatientRecordOpenings).count == 1)
 
@@ -82,7 +98,10 @@ import Testing
             try await portal.database.write { db in try await portal.portal.programSettings.save(settings, now: portal.clock.now, on: db) }
             portal.portal.programSettings.adopt(settings)
             let hidden = try await Self.openings(member, .apiMemberRecordOpenings)
-            #expect(hidden.first?["by"] as? String == "A member of staff" && hidden.first?["role"] as? String == "Administrator" && hidden.first?["name"] == nil)
+            #expect(
+                hidden.first?["by"] as? String == "A member of staff" && hidden.first?["role"] as? String == "Administrator"
+                    && hidden.first?["name"] == nil
+            )
             #expect(try await member.get("\(SiteURL.apiMemberRecordOpenings.path)?page=0").status == .badRequest)
         }
     }

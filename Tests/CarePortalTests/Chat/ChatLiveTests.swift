@@ -15,13 +15,19 @@ import Testing
     /// The text frames a socket opened with `token` receives, until `count` arrived or `within` passed.
     /// Waiting ends as soon as `count` frames arrived, so the generous default costs nothing when all is well.
     static func frames(
-        port: Int, token: String?, headers: HTTPFields = [:], count: Int, within: Duration = .seconds(30), into frames: Frames = Frames()
+        port: Int,
+        token: String?,
+        headers: HTTPFields = [:],
+        count: Int,
+        within: Duration = .seconds(30),
+        into frames: Frames = Frames()
     ) async throws -> [String] {
         let configuration = WebSocketClientConfiguration(additionalHeaders: Self.headers(token: token, headers))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await WebSocketClient.connect(
-                    url: "ws://127.0.0.1:\(port)\(SiteURL.apiChatLive.path)", configuration: configuration,
+                    url: "ws://127.0.0.1:\(port)\(SiteURL.apiChatLive.path)",
+                    configuration: configuration,
                     logger: Logger(label: "chat-socket-test")
                 ) { inbound, outbound, _ in
                     for try await message in inbound.messages(maxSize: 1 << 16) {
@@ -52,7 +58,9 @@ import Testing
         let configuration = WebSocketClientConfiguration(additionalHeaders: Self.headers(token: token, headers))
         do {
             try await WebSocketClient.connect(
-                url: "ws://127.0.0.1:\(port)\(SiteURL.apiChatLive.path)", configuration: configuration, logger: Logger(label: "chat-socket-test")
+                url: "ws://127.0.0.1:\(port)\(SiteURL.apiChatLive.path)",
+                configuration: configuration,
+                logger: Logger(label: "chat-socket-test")
             ) { _, outbound, _ in
                 try await outbound.close(.normalClosure, reason: nil)
             }
@@ -65,7 +73,11 @@ import Testing
     final class Frames: Sendable {
         private let frames = Mutex<[String]>([])
         var all: [String] { frames.withLock { $0 } }
-        func append(_ frame: String) -> Int { frames.withLock { $0.append(frame); return $0.count } }
+        func append(_ frame: String) -> Int {
+            frames.withLock {
+                $0.append(frame); return $0.count
+            }
+        }
     }
 
     /// Waits until this server holds `count` chat sockets.
@@ -158,7 +170,10 @@ import Testing
             #expect(await !Self.opens(portal, [.cookie: cookie, .origin: "\(origin), https://elsewhere.example"]))
             var staff = try await portal.signedIn(.administrator).0
             _ = try await staff.get(SiteURL.home.path)
-            #expect(await !Self.opens(portal, [.cookie: try #require(staff.cookieHeader), .origin: origin]), "a staff session opens no member's socket")
+            #expect(
+                await !Self.opens(portal, [.cookie: try #require(staff.cookieHeader), .origin: origin]),
+                "a staff session opens no member's socket"
+            )
             #expect(try await browser.post(AppAccountKind.member.signOutPagePath).status == .seeOther)
             #expect(await !Self.opens(portal, [.cookie: cookie, .origin: origin]), "signed out, the old cookie opens nothing")
         }
@@ -194,7 +209,9 @@ import Testing
             settings.port = 0
             let clock = first.clock
             let second = try await buildApplication(
-                settings: settings, dependencies: Dependencies(now: { clock.now }, passwordHashCost: 4), logger: Logger(label: "second-server")
+                settings: settings,
+                dependencies: Dependencies(now: { clock.now }, passwordHashCost: 4),
+                logger: Logger(label: "second-server")
             )
             try await second.application.test(.live) { secondClient in
                 let port = try #require(secondClient.port)

@@ -138,7 +138,10 @@ import Testing
             let rooms = try await portal.database.read { db in try await ChatRepository().rooms(on: db) }
             let settings = try await admin.get(SiteURL.chatSettings.path)
             #expect(settings.text.contains("does not bring back messages already deleted"))
-            let saved = try await admin.post(SiteURL.chatSettings.path, form: [("default_retention", "2")] + rooms.map { ("cohort_\($0.cohort.id)", "") })
+            let saved = try await admin.post(
+                SiteURL.chatSettings.path,
+                form: [("default_retention", "2")] + rooms.map { ("cohort_\($0.cohort.id)", "") }
+            )
             #expect(saved.status == .seeOther)
             let texts = Self.messages(try await wren.get(SiteURL.apiChat.path)).compactMap { $0["body_text"] as? String }
             #expect(texts == ["just now"])
@@ -176,9 +179,13 @@ import Testing
             #expect(try await Self.post(wren, "but no more").status == .tooManyRequests)
 
             // Full allowances are forgotten; a waiting one is kept.
-            try await portal.database.write { db in try await SharedRateLimit.chatPosts.forgetFull(now: portal.clock.now.addingTimeInterval(9), on: db) }
+            try await portal.database.write { db in
+                try await SharedRateLimit.chatPosts.forgetFull(now: portal.clock.now.addingTimeInterval(9), on: db)
+            }
             #expect(try await portal.database.read { db in try await db.count(in: "rate_buckets") } == 1)
-            try await portal.database.write { db in try await SharedRateLimit.chatPosts.forgetFull(now: portal.clock.now.addingTimeInterval(11), on: db) }
+            try await portal.database.write { db in
+                try await SharedRateLimit.chatPosts.forgetFull(now: portal.clock.now.addingTimeInterval(11), on: db)
+            }
             #expect(try await portal.database.read { db in try await db.count(in: "rate_buckets") } == 0)
         }
     }
@@ -195,9 +202,12 @@ import Testing
 
             var (admin, _) = try await portal.signedIn(.administrator)
             let rooms = try await portal.database.read { db in try await ChatRepository().rooms(on: db) }
-            _ = try await admin.post(SiteURL.chatSettings.path, form: [
-                ("default_retention", "24"), ("reading_title", "Feeling flat in pregnancy"), ("reading_url", "https://example.org/flat"),
-            ] + rooms.map { ("cohort_\($0.cohort.id)", "") })
+            _ = try await admin.post(
+                SiteURL.chatSettings.path,
+                form: [
+                    ("default_retention", "24"), ("reading_title", "Feeling flat in pregnancy"), ("reading_url", "https://example.org/flat")
+                ] + rooms.map { ("cohort_\($0.cohort.id)", "") }
+            )
             let neutral = try await wren.send(.post, SiteURL.apiMoods.path, json: ["mood": "indifferent", "client_id": "m2"])
             let reading = (neutral.object["follow_up"] as? [String: Any])?["reading"] as? [String: Any]
             #expect(reading?["url"] as? String == "https://example.org/flat")
@@ -228,14 +238,17 @@ import Testing
     func aMoodsFollowUpRecommendsModulesTaggedForThatDayAndHerWeek(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             var (admin, _) = try await portal.signedIn(.administrator)
-            _ = try await admin.post(SiteURL.chatSettings.path, form: [
-                ("default_retention", "24"), ("reading_title", "Feeling flat in pregnancy"), ("reading_url", "https://example.org/flat"),
-            ])
+            _ = try await admin.post(
+                SiteURL.chatSettings.path,
+                form: [
+                    ("default_retention", "24"), ("reading_title", "Feeling flat in pregnancy"), ("reading_url", "https://example.org/flat")
+                ]
+            )
             _ = try await admin.get(SiteURL.newLearningModule.path)
             func module(_ title: String, stage: String, status: String = "published", after: [String]) async throws {
                 var form: [(String, String)] = [
                     ("title", title), ("summary", "About \(title)."), ("body", "Text."), ("category", "Wellbeing"), ("position", "1"),
-                    ("video_id", ""), ("links", ""), ("stage", stage), ("status", status), ("intent", "save"),
+                    ("video_id", ""), ("links", ""), ("stage", stage), ("status", status), ("intent", "save")
                 ]
                 if stage == "weeks" { form += [("week_from", "1"), ("week_to", "2")] }
                 form += after.map { ("after_\($0)", "yes") }
@@ -245,8 +258,15 @@ import Testing
             try await module("When days are hard", stage: "all", after: ["negative"])
             try await module("Not her weeks", stage: "weeks", after: ["neutral", "negative"])
             try await module("Still a draft", stage: "all", status: "draft", after: ["neutral"])
-            let edit = try await admin.get(SiteURL.learningModule(try #require(try await portal.database.read { db in
-                try await LearningContentRepository().modules(on: db) }.first { $0.title == "Slow breathing" }?.id)).path).text
+            let edit = try await admin.get(
+                SiteURL.learningModule(
+                    try #require(
+                        try await portal.database.read { db in
+                            try await LearningContentRepository().modules(on: db)
+                        }.first { $0.title == "Slow breathing" }?.id
+                    )
+                ).path
+            ).text
             #expect(edit.contains(#"id="after_neutral" name="after_neutral" type="checkbox" value="yes" checked"#), "the tick is kept")
 
             let (wren, _) = try await AppClient.registered(portal, pseudonym: "Wren")
@@ -259,24 +279,38 @@ import Testing
             #expect((ordinary["modules"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Slow breathing"], "\(ordinary)")
             #expect(ordinary["reading"] == nil, "the reading link only when no module fits")
             let hard = try await followUp("sad")
-            #expect((hard["modules"] as? [[String: Any]])?.map { $0["title"] as? String } == ["When days are hard"] && hard["kind"] as? String == "help")
+            #expect(
+                (hard["modules"] as? [[String: Any]])?.map { $0["title"] as? String } == ["When days are hard"] && hard["kind"] as? String == "help"
+            )
             let good = try await followUp("happy")
             #expect((good["modules"] as? [[String: Any]])?.isEmpty == true)
 
             // With no module for a neutral day, the reading link comes back.
-            let slow = try #require(try await portal.database.read { db in try await LearningContentRepository().modules(on: db) }.first { $0.title == "Slow breathing" })
+            let slow = try #require(
+                try await portal.database.read { db in try await LearningContentRepository().modules(on: db) }.first { $0.title == "Slow breathing" }
+            )
             var untagged = slow
             untagged.moodGroups = []
             _ = try await portal.database.write { db in try await LearningContentRepository().save(untagged, now: portal.clock.now, on: db) }
             let fallback = try await followUp("indifferent")
-            #expect((fallback["modules"] as? [[String: Any]])?.isEmpty == true && (fallback["reading"] as? [String: Any])?["url"] as? String == "https://example.org/flat")
+            #expect(
+                (fallback["modules"] as? [[String: Any]])?.isEmpty == true
+                    && (fallback["reading"] as? [String: Any])?["url"] as? String == "https://example.org/flat"
+            )
 
             // The web app's page after a hard day links to the module, which opens for her.
             var browser = Visitor(portal: portal)
             _ = try await browser.signInToApp(.member, identifier: "Wren", password: MemberAppPagesTests.password)
             let form = try await browser.get(SiteURL.appMood.path)
-            let page = try await browser.post(SiteURL.appMood.path, form: [("client_id", try #require(MemberAppPagesTests.hidden("client_id", in: form.text))), ("mood", "angry")])
-            let hardModule = try #require(try await portal.database.read { db in try await LearningContentRepository().modules(on: db) }.first { $0.title == "When days are hard" })
+            let page = try await browser.post(
+                SiteURL.appMood.path,
+                form: [("client_id", try #require(MemberAppPagesTests.hidden("client_id", in: form.text))), ("mood", "angry")]
+            )
+            let hardModule = try #require(
+                try await portal.database.read { db in try await LearningContentRepository().modules(on: db) }.first {
+                    $0.title == "When days are hard"
+                }
+            )
             #expect(page.text.contains(SiteURL.appLearningModule(hardModule.id).path) && page.text.contains("When days are hard"))
             #expect(try await browser.get(SiteURL.appLearningModule(hardModule.id).path).status == .ok)
         }
@@ -303,14 +337,18 @@ import Testing
             #expect(noReason.status == .unprocessableContent && noReason.text.contains("Enter the reason"))
             #expect(try await admin.post(SiteURL.chatMessageRemove(id).path, form: [("reason", "Selling medicines")]).status == .seeOther)
             let shown = Self.messages(try await lark.get(SiteURL.apiChat.path)).first { $0["id"] as? Int == Int(id) }
-            #expect(shown?["removed"] as? Bool == true && shown?["body_text"] == nil && shown?["removed_notice"] as? String == "Removed by a moderator")
+            #expect(
+                shown?["removed"] as? Bool == true && shown?["body_text"] == nil && shown?["removed_notice"] as? String == "Removed by a moderator"
+            )
             #expect(try await admin.get(SiteURL.chatReports.path).text.contains("No reports are waiting"))
             #expect(try await portal.auditEntries(action: .chatMessageRemoved).count == 1)
             #expect(try await portal.auditEntries(action: .chatReportKept).count == 1)
 
             let memberID = Int64(member["id"] as! Int)
             #expect(try await admin.post(SiteURL.chatMemberMute(memberID).path, form: [("length", "hour")]).status == .unprocessableContent)
-            #expect(try await admin.post(SiteURL.chatMemberMute(memberID).path, form: [("length", "hour"), ("reason", "Selling")]).status == .seeOther)
+            #expect(
+                try await admin.post(SiteURL.chatMemberMute(memberID).path, form: [("length", "hour"), ("reason", "Selling")]).status == .seeOther
+            )
             let muted = try await Self.post(wren, "let me post")
             #expect(muted.status == .forbidden && muted.errorCode == "muted")
             #expect((muted.error["message"] as? String)?.contains("you can still read it") == true)
@@ -319,7 +357,10 @@ import Testing
             #expect(try await Self.post(wren, "back again").status == .created)
             (admin, _) = try await portal.signedIn(.administrator)
 
-            #expect(try await admin.post(SiteURL.chatMemberMute(memberID).path, form: [("length", "until-unmuted"), ("reason", "Again")]).status == .seeOther)
+            #expect(
+                try await admin.post(SiteURL.chatMemberMute(memberID).path, form: [("length", "until-unmuted"), ("reason", "Again")]).status
+                    == .seeOther
+            )
             portal.clock.advance(by: 6 * 86_400)
             #expect(try await Self.post(wren, "still muted?").status == .forbidden)
             (admin, _) = try await portal.signedIn(.administrator)

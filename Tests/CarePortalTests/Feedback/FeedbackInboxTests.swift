@@ -19,7 +19,13 @@ import Testing
                 for n in 0..<23 {
                     // Some messages share a moment: the id orders those.
                     let at = start.addingTimeInterval(Double(n / 3) * 60)
-                    let id = try await repository.add(.feedback, body: "Message \(n)", from: .participant(n % 2 == 0 ? first : second), now: at, on: db)
+                    let id = try await repository.add(
+                        .feedback,
+                        body: "Message \(n)",
+                        from: .participant(n % 2 == 0 ? first : second),
+                        now: at,
+                        on: db
+                    )
                     let handled = n % 4 == 1
                     if handled { _ = try await repository.markHandled(id: id, by: staff.id, now: at, on: db) }
                     messages.append((id, at, handled))
@@ -37,7 +43,7 @@ import Testing
                     #expect(backwards == expected, "through Previous, unhandled only: \(unhandledOnly)")
                     for number in [2, 4] {
                         let page = try await repository.page(PageRequest(number: number, size: 4), unhandledOnly: unhandledOnly, on: db)
-                        #expect(page.items.map(\.id) == Array(expected[(number - 1) * 4 ..< min(number * 4, expected.count)]), "page \(number)")
+                        #expect(page.items.map(\.id) == Array(expected[(number - 1) * 4..<min(number * 4, expected.count)]), "page \(number)")
                     }
                 }
             }
@@ -45,7 +51,13 @@ import Testing
             // The page itself: 25 to a page, a link on to the rest that keeps "every message" chosen.
             try await portal.database.transaction { db in
                 for n in 0..<10 {
-                    _ = try await repository.add(.feedback, body: "Later \(n)", from: .participant(first), now: start.addingTimeInterval(3_600 + Double(n)), on: db)
+                    _ = try await repository.add(
+                        .feedback,
+                        body: "Later \(n)",
+                        from: .participant(first),
+                        now: start.addingTimeInterval(3_600 + Double(n)),
+                        on: db
+                    )
                 }
             }
             var researcher = Visitor(portal: portal)
@@ -73,7 +85,13 @@ import Testing
             let start = portal.clock.now
             try await portal.database.transaction { db in
                 _ = try await repository.add(.feedback, body: "Older, waiting", from: .participant(participant), now: start, on: db)
-                let newest = try await repository.add(.feedback, body: "Newest, handled", from: .participant(participant), now: start.addingTimeInterval(60), on: db)
+                let newest = try await repository.add(
+                    .feedback,
+                    body: "Newest, handled",
+                    from: .participant(participant),
+                    now: start.addingTimeInterval(60),
+                    on: db
+                )
                 _ = try await repository.markHandled(id: newest, by: staff.id, now: start.addingTimeInterval(120), on: db)
             }
             var researcher = Visitor(portal: portal)
@@ -98,12 +116,21 @@ import Testing
             let (ruth, _) = try await CareFixtures.caregiver(portal)
             let sent = try await eleanor.send(.post, SiteURL.care(.apiFeedback(.careReceiver)).path, json: ["message": "The <b>big</b> buttons help"])
             #expect(sent.status == .created && sent.object["id"] is Int, "\(sent.text)")
-            let bug = try await ruth.send(.post, SiteURL.care(.apiFeedback(.caregiver)).path, json: ["message": "Her reminders came twice", "kind": "bug_report"])
+            let bug = try await ruth.send(
+                .post,
+                SiteURL.care(.apiFeedback(.caregiver)).path,
+                json: ["message": "Her reminders came twice", "kind": "bug_report"]
+            )
             #expect(bug.status == .created, "\(bug.text)")
             let refused = try await ruth.send(.post, SiteURL.care(.apiFeedback(.caregiver)).path, json: ["message": "  ", "kind": "complaint"])
-            #expect(refused.status == .unprocessableContent && refused.fieldErrors["message"] == "Write your feedback" && refused.fieldErrors["kind"] != nil)
-            #expect(try await eleanor.send(.post, SiteURL.care(.apiFeedback(.caregiver)).path, json: ["message": "x"]).status == .unauthorized,
-                    "one kind's token sends nothing through the other's route")
+            #expect(
+                refused.status == .unprocessableContent && refused.fieldErrors["message"] == "Write your feedback"
+                    && refused.fieldErrors["kind"] != nil
+            )
+            #expect(
+                try await eleanor.send(.post, SiteURL.care(.apiFeedback(.caregiver)).path, json: ["message": "x"]).status == .unauthorized,
+                "one kind's token sends nothing through the other's route"
+            )
 
             var (admin, _) = try await portal.signedIn(.administrator)
             let inbox = try await admin.get(CareURL.feedback.path)

@@ -25,12 +25,22 @@ import Testing
 
 enum DirectorySteps {
     static func form(
-        name: String = "Tennessee Recovery Line", kind: String = "helpline", phone: String = "(615) 555-0134", text: String = "",
-        web: String = "", hours: String = "24 hours, 7 days", languages: String = "English", description: String = "Peer support.",
-        address: String = "", reach: String = "states", states: String = "TN"
+        name: String = "Tennessee Recovery Line",
+        kind: String = "helpline",
+        phone: String = "(615) 555-0134",
+        text: String = "",
+        web: String = "",
+        hours: String = "24 hours, 7 days",
+        languages: String = "English",
+        description: String = "Peer support.",
+        address: String = "",
+        reach: String = "states",
+        states: String = "TN"
     ) -> [(String, String)] {
-        [("name", name), ("kind", kind), ("phone", phone), ("text_number", text), ("web_address", web), ("hours", hours),
-         ("languages", languages), ("description", description), ("address", address), ("reach", reach), ("states", states)]
+        [
+            ("name", name), ("kind", kind), ("phone", phone), ("text_number", text), ("web_address", web), ("hours", hours),
+            ("languages", languages), ("description", description), ("address", address), ("reach", reach), ("states", states)
+        ]
     }
 
     static func count(_ portal: TestPortal) async throws -> Int {
@@ -46,17 +56,33 @@ enum DirectorySteps {
             #expect(try await admin.get(SiteURL.helpDirectory.path).text.contains("The directory is empty"))
             #expect(try await admin.get(SiteURL.newHelpResource.path).status == .ok)
 
-            let empty = try await admin.post(SiteURL.newHelpResource.path, form: DirectorySteps.form(
-                name: "", kind: "", phone: "", hours: "", description: "", reach: ""
-            ))
+            let empty = try await admin.post(
+                SiteURL.newHelpResource.path,
+                form: DirectorySteps.form(
+                    name: "",
+                    kind: "",
+                    phone: "",
+                    hours: "",
+                    description: "",
+                    reach: ""
+                )
+            )
             #expect(empty.status == .unprocessableContent)
-            for message in ["Enter the name", "Choose what kind of help this is", "Give at least one way to reach it", "Enter when it is open",
-                            "Enter a short description", "Choose where it applies"] {
+            for message in [
+                "Enter the name", "Choose what kind of help this is", "Give at least one way to reach it", "Enter when it is open",
+                "Enter a short description", "Choose where it applies"
+            ] {
                 #expect(empty.text.contains(message), "says \(message)")
             }
-            let wrong = try await admin.post(SiteURL.newHelpResource.path, form: DirectorySteps.form(
-                kind: "care_location", phone: "555-0134", web: "http://example.org", states: "TN, XX"
-            ))
+            let wrong = try await admin.post(
+                SiteURL.newHelpResource.path,
+                form: DirectorySteps.form(
+                    kind: "care_location",
+                    phone: "555-0134",
+                    web: "http://example.org",
+                    states: "TN, XX"
+                )
+            )
             for message in [PhoneNumber.problem, "starts with https://", "Enter the care location", "XX is not a US state code"] {
                 #expect(wrong.text.contains(HTMLEscaping.escape(message)), "says \(message)")
             }
@@ -68,15 +94,22 @@ enum DirectorySteps {
             let list = try await admin.get(SiteURL.helpDirectory.path).text
             #expect(list.contains("Tennessee Recovery Line") && list.contains("615-555-0134") && list.contains(#"href="tel:+16155550134""#))
             #expect(list.contains("KY, TN"))
-            let resource = try #require(try await portal.database.read { db in
-                try await HelpDirectoryRepository().list(HelpDirectoryQuery(), on: db).items.first
-            })
+            let resource = try #require(
+                try await portal.database.read { db in
+                    try await HelpDirectoryRepository().list(HelpDirectoryQuery(), on: db).items.first
+                }
+            )
             #expect(try await admin.get(SiteURL.helpDirectory.path + "?state=OH").text.contains("No entries match"))
             #expect(try await admin.get(SiteURL.helpDirectory.path + "?state=TN&kind=helpline&q=recovery").text.contains("Tennessee Recovery Line"))
 
-            let changed = try await admin.post(SiteURL.editHelpResource(resource.id).path, form: DirectorySteps.form(
-                name: "Tennessee Recovery Line", reach: "nationwide", states: ""
-            ))
+            let changed = try await admin.post(
+                SiteURL.editHelpResource(resource.id).path,
+                form: DirectorySteps.form(
+                    name: "Tennessee Recovery Line",
+                    reach: "nationwide",
+                    states: ""
+                )
+            )
             #expect(changed.status == .seeOther)
             #expect(try await admin.get(SiteURL.helpDirectory.path + "?state=OH").text.contains("Tennessee Recovery Line"), "now nationwide")
             #expect(try await admin.get(SiteURL.deleteHelpResource(resource.id).path).text.contains("Delete Tennessee Recovery Line?"))
@@ -95,9 +128,20 @@ enum DirectorySteps {
         try await TestPortal.run(engine) { portal in
             var (admin, _) = try await portal.signedIn(.administrator)
             for form in [
-                DirectorySteps.form(name: "FindTreatment.gov", kind: "treatment_locator", phone: "", web: "https://findtreatment.gov", reach: "nationwide"),
+                DirectorySteps.form(
+                    name: "FindTreatment.gov",
+                    kind: "treatment_locator",
+                    phone: "",
+                    web: "https://findtreatment.gov",
+                    reach: "nationwide"
+                ),
                 DirectorySteps.form(name: "Tennessee Recovery Line"),
-                DirectorySteps.form(name: "National Maternal Mental Health Hotline", kind: "crisis_line", phone: "1-833-852-6262", reach: "nationwide"),
+                DirectorySteps.form(
+                    name: "National Maternal Mental Health Hotline",
+                    kind: "crisis_line",
+                    phone: "1-833-852-6262",
+                    reach: "nationwide"
+                )
             ] {
                 #expect(try await admin.post(SiteURL.newHelpResource.path, form: form).status == .seeOther)
             }
@@ -106,12 +150,17 @@ enum DirectorySteps {
 
             let hers = try await tennessee.get(SiteURL.apiResources.path).object
             #expect(hers["state"] as? String == "TN")
-            #expect((hers["resources"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
-                    == ["National Maternal Mental Health Hotline", "Tennessee Recovery Line", "FindTreatment.gov"])
+            #expect(
+                (hers["resources"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+                    == ["National Maternal Mental Health Hotline", "Tennessee Recovery Line", "FindTreatment.gov"]
+            )
             let theirs = try await ohio.get(SiteURL.apiResources.path).object["resources"] as? [[String: Any]]
             #expect(theirs?.compactMap { $0["name"] as? String } == ["National Maternal Mental Health Hotline", "FindTreatment.gov"])
             let crisis = try await tennessee.get(SiteURL.apiResources.path + "?kind=crisis_line").object["resources"] as? [[String: Any]]
-            #expect(crisis?.count == 1 && crisis?.first?["phone"] as? String == "1-833-852-6262" && crisis?.first?["phone_dial"] as? String == "+18338526262")
+            #expect(
+                crisis?.count == 1 && crisis?.first?["phone"] as? String == "1-833-852-6262"
+                    && crisis?.first?["phone_dial"] as? String == "+18338526262"
+            )
             #expect(try await tennessee.get(SiteURL.apiResources.path + "?kind=gossip").status == .badRequest)
 
             // After a low mood: the crisis lines and helplines for where she lives.
@@ -119,8 +168,10 @@ enum DirectorySteps {
             let offered = ((low["follow_up"] as? [String: Any])?["helplines"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
             #expect(offered == ["National Maternal Mental Health Hotline", "Tennessee Recovery Line"])
             let elsewhere = try await ohio.send(.post, SiteURL.apiMoods.path, json: ["mood": "sad", "client_id": "low-2"]).object
-            #expect(((elsewhere["follow_up"] as? [String: Any])?["helplines"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
-                    == ["National Maternal Mental Health Hotline"])
+            #expect(
+                ((elsewhere["follow_up"] as? [String: Any])?["helplines"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+                    == ["National Maternal Mental Health Hotline"]
+            )
         }
     }
 
@@ -143,11 +194,11 @@ enum DirectorySteps {
             var (admin, _) = try await portal.signedIn(.administrator)
             for form in [
                 DirectorySteps.form(name: "Lakeview Women's Clinic", kind: "care_location", address: "1 Main Street"),
-                DirectorySteps.form(name: "Tennessee Recovery Line"),
+                DirectorySteps.form(name: "Tennessee Recovery Line")
             ] {
                 #expect(try await admin.post(SiteURL.newHelpResource.path, form: form).status == .seeOther)
             }
-            _ = try await admin.get(SiteURL.helpDirectory.path)  // shows, and so clears, the message that it was added
+            _ = try await admin.get(SiteURL.helpDirectory.path) // shows, and so clears, the message that it was added
             func found(_ search: String) async throws -> [String] {
                 let path = SiteURL.helpDirectory.path + "?q=" + (search.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
                 let page = try await admin.get(path).text
@@ -162,10 +213,15 @@ enum DirectorySteps {
             let nothing = try await admin.get(SiteURL.helpDirectory.path + "?q=%26%26").text
             #expect(nothing.contains("No entries match") && !nothing.contains("Tennessee Recovery Line"), "punctuation alone matches nothing")
 
-            let line = try #require(try await portal.database.read { db in
-                try await HelpDirectoryRepository().list(HelpDirectoryQuery(search: "tennessee"), on: db).items.first
-            })
-            #expect(try await admin.post(SiteURL.editHelpResource(line.id).path, form: DirectorySteps.form(name: "Smoky Mountain Helpline")).status == .seeOther)
+            let line = try #require(
+                try await portal.database.read { db in
+                    try await HelpDirectoryRepository().list(HelpDirectoryQuery(search: "tennessee"), on: db).items.first
+                }
+            )
+            #expect(
+                try await admin.post(SiteURL.editHelpResource(line.id).path, form: DirectorySteps.form(name: "Smoky Mountain Helpline")).status
+                    == .seeOther
+            )
             _ = try await admin.get(SiteURL.helpDirectory.path)
             #expect(try await found("tennessee").isEmpty, "found by its new name only")
             #expect(try await admin.get(SiteURL.helpDirectory.path + "?q=smoky").text.contains("Smoky Mountain Helpline"))
@@ -184,12 +240,16 @@ enum DirectorySteps {
             try await portal.database.transaction { db in
                 try await db.drop(table: "help_resource_words").run()
                 try await db.drop(table: "help_resource_reach").run()
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO help_resources (name, name_key, kind, phone, hours, languages, description, nationwide, created_at, updated_at)
                     VALUES ('Harbor Help', 'harbor help', 'helpline', '988', 'Always', 'English', 'Help.', \(bind: true), 0, 0),
                            ('Harbor Clinic', 'harbor clinic', 'care_location', '988', 'Always', 'English', 'Help.', \(bind: false), 0, 0)
-                    """).run()
-                try await db.raw("INSERT INTO help_resource_states (resource_id, state) SELECT id, 'TN' FROM help_resources WHERE name = 'Harbor Clinic'").run()
+                    """
+                ).run()
+                try await db.raw(
+                    "INSERT INTO help_resource_states (resource_id, state) SELECT id, 'TN' FROM help_resources WHERE name = 'Harbor Clinic'"
+                ).run()
                 try await IndexHelpEntriesByWordAndState().apply(to: db, engine: engine)
                 for table in KeepADirectoryPerProgram.searchTables { try await KeepADirectoryPerProgram.addProgram(to: table, on: db) }
             }
@@ -225,28 +285,45 @@ enum DirectorySteps {
                     let kind = kinds[(n * 3) % kinds.count]
                     let name = ["Lakeview Line", "Harbor Help", "lakeview line", "Avenue Support"][n % 4]
                     let draft = HelpResourceDraft(
-                        name: name, kind: kind, phone: PhoneNumber("988"), textNumber: nil, webAddress: nil, hours: "Always",
-                        languages: "English", description: "Help.", address: nil, states: n % 5 == 0 ? ["TN"] : []
+                        name: name,
+                        kind: kind,
+                        phone: PhoneNumber("988"),
+                        textNumber: nil,
+                        webAddress: nil,
+                        hours: "Always",
+                        languages: "English",
+                        description: "Help.",
+                        address: nil,
+                        states: n % 5 == 0 ? ["TN"] : []
                     )
-                    entries.append((try await repository.insert(draft, now: Date(timeIntervalSince1970: 1_800_000_000), on: db), kind, name, n % 5 == 0))
+                    entries.append(
+                        (try await repository.insert(draft, now: Date(timeIntervalSince1970: 1_800_000_000), on: db), kind, name, n % 5 == 0)
+                    )
                 }
             }
             let sortedByName = entries.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
             let sortedByKind = entries.sorted { ($0.kind.rank, $0.name.lowercased(), $0.id) < ($1.kind.rank, $1.name.lowercased(), $1.id) }
-            let lakeview = { (entry: (id: Int64, kind: HelpResource.Kind, name: String, tennessee: Bool)) in entry.name.lowercased() == "lakeview line" }
+            let lakeview = { (entry: (id: Int64, kind: HelpResource.Kind, name: String, tennessee: Bool)) in
+                entry.name.lowercased() == "lakeview line"
+            }
             let cases: [(HelpDirectoryQuery, [Int64])] = [
                 (HelpDirectoryQuery(sort: .name), sortedByName.map(\.id)),
                 (HelpDirectoryQuery(sort: .kind), sortedByKind.map(\.id)),
                 (HelpDirectoryQuery(search: "LAKE li", sort: .name), sortedByName.filter(lakeview).map(\.id)),
                 (HelpDirectoryQuery(search: "lakeview", sort: .kind), sortedByKind.filter(lakeview).map(\.id)),
-                (HelpDirectoryQuery(kind: .helpline, search: "line", sort: .name),
-                 sortedByName.filter { lakeview($0) && $0.kind == .helpline }.map(\.id)),
+                (
+                    HelpDirectoryQuery(kind: .helpline, search: "line", sort: .name),
+                    sortedByName.filter { lakeview($0) && $0.kind == .helpline }.map(\.id)
+                ),
                 (HelpDirectoryQuery(state: "TN", search: "lakeview", sort: .name), sortedByName.filter(lakeview).map(\.id)),
                 (HelpDirectoryQuery(state: "TN", sort: .name), sortedByName.map(\.id)),
                 (HelpDirectoryQuery(state: "OH", sort: .name), sortedByName.filter { !$0.tennessee }.map(\.id)),
-                (HelpDirectoryQuery(kind: .helpline, state: "OH", sort: .name), sortedByName.filter { !$0.tennessee && $0.kind == .helpline }.map(\.id)),
+                (
+                    HelpDirectoryQuery(kind: .helpline, state: "OH", sort: .name),
+                    sortedByName.filter { !$0.tennessee && $0.kind == .helpline }.map(\.id)
+                ),
                 (HelpDirectoryQuery(state: "OH", sort: .kind), sortedByKind.filter { !$0.tennessee }.map(\.id)),
-                (HelpDirectoryQuery(state: "OH", search: "lakeview", sort: .name), sortedByName.filter { lakeview($0) && !$0.tennessee }.map(\.id)),
+                (HelpDirectoryQuery(state: "OH", search: "lakeview", sort: .name), sortedByName.filter { lakeview($0) && !$0.tennessee }.map(\.id))
             ]
             for (base, expected) in cases {
                 let what = "sort \(base.sort), search \(base.search), kind \(base.kind?.rawValue ?? "any"), state \(base.state ?? "any")"
@@ -265,8 +342,10 @@ enum DirectorySteps {
                     #expect(backwards == expected, "\(what) through Previous")
                     for number in [2, 5] where number * 4 <= expected.count {
                         query.page = PageRequest(number: number, size: 4)
-                        #expect(try await repository.list(query, on: db).items.map(\.id) == Array(expected[(number - 1) * 4 ..< number * 4]),
-                                "\(what) page \(number)")
+                        #expect(
+                            try await repository.list(query, on: db).items.map(\.id) == Array(expected[(number - 1) * 4..<number * 4]),
+                            "\(what) page \(number)"
+                        )
                     }
                 }
             }

@@ -15,7 +15,8 @@ import Testing
 
     /// The header's navigation, from `<nav` to `</nav>`.
     static func navigation(_ page: String) -> String {
-        guard let start = page.range(of: #"<nav class="site-nav""#), let end = page.range(of: "</nav>", range: start.upperBound..<page.endIndex) else { return "" }
+        guard let start = page.range(of: #"<nav class="site-nav""#), let end = page.range(of: "</nav>", range: start.upperBound..<page.endIndex)
+        else { return "" }
         return String(page[start.lowerBound..<end.upperBound])
     }
 
@@ -31,7 +32,8 @@ import Testing
             }
             for anchor in item.components(separatedBy: "<a ").dropFirst() {
                 guard let href = anchor.range(of: #"href=""#), let close = anchor[href.upperBound...].firstIndex(of: "\""),
-                      let textStart = anchor.firstIndex(of: ">") else { continue }
+                    let textStart = anchor.firstIndex(of: ">")
+                else { continue }
                 let path = String(anchor[href.upperBound..<close])
                 let title = String(anchor[anchor.index(after: textStart)...].prefix { $0 != "<" })
                 links.append((group ?? "", path, title))
@@ -180,8 +182,13 @@ import Testing
 
     @Test func aSparklineKeepsItsNumbersInItsTableAndItsWordsInsideItsDrawing() {
         let line = Sparkline(
-            id: "s", title: "Members active each day", summary: "From 1 to 5.", categories: ["1 Nov 2026", "2 Nov 2026", "3 Nov 2026"],
-            values: [.count(1), ChartValue(nil, text: "fewer than 5"), .count(5)], valueTitle: "Active members", categoryTitle: "Day"
+            id: "s",
+            title: "Members active each day",
+            summary: "From 1 to 5.",
+            categories: ["1 Nov 2026", "2 Nov 2026", "3 Nov 2026"],
+            values: [.count(1), ChartValue(nil, text: "fewer than 5"), .count(5)],
+            valueTitle: "Active members",
+            categoryTitle: "Day"
         ).figure
         #expect(line.table.rows.map { $0.cells.map(\.text) } == [["1 Nov 2026", "1"], ["2 Nov 2026", "fewer than 5"], ["3 Nov 2026", "5"]])
         #expect(line.labels.map(\.text) == ["Latest: 5", "1 Nov 2026", "3 Nov 2026"])

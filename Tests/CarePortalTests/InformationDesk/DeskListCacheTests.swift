@@ -71,7 +71,9 @@ import Testing
             try await portal.database.write { db in
                 try await db.raw("UPDATE members SET pseudonym = 'Egret' WHERE id = \(bind: memberID)").run()
             }
-            let kept = try #require(desk.caches.list.pages.value(for: DeskListCache.pageKey(query, counts: DeskListCache.countsKey(query, version: version))))
+            let kept = try #require(
+                desk.caches.list.pages.value(for: DeskListCache.pageKey(query, counts: DeskListCache.countsKey(query, version: version)))
+            )
             #expect(kept.items.first?.author.pseudonymForTests == "Heron")
 
             let page = try await doctor.get(SiteURL.desk.path).text

@@ -24,8 +24,10 @@ import Testing
             let noReason = try await admin.post(SiteURL.deskReplyModerate(replyID).path, form: [("choice", "remove"), ("reason", "")])
             #expect(noReason.status == .unprocessableContent)
             #expect(noReason.text.contains("Enter the reason; the author is told it"))
-            #expect((try await DeskSteps.thread(asker, thread)["replies"] as? [[String: Any]])?.first?["removed"] as? Bool == false,
-                    "a refused form changes nothing")
+            #expect(
+                (try await DeskSteps.thread(asker, thread)["replies"] as? [[String: Any]])?.first?["removed"] as? Bool == false,
+                "a refused form changes nothing"
+            )
 
             let removed = try await admin.post(SiteURL.deskReplyModerate(replyID).path, form: [("choice", "remove"), ("reason", "Advertising")])
             #expect(removed.status == .seeOther)
@@ -56,7 +58,10 @@ import Testing
             #expect(try await asker.get(SiteURL.apiThread(thread).path).text.contains("miracle pills"))
 
             // A whole question taken down leaves the list and reads as removed.
-            #expect(try await admin.post(SiteURL.deskThreadModerate(thread).path, form: [("choice", "hide"), ("reason", "Checking facts")]).status == .seeOther)
+            #expect(
+                try await admin.post(SiteURL.deskThreadModerate(thread).path, form: [("choice", "hide"), ("reason", "Checking facts")]).status
+                    == .seeOther
+            )
             let hidden = try await DeskSteps.thread(replier, thread)
             #expect(hidden["removed"] as? Bool == true && hidden["title"] as? String == "Removed by a moderator")
             #expect((hidden["replies"] as? [Any])?.isEmpty == true)
@@ -67,7 +72,11 @@ import Testing
             #expect(refused.status == .notFound && refused.errorCode == "not_found", "the desk's refusal in the API's words")
             let refusedPage = try await doctor.post(SiteURL.deskThreadReplies(999_999).path, form: [("body", "Hello?")])
             #expect(refusedPage.status == .notFound && refusedPage.text.contains("Page not found"), "and as a page")
-            #expect(try await DeskSteps.notifications(asker).contains { $0["kind"] as? String == "removed" && $0["reason"] as? String == "Checking facts" })
+            #expect(
+                try await DeskSteps.notifications(asker).contains {
+                    $0["kind"] as? String == "removed" && $0["reason"] as? String == "Checking facts"
+                }
+            )
         }
     }
 
@@ -98,8 +107,10 @@ import Testing
             let queue = try await admin.get(SiteURL.deskFlags.path)
             #expect(queue.text.contains("Rude question") && queue.text.contains("3 flags, hidden until reviewed"))
             let reasons = ["This is not kind", "Hurtful", "Offensive"].map { queue.text.range(of: $0)?.lowerBound }
-            #expect(reasons.allSatisfy { $0 != nil } && reasons[0]! < reasons[1]! && reasons[1]! < reasons[2]!,
-                    "each flag's reason, in the order they were raised")
+            #expect(
+                reasons.allSatisfy { $0 != nil } && reasons[0]! < reasons[1]! && reasons[1]! < reasons[2]!,
+                "each flag's reason, in the order they were raised"
+            )
             #expect(!queue.text.contains("Really unkind"), "a second flag from the same member is not counted")
             #expect(try await admin.get(SiteURL.desk.path).text.contains("Flagged posts (1 waiting for review)"))
 
@@ -121,10 +132,12 @@ import Testing
             }
             return (
                 try await rows("SELECT post, open_flags AS flags, first_at FROM desk_flagged_posts ORDER BY post"),
-                try await rows("""
+                try await rows(
+                    """
                     SELECT post, COUNT(*) AS flags, MIN(created_at) AS first_at FROM desk_flags WHERE resolved_at IS NULL
                     GROUP BY post ORDER BY post
-                    """)
+                    """
+                )
             )
         }
     }
@@ -139,7 +152,9 @@ import Testing
             var threads: [Int64] = []
             for n in 0..<9 { threads.append(try await DeskSteps.ask(asker, title: "Question \(n)")) }
             // The queue's rows as the portal keeps them: flags from one to three, some flagged at the same time.
-            let queue = threads.enumerated().map { n, id in (post: "question:\(id)", flags: [2, 1, 3, 2, 1, 2, 3, 1, 2][n], first: Int64([5, 1, 5, 3, 3, 5, 2, 9, 1][n])) }
+            let queue = threads.enumerated().map { n, id in
+                (post: "question:\(id)", flags: [2, 1, 3, 2, 1, 2, 3, 1, 2][n], first: Int64([5, 1, 5, 3, 3, 5, 2, 9, 1][n]))
+            }
             try await portal.database.transaction { db in
                 for row in queue {
                     try await db.insert(into: "desk_flagged_posts").columns("post", "thread_id", "open_flags", "first_at")
@@ -157,7 +172,10 @@ import Testing
                 }
                 #expect(seen == expected, "through Next")
                 #expect(backwards == expected, "through Previous")
-                #expect(try await repository.flaggedPosts(page: PageRequest(number: 3, size: 2), on: db).items.map(\.post.description) == Array(expected[4..<6]))
+                #expect(
+                    try await repository.flaggedPosts(page: PageRequest(number: 3, size: 2), on: db).items.map(\.post.description)
+                        == Array(expected[4..<6])
+                )
             }
         }
     }
@@ -197,8 +215,10 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             let queue = try await admin.get(SiteURL.deskFlags.path).text
             let order = ["First flagged question", "A flagged reply", "Second flagged question"].map { queue.range(of: $0)?.lowerBound }
-            #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!,
-                    "most flags first, and of two posts with as many flags the one flagged first")
+            #expect(
+                order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!,
+                "most flags first, and of two posts with as many flags the one flagged first"
+            )
             #expect(try await admin.get(SiteURL.desk.path).text.contains("Flagged posts (3 waiting for review)"))
 
             #expect(try await admin.post(SiteURL.deskThreadKeep(first).path).status == .seeOther)
@@ -249,8 +269,13 @@ import Testing
             let byFlags = try await DeskSteps.ask(asker, title: "Third question")
             var (ada, adaAccount) = try await portal.signedIn(.administrator, username: "ada.admin")
             var (bo, boAccount) = try await portal.signedIn(.administrator, username: "bo.admin")
-            #expect(try await ada.post(SiteURL.deskThreadModerate(byAda).path, form: [("choice", "hide"), ("reason", "Reason from Ada")]).status == .seeOther)
-            #expect(try await bo.post(SiteURL.deskThreadModerate(byBo).path, form: [("choice", "hide"), ("reason", "Reason from Bo")]).status == .seeOther)
+            #expect(
+                try await ada.post(SiteURL.deskThreadModerate(byAda).path, form: [("choice", "hide"), ("reason", "Reason from Ada")]).status
+                    == .seeOther
+            )
+            #expect(
+                try await bo.post(SiteURL.deskThreadModerate(byBo).path, form: [("choice", "hide"), ("reason", "Reason from Bo")]).status == .seeOther
+            )
             for _ in 0..<DeskRules.flagsToHide {
                 #expect(try await DeskSteps.flag(try await AppClient.registered(portal).0, SiteURL.apiThreadFlags(byFlags).path).status == .created)
             }
@@ -260,13 +285,20 @@ import Testing
             #expect(everyone.text.contains(#"<option value="\#(adaAccount.id)">ada.admin</option>"#))
             #expect(everyone.text.contains(#"<option value="\#(boAccount.id)">bo.admin</option>"#))
             #expect(everyone.text.contains(#"<option value="automatic">Automatic (members&#39; flags)</option>"#))
-            #expect(everyone.text.contains("Reason from Ada") && everyone.text.contains("Reason from Bo") && everyone.text.contains("members flagged it"))
+            #expect(
+                everyone.text.contains("Reason from Ada") && everyone.text.contains("Reason from Bo") && everyone.text.contains("members flagged it")
+            )
 
             let adaOnly = try await ada.get(path + "?moderator=\(adaAccount.id)")
             #expect(adaOnly.text.contains(#"<option value="\#(adaAccount.id)" selected>ada.admin</option>"#), "the chosen moderator stays chosen")
-            #expect(adaOnly.text.contains("Reason from Ada") && !adaOnly.text.contains("Reason from Bo") && !adaOnly.text.contains("members flagged it"))
+            #expect(
+                adaOnly.text.contains("Reason from Ada") && !adaOnly.text.contains("Reason from Bo") && !adaOnly.text.contains("members flagged it")
+            )
             let automatic = try await ada.get(path + "?moderator=automatic")
-            #expect(automatic.text.contains("members flagged it") && !automatic.text.contains("Reason from Ada") && !automatic.text.contains("Reason from Bo"))
+            #expect(
+                automatic.text.contains("members flagged it") && !automatic.text.contains("Reason from Ada")
+                    && !automatic.text.contains("Reason from Bo")
+            )
             let olderLink = try await ada.get(path + "?moderator=BO.ADMIN")
             #expect(olderLink.status == .ok, "a link from before the list still finds the moderator by her whole name")
             #expect(olderLink.text.contains("Reason from Bo") && !olderLink.text.contains("Reason from Ada"))
@@ -325,7 +357,12 @@ import Testing
             let (asker, member) = try await AppClient.registered(portal, pseudonym: pseudonym)
             let askerID = try #require(member["id"] as? Int)
             let (other, _) = try await AppClient.registered(portal)
-            let thread = try await DeskSteps.ask(asker, title: "Methadone and my baby's heartbeat", body: "Is a fast heartbeat a worry?", anonymous: true)
+            let thread = try await DeskSteps.ask(
+                asker,
+                title: "Methadone and my baby's heartbeat",
+                body: "Is a fast heartbeat a worry?",
+                anonymous: true
+            )
             // She also writes in her own thread; that must not give her away either.
             let ownReply = try await asker.send(.post, SiteURL.apiThreadReplies(thread).path, json: ["body": "Also, I am 30 weeks along."])
             #expect(ownReply.status == .created)
@@ -334,7 +371,9 @@ import Testing
             let answer = try await DeskSteps.reply(&doctor, thread: thread, body: "A baby's heart beats fast; 110 to 160 is normal.")
             #expect(try await admin.post(SiteURL.deskReplyAccept(answer).path).status == .seeOther)
             #expect(try await DeskSteps.flag(other, SiteURL.apiThreadFlags(thread).path).status == .created)
-            #expect(try await admin.post(SiteURL.deskReplyModerate(answer).path, form: [("choice", "hide"), ("reason", "Checking")]).status == .seeOther)
+            #expect(
+                try await admin.post(SiteURL.deskReplyModerate(answer).path, form: [("choice", "hide"), ("reason", "Checking")]).status == .seeOther
+            )
             #expect(try await admin.post(SiteURL.deskReplyRestore(answer).path).status == .seeOther)
 
             func assertNoIdentity(_ text: String, _ label: String) {
@@ -371,7 +410,7 @@ import Testing
             for (label, app) in [("the asker", asker), ("another member", other)] {
                 for path in [
                     SiteURL.apiThreads.path, SiteURL.apiThreads.path + "?q=heartbeat", SiteURL.apiThreads.path + "?filter=accepted",
-                    SiteURL.apiThread(thread).path, SiteURL.apiNotifications.path,
+                    SiteURL.apiThread(thread).path, SiteURL.apiNotifications.path
                 ] {
                     let response = try await app.get(path)
                     #expect(response.status == .ok, "\(path) as \(label)")

@@ -20,8 +20,10 @@ import Testing
             let desk = DeskRepository(engine: engine)
             func versions() async throws -> (Int64, Int64) {
                 try await portal.database.read { db in
-                    (try #require(try await desk.findThread(id: thread, on: db)).repliesVersion,
-                     try #require(try await desk.findThread(id: other, on: db)).repliesVersion)
+                    (
+                        try #require(try await desk.findThread(id: thread, on: db)).repliesVersion,
+                        try #require(try await desk.findThread(id: other, on: db)).repliesVersion
+                    )
                 }
             }
             var (last, untouched) = try await versions()
@@ -48,10 +50,12 @@ import Testing
             try await expectRaised("her pseudonym changed")
             try await change("UPDATE staff_accounts SET username = 'dr.changed' WHERE id = \(bind: account.id)")
             try await expectRaised("the replying medical professional's username changed")
-            try await change("""
+            try await change(
+                """
                 INSERT INTO staff_profiles (account_id, first_name, last_name, date_of_birth, avatar)
                 VALUES (\(bind: account.id), 'Ada', 'Lovelace', '1980-01-01', 'sun')
-                """)
+                """
+            )
             try await expectRaised("the medical professional's profile, with its avatar, added")
             try await change("UPDATE staff_profiles SET avatar = 'leaf' WHERE account_id = \(bind: account.id)")
             try await expectRaised("the medical professional's avatar changed")
@@ -65,8 +69,10 @@ import Testing
             try await change("DELETE FROM members WHERE id = \(bind: Int64(try #require(otherMember["id"] as? Int)))")
             #expect(try await portal.database.read { db in try await desk.findThread(id: other, on: db) } == nil)
             try await change("DELETE FROM members WHERE id = \(bind: memberID)")
-            #expect(try await portal.database.read { db in try await desk.findThread(id: thread, on: db) } == nil,
-                    "removing her removed her question, and her replies with it")
+            #expect(
+                try await portal.database.read { db in try await desk.findThread(id: thread, on: db) } == nil,
+                "removing her removed her question, and her replies with it"
+            )
         }
     }
 
@@ -78,7 +84,9 @@ import Testing
             let (heron, member) = try await AppClient.registered(portal, pseudonym: "Heron")
             let memberID = Int64(try #require(member["id"] as? Int))
             let thread = try await DeskSteps.ask(heron, title: "Can methadone affect my baby?")
-            #expect(try await heron.send(.post, SiteURL.apiThreadReplies(thread).path, json: ["body": "My clinic splits my dose."]).status == .created)
+            #expect(
+                try await heron.send(.post, SiteURL.apiThreadReplies(thread).path, json: ["body": "My clinic splits my dose."]).status == .created
+            )
             var (doctor, _) = try await portal.signedIn(.medicalProfessional)
             try await DeskSteps.reply(&doctor, thread: thread, body: "Split doses are common in the third trimester.")
 

@@ -8,7 +8,12 @@ import Testing
 enum DeskSteps {
     /// Asks a question through the member API and returns the new thread's id.
     @discardableResult
-    static func ask(_ app: AppClient, title: String, body: String = "Is it safe to keep taking methadone while pregnant?", anonymous: Bool = false) async throws -> Int64 {
+    static func ask(
+        _ app: AppClient,
+        title: String,
+        body: String = "Is it safe to keep taking methadone while pregnant?",
+        anonymous: Bool = false
+    ) async throws -> Int64 {
         let response = try await app.send(.post, SiteURL.apiThreads.path, json: ["title": title, "body": body, "anonymous": anonymous])
         #expect(response.status == .created, "asking failed: \(response.text)")
         return Int64(try #require(response.object["id"] as? Int))

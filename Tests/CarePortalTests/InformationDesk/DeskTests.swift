@@ -38,15 +38,19 @@ import Testing
                 .compactMap { newest.text.range(of: $0)?.lowerBound }
             #expect(byNewest.count == 3 && byNewest == byNewest.sorted())
             let activity = try await doctor.get(SiteURL.desk.path + "?filter=all&sort=activity")
-            #expect(activity.text.range(of: "Is nausea normal")!.lowerBound < activity.text.range(of: "Where can I find")!.lowerBound,
-                    "the answered question moved last")
+            #expect(
+                activity.text.range(of: "Is nausea normal")!.lowerBound < activity.text.range(of: "Where can I find")!.lowerBound,
+                "the answered question moved last"
+            )
 
             // A question asked now is on the list on the very next request.
             let fourth = try await DeskSteps.ask(app, title: "Breastfeeding on buprenorphine")
             #expect(try await doctor.get(SiteURL.desk.path).text.contains("Breastfeeding on buprenorphine"))
             #expect([first, second, third, fourth].count == Set([first, second, third, fourth]).count)
-            #expect(try await doctor.get(SiteURL.desk.path).text.contains("Waiting for an answer&nbsp;<span class=\"count\">(3)</span>"),
-                    "a change through this server shows in the counts at once")
+            #expect(
+                try await doctor.get(SiteURL.desk.path).text.contains("Waiting for an answer&nbsp;<span class=\"count\">(3)</span>"),
+                "a change through this server shows in the counts at once"
+            )
 
             // A change made by another server (here, straight in the database) shows at once too.
             try await portal.database.transaction { db in
@@ -88,15 +92,20 @@ import Testing
             #expect(page.text.contains("Waiting for an answer&nbsp;<span class=\"count\">(0)</span>"))
             #expect(page.text.contains("Has an accepted answer&nbsp;<span class=\"count\">(0)</span>"))
             let waitingOnes = try await doctor.get(SiteURL.desk.path + "?filter=all&q=trimester").text
-            #expect(waitingOnes.contains("Waiting for an answer&nbsp;<span class=\"count\">(1)</span>")
-                && waitingOnes.contains("Answered&nbsp;<span class=\"count\">(0)</span>"))
+            #expect(
+                waitingOnes.contains("Waiting for an answer&nbsp;<span class=\"count\">(1)</span>")
+                    && waitingOnes.contains("Answered&nbsp;<span class=\"count\">(0)</span>")
+            )
             let none = try await doctor.get(SiteURL.desk.path + "?q=zebra")
             #expect(none.text.contains("No questions match your search"))
 
             // A hidden question's words leave the search, and come back with it.
             var (admin, _) = try await portal.signedIn(.administrator)
             try await admin.get(SiteURL.deskThread(sleep).path)
-            #expect(try await admin.post(SiteURL.deskThreadModerate(sleep).path, form: [("choice", "hide"), ("reason", "Checking facts")]).status == .seeOther)
+            #expect(
+                try await admin.post(SiteURL.deskThreadModerate(sleep).path, form: [("choice", "hide"), ("reason", "Checking facts")]).status
+                    == .seeOther
+            )
             #expect(try await found("breastfeeding") == [])
             #expect(try await admin.post(SiteURL.deskThreadRestore(sleep).path).status == .seeOther)
             #expect(try await found("breastfeeding") == [sleep])
@@ -133,15 +142,21 @@ import Testing
             #expect(empty.text.contains(##"<a href="#body">Enter your reply</a>"##))
 
             let replyID = try await DeskSteps.reply(&doctor, thread: thread, body: draft)
-            let stored = try #require(try await portal.database.read { db in try await DeskRepository(engine: engine).findReply(id: replyID, on: db) })
+            let stored = try #require(
+                try await portal.database.read { db in try await DeskRepository(engine: engine).findReply(id: replyID, on: db) }
+            )
             #expect(stored.body.source == draft, "the source is kept as written")
             let answered = try await doctor.get(path).text
             #expect(!answered.contains("No replies yet"))
-            #expect(answered.contains(##"<ol class="post-list">"##) && answered.contains(##"<li><article class="post" id="reply-\##(replyID)">"##),
-                    "each reply is an item of the list; the question is not")
+            #expect(
+                answered.contains(##"<ol class="post-list">"##) && answered.contains(##"<li><article class="post" id="reply-\##(replyID)">"##),
+                "each reply is an item of the list; the question is not"
+            )
             #expect(!answered.contains(##"<li><article class="post" id="question">"##))
             #expect(stored.body.html.contains("<strong>gentle stretches</strong>") && !stored.body.html.contains("onerror"))
-            let question = try #require(try await portal.database.read { db in try await DeskRepository(engine: engine).findThread(id: thread, on: db) })
+            let question = try #require(
+                try await portal.database.read { db in try await DeskRepository(engine: engine).findThread(id: thread, on: db) }
+            )
             #expect(!question.body.html.contains("<script") && question.body.source.contains("<script>"))
 
             // A member's reply through the API goes through the same policy.
@@ -176,7 +191,11 @@ import Testing
             // The posts' buttons submit the page's one form, which carries this session's token.
             #expect(page.text.contains(#"form="post-actions" formaction="\#(SiteURL.deskReplyAccept(first).path)""#))
             #expect(page.text.contains(#"form="post-actions" formaction="\#(SiteURL.deskThreadClearAccepted(thread).path)""#))
-            #expect(page.text.contains(#"<form id="post-actions" method="post" action="/desk"><input type="hidden" name="csrf_token" value="\#(try #require(doctor.csrfToken))">"#))
+            #expect(
+                page.text.contains(
+                    #"<form id="post-actions" method="post" action="/desk"><input type="hidden" name="csrf_token" value="\#(try #require(doctor.csrfToken))">"#
+                )
+            )
 
             #expect(try await doctor.post(SiteURL.deskThreadClearAccepted(thread).path).status == .seeOther)
             read = try await DeskSteps.thread(asker, thread)
@@ -236,11 +255,18 @@ import Testing
             let settings = try await quiet.get(SiteURL.deskEmailSettings.path)
             #expect(settings.text.contains("Yes, email me each new question"))
             #expect(try await quiet.post(SiteURL.deskEmailSettings.path, form: [("emails", "off")]).status == .seeOther)
-            #expect(try await quiet.get(SiteURL.deskEmailSettings.path).text.contains(#"id="emails-off" name="emails" type="radio" value="off" checked"#))
+            #expect(
+                try await quiet.get(SiteURL.deskEmailSettings.path).text.contains(#"id="emails-off" name="emails" type="radio" value="off" checked"#)
+            )
 
             let (app, member) = try await AppClient.registered(portal, pseudonym: "QuietLark")
             let memberID = try #require(member["id"] as? Int)
-            let thread = try await DeskSteps.ask(app, title: "Spotting at 8 weeks", body: "I noticed some light spotting this morning. Should I worry?", anonymous: true)
+            let thread = try await DeskSteps.ask(
+                app,
+                title: "Spotting at 8 weeks",
+                body: "I noticed some light spotting this morning. Should I worry?",
+                anonymous: true
+            )
 
             let mail = try await portal.outboxMessages().filter { $0.subject.contains("New question") }
             #expect(mail.map(\.recipient) == [keen.email], "active medical professionals who want them, and no one else")
@@ -274,7 +300,9 @@ import Testing
             try await DeskSteps.reply(&admin, thread: answered, body: "The program runs one on Tuesdays.")
             let memberReply = try await replier.send(.post, SiteURL.apiThreadReplies(answered).path, json: ["body": "Mine meets on Thursdays."])
             let memberReplyID = Int64(try #require(memberReply.object["id"] as? Int))
-            #expect(try await replier.send(.post, SiteURL.apiThreadReplies(other).path, json: ["body": "The one on Main Street is."]).status == .created)
+            #expect(
+                try await replier.send(.post, SiteURL.apiThreadReplies(other).path, json: ["body": "The one on Main Street is."]).status == .created
+            )
             #expect(try await admin.post(SiteURL.deskReplyAccept(memberReplyID).path).status == .seeOther)
             let repository = DeskRepository(engine: engine)
             func summary(_ id: Int64) async throws -> (replies: Int, accepted: Int64?, answered: Bool)? {
@@ -312,7 +340,9 @@ import Testing
             let reply = try await DeskSteps.reply(&doctor, thread: thread, body: "Put them up when you can.")
             // HTML stored under an older, looser policy.
             try await portal.database.transaction { db in
-                try await db.raw("UPDATE desk_threads SET body_html = '<p onclick=\"x()\">old</p><script>steal()</script>' WHERE id = \(bind: thread)").run()
+                try await db.raw(
+                    "UPDATE desk_threads SET body_html = '<p onclick=\"x()\">old</p><script>steal()</script>' WHERE id = \(bind: thread)"
+                ).run()
                 try await db.raw("UPDATE desk_replies SET body_html = '<iframe src=\"//evil\"></iframe>' WHERE id = \(bind: reply)").run()
             }
             let report = try await DeskResanitizer(database: portal.database).run()

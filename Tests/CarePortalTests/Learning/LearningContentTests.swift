@@ -19,13 +19,35 @@ import Testing
         }
     }
 
-    static func module(_ title: String, _ stage: LearningStage, _ status: LearningStatus = .published, category: String = "Pregnancy") -> LearningModule {
-        LearningModule(id: 0, title: title, summary: "About \(title).", bodySource: "Text.", bodyHTML: "<p>Text.</p>", category: category, stage: stage,
-                       position: 0, status: status, videoID: nil, links: [], publishedAt: nil, updatedAt: Date())
+    static func module(
+        _ title: String,
+        _ stage: LearningStage,
+        _ status: LearningStatus = .published,
+        category: String = "Pregnancy"
+    ) -> LearningModule {
+        LearningModule(
+            id: 0,
+            title: title,
+            summary: "About \(title).",
+            bodySource: "Text.",
+            bodyHTML: "<p>Text.</p>",
+            category: category,
+            stage: stage,
+            position: 0,
+            status: status,
+            videoID: nil,
+            links: [],
+            publishedAt: nil,
+            updatedAt: Date()
+        )
     }
 
     static func titles(_ center: [String: Any]) -> Set<String> {
-        Set((center["categories"] as? [[String: Any]] ?? []).flatMap { ($0["modules"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String } })
+        Set(
+            (center["categories"] as? [[String: Any]] ?? []).flatMap {
+                ($0["modules"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+            }
+        )
     }
 
     @Test func weeksAndTrimestersFollowTheDueDate() {
@@ -35,7 +57,9 @@ import Testing
         #expect(LearningStage.memberWeek(dueDate: today.adding(days: 280 - 7 * 13), today: today) == 14)
         #expect(LearningStage.memberWeek(dueDate: today.adding(days: 400), today: today) == 1, "before week 1 counts as week 1")
         #expect(LearningStage.memberWeek(dueDate: today.adding(days: -60), today: today) == 42, "past her due date counts as week 42")
-        #expect(LearningStage.trimester(1).weeks == 1...13 && LearningStage.trimester(2).weeks == 14...27 && LearningStage.trimester(3).weeks == 28...42)
+        #expect(
+            LearningStage.trimester(1).weeks == 1...13 && LearningStage.trimester(2).weeks == 14...27 && LearningStage.trimester(3).weeks == 28...42
+        )
         #expect(LearningStage(code: "weeks", from: 20, to: 24) == .weeks(20, 24))
         #expect(LearningStage(code: "weeks", from: 24, to: 20) == nil && LearningStage(code: "weeks", from: 0, to: 3) == nil)
     }
@@ -45,8 +69,16 @@ import Testing
         quoted.id = 7
         var plain = Self.module("Plain", .all, category: "Another")
         plain.id = 8
-        let video = LearningVideo(id: 3, title: "Sleep", description: "Line one\nline two", category: "Another", lengthSeconds: 75,
-                                  source: .link("https://videos.example.org/a?b=c&d=e"), stage: .all, status: .published)
+        let video = LearningVideo(
+            id: 3,
+            title: "Sleep",
+            description: "Line one\nline two",
+            category: "Another",
+            lengthSeconds: 75,
+            source: .link("https://videos.example.org/a?b=c&d=e"),
+            stage: .all,
+            status: .published
+        )
         let listing = try LearningCenterCache.Listing(modules: [quoted, plain], videos: [video], questionCounts: [7: 2])
         let bytes = listing.json(week: 20, completed: [7: (correct: 1, questions: 2)], watched: [3])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
@@ -59,7 +91,10 @@ import Testing
         let other = try #require((categories[0]["modules"] as? [[String: Any]])?.first)
         #expect(other["completed"] as? Bool == false && other["best_score"] == nil && other["question_count"] as? Int == 0)
         let watched = try #require((categories[0]["videos"] as? [[String: Any]])?.first)
-        #expect(watched["watched"] as? Bool == true && watched["url"] as? String == "https://videos.example.org/a?b=c&d=e" && watched["length"] as? String == "1:15")
+        #expect(
+            watched["watched"] as? Bool == true && watched["url"] as? String == "https://videos.example.org/a?b=c&d=e"
+                && watched["length"] as? String == "1:15"
+        )
     }
 
     @Test(arguments: TestEngines.all)
@@ -70,7 +105,7 @@ import Testing
                 for module in [
                     Self.module("Everyone", .all), Self.module("First", .trimester(1)), Self.module("Second", .trimester(2)),
                     Self.module("Third", .trimester(3)), Self.module("Weeks 20 to 24", .weeks(20, 24)),
-                    Self.module("Draft", .all, .draft), Self.module("Archived", .all, .archived),
+                    Self.module("Draft", .all, .draft), Self.module("Archived", .all, .archived)
                 ] { _ = try await content.save(module, now: portal.clock.now, on: db) }
             }
             let (wren, member) = try await AppClient.registered(portal, pseudonym: "Wren")
@@ -85,7 +120,7 @@ import Testing
                 (25, false, ["Everyone", "Second"]),
                 (27, true, ["Everyone", "Second"]),
                 (28, false, ["Everyone", "Third"]),
-                (42, true, ["Everyone", "Third"]),
+                (42, true, ["Everyone", "Third"])
             ]
             for (week, lastDay, expected) in expectations {
                 try await Self.put(portal, memberID: id, inWeek: week, lastDay: lastDay)
@@ -124,7 +159,7 @@ import Testing
             try await admin.get(SiteURL.newLearningModule.path)
             let form: [(String, String)] = [
                 ("title", "Your baby's movements"), ("summary", "When to call."), ("body", "Call your midwife."), ("category", "Pregnancy"),
-                ("position", "1"), ("video_id", ""), ("links", ""), ("stage", "weeks"), ("week_from", "20"), ("week_to", "24"), ("intent", "save"),
+                ("position", "1"), ("video_id", ""), ("links", ""), ("stage", "weeks"), ("week_from", "20"), ("week_to", "24"), ("intent", "save")
             ]
             let draft = try await admin.post(SiteURL.newLearningModule.path, form: form + [("status", "draft")])
             #expect(draft.status == .seeOther)
@@ -151,12 +186,24 @@ import Testing
     }
 
     @Test func aQuestionIsRightOnlyWithExactlyItsCorrectAnswers() {
-        let single = QuizQuestion(id: 1, moduleID: 9, prompt: "Q1", explanation: "E1", choices: [
-            .init(id: 11, text: "a", isCorrect: true), .init(id: 12, text: "b", isCorrect: false),
-        ])
-        let multiple = QuizQuestion(id: 2, moduleID: 9, prompt: "Q2", explanation: "E2", choices: [
-            .init(id: 21, text: "a", isCorrect: true), .init(id: 22, text: "b", isCorrect: true), .init(id: 23, text: "c", isCorrect: false),
-        ])
+        let single = QuizQuestion(
+            id: 1,
+            moduleID: 9,
+            prompt: "Q1",
+            explanation: "E1",
+            choices: [
+                .init(id: 11, text: "a", isCorrect: true), .init(id: 12, text: "b", isCorrect: false)
+            ]
+        )
+        let multiple = QuizQuestion(
+            id: 2,
+            moduleID: 9,
+            prompt: "Q2",
+            explanation: "E2",
+            choices: [
+                .init(id: 21, text: "a", isCorrect: true), .init(id: 22, text: "b", isCorrect: true), .init(id: 23, text: "c", isCorrect: false)
+            ]
+        )
         let all = QuizScore.score([single, multiple], answers: [1: [11], 2: [21, 22]])
         #expect(all.correctCount == 2 && all.percent == 100)
         let partly = QuizScore.score([single, multiple], answers: [1: [12], 2: [21, 22]])
@@ -176,9 +223,20 @@ import Testing
             let content = LearningContentRepository()
             let (moduleID, questions) = try await portal.database.transaction { db -> (Int64, [QuizQuestion]) in
                 let (id, _) = try await content.save(Self.module("Eating well", .all), now: portal.clock.now, on: db)
-                for (prompt, choices) in [("Folic acid until?", [("Week 12", true), ("Week 40", false)]), ("Protein?", [("Beans", true), ("Eggs", true), ("Cola", false)])] {
-                    _ = try await content.save(QuizQuestion(id: 0, moduleID: id, prompt: prompt, explanation: "Because \(prompt)",
-                                                            choices: choices.map { .init(id: 0, text: $0.0, isCorrect: $0.1) }), now: portal.clock.now, on: db)
+                for (prompt, choices) in [
+                    ("Folic acid until?", [("Week 12", true), ("Week 40", false)]), ("Protein?", [("Beans", true), ("Eggs", true), ("Cola", false)])
+                ] {
+                    _ = try await content.save(
+                        QuizQuestion(
+                            id: 0,
+                            moduleID: id,
+                            prompt: prompt,
+                            explanation: "Because \(prompt)",
+                            choices: choices.map { .init(id: 0, text: $0.0, isCorrect: $0.1) }
+                        ),
+                        now: portal.clock.now,
+                        on: db
+                    )
                 }
                 return (id, try await content.questions(moduleIDs: [id], on: db))
             }
@@ -197,12 +255,24 @@ import Testing
                 ["answers": [["question_id": q1.id, "choice_ids": first], ["question_id": q2.id, "choice_ids": second]]]
             }
             // Every question must be answered, with its own choices.
-            let missing = try await wren.send(.post, SiteURL.apiLearningModuleAttempts(moduleID).path, json: ["answers": [["question_id": q1.id, "choice_ids": [q1.choices[0].id]]]])
+            let missing = try await wren.send(
+                .post,
+                SiteURL.apiLearningModuleAttempts(moduleID).path,
+                json: ["answers": [["question_id": q1.id, "choice_ids": [q1.choices[0].id]]]]
+            )
             #expect(missing.status == .unprocessableContent && missing.fieldErrors["answers"] != nil)
-            let foreign = try await wren.send(.post, SiteURL.apiLearningModuleAttempts(moduleID).path, json: answers([q2.choices[0].id], [q2.choices[0].id]))
+            let foreign = try await wren.send(
+                .post,
+                SiteURL.apiLearningModuleAttempts(moduleID).path,
+                json: answers([q2.choices[0].id], [q2.choices[0].id])
+            )
             #expect(foreign.status == .unprocessableContent && foreign.fieldErrors["answers[0].choice_ids"] != nil)
 
-            let partly = try await wren.send(.post, SiteURL.apiLearningModuleAttempts(moduleID).path, json: answers([q1.choices[0].id], [q2.choices[0].id]))
+            let partly = try await wren.send(
+                .post,
+                SiteURL.apiLearningModuleAttempts(moduleID).path,
+                json: answers([q1.choices[0].id], [q2.choices[0].id])
+            )
             #expect(partly.status == .created)
             #expect(partly.object["correct"] as? Int == 1 && partly.object["questions"] as? Int == 2 && partly.object["percent"] as? Int == 50)
             let results = try #require(partly.object["results"] as? [[String: Any]])
@@ -211,7 +281,11 @@ import Testing
             #expect(partly.object["points_awarded"] as? Int == PointsRules.defaults.moduleCompleted)
             #expect(try await wren.get(SiteURL.apiPoints.path).object["balance"] as? Int == start + 10, "points show at once")
 
-            let all = try await wren.send(.post, SiteURL.apiLearningModuleAttempts(moduleID).path, json: answers([q1.choices[0].id], [q2.choices[0].id, q2.choices[1].id]))
+            let all = try await wren.send(
+                .post,
+                SiteURL.apiLearningModuleAttempts(moduleID).path,
+                json: answers([q1.choices[0].id], [q2.choices[0].id, q2.choices[1].id])
+            )
             #expect(all.object["percent"] as? Int == 100 && all.object["points_awarded"] as? Int == 0, "no second award in the month")
             #expect(try await wren.get(SiteURL.apiPoints.path).object["balance"] as? Int == start + 10)
             let center = try await wren.get(SiteURL.apiLearning.path).object
@@ -220,22 +294,30 @@ import Testing
 
             // Past local midnight on the last day of the month it earns again.
             portal.clock.advance(by: PointsLedgerTests.firstMoment.timeIntervalSince(portal.clock.now))
-            let next = try await wren.send(.post, SiteURL.apiLearningModuleAttempts(moduleID).path, json: answers([q1.choices[0].id], [q2.choices[0].id, q2.choices[1].id]))
+            let next = try await wren.send(
+                .post,
+                SiteURL.apiLearningModuleAttempts(moduleID).path,
+                json: answers([q1.choices[0].id], [q2.choices[0].id, q2.choices[1].id])
+            )
             #expect(next.object["points_awarded"] as? Int == 10)
             let points = try await wren.get(SiteURL.apiPoints.path).object
             #expect(points["month"] as? String == "2026-12" && (points["balance"] as? Int ?? 0) >= 10)
 
             let (attempts, opens, completions) = try await portal.database.read { db in
-                (try await db.count(in: "learning_attempts") { $0.where("member_id", .equal, memberID) },
-                 try await MemberEvents().events(memberID: memberID, kind: .learningModuleOpened, on: db),
-                 try await MemberEvents().events(memberID: memberID, kind: .learningModuleCompleted, on: db))
+                (
+                    try await db.count(in: "learning_attempts") { $0.where("member_id", .equal, memberID) },
+                    try await MemberEvents().events(memberID: memberID, kind: .learningModuleOpened, on: db),
+                    try await MemberEvents().events(memberID: memberID, kind: .learningModuleCompleted, on: db)
+                )
             }
             #expect(attempts == 3, "each attempt is stored with its score")
             #expect(opens.count == 1 && opens[0].label == "module-\(moduleID)")
             #expect(completions.map(\.number) == [50, 100, 100])
 
             // A module without questions is completed with no answers.
-            let reading = try await portal.database.transaction { db in try await content.save(Self.module("Reading only", .all), now: portal.clock.now, on: db).id }
+            let reading = try await portal.database.transaction { db in
+                try await content.save(Self.module("Reading only", .all), now: portal.clock.now, on: db).id
+            }
             let done = try await wren.send(.post, SiteURL.apiLearningModuleAttempts(reading).path, json: ["answers": [Any]()])
             #expect(done.status == .created && done.object["questions"] as? Int == 0 && done.object["points_awarded"] as? Int == 10)
 
@@ -256,26 +338,42 @@ import Testing
             try await admin.get(SiteURL.newLearningVideo.path)
             let fields: [(String, String)] = [
                 ("title", "Safe sleep"), ("category", "Baby"), ("length", "4:30"), ("description", "How to lay your baby down."),
-                ("stage", "all"), ("status", "published"), ("source", "file"), ("url", ""),
+                ("stage", "all"), ("status", "published"), ("source", "file"), ("url", "")
             ]
             let store = VideoLibrary.files(of: portal.portal)
             func stored() async throws -> [String] { try await UploadsTests.kept(store) }
             func rows() async throws -> Int { try await portal.database.read { db in try await db.count(in: "learning_videos") } }
 
             // A picture called .mp4 is refused for what it is; an empty file too; nothing is kept of either.
-            let disguised = try await admin.postMultipart(SiteURL.newLearningVideo.path, fields: fields, file: ("file", "birth.mp4", "video/mp4", UploadsTests.png))
+            let disguised = try await admin.postMultipart(
+                SiteURL.newLearningVideo.path,
+                fields: fields,
+                file: ("file", "birth.mp4", "video/mp4", UploadsTests.png)
+            )
             #expect(disguised.status == .unprocessableContent && disguised.errorSummary == ["The video must be an MP4 or WebM video"])
             #expect(disguised.text.contains(#"value="Safe sleep""#), "what was typed is kept")
             let empty = try await admin.postMultipart(SiteURL.newLearningVideo.path, fields: fields, file: ("file", "birth.mp4", "video/mp4", []))
             #expect(empty.errorSummary == ["The selected video file is empty"])
-            let invalid = try await admin.postMultipart(SiteURL.newLearningVideo.path, fields: fields.filter { $0.0 != "title" }, file: ("file", "a.mp4", "video/mp4", Self.mp4))
+            let invalid = try await admin.postMultipart(
+                SiteURL.newLearningVideo.path,
+                fields: fields.filter { $0.0 != "title" },
+                file: ("file", "a.mp4", "video/mp4", Self.mp4)
+            )
             #expect(invalid.errorSummary == ["Enter the video’s title"])
             let rowCount = try await rows()
             #expect(try await stored().isEmpty && rowCount == 0, "a refused form leaves no file and no row")
-            let link = try await admin.postMultipart(SiteURL.newLearningVideo.path, fields: fields.map { $0.0 == "source" ? ("source", "link") : $0.0 == "url" ? ("url", "http://videos.example.org/a") : $0 }, file: nil)
+            let link = try await admin.postMultipart(
+                SiteURL.newLearningVideo.path,
+                fields: fields.map { $0.0 == "source" ? ("source", "link") : $0.0 == "url" ? ("url", "http://videos.example.org/a") : $0 },
+                file: nil
+            )
             #expect(link.errorSummary == ["Enter the video’s address, starting with https://"])
 
-            let saved = try await admin.postMultipart(SiteURL.newLearningVideo.path, fields: fields, file: ("file", "../sleep.webm", "video/webm", Self.mp4))
+            let saved = try await admin.postMultipart(
+                SiteURL.newLearningVideo.path,
+                fields: fields,
+                file: ("file", "../sleep.webm", "video/webm", Self.mp4)
+            )
             #expect(saved.location == SiteURL.learningVideos.path)
             let video = try #require(try await portal.database.read { db in try await LearningContentRepository().videos(on: db) }.first)
             guard case .file(let upload, let size) = video.source else { Issue.record("not a file"); return }
@@ -289,7 +387,10 @@ import Testing
 
             let path = SiteURL.apiLearningVideoFile(video.id).path
             let first = try await wren.send(.get, path, headers: [.range: "bytes=0-11"])
-            #expect(first.status == .partialContent && first.headers[.contentType] == "video/mp4" && first.headers[.contentRange] == "bytes 0-11/\(Self.mp4.count)")
+            #expect(
+                first.status == .partialContent && first.headers[.contentType] == "video/mp4"
+                    && first.headers[.contentRange] == "bytes 0-11/\(Self.mp4.count)"
+            )
             #expect(Array(first.response.body.readableBytesView) == Array(Self.mp4[0...11]))
             let middle = try await wren.send(.get, path, headers: [.range: "bytes=100-149"])
             #expect(Array(middle.response.body.readableBytesView) == Array(Self.mp4[100...149]))
@@ -302,20 +403,30 @@ import Testing
             let watched = try await wren.send(.post, SiteURL.apiLearningVideoWatched(video.id).path)
             #expect(watched.object["points_awarded"] as? Int == PointsRules.defaults.videoWatched)
             #expect(try await wren.send(.post, SiteURL.apiLearningVideoWatched(video.id).path).object["points_awarded"] as? Int == 0)
-            let events = try await portal.database.read { db in try await MemberEvents().events(memberID: memberID, kind: .learningVideoWatched, on: db) }
+            let events = try await portal.database.read { db in
+                try await MemberEvents().events(memberID: memberID, kind: .learningVideoWatched, on: db)
+            }
             #expect(events.count == 2 && events[0].label == "video-\(video.id)")
             #expect(try await portal.database.read { db in try await db.count(in: "learning_video_views") } == 1)
 
             // Archived, it is no longer hers to play or mark.
-            let archived = try await admin.postMultipart(SiteURL.learningVideo(video.id).path, fields: fields.map { $0.0 == "status" ? ("status", "archived") : $0 }, file: nil)
+            let archived = try await admin.postMultipart(
+                SiteURL.learningVideo(video.id).path,
+                fields: fields.map { $0.0 == "status" ? ("status", "archived") : $0 },
+                file: nil
+            )
             #expect(archived.location == SiteURL.learningVideos.path)
             #expect(try await wren.get(path).status == .notFound)
             #expect(try await wren.send(.post, SiteURL.apiLearningVideoWatched(video.id).path).status == .notFound)
             #expect(try await stored() == [upload.fileName], "saving without a new file keeps the file")
             // Replaced by a link, the file goes.
-            _ = try await admin.postMultipart(SiteURL.learningVideo(video.id).path, fields: fields.map {
-                $0.0 == "source" ? ("source", "link") : $0.0 == "url" ? ("url", "https://videos.example.org/sleep") : $0
-            }, file: nil)
+            _ = try await admin.postMultipart(
+                SiteURL.learningVideo(video.id).path,
+                fields: fields.map {
+                    $0.0 == "source" ? ("source", "link") : $0.0 == "url" ? ("url", "https://videos.example.org/sleep") : $0
+                },
+                file: nil
+            )
             #expect(try await stored().isEmpty)
         }
     }
@@ -327,14 +438,16 @@ import Testing
             try await admin.get(SiteURL.newLearningModule.path)
             let empty = try await admin.post(SiteURL.newLearningModule.path, form: [("intent", "save"), ("links", "NHS | http://nhs.uk")])
             #expect(empty.status == .unprocessableContent)
-            #expect(empty.errorSummary == [
-                "Enter the module’s title", "Enter a category", "Enter the order as a whole number from 0 to 9999", "Enter a summary",
-                "Enter the module’s text", "Link 1 must be a web address that starts with https://", "Choose who it is for", "Choose a status",
-            ])
+            #expect(
+                empty.errorSummary == [
+                    "Enter the module’s title", "Enter a category", "Enter the order as a whole number from 0 to 9999", "Enter a summary",
+                    "Enter the module’s text", "Link 1 must be a web address that starts with https://", "Choose who it is for", "Choose a status"
+                ]
+            )
             let form: [(String, String)] = [
                 ("title", "<b>Sleep</b> & you"), ("summary", "<i>Rest</i>"), ("body", "## Rest\n\n**Lie on your side.**<script>alert(1)</script>"),
                 ("category", "<u>Wellbeing</u>"), ("position", "2"), ("video_id", ""), ("links", "NHS <advice> | https://www.nhs.uk/sleep"),
-                ("stage", "trimester_2"), ("status", "draft"),
+                ("stage", "trimester_2"), ("status", "draft")
             ]
             let preview = try await admin.post(SiteURL.newLearningModule.path, form: form + [("intent", "preview")])
             #expect(preview.status == .ok)
@@ -354,18 +467,28 @@ import Testing
             try await admin.get(SiteURL.newQuizQuestion(moduleID).path)
             let bad = try await admin.post(SiteURL.newQuizQuestion(moduleID).path, form: [("prompt", ""), ("choice_1", "Yes"), ("correct_2", "yes")])
             #expect(bad.errorSummary == ["Enter the question", "Enter at least two answers", "Enter an explanation"])
-            let none = try await admin.post(SiteURL.newQuizQuestion(moduleID).path, form: [("prompt", "Side?"), ("choice_1", "Left"), ("choice_2", "Back"), ("explanation", "x")])
+            let none = try await admin.post(
+                SiteURL.newQuizQuestion(moduleID).path,
+                form: [("prompt", "Side?"), ("choice_1", "Left"), ("choice_2", "Back"), ("explanation", "x")]
+            )
             #expect(none.errorSummary == ["Tick at least one correct answer"])
-            let good = try await admin.post(SiteURL.newQuizQuestion(moduleID).path, form: [
-                ("prompt", "Which <side>?"), ("choice_1", "Left <side>"), ("correct_1", "yes"), ("choice_2", "Back"), ("explanation", "Blood flow."),
-            ])
+            let good = try await admin.post(
+                SiteURL.newQuizQuestion(moduleID).path,
+                form: [
+                    ("prompt", "Which <side>?"), ("choice_1", "Left <side>"), ("correct_1", "yes"), ("choice_2", "Back"),
+                    ("explanation", "Blood flow.")
+                ]
+            )
             #expect(good.location == SiteURL.learningModule(moduleID).path + "#quiz")
             let page = try await admin.get(SiteURL.learningModule(moduleID).path).text
             #expect(page.contains("Which &lt;side&gt;?") && page.contains("Correct: Left &lt;side&gt;"))
             // With two questions the quiz is one heading over one numbered list of both.
-            _ = try await admin.post(SiteURL.newQuizQuestion(moduleID).path, form: [
-                ("prompt", "When?"), ("choice_1", "Now"), ("correct_1", "yes"), ("choice_2", "Later"), ("explanation", "Soon."),
-            ])
+            _ = try await admin.post(
+                SiteURL.newQuizQuestion(moduleID).path,
+                form: [
+                    ("prompt", "When?"), ("choice_1", "Now"), ("correct_1", "yes"), ("choice_2", "Later"), ("explanation", "Soon.")
+                ]
+            )
             let twoQuestions = try await admin.get(SiteURL.learningModule(moduleID).path).text
             #expect(twoQuestions.components(separatedBy: #"id="quiz""#).count - 1 == 1, "one quiz heading")
             #expect(twoQuestions.components(separatedBy: #"<ol class="list">"#).count - 1 == 1, "one list of questions")
@@ -377,11 +500,16 @@ import Testing
             // Members get the text through SafeHTML only.
             let (wren, member) = try await AppClient.registered(portal)
             try await Self.put(portal, memberID: Int64(try #require(member["id"] as? Int)), inWeek: 20)
-            _ = try await admin.post(SiteURL.learningModule(moduleID).path, form: form.map { $0.0 == "status" ? ("status", "published") : $0 } + [("intent", "save")])
+            _ = try await admin.post(
+                SiteURL.learningModule(moduleID).path,
+                form: form.map { $0.0 == "status" ? ("status", "published") : $0 } + [("intent", "save")]
+            )
             let opened = try await wren.get(SiteURL.apiLearningModule(moduleID).path).object
             #expect((opened["body_html"] as? String)?.contains("<script") == false)
             #expect((opened["links"] as? [[String: Any]])?.first?["url"] as? String == "https://www.nhs.uk/sleep")
-            let audit = try await portal.database.read { db in try await db.count(in: "audit_log") { $0.where("action", .equal, "learning_module_added") } }
+            let audit = try await portal.database.read { db in
+                try await db.count(in: "audit_log") { $0.where("action", .equal, "learning_module_added") }
+            }
             #expect(audit == 1)
         }
     }
@@ -414,7 +542,9 @@ import Testing
         func body(file: [UInt8], trailer: Bool = true) -> [UInt8] {
             var bytes = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\nabc\r\n".utf8)
             bytes += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nSafe\r\nsleep\r\n".utf8)
-            bytes += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.mp4\"\r\nContent-Type: video/mp4\r\n\r\n".utf8)
+            bytes += Array(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.mp4\"\r\nContent-Type: video/mp4\r\n\r\n".utf8
+            )
             bytes += file + Array("\r\n".utf8)
             if trailer { bytes += Array("--\(boundary)--\r\n".utf8) }
             return bytes
@@ -425,7 +555,13 @@ import Testing
         let rules = UploadRules(types: UploadType.videos, maximumSize: 300, noun: "video")
         // Chunks of 7 bytes split every delimiter somewhere; the file holds bytes that look like a boundary's start.
         let file = Self.mp4 + Array("\r\n--not-the-boundary".utf8)
-        let form = try await StreamedUploadForm.read(chunks(body(file: file), size: 7).arriving, boundary: boundary, fileField: "file", store: store, rules: rules)
+        let form = try await StreamedUploadForm.read(
+            chunks(body(file: file), size: 7).arriving,
+            boundary: boundary,
+            fileField: "file",
+            store: store,
+            rules: rules
+        )
         #expect(form.fields == ["csrf_token": "abc", "title": "Safe\r\nsleep"])
         let stored = try #require(try form.upload?.get())
         #expect(try await store.read(stored) == file)
@@ -433,13 +569,23 @@ import Testing
 
         // Too large: refused while arriving, nothing kept.
         try await store.remove(stored)
-        let large = try await StreamedUploadForm.read(chunks(body(file: Self.mp4 + Array(repeating: 1, count: 200)), size: 64).arriving, boundary: boundary,
-                                                      fileField: "file", store: store, rules: rules)
+        let large = try await StreamedUploadForm.read(
+            chunks(body(file: Self.mp4 + Array(repeating: 1, count: 200)), size: 64).arriving,
+            boundary: boundary,
+            fileField: "file",
+            store: store,
+            rules: rules
+        )
         #expect(large.upload == .failure(rules.tooLarge))
         // Cut off before its end: unreadable, nothing kept.
         await #expect(throws: MultipartForm.Unreadable.self) {
-            _ = try await StreamedUploadForm.read(chunks(body(file: Self.mp4, trailer: false), size: 50).arriving, boundary: boundary,
-                                                  fileField: "file", store: store, rules: rules)
+            _ = try await StreamedUploadForm.read(
+                chunks(body(file: Self.mp4, trailer: false), size: 50).arriving,
+                boundary: boundary,
+                fileField: "file",
+                store: store,
+                rules: rules
+            )
         }
         #expect(try await UploadsTests.kept(store).isEmpty)
     }

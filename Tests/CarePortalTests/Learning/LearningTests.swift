@@ -35,13 +35,15 @@ import Testing
                     // Another member's is hers.
                     try await ledger.award(module, to: lark, at: Self.lastMoment, clock: clock, on: db),
                     try await ledger.award(daily, to: wren, at: Self.firstMoment, clock: clock, on: db),
-                    try await ledger.award(daily, to: wren, at: Self.firstMoment.addingTimeInterval(600), clock: clock, on: db),
+                    try await ledger.award(daily, to: wren, at: Self.firstMoment.addingTimeInterval(600), clock: clock, on: db)
                 ]
             }
             #expect(outcomes == [true, false, true, true, true, false])
             let (november, december, history) = try await portal.database.read { db in
-                (try await ledger.balance(of: wren, month: "2026-11", on: db), try await ledger.balance(of: wren, month: "2026-12", on: db),
-                 try await ledger.history(of: wren, page: PageRequest(number: 1), on: db))
+                (
+                    try await ledger.balance(of: wren, month: "2026-11", on: db), try await ledger.balance(of: wren, month: "2026-12", on: db),
+                    try await ledger.history(of: wren, page: PageRequest(number: 1), on: db)
+                )
             }
             #expect(november == 10 && december == 11, "the balance resets at local midnight, and nothing is lost: November's line is still there")
             #expect(history.totalCount == 3 && history.items.map(\.month) == ["2026-12", "2026-12", "2026-11"])
@@ -51,16 +53,24 @@ import Testing
     /// Every account's kept balance, and the sum of its lines, by "role:id".
     static func balances(on db: any SQLDatabase) async throws -> (kept: [String: Int], summed: [String: Int]) {
         func keyed(_ rows: [any SQLRow]) throws -> [String: Int] {
-            try Dictionary(uniqueKeysWithValues: rows.map { row in
-                ("\(try row.decode(column: "account_role", as: String.self)):\(try row.decode(column: "account_id", as: Int64.self))",
-                 try row.decode(column: "balance", as: Int.self))
-            })
+            try Dictionary(
+                uniqueKeysWithValues: rows.map { row in
+                    (
+                        "\(try row.decode(column: "account_role", as: String.self)):\(try row.decode(column: "account_id", as: Int64.self))",
+                        try row.decode(column: "balance", as: Int.self)
+                    )
+                }
+            )
         }
         return (
             try keyed(try await db.raw("SELECT account_role, account_id, balance FROM points_balances").all()),
-            try keyed(try await db.raw("""
-                SELECT account_role, account_id, CAST(SUM(amount) AS BIGINT) AS balance FROM points_ledger GROUP BY account_role, account_id
-                """).all())
+            try keyed(
+                try await db.raw(
+                    """
+                    SELECT account_role, account_id, CAST(SUM(amount) AS BIGINT) AS balance FROM points_ledger GROUP BY account_role, account_id
+                    """
+                ).all()
+            )
         )
     }
 
@@ -78,19 +88,35 @@ import Testing
             }
             let awarded = try await portal.database.transaction { db in
                 let module = PointsAward(reason: "module_completed", reference: "12", amount: 10, period: .month)
-                return [try await ledger.award(module, to: wren, at: now, clock: clock, on: db),
-                        try await ledger.award(module, to: wren, at: now, clock: clock, on: db),
-                        try await ledger.award(PointsAward(reason: "daily_sign_in", reference: "today", amount: 1, period: .day), to: wren, at: now, clock: clock, on: db),
-                        try await ledger.award(PointsAward(reason: "gift", reference: "a", amount: 40, period: .day), to: margaret, at: now, clock: clock, on: db)]
+                return [
+                    try await ledger.award(module, to: wren, at: now, clock: clock, on: db),
+                    try await ledger.award(module, to: wren, at: now, clock: clock, on: db),
+                    try await ledger.award(
+                        PointsAward(reason: "daily_sign_in", reference: "today", amount: 1, period: .day),
+                        to: wren,
+                        at: now,
+                        clock: clock,
+                        on: db
+                    ),
+                    try await ledger.award(
+                        PointsAward(reason: "gift", reference: "a", amount: 40, period: .day),
+                        to: margaret,
+                        at: now,
+                        clock: clock,
+                        on: db
+                    )
+                ]
             }
             #expect(awarded == [true, false, true, true], "the same module in the same month earns once")
             try await check("awards", ["member:1": 11, "pharmacy_customer:1": 40])
 
             let spent = try await portal.database.transaction { db in
-                [try await ledger.spend(30, reason: "voucher", reference: "A", from: margaret, at: now, clock: clock, on: db),
-                 try await ledger.spend(30, reason: "voucher", reference: "B", from: margaret, at: now, clock: clock, on: db),
-                 try await ledger.spend(5, reason: "voucher", reference: "C", from: wren, at: now, clock: clock, on: db),
-                 try await ledger.spend(1, reason: "voucher", reference: "D", from: lark, at: now, clock: clock, on: db)]
+                [
+                    try await ledger.spend(30, reason: "voucher", reference: "A", from: margaret, at: now, clock: clock, on: db),
+                    try await ledger.spend(30, reason: "voucher", reference: "B", from: margaret, at: now, clock: clock, on: db),
+                    try await ledger.spend(5, reason: "voucher", reference: "C", from: wren, at: now, clock: clock, on: db),
+                    try await ledger.spend(1, reason: "voucher", reference: "D", from: lark, at: now, clock: clock, on: db)
+                ]
             }
             #expect(spent == [10, nil, 6, nil], "each spend answers what is left, and one the balance cannot cover writes nothing")
             try await check("spends and refusals", ["member:1": 6, "pharmacy_customer:1": 10])
@@ -153,15 +179,23 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             let page = try await admin.get(SiteURL.learning.path).text
             #expect(page.contains("Using the app, once a day") && page.contains("37 weeks have nothing written yet"))
-            let bad = try await admin.post(SiteURL.pointsRules.path, form: [
-                ("daily_sign_in", "two"), ("video_watched", "3"), ("module_completed", "101"), ("survey_completed", "5"),
-            ])
+            let bad = try await admin.post(
+                SiteURL.pointsRules.path,
+                form: [
+                    ("daily_sign_in", "two"), ("video_watched", "3"), ("module_completed", "101"), ("survey_completed", "5")
+                ]
+            )
             #expect(bad.status == .unprocessableContent && bad.text.contains("Enter a whole number of points from 0 to 100"))
             #expect(bad.text.contains(#"value="two""#))
             #expect(try await portal.database.read { db in try await PointsRulesRepository().rules(on: db) } == .defaults, "nothing changed")
-            #expect(try await admin.post(SiteURL.pointsRules.path, form: [
-                ("daily_sign_in", "2"), ("video_watched", "3"), ("module_completed", "12"), ("survey_completed", "5"),
-            ]).status == .seeOther)
+            #expect(
+                try await admin.post(
+                    SiteURL.pointsRules.path,
+                    form: [
+                        ("daily_sign_in", "2"), ("video_watched", "3"), ("module_completed", "12"), ("survey_completed", "5")
+                    ]
+                ).status == .seeOther
+            )
             #expect(try await portal.database.read { db in try await PointsRulesRepository().rules(on: db) }.dailySignIn == 2)
             #expect(try await portal.auditEntries(action: .pointsRulesChanged).count == 1)
             let (wren, _) = try await AppClient.registered(portal)
@@ -178,7 +212,9 @@ import Testing
         #expect(BabyWeek.week(dueDate: due, today: due.adding(days: -7)) == 40)
         #expect(BabyWeek.week(dueDate: due, today: due.adding(days: -8)) == 39)
         #expect(BabyWeek.week(dueDate: due, today: due.adding(days: -280)) == 1)
-        #expect(BabyWeek.trimester(of: 13) == 1 && BabyWeek.trimester(of: 14) == 2 && BabyWeek.trimester(of: 27) == 2 && BabyWeek.trimester(of: 28) == 3)
+        #expect(
+            BabyWeek.trimester(of: 13) == 1 && BabyWeek.trimester(of: 14) == 2 && BabyWeek.trimester(of: 27) == 2 && BabyWeek.trimester(of: 28) == 3
+        )
         #expect(BabyWeekContent.weeks.map(\.week) == Array(BabyWeek.weeks), "the demo content covers every week")
     }
 
@@ -194,9 +230,14 @@ import Testing
             let empty = try await admin.post(SiteURL.babyWeek(28).path, form: [("size", ""), ("mother", ""), ("baby", "")])
             #expect(empty.status == .unprocessableContent)
             #expect(empty.text.contains("size, like the size of a lime") && empty.text.contains("Enter what the mother may be experiencing"))
-            #expect(try await admin.post(SiteURL.babyWeek(28).path, form: [
-                ("size", "About the size of an eggplant"), ("mother", "Get to know your baby's movements."), ("baby", "The baby can blink."),
-            ]).status == .seeOther)
+            #expect(
+                try await admin.post(
+                    SiteURL.babyWeek(28).path,
+                    form: [
+                        ("size", "About the size of an eggplant"), ("mother", "Get to know your baby's movements."), ("baby", "The baby can blink.")
+                    ]
+                ).status == .seeOther
+            )
             #expect(try await admin.get(SiteURL.babyWeek(41).path).status == .notFound)
             #expect(try await portal.auditEntries(action: .babyWeekChanged).count == 1)
 

@@ -12,22 +12,30 @@ import Testing
     static let password = "quiet river morning walk"
 
     static func inviteForm(
-        first: String = "Amira", last: String = "Haddad", day: String = "11", month: String = "2", year: String = "1984",
+        first: String = "Amira",
+        last: String = "Haddad",
+        day: String = "11",
+        month: String = "2",
+        year: String = "1984",
         email: String = "amira.haddad@example.org"
     ) -> [(String, String)] {
         [
             ("first_name", first), ("last_name", last), ("date_of_birth_day", day), ("date_of_birth_month", month),
-            ("date_of_birth_year", year), ("email", email),
+            ("date_of_birth_year", year), ("email", email)
         ]
     }
 
     static func acceptForm(
-        token: String, username: String = "nurse.amira", password: String = InvitationTests.password,
-        confirmation: String? = nil, avatar: String = "medical-star", bio: String = "Parkinson's nurse for 12 years."
+        token: String,
+        username: String = "nurse.amira",
+        password: String = InvitationTests.password,
+        confirmation: String? = nil,
+        avatar: String = "medical-star",
+        bio: String = "Parkinson's nurse for 12 years."
     ) -> [(String, String)] {
         [
             ("token", token), ("username", username), ("password", password), ("password_confirmation", confirmation ?? password),
-            ("avatar", avatar), ("bio", bio),
+            ("avatar", avatar), ("bio", bio)
         ]
     }
 
@@ -74,7 +82,9 @@ import Testing
     }
 
     static func profileCount(_ portal: TestPortal) async throws -> Int {
-        try await portal.database.read { db in try await db.raw("SELECT COUNT(*) AS count FROM staff_profiles").first()?.decode(column: "count", as: Int.self) ?? 0 }
+        try await portal.database.read { db in
+            try await db.raw("SELECT COUNT(*) AS count FROM staff_profiles").first()?.decode(column: "count", as: Int.self) ?? 0
+        }
     }
 
     @Test(arguments: TestEngines.all)
@@ -137,17 +147,27 @@ import Testing
             #expect(home.text.contains("Signed in as <strong>nurse.amira</strong> (Medical professional)"))
             #expect(home.text.contains("Your account is ready. You are signed in as nurse.amira."))
 
-            let account = try #require(try await portal.database.read { db in
-                try await StaffAccountRepository().credentials(username: "nurse.amira", on: db)
-            }?.account)
+            let account = try #require(
+                try await portal.database.read { db in
+                    try await StaffAccountRepository().credentials(username: "nurse.amira", on: db)
+                }?.account
+            )
             #expect(account.role == .medicalProfessional)
             #expect(account.status == .active)
             #expect(account.email == "amira.haddad@example.org")
-            let profile = try #require(try await portal.database.read { db in try await StaffProfileRepository().find(accountID: account.id, on: db) })
-            #expect(profile == StaffProfile(
-                firstName: "Amira", lastName: "Haddad", dateOfBirth: CalendarDate(year: 1984, month: 2, day: 11)!,
-                avatar: Avatar.medical("medical-star")!, bio: "Parkinson's nurse for 12 years."
-            ))
+            let profile = try #require(
+                try await portal.database.read { db in try await StaffProfileRepository().find(accountID: account.id, on: db) }
+            )
+            #expect(
+                profile
+                    == StaffProfile(
+                        firstName: "Amira",
+                        lastName: "Haddad",
+                        dateOfBirth: CalendarDate(year: 1984, month: 2, day: 11)!,
+                        avatar: Avatar.medical("medical-star")!,
+                        bio: "Parkinson's nurse for 12 years."
+                    )
+            )
             let invitation = try #require(try await portal.database.read { db in try await StaffInvitationRepository().find(id: 1, on: db) })
             #expect(invitation.acceptedAt == portal.clock.now)
             #expect(invitation.accountID == account.id)
@@ -179,11 +199,14 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             try await admin.get("/medical-professionals/invite")
 
-            let empty = try await admin.post("/medical-professionals/invite", form: Self.inviteForm(first: "", last: "", day: "", month: "", year: "", email: ""))
+            let empty = try await admin.post(
+                "/medical-professionals/invite",
+                form: Self.inviteForm(first: "", last: "", day: "", month: "", year: "", email: "")
+            )
             #expect(empty.status == .unprocessableContent)
             for (anchor, message) in [
                 ("first_name", "Enter their first name"), ("last_name", "Enter their last name"),
-                ("date_of_birth_day", "Enter their date of birth"), ("email", "Enter an email address"),
+                ("date_of_birth_day", "Enter their date of birth"), ("email", "Enter an email address")
             ] {
                 #expect(empty.text.contains(##"<li><a href="#\##(anchor)">\##(message)</a></li>"##), "summary lacks \(message)")
                 #expect(empty.text.contains("<span class=\"visually-hidden\">Error:</span> \(message)</p>"), "no message beside \(anchor)")
@@ -199,14 +222,24 @@ import Testing
                 ("2x", "3", "1980", "date_of_birth_day", "Date of birth must be a real date"),
                 ("27", "3", "80", "date_of_birth_year", "Year must include 4 numbers"),
                 ("18", "11", "2026", "date_of_birth_day", "Date of birth must be in the past"),
-                ("19", "11", "2008", "date_of_birth_day",
-                 "Date of birth must be on or before 18 November 2008, as a medical professional must be 18 or older"),
-                ("18", "11", "1925", "date_of_birth_day", "Date of birth must be on or after 19 November 1925. Check the year"),
+                (
+                    "19", "11", "2008", "date_of_birth_day",
+                    "Date of birth must be on or before 18 November 2008, as a medical professional must be 18 or older"
+                ),
+                ("18", "11", "1925", "date_of_birth_day", "Date of birth must be on or after 19 November 1925. Check the year")
             ]
             for entry in cases {
-                let response = try await admin.post("/medical-professionals/invite", form: Self.inviteForm(
-                    first: "Amira", last: "Haddad", day: entry.day, month: entry.month, year: entry.year, email: "amira.haddad@example.org"
-                ))
+                let response = try await admin.post(
+                    "/medical-professionals/invite",
+                    form: Self.inviteForm(
+                        first: "Amira",
+                        last: "Haddad",
+                        day: entry.day,
+                        month: entry.month,
+                        year: entry.year,
+                        email: "amira.haddad@example.org"
+                    )
+                )
                 let label = "\(entry.day)/\(entry.month)/\(entry.year)"
                 #expect(response.status == .unprocessableContent, "\(label) was accepted")
                 #expect(response.text.contains(##"<li><a href="#\##(entry.anchor)">\##(entry.message)</a></li>"##), "\(label): no \(entry.message)")
@@ -230,15 +263,25 @@ import Testing
             #expect(try await Self.mail(portal).isEmpty)
 
             // The oldest and youngest ages accepted: 100 (101 tomorrow) and 18 today.
-            let oldest = try await admin.post("/medical-professionals/invite", form: Self.inviteForm(day: "19", month: "11", year: "1925", email: "oldest@example.org"))
+            let oldest = try await admin.post(
+                "/medical-professionals/invite",
+                form: Self.inviteForm(day: "19", month: "11", year: "1925", email: "oldest@example.org")
+            )
             #expect(oldest.status == .seeOther)
-            let youngest = try await admin.post("/medical-professionals/invite", form: Self.inviteForm(day: "18", month: "11", year: "2008", email: "youngest@example.org"))
+            let youngest = try await admin.post(
+                "/medical-professionals/invite",
+                form: Self.inviteForm(day: "18", month: "11", year: "2008", email: "youngest@example.org")
+            )
             #expect(youngest.status == .seeOther)
 
             // A second invitation to an address with one open is refused, whatever the case of its letters.
             let again = try await admin.post("/medical-professionals/invite", form: Self.inviteForm(email: "Oldest@Example.org"))
             #expect(again.status == .unprocessableContent)
-            #expect(again.text.contains("An invitation to this email address is already open. Send it again or revoke it from the list of medical professionals"))
+            #expect(
+                again.text.contains(
+                    "An invitation to this email address is already open. Send it again or revoke it from the list of medical professionals"
+                )
+            )
             #expect(try await portal.database.read { db in try await StaffInvitationRepository().open(on: db) }.count == 2)
             #expect(try await Self.mail(portal).count == 2)
         }
@@ -262,15 +305,19 @@ import Testing
 
             let cases: [([(String, String)], String, String)] = [
                 (Self.acceptForm(token: token, username: String(repeating: "n", count: 22)), "username", "Username must be 21 characters or fewer"),
-                (Self.acceptForm(token: token, username: "nurse amira"), "username",
-                 "Username can only contain letters, numbers, full stops (.), hyphens (-) and underscores (_)"),
+                (
+                    Self.acceptForm(token: token, username: "nurse amira"), "username",
+                    "Username can only contain letters, numbers, full stops (.), hyphens (-) and underscores (_)"
+                ),
                 (Self.acceptForm(token: token, password: "short"), "password", "Password must be 8 characters or more"),
-                (Self.acceptForm(token: token, password: "password"), "password",
-                 "This password is too common and easy to guess. Choose a different one, such as three or four random words"),
+                (
+                    Self.acceptForm(token: token, password: "password"), "password",
+                    "This password is too common and easy to guess. Choose a different one, such as three or four random words"
+                ),
                 (Self.acceptForm(token: token, confirmation: "quiet river morning wal"), "password_confirmation", "The passwords do not match"),
                 (Self.acceptForm(token: token, avatar: "sun"), "avatar", "Select an avatar"),
                 (Self.acceptForm(token: token, bio: String(repeating: "b", count: 501)), "bio", "Bio must be 500 characters or fewer"),
-                (Self.acceptForm(token: token, username: "Taken.Name"), "username", "That username is already taken. Choose another one"),
+                (Self.acceptForm(token: token, username: "Taken.Name"), "username", "That username is already taken. Choose another one")
             ]
             for (form, anchor, message) in cases {
                 let response = try await amira.post("/invitation", form: form)
@@ -281,9 +328,16 @@ import Testing
                 #expect(!response.text.contains(Self.password), "a password was sent back")
             }
 
-            let kept = try await amira.post("/invitation", form: Self.acceptForm(
-                token: token, username: "nurse.amira", confirmation: "something else", avatar: "medical-sun", bio: "Line one\r\nLine two"
-            ))
+            let kept = try await amira.post(
+                "/invitation",
+                form: Self.acceptForm(
+                    token: token,
+                    username: "nurse.amira",
+                    confirmation: "something else",
+                    avatar: "medical-sun",
+                    bio: "Line one\r\nLine two"
+                )
+            )
             #expect(kept.text.contains(#"value="nurse.amira""#))
             #expect(kept.text.contains(#"value="medical-sun" checked"#))
             #expect(kept.text.contains(">Line one\nLine two</textarea>"))
@@ -364,7 +418,11 @@ import Testing
             let resent = try await admin.post("/medical-professionals/invitations/1/resend")
             #expect(resent.location == "/medical-professionals")
             let list = try await admin.get("/medical-professionals")
-            #expect(list.text.contains("A new invitation has been sent to Amira Haddad at amira.haddad@example.org. The link in the earlier email no longer works."))
+            #expect(
+                list.text.contains(
+                    "A new invitation has been sent to Amira Haddad at amira.haddad@example.org. The link in the earlier email no longer works."
+                )
+            )
             #expect(list.text.contains("1 Dec 2026, 06:06 EST"), "expires 7 days after resending")
 
             let messages = try await Self.mail(portal)
@@ -386,7 +444,11 @@ import Testing
             (admin, _) = try await portal.signedIn(.administrator)
             try await admin.get("/medical-professionals")
             try await admin.post("/medical-professionals/invitations/1/resend")
-            #expect(try await admin.get("/medical-professionals").text.contains("That invitation was not sent again: it has already been accepted or revoked."))
+            #expect(
+                try await admin.get("/medical-professionals").text.contains(
+                    "That invitation was not sent again: it has already been accepted or revoked."
+                )
+            )
             #expect(try await Self.mail(portal).count == 2)
             #expect(try await admin.post("/medical-professionals/invitations/999999/resend").status == .notFound)
         }
@@ -417,7 +479,11 @@ import Testing
             #expect(audit.first?.recordID == "1")
 
             try await admin.post("/medical-professionals/invitations/1/revoke")
-            #expect(try await admin.get("/medical-professionals").text.contains("That invitation was not revoked: it has already been accepted or revoked."))
+            #expect(
+                try await admin.get("/medical-professionals").text.contains(
+                    "That invitation was not revoked: it has already been accepted or revoked."
+                )
+            )
             try await admin.post("/medical-professionals/invitations/1/resend")
             #expect(try await Self.mail(portal).count == 1, "a revoked invitation is not sent again")
             #expect(try await portal.auditEntries(action: .invitationRevoked).count == 1)
@@ -455,14 +521,24 @@ import Testing
         try await TestPortal.run(engine) { portal in
             var (admin, token) = try await Self.invite(portal)
             _ = try await Self.accept(portal, token: token, form: Self.acceptForm(token: token, bio: "Nurse.\nAsk me about tremor."))
-            let account = try #require(try await portal.database.read { db in
-                try await StaffAccountRepository().credentials(username: "nurse.amira", on: db)
-            }?.account)
+            let account = try #require(
+                try await portal.database.read { db in
+                    try await StaffAccountRepository().credentials(username: "nurse.amira", on: db)
+                }?.account
+            )
 
             let page = try await admin.get("/staff/\(account.id)")
             #expect(page.status == .ok)
-            #expect(page.text.contains(#"<dt class="summary-list__key">Real name</dt><dd class="summary-list__value summary-list__value--text">Amira Haddad</dd>"#))
-            #expect(page.text.contains(#"<dt class="summary-list__key">Date of birth</dt><dd class="summary-list__value summary-list__value--text">11 February 1984</dd>"#))
+            #expect(
+                page.text.contains(
+                    #"<dt class="summary-list__key">Real name</dt><dd class="summary-list__value summary-list__value--text">Amira Haddad</dd>"#
+                )
+            )
+            #expect(
+                page.text.contains(
+                    #"<dt class="summary-list__key">Date of birth</dt><dd class="summary-list__value summary-list__value--text">11 February 1984</dd>"#
+                )
+            )
             #expect(page.text.contains("Star with medical mark"))
             #expect(page.text.contains("Nurse.\nAsk me about tremor."))
             #expect(page.text.contains("Disable account"), "disabling is on the same page")
@@ -490,9 +566,11 @@ import Testing
             let bio = "<script>alert(\"bio\")</script> <b>bold</b>"
             let accepted = try await amira.post("/invitation", form: Self.acceptForm(token: token, bio: bio))
             #expect(accepted.status == .seeOther)
-            let account = try #require(try await portal.database.read { db in
-                try await StaffAccountRepository().credentials(username: "nurse.amira", on: db)
-            }?.account)
+            let account = try #require(
+                try await portal.database.read { db in
+                    try await StaffAccountRepository().credentials(username: "nurse.amira", on: db)
+                }?.account
+            )
             let profile = try await portal.database.read { db in try await StaffProfileRepository().find(accountID: account.id, on: db) }
             #expect(profile?.bio == bio, "the bio is stored as typed")
             let page = try await admin.get("/staff/\(account.id)")
@@ -545,7 +623,8 @@ import Testing
         let (invitations, mail, medicalProfile) = try await database.whileRunning {
             try await database.read { db in
                 let medicalProfessional = try await StaffAccountRepository().credentials(
-                    username: try #require(credentials.first { $0.role == .medicalProfessional }).username, on: db
+                    username: try #require(credentials.first { $0.role == .medicalProfessional }).username,
+                    on: db
                 )
                 return (
                     try await StaffInvitationRepository().open(role: .medicalProfessional, on: db),

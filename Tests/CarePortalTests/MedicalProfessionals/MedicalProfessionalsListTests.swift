@@ -18,10 +18,17 @@ import Testing
             for (id, name) in names.sorted(by: { $0.key > $1.key }) {
                 let parts = name.split(separator: " ").map(String.init)
                 try await portal.database.transaction { db in
-                    try await StaffProfileRepository().create(StaffProfile(
-                        firstName: parts[0], lastName: parts[1], dateOfBirth: CalendarDate(year: 1980, month: 1, day: 1)!,
-                        avatar: .medicalDefault, bio: ""
-                    ), accountID: id, on: db)
+                    try await StaffProfileRepository().create(
+                        StaffProfile(
+                            firstName: parts[0],
+                            lastName: parts[1],
+                            dateOfBirth: CalendarDate(year: 1980, month: 1, day: 1)!,
+                            avatar: .medicalDefault,
+                            bio: ""
+                        ),
+                        accountID: id,
+                        on: db
+                    )
                 }
             }
             // Made without an invitation, so without a profile; and accounts of other roles are not listed.

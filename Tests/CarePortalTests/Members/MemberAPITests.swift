@@ -25,11 +25,17 @@ import Testing
             #expect(token.count >= 43, "at least 256 bits, base64url")
             #expect(!response.text.contains("Biscuit"), "the security answer is never sent back")
 
-            let again = try await app.send(.post, "/api/v1/registrations", json: AppClient.registration(code: code, pseudonym: "Second", portal: portal))
+            let again = try await app.send(
+                .post,
+                "/api/v1/registrations",
+                json: AppClient.registration(code: code, pseudonym: "Second", portal: portal)
+            )
             #expect(again.status == .unprocessableContent)
             #expect(again.fieldErrors["sign_up_code"] == MemberAPIController.wrongCode)
 
-            let stored = try await portal.database.read { db in try await SignUpCodeRepository().list(status: .used, search: "", page: .init(number: 1), now: portal.clock.now, on: db) }
+            let stored = try await portal.database.read { db in
+                try await SignUpCodeRepository().list(status: .used, search: "", page: .init(number: 1), now: portal.clock.now, on: db)
+            }
             #expect(stored.items.count == 1)
             let id = try #require(member["id"] as? Int)
             let saved = try #require(try await portal.database.read { db in try await MemberRepository().find(id: Int64(id), on: db) })
@@ -79,7 +85,10 @@ import Testing
                 ("password", "Ab1!", "Password must be 8 characters or more"),
                 ("password", "pass word 12", "Password can only contain letters, numbers and the symbols ! @ # $ % ^ & *"),
                 ("password", "Passwört123", "Password can only contain letters, numbers and the symbols ! @ # $ % ^ & *"),
-                ("password", "password1", "This password is too common and easy to guess. Choose a different one, such as three or four random words"),
+                (
+                    "password", "password1",
+                    "This password is too common and easy to guess. Choose a different one, such as three or four random words"
+                ),
                 ("avatar", "medical-heart", "Choose one of the avatars offered"),
                 ("avatar", "dragon", "Choose one of the avatars offered"),
                 ("due_date", nil, "Enter your due date"),
@@ -95,7 +104,7 @@ import Testing
                 ("security_answer", String(repeating: "x", count: 101), "Answer must be 100 characters or fewer"),
                 ("state", "Tennessee", "Choose a US state from the list, using its two-letter code, like TN"),
                 ("zip_code", "3720", "Enter a ZIP code of 5 digits, like 37203"),
-                ("bio", String(repeating: "b", count: 501), "Bio must be 500 characters or fewer"),
+                ("bio", String(repeating: "b", count: 501), "Bio must be 500 characters or fewer")
             ]
             for (field, value, message) in cases {
                 let body = AppClient.registration(code: code, pseudonym: "Checked", portal: portal, [field: value])
@@ -106,7 +115,11 @@ import Testing
             }
             // Nothing was made and the code still works.
             #expect(try await portal.database.read { db in try await MemberRepository().count(on: db) } == 0)
-            let good = try await app.send(.post, "/api/v1/registrations", json: AppClient.registration(code: code, pseudonym: "Checked", portal: portal))
+            let good = try await app.send(
+                .post,
+                "/api/v1/registrations",
+                json: AppClient.registration(code: code, pseudonym: "Checked", portal: portal)
+            )
             #expect(good.status == .created)
         }
     }
@@ -134,14 +147,18 @@ import Testing
             _ = try await AppClient.registered(portal, pseudonym: "RobinHope")
             let code = try await AppClient.makeCode(portal)
             let response = try await AppClient(portal: portal).send(
-                .post, "/api/v1/registrations", json: AppClient.registration(code: code, pseudonym: "robinhope", portal: portal)
+                .post,
+                "/api/v1/registrations",
+                json: AppClient.registration(code: code, pseudonym: "robinhope", portal: portal)
             )
             #expect(response.status == .conflict)
             #expect(response.errorCode == "pseudonym_taken")
             #expect(response.fieldErrors["pseudonym"] == "That pseudonym is already taken. Choose another")
             // The code was not used up by the refused attempt.
             let retry = try await AppClient(portal: portal).send(
-                .post, "/api/v1/registrations", json: AppClient.registration(code: code, pseudonym: "RobinHope2", portal: portal)
+                .post,
+                "/api/v1/registrations",
+                json: AppClient.registration(code: code, pseudonym: "RobinHope2", portal: portal)
             )
             #expect(retry.status == .created)
         }
@@ -160,7 +177,9 @@ import Testing
             portal.clock.advance(by: 30 * 86_400 + 1)
             for code in [expiring, revoked] {
                 let response = try await AppClient(portal: portal).send(
-                    .post, "/api/v1/registrations", json: AppClient.registration(code: code, pseudonym: "Late", portal: portal)
+                    .post,
+                    "/api/v1/registrations",
+                    json: AppClient.registration(code: code, pseudonym: "Late", portal: portal)
                 )
                 #expect(response.status == .unprocessableContent)
                 #expect(response.fieldErrors["sign_up_code"] == MemberAPIController.wrongCode)
@@ -174,7 +193,9 @@ import Testing
             let real = try await AppClient.makeCode(portal)
             func attempt(_ code: String, from address: String) async throws -> AppResponse {
                 try await AppClient(portal: portal).send(
-                    .post, "/api/v1/registrations", json: AppClient.registration(code: code, pseudonym: "Guesser", portal: portal),
+                    .post,
+                    "/api/v1/registrations",
+                    json: AppClient.registration(code: code, pseudonym: "Guesser", portal: portal),
                     headers: [.xForwardedFor: address]
                 )
             }
@@ -275,8 +296,11 @@ import Testing
     func disablingAMemberRevokesEveryTokenAtOnce(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (phone, member) = try await AppClient.registered(portal, pseudonym: "Finch")
-            let tablet = AppClient(portal: portal, token: try await AppClient(portal: portal)
-                .send(.post, "/api/v1/sessions", json: ["pseudonym": "Finch", "password": "Sunrise#2027"]).object["token"] as? String)
+            let tablet = AppClient(
+                portal: portal,
+                token: try await AppClient(portal: portal)
+                    .send(.post, "/api/v1/sessions", json: ["pseudonym": "Finch", "password": "Sunrise#2027"]).object["token"] as? String
+            )
             #expect(try await tablet.get("/api/v1/me").status == .ok)
             let id = Int64(try #require(member["id"] as? Int))
             try await portal.database.transaction { db in
@@ -297,17 +321,25 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (phone, _) = try await AppClient.registered(portal, pseudonym: "Heron", ["recovery_email": "Heron.Mail@Example.org"])
             let app = AppClient(portal: portal)
-            let wrong = try await app.send(.post, "/api/v1/account-recovery", json: [
-                "recovery_email": "heron.mail@example.org", "security_answer": "Rex", "new_password": "Evening#2027",
-            ])
+            let wrong = try await app.send(
+                .post,
+                "/api/v1/account-recovery",
+                json: [
+                    "recovery_email": "heron.mail@example.org", "security_answer": "Rex", "new_password": "Evening#2027"
+                ]
+            )
             #expect(wrong.status == .unauthorized)
             #expect(wrong.errorCode == "recovery_failed")
             #expect(try await phone.get("/api/v1/me").status == .ok, "a failed attempt changes nothing")
 
             // Case and extra spaces in the answer and email do not matter.
-            let right = try await app.send(.post, "/api/v1/account-recovery", json: [
-                "recovery_email": "HERON.MAIL@example.org", "security_answer": "  bIScuit ", "new_password": "Evening#2027",
-            ])
+            let right = try await app.send(
+                .post,
+                "/api/v1/account-recovery",
+                json: [
+                    "recovery_email": "HERON.MAIL@example.org", "security_answer": "  bIScuit ", "new_password": "Evening#2027"
+                ]
+            )
             #expect(right.status == .noContent, "\(right.text)")
             #expect(try await phone.get("/api/v1/me").status == .unauthorized, "every old token is revoked")
             #expect(try await app.send(.post, "/api/v1/sessions", json: ["pseudonym": "Heron", "password": "Sunrise#2027"]).status == .unauthorized)
@@ -322,21 +354,35 @@ import Testing
         try await TestPortal.run(engine) { portal in
             _ = try await AppClient.registered(portal, pseudonym: "Egret", ["recovery_email": "egret@example.org"])
             let app = AppClient(portal: portal)
-            let invalid = try await app.send(.post, "/api/v1/account-recovery", json: ["recovery_email": "nope", "security_answer": "", "new_password": "short"])
-            #expect(invalid.fieldErrors == [
-                "recovery_email": "Enter an email address in the correct format, like name@example.com",
-                "security_answer": "Enter the answer to your security question",
-                "new_password": "Password must be 8 characters or more",
-            ])
+            let invalid = try await app.send(
+                .post,
+                "/api/v1/account-recovery",
+                json: ["recovery_email": "nope", "security_answer": "", "new_password": "short"]
+            )
+            #expect(
+                invalid.fieldErrors == [
+                    "recovery_email": "Enter an email address in the correct format, like name@example.com",
+                    "security_answer": "Enter the answer to your security question",
+                    "new_password": "Password must be 8 characters or more"
+                ]
+            )
             for _ in 0..<SignInThrottle.accountLimit {
-                let response = try await app.send(.post, "/api/v1/account-recovery", json: [
-                    "recovery_email": "egret@example.org", "security_answer": "guess", "new_password": "Evening#2027",
-                ])
+                let response = try await app.send(
+                    .post,
+                    "/api/v1/account-recovery",
+                    json: [
+                        "recovery_email": "egret@example.org", "security_answer": "guess", "new_password": "Evening#2027"
+                    ]
+                )
                 #expect(response.status == .unauthorized)
             }
-            let paused = try await app.send(.post, "/api/v1/account-recovery", json: [
-                "recovery_email": "egret@example.org", "security_answer": "Biscuit", "new_password": "Evening#2027",
-            ])
+            let paused = try await app.send(
+                .post,
+                "/api/v1/account-recovery",
+                json: [
+                    "recovery_email": "egret@example.org", "security_answer": "Biscuit", "new_password": "Evening#2027"
+                ]
+            )
             #expect(paused.status == .tooManyRequests)
         }
     }
@@ -347,10 +393,14 @@ import Testing
     func sheChangesWhatSheMayAndNeverHerPseudonym(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (app, _) = try await AppClient.registered(portal, pseudonym: "Plover")
-            let changed = try await app.send(.patch, "/api/v1/me", json: [
-                "pseudonym": "Someone_Else", "avatar": "bird", "recovery_email": "new@example.org", "state": "ky", "zip_code": "40202",
-                "bio": "Fourteen months clean.",
-            ])
+            let changed = try await app.send(
+                .patch,
+                "/api/v1/me",
+                json: [
+                    "pseudonym": "Someone_Else", "avatar": "bird", "recovery_email": "new@example.org", "state": "ky", "zip_code": "40202",
+                    "bio": "Fourteen months clean."
+                ]
+            )
             #expect(changed.status == .ok, "\(changed.text)")
             #expect(changed.object["pseudonym"] as? String == "Plover")
             #expect((changed.object["avatar"] as? [String: Any])?["id"] as? String == "bird")
@@ -363,7 +413,11 @@ import Testing
             #expect(cleared.object["zip_code"] == nil)
             #expect(cleared.object["bio"] as? String == "")
 
-            let bad = try await app.send(.patch, "/api/v1/me", json: ["avatar": "medical-star", "recovery_email": "x", "bio": String(repeating: "b", count: 501)])
+            let bad = try await app.send(
+                .patch,
+                "/api/v1/me",
+                json: ["avatar": "medical-star", "recovery_email": "x", "bio": String(repeating: "b", count: 501)]
+            )
             #expect(bad.status == .unprocessableContent)
             #expect(Set(bad.fieldErrors.keys) == ["avatar", "recovery_email", "bio"])
             #expect(try await app.get("/api/v1/me").object["recovery_email"] as? String == "new@example.org", "a refused change changes nothing")
@@ -374,8 +428,11 @@ import Testing
     func changingThePasswordNeedsTheCurrentOneAndSignsOutOtherDevices(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (phone, _) = try await AppClient.registered(portal, pseudonym: "Curlew")
-            let tablet = AppClient(portal: portal, token: try await AppClient(portal: portal)
-                .send(.post, "/api/v1/sessions", json: ["pseudonym": "Curlew", "password": "Sunrise#2027"]).object["token"] as? String)
+            let tablet = AppClient(
+                portal: portal,
+                token: try await AppClient(portal: portal)
+                    .send(.post, "/api/v1/sessions", json: ["pseudonym": "Curlew", "password": "Sunrise#2027"]).object["token"] as? String
+            )
             let wrong = try await phone.send(.post, "/api/v1/me/password", json: ["current_password": "Nope#1234", "new_password": "Evening#2027"])
             #expect(wrong.fieldErrors == ["current_password": "Your current password is not right"])
             let right = try await phone.send(.post, "/api/v1/me/password", json: ["current_password": "Sunrise#2027", "new_password": "Evening#2027"])
@@ -414,10 +471,17 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let nurse = try await portal.createStaff(.medicalProfessional, username: "nurse.amira")
             try await portal.database.transaction { db in
-                try await StaffProfileRepository().create(StaffProfile(
-                    firstName: "Amira", lastName: "Haddad", dateOfBirth: CalendarDate(year: 1984, month: 2, day: 11)!,
-                    avatar: Avatar.medical("medical-leaf")!, bio: "Midwife, 12 years in addiction care."
-                ), accountID: nurse.id, on: db)
+                try await StaffProfileRepository().create(
+                    StaffProfile(
+                        firstName: "Amira",
+                        lastName: "Haddad",
+                        dateOfBirth: CalendarDate(year: 1984, month: 2, day: 11)!,
+                        avatar: Avatar.medical("medical-leaf")!,
+                        bio: "Midwife, 12 years in addiction care."
+                    ),
+                    accountID: nurse.id,
+                    on: db
+                )
             }
             let physician = try await portal.createStaff(.physician, username: "dr.who")
             let (app, _) = try await AppClient.registered(portal)

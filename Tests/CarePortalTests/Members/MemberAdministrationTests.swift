@@ -45,16 +45,22 @@ import Testing
     @Test(arguments: TestEngines.all)
     func everyReadOfAMemberRecordIsAuditedAndTheAnswerNeverShown(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            let (_, member) = try await AppClient.registered(portal, pseudonym: "Kestrel", [
-                "recovery_email": "kestrel.private@example.org", "security_answer": "Marmalade", "bio": "<script>alert(1)</script>",
-            ])
+            let (_, member) = try await AppClient.registered(
+                portal,
+                pseudonym: "Kestrel",
+                [
+                    "recovery_email": "kestrel.private@example.org", "security_answer": "Marmalade", "bio": "<script>alert(1)</script>"
+                ]
+            )
             let id = try #require(member["id"] as? Int)
             var (admin, account) = try await portal.signedIn(.administrator)
             let page = try await admin.get("/members/\(id)")
             #expect(page.status == .ok)
             #expect(page.text.contains("kestrel.private@example.org"))
-            #expect(page.text.contains(ProgramSettings.defaults(programName: "").securityQuestions[0].replacingOccurrences(of: "'", with: "&#39;"))
-                    || page.text.contains("first pet"))
+            #expect(
+                page.text.contains(ProgramSettings.defaults(programName: "").securityQuestions[0].replacingOccurrences(of: "'", with: "&#39;"))
+                    || page.text.contains("first pet")
+            )
             #expect(!page.text.lowercased().contains("marmalade"))
             #expect(!page.text.contains("$2"), "no hash on the page")
             #expect(!page.text.contains("<script>alert(1)</script>"))
@@ -102,8 +108,10 @@ import Testing
             let confirm = try await admin.get("/members/\(id)/delete")
             #expect(confirm.text.contains("Delete Osprey’s data?"))
             #expect(confirm.text.contains("This cannot be undone."))
-            #expect(try await portal.database.read { db in try await MemberRepository().find(id: Int64(id), on: db) } != nil,
-                    "opening the confirmation deletes nothing")
+            #expect(
+                try await portal.database.read { db in try await MemberRepository().find(id: Int64(id), on: db) } != nil,
+                "opening the confirmation deletes nothing"
+            )
 
             let deleted = try await admin.post("/members/\(id)/delete")
             #expect(deleted.status == .seeOther)
@@ -112,7 +120,10 @@ import Testing
             #expect(try await admin.get("/members/\(id)").status == .notFound)
             #expect(try await app.get("/api/v1/me").status == .unauthorized)
             let leftovers = try await portal.database.read { db in
-                (try await AppAccountKind.member.bearerTokens.count(ownerID: Int64(id), on: db), try await MemberRepository().signIns(memberID: Int64(id), on: db).count)
+                (
+                    try await AppAccountKind.member.bearerTokens.count(ownerID: Int64(id), on: db),
+                    try await MemberRepository().signIns(memberID: Int64(id), on: db).count
+                )
             }
             #expect(leftovers == (0, 0))
             let audit = try await portal.auditEntries(action: .memberDeleted)
@@ -147,25 +158,31 @@ import Testing
             let form = try await admin.get("/program-settings")
             #expect(form.text.contains("What was the name of your first pet?"))
 
-            let bad = try await admin.post("/program-settings", form: [
-                ("program_name", ""), ("deletion_phone", "call me"), ("code_lifetime_days", "400"),
-                ("security_questions", "Only one?"),
-            ])
+            let bad = try await admin.post(
+                "/program-settings",
+                form: [
+                    ("program_name", ""), ("deletion_phone", "call me"), ("code_lifetime_days", "400"),
+                    ("security_questions", "Only one?")
+                ]
+            )
             #expect(bad.status == .unprocessableContent)
             for message in [
                 "Enter the program name", "Enter a phone number, like 615 555 0134", "Enter a whole number of days from 1 to 365",
-                "Enter from 3 to 12 security questions, one per line", "Choose at least one avatar for members",
+                "Enter from 3 to 12 security questions, one per line", "Choose at least one avatar for members"
             ] {
                 #expect(bad.text.contains(message), "\(message)")
             }
             #expect(bad.text.contains(#"value="call me""#), "what was typed is kept")
             #expect(portal.portal.programSettings.current.codeLifetimeDays == 30, "nothing changed")
 
-            let good = try await admin.post("/program-settings", form: [
-                ("program_name", "iMATter"), ("deletion_phone", "615 555 0134"), ("code_lifetime_days", "7"),
-                ("security_questions", "First pet?\nFavourite song?\n\nStreet you grew up on?"),
-                ("avatars[]", "moon"), ("avatars[]", "leaf"),
-            ])
+            let good = try await admin.post(
+                "/program-settings",
+                form: [
+                    ("program_name", "iMATter"), ("deletion_phone", "615 555 0134"), ("code_lifetime_days", "7"),
+                    ("security_questions", "First pet?\nFavourite song?\n\nStreet you grew up on?"),
+                    ("avatars[]", "moon"), ("avatars[]", "leaf")
+                ]
+            )
             #expect(good.status == .seeOther)
             let program = try await AppClient(portal: portal).get("/api/v1/program")
             #expect(program.object["name"] as? String == "iMATter")
@@ -206,11 +223,14 @@ import Testing
             #expect(!eastern.text.contains(" UTC"))
 
             _ = try await admin.get("/program-settings")
-            let changed = try await admin.post("/program-settings", form: [
-                ("program_name", "CarePortal"), ("deletion_phone", "615 555 0134"), ("code_lifetime_days", "30"),
-                ("security_questions", "First pet?\nFavourite song?\nStreet you grew up on?"), ("avatars[]", "moon"),
-                ("time_zone", "America/Chicago"),
-            ])
+            let changed = try await admin.post(
+                "/program-settings",
+                form: [
+                    ("program_name", "CarePortal"), ("deletion_phone", "615 555 0134"), ("code_lifetime_days", "30"),
+                    ("security_questions", "First pet?\nFavourite song?\nStreet you grew up on?"), ("avatars[]", "moon"),
+                    ("time_zone", "America/Chicago")
+                ]
+            )
             #expect(changed.status == .seeOther)
             let central = try await admin.get("/sign-up-codes")
             #expect(central.text.contains("18 Nov 2026, 05:06 CST"))

@@ -34,14 +34,22 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (_, administrator) = try await portal.signedIn(.administrator)
             let repository = SignUpCodeRepository()
-            let notes = ["Riverside clinic", "Eastgate van", "riverside group session", "Phone line", "Riverside group", "Rivers Edge fair",
-                         "Hospital visit, ward 4", "riverside clinic", "Riverside"]
+            let notes = [
+                "Riverside clinic", "Eastgate van", "riverside group session", "Phone line", "Riverside group", "Rivers Edge fair",
+                "Hospital visit, ward 4", "riverside clinic", "Riverside"
+            ]
             let start = portal.clock.now
             var made: [(id: Int64, note: String)] = []
             try await portal.database.transaction { db in
                 for (n, note) in notes.enumerated() {
-                    let code = try await repository.create(code: "CODE\(n)", note: note, lifetime: 86_400, createdBy: administrator.id,
-                                                           now: start.addingTimeInterval(Double(n) * 60), on: db)
+                    let code = try await repository.create(
+                        code: "CODE\(n)",
+                        note: note,
+                        lifetime: 86_400,
+                        createdBy: administrator.id,
+                        now: start.addingTimeInterval(Double(n) * 60),
+                        on: db
+                    )
                     made.append((code.id, note))
                 }
                 for (id, _) in made where made.firstIndex(where: { $0.id == id })! % 3 == 0 {
@@ -70,7 +78,11 @@ import Testing
             #expect(try await found("RIVER") == (newestFirst.filter { $0.note.lowercased().hasPrefix("river") }.map(\.id), 6))
             #expect(try await found("group river") == (newestFirst.filter { $0.note.lowercased().hasPrefix("riverside group") }.map(\.id), 2))
             #expect(try await found("riverside", .revoked) == (riverside.filter(revoked.contains), riverside.filter(revoked.contains).count))
-            #expect(try await found("riverside", .unused) == (riverside.filter { !revoked.contains($0) }, riverside.filter { !revoked.contains($0) }.count))
+            #expect(
+                try await found("riverside", .unused) == (
+                    riverside.filter { !revoked.contains($0) }, riverside.filter { !revoked.contains($0) }.count
+                )
+            )
             #expect(try await found("side").ids.isEmpty, "the middle of a word is not a start")
             #expect(try await found("--").ids.isEmpty, "punctuation alone finds nothing")
             #expect(try await found("").ids == newestFirst.map(\.id))
@@ -117,9 +129,21 @@ import Testing
             let account = try await portal.createStaff(.administrator, username: "codes.admin")
             let (old, fresh) = try await portal.database.transaction { db in
                 let repository = SignUpCodeRepository()
-                let old = try await repository.create(code: "AAAAAA", note: "old", lifetime: 30 * 86_400, createdBy: account.id, now: portal.clock.now, on: db)
+                let old = try await repository.create(
+                    code: "AAAAAA",
+                    note: "old",
+                    lifetime: 30 * 86_400,
+                    createdBy: account.id,
+                    now: portal.clock.now,
+                    on: db
+                )
                 let fresh = try await repository.create(
-                    code: "BBBBBB", note: "fresh", lifetime: 30 * 86_400, createdBy: account.id, now: portal.clock.now.addingTimeInterval(29 * 86_400), on: db
+                    code: "BBBBBB",
+                    note: "fresh",
+                    lifetime: 30 * 86_400,
+                    createdBy: account.id,
+                    now: portal.clock.now.addingTimeInterval(29 * 86_400),
+                    on: db
                 )
                 return (old, fresh)
             }

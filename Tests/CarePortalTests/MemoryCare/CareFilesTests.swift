@@ -24,29 +24,59 @@ import Testing
 
             // A picture called .pdf, a text file and nothing at all are refused, each in words, and nothing is kept.
             let store = MemoryCare(portal: portal.portal).fileStore
-            let text = try await eleanor.sendFile(.post, SiteURL.care(.apiMemoryFiles(id)).path, field: "file", filename: "notes.pdf", type: "application/pdf",
-                                                  bytes: Array("just words".utf8))
+            let text = try await eleanor.sendFile(
+                .post,
+                SiteURL.care(.apiMemoryFiles(id)).path,
+                field: "file",
+                filename: "notes.pdf",
+                type: "application/pdf",
+                bytes: Array("just words".utf8)
+            )
             #expect(text.status == .unprocessableContent && text.fieldErrors["file"] == "The file must be a PNG, JPEG, WebP or PDF file")
-            let none = try await eleanor.sendFile(.post, SiteURL.care(.apiMemoryFiles(id)).path, field: "other", filename: "a.png", type: "image/png", bytes: UploadsTests.png)
+            let none = try await eleanor.sendFile(
+                .post,
+                SiteURL.care(.apiMemoryFiles(id)).path,
+                field: "other",
+                filename: "a.png",
+                type: "image/png",
+                bytes: UploadsTests.png
+            )
             #expect(none.fieldErrors["file"] == "Choose a picture or a PDF to attach")
             #expect(try await UploadsTests.kept(store).isEmpty)
 
-            let picture = try await eleanor.sendFile(.post, SiteURL.care(.apiMemoryFiles(id)).path, field: "file", filename: "../Photos/wedding.png",
-                                                     type: "image/png", bytes: UploadsTests.png)
+            let picture = try await eleanor.sendFile(
+                .post,
+                SiteURL.care(.apiMemoryFiles(id)).path,
+                field: "file",
+                filename: "../Photos/wedding.png",
+                type: "image/png",
+                bytes: UploadsTests.png
+            )
             #expect(picture.status == .created, "\(picture.text)")
             #expect(picture.object["name"] as? String == "wedding.png" && picture.object["content_type"] as? String == "image/png")
             #expect(picture.object["size"] as? Int == UploadsTests.png.count)
-            let letter = try await eleanor.sendFile(.post, SiteURL.care(.apiMemoryFiles(id)).path, field: "file", filename: "invitation.pdf",
-                                                    type: "application/pdf", bytes: Self.pdf)
+            let letter = try await eleanor.sendFile(
+                .post,
+                SiteURL.care(.apiMemoryFiles(id)).path,
+                field: "file",
+                filename: "invitation.pdf",
+                type: "application/pdf",
+                bytes: Self.pdf
+            )
             #expect(letter.status == .created)
             let listed = try await Self.files(eleanor, id)
             #expect(listed.map { $0["name"] as? String } == ["wedding.png", "invitation.pdf"])
 
             let shown = try await eleanor.get(try #require(picture.object["url"] as? String))
-            #expect(shown.status == .ok && shown.headers[.contentType] == "image/png" && Array(shown.response.body.readableBytesView) == UploadsTests.png)
+            #expect(
+                shown.status == .ok && shown.headers[.contentType] == "image/png" && Array(shown.response.body.readableBytesView) == UploadsTests.png
+            )
             #expect(shown.headers[.contentDisposition] == #"inline; filename="wedding.png""#)
             let downloaded = try await eleanor.get(try #require(letter.object["url"] as? String))
-            #expect(downloaded.headers[.contentDisposition] == #"attachment; filename="invitation.pdf""#, "a PDF is downloaded, never shown inside the portal")
+            #expect(
+                downloaded.headers[.contentDisposition] == #"attachment; filename="invitation.pdf""#,
+                "a PDF is downloaded, never shown inside the portal"
+            )
             #expect(Array(downloaded.response.body.readableBytesView) == Self.pdf)
 
             // Sync sees the memory again; its version, which her edits are checked against, stays.
@@ -74,12 +104,23 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (eleanor, receiverID) = try await CareFixtures.receiver(portal)
             try await CareFixtures.unlock(eleanor)
-            let id = try CareFixtures.id(try await CareFixtures.memory(eleanor, [
-                "type": "generic_memory", "title": "Bank letter", "category": "money", "secured": true,
-            ]))
+            let id = try CareFixtures.id(
+                try await CareFixtures.memory(
+                    eleanor,
+                    [
+                        "type": "generic_memory", "title": "Bank letter", "category": "money", "secured": true
+                    ]
+                )
+            )
             let secret = UploadsTests.png + Array("ACCOUNT 12345678".utf8)
-            let sent = try await eleanor.sendFile(.post, SiteURL.care(.apiMemoryFiles(id)).path, field: "file", filename: "statement-march.png",
-                                                  type: "image/png", bytes: secret)
+            let sent = try await eleanor.sendFile(
+                .post,
+                SiteURL.care(.apiMemoryFiles(id)).path,
+                field: "file",
+                filename: "statement-march.png",
+                type: "image/png",
+                bytes: secret
+            )
             #expect(sent.status == .created, "\(sent.text)")
             let url = try #require(sent.object["url"] as? String)
 
@@ -90,7 +131,9 @@ import Testing
             let raw = try #require(try await store.read(StoredUpload(fileName: kept[0], type: .sealed)))
             #expect(!String(decoding: raw, as: UTF8.self).contains("ACCOUNT") && !raw.starts(with: UploadsTests.png.prefix(8)))
             let names = try await portal.database.read { db in
-                try await db.select().column("name").from("care_files").where("receiver_id", .equal, receiverID).all().map { try $0.decode(column: "name", as: String.self) }
+                try await db.select().column("name").from("care_files").where("receiver_id", .equal, receiverID).all().map {
+                    try $0.decode(column: "name", as: String.self)
+                }
             }
             #expect(names.count == 1 && !names[0].contains("statement"))
 
@@ -102,8 +145,14 @@ import Testing
             #expect(try await eleanor.send(.delete, SiteURL.care(.apiUnlock).path).status == .noContent)
             #expect(try await eleanor.get(url).errorCode == "pin_required")
             #expect(try await eleanor.get(SiteURL.care(.apiMemoryFiles(id)).path).errorCode == "pin_required")
-            let locked = try await eleanor.sendFile(.post, SiteURL.care(.apiMemoryFiles(id)).path, field: "file", filename: "b.png", type: "image/png",
-                                                    bytes: UploadsTests.png)
+            let locked = try await eleanor.sendFile(
+                .post,
+                SiteURL.care(.apiMemoryFiles(id)).path,
+                field: "file",
+                filename: "b.png",
+                type: "image/png",
+                bytes: UploadsTests.png
+            )
             #expect(locked.errorCode == "pin_required")
         }
     }
@@ -118,7 +167,9 @@ import Testing
             #expect(try await eleanor.get(path).status == .notFound, "no photo yet")
             let refused = try await eleanor.sendFile(.put, path, field: "photo", filename: "lee.pdf", type: "application/pdf", bytes: Self.pdf)
             #expect(refused.fieldErrors["photo"] == "The photo must be a PNG, JPEG or WebP picture")
-            #expect(try await eleanor.sendFile(.put, path, field: "photo", filename: "lee.png", type: "image/png", bytes: UploadsTests.png).status == .ok)
+            #expect(
+                try await eleanor.sendFile(.put, path, field: "photo", filename: "lee.png", type: "image/png", bytes: UploadsTests.png).status == .ok
+            )
             let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 60)
             #expect(try await eleanor.sendFile(.put, path, field: "photo", filename: "lee.jpg", type: "image/jpeg", bytes: jpeg).status == .ok)
             let photo = try await eleanor.get(path)
@@ -129,7 +180,9 @@ import Testing
             let (gone, left) = (try await eleanor.get(path).status, try await UploadsTests.kept(store))
             #expect(gone == .notFound && left.isEmpty)
 
-            #expect(try await eleanor.sendFile(.put, path, field: "photo", filename: "lee.png", type: "image/png", bytes: UploadsTests.png).status == .ok)
+            #expect(
+                try await eleanor.sendFile(.put, path, field: "photo", filename: "lee.png", type: "image/png", bytes: UploadsTests.png).status == .ok
+            )
             #expect(try await eleanor.send(.delete, SiteURL.care(.apiContact(id)).path).status == .noContent)
             #expect(try await UploadsTests.kept(store).isEmpty, "deleting the contact deletes its photo")
         }
@@ -141,13 +194,26 @@ import Testing
             let (eleanor, _) = try await CareFixtures.receiver(portal)
             let (ruth, _) = try await CareFixtures.caregiver(portal)
             let link = try await CareFixtures.link(eleanor, ruth, scopes: ["memories", "reminders"], categories: ["family"])
-            let family = try CareFixtures.id(try await CareFixtures.memory(eleanor, ["type": "simple_memory", "title": "Wedding", "category": "family"]))
-            let dentist = try CareFixtures.id(try await CareFixtures.memory(eleanor, [
-                "type": "appointment", "title": "Dentist", "category": "health", "happens_at": "2026-12-20T10:00",
-            ]))
+            let family = try CareFixtures.id(
+                try await CareFixtures.memory(eleanor, ["type": "simple_memory", "title": "Wedding", "category": "family"])
+            )
+            let dentist = try CareFixtures.id(
+                try await CareFixtures.memory(
+                    eleanor,
+                    [
+                        "type": "appointment", "title": "Dentist", "category": "health", "happens_at": "2026-12-20T10:00"
+                    ]
+                )
+            )
             for memory in [family, dentist] {
-                let sent = try await eleanor.sendFile(.post, SiteURL.care(.apiMemoryFiles(memory)).path, field: "file", filename: "a.png", type: "image/png",
-                                                      bytes: UploadsTests.png)
+                let sent = try await eleanor.sendFile(
+                    .post,
+                    SiteURL.care(.apiMemoryFiles(memory)).path,
+                    field: "file",
+                    filename: "a.png",
+                    type: "image/png",
+                    bytes: UploadsTests.png
+                )
                 #expect(sent.status == .created)
             }
             let listed = try await ruth.get(SiteURL.care(.apiCaregiverMemoryFiles(link: link, family)).path)

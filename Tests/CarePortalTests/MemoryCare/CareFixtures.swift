@@ -13,14 +13,21 @@ enum CareFixtures {
     /// The token of the newest confirmation link emailed to `email`.
     static func confirmationToken(_ portal: TestPortal, to email: String) async throws -> String {
         let mail = try #require(try await portal.outboxMessages().last { $0.recipient == email.lowercased() || $0.recipient == email })
-        let line = try #require(mail.bodyText.split(separator: "\n").first { $0.contains("\(CareURL.confirm.path)?token=") }, "no link in \(mail.bodyText)")
+        let line = try #require(
+            mail.bodyText.split(separator: "\n").first { $0.contains("\(CareURL.confirm.path)?token=") },
+            "no link in \(mail.bodyText)"
+        )
         return String(line.split(separator: "=").last ?? "")
     }
 
     static func account(_ portal: TestPortal, _ kind: CareAccountKind, email: String, name: String) async throws -> (AppClient, Int64) {
-        let registered = try await AppClient(portal: portal).send(.post, SiteURL.care(.apiRegistrations(kind)).path, json: [
-            "email": email, "password": password, "name": name,
-        ])
+        let registered = try await AppClient(portal: portal).send(
+            .post,
+            SiteURL.care(.apiRegistrations(kind)).path,
+            json: [
+                "email": email, "password": password, "name": name
+            ]
+        )
         #expect(registered.status == .accepted, "\(registered.text)")
         let token = try await confirmationToken(portal, to: email)
         let confirmed = try await AppClient(portal: portal).send(.post, SiteURL.care(.apiConfirmations).path, json: ["token": token])

@@ -19,11 +19,17 @@ import Testing
             let first = try await AppClient(portal: portal).send(.post, register, json: body)
             #expect(first.status == .accepted)
             // Before the link is followed, the right password opens nothing.
-            let early = try await AppClient(portal: portal).send(.post, "/api/v1/care/sessions", json: ["email": "eleanor@example.org", "password": CareFixtures.password])
+            let early = try await AppClient(portal: portal).send(
+                .post,
+                "/api/v1/care/sessions",
+                json: ["email": "eleanor@example.org", "password": CareFixtures.password]
+            )
             #expect(early.status == .forbidden && early.errorCode == "account_not_active")
             let token = try await CareFixtures.confirmationToken(portal, to: "Eleanor@Example.org")
             let stored = try await portal.database.read { db in
-                try await db.select().column("token_hash").from("care_confirmations").all().map { try $0.decode(column: "token_hash", as: String.self) }
+                try await db.select().column("token_hash").from("care_confirmations").all().map {
+                    try $0.decode(column: "token_hash", as: String.self)
+                }
             }
             #expect(stored == [SecretToken.hash(token)], "only the link's hash is kept")
 
@@ -31,12 +37,19 @@ import Testing
             var browser = Visitor(portal: portal)
             let page = try await browser.get("\(CareURL.confirm.path)?token=\(token)")
             #expect(page.status == .ok && page.text.contains("Confirm my email address"))
-            #expect(try await portal.database.read { db in try await CareRepository().account(kind: .careReceiver, email: "eleanor@example.org", on: db) }?.status == .unconfirmed)
+            #expect(
+                try await portal.database.read { db in try await CareRepository().account(kind: .careReceiver, email: "eleanor@example.org", on: db)
+                }?.status == .unconfirmed
+            )
             let confirmed = try await browser.post(CareURL.confirm.path, form: [("token", token)])
             #expect(confirmed.status == .ok && confirmed.text.contains("your email address is confirmed"))
             let again = try await browser.post(CareURL.confirm.path, form: [("token", token)])
             #expect(again.status == .unprocessableContent && again.text.contains("expired or has already been used"))
-            let session = try await AppClient(portal: portal).send(.post, "/api/v1/care/sessions", json: ["email": "ELEANOR@example.org", "password": CareFixtures.password])
+            let session = try await AppClient(portal: portal).send(
+                .post,
+                "/api/v1/care/sessions",
+                json: ["email": "ELEANOR@example.org", "password": CareFixtures.password]
+            )
             #expect(session.status == .created)
             #expect((session.object["account"] as? [String: Any])?["has_pin"] as? Bool == false)
 
@@ -45,7 +58,10 @@ import Testing
             let second = try await AppClient(portal: portal).send(.post, register, json: body)
             #expect(second.status == .accepted && second.text == first.text)
             let note = try #require(try await portal.outboxMessages().last)
-            #expect(try await portal.outboxMessages().count == before + 1 && note.subject.contains("tried to register") && !note.bodyText.contains("token="))
+            #expect(
+                try await portal.outboxMessages().count == before + 1 && note.subject.contains("tried to register")
+                    && !note.bodyText.contains("token=")
+            )
             // The same address may be a caregiver too: the kinds are separate accounts.
             let caregiver = try await AppClient(portal: portal).send(.post, SiteURL.care(.apiRegistrations(.caregiver)).path, json: body)
             #expect(caregiver.status == .accepted)
@@ -61,48 +77,77 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (eleanor, _) = try await CareFixtures.receiver(portal)
             let (arthur, _) = try await CareFixtures.receiver(portal, email: "arthur@example.org", name: "Arthur")
-            let contact = try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: [
-                "name": "Dr Hannah Lee", "phones": ["01632 960456"], "email": "hannah@example.org", "company": "Health Centre",
-            ])
+            let contact = try await eleanor.send(
+                .post,
+                SiteURL.care(.apiContacts).path,
+                json: [
+                    "name": "Dr Hannah Lee", "phones": ["01632 960456"], "email": "hannah@example.org", "company": "Health Centre"
+                ]
+            )
             #expect(contact.status == .created, "\(contact.text)")
             let contactID = try CareFixtures.id(contact.object)
 
-            let wrong = try await eleanor.send(.post, Self.memories, json: [
-                "type": "appointment", "title": "", "category": "sport", "happens_at": "tomorrow", "recurrence": "weekly",
-                "custom_fields": [["title": "", "content": "x"]], "people": [999], "fields": ["password": "x"], "items": [["text": "a"]],
-            ])
+            let wrong = try await eleanor.send(
+                .post,
+                Self.memories,
+                json: [
+                    "type": "appointment", "title": "", "category": "sport", "happens_at": "tomorrow", "recurrence": "weekly",
+                    "custom_fields": [["title": "", "content": "x"]], "people": [999], "fields": ["password": "x"], "items": [["text": "a"]]
+                ]
+            )
             #expect(wrong.status == .unprocessableContent)
-            #expect(Set(wrong.fieldErrors.keys) == [
-                "title", "category", "happens_at", "recurrence", "recurrence_days", "custom_fields.0.title", "people", "fields.password", "items",
-            ], "\(wrong.fieldErrors)")
+            #expect(
+                Set(wrong.fieldErrors.keys) == [
+                    "title", "category", "happens_at", "recurrence", "recurrence_days", "custom_fields.0.title", "people", "fields.password", "items"
+                ],
+                "\(wrong.fieldErrors)"
+            )
             #expect((try await eleanor.get(Self.memories).object["memories"] as? [Any])?.isEmpty == true)
             #expect(try await eleanor.send(.post, Self.memories, json: ["title": "No type"]).fieldErrors.keys.contains("type"))
 
-            let made = try await CareFixtures.memory(eleanor, [
-                "client_id": "phone-1", "type": "appointment", "title": "Check-up with Dr Lee", "category": "health",
-                "happens_at": "2026-12-03T10:30", "reminder_at": "2026-12-03T09:00", "status": "open", "tags": ["Doctor"],
-                "location": "Health Centre", "emoji": "🩺", "description": "Bring the list of tablets.",
-                "custom_fields": [["title": "Room", "content": "Room 4"]], "people": [contactID],
-            ])
+            let made = try await CareFixtures.memory(
+                eleanor,
+                [
+                    "client_id": "phone-1", "type": "appointment", "title": "Check-up with Dr Lee", "category": "health",
+                    "happens_at": "2026-12-03T10:30", "reminder_at": "2026-12-03T09:00", "status": "open", "tags": ["Doctor"],
+                    "location": "Health Centre", "emoji": "🩺", "description": "Bring the list of tablets.",
+                    "custom_fields": [["title": "Room", "content": "Room 4"]], "people": [contactID]
+                ]
+            )
             let id = try CareFixtures.id(made)
             #expect(made["version"] as? Int == 1 && made["people"] as? [Int] == [Int(contactID)] && made["changed_by"] as? String == "care_receiver")
             #expect((made["custom_fields"] as? [[String: String]])?.first?["content"] == "Room 4")
 
             // Sent again after a lost answer, the same client id makes nothing new.
-            let resent = try await eleanor.send(.post, Self.memories, json: ["client_id": "phone-1", "type": "appointment", "title": "Check-up with Dr Lee"])
+            let resent = try await eleanor.send(
+                .post,
+                Self.memories,
+                json: ["client_id": "phone-1", "type": "appointment", "title": "Check-up with Dr Lee"]
+            )
             let resentID = try CareFixtures.id(resent.object)
             #expect(resent.status == .ok && resentID == id)
             // Another person's ids and memories are not hers: 404, and her client ids are hers alone.
             #expect(try await arthur.get(Self.memory(id)).status == .notFound)
-            #expect(try await arthur.send(.post, Self.memories, json: ["client_id": "phone-1", "type": "simple_memory", "title": "Mine"]).status == .created)
+            #expect(
+                try await arthur.send(.post, Self.memories, json: ["client_id": "phone-1", "type": "simple_memory", "title": "Mine"]).status
+                    == .created
+            )
             #expect(try await arthur.send(.put, Self.memory(id), json: ["version": 1, "type": "appointment", "title": "Taken"]).status == .notFound)
             #expect(try await arthur.send(.delete, Self.memory(id)).status == .notFound)
-            #expect(try await arthur.send(.post, Self.memories, json: ["type": "simple_memory", "title": "x", "people": [contactID]]).fieldErrors["people"] != nil)
+            #expect(
+                try await arthur.send(.post, Self.memories, json: ["type": "simple_memory", "title": "x", "people": [contactID]]).fieldErrors[
+                    "people"
+                ] != nil
+            )
 
             // A change at the version read; the next change from the old version is refused with the memory as it is.
-            let changed = try await eleanor.send(.put, Self.memory(id), json: [
-                "version": 1, "title": "Check-up with Dr Lee (moved)", "category": "health", "happens_at": "2026-12-04T10:30", "status": "open",
-            ])
+            let changed = try await eleanor.send(
+                .put,
+                Self.memory(id),
+                json: [
+                    "version": 1, "title": "Check-up with Dr Lee (moved)", "category": "health", "happens_at": "2026-12-04T10:30", "status": "open"
+                ]
+            )
             #expect(changed.status == .ok && changed.object["version"] as? Int == 2 && changed.object["type"] as? String == "appointment")
             let stale = try await eleanor.send(.put, Self.memory(id), json: ["version": 1, "title": "From the other phone", "category": "health"])
             #expect(stale.status == .conflict && stale.errorCode == "version_conflict")
@@ -122,9 +167,15 @@ import Testing
             // The joiners an emoji or a name is made with are not control characters; one emoji is one.
             #expect(try await eleanor.send(.post, Self.memories, json: ["type": "simple_memory", "title": "Family", "emoji": "👨‍👩‍👧"]).status == .created)
             #expect(try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["name": "José\u{200B}María"]).status == .created)
-            #expect(try await eleanor.send(.post, Self.memories, json: ["type": "simple_memory", "title": "Love", "emoji": "❤️❤️❤️"]).fieldErrors["emoji"] != nil)
+            #expect(
+                try await eleanor.send(.post, Self.memories, json: ["type": "simple_memory", "title": "Love", "emoji": "❤️❤️❤️"]).fieldErrors["emoji"]
+                    != nil
+            )
             // The client ids the server gives records without one are not for apps to choose.
-            #expect(try await eleanor.send(.post, Self.memories, json: ["client_id": "careportal-memory-1", "type": "simple_memory", "title": "x"]).fieldErrors["client_id"] != nil)
+            #expect(
+                try await eleanor.send(.post, Self.memories, json: ["client_id": "careportal-memory-1", "type": "simple_memory", "title": "x"])
+                    .fieldErrors["client_id"] != nil
+            )
             #expect(try await eleanor.send(.delete, "\(Self.memory(id))?version=2").status == .noContent)
             #expect(try await eleanor.get(Self.memory(id)).status == .notFound)
             let afterDelete = try await eleanor.send(.put, Self.memory(id), json: ["version": 3, "title": "Back?", "category": "health"])
@@ -145,7 +196,11 @@ import Testing
             let (eleanor, _) = try await CareFixtures.receiver(portal)
             var ids: [Int64] = []
             for number in 1...5 {
-                ids.append(try CareFixtures.id(try await CareFixtures.memory(eleanor, ["type": "simple_memory", "title": "Memory \(number)", "category": "home"])))
+                ids.append(
+                    try CareFixtures.id(
+                        try await CareFixtures.memory(eleanor, ["type": "simple_memory", "title": "Memory \(number)", "category": "home"])
+                    )
+                )
             }
             let contact = try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["name": "Tom", "client_id": "c-1"])
             let contactID = try CareFixtures.id(contact.object)
@@ -158,7 +213,11 @@ import Testing
             #expect((quiet.object["memories"] as? [Any])?.isEmpty == true && quiet.object["cursor"] as? String == cursor)
 
             // A change, a deletion and a contact deleted (which also changes a memory that named it).
-            _ = try await eleanor.send(.put, Self.memory(ids[0]), json: ["version": 1, "title": "Memory 1, changed", "category": "home", "people": [contactID]])
+            _ = try await eleanor.send(
+                .put,
+                Self.memory(ids[0]),
+                json: ["version": 1, "title": "Memory 1, changed", "category": "home", "people": [contactID]]
+            )
             #expect(try await eleanor.send(.delete, Self.memory(ids[1])).status == .noContent)
             #expect(try await eleanor.send(.delete, SiteURL.care(.apiContact(contactID)).path).status == .noContent)
             var seenMemories: [[String: Any]] = []
@@ -192,13 +251,31 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (eleanor, _) = try await CareFixtures.receiver(portal)
             try await CareFixtures.unlock(eleanor)
-            try await CareFixtures.memory(eleanor, ["type": "appointment", "title": "Dentist", "category": "health", "happens_at": "2026-12-01T09:00", "tags": ["Teeth"]])
-            try await CareFixtures.memory(eleanor, ["type": "interaction", "title": "Tea with Ruth", "category": "family", "happens_at": "2026-11-20T15:00",
-                                                    "description": "We talked about the garden", "tags": ["family"]])
-            try await CareFixtures.memory(eleanor, ["type": "simple_memory", "title": "Spare key", "category": "home",
-                                                    "custom_fields": [["title": "Where", "content": "blue garden pot"]]])
-            try await CareFixtures.memory(eleanor, ["type": "website_password", "title": "Garden club website", "category": "hobbies",
-                                                    "fields": ["website": "garden.example", "password": "garden-secret"]])
+            try await CareFixtures.memory(
+                eleanor,
+                ["type": "appointment", "title": "Dentist", "category": "health", "happens_at": "2026-12-01T09:00", "tags": ["Teeth"]]
+            )
+            try await CareFixtures.memory(
+                eleanor,
+                [
+                    "type": "interaction", "title": "Tea with Ruth", "category": "family", "happens_at": "2026-11-20T15:00",
+                    "description": "We talked about the garden", "tags": ["family"]
+                ]
+            )
+            try await CareFixtures.memory(
+                eleanor,
+                [
+                    "type": "simple_memory", "title": "Spare key", "category": "home",
+                    "custom_fields": [["title": "Where", "content": "blue garden pot"]]
+                ]
+            )
+            try await CareFixtures.memory(
+                eleanor,
+                [
+                    "type": "website_password", "title": "Garden club website", "category": "hobbies",
+                    "fields": ["website": "garden.example", "password": "garden-secret"]
+                ]
+            )
             func titles(_ query: String) async throws -> [String] {
                 let page = try await eleanor.get("\(Self.memories)\(query)")
                 #expect(page.status == .ok, "\(query): \(page.text)")
@@ -206,7 +283,10 @@ import Testing
             }
             // Her list: latest first, undated last; the secured one opened because her PIN is in.
             #expect(try await titles("") == ["Dentist", "Tea with Ruth", "Garden club website", "Spare key"])
-            #expect(try await titles("?q=garden") == ["Tea with Ruth", "Spare key"], "words in descriptions and custom fields, never in a secured memory")
+            #expect(
+                try await titles("?q=garden") == ["Tea with Ruth", "Spare key"],
+                "words in descriptions and custom fields, never in a secured memory"
+            )
             #expect(try await titles("?q=GARDEN%20pot") == ["Spare key"])
             #expect(try await titles("?q=100%25") == [])
             #expect(try await titles("?q=gard") == ["Tea with Ruth", "Spare key"], "a word typed finds the words it starts")
@@ -231,7 +311,11 @@ import Testing
             #expect((found.object["contacts"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Tom Neighbour"])
             let detail = try await eleanor.get(SiteURL.care(.apiContact(tomID)).path)
             #expect((detail.object["memories"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["Tom has the key"])
-            let badContact = try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["name": "", "phones": ["call me"], "email": "nope"])
+            let badContact = try await eleanor.send(
+                .post,
+                SiteURL.care(.apiContacts).path,
+                json: ["name": "", "phones": ["call me"], "email": "nope"]
+            )
             #expect(Set(badContact.fieldErrors.keys) == ["name", "phones.0", "email"])
         }
     }

@@ -13,30 +13,41 @@ import Testing
         let url = try await TestDatabase.emptyDatabaseURL(engine)
         let database = try Database(url: url, logger: TestDatabase.logger)
         try await database.whileRunning {
-            try await Migrator(database: database, migrations: SchemaHistory.migrations.filter { $0.version < 63 }, logger: TestDatabase.logger).migrate()
+            try await Migrator(database: database, migrations: SchemaHistory.migrations.filter { $0.version < 63 }, logger: TestDatabase.logger)
+                .migrate()
             try await database.write { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO study_participants (id, study_code, study_code_key, enrolled_on, status, username, username_key, password_hash,
                         must_change_password, created_at, updated_at)
                     VALUES (5, 'NU-105', 'nu-105', '2026-11-01', 'active', 'nu105', 'nu105', 'x', 0, 0, 0)
-                    """).run()
-                try await db.raw("INSERT INTO study_feedback (id, participant_id, body, submitted_at) VALUES (12, 5, 'The reminder came twice', 1000)").run()
-                try await db.raw("""
+                    """
+                ).run()
+                try await db.raw(
+                    "INSERT INTO study_feedback (id, participant_id, body, submitted_at) VALUES (12, 5, 'The reminder came twice', 1000)"
+                ).run()
+                try await db.raw(
+                    """
                     INSERT INTO care_accounts (id, kind, email, email_key, name, password_hash, status, created_at, change_counter)
                     VALUES (3, 'care_receiver', 'e@example.org', 'e@example.org', 'Eleanor', 'x', 'active', 0, 2)
-                    """).run()
-                try await db.raw("""
+                    """
+                ).run()
+                try await db.raw(
+                    """
                     INSERT INTO care_contacts (id, receiver_id, name, details, search_text, version, change_number, created_at, updated_at)
                     VALUES (8, 3, 'Tom Neighbour', '{"phones":["07700 900789","01632 960001"],"email":"tom@example.org","address":"1 Lane\\nLeeds","company":""}',
                         'tom neighbour', 1, 1, 0, 0)
-                    """).run()
-                try await db.raw("""
+                    """
+                ).run()
+                try await db.raw(
+                    """
                     INSERT INTO care_memories (id, receiver_id, type, secured, title, category, happens_at, recurrence, status, location, emoji,
                         description, details, search_text, version, change_number, created_at, updated_at, changed_by_role, changed_by_id)
                     VALUES (21, 3, 'simple_memory', 0, 'Spare key', 'home', '', 'none', '', '', '', 'Under the pot',
                         '{"customFields":[{"title":"Where","content":"blue garden pot"}],"tags":["Keys","home"],"people":[8],"fields":{},"items":[]}',
                         'spare key\nunder the pot\nwhere\nblue garden pot', 1, 2, 0, 0, 'care_receiver', 3)
-                    """).run()
+                    """
+                ).run()
             }
             try await Migrator(database: database, logger: TestDatabase.logger).migrate()
             let (feedback, memory, contact, found) = try await database.read { db in
@@ -49,10 +60,21 @@ import Testing
                 )
             }
             #expect(feedback.map(\.id) == [12] && feedback.first?.author == .participant(5) && feedback.first?.body == "The reminder came twice")
-            #expect(memory?.tags == ["Keys", "home"] && memory?.people == [8] && memory?.customFields == [CustomField(title: "Where", content: "blue garden pot")])
+            #expect(
+                memory?.tags == ["Keys", "home"] && memory?.people == [8]
+                    && memory?.customFields == [CustomField(title: "Where", content: "blue garden pot")]
+            )
             #expect(memory?.items == [] && memory?.fields == [:])
-            #expect(contact == ContactContent(name: "Tom Neighbour", phones: ["07700 900789", "01632 960001"], email: "tom@example.org",
-                                              address: "1 Lane\nLeeds", company: ""))
+            #expect(
+                contact
+                    == ContactContent(
+                        name: "Tom Neighbour",
+                        phones: ["07700 900789", "01632 960001"],
+                        email: "tom@example.org",
+                        address: "1 Lane\nLeeds",
+                        company: ""
+                    )
+            )
             #expect(found == [21], "her words were written to the search's table")
         }
         try await TestDatabase.drop(url)

@@ -10,7 +10,10 @@ import Testing
 @Suite struct CarePasswordResetTests {
     static func resetToken(_ portal: TestPortal, to email: String) async throws -> String {
         let mail = try #require(try await portal.outboxMessages().last { $0.recipient == email })
-        let line = try #require(mail.bodyText.split(separator: "\n").first { $0.contains("\(CareURL.resetPassword.path)?token=") }, "\(mail.bodyText)")
+        let line = try #require(
+            mail.bodyText.split(separator: "\n").first { $0.contains("\(CareURL.resetPassword.path)?token=") },
+            "\(mail.bodyText)"
+        )
         return String(line.split(separator: "=").last ?? "")
     }
 
@@ -19,21 +22,32 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (eleanor, eleanorID) = try await CareFixtures.receiver(portal)
             try await CareFixtures.unlock(eleanor)
-            let secret = try CareFixtures.id(try await CareFixtures.memory(eleanor, [
-                "type": "simple_password", "title": "Pension login", "category": "money", "fields": ["password": "Marigold-77"],
-            ]))
+            let secret = try CareFixtures.id(
+                try await CareFixtures.memory(
+                    eleanor,
+                    [
+                        "type": "simple_password", "title": "Pension login", "category": "money", "fields": ["password": "Marigold-77"]
+                    ]
+                )
+            )
             let path = SiteURL.care(.apiPasswordResets(.careReceiver)).path
             let unknown = try await AppClient(portal: portal).send(.post, path, json: ["email": "nobody@example.org"])
             let asked = try await AppClient(portal: portal).send(.post, path, json: ["email": "Eleanor@example.org"])
             #expect(unknown.status == .accepted && asked.status == .accepted && unknown.text == asked.text, "the same answer either way")
-            let caregiverKind = try await AppClient(portal: portal).send(.post, SiteURL.care(.apiPasswordResets(.caregiver)).path, json: ["email": "eleanor@example.org"])
+            let caregiverKind = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.care(.apiPasswordResets(.caregiver)).path,
+                json: ["email": "eleanor@example.org"]
+            )
             #expect(caregiverKind.status == .accepted)
             let mails = try await portal.outboxMessages().filter { $0.recipient == "eleanor@example.org" && $0.subject == "Choose a new password" }
             #expect(mails.count == 1, "she has no caregiver account, so only her care-receiver account gets a link")
             #expect(!(mails.first?.bodyText.contains(CareFixtures.password) ?? true))
             let token = try await Self.resetToken(portal, to: "eleanor@example.org")
             let stored = try await portal.database.read { db in
-                try await db.select().column("token_hash").from("care_password_resets").all().map { try $0.decode(column: "token_hash", as: String.self) }
+                try await db.select().column("token_hash").from("care_password_resets").all().map {
+                    try $0.decode(column: "token_hash", as: String.self)
+                }
             }
             #expect(stored == [SecretToken.hash(token)], "only the link's hash is stored")
 
@@ -47,12 +61,18 @@ import Testing
             #expect(done.status == .ok && done.text.contains("Your new password is saved"))
 
             // Once only; her sessions end; the new password works and her PIN still opens her secured memory.
-            let reused = try await AppClient(portal: portal).send(.post, SiteURL.care(.apiPasswordResetCompletion(.careReceiver)).path,
-                                                                 json: ["token": token, "password": "Another one 12345"])
+            let reused = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.care(.apiPasswordResetCompletion(.careReceiver)).path,
+                json: ["token": token, "password": "Another one 12345"]
+            )
             #expect(reused.status == .unprocessableContent && reused.fieldErrors["token"] != nil)
             #expect(try await eleanor.get(SiteURL.care(.apiMemories).path).status == .unauthorized)
-            let session = try await AppClient(portal: portal).send(.post, CareAccountKind.careReceiver.appAccount.sessionsPath,
-                                                                  json: ["email": "eleanor@example.org", "password": "Seaside cottage 1961"])
+            let session = try await AppClient(portal: portal).send(
+                .post,
+                CareAccountKind.careReceiver.appAccount.sessionsPath,
+                json: ["email": "eleanor@example.org", "password": "Seaside cottage 1961"]
+            )
             #expect(session.status == .created, "\(session.text)")
             let again = AppClient(portal: portal, token: session.object["token"] as? String)
             #expect(try await again.send(.post, SiteURL.care(.apiUnlock).path, json: ["pin": CareFixtures.pin]).status == .ok)
@@ -68,8 +88,11 @@ import Testing
             _ = try await AppClient(portal: portal).send(.post, path, json: ["email": "eleanor@example.org"])
             let late = try await Self.resetToken(portal, to: "eleanor@example.org")
             portal.clock.advance(by: 3_601)
-            let expired = try await AppClient(portal: portal).send(.post, SiteURL.care(.apiPasswordResetCompletion(.careReceiver)).path,
-                                                                  json: ["token": late, "password": "Another one 12345"])
+            let expired = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.care(.apiPasswordResetCompletion(.careReceiver)).path,
+                json: ["token": late, "password": "Another one 12345"]
+            )
             #expect(expired.status == .unprocessableContent && expired.fieldErrors["token"] != nil)
         }
     }
@@ -81,11 +104,19 @@ import Testing
             let path = SiteURL.care(.apiPasswordResets(.caregiver)).path
             #expect(try await AppClient(portal: portal).send(.post, path, json: ["email": "ruth@example.org"]).status == .accepted)
             let token = try await Self.resetToken(portal, to: "ruth@example.org")
-            let done = try await AppClient(portal: portal).send(.post, SiteURL.care(.apiPasswordResetCompletion(.caregiver)).path,
-                                                               json: ["token": token, "password": "Harbour lights 2020"])
+            let done = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.care(.apiPasswordResetCompletion(.caregiver)).path,
+                json: ["token": token, "password": "Harbour lights 2020"]
+            )
             #expect(done.status == .noContent, "\(done.text)")
-            #expect(try await AppClient(portal: portal).send(.post, CareAccountKind.caregiver.appAccount.sessionsPath,
-                                                             json: ["email": "ruth@example.org", "password": "Harbour lights 2020"]).status == .created)
+            #expect(
+                try await AppClient(portal: portal).send(
+                    .post,
+                    CareAccountKind.caregiver.appAccount.sessionsPath,
+                    json: ["email": "ruth@example.org", "password": "Harbour lights 2020"]
+                ).status == .created
+            )
             let bad = try await AppClient(portal: portal).send(.post, path, json: ["email": "not an address"])
             #expect(bad.status == .unprocessableContent && bad.fieldErrors["email"] != nil)
             var answers: [HTTPResponse.Status] = []

@@ -15,19 +15,38 @@ import Testing
 
     @Test func remindersKeepHerLocalTimeAcrossDaylightSaving() {
         // 1 November 2026: clocks go back from 2:00 EDT to 1:00 EST. 14 March 2027: forward from 2:00 EST to 3:00 EDT.
-        let daily = { (after: String) in ReminderSchedule.next(reminderAt: "2026-10-30T09:00", recurrence: .daily, days: [], after: self.utc(after), clock: self.clock) }
+        let daily = { (after: String) in
+            ReminderSchedule.next(reminderAt: "2026-10-30T09:00", recurrence: .daily, days: [], after: self.utc(after), clock: self.clock)
+        }
         #expect(daily("2026-10-30T00:00:00Z") == utc("2026-10-30T13:00:00Z"))
         #expect(daily("2026-10-31T13:00:00Z") == utc("2026-11-01T14:00:00Z"), "09:00 EST is an hour later in UTC")
         #expect(daily("2026-11-01T14:00:00Z") == utc("2026-11-02T14:00:00Z"))
         #expect(daily("2026-10-01T00:00:00Z") == utc("2026-10-30T13:00:00Z"), "nothing before her first day")
 
-        let weekly = ReminderSchedule.next(reminderAt: "2027-03-08T02:30", recurrence: .weekly, days: ["sun", "wed"], after: utc("2027-03-11T00:00:00Z"), clock: clock)
+        let weekly = ReminderSchedule.next(
+            reminderAt: "2027-03-08T02:30",
+            recurrence: .weekly,
+            days: ["sun", "wed"],
+            after: utc("2027-03-11T00:00:00Z"),
+            clock: clock
+        )
         #expect(weekly == utc("2027-03-14T07:30:00Z"), "2:30 does not happen on 14 March: it comes when the clock says 3:30")
-        let monthly = ReminderSchedule.next(reminderAt: "2027-01-31T08:00", recurrence: .monthly, days: [], after: utc("2027-02-01T00:00:00Z"), clock: clock)
+        let monthly = ReminderSchedule.next(
+            reminderAt: "2027-01-31T08:00",
+            recurrence: .monthly,
+            days: [],
+            after: utc("2027-02-01T00:00:00Z"),
+            clock: clock
+        )
         #expect(monthly == utc("2027-02-28T13:00:00Z"), "the 31st, in a shorter month, is its last day")
-        #expect(ReminderSchedule.next(reminderAt: "2027-01-31T08:00", recurrence: .monthly, days: [], after: utc("2027-02-28T13:00:00Z"), clock: clock)
-                == utc("2027-03-31T12:00:00Z"))
-        #expect(ReminderSchedule.next(reminderAt: "2026-10-30T09:00", recurrence: .none, days: [], after: utc("2026-10-30T13:00:00Z"), clock: clock) == nil)
+        #expect(
+            ReminderSchedule.next(reminderAt: "2027-01-31T08:00", recurrence: .monthly, days: [], after: utc("2027-02-28T13:00:00Z"), clock: clock)
+                == utc("2027-03-31T12:00:00Z")
+        )
+        #expect(
+            ReminderSchedule.next(reminderAt: "2026-10-30T09:00", recurrence: .none, days: [], after: utc("2026-10-30T13:00:00Z"), clock: clock)
+                == nil
+        )
     }
 
     /// `minutes` from now on the program's clock, as her app writes a local time.
@@ -54,15 +73,29 @@ import Testing
             _ = try await CareFixtures.link(eleanor, ruth, scopes: ["reminders"])
             _ = try await CareFixtures.link(eleanor, sam, scopes: ["location"])
             let reminder = Self.local(portal, inMinutes: 30)
-            let tablets = try CareFixtures.id(try await CareFixtures.memory(eleanor, [
-                "type": "simple_todo", "title": "Take the blue tablets", "category": "health", "reminder_at": reminder, "recurrence": "daily", "status": "open",
-            ]))
-            let bins = try CareFixtures.id(try await CareFixtures.memory(eleanor, [
-                "type": "simple_todo", "title": "Bins out", "category": "home", "reminder_at": reminder, "status": "open",
-            ]))
-            try await CareFixtures.memory(eleanor, [
-                "type": "simple_password", "title": "Pension login", "category": "money", "reminder_at": reminder, "fields": ["password": "x"],
-            ])
+            let tablets = try CareFixtures.id(
+                try await CareFixtures.memory(
+                    eleanor,
+                    [
+                        "type": "simple_todo", "title": "Take the blue tablets", "category": "health", "reminder_at": reminder, "recurrence": "daily",
+                        "status": "open"
+                    ]
+                )
+            )
+            let bins = try CareFixtures.id(
+                try await CareFixtures.memory(
+                    eleanor,
+                    [
+                        "type": "simple_todo", "title": "Bins out", "category": "home", "reminder_at": reminder, "status": "open"
+                    ]
+                )
+            )
+            try await CareFixtures.memory(
+                eleanor,
+                [
+                    "type": "simple_password", "title": "Pension login", "category": "money", "reminder_at": reminder, "fields": ["password": "x"]
+                ]
+            )
             let reminders = CareReminders(portal: portal.portal)
             #expect(try await reminders.sendDue() == 0, "nothing is due yet")
             portal.clock.advance(by: 31 * 60)
@@ -71,7 +104,10 @@ import Testing
             async let second = CareReminders(portal: portal.portal).sendDue()
             _ = try await (first, second)
             let hers = try await Self.feed(eleanor, .careReceiver)
-            #expect(hers.sorted() == ["A reminder about one of your secured memories", "Reminder: Bins out", "Reminder: Take the blue tablets"], "\(hers)")
+            #expect(
+                hers.sorted() == ["A reminder about one of your secured memories", "Reminder: Bins out", "Reminder: Take the blue tablets"],
+                "\(hers)"
+            )
             #expect(!hers.contains { $0.contains("Pension") }, "a secured memory's words never reach the feed or a phone")
             // The daily one moves to tomorrow at the same local time; the one-off has none left.
             let next = try await portal.database.read { db in
@@ -84,9 +120,13 @@ import Testing
             #expect(next.first { $0.0 == bins }?.1 == nil)
 
             // She marks the bins done; the tablets stay open. Two hours on, Ruth (who sees her reminders) hears of the tablets only.
-            let done = try await eleanor.send(.put, SiteURL.care(.apiMemory(bins)).path, json: [
-                "version": 1, "type": "simple_todo", "title": "Bins out", "category": "home", "reminder_at": reminder, "status": "done",
-            ])
+            let done = try await eleanor.send(
+                .put,
+                SiteURL.care(.apiMemory(bins)).path,
+                json: [
+                    "version": 1, "type": "simple_todo", "title": "Bins out", "category": "home", "reminder_at": reminder, "status": "done"
+                ]
+            )
             #expect(done.status == .ok, "\(done.text)")
             portal.clock.advance(by: CareReminders.followUpWindow)
             _ = try await reminders.sendDue()

@@ -20,7 +20,9 @@ import Testing
             return try await portal.database.read { db in
                 var text: [String] = []
                 for table in ["care_memories", "care_keys", "care_memory_tags", "care_accounts", "audit_log"] {
-                    text += try await db.raw("SELECT CAST(t AS TEXT) AS row FROM \(ident: table) t").all().map { try $0.decode(column: "row", as: String.self) }
+                    text += try await db.raw("SELECT CAST(t AS TEXT) AS row FROM \(ident: table) t").all().map {
+                        try $0.decode(column: "row", as: String.self)
+                    }
                 }
                 return text.joined(separator: "\n")
             }
@@ -34,14 +36,23 @@ import Testing
             let secret: [String: Any] = [
                 "type": "bank_account", "title": "Savings at Northbank", "category": "money", "tags": ["bankzebra"],
                 "fields": ["bank": "Northbank", "account_number": "31926819", "sort_code": "40-47-84"],
-                "custom_fields": [["title": "Telephone banking", "content": "passphrase quokkamarmalade"]],
+                "custom_fields": [["title": "Telephone banking", "content": "passphrase quokkamarmalade"]]
             ]
             // A secured memory needs her PIN to exist first (4.1.2.3.1).
             let early = try await eleanor.send(.post, SiteURL.care(.apiMemories).path, json: secret)
             #expect(early.status == .conflict && early.errorCode == "pin_not_set")
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": "wrong password", "pin": "2468"]).fieldErrors["password"] != nil)
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": "24a"]).fieldErrors["pin"] != nil)
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": CareFixtures.pin]).status == .noContent)
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": "wrong password", "pin": "2468"]).fieldErrors["password"]
+                    != nil
+            )
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": "24a"]).fieldErrors["pin"]
+                    != nil
+            )
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": CareFixtures.pin]).status
+                    == .noContent
+            )
 
             let made = try await eleanor.send(.post, SiteURL.care(.apiMemories).path, json: secret)
             #expect(made.status == .created && made.object["secured"] as? Bool == true, "\(made.text)")
@@ -53,7 +64,10 @@ import Testing
             #expect(listed.count == 1 && listed[0]["locked"] as? Bool == true && listed[0]["title"] == nil && listed[0]["fields"] == nil)
             #expect(try await eleanor.get(SiteURL.care(.apiMemory(id)).path).object["title"] == nil)
             #expect((try await eleanor.get("\(SiteURL.care(.apiMemories).path)?q=northbank").object["memories"] as? [Any])?.isEmpty == true)
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiMemory(id)).path, json: ["version": 1, "title": "x", "category": "money"]).errorCode == "pin_required")
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiMemory(id)).path, json: ["version": 1, "title": "x", "category": "money"]).errorCode
+                    == "pin_required"
+            )
             #expect(try await eleanor.send(.delete, SiteURL.care(.apiMemory(id)).path).errorCode == "pin_required")
 
             // Nothing of it rests readable: not a field, a custom field, the title or a tag.
@@ -71,7 +85,11 @@ import Testing
             #expect(opened.status == .ok && opened.object["unlocked_until"] != nil)
             let open = try await eleanor.get(SiteURL.care(.apiMemory(id)).path).object
             #expect(open["title"] as? String == "Savings at Northbank" && (open["fields"] as? [String: String])?["sort_code"] == "40-47-84")
-            let other = try await AppClient(portal: portal).send(.post, "/api/v1/care/sessions", json: ["email": "eleanor@example.org", "password": CareFixtures.password])
+            let other = try await AppClient(portal: portal).send(
+                .post,
+                "/api/v1/care/sessions",
+                json: ["email": "eleanor@example.org", "password": CareFixtures.password]
+            )
             let otherPhone = AppClient(portal: portal, token: other.object["token"] as? String)
             #expect(try await otherPhone.get(SiteURL.care(.apiMemory(id)).path).object["locked"] as? Bool == true)
 
@@ -79,7 +97,10 @@ import Testing
             var changed = secret
             changed["version"] = 1
             changed["title"] = "Savings at Northbank (joint)"
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiMemory(id)).path, json: changed).object["title"] as? String == "Savings at Northbank (joint)")
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiMemory(id)).path, json: changed).object["title"] as? String
+                    == "Savings at Northbank (joint)"
+            )
             #expect(!(try await Self.storedText(portal)).contains("(joint)"))
 
             // A contact it names is deleted: sent back as read, the memory saves, without the contact.
@@ -93,7 +114,10 @@ import Testing
             #expect(resaved.status == .ok && resaved.object["people"] as? [Int] == [], "\(resaved.text)")
             changed["version"] = 4
             changed["people"] = [999_999]
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiMemory(id)).path, json: changed).fieldErrors["people"] != nil, "a contact never hers is still refused")
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiMemory(id)).path, json: changed).fieldErrors["people"] != nil,
+                "a contact never hers is still refused"
+            )
             changed["people"] = nil
             changed["title"] = "Savings at Northbank (joint)"
 
@@ -108,10 +132,16 @@ import Testing
             // The portal's key rotates: her key is re-sealed, her memories open as before.
             let rotated = SealingKey.generate()
             let count = try await portal.database.transaction { db in
-                try await SealingKeyRotation(columns: MemoryCareFeature.sealedColumns).reseal(from: portal.portal.sealer, to: Sealer(key: rotated), on: db)
+                try await SealingKeyRotation(columns: MemoryCareFeature.sealedColumns).reseal(
+                    from: portal.portal.sealer,
+                    to: Sealer(key: rotated),
+                    on: db
+                )
             }
             #expect(count == 1)
-            let resealed = try await portal.database.read { db in try await MemoryCare.sealer(receiverID: eleanorID, under: Sealer(key: rotated), on: db) }
+            let resealed = try await portal.database.read { db in
+                try await MemoryCare.sealer(receiverID: eleanorID, under: Sealer(key: rotated), on: db)
+            }
             let row = try await portal.database.read { db in try await CareRepository().memory(id: id, receiverID: eleanorID, on: db) }
             let content = try MemoryCare(portal: portal.portal).open(try #require(row), with: resealed).content
             #expect(content?.title == "Savings at Northbank (joint)")
@@ -123,7 +153,10 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (eleanor, _) = try await CareFixtures.receiver(portal)
             #expect(try await eleanor.send(.post, SiteURL.care(.apiUnlock).path, json: ["pin": "1234"]).errorCode == "pin_not_set")
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": CareFixtures.pin]).status == .noContent)
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": CareFixtures.pin]).status
+                    == .noContent
+            )
             for guess in ["0000", "1111", "2222", "3333", "4444"] {
                 #expect(try await eleanor.send(.post, SiteURL.care(.apiUnlock).path, json: ["pin": guess]).status == .unprocessableContent)
             }
@@ -132,14 +165,23 @@ import Testing
             #expect(paused.status == .tooManyRequests && paused.headers[.retryAfter] != nil)
             #expect(try await portal.auditEntries(action: .careUnlocked).filter { $0.outcome == "failure" }.count == 5)
             // Her password resets it, and the pause with it.
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": "975310"]).status == .noContent)
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": "975310"]).status
+                    == .noContent
+            )
             #expect(try await eleanor.send(.post, SiteURL.care(.apiUnlock).path, json: ["pin": "975310"]).status == .ok)
             #expect(try await eleanor.send(.post, SiteURL.care(.apiUnlock).path, json: ["pin": CareFixtures.pin]).status == .unprocessableContent)
             // Wrong passwords at the reset are throttled too.
             for _ in 0..<5 {
-                #expect(try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": "not her password", "pin": "1111"]).status == .unprocessableContent)
+                #expect(
+                    try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": "not her password", "pin": "1111"]).status
+                        == .unprocessableContent
+                )
             }
-            #expect(try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": "1111"]).status == .tooManyRequests)
+            #expect(
+                try await eleanor.send(.put, SiteURL.care(.apiPIN).path, json: ["password": CareFixtures.password, "pin": "1111"]).status
+                    == .tooManyRequests
+            )
         }
     }
 }

@@ -14,8 +14,14 @@ import Testing
             let (eleanor, eleanorID) = try await CareFixtures.receiver(portal)
             let (ruth, ruthID) = try await CareFixtures.caregiver(portal)
             try await CareFixtures.unlock(eleanor)
-            try await CareFixtures.memory(eleanor, ["type": "interaction", "title": "Tea with Ruth", "category": "family", "description": "Lemon cake"])
-            try await CareFixtures.memory(eleanor, ["type": "simple_password", "title": "Door code", "category": "home", "fields": ["password": "4711"]])
+            try await CareFixtures.memory(
+                eleanor,
+                ["type": "interaction", "title": "Tea with Ruth", "category": "family", "description": "Lemon cake"]
+            )
+            try await CareFixtures.memory(
+                eleanor,
+                ["type": "simple_password", "title": "Door code", "category": "home", "fields": ["password": "4711"]]
+            )
             _ = try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["name": "Tom Neighbour"])
             _ = try await eleanor.send(.put, SiteURL.care(.apiLocation).path, json: ["latitude": 51.501, "longitude": -0.142])
             let link = try await CareFixtures.link(eleanor, ruth, scopes: ["reminders", "memories"], categories: ["family"])
@@ -51,16 +57,29 @@ import Testing
             // Disabling signs him out everywhere; re-enabling lets him sign in again.
             #expect(try await admin.post(CareURL.accountDisable(.caregiver, ruthID).path).status == .seeOther)
             #expect(try await ruth.get(SiteURL.care(.apiCaregiverLinks).path).status == .unauthorized)
-            let refused = try await AppClient(portal: portal).send(.post, "/api/v1/caregiver/sessions", json: ["email": "ruth@example.org", "password": CareFixtures.password])
+            let refused = try await AppClient(portal: portal).send(
+                .post,
+                "/api/v1/caregiver/sessions",
+                json: ["email": "ruth@example.org", "password": CareFixtures.password]
+            )
             #expect(refused.status == .forbidden)
             #expect(try await admin.post(CareURL.accountEnable(.caregiver, ruthID).path).status == .seeOther)
-            #expect(try await AppClient(portal: portal).send(.post, "/api/v1/caregiver/sessions", json: ["email": "ruth@example.org", "password": CareFixtures.password]).status == .created)
+            #expect(
+                try await AppClient(portal: portal).send(
+                    .post,
+                    "/api/v1/caregiver/sessions",
+                    json: ["email": "ruth@example.org", "password": CareFixtures.password]
+                ).status == .created
+            )
 
             // Deleting a caregiver keeps what he saw in her log, no longer naming him.
             #expect(try await admin.post(CareURL.accountDelete(.caregiver, ruthID).path).status == .seeOther)
             let log = try await eleanor.get(SiteURL.care(.apiAccessLog).path).object["entries"] as? [[String: Any]] ?? []
-            #expect(log.count == 1 && log[0]["caregiver_name"] == nil
-                    && (log[0]["sentence"] as? String)?.hasPrefix("A caregiver whose account is closed saw your reminders and appointments on ") == true)
+            #expect(
+                log.count == 1 && log[0]["caregiver_name"] == nil
+                    && (log[0]["sentence"] as? String)?.hasPrefix("A caregiver whose account is closed saw your reminders and appointments on ")
+                        == true
+            )
 
             // Deleting asks first, then takes everything of hers.
             #expect(try await admin.get(CareURL.accountDelete(.careReceiver, eleanorID).path).text.contains("This cannot be undone"))
@@ -88,8 +107,13 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             #expect(try await admin.get(CareURL.settings.path).status == .ok)
             let wrong = try await admin.post(CareURL.settings.path, form: [("support_phone", "call us"), ("support_email", "help")])
-            #expect(wrong.status == .unprocessableContent && wrong.text.contains("href=\"#support_phone\"") && wrong.text.contains("value=\"call us\""))
-            #expect(try await admin.post(CareURL.settings.path, form: [("support_phone", "0800 555 0199"), ("support_email", "help@example.org")]).status == .seeOther)
+            #expect(
+                wrong.status == .unprocessableContent && wrong.text.contains("href=\"#support_phone\"") && wrong.text.contains("value=\"call us\"")
+            )
+            #expect(
+                try await admin.post(CareURL.settings.path, form: [("support_phone", "0800 555 0199"), ("support_email", "help@example.org")]).status
+                    == .seeOther
+            )
             let me = try await eleanor.get(SiteURL.care(.apiMe(.careReceiver)).path).object
             #expect((me["support"] as? [String: String]) == ["phone": "0800 555 0199", "email": "help@example.org"])
             #expect(try await portal.auditEntries(action: .careSettingsChanged).count == 1)

@@ -33,30 +33,57 @@ import Testing
             let (eleanor, _) = try await CareFixtures.receiver(portal)
             let (copy, _) = try await CareFixtures.receiver(portal, email: "eleanor.new@example.org", name: "Eleanor")
             try await CareFixtures.unlock(eleanor)
-            let tom = try CareFixtures.id(try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["name": "Tom", "phones": ["07700 900789"]]).object)
-            _ = try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["client_id": "phone-contact-1", "name": "Dr Lee", "email": "lee@example.org"])
-            try await CareFixtures.memory(eleanor, [
-                "client_id": "phone-7", "type": "todo_list", "title": "Shopping", "category": "errands", "reminder_at": "2026-12-01T10:00",
-                "recurrence": "weekly", "recurrence_days": ["mon", "thu"], "status": "open",
-                "items": [["text": "Milk", "done": true], ["text": "Bread", "done": false]], "tags": ["shops"],
-            ])
-            try await CareFixtures.memory(eleanor, [
-                "type": "interaction", "title": "Tom fixed the gate", "category": "home", "people": [tom], "emoji": "🔧",
-                "custom_fields": [["title": "Cost", "content": "A cake"]],
-            ])
-            try await CareFixtures.memory(eleanor, ["type": "credit_card", "title": "Visa", "category": "money", "fields": ["number": "4111 1111 1111 1111"]])
+            let tom = try CareFixtures.id(
+                try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["name": "Tom", "phones": ["07700 900789"]]).object
+            )
+            _ = try await eleanor.send(
+                .post,
+                SiteURL.care(.apiContacts).path,
+                json: ["client_id": "phone-contact-1", "name": "Dr Lee", "email": "lee@example.org"]
+            )
+            try await CareFixtures.memory(
+                eleanor,
+                [
+                    "client_id": "phone-7", "type": "todo_list", "title": "Shopping", "category": "errands", "reminder_at": "2026-12-01T10:00",
+                    "recurrence": "weekly", "recurrence_days": ["mon", "thu"], "status": "open",
+                    "items": [["text": "Milk", "done": true], ["text": "Bread", "done": false]], "tags": ["shops"]
+                ]
+            )
+            try await CareFixtures.memory(
+                eleanor,
+                [
+                    "type": "interaction", "title": "Tom fixed the gate", "category": "home", "people": [tom], "emoji": "🔧",
+                    "custom_fields": [["title": "Cost", "content": "A cake"]]
+                ]
+            )
+            try await CareFixtures.memory(
+                eleanor,
+                ["type": "credit_card", "title": "Visa", "category": "money", "fields": ["number": "4111 1111 1111 1111"]]
+            )
 
             // Without her PIN, the secured memory is left out and the file says so.
-            let other = try await AppClient(portal: portal).send(.post, "/api/v1/care/sessions", json: ["email": "eleanor@example.org", "password": CareFixtures.password])
+            let other = try await AppClient(portal: portal).send(
+                .post,
+                "/api/v1/care/sessions",
+                json: ["email": "eleanor@example.org", "password": CareFixtures.password]
+            )
             let locked = try await AppClient(portal: portal, token: other.object["token"] as? String).get(Self.export).object
-            #expect((locked["memories"] as? [Any])?.count == 2 && locked["secured_left_out"] as? Int == 1 && locked["secured_included"] as? Bool == false)
+            #expect(
+                (locked["memories"] as? [Any])?.count == 2 && locked["secured_left_out"] as? Int == 1 && locked["secured_included"] as? Bool == false
+            )
 
             let response = try await eleanor.get(Self.export)
             #expect(response.status == .ok && response.headers[.contentDisposition]?.contains("attachment") == true)
             let exported = response.object
-            #expect(exported["format"] as? String == CareTransfer.format && exported["version"] as? Int == 1 && exported["secured_included"] as? Bool == true)
+            #expect(
+                exported["format"] as? String == CareTransfer.format && exported["version"] as? Int == 1
+                    && exported["secured_included"] as? Bool == true
+            )
             let memories = exported["memories"] as? [[String: Any]] ?? []
-            #expect(memories.count == 3 && memories.contains { $0["secured"] as? Bool == true && ($0["fields"] as? [String: String])?["number"] == "4111 1111 1111 1111" })
+            #expect(
+                memories.count == 3
+                    && memories.contains { $0["secured"] as? Bool == true && ($0["fields"] as? [String: String])?["number"] == "4111 1111 1111 1111" }
+            )
             let gate = try #require(memories.first { $0["title"] as? String == "Tom fixed the gate" })
             #expect((gate["people"] as? [String])?.first?.hasPrefix("careportal-contact-") == true, "people are named by their client ids")
 
@@ -92,26 +119,38 @@ import Testing
                     ["client_id": "m1", "type": "simple_memory", "title": "Twice", "category": "home"],
                     ["client_id": "m4", "type": "simple_memory", "title": "Who?", "category": "home", "people": ["c9"]],
                     ["client_id": "m5", "type": "bank_account", "title": "Bank", "category": "money"],
-                    ["client_id": "m6", "type": "diary", "title": "x", "category": "home"],
-                ],
+                    ["client_id": "m6", "type": "diary", "title": "x", "category": "home"]
+                ]
             ]
             let refused = try await eleanor.send(.post, Self.importPath, json: document)
             #expect(refused.status == .unprocessableContent)
-            #expect(Set(refused.fieldErrors.keys) == [
-                "contacts.1.name", "contacts.1.phones.0", "memories.1.title", "memories.1.category", "memories.1.happens_at", "memories.2.client_id",
-                "memories.3.people.0", "memories.4.secured", "memories.5.type",
-            ], "\(refused.fieldErrors)")
+            #expect(
+                Set(refused.fieldErrors.keys) == [
+                    "contacts.1.name", "contacts.1.phones.0", "memories.1.title", "memories.1.category", "memories.1.happens_at",
+                    "memories.2.client_id",
+                    "memories.3.people.0", "memories.4.secured", "memories.5.type"
+                ],
+                "\(refused.fieldErrors)"
+            )
             #expect(try await Self.counts(portal) == before, "nothing of it was written")
 
-            #expect(try await eleanor.send(.post, Self.importPath, json: ["format": "something else", "version": 2]).fieldErrors.keys.sorted()
-                    == ["contacts", "format", "memories", "version"])
+            #expect(
+                try await eleanor.send(.post, Self.importPath, json: ["format": "something else", "version": 2]).fieldErrors.keys.sorted()
+                    == ["contacts", "format", "memories", "version"]
+            )
             // A contact she deleted stays deleted: a memory naming it comes in naming nobody.
-            let gone = try CareFixtures.id(try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["client_id": "gone", "name": "Gone"]).object)
+            let gone = try CareFixtures.id(
+                try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["client_id": "gone", "name": "Gone"]).object
+            )
             #expect(try await eleanor.send(.delete, SiteURL.care(.apiContact(gone)).path).status == .noContent)
-            let withGone = try await eleanor.send(.post, Self.importPath, json: [
-                "format": CareTransfer.format, "version": 1, "contacts": [["client_id": "gone", "name": "Gone"]],
-                "memories": [["client_id": "names-gone", "type": "simple_memory", "title": "Who?", "category": "home", "people": ["gone"]]],
-            ])
+            let withGone = try await eleanor.send(
+                .post,
+                Self.importPath,
+                json: [
+                    "format": CareTransfer.format, "version": 1, "contacts": [["client_id": "gone", "name": "Gone"]],
+                    "memories": [["client_id": "names-gone", "type": "simple_memory", "title": "Who?", "category": "home", "people": ["gone"]]]
+                ]
+            )
             #expect(withGone.object["contacts_already_there"] as? Int == 1 && withGone.object["memories_added"] as? Int == 1, "\(withGone.text)")
             let export = try await eleanor.get(Self.export).object
             #expect((export["memories"] as? [[String: Any]])?.first?["people"] as? [String] == [])

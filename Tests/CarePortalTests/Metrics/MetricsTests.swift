@@ -68,7 +68,10 @@ import Testing
 
     @Test func theSettingIsReadFromTheEnvironmentAndRefusedWhenMalformed() throws {
         #expect(try Settings.load(environment: [:]).metricsAllowedFrom == .loopback)
-        let settings = try Settings.load(environment: ["METRICS_ALLOWED_FROM": "10.1.0.0/16"], overrides: ["METRICS_ALLOWED_FROM": "127.0.0.1,10.2.0.0/16"])
+        let settings = try Settings.load(
+            environment: ["METRICS_ALLOWED_FROM": "10.1.0.0/16"],
+            overrides: ["METRICS_ALLOWED_FROM": "127.0.0.1,10.2.0.0/16"]
+        )
         #expect(settings.metricsAllowedFrom.entries == ["127.0.0.1", "10.2.0.0/16"], "the command line wins")
         #expect(throws: Settings.Invalid.self) { try Settings.load(environment: ["METRICS_ALLOWED_FROM": "monitoring.internal"]) }
     }

@@ -7,12 +7,20 @@ import Testing
 
 enum BroadcastSteps {
     static func form(
-        title: String = "Group meets Thursday", body: String = "Same room, 6pm.", audience: String = "everyone", cohorts: [Int64] = [],
-        when: String = "now", day: CalendarDate? = nil, time: String = "", step: String = "check"
+        title: String = "Group meets Thursday",
+        body: String = "Same room, 6pm.",
+        audience: String = "everyone",
+        cohorts: [Int64] = [],
+        when: String = "now",
+        day: CalendarDate? = nil,
+        time: String = "",
+        step: String = "check"
     ) -> [(String, String)] {
-        [("title", title), ("body", body), ("audience", audience), ("when", when),
-         ("send_on_day", day.map { String($0.day) } ?? ""), ("send_on_month", day.map { String($0.month) } ?? ""),
-         ("send_on_year", day.map { String($0.year) } ?? ""), ("send_time", time), ("step", step)]
+        [
+            ("title", title), ("body", body), ("audience", audience), ("when", when),
+            ("send_on_day", day.map { String($0.day) } ?? ""), ("send_on_month", day.map { String($0.month) } ?? ""),
+            ("send_on_year", day.map { String($0.year) } ?? ""), ("send_time", time), ("step", step)
+        ]
             + cohorts.map { ("cohorts[]", String($0)) }
     }
 
@@ -42,19 +50,30 @@ enum BroadcastSteps {
                 #expect(empty.text.contains(message), "says \(message)")
             }
             #expect(empty.text.contains(##"href="#title""##), "the error summary links to the field")
-            let longAgo = try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(
-                when: "later", day: CalendarDate(portal.clock.now).adding(days: -1), time: "09:00"
-            ))
+            let longAgo = try await admin.post(
+                SiteURL.newBroadcast.path,
+                form: BroadcastSteps.form(
+                    when: "later",
+                    day: CalendarDate(portal.clock.now).adding(days: -1),
+                    time: "09:00"
+                )
+            )
             #expect(longAgo.status == .unprocessableContent && longAgo.text.contains("Choose a time in the future"))
             #expect(longAgo.text.contains(#"value="Group meets Thursday""#), "what she typed is kept")
 
             let check = try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(audience: "cohorts", cohorts: [cohort]))
             #expect(check.status == .ok && check.text.contains("Check your broadcast") && check.text.contains("2 members would get it now"))
             #expect(try await BroadcastSteps.broadcastCount(portal) == 0, "checking sends nothing")
-            let change = try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(audience: "cohorts", cohorts: [cohort], step: "change"))
+            let change = try await admin.post(
+                SiteURL.newBroadcast.path,
+                form: BroadcastSteps.form(audience: "cohorts", cohorts: [cohort], step: "change")
+            )
             #expect(change.text.contains("Write a broadcast") && change.text.contains(#"value="\#(cohort)" checked"#))
 
-            let sent = try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(audience: "cohorts", cohorts: [cohort], step: "send"))
+            let sent = try await admin.post(
+                SiteURL.newBroadcast.path,
+                form: BroadcastSteps.form(audience: "cohorts", cohorts: [cohort], step: "send")
+            )
             #expect(sent.status == .seeOther)
             for app in [wren, lark] {
                 let entry = try #require(try await FeedSteps.entries(app, kind: "broadcast").first)
@@ -75,25 +94,36 @@ enum BroadcastSteps {
             let (wren, wrenID) = try await FeedSteps.member(portal, "Wren")
             let (lark, _) = try await FeedSteps.member(portal, "Lark")
             let (heron, heronID) = try await FeedSteps.member(portal, "Heron", monthsAhead: 6)
-            let (soon, later) = (try await BroadcastSteps.cohortID(portal, memberID: wrenID), try await BroadcastSteps.cohortID(portal, memberID: heronID))
+            let (soon, later) = (
+                try await BroadcastSteps.cohortID(portal, memberID: wrenID), try await BroadcastSteps.cohortID(portal, memberID: heronID)
+            )
             let names = try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }
                 .reduce(into: [Int64: String]()) { $0[$1.id] = $1.name }
             var (admin, _) = try await portal.signedIn(.administrator)
-            for (title, audience, cohorts) in [("To all", "everyone", [Int64]()), ("To both", "cohorts", [later, soon]), ("To one", "cohorts", [later])] {
-                let sent = try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(title: title, audience: audience, cohorts: cohorts, step: "send"))
+            for (title, audience, cohorts) in [
+                ("To all", "everyone", [Int64]()), ("To both", "cohorts", [later, soon]), ("To one", "cohorts", [later])
+            ] {
+                let sent = try await admin.post(
+                    SiteURL.newBroadcast.path,
+                    form: BroadcastSteps.form(title: title, audience: audience, cohorts: cohorts, step: "send")
+                )
                 #expect(sent.status == .seeOther, "\(title)")
                 portal.clock.advance(by: 60)
             }
             // Wren reads the two she was sent, Heron all three; Lark none.
-            for app in [wren, heron] { #expect(try await app.send(.post, SiteURL.apiNotificationsReadAll.path, json: [:]).object["unread_count"] as? Int == 0) }
+            for app in [wren, heron] {
+                #expect(try await app.send(.post, SiteURL.apiNotificationsReadAll.path, json: [:]).object["unread_count"] as? Int == 0)
+            }
             #expect(try await FeedSteps.feed(lark).unread == 2)
             let rows = try await admin.get(SiteURL.broadcasts.path).tableRows
             let both = [soon, later].sorted().map { names[$0] ?? "" }.joined(separator: ", ")
-            #expect(rows.map { $0.count == 6 ? [$0[0], $0[1], $0[4], $0[5]] : $0 } == [
-                ["To one", names[later] ?? "", "1 member", "1 member"],
-                ["To both", both, "3 members", "2 members"],
-                ["To all", "Every member", "3 members", "2 members"],
-            ])
+            #expect(
+                rows.map { $0.count == 6 ? [$0[0], $0[1], $0[4], $0[5]] : $0 } == [
+                    ["To one", names[later] ?? "", "1 member", "1 member"],
+                    ["To both", both, "3 members", "2 members"],
+                    ["To all", "Every member", "3 members", "2 members"]
+                ]
+            )
         }
     }
 
@@ -105,8 +135,14 @@ enum BroadcastSteps {
             let clock = portal.portal.programSettings.current.clock
             let tomorrow = clock.date(of: portal.clock.now).adding(days: 1)
             let due = clock.instant(on: tomorrow, atMinute: 9 * 60)
-            #expect(try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(when: "later", day: tomorrow, time: "09:00", step: "send")).status == .seeOther)
-            let cancelled = try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(title: "Never", when: "later", day: tomorrow, time: "09:00", step: "send"))
+            #expect(
+                try await admin.post(SiteURL.newBroadcast.path, form: BroadcastSteps.form(when: "later", day: tomorrow, time: "09:00", step: "send"))
+                    .status == .seeOther
+            )
+            let cancelled = try await admin.post(
+                SiteURL.newBroadcast.path,
+                form: BroadcastSteps.form(title: "Never", when: "later", day: tomorrow, time: "09:00", step: "send")
+            )
             let cancelledID = try #require(cancelled.location.flatMap { Int64($0.split(separator: "/").last ?? "") })
             #expect(try await admin.get(SiteURL.broadcastCancel(cancelledID).path).text.contains("Cancel this broadcast?"))
             #expect(try await admin.post(SiteURL.broadcastCancel(cancelledID).path).status == .seeOther)
@@ -121,8 +157,10 @@ enum BroadcastSteps {
             let entries = try await FeedSteps.entries(wren, kind: "broadcast")
             #expect(entries.count == 1 && entries.first?["message"] as? String == "Group meets Thursday")
             (admin, _) = try await portal.signedIn(.administrator)
-            #expect(try await admin.get(SiteURL.broadcastCancel(cancelledID).path).location == SiteURL.broadcast(cancelledID).path,
-                    "nothing to confirm for a broadcast already cancelled")
+            #expect(
+                try await admin.get(SiteURL.broadcastCancel(cancelledID).path).location == SiteURL.broadcast(cancelledID).path,
+                "nothing to confirm for a broadcast already cancelled"
+            )
             let page = try await admin.get(SiteURL.broadcast(cancelledID).path).text
             #expect(page.contains("Cancelled") && !page.contains("Cancel this broadcast"))
         }
@@ -134,15 +172,23 @@ enum BroadcastSteps {
             let clock = first.clock
             var dependencies = Dependencies(now: { clock.now }, passwordHashCost: 4)
             dependencies.runsBackgroundJobs = false
-            let second = try await buildApplication(settings: first.portal.settings, dependencies: dependencies, logger: Logger(label: "second-server"))
+            let second = try await buildApplication(
+                settings: first.portal.settings,
+                dependencies: dependencies,
+                logger: Logger(label: "second-server")
+            )
             var apps: [AppClient] = []
             for index in 0..<20 { apps.append(try await FeedSteps.member(first, "m\(index)").0) }
             let (_, staff) = try await first.signedIn(.administrator)
             let sendAt = clock.now.addingTimeInterval(60)
             _ = try await first.database.transaction { db in
                 try await BroadcastRepository().insert(
-                    NewBroadcast(title: "Once", body: "Only once.", cohortIDs: nil, sendAt: sendAt), status: .scheduled, sendAt: sendAt,
-                    by: staff, now: clock.now, on: db
+                    NewBroadcast(title: "Once", body: "Only once.", cohortIDs: nil, sendAt: sendAt),
+                    status: .scheduled,
+                    sendAt: sendAt,
+                    by: staff,
+                    now: clock.now,
+                    on: db
                 )
             }
             clock.advance(by: 61)
@@ -196,14 +242,19 @@ enum BroadcastSteps {
             let (wren, _) = try await FeedSteps.member(portal, "Wren")
             let (lark, _) = try await FeedSteps.member(portal, "Lark")
             let day = CalendarDate(portal.clock.now).adding(days: 2).iso
-            let created = try await Self.add(wren, ["kind": "appointment", "title": "Scan", "date": day, "times": ["10:30"], "note": "Bring the letter"])
+            let created = try await Self.add(
+                wren,
+                ["kind": "appointment", "title": "Scan", "date": day, "times": ["10:30"], "note": "Bring the letter"]
+            )
             #expect(created.status == .created)
             let id = Int64(try #require(created.object["id"] as? Int))
             #expect(created.object["next_occurrence_at"] is String && created.object["repeats"] as? String == "never")
 
             for path in [SiteURL.apiCalendarEvent(id).path] {
                 #expect(try await lark.get(path).status == .notFound)
-                #expect(try await lark.send(.put, path, json: ["kind": "other", "title": "Mine now", "date": day, "times": ["09:00"]]).status == .notFound)
+                #expect(
+                    try await lark.send(.put, path, json: ["kind": "other", "title": "Mine now", "date": day, "times": ["09:00"]]).status == .notFound
+                )
                 #expect(try await lark.send(.delete, path).status == .notFound)
             }
             let hers = try await lark.get(SiteURL.apiCalendarEvents.path).object["events"] as? [Any]
@@ -215,12 +266,16 @@ enum BroadcastSteps {
                 (["kind": "other", "title": "x", "date": "14/03/2027", "times": ["09:00"]], "date"),
                 (["kind": "other", "title": "x", "date": day, "times": ["9am"]], "times"),
                 (["kind": "other", "title": "x", "date": day, "times": ["09:00", "21:00"]], "times"),
-                (["kind": "medication", "title": "x", "date": day, "times": ["09:00"], "repeats": "daily", "until": "2020-01-01"], "until"),
+                (["kind": "medication", "title": "x", "date": day, "times": ["09:00"], "repeats": "daily", "until": "2020-01-01"], "until")
             ] as [([String: Any], String)] {
                 let refused = try await Self.add(wren, bad)
                 #expect(refused.status == .unprocessableContent && refused.fieldErrors[field] != nil, "\(bad): \(refused.text)")
             }
-            let changed = try await wren.send(.put, SiteURL.apiCalendarEvent(id).path, json: ["kind": "appointment", "title": "Scan at the hospital", "date": day, "times": ["11:00"]])
+            let changed = try await wren.send(
+                .put,
+                SiteURL.apiCalendarEvent(id).path,
+                json: ["kind": "appointment", "title": "Scan at the hospital", "date": day, "times": ["11:00"]]
+            )
             #expect(changed.status == .ok && changed.object["times"] as? [String] == ["11:00"])
             let list = try await wren.get(SiteURL.apiCalendarEvents.path + "?from=\(day)&to=\(day)").object
             #expect((list["occurrences"] as? [[String: Any]])?.map { $0["time"] as? String } == ["11:00"])
@@ -237,12 +292,17 @@ enum BroadcastSteps {
         try await TestPortal.run(engine, clock: TestClock(start)) { portal in
             let (wren, _) = try await FeedSteps.member(portal, "Wren")
             #expect(try await FeedSteps.preferences(wren, ["reminder_lead_minutes": 30]).status == .ok)
-            let created = try await Self.add(wren, ["kind": "medication", "title": "Folate", "date": "2027-03-11", "times": ["08:00"], "repeats": "daily", "until": "2027-03-16"])
+            let created = try await Self.add(
+                wren,
+                ["kind": "medication", "title": "Folate", "date": "2027-03-11", "times": ["08:00"], "repeats": "daily", "until": "2027-03-16"]
+            )
             #expect(created.status == .created)
             let list = try await wren.get(SiteURL.apiCalendarEvents.path + "?from=2027-03-12&to=2027-03-15").object
             let times = (list["occurrences"] as? [[String: Any]])?.compactMap { $0["at"] as? String }
-            #expect(times == ["2027-03-12T13:00:00Z", "2027-03-13T13:00:00Z", "2027-03-14T12:00:00Z", "2027-03-15T12:00:00Z"],
-                    "08:00 on the wall clock each day, whatever the offset")
+            #expect(
+                times == ["2027-03-12T13:00:00Z", "2027-03-13T13:00:00Z", "2027-03-14T12:00:00Z", "2027-03-15T12:00:00Z"],
+                "08:00 on the wall clock each day, whatever the offset"
+            )
 
             let calendar = try #require(portal.app.feature(CalendarFeature.self)).calendar
             // 07:29: a minute before her 30-minute lead.
@@ -263,8 +323,10 @@ enum BroadcastSteps {
                 told += try await calendar.remindDue()
             }
             let days = try await FeedSteps.entries(wren, kind: "calendar_reminder").compactMap { $0["created_at"] as? String }
-            #expect(days.map { $0.prefix(13) } == ["2027-03-15T11", "2027-03-14T11", "2027-03-13T12", "2027-03-12T12", "2027-03-11T12"],
-                    "each 30 minutes before 08:00 on the wall clock")
+            #expect(
+                days.map { $0.prefix(13) } == ["2027-03-15T11", "2027-03-14T11", "2027-03-13T12", "2027-03-12T12", "2027-03-11T12"],
+                "each 30 minutes before 08:00 on the wall clock"
+            )
             #expect(told == 5, "one reminder a day from the 11th to the 15th, none twice")
         }
     }

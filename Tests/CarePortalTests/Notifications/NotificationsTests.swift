@@ -66,7 +66,9 @@ enum FeedSteps {
             let entry = try #require(entries.first)
             // Every field the desk's entries had before the feed carried other kinds is still there.
             #expect(entry["kind"] as? String == "reply" && entry["message"] as? String == "Someone replied to your question.")
-            #expect(entry["thread_id"] as? Int == Int(thread) && entry["thread_title"] as? String == "Sleep" && entry["reply_id"] as? Int == Int(reply))
+            #expect(
+                entry["thread_id"] as? Int == Int(thread) && entry["thread_title"] as? String == "Sleep" && entry["reply_id"] as? Int == Int(reply)
+            )
             #expect(entry["read"] as? Bool == false && entry["created_at"] is String)
             #expect((entry["subject"] as? [String: Any])?["type"] as? String == "thread")
             #expect(try await asker.get(SiteURL.apiNotificationsUnreadCount.path).object["unread_count"] as? Int == 1)
@@ -106,24 +108,33 @@ enum FeedSteps {
 
             for bad: [String: Any] in [
                 ["kinds": [["kind": "gossip", "on": true]]], ["kinds": [["kind": "reply"]]],
-                ["reminder_lead_minutes": 7], ["check_in_time": "7pm"], ["check_in_time": "24:00"],
+                ["reminder_lead_minutes": 7], ["check_in_time": "7pm"], ["check_in_time": "24:00"]
             ] {
                 let refused = try await FeedSteps.preferences(wren, bad)
                 #expect(refused.status == .unprocessableContent && !refused.fieldErrors.isEmpty, "\(bad) is refused: \(refused.text)")
             }
-            #expect(try await wren.get(SiteURL.apiNotificationPreferences.path).text == (try await wren.get(SiteURL.apiNotificationPreferences.path).text))
-            #expect(NSDictionary(dictionary: try await wren.get(SiteURL.apiNotificationPreferences.path).object) == NSDictionary(dictionary: before),
-                    "a refused change changes nothing")
+            #expect(
+                try await wren.get(SiteURL.apiNotificationPreferences.path).text == (try await wren.get(SiteURL.apiNotificationPreferences.path).text)
+            )
+            #expect(
+                NSDictionary(dictionary: try await wren.get(SiteURL.apiNotificationPreferences.path).object) == NSDictionary(dictionary: before),
+                "a refused change changes nothing"
+            )
 
-            let saved = try await FeedSteps.preferences(wren, [
-                "kinds": [["kind": "reply", "on": false], ["kind": "desk_new_question", "on": true]],
-                "reminder_lead_minutes": 30, "check_in_time": "08:15",
-            ])
+            let saved = try await FeedSteps.preferences(
+                wren,
+                [
+                    "kinds": [["kind": "reply", "on": false], ["kind": "desk_new_question", "on": true]],
+                    "reminder_lead_minutes": 30, "check_in_time": "08:15"
+                ]
+            )
             #expect(saved.status == .ok)
             #expect(saved.object["check_in_time"] as? String == "08:15" && saved.object["reminder_lead_minutes"] as? Int == 30)
             let partial = try await FeedSteps.preferences(wren, ["check_in_time": "09:00"])
-            #expect((partial.object["kinds"] as? [[String: Any]])?.first { $0["kind"] as? String == "reply" }?["on"] as? Bool == false,
-                    "what she leaves out stays as it was")
+            #expect(
+                (partial.object["kinds"] as? [[String: Any]])?.first { $0["kind"] as? String == "reply" }?["on"] as? Bool == false,
+                "what she leaves out stays as it was"
+            )
 
             // Replies switched off: none written. New questions switched on: hers only.
             let thread = try await DeskSteps.ask(wren, title: "Cravings")
@@ -146,14 +157,23 @@ enum FeedSteps {
             let (lark, larkID) = try await FeedSteps.member(portal, "Lark")
             let registered = try await wren.send(.post, SiteURL.apiPushTokens.path, json: ["token": "apns-token-0123456789abcdef", "platform": "ios"])
             #expect(registered.status == .created)
-            #expect(try await wren.send(.post, SiteURL.apiPushTokens.path, json: ["token": "bad token!", "platform": "ios"]).status == .unprocessableContent)
-            #expect(try await wren.send(.post, SiteURL.apiPushTokens.path, json: ["token": "abc", "platform": "blackberry"]).status == .unprocessableContent)
+            #expect(
+                try await wren.send(.post, SiteURL.apiPushTokens.path, json: ["token": "bad token!", "platform": "ios"]).status
+                    == .unprocessableContent
+            )
+            #expect(
+                try await wren.send(.post, SiteURL.apiPushTokens.path, json: ["token": "abc", "platform": "blackberry"]).status
+                    == .unprocessableContent
+            )
 
             let secret = "My methadone dose went up to 90mg"
             let posted = try await ChatTests.post(wren, secret)
             let id = Int64(try #require(posted.object["id"] as? Int))
             var (admin, _) = try await portal.signedIn(.administrator)
-            #expect(try await admin.post(SiteURL.chatMessageRemove(id).path, form: [("reason", "Dose details belong with your clinic")]).status == .seeOther)
+            #expect(
+                try await admin.post(SiteURL.chatMessageRemove(id).path, form: [("reason", "Dose details belong with your clinic")]).status
+                    == .seeOther
+            )
 
             let removed = try #require(try await FeedSteps.entries(wren, kind: "chat_message_removed").first)
             #expect(removed["reason"] as? String == "Dose details belong with your clinic")
@@ -168,11 +188,17 @@ enum FeedSteps {
             #expect(pushes.count == 1 && pushes.first?.token == "apns-token-0123456789abcdef" && pushes.first?.platform == "ios")
             for push in pushes {
                 let encoded = String(decoding: try JSONEncoder().encode(push), as: UTF8.self)
-                #expect(!encoded.contains("methadone") && !encoded.contains("90mg") && !encoded.contains("Dose details"), "a push says nothing of what it is about")
+                #expect(
+                    !encoded.contains("methadone") && !encoded.contains("90mg") && !encoded.contains("Dose details"),
+                    "a push says nothing of what it is about"
+                )
                 #expect(push.body == "You have a new notification in iMATter. Open the app to read it." && push.badge == 1)
             }
             let larkEntry = try #require(try await FeedSteps.entries(lark, kind: "chat_activity").first?["id"] as? Int)
-            #expect(try await portal.database.read { db in try await portal.portal.notifications.pushStatus(of: Int64(larkEntry), on: db) }?.status == .noDevice)
+            #expect(
+                try await portal.database.read { db in try await portal.portal.notifications.pushStatus(of: Int64(larkEntry), on: db) }?.status
+                    == .noDevice
+            )
             _ = larkID
             _ = wrenID
         }
@@ -267,7 +293,14 @@ enum FeedSteps {
         try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client in
             let port = try #require(client.port)
             let sender = WebhookPushSender(url: "http://127.0.0.1:\(port)/push", secret: "s3cret")
-            let push = Push(notificationId: 7, token: "abc", platform: "ios", title: "iMATter", body: Push.text(programName: "iMATter").body, badge: 2)
+            let push = Push(
+                notificationId: 7,
+                token: "abc",
+                platform: "ios",
+                title: "iMATter",
+                body: Push.text(programName: "iMATter").body,
+                badge: 2
+            )
             try await sender.send(push)
             await #expect(throws: WebhookPushSender.Failed.self, "a gateway error is a failure, tried again later") { try await sender.send(push) }
             let first = try #require(received.withLock { $0.first })
@@ -292,10 +325,12 @@ enum FeedSteps {
             #expect(try await FeedSteps.feed(wren).entries.count == 1)
             #expect(try await admin.post(SiteURL.memberDelete(wrenID).path).status == .seeOther)
             let left = try await portal.database.read { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     SELECT (SELECT COUNT(*) FROM notifications WHERE account_id = \(bind: wrenID)) + (SELECT COUNT(*) FROM push_devices WHERE account_id = \(bind: wrenID))
                     + (SELECT COUNT(*) FROM notification_settings WHERE account_id = \(bind: wrenID)) AS count
-                    """).first()?.decode(column: "count", as: Int.self)
+                    """
+                ).first()?.decode(column: "count", as: Int.self)
             }
             #expect(left == 0)
         }
@@ -307,10 +342,12 @@ enum FeedSteps {
     /// Each subject's entries and read entries, counted from the entries themselves.
     static func recount(on db: any SQLDatabase) async throws -> [String: [Int]] {
         var counts: [String: [Int]] = [:]
-        for row in try await db.raw("""
+        for row in try await db.raw(
+            """
             SELECT subject_type, subject_id, COUNT(*) AS written, COUNT(read_at) AS read FROM notifications
             WHERE subject_type IS NOT NULL AND subject_id IS NOT NULL GROUP BY subject_type, subject_id
-            """).all() {
+            """
+        ).all() {
             counts["\(try row.decode(column: "subject_type", as: String.self)) \(try row.decode(column: "subject_id", as: Int64.self))"] =
                 [try row.decode(column: "written", as: Int.self), try row.decode(column: "read", as: Int.self)]
         }
@@ -419,10 +456,14 @@ enum FeedSteps {
         // 14 March 2027: clocks go from 2:00 EST to 3:00 EDT. 7 November 2027: from 2:00 EDT back to 1:00 EST.
         #expect(clock.instant(on: CalendarDate(year: 2027, month: 3, day: 13)!, atMinute: 8 * 60) == utc("2027-03-13T13:00:00Z"))
         #expect(clock.instant(on: CalendarDate(year: 2027, month: 3, day: 14)!, atMinute: 8 * 60) == utc("2027-03-14T12:00:00Z"))
-        #expect(clock.instant(on: CalendarDate(year: 2027, month: 3, day: 14)!, atMinute: 150) == utc("2027-03-14T07:30:00Z"),
-                "2:30 does not happen that night: the reminder comes at what the clock calls 3:30")
-        #expect(clock.instant(on: CalendarDate(year: 2027, month: 11, day: 7)!, atMinute: 90) == utc("2027-11-07T05:30:00Z"),
-                "1:30 happens twice: the first")
+        #expect(
+            clock.instant(on: CalendarDate(year: 2027, month: 3, day: 14)!, atMinute: 150) == utc("2027-03-14T07:30:00Z"),
+            "2:30 does not happen that night: the reminder comes at what the clock calls 3:30"
+        )
+        #expect(
+            clock.instant(on: CalendarDate(year: 2027, month: 11, day: 7)!, atMinute: 90) == utc("2027-11-07T05:30:00Z"),
+            "1:30 happens twice: the first"
+        )
         #expect(clock.instant(startOf: CalendarDate(year: 2027, month: 1, day: 1)!) == utc("2027-01-01T05:00:00Z"))
         #expect(clock.date(of: utc("2027-01-01T05:00:00Z").addingTimeInterval(-0.001)) == CalendarDate(year: 2026, month: 12, day: 31)!)
         #expect(clock.date(of: utc("2027-01-01T05:00:00Z")) == CalendarDate(year: 2027, month: 1, day: 1)!)

@@ -30,7 +30,9 @@ import Testing
             return try await portal.database.read { db in
                 var text: [String] = []
                 for table in ["outbox", "sessions", "audit_log", "staff_invitations", "password_resets", "study_participants"] {
-                    text += try await db.raw("SELECT CAST(t AS TEXT) AS row FROM \(ident: table) t").all().map { try $0.decode(column: "row", as: String.self) }
+                    text += try await db.raw("SELECT CAST(t AS TEXT) AS row FROM \(ident: table) t").all().map {
+                        try $0.decode(column: "row", as: String.self)
+                    }
                 }
                 return text.joined(separator: "\n")
             }
@@ -40,11 +42,26 @@ import Testing
     /// A physician's patient with an unclaimed app account, made straight in storage.
     static func patient(of physician: StaffAccount, in portal: TestPortal) async throws -> Patient {
         try await portal.database.transaction { db in
-            let patient = try await PatientRepository().create(PatientContact(
-                firstName: "Rosa", middleName: "", lastName: "Quintero", medicalNumber: "NHS 401 023 2137", email: "rosa@example.org",
-                phone: "01632 960 555", address: "4 Mill Lane"
-            ), physicianID: physician.id, now: portal.clock.now, on: db)
-            try await PatientAccountRepository().create(patientID: patient.id, token: ClaimToken(randomBytes: Dependencies.systemRandomBytes), now: portal.clock.now, on: db)
+            let patient = try await PatientRepository().create(
+                PatientContact(
+                    firstName: "Rosa",
+                    middleName: "",
+                    lastName: "Quintero",
+                    medicalNumber: "NHS 401 023 2137",
+                    email: "rosa@example.org",
+                    phone: "01632 960 555",
+                    address: "4 Mill Lane"
+                ),
+                physicianID: physician.id,
+                now: portal.clock.now,
+                on: db
+            )
+            try await PatientAccountRepository().create(
+                patientID: patient.id,
+                token: ClaimToken(randomBytes: Dependencies.systemRandomBytes),
+                now: portal.clock.now,
+                on: db
+            )
             return patient
         }
     }
@@ -101,9 +118,15 @@ import Testing
         try await TestPortal.run(engine) { portal in
             // setup
             let token = SecretToken(randomBytes: Dependencies.systemRandomBytes)
-            try await OutboxTests.enqueue(Mail(
-                recipient: "a@example.org", subject: "Reset your password", body: "Open \(TestPortal.baseURL)/reset?token=\(token.value)", secrets: [token.value]
-            ), in: portal)
+            try await OutboxTests.enqueue(
+                Mail(
+                    recipient: "a@example.org",
+                    subject: "Reset your password",
+                    body: "Open \(TestPortal.baseURL)/reset?token=\(token.value)",
+                    secrets: [token.value]
+                ),
+                in: portal
+            )
             let transport = RecordingMailTransport()
 
             // MUT
@@ -117,9 +140,11 @@ import Testing
             #expect(delivered.recipient == "a@example.org")
             #expect(delivered.subject == "Reset your password")
             #expect(delivered.sentAt != nil)
-            let row = try #require(try await portal.database.read { db in
-                try await db.select().column("sealed_body").column("plain_body").from("outbox").first()
-            })
+            let row = try #require(
+                try await portal.database.read { db in
+                    try await db.select().column("sealed_body").column("plain_body").from("outbox").first()
+                }
+            )
             #expect(try row.decode(column: "sealed_body", as: String?.self) == nil)
             #expect(try row.decode(column: "plain_body", as: String?.self) == nil)
             var (admin, _) = try await portal.signedIn(.administrator)
@@ -138,9 +163,15 @@ import Testing
             try await portal.database.transaction { db in
                 try await db.insert(into: "outbox")
                     .columns("created_at", "recipient", "subject", "plain_body", "status", "attempts", "next_attempt_at")
-                    .values(SQLBind(Int64(0)), SQLBind("old@example.org"), SQLBind("Old"),
-                            SQLBind("Open \(TestPortal.baseURL)/invitation?token=oldsecretvalue123 or enter ABCD-EFGH-JKMN-PQRS-TUVW"),
-                            SQLBind("pending"), SQLBind(0), SQLBind(Int64(0)))
+                    .values(
+                        SQLBind(Int64(0)),
+                        SQLBind("old@example.org"),
+                        SQLBind("Old"),
+                        SQLBind("Open \(TestPortal.baseURL)/invitation?token=oldsecretvalue123 or enter ABCD-EFGH-JKMN-PQRS-TUVW"),
+                        SQLBind("pending"),
+                        SQLBind(0),
+                        SQLBind(Int64(0))
+                    )
                     .run()
             }
             var (admin, _) = try await portal.signedIn(.administrator)
@@ -169,17 +200,26 @@ import Testing
             try await portal.database.transaction { db in
                 try await db.insert(into: "outbox")
                     .columns("created_at", "recipient", "subject", "plain_body", "status", "attempts", "next_attempt_at")
-                    .values(SQLBind(Int64(0)), SQLBind("old@example.org"), SQLBind("Old"), SQLBind("token=oldsecretvalue123"),
-                            SQLBind("pending"), SQLBind(0), SQLBind(Int64(0)))
+                    .values(
+                        SQLBind(Int64(0)),
+                        SQLBind("old@example.org"),
+                        SQLBind("Old"),
+                        SQLBind("token=oldsecretvalue123"),
+                        SQLBind("pending"),
+                        SQLBind(0),
+                        SQLBind(Int64(0))
+                    )
                     .run()
             }
             // MUT: what the server does when it starts
             #expect(try await portal.database.transaction { db in try await portal.portal.outbox.sealPlainBodies(on: db) } == 1)
             // validate
             #expect(!(try await Self.storedText(portal)).contains("oldsecretvalue123") || portal.engine == .sqlite)
-            let row = try #require(try await portal.database.read { db in
-                try await db.select().column("sealed_body").column("plain_body").from("outbox").first()
-            })
+            let row = try #require(
+                try await portal.database.read { db in
+                    try await db.select().column("sealed_body").column("plain_body").from("outbox").first()
+                }
+            )
             #expect(try row.decode(column: "plain_body", as: String?.self) == nil)
             #expect(!(try row.decode(column: "sealed_body", as: String.self)).contains("oldsecretvalue123"))
             let transport = RecordingMailTransport()
@@ -207,8 +247,13 @@ import Testing
 
             // Sending an invitation again shows the new link once.
             try await admin.get("/medical-professionals/invite")
-            try await admin.post("/medical-professionals/invite", form: InvitationTests.inviteForm(first: "Tomás", last: "Reyes", email: "tomas@example.org"))
-            let open = try #require(try await portal.database.read { db in try await StaffInvitationRepository().open(on: db) }.first { $0.email == "tomas@example.org" })
+            try await admin.post(
+                "/medical-professionals/invite",
+                form: InvitationTests.inviteForm(first: "Tomás", last: "Reyes", email: "tomas@example.org")
+            )
+            let open = try #require(
+                try await portal.database.read { db in try await StaffInvitationRepository().open(on: db) }.first { $0.email == "tomas@example.org" }
+            )
             let resent = try await admin.post(SiteURL.invitationResend(open.id).path)
             #expect(resent.status == .ok)
             #expect(try Self.shownOnce(resent.text).hasPrefix("\(TestPortal.baseURL)/invitation?token="))
@@ -262,20 +307,29 @@ import Testing
         let givenKey = SealingKey.generate()
         try SealingKeySource.writeNew(givenKey, to: keys.appendingPathComponent("given.key").path)
         // SQLite keeps the embedded default in DATA_DIR; on PostgreSQL the operator gives a key file.
-        try await TestPortal.run(engine, configure: { settings in
-            settings.sealingKey = nil
-            if engine == .postgres { settings.sealingKeyFile = keys.appendingPathComponent("given.key").path }
-        }) { portal in
+        try await TestPortal.run(
+            engine,
+            configure: { settings in
+                settings.sealingKey = nil
+                if engine == .postgres { settings.sealingKeyFile = keys.appendingPathComponent("given.key").path }
+            }
+        ) { portal in
             // setup: a waiting email, a second factor, and one sealed before the sealing key (no version, no purpose)
             let former = portal.portal.sealer
             let token = SecretToken(randomBytes: Dependencies.systemRandomBytes)
-            try await OutboxTests.enqueue(Mail(recipient: "a@example.org", subject: "Link", body: "token=\(token.value)", secrets: [token.value]), in: portal)
+            try await OutboxTests.enqueue(
+                Mail(recipient: "a@example.org", subject: "Link", body: "token=\(token.value)", secrets: [token.value]),
+                in: portal
+            )
             let first = try await portal.createStaff(.physician, username: "dr.one")
             let second = try await portal.createStaff(.physician, username: "dr.two")
             let legacy = try AESGCMLegacy.seal("LEGACYSECRETLEGACYSECRETLEGACY23", key: former.key)
             try await portal.database.transaction { db in
                 try await SecondFactorRepository().begin(
-                    accountID: first.id, sealedSecret: try SecondFactorSealer(sealer: former).seal("NEWSECRETNEWSECRETNEWSECRETNEW23"), now: portal.clock.now, on: db
+                    accountID: first.id,
+                    sealedSecret: try SecondFactorSealer(sealer: former).seal("NEWSECRETNEWSECRETNEWSECRETNEW23"),
+                    now: portal.clock.now,
+                    on: db
                 )
                 try await SecondFactorRepository().begin(accountID: second.id, sealedSecret: legacy, now: portal.clock.now, on: db)
             }
@@ -303,8 +357,10 @@ import Testing
             }
             #expect(body == "token=\(token.value)")
             #expect(secrets.allSatisfy { $0.hasPrefix("v1.\(newKey.id).") })
-            #expect(try secrets.map { try SecondFactorSealer(sealer: onlyNew).open($0) }
-                    == ["NEWSECRETNEWSECRETNEWSECRETNEW23", "LEGACYSECRETLEGACYSECRETLEGACY23"])
+            #expect(
+                try secrets.map { try SecondFactorSealer(sealer: onlyNew).open($0) }
+                    == ["NEWSECRETNEWSECRETNEWSECRETNEW23", "LEGACYSECRETLEGACYSECRETLEGACY23"]
+            )
             #expect(throws: Unsealable.self) { try SecondFactorSealer(sealer: former).open(secrets[0]) }
             #expect(try await portal.auditEntries(action: .sealingKeyRotated).count == 1)
         }
@@ -345,7 +401,11 @@ import Testing
         try FileManager.default.createDirectory(at: upgraded, withIntermediateDirectories: true)
         let legacyKey = SealingKey.generate()
         let legacyPath = SealingKeySource.legacySecondFactorPath(in: upgraded.path)
-        _ = FileManager.default.createFile(atPath: legacyPath, contents: legacyKey.key.withUnsafeBytes { Data($0) }, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: legacyPath,
+            contents: legacyKey.key.withUnsafeBytes { Data($0) },
+            attributes: [.posixPermissions: 0o600]
+        )
         let sealedBefore = try AESGCMLegacy.seal("JBSWY3DPEHPK3PXP", key: legacyKey)
         var upgradedSettings = settings
         upgradedSettings.dataDirectory = upgraded.path
@@ -353,7 +413,9 @@ import Testing
         #expect(adopted.key.id == legacyKey.id)
         #expect(!FileManager.default.fileExists(atPath: legacyPath))
         #expect(try SecondFactorSealer(sealer: adopted).open(sealedBefore) == "JBSWY3DPEHPK3PXP")
-        #expect((try FileManager.default.attributesOfItem(atPath: SealingKeySource.defaultPath(in: upgraded.path))[.posixPermissions] as? Int) == 0o600)
+        #expect(
+            (try FileManager.default.attributesOfItem(atPath: SealingKeySource.defaultPath(in: upgraded.path))[.posixPermissions] as? Int) == 0o600
+        )
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import HTTPTypes
 import Hummingbird
@@ -28,7 +28,9 @@ struct LocalSMTPServer: Sendable {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(server.port)", "-c", "aiosmtpd.handlers.Mailbox", server.maildir.path]
+        process.arguments = [
+            "python3", "-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(server.port)", "-c", "aiosmtpd.handlers.Mailbox", server.maildir.path
+        ]
         // The server must not hold the test runner's output open, or the runner never finishes.
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -80,64 +82,77 @@ struct LocalSMTPServer: Sendable {
     static func sender(_ transport: any MailTransport, in portal: TestPortal) -> OutboxSender {
         let (wakeUps, continuation) = AsyncStream.makeStream(of: Void.self)
         return OutboxSender(
-            database: portal.database, outbox: portal.portal.outbox, transport: transport,
-            sender: "CarePortal <careportal@localhost>", logger: TestDatabase.logger,
-            wakeUps: wakeUps, wakeUpContinuation: continuation
+            database: portal.database,
+            outbox: portal.portal.outbox,
+            transport: transport,
+            sender: "CarePortal <careportal@localhost>",
+            logger: TestDatabase.logger,
+            wakeUps: wakeUps,
+            wakeUpContinuation: continuation
         )
     }
 
     @Test(arguments: TestEngines.all)
     func mailIsDeliveredToTheSMTPServer(engine: Database.Engine) async throws {
-        try await LocalSMTPServer.with { server in try await TestPortal.run(engine, mailTransport: SMTPTransport(url: server.url)) { portal in
-            try await Self.enqueue(Mail(recipient: "dr.lee@clinic.example", subject: "Ihre Registrierung – bestätigt", body: "Hello José,\nyou are approved."), in: portal)
-            #expect(portal.app.outboxSender != nil)
-            // The running sender is woken by the new message; no test code sends it.
-            // Waits up to 30 s: the whole suite runs in parallel, and a busy machine delays the sender.
-            var messages: [String] = []
-            for _ in 0..<600 where messages.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-                messages = try server.messages()
-            }
-            #expect(messages.count == 1)
-            let message = try #require(messages.first)
-            #expect(message.contains("To: dr.lee@clinic.example"))
-            #expect(message.contains("Subject: =?UTF-8?B?"))
-            var sent = 0
-            for _ in 0..<200 where sent == 0 {
-                sent = try await portal.database.read { db in
-                    try await portal.portal.outbox.list(status: .sent, page: PageRequest(number: 1), on: db).totalCount
+        try await LocalSMTPServer.with { server in
+            try await TestPortal.run(engine, mailTransport: SMTPTransport(url: server.url)) { portal in
+                try await Self.enqueue(
+                    Mail(recipient: "dr.lee@clinic.example", subject: "Ihre Registrierung – bestätigt", body: "Hello José,\nyou are approved."),
+                    in: portal
+                )
+                #expect(portal.app.outboxSender != nil)
+                // The running sender is woken by the new message; no test code sends it.
+                // Waits up to 30 s: the whole suite runs in parallel, and a busy machine delays the sender.
+                var messages: [String] = []
+                for _ in 0..<600 where messages.isEmpty {
+                    try await Task.sleep(for: .milliseconds(50))
+                    messages = try server.messages()
                 }
-                if sent == 0 { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(messages.count == 1)
+                let message = try #require(messages.first)
+                #expect(message.contains("To: dr.lee@clinic.example"))
+                #expect(message.contains("Subject: =?UTF-8?B?"))
+                var sent = 0
+                for _ in 0..<200 where sent == 0 {
+                    sent = try await portal.database.read { db in
+                        try await portal.portal.outbox.list(status: .sent, page: PageRequest(number: 1), on: db).totalCount
+                    }
+                    if sent == 0 { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(sent == 1)
             }
-            #expect(sent == 1)
-        } }
+        }
     }
 
     @Test(arguments: TestEngines.all)
     func aRefusedDeliveryIsRetriedLaterAndNothingIsLost(engine: Database.Engine) async throws {
         try await LocalSMTPServer.with { server in
-        // Nothing listens on the port of the first transport: the connection is refused.
-        let deadPort = LoopbackPort.free()
-        try await TestPortal.run(engine) { portal in
-            try await Self.enqueue(Mail(recipient: "admin@example.org", subject: "Waiting for approval", body: "A physician registered."), in: portal)
-            let failing = Self.sender(SMTPTransport(url: "smtp://127.0.0.1:\(deadPort)"), in: portal)
-            #expect(try await failing.deliverDue() == 0)
-            let afterFailure = try await portal.database.read { db in try await portal.portal.outbox.find(id: 1, on: db) }
-            let message = try #require(afterFailure)
-            #expect(message.status == .pending)
-            #expect(message.attempts == 1)
-            #expect(message.lastError != nil)
-            #expect(message.nextAttemptAt > portal.clock.now, "the next attempt waits")
+            // Nothing listens on the port of the first transport: the connection is refused.
+            let deadPort = LoopbackPort.free()
+            try await TestPortal.run(engine) { portal in
+                try await Self.enqueue(
+                    Mail(recipient: "admin@example.org", subject: "Waiting for approval", body: "A physician registered."),
+                    in: portal
+                )
+                let failing = Self.sender(SMTPTransport(url: "smtp://127.0.0.1:\(deadPort)"), in: portal)
+                #expect(try await failing.deliverDue() == 0)
+                let afterFailure = try await portal.database.read { db in try await portal.portal.outbox.find(id: 1, on: db) }
+                let message = try #require(afterFailure)
+                #expect(message.status == .pending)
+                #expect(message.attempts == 1)
+                #expect(message.lastError != nil)
+                #expect(message.nextAttemptAt > portal.clock.now, "the next attempt waits")
 
-            let working = Self.sender(SMTPTransport(url: server.url), in: portal)
-            #expect(try await working.deliverDue() == 0, "not before the pause is over")
-            portal.clock.advance(by: 31)
-            #expect(try await working.deliverDue() == 1)
-            #expect(try server.messages().count == 1)
-            let delivered = try await portal.database.read { db in try await portal.portal.outbox.find(id: 1, on: db) }
-            #expect(delivered?.status == .sent)
-            #expect(delivered?.attempts == 2)
-        } }
+                let working = Self.sender(SMTPTransport(url: server.url), in: portal)
+                #expect(try await working.deliverDue() == 0, "not before the pause is over")
+                portal.clock.advance(by: 31)
+                #expect(try await working.deliverDue() == 1)
+                #expect(try server.messages().count == 1)
+                let delivered = try await portal.database.read { db in try await portal.portal.outbox.find(id: 1, on: db) }
+                #expect(delivered?.status == .sent)
+                #expect(delivered?.attempts == 2)
+            }
+        }
     }
 
     @Test(arguments: TestEngines.all)

@@ -9,9 +9,25 @@ import Testing
 
     static func prescription(id: Int64, times: Int, every: Int, from: CalendarDate = start, until: CalendarDate? = nil) -> Prescription {
         Prescription(
-            id: id, patientID: 1, kind: id.isMultiple(of: 2) ? .exercise : .medication, itemID: id, name: "Item \(id)", description: "",
-            dose: "1", amountID: nil, frequencyID: nil, frequencyName: "f", timesPerDay: times, everyDays: every, note: "", position: Int(id),
-            startsOn: from, endsOn: until, createdAt: Date(), createdBy: nil, hasIllustration: false
+            id: id,
+            patientID: 1,
+            kind: id.isMultiple(of: 2) ? .exercise : .medication,
+            itemID: id,
+            name: "Item \(id)",
+            description: "",
+            dose: "1",
+            amountID: nil,
+            frequencyID: nil,
+            frequencyName: "f",
+            timesPerDay: times,
+            everyDays: every,
+            note: "",
+            position: Int(id),
+            startsOn: from,
+            endsOn: until,
+            createdAt: Date(),
+            createdBy: nil,
+            hasIllustration: false
         )
     }
 
@@ -37,9 +53,13 @@ import Testing
         #expect(days.filter(everyOtherDay.isDue).count == 8)
         #expect(days.filter(ended.isDue).count == 3, "not due on the day it ended")
         #expect(!weekly.isDue(on: Self.start.adding(days: -7)), "never before it started")
-        let entries = Schedule.entries(on: Self.start.adding(days: 2), prescriptions: [weekly, everyOtherDay, ended], logs: [
-            AdherenceLog(prescriptionID: 3, day: Self.start.adding(days: 2), slot: 2, status: .missed, loggedAt: Date()),
-        ])
+        let entries = Schedule.entries(
+            on: Self.start.adding(days: 2),
+            prescriptions: [weekly, everyOtherDay, ended],
+            logs: [
+                AdherenceLog(prescriptionID: 3, day: Self.start.adding(days: 2), slot: 2, status: .missed, loggedAt: Date())
+            ]
+        )
         #expect(entries.map(\.entryID) == ["3-1", "3-2", "3-3", "2-1", "2-2"], "medications first, each dose in order")
         #expect(entries.map(\.status) == [nil, .missed, nil, nil, nil])
     }
@@ -56,7 +76,7 @@ import Testing
         let prescriptions = [
             Self.prescription(id: 1, times: 3, every: 1, until: Self.start.adding(days: 20)),
             Self.prescription(id: 2, times: 1, every: 7),
-            Self.prescription(id: 3, times: 2, every: 2, from: Self.start.adding(days: 5)),
+            Self.prescription(id: 3, times: 2, every: 2, from: Self.start.adding(days: 5))
         ]
         let from = Self.start.adding(days: -3), through = Self.start.adding(days: 40)
         let summary = AdherenceSummary(prescriptions: prescriptions, logs: [], from: from, through: through)

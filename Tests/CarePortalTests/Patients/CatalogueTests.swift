@@ -20,27 +20,40 @@ import Testing
             try await admin.get("/catalogue/medications/new")
             let invalid = try await admin.post("/catalogue/medications/new", form: [("name", ""), ("doses", " \n "), ("description", "")])
             #expect(invalid.status == .unprocessableContent)
-            #expect(invalid.errorSummary == [
-                "Enter the medication’s name", "Enter at least one dose, such as 25/100 mg tablet", "Enter a description of the medication",
-            ])
-            let saved = try await admin.post("/catalogue/medications/new", form: [
-                ("name", "Levodopa/carbidopa"), ("doses", "25/100 mg tablet\r\n\r\n25/250 mg tablet\r\n25/100 MG TABLET"),
-                ("description", "Take before meals."),
-            ])
+            #expect(
+                invalid.errorSummary == [
+                    "Enter the medication’s name", "Enter at least one dose, such as 25/100 mg tablet", "Enter a description of the medication"
+                ]
+            )
+            let saved = try await admin.post(
+                "/catalogue/medications/new",
+                form: [
+                    ("name", "Levodopa/carbidopa"), ("doses", "25/100 mg tablet\r\n\r\n25/250 mg tablet\r\n25/100 MG TABLET"),
+                    ("description", "Take before meals.")
+                ]
+            )
             #expect(saved.location == "/catalogue")
             let medications = try await portal.database.read { db in try await CatalogueRepository().medications(on: db) }
             #expect(medications.map(\.doses) == [["25/100 mg tablet", "25/250 mg tablet"]], "blank lines and repeats are dropped")
             let page = try await admin.get("/catalogue")
             #expect(page.text.contains("Levodopa/carbidopa is saved in the catalogue."))
             #expect(page.text.contains("25/100 mg tablet; 25/250 mg tablet"))
-            let duplicate = try await admin.post("/catalogue/medications/new", form: [("name", "LEVODOPA/Carbidopa"), ("doses", "1 mg"), ("description", "x")])
+            let duplicate = try await admin.post(
+                "/catalogue/medications/new",
+                form: [("name", "LEVODOPA/Carbidopa"), ("doses", "1 mg"), ("description", "x")]
+            )
             #expect(duplicate.errorSummary == ["The catalogue already has a medication called LEVODOPA/Carbidopa"])
             // Changing it shows it as it is.
             let id = try #require(medications.first?.id)
             let edit = try await admin.get("/catalogue/medications/\(id)/edit")
             #expect(edit.text.contains("25/100 mg tablet\n25/250 mg tablet</textarea>"))
-            _ = try await admin.post("/catalogue/medications/\(id)/edit", form: [("name", "Levodopa/carbidopa"), ("doses", "10/100 mg tablet"), ("description", "New.")])
-            #expect(try await portal.database.read { db in try await CatalogueRepository().medication(id: id, on: db) }?.doses == ["10/100 mg tablet"])
+            _ = try await admin.post(
+                "/catalogue/medications/\(id)/edit",
+                form: [("name", "Levodopa/carbidopa"), ("doses", "10/100 mg tablet"), ("description", "New.")]
+            )
+            #expect(
+                try await portal.database.read { db in try await CatalogueRepository().medication(id: id, on: db) }?.doses == ["10/100 mg tablet"]
+            )
             #expect(try await portal.auditEntries(action: .catalogueAdded).count == 1)
             #expect(try await portal.auditEntries(action: .catalogueChanged).count == 1)
             var (physician, _) = try await portal.signedIn(.physician)
@@ -54,11 +67,19 @@ import Testing
             var (admin, _) = try await portal.signedIn(.administrator)
             try await admin.get("/catalogue/frequencies/new")
             let invalid = try await admin.post("/catalogue/frequencies/new", form: [("name", "Hourly"), ("times_per_day", "24"), ("every_days", "0")])
-            #expect(invalid.errorSummary == [
-                "Times a day must be a whole number from 1 to 12", "Every how many days must be a whole number from 1 to 28",
-            ])
-            #expect(try await admin.post("/catalogue/frequencies/new", form: [("name", "Every 8 hours"), ("times_per_day", "3"), ("every_days", "1")]).location == "/catalogue")
-            #expect(try await admin.post("/catalogue/frequencies/new", form: [("name", "Weekly"), ("times_per_day", "1"), ("every_days", "7")]).location == "/catalogue")
+            #expect(
+                invalid.errorSummary == [
+                    "Times a day must be a whole number from 1 to 12", "Every how many days must be a whole number from 1 to 28"
+                ]
+            )
+            #expect(
+                try await admin.post("/catalogue/frequencies/new", form: [("name", "Every 8 hours"), ("times_per_day", "3"), ("every_days", "1")])
+                    .location == "/catalogue"
+            )
+            #expect(
+                try await admin.post("/catalogue/frequencies/new", form: [("name", "Weekly"), ("times_per_day", "1"), ("every_days", "7")]).location
+                    == "/catalogue"
+            )
             #expect(try await admin.post("/catalogue/amounts/new", form: [("name", "")]).errorSummary == ["Enter the amount, such as 10 repetitions"])
             #expect(try await admin.post("/catalogue/amounts/new", form: [("name", "15 minutes")]).location == "/catalogue")
             let page = try await admin.get("/catalogue")
@@ -76,18 +97,27 @@ import Testing
             let form = try await admin.get("/catalogue/exercises/new")
             #expect(form.text.contains(#"enctype="multipart/form-data""#))
             // A script named like a picture is refused for what it is.
-            let disguised = try await admin.postMultipart("/catalogue/exercises/new", fields: [("name", "Walking"), ("description", "Walk tall.")],
-                                                          file: ("illustration", "walking.png", "image/png", Array("<script>alert(1)</script>".utf8)))
+            let disguised = try await admin.postMultipart(
+                "/catalogue/exercises/new",
+                fields: [("name", "Walking"), ("description", "Walk tall.")],
+                file: ("illustration", "walking.png", "image/png", Array("<script>alert(1)</script>".utf8))
+            )
             #expect(disguised.status == .unprocessableContent)
             #expect(disguised.errorSummary == ["The illustration must be a PNG, JPEG or WebP picture"])
             #expect(disguised.text.contains(#"value="Walking""#), "what was typed is kept")
-            let tooLarge = try await admin.postMultipart("/catalogue/exercises/new", fields: [("name", "Walking"), ("description", "Walk tall.")],
-                                                         file: ("illustration", "big.png", "image/png", Self.png + Array(repeating: 0, count: CatalogueRules.illustrationMaximumSize)))
+            let tooLarge = try await admin.postMultipart(
+                "/catalogue/exercises/new",
+                fields: [("name", "Walking"), ("description", "Walk tall.")],
+                file: ("illustration", "big.png", "image/png", Self.png + Array(repeating: 0, count: CatalogueRules.illustrationMaximumSize))
+            )
             #expect(tooLarge.errorSummary == ["The illustration must be smaller than 2 MB"])
 
             // A JPEG called .png is a JPEG: the stored type comes from the bytes.
-            let saved = try await admin.postMultipart("/catalogue/exercises/new", fields: [("name", "Walking"), ("description", "Walk tall.")],
-                                                      file: ("illustration", "../../walking.png", "image/png", Self.jpeg))
+            let saved = try await admin.postMultipart(
+                "/catalogue/exercises/new",
+                fields: [("name", "Walking"), ("description", "Walk tall.")],
+                file: ("illustration", "../../walking.png", "image/png", Self.jpeg)
+            )
             #expect(saved.location == "/catalogue")
             let exercise = try #require(try await portal.database.read { db in try await CatalogueRepository().exercises(on: db) }.first)
             let stored = try #require(exercise.illustration)
@@ -103,14 +133,21 @@ import Testing
             #expect(Array(image.body.readableBytesView) == Self.jpeg)
 
             // Replacing it keeps only the new picture.
-            let replaced = try await admin.postMultipart("/catalogue/exercises/\(exercise.id)/edit", fields: [("name", "Walking"), ("description", "Walk tall.")],
-                                                         file: ("illustration", "walk.webp", "image/webp", Self.webp))
+            let replaced = try await admin.postMultipart(
+                "/catalogue/exercises/\(exercise.id)/edit",
+                fields: [("name", "Walking"), ("description", "Walk tall.")],
+                file: ("illustration", "walk.webp", "image/webp", Self.webp)
+            )
             #expect(replaced.location == "/catalogue")
             let files = try await UploadsTests.kept(store)
             #expect(files.count == 1 && files[0].hasSuffix(".webp"))
             #expect(try await admin.get("/catalogue/exercises/\(exercise.id)/illustration").headers[.contentType] == "image/webp")
             // Saving without a new file keeps the picture.
-            _ = try await admin.postMultipart("/catalogue/exercises/\(exercise.id)/edit", fields: [("name", "Walking"), ("description", "Longer steps.")], file: nil)
+            _ = try await admin.postMultipart(
+                "/catalogue/exercises/\(exercise.id)/edit",
+                fields: [("name", "Walking"), ("description", "Longer steps.")],
+                file: nil
+            )
             #expect(try await admin.get("/catalogue/exercises/\(exercise.id)/illustration").status == .ok)
             // Physicians see illustrations; medical professionals do not.
             var (physician, _) = try await portal.signedIn(.physician)
@@ -136,8 +173,10 @@ import Testing
             #expect(try await admin.post("/catalogue/medications/\(catalogue.levodopa)/remove").location == "/catalogue")
             #expect(try await admin.get("/catalogue").text.contains("Levodopa/carbidopa has been prescribed, so it stays in the catalogue"))
             // Pramipexole, arm raises, weekly and 10 repetitions never were.
-            for path in ["medications/\(catalogue.pramipexole)", "exercises/\(catalogue.armRaises)", "frequencies/\(catalogue.weekly)",
-                         "amounts/\(catalogue.tenRepetitions)"] {
+            for path in [
+                "medications/\(catalogue.pramipexole)", "exercises/\(catalogue.armRaises)", "frequencies/\(catalogue.weekly)",
+                "amounts/\(catalogue.tenRepetitions)"
+            ] {
                 #expect(try await admin.post("/catalogue/\(path)/remove").location == "/catalogue")
             }
             let left = try await portal.database.read { db in try await CatalogueRepository().all(on: db) }
@@ -155,8 +194,12 @@ import Testing
         try await TestPortal.run(engine) { portal in
             var (admin, _) = try await portal.signedIn(.administrator)
             try await admin.get("/catalogue/exercises/new")
-            let forged = try await admin.postMultipart("/catalogue/exercises/new", fields: [("name", "Walking"), ("description", "x")],
-                                                       file: ("illustration", "a.png", "image/png", Self.png), csrfToken: "forged")
+            let forged = try await admin.postMultipart(
+                "/catalogue/exercises/new",
+                fields: [("name", "Walking"), ("description", "x")],
+                file: ("illustration", "a.png", "image/png", Self.png),
+                csrfToken: "forged"
+            )
             #expect(forged.status == .forbidden)
             #expect(try await portal.database.read { db in try await CatalogueRepository().exercises(on: db) }.isEmpty)
         }
@@ -175,10 +218,16 @@ import Testing
                 let physicianID = try #require(try await PatientRepository().physicians(on: db).first?.id)
                 let patients = try await PatientRepository().list(PatientListQuery(physicianID: physicianID), on: db).items
                 let today = CalendarDate(Date())
-                return (try await CatalogueRepository().all(on: db), patients, try await RegimenRepository().drafts(physicianID: physicianID, on: db),
-                        try await RegimenRepository().logs(patientID: try #require(patients.first { $0.contact.firstName == "José" }).id,
-                                                           from: today.adding(days: -60), through: today, on: db),
-                        try await Outbox(now: Date.init, sealer: sealer, wakeSender: {}).list(status: nil, page: PageRequest(number: 1), on: db).items)
+                return (
+                    try await CatalogueRepository().all(on: db), patients, try await RegimenRepository().drafts(physicianID: physicianID, on: db),
+                    try await RegimenRepository().logs(
+                        patientID: try #require(patients.first { $0.contact.firstName == "José" }).id,
+                        from: today.adding(days: -60),
+                        through: today,
+                        on: db
+                    ),
+                    try await Outbox(now: Date.init, sealer: sealer, wakeSender: {}).list(status: nil, page: PageRequest(number: 1), on: db).items
+                )
             }
         }
         try await TestDatabase.drop(url)
@@ -192,8 +241,10 @@ import Testing
         #expect(drafts.count == 1)
         #expect(logs.count > 100)
         let patientEmails = Set(patients.map(\.contact.email))
-        #expect(mail.filter { $0.subject.hasSuffix("app account") && patientEmails.contains($0.recipient) }.count == 3,
-                "the unclaimed patients' claim emails wait in the outbox")
+        #expect(
+            mail.filter { $0.subject.hasSuffix("app account") && patientEmails.contains($0.recipient) }.count == 3,
+            "the unclaimed patients' claim emails wait in the outbox"
+        )
     }
 }
 
@@ -201,7 +252,10 @@ extension Visitor {
     /// Posts a multipart form as a browser does with a file input: same-origin, with the CSRF token as a field.
     @discardableResult
     mutating func postMultipart(
-        _ path: String, fields: [(String, String)], file: (name: String, filename: String, type: String, bytes: [UInt8])?, csrfToken: String? = nil
+        _ path: String,
+        fields: [(String, String)],
+        file: (name: String, filename: String, type: String, bytes: [UInt8])?,
+        csrfToken: String? = nil
     ) async throws -> TestResponse {
         let boundary = "----CarePortalTest\(UUID().uuidString.prefix(8))"
         var body: [UInt8] = []
@@ -209,7 +263,10 @@ extension Visitor {
             body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
         }
         if let file {
-            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.name)\"; filename=\"\(file.filename)\"\r\nContent-Type: \(file.type)\r\n\r\n".utf8)
+            body += Array(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.name)\"; filename=\"\(file.filename)\"\r\nContent-Type: \(file.type)\r\n\r\n"
+                    .utf8
+            )
             body += file.bytes + Array("\r\n".utf8)
         }
         body += Array("--\(boundary)--\r\n".utf8)

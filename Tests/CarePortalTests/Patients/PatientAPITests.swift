@@ -13,9 +13,18 @@ import Testing
         let catalogue = try await PatientFixtures.catalogue(portal)
         let physician = try await portal.createStaff(.physician, username: "dr.berg")
         try await portal.database.transaction { db in
-            try await StaffAccountRepository().createPhysicianProfile(PhysicianProfile(
-                firstName: "Ingrid", middleName: "", lastName: "Berg", practiceLocation: "Bergen Movement Clinic, Strandgaten 1", practicePhone: "6155550134", medicalIDNumber: "N-1"
-            ), accountID: physician.id, on: db)
+            try await StaffAccountRepository().createPhysicianProfile(
+                PhysicianProfile(
+                    firstName: "Ingrid",
+                    middleName: "",
+                    lastName: "Berg",
+                    practiceLocation: "Bergen Movement Clinic, Strandgaten 1",
+                    practicePhone: "6155550134",
+                    medicalIDNumber: "N-1"
+                ),
+                accountID: physician.id,
+                on: db
+            )
         }
         let (patient, token) = try await PatientFixtures.patient(portal, physicianID: physician.id, catalogue: catalogue)
         return (catalogue, physician, patient, token)
@@ -32,18 +41,39 @@ import Testing
             #expect(check.object["last_name"] as? String == "Núñez-Ødegård")
             #expect(check.object["medical_number"] as? String == "9876 543 210")
             #expect(check.object["physician_name"] as? String == "Dr Ingrid Berg")
-            #expect(try await portal.auditEntries(action: .patientViewed).contains { $0.recordID == "\(patient.id)" && $0.detail == "claim token checked in the app" })
+            #expect(
+                try await portal.auditEntries(action: .patientViewed).contains {
+                    $0.recordID == "\(patient.id)" && $0.detail == "claim token checked in the app"
+                }
+            )
 
             // What she confirms must match the record.
-            let mismatch = try await app.send(.post, "/api/v1/patient/claim", json: PatientFixtures.claim(patient, token: token, [
-                "last_name": "Nunez", "medical_number": "9876543211", "password": "short",
-            ]))
+            let mismatch = try await app.send(
+                .post,
+                "/api/v1/patient/claim",
+                json: PatientFixtures.claim(
+                    patient,
+                    token: token,
+                    [
+                        "last_name": "Nunez", "medical_number": "9876543211", "password": "short"
+                    ]
+                )
+            )
             #expect(mismatch.status == .unprocessableContent)
             #expect(Set(mismatch.fieldErrors.keys) == ["last_name", "medical_number", "password"])
             // Case, accents' composition and spaces in the number do not matter.
-            let claimed = try await app.send(.post, "/api/v1/patient/claim", json: PatientFixtures.claim(patient, token: token, username: "jose.n", [
-                "first_name": "JOSÉ", "last_name": "núñez-ødegård", "medical_number": "9876-543-210",
-            ]))
+            let claimed = try await app.send(
+                .post,
+                "/api/v1/patient/claim",
+                json: PatientFixtures.claim(
+                    patient,
+                    token: token,
+                    username: "jose.n",
+                    [
+                        "first_name": "JOSÉ", "last_name": "núñez-ødegård", "medical_number": "9876-543-210"
+                    ]
+                )
+            )
             #expect(claimed.status == .created, "\(claimed.text)")
             let session = try #require(claimed.object["token"] as? String)
             let profile = try #require(claimed.object["patient"] as? [String: Any])
@@ -55,7 +85,9 @@ import Testing
             #expect(physician["practice_address"] as? String == "Bergen Movement Clinic, Strandgaten 1")
             #expect(physician["practice_phone"] as? String == "615-555-0134" && physician["practice_phone_dial"] as? String == "+16155550134")
             #expect(me.object["address"] as? String == "12 Harbour Road\nBergen")
-            #expect(try await portal.auditEntries(action: .patientAccountClaimed).contains { $0.recordID == "\(patient.id)" && $0.outcome == "success" })
+            #expect(
+                try await portal.auditEntries(action: .patientAccountClaimed).contains { $0.recordID == "\(patient.id)" && $0.outcome == "success" }
+            )
         }
     }
 
@@ -65,13 +97,24 @@ import Testing
             let (catalogue, physician, patient, token) = try await Self.setUp(portal)
             let app = AppClient(portal: portal)
             _ = try await PatientFixtures.claimed(portal, patient: patient, token: token, username: "first.claim")
-            let again = try await app.send(.post, "/api/v1/patient/claim", json: PatientFixtures.claim(patient, token: token, username: "second.claim"))
+            let again = try await app.send(
+                .post,
+                "/api/v1/patient/claim",
+                json: PatientFixtures.claim(patient, token: token, username: "second.claim")
+            )
             #expect(again.status == .unprocessableContent)
             #expect(again.fieldErrors["claim_token"] == PatientClaim.wrongToken)
-            #expect(try await app.send(.post, "/api/v1/patient/sessions", json: ["username": "first.claim", "password": "Levodopa time 2026"]).status == .created)
+            #expect(
+                try await app.send(.post, "/api/v1/patient/sessions", json: ["username": "first.claim", "password": "Levodopa time 2026"]).status
+                    == .created
+            )
 
-            let (later, laterToken) = try await PatientFixtures.patient(portal, physicianID: physician.id, catalogue: catalogue,
-                                                                        contact: PatientFixtures.contact(last: "Later", number: "2"))
+            let (later, laterToken) = try await PatientFixtures.patient(
+                portal,
+                physicianID: physician.id,
+                catalogue: catalogue,
+                contact: PatientFixtures.contact(last: "Later", number: "2")
+            )
             portal.clock.advance(by: 14 * 86_400 - 1)
             #expect(try await app.send(.post, "/api/v1/patient/claim/check", json: ["claim_token": laterToken.value]).status == .ok)
             portal.clock.advance(by: 1)
@@ -89,15 +132,28 @@ import Testing
             let headers: HTTPFields = [.xForwardedFor: "203.0.113.9"]
             for _ in 0..<SignInThrottle.registrationAddressLimit {
                 let guess = ClaimToken(randomBytes: Dependencies.systemRandomBytes).value
-                #expect(try await app.send(.post, "/api/v1/patient/claim/check", json: ["claim_token": guess], headers: headers).status == .unprocessableContent)
+                #expect(
+                    try await app.send(.post, "/api/v1/patient/claim/check", json: ["claim_token": guess], headers: headers).status
+                        == .unprocessableContent
+                )
             }
             // Even the right token waits now, from that address.
             let paused = try await app.send(.post, "/api/v1/patient/claim/check", json: ["claim_token": token.value], headers: headers)
             #expect(paused.status == .tooManyRequests && paused.errorCode == "too_many_attempts")
             #expect(paused.headers[.retryAfter].flatMap(Int.init).map { $0 > 0 && $0 <= 15 * 60 } == true)
             // Another address is not held up.
-            #expect(try await app.send(.post, "/api/v1/patient/claim/check", json: ["claim_token": token.value], headers: [.xForwardedFor: "198.51.100.7"]).status == .ok)
-            #expect(try await portal.auditEntries(action: .patientAccountClaimed).filter { $0.outcome == "failure" }.count == SignInThrottle.registrationAddressLimit)
+            #expect(
+                try await app.send(
+                    .post,
+                    "/api/v1/patient/claim/check",
+                    json: ["claim_token": token.value],
+                    headers: [.xForwardedFor: "198.51.100.7"]
+                ).status == .ok
+            )
+            #expect(
+                try await portal.auditEntries(action: .patientAccountClaimed).filter { $0.outcome == "failure" }.count
+                    == SignInThrottle.registrationAddressLimit
+            )
         }
     }
 
@@ -118,7 +174,9 @@ import Testing
             #expect(try await session.send(.delete, "/api/v1/patient/sessions/current").status == .noContent)
             #expect(try await session.get("/api/v1/patient/me").status == .unauthorized)
             // A member's sign-in never opens a patient account, nor the other way round.
-            #expect(try await app.send(.post, "/api/v1/sessions", json: ["pseudonym": "jose.n", "password": "Levodopa time 2026"]).status == .unauthorized)
+            #expect(
+                try await app.send(.post, "/api/v1/sessions", json: ["pseudonym": "jose.n", "password": "Levodopa time 2026"]).status == .unauthorized
+            )
         }
     }
 
@@ -175,7 +233,9 @@ import Testing
             // The app retries after a dropped connection: nothing counts twice.
             #expect(try await app.send(.put, path, json: ["status": "done"]).status == .ok)
             #expect(try await app.send(.put, path, json: ["status": "done"]).status == .ok)
-            let stored = try await portal.database.read { db in try await RegimenRepository().logs(patientID: patient.id, from: today, through: today, on: db) }
+            let stored = try await portal.database.read { db in
+                try await RegimenRepository().logs(patientID: patient.id, from: today, through: today, on: db)
+            }
             #expect(stored.count == 1)
             #expect(try await portal.auditEntries(action: .adherenceLogged).count == 1)
             var statistics = try await app.get("/api/v1/patient/statistics?from=\(today.iso)&to=\(today.iso)")
@@ -197,12 +257,17 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let (catalogue, physician, patient, token) = try await Self.setUp(portal)
             let today = CalendarDate(portal.clock.now)
-            let (other, otherToken) = try await PatientFixtures.patient(portal, physicianID: physician.id, catalogue: catalogue,
-                                                                        contact: PatientFixtures.contact(last: "Other", number: "5"),
-                                                                        startsOn: today.adding(days: -3))
+            let (other, otherToken) = try await PatientFixtures.patient(
+                portal,
+                physicianID: physician.id,
+                catalogue: catalogue,
+                contact: PatientFixtures.contact(last: "Other", number: "5"),
+                startsOn: today.adding(days: -3)
+            )
             // Her regimen started three days ago.
             try await portal.database.transaction { db in
-                try await db.update("prescriptions").set("starts_on", to: today.adding(days: -3).dayNumber).where("patient_id", .equal, patient.id).run()
+                try await db.update("prescriptions").set("starts_on", to: today.adding(days: -3).dayNumber).where("patient_id", .equal, patient.id)
+                    .run()
             }
             let app = try await PatientFixtures.claimed(portal, patient: patient, token: token)
             let yesterday = today.adding(days: -1)
@@ -219,13 +284,25 @@ import Testing
             let before = today.adding(days: -4)
             #expect(try await app.send(.put, "/api/v1/patient/schedule/\(before.iso)/entries/\(entry)", json: ["status": "done"]).status == .notFound)
             let prescriptionID = entry.split(separator: "-")[0]
-            #expect(try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(prescriptionID)-2", json: ["status": "done"]).status == .notFound)
-            #expect(try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(entry)", json: ["status": "maybe"]).status == .unprocessableContent)
+            #expect(
+                try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(prescriptionID)-2", json: ["status": "done"]).status
+                    == .notFound
+            )
+            #expect(
+                try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(entry)", json: ["status": "maybe"]).status
+                    == .unprocessableContent
+            )
             // Another patient's dose is not hers to log.
             let otherApp = try await PatientFixtures.claimed(portal, patient: other, token: otherToken)
-            let otherEntry = try #require((try await otherApp.get("/api/v1/patient/schedule").object["entries"] as? [[String: Any]])?.first?["entry_id"] as? String)
-            #expect(try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(otherEntry)", json: ["status": "done"]).status == .notFound)
-            let otherLogs = try await portal.database.read { db in try await RegimenRepository().logs(patientID: other.id, from: before, through: today, on: db) }
+            let otherEntry = try #require(
+                (try await otherApp.get("/api/v1/patient/schedule").object["entries"] as? [[String: Any]])?.first?["entry_id"] as? String
+            )
+            #expect(
+                try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(otherEntry)", json: ["status": "done"]).status == .notFound
+            )
+            let otherLogs = try await portal.database.read { db in
+                try await RegimenRepository().logs(patientID: other.id, from: before, through: today, on: db)
+            }
             #expect(otherLogs.isEmpty)
         }
     }
@@ -237,7 +314,11 @@ import Testing
             let app = try await PatientFixtures.claimed(portal, patient: patient, token: token)
             let today = CalendarDate(portal.clock.now)
             for entry in try #require(try await app.get("/api/v1/patient/schedule").object["entries"] as? [[String: Any]]).prefix(2) {
-                _ = try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(entry["entry_id"] as! String)", json: ["status": "done"])
+                _ = try await app.send(
+                    .put,
+                    "/api/v1/patient/schedule/\(today.iso)/entries/\(entry["entry_id"] as! String)",
+                    json: ["status": "done"]
+                )
             }
             let statistics = try await app.get("/api/v1/patient/statistics")
             #expect(statistics.object["to"] as? String == today.iso)
@@ -265,7 +346,11 @@ import Testing
             // Every dose and session today is logged done except the walk, which is missed.
             for entry in entries {
                 let status = entry["kind"] as? String == "exercise" ? "missed" : "done"
-                _ = try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(entry["entry_id"] as! String)", json: ["status": status])
+                _ = try await app.send(
+                    .put,
+                    "/api/v1/patient/schedule/\(today.iso)/entries/\(entry["entry_id"] as! String)",
+                    json: ["status": status]
+                )
             }
             let all = try #require(try await app.get("/api/v1/patient/statistics").object["items"] as? [[String: Any]])
             let walking = try #require(all.first { $0["name"] as? String == "Walking" }?["item"] as? String)
@@ -301,7 +386,11 @@ import Testing
             let reminders = PatientReminders(portal: portal.portal)
             let defaults = try await app.get("/api/v1/patient/reminders")
             #expect(defaults.object["email"] as? Bool == false)
-            #expect((defaults.object["choices"] as? [[String: Any]])?.map { $0["value"] as? String } == ["every_2_hours", "every_4_hours", "every_8_hours", "daily"])
+            #expect(
+                (defaults.object["choices"] as? [[String: Any]])?.map { $0["value"] as? String } == [
+                    "every_2_hours", "every_4_hours", "every_8_hours", "daily"
+                ]
+            )
             #expect(try await app.send(.put, "/api/v1/patient/reminders", json: ["frequency": "hourly"]).status == .unprocessableContent)
             let changed = try await app.send(.put, "/api/v1/patient/reminders", json: ["frequency": "every_2_hours", "email": true])
             #expect(changed.status == .ok && changed.object["frequency"] as? String == "every_2_hours")
@@ -321,7 +410,11 @@ import Testing
             // With everything logged there is nothing to remind her of.
             let today = CalendarDate(portal.clock.now)
             for entry in try #require(try await app.get("/api/v1/patient/schedule").object["entries"] as? [[String: Any]]) {
-                _ = try await app.send(.put, "/api/v1/patient/schedule/\(today.iso)/entries/\(entry["entry_id"] as! String)", json: ["status": "done"])
+                _ = try await app.send(
+                    .put,
+                    "/api/v1/patient/schedule/\(today.iso)/entries/\(entry["entry_id"] as! String)",
+                    json: ["status": "done"]
+                )
             }
             portal.clock.advance(by: 2 * 3600)
             #expect(try await reminders.sendDue() == 0)

@@ -25,10 +25,19 @@ enum PatientFixtures {
             let repository = CatalogueRepository()
             return Catalogue(
                 levodopa: try await repository.createMedication(
-                    name: "Levodopa/carbidopa", doses: ["25/100 mg tablet", "25/250 mg tablet"],
-                    description: "Replaces dopamine. Take 30 minutes before meals.", now: now, on: db),
+                    name: "Levodopa/carbidopa",
+                    doses: ["25/100 mg tablet", "25/250 mg tablet"],
+                    description: "Replaces dopamine. Take 30 minutes before meals.",
+                    now: now,
+                    on: db
+                ),
                 pramipexole: try await repository.createMedication(
-                    name: "Pramipexole", doses: ["0.25 mg", "0.5 mg", "1 mg"], description: "A dopamine agonist.", now: now, on: db),
+                    name: "Pramipexole",
+                    doses: ["0.25 mg", "0.5 mg", "1 mg"],
+                    description: "A dopamine agonist.",
+                    now: now,
+                    on: db
+                ),
                 walking: try await repository.createExercise(name: "Walking", description: "Walk with long steps.", now: now, on: db),
                 armRaises: try await repository.createExercise(name: "Arm raises", description: "Raise both arms above your head.", now: now, on: db),
                 onceDaily: try await repository.createFrequency(name: "Once daily", timesPerDay: 1, everyDays: 1, now: now, on: db),
@@ -43,25 +52,47 @@ enum PatientFixtures {
 
     static func contact(last: String = "Núñez-Ødegård", number: String = "9876 543 210") -> PatientContact {
         PatientContact(
-            firstName: "José", middleName: "María", lastName: last, medicalNumber: number, email: "jose.\(UUID().uuidString.prefix(6))@example.org",
-            phone: "01632 960 001", address: "12 Harbour Road\nBergen"
+            firstName: "José",
+            middleName: "María",
+            lastName: last,
+            medicalNumber: number,
+            email: "jose.\(UUID().uuidString.prefix(6))@example.org",
+            phone: "01632 960 001",
+            address: "12 Harbour Road\nBergen"
         )
     }
 
     /// A patient with levodopa three times daily and walking once daily from `startsOn`; returns her and her claim token.
     @discardableResult
     static func patient(
-        _ portal: TestPortal, physicianID: Int64, catalogue: Catalogue, contact: PatientContact = contact(),
+        _ portal: TestPortal,
+        physicianID: Int64,
+        catalogue: Catalogue,
+        contact: PatientContact = contact(),
         startsOn: CalendarDate? = nil
     ) async throws -> (Patient, ClaimToken) {
         let now = portal.clock.now
         let start = startsOn ?? CalendarDate(now)
         let all = try await portal.database.read { db in try await CatalogueRepository().all(on: db) }
         let items = [
-            PrescribedItem(prescriptionID: nil, kind: .medication, itemID: catalogue.levodopa, dose: "25/100 mg tablet", amountID: nil,
-                           frequency: all.frequency(catalogue.threeTimesDaily)!, note: "With water"),
-            PrescribedItem(prescriptionID: nil, kind: .exercise, itemID: catalogue.walking, dose: "30 minutes", amountID: catalogue.thirtyMinutes,
-                           frequency: all.frequency(catalogue.onceDaily)!, note: ""),
+            PrescribedItem(
+                prescriptionID: nil,
+                kind: .medication,
+                itemID: catalogue.levodopa,
+                dose: "25/100 mg tablet",
+                amountID: nil,
+                frequency: all.frequency(catalogue.threeTimesDaily)!,
+                note: "With water"
+            ),
+            PrescribedItem(
+                prescriptionID: nil,
+                kind: .exercise,
+                itemID: catalogue.walking,
+                dose: "30 minutes",
+                amountID: catalogue.thirtyMinutes,
+                frequency: all.frequency(catalogue.onceDaily)!,
+                note: ""
+            )
         ]
         let token = ClaimToken(randomBytes: Dependencies.systemRandomBytes)
         let patient = try await portal.database.transaction { db in
@@ -75,7 +106,11 @@ enum PatientFixtures {
 
     /// Claims the patient's app account through the API and returns the app signed in as her.
     static func claimed(_ portal: TestPortal, patient: Patient, token: ClaimToken, username: String? = nil) async throws -> AppClient {
-        let response = try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim", json: claim(patient, token: token, username: username))
+        let response = try await AppClient(portal: portal).send(
+            .post,
+            "/api/v1/patient/claim",
+            json: claim(patient, token: token, username: username)
+        )
         guard response.status == .created, let value = response.object["token"] as? String else {
             throw AppClient.RegistrationFailed(body: response.text)
         }
@@ -90,7 +125,7 @@ enum PatientFixtures {
             "last_name": patient.contact.lastName,
             "medical_number": patient.contact.medicalNumber,
             "username": username ?? "p.\(UUID().uuidString.prefix(8).lowercased())",
-            "password": "Levodopa time 2026",
+            "password": "Levodopa time 2026"
         ]
         for (key, value) in changes { body[key] = value }
         return body

@@ -13,7 +13,8 @@ import Testing
         #expect(!mirror.children.isEmpty)
         for child in mirror.children {
             guard let label = child.label else { continue }
-            let reflected = Mirror(reflecting: child.value).displayStyle == .optional
+            let reflected =
+                Mirror(reflecting: child.value).displayStyle == .optional
                 ? Mirror(reflecting: child.value).children.first.map { String(describing: $0.value) }
                 : String(describing: child.value)
             let answered = value.child(named: label).map { String(describing: $0) }
@@ -25,9 +26,25 @@ import Testing
     static func summary() -> AdherenceSummary {
         let start = CalendarDate(year: 2026, month: 11, day: 1)!
         let prescription = Prescription(
-            id: 1, patientID: 1, kind: .medication, itemID: 1, name: "Levodopa/carbidopa", description: "", dose: "25/100 mg tablet",
-            amountID: nil, frequencyID: 1, frequencyName: "Twice daily", timesPerDay: 2, everyDays: 1, note: "With water", position: 0,
-            startsOn: start.adding(days: 2), endsOn: nil, createdAt: Date(), createdBy: nil, hasIllustration: false
+            id: 1,
+            patientID: 1,
+            kind: .medication,
+            itemID: 1,
+            name: "Levodopa/carbidopa",
+            description: "",
+            dose: "25/100 mg tablet",
+            amountID: nil,
+            frequencyID: 1,
+            frequencyName: "Twice daily",
+            timesPerDay: 2,
+            everyDays: 1,
+            note: "With water",
+            position: 0,
+            startsOn: start.adding(days: 2),
+            endsOn: nil,
+            createdAt: Date(),
+            createdBy: nil,
+            hasIllustration: false
         )
         let logs = [AdherenceLog(prescriptionID: 1, day: start.adding(days: 3), slot: 1, status: .done, loggedAt: Date())]
         return AdherenceSummary(prescriptions: [prescription], logs: logs, from: start, through: start.adding(days: 9))
@@ -55,18 +72,44 @@ import Testing
         let summary = Self.summary()
         Self.expectParity(PrescriptionView(try #require(summary.itemDays.first).prescription))
         Self.expectParity(ActivityRow(when: "w", day: "d", what: "x", status: "Done"))
-        Self.expectParity(PatientReportPage.Row(date: "d", kind: "k", item: "i", dose: "1", frequency: "f", scheduled: 2, done: 1, missed: 1,
-                                                notLogged: 0, adherence: "50%"))
+        Self.expectParity(
+            PatientReportPage.Row(
+                date: "d",
+                kind: "k",
+                item: "i",
+                dose: "1",
+                frequency: "f",
+                scheduled: 2,
+                done: 1,
+                missed: 1,
+                notLogged: 0,
+                adherence: "50%"
+            )
+        )
         let draft = DraftLink(name: "n", step: "s", saved: "d", path: "/p", discardPath: "/d")
         Self.expectParity(draft)
         Self.expectParity(FragmentList(html: "<tr><td>B</td></tr>", isEmpty: false))
         let layout = Layout(title: "T", programName: "P", header: "<header></header>", csrfToken: "c", flash: nil)
-        let header = SortableHeader(title: "Last name", key: "last-name", currentKey: "last-name", descending: false,
-                                    address: ListAddress(path: "/patients", parameters: []))
-        Self.expectParity(PatientsPage(
-            layout: layout, isAdministrator: false, search: "", lastNameHeader: header, numberHeader: header, rows: FragmentList(html: "<tr><td>B</td></tr>", isEmpty: false),
-            pagination: "<p class=\"pagination__summary\">Showing 1 patient</p>",
-            isFiltered: false, drafts: [draft], draftSummary: "1 draft"
-        ))
+        let header = SortableHeader(
+            title: "Last name",
+            key: "last-name",
+            currentKey: "last-name",
+            descending: false,
+            address: ListAddress(path: "/patients", parameters: [])
+        )
+        Self.expectParity(
+            PatientsPage(
+                layout: layout,
+                isAdministrator: false,
+                search: "",
+                lastNameHeader: header,
+                numberHeader: header,
+                rows: FragmentList(html: "<tr><td>B</td></tr>", isEmpty: false),
+                pagination: "<p class=\"pagination__summary\">Showing 1 patient</p>",
+                isFiltered: false,
+                drafts: [draft],
+                draftSummary: "1 draft"
+            )
+        )
     }
 }

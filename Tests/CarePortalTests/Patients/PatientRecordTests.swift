@@ -15,10 +15,19 @@ import Testing
             let other = try await portal.createStaff(.physician, username: "dr.other")
             let names = ["Zimmermann", "Ødegård", "abbott", "Brown", "Ng"]
             for (index, name) in names.enumerated() {
-                try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue,
-                                                  contact: PatientFixtures.contact(last: name, number: "NHS \(700 - index * 100)"))
+                try await PatientFixtures.patient(
+                    portal,
+                    physicianID: account.id,
+                    catalogue: catalogue,
+                    contact: PatientFixtures.contact(last: name, number: "NHS \(700 - index * 100)")
+                )
             }
-            try await PatientFixtures.patient(portal, physicianID: other.id, catalogue: catalogue, contact: PatientFixtures.contact(last: "Elsewhere", number: "1"))
+            try await PatientFixtures.patient(
+                portal,
+                physicianID: other.id,
+                catalogue: catalogue,
+                contact: PatientFixtures.contact(last: "Elsewhere", number: "1")
+            )
             func lastNames(_ path: String) async throws -> [String] {
                 let html = try await physician.get(path).text
                 return html.components(separatedBy: "<tr>\n  <td class=\"table__cell\">").dropFirst().map { String($0.prefix { $0 != "<" }) }
@@ -39,8 +48,12 @@ import Testing
             #expect(page.text.contains(">View<span") && page.text.contains(">Edit<span") && page.text.contains(">Remove<span"))
             // Twenty-five to a page.
             for index in 0..<21 {
-                try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue,
-                                                  contact: PatientFixtures.contact(last: "Extra\(index + 10)", number: "X\(index)"))
+                try await PatientFixtures.patient(
+                    portal,
+                    physicianID: account.id,
+                    catalogue: catalogue,
+                    contact: PatientFixtures.contact(last: "Extra\(index + 10)", number: "X\(index)")
+                )
             }
             #expect(try await lastNames("/patients").count == 25)
             #expect(try await lastNames("/patients?page=2") == ["Ødegård"])
@@ -55,7 +68,12 @@ import Testing
             var (physician, account) = try await portal.signedIn(.physician)
             let today = CalendarDate(portal.clock.now)
             // Levodopa three times and walking once a day since 40 days ago: 120 scheduled in the 30 days before today.
-            let (patient, _) = try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue, startsOn: today.adding(days: -40))
+            let (patient, _) = try await PatientFixtures.patient(
+                portal,
+                physicianID: account.id,
+                catalogue: catalogue,
+                startsOn: today.adding(days: -40)
+            )
             let prescriptions = try await portal.database.read { db in try await RegimenRepository().prescriptions(patientID: patient.id, on: db) }
             let adherenceCell = #"<td class="table__cell table__cell--numeric">"#
             #expect(try await physician.get("/patients").text.contains(adherenceCell + "0%</td>"))
@@ -65,15 +83,45 @@ import Testing
                 for day in 1...30 {
                     // 3 of 4 done each day in the window; older days and today do not count.
                     for (prescription, slot) in [(prescriptions[0], 1), (prescriptions[0], 2), (prescriptions[1], 1)] {
-                        try await RegimenRepository().log(AdherenceLog(prescriptionID: prescription.id, day: today.adding(days: -day), slot: slot, status: .done,
-                                                                      loggedAt: portal.clock.now), patientID: patient.id, now: portal.clock.now, on: db)
+                        try await RegimenRepository().log(
+                            AdherenceLog(
+                                prescriptionID: prescription.id,
+                                day: today.adding(days: -day),
+                                slot: slot,
+                                status: .done,
+                                loggedAt: portal.clock.now
+                            ),
+                            patientID: patient.id,
+                            now: portal.clock.now,
+                            on: db
+                        )
                     }
-                    try await RegimenRepository().log(AdherenceLog(prescriptionID: prescriptions[0].id, day: today.adding(days: -day), slot: 3, status: .missed,
-                                                                  loggedAt: portal.clock.now), patientID: patient.id, now: portal.clock.now, on: db)
+                    try await RegimenRepository().log(
+                        AdherenceLog(
+                            prescriptionID: prescriptions[0].id,
+                            day: today.adding(days: -day),
+                            slot: 3,
+                            status: .missed,
+                            loggedAt: portal.clock.now
+                        ),
+                        patientID: patient.id,
+                        now: portal.clock.now,
+                        on: db
+                    )
                 }
                 for day in [0, 31, 35] {
-                    try await RegimenRepository().log(AdherenceLog(prescriptionID: prescriptions[0].id, day: today.adding(days: -day), slot: 3, status: .done,
-                                                                  loggedAt: portal.clock.now), patientID: patient.id, now: portal.clock.now, on: db)
+                    try await RegimenRepository().log(
+                        AdherenceLog(
+                            prescriptionID: prescriptions[0].id,
+                            day: today.adding(days: -day),
+                            slot: 3,
+                            status: .done,
+                            loggedAt: portal.clock.now
+                        ),
+                        patientID: patient.id,
+                        now: portal.clock.now,
+                        on: db
+                    )
                 }
             }
             // Logged after the list was last shown: the list shows the new figure, not the one it kept.
@@ -82,8 +130,18 @@ import Testing
             #expect(try await physician.get(patientPath).text.contains("73% of 120 scheduled doses and sessions done"))
             // One answer changed: 89 of 120.
             try await portal.database.write { db in
-                try await RegimenRepository().log(AdherenceLog(prescriptionID: prescriptions[1].id, day: today.adding(days: -1), slot: 1, status: .missed,
-                                                              loggedAt: portal.clock.now), patientID: patient.id, now: portal.clock.now, on: db)
+                try await RegimenRepository().log(
+                    AdherenceLog(
+                        prescriptionID: prescriptions[1].id,
+                        day: today.adding(days: -1),
+                        slot: 1,
+                        status: .missed,
+                        loggedAt: portal.clock.now
+                    ),
+                    patientID: patient.id,
+                    now: portal.clock.now,
+                    on: db
+                )
             }
             #expect(try await physician.get("/patients").text.contains(adherenceCell + "74%</td>"))
         }
@@ -114,12 +172,18 @@ import Testing
             let catalogue = try await PatientFixtures.catalogue(portal)
             let (_, account) = try await portal.signedIn(.physician)
             let (patient, _) = try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue)
-            let (other, _) = try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue,
-                                                               contact: PatientFixtures.contact(last: "Other", number: "1111"))
+            let (other, _) = try await PatientFixtures.patient(
+                portal,
+                physicianID: account.id,
+                catalogue: catalogue,
+                contact: PatientFixtures.contact(last: "Other", number: "1111")
+            )
             func versions() async throws -> (Int64, Int64) {
                 try await portal.database.read { db in
-                    (try #require(try await PatientRepository().find(id: patient.id, on: db)).adherenceVersion,
-                     try #require(try await PatientRepository().find(id: other.id, on: db)).adherenceVersion)
+                    (
+                        try #require(try await PatientRepository().find(id: patient.id, on: db)).adherenceVersion,
+                        try #require(try await PatientRepository().find(id: other.id, on: db)).adherenceVersion
+                    )
                 }
             }
             let (added, untouched) = try await versions()
@@ -128,11 +192,14 @@ import Testing
             let today = CalendarDate(portal.clock.now)
             var last = added
             let changes: [(String, SQLQueryString)] = [
-                ("a log added", "INSERT INTO adherence_logs (prescription_id, on_day, slot, patient_id, status, logged_at) VALUES (\(bind: prescription.id), \(bind: today.dayNumber), 1, \(bind: patient.id), 'done', 0)"),
+                (
+                    "a log added",
+                    "INSERT INTO adherence_logs (prescription_id, on_day, slot, patient_id, status, logged_at) VALUES (\(bind: prescription.id), \(bind: today.dayNumber), 1, \(bind: patient.id), 'done', 0)"
+                ),
                 ("a log changed", "UPDATE adherence_logs SET status = 'missed' WHERE prescription_id = \(bind: prescription.id)"),
                 ("a log removed", "DELETE FROM adherence_logs WHERE prescription_id = \(bind: prescription.id)"),
                 ("a prescription changed", "UPDATE prescriptions SET ends_on = \(bind: today.dayNumber) WHERE id = \(bind: prescription.id)"),
-                ("a prescription removed", "DELETE FROM prescriptions WHERE id = \(bind: prescription.id)"),
+                ("a prescription removed", "DELETE FROM prescriptions WHERE id = \(bind: prescription.id)")
             ]
             for (change, sql) in changes {
                 try await portal.database.write { db in try await db.raw(sql).run() }
@@ -152,9 +219,11 @@ import Testing
             let (patient, _) = try await PatientFixtures.patient(portal, physicianID: account.id, catalogue: catalogue)
             let page = try await physician.get("/patients/\(patient.id)")
             #expect(page.status == .ok)
-            for text in ["José María Núñez-Ødegård", "9876 543 210", patient.contact.email, "01632 960 001", "12 Harbour Road\nBergen",
-                         "Levodopa/carbidopa", "25/100 mg tablet", "Three times daily", "With water", "Walking", "30 minutes",
-                         "Waiting to be claimed", "Email a new claim token", "Revoke the claim token", "Daily adherence", "Recent activity"] {
+            for text in [
+                "José María Núñez-Ødegård", "9876 543 210", patient.contact.email, "01632 960 001", "12 Harbour Road\nBergen",
+                "Levodopa/carbidopa", "25/100 mg tablet", "Three times daily", "With water", "Walking", "30 minutes",
+                "Waiting to be claimed", "Email a new claim token", "Revoke the claim token", "Daily adherence", "Recent activity"
+            ] {
                 #expect(page.text.contains(text), "the patient page lacks \(text)")
             }
             let views = try await portal.auditEntries(action: .patientViewed)
@@ -177,10 +246,16 @@ import Testing
             #expect(form.text.contains("12 Harbour Road\nBergen</textarea>"))
             var fields = PatientRules.values(patient.contact).map { ($0.key, $0.value) }
             fields.removeAll { $0.0 == "phone" || $0.0 == "email" }
-            let invalid = try await physician.post("/patients/\(patient.id)/contact", form: fields + [("phone", "01632 960 999"), ("email", "nope"), ("action", "save")])
+            let invalid = try await physician.post(
+                "/patients/\(patient.id)/contact",
+                form: fields + [("phone", "01632 960 999"), ("email", "nope"), ("action", "save")]
+            )
             #expect(invalid.status == .unprocessableContent)
             #expect(invalid.errorSummary == ["Enter an email address in the correct format, like name@example.com"])
-            let saved = try await physician.post("/patients/\(patient.id)/contact", form: fields + [("phone", "01632 960 999"), ("email", "jose.new@example.org"), ("action", "save")])
+            let saved = try await physician.post(
+                "/patients/\(patient.id)/contact",
+                form: fields + [("phone", "01632 960 999"), ("email", "jose.new@example.org"), ("action", "save")]
+            )
             #expect(saved.location == "/patients/\(patient.id)")
             let stored = try await portal.database.read { db in try await PatientRepository().find(id: patient.id, on: db) }
             #expect(stored?.contact.phone == "01632 960 999" && stored?.contact.email == "jose.new@example.org")
@@ -204,11 +279,14 @@ import Testing
             #expect(form.text.contains(#"name="prescription_0" value="\#(original[0].id)""#))
             #expect(form.text.contains(#"<option value="25/100 mg tablet" selected>"#), "the form is prefilled")
             // The levodopa dose goes up; pramipexole is added.
-            let saved = try await physician.post("/patients/\(patient.id)/medications", form: [
-                ("rows", "2"), ("prescription_0", "\(original[0].id)"), ("medication_0", "\(catalogue.levodopa)"), ("dose_0", "25/250 mg tablet"),
-                ("frequency_0", "\(catalogue.threeTimesDaily)"), ("note_0", "With water"),
-                ("medication_1", "\(catalogue.pramipexole)"), ("dose_1", "0.25 mg"), ("frequency_1", "\(catalogue.onceDaily)"), ("action", "save"),
-            ])
+            let saved = try await physician.post(
+                "/patients/\(patient.id)/medications",
+                form: [
+                    ("rows", "2"), ("prescription_0", "\(original[0].id)"), ("medication_0", "\(catalogue.levodopa)"), ("dose_0", "25/250 mg tablet"),
+                    ("frequency_0", "\(catalogue.threeTimesDaily)"), ("note_0", "With water"),
+                    ("medication_1", "\(catalogue.pramipexole)"), ("dose_1", "0.25 mg"), ("frequency_1", "\(catalogue.onceDaily)"), ("action", "save")
+                ]
+            )
             #expect(saved.location == "/patients/\(patient.id)")
             let after = try await portal.database.read { db in try await RegimenRepository().prescriptions(patientID: patient.id, on: db) }
             let oldLevodopa = try #require(after.first { $0.id == original[0].id })
@@ -221,11 +299,21 @@ import Testing
             // Saving the same again changes nothing.
             let rows = try await portal.database.read { db in try await RegimenRepository().prescriptions(patientID: patient.id, on: db) }
                 .filter { $0.kind == .medication && $0.endsOn == nil }
-            _ = try await physician.post("/patients/\(patient.id)/medications", form: [("rows", "2")] + rows.enumerated().flatMap { index, prescription in
-                [("prescription_\(index)", "\(prescription.id)"), ("medication_\(index)", "\(prescription.itemID)"), ("dose_\(index)", prescription.dose),
-                 ("frequency_\(index)", "\(prescription.frequencyID!)"), ("note_\(index)", prescription.note)]
-            } + [("action", "save")])
-            #expect(try await portal.database.read { db in try await RegimenRepository().prescriptions(patientID: patient.id, on: db) }.count == after.count)
+            _ = try await physician.post(
+                "/patients/\(patient.id)/medications",
+                form: [("rows", "2")]
+                    + rows.enumerated().flatMap { index, prescription in
+                        [
+                            ("prescription_\(index)", "\(prescription.id)"), ("medication_\(index)", "\(prescription.itemID)"),
+                            ("dose_\(index)", prescription.dose),
+                            ("frequency_\(index)", "\(prescription.frequencyID!)"), ("note_\(index)", prescription.note)
+                        ]
+                    } + [("action", "save")]
+            )
+            #expect(
+                try await portal.database.read { db in try await RegimenRepository().prescriptions(patientID: patient.id, on: db) }.count
+                    == after.count
+            )
 
             let history = try await physician.get("/patients/\(patient.id)/history")
             #expect(history.text.contains("<h2 class=\"heading-m\">\(changeDay.displayed)</h2>"))
@@ -251,7 +339,10 @@ import Testing
             let app = try await PatientFixtures.claimed(portal, patient: patient, token: token)
             let schedule = try await app.get("/api/v1/patient/schedule").object["entries"] as? [[String: Any]]
             let entry = try #require(schedule?.first?["entry_id"] as? String)
-            #expect(try await app.send(.put, "/api/v1/patient/schedule/\(CalendarDate(portal.clock.now).iso)/entries/\(entry)", json: ["status": "done"]).status == .ok)
+            #expect(
+                try await app.send(.put, "/api/v1/patient/schedule/\(CalendarDate(portal.clock.now).iso)/entries/\(entry)", json: ["status": "done"])
+                    .status == .ok
+            )
 
             let confirm = try await physician.get("/patients/\(patient.id)/remove")
             #expect(confirm.text.contains("This cannot be undone."))
@@ -264,9 +355,12 @@ import Testing
             let removed = try await physician.post("/patients/\(patient.id)/remove", form: [("last_name", "  núñez-ødegård ")])
             #expect(removed.location == "/patients")
             let (found, account_, tokens, prescriptions) = try await portal.database.read { db in
-                (try await PatientRepository().find(id: patient.id, on: db), try await PatientAccountRepository().find(patientID: patient.id, on: db),
-                 try await AppAccountKind.patient.bearerTokens.count(ownerID: patient.id, on: db),
-                 try await RegimenRepository().prescriptions(patientID: patient.id, on: db))
+                (
+                    try await PatientRepository().find(id: patient.id, on: db),
+                    try await PatientAccountRepository().find(patientID: patient.id, on: db),
+                    try await AppAccountKind.patient.bearerTokens.count(ownerID: patient.id, on: db),
+                    try await RegimenRepository().prescriptions(patientID: patient.id, on: db)
+                )
             }
             #expect(found == nil && account_ == nil && tokens == 0 && prescriptions.isEmpty)
             #expect(try await app.get("/api/v1/patient/me").status == .unauthorized, "her app account is gone")
@@ -292,9 +386,17 @@ import Testing
             var (first, firstAccount) = try await portal.signedIn(.physician)
             var (second, secondAccount) = try await portal.signedIn(.physician)
             try await portal.database.transaction { db in
-                try await StaffAccountRepository().createPhysicianProfile(PhysicianProfile(
-                    firstName: "Ingrid", middleName: "", lastName: "Berg", practiceLocation: "Bergen Clinic", medicalIDNumber: "N-1"
-                ), accountID: secondAccount.id, on: db)
+                try await StaffAccountRepository().createPhysicianProfile(
+                    PhysicianProfile(
+                        firstName: "Ingrid",
+                        middleName: "",
+                        lastName: "Berg",
+                        practiceLocation: "Bergen Clinic",
+                        medicalIDNumber: "N-1"
+                    ),
+                    accountID: secondAccount.id,
+                    on: db
+                )
             }
             let (patient, _) = try await PatientFixtures.patient(portal, physicianID: firstAccount.id, catalogue: catalogue)
             var (admin, _) = try await portal.signedIn(.administrator)
@@ -324,13 +426,24 @@ import Testing
             try await physician.get("/patients/\(patient.id)")
             let resent = try await physician.post("/patients/\(patient.id)/claim/resend")
             #expect(resent.location == "/patients/\(patient.id)")
-            #expect(try await physician.get("/patients/\(patient.id)").text.contains("A new claim token has been emailed to \(patient.contact.email). The earlier one no longer works."))
-            let mail = try await portal.database.read { db in try await portal.portal.outbox.list(status: nil, page: PageRequest(number: 1), on: db).items }
+            #expect(
+                try await physician.get("/patients/\(patient.id)").text.contains(
+                    "A new claim token has been emailed to \(patient.contact.email). The earlier one no longer works."
+                )
+            )
+            let mail = try await portal.database.read { db in
+                try await portal.portal.outbox.list(status: nil, page: PageRequest(number: 1), on: db).items
+            }
             #expect(mail.count == 1 && mail[0].recipient == patient.contact.email)
-            #expect(try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": token.value]).status == .unprocessableContent,
-                    "the first token stopped working")
-            let newToken = try #require(mail[0].bodyText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-                .first { $0.count == 24 && $0.filter { $0 == "-" }.count == 4 })
+            #expect(
+                try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": token.value]).status
+                    == .unprocessableContent,
+                "the first token stopped working"
+            )
+            let newToken = try #require(
+                mail[0].bodyText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                    .first { $0.count == 24 && $0.filter { $0 == "-" }.count == 4 }
+            )
             #expect(try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": newToken]).status == .ok)
 
             _ = try await physician.post("/patients/\(patient.id)/claim/revoke")
@@ -338,7 +451,10 @@ import Testing
             #expect(page.text.contains("claim token no longer works"))
             #expect(page.text.contains("Claim token revoked"))
             #expect(!page.text.contains("Revoke the claim token"))
-            #expect(try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": newToken]).status == .unprocessableContent)
+            #expect(
+                try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": newToken]).status
+                    == .unprocessableContent
+            )
             #expect(try await portal.auditEntries(action: .claimTokenRevoked).count == 1)
             #expect(try await portal.auditEntries(action: .claimTokenSent).first?.detail == "sent again")
         }

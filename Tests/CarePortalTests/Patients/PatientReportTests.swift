@@ -12,9 +12,17 @@ import Testing
         let catalogue = try await PatientFixtures.catalogue(portal)
         var (physician, account) = try await portal.signedIn(.physician)
         try await portal.database.transaction { db in
-            try await StaffAccountRepository().createPhysicianProfile(PhysicianProfile(
-                firstName: "Åsa", middleName: "", lastName: "Ødegård", practiceLocation: "Tromsø", medicalIDNumber: "N-2"
-            ), accountID: account.id, on: db)
+            try await StaffAccountRepository().createPhysicianProfile(
+                PhysicianProfile(
+                    firstName: "Åsa",
+                    middleName: "",
+                    lastName: "Ødegård",
+                    practiceLocation: "Tromsø",
+                    medicalIDNumber: "N-2"
+                ),
+                accountID: account.id,
+                on: db
+            )
         }
         let today = CalendarDate(portal.clock.now)
         let from = today.adding(days: -9)
@@ -26,12 +34,32 @@ import Testing
                 // Day n: the first n % 4 levodopa doses done, the next one missed; walking done on even days.
                 for slot in 1...3 where slot <= offset % 4 + 1 {
                     let status: AdherenceLog.Status = slot <= offset % 4 ? .done : .missed
-                    try await RegimenRepository().log(AdherenceLog(prescriptionID: prescriptions[0].id, day: day, slot: slot, status: status,
-                                                                  loggedAt: portal.clock.now), patientID: patient.id, now: portal.clock.now, on: db)
+                    try await RegimenRepository().log(
+                        AdherenceLog(
+                            prescriptionID: prescriptions[0].id,
+                            day: day,
+                            slot: slot,
+                            status: status,
+                            loggedAt: portal.clock.now
+                        ),
+                        patientID: patient.id,
+                        now: portal.clock.now,
+                        on: db
+                    )
                 }
                 if offset % 2 == 0 {
-                    try await RegimenRepository().log(AdherenceLog(prescriptionID: prescriptions[1].id, day: day, slot: 1, status: .done,
-                                                                  loggedAt: portal.clock.now), patientID: patient.id, now: portal.clock.now, on: db)
+                    try await RegimenRepository().log(
+                        AdherenceLog(
+                            prescriptionID: prescriptions[1].id,
+                            day: day,
+                            slot: 1,
+                            status: .done,
+                            loggedAt: portal.clock.now
+                        ),
+                        patientID: patient.id,
+                        now: portal.clock.now,
+                        on: db
+                    )
                 }
             }
         }
@@ -56,7 +84,9 @@ import Testing
     static func values(_ attribute: String, chart: String, in html: String) throws -> [String] {
         let start = try #require(html.range(of: "data-chart=\"\(chart)\""))
         let end = try #require(html[start.upperBound...].range(of: "</svg>"))
-        return html[start.upperBound..<end.lowerBound].components(separatedBy: " \(attribute)=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        return html[start.upperBound..<end.lowerBound].components(separatedBy: " \(attribute)=\"").dropFirst().map {
+            String($0.prefix { $0 != "\"" })
+        }
     }
 
     @Test(arguments: TestEngines.all)
@@ -112,7 +142,9 @@ import Testing
             let query = "from=\(from.iso)&to=\(today.iso)"
             let page = try await physician.get("/patients/\(patient.id)/report?\(query)")
             #expect(page.status == .ok)
-            let headers = page.text.components(separatedBy: "<th class=\"table__header\" scope=\"col\">").dropFirst().map { String($0.prefix { $0 != "<" }) }
+            let headers = page.text.components(separatedBy: "<th class=\"table__header\" scope=\"col\">").dropFirst().map {
+                String($0.prefix { $0 != "<" })
+            }
             let pageRows = try Self.table("report", in: page.text)
             #expect(pageRows.count == 20, "one row per scheduled item per day")
 
@@ -157,12 +189,16 @@ import Testing
             for expected in [
                 "Adherence report", "José María Núñez-Ødegård", "Medical number: 9876 543 210", "Physician: Dr Åsa Ødegård",
                 "Period: \(from.displayed) to \(today.displayed)", "Prescriptions in force", "Levodopa/carbidopa", "25/100 mg tablet",
-                "Three times daily", "Daily adherence", "By medication and exercise", "43% (13 of 30 done)", "50% (5 of 10 done)", "Each day",
+                "Three times daily", "Daily adherence", "By medication and exercise", "43% (13 of 30 done)", "50% (5 of 10 done)", "Each day"
             ] {
                 #expect(text.contains(expected), "the PDF text lacks \(expected)")
             }
             // 18 of 40 scheduled done: 45%.
-            #expect(text.replacingOccurrences(of: "\n", with: " ").contains("Overall adherence: 45% — 18 of 40 scheduled doses and sessions done, 8 missed, 14 not logged."))
+            #expect(
+                text.replacingOccurrences(of: "\n", with: " ").contains(
+                    "Overall adherence: 45% — 18 of 40 scheduled doses and sessions done, 8 missed, 14 not logged."
+                )
+            )
             #expect(text.contains("\(from.displayed) 4 1 1 2 25%"), "the daily table's first row")
             #expect(try await portal.auditEntries(action: .patientReportExported).first?.detail == "pdf \(from.iso) to \(today.iso)")
         }
@@ -178,7 +214,10 @@ import Testing
             let pages = text.split(separator: "\u{0C}").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
             #expect(pages.count >= 8)
             #expect(pages.last?.contains("Page \(pages.count)") == true)
-            #expect(pages.dropFirst(2).allSatisfy { $0.contains("Date") && $0.contains("Adherence") }, "each page of the daily table repeats its header")
+            #expect(
+                pages.dropFirst(2).allSatisfy { $0.contains("Date") && $0.contains("Adherence") },
+                "each page of the daily table repeats its header"
+            )
             #expect(text.contains("\(from.displayed) 0 0 0 0 —"), "days before the regimen started have nothing scheduled")
         }
     }

@@ -29,7 +29,10 @@ import Testing
         let (participant, _) = try await ParticipantAppPagesTests.enrolled(portal)
         try await portal.database.write { db in
             try await StudyRepository().setPassword(
-                id: participant, hash: try await portal.portal.passwords.hash(ParticipantAppPagesTests.ownPassword), now: portal.clock.now, on: db
+                id: participant,
+                hash: try await portal.portal.passwords.hash(ParticipantAppPagesTests.ownPassword),
+                now: portal.clock.now,
+                on: db
             )
         }
         _ = try await PharmacyFixtures.customer(portal)
@@ -40,7 +43,7 @@ import Testing
             "member": ("Brave_Wren", MemberAppPagesTests.password),
             "patient": ("jose.n", PatientAppPagesTests.password), "participant": ("nu-101", ParticipantAppPagesTests.ownPassword),
             "pharmacy_customer": ("margaret@example.org", PharmacyFixtures.password),
-            "care_receiver": ("eleanor@example.org", CareFixtures.password), "caregiver": ("ruth@example.org", CareFixtures.password),
+            "care_receiver": ("eleanor@example.org", CareFixtures.password), "caregiver": ("ruth@example.org", CareFixtures.password)
         ]
     }
 
@@ -67,8 +70,14 @@ import Testing
                 case .everyone:
                     #expect(anonymous.status == .ok && asStaff.status == .ok, "\(route) is for everyone")
                 case .appPage(let kind):
-                    #expect(anonymous.status == .seeOther && anonymous.location?.hasPrefix(kind.signInPagePath) == true, "\(route) answered a stranger \(anonymous.status.code)")
-                    #expect(asStaff.status == .seeOther && asStaff.location?.hasPrefix(kind.signInPagePath) == true, "\(route) opened for a staff session")
+                    #expect(
+                        anonymous.status == .seeOther && anonymous.location?.hasPrefix(kind.signInPagePath) == true,
+                        "\(route) answered a stranger \(anonymous.status.code)"
+                    )
+                    #expect(
+                        asStaff.status == .seeOther && asStaff.location?.hasPrefix(kind.signInPagePath) == true,
+                        "\(route) opened for a staff session"
+                    )
                     for (role, var visitor) in signedIn {
                         let answer = try await visitor.get(path)
                         if role == kind.role {
@@ -103,16 +112,44 @@ import Testing
                 try await visitor.get(AppAccountKind.patient.signInPagePath)
                 let genuine = visitor.csrfToken
                 let attempts: [(String, (Visitor) async throws -> TestResponse)] = [
-                    ("no token", { visitor in var v = visitor; return try await v.post(path, csrfToken: .some(nil)) }),
-                    ("wrong token", { visitor in var v = visitor; return try await v.post(path, csrfToken: "forged-token-value") }),
-                    ("a staff session's token", { visitor in
-                        var v = visitor
-                        let (staff, _) = try await portal.signedIn(.administrator)
-                        return try await v.post(path, csrfToken: staff.csrfToken)
-                    }),
-                    ("cross-site Origin", { visitor in var v = visitor; return try await v.post(path, origin: "https://evil.example") }),
-                    ("cross-site fetch", { visitor in var v = visitor; return try await v.post(path, secFetchSite: "cross-site") }),
-                    ("no Origin at all", { visitor in var v = visitor; return try await v.post(path, origin: nil) }),
+                    (
+                        "no token",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, csrfToken: .some(nil))
+                        }
+                    ),
+                    (
+                        "wrong token",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, csrfToken: "forged-token-value")
+                        }
+                    ),
+                    (
+                        "a staff session's token",
+                        { visitor in
+                            var v = visitor
+                            let (staff, _) = try await portal.signedIn(.administrator)
+                            return try await v.post(path, csrfToken: staff.csrfToken)
+                        }
+                    ),
+                    (
+                        "cross-site Origin",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, origin: "https://evil.example")
+                        }
+                    ),
+                    (
+                        "cross-site fetch",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, secFetchSite: "cross-site")
+                        }
+                    ),
+                    (
+                        "no Origin at all",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, origin: nil)
+                        }
+                    )
                 ]
                 for (name, attempt) in attempts {
                     let response = try await attempt(visitor)
@@ -135,16 +172,25 @@ import Testing
             var browser = Visitor(portal: portal)
             try await browser.get(AppAccountKind.patient.signInPagePath)
             let anonymousToken = try #require(browser.csrfToken)
-            let signedIn = try await browser.post(AppAccountKind.patient.signInPagePath, form: [("identifier", "jose.n"), ("password", PatientAppPagesTests.password)])
+            let signedIn = try await browser.post(
+                AppAccountKind.patient.signInPagePath,
+                form: [("identifier", "jose.n"), ("password", PatientAppPagesTests.password)]
+            )
             #expect(signedIn.status == .seeOther)
             // The token changes with the sign-in: the one from before no longer sends her forms.
-            #expect(try await browser.post(SiteURL.appPatientReminders.path, form: [("frequency", "daily")], csrfToken: anonymousToken).status == .forbidden)
+            #expect(
+                try await browser.post(SiteURL.appPatientReminders.path, form: [("frequency", "daily")], csrfToken: anonymousToken).status
+                    == .forbidden
+            )
             try await browser.get(SiteURL.appPatientReminders.path)
             #expect(browser.csrfToken != anonymousToken)
             // Another browser's token does not fit her cookies.
             var other = Visitor(portal: portal)
             try await other.get(AppAccountKind.patient.signInPagePath)
-            #expect(try await browser.post(SiteURL.appPatientReminders.path, form: [("frequency", "daily")], csrfToken: other.csrfToken).status == .forbidden)
+            #expect(
+                try await browser.post(SiteURL.appPatientReminders.path, form: [("frequency", "daily")], csrfToken: other.csrfToken).status
+                    == .forbidden
+            )
             #expect(try await browser.post(SiteURL.appPatientReminders.path, form: [("frequency", "daily")]).status == .seeOther)
         }
     }

@@ -30,8 +30,11 @@ import Testing
             let empty = try await browser.post(SiteURL.appMemberRegister.path, form: [("pseudonym", "Quiet_Lark"), ("state", "tn")])
             #expect(empty.status == .unprocessableContent)
             let summary = empty.errorSummary
-            #expect(summary.first == "Enter the sign-up code you were given" && summary.contains("Enter your due date")
-                    && summary.contains("Choose a security question") && summary.contains("Enter the answer to your security question"), "\(summary)")
+            #expect(
+                summary.first == "Enter the sign-up code you were given" && summary.contains("Enter your due date")
+                    && summary.contains("Choose a security question") && summary.contains("Enter the answer to your security question"),
+                "\(summary)"
+            )
             #expect(empty.text.contains(#"value="Quiet_Lark""#) && empty.text.contains(#"value="TN""#), "what she typed is kept")
             #expect(empty.text.contains(##"href="#due_date_day""##) && empty.text.contains(##"href="#security_question""##))
 
@@ -40,17 +43,22 @@ import Testing
             var form: [(String, String)] = [
                 ("sign_up_code", "zzzzzz"), ("pseudonym", "Quiet_Lark"), ("password", Self.password), ("password_confirmation", Self.password),
                 ("avatar", "moon"), ("due_date_day", "\(due.day)"), ("due_date_month", "\(due.month)"), ("due_date_year", "\(due.year)"),
-                ("recovery_email", "lark@example.org"), ("security_question", question), ("security_answer", "Biscuit"),
+                ("recovery_email", "lark@example.org"), ("security_question", question), ("security_answer", "Biscuit")
             ]
             let wrongCode = try await browser.post(SiteURL.appMemberRegister.path, form: form)
-            #expect(wrongCode.status == .unprocessableContent && wrongCode.errorSummary == [MemberRegistration.wrongCode], "\(wrongCode.errorSummary)")
+            #expect(
+                wrongCode.status == .unprocessableContent && wrongCode.errorSummary == [MemberRegistration.wrongCode],
+                "\(wrongCode.errorSummary)"
+            )
             form[0] = ("sign_up_code", code.lowercased())
             let joined = try await browser.post(SiteURL.appMemberRegister.path, form: form)
             #expect(joined.location == "\(SiteURL.appMemberHome.path)?welcome=1", "\(joined.status) \(joined.errorSummary)")
             let home = try await browser.get(try #require(joined.location))
             #expect(home.text.contains("Welcome to the community") && home.text.contains("Hello, Quiet_Lark"))
             #expect(home.text.contains("\(due.dayNumber - CalendarDate(portal.clock.now).dayNumber) days to your due date"))
-            let credentials = try #require(try await portal.database.read { db in try await MemberRepository().credentials(pseudonym: "quiet_lark", on: db) })
+            let credentials = try #require(
+                try await portal.database.read { db in try await MemberRepository().credentials(pseudonym: "quiet_lark", on: db) }
+            )
             let member = try #require(try await portal.database.read { db in try await MemberRepository().find(id: credentials.id, on: db) })
             #expect(member.dueDate == due && member.avatarID == "moon" && member.securityQuestion == question && member.signUpCodeID != nil)
             // The code is used up: the same form again is refused.
@@ -68,18 +76,30 @@ import Testing
             var browser = Visitor(portal: portal)
             _ = try await browser.get(SiteURL.appMemberRecovery.path)
             let newPassword = "Moonrise#2028"
-            let wrong = try await browser.post(SiteURL.appMemberRecovery.path, form: [
-                ("recovery_email", "brave_wren@example.org"), ("security_answer", "Not it"), ("new_password", newPassword), ("new_password_confirmation", newPassword),
-            ])
+            let wrong = try await browser.post(
+                SiteURL.appMemberRecovery.path,
+                form: [
+                    ("recovery_email", "brave_wren@example.org"), ("security_answer", "Not it"), ("new_password", newPassword),
+                    ("new_password_confirmation", newPassword)
+                ]
+            )
             #expect(wrong.status == .unprocessableContent && wrong.errorSummary == [MemberRecovery.wrongRecovery])
             #expect(wrong.text.contains(#"value="brave_wren@example.org""#))
-            let mismatch = try await browser.post(SiteURL.appMemberRecovery.path, form: [
-                ("recovery_email", "brave_wren@example.org"), ("security_answer", "biscuit"), ("new_password", newPassword), ("new_password_confirmation", "other"),
-            ])
+            let mismatch = try await browser.post(
+                SiteURL.appMemberRecovery.path,
+                form: [
+                    ("recovery_email", "brave_wren@example.org"), ("security_answer", "biscuit"), ("new_password", newPassword),
+                    ("new_password_confirmation", "other")
+                ]
+            )
             #expect(mismatch.errorSummary == ["Enter the same new password twice"])
-            let recovered = try await browser.post(SiteURL.appMemberRecovery.path, form: [
-                ("recovery_email", "brave_wren@example.org"), ("security_answer", " BISCUIT "), ("new_password", newPassword), ("new_password_confirmation", newPassword),
-            ])
+            let recovered = try await browser.post(
+                SiteURL.appMemberRecovery.path,
+                form: [
+                    ("recovery_email", "brave_wren@example.org"), ("security_answer", " BISCUIT "), ("new_password", newPassword),
+                    ("new_password_confirmation", newPassword)
+                ]
+            )
             #expect(recovered.location == "\(AppAccountKind.member.signInPagePath)?recovered=1")
             #expect(try await browser.get(try #require(recovered.location)).text.contains("Your new password is saved."))
             // Her other sign-ins, the app's and the phone browser's, are over.
@@ -97,9 +117,13 @@ import Testing
             #expect(emptyDesk.text.contains("No questions yet."), "\(emptyDesk.text)")
             let empty = try await browser.post(SiteURL.appDeskAsk.path, form: [("title", "Sleep"), ("body", "   ")])
             #expect(empty.status == .unprocessableContent && empty.errorSummary == ["Enter your question"] && empty.text.contains(#"value="Sleep""#))
-            let asked = try await browser.post(SiteURL.appDeskAsk.path, form: [
-                ("title", "Is it normal to sleep so much?"), ("body", "Week 30 and I sleep *twelve* hours. <script>alert(1)</script>"), ("anonymous", "on"),
-            ])
+            let asked = try await browser.post(
+                SiteURL.appDeskAsk.path,
+                form: [
+                    ("title", "Is it normal to sleep so much?"), ("body", "Week 30 and I sleep *twelve* hours. <script>alert(1)</script>"),
+                    ("anonymous", "on")
+                ]
+            )
             let location = try #require(asked.location)
             let threadID = try #require(Int64(location.split(separator: "/").last!.split(separator: "?").first!))
             #expect(location == "\(SiteURL.appDeskThread(threadID).path)?notice=asked")
@@ -107,7 +131,10 @@ import Testing
             #expect(thread.text.contains("<em>twelve</em>") && !thread.text.contains("<script>alert"), "the body is made safe")
             #expect(thread.text.contains("Anonymous") && thread.text.contains("(you)") && !thread.text.contains("Brave_Wren"))
             #expect(!thread.text.contains("Report this question"), "she does not report her own question")
-            #expect(try await portal.database.read { db in try await DeskRepository(engine: portal.database.engine).findThread(id: threadID, on: db) }?.author.memberID == memberID)
+            #expect(
+                try await portal.database.read { db in try await DeskRepository(engine: portal.database.engine).findThread(id: threadID, on: db) }?
+                    .author.memberID == memberID
+            )
 
             // Another member finds it by search, replies and reports it; the search for nothing says so.
             var (other, _, _) = try await Self.signedInMember(portal, pseudonym: "Gentle_Heron")
@@ -123,7 +150,11 @@ import Testing
             #expect(noReason.status == .unprocessableContent && noReason.errorSummary == ["Enter why this post should be looked at"])
             let reported = try await other.post(SiteURL.appDeskThreadFlag(threadID).path, form: [("reason", "Medical advice needed urgently")])
             #expect(reported.location == "\(SiteURL.appDeskThread(threadID).path)?notice=flagged")
-            #expect(try await portal.database.read { db in try await DeskRepository(engine: portal.database.engine).openFlagCount(.question(threadID), on: db) } == 1)
+            #expect(
+                try await portal.database.read { db in
+                    try await DeskRepository(engine: portal.database.engine).openFlagCount(.question(threadID), on: db)
+                } == 1
+            )
             #expect(try await other.get(SiteURL.appDeskThread(999_999).path).status == .notFound)
             #expect(try await other.get(SiteURL.appDeskReplyFlag(999_999).path).status == .notFound)
 
@@ -134,9 +165,18 @@ import Testing
             // A member chooses her reminders' lead and check-in time on the same page as her kinds.
             let choices = try await browser.get(SiteURL.appMemberNotificationChoices.path)
             #expect(choices.text.contains("check_in_time") && choices.text.contains("reminder_lead_minutes"))
-            let badTime = try await browser.post(SiteURL.appMemberNotificationChoices.path, form: [("reminder_lead_minutes", "30"), ("check_in_time", "7pm")])
-            #expect(badTime.status == .unprocessableContent && badTime.errorSummary == ["Enter a time of day like 19:00"] && badTime.text.contains(#"value="7pm""#))
-            let saved = try await browser.post(SiteURL.appMemberNotificationChoices.path, form: [("reminder_lead_minutes", "30"), ("check_in_time", "20:30")])
+            let badTime = try await browser.post(
+                SiteURL.appMemberNotificationChoices.path,
+                form: [("reminder_lead_minutes", "30"), ("check_in_time", "7pm")]
+            )
+            #expect(
+                badTime.status == .unprocessableContent && badTime.errorSummary == ["Enter a time of day like 19:00"]
+                    && badTime.text.contains(#"value="7pm""#)
+            )
+            let saved = try await browser.post(
+                SiteURL.appMemberNotificationChoices.path,
+                form: [("reminder_lead_minutes", "30"), ("check_in_time", "20:30")]
+            )
             #expect(saved.location == "\(SiteURL.appMemberNotificationChoices.path)?saved=1")
             let stored = try await portal.database.read { db in try await portal.portal.notifications.choices(of: .member(memberID), on: db) }
             #expect(stored.reminderLeadMinutes == 30 && stored.checkInMinute == 20 * 60 + 30 && stored.overrides.values.allSatisfy { !$0 })
@@ -148,32 +188,49 @@ import Testing
         try await TestPortal.run(engine) { portal in
             var (browser, memberID, app) = try await Self.signedInMember(portal)
             let profile = try await browser.get(SiteURL.appMemberProfile.path)
-            #expect(profile.text.contains("Brave_Wren") && profile.text.contains(#"value="brave_wren@example.org""#) && profile.text.contains(#"value="TN""#))
-            let bad = try await browser.post(SiteURL.appMemberProfile.path, form: [
-                ("avatar", "moon"), ("bio", String(repeating: "a", count: MemberRules.bioMaximumLength + 1)), ("recovery_email", "not-an-email"),
-                ("state", "XX"), ("zip_code", "37203"),
-            ])
+            #expect(
+                profile.text.contains("Brave_Wren") && profile.text.contains(#"value="brave_wren@example.org""#)
+                    && profile.text.contains(#"value="TN""#)
+            )
+            let bad = try await browser.post(
+                SiteURL.appMemberProfile.path,
+                form: [
+                    ("avatar", "moon"), ("bio", String(repeating: "a", count: MemberRules.bioMaximumLength + 1)), ("recovery_email", "not-an-email"),
+                    ("state", "XX"), ("zip_code", "37203")
+                ]
+            )
             #expect(bad.status == .unprocessableContent && bad.errorSummary.count == 3, "\(bad.errorSummary)")
             #expect(bad.text.contains(#"value="not-an-email""#), "what she typed is kept")
-            let saved = try await browser.post(SiteURL.appMemberProfile.path, form: [
-                ("avatar", "sun"), ("bio", "Here for the 3am company."), ("recovery_email", "wren@example.org"), ("state", ""), ("zip_code", ""),
-            ])
+            let saved = try await browser.post(
+                SiteURL.appMemberProfile.path,
+                form: [
+                    ("avatar", "sun"), ("bio", "Here for the 3am company."), ("recovery_email", "wren@example.org"), ("state", ""), ("zip_code", "")
+                ]
+            )
             #expect(saved.location == "\(SiteURL.appMemberProfile.path)?saved=1")
             let me = try await app.get(SiteURL.apiMe.path).object
-            #expect(me["recovery_email"] as? String == "wren@example.org" && me["bio"] as? String == "Here for the 3am company." && me["state"] == nil)
+            #expect(
+                me["recovery_email"] as? String == "wren@example.org" && me["bio"] as? String == "Here for the 3am company." && me["state"] == nil
+            )
             #expect(try await portal.auditEntries(action: .memberProfileChanged).contains { $0.recordID == "\(memberID)" })
 
             // With no state, only nationwide help; crisis lines first, each number one to dial.
             let help = try await browser.get(SiteURL.appMemberHelp.path)
             #expect(help.status == .ok && help.text.contains("Add your state to your profile") && help.text.contains("tel:911"))
 
-            let wrong = try await browser.post(SiteURL.appMemberPassword.path, form: [
-                ("current_password", "nope"), ("new_password", "Moonrise#2028"), ("new_password_confirmation", "Moonrise#2028"),
-            ])
+            let wrong = try await browser.post(
+                SiteURL.appMemberPassword.path,
+                form: [
+                    ("current_password", "nope"), ("new_password", "Moonrise#2028"), ("new_password_confirmation", "Moonrise#2028")
+                ]
+            )
             #expect(wrong.status == .unprocessableContent && wrong.errorSummary == ["Your current password is not right"])
-            let changed = try await browser.post(SiteURL.appMemberPassword.path, form: [
-                ("current_password", Self.password), ("new_password", "Moonrise#2028"), ("new_password_confirmation", "Moonrise#2028"),
-            ])
+            let changed = try await browser.post(
+                SiteURL.appMemberPassword.path,
+                form: [
+                    ("current_password", Self.password), ("new_password", "Moonrise#2028"), ("new_password_confirmation", "Moonrise#2028")
+                ]
+            )
             #expect(changed.location == "\(SiteURL.appMemberPassword.path)?saved=1")
             // This browser stays signed in; the app signs in again.
             #expect(try await browser.get(SiteURL.appMemberHome.path).status == .ok)
@@ -188,22 +245,34 @@ import Testing
             #expect(try await browser.get(SiteURL.appCalendar.path).text.contains("Nothing in your calendar these seven days."))
             let clock = portal.portal.programSettings.current.clock
             let tomorrow = clock.date(of: portal.clock.now).adding(days: 1)
-            let empty = try await browser.post(SiteURL.appCalendarNew.path, form: [("times", "8am"), ("date_day", "31"), ("date_month", "2"), ("date_year", "2027")])
+            let empty = try await browser.post(
+                SiteURL.appCalendarNew.path,
+                form: [("times", "8am"), ("date_day", "31"), ("date_month", "2"), ("date_year", "2027")]
+            )
             #expect(empty.status == .unprocessableContent)
-            #expect(empty.errorSummary == [
-                "Choose what this entry is", "Give a title of 1 to \(CalendarRules.titleMaximumLength) characters", "Date must be a real date",
-                "Give at least one time of day as HH:MM, like 08:00", "Choose how often it happens",
-            ], "\(empty.errorSummary)")
+            #expect(
+                empty.errorSummary == [
+                    "Choose what this entry is", "Give a title of 1 to \(CalendarRules.titleMaximumLength) characters", "Date must be a real date",
+                    "Give at least one time of day as HH:MM, like 08:00", "Choose how often it happens"
+                ],
+                "\(empty.errorSummary)"
+            )
             #expect(empty.text.contains(#"value="8am""#) && empty.text.contains(##"href="#date_day""##))
-            let onceTwice = try await browser.post(SiteURL.appCalendarNew.path, form: [
-                ("kind", "appointment"), ("title", "Midwife"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
-                ("date_year", "\(tomorrow.year)"), ("times", "09:00, 15:00"), ("repeats", "never"),
-            ])
+            let onceTwice = try await browser.post(
+                SiteURL.appCalendarNew.path,
+                form: [
+                    ("kind", "appointment"), ("title", "Midwife"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
+                    ("date_year", "\(tomorrow.year)"), ("times", "09:00, 15:00"), ("repeats", "never")
+                ]
+            )
             #expect(onceTwice.errorSummary == ["Give one time; only a daily event can have several"])
-            let added = try await browser.post(SiteURL.appCalendarNew.path, form: [
-                ("kind", "medication"), ("title", "Morning dose"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
-                ("date_year", "\(tomorrow.year)"), ("times", "08:00 20:00"), ("repeats", "daily"),
-            ])
+            let added = try await browser.post(
+                SiteURL.appCalendarNew.path,
+                form: [
+                    ("kind", "medication"), ("title", "Morning dose"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
+                    ("date_year", "\(tomorrow.year)"), ("times", "08:00 20:00"), ("repeats", "daily")
+                ]
+            )
             #expect(added.location == "\(SiteURL.appCalendar.path)?from=\(tomorrow.iso)&notice=added")
             let week = try await browser.get(try #require(added.location))
             #expect(week.text.contains("08:00 Morning dose") && week.text.contains("20:00 Morning dose"))
@@ -212,10 +281,13 @@ import Testing
             #expect(listed.count == 1 && listed[0]["times"] as? [String] == ["08:00", "20:00"] && listed[0]["repeats"] as? String == "daily")
             let id = Int64(try #require(listed[0]["id"] as? Int))
             #expect(try await browser.get(SiteURL.appCalendarEvent(id).path).text.contains(#"value="08:00, 20:00""#))
-            let changed = try await browser.post(SiteURL.appCalendarEvent(id).path, form: [
-                ("kind", "medication"), ("title", "Evening dose"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
-                ("date_year", "\(tomorrow.year)"), ("times", "21:00"), ("repeats", "weekly"),
-            ])
+            let changed = try await browser.post(
+                SiteURL.appCalendarEvent(id).path,
+                form: [
+                    ("kind", "medication"), ("title", "Evening dose"), ("date_day", "\(tomorrow.day)"), ("date_month", "\(tomorrow.month)"),
+                    ("date_year", "\(tomorrow.year)"), ("times", "21:00"), ("repeats", "weekly")
+                ]
+            )
             #expect(changed.location == "\(SiteURL.appCalendar.path)?from=\(tomorrow.iso)&notice=changed")
             #expect(try await app.get(SiteURL.apiCalendarEvent(id).path).object["title"] as? String == "Evening dose")
             // Another member's entry is not there for her.
@@ -243,19 +315,24 @@ import Testing
             let q = survey.questionIDs
             // Only the scale answered: the two required choices are told beside their questions; what she chose is kept.
             let partial = try await browser.post(SiteURL.appSurvey(survey.id).path, form: [("client_id", clientID), ("q-\(q[2])", "4")])
-            #expect(partial.status == .unprocessableContent && partial.errorSummary == ["Choose an answer", "Choose at least one answer"], "\(partial.errorSummary)")
+            #expect(
+                partial.status == .unprocessableContent && partial.errorSummary == ["Choose an answer", "Choose at least one answer"],
+                "\(partial.errorSummary)"
+            )
             #expect(partial.text.contains(##"href="#q-\##(q[0])""##) && partial.text.contains(#"value="4" checked"#))
             #expect(Self.hidden("client_id", in: partial.text) == clientID, "the same answers keep the same client id")
             let form: [(String, String)] = [
                 ("client_id", clientID), ("q-\(q[0])", "2"), ("q-\(q[1])-1", "on"), ("q-\(q[1])-3", "on"), ("q-\(q[2])", "4"),
-                ("q-\(q[3])", "Later in the day, please."),
+                ("q-\(q[3])", "Later in the day, please.")
             ]
             let sent = try await browser.post(SiteURL.appSurvey(survey.id).path, form: form)
             #expect(sent.location == SiteURL.appSurvey(survey.id).path)
             #expect(try await browser.get(SiteURL.appSurvey(survey.id).path).text.contains("Thank you!"))
             // Sent twice (a double tap): recorded once.
             #expect(try await browser.post(SiteURL.appSurvey(survey.id).path, form: form).location == SiteURL.appSurvey(survey.id).path)
-            let responses = try await portal.database.read { db in try await SurveyRepository().response(surveyID: survey.id, memberID: memberID, on: db) }
+            let responses = try await portal.database.read { db in
+                try await SurveyRepository().response(surveyID: survey.id, memberID: memberID, on: db)
+            }
             #expect(responses?.clientID == clientID)
             // The app's API knows she answered: the survey is off her list.
             let open = try #require(try await app.get(SiteURL.apiSurveys.path).object["surveys"] as? [[String: Any]])
@@ -345,13 +422,18 @@ import Testing
 
             // A removed message is shown as removed, as the app shows it; a muted member reads but cannot write.
             #expect(try await admin.post(SiteURL.chatMessageRemove(larks).path, form: [("reason", "Selling")]).status == .seeOther)
-            #expect(try await admin.post(SiteURL.chatMemberMute(memberID).path, form: [("length", "hour"), ("reason", "Too many")]).status == .seeOther)
+            #expect(
+                try await admin.post(SiteURL.chatMemberMute(memberID).path, form: [("length", "hour"), ("reason", "Too many")]).status == .seeOther
+            )
             let muted = try await browser.get(SiteURL.appChat.path).text
             #expect(!muted.contains("Kicks all night") && muted.contains("Removed by a moderator"))
             #expect(!muted.contains(SiteURL.appChatMessageReport(larks).path), "a removed message cannot be reported")
             #expect(muted.contains("A moderator has paused your posting") && !muted.contains(#"name="body""#))
             let refused = try await browser.post(SiteURL.appChat.path, form: [("client_id", "another"), ("body", "Let me in")])
-            #expect(refused.status == .unprocessableContent && refused.text.contains("Let me in") && refused.errorSummary.first?.contains("paused your posting") == true)
+            #expect(
+                refused.status == .unprocessableContent && refused.text.contains("Let me in")
+                    && refused.errorSummary.first?.contains("paused your posting") == true
+            )
 
             // The room's window holds for the page too: a day later nothing of this is shown.
             portal.clock.advance(by: 25 * 3_600)
@@ -371,9 +453,20 @@ import Testing
             let content = LearningContentRepository()
             let (moduleID, questions, hiddenID) = try await portal.database.transaction { db -> (Int64, [QuizQuestion], Int64) in
                 let (id, _) = try await content.save(LearningContentTests.module("Eating well", .all), now: portal.clock.now, on: db)
-                for (prompt, choices) in [("Folic acid until?", [("Week 12", true), ("Week 40", false)]), ("Protein?", [("Beans", true), ("Eggs", true), ("Cola", false)])] {
-                    _ = try await content.save(QuizQuestion(id: 0, moduleID: id, prompt: prompt, explanation: "Because \(prompt)",
-                                                            choices: choices.map { .init(id: 0, text: $0.0, isCorrect: $0.1) }), now: portal.clock.now, on: db)
+                for (prompt, choices) in [
+                    ("Folic acid until?", [("Week 12", true), ("Week 40", false)]), ("Protein?", [("Beans", true), ("Eggs", true), ("Cola", false)])
+                ] {
+                    _ = try await content.save(
+                        QuizQuestion(
+                            id: 0,
+                            moduleID: id,
+                            prompt: prompt,
+                            explanation: "Because \(prompt)",
+                            choices: choices.map { .init(id: 0, text: $0.0, isCorrect: $0.1) }
+                        ),
+                        now: portal.clock.now,
+                        on: db
+                    )
                 }
                 let (hidden, _) = try await content.save(LearningContentTests.module("Draft", .all, .draft), now: portal.clock.now, on: db)
                 return (id, try await content.questions(moduleIDs: [id], on: db), hidden)
@@ -390,15 +483,20 @@ import Testing
             #expect(partial.status == .unprocessableContent && partial.errorSummary == ["Choose an answer"])
             #expect(partial.text.contains(##"href="#q-\##(q2.id)""##) && partial.text.contains(#"value="\#(q1.choices[0].id)" checked"#))
             let before = try await app.get(SiteURL.apiPoints.path).object["balance"] as? Int ?? -1
-            let scored = try await browser.post(SiteURL.appLearningModule(moduleID).path, form: [
-                ("q-\(q1.id)", "\(q1.choices[0].id)"), ("q-\(q2.id)-\(q2.choices[0].id)", "on"),
-            ])
+            let scored = try await browser.post(
+                SiteURL.appLearningModule(moduleID).path,
+                form: [
+                    ("q-\(q1.id)", "\(q1.choices[0].id)"), ("q-\(q2.id)-\(q2.choices[0].id)", "on")
+                ]
+            )
             #expect(scored.status == .ok && scored.text.contains("You got 1 of 2 right.") && scored.text.contains("Because Protein?"))
             #expect(scored.text.contains("The right answers: Beans; Eggs"))
             let after = try await app.get(SiteURL.apiPoints.path).object["balance"] as? Int ?? -1
             #expect(after > before, "completing a module earns its points")
             // She opened it once: the pages that show it again beside her problems and her score are no new opening.
-            let openings = try await portal.database.read { db in try await MemberEvents().events(memberID: memberID, kind: .learningModuleOpened, on: db) }
+            let openings = try await portal.database.read { db in
+                try await MemberEvents().events(memberID: memberID, kind: .learningModuleOpened, on: db)
+            }
             #expect(openings.count == 1)
             // The app's API sees her completion.
             let listed = try await app.get(SiteURL.apiLearning.path).text
@@ -407,10 +505,20 @@ import Testing
 
             // A video: watched once earns its points, and the app sees it watched.
             let videoID = try await portal.database.transaction { db in
-                try await content.save(LearningVideo(
-                    id: 0, title: "Safe sleep", description: "On the back.", category: "Pregnancy", lengthSeconds: 270,
-                    source: .link("https://example.org/safe-sleep"), stage: .all, status: .published
-                ), now: portal.clock.now, on: db)
+                try await content.save(
+                    LearningVideo(
+                        id: 0,
+                        title: "Safe sleep",
+                        description: "On the back.",
+                        category: "Pregnancy",
+                        lengthSeconds: 270,
+                        source: .link("https://example.org/safe-sleep"),
+                        stage: .all,
+                        status: .published
+                    ),
+                    now: portal.clock.now,
+                    on: db
+                )
             }
             let video = try await browser.get(SiteURL.appLearningVideo(videoID).path)
             #expect(video.text.contains("https://example.org/safe-sleep") && video.text.contains("I watched it"))

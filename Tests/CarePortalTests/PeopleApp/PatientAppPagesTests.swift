@@ -61,10 +61,15 @@ extension Visitor {
             #expect(try await portal.auditEntries(action: .adherenceLogged).count == 1)
             let tomorrow = CalendarDate(portal.clock.now).adding(days: 1).iso
             #expect(try await browser.post(SiteURL.appPatientEntry(day: tomorrow, entry: walk).path, form: [("status", "done")]).status == .notFound)
-            #expect(try await browser.post(SiteURL.appPatientEntry(day: today, entry: "999999-1").path, form: [("status", "done")]).status == .notFound)
+            #expect(
+                try await browser.post(SiteURL.appPatientEntry(day: today, entry: "999999-1").path, form: [("status", "done")]).status == .notFound
+            )
             // Yesterday can be logged; the day after today is never shown.
             let yesterday = try await browser.get("\(SiteURL.appPatientDay.path)?date=\(CalendarDate(portal.clock.now).adding(days: -1).iso)")
-            #expect(yesterday.text.contains("<h1 class=\"heading-l\">Yesterday") && yesterday.text.contains(">Today<span aria-hidden=\"true\">›</span></a>"))
+            #expect(
+                yesterday.text.contains("<h1 class=\"heading-l\">Yesterday")
+                    && yesterday.text.contains(">Today<span aria-hidden=\"true\">›</span></a>")
+            )
             let future = try await browser.get("\(SiteURL.appPatientDay.path)?date=\(tomorrow)")
             #expect(future.text.contains("<h1 class=\"heading-l\">Today"))
         }
@@ -88,9 +93,16 @@ extension Visitor {
             // Paused now, even with the right password, as her app would be; the API shares the pause.
             let paused = try await browser.signInToApp(.patient, identifier: "jose.n", password: Self.password)
             #expect(paused.errorSummary == ["Too many tries to sign in. Wait 15 minutes, then try again."])
-            let api = try await AppClient(portal: portal).send(.post, SiteURL.apiPatientSessions.path, json: ["username": "jose.n", "password": Self.password])
+            let api = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPatientSessions.path,
+                json: ["username": "jose.n", "password": Self.password]
+            )
             #expect(api.status == .tooManyRequests)
-            #expect(try await portal.auditEntries(action: .signIn).filter { $0.actorRole == "patient" && $0.outcome == "failure" }.count == SignInThrottle.accountLimit)
+            #expect(
+                try await portal.auditEntries(action: .signIn).filter { $0.actorRole == "patient" && $0.outcome == "failure" }.count
+                    == SignInThrottle.accountLimit
+            )
             portal.clock.advance(by: SignInThrottle.pause + 1)
             let later = try await browser.signInToApp(.patient, identifier: "jose.n", password: Self.password)
             #expect(later.status == .seeOther)
@@ -116,7 +128,9 @@ extension Visitor {
             // A staff session opens none of hers.
             var (physician, _) = try await portal.signedIn(.physician)
             #expect(try await physician.get(SiteURL.appPatientDay.path).location == AppAccountKind.patient.signInPagePath)
-            #expect(try await physician.get(SiteURL.appPatientDoctor.path).location == "\(AppAccountKind.patient.signInPagePath)?next=/app/patient/doctor")
+            #expect(
+                try await physician.get(SiteURL.appPatientDoctor.path).location == "\(AppAccountKind.patient.signInPagePath)?next=/app/patient/doctor"
+            )
             // Nor does another kind's cookie, or a made-up one.
             var forged = Visitor(portal: portal)
             forged.cookies[cookies.sessionName] = "member.\(value.dropFirst("patient.".count))"
@@ -134,9 +148,14 @@ extension Visitor {
             var browser = Visitor(portal: portal)
             let page = try await browser.get(AppAccountKind.patient.signInPagePath)
             let form = try #require(page.headers[values: .setCookie].first)
-            #expect(form.hasPrefix("__Host-careportal_app_form=") && form.contains("HttpOnly") && form.contains("Secure") && form.contains("SameSite=Lax"))
-            let signedIn = try await browser.post(AppAccountKind.patient.signInPagePath, form: [("identifier", "jose.n"), ("password", Self.password)],
-                                                  origin: "https://care.example.org")
+            #expect(
+                form.hasPrefix("__Host-careportal_app_form=") && form.contains("HttpOnly") && form.contains("Secure") && form.contains("SameSite=Lax")
+            )
+            let signedIn = try await browser.post(
+                AppAccountKind.patient.signInPagePath,
+                form: [("identifier", "jose.n"), ("password", Self.password)],
+                origin: "https://care.example.org"
+            )
             let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("__Host-careportal_app=") })
             #expect(session.contains("HttpOnly") && session.contains("Secure") && session.contains("SameSite=Lax") && session.contains("Path=/"))
             #expect(session.contains("Max-Age=\(Int(BearerTokens.absoluteLifetime))"))
@@ -180,7 +199,10 @@ extension Visitor {
             #expect(reminders.text.contains(#"value="every_4_hours" checked"#))
             let missing = try await browser.post(SiteURL.appPatientReminders.path, form: [("email", "on")])
             #expect(missing.status == .unprocessableContent && missing.errorSummary == ["Choose how often to be reminded"])
-            #expect(missing.text.contains(#"id="email" name="email" type="checkbox" value="on" aria-describedby="email-hint" checked"#), "her choice is kept")
+            #expect(
+                missing.text.contains(#"id="email" name="email" type="checkbox" value="on" aria-describedby="email-hint" checked"#),
+                "her choice is kept"
+            )
             let saved = try await browser.post(SiteURL.appPatientReminders.path, form: [("frequency", "daily"), ("email", "on")])
             #expect(saved.location == "\(SiteURL.appPatientReminders.path)?saved=1")
             #expect(try await browser.get(try #require(saved.location)).text.contains("Your reminder settings are saved."))
@@ -194,7 +216,9 @@ extension Visitor {
             let week = try await browser.get("\(SiteURL.appPatientProgress.path)?days=7")
             #expect(week.text.contains(#"aria-current="page">7 days</a>"#))
             // One medicine or exercise at a time, day by day (the API's `item=`): each of hers is offered.
-            let options = empty.text.matches(of: /<option value="((?:medication|exercise):\d+)">([^<]+)<\/option>/).map { (String($0.1), String($0.2)) }
+            let options = empty.text.matches(of: /<option value="((?:medication|exercise):\d+)">([^<]+)<\/option>/).map {
+                (String($0.1), String($0.2))
+            }
             let (value, name) = try #require(options.first, "no activity to choose on \(empty.text)")
             let one = try await browser.get("\(SiteURL.appPatientProgress.path)?days=30&activity=\(value)")
             #expect(one.text.contains("times of “\(name)” as done") && one.text.contains("\(name) each day") && one.text.contains("<svg"))
@@ -246,24 +270,45 @@ extension Visitor {
             // MUT: the right token shows her details to confirm, and that is audited like any read of her record.
             let details = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", " \(token.grouped.lowercased()) ")])
             #expect(details.status == .ok)
-            #expect(details.text.contains("José María Núñez-Ødegård") && details.text.contains("9876 543 210") && details.text.contains("Dr Ingrid Berg"))
-            #expect(try await portal.auditEntries(action: .patientViewed).contains { $0.recordID == "\(patient.id)" && $0.detail == "claim token checked in the web app" })
-            let incomplete = try await browser.post(SiteURL.appPatientClaimAccount.path, form: [
-                ("claim_token", token.value), ("username", "jose.n"), ("password", Self.password), ("password_confirmation", "something else"),
-            ])
+            #expect(
+                details.text.contains("José María Núñez-Ødegård") && details.text.contains("9876 543 210") && details.text.contains("Dr Ingrid Berg")
+            )
+            #expect(
+                try await portal.auditEntries(action: .patientViewed).contains {
+                    $0.recordID == "\(patient.id)" && $0.detail == "claim token checked in the web app"
+                }
+            )
+            let incomplete = try await browser.post(
+                SiteURL.appPatientClaimAccount.path,
+                form: [
+                    ("claim_token", token.value), ("username", "jose.n"), ("password", Self.password), ("password_confirmation", "something else")
+                ]
+            )
             #expect(incomplete.status == .unprocessableContent)
-            #expect(incomplete.errorSummary == ["Confirm these are your details, or contact your physician if they are not", "Enter the same password twice"])
+            #expect(
+                incomplete.errorSummary == [
+                    "Confirm these are your details, or contact your physician if they are not", "Enter the same password twice"
+                ]
+            )
             #expect(incomplete.text.contains(#"value="jose.n""#))
-            let claimed = try await browser.post(SiteURL.appPatientClaimAccount.path, form: [
-                ("claim_token", token.value), ("confirm", "yes"), ("username", "jose.n"), ("password", Self.password), ("password_confirmation", Self.password),
-            ])
+            let claimed = try await browser.post(
+                SiteURL.appPatientClaimAccount.path,
+                form: [
+                    ("claim_token", token.value), ("confirm", "yes"), ("username", "jose.n"), ("password", Self.password),
+                    ("password_confirmation", Self.password)
+                ]
+            )
             // validate: signed in at once, on her day; the token is used up, for the app too
             #expect(claimed.location == SiteURL.appPatientDay.path)
             #expect(try await browser.get(SiteURL.appPatientDay.path).status == .ok)
-            #expect(try await portal.auditEntries(action: .patientAccountClaimed).contains { $0.recordID == "\(patient.id)" && $0.outcome == "success" })
+            #expect(
+                try await portal.auditEntries(action: .patientAccountClaimed).contains { $0.recordID == "\(patient.id)" && $0.outcome == "success" }
+            )
             var other = Visitor(portal: portal)
             try await other.get(SiteURL.appPatientClaim.path)
-            #expect(try await other.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)]).errorSummary == [PatientClaim.wrongToken])
+            #expect(
+                try await other.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)]).errorSummary == [PatientClaim.wrongToken]
+            )
             let api = try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": token.grouped])
             #expect(api.status == .unprocessableContent)
             // She signs in with what she chose.
@@ -288,10 +333,19 @@ extension Visitor {
             let paused = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)], headers: from)
             #expect(paused.errorSummary == ["Too many wrong tokens from this network. Wait 15 minutes, then try again."])
             #expect(!paused.text.contains("Check your details"))
-            let app = try await AppClient(portal: portal).send(.post, "/api/v1/patient/claim/check", json: ["claim_token": token.value], headers: from)
+            let app = try await AppClient(portal: portal).send(
+                .post,
+                "/api/v1/patient/claim/check",
+                json: ["claim_token": token.value],
+                headers: from
+            )
             #expect(app.status == .tooManyRequests)
             // Another address is not held up.
-            let other = try await browser.post(SiteURL.appPatientClaim.path, form: [("claim_token", token.grouped)], headers: [.xForwardedFor: "198.51.100.7"])
+            let other = try await browser.post(
+                SiteURL.appPatientClaim.path,
+                form: [("claim_token", token.grouped)],
+                headers: [.xForwardedFor: "198.51.100.7"]
+            )
             #expect(other.text.contains("Check your details"))
         }
     }

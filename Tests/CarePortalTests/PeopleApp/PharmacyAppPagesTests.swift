@@ -12,7 +12,11 @@ import Testing
     static let email = "margaret@example.org"
 
     /// A customer registered through the app's API, and a browser signed in to the web app as her.
-    static func signedInCustomer(_ portal: TestPortal, email: String = Self.email, firstName: String = "Margaret") async throws -> (Visitor, Int64, AppClient) {
+    static func signedInCustomer(
+        _ portal: TestPortal,
+        email: String = Self.email,
+        firstName: String = "Margaret"
+    ) async throws -> (Visitor, Int64, AppClient) {
         let (app, id) = try await PharmacyFixtures.customer(portal, email: email, firstName: firstName)
         var browser = Visitor(portal: portal)
         let signedIn = try await browser.signInToApp(.pharmacyCustomer, identifier: email.uppercased(), password: PharmacyFixtures.password)
@@ -30,23 +34,32 @@ import Testing
             #expect(form.status == .ok && form.text.contains("Create your account") && form.text.contains(#"id="date_of_birth_day""#))
             let empty = try await browser.post(SiteURL.appPharmacyRegister.path, form: [("first_name", " Margaret ")])
             #expect(empty.status == .unprocessableContent)
-            #expect(empty.errorSummary == [
-                "Enter a last name", "Enter your date of birth", "Enter an email address",
-                try #require(portal.portal.passwordPolicy.problem(with: "", username: nil)),
-            ], "\(empty.errorSummary)")
+            #expect(
+                empty.errorSummary == [
+                    "Enter a last name", "Enter your date of birth", "Enter an email address",
+                    try #require(portal.portal.passwordPolicy.problem(with: "", username: nil))
+                ],
+                "\(empty.errorSummary)"
+            )
             #expect(empty.text.contains(#"value="Margaret""#), "what she typed is kept")
             #expect(empty.text.contains(##"href="#date_of_birth_day""##), "the summary leads to the date's first box")
-            let mismatched = try await browser.post(SiteURL.appPharmacyRegister.path, form: [
-                ("first_name", "Margaret"), ("last_name", "Holloway"), ("date_of_birth_day", "14"), ("date_of_birth_month", "3"),
-                ("date_of_birth_year", "2099"), ("email", Self.email), ("password", PharmacyFixtures.password), ("password_confirmation", "other"),
-            ])
-            #expect(mismatched.errorSummary == ["Enter a date of birth in the past, like 1950-04-23", "Enter the same password twice"], "\(mismatched.errorSummary)")
+            let mismatched = try await browser.post(
+                SiteURL.appPharmacyRegister.path,
+                form: [
+                    ("first_name", "Margaret"), ("last_name", "Holloway"), ("date_of_birth_day", "14"), ("date_of_birth_month", "3"),
+                    ("date_of_birth_year", "2099"), ("email", Self.email), ("password", PharmacyFixtures.password), ("password_confirmation", "other")
+                ]
+            )
+            #expect(
+                mismatched.errorSummary == ["Enter a date of birth in the past, like 1950-04-23", "Enter the same password twice"],
+                "\(mismatched.errorSummary)"
+            )
             #expect(try await portal.database.read { db in try await PharmacyRepository().customer(email: Self.email, on: db) } == nil)
 
             let complete: [(String, String)] = [
                 ("first_name", "Margaret"), ("last_name", "Holloway"), ("date_of_birth_day", "14"), ("date_of_birth_month", "3"),
                 ("date_of_birth_year", "1946"), ("phone", "503-555-0110"), ("email", Self.email), ("password", PharmacyFixtures.password),
-                ("password_confirmation", PharmacyFixtures.password),
+                ("password_confirmation", PharmacyFixtures.password)
             ]
             let registered = try await browser.post(SiteURL.appPharmacyRegister.path, form: complete)
             #expect(registered.status == .ok && registered.text.contains(Pharmacy.checkEmail))
@@ -60,7 +73,10 @@ import Testing
 
             // Her new account signs in to the web app.
             var phone = Visitor(portal: portal)
-            #expect(try await phone.signInToApp(.pharmacyCustomer, identifier: Self.email, password: PharmacyFixtures.password).location == SiteURL.appPharmacyHome.path)
+            #expect(
+                try await phone.signInToApp(.pharmacyCustomer, identifier: Self.email, password: PharmacyFixtures.password).location
+                    == SiteURL.appPharmacyHome.path
+            )
             #expect(try await phone.get(SiteURL.appPharmacyHome.path).text.contains("Hello, Margaret"))
 
             // A forgotten password: the same answer for any address, a link only to a customer's.
@@ -95,7 +111,9 @@ import Testing
             #expect(location == "\(SiteURL.appPharmacyVoucher(voucherID).path)?redeemed=1")
             let ready = try await browser.get(location)
             #expect(ready.text.contains("Ready to use") && ready.text.contains("I am at the till: start my voucher"))
-            let code = try #require(try await portal.database.read { db in try await PharmacyRepository().voucher(id: voucherID, customerID: id, on: db) }?.code)
+            let code = try #require(
+                try await portal.database.read { db in try await PharmacyRepository().voucher(id: voucherID, customerID: id, on: db) }?.code
+            )
             #expect(!ready.text.contains(code), "the code shows only once the voucher is started")
             // Too few points for the dear one: refused, nothing spent, and said plainly.
             let refused = try await browser.post(SiteURL.appPharmacyReward(dear).path)
@@ -147,23 +165,42 @@ import Testing
             #expect(!(try await browser.get(SiteURL.appPharmacyPrescriptions.path).text.contains("Lisinopril")))
 
             let wrong = try await browser.post(SiteURL.appPharmacyPrescriptionsUnlock.path, form: [("password", "not it")])
-            #expect(wrong.status == .unprocessableContent && wrong.errorSummary.first?.hasPrefix("The password is not right. Try again") == true, "\(wrong.errorSummary)")
+            #expect(
+                wrong.status == .unprocessableContent && wrong.errorSummary.first?.hasPrefix("The password is not right. Try again") == true,
+                "\(wrong.errorSummary)"
+            )
             let opened = try await browser.post(SiteURL.appPharmacyPrescriptionsUnlock.path, form: [("password", PharmacyFixtures.password)])
             #expect(opened.location == SiteURL.appPharmacyPrescriptions.path)
             let list = try await browser.get(SiteURL.appPharmacyPrescriptions.path)
-            #expect(list.text.contains("Lisinopril") && list.text.contains("3 refills left") && list.text.contains("You have not asked for a refill yet."))
+            #expect(
+                list.text.contains("Lisinopril") && list.text.contains("3 refills left") && list.text.contains("You have not asked for a refill yet.")
+            )
             #expect(try await portal.auditEntries(action: .pharmacyPrescriptionsViewed).contains { $0.recordID == "\(id)" })
 
             // Delivery needs her address: said beside the choice, then saved, and she comes back to the refill.
             let noAddress = try await browser.post(SiteURL.appPharmacyRefill(prescription).path, form: [("fulfilment", "delivery")])
-            #expect(noAddress.status == .unprocessableContent && noAddress.errorSummary == ["Save your delivery address first, or choose to pick the order up in the store."])
+            #expect(
+                noAddress.status == .unprocessableContent
+                    && noAddress.errorSummary == ["Save your delivery address first, or choose to pick the order up in the store."]
+            )
             #expect(try await browser.post(SiteURL.appPharmacyRefill(prescription).path).errorSummary == ["Choose pickup or delivery"])
-            let badAddress = try await browser.post(SiteURL.appPharmacyAddress.path, form: [("line1", "12 Example Lane"), ("state", "Oregon"), ("zip_code", "972")])
-            #expect(badAddress.errorSummary == ["Enter the town or city", "Enter the state as two letters, like OR", "Enter a ZIP code, like 97201 or 97201-1234"],
-                    "\(badAddress.errorSummary)")
-            let saved = try await browser.post(SiteURL.appPharmacyAddress.path, form: [
-                ("line1", "12 Example Lane"), ("city", "Portland"), ("state", "or"), ("zip_code", "97201"), ("next", SiteURL.appPharmacyRefill(prescription).path),
-            ])
+            let badAddress = try await browser.post(
+                SiteURL.appPharmacyAddress.path,
+                form: [("line1", "12 Example Lane"), ("state", "Oregon"), ("zip_code", "972")]
+            )
+            #expect(
+                badAddress.errorSummary == [
+                    "Enter the town or city", "Enter the state as two letters, like OR", "Enter a ZIP code, like 97201 or 97201-1234"
+                ],
+                "\(badAddress.errorSummary)"
+            )
+            let saved = try await browser.post(
+                SiteURL.appPharmacyAddress.path,
+                form: [
+                    ("line1", "12 Example Lane"), ("city", "Portland"), ("state", "or"), ("zip_code", "97201"),
+                    ("next", SiteURL.appPharmacyRefill(prescription).path)
+                ]
+            )
             #expect(saved.location == SiteURL.appPharmacyRefill(prescription).path)
             #expect(try await browser.get(SiteURL.appPharmacyRefill(prescription).path).text.contains("To 12 Example Lane, Portland, OR 97201"))
             let requested = try await browser.post(SiteURL.appPharmacyRefill(prescription).path, form: [("fulfilment", "delivery")])
@@ -189,7 +226,10 @@ import Testing
             #expect(feed.text.contains("We have your refill request.") && feed.text.contains(">New<") && feed.text.contains("Mark all as read"))
             #expect(!feed.text.contains("Lisinopril"), "notifications name nothing of the prescription")
             #expect(try await browser.get(SiteURL.appPharmacyHome.path).text.contains("1 new notification"))
-            let marked = try await browser.post(SiteURL.appPharmacyNotificationsReadAll.path, form: [("up_to_id", try #require(Self.newestID(in: feed.text)))])
+            let marked = try await browser.post(
+                SiteURL.appPharmacyNotificationsReadAll.path,
+                form: [("up_to_id", try #require(Self.newestID(in: feed.text)))]
+            )
             #expect(marked.location == "\(SiteURL.appPharmacyNotifications.path)?marked=1")
             #expect(!(try await browser.get(SiteURL.appPharmacyNotifications.path).text.contains(">New<")))
             #expect(try await app.get(SiteURL.apiPharmacyNotifications.path).object["unread_count"] as? Int == 0)
@@ -214,7 +254,8 @@ import Testing
         try await TestPortal.run(engine) { portal in
             var (browser, id, _) = try await Self.signedInCustomer(portal)
             #expect(try await browser.get(SiteURL.appPharmacyDeals.path).status == .ok)
-            try await portal.database.write { db in try await PharmacyRepository().setStatus(customerID: id, .disabled, now: portal.clock.now, on: db) }
+            try await portal.database.write { db in try await PharmacyRepository().setStatus(customerID: id, .disabled, now: portal.clock.now, on: db)
+            }
             #expect(try await browser.get(SiteURL.appPharmacyDeals.path).location?.hasPrefix(AppAccountKind.pharmacyCustomer.signInPagePath) == true)
             let again = try await browser.signInToApp(.pharmacyCustomer, identifier: Self.email, password: PharmacyFixtures.password)
             #expect(again.status == .unprocessableContent && again.text.contains("This account has been disabled."))

@@ -8,7 +8,9 @@ import Testing
 @Suite struct PharmacyResetLinkTests {
     /// The token of the newest reset link emailed.
     static func newestResetToken(_ portal: TestPortal) async throws -> String {
-        let line = try #require(try await portal.outboxMessages().last?.bodyText.split(separator: "\n").first { $0.contains("/pharmacy/reset-password?token=") })
+        let line = try #require(
+            try await portal.outboxMessages().last?.bodyText.split(separator: "\n").first { $0.contains("/pharmacy/reset-password?token=") }
+        )
         return String(line.split(separator: "=").last ?? "")
     }
 
@@ -24,13 +26,26 @@ import Testing
             let second = try await Self.newestResetToken(portal)
             #expect(first != second)
             // MUT
-            let used = try await app.send(.post, SiteURL.apiPharmacyPasswordResetCompletion.path, json: ["token": second, "password": "Lighthouse keeper 7"])
+            let used = try await app.send(
+                .post,
+                SiteURL.apiPharmacyPasswordResetCompletion.path,
+                json: ["token": second, "password": "Lighthouse keeper 7"]
+            )
             #expect(used.status == .noContent)
             // validate
-            let stale = try await app.send(.post, SiteURL.apiPharmacyPasswordResetCompletion.path, json: ["token": first, "password": "Someone else 12345"])
+            let stale = try await app.send(
+                .post,
+                SiteURL.apiPharmacyPasswordResetCompletion.path,
+                json: ["token": first, "password": "Someone else 12345"]
+            )
             #expect(stale.status == .unprocessableContent && stale.fieldErrors["token"] != nil)
-            #expect(try await app.send(.post, SiteURL.apiPharmacySessions.path,
-                                       json: ["email": "margaret@example.org", "password": "Lighthouse keeper 7"]).status == .created)
+            #expect(
+                try await app.send(
+                    .post,
+                    SiteURL.apiPharmacySessions.path,
+                    json: ["email": "margaret@example.org", "password": "Lighthouse keeper 7"]
+                ).status == .created
+            )
         }
     }
 }

@@ -9,10 +9,18 @@ import Testing
 enum PharmacyFixtures {
     static let password = "Blue heron 1946"
 
-    static func customer(_ portal: TestPortal, email: String = "margaret@example.org", firstName: String = "Margaret") async throws -> (AppClient, Int64) {
-        let registered = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: [
-            "email": email, "password": password, "first_name": firstName, "last_name": "Holloway", "date_of_birth": "1946-03-14",
-        ])
+    static func customer(
+        _ portal: TestPortal,
+        email: String = "margaret@example.org",
+        firstName: String = "Margaret"
+    ) async throws -> (AppClient, Int64) {
+        let registered = try await AppClient(portal: portal).send(
+            .post,
+            SiteURL.apiPharmacyRegistrations.path,
+            json: [
+                "email": email, "password": password, "first_name": firstName, "last_name": "Holloway", "date_of_birth": "1946-03-14"
+            ]
+        )
         #expect(registered.status == .accepted, "\(registered.text)")
         let session = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacySessions.path, json: ["email": email, "password": password])
         #expect(session.status == .created, "\(session.text)")
@@ -23,30 +31,58 @@ enum PharmacyFixtures {
     static func give(_ points: Int, to customerID: Int64, _ portal: TestPortal, reference: String = "gift") async throws {
         let clock = portal.portal.programSettings.current.clock
         let given = try await portal.database.transaction { db in
-            try await PointsLedger().award(PointsAward(reason: "test_gift", reference: reference, amount: points, period: .day),
-                                           to: .pharmacyCustomer(customerID), at: portal.clock.now, clock: clock, on: db)
+            try await PointsLedger().award(
+                PointsAward(reason: "test_gift", reference: reference, amount: points, period: .day),
+                to: .pharmacyCustomer(customerID),
+                at: portal.clock.now,
+                clock: clock,
+                on: db
+            )
         }
         #expect(given, "the gift \(reference) was already given to customer \(customerID) today")
     }
 
     static func reward(_ portal: TestPortal, cost: Int, title: String = "$5 off") async throws -> Int64 {
         try await portal.database.transaction { db in
-            try await PharmacyRepository().addReward(title: title, pointsCost: cost, cashierGives: "$5 off any purchase", now: portal.clock.now, on: db)
+            try await PharmacyRepository().addReward(
+                title: title,
+                pointsCost: cost,
+                cashierGives: "$5 off any purchase",
+                now: portal.clock.now,
+                on: db
+            )
         }
     }
 
     static func prescription(_ portal: TestPortal, customerID: Int64, medication: String = "Lisinopril", refills: Int = 3) async throws -> Int64 {
         try await portal.database.transaction { db in
-            try await PharmacyRepository().addPrescription(PharmacyPrescription(
-                id: 0, customerID: customerID, medication: medication, strength: "10 mg", quantity: "30 tablets", refillsRemaining: refills,
-                prescriber: "Dr. Ana Ruiz", lastFilled: nil
-            ), now: portal.clock.now, on: db)
+            try await PharmacyRepository().addPrescription(
+                PharmacyPrescription(
+                    id: 0,
+                    customerID: customerID,
+                    medication: medication,
+                    strength: "10 mg",
+                    quantity: "30 tablets",
+                    refillsRemaining: refills,
+                    prescriber: "Dr. Ana Ruiz",
+                    lastFilled: nil
+                ),
+                now: portal.clock.now,
+                on: db
+            )
         }
     }
 
     static func beacon(_ portal: TestPortal) async throws {
         _ = try await portal.database.transaction { db in
-            try await PharmacyRepository().addBeacon(uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: 1, minor: 7, name: "Front door", now: portal.clock.now, on: db)
+            try await PharmacyRepository().addBeacon(
+                uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D",
+                major: 1,
+                minor: 7,
+                name: "Front door",
+                now: portal.clock.now,
+                on: db
+            )
         }
     }
 
@@ -115,9 +151,11 @@ enum PharmacyFixtures {
             let vouchers = try #require(try await app.get(path).object["vouchers"] as? [[String: Any]])
             #expect(vouchers.count == 2 && Set(vouchers.compactMap { $0["code"] as? String }).count == 2)
             let (lines, audited) = try await portal.database.read { db in
-                (try await PointsLedger().history(of: account, page: PageRequest(number: 1, size: 50), on: db).items,
-                 try await db.select().column("record_id").from("audit_log").where("action", .equal, AuditAction.pharmacyVoucherRedeemed.rawValue)
-                    .all().map { try $0.decode(column: "record_id", as: String.self) })
+                (
+                    try await PointsLedger().history(of: account, page: PageRequest(number: 1, size: 50), on: db).items,
+                    try await db.select().column("record_id").from("audit_log").where("action", .equal, AuditAction.pharmacyVoucherRedeemed.rawValue)
+                        .all().map { try $0.decode(column: "record_id", as: String.self) }
+                )
             }
             #expect(lines.filter { $0.amount == -30 }.map(\.reference).sorted() == vouchers.compactMap { $0["code"] as? String }.sorted())
             #expect(audited.sorted() == vouchers.compactMap { ($0["id"] as? Int).map(String.init) }.sorted())
@@ -145,8 +183,11 @@ enum PharmacyFixtures {
             // Months later (and after the servers restarted) it is still hers: she signs in again and finds it.
             portal.clock.advance(by: 120 * 86_400)
             #expect(try await app.get(SiteURL.apiPharmacyVouchers.path).status == .unauthorized, "her old token lapsed")
-            let session = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacySessions.path,
-                                                                  json: ["email": "margaret@example.org", "password": PharmacyFixtures.password])
+            let session = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPharmacySessions.path,
+                json: ["email": "margaret@example.org", "password": PharmacyFixtures.password]
+            )
             app = AppClient(portal: portal, token: session.object["token"] as? String)
             (pharmacist, _) = try await portal.signedIn(.pharmacist)
             let list = try await app.get(SiteURL.apiPharmacyVouchers.path).object["vouchers"] as? [[String: Any]]
@@ -156,7 +197,9 @@ enum PharmacyFixtures {
             let activated = try await app.send(.post, SiteURL.apiPharmacyVoucherActivation(Int64(try #require(first["id"] as? Int))).path)
             #expect(activated.status == .ok && activated.object["state"] as? String == "active" && activated.object["seconds_left"] as? Int == 300)
             let expiresAt = try #require(activated.object["expires_at"] as? String)
-            #expect(ISO8601DateFormatter().date(from: expiresAt) == Date(timeIntervalSince1970: (activatedAt.timeIntervalSince1970 + 300).rounded(.down)))
+            #expect(
+                ISO8601DateFormatter().date(from: expiresAt) == Date(timeIntervalSince1970: (activatedAt.timeIntervalSince1970 + 300).rounded(.down))
+            )
             // Asking again while it runs answers the same expiry.
             portal.clock.advance(by: 100)
             let again = try await app.send(.post, SiteURL.apiPharmacyVoucherActivation(Int64(try #require(first["id"] as? Int))).path)
@@ -208,9 +251,12 @@ enum PharmacyFixtures {
 
             var (pharmacist, _) = try await portal.signedIn(.pharmacist)
             _ = try await pharmacist.get(SiteURL.pharmacyBeacons.path)
-            let added = try await pharmacist.post(SiteURL.pharmacyBeacons.path, form: [
-                ("name", "Pharmacy counter"), ("uuid", "B9407F30-F5F8-466E-AFF9-25556B57FE6D"), ("major", "1"), ("minor", "8"),
-            ])
+            let added = try await pharmacist.post(
+                SiteURL.pharmacyBeacons.path,
+                form: [
+                    ("name", "Pharmacy counter"), ("uuid", "B9407F30-F5F8-466E-AFF9-25556B57FE6D"), ("major", "1"), ("minor", "8")
+                ]
+            )
             #expect(added.status == .seeOther)
             let changed = try await app.send(.get, SiteURL.apiPharmacyBeacons.path, headers: [.ifNoneMatch: tag])
             #expect(changed.status == .ok && changed.headers[.eTag] != tag && (changed.object["beacons"] as? [[String: Any]])?.count == 2)
@@ -231,8 +277,13 @@ enum PharmacyFixtures {
             try await PharmacyFixtures.beacon(portal)
             let clock = portal.portal.programSettings.current.clock
             _ = try await portal.database.write { db in
-                try await PointsLedger().award(PointsAward(reason: "welcome", reference: "1", amount: 50, period: .month), to: .pharmacyCustomer(id),
-                                               at: portal.clock.now, clock: clock, on: db)
+                try await PointsLedger().award(
+                    PointsAward(reason: "welcome", reference: "1", amount: 50, period: .month),
+                    to: .pharmacyCustomer(id),
+                    at: portal.clock.now,
+                    clock: clock,
+                    on: db
+                )
             }
             portal.clock.advance(by: 60)
             #expect(try await app.send(.post, SiteURL.apiPharmacyVisits.path, json: PharmacyFixtures.visit).status == .created)
@@ -242,13 +293,20 @@ enum PharmacyFixtures {
             portal.clock.advance(by: 60)
             let prescription = try await PharmacyFixtures.prescription(portal, customerID: id, medication: "Lisinopril")
             _ = try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password])
-            #expect(try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": prescription, "fulfilment": "pickup"]).status == .created)
+            #expect(
+                try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": prescription, "fulfilment": "pickup"]).status
+                    == .created
+            )
 
             let history = try await app.get(SiteURL.apiPharmacyHistory.path)
             #expect(history.status == .ok && history.object["total_count"] as? Int == 4, "\(history.text)")
             let entries = try #require(history.object["entries"] as? [[String: Any]])
             #expect(entries.map { $0["kind"] as? String } == ["refill", "voucher", "visit", "points"], "newest first")
-            #expect(entries.map { $0["title"] as? String } == ["Refill for pickup: Requested", "Redeemed Free coffee", "Visited the store", "Points added"])
+            #expect(
+                entries.map { $0["title"] as? String } == [
+                    "Refill for pickup: Requested", "Redeemed Free coffee", "Visited the store", "Points added"
+                ]
+            )
             #expect(entries.map { $0["points"] as? Int } == [nil, -40, PharmacyRules.visitPoints, 50])
             #expect(entries[0]["refill_id"] as? Int != nil && entries[1]["voucher_id"] as? Int != nil)
             #expect(!history.text.contains("Lisinopril"), "the medicine is named only behind the step-up")
@@ -316,8 +374,11 @@ enum PharmacyFixtures {
             listed = try await app.get(SiteURL.apiPharmacyPrescriptions.path)
             #expect(listed.status == .ok && (listed.object["prescriptions"] as? [[String: Any]])?.first?["medication"] as? String == "Lisinopril")
             // The grant is this token's: another sign-in of hers has none.
-            let session = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacySessions.path,
-                                                                  json: ["email": "margaret@example.org", "password": PharmacyFixtures.password])
+            let session = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPharmacySessions.path,
+                json: ["email": "margaret@example.org", "password": PharmacyFixtures.password]
+            )
             let phone = AppClient(portal: portal, token: session.object["token"] as? String)
             #expect(try await phone.get(SiteURL.apiPharmacyPrescriptions.path).status == .forbidden)
             portal.clock.advance(by: 299.999)
@@ -338,14 +399,22 @@ enum PharmacyFixtures {
             let first = try await PharmacyFixtures.prescription(portal, customerID: id, medication: "Lisinopril")
             let second = try await PharmacyFixtures.prescription(portal, customerID: id, medication: "Atorvastatin")
             _ = try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password])
-            #expect(try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": first, "fulfilment": "pickup"]).status == .created)
+            #expect(
+                try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": first, "fulfilment": "pickup"]).status
+                    == .created
+            )
             #expect(try await portal.outboxMessages().filter { $0.subject.hasPrefix("New refill request") }.isEmpty, "no address, nobody told")
 
             var (admin, _) = try await portal.signedIn(.administrator)
-            var form = [("program_name", "Demo Pharmacy"), ("code_lifetime_days", "30"),
-                        ("security_questions", "One?\nTwo?\nThree?"), ("avatars[]", "moon"), ("refill_email", "not an address")]
+            var form = [
+                ("program_name", "Demo Pharmacy"), ("code_lifetime_days", "30"),
+                ("security_questions", "One?\nTwo?\nThree?"), ("avatars[]", "moon"), ("refill_email", "not an address")
+            ]
             let wrong = try await admin.post(SiteURL.programSettings.path, form: form)
-            #expect(wrong.status == .unprocessableContent && wrong.text.contains(##"href="#refill_email""##) && wrong.text.contains(#"value="not an address""#))
+            #expect(
+                wrong.status == .unprocessableContent && wrong.text.contains(##"href="#refill_email""##)
+                    && wrong.text.contains(#"value="not an address""#)
+            )
             form[form.count - 1] = ("refill_email", "refills@pharmacy.example")
             #expect(try await admin.post(SiteURL.programSettings.path, form: form).status == .seeOther)
             #expect(try await portal.auditEntries(action: .programSettingsChanged).last?.detail?.contains("refill email address") == true)
@@ -366,12 +435,21 @@ enum PharmacyFixtures {
             let (app, id) = try await PharmacyFixtures.customer(portal)
             var (pharmacist, _) = try await portal.signedIn(.pharmacist)
             // The pharmacist puts two prescriptions on file through the page.
-            let added = try await pharmacist.post(SiteURL.pharmacyCustomerPrescriptions(id).path, form: [
-                ("medication", "Lisinopril"), ("strength", "10 mg"), ("quantity", "30 tablets"), ("refills_remaining", "2"), ("prescriber", "Dr. Ana Ruiz"),
-            ])
+            let added = try await pharmacist.post(
+                SiteURL.pharmacyCustomerPrescriptions(id).path,
+                form: [
+                    ("medication", "Lisinopril"), ("strength", "10 mg"), ("quantity", "30 tablets"), ("refills_remaining", "2"),
+                    ("prescriber", "Dr. Ana Ruiz")
+                ]
+            )
             #expect(added.status == .seeOther)
-            let invalid = try await pharmacist.post(SiteURL.pharmacyCustomerPrescriptions(id).path, form: [("medication", "Metformin"), ("refills_remaining", "many")])
-            #expect(invalid.status == .unprocessableContent && invalid.text.contains("There is a problem") && invalid.text.contains("value=\"Metformin\""))
+            let invalid = try await pharmacist.post(
+                SiteURL.pharmacyCustomerPrescriptions(id).path,
+                form: [("medication", "Metformin"), ("refills_remaining", "many")]
+            )
+            #expect(
+                invalid.status == .unprocessableContent && invalid.text.contains("There is a problem") && invalid.text.contains("value=\"Metformin\"")
+            )
             let second = try await PharmacyFixtures.prescription(portal, customerID: id, medication: "Atorvastatin")
             _ = try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password])
             let prescriptions = try await app.get(SiteURL.apiPharmacyPrescriptions.path).object["prescriptions"] as? [[String: Any]] ?? []
@@ -383,8 +461,10 @@ enum PharmacyFixtures {
             asked = try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": lisinopril, "fulfilment": "pickup"])
             #expect(asked.status == .created && asked.object["status"] as? String == "requested")
             let pickup = Int64(try #require(asked.object["id"] as? Int))
-            #expect(try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": lisinopril, "fulfilment": "pickup"]).errorCode
-                    == "refill_already_requested")
+            #expect(
+                try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": lisinopril, "fulfilment": "pickup"]).errorCode
+                    == "refill_already_requested"
+            )
             #expect(try await pharmacist.get(SiteURL.home.path).text.contains("1 refill request is waiting"))
 
             func move(_ refill: Int64, _ status: String, reason: String = "") async throws -> TestResponse {
@@ -404,7 +484,11 @@ enum PharmacyFixtures {
             }
 
             // Delivery once her address is saved: requested → preparing → out for delivery → delivered.
-            let address = try await app.send(.put, SiteURL.apiPharmacyAddress.path, json: ["line1": "12 Example Lane", "city": "Portland", "state": "or", "zip_code": "97201"])
+            let address = try await app.send(
+                .put,
+                SiteURL.apiPharmacyAddress.path,
+                json: ["line1": "12 Example Lane", "city": "Portland", "state": "or", "zip_code": "97201"]
+            )
             #expect(address.status == .ok)
             asked = try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": lisinopril, "fulfilment": "delivery"])
             let delivery = Int64(try #require(asked.object["id"] as? Int))
@@ -457,23 +541,35 @@ enum PharmacyFixtures {
             #expect(registered.status == .created && registered.object["platform"] as? String == "ios")
             let bad = try await app.send(.post, tokens, json: ["token": "bad token!", "platform": "windows"])
             #expect(bad.status == .unprocessableContent && (bad.error["fields"] as? [String: Any])?.keys.sorted() == ["platform", "token"])
-            #expect(try await app.send(.post, SiteURL.apiPushTokens.path, json: ["token": "x", "platform": "ios"]).status == .unauthorized,
-                    "a customer's token opens no member route")
-            #expect(try await member.send(.post, tokens, json: ["token": "x", "platform": "ios"]).status == .unauthorized,
-                    "nor a member's a customer's")
+            #expect(
+                try await app.send(.post, SiteURL.apiPushTokens.path, json: ["token": "x", "platform": "ios"]).status == .unauthorized,
+                "a customer's token opens no member route"
+            )
+            #expect(
+                try await member.send(.post, tokens, json: ["token": "x", "platform": "ios"]).status == .unauthorized,
+                "nor a member's a customer's"
+            )
 
             // Her choices are the pharmacy's kinds only, with no member reminders.
             let choices = try await app.get(SiteURL.apiPharmacyNotificationPreferences.path)
             #expect(choices.status == .ok)
             let kinds = choices.object["kinds"] as? [[String: Any]] ?? []
-            #expect(kinds.map { $0["kind"] as? String } == ["refill_update", "store_visit", "beacons_changed"] && kinds.allSatisfy { $0["on"] as? Bool == true })
+            #expect(
+                kinds.map { $0["kind"] as? String } == ["refill_update", "store_visit", "beacons_changed"]
+                    && kinds.allSatisfy { $0["on"] as? Bool == true }
+            )
             #expect(choices.object["reminder_lead_minutes"] == nil && choices.object["check_in_time"] == nil)
-            let memberKinds = (try await member.get(SiteURL.apiNotificationPreferences.path).object["kinds"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+            let memberKinds = (try await member.get(SiteURL.apiNotificationPreferences.path).object["kinds"] as? [[String: Any]] ?? []).compactMap {
+                $0["kind"] as? String
+            }
             #expect(!memberKinds.contains("refill_update") && memberKinds.contains("reply"), "a member never chooses about the pharmacy")
             let unknown = try await app.send(.put, SiteURL.apiPharmacyNotificationPreferences.path, json: ["kinds": [["kind": "reply", "on": false]]])
             #expect(unknown.status == .unprocessableContent, "a member's kind is not hers to choose")
-            let off = try await app.send(.put, SiteURL.apiPharmacyNotificationPreferences.path,
-                                         json: ["kinds": [["kind": "store_visit", "on": false]], "reminder_lead_minutes": 10])
+            let off = try await app.send(
+                .put,
+                SiteURL.apiPharmacyNotificationPreferences.path,
+                json: ["kinds": [["kind": "store_visit", "on": false]], "reminder_lead_minutes": 10]
+            )
             #expect(off.status == .ok && off.object["reminder_lead_minutes"] == nil)
             #expect((off.object["kinds"] as? [[String: Any]])?.first { $0["kind"] as? String == "store_visit" }?["on"] as? Bool == false)
 
@@ -485,7 +581,10 @@ enum PharmacyFixtures {
             let asked = try await app.send(.post, SiteURL.apiPharmacyRefills.path, json: ["prescription_id": prescription, "fulfilment": "pickup"])
             let refill = Int64(try #require(asked.object["id"] as? Int))
             var (pharmacist, _) = try await portal.signedIn(.pharmacist)
-            #expect(try await pharmacist.post(SiteURL.pharmacyRefillStatus(refill).path, form: [("status", "preparing"), ("reason", "")]).status == .seeOther)
+            #expect(
+                try await pharmacist.post(SiteURL.pharmacyRefillStatus(refill).path, form: [("status", "preparing"), ("reason", "")]).status
+                    == .seeOther
+            )
             let feed = try await app.get(SiteURL.apiPharmacyNotifications.path).object["notifications"] as? [[String: Any]] ?? []
             #expect(feed.map { $0["kind"] as? String } == ["refill_update", "refill_update"], "received and being prepared; no visit entry")
 
@@ -510,7 +609,10 @@ enum PharmacyFixtures {
             // At sign-out the app forgets her phone: no more pushes go to it.
             #expect(try await app.send(.delete, "\(tokens)/apns-pharmacy-0123456789").status == .noContent)
             #expect(try await app.send(.delete, "\(tokens)/apns-pharmacy-0123456789").status == .notFound)
-            #expect(try await pharmacist.post(SiteURL.pharmacyRefillStatus(refill).path, form: [("status", "ready_for_pickup"), ("reason", "")]).status == .seeOther)
+            #expect(
+                try await pharmacist.post(SiteURL.pharmacyRefillStatus(refill).path, form: [("status", "ready_for_pickup"), ("reason", "")]).status
+                    == .seeOther
+            )
             _ = try await BackgroundJobs(portal: portal.portal, jobs: [pushing]).round(pushing)
             #expect(sender.pushes.count == 2)
         }
@@ -521,8 +623,10 @@ enum PharmacyFixtures {
     @Test(arguments: TestEngines.all)
     func registeringAnExistingAddressAnswersTheSameAndTellsOnlyTheOwner(engine: Database.Engine) async throws {
         try await TestPortal.run(engine, configure: { $0.trustForwardedFor = true }) { portal in
-            let body: [String: Any] = ["email": "rosa@example.org", "password": "Garden gate 58", "first_name": "Rosa", "last_name": "Delgado",
-                                       "date_of_birth": "1958-12-21"]
+            let body: [String: Any] = [
+                "email": "rosa@example.org", "password": "Garden gate 58", "first_name": "Rosa", "last_name": "Delgado",
+                "date_of_birth": "1958-12-21"
+            ]
             let first = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: body)
             var again = body
             again["email"] = "ROSA@example.org"
@@ -533,19 +637,40 @@ enum PharmacyFixtures {
             #expect(mail.map(\.subject) == ["Welcome to the CarePortal app", "Someone tried to register with your email address"])
             #expect(try await portal.database.read { db in try await PharmacyRepository().customerCount(on: db) } == 1)
             // The original password still signs her in; the second one does not.
-            #expect(try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacySessions.path,
-                                                             json: ["email": "rosa@example.org", "password": "Somebody else 99"]).status == .unauthorized)
+            #expect(
+                try await AppClient(portal: portal).send(
+                    .post,
+                    SiteURL.apiPharmacySessions.path,
+                    json: ["email": "rosa@example.org", "password": "Somebody else 99"]
+                ).status == .unauthorized
+            )
             let missing = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: ["email": "x"])
-            #expect(missing.status == .unprocessableContent && Set(missing.fieldErrors.keys).isSuperset(of: ["email", "password", "first_name", "date_of_birth"]))
+            #expect(
+                missing.status == .unprocessableContent
+                    && Set(missing.fieldErrors.keys).isSuperset(of: ["email", "password", "first_name", "date_of_birth"])
+            )
             // Throttled: at most 10 registrations from one address in 15 minutes.
             let address: HTTPFields = [.xForwardedFor: "203.0.113.9"]
             for index in 0..<10 {
                 var other = body
                 other["email"] = "neighbour\(index)@example.org"
-                #expect(try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: other, headers: address).status == .accepted)
+                #expect(
+                    try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: other, headers: address).status
+                        == .accepted
+                )
             }
-            #expect(try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: body, headers: address).status == .tooManyRequests)
-            #expect(try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: body, headers: [.xForwardedFor: "198.51.100.4"]).status == .accepted)
+            #expect(
+                try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: body, headers: address).status
+                    == .tooManyRequests
+            )
+            #expect(
+                try await AppClient(portal: portal).send(
+                    .post,
+                    SiteURL.apiPharmacyRegistrations.path,
+                    json: body,
+                    headers: [.xForwardedFor: "198.51.100.4"]
+                ).status == .accepted
+            )
         }
     }
 
@@ -553,8 +678,16 @@ enum PharmacyFixtures {
     func aForgottenPasswordIsResetByASingleUseLinkNeverByEmailingAPassword(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (app, _) = try await PharmacyFixtures.customer(portal)
-            let unknown = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResets.path, json: ["email": "nobody@example.org"])
-            let asked = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResets.path, json: ["email": "Margaret@example.org"])
+            let unknown = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPharmacyPasswordResets.path,
+                json: ["email": "nobody@example.org"]
+            )
+            let asked = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPharmacyPasswordResets.path,
+                json: ["email": "Margaret@example.org"]
+            )
             #expect(unknown.status == .accepted && asked.status == .accepted && unknown.text == asked.text)
             let mail = try #require(try await portal.outboxMessages().last)
             #expect(mail.recipient == "margaret@example.org" && !mail.bodyText.contains(PharmacyFixtures.password))
@@ -573,18 +706,29 @@ enum PharmacyFixtures {
             let done = try await browser.post(SiteURL.pharmacyResetPassword.path, form: [("token", token), ("password", "Lighthouse keeper 7")])
             #expect(done.status == .ok && done.text.contains("Your new password is saved"))
             // Once only; her old sessions end; the new password works.
-            let reused = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResetCompletion.path,
-                                                                 json: ["token": token, "password": "Another one 12345"])
+            let reused = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPharmacyPasswordResetCompletion.path,
+                json: ["token": token, "password": "Another one 12345"]
+            )
             #expect(reused.status == .unprocessableContent && reused.fieldErrors["token"] != nil)
             #expect(try await app.get(SiteURL.apiPharmacyHome.path).status == .unauthorized)
-            #expect(try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacySessions.path,
-                                                             json: ["email": "margaret@example.org", "password": "Lighthouse keeper 7"]).status == .created)
+            #expect(
+                try await AppClient(portal: portal).send(
+                    .post,
+                    SiteURL.apiPharmacySessions.path,
+                    json: ["email": "margaret@example.org", "password": "Lighthouse keeper 7"]
+                ).status == .created
+            )
             // A link older than an hour no longer works.
             _ = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResets.path, json: ["email": "margaret@example.org"])
             let late = try #require(try await portal.outboxMessages().last?.bodyText.split(separator: "\n").first { $0.contains("token=") })
             portal.clock.advance(by: 3_600)
-            let expired = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyPasswordResetCompletion.path,
-                                                                  json: ["token": String(late.split(separator: "=").last ?? ""), "password": "Another one 12345"])
+            let expired = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPharmacyPasswordResetCompletion.path,
+                json: ["token": String(late.split(separator: "=").last ?? ""), "password": "Another one 12345"]
+            )
             #expect(expired.status == .unprocessableContent)
             // Housekeeping deletes links a day past their hour.
             portal.clock.advance(by: 86_401)
@@ -608,20 +752,32 @@ enum PharmacyFixtures {
             let page = try await pharmacist.get(SiteURL.pharmacyCustomer(id).path).text
             #expect(page.contains("&lt;b&gt;Margaret&lt;/b&gt;") && !page.contains("<b>Margaret</b>"))
             #expect(try await portal.auditEntries(action: .pharmacyCustomerViewed).count == 1)
-            let corrected = try await pharmacist.post(SiteURL.pharmacyCustomerEdit(id).path, form: [
-                ("first_name", "Margaret"), ("last_name", "Holloway"), ("date_of_birth", "1946-03-15"), ("email", "margaret@example.org"),
-                ("state", "Oregon"),
-            ])
-            #expect(corrected.status == .unprocessableContent && corrected.text.contains("Enter the street address") && corrected.text.contains("value=\"1946-03-15\""))
-            let saved = try await pharmacist.post(SiteURL.pharmacyCustomerEdit(id).path, form: [
-                ("first_name", "Margaret"), ("last_name", "Holloway"), ("date_of_birth", "1946-03-15"), ("email", "margaret@example.org"),
-            ])
+            let corrected = try await pharmacist.post(
+                SiteURL.pharmacyCustomerEdit(id).path,
+                form: [
+                    ("first_name", "Margaret"), ("last_name", "Holloway"), ("date_of_birth", "1946-03-15"), ("email", "margaret@example.org"),
+                    ("state", "Oregon")
+                ]
+            )
+            #expect(
+                corrected.status == .unprocessableContent && corrected.text.contains("Enter the street address")
+                    && corrected.text.contains("value=\"1946-03-15\"")
+            )
+            let saved = try await pharmacist.post(
+                SiteURL.pharmacyCustomerEdit(id).path,
+                form: [
+                    ("first_name", "Margaret"), ("last_name", "Holloway"), ("date_of_birth", "1946-03-15"), ("email", "margaret@example.org")
+                ]
+            )
             #expect(saved.status == .seeOther)
             #expect(try await app.get(SiteURL.apiPharmacyMe.path).object["date_of_birth"] as? String == "1946-03-15")
             #expect(try await pharmacist.post(SiteURL.pharmacyCustomerDisable(id).path).status == .seeOther)
             #expect(try await app.get(SiteURL.apiPharmacyHome.path).status == .unauthorized, "disabling her ends her sessions")
-            let refused = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacySessions.path,
-                                                                  json: ["email": "margaret@example.org", "password": PharmacyFixtures.password])
+            let refused = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPharmacySessions.path,
+                json: ["email": "margaret@example.org", "password": PharmacyFixtures.password]
+            )
             #expect(refused.status == .forbidden && refused.errorCode == "account_disabled")
             #expect(try await pharmacist.post(SiteURL.pharmacyCustomerEnable(id).path).status == .seeOther)
             #expect(try await portal.auditEntries(action: .pharmacyCustomerDisabled).count == 1)
@@ -636,14 +792,32 @@ enum PharmacyFixtures {
             try await PharmacyFixtures.give(35, to: id, portal)
             try await PharmacyFixtures.give(500, to: other, portal)
             try await portal.database.transaction { db in
-                let beacon = try #require(try await PharmacyRepository().addBeacon(uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D", major: 1, minor: 7,
-                                                                                  name: "Front door", now: portal.clock.now, on: db))
+                let beacon = try #require(
+                    try await PharmacyRepository().addBeacon(
+                        uuid: "B9407F30-F5F8-466E-AFF9-25556B57FE6D",
+                        major: 1,
+                        minor: 7,
+                        name: "Front door",
+                        now: portal.clock.now,
+                        on: db
+                    )
+                )
                 for day in ["2026-10-02", "2026-10-09", "2026-10-16"] {
-                    _ = try await PharmacyRepository().recordVisit(customerID: id, day: try #require(CalendarDate(iso: day)), beaconID: beacon,
-                                                                   now: portal.clock.now, on: db)
+                    _ = try await PharmacyRepository().recordVisit(
+                        customerID: id,
+                        day: try #require(CalendarDate(iso: day)),
+                        beaconID: beacon,
+                        now: portal.clock.now,
+                        on: db
+                    )
                 }
-                _ = try await PharmacyRepository().recordVisit(customerID: other, day: try #require(CalendarDate(iso: "2026-10-03")), beaconID: beacon,
-                                                               now: portal.clock.now, on: db)
+                _ = try await PharmacyRepository().recordVisit(
+                    customerID: other,
+                    day: try #require(CalendarDate(iso: "2026-10-03")),
+                    beaconID: beacon,
+                    now: portal.clock.now,
+                    on: db
+                )
             }
             var (pharmacist, _) = try await portal.signedIn(.pharmacist)
             let page = try await pharmacist.get(SiteURL.pharmacyCustomer(id).path).text
@@ -667,14 +841,23 @@ enum PharmacyFixtures {
             var (pharmacist, _) = try await portal.signedIn(.pharmacist)
             #expect(try await pharmacist.get(SiteURL.pharmacyDeals.path).text.contains("No deals are running today"))
             let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
-            let bad = try await pharmacist.postMultipart(SiteURL.newPharmacyDeal.path, fields: [
-                ("title", "Vitamins"), ("description", "20% off"), ("valid_from", today.iso), ("valid_until", today.adding(days: -1).iso),
-            ], file: nil)
+            let bad = try await pharmacist.postMultipart(
+                SiteURL.newPharmacyDeal.path,
+                fields: [
+                    ("title", "Vitamins"), ("description", "20% off"), ("valid_from", today.iso), ("valid_until", today.adding(days: -1).iso)
+                ],
+                file: nil
+            )
             #expect(bad.status == .unprocessableContent && bad.text.contains("The last day must be on or after the first day"))
             for (title, from, until) in [("Vitamins <20%>", 0, 0), ("Next week", 7, 9), ("Hand cream", -2, 5)] {
-                let made = try await pharmacist.postMultipart(SiteURL.newPharmacyDeal.path, fields: [
-                    ("title", title), ("description", "A deal"), ("valid_from", today.adding(days: from).iso), ("valid_until", today.adding(days: until).iso),
-                ], file: nil)
+                let made = try await pharmacist.postMultipart(
+                    SiteURL.newPharmacyDeal.path,
+                    fields: [
+                        ("title", title), ("description", "A deal"), ("valid_from", today.adding(days: from).iso),
+                        ("valid_until", today.adding(days: until).iso)
+                    ],
+                    file: nil
+                )
                 #expect(made.status == .seeOther)
             }
             #expect(try await pharmacist.get(SiteURL.pharmacyDeals.path).text.contains("Vitamins &lt;20%&gt;"))
@@ -693,17 +876,28 @@ enum PharmacyFixtures {
             let (app, _) = try await PharmacyFixtures.customer(portal)
             var (pharmacist, _) = try await portal.signedIn(.pharmacist)
             let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
-            let fields = [("title", "Hand cream"), ("description", "Two for one"), ("valid_from", today.iso), ("valid_until", today.adding(days: 3).iso)]
+            let fields = [
+                ("title", "Hand cream"), ("description", "Two for one"), ("valid_from", today.iso), ("valid_until", today.adding(days: 3).iso)
+            ]
             let png = CatalogueTests.png
-            let disguised = try await pharmacist.postMultipart(SiteURL.newPharmacyDeal.path, fields: fields,
-                                                               file: ("picture", "cream.png", "image/png", Array("<svg onload=alert(1)>".utf8)))
+            let disguised = try await pharmacist.postMultipart(
+                SiteURL.newPharmacyDeal.path,
+                fields: fields,
+                file: ("picture", "cream.png", "image/png", Array("<svg onload=alert(1)>".utf8))
+            )
             #expect(disguised.status == .unprocessableContent && disguised.text.contains("The picture must be a PNG, JPEG or WebP picture"))
             #expect(disguised.text.contains(#"value="Hand cream""#), "what was typed is kept")
-            let made = try await pharmacist.postMultipart(SiteURL.newPharmacyDeal.path, fields: fields, file: ("picture", "cream.gif", "image/gif", png))
+            let made = try await pharmacist.postMultipart(
+                SiteURL.newPharmacyDeal.path,
+                fields: fields,
+                file: ("picture", "cream.gif", "image/gif", png)
+            )
             #expect(made.status == .seeOther)
-            let deal = try #require(try await portal.database.read { db in
-                try await PharmacyRepository().currentDeals(on: today, on: db).first
-            })
+            let deal = try #require(
+                try await portal.database.read { db in
+                    try await PharmacyRepository().currentDeals(on: today, on: db).first
+                }
+            )
             let picture = try #require(deal.picture)
             #expect(picture.type == .png && !picture.fileName.contains("cream"))
             let served = try await pharmacist.get(SiteURL.pharmacyDealPicture(deal.id).path)
@@ -716,7 +910,11 @@ enum PharmacyFixtures {
             // Removing it on the form removes the file once the change is saved.
             let store = PharmacyStoreController.pictures(portal.portal)
             #expect(try await UploadsTests.kept(store) == [picture.fileName])
-            let removed = try await pharmacist.postMultipart(SiteURL.editPharmacyDeal(deal.id).path, fields: fields + [("remove_picture", "yes")], file: nil)
+            let removed = try await pharmacist.postMultipart(
+                SiteURL.editPharmacyDeal(deal.id).path,
+                fields: fields + [("remove_picture", "yes")],
+                file: nil
+            )
             let keptAfter = try await UploadsTests.kept(store)
             #expect(removed.status == .seeOther && keptAfter.isEmpty)
             #expect(try await pharmacist.get(SiteURL.pharmacyDealPicture(deal.id).path).status == .notFound)
@@ -733,8 +931,10 @@ enum PharmacyFixtures {
                 if access.requiresSignIn, access.allows(.pharmacist) {
                     open.append(route.path)
                     // Their own account: password, two-factor sign-in, signing out.
-                    #expect(route.path.hasPrefix("/pharmacy") || ownAccount.contains(route.path) || route.path.hasPrefix("/account/"),
-                            "\(route) is open to pharmacists")
+                    #expect(
+                        route.path.hasPrefix("/pharmacy") || ownAccount.contains(route.path) || route.path.hasPrefix("/account/"),
+                        "\(route) is open to pharmacists"
+                    )
                 }
                 if route.path.hasPrefix("/pharmacy/") || route.path == "/pharmacy", access.requiresSignIn {
                     #expect(access == .pharmacyStaff, "\(route)")
@@ -765,11 +965,18 @@ enum PharmacyFixtures {
                 let fulfilment: Fulfilment = index % 2 == 0 ? .pickup : .delivery
                 let prescription = try await PharmacyFixtures.prescription(portal, customerID: customer, medication: "Medicine \(index)")
                 let refill = try await portal.database.transaction { db in
-                    let refill = try await repository.addRefill(customerID: customer, prescriptionID: prescription, fulfilment: fulfilment,
-                                                                deliveryAddress: fulfilment == .delivery ? "1 Example Lane" : nil,
-                                                                now: portal.clock.now.addingTimeInterval(Double(index)), on: db)
+                    let refill = try await repository.addRefill(
+                        customerID: customer,
+                        prescriptionID: prescription,
+                        fulfilment: fulfilment,
+                        deliveryAddress: fulfilment == .delivery ? "1 Example Lane" : nil,
+                        now: portal.clock.now.addingTimeInterval(Double(index)),
+                        on: db
+                    )
                     if status != .requested {
-                        #expect(try await repository.moveRefill(id: refill.id, from: .requested, to: status, reason: nil, now: portal.clock.now, on: db))
+                        #expect(
+                            try await repository.moveRefill(id: refill.id, from: .requested, to: status, reason: nil, now: portal.clock.now, on: db)
+                        )
                     }
                     return refill
                 }
@@ -780,10 +987,20 @@ enum PharmacyFixtures {
                 for fulfilment in [nil, Fulfilment.pickup, .delivery] {
                     let expected = made.filter { statuses.contains($0.status) && (fulfilment == nil || $0.fulfilment == fulfilment) }.map(\.id)
                     let (first, second) = try await portal.database.read { db in
-                        let first = try await repository.refillQueue(statuses: statuses, fulfilment: fulfilment, page: PageRequest(number: 1, size: 3), on: db)
-                        let second = try await first.hasNext ? repository.refillQueue(
-                            statuses: statuses, fulfilment: fulfilment, page: PageRequest(.after(try #require(first.lastCursor)), size: 3), on: db
-                        ).items : []
+                        let first = try await repository.refillQueue(
+                            statuses: statuses,
+                            fulfilment: fulfilment,
+                            page: PageRequest(number: 1, size: 3),
+                            on: db
+                        )
+                        let second =
+                            try await first.hasNext
+                            ? repository.refillQueue(
+                                statuses: statuses,
+                                fulfilment: fulfilment,
+                                page: PageRequest(.after(try #require(first.lastCursor)), size: 3),
+                                on: db
+                            ).items : []
                         return (first, second)
                     }
                     let shown = first.items.map(\.refill.id) + second.map(\.refill.id)
@@ -800,13 +1017,22 @@ enum PharmacyFixtures {
     func aNameSearchFindsEachCustomerWhoseNameOrEmailStartsWithItOnceInNameOrder(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let repository = PharmacyRepository()
-            let people = [("Marion", "Holloway", "mh"), ("Ruth", "Marsh", "ruth"), ("Mary", "Martin", "mm"), ("Walter", "Okafor", "marco"),
-                          ("Edith", "Amar", "edith"), ("Margaret", "Schmidt", "ms"), ("Joan", "Nguyen", "joan"), ("Marta", "marsh", "marta")]
+            let people = [
+                ("Marion", "Holloway", "mh"), ("Ruth", "Marsh", "ruth"), ("Mary", "Martin", "mm"), ("Walter", "Okafor", "marco"),
+                ("Edith", "Amar", "edith"), ("Margaret", "Schmidt", "ms"), ("Joan", "Nguyen", "joan"), ("Marta", "marsh", "marta")
+            ]
             try await portal.database.transaction { db in
                 for (first, last, mailbox) in people {
                     let details = PharmacyCustomerDetails(firstName: first, lastName: last, dateOfBirth: "1946-03-14", phone: "", address: .none)
-                    _ = try #require(try await repository.createCustomer(email: "\(mailbox)@example.org", passwordHash: "x", details: details,
-                                                                          now: portal.clock.now, on: db))
+                    _ = try #require(
+                        try await repository.createCustomer(
+                            email: "\(mailbox)@example.org",
+                            passwordHash: "x",
+                            details: details,
+                            now: portal.clock.now,
+                            on: db
+                        )
+                    )
                 }
             }
             func names(_ search: String) async throws -> [String] {
@@ -834,13 +1060,17 @@ enum PharmacyFixtures {
             #expect(try await names("ms@example.org") == ["Margaret Schmidt"], "an address typed with its @")
 
             // A change of her names or address is searched by what she is called now.
-            let walter = try #require(try await portal.database.read { db in
-                try await repository.findCustomers("walter", page: PageRequest(number: 1), on: db).items.first
-            })
+            let walter = try #require(
+                try await portal.database.read { db in
+                    try await repository.findCustomers("walter", page: PageRequest(number: 1), on: db).items.first
+                }
+            )
             let renamed = PharmacyCustomerDetails(firstName: "Walt", lastName: "Oakley", dateOfBirth: "1946-03-14", phone: "", address: .none)
-            #expect(try await portal.database.transaction { db in
-                try await repository.updateCustomer(id: walter.id, email: "walt@example.org", details: renamed, now: portal.clock.now, on: db)
-            })
+            #expect(
+                try await portal.database.transaction { db in
+                    try await repository.updateCustomer(id: walter.id, email: "walt@example.org", details: renamed, now: portal.clock.now, on: db)
+                }
+            )
             #expect(try await names("walter").isEmpty)
             #expect(try await names("marco").isEmpty)
             #expect(try await names("oak") == ["Walt Oakley"])
@@ -854,16 +1084,20 @@ enum PharmacyFixtures {
         try await TestPortal.run(engine) { portal in
             try await portal.database.transaction { db in
                 try await db.drop(table: "pharmacy_customer_words").run()
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO pharmacy_customers (email, email_key, password_hash, first_name, last_name, date_of_birth, phone,
                         address_line1, address_line2, city, state, zip_code, status, created_at, updated_at)
                     VALUES ('irene.h@example.org', 'irene.h@example.org', 'x', 'Irene', 'Haddad', '1950-04-23', '', '', '', '', '', '',
                         'active', 0, 0)
-                    """).run()
+                    """
+                ).run()
                 try await IndexCustomersByWord().apply(to: db, engine: engine)
             }
             for search in ["had", "irene", "irene.h", "IRENE HADDAD"] {
-                let found = try await portal.database.read { db in try await PharmacyRepository().findCustomers(search, page: PageRequest(number: 1), on: db) }
+                let found = try await portal.database.read { db in
+                    try await PharmacyRepository().findCustomers(search, page: PageRequest(number: 1), on: db)
+                }
                 #expect(found.items.map(\.details.lastName) == ["Haddad"] && found.totalCount == 1, "\(search)")
             }
         }
@@ -878,10 +1112,12 @@ enum PharmacyFixtures {
         let repository = PharmacyRepository()
         let (customers, queue, rewards, beacons, waiting) = try await database.whileRunning {
             try await database.read { db in
-                (try await repository.findCustomers("", page: PageRequest(number: 1), on: db).items,
-                 try await repository.refillQueue(statuses: RefillStatus.allCases, fulfilment: nil, page: PageRequest(number: 1), on: db).items,
-                 try await repository.rewards(includingRetired: false, on: db), try await repository.beacons(on: db),
-                 try await repository.waitingCount(on: db))
+                (
+                    try await repository.findCustomers("", page: PageRequest(number: 1), on: db).items,
+                    try await repository.refillQueue(statuses: RefillStatus.allCases, fulfilment: nil, page: PageRequest(number: 1), on: db).items,
+                    try await repository.rewards(includingRetired: false, on: db), try await repository.beacons(on: db),
+                    try await repository.waitingCount(on: db)
+                )
             }
         }
         try await TestDatabase.drop(url)

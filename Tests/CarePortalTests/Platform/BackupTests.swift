@@ -66,14 +66,33 @@ import ZIPFoundation
         try await database.transaction { db in
             let members = MemberRepository()
             let cohort = try await members.cohort(dueMonth: "2027-04", now: Date(), on: db)
-            let member = try await members.create(NewMember(
-                pseudonym: pseudonym, passwordHash: "not-a-real-hash", avatarID: Avatar.memberSet[0].id,
-                dueDate: CalendarDate(iso: "2027-04-15")!, recoveryEmail: "\(pseudonym)@example.invalid",
-                securityQuestion: "First pet?", securityAnswerHash: "not-a-real-hash", usState: nil, zipCode: nil, bio: ""
-            ), cohort: cohort, now: Date(), on: db)
-            try await AuditLog(now: Date.init).record(AuditEvent(
-                actor: .system, action: .accountCreated, recordType: "member", recordID: "\(member.id)", origin: .commandLine
-            ), on: db)
+            let member = try await members.create(
+                NewMember(
+                    pseudonym: pseudonym,
+                    passwordHash: "not-a-real-hash",
+                    avatarID: Avatar.memberSet[0].id,
+                    dueDate: CalendarDate(iso: "2027-04-15")!,
+                    recoveryEmail: "\(pseudonym)@example.invalid",
+                    securityQuestion: "First pet?",
+                    securityAnswerHash: "not-a-real-hash",
+                    usState: nil,
+                    zipCode: nil,
+                    bio: ""
+                ),
+                cohort: cohort,
+                now: Date(),
+                on: db
+            )
+            try await AuditLog(now: Date.init).record(
+                AuditEvent(
+                    actor: .system,
+                    action: .accountCreated,
+                    recordType: "member",
+                    recordID: "\(member.id)",
+                    origin: .commandLine
+                ),
+                on: db
+            )
             return member.id
         }
     }
@@ -180,10 +199,12 @@ import ZIPFoundation
                 for member in beforeBackup.members {
                     if let restored = try await MemberRepository().find(id: member.id, on: db) { found[member.id] = restored.pseudonym }
                 }
-                let orphans = try await db.raw("""
+                let orphans = try await db.raw(
+                    """
                     SELECT COUNT(*) AS orphans FROM members m WHERE NOT EXISTS (
                         SELECT 1 FROM audit_log a WHERE a.record_type = 'member' AND a.record_id = CAST(m.id AS TEXT))
-                    """).first()?.decode(column: "orphans", as: Int.self)
+                    """
+                ).first()?.decode(column: "orphans", as: Int.self)
                 let backups = try await db.raw("SELECT action FROM audit_log WHERE record_type = 'backup' ORDER BY id").all()
                     .map { try $0.decode(column: "action", as: String.self) }
                 return (found, orphans, try await MemberRepository().count(on: db), backups)
@@ -411,7 +432,9 @@ import ZIPFoundation
         _ = try await Commands.restore(settings: intoEmpty, from: archive)
         let empty = try Database(url: emptyURL, logger: TestDatabase.logger)
         try await empty.whileRunning {
-            let ids = try await empty.read { db in try await db.select().column("id").from("members").orderBy("id").all().map { try $0.decode(column: "id", as: Int64.self) } }
+            let ids = try await empty.read { db in
+                try await db.select().column("id").from("members").orderBy("id").all().map { try $0.decode(column: "id", as: Int64.self) }
+            }
             #expect(ids == members)
             let store = UploadStore(database: empty, folder: "deals", randomBytes: Self.randomBytes, now: Date.init)
             #expect(try await store.read(stored) == picture)

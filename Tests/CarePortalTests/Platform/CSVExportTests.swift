@@ -9,7 +9,7 @@ import Testing
     static let awkward = [
         "", "plain", "a,b", #"she said "yes""#, "two\nlines", "two\r\nlines", "carriage\rreturn", #"""#, ",", "trailing space ",
         "=SUM(A1)", "+1", "-5", "@cmd", "\tTabbed", "=\"quoted\",\nformula", "café", "👩🏽‍⚕️ nurse, \"midwife\"", "e\u{301}", "\"\u{301}",
-        ",\u{301}", "'already quoted",
+        ",\u{301}", "'already quoted"
     ]
 
     /// What the CSV library writes for the same rows, formulas made inert the same way.
@@ -80,8 +80,10 @@ import Testing
         writer.instant(milliseconds: 0)
         writer.instant(milliseconds: -1)
         writer.endRow()
-        #expect(String(decoding: writer.take(), as: UTF8.self)
-            == "42,'-7,2027-03-09,,2027-03-02T15:06:40.123Z,1970-01-01T00:00:00.000Z,1969-12-31T23:59:59.999Z\r\n")
+        #expect(
+            String(decoding: writer.take(), as: UTF8.self)
+                == "42,'-7,2027-03-09,,2027-03-02T15:06:40.123Z,1970-01-01T00:00:00.000Z,1969-12-31T23:59:59.999Z\r\n"
+        )
         #expect(writer.bytes.isEmpty)
     }
 
@@ -98,7 +100,9 @@ import Testing
             let whole = milliseconds / 1000 * 1000
             var wholeWriter = CSVExport.Writer()
             wholeWriter.instant(milliseconds: whole)
-            #expect(String(decoding: wholeWriter.bytes, as: UTF8.self) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(whole / 1000))))
+            #expect(
+                String(decoding: wholeWriter.bytes, as: UTF8.self) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(whole / 1000)))
+            )
             // And the text names the exact millisecond.
             #expect(formatter.date(from: written).map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == milliseconds)
         }
@@ -108,8 +112,10 @@ import Testing
     @Test func isoDaysAreReadStrictly() {
         #expect(CalendarDate(iso: "2027-03-09") == CalendarDate(year: 2027, month: 3, day: 9))
         #expect(CalendarDate(iso: "2028-02-29") != nil)
-        for text in ["", "2027-3-09", "2027-03-9", "2027-03-09 ", " 2027-03-09", "2027/03/09", "2027-03-091", "+027-03-09", "2027-+3-09",
-                     "2027-02-29", "2027-13-01", "2027-00-10", "2027-04-31", "0000-01-01", "２０２７-03-09", "2027-03-0\u{301}9", "2027-03-0a"] {
+        for text in [
+            "", "2027-3-09", "2027-03-9", "2027-03-09 ", " 2027-03-09", "2027/03/09", "2027-03-091", "+027-03-09", "2027-+3-09",
+            "2027-02-29", "2027-13-01", "2027-00-10", "2027-04-31", "0000-01-01", "２０２７-03-09", "2027-03-0\u{301}9", "2027-03-0a"
+        ] {
             #expect(CalendarDate(iso: text) == nil, "\(text)")
         }
         for day in stride(from: -1_000, through: 30_000, by: 37) {

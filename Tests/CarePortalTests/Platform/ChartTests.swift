@@ -10,7 +10,9 @@ import Testing
 
     /// Where a label's text starts and ends along x, by the same estimate the charts lay out with.
     static func extent(_ label: ChartFigure.Label) -> ClosedRange<Double> {
-        let size = label.className == "chart__tick" ? ChartGeometry.tickSize
+        let size =
+            label.className == "chart__tick"
+            ? ChartGeometry.tickSize
             : label.className == "chart__axis-title" ? ChartGeometry.titleSize : ChartGeometry.labelSize
         let width = ChartGeometry.textWidth(label.text, size: size)
         if label.rotation != nil { return (label.x - size)...(label.x + size) }
@@ -23,7 +25,9 @@ import Testing
 
     /// Coordinates are written from their whole tenths: the same text Foundation's "%.1f" gives the rounded value.
     @Test func coordinatesAreWrittenAsFoundationWouldWriteThemToOneDecimalPlace() {
-        var values: [Double] = [0, 0.04, 0.05, 0.06, -0.04, -0.05, -0.06, 0.25, -0.25, 1.15, 2.35, -2.35, 99.95, 123.456, -123.456, 640, 1e9 + 0.3, -0.5]
+        var values: [Double] = [
+            0, 0.04, 0.05, 0.06, -0.04, -0.05, -0.06, 0.25, -0.25, 1.15, 2.35, -2.35, 99.95, 123.456, -123.456, 640, 1e9 + 0.3, -0.5
+        ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 { values.append(Double.random(in: -2_000...2_000, using: &generator)) }
         for tenths in -30_000...30_000 { values.append(Double(tenths) / 10) }
@@ -37,20 +41,35 @@ import Testing
     static func expectEveryLabelInside(_ figure: ChartFigure, sourceLocation: SourceLocation = #_sourceLocation) {
         for label in figure.labels {
             let span = extent(label)
-            #expect(span.lowerBound >= 0 && span.upperBound <= figure.width,
-                    "\(figure.id): \"\(label.text)\" spans \(span) of \(figure.width) \(label)", sourceLocation: sourceLocation)
-            #expect(label.y > 0 && label.y <= figure.height, "\(figure.id): \"\(label.text)\" at y \(label.y) \(figure.labels)", sourceLocation: sourceLocation)
+            #expect(
+                span.lowerBound >= 0 && span.upperBound <= figure.width,
+                "\(figure.id): \"\(label.text)\" spans \(span) of \(figure.width) \(label)",
+                sourceLocation: sourceLocation
+            )
+            #expect(
+                label.y > 0 && label.y <= figure.height,
+                "\(figure.id): \"\(label.text)\" at y \(label.y) \(figure.labels)",
+                sourceLocation: sourceLocation
+            )
         }
         for box in figure.boxes {
-            #expect(box.x >= 0 && box.x + box.width <= figure.width + 0.1 && box.y >= 0 && box.y + box.height <= figure.height,
-                    "\(figure.id): a box at \(box.x), \(box.y) leaves the drawing", sourceLocation: sourceLocation)
+            #expect(
+                box.x >= 0 && box.x + box.width <= figure.width + 0.1 && box.y >= 0 && box.y + box.height <= figure.height,
+                "\(figure.id): a box at \(box.x), \(box.y) leaves the drawing",
+                sourceLocation: sourceLocation
+            )
         }
     }
 
     @Test func barLengthsAreProportionalToTheirValues() throws {
         let figure = BarChart(
-            id: "t", title: "Answers", summary: "How members answered.", categories: ["Yes", "No", "Not sure"],
-            series: [ChartSeries("Members", [.count(10), .count(5), .count(0)])], valueAxisTitle: "Members", categoryTitle: "Answer"
+            id: "t",
+            title: "Answers",
+            summary: "How members answered.",
+            categories: ["Yes", "No", "Not sure"],
+            series: [ChartSeries("Members", [.count(10), .count(5), .count(0)])],
+            valueAxisTitle: "Members",
+            categoryTitle: "Answer"
         ).figure
         let bars = figure.boxes.filter { $0.tooltip != nil }
         #expect(bars.count == 3)
@@ -63,9 +82,13 @@ import Testing
 
     @Test func aLabelTooLongForItsRoomIsShortenedAndKeptWhole() {
         let figure = BarChart(
-            id: "long", title: "Members per cohort", summary: "Members.", categories: [Self.longName, "Due May 2027"],
+            id: "long",
+            title: "Members per cohort",
+            summary: "Members.",
+            categories: [Self.longName, "Due May 2027"],
             series: [ChartSeries("Members", [.count(1_234_567), .count(3)]), ChartSeries("Active", [.count(12), .count(1)])],
-            valueAxisTitle: "Members", categoryTitle: "Cohort"
+            valueAxisTitle: "Members",
+            categoryTitle: "Cohort"
         ).figure
         let shortened = figure.labels.first { $0.fullText == Self.longName }
         #expect(shortened?.text.hasSuffix("…") == true)
@@ -81,11 +104,17 @@ import Testing
         let days = (1...90).map { "Nov \($0)" }
         let series = [
             ChartSeries("Positive", days.indices.map { .count($0 % 7) }),
-            ChartSeries("Negative", days.indices.map { .count($0 % 3) }),
+            ChartSeries("Negative", days.indices.map { .count($0 % 3) })
         ]
         let stacked = ColumnChart(
-            id: "moods", title: "Moods by day", summary: "Moods.", categories: days, series: series,
-            valueAxisTitle: "Moods shared", categoryTitle: "Day", stacked: true
+            id: "moods",
+            title: "Moods by day",
+            summary: "Moods.",
+            categories: days,
+            series: series,
+            valueAxisTitle: "Moods shared",
+            categoryTitle: "Day",
+            stacked: true
         ).figure
         // Day 6 has 6 + 0; day 5 has 5 + 2: the stack's top is the sum, on the same scale.
         let day5 = stacked.boxes.filter { $0.tooltip?.hasPrefix("Nov 6,") == true }
@@ -99,8 +128,13 @@ import Testing
         Self.expectEveryLabelInside(stacked)
 
         let grouped = ColumnChart(
-            id: "g", title: "Moods", summary: "Moods.", categories: Array(days.prefix(3)), series: series,
-            valueAxisTitle: "Moods shared", categoryTitle: "Day"
+            id: "g",
+            title: "Moods",
+            summary: "Moods.",
+            categories: Array(days.prefix(3)),
+            series: series,
+            valueAxisTitle: "Moods shared",
+            categoryTitle: "Day"
         ).figure
         let first = grouped.boxes.filter { $0.tooltip?.hasPrefix("Nov 2,") == true }
         #expect(first.count == 2 && first[0].x < first[1].x)
@@ -109,13 +143,17 @@ import Testing
 
     @Test func linesBreakWhereAValueIsWithheldAndNameThemselves() {
         let figure = LineChart(
-            id: "share", title: "Share of negative moods", summary: "The share of negative moods.",
+            id: "share",
+            title: "Share of negative moods",
+            summary: "The share of negative moods.",
             categories: ["Week 1", "Week 2", "Week 3", "Week 4"],
             series: [
                 ChartSeries("This period", [.share(0.2), ChartValue(nil, text: "fewer than 5"), .share(0.4), .share(0.1)]),
-                ChartSeries("The period before", [.share(0.3), .share(0.3), .share(0.3), .share(0.3)]),
+                ChartSeries("The period before", [.share(0.3), .share(0.3), .share(0.3), .share(0.3)])
             ],
-            valueAxisTitle: "Share of moods (%)", categoryTitle: "Week", maximum: 100
+            valueAxisTitle: "Share of moods (%)",
+            categoryTitle: "Week",
+            maximum: 100
         ).figure
         let line = figure.strokes.first { $0.className == "chart__series" }!
         #expect(line.path.filter { $0 == "M" }.count == 2, "the line is lifted over the withheld week")
@@ -128,7 +166,9 @@ import Testing
 
     @Test func divergingBarsPutLowAnswersLeftAndHighAnswersRightOfTheCentre() throws {
         let figure = DivergingBarChart(
-            id: "likert", title: "How supported do you feel?", summary: "Answers on a scale of 1 to 5.",
+            id: "likert",
+            title: "How supported do you feel?",
+            summary: "Answers on a scale of 1 to 5.",
             levels: ["1 Not at all", "2", "3", "4", "5 Very"],
             rows: [.init(label: "Supported by the group", counts: [2, 2, 2, 2, 2]), .init(label: "No one yet", counts: [0, 0, 0, 0, 0])],
             categoryTitle: "Question"
@@ -157,8 +197,13 @@ import Testing
 
     @Test func anEmptyChartStillHasAnAxis() {
         let figure = ColumnChart(
-            id: "empty", title: "Nothing yet", summary: "No data.", categories: [], series: [],
-            valueAxisTitle: "Count", categoryTitle: "Day"
+            id: "empty",
+            title: "Nothing yet",
+            summary: "No data.",
+            categories: [],
+            series: [],
+            valueAxisTitle: "Count",
+            categoryTitle: "Day"
         ).figure
         #expect(figure.strokes.contains { $0.className == "chart__axis" })
         Self.expectEveryLabelInside(figure)
@@ -167,11 +212,17 @@ import Testing
     @Test(arguments: TestEngines.all)
     func whatPeopleTypedIsEscapedInTheDrawingAndTheTable(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            let html = portal.portal.pages.html(BarChart(
-                id: "x", title: "Cohort <b>\"names\"</b>", summary: "It's <i>escaped</i>.",
-                categories: ["<script>alert(1)</script>"], series: [ChartSeries("A&B", [.count(3)])],
-                valueAxisTitle: "Members", categoryTitle: "Cohort"
-            ).figure)
+            let html = portal.portal.pages.html(
+                BarChart(
+                    id: "x",
+                    title: "Cohort <b>\"names\"</b>",
+                    summary: "It's <i>escaped</i>.",
+                    categories: ["<script>alert(1)</script>"],
+                    series: [ChartSeries("A&B", [.count(3)])],
+                    valueAxisTitle: "Members",
+                    categoryTitle: "Cohort"
+                ).figure
+            )
             #expect(!html.contains("<script>") && !html.contains("<b>") && !html.contains("<i>"))
             #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
             #expect(html.contains("aria-labelledby=\"x-title x-summary\""))
@@ -186,28 +237,49 @@ import Testing
     func theDrawnChartIsWhatItsTemplateWrites(engine: Database.Engine) async throws {
         let days = (1...40).map { "Nov \($0) <\"&'>" }
         var withoutTable = BarChart(
-            id: "b", title: "Cohort <b>\"names\"</b>", summary: "It's <i>escaped</i>.", categories: [Self.longName, "<script>"],
+            id: "b",
+            title: "Cohort <b>\"names\"</b>",
+            summary: "It's <i>escaped</i>.",
+            categories: [Self.longName, "<script>"],
             series: [ChartSeries("A&B", [.count(3), .count(7)]), ChartSeries("C", [.count(1), ChartValue(nil, text: "fewer than 5")])],
-            valueAxisTitle: "Members", categoryTitle: "Cohort"
+            valueAxisTitle: "Members",
+            categoryTitle: "Cohort"
         ).figure
         withoutTable.tableBeneath = false
         let figures = [
             withoutTable,
             ColumnChart(
-                id: "moods", title: "Moods by day", summary: "Moods.", categories: days,
+                id: "moods",
+                title: "Moods by day",
+                summary: "Moods.",
+                categories: days,
                 series: (0..<8).map { index in ChartSeries("Mood \(index)", days.indices.map { .count(($0 + index) % 9) }) },
-                valueAxisTitle: "Moods shared", categoryTitle: "Day", stacked: true, csvPath: "/analytics/moods.csv?by=day&x=\"1\""
+                valueAxisTitle: "Moods shared",
+                categoryTitle: "Day",
+                stacked: true,
+                csvPath: "/analytics/moods.csv?by=day&x=\"1\""
             ).figure,
             LineChart(
-                id: "share", title: "Share", summary: "The share.", categories: ["Week 1", "Week 2", "Week 3"],
-                series: [ChartSeries("This period", [.share(0.2), ChartValue(nil, text: "fewer than 5"), .share(0.4)]),
-                         ChartSeries("Before", [.share(0.3), .share(0.3), .share(0.3)])],
-                valueAxisTitle: "Share of moods (%)", categoryTitle: "Week", maximum: 100
+                id: "share",
+                title: "Share",
+                summary: "The share.",
+                categories: ["Week 1", "Week 2", "Week 3"],
+                series: [
+                    ChartSeries("This period", [.share(0.2), ChartValue(nil, text: "fewer than 5"), .share(0.4)]),
+                    ChartSeries("Before", [.share(0.3), .share(0.3), .share(0.3)])
+                ],
+                valueAxisTitle: "Share of moods (%)",
+                categoryTitle: "Week",
+                maximum: 100
             ).figure,
             DivergingBarChart(
-                id: "likert", title: "How supported?", summary: "Answers 1 to 5.", levels: ["1 Not at all", "2", "3", "4", "5 Very"],
-                rows: [.init(label: "Supported", counts: [2, 1, 0, 3, 4])], categoryTitle: "Question"
-            ).figure,
+                id: "likert",
+                title: "How supported?",
+                summary: "Answers 1 to 5.",
+                levels: ["1 Not at all", "2", "3", "4", "5 Very"],
+                rows: [.init(label: "Supported", counts: [2, 1, 0, 3, 4])],
+                categoryTitle: "Question"
+            ).figure
         ]
         // Whitespace between elements is the template's layout, not markup.
         @Sendable func markup(_ html: String) -> String {

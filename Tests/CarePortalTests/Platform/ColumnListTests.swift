@@ -23,7 +23,11 @@ import Testing
             }
             let row = try await portal.database.read { db in
                 try await db.select().column(ColumnList(["id", "due_month"], table: "c"))
-                    .from(SQLAlias(SQLIdentifier("cohorts"), as: SQLIdentifier("c"))).where(SQLColumn("due_month", table: "c"), .equal, SQLBind("2027-03"))
+                    .from(SQLAlias(SQLIdentifier("cohorts"), as: SQLIdentifier("c"))).where(
+                        SQLColumn("due_month", table: "c"),
+                        .equal,
+                        SQLBind("2027-03")
+                    )
                     .first()
             }
             #expect(try row?.decode(column: "due_month", as: String.self) == "2027-03")

@@ -19,11 +19,20 @@ import Testing
     func createUserMakesAnActiveAccountAndAuditsIt(engine: Database.Engine) async throws {
         let url = try await TestDatabase.make(engine)
         let id = try await Commands.createUser(
-            settings: Self.settings(url), role: .administrator, username: "chief", email: "chief@example.org",
+            settings: Self.settings(url),
+            role: .administrator,
+            username: "chief",
+            email: "chief@example.org",
             password: "a long enough passphrase"
         )
         await #expect(throws: Commands.CreateUserFailed.self) {
-            _ = try await Commands.createUser(settings: Self.settings(url), role: .physician, username: "CHIEF", email: nil, password: "another passphrase")
+            _ = try await Commands.createUser(
+                settings: Self.settings(url),
+                role: .physician,
+                username: "CHIEF",
+                email: nil,
+                password: "another passphrase"
+            )
         }
         await #expect(throws: Commands.CreateUserFailed.self) {
             _ = try await Commands.createUser(settings: Self.settings(url), role: .physician, username: "dr.x", email: nil, password: "password")
@@ -31,8 +40,10 @@ import Testing
         let database = try Database(url: url, logger: TestDatabase.logger)
         let (account, entries) = try await database.whileRunning {
             try await database.read { db in
-                (try await StaffAccountRepository().find(id: id, on: db),
-                 try await AuditLog(now: Date.init).list(AuditQuery(), on: db).items)
+                (
+                    try await StaffAccountRepository().find(id: id, on: db),
+                    try await AuditLog(now: Date.init).list(AuditQuery(), on: db).items
+                )
             }
         }
         try await TestDatabase.drop(url)
@@ -57,20 +68,35 @@ import Testing
         everything.filter = .all
         everything.page = PageRequest(number: 1, size: 200)
         let allThreads = everything
-        let ((members, cohorts, codes, threads, flagged, anonymous), (careAccounts, careMemories, securedTitles, careLinks)) = try await database.whileRunning {
-            try await database.read { db in
-                ((try await MemberRepository().count(on: db),
-                  try await MemberRepository().cohortSummaries(now: Date(), on: db),
-                  try await SignUpCodeRepository().list(status: nil, search: "", page: PageRequest(number: 1, size: 100), now: Date(), on: db).items,
-                  try await desk.counts(allThreads, on: db),
-                  try await desk.openFlagTotal(on: db),
-                  try await desk.list(allThreads, on: db).items.filter(\.isAnonymous).count),
-                 // Memory care's demo: its four accounts, her memories (one secured, sealed under her key) and links.
-                 (try await db.count(in: "care_accounts"), try await db.count(in: "care_memories"),
-                  try await db.select().column("title").from("care_memories").where("secured", .equal, Int64(1)).all().map { try $0.decode(column: "title", as: String.self) },
-                  try await db.count(in: "care_links")))
+        let ((members, cohorts, codes, threads, flagged, anonymous), (careAccounts, careMemories, securedTitles, careLinks)) =
+            try await database.whileRunning {
+                try await database.read { db in
+                    (
+                        (
+                            try await MemberRepository().count(on: db),
+                            try await MemberRepository().cohortSummaries(now: Date(), on: db),
+                            try await SignUpCodeRepository().list(
+                                status: nil,
+                                search: "",
+                                page: PageRequest(number: 1, size: 100),
+                                now: Date(),
+                                on: db
+                            ).items,
+                            try await desk.counts(allThreads, on: db),
+                            try await desk.openFlagTotal(on: db),
+                            try await desk.list(allThreads, on: db).items.filter(\.isAnonymous).count
+                        ),
+                        // Memory care's demo: its four accounts, her memories (one secured, sealed under her key) and links.
+                        (
+                            try await db.count(in: "care_accounts"), try await db.count(in: "care_memories"),
+                            try await db.select().column("title").from("care_memories").where("secured", .equal, Int64(1)).all().map {
+                                try $0.decode(column: "title", as: String.self)
+                            },
+                            try await db.count(in: "care_links")
+                        )
+                    )
+                }
             }
-        }
         #expect(careAccounts == 4 && careMemories >= 6 && securedTitles == [""] && careLinks == 3)
         try await TestDatabase.drop(url)
         #expect(members == DemoSeeder.memberCount)
@@ -85,22 +111,38 @@ import Testing
     @Test(arguments: TestEngines.all)
     func createSignUpCodeMakesAUsableCodeForAnAdministratorOnly(engine: Database.Engine) async throws {
         let url = try await TestDatabase.make(engine)
-        _ = try await Commands.createUser(settings: Self.settings(url), role: .administrator, username: "chief", email: nil, password: "a long enough passphrase")
-        _ = try await Commands.createUser(settings: Self.settings(url), role: .physician, username: "dr.x", email: nil, password: "a long enough passphrase")
+        _ = try await Commands.createUser(
+            settings: Self.settings(url),
+            role: .administrator,
+            username: "chief",
+            email: nil,
+            password: "a long enough passphrase"
+        )
+        _ = try await Commands.createUser(
+            settings: Self.settings(url),
+            role: .physician,
+            username: "dr.x",
+            email: nil,
+            password: "a long enough passphrase"
+        )
         let asked = Date()
         let (code, expires) = try await Commands.createSignUpCode(settings: Self.settings(url), administrator: "chief", note: "phone 0134")
         let answered = Date()
         #expect(code.count == 6 && code.allSatisfy(SignUpCode.alphabet.contains))
-        #expect(expires >= asked.addingTimeInterval(30 * 86_400 - 1) && expires <= answered.addingTimeInterval(30 * 86_400 + 1),
-                "the code lasts thirty days from when it was made")
+        #expect(
+            expires >= asked.addingTimeInterval(30 * 86_400 - 1) && expires <= answered.addingTimeInterval(30 * 86_400 + 1),
+            "the code lasts thirty days from when it was made"
+        )
         await #expect(throws: Commands.CreateUserFailed.self) {
             _ = try await Commands.createSignUpCode(settings: Self.settings(url), administrator: "dr.x", note: "")
         }
         let database = try Database(url: url, logger: TestDatabase.logger)
         let (usable, entries) = try await database.whileRunning {
             try await database.read { db in
-                (try await SignUpCodeRepository().isUsable(code: code, now: Date(), on: db),
-                 try await AuditLog(now: Date.init).list(AuditQuery(), on: db).items)
+                (
+                    try await SignUpCodeRepository().isUsable(code: code, now: Date(), on: db),
+                    try await AuditLog(now: Date.init).list(AuditQuery(), on: db).items
+                )
             }
         }
         try await TestDatabase.drop(url)

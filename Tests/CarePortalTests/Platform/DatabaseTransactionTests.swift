@@ -56,7 +56,9 @@ import Testing
     /// Runs transaction "a"; while its body runs, starts the others, and on SQLite lets "a" end only
     /// once they all wait in line behind it. Each records its entry, then does `then`.
     private static func inLine(
-        _ others: [String], in portal: TestPortal, then: @escaping @Sendable (String, any SQLDatabase) async throws -> Void
+        _ others: [String],
+        in portal: TestPortal,
+        then: @escaping @Sendable (String, any SQLDatabase) async throws -> Void
     ) async -> [String: Result<Void, any Error>] {
         let database = portal.database
         let audit = portal.portal.audit
@@ -155,10 +157,15 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 1...40 {
                     group.addTask {
-                        try await portal.portal.recordAccess(AuditEvent(
-                            actor: .anonymous, action: .patientViewed, recordType: "patient", recordID: "\(n)",
-                            origin: AuditOrigin(address: "127.0.0.1", userAgent: nil)
-                        ))
+                        try await portal.portal.recordAccess(
+                            AuditEvent(
+                                actor: .anonymous,
+                                action: .patientViewed,
+                                recordType: "patient",
+                                recordID: "\(n)",
+                                origin: AuditOrigin(address: "127.0.0.1", userAgent: nil)
+                            )
+                        )
                     }
                 }
                 try await group.waitForAll()
@@ -244,7 +251,9 @@ import Testing
         let connection = try SQLiteHandle(path: directory.appendingPathComponent("test.sqlite").path)
         defer { connection.close() }
         try connection.run("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, data BLOB)", []) { _ in }
-        try connection.run("INSERT INTO t (name, score, data) VALUES (?, ?, ?)", [.text("Ada é"), .float(1.5), .blob(ByteBuffer(bytes: [0, 1, 2]))]) { _ in }
+        try connection.run("INSERT INTO t (name, score, data) VALUES (?, ?, ?)", [.text("Ada é"), .float(1.5), .blob(ByteBuffer(bytes: [0, 1, 2]))]) {
+            _ in
+        }
         try connection.run("INSERT INTO t (name, score, data) VALUES (?, ?, ?)", [.null, .integer(2), .null]) { _ in }
         var rows: [SQLiteHandle.Row] = []
         for _ in 0..<3 {
@@ -281,7 +290,9 @@ import Testing
         #expect(columns == ["id", "name", "score", "data"])
         try connection.run("ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'kept'", []) { _ in }
         var note: SQLiteData?
-        try connection.run("SELECT * FROM t WHERE id = ?", [.integer(1)]) { columns = $0.columns; note = $0.value("note") }
+        try connection.run("SELECT * FROM t WHERE id = ?", [.integer(1)]) {
+            columns = $0.columns; note = $0.value("note")
+        }
         #expect(columns == ["id", "name", "score", "data", "note"] && note == .text("kept"))
 
         for n in 0..<SQLiteHandle.statementLimit { try connection.run("SELECT \(n) AS n", []) { _ in } }
@@ -332,7 +343,9 @@ import Testing
                 await #expect(throws: (any Error).self) {
                     try await db.raw("INSERT INTO kept (id, name, score) VALUES (\(bind: 1), \(bind: "again"), \(bind: 0))").run()
                 }
-                #expect(try await db.raw("SELECT id, name, score FROM kept WHERE id = \(bind: 3)").first()?.decode(column: "score", as: Int.self) == 30)
+                #expect(
+                    try await db.raw("SELECT id, name, score FROM kept WHERE id = \(bind: 3)").first()?.decode(column: "score", as: Int.self) == 30
+                )
             }
         }
     }
@@ -344,16 +357,22 @@ import Testing
         try await TestPortal.run(.postgres) { portal in
             try await portal.database.read { db in
                 try await db.raw("CREATE TEMPORARY TABLE planned (id integer PRIMARY KEY, kind text)").run()
-                try await db.raw("INSERT INTO planned (id, kind) SELECT n, CASE WHEN n = 7 THEN 'rare' ELSE 'common' END FROM generate_series(1, 50) AS n").run()
+                try await db.raw(
+                    "INSERT INTO planned (id, kind) SELECT n, CASE WHEN n = 7 THEN 'rare' ELSE 'common' END FROM generate_series(1, 50) AS n"
+                ).run()
                 let sql = "SELECT id FROM planned WHERE kind = $1 ORDER BY id"
                 for (kind, expected) in [("rare", [7]), ("common", Array(1...50).filter { $0 != 7 })] {
                     let ids = try await StatementPlanning.forValues(if: true) {
-                        try await db.raw("SELECT id FROM planned WHERE kind = \(bind: kind) ORDER BY id").all().map { try $0.decode(column: "id", as: Int.self) }
+                        try await db.raw("SELECT id FROM planned WHERE kind = \(bind: kind) ORDER BY id").all().map {
+                            try $0.decode(column: "id", as: Int.self)
+                        }
                     }
                     #expect(ids == expected)
                 }
                 #expect(try await kept(sql, on: db).isEmpty, "planned with its values: not kept")
-                _ = try await StatementPlanning.forValues(if: false) { try await db.raw("SELECT id FROM planned WHERE kind = \(bind: "rare") ORDER BY id").all() }
+                _ = try await StatementPlanning.forValues(if: false) {
+                    try await db.raw("SELECT id FROM planned WHERE kind = \(bind: "rare") ORDER BY id").all()
+                }
                 #expect(try await kept(sql, on: db) == ["{text}"], "without the request, kept as before")
             }
         }

@@ -28,7 +28,7 @@ import Testing
         ("\"\u{301} autofocus onfocus=alert(1) x=\"", "&quot;\u{301} autofocus onfocus=alert(1) x=&quot;"),
         ("'\u{301}", "&#39;\u{301}"),
         ("<\u{338}img src=x>", "&lt;\u{338}img src=x&gt;"),
-        ("&\u{20DD}amp;", "&amp;\u{20DD}amp;"),
+        ("&\u{20DD}amp;", "&amp;\u{20DD}amp;")
     ])
     func escapesTheFiveWhereverTheyStand(text: String, escaped: String) {
         #expect(HTMLEscaping.escape(text) == escaped)

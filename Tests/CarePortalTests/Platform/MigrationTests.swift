@@ -22,12 +22,16 @@ import Testing
                     }
                     return result
                 case .postgres:
-                    let rows = try await db.raw("""
+                    let rows = try await db.raw(
+                        """
                         SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'
-                        """).all()
-                    return Set(try rows.map {
-                        "\(try $0.decode(column: "table_name", as: String.self)).\(try $0.decode(column: "column_name", as: String.self))"
-                    })
+                        """
+                    ).all()
+                    return Set(
+                        try rows.map {
+                            "\(try $0.decode(column: "table_name", as: String.self)).\(try $0.decode(column: "column_name", as: String.self))"
+                        }
+                    )
                 }
             }
         }
@@ -115,7 +119,8 @@ import Testing
                 for _ in 0..<4 {
                     group.addTask {
                         try await database.read { db in
-                            try await db.raw("SELECT current_setting(\(bind: DatabaseLocation.parallelWorkersSetting)) AS workers, pg_sleep(0.05)").first()?
+                            try await db.raw("SELECT current_setting(\(bind: DatabaseLocation.parallelWorkersSetting)) AS workers, pg_sleep(0.05)")
+                                .first()?
                                 .decode(column: "workers", as: String.self)
                         }
                     }

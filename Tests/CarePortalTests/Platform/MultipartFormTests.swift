@@ -17,7 +17,7 @@ import Testing
         let bytes = Self.body([
             ("Content-Disposition: form-data; name=\"csrf_token\"", Array("abc123".utf8)),
             ("Content-Disposition: form-data; name=\"description\"", Array("Stand up\r\nslowly – twice".utf8)),
-            ("Content-Disposition: form-data; name=\"illustration\"; filename=\"../../etc/walk.png\"\r\nContent-Type: image/png", png),
+            ("Content-Disposition: form-data; name=\"illustration\"; filename=\"../../etc/walk.png\"\r\nContent-Type: image/png", png)
         ])
         let form = try MultipartForm(bytes: bytes, boundary: "----CarePortalBoundary7MA4YWxk")
         #expect(form.fields["csrf_token"] == "abc123")
@@ -29,14 +29,16 @@ import Testing
 
     @Test func anEmptyFileInputIsNoFile() throws {
         let bytes = Self.body([
-            ("Content-Disposition: form-data; name=\"illustration\"; filename=\"\"\r\nContent-Type: application/octet-stream", []),
+            ("Content-Disposition: form-data; name=\"illustration\"; filename=\"\"\r\nContent-Type: application/octet-stream", [])
         ])
         #expect(try MultipartForm(bytes: bytes, boundary: "----CarePortalBoundary7MA4YWxk").files.isEmpty)
     }
 
     @Test func aTruncatedOrForeignBodyIsRefusedWhole() {
         let complete = Self.body([("Content-Disposition: form-data; name=\"a\"", Array("1".utf8))])
-        #expect(throws: MultipartForm.Unreadable.self) { try MultipartForm(bytes: Array(complete.prefix(40)), boundary: "----CarePortalBoundary7MA4YWxk") }
+        #expect(throws: MultipartForm.Unreadable.self) {
+            try MultipartForm(bytes: Array(complete.prefix(40)), boundary: "----CarePortalBoundary7MA4YWxk")
+        }
         #expect(throws: MultipartForm.Unreadable.self) { try MultipartForm(bytes: complete, boundary: "another") }
         let noName = Self.body([("Content-Disposition: form-data", Array("1".utf8))])
         #expect(throws: MultipartForm.Unreadable.self) { try MultipartForm(bytes: noName, boundary: "----CarePortalBoundary7MA4YWxk") }

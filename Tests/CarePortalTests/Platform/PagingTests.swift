@@ -17,20 +17,47 @@ import SQLKit
             var cohorts: [Int64] = []
             for month in ["2027-01", "2027-02", "2027-03"] {
                 try await db.insert(into: "cohorts").columns("due_month", "created_at").values(SQLBind(month), SQLBind(Int64(0))).run()
-                cohorts.append(try #require(try await db.select().column("id").from("cohorts").where("due_month", .equal, month).first())
-                    .decode(column: "id", as: Int64.self))
+                cohorts.append(
+                    try #require(try await db.select().column("id").from("cohorts").where("due_month", .equal, month).first())
+                        .decode(column: "id", as: Int64.self)
+                )
             }
             for n in 0..<memberCount {
                 let name = "Member_\(String(format: "%03d", (n * 37) % memberCount))"
                 try await db.insert(into: "members")
-                    .columns("pseudonym", "pseudonym_key", "password_hash", "avatar", "due_date", "cohort_id", "recovery_email",
-                             "recovery_email_key", "security_question", "security_answer_hash", "bio", "status", "created_at",
-                             "updated_at", "last_active_at")
+                    .columns(
+                        "pseudonym",
+                        "pseudonym_key",
+                        "password_hash",
+                        "avatar",
+                        "due_date",
+                        "cohort_id",
+                        "recovery_email",
+                        "recovery_email_key",
+                        "security_question",
+                        "security_answer_hash",
+                        "bio",
+                        "status",
+                        "created_at",
+                        "updated_at",
+                        "last_active_at"
+                    )
                     .values(
-                        SQLBind(name), SQLBind(name.lowercased()), SQLBind("x"), SQLBind("sun"), SQLBind("2027-01-15"),
-                        SQLBind(cohorts[n % 3]), SQLBind("m\(n)@example.org"), SQLBind("m\(n)@example.org"), SQLBind("Q"),
-                        SQLBind("x"), SQLBind(""), SQLBind(n % 3 == 1 ? "disabled" : "active"),
-                        SQLBind(Int64(1_000_000 + n / 7)), SQLBind(Int64(0)), SQLBind(Int64(2_000_000 + (n * 11) % 5))
+                        SQLBind(name),
+                        SQLBind(name.lowercased()),
+                        SQLBind("x"),
+                        SQLBind("sun"),
+                        SQLBind("2027-01-15"),
+                        SQLBind(cohorts[n % 3]),
+                        SQLBind("m\(n)@example.org"),
+                        SQLBind("m\(n)@example.org"),
+                        SQLBind("Q"),
+                        SQLBind("x"),
+                        SQLBind(""),
+                        SQLBind(n % 3 == 1 ? "disabled" : "active"),
+                        SQLBind(Int64(1_000_000 + n / 7)),
+                        SQLBind(Int64(0)),
+                        SQLBind(Int64(2_000_000 + (n * 11) % 5))
                     )
                     .run()
             }
@@ -45,16 +72,19 @@ import SQLKit
         if let cohort = query.cohortID { conditions.append("cohort_id = \(cohort)") }
         if let status = query.status { conditions.append("status = '\(status.rawValue)'") }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        return try await db.raw("""
+        return try await db.raw(
+            """
             SELECT id FROM members \(unsafeRaw: filter) ORDER BY \(unsafeRaw: query.sort.column) \(unsafeRaw: direction), id \(unsafeRaw: direction)
             LIMIT \(literal: limit ?? query.page.size) OFFSET \(literal: offset)
-            """).all().map { try $0.decode(column: "id", as: Int64.self) }
+            """
+        ).all().map { try $0.decode(column: "id", as: Int64.self) }
     }
 
     /// Follows "next" from the first page and "previous" from the last, checking every page against `OFFSET`.
     private static func walk(_ base: MemberListQuery, in portal: TestPortal) async throws {
         try await portal.database.read { db in
-            let label = "\(base.sort) \(base.descending ? "desc" : "asc") cohort \(base.cohortID.map(String.init) ?? "-") \(base.status?.rawValue ?? "-")"
+            let label =
+                "\(base.sort) \(base.descending ? "desc" : "asc") cohort \(base.cohortID.map(String.init) ?? "-") \(base.status?.rawValue ?? "-")"
             let everyone = try await offsetPage(base, offset: 0, limit: 10_000, on: db)
             var query = base
             var seen: [Int64] = []
@@ -90,7 +120,10 @@ import SQLKit
             for number in [1, 2, 4] {
                 query.page = PageRequest(number: number, size: base.page.size)
                 let numbered = try await MemberRepository().list(query, on: db)
-                #expect(numbered.items.map(\.id) == (try await offsetPage(query, offset: (number - 1) * base.page.size, on: db)), "\(label) page \(number)")
+                #expect(
+                    numbered.items.map(\.id) == (try await offsetPage(query, offset: (number - 1) * base.page.size, on: db)),
+                    "\(label) page \(number)"
+                )
             }
         }
     }
@@ -122,14 +155,17 @@ import SQLKit
             let events = (0..<83).map { n in
                 AuditEvent(
                     actor: n % 3 == 0 ? AuditActor(accountID: 7, role: "administrator", name: "Ann.Admin") : .system,
-                    action: n % 4 == 0 ? .signOut : .signIn, recordType: "member", recordID: "\(n % 5)", origin: .commandLine
+                    action: n % 4 == 0 ? .signOut : .signIn,
+                    recordType: "member",
+                    recordID: "\(n % 5)",
+                    origin: .commandLine
                 )
             }
             try await portal.database.transaction { db in try await portal.portal.audit.record(events, on: db) }
             // Every filter pages alike (on PostgreSQL each is planned for its values: `StatementPlanning`).
             let filters: [(person: String, action: AuditAction?, record: String, sql: String)] = [
                 ("", nil, "", ""), ("", .signOut, "", "WHERE action = 'sign_out'"), ("ann.ADMIN", nil, "", "WHERE actor_name = 'Ann.Admin'"),
-                ("7", .signIn, "", "WHERE actor_account_id = 7 AND action = 'sign_in'"), ("", nil, "member:2", "WHERE record_id = '2'"),
+                ("7", .signIn, "", "WHERE actor_account_id = 7 AND action = 'sign_in'"), ("", nil, "member:2", "WHERE record_id = '2'")
             ]
             try await portal.database.read { db in
                 for (person, action, record, filter) in filters {
@@ -175,8 +211,13 @@ import SQLKit
 
     /// Every page of the members list joined to cohorts, through the shared seek with and without "ids
     /// first", forwards, backwards and by number: the rows `OFFSET` gives at its place.
-    private static func walkIDsFirst(_ query: MemberListQuery, idsFirst: Bool, on db: any SQLDatabase) async throws -> (forwards: [Int64], backwards: [Int64]) {
-        let label = "\(query.sort) \(query.descending ? "desc" : "asc") cohort \(query.cohortID.map(String.init) ?? "-") \(query.status?.rawValue ?? "-") ids first \(idsFirst)"
+    private static func walkIDsFirst(
+        _ query: MemberListQuery,
+        idsFirst: Bool,
+        on db: any SQLDatabase
+    ) async throws -> (forwards: [Int64], backwards: [Int64]) {
+        let label =
+            "\(query.sort) \(query.descending ? "desc" : "asc") cohort \(query.cohortID.map(String.init) ?? "-") \(query.status?.rawValue ?? "-") ids first \(idsFirst)"
         let key: SortKey = query.sort == .pseudonym ? .text(query.sort.column, table: "m") : .integer(query.sort.column, table: "m")
         let order = ListOrder(query.sort.rawValue, keys: [key, .integer("id", table: "m")], descending: query.descending)
         func filter(_ builder: SQLSelectBuilder) -> SQLSelectBuilder {
@@ -189,11 +230,20 @@ import SQLKit
         }
         func page(_ request: PageRequest) async throws -> PageOf<Int64> {
             try await db.seek(
-                request, order: order,
+                request,
+                order: order,
                 columns: [SQLColumn("id", table: "m"), SQLColumn(query.sort.column, table: "m"), SQLColumn("due_month", table: "c")],
-                rows: { members($0).join(SQLAlias(SQLIdentifier("cohorts"), as: SQLIdentifier("c")), method: SQLJoinMethod.inner,
-                                         on: SQLColumn("cohort_id", table: "m"), .equal, SQLColumn("id", table: "c")) },
-                counted: members, idsFirst: idsFirst ? members : nil,
+                rows: {
+                    members($0).join(
+                        SQLAlias(SQLIdentifier("cohorts"), as: SQLIdentifier("c")),
+                        method: SQLJoinMethod.inner,
+                        on: SQLColumn("cohort_id", table: "m"),
+                        .equal,
+                        SQLColumn("id", table: "c")
+                    )
+                },
+                counted: members,
+                idsFirst: idsFirst ? members : nil,
                 decode: { row in
                     // The joined column is there: the rows were read with their joins.
                     #expect(try row.decode(column: "due_month", as: String.self).hasPrefix("2027-"))
@@ -221,8 +271,10 @@ import SQLKit
             current = try await page(PageRequest(.before(first), size: size))
         }
         for number in [1, 3] {
-            #expect(try await page(PageRequest(number: number, size: size)).items == (try await offsetPage(query, offset: (number - 1) * size, on: db)),
-                    "\(label) page \(number)")
+            #expect(
+                try await page(PageRequest(number: number, size: size)).items == (try await offsetPage(query, offset: (number - 1) * size, on: db)),
+                "\(label) page \(number)"
+            )
         }
         return (forwards, backwards)
     }
@@ -290,15 +342,41 @@ import SQLKit
                 let cohort = try #require(try await db.select().column("id").from("cohorts").first()).decode(column: "id", as: Int64.self)
                 for chunk in stride(from: 0, to: PageRequest.countLimit + 30, by: 200) {
                     let insert = db.insert(into: "members")
-                        .columns("pseudonym", "pseudonym_key", "password_hash", "avatar", "due_date", "cohort_id", "recovery_email",
-                                 "recovery_email_key", "security_question", "security_answer_hash", "bio", "status", "created_at",
-                                 "updated_at", "last_active_at")
+                        .columns(
+                            "pseudonym",
+                            "pseudonym_key",
+                            "password_hash",
+                            "avatar",
+                            "due_date",
+                            "cohort_id",
+                            "recovery_email",
+                            "recovery_email_key",
+                            "security_question",
+                            "security_answer_hash",
+                            "bio",
+                            "status",
+                            "created_at",
+                            "updated_at",
+                            "last_active_at"
+                        )
                     for n in chunk..<min(chunk + 200, PageRequest.countLimit + 30) {
                         let name = "Long_\(String(format: "%04d", n))"
                         insert.values(
-                            SQLBind(name), SQLBind(name.lowercased()), SQLBind("x"), SQLBind("sun"), SQLBind("2027-01-15"),
-                            SQLBind(cohort), SQLBind("l\(n)@example.org"), SQLBind("l\(n)@example.org"), SQLBind("Q"),
-                            SQLBind("x"), SQLBind(""), SQLBind("active"), SQLBind(Int64(1_000_000 + n)), SQLBind(Int64(0)), SQLBind(Int64(0))
+                            SQLBind(name),
+                            SQLBind(name.lowercased()),
+                            SQLBind("x"),
+                            SQLBind("sun"),
+                            SQLBind("2027-01-15"),
+                            SQLBind(cohort),
+                            SQLBind("l\(n)@example.org"),
+                            SQLBind("l\(n)@example.org"),
+                            SQLBind("Q"),
+                            SQLBind("x"),
+                            SQLBind(""),
+                            SQLBind("active"),
+                            SQLBind(Int64(1_000_000 + n)),
+                            SQLBind(Int64(0)),
+                            SQLBind(Int64(0))
                         )
                     }
                     try await insert.run()
@@ -313,14 +391,26 @@ import SQLKit
             // Past the count's limit a page is not counted: it says "more than" from its place, and its rows
             // and links are those of a counted page.
             let counted = try await admin.get("/members?sort=pseudonym&order=asc&page=40")
-            #expect(counted.text.contains("Showing 976 to 1000 of more than 1,000 members") && counted.text.contains(">Long_0975</a>"), "\(Self.summary(counted.text))")
+            #expect(
+                counted.text.contains("Showing 976 to 1000 of more than 1,000 members") && counted.text.contains(">Long_0975</a>"),
+                "\(Self.summary(counted.text))"
+            )
             let past = try await admin.get(try #require(Self.link("next", in: counted.text)))
-            #expect(past.text.contains("Showing 1001 to 1025 of more than 1,000 members") && past.text.contains(">Long_1000</a>"), "\(Self.summary(past.text))")
+            #expect(
+                past.text.contains("Showing 1001 to 1025 of more than 1,000 members") && past.text.contains(">Long_1000</a>"),
+                "\(Self.summary(past.text))"
+            )
             let end = try await admin.get(try #require(Self.link("next", in: past.text)))
-            #expect(end.text.contains("Showing 1026 to 1030 of more than 1,000 members") && end.text.contains(">Long_1029</a>"), "\(Self.summary(end.text))")
+            #expect(
+                end.text.contains("Showing 1026 to 1030 of more than 1,000 members") && end.text.contains(">Long_1029</a>"),
+                "\(Self.summary(end.text))"
+            )
             #expect(Self.link("next", in: end.text) == nil)
             let back = try await admin.get(try #require(Self.link("prev", in: end.text)))
-            #expect(back.text.contains("Showing 1001 to 1025 of more than 1,000 members") && back.text.contains(">Long_1000</a>"), "\(Self.summary(back.text))")
+            #expect(
+                back.text.contains("Showing 1001 to 1025 of more than 1,000 members") && back.text.contains(">Long_1000</a>"),
+                "\(Self.summary(back.text))"
+            )
             // The end of the list is read backwards: its rows are right, its place past the count unknown.
             let last = try await admin.get("/members?sort=pseudonym&order=asc&page=last")
             #expect(last.text.contains("Showing 25 of more than 1,000 members"))
@@ -344,7 +434,7 @@ import SQLKit
                 ("/members?q=Mem%20b%26r&page=99", "99", "/members?q=Mem%20b%26r"),
                 ("/audit?page=21", "21", "/audit"),
                 ("//members?page=500", "500", "/members"),
-                ("/members?page=\(Int.max)", Int.max.formatted(.number.grouping(.automatic)), "/members"),
+                ("/members?page=\(Int.max)", Int.max.formatted(.number.grouping(.automatic)), "/members")
             ] {
                 let response = try await admin.get(path)
                 #expect(response.status == .gone, "\(path)")
@@ -366,7 +456,8 @@ import SQLKit
     @Test func theSummarySaysHowManyInWordsThatFitTheCount() {
         let address = ListAddress(path: "/studies/feedback", parameters: [])
         func summary(_ count: Int, _ noun: String) -> String {
-            PaginationView(PageOf(items: Array(0..<min(count, 25)), totalCount: count, request: PageRequest(number: 1)), address: address, noun: noun).summary
+            PaginationView(PageOf(items: Array(0..<min(count, 25)), totalCount: count, request: PageRequest(number: 1)), address: address, noun: noun)
+                .summary
         }
         #expect(summary(0, "messages") == "No messages")
         #expect(summary(1, "messages") == "Showing 1 message")
@@ -410,7 +501,7 @@ import SQLKit
                 ("/members?sort=pseudonym&order=asc&before=not-a-cursor", "garbage"),
                 ("/members?sort=joined&order=asc&after=\(token)", "another order"),
                 ("/members?sort=pseudonym&order=asc&after=\(wrongKind.token)", "wrong kind"),
-                ("/audit?after=\(token)", "another list"),
+                ("/audit?after=\(token)", "another list")
             ] {
                 let response = try await admin.get(path)
                 #expect(response.status == .badRequest, "\(why)")

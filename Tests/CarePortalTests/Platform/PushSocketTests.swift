@@ -50,7 +50,7 @@ import Testing
         PushSocket.send(ByteBuffer(string: "one"), to: sockets)
         PushSocket.send(ByteBuffer(string: "two"), to: sockets)
         let answered = NIOLockedValueBox(false)
-        loop.execute { answered.withLockedValue { $0 = true } }  // as a request's answer is written
+        loop.execute { answered.withLockedValue { $0 = true } } // as a request's answer is written
         loop.run()
         #expect(answered.withLockedValue { $0 }, "a job queued after the frames runs before they are all written")
         let firstTurn = try channels.map { try Self.sent($0) }
@@ -67,7 +67,7 @@ import Testing
         let loop = EmbeddedEventLoop()
         let reading = try await Self.socket(on: loop), stuck = try await Self.socket(on: loop)
         let sockets = [PushSocket(channel: reading), PushSocket(channel: stuck)]
-        stuck.isWritable = false  // as NIO reports a connection holding more than its high-water mark
+        stuck.isWritable = false // as NIO reports a connection holding more than its high-water mark
         PushSocket.send(ByteBuffer(string: "one"), to: sockets)
         loop.run()
         #expect(try Self.sent(reading) == ["one"])

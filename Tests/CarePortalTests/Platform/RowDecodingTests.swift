@@ -14,11 +14,13 @@ import Testing
     func everyCommonTypeAndItsOptionalReadsAsStored(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             try await portal.database.read { db in
-                let found = try await db.raw("""
+                let found = try await db.raw(
+                    """
                     SELECT CAST(7 AS BIGINT) AS i, 'tea' AS s, NULL AS n, CAST(2.5 AS DOUBLE PRECISION) AS d,
                            CAST(-3000000000 AS BIGINT) AS big, (1 = 1) AS yes, (1 = 0) AS no,
                            CAST(5 AS INTEGER) AS small, CAST(1.5 AS NUMERIC) AS num
-                    """).first()
+                    """
+                ).first()
                 let row = try #require(found)
                 #expect(try row.decode(column: "i", as: Int64.self) == 7)
                 #expect(try row.decode(column: "i", as: Int.self) == 7)

@@ -34,10 +34,15 @@ import Testing
 
     @Test func aModelBecomesDictionariesWithNilsLeftOutAndRawValuesForEnums() throws {
         let model = Outer(
-            title: "T", isShown: true, ratio: 0.5, id: 42, colour: .deepBlue,
+            title: "T",
+            isShown: true,
+            ratio: 0.5,
+            id: 42,
+            colour: .deepBlue,
             inner: Inner(name: "a", count: 1, missing: nil),
             rows: [Inner(name: "b", count: 2, missing: "here"), Inner(name: "c", count: 3, missing: nil)],
-            nothing: nil, answering: Answering()
+            nothing: nil,
+            answering: Answering()
         )
         let boxed = try #require(TemplateValues.box(model) as? [String: Any])
         #expect(Set(boxed.keys) == ["title", "isShown", "ratio", "id", "colour", "inner", "rows", "answering", "fixed"])
@@ -55,7 +60,8 @@ import Testing
         #expect(boxed["answering"] is Answering)
 
         let template = try MustacheTemplate(
-            string: "{{title}} {{#isShown}}shown{{/isShown}} {{colour}} {{#rows}}[{{name}}{{#missing}}:{{.}}{{/missing}}]{{/rows}} {{answering.answer}}{{^nothing}} none{{/nothing}}"
+            string:
+                "{{title}} {{#isShown}}shown{{/isShown}} {{colour}} {{#rows}}[{{name}}{{#missing}}:{{.}}{{/missing}}]{{/rows}} {{answering.answer}}{{^nothing}} none{{/nothing}}"
         )
         #expect(template.render(boxed) == "T shown deep-blue [b:here][c] direct none")
     }
@@ -68,7 +74,9 @@ import Testing
     @Test func aFragmentIsRenderedOnceForEachDistinctValue() {
         let cache = FragmentCache()
         var renders = 0
-        let render = { (row: Row) -> String in renders += 1; return "<p>\(row.text)</p>" }
+        let render = { (row: Row) -> String in
+            renders += 1; return "<p>\(row.text)</p>"
+        }
         #expect(cache.html(Row(text: "one"), render: render) == "<p>one</p>")
         #expect(cache.html(Row(text: "one"), render: render) == "<p>one</p>")
         #expect(renders == 1)
@@ -94,10 +102,20 @@ import Testing
         // Each entry counts 2 × 10 bytes, so a generation holds five, whatever their types.
         let cache = FragmentCache(bytesPerGeneration: 100)
         var renders = 0
-        _ = cache.html(Chart(text: "old"), render: { _ in renders += 1; return String(repeating: "c", count: 10) })
+        _ = cache.html(
+            Chart(text: "old"),
+            render: { _ in
+                renders += 1; return String(repeating: "c", count: 10)
+            }
+        )
         for n in 0..<10 { _ = cache.html(Row(text: "\(n)"), render: { _ in String(repeating: "x", count: 10) }) }
         // Ten rows turned the generations over twice: the chart, left unread, has gone with the oldest.
-        _ = cache.html(Chart(text: "old"), render: { _ in renders += 1; return String(repeating: "c", count: 10) })
+        _ = cache.html(
+            Chart(text: "old"),
+            render: { _ in
+                renders += 1; return String(repeating: "c", count: 10)
+            }
+        )
         #expect(renders == 2)
         #expect(cache.count <= 10)
     }
@@ -106,11 +124,13 @@ import Testing
         // Each entry counts 2 × 10 bytes, so a generation holds five.
         let cache = FragmentCache(bytesPerGeneration: 100)
         var renders = 0
-        let render = { (row: Row) -> String in renders += 1; return String(repeating: "x", count: 10) }
+        let render = { (row: Row) -> String in
+            renders += 1; return String(repeating: "x", count: 10)
+        }
         for n in 0..<5 { _ = cache.html(Row(text: "\(n)"), render: render) }
         for n in 5..<10 {
             _ = cache.html(Row(text: "\(n)"), render: render)
-            _ = cache.html(Row(text: "0"), render: render)  // read again and again: never dropped
+            _ = cache.html(Row(text: "0"), render: render) // read again and again: never dropped
         }
         #expect(renders == 10)
         #expect(cache.count <= 10)

@@ -19,8 +19,10 @@ import Testing
         let video = UploadsTests.mp4 + (0..<(600 * 1024)).map { UInt8($0 % 251) }
         let videoName = "0123456789abcdef0123456789abcdef.mp4", pictureName = "fedcba9876543210fedcba9876543210.png"
         let disguisedName = "00112233445566778899aabbccddeeff.png"
-        for (folder, name, bytes) in [("videos", videoName, video), ("deals", pictureName, UploadsTests.png), ("deals", disguisedName, UploadsTests.mp4),
-                                      ("deals", "readme.txt", Array("not an upload".utf8))] {
+        for (folder, name, bytes) in [
+            ("videos", videoName, video), ("deals", pictureName, UploadsTests.png), ("deals", disguisedName, UploadsTests.mp4),
+            ("deals", "readme.txt", Array("not an upload".utf8))
+        ] {
             try FileManager.default.createDirectory(atPath: "\(data)/\(folder)", withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: "\(data)/\(folder)/\(name)"))
         }
@@ -32,11 +34,15 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(data)/deals").sorted() == [disguisedName, "readme.txt"])
 
         let database = try Database(url: url, logger: TestDatabase.logger)
-        let (movedVideo, movedPicture, refused, keptVideos) = try await database.whileRunning { () async throws -> ([UInt8]?, [UInt8]?, [UInt8]?, [String]) in
+        let (movedVideo, movedPicture, refused, keptVideos) = try await database.whileRunning {
+            () async throws -> ([UInt8]?, [UInt8]?, [UInt8]?, [String]) in
             let videos = UploadStore(database: database, folder: "videos", randomBytes: Dependencies.systemRandomBytes, now: Date.init)
             let deals = UploadStore(database: database, folder: "deals", randomBytes: Dependencies.systemRandomBytes, now: Date.init)
-            return (try await videos.read(StoredUpload(fileName: videoName, type: .mp4)), try await deals.read(StoredUpload(fileName: pictureName, type: .png)),
-                    try await deals.read(StoredUpload(fileName: disguisedName, type: .png)), try await UploadsTests.kept(videos))
+            return (
+                try await videos.read(StoredUpload(fileName: videoName, type: .mp4)),
+                try await deals.read(StoredUpload(fileName: pictureName, type: .png)),
+                try await deals.read(StoredUpload(fileName: disguisedName, type: .png)), try await UploadsTests.kept(videos)
+            )
         }
         #expect(movedVideo == video && movedPicture == UploadsTests.png && refused == nil)
         #expect(keptVideos == [videoName], "one finished file, no partial left")

@@ -11,8 +11,10 @@ import Testing
 @Suite struct UploadsTests {
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(0..<92)
     static let mp4: [UInt8] = [0, 0, 0, 0x18] + Array("ftypisom".utf8) + Array(repeating: 5, count: 100)
-    static let webm: [UInt8] = [0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x84] + Array("webm".utf8) + Array(repeating: 3, count: 50)
-    static let mkv: [UInt8] = [0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x88] + Array("matroska".utf8) + Array(repeating: 3, count: 50)
+    static let webm: [UInt8] =
+        [0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x84] + Array("webm".utf8) + Array(repeating: 3, count: 50)
+    static let mkv: [UInt8] =
+        [0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x88] + Array("matroska".utf8) + Array(repeating: 3, count: 50)
     static let quickTime: [UInt8] = [0, 0, 0, 0x14] + Array("ftypqt  ".utf8) + Array(repeating: 5, count: 60)
 
     static func temporaryStore(_ folder: String = "videos") -> (UploadStore, String) {
@@ -35,7 +37,10 @@ import Testing
     @Test func eachUseHasItsLimitAndClearMessages() {
         let rules = UploadRules(types: UploadType.videos, maximumSize: 150, noun: "video")
         #expect(rules.check(Self.mp4) == .success(.mp4))
-        #expect(rules.check(Self.png) == .failure(UploadProblem(message: "The video must be an MP4 or WebM video")), "a picture called .mp4 is still a picture")
+        #expect(
+            rules.check(Self.png) == .failure(UploadProblem(message: "The video must be an MP4 or WebM video")),
+            "a picture called .mp4 is still a picture"
+        )
         #expect(rules.check([]) == .failure(UploadProblem(message: "The selected video file is empty")))
         #expect(rules.check(Self.mp4 + Array(repeating: 0, count: 100)) == .failure(UploadProblem(message: "The video must be smaller than 0 MB")))
         #expect(UploadRules(types: UploadType.videos, maximumSize: 200 * 1024 * 1024, noun: "video").maximumSizeText == "200 MB")
@@ -50,14 +55,18 @@ import Testing
             return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
         case .database(let database):
             return try await database.read { db in
-                let files = try await db.select().columns("id", "type", "finished_at").from("uploaded_files").where("folder", .equal, store.folder).all()
+                let files = try await db.select().columns("id", "type", "finished_at").from("uploaded_files").where("folder", .equal, store.folder)
+                    .all()
                 var names = try files.map { row -> String in
                     let id = try row.decode(column: "id", as: String.self)
                     guard try row.decode(column: "finished_at", as: Int64?.self) != nil,
-                          let type = UploadType(rawValue: try row.decode(column: "type", as: String.self)) else { return ".\(id).partial" }
+                        let type = UploadType(rawValue: try row.decode(column: "type", as: String.self))
+                    else { return ".\(id).partial" }
                     return "\(id).\(type.fileExtension)"
                 }
-                let orphans = try await db.raw("SELECT DISTINCT file_id FROM uploaded_file_parts WHERE file_id NOT IN (SELECT id FROM uploaded_files)").all()
+                let orphans = try await db.raw(
+                    "SELECT DISTINCT file_id FROM uploaded_file_parts WHERE file_id NOT IN (SELECT id FROM uploaded_files)"
+                ).all()
                 names += try orphans.map { "part of \(try $0.decode(column: "file_id", as: String.self))" }
                 return names.sorted()
             }
@@ -72,8 +81,15 @@ import Testing
         try await body(folder)
         for engine in TestEngines.all {
             try await TestPortal.run(engine) { portal in
-                try await body(UploadStore(database: portal.database, folder: "videos", randomBytes: Dependencies.systemRandomBytes,
-                                           now: { portal.clock.now }, partSize: 16))
+                try await body(
+                    UploadStore(
+                        database: portal.database,
+                        folder: "videos",
+                        randomBytes: Dependencies.systemRandomBytes,
+                        now: { portal.clock.now },
+                        partSize: 16
+                    )
+                )
             }
         }
     }
@@ -145,14 +161,24 @@ import Testing
     @Test(arguments: TestEngines.all)
     func anUploadAServerStoppedInTheMiddleOfIsSweptADayLater(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
-            let store = UploadStore(database: portal.database, folder: "videos", randomBytes: Dependencies.systemRandomBytes, now: { portal.clock.now }, partSize: 16)
+            let store = UploadStore(
+                database: portal.database,
+                folder: "videos",
+                randomBytes: Dependencies.systemRandomBytes,
+                now: { portal.clock.now },
+                partSize: 16
+            )
             let finished = try await store.save(Self.mp4, type: .mp4)
             let stopped = try await store.writer(rules: UploadRules(types: UploadType.videos, maximumSize: 1_000, noun: "video"))
             #expect(try await stopped.append(Self.mp4) == nil)
             #expect(try await Self.kept(store).count == 2)
-            try await portal.database.write { db in try await DatabaseUploads.forgetUnfinished(now: portal.clock.now.addingTimeInterval(3_600), on: db) }
+            try await portal.database.write { db in
+                try await DatabaseUploads.forgetUnfinished(now: portal.clock.now.addingTimeInterval(3_600), on: db)
+            }
             #expect(try await Self.kept(store).count == 2, "an upload still arriving is kept")
-            try await portal.database.write { db in try await DatabaseUploads.forgetUnfinished(now: portal.clock.now.addingTimeInterval(25 * 3_600), on: db) }
+            try await portal.database.write { db in
+                try await DatabaseUploads.forgetUnfinished(now: portal.clock.now.addingTimeInterval(25 * 3_600), on: db)
+            }
             #expect(try await Self.kept(store) == [finished.fileName])
         }
     }
@@ -164,7 +190,10 @@ import Testing
         #expect(!UploadStore.isStoredName("0123456789abcdef0123456789abcdef.mp4.sh"))
         #expect(!UploadStore.isStoredName(".0123456789abcdef0123456789abcdef.partial"))
         let (store, _) = Self.temporaryStore()
-        #expect(store.path(of: StoredUpload(fileName: "0123456789abcdef0123456789abcdef.png", type: .mp4)) == nil, "the name's extension matches its type")
+        #expect(
+            store.path(of: StoredUpload(fileName: "0123456789abcdef0123456789abcdef.png", type: .mp4)) == nil,
+            "the name's extension matches its type"
+        )
     }
 
     @Test func rangeHeadersAreReadAsHTTPSaysWithOneRangeServed() {
@@ -189,8 +218,11 @@ import Testing
         try await TestPortal.run(engine) { portal in
             var (admin, _) = try await portal.signedIn(.administrator)
             try await admin.get("/catalogue/exercises/new")
-            let saved = try await admin.postMultipart("/catalogue/exercises/new", fields: [("name", "Walking"), ("description", "Walk tall.")],
-                                                      file: ("illustration", "walking.mp4", "video/mp4", Self.png))
+            let saved = try await admin.postMultipart(
+                "/catalogue/exercises/new",
+                fields: [("name", "Walking"), ("description", "Walk tall.")],
+                file: ("illustration", "walking.mp4", "video/mp4", Self.png)
+            )
             #expect(saved.location == "/catalogue")
             let exercise = try #require(try await portal.database.read { db in try await CatalogueRepository().exercises(on: db) }.first)
             let path = "/catalogue/exercises/\(exercise.id)/illustration"

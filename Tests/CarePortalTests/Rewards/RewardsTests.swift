@@ -10,13 +10,23 @@ import Testing
 @Suite struct RewardsTests {
     static func give(_ points: Int, to memberID: Int64, _ portal: TestPortal) async throws {
         _ = try await portal.database.write { db in
-            try await PointsLedger().award(PointsAward(reason: "test_points", reference: UUID().uuidString, amount: points, period: .month),
-                                           to: .member(memberID), at: portal.clock.now, clock: portal.portal.programSettings.current.clock, on: db)
+            try await PointsLedger().award(
+                PointsAward(reason: "test_points", reference: UUID().uuidString, amount: points, period: .month),
+                to: .member(memberID),
+                at: portal.clock.now,
+                clock: portal.portal.programSettings.current.clock,
+                on: db
+            )
         }
     }
 
-    static func reward(title: String = "Grocery gift card", cost: String = "60", gives: String = "$10 grocery gift card", stock: String = "2",
-                       description: String = "Sent by email within a week.") -> [(String, String)] {
+    static func reward(
+        title: String = "Grocery gift card",
+        cost: String = "60",
+        gives: String = "$10 grocery gift card",
+        stock: String = "2",
+        description: String = "Sent by email within a week."
+    ) -> [(String, String)] {
         [("title", title), ("points_cost", cost), ("cashier_gives", gives), ("stock", stock), ("description", description)]
     }
 
@@ -29,19 +39,29 @@ import Testing
             // Every problem beside its field, the input kept, nothing stored.
             let wrong = try await admin.post(SiteURL.rewards.path, form: Self.reward(title: "", cost: "0", gives: "", stock: "many"))
             #expect(wrong.status == .unprocessableContent)
-            #expect(wrong.errorSummary == [
-                "Enter a title", "Enter the cost as a whole number of points from 1 to 100000",
-                "Enter the gift card, like $10 grocery gift card",
-                "Enter how many are left as a whole number from 0 to 100000, or leave it empty for no limit",
-            ])
+            #expect(
+                wrong.errorSummary == [
+                    "Enter a title", "Enter the cost as a whole number of points from 1 to 100000",
+                    "Enter the gift card, like $10 grocery gift card",
+                    "Enter how many are left as a whole number from 0 to 100000, or leave it empty for no limit"
+                ]
+            )
             #expect(wrong.text.contains(#"value="many""#))
             #expect(try await portal.database.read { db in try await db.count(in: "rewards") } == 0)
 
             #expect(try await admin.post(SiteURL.rewards.path, form: Self.reward()).location == SiteURL.rewards.path)
-            #expect(try await admin.post(SiteURL.rewards.path, form: Self.reward(title: "Baby store gift card", cost: "500", stock: "")).status == .seeOther)
+            #expect(
+                try await admin.post(SiteURL.rewards.path, form: Self.reward(title: "Baby store gift card", cost: "500", stock: "")).status
+                    == .seeOther
+            )
             let catalogue = try await admin.get(SiteURL.rewards.path)
-            #expect(catalogue.text.contains("Baby store gift card added to the catalogue.") && catalogue.text.contains("2 left") && catalogue.text.contains("No limit"))
-            let offered = try await portal.database.read { db in try await RewardsRepository(program: Program.perinatalCommunity.id).rewards(includingRetired: false, on: db) }
+            #expect(
+                catalogue.text.contains("Baby store gift card added to the catalogue.") && catalogue.text.contains("2 left")
+                    && catalogue.text.contains("No limit")
+            )
+            let offered = try await portal.database.read { db in
+                try await RewardsRepository(program: Program.perinatalCommunity.id).rewards(includingRetired: false, on: db)
+            }
             let grocery = try #require(offered.first { $0.title == "Grocery gift card" })
             let baby = try #require(offered.first { $0.title == "Baby store gift card" })
             #expect(grocery.handedOver == .sent && grocery.stock == 2 && baby.stock == nil)
@@ -83,12 +103,19 @@ import Testing
             #expect(queue.text.contains("Wren") && queue.text.contains("Lark") && queue.text.contains("Grocery gift card"))
             let tooLong = try await admin.post(SiteURL.rewardRedemptionSent(redemptionID).path, form: [("code", String(repeating: "X", count: 201))])
             #expect(tooLong.status == .unprocessableContent)
-            #expect(try await admin.post(SiteURL.rewardRedemptionSent(redemptionID).path, form: [("code", "GIFT-1234-ABCD")]).location
-                == SiteURL.rewardRedemptions.path)
-            #expect(try await admin.post(SiteURL.rewardRedemptionSent(redemptionID).path, form: [("code", "again")]).status == .notFound,
-                    "sent once")
+            #expect(
+                try await admin.post(SiteURL.rewardRedemptionSent(redemptionID).path, form: [("code", "GIFT-1234-ABCD")]).location
+                    == SiteURL.rewardRedemptions.path
+            )
+            #expect(
+                try await admin.post(SiteURL.rewardRedemptionSent(redemptionID).path, form: [("code", "again")]).status == .notFound,
+                "sent once"
+            )
             let stored = try await portal.database.read { db in
-                try await db.select().column("sent_note").from("redemptions").where("id", .equal, redemptionID).first()?.decode(column: "sent_note", as: String.self)
+                try await db.select().column("sent_note").from("redemptions").where("id", .equal, redemptionID).first()?.decode(
+                    column: "sent_note",
+                    as: String.self
+                )
             }
             #expect(stored != nil && stored?.contains("GIFT-1234") == false)
             #expect(try await portal.auditEntries(action: .rewardSent).contains { $0.recordID == "\(redemptionID)" && $0.actorAccountID == staff.id })
@@ -115,7 +142,10 @@ import Testing
             #expect(refused.text.contains(#"id="stock-\#(baby.id)" name="stock" type="number" min="0" value="-1""#))
             #expect(!refused.text.contains(##"href="#stock""##), "not the add form's box")
             #expect(try await admin.post(SiteURL.rewardStock(baby.id).path, form: [("stock", "5")]).location == SiteURL.rewards.path)
-            #expect(try await portal.database.read { db in try await RewardsRepository(program: Program.perinatalCommunity.id).reward(id: baby.id, on: db) }?.stock == 5)
+            #expect(
+                try await portal.database.read { db in try await RewardsRepository(program: Program.perinatalCommunity.id).reward(id: baby.id, on: db)
+                }?.stock == 5
+            )
 
             // Deleting her account takes her redemptions with it.
             #expect(try await admin.post(SiteURL.memberDelete(wrenID).path).status == .seeOther)
@@ -132,9 +162,11 @@ import Testing
         try await TestPortal.run(engine) { portal in
             var (admin, _) = try await portal.signedIn(.administrator)
             #expect(try await admin.post(SiteURL.rewards.path, form: Self.reward(stock: "")).status == .seeOther)
-            let reward = try #require(try await portal.database.read { db in
-                try await RewardsRepository(program: Program.perinatalCommunity.id).rewards(includingRetired: false, on: db)
-            }.first)
+            let reward = try #require(
+                try await portal.database.read { db in
+                    try await RewardsRepository(program: Program.perinatalCommunity.id).rewards(includingRetired: false, on: db)
+                }.first
+            )
             let (browser, memberID, _) = try await MemberAppPagesTests.signedInMember(portal)
             var her = browser
             let poor = try await her.get(SiteURL.appMemberRewards.path)
@@ -154,9 +186,11 @@ import Testing
             let refused = try await her.post(SiteURL.appMemberReward(reward.id).path)
             #expect(refused.status == .conflict && refused.text.contains("This reward costs 60 points and you have 10."))
 
-            let redemption = try #require(try await portal.database.read { db in
-                try await RewardsRepository(program: Program.perinatalCommunity.id).redemptions(of: .member(memberID), limit: 5, on: db)
-            }.first)
+            let redemption = try #require(
+                try await portal.database.read { db in
+                    try await RewardsRepository(program: Program.perinatalCommunity.id).redemptions(of: .member(memberID), limit: 5, on: db)
+                }.first
+            )
             #expect(try await admin.post(SiteURL.rewardRedemptionSent(redemption.id).path, form: [("code", "CARD-77")]).status == .seeOther)
             let sent = try await her.get(SiteURL.appMemberRewards.path)
             #expect(sent.text.contains("CARD-77") && sent.text.contains("Sent "))
@@ -171,18 +205,25 @@ import Testing
         let url = try await TestDatabase.emptyDatabaseURL(engine)
         let database = try Database(url: url, logger: TestDatabase.logger)
         try await database.whileRunning {
-            try await Migrator(database: database, migrations: SchemaHistory.migrations.filter { $0.version < 60 }, logger: TestDatabase.logger).migrate()
+            try await Migrator(database: database, migrations: SchemaHistory.migrations.filter { $0.version < 60 }, logger: TestDatabase.logger)
+                .migrate()
             try await database.write { db in
-                try await db.raw("""
+                try await db.raw(
+                    """
                     INSERT INTO pharmacy_customers (id, email, email_key, password_hash, first_name, last_name, date_of_birth, phone, address_line1,
                         address_line2, city, state, zip_code, status, created_at, updated_at)
                     VALUES (7, 'a@example.org', 'a@example.org', 'x', 'Ada', 'Byrne', '1950-04-23', '6155550134', '1 Main St', '', 'Nashville', 'TN', '37203', 'active', 0, 0)
-                    """).run()
-                try await db.raw("INSERT INTO pharmacy_rewards (id, title, points_cost, cashier_gives, created_at) VALUES (3, '$5 off', 50, '$5 off any purchase', 0)").run()
-                try await db.raw("""
+                    """
+                ).run()
+                try await db.raw(
+                    "INSERT INTO pharmacy_rewards (id, title, points_cost, cashier_gives, created_at) VALUES (3, '$5 off', 50, '$5 off any purchase', 0)"
+                ).run()
+                try await db.raw(
+                    """
                     INSERT INTO pharmacy_vouchers (id, customer_id, reward_id, code, points_cost, redeemed_at, activated_at, expires_at, used_at)
                     VALUES (41, 7, 3, 'ABCD2345', 50, 1000, 2000, 302000, 3000)
-                    """).run()
+                    """
+                ).run()
             }
             try await Migrator(database: database, logger: TestDatabase.logger).migrate()
             let repository = RewardsRepository(program: Program.pharmacy.id)
@@ -195,8 +236,10 @@ import Testing
             #expect(reward?.title == "$5 off" && reward?.gives == "$5 off any purchase" && reward?.handedOver == .voucher && reward?.stock == nil)
             #expect(voucher?.id == 41 && voucher?.account == .pharmacyCustomer(7) && voucher?.usedAt != nil && voucher?.pointsCost == 50)
             #expect((next?.id ?? 0) > 41)
-            #expect(try await database.read { db in try await RewardsRepository(program: Program.perinatalCommunity.id).reward(id: 3, on: db) } == nil,
-                    "the pharmacy's reward is not the members'")
+            #expect(
+                try await database.read { db in try await RewardsRepository(program: Program.perinatalCommunity.id).reward(id: 3, on: db) } == nil,
+                "the pharmacy's reward is not the members'"
+            )
         }
         try await TestDatabase.drop(url)
     }

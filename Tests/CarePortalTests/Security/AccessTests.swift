@@ -44,8 +44,10 @@ import Testing
                 for role in Self.roles {
                     var visitor = Visitor(portal: portal)
                     if let role {
-                        try await visitor.signIn(username: try await portal.createStaff(role, username: "u\(UUID().uuidString.prefix(8).lowercased())").username,
-                                                 password: "correct horse battery staple")
+                        try await visitor.signIn(
+                            username: try await portal.createStaff(role, username: "u\(UUID().uuidString.prefix(8).lowercased())").username,
+                            password: "correct horse battery staple"
+                        )
                     } else {
                         try await visitor.get("/sign-in")
                     }
@@ -80,9 +82,11 @@ import Testing
             try await owner.get("/patients/new")
             let draftMade = try await owner.post("/patients/new", form: [("first_name", "Ada"), ("action", "back")])
             #expect(draftMade.status == .seeOther)
-            let draft = try #require(try await portal.database.read { db in
-                try await RegimenRepository().drafts(physicianID: ownerAccount.id, on: db).first
-            })
+            let draft = try #require(
+                try await portal.database.read { db in
+                    try await RegimenRepository().drafts(physicianID: ownerAccount.id, on: db).first
+                }
+            )
             let owned = portal.app.routes.filter { $0.path.hasPrefix("/patients/") && $0.path.contains("{id}") }
             #expect(owned.count >= 20, "only \(owned.count) patient routes found")
             try await other.get("/patients")
@@ -90,7 +94,8 @@ import Testing
                 let id = route.path.hasPrefix("/patients/drafts/") ? draft.id : patient.id
                 let path = route.path.replacingOccurrences(of: "{id}", with: "\(id)")
                 let access = try #require(portal.app.catalogue.access[route])
-                let response = route.method == "GET" ? try await other.get(path) : try await other.post(path, form: [("last_name", patient.contact.lastName)])
+                let response =
+                    route.method == "GET" ? try await other.get(path) : try await other.post(path, form: [("last_name", patient.contact.lastName)])
                 if access.allows(.physician) {
                     #expect(response.status == .notFound, "\(route) answered another physician \(response.status.code)")
                     #expect(!response.text.contains(patient.contact.lastName), "\(route) showed the patient to another physician")
@@ -104,8 +109,13 @@ import Testing
             }
             // Nothing was changed, and each attempt on the patient was recorded.
             #expect(try await portal.database.read { db in try await PatientRepository().find(id: patient.id, on: db) } != nil)
-            #expect(try await portal.database.read { db in try await RegimenRepository().draft(id: draft.id, physicianID: ownerAccount.id, on: db) } != nil)
-            let refusals = try await portal.auditEntries(action: .accessDenied).filter { $0.recordType == "patient" && $0.recordID == "\(patient.id)" }
+            #expect(
+                try await portal.database.read { db in try await RegimenRepository().draft(id: draft.id, physicianID: ownerAccount.id, on: db) }
+                    != nil
+            )
+            let refusals = try await portal.auditEntries(action: .accessDenied).filter {
+                $0.recordType == "patient" && $0.recordID == "\(patient.id)"
+            }
             let patientRoutes = owned.filter { !$0.path.hasPrefix("/patients/drafts/") && portal.app.catalogue.access[$0]!.allows(.physician) }
             #expect(refusals.count == patientRoutes.count)
             #expect(refusals.allSatisfy { $0.outcome == "denied" })
@@ -119,10 +129,16 @@ import Testing
                 let access = try #require(portal.app.catalogue.access[route])
                 if access == .member { #expect(Self.isAPI(route), "\(route) takes member tokens outside /api/") }
                 if access == .patient { #expect(Self.isAPI(route), "\(route) takes patient tokens outside /api/") }
-                if access == .pharmacyCustomer { #expect(route.path.hasPrefix("/api/v1/pharmacy/"), "\(route) takes customer tokens outside /api/v1/pharmacy/") }
+                if access == .pharmacyCustomer {
+                    #expect(route.path.hasPrefix("/api/v1/pharmacy/"), "\(route) takes customer tokens outside /api/v1/pharmacy/")
+                }
                 if access == .participant { #expect(Self.isAPI(route), "\(route) takes participant tokens outside /api/") }
-                if access == .careReceiver { #expect(route.path.hasPrefix("/api/v1/care/"), "\(route) takes care receivers' tokens outside /api/v1/care/") }
-                if access == .caregiver { #expect(route.path.hasPrefix("/api/v1/caregiver/"), "\(route) takes caregivers' tokens outside /api/v1/caregiver/") }
+                if access == .careReceiver {
+                    #expect(route.path.hasPrefix("/api/v1/care/"), "\(route) takes care receivers' tokens outside /api/v1/care/")
+                }
+                if access == .caregiver {
+                    #expect(route.path.hasPrefix("/api/v1/caregiver/"), "\(route) takes caregivers' tokens outside /api/v1/caregiver/")
+                }
                 if Self.isPeopleApp(route) {
                     if case .staff = access { Issue.record("\(route) expects a staff session under /app") }
                     if case .app = access { Issue.record("\(route) takes bearer tokens under /app") }
@@ -144,7 +160,9 @@ import Testing
             let (member, _) = try await AppClient.registered(portal)
             let physician = try await portal.createStaff(.physician, username: "tokens.physician")
             let (patientRecord, claimToken) = try await PatientFixtures.patient(
-                portal, physicianID: physician.id, catalogue: try await PatientFixtures.catalogue(portal)
+                portal,
+                physicianID: physician.id,
+                catalogue: try await PatientFixtures.catalogue(portal)
             )
             let patient = try await PatientFixtures.claimed(portal, patient: patientRecord, token: claimToken)
             let (customer, _) = try await PharmacyFixtures.customer(portal)
@@ -161,7 +179,7 @@ import Testing
                 let attempts: [(String, AppClient, HTTPFields)] = [
                     ("no token", AppClient(portal: portal), [:]),
                     ("a made-up token", AppClient(portal: portal, token: "not-a-real-token"), [:]),
-                    ("a staff session cookie", AppClient(portal: portal), [.cookie: "\(admin.cookieName)=\(adminCookie)"]),
+                    ("a staff session cookie", AppClient(portal: portal), [.cookie: "\(admin.cookieName)=\(adminCookie)"])
                 ]
                 for (name, client, headers) in attempts {
                     let response = try await client.send(method, path, json: [:], headers: headers)
@@ -170,8 +188,10 @@ import Testing
                         #expect(response.errorCode == "unauthorized")
                         #expect(response.headers[.wwwAuthenticate] == #"Bearer realm="careportal""#)
                     } else {
-                        #expect(response.status != .unauthorized || route.path.contains("sessions") || route.path.contains("recovery"),
-                                "\(route) with \(name) wanted a token")
+                        #expect(
+                            response.status != .unauthorized || route.path.contains("sessions") || route.path.contains("recovery"),
+                            "\(route) with \(name) wanted a token"
+                        )
                     }
                     #expect(response.headers[.contentType]?.hasPrefix("application/json") == true, "\(route) answered something other than JSON")
                 }
@@ -195,8 +215,10 @@ import Testing
                     guard route.path != SiteURL.apiPharmacyCurrentSession.path else { continue }
                     let allowed = try await customer.send(method, path, json: [:])
                     // Her prescriptions and orders also want her password again (403 step_up_required): her token itself was taken.
-                    #expect(allowed.status != .unauthorized && (allowed.status != .forbidden || allowed.errorCode == "step_up_required"),
-                            "\(route) refused a customer's token")
+                    #expect(
+                        allowed.status != .unauthorized && (allowed.status != .forbidden || allowed.errorCode == "step_up_required"),
+                        "\(route) refused a customer's token"
+                    )
                     #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
                     #expect(try await patient.send(method, path, json: [:]).status == .unauthorized, "\(route) took a patient's token")
                 }
@@ -207,10 +229,14 @@ import Testing
                     #expect(try await patient.send(method, path, json: [:]).status == .unauthorized, "\(route) took a patient's token")
                     #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
                 }
-                for (kind, client, other) in [(AppAccountKind.careReceiver, careReceiver, caregiver), (.caregiver, caregiver, careReceiver)] where access == .app(kind) {
+                for (kind, client, other) in [(AppAccountKind.careReceiver, careReceiver, caregiver), (.caregiver, caregiver, careReceiver)]
+                where access == .app(kind) {
                     guard route.path != kind.currentSessionPath else { continue }
                     let allowed = try await client.send(method, path, json: [:])
-                    #expect(allowed.status != .unauthorized && (allowed.status != .forbidden || allowed.errorCode == "not_shared"), "\(route) refused a \(kind.role)'s token")
+                    #expect(
+                        allowed.status != .unauthorized && (allowed.status != .forbidden || allowed.errorCode == "not_shared"),
+                        "\(route) refused a \(kind.role)'s token"
+                    )
                     #expect(try await other.send(method, path, json: [:]).status == .unauthorized, "\(route) took the other memory-care kind's token")
                     #expect(try await member.send(method, path, json: [:]).status == .unauthorized, "\(route) took a member's token")
                     #expect(try await customer.send(method, path, json: [:]).status == .unauthorized, "\(route) took a pharmacy customer's token")
@@ -244,8 +270,11 @@ import Testing
                 guard access.requiresSignIn, access.allows(.researcher) else { continue }
                 open.append(route.path)
                 // The study, the analytics and de-identified exports, and her own account (password, two-factor sign-in).
-                #expect(route.path.hasPrefix("/studies") || route.path.hasPrefix("/analytics") || route.path.hasPrefix("/account/")
-                        || ownAccount.contains(route.path), "\(route) is open to researchers")
+                #expect(
+                    route.path.hasPrefix("/studies") || route.path.hasPrefix("/analytics") || route.path.hasPrefix("/account/")
+                        || ownAccount.contains(route.path),
+                    "\(route) is open to researchers"
+                )
             }
             #expect(open.contains(SiteURL.studies.path) && open.contains(SiteURL.studyExport(.all).path))
             #expect(open.contains(SiteURL.analytics.path) && open.contains(SiteURL.analyticsExport.path))
@@ -294,7 +323,7 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let ownAccount = [
                 SiteURL.signOut.path, SiteURL.changePassword.path,
-                SiteURL.twoFactor.path, SiteURL.twoFactorSetUp.path, SiteURL.twoFactorConfirm.path, SiteURL.twoFactorTurnOff.path,
+                SiteURL.twoFactor.path, SiteURL.twoFactorSetUp.path, SiteURL.twoFactorConfirm.path, SiteURL.twoFactorTurnOff.path
             ]
             var open: [String] = []
             for route in portal.app.routes where Self.isPortal(route) {
@@ -333,11 +362,36 @@ import Testing
                 var (admin, _) = try await portal.signedIn(StaffRole.allCases.first(where: access.allows) ?? .administrator)
                 let genuine = admin.csrfToken
                 let attempts: [(String, (Visitor) async throws -> TestResponse)] = [
-                    ("no token", { visitor in var v = visitor; return try await v.post(path, csrfToken: .some(nil)) }),
-                    ("wrong token", { visitor in var v = visitor; return try await v.post(path, csrfToken: "forged-token-value") }),
-                    ("cross-site Origin", { visitor in var v = visitor; return try await v.post(path, origin: "https://evil.example") }),
-                    ("cross-site fetch", { visitor in var v = visitor; return try await v.post(path, secFetchSite: "cross-site") }),
-                    ("no Origin at all", { visitor in var v = visitor; return try await v.post(path, origin: nil) }),
+                    (
+                        "no token",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, csrfToken: .some(nil))
+                        }
+                    ),
+                    (
+                        "wrong token",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, csrfToken: "forged-token-value")
+                        }
+                    ),
+                    (
+                        "cross-site Origin",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, origin: "https://evil.example")
+                        }
+                    ),
+                    (
+                        "cross-site fetch",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, secFetchSite: "cross-site")
+                        }
+                    ),
+                    (
+                        "no Origin at all",
+                        { visitor in
+                            var v = visitor; return try await v.post(path, origin: nil)
+                        }
+                    )
                 ]
                 for (name, attempt) in attempts {
                     let response = try await attempt(admin)
@@ -371,7 +425,7 @@ import Testing
             try await portal.database.write { db in try await db.raw("DROP TABLE outbox").run() }
             let broken = try await admin.get("/outbox")
             let expected: [(TestResponse, HTTPResponse.Status)] = [
-                (ok, .ok), (redirect, .seeOther), (forbidden, .forbidden), (missing, .notFound), (broken, .internalServerError),
+                (ok, .ok), (redirect, .seeOther), (forbidden, .forbidden), (missing, .notFound), (broken, .internalServerError)
             ]
             for (response, status) in expected {
                 #expect(response.status == status)
@@ -404,11 +458,17 @@ import Testing
             let formValue = String(form.split(separator: ";")[0].dropFirst("__Host-careportal_form=".count))
             let body = "username=tls.admin&password=correct+horse+battery+staple&csrf_token=\(Sessions.formToken(form: formValue))"
             let signedIn = try await portal.client.execute(
-                uri: "/sign-in", method: .post,
-                headers: [.cookie: "__Host-careportal_form=\(formValue)", .contentType: "application/x-www-form-urlencoded", .secFetchSite: "same-origin"],
+                uri: "/sign-in",
+                method: .post,
+                headers: [
+                    .cookie: "__Host-careportal_form=\(formValue)", .contentType: "application/x-www-form-urlencoded", .secFetchSite: "same-origin"
+                ],
                 body: ByteBuffer(string: body)
             )
-            let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("__Host-careportal_session=") }, "\(signedIn.status)")
+            let session = try #require(
+                signedIn.headers[values: .setCookie].first { $0.hasPrefix("__Host-careportal_session=") },
+                "\(signedIn.status)"
+            )
             for cookie in [form, session] {
                 let attributes = cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
                 #expect(attributes.contains("secure"))

@@ -102,9 +102,13 @@ import Testing
             let app = AppClient(portal: portal)
             // MUT
             let statuses = try await Self.atOnce { index in
-                try await app.send(.post, "/api/v1/account-recovery", json: [
-                    "recovery_email": "heron@example.org", "security_answer": "Guess \(index)", "new_password": "Evening#2027",
-                ]).status
+                try await app.send(
+                    .post,
+                    "/api/v1/account-recovery",
+                    json: [
+                        "recovery_email": "heron@example.org", "security_answer": "Guess \(index)", "new_password": "Evening#2027"
+                    ]
+                ).status
             }
             // validate
             #expect(statuses.filter { $0 == .unauthorized }.count <= SignInThrottle.accountLimit)
@@ -129,7 +133,9 @@ import Testing
             #expect(statuses.filter { $0 == .unprocessableContent }.count <= SignInThrottle.accountLimit)
             let checked = try await portal.auditEntries(action: .pharmacyStepUp).filter { $0.outcome == "failure" }
             #expect(checked.count <= SignInThrottle.accountLimit)
-            #expect(try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password]).status == .tooManyRequests)
+            #expect(
+                try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password]).status == .tooManyRequests
+            )
             portal.clock.advance(by: SignInThrottle.pause + 1)
             #expect(try await app.send(.post, SiteURL.apiPharmacyStepUp.path, json: ["password": PharmacyFixtures.password]).status == .ok)
         }

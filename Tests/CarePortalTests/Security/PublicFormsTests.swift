@@ -13,7 +13,7 @@ import Testing
         [
             ("username", username), ("email", "\(username)@example.org"), ("password", "correct horse battery staple"),
             ("password_confirmation", "correct horse battery staple"), ("first_name", first), ("middle_name", middle), ("last_name", last),
-            ("practice_location", "Nashville"), ("practice_phone", "615-555-0134"), ("medical_id_number", "TN-55120"),
+            ("practice_location", "Nashville"), ("practice_phone", "615-555-0134"), ("medical_id_number", "TN-55120")
         ]
     }
 
@@ -46,9 +46,15 @@ import Testing
             try await portal.createStaff(.administrator, username: "chief")
             var browser = Visitor(portal: portal)
             try await browser.get("/register")
-            let linked = try await browser.post("/register", form: Self.physician(
-                username: "dr.spam", first: "Win a prize at http://evil.example", middle: "www.evil.example", last: "Okafor\nClick here"
-            ))
+            let linked = try await browser.post(
+                "/register",
+                form: Self.physician(
+                    username: "dr.spam",
+                    first: "Win a prize at http://evil.example",
+                    middle: "www.evil.example",
+                    last: "Okafor\nClick here"
+                )
+            )
             #expect(linked.status == .unprocessableContent)
             #expect(linked.text.contains("Enter your first name without a web address"))
             #expect(linked.text.contains("Enter your middle name without a web address"))
@@ -60,10 +66,14 @@ import Testing
             let mail = try #require(try await portal.outboxMessages().last)
             #expect(mail.bodyText.hasPrefix("Ana Grace Okafor registered as a physician with the username dr.ana."))
 
-            let pharmacy = try await AppClient(portal: portal).send(.post, SiteURL.apiPharmacyRegistrations.path, json: [
-                "email": "rosa@example.org", "password": "Garden gate 58", "first_name": "Rosa https://evil.example",
-                "last_name": "Delgado\r\nVisit www.evil.example", "date_of_birth": "1958-12-21",
-            ])
+            let pharmacy = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiPharmacyRegistrations.path,
+                json: [
+                    "email": "rosa@example.org", "password": "Garden gate 58", "first_name": "Rosa https://evil.example",
+                    "last_name": "Delgado\r\nVisit www.evil.example", "date_of_birth": "1958-12-21"
+                ]
+            )
             #expect(pharmacy.status == .unprocessableContent)
             #expect(pharmacy.fieldErrors["first_name"] == "Enter a first name without a web address")
             #expect(pharmacy.fieldErrors["last_name"] == "Enter a last name on one line")

@@ -9,7 +9,10 @@ import Testing
     @Test func servicesAreDescribedWithoutTheSettingsSecrets() async throws {
         try await TestPortal.run(.sqlite, configure: { $0.smtpURL = "smtp://careportal:sm7p-secret@127.0.0.1:2525" }) { portal in
             #expect(portal.portal.settings.smtpURL?.contains("sm7p-secret") == true)
-            for service in [String(describing: Housekeeping(portal: portal.portal)), String(describing: BackgroundJobs(portal: portal.portal, jobs: portal.app.jobs))] {
+            for service in [
+                String(describing: Housekeeping(portal: portal.portal)),
+                String(describing: BackgroundJobs(portal: portal.portal, jobs: portal.app.jobs))
+            ] {
                 #expect(!service.contains("sm7p-secret"), "\(service.prefix(80))")
                 #expect(!service.contains(portal.portal.settings.databaseURL))
             }

@@ -22,7 +22,9 @@ import Testing
             let after = try #require(browser.cookie)
             #expect(before != after)
             #expect(after.count >= 43, "at least 256 bits, base64url")
-            let stored = try await portal.database.read { db in try await SessionRepository().findWithAccount(idHash: SecretToken.hash(before), on: db) }
+            let stored = try await portal.database.read { db in
+                try await SessionRepository().findWithAccount(idHash: SecretToken.hash(before), on: db)
+            }
             #expect(stored == nil, "the pre-sign-in session is deleted")
             var attacker = Visitor(portal: portal)
             attacker.cookie = before
@@ -59,7 +61,10 @@ import Testing
             let pages = portal.app.routes.filter { route in
                 route.method == "GET" && AccessTests.isPortal(route) && portal.app.catalogue.access[route] == .everyone
             }.map { AccessTests.concretePath($0.path) }
-            #expect(pages.contains(SiteURL.signIn.path) && pages.contains(SiteURL.forgottenPassword.path) && pages.contains(SiteURL.setup.path), "\(pages)")
+            #expect(
+                pages.contains(SiteURL.signIn.path) && pages.contains(SiteURL.forgottenPassword.path) && pages.contains(SiteURL.setup.path),
+                "\(pages)"
+            )
             let before = try await sessionRows()
             var keeping = Visitor(portal: portal)
             for page in pages {
@@ -74,13 +79,19 @@ import Testing
 
             // Her form's token is the form cookie's: it signs her in, and only then is a session stored.
             try await portal.createStaff(.administrator, username: "first.admin")
-            let signIn = try await keeping.post(SiteURL.signIn.path, form: [("username", "first.admin"), ("password", "correct horse battery staple")])
+            let signIn = try await keeping.post(
+                SiteURL.signIn.path,
+                form: [("username", "first.admin"), ("password", "correct horse battery staple")]
+            )
             #expect(signIn.status == .seeOther && keeping.cookie != nil)
             #expect(try await sessionRows() == before + 1)
             var stranger = Visitor(portal: portal)
             _ = try await stranger.get(SiteURL.signIn.path)
             stranger.csrfToken = keeping.csrfToken
-            let forged = try await stranger.post(SiteURL.signIn.path, form: [("username", "first.admin"), ("password", "correct horse battery staple")])
+            let forged = try await stranger.post(
+                SiteURL.signIn.path,
+                form: [("username", "first.admin"), ("password", "correct horse battery staple")]
+            )
             #expect(forged.status == .forbidden, "another browser's form token is refused")
         }
     }
@@ -144,10 +155,13 @@ import Testing
     }
 
     @Test func settingsReadTheEnvironmentWithClearMessages() throws {
-        let settings = try Settings.load(environment: [
-            "PORT": "9000", "DATABASE_URL": "postgres://care:secret@127.0.0.1:5432/care", "SESSION_IDLE_MINUTES": "15",
-            "SESSION_LIFETIME_HOURS": "8", "BASE_URL": "https://portal.example.org/", "LOG_LEVEL": "debug",
-        ], overrides: ["PORT": "9100"])
+        let settings = try Settings.load(
+            environment: [
+                "PORT": "9000", "DATABASE_URL": "postgres://care:secret@127.0.0.1:5432/care", "SESSION_IDLE_MINUTES": "15",
+                "SESSION_LIFETIME_HOURS": "8", "BASE_URL": "https://portal.example.org/", "LOG_LEVEL": "debug"
+            ],
+            overrides: ["PORT": "9100"]
+        )
         #expect(settings.port == 9100)
         #expect(settings.sessionIdleTimeout == .seconds(900))
         #expect(settings.sessionLifetime == .seconds(8 * 3600))
@@ -166,7 +180,7 @@ import Testing
         "/\r/evil.example", "/ /evil.example", "\t//evil.example", " /x", "/\u{0B}/evil.example", "/\u{0C}/evil.example",
         "/\u{00A0}/evil.example", "/\u{200B}/evil.example", "/\u{3000}/evil.example", "/\u{FEFF}/evil.example", "/\u{7F}/evil.example",
         "/\u{2028}/evil.example", "/\u{0000}/evil.example", "/\u{FF0F}evil.example", "javascript:alert(1)", "evil.example", "",
-        "/" + String(repeating: "a", count: ReturnPath.maximumLength),
+        "/" + String(repeating: "a", count: ReturnPath.maximumLength)
     ]
 
     @Test(arguments: hostileReturnPaths)
@@ -190,9 +204,12 @@ import Testing
             // The link as an outsider sends it: the tab percent-encoded in the query.
             let form = try await browser.get("/sign-in?next=/%09/evil.example")
             #expect(form.status == .ok)
-            let signedIn = try await browser.post("/sign-in", form: [
-                ("username", "chief"), ("password", "correct horse battery staple"), ("next", "/\t/evil.example"),
-            ])
+            let signedIn = try await browser.post(
+                "/sign-in",
+                form: [
+                    ("username", "chief"), ("password", "correct horse battery staple"), ("next", "/\t/evil.example")
+                ]
+            )
             #expect(signedIn.location == "/")
             // Signed in, the same link sends her home rather than off the site.
             #expect(try await browser.get("/sign-in?next=/%09/evil.example").location == "/")

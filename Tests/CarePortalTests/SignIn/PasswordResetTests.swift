@@ -39,14 +39,20 @@ import Testing
 
             let form = try await visitor.get("/sign-in/reset-password?token=\(token)")
             #expect(form.text.contains("dr.rivera"))
-            let weak = try await visitor.post("/sign-in/reset-password", form: [
-                ("token", token), ("new_password", "short"), ("new_password_confirmation", "short"),
-            ])
+            let weak = try await visitor.post(
+                "/sign-in/reset-password",
+                form: [
+                    ("token", token), ("new_password", "short"), ("new_password_confirmation", "short")
+                ]
+            )
             #expect(weak.status == .unprocessableContent)
             #expect(weak.text.contains(##"href="#new_password""##))
-            let done = try await visitor.post("/sign-in/reset-password", form: [
-                ("token", token), ("new_password", "quiet river stones at dawn"), ("new_password_confirmation", "quiet river stones at dawn"),
-            ])
+            let done = try await visitor.post(
+                "/sign-in/reset-password",
+                form: [
+                    ("token", token), ("new_password", "quiet river stones at dawn"), ("new_password_confirmation", "quiet river stones at dawn")
+                ]
+            )
             #expect(done.location == "/sign-in")
             #expect(try await visitor.get("/sign-in").text.contains("Sign in with your new password"))
 
@@ -119,9 +125,12 @@ import Testing
             #expect(try await visitor.get("/sign-in/reset-password?token=\(token)").status == .ok)
             portal.clock.advance(by: 2)
             #expect(try await visitor.get("/sign-in/reset-password?token=\(token)").status == .notFound)
-            let late = try await visitor.post("/sign-in/reset-password", form: [
-                ("token", token), ("new_password", "quiet river stones at dawn"), ("new_password_confirmation", "quiet river stones at dawn"),
-            ])
+            let late = try await visitor.post(
+                "/sign-in/reset-password",
+                form: [
+                    ("token", token), ("new_password", "quiet river stones at dawn"), ("new_password_confirmation", "quiet river stones at dawn")
+                ]
+            )
             #expect(late.status == .notFound)
         }
     }
@@ -159,7 +168,9 @@ import Testing
             #expect(paused.status == .tooManyRequests)
             #expect(paused.text.contains("Too many requests from this network"))
             let elsewhere = try await visitor.post(
-                "/sign-in/forgotten-password", form: [("email", "other@example.org")], headers: [.xForwardedFor: "198.51.100.4"]
+                "/sign-in/forgotten-password",
+                form: [("email", "other@example.org")],
+                headers: [.xForwardedFor: "198.51.100.4"]
             )
             #expect(elsewhere.status == .ok)
         }
@@ -175,9 +186,12 @@ import Testing
             try await visitor.post("/sign-in/forgotten-password", form: [("email", "log@example.org")])
             let token = try await Self.resetToken(portal, to: "log@example.org")
             try await visitor.get("/sign-in/reset-password?token=\(token)")
-            try await visitor.post("/sign-in/reset-password", form: [
-                ("token", token), ("new_password", "quiet river stones at dawn"), ("new_password_confirmation", "quiet river stones at dawn"),
-            ])
+            try await visitor.post(
+                "/sign-in/reset-password",
+                form: [
+                    ("token", token), ("new_password", "quiet river stones at dawn"), ("new_password_confirmation", "quiet river stones at dawn")
+                ]
+            )
             let rows = try await portal.database.read { db in try await db.raw("SELECT * FROM audit_log").all() }
             #expect(rows.count >= 2)
             for row in rows {

@@ -17,10 +17,13 @@ import Testing
             #expect(setupPage.status == .ok)
             #expect(setupPage.text.contains("Create the first administrator account"))
             // MUT
-            let response = try await browser.post("/setup", form: [
-                ("username", "first.admin"), ("email", "admin@example.org"),
-                ("password", "correct horse battery staple"), ("password_confirmation", "correct horse battery staple"),
-            ])
+            let response = try await browser.post(
+                "/setup",
+                form: [
+                    ("username", "first.admin"), ("email", "admin@example.org"),
+                    ("password", "correct horse battery staple"), ("password_confirmation", "correct horse battery staple")
+                ]
+            )
             // validate
             #expect(response.status == .seeOther)
             let home = try await browser.get("/")
@@ -29,10 +32,13 @@ import Testing
             #expect(try await browser.get("/setup").status == .notFound)
             var stranger = Visitor(portal: portal)
             try await stranger.get("/sign-in")
-            let second = try await stranger.post("/setup", form: [
-                ("username", "intruder"), ("email", "x@example.org"),
-                ("password", "another long passphrase"), ("password_confirmation", "another long passphrase"),
-            ])
+            let second = try await stranger.post(
+                "/setup",
+                form: [
+                    ("username", "intruder"), ("email", "x@example.org"),
+                    ("password", "another long passphrase"), ("password_confirmation", "another long passphrase")
+                ]
+            )
             #expect(second.status == .notFound)
             #expect(try await portal.auditEntries(action: .firstAdministratorCreated).count == 1)
         }
@@ -43,10 +49,13 @@ import Testing
         try await TestPortal.run(engine) { portal in
             var browser = Visitor(portal: portal)
             try await browser.get("/setup")
-            let response = try await browser.post("/setup", form: [
-                ("username", "this name is far too long"), ("email", "not-an-email"),
-                ("password", "password1"), ("password_confirmation", "password1"),
-            ])
+            let response = try await browser.post(
+                "/setup",
+                form: [
+                    ("username", "this name is far too long"), ("email", "not-an-email"),
+                    ("password", "password1"), ("password_confirmation", "password1")
+                ]
+            )
             #expect(response.status == .unprocessableContent)
             let html = response.text
             #expect(html.contains(##"<a href="#username">Username must be 21 characters or fewer</a>"##))
@@ -157,15 +166,21 @@ import Testing
             try await phone.signIn(username: "nurse.bo", password: "correct horse battery staple")
 
             try await laptop.get("/account/password")
-            let wrongCurrent = try await laptop.post("/account/password", form: [
-                ("current_password", "nope nope nope"), ("new_password", "a brand new passphrase"),
-                ("new_password_confirmation", "a brand new passphrase"),
-            ])
+            let wrongCurrent = try await laptop.post(
+                "/account/password",
+                form: [
+                    ("current_password", "nope nope nope"), ("new_password", "a brand new passphrase"),
+                    ("new_password_confirmation", "a brand new passphrase")
+                ]
+            )
             #expect(wrongCurrent.text.contains("Your current password is not right"))
-            let changed = try await laptop.post("/account/password", form: [
-                ("current_password", "correct horse battery staple"), ("new_password", "a brand new passphrase"),
-                ("new_password_confirmation", "a brand new passphrase"),
-            ])
+            let changed = try await laptop.post(
+                "/account/password",
+                form: [
+                    ("current_password", "correct horse battery staple"), ("new_password", "a brand new passphrase"),
+                    ("new_password_confirmation", "a brand new passphrase")
+                ]
+            )
             #expect(changed.status == .seeOther)
             #expect(changed.location == SiteURL.desk.path, "a medical professional goes back to the information desk")
             #expect(try await laptop.get(SiteURL.desk.path).text.contains("Your password has been changed"))

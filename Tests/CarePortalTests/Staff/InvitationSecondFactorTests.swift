@@ -16,9 +16,13 @@ import Testing
         #expect(try await admin.post("/staff/invite", form: StaffInvitationTests.form(role: "physician")).location == "/staff")
         let token = try InvitationTests.token(in: try #require(try await portal.outboxMessages().last))
         try await visitor.get("/invitation?token=\(token)")
-        return try await visitor.post("/invitation", form: [
-            ("token", token), ("username", "dr.patel"), ("password", InvitationTests.password), ("password_confirmation", InvitationTests.password),
-        ])
+        return try await visitor.post(
+            "/invitation",
+            form: [
+                ("token", token), ("username", "dr.patel"), ("password", InvitationTests.password),
+                ("password_confirmation", InvitationTests.password)
+            ]
+        )
     }
 
     @Test(arguments: TestEngines.all)

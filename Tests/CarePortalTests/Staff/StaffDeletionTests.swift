@@ -46,7 +46,9 @@ import Testing
 
             // Personal details are gone; the audit keeps her id.
             let row = try await portal.database.read { db in
-                try #require(try await db.select().columns("username", "email", "deleted_at").from("staff_accounts").where("id", .equal, account.id).first())
+                try #require(
+                    try await db.select().columns("username", "email", "deleted_at").from("staff_accounts").where("id", .equal, account.id).first()
+                )
             }
             #expect(try row.decode(column: "email", as: String?.self) == nil)
             #expect(try row.decode(column: "username", as: String.self) == "Former medical professional")
@@ -65,8 +67,12 @@ import Testing
             let (second, secondAccount) = try await portal.signedIn(.administrator, username: "second.admin")
             // Each disables the other at the same moment: one of them must stay.
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { var visitor = first; try await visitor.post("/staff/\(secondAccount.id)/disable") }
-                group.addTask { var visitor = second; try await visitor.post("/staff/\(firstAccount.id)/disable") }
+                group.addTask {
+                    var visitor = first; try await visitor.post("/staff/\(secondAccount.id)/disable")
+                }
+                group.addTask {
+                    var visitor = second; try await visitor.post("/staff/\(firstAccount.id)/disable")
+                }
                 try await group.waitForAll()
             }
             let active = try await portal.database.read { db in
@@ -74,7 +80,8 @@ import Testing
             }
             #expect(active == 1)
             // The one left can neither delete nor disable herself.
-            var survivor = try await portal.database.read { db in try await StaffAccountRepository().find(id: firstAccount.id, on: db) }?.status == .active
+            var survivor =
+                try await portal.database.read { db in try await StaffAccountRepository().find(id: firstAccount.id, on: db) }?.status == .active
                 ? first : second
             let survivorID = survivor.cookie == first.cookie ? firstAccount.id : secondAccount.id
             let own = try await survivor.get("/staff/\(survivorID)")

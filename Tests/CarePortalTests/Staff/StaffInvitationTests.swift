@@ -8,10 +8,14 @@ import Testing
 @testable import PortalPlatform
 
 @Suite struct StaffInvitationTests {
-    static func form(role: String?, email: String = "dr.patel@example.org", dateOfBirth: (String, String, String) = ("", "", "")) -> [(String, String)] {
+    static func form(
+        role: String?,
+        email: String = "dr.patel@example.org",
+        dateOfBirth: (String, String, String) = ("", "", "")
+    ) -> [(String, String)] {
         [("role_shown", "1")] + (role.map { [("role", $0)] } ?? []) + [
             ("first_name", "Priya"), ("last_name", "Patel"), ("date_of_birth_day", dateOfBirth.0), ("date_of_birth_month", dateOfBirth.1),
-            ("date_of_birth_year", dateOfBirth.2), ("email", email),
+            ("date_of_birth_year", dateOfBirth.2), ("email", email)
         ]
     }
 
@@ -45,9 +49,13 @@ import Testing
             var visitor = Visitor(portal: portal)
             let accept = try await visitor.get("/invitation?token=\(token)")
             #expect(!accept.text.contains(#"name="avatar""#))
-            let accepted = try await visitor.post("/invitation", form: [
-                ("token", token), ("username", "dr.patel"), ("password", InvitationTests.password), ("password_confirmation", InvitationTests.password),
-            ])
+            let accepted = try await visitor.post(
+                "/invitation",
+                form: [
+                    ("token", token), ("username", "dr.patel"), ("password", InvitationTests.password),
+                    ("password_confirmation", InvitationTests.password)
+                ]
+            )
             #expect(accepted.location == "/")
             #expect(try await visitor.get("/").text.contains("Signed in as <strong>dr.patel</strong> (Physician)"))
             let account = try #require(try await portal.database.read { db in try await StaffAccountRepository().find(username: "dr.patel", on: db) })
@@ -65,7 +73,10 @@ import Testing
             let noDate = try await admin.post("/staff/invite", form: Self.form(role: "medical_professional", email: "amira@example.org"))
             #expect(noDate.status == .unprocessableContent)
             #expect(noDate.text.contains("Enter their date of birth"))
-            let sent = try await admin.post("/staff/invite", form: Self.form(role: "medical_professional", email: "amira@example.org", dateOfBirth: ("11", "2", "1984")))
+            let sent = try await admin.post(
+                "/staff/invite",
+                form: Self.form(role: "medical_professional", email: "amira@example.org", dateOfBirth: ("11", "2", "1984"))
+            )
             #expect(sent.status == .seeOther)
             let token = try InvitationTests.token(in: try #require(try await portal.outboxMessages().last))
             let (_, accepted) = try await InvitationTests.accept(portal, token: token)
@@ -87,9 +98,13 @@ import Testing
             #expect(renewed != token)
             var visitor = Visitor(portal: portal)
             #expect(try await visitor.get("/invitation?token=\(renewed)").status == .ok)
-            let accepted = try await visitor.post("/invitation", form: [
-                ("token", renewed), ("username", "second.admin"), ("password", InvitationTests.password), ("password_confirmation", InvitationTests.password),
-            ])
+            let accepted = try await visitor.post(
+                "/invitation",
+                form: [
+                    ("token", renewed), ("username", "second.admin"), ("password", InvitationTests.password),
+                    ("password_confirmation", InvitationTests.password)
+                ]
+            )
             #expect(accepted.location == "/")
             #expect(try await visitor.get("/staff").status == .ok)
         }

@@ -11,7 +11,7 @@ import Testing
         ("username", "dr.lee"), ("email", "lee@clinic.example"), ("password", "slow walking morning light"),
         ("password_confirmation", "slow walking morning light"), ("first_name", "José"), ("middle_name", ""),
         ("last_name", "Núñez-Ødegård"), ("practice_location", "Riverside Movement Clinic, Springfield"), ("practice_phone", "(217) 555-0188"),
-        ("medical_id_number", "1234567890"),
+        ("medical_id_number", "1234567890")
     ]
 
     @Test(arguments: TestEngines.all)
@@ -31,9 +31,11 @@ import Testing
             let list = try await admin.get("/staff?status=awaiting_approval")
             #expect(list.text.contains("dr.lee"))
             #expect(list.text.contains("1 physician registration(s) waiting for approval"))
-            let account = try #require(try await portal.database.read { db in
-                try await StaffAccountRepository().credentials(username: "dr.lee", on: db)
-            }?.account)
+            let account = try #require(
+                try await portal.database.read { db in
+                    try await StaffAccountRepository().credentials(username: "dr.lee", on: db)
+                }?.account
+            )
             let page = try await admin.get("/staff/\(account.id)")
             #expect(page.text.contains("Núñez-Ødegård"))
             #expect(page.text.contains("1234567890") && page.text.contains("217-555-0188"))
@@ -62,7 +64,7 @@ import Testing
             let empty = try await visitor.post("/register", form: [])
             for message in [
                 "Enter a username", "Enter an email address", "Enter a password", "Enter your first name", "Enter your last name",
-                "Enter the location of your practice", PhysicianPractice.phoneProblem, "Enter your medical identification number",
+                "Enter the location of your practice", PhysicianPractice.phoneProblem, "Enter your medical identification number"
             ] {
                 #expect(empty.text.contains(message), "missing: \(message)")
             }
@@ -84,23 +86,43 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let physician = try await portal.createStaff(.physician, username: "dr.ana")
             try await portal.database.write { db in
-                try await StaffAccountRepository().createPhysicianProfile(PhysicianProfile(
-                    firstName: "Ana", middleName: "", lastName: "Okafor", practiceLocation: "Old Clinic", medicalIDNumber: "TN-1"
-                ), accountID: physician.id, on: db)
+                try await StaffAccountRepository().createPhysicianProfile(
+                    PhysicianProfile(
+                        firstName: "Ana",
+                        middleName: "",
+                        lastName: "Okafor",
+                        practiceLocation: "Old Clinic",
+                        medicalIDNumber: "TN-1"
+                    ),
+                    accountID: physician.id,
+                    on: db
+                )
             }
-            let (record, token) = try await PatientFixtures.patient(portal, physicianID: physician.id, catalogue: try await PatientFixtures.catalogue(portal))
+            let (record, token) = try await PatientFixtures.patient(
+                portal,
+                physicianID: physician.id,
+                catalogue: try await PatientFixtures.catalogue(portal)
+            )
             let patient = try await PatientFixtures.claimed(portal, patient: record, token: token)
             let before = try await patient.get(SiteURL.apiPatientMe.path).object["physician"] as? [String: Any]
-            #expect(before?["practice_address"] as? String == "Old Clinic" && before?["practice_phone"] == nil, "no phone given yet: \(String(describing: before))")
+            #expect(
+                before?["practice_address"] as? String == "Old Clinic" && before?["practice_phone"] == nil,
+                "no phone given yet: \(String(describing: before))"
+            )
 
             var browser = Visitor(portal: portal)
             try await browser.signIn(username: "dr.ana", password: "correct horse battery staple")
             #expect(try await browser.get(SiteURL.home.path).text.contains(SiteURL.accountPractice.path))
             #expect(try await browser.get(SiteURL.accountPractice.path).text.contains(#"value="Old Clinic""#))
             let wrong = try await browser.post(SiteURL.accountPractice.path, form: [("practice_location", ""), ("practice_phone", "12")])
-            #expect(wrong.status == .unprocessableContent && wrong.errorSummary == ["Enter the location of your practice", PhysicianPractice.phoneProblem])
+            #expect(
+                wrong.status == .unprocessableContent && wrong.errorSummary == ["Enter the location of your practice", PhysicianPractice.phoneProblem]
+            )
             #expect(wrong.text.contains(#"value="12""#), "what she typed is kept")
-            let saved = try await browser.post(SiteURL.accountPractice.path, form: [("practice_location", "Riverside Clinic, Springfield"), ("practice_phone", "1 (217) 555-0134")])
+            let saved = try await browser.post(
+                SiteURL.accountPractice.path,
+                form: [("practice_location", "Riverside Clinic, Springfield"), ("practice_phone", "1 (217) 555-0134")]
+            )
             #expect(saved.location == "\(SiteURL.accountPractice.path)?saved=1")
             #expect(try await browser.get(try #require(saved.location)).text.contains("217-555-0134"))
             #expect(try await portal.auditEntries(action: .physicianPracticeChanged).count == 1)

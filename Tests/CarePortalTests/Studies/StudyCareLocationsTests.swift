@@ -8,12 +8,19 @@ import Testing
 /// program reads and changes only its own list, and participants see the study's with its map pins.
 @Suite struct StudyCareLocationsTests {
     static func form(
-        name: String = "Lakeview Movement Clinic", kind: String = "care_location", phone: String = "", web: String = "https://lakeview.example.org",
-        address: String = "12 Lake Road, Nashville, TN 37203", latitude: String = "36.1627", longitude: String = "-86.7816"
+        name: String = "Lakeview Movement Clinic",
+        kind: String = "care_location",
+        phone: String = "",
+        web: String = "https://lakeview.example.org",
+        address: String = "12 Lake Road, Nashville, TN 37203",
+        latitude: String = "36.1627",
+        longitude: String = "-86.7816"
     ) -> [(String, String)] {
-        [("name", name), ("kind", kind), ("phone", phone), ("text_number", ""), ("web_address", web), ("hours", "Monday to Friday, 8am to 6pm"),
-         ("languages", "English"), ("description", "Physiotherapy and exercise classes for the study's participants."),
-         ("address", address), ("latitude", latitude), ("longitude", longitude)]
+        [
+            ("name", name), ("kind", kind), ("phone", phone), ("text_number", ""), ("web_address", web), ("hours", "Monday to Friday, 8am to 6pm"),
+            ("languages", "English"), ("description", "Physiotherapy and exercise classes for the study's participants."),
+            ("address", address), ("latitude", latitude), ("longitude", longitude)
+        ]
     }
 
     @Test(arguments: TestEngines.all)
@@ -33,8 +40,12 @@ import Testing
             #expect(half.errorSummary == ["Enter the longitude as well as the latitude, or leave both empty"])
             #expect(half.text.contains(#"value="36.1627""#))
             let wrong = try await researcher.post(SiteURL.newStudyLocation.path, form: Self.form(latitude: "91", longitude: "east"))
-            #expect(wrong.errorSummary == ["Enter the latitude in degrees between -90 and 90, like 36.1627",
-                                           "Enter the longitude in degrees between -180 and 180, like -86.7816"])
+            #expect(
+                wrong.errorSummary == [
+                    "Enter the latitude in degrees between -90 and 90, like 36.1627",
+                    "Enter the longitude in degrees between -180 and 180, like -86.7816"
+                ]
+            )
             let noWay = try await researcher.post(SiteURL.newStudyLocation.path, form: Self.form(web: "", address: ""))
             #expect(noWay.errorSummary.contains("Give at least one way to reach it: a phone number, a text number or a web address"))
             #expect(noWay.text.contains(HTMLEscaping.escape("Enter the care location's address")))
@@ -49,7 +60,9 @@ import Testing
             let study = HelpDirectory(portal: portal.portal, list: .study)
             let clinic = try #require(try await study.everyone(kinds: DirectoryList.study.kinds).first)
             #expect(clinic.pin == MapPin(latitude: 36.1627, longitude: -86.7816) && clinic.isNationwide)
-            #expect(try await portal.auditEntries(action: .helpResourceAdded).contains { $0.recordID == "\(clinic.id)" && $0.actorRole == "researcher" })
+            #expect(
+                try await portal.auditEntries(action: .helpResourceAdded).contains { $0.recordID == "\(clinic.id)" && $0.actorRole == "researcher" }
+            )
 
             // The perinatal program's list is its own: the clinic is not in it, and its pages cannot reach the clinic.
             var (admin, _) = try await portal.signedIn(.administrator)
@@ -66,7 +79,10 @@ import Testing
             #expect(try await researcher.get(SiteURL.editStudyLocation(peerLine.id).path).status == .notFound)
 
             // Changed: the pin can be taken away by clearing both numbers.
-            let changed = try await researcher.post(SiteURL.editStudyLocation(clinic.id).path, form: Self.form(name: "Lakeview Clinic", latitude: "", longitude: ""))
+            let changed = try await researcher.post(
+                SiteURL.editStudyLocation(clinic.id).path,
+                form: Self.form(name: "Lakeview Clinic", latitude: "", longitude: "")
+            )
             #expect(changed.location == SiteURL.studyLocations.path)
             let unpinned = try #require(try await study.everyone(kinds: DirectoryList.study.kinds).first)
             #expect(unpinned.name == "Lakeview Clinic" && unpinned.pin == nil)

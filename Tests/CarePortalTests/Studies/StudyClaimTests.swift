@@ -32,10 +32,13 @@ final class RecordingMailTransport: MailTransport {
     /// Enrols `code` through the form with her claim token emailed to `email`.
     static func enrol(_ staff: inout Visitor, _ portal: TestPortal, code: String, email: String, arm: String = "Arm A") async throws -> TestResponse {
         let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
-        return try await staff.post(SiteURL.newStudyParticipant.path, form: [
-            ("study_code", code), ("arm", arm), ("login", "email"), ("email", email),
-            ("enrolled_on_day", "\(today.day)"), ("enrolled_on_month", "\(today.month)"), ("enrolled_on_year", "\(today.year)"),
-        ])
+        return try await staff.post(
+            SiteURL.newStudyParticipant.path,
+            form: [
+                ("study_code", code), ("arm", arm), ("login", "email"), ("email", email),
+                ("enrolled_on_day", "\(today.day)"), ("enrolled_on_month", "\(today.month)"), ("enrolled_on_year", "\(today.year)")
+            ]
+        )
     }
 
     /// The claim token in the newest email to `email`, as the email groups it.
@@ -98,7 +101,9 @@ final class RecordingMailTransport: MailTransport {
             #expect(page.text.contains("Her own, chosen with the claim token emailed to her"))
             #expect(!page.text.contains(SiteURL.studyParticipantClaimResend(id).path), "nothing to send once claimed")
             #expect(try await portal.auditEntries(action: .studyClaimTokenSent).count == 1)
-            #expect(try await portal.auditEntries(action: .studyAccountClaimed).filter { $0.outcome == "success" && $0.recordID == "\(id)" }.count == 1)
+            #expect(
+                try await portal.auditEntries(action: .studyAccountClaimed).filter { $0.outcome == "success" && $0.recordID == "\(id)" }.count == 1
+            )
             #expect(try await portal.auditEntries(action: .studyAccountClaimed).filter { $0.outcome == "failure" }.count == 1)
             // The token itself is never in the audit log.
             let raw = token.replacingOccurrences(of: "-", with: "")
@@ -120,9 +125,13 @@ final class RecordingMailTransport: MailTransport {
             #expect(refused.text.contains(#"id="email-error"><span class="visually-hidden">Error:</span> \#(message)"#))
             #expect(refused.text.contains(#"value="NU-040""#), "what she typed is kept")
             #expect(refused.text.contains(#"value="email" checked"#), "and the choice")
-            let unknown = try await researcher.post(SiteURL.newStudyParticipant.path, form: [
-                ("study_code", "NU-041"), ("login", "carrier-pigeon"), ("enrolled_on_day", "1"), ("enrolled_on_month", "2"), ("enrolled_on_year", "2026"),
-            ])
+            let unknown = try await researcher.post(
+                SiteURL.newStudyParticipant.path,
+                form: [
+                    ("study_code", "NU-041"), ("login", "carrier-pigeon"), ("enrolled_on_day", "1"), ("enrolled_on_month", "2"),
+                    ("enrolled_on_year", "2026")
+                ]
+            )
             #expect(unknown.status == .unprocessableContent && unknown.text.contains(##"href="#login-password""##))
             #expect(try await portal.database.read { db in try await StudyRepository().participants(on: db) }.isEmpty)
             #expect(try await portal.outboxMessages().isEmpty)
@@ -149,7 +158,9 @@ final class RecordingMailTransport: MailTransport {
             let second = try await Self.participantID("NU-052", in: portal)
             #expect(try await admin.get(SiteURL.studyParticipant(second).path).text.contains(SiteURL.studyParticipantClaimResend(second).path))
             #expect(try await admin.post(SiteURL.studyParticipantClaimResend(second).path).location == SiteURL.studyParticipant(second).path)
-            #expect(try await admin.get(SiteURL.studyParticipant(second).path).text.contains("A new claim token has been emailed to nu-052@example.org"))
+            #expect(
+                try await admin.get(SiteURL.studyParticipant(second).path).text.contains("A new claim token has been emailed to nu-052@example.org")
+            )
             let renewed = try await Self.token(to: "nu-052@example.org", in: portal)
             #expect(renewed != replaced)
             #expect(try await !usable(replaced))
@@ -173,7 +184,10 @@ final class RecordingMailTransport: MailTransport {
             let withdrawnPage = try await admin.get(SiteURL.studyParticipant(fourth).path)
             #expect(!withdrawnPage.text.contains(SiteURL.studyParticipantClaimResend(fourth).path))
             #expect(try await admin.post(SiteURL.studyParticipantClaimResend(fourth).path).status == .seeOther)
-            #expect(try await portal.outboxMessages().filter { $0.recipient == "nu-054@example.org" }.count == 1, "nothing sent to a withdrawn participant")
+            #expect(
+                try await portal.outboxMessages().filter { $0.recipient == "nu-054@example.org" }.count == 1,
+                "nothing sent to a withdrawn participant"
+            )
 
             // Fourteen days, to the second.
             portal.clock.advance(by: 14 * 86_400 - 1)
@@ -204,13 +218,29 @@ final class RecordingMailTransport: MailTransport {
             let app = AppClient(portal: portal)
             for _ in 0..<SignInThrottle.registrationAddressLimit {
                 let guess = ClaimToken(randomBytes: Dependencies.systemRandomBytes).value
-                #expect(try await app.send(.post, SiteURL.apiStudyClaim.path, json: ["claim_token": guess, "password": Self.ownPassword], headers: headers)
-                    .status == .unprocessableContent)
+                #expect(
+                    try await app.send(
+                        .post,
+                        SiteURL.apiStudyClaim.path,
+                        json: ["claim_token": guess, "password": Self.ownPassword],
+                        headers: headers
+                    )
+                    .status == .unprocessableContent
+                )
             }
-            let paused = try await app.send(.post, SiteURL.apiStudyClaim.path, json: ["claim_token": token, "password": Self.ownPassword], headers: headers)
+            let paused = try await app.send(
+                .post,
+                SiteURL.apiStudyClaim.path,
+                json: ["claim_token": token, "password": Self.ownPassword],
+                headers: headers
+            )
             #expect(paused.status == .tooManyRequests && paused.errorCode == "too_many_attempts")
-            let elsewhere = try await app.send(.post, SiteURL.apiStudyClaim.path, json: ["claim_token": token, "password": Self.ownPassword],
-                                               headers: [.xForwardedFor: "198.51.100.7"])
+            let elsewhere = try await app.send(
+                .post,
+                SiteURL.apiStudyClaim.path,
+                json: ["claim_token": token, "password": Self.ownPassword],
+                headers: [.xForwardedFor: "198.51.100.7"]
+            )
             #expect(elsewhere.status == .created)
         }
     }

@@ -19,7 +19,8 @@ import ZIPFoundation
     }
 
     static func timelineRows(_ html: String) -> Int {
-        guard let start = html.range(of: #"aria-label="Timeline""#), let end = html.range(of: "</table>", range: start.upperBound..<html.endIndex) else { return 0 }
+        guard let start = html.range(of: #"aria-label="Timeline""#), let end = html.range(of: "</table>", range: start.upperBound..<html.endIndex)
+        else { return 0 }
         return html[start.upperBound..<end.lowerBound].components(separatedBy: "<tr>").count - 2
     }
 
@@ -40,13 +41,28 @@ import ZIPFoundation
                     }
                 }
                 // The newest event: a to-do whose wording staff typed with markup, shown as text.
-                try await StudyRepository().updateItem(id: Self.itemOne, title: #"Walked <b>&</b> "rested""#, startsOn: CalendarDate(iso: "2020-01-01")!,
-                                                       endsOn: nil, now: portal.clock.now, on: db)
-                try await events.record(ParticipantEvent(kind: .studyTodoDone, participantID: id, occurredAt: StudyFixtures.local("2027-03-09", minute: 20 * 60),
-                                                         number: Self.itemOne), on: db)
+                try await StudyRepository().updateItem(
+                    id: Self.itemOne,
+                    title: #"Walked <b>&</b> "rested""#,
+                    startsOn: CalendarDate(iso: "2020-01-01")!,
+                    endsOn: nil,
+                    now: portal.clock.now,
+                    on: db
+                )
+                try await events.record(
+                    ParticipantEvent(
+                        kind: .studyTodoDone,
+                        participantID: id,
+                        occurredAt: StudyFixtures.local("2027-03-09", minute: 20 * 60),
+                        number: Self.itemOne
+                    ),
+                    on: db
+                )
                 // Both to-dos on 1 February, one on 2 February, none on 3 February, both today.
-                for (day, item) in [("2027-02-01", Self.itemOne), ("2027-02-01", Self.itemTwo), ("2027-02-02", Self.itemTwo),
-                                    ("2027-03-10", Self.itemOne), ("2027-03-10", Self.itemTwo)] {
+                for (day, item) in [
+                    ("2027-02-01", Self.itemOne), ("2027-02-01", Self.itemTwo), ("2027-02-02", Self.itemTwo),
+                    ("2027-03-10", Self.itemOne), ("2027-03-10", Self.itemTwo)
+                ] {
                     _ = try await StudyRepository().mark(participantID: id, itemID: item, day: CalendarDate(iso: day)!, now: portal.clock.now, on: db)
                 }
             }
@@ -64,9 +80,15 @@ import ZIPFoundation
             #expect(page.contains(cell("none", 3, "0 of 2")))
             #expect(page.contains(cell("open", 10, "Today: 2 of 2")))
             // 19 January, before she was enrolled: a number and nothing else.
-            #expect(page.contains(#"<td class="table__cell study-calendar__day study-calendar__day--outside"><span class="study-calendar__number">19</span></td>"#))
+            #expect(
+                page.contains(
+                    #"<td class="table__cell study-calendar__day study-calendar__day--outside"><span class="study-calendar__number">19</span></td>"#
+                )
+            )
             // Every week has seven days: February 2027 starts on a Monday and has exactly four weeks.
-            let february = try #require(page.components(separatedBy: "February 2027</caption>").dropFirst().first?.components(separatedBy: "</table>").first)
+            let february = try #require(
+                page.components(separatedBy: "February 2027</caption>").dropFirst().first?.components(separatedBy: "</table>").first
+            )
             #expect(february.components(separatedBy: "<tr>").count - 2 == 4)
             #expect(february.components(separatedBy: "<td ").count - 1 == 28)
 
@@ -95,9 +117,11 @@ import ZIPFoundation
                 try await MemberEvents().events(participantID: id, limit: 100, before: secondKey, on: db)
             }
             #expect(Set((firstPage + second).compactMap(\.id)).count == 78, "no event twice and none left out")
-            #expect(zip(firstPage + second, (firstPage + second).dropFirst()).allSatisfy { newer, older in
-                newer.occurredAt > older.occurredAt || (newer.occurredAt == older.occurredAt && newer.id! > older.id!)
-            })
+            #expect(
+                zip(firstPage + second, (firstPage + second).dropFirst()).allSatisfy { newer, older in
+                    newer.occurredAt > older.occurredAt || (newer.occurredAt == older.occurredAt && newer.id! > older.id!)
+                }
+            )
             // A key that is not one shows her newest events.
             #expect(Self.timelineRows(try await admin.get(SiteURL.studyParticipant(id).path + "?timeline_before=x.1").text) == StudyTimeline.pageSize)
         }
@@ -113,13 +137,20 @@ import ZIPFoundation
             let cases: [(String, String, String?)] = [
                 ("P-01", "2026-12-01", nil), ("P-02", "2027-01-15", "2027-02-01"), ("P-03", "2027-02-01", "2027-03-10"),
                 ("P-04", "2027-03-08", nil), ("P-05", "2027-03-12", "2027-03-12"), ("P-06", "2027-03-15", "2027-03-11"),
-                ("P-07", "2027-03-19", nil), ("P-08", "2027-03-20", nil), ("P-09", "2027-03-25", nil), ("P-10", "2027-03-06", "2027-03-19"),
+                ("P-07", "2027-03-19", nil), ("P-08", "2027-03-20", nil), ("P-09", "2027-03-25", nil), ("P-10", "2027-03-06", "2027-03-19")
             ]
             let participants = try await portal.database.transaction { db in
                 let studies = StudyRepository()
                 for (code, enrolled, withdrawn) in cases {
-                    let id = try await studies.enrol(studyCode: code, arm: nil, email: nil, enrolledOn: CalendarDate(iso: enrolled)!,
-                                                     passwordHash: "x", now: portal.clock.now, on: db)
+                    let id = try await studies.enrol(
+                        studyCode: code,
+                        arm: nil,
+                        email: nil,
+                        enrolledOn: CalendarDate(iso: enrolled)!,
+                        passwordHash: "x",
+                        now: portal.clock.now,
+                        on: db
+                    )
                     if let withdrawn { _ = try await studies.withdraw(id: id, on: CalendarDate(iso: withdrawn)!, now: portal.clock.now, on: db) }
                 }
                 return try await studies.participants(on: db)
@@ -155,8 +186,15 @@ import ZIPFoundation
 
             // Enrolled by another server, straight in the database: the next page counts her.
             let otherID = try await portal.database.transaction { db in
-                try await StudyRepository().enrol(studyCode: "NU-961", arm: nil, email: nil, enrolledOn: CalendarDate(iso: "2027-03-12")!,
-                                                  passwordHash: "x", now: portal.clock.now, on: db)
+                try await StudyRepository().enrol(
+                    studyCode: "NU-961",
+                    arm: nil,
+                    email: nil,
+                    enrolledOn: CalendarDate(iso: "2027-03-12")!,
+                    passwordHash: "x",
+                    now: portal.clock.now,
+                    on: db
+                )
             }
             var page = try await dashboard()
             #expect(page.contains(#"data-figure="enrolled">2<"#) && page.contains("0% (0 of 2)"))

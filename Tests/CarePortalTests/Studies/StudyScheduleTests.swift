@@ -6,9 +6,22 @@ import Testing
 /// The one computation of to-do outcomes the pages, the API and the exports share.
 @Suite struct StudyScheduleTests {
     static let start = CalendarDate(iso: "2027-03-01")!
-    static let exercise = StudyTodoItem(id: 1, title: "Exercise", startsOn: CalendarDate(iso: "1970-01-01")!, endsOn: nil, position: 1, replacesID: nil)
-    static let folate = StudyTodoItem(id: 2, title: "Folate", startsOn: CalendarDate(iso: "1970-01-01")!, endsOn: CalendarDate(iso: "2027-03-03")!,
-                                      position: 2, replacesID: nil)
+    static let exercise = StudyTodoItem(
+        id: 1,
+        title: "Exercise",
+        startsOn: CalendarDate(iso: "1970-01-01")!,
+        endsOn: nil,
+        position: 1,
+        replacesID: nil
+    )
+    static let folate = StudyTodoItem(
+        id: 2,
+        title: "Folate",
+        startsOn: CalendarDate(iso: "1970-01-01")!,
+        endsOn: CalendarDate(iso: "2027-03-03")!,
+        position: 2,
+        replacesID: nil
+    )
 
     static func marks(_ days: [(Int64, Int)]) -> Set<StudyMark> {
         Set(days.map { StudyMark(itemID: $0.0, dayNumber: start.dayNumber + $0.1) })
@@ -35,8 +48,17 @@ import Testing
 
     @Test func aWithdrawnParticipantsDaysEndTheDayBefore() {
         let participant = StudyParticipant(
-            id: 1, studyCode: "NU-1", arm: nil, email: nil, enrolledOn: Self.start, withdrawnOn: Self.start.adding(days: 3), status: .withdrawn,
-            username: "nu-1", mustChangePassword: false, lastActiveAt: nil, createdAt: Date()
+            id: 1,
+            studyCode: "NU-1",
+            arm: nil,
+            email: nil,
+            enrolledOn: Self.start,
+            withdrawnOn: Self.start.adding(days: 3),
+            status: .withdrawn,
+            username: "nu-1",
+            mustChangePassword: false,
+            lastActiveAt: nil,
+            createdAt: Date()
         )
         #expect(participant.days(through: Self.start.adding(days: 10)) == Self.start.dayNumber...(Self.start.dayNumber + 2))
         #expect(participant.days(through: Self.start.adding(days: -1)) == nil)

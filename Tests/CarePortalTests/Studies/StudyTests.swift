@@ -15,12 +15,26 @@ enum StudyFixtures {
         let hash = try await portal.portal.passwords.hash(password)
         let day = enrolledOn ?? portal.portal.programSettings.current.clock.date(of: portal.clock.now)
         let id = try await portal.database.transaction { db in
-            let id = try await StudyRepository().enrol(studyCode: code, arm: "A", email: nil, enrolledOn: day, passwordHash: hash, now: portal.clock.now, on: db)
+            let id = try await StudyRepository().enrol(
+                studyCode: code,
+                arm: "A",
+                email: nil,
+                enrolledOn: day,
+                passwordHash: hash,
+                now: portal.clock.now,
+                on: db
+            )
             try await StudyRepository().setPassword(id: id, hash: hash, now: portal.clock.now, on: db)
             return id
         }
-        let response = try await AppClient(portal: portal).send(.post, SiteURL.apiStudySessions.path, json: ["username": code.lowercased(), "password": password])
-        guard response.status == .created, let token = response.object["token"] as? String else { throw AppClient.RegistrationFailed(body: response.text) }
+        let response = try await AppClient(portal: portal).send(
+            .post,
+            SiteURL.apiStudySessions.path,
+            json: ["username": code.lowercased(), "password": password]
+        )
+        guard response.status == .created, let token = response.object["token"] as? String else {
+            throw AppClient.RegistrationFailed(body: response.text)
+        }
         return (AppClient(portal: portal, token: token), id)
     }
 
@@ -47,19 +61,26 @@ enum StudyFixtures {
             var (researcher, _) = try await portal.signedIn(.researcher)
             #expect(try await researcher.get(SiteURL.newStudyParticipant.path).status == .ok)
             let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
-            let enrolled = try await researcher.post(SiteURL.newStudyParticipant.path, form: [
-                ("study_code", "NU-017"), ("arm", "Group <b>A</b>"), ("email", ""),
-                ("enrolled_on_day", "\(today.day)"), ("enrolled_on_month", "\(today.month)"), ("enrolled_on_year", "\(today.year)"),
-            ])
+            let enrolled = try await researcher.post(
+                SiteURL.newStudyParticipant.path,
+                form: [
+                    ("study_code", "NU-017"), ("arm", "Group <b>A</b>"), ("email", ""),
+                    ("enrolled_on_day", "\(today.day)"), ("enrolled_on_month", "\(today.month)"), ("enrolled_on_year", "\(today.year)")
+                ]
+            )
             #expect(enrolled.status == .ok)
             let password = try #require(enrolled.text.firstMatch(of: /id="study-password">([a-z0-9-]+)</)?.1).description
             #expect(password.count == 15)
             #expect(enrolled.text.contains(#"id="study-username">nu-017<"#))
 
             // The same study id again is refused beside its field, with what she typed kept.
-            let again = try await researcher.post(SiteURL.newStudyParticipant.path, form: [
-                ("study_code", "nu-017"), ("enrolled_on_day", "\(today.day)"), ("enrolled_on_month", "\(today.month)"), ("enrolled_on_year", "\(today.year)"),
-            ])
+            let again = try await researcher.post(
+                SiteURL.newStudyParticipant.path,
+                form: [
+                    ("study_code", "nu-017"), ("enrolled_on_day", "\(today.day)"), ("enrolled_on_month", "\(today.month)"),
+                    ("enrolled_on_year", "\(today.year)")
+                ]
+            )
             #expect(again.status == .unprocessableContent)
             #expect(again.text.contains("Study id nu-017 is already enrolled") && again.text.contains(##"href="#study_code""##))
 
@@ -75,10 +96,16 @@ enum StudyFixtures {
             }
             let weak = try await she.send(.post, SiteURL.apiStudyPassword.path, json: ["current_password": password, "new_password": "short"])
             #expect(weak.status == .unprocessableContent && weak.fieldErrors["new_password"] != nil)
-            let changed = try await she.send(.post, SiteURL.apiStudyPassword.path, json: ["current_password": password, "new_password": "maple syrup on tuesdays"])
+            let changed = try await she.send(
+                .post,
+                SiteURL.apiStudyPassword.path,
+                json: ["current_password": password, "new_password": "maple syrup on tuesdays"]
+            )
             #expect(changed.status == .noContent)
             #expect(try await she.get(SiteURL.apiStudyTodos.path).status == .ok)
-            #expect(try await app.send(.post, SiteURL.apiStudySessions.path, json: ["username": "nu-017", "password": password]).status == .unauthorized)
+            #expect(
+                try await app.send(.post, SiteURL.apiStudySessions.path, json: ["username": "nu-017", "password": password]).status == .unauthorized
+            )
             let own = try await app.send(.post, SiteURL.apiStudySessions.path, json: ["username": "nu-017", "password": "maple syrup on tuesdays"])
             #expect(own.status == .created && own.object["must_change_password"] as? Bool == false)
             #expect(try await portal.auditEntries(action: .studyParticipantEnrolled).count == 1)
@@ -100,7 +127,11 @@ enum StudyFixtures {
             #expect(withdrawn.status == .seeOther)
             #expect(try await she.get(SiteURL.apiStudyTodos.path).status == .unauthorized)
             #expect(try await portal.database.read { db in try await AppAccountKind.participant.bearerTokens.count(ownerID: id, on: db) } == 0)
-            let signIn = try await AppClient(portal: portal).send(.post, SiteURL.apiStudySessions.path, json: ["username": "nu-002", "password": StudyFixtures.password])
+            let signIn = try await AppClient(portal: portal).send(
+                .post,
+                SiteURL.apiStudySessions.path,
+                json: ["username": "nu-002", "password": StudyFixtures.password]
+            )
             #expect(signIn.status == .forbidden && signIn.errorCode == "withdrawn")
             #expect(try await other.get(SiteURL.apiStudyTodos.path).status == .ok, "only her login stopped")
             // Her data stays, marked withdrawn.
@@ -113,9 +144,11 @@ enum StudyFixtures {
 
     /// The day closes at midnight on the study's clock: a normal day, the days either side of the spring
     /// change (2026-03-08 has 23 hours) and of the autumn change (2026-11-01 has 25).
-    @Test(arguments: TestEngines.all.flatMap { engine in
-        ["2026-11-18", "2026-03-07", "2026-03-08", "2026-10-31", "2026-11-01"].map { (engine, $0) }
-    })
+    @Test(
+        arguments: TestEngines.all.flatMap { engine in
+            ["2026-11-18", "2026-03-07", "2026-03-08", "2026-10-31", "2026-11-01"].map { (engine, $0) }
+        }
+    )
     func aDayNotSubmittedByMidnightCountsAsNotDone(engine: Database.Engine, day: String) async throws {
         let clock = TestClock(StudyFixtures.local(day, minute: 23 * 60 + 59, seconds: 59))
         try await TestPortal.run(engine, clock: clock) { portal in
@@ -129,7 +162,10 @@ enum StudyFixtures {
             #expect(list.object["day"] as? String == day)
             #expect((list.object["closes_at"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) } == midnight)
             #expect(try await she.send(.put, SiteURL.apiStudyTodo(Self.itemOne).path, json: ["day": day]).status == .created)
-            #expect(try await she.send(.put, SiteURL.apiStudyTodo(Self.itemOne).path, json: ["day": day]).status == .ok, "marking again changes nothing")
+            #expect(
+                try await she.send(.put, SiteURL.apiStudyTodo(Self.itemOne).path, json: ["day": day]).status == .ok,
+                "marking again changes nothing"
+            )
 
             // 23:59:59.999: still her day.
             portal.clock.advance(by: 0.999)
@@ -174,13 +210,19 @@ enum StudyFixtures {
             let reworded = try await admin.post(SiteURL.studyTodo(Self.itemOne).path, form: [("title", "Walked for 20 minutes")])
             #expect(reworded.status == .seeOther)
             // A start today or an end in the past is refused: changes apply from tomorrow.
-            let early = try await admin.post(SiteURL.newStudyTodo.path, form: [
-                ("title", "Drank water"), ("starts_on_day", "11"), ("starts_on_month", "1"), ("starts_on_year", "2027"),
-            ])
+            let early = try await admin.post(
+                SiteURL.newStudyTodo.path,
+                form: [
+                    ("title", "Drank water"), ("starts_on_day", "11"), ("starts_on_month", "1"), ("starts_on_year", "2027")
+                ]
+            )
             #expect(early.status == .unprocessableContent && early.text.contains("Start date must be tomorrow or later"))
-            let ended = try await admin.post(SiteURL.studyTodo(Self.itemTwo).path, form: [
-                ("title", "Taken daily folate"), ("ends_on_day", "10"), ("ends_on_month", "1"), ("ends_on_year", "2027"),
-            ])
+            let ended = try await admin.post(
+                SiteURL.studyTodo(Self.itemTwo).path,
+                form: [
+                    ("title", "Taken daily folate"), ("ends_on_day", "10"), ("ends_on_month", "1"), ("ends_on_year", "2027")
+                ]
+            )
             #expect(ended.status == .unprocessableContent && ended.text.contains("End date must be today or later"))
 
             // Today still asks what it asked this morning.
@@ -198,10 +240,12 @@ enum StudyFixtures {
             // A day later the session has lapsed: sign in again.
             (admin, _) = try await portal.signedIn(.administrator)
             let rows = try StudyFixtures.rows(try await admin.get(SiteURL.studyExport(.todoOutcomes).path).text).dropFirst()
-            #expect(rows.map { [$0[1], $0[3], $0[4]] } == [
-                ["2027-01-10", "Completed daily exercise", "done"], ["2027-01-10", "Taken daily folate", "not_done"],
-                ["2027-01-11", "Completed daily exercise", "not_done"], ["2027-01-11", "Taken daily folate", "not_done"],
-            ])
+            #expect(
+                rows.map { [$0[1], $0[3], $0[4]] } == [
+                    ["2027-01-10", "Completed daily exercise", "done"], ["2027-01-10", "Taken daily folate", "not_done"],
+                    ["2027-01-11", "Completed daily exercise", "not_done"], ["2027-01-11", "Taken daily folate", "not_done"]
+                ]
+            )
             #expect(try await portal.auditEntries(action: .studyTodoChanged).count == 1)
         }
     }
@@ -214,7 +258,10 @@ enum StudyFixtures {
             let (two, twoID) = try await StudyFixtures.participant(portal, code: "NU-302", enrolledOn: CalendarDate(iso: "2027-01-31")!)
             _ = try await StudyFixtures.participant(portal, code: "NU-303", enrolledOn: CalendarDate(iso: "2027-02-01")!)
             #expect(try await one.send(.post, SiteURL.apiStudyOpens.path, json: [:]).status == .created)
-            #expect(try await one.send(.post, SiteURL.apiStudyFeedback.path, json: ["message": "=SUM(A1), \"quoted\"\nand a second line"]).status == .created)
+            #expect(
+                try await one.send(.post, SiteURL.apiStudyFeedback.path, json: ["message": "=SUM(A1), \"quoted\"\nand a second line"]).status
+                    == .created
+            )
             #expect(try await two.send(.post, SiteURL.apiStudyOpens.path, json: [:]).status == .created)
             #expect(try await one.send(.put, SiteURL.apiStudyTodo(Self.itemOne).path, json: ["day": "2027-02-01"]).status == .created)
             portal.clock.advance(by: 86_400)
@@ -277,7 +324,9 @@ enum StudyFixtures {
                 #expect(!page.contains("<script>alert") && !page.contains("<img src=x"), "\(path)")
                 #expect(page.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;"), "\(path)")
             }
-            let feedbackID = try #require(try await portal.database.read { db in try await FeedbackRepository(program: .researchStudy).messages(on: db) }.first?.id)
+            let feedbackID = try #require(
+                try await portal.database.read { db in try await FeedbackRepository(program: .researchStudy).messages(on: db) }.first?.id
+            )
             #expect(try await researcher.post(SiteURL.studyFeedbackHandled(feedbackID).path).status == .seeOther)
             #expect(!(try await researcher.get(SiteURL.studyFeedback.path).text.contains("&lt;script&gt;")), "handled messages leave the inbox")
             #expect(try await researcher.get(SiteURL.studyFeedback.path + "?show=all").text.contains("&lt;script&gt;"))
@@ -346,8 +395,10 @@ enum StudyFixtures {
             #expect(try await admin.get(SiteURL.studyParticipant(id).path).status == .notFound)
             #expect(try await she.get(SiteURL.apiStudyTodos.path).status == .unauthorized)
             let (feedback, events) = try await portal.database.read { db in
-                (try await FeedbackRepository(program: .researchStudy).messages(on: db),
-                 try await db.select().column("participant_id").from("events").where("kind", .like, "study.%").all())
+                (
+                    try await FeedbackRepository(program: .researchStudy).messages(on: db),
+                    try await db.select().column("participant_id").from("events").where("kind", .like, "study.%").all()
+                )
             }
             #expect(feedback.isEmpty)
             #expect(events.count == 2)
@@ -370,7 +421,9 @@ enum StudyFixtures {
             }
             #expect(try await she.get(SiteURL.apiStudyTodos.path).status == .notFound)
             #expect(!(try await admin.get("/").text.contains(#"href="/studies""#)))
-            #expect(try await FeaturesTests.switchPrograms(&admin, on: [.perinatalCommunity, .physiciansPractice, .researchStudy]).status == .seeOther)
+            #expect(
+                try await FeaturesTests.switchPrograms(&admin, on: [.perinatalCommunity, .physiciansPractice, .researchStudy]).status == .seeOther
+            )
             #expect(try await she.get(SiteURL.apiStudyTodos.path).status == .ok)
         }
     }
@@ -379,7 +432,13 @@ enum StudyFixtures {
     func createUserMakesResearchersAndSeedDemoFillsADemoStudy(engine: Database.Engine) async throws {
         let url = try await TestDatabase.make(engine)
         let settings = CommandTests.settings(url)
-        let id = try await Commands.createUser(settings: settings, role: .researcher, username: "dr.study", email: nil, password: "a long enough passphrase")
+        let id = try await Commands.createUser(
+            settings: settings,
+            role: .researcher,
+            username: "dr.study",
+            email: nil,
+            password: "a long enough passphrase"
+        )
         let database = try Database(url: url, logger: TestDatabase.logger)
         let account = try await database.whileRunning { try await database.read { db in try await StaffAccountRepository().find(id: id, on: db) } }
         try await TestDatabase.drop(url)
@@ -390,10 +449,12 @@ enum StudyFixtures {
         let demo = try Database(url: demoURL, logger: TestDatabase.logger)
         let (participants, feedback, marks, locations, videos) = try await demo.whileRunning {
             try await demo.read { db in
-                (try await StudyRepository().participants(on: db), try await FeedbackRepository(program: .researchStudy).messages(on: db),
-                 try await StudyRepository().allMarks(on: db),
-                 try await HelpDirectoryRepository(program: DirectoryList.study.program.id).forMember(state: nil, on: db),
-                 try await LearningContentRepository().publishedVideos(program: VideoLibrary.study.program.id, on: db))
+                (
+                    try await StudyRepository().participants(on: db), try await FeedbackRepository(program: .researchStudy).messages(on: db),
+                    try await StudyRepository().allMarks(on: db),
+                    try await HelpDirectoryRepository(program: DirectoryList.study.program.id).forMember(state: nil, on: db),
+                    try await LearningContentRepository().publishedVideos(program: VideoLibrary.study.program.id, on: db)
+                )
             }
         }
         try await TestDatabase.drop(demoURL)

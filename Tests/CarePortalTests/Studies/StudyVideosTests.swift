@@ -8,10 +8,17 @@ import Testing
 /// own library: its staff keep them, participants watch the published ones, and neither program's pages,
 /// API or files reach the other's videos.
 @Suite struct StudyVideosTests {
-    static func fields(title: String = "Ten-minute stretch", category: String = "Fitness", status: String = "published",
-                       source: String = "file", url: String = "") -> [(String, String)] {
-        [("title", title), ("category", category), ("length", "10:00"), ("description", "Gentle stretches for every morning."),
-         ("status", status), ("source", source), ("url", url)]
+    static func fields(
+        title: String = "Ten-minute stretch",
+        category: String = "Fitness",
+        status: String = "published",
+        source: String = "file",
+        url: String = ""
+    ) -> [(String, String)] {
+        [
+            ("title", title), ("category", category), ("length", "10:00"), ("description", "Gentle stretches for every morning."),
+            ("status", status), ("source", source), ("url", url)
+        ]
     }
 
     @Test(arguments: TestEngines.all)
@@ -30,16 +37,40 @@ import Testing
             #expect(refused.errorSummary == ["Enter the video’s title", "Enter a category", "Choose the video file"])
             #expect(try await portal.database.read { db in try await db.count(in: "learning_videos") } == 0)
 
-            let uploaded = try await researcher.postMultipart(SiteURL.newStudyVideo.path, fields: Self.fields(),
-                                                              file: ("file", "stretch.mp4", "video/mp4", LearningContentTests.mp4))
+            let uploaded = try await researcher.postMultipart(
+                SiteURL.newStudyVideo.path,
+                fields: Self.fields(),
+                file: ("file", "stretch.mp4", "video/mp4", LearningContentTests.mp4)
+            )
             #expect(uploaded.location == SiteURL.studyVideos.path)
-            #expect(try await researcher.postMultipart(SiteURL.newStudyVideo.path, fields: Self.fields(
-                title: "Feeding positions", category: "Breastfeeding", source: "link", url: "https://videos.example.org/feeding"
-            ), file: nil).location == SiteURL.studyVideos.path)
-            #expect(try await researcher.postMultipart(SiteURL.newStudyVideo.path, fields: Self.fields(
-                title: "Draft about sleep", category: "Health", status: "draft", source: "link", url: "https://videos.example.org/sleep"
-            ), file: nil).location == SiteURL.studyVideos.path)
-            let library = try await portal.database.read { db in try await LearningContentRepository().videos(program: VideoLibrary.study.program.id, on: db) }
+            #expect(
+                try await researcher.postMultipart(
+                    SiteURL.newStudyVideo.path,
+                    fields: Self.fields(
+                        title: "Feeding positions",
+                        category: "Breastfeeding",
+                        source: "link",
+                        url: "https://videos.example.org/feeding"
+                    ),
+                    file: nil
+                ).location == SiteURL.studyVideos.path
+            )
+            #expect(
+                try await researcher.postMultipart(
+                    SiteURL.newStudyVideo.path,
+                    fields: Self.fields(
+                        title: "Draft about sleep",
+                        category: "Health",
+                        status: "draft",
+                        source: "link",
+                        url: "https://videos.example.org/sleep"
+                    ),
+                    file: nil
+                ).location == SiteURL.studyVideos.path
+            )
+            let library = try await portal.database.read { db in
+                try await LearningContentRepository().videos(program: VideoLibrary.study.program.id, on: db)
+            }
             #expect(library.map(\.title) == ["Feeding positions", "Ten-minute stretch", "Draft about sleep"])
             #expect(library.allSatisfy { $0.stage == .all })
             let stretch = try #require(library.first { $0.title == "Ten-minute stretch" })
@@ -52,7 +83,10 @@ import Testing
             #expect(!(try await admin.get(SiteURL.learningVideos.path).text.contains("Ten-minute stretch")))
             #expect(try await admin.get(SiteURL.learningVideo(stretch.id).path).status == .notFound)
             #expect(try await admin.get(SiteURL.learningVideoFile(stretch.id).path).status == .notFound)
-            #expect(try await admin.postMultipart(SiteURL.learningVideo(stretch.id).path, fields: Self.fields() + [("stage", "all")], file: nil).status == .notFound)
+            #expect(
+                try await admin.postMultipart(SiteURL.learningVideo(stretch.id).path, fields: Self.fields() + [("stage", "all")], file: nil).status
+                    == .notFound
+            )
             let (wren, _) = try await AppClient.registered(portal, pseudonym: "Wren")
             #expect((try await wren.get(SiteURL.apiLearning.path).object["categories"] as? [Any])?.isEmpty == true)
             #expect(try await wren.get(SiteURL.apiLearningVideoFile(stretch.id).path).status == .notFound)
@@ -77,13 +111,18 @@ import Testing
             let page = try await browser.get(SiteURL.appStudyVideos.path)
             #expect(page.text.contains("Breastfeeding") && page.text.contains("Ten-minute stretch") && !page.text.contains("Draft about sleep"))
             let watch = try await browser.get(SiteURL.appStudyVideo(stretch.id).path)
-            #expect(watch.status == .ok && watch.text.contains(#"src="\#(SiteURL.appStudyVideoFile(stretch.id).path)""#) && !watch.text.contains("I watched it"))
+            #expect(
+                watch.status == .ok && watch.text.contains(#"src="\#(SiteURL.appStudyVideoFile(stretch.id).path)""#)
+                    && !watch.text.contains("I watched it")
+            )
             #expect(try await browser.get(SiteURL.appStudyVideoFile(stretch.id).path).status == .ok)
             #expect(try await browser.get(SiteURL.appStudyVideo(draft.id).path).status == .notFound)
 
             // Archived by the staff, it is no longer hers to watch.
-            #expect(try await researcher.postMultipart(SiteURL.studyVideo(stretch.id).path, fields: Self.fields(status: "archived"), file: nil).location
-                == SiteURL.studyVideos.path)
+            #expect(
+                try await researcher.postMultipart(SiteURL.studyVideo(stretch.id).path, fields: Self.fields(status: "archived"), file: nil).location
+                    == SiteURL.studyVideos.path
+            )
             #expect(try await app.get(SiteURL.apiStudyVideoFile(stretch.id).path).status == .notFound)
             #expect(try await browser.get(SiteURL.appStudyVideo(stretch.id).path).status == .notFound)
         }

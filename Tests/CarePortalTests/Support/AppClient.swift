@@ -17,18 +17,22 @@ struct AppClient {
 
     @discardableResult
     func send(
-        _ method: HTTPRequest.Method, _ path: String, json: [String: Any]? = nil, raw: String? = nil,
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        json: [String: Any]? = nil,
+        raw: String? = nil,
         headers extra: HTTPFields = [:]
     ) async throws -> AppResponse {
         var headers = extra
         headers[.contentType] = "application/json"
         headers[.userAgent] = "CarePortalTests/1"
         if let token { headers[.authorization] = "Bearer \(token)" }
-        let body: ByteBuffer? = if let json {
-            ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
-        } else {
-            raw.map { ByteBuffer(string: $0) }
-        }
+        let body: ByteBuffer? =
+            if let json {
+                ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+            } else {
+                raw.map { ByteBuffer(string: $0) }
+            }
         TestProgress.step("\(method) \(path)")
         let response = try await portal.client.execute(uri: path, method: method, headers: headers, body: body)
         return AppResponse(response: response)
@@ -38,9 +42,18 @@ struct AppClient {
 
     /// Sends one file as `multipart/form-data` under `field`, as an app uploads it.
     @discardableResult
-    func sendFile(_ method: HTTPRequest.Method, _ path: String, field: String, filename: String, type: String, bytes: [UInt8]) async throws -> AppResponse {
+    func sendFile(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        field: String,
+        filename: String,
+        type: String,
+        bytes: [UInt8]
+    ) async throws -> AppResponse {
         let boundary = "----CarePortalApp\(UUID().uuidString.prefix(8))"
-        var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n".utf8)
+        var body = Array(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\nContent-Type: \(type)\r\n\r\n".utf8
+        )
         body += bytes + Array("\r\n--\(boundary)--\r\n".utf8)
         var headers: HTTPFields = [.contentType: "multipart/form-data; boundary=\(boundary)", .userAgent: "CarePortalTests/1"]
         if let token { headers[.authorization] = "Bearer \(token)" }
@@ -71,19 +84,24 @@ struct AppClient {
             "security_answer": "Biscuit",
             "state": "TN",
             "zip_code": "37203",
-            "bio": "Mum of two, third on the way.",
+            "bio": "Mum of two, third on the way."
         ]
         for (key, value) in changes { body[key] = value }
         return body
     }
 
     /// Registers a member with a new code and returns an app signed in as her.
-    static func registered(_ portal: TestPortal, pseudonym: String? = nil, _ changes: [String: Any?] = [:]) async throws -> (AppClient, [String: Any]) {
+    static func registered(_ portal: TestPortal, pseudonym: String? = nil, _ changes: [String: Any?] = [:]) async throws -> (AppClient, [String: Any])
+    {
         let name = pseudonym ?? "m.\(UUID().uuidString.prefix(8).lowercased())"
         let code = try await makeCode(portal)
-        let response = try await AppClient(portal: portal).send(.post, "/api/v1/registrations", json: registration(code: code, pseudonym: name, portal: portal, changes))
+        let response = try await AppClient(portal: portal).send(
+            .post,
+            "/api/v1/registrations",
+            json: registration(code: code, pseudonym: name, portal: portal, changes)
+        )
         guard response.status == .created, let token = response.object["token"] as? String,
-              let member = response.object["member"] as? [String: Any]
+            let member = response.object["member"] as? [String: Any]
         else { throw RegistrationFailed(body: response.text) }
         return (AppClient(portal: portal, token: token), member)
     }

@@ -5,7 +5,9 @@
 /// test compares; each walk stops once it holds more than `limit` keys, so a list whose links loop ends.
 enum PageWalk {
     static func bothWays<Key: Equatable & Sendable>(
-        size: Int, limit: Int, _ page: (PageRequest) async throws -> PageOf<Key>
+        size: Int,
+        limit: Int,
+        _ page: (PageRequest) async throws -> PageOf<Key>
     ) async throws -> (forwards: [Key], backwards: [Key]) {
         var forwards: [Key] = []
         var request = PageRequest(.first, size: size)

@@ -39,8 +39,16 @@ struct TestPortal {
             let url = try await TestDatabase.make(engine)
             do {
                 try await runOn(
-                    url, engine: engine, clock: clock, mailTransport: mailTransport, pushSender: pushSender, logHandler: logHandler, configure: configure,
-                    features: features, live: live, body
+                    url,
+                    engine: engine,
+                    clock: clock,
+                    mailTransport: mailTransport,
+                    pushSender: pushSender,
+                    logHandler: logHandler,
+                    configure: configure,
+                    features: features,
+                    live: live,
+                    body
                 )
             } catch {
                 TestProgress.step("dropping its database after an error")
@@ -53,9 +61,16 @@ struct TestPortal {
     }
 
     private static func runOn(
-        _ url: String, engine: Database.Engine, clock: TestClock, mailTransport: (any MailTransport)?, pushSender: (any PushSender)?,
-        logHandler: (@Sendable (String) -> any LogHandler)?, configure: (inout Settings) -> Void,
-        features: [any PortalFeature.Type], live: Bool, _ body: @Sendable (TestPortal) async throws -> Void
+        _ url: String,
+        engine: Database.Engine,
+        clock: TestClock,
+        mailTransport: (any MailTransport)?,
+        pushSender: (any PushSender)?,
+        logHandler: (@Sendable (String) -> any LogHandler)?,
+        configure: (inout Settings) -> Void,
+        features: [any PortalFeature.Type],
+        live: Bool,
+        _ body: @Sendable (TestPortal) async throws -> Void
     ) async throws {
         // Every API response the tests see is also encoded by Foundation; a difference answers 500.
         APIJSONWriter.comparesWithFoundation.store(true, ordering: .relaxed)
@@ -75,7 +90,9 @@ struct TestPortal {
         var logger = Logger(label: "careportal.test", factory: logHandler ?? { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = logHandler == nil ? .error : .trace
         var dependencies = Dependencies(
-            now: { clock.now }, mailTransport: mailTransport, passwordHashCost: 4
+            now: { clock.now },
+            mailTransport: mailTransport,
+            passwordHashCost: 4
         )
         dependencies.pushSender = pushSender
         // Tests run jobs themselves, when their clock says; a live server runs them as in production.
@@ -94,14 +111,22 @@ struct TestPortal {
     /// Adds a staff account straight to storage.
     @discardableResult
     func createStaff(
-        _ role: StaffRole, username: String, password: String = "correct horse battery staple",
-        email: String? = nil, status: AccountStatus = .active
+        _ role: StaffRole,
+        username: String,
+        password: String = "correct horse battery staple",
+        email: String? = nil,
+        status: AccountStatus = .active
     ) async throws -> StaffAccount {
         let hash = try await portal.passwords.hash(password)
         return try await database.transaction { db in
             try await StaffAccountRepository().create(
-                username: username, email: email ?? "\(username)@example.org", role: role, status: status,
-                passwordHash: hash, now: clock.now, on: db
+                username: username,
+                email: email ?? "\(username)@example.org",
+                role: role,
+                status: status,
+                passwordHash: hash,
+                now: clock.now,
+                on: db
             )
         }
     }
@@ -181,8 +206,12 @@ struct Visitor {
     /// Posts a form as the browser would from our own page: same-origin, with the CSRF token.
     @discardableResult
     mutating func post(
-        _ path: String, form: [(String, String)] = [], csrfToken: String?? = nil, origin: String? = TestPortal.origin,
-        secFetchSite: String? = nil, headers extraHeaders: HTTPFields = [:]
+        _ path: String,
+        form: [(String, String)] = [],
+        csrfToken: String?? = nil,
+        origin: String? = TestPortal.origin,
+        secFetchSite: String? = nil,
+        headers extraHeaders: HTTPFields = [:]
     ) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         headers.append(contentsOf: extraHeaders)

@@ -44,7 +44,13 @@ import Testing
                 // A retry of the same answers is the same response, not another.
                 #expect(try await member.send(.post, path, json: ["client_id": "phone-\(index)", "answers": fixture.answers()]).status == .ok)
                 if index == 0 {
-                    #expect(try await member.send(.post, SiteURL.apiSurveyResponses(other.id).path, json: ["client_id": "other", "answers": other.answers()]).status == .created)
+                    #expect(
+                        try await member.send(
+                            .post,
+                            SiteURL.apiSurveyResponses(other.id).path,
+                            json: ["client_id": "other", "answers": other.answers()]
+                        ).status == .created
+                    )
                 }
             }
             var state = try await Self.keptAndCounted(portal)
@@ -84,7 +90,10 @@ import Testing
             let deleted = members[0].1
             let path = SiteURL.apiSurveyResponses(fixture.id).path
             let bodies = try members.indices.map { index in
-                String(decoding: try JSONSerialization.data(withJSONObject: ["client_id": "phone-\(index)", "answers": fixture.answers()]), as: UTF8.self)
+                String(
+                    decoding: try JSONSerialization.data(withJSONObject: ["client_id": "phone-\(index)", "answers": fixture.answers()]),
+                    as: UTF8.self
+                )
             }
             let admin = fixture.admin
             let statuses = try await withThrowingTaskGroup(of: (Int64, HTTPResponse.Status).self) { group in

@@ -12,7 +12,11 @@ struct SurveyFixture {
 
     /// Days are `YYYY-MM-DD`; `cohorts` nil means every member.
     static func make(
-        _ portal: TestPortal, opensOn: CalendarDate, closesOn: CalendarDate, cohorts: [Int64]? = nil, publish: Bool = true
+        _ portal: TestPortal,
+        opensOn: CalendarDate,
+        closesOn: CalendarDate,
+        cohorts: [Int64]? = nil,
+        publish: Bool = true
     ) async throws -> SurveyFixture {
         var (admin, _) = try await portal.signedIn(.administrator)
         try await admin.get(SiteURL.newSurvey.path)
@@ -20,7 +24,7 @@ struct SurveyFixture {
             ("title", "How are the meetings going?"), ("introduction", "Four short questions."),
             ("opens_on_day", String(opensOn.day)), ("opens_on_month", String(opensOn.month)), ("opens_on_year", String(opensOn.year)),
             ("closes_on_day", String(closesOn.day)), ("closes_on_month", String(closesOn.month)), ("closes_on_year", String(closesOn.year)),
-            ("audience", cohorts == nil ? "everyone" : "cohorts"),
+            ("audience", cohorts == nil ? "everyone" : "cohorts")
         ]
         form += (cohorts ?? []).map { ("cohorts[]", String($0)) }
         let created = try await admin.post(SiteURL.newSurvey.path, form: form)
@@ -29,8 +33,11 @@ struct SurveyFixture {
         for question in [
             [("kind", "single_choice"), ("prompt", "How often do you come?"), ("choices", "Every week\nMost weeks\nNot yet"), ("required", "yes")],
             [("kind", "multiple_choice"), ("prompt", "What helps?"), ("choices", "Talking\nSpeakers\nAdvice"), ("required", "yes")],
-            [("kind", "scale"), ("prompt", "How supported do you feel?"), ("scale_low_label", "Not at all"), ("scale_high_label", "Very"), ("required", "yes")],
-            [("kind", "text"), ("prompt", "Anything to change?"), ("maximum_length", "200")],
+            [
+                ("kind", "scale"), ("prompt", "How supported do you feel?"), ("scale_low_label", "Not at all"), ("scale_high_label", "Very"),
+                ("required", "yes")
+            ],
+            [("kind", "text"), ("prompt", "Anything to change?"), ("maximum_length", "200")]
         ] {
             #expect(try await admin.post(SiteURL.newSurveyQuestion(id).path, form: question).status == .seeOther)
         }
@@ -44,7 +51,7 @@ struct SurveyFixture {
         var answers: [[String: Any]] = [
             ["question_id": questionIDs[0], "choice": choice],
             ["question_id": questionIDs[1], "choices": [1, 3]],
-            ["question_id": questionIDs[2], "scale": 4],
+            ["question_id": questionIDs[2], "scale": 4]
         ]
         if let text { answers.append(["question_id": questionIDs[3], "text": text]) }
         return answers
@@ -74,10 +81,13 @@ func readCSV(_ text: String) throws -> [[String]] {
             var (admin, _) = try await portal.signedIn(.administrator)
             let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
             try await admin.get(SiteURL.newSurvey.path)
-            let wrong = try await admin.post(SiteURL.newSurvey.path, form: [
-                ("title", ""), ("introduction", "<b>Hello</b>"), ("opens_on_day", "31"), ("opens_on_month", "2"), ("opens_on_year", "2027"),
-                ("closes_on_day", String(today.day)), ("closes_on_month", String(today.month)), ("closes_on_year", String(today.year - 1)),
-            ])
+            let wrong = try await admin.post(
+                SiteURL.newSurvey.path,
+                form: [
+                    ("title", ""), ("introduction", "<b>Hello</b>"), ("opens_on_day", "31"), ("opens_on_month", "2"), ("opens_on_year", "2027"),
+                    ("closes_on_day", String(today.day)), ("closes_on_month", String(today.month)), ("closes_on_year", String(today.year - 1))
+                ]
+            )
             #expect(wrong.status == .unprocessableContent)
             #expect(wrong.text.contains("There is a problem") && wrong.text.contains(##"<a href="#title">Enter a title</a>"##))
             #expect(wrong.text.contains("Choose who the survey is for") && wrong.text.contains("The last day must be today or later"))
@@ -92,12 +102,18 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(page.contains("Short free text, optional") && page.contains("Up to 200 characters"))
 
             // Each kind checks what it needs, beside the field.
-            let noChoices = try await admin.post(SiteURL.newSurveyQuestion(id).path, form: [("kind", "single_choice"), ("prompt", "Pick"), ("choices", "Only one")])
+            let noChoices = try await admin.post(
+                SiteURL.newSurveyQuestion(id).path,
+                form: [("kind", "single_choice"), ("prompt", "Pick"), ("choices", "Only one")]
+            )
             #expect(noChoices.status == .unprocessableContent && noChoices.text.contains("Enter at least 2 answers to choose from"))
             #expect(noChoices.text.contains("Only one"), "the choices are kept")
             let noLabels = try await admin.post(SiteURL.newSurveyQuestion(id).path, form: [("kind", "scale"), ("prompt", "Rate it")])
             #expect(noLabels.text.contains("Enter what 1 means") && noLabels.text.contains("Enter what 5 means"))
-            let badLength = try await admin.post(SiteURL.newSurveyQuestion(id).path, form: [("kind", "text"), ("prompt", "Say"), ("maximum_length", "5000")])
+            let badLength = try await admin.post(
+                SiteURL.newSurveyQuestion(id).path,
+                form: [("kind", "text"), ("prompt", "Say"), ("maximum_length", "5000")]
+            )
             #expect(badLength.text.contains("Enter a whole number of characters from 1 to 1000"))
 
             // Reorder, change and remove while it is a draft.
@@ -105,9 +121,15 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(try await admin.post(SiteURL.surveyQuestionMove(ids[3]).path, form: [("direction", "up")]).status == .seeOther)
             var order = try await portal.database.read { db in try await SurveyRepository().questions(surveyID: id, on: db).map(\.id) }
             #expect(order == [ids[0], ids[1], ids[3], ids[2]])
-            #expect(try await admin.post(SiteURL.surveyQuestion(ids[0]).path, form: [
-                ("kind", "single_choice"), ("prompt", "How often do you come to meetings?"), ("choices", "Every week\nSometimes"), ("required", "yes"),
-            ]).status == .seeOther)
+            #expect(
+                try await admin.post(
+                    SiteURL.surveyQuestion(ids[0]).path,
+                    form: [
+                        ("kind", "single_choice"), ("prompt", "How often do you come to meetings?"), ("choices", "Every week\nSometimes"),
+                        ("required", "yes")
+                    ]
+                ).status == .seeOther
+            )
             #expect(try await admin.post(SiteURL.surveyQuestionRemove(ids[1]).path).status == .seeOther)
             order = try await portal.database.read { db in try await SurveyRepository().questions(surveyID: id, on: db).map(\.id) }
             #expect(order == [ids[0], ids[3], ids[2]])
@@ -133,7 +155,10 @@ func readCSV(_ text: String) throws -> [[String]] {
             let today = portal.portal.programSettings.current.clock.date(of: portal.clock.now)
             let (wren, _) = try await AppClient.registered(portal, pseudonym: "Wren")
             var fixture = try await SurveyFixture.make(portal, opensOn: today, closesOn: today.adding(days: 3))
-            #expect(try await wren.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "a1", "answers": fixture.answers()]).status == .created)
+            #expect(
+                try await wren.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "a1", "answers": fixture.answers()])
+                    .status == .created
+            )
             let page = try await fixture.admin.get(SiteURL.survey(fixture.id).path).text
             #expect(page.contains("1 member answered this survey, so its questions can no longer change."))
             #expect(!page.contains("Take back to a draft") && !page.contains("Move up"))
@@ -165,7 +190,11 @@ func readCSV(_ text: String) throws -> [[String]] {
             let larks = try await lark.get(SiteURL.apiSurveys.path).object["surveys"] as? [[String: Any]] ?? []
             #expect(larks.compactMap { $0["id"] as? Int }.map(Int64.init) == [everyone.id])
             #expect(try await lark.get(SiteURL.apiSurvey(chosen.id).path).status == .notFound)
-            let refused = try await lark.send(.post, SiteURL.apiSurveyResponses(chosen.id).path, json: ["client_id": "x", "answers": chosen.answers()])
+            let refused = try await lark.send(
+                .post,
+                SiteURL.apiSurveyResponses(chosen.id).path,
+                json: ["client_id": "x", "answers": chosen.answers()]
+            )
             #expect(refused.status == .notFound)
 
             // Each member of the audience was told once, in her feed.
@@ -184,7 +213,10 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(questions[3]["required"] as? Bool == false)
 
             // The administrators' list: each survey's audience, questions and responses, newest first.
-            #expect(try await wren.send(.post, SiteURL.apiSurveyResponses(chosen.id).path, json: ["client_id": "w1", "answers": chosen.answers()]).status == .created)
+            #expect(
+                try await wren.send(.post, SiteURL.apiSurveyResponses(chosen.id).path, json: ["client_id": "w1", "answers": chosen.answers()]).status
+                    == .created
+            )
             var admin = chosen.admin
             let cohortName = try await portal.database.read { db in try await MemberRepository().cohorts(on: db) }.first { $0.id == cohort }?.name
             let rows = try await admin.get(SiteURL.surveys.path).tableRows
@@ -217,7 +249,10 @@ func readCSV(_ text: String) throws -> [[String]] {
             portal.clock.advance(by: Self.firstMoment.timeIntervalSince(portal.clock.now) - 0.001)
             #expect(try await listed().isEmpty, "23:59:59.999 the day before")
             #expect(try await surveys.announceDue() == 0)
-            #expect(try await wren.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "early", "answers": fixture.answers()]).status == .notFound)
+            #expect(
+                try await wren.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "early", "answers": fixture.answers()])
+                    .status == .notFound
+            )
 
             portal.clock.advance(by: 0.001)
             #expect(try await listed() == [Int(fixture.id)], "00:00 on its first day")
@@ -234,7 +269,11 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(try await listed() == [Int(fixture.id)], "23:59:59.999 on its last day")
             portal.clock.advance(by: 0.001)
             #expect(try await listed().isEmpty, "00:00 the day after")
-            let late = try await wren.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "late", "answers": fixture.answers()])
+            let late = try await wren.send(
+                .post,
+                SiteURL.apiSurveyResponses(fixture.id).path,
+                json: ["client_id": "late", "answers": fixture.answers()]
+            )
             #expect(late.status == .notFound)
         }
     }
@@ -257,15 +296,24 @@ func readCSV(_ text: String) throws -> [[String]] {
             let again = try await wren.send(.post, path, json: ["client_id": "phone-2", "answers": fixture.answers()])
             #expect(again.status == .conflict && again.errorCode == "already_answered")
 
-            #expect(try await wren.get(SiteURL.apiPoints.path).object["balance"] as? Int == before + PointsRules.defaults.surveyCompleted, "points once, at once")
+            #expect(
+                try await wren.get(SiteURL.apiPoints.path).object["balance"] as? Int == before + PointsRules.defaults.surveyCompleted,
+                "points once, at once"
+            )
             let events = try await portal.database.read { db in try await MemberEvents().events(memberID: wrenID, kind: .surveySubmitted, on: db) }
             #expect(events.count == 1 && events[0].number == fixture.id && events[0].label == nil)
             let stored = try await portal.database.read { db in
-                (try await db.count(in: "survey_responses"), try await db.count(in: "survey_answers"),
-                 try await db.raw("SELECT COUNT(*) AS count FROM events WHERE label LIKE '%Private%' OR client_id LIKE '%Private%'").first()?.decode(column: "count", as: Int.self))
+                (
+                    try await db.count(in: "survey_responses"), try await db.count(in: "survey_answers"),
+                    try await db.raw("SELECT COUNT(*) AS count FROM events WHERE label LIKE '%Private%' OR client_id LIKE '%Private%'").first()?
+                        .decode(column: "count", as: Int.self)
+                )
             }
             #expect(stored.0 == 1 && stored.1 == 5 && stored.2 == 0)
-            #expect((try await wren.get(SiteURL.apiSurveys.path).object["surveys"] as? [Any])?.isEmpty == true, "answered surveys leave her home screen")
+            #expect(
+                (try await wren.get(SiteURL.apiSurveys.path).object["surveys"] as? [Any])?.isEmpty == true,
+                "answered surveys leave her home screen"
+            )
             #expect(try await wren.get(SiteURL.apiSurvey(fixture.id).path).object["submitted_at"] as? String != nil)
 
             // Closed since: the retry still gets its answer.
@@ -294,20 +342,34 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(empty.fieldErrors["answers.\(ids[2])"] == "Choose a point on the scale from 1 to 5")
             #expect(empty.fieldErrors["answers.\(ids[3])"] == nil, "the free-text question is optional")
 
-            let wrong = try await wren.send(.post, path, json: ["client_id": "c1", "answers": [
-                ["question_id": ids[0], "choice": 4],
-                ["question_id": ids[1], "choices": [1, 1]],
-                ["question_id": ids[2], "scale": 6],
-                ["question_id": ids[3], "text": String(repeating: "a", count: 201)],
-            ]])
+            let wrong = try await wren.send(
+                .post,
+                path,
+                json: [
+                    "client_id": "c1",
+                    "answers": [
+                        ["question_id": ids[0], "choice": 4],
+                        ["question_id": ids[1], "choices": [1, 1]],
+                        ["question_id": ids[2], "scale": 6],
+                        ["question_id": ids[3], "text": String(repeating: "a", count: 201)]
+                    ]
+                ]
+            )
             #expect(wrong.fieldErrors["answers.\(ids[0])"] == "Choose one of the 3 answers")
             #expect(wrong.fieldErrors["answers.\(ids[1])"] == "Choose each answer once")
             #expect(wrong.fieldErrors["answers.\(ids[2])"] == "Choose a point on the scale from 1 to 5")
             #expect(wrong.fieldErrors["answers.\(ids[3])"] == "Write 200 characters or fewer")
-            let shapes = try await wren.send(.post, path, json: ["client_id": "c1", "answers": [
-                ["question_id": ids[0], "choices": [1]], ["question_id": ids[1], "choice": 1], ["question_id": ids[2], "text": "4"],
-                ["question_id": ids[3], "scale": 3], ["question_id": 999_999, "choice": 1],
-            ]])
+            let shapes = try await wren.send(
+                .post,
+                path,
+                json: [
+                    "client_id": "c1",
+                    "answers": [
+                        ["question_id": ids[0], "choices": [1]], ["question_id": ids[1], "choice": 1], ["question_id": ids[2], "text": "4"],
+                        ["question_id": ids[3], "scale": 3], ["question_id": 999_999, "choice": 1]
+                    ]
+                ]
+            )
             #expect(shapes.fieldErrors["answers.\(ids[0])"] == "Choose one answer, as `choice`")
             #expect(shapes.fieldErrors["answers.\(ids[1])"] == "Choose answers as `choices`, a list")
             #expect(shapes.fieldErrors["answers.\(ids[3])"] == "Write the answer as `text`")
@@ -332,7 +394,10 @@ func readCSV(_ text: String) throws -> [[String]] {
                 let (member, json) = try await AppClient.registered(portal)
                 memberIDs.append(Int64(try #require(json["id"] as? Int)))
                 let answers = fixture.answers(text: text, choice: index == 2 ? 3 : 1)
-                #expect(try await member.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "r\(index)", "answers": answers]).status == .created)
+                #expect(
+                    try await member.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "r\(index)", "answers": answers])
+                        .status == .created
+                )
             }
             let counts = try await portal.database.read { db in try await SurveyRepository().counts(surveyID: fixture.id, on: db) }
             #expect(counts[fixture.questionIDs[0]] == QuestionCounts(byChoice: [1: 2, 3: 1], answered: 3))
@@ -345,7 +410,10 @@ func readCSV(_ text: String) throws -> [[String]] {
             #expect(html.contains("3 responses") && html.contains("<td class=\"table__cell table__cell--numeric\">2</td>"))
             #expect(html.contains("2 (67%)") && html.contains("1 (33%)") && html.contains("3 (100%)"))
             #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; later please") && !html.contains("<script>alert"))
-            #expect(html.contains("<svg class=\"chart__svg\" role=\"img\"") && html.contains("<title id=\"question-\(fixture.questionIDs[0])-chart-title\">"))
+            #expect(
+                html.contains("<svg class=\"chart__svg\" role=\"img\"")
+                    && html.contains("<title id=\"question-\(fixture.questionIDs[0])-chart-title\">")
+            )
             #expect(!html.contains("question-\(fixture.questionIDs[3])-chart"), "written answers are listed, not charted")
             #expect(try await portal.auditEntries(action: .surveyResultsExported).isEmpty, "viewing results is not audited")
 
@@ -366,7 +434,10 @@ func readCSV(_ text: String) throws -> [[String]] {
             let textRows = rows.dropFirst().filter { $0[6] == "text" }.map { $0[8] }
             #expect(textRows == [texts[0], "'" + texts[1], texts[2]], "free text included, a formula made inert")
             let first = rows[1]
-            #expect(first[0] == String(fixture.id) && first[4] == "1" && first[5] == "How often do you come?" && first[7] == "1" && first[8] == "Every week")
+            #expect(
+                first[0] == String(fixture.id) && first[4] == "1" && first[5] == "How often do you come?" && first[7] == "1"
+                    && first[8] == "Every week"
+            )
             #expect(rows.dropFirst().filter { $0[6] == "scale" }.allSatisfy { $0[8] == "4" })
             #expect(try await portal.auditEntries(action: .surveyResultsExported).count == 1, "the export is audited")
 
@@ -375,7 +446,13 @@ func readCSV(_ text: String) throws -> [[String]] {
             let after = try await fixture.admin.get(SiteURL.surveyResults(fixture.id).path).text
             #expect(after.contains("2 responses") && after.contains("2 (100%)") && !after.contains("Line one"))
             let (late, _) = try await AppClient.registered(portal)
-            #expect(try await late.send(.post, SiteURL.apiSurveyResponses(fixture.id).path, json: ["client_id": "r9", "answers": fixture.answers(text: "Newest")]).status == .created)
+            #expect(
+                try await late.send(
+                    .post,
+                    SiteURL.apiSurveyResponses(fixture.id).path,
+                    json: ["client_id": "r9", "answers": fixture.answers(text: "Newest")]
+                ).status == .created
+            )
             let newest = try await fixture.admin.get(SiteURL.surveyResults(fixture.id).path).text
             #expect(newest.contains("3 responses") && newest.contains("Newest"))
         }
@@ -384,7 +461,10 @@ func readCSV(_ text: String) throws -> [[String]] {
     @Test func eachAnswersShareIsOfThoseWhoAnsweredTheQuestion() {
         let rows = SurveyResultsPage.rows(["Yes", "No", "Not sure"], counts: [1: 4, 2: 1], answered: 5)
         #expect(rows.map(\.count) == [4, 1, 0] && rows.map(\.percent) == ["80%", "20%", "0%"])
-        #expect(SurveyResultsPage.rows(["Yes"], counts: [:], answered: 0).map(\.percent) == ["0%"], "no answers yet is no share, not a division by zero")
+        #expect(
+            SurveyResultsPage.rows(["Yes"], counts: [:], answered: 0).map(\.percent) == ["0%"],
+            "no answers yet is no share, not a division by zero"
+        )
     }
 }
 
@@ -399,9 +479,11 @@ func readCSV(_ text: String) throws -> [[String]] {
                 let surveys = try await SurveyRepository().list(page: PageRequest(number: 1), on: db).items
                 let id = surveys.first?.survey.id ?? 0
                 let questions = try await SurveyRepository().questions(surveyID: id, on: db)
-                return (surveys, questions, try await SurveyRepository().counts(surveyID: id, on: db),
-                        try await SurveyRepository().responseCount(surveyID: id, on: db),
-                        try await SurveyRepository().textAnswers(questionID: questions.last?.id ?? 0, page: PageRequest(number: 1), on: db).items)
+                return (
+                    surveys, questions, try await SurveyRepository().counts(surveyID: id, on: db),
+                    try await SurveyRepository().responseCount(surveyID: id, on: db),
+                    try await SurveyRepository().textAnswers(questionID: questions.last?.id ?? 0, page: PageRequest(number: 1), on: db).items
+                )
             }
         }
         try await TestDatabase.drop(url)

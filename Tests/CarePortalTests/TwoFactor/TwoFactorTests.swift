@@ -86,7 +86,10 @@ enum TwoFactorSteps {
 
             // The secret is sealed, and only hashes of the recovery codes are kept.
             let stored = try await portal.database.read { db in
-                try #require(try await db.select().column("sealed_secret").from("second_factors").first()).decode(column: "sealed_secret", as: String.self)
+                try #require(try await db.select().column("sealed_secret").from("second_factors").first()).decode(
+                    column: "sealed_secret",
+                    as: String.self
+                )
             }
             #expect(!stored.contains(factor.secret))
             #expect(stored.hasPrefix("v1.\(portal.portal.sealer.key.id)."))
@@ -142,9 +145,11 @@ enum TwoFactorSteps {
             let recovery = try await attempt(codes[3].uppercased())
             #expect(recovery.status == .seeOther)
             #expect(try await attempt(codes[3]).status == .unprocessableContent)
-            #expect(try await portal.database.read { db in
-                try await db.count(in: "recovery_codes") { $0.where("used_at", .isNot, SQLLiteral.null) }
-            } == 1)
+            #expect(
+                try await portal.database.read { db in
+                    try await db.count(in: "recovery_codes") { $0.where("used_at", .isNot, SQLLiteral.null) }
+                } == 1
+            )
         }
     }
 
@@ -179,15 +184,24 @@ enum TwoFactorSteps {
             #expect(try await visitor.get("/desk").text.contains(#"href="/account/two-factor""#))
             let (factor, _) = try await TwoFactorSteps.turnOn(&visitor, portal)
             try await visitor.get("/account/two-factor")
-            let noPassword = try await visitor.post("/account/two-factor/turn-off", form: [("password", "wrong password here"), ("code", TwoFactorSteps.code(factor, portal))])
+            let noPassword = try await visitor.post(
+                "/account/two-factor/turn-off",
+                form: [("password", "wrong password here"), ("code", TwoFactorSteps.code(factor, portal))]
+            )
             #expect(noPassword.status == .unprocessableContent)
             #expect(noPassword.text.contains("Your password is not right"))
-            let noCode = try await visitor.post("/account/two-factor/turn-off", form: [("password", "correct horse battery staple"), ("code", "999999")])
+            let noCode = try await visitor.post(
+                "/account/two-factor/turn-off",
+                form: [("password", "correct horse battery staple"), ("code", "999999")]
+            )
             #expect(noCode.status == .unprocessableContent)
             portal.clock.advance(by: SecondFactor.step)
-            let off = try await visitor.post("/account/two-factor/turn-off", form: [
-                ("password", "correct horse battery staple"), ("code", TwoFactorSteps.code(factor, portal)),
-            ])
+            let off = try await visitor.post(
+                "/account/two-factor/turn-off",
+                form: [
+                    ("password", "correct horse battery staple"), ("code", TwoFactorSteps.code(factor, portal))
+                ]
+            )
             #expect(off.location == "/account/two-factor")
             #expect(try await portal.auditEntries(action: .secondFactorTurnedOff).count == 1)
             try await visitor.post("/sign-out")
@@ -219,9 +233,12 @@ enum TwoFactorSteps {
             // Required: it cannot be turned off by its owner.
             portal.clock.advance(by: SecondFactor.step)
             try await visitor.get("/account/two-factor")
-            let refused = try await visitor.post("/account/two-factor/turn-off", form: [
-                ("password", "correct horse battery staple"), ("code", TwoFactorSteps.code(factor, portal)),
-            ])
+            let refused = try await visitor.post(
+                "/account/two-factor/turn-off",
+                form: [
+                    ("password", "correct horse battery staple"), ("code", TwoFactorSteps.code(factor, portal))
+                ]
+            )
             #expect(refused.status == .unprocessableContent)
             #expect(refused.text.contains("cannot be turned off"))
 
