@@ -230,7 +230,7 @@ package struct StaffAccountRepository: Sendable {
         _ query: StaffListQuery,
         beside details: AccountDetails?,
         on db: any SQLDatabase,
-        decode: (StaffAccount, any SQLRow) throws -> Item
+        decode: @escaping (StaffAccount, any SQLRow) throws -> Item
     ) async throws -> PageOf<Item> {
         let table = "staff_accounts"
         let key: SortKey = query.sort == .created ? .integer(query.sort.column, table: table) : .text(query.sort.column, table: table)

@@ -246,6 +246,15 @@ package struct ListOrder: Sendable {
         )
     }
 
+    /// The last key: the id, unique in the list.
+    fileprivate var idKey: any SQLExpression { keys[keys.count - 1].expression }
+
+    /// Orders `builder` by the keys, all one way.
+    fileprivate func sort(_ builder: SQLSelectBuilder, descending: Bool) {
+        let direction = descending ? SQLDirection.descending : SQLDirection.ascending
+        for key in keys { builder.orderBy(key.expression, direction) }
+    }
+
     /// The cursor's values, checked against this order's keys.
     fileprivate func values(of cursor: PageCursor) throws -> [SQLBind] {
         guard cursor.order == signature, cursor.values.count == keys.count else { throw DamagedPageLink() }
@@ -389,174 +398,245 @@ extension SQLDatabase {
         }
         return counts
     }
+}
 
+extension SQLDatabase {
     /// One page of a list, found by seeking on its order rather than skipping rows, so a page deep in the
     /// list costs what the first does (given an index on the filter's columns, then the order's keys).
-    ///
-    /// `rows` adds the table, joins and filters to a select; it is called for each query this makes.
-    /// The rows are counted only up to `PageRequest.countLimit`, through `counted` when given (the same
-    /// rows, under the same table names, without the joins that only add columns). An old page number
-    /// skips rows with `OFFSET` on the page's ids alone (`idsFirst`, else `counted`, else `rows`), and only
-    /// the page's rows are then read whole; the links it shows move on by cursor.
-    ///
-    /// `idsFirst` reads the page "ids first": it adds the list's own table (under the name the order's
-    /// keys use) and its filters, without joins, and the page's ids (the order's last key) are sought on
-    /// that table's index alone; only those rows are then read with `rows`'s joins. Without it, a planner
-    /// that cannot take the rows in the list's order from one index (filters on several values of a
-    /// column, a join it misjudges) joins every row the filters keep before it sorts and cuts the page.
+    /// `SeekQuery` says what each argument does.
     package func seek<Item: Sendable>(
         _ request: PageRequest,
         order: ListOrder,
         columns: [any SQLExpression] = [SQLLiteral.all],
-        rows: (SQLSelectBuilder) -> SQLSelectBuilder,
+        rows: @escaping (SQLSelectBuilder) -> SQLSelectBuilder,
         counted: ((SQLSelectBuilder) -> SQLSelectBuilder)? = nil,
         idsFirst: ((SQLSelectBuilder) -> SQLSelectBuilder)? = nil,
-        decode: (any SQLRow) throws -> Item
+        decode: @escaping (any SQLRow) throws -> Item
     ) async throws -> PageOf<Item> {
-        let size = request.size
-        // The count rides along with the page's rows, a column of each (a subquery run once), rather than a
-        // statement of its own: one round trip fewer to PostgreSQL for every page of every list.
-        let bounded = (counted.map { $0(select().column(SQLLiteral.numeric("1"))) } ?? rows(select().column(SQLLiteral.numeric("1"))))
-            .limit(PageRequest.countLimit + 1)
-        let counting = select().column(SQLFunction("COUNT", args: SQLLiteral.all))
-            .from(SQLAlias(SQLGroupExpression(bounded.select), as: "counted"))
-        let totalColumn = "page_total_count"
-        /// The rows' count, from the first row; none means the list holds nothing past the filters. Rows read
-        /// without their count are past `PageRequest.countLimit` rows of the list (see `read`).
-        func total(of rows: [any SQLRow]) throws -> Int {
-            guard let first = rows.first else { return 0 }
-            guard first.contains(column: totalColumn) else { return PageRequest.countLimit + 1 }
-            return try first.decode(column: totalColumn, as: Int.self)
-        }
+        let query = SeekQuery(database: self, order: order, columns: columns, rows: rows, counted: counted, idsFirst: idsFirst, decode: decode)
+        return try await query.page(request)
+    }
+}
 
-        /// The rows in the list's order (`reversed` for seeking backwards), one more than a page to see past it.
-        /// `counting: false` leaves the count out, for a page known to lie past the first `PageRequest.countLimit`
-        /// rows (so the list says "more than 1,000" whatever a count would find): counting up to the limit was
-        /// most of PostgreSQL's time for a page far down a long list.
-        func read(reversed: Bool, from cursor: PageCursor?, offset: Int = 0, counting counts: Bool = true) async throws -> [any SQLRow] {
-            let listed = columns.reduce(select()) { $0.column($1) }
-            let builder = rows(counts ? listed.column(SQLAlias(SQLGroupExpression(counting.select), as: SQLIdentifier(totalColumn))) : listed)
-            let descending = order.descending != reversed
-            let direction = descending ? SQLDirection.descending : SQLDirection.ascending
-            // The query that finds the page: the whole select, or with `idsFirst` the page's ids alone. Rows
-            // skipped by an old page number are skipped on the ids alone too, so that skipping reads the
-            // order's index rather than every skipped row and its joins.
-            let id = order.keys[order.keys.count - 1].expression
-            let seeking =
-                if let idsFirst {
-                    idsFirst(select().column(id))
-                } else if offset > 0, let counted {
-                    counted(select().column(id))
-                } else if offset > 0 {
-                    rows(select().column(id))
-                } else {
-                    builder
-                }
-            if let cursor {
-                let values = try order.values(of: cursor)
-                seeking.where(
-                    SQLBinaryExpression(
-                        SQLGroupExpression(order.keys.map(\.expression)),
-                        descending ? .lessThan : .greaterThan,
-                        SQLGroupExpression(values)
-                    )
-                )
-                // SQLite seeks on an index by a row value's first column, but not when that is an expression
-                // (the help directory's kind order): then it walks the index from its start. The first key's
-                // own bound, which the row value implies, gives it the place to start.
-                if order.keys.count > 1, !(order.keys[0].expression is SQLColumn) {
-                    seeking.where(order.keys[0].expression, descending ? .lessThanOrEqual : .greaterThanOrEqual, values[0])
-                }
-            }
-            for key in order.keys { seeking.orderBy(key.expression, direction) }
-            seeking.limit(size + 1)
-            if offset > 0 { seeking.offset(offset) }
-            if seeking !== builder {
-                builder.where(SQLBinaryExpression(id, .in, SQLGroupExpression(seeking.select)))
-                for key in order.keys { builder.orderBy(key.expression, direction) }
-            }
-            return try await builder.all()
-        }
-        func page(_ slice: [any SQLRow], total: Int, hasPrevious: Bool, hasNext: Bool, startIndex: Int?) throws -> PageOf<Item> {
-            let known = startIndex.map { max(1, $0) }
-            return PageOf(
-                items: try slice.map(decode),
-                totalCount: total,
-                request: request,
-                hasPrevious: hasPrevious,
-                hasNext: hasNext,
-                startIndex: known,
-                firstCursor: try slice.first.map { try order.cursor(for: $0, index: known ?? 0) },
-                lastCursor: try slice.last.map { try order.cursor(for: $0, index: known.map { $0 + slice.count - 1 } ?? 0) }
-            )
-        }
-        func lastPage() async throws -> PageOf<Item> {
-            let found = try await read(reversed: true, from: nil)
-            let slice = Array(found.prefix(size).reversed())
-            let total = try total(of: found)
-            return try page(
-                slice,
-                total: total,
-                hasPrevious: found.count > size,
-                hasNext: false,
-                startIndex: total <= PageRequest.countLimit ? total - slice.count + 1 : nil
-            )
-        }
+/// How the pages of one list are read: each page by seeking on the list's order (`ListOrder`) from a
+/// cursor, so any page costs what the first does, with the list's rows counted up to
+/// `PageRequest.countLimit` in the same statement.
+///
+/// - `rows` adds the table, joins and filters to a select; it is called for each statement this makes.
+/// - `counted`, when given, is the same rows under the same table names without the joins that only add
+///   columns: what the count and an old page number's skipped rows read.
+/// - `idsFirst` reads the page "ids first": it adds the list's own table (under the name the order's keys
+///   use) and its filters, without joins, and the page's ids (the order's last key) are sought on that
+///   table's index alone; only those rows are then read with `rows`'s joins. Without it, a planner that
+///   cannot take the rows in the list's order from one index (filters on several values of a column, a
+///   join it misjudges) joins every row the filters keep before it sorts and cuts the page.
+///
+/// An old page number skips rows with `OFFSET` on the page's ids alone (`idsFirst`, else `counted`, else
+/// `rows`), and only the page's rows are then read whole; the links it shows move on by cursor.
+package struct SeekQuery<Item: Sendable> {
+    package let database: any SQLDatabase
+    package let order: ListOrder
+    package let columns: [any SQLExpression]
+    package let rows: (SQLSelectBuilder) -> SQLSelectBuilder
+    package let counted: ((SQLSelectBuilder) -> SQLSelectBuilder)?
+    package let idsFirst: ((SQLSelectBuilder) -> SQLSelectBuilder)?
+    package let decode: (any SQLRow) throws -> Item
 
+    /// The column each row of a counted reading carries the list's count in.
+    private static var totalColumn: String { "page_total_count" }
+
+    /// The page `request` asks for.
+    package func page(_ request: PageRequest) async throws -> PageOf<Item> {
         switch request.position {
-        case .first:
-            let found = try await read(reversed: false, from: nil)
-            return try page(Array(found.prefix(size)), total: try total(of: found), hasPrevious: false, hasNext: found.count > size, startIndex: 1)
-        case .number:
-            let offset = request.offset
-            // Rows found past the limit: the list holds more than the limit now, with no need to count.
-            let found = try await read(reversed: false, from: nil, offset: offset, counting: request.startsWithinCountedRows)
-            if found.isEmpty && offset > 0 { return try await lastPage() }
-            return try page(
-                Array(found.prefix(size)),
-                total: try total(of: found),
-                hasPrevious: offset > 0,
-                hasNext: found.count > size,
-                startIndex: offset + 1
-            )
-        case .after(let cursor):
-            // A cursor past the limit's place: the list held more than the limit when its page was shown, as
-            // the place this page shows ("Showing 1,001 to …") also takes from it.
-            let found = try await read(reversed: false, from: cursor, counting: cursor.index < PageRequest.countLimit)
-            // Nothing after it any more (the rows were deleted): the end of the list is the nearest page.
-            if found.isEmpty { return try await lastPage() }
-            return try page(
-                Array(found.prefix(size)),
-                total: try total(of: found),
-                hasPrevious: true,
-                hasNext: found.count > size,
-                startIndex: cursor.index > 0 ? cursor.index + 1 : nil
-            )
-        case .before(let cursor):
-            let found = try await read(reversed: true, from: cursor, counting: cursor.index <= PageRequest.countLimit)
-            // Fewer than a page before it: that is the start of the list, shown as a full first page.
-            if found.count < size {
-                return try await seek(
-                    PageRequest(.first, size: size),
-                    order: order,
-                    columns: columns,
-                    rows: rows,
-                    counted: counted,
-                    idsFirst: idsFirst,
-                    decode: decode
-                )
-            }
-            let slice = Array(found.prefix(size).reversed())
-            let hasPrevious = found.count > size
-            return try page(
-                slice,
-                total: try total(of: found),
-                hasPrevious: hasPrevious,
-                hasNext: true,
-                startIndex: !hasPrevious ? 1 : cursor.index > size ? cursor.index - size : nil
-            )
-        case .last:
-            return try await lastPage()
+        case .first: try await first(request)
+        case .number: try await numbered(request)
+        case .after(let cursor): try await after(cursor, request)
+        case .before(let cursor): try await before(cursor, request)
+        case .last: try await last(request)
         }
+    }
+
+    // MARK: The pages
+
+    private func first(_ request: PageRequest) async throws -> PageOf<Item> {
+        let found = try await read(Reading(size: request.size))
+        return try page(
+            found.prefix(request.size),
+            request,
+            total: try total(of: found),
+            hasPrevious: false,
+            hasNext: found.count > request.size,
+            startIndex: 1
+        )
+    }
+
+    /// A page by its number; past the list's end, its last page.
+    private func numbered(_ request: PageRequest) async throws -> PageOf<Item> {
+        let offset = request.offset
+        // Rows found past the limit: the list holds more than the limit now, with no need to count.
+        let found = try await read(Reading(size: request.size, offset: offset, counting: request.startsWithinCountedRows))
+        if found.isEmpty && offset > 0 { return try await last(request) }
+        return try page(
+            found.prefix(request.size),
+            request,
+            total: try total(of: found),
+            hasPrevious: offset > 0,
+            hasNext: found.count > request.size,
+            startIndex: offset + 1
+        )
+    }
+
+    /// The rows after `cursor`; when nothing is after it any more (the rows were deleted), the list's last page.
+    private func after(_ cursor: PageCursor, _ request: PageRequest) async throws -> PageOf<Item> {
+        // A cursor past the limit's place: the list held more than the limit when its page was shown, as
+        // the place this page shows ("Showing 1,001 to …") also takes from it.
+        let found = try await read(Reading(size: request.size, cursor: cursor, counting: cursor.index < PageRequest.countLimit))
+        if found.isEmpty { return try await last(request) }
+        return try page(
+            found.prefix(request.size),
+            request,
+            total: try total(of: found),
+            hasPrevious: true,
+            hasNext: found.count > request.size,
+            startIndex: cursor.index > 0 ? cursor.index + 1 : nil
+        )
+    }
+
+    /// The rows before `cursor`, sought backwards; fewer than a page before it is the start of the list,
+    /// shown as a full first page.
+    private func before(_ cursor: PageCursor, _ request: PageRequest) async throws -> PageOf<Item> {
+        let size = request.size
+        let found = try await read(Reading(size: size, backwards: true, cursor: cursor, counting: cursor.index <= PageRequest.countLimit))
+        if found.count < size { return try await first(PageRequest(.first, size: size)) }
+        let hasPrevious = found.count > size
+        return try page(
+            found.prefix(size).reversed(),
+            request,
+            total: try total(of: found),
+            hasPrevious: hasPrevious,
+            hasNext: true,
+            startIndex: !hasPrevious ? 1 : cursor.index > size ? cursor.index - size : nil
+        )
+    }
+
+    private func last(_ request: PageRequest) async throws -> PageOf<Item> {
+        let found = try await read(Reading(size: request.size, backwards: true))
+        let shown = found.prefix(request.size).reversed()
+        let total = try total(of: found)
+        return try page(
+            shown,
+            request,
+            total: total,
+            hasPrevious: found.count > request.size,
+            hasNext: false,
+            startIndex: total <= PageRequest.countLimit ? total - shown.count + 1 : nil
+        )
+    }
+
+    private func page(
+        _ shown: some BidirectionalCollection<any SQLRow>,
+        _ request: PageRequest,
+        total: Int,
+        hasPrevious: Bool,
+        hasNext: Bool,
+        startIndex: Int?
+    ) throws -> PageOf<Item> {
+        let known = startIndex.map { max(1, $0) }
+        return PageOf(
+            items: try shown.map(decode),
+            totalCount: total,
+            request: request,
+            hasPrevious: hasPrevious,
+            hasNext: hasNext,
+            startIndex: known,
+            firstCursor: try shown.first.map { try order.cursor(for: $0, index: known ?? 0) },
+            lastCursor: try shown.last.map { try order.cursor(for: $0, index: known.map { $0 + shown.count - 1 } ?? 0) }
+        )
+    }
+
+    /// The list's count, from the first row read; none means the list holds nothing past the filters. Rows
+    /// read without their count lie past `PageRequest.countLimit` rows of the list.
+    private func total(of found: [any SQLRow]) throws -> Int {
+        guard let first = found.first else { return 0 }
+        guard first.contains(column: Self.totalColumn) else { return PageRequest.countLimit + 1 }
+        return try first.decode(column: Self.totalColumn, as: Int.self)
+    }
+
+    // MARK: The statements
+
+    /// One statement's rows: which way, from where, how many skipped, and whether they carry the count.
+    private struct Reading {
+        var size: Int
+        /// Seeking against the list's order, for the rows before a place.
+        var backwards = false
+        var cursor: PageCursor? = nil
+        var offset = 0
+        /// False for a page known to lie past the first `PageRequest.countLimit` rows, which says "more than
+        /// 1,000" whatever a count would find: counting up to the limit was most of PostgreSQL's time for a
+        /// page far down a long list.
+        var counting = true
+    }
+
+    /// The rows of `reading` in the order it reads them, one more than a page to see past it.
+    private func read(_ reading: Reading) async throws -> [any SQLRow] {
+        let descending = order.descending != reading.backwards
+        let whole = selection(counting: reading.counting)
+        if let ids = idFinder(skipping: reading.offset) {
+            try narrow(ids, to: reading, descending: descending)
+            whole.where(SQLBinaryExpression(order.idKey, .in, SQLGroupExpression(ids.select)))
+            order.sort(whole, descending: descending)
+        } else {
+            try narrow(whole, to: reading, descending: descending)
+        }
+        return try await whole.all()
+    }
+
+    /// The list's columns, with its count as a column of each row when `counting`.
+    private func selection(counting: Bool) -> SQLSelectBuilder {
+        let listed = columns.reduce(database.select()) { $0.column($1) }
+        guard counting else { return rows(listed) }
+        return rows(listed.column(SQLAlias(SQLGroupExpression(countingQuery().select), as: SQLIdentifier(Self.totalColumn))))
+    }
+
+    /// Counts the list's rows up to one past `PageRequest.countLimit`. It rides along with the page's rows,
+    /// a column of each (a subquery run once), rather than a statement of its own: one round trip fewer to
+    /// PostgreSQL for every page of every list.
+    private func countingQuery() -> SQLSelectBuilder {
+        let bounded = (counted ?? rows)(database.select().column(SQLLiteral.numeric("1"))).limit(PageRequest.countLimit + 1)
+        return database.select().column(SQLFunction("COUNT", args: SQLLiteral.all))
+            .from(SQLAlias(SQLGroupExpression(bounded.select), as: "counted"))
+    }
+
+    /// The statement that finds the page's ids alone, when the page is found that way: with `idsFirst`, or
+    /// for rows skipped by an old page number, so that skipping reads the order's index rather than every
+    /// skipped row and its joins. Nil when the whole selection finds its page itself.
+    private func idFinder(skipping offset: Int) -> SQLSelectBuilder? {
+        if let idsFirst { return idsFirst(database.select().column(order.idKey)) }
+        guard offset > 0 else { return nil }
+        return (counted ?? rows)(database.select().column(order.idKey))
+    }
+
+    /// Keeps the rows of `reading` in `finder`: past its cursor, in order, a page and one more, after the
+    /// rows it skips.
+    private func narrow(_ finder: SQLSelectBuilder, to reading: Reading, descending: Bool) throws {
+        if let cursor = reading.cursor {
+            let values = try order.values(of: cursor)
+            finder.where(
+                SQLBinaryExpression(
+                    SQLGroupExpression(order.keys.map(\.expression)),
+                    descending ? .lessThan : .greaterThan,
+                    SQLGroupExpression(values)
+                )
+            )
+            // SQLite seeks on an index by a row value's first column, but not when that is an expression
+            // (the help directory's kind order): then it walks the index from its start. The first key's
+            // own bound, which the row value implies, gives it the place to start.
+            if order.keys.count > 1, !(order.keys[0].expression is SQLColumn) {
+                finder.where(order.keys[0].expression, descending ? .lessThanOrEqual : .greaterThanOrEqual, values[0])
+            }
+        }
+        order.sort(finder, descending: descending)
+        finder.limit(reading.size + 1)
+        if reading.offset > 0 { finder.offset(reading.offset) }
     }
 }
