@@ -16,21 +16,7 @@ struct AddAnalyticsLevels: Migration {
             try await db.raw("ALTER TABLE event_day_counts ADD COLUMN \(ident: column) BIGINT NOT NULL DEFAULT 0").run()
         }
         for level in [AnalyticsLevel.week, .month] {
-            try await db.create(table: level.countsTable)
-                .column(level.column, type: .bigint, .notNull)
-                .column("cohort_id", type: .bigint, .notNull)
-                .column("kind", type: .text, .notNull)
-                .column("label", type: .text, .notNull)
-                .column("events", type: .bigint, .notNull)
-                .column("total", type: .bigint, .notNull)
-                .column("scored", type: .bigint, .notNull)
-                .column("band_0", type: .bigint, .notNull)
-                .column("band_1", type: .bigint, .notNull)
-                .column("band_2", type: .bigint, .notNull)
-                .column("band_3", type: .bigint, .notNull)
-                .run()
-            try await db.create(index: "\(level.countsTable)_key").on(level.countsTable)
-                .column("kind").column(level.column).column("cohort_id").column("label").unique().run()
+            try await AnalyticsLevelTables.createCounts(of: level, on: db)
         }
 
         try await db.create(table: "member_weeks")
@@ -45,15 +31,7 @@ struct AddAnalyticsLevels: Migration {
         try await db.create(index: "member_weeks_key").on("member_weeks").column("member_id").column("week").unique().run()
         try await db.create(index: "member_weeks_week").on("member_weeks").column("week").column("cohort_id").column("member_id").column("opens")
             .run()
-        try await db.create(table: "member_months")
-            .column("member_id", type: .bigint, .references("members", "id", onDelete: .setNull))
-            .column("month", type: .bigint, .notNull)
-            .column("cohort_id", type: .bigint, .notNull)
-            .column("opens", type: .bigint, .notNull)
-            .run()
-        try await db.create(index: "member_months_key").on("member_months").column("member_id").column("month").unique().run()
-        try await db.create(index: "member_months_month").on("member_months").column("month").column("cohort_id").column("member_id").column("opens")
-            .run()
+        try await AnalyticsLevelTables.createMemberPeriods(of: .month, on: db)
         // The members' rows of a range (distinct active members, opens per member) read from these indexes alone,
         // by range of day, week or month, the cohorts filtered inside the index.
         try await db.create(index: "member_days_day_member").on("member_days").column("day").column("cohort_id").column("member_id").column("opens")

@@ -33,9 +33,9 @@ struct HelpDirectoryFeature: PortalFeature {
 }
 
 extension TemplateName {
-    static let helpDirectory = TemplateName("resources/list")
-    static let helpResourceForm = TemplateName("resources/form")
-    static let deleteHelpResource = TemplateName("resources/delete")
+    static let helpDirectory = TemplateName("help-directory/list")
+    static let helpResourceForm = TemplateName("help-directory/form")
+    static let deleteHelpResource = TemplateName("help-directory/delete")
 }
 
 extension AuditAction {
