@@ -13,7 +13,8 @@ extension DemoData {
         let members = try await MemberRepository().list(everyone, on: db).items.filter { $0.status == .active }
         // The room of the member the demo signs in to the web app with first, so she has a conversation to read.
         let webAppMember = MembersFeature.appParts.first?.demoIdentifier
-        let rooms = Dictionary(grouping: members, by: \.cohort.id).values
+        // Rooms of the same size in the order of their cohorts, so every seeding picks the same two.
+        let rooms = Dictionary(grouping: members, by: \.cohort.id).sorted { $0.key < $1.key }.map(\.value)
             .sorted {
                 ($0.contains { $0.pseudonym == webAppMember } ? 1 : 0, $0.count) > ($1.contains { $0.pseudonym == webAppMember } ? 1 : 0, $1.count)
             }

@@ -27,6 +27,7 @@ struct TestPortal {
     static func run(
         _ engine: Database.Engine,
         clock: TestClock = TestClock(),
+        randomBytes: @escaping @Sendable (Int) -> [UInt8] = Dependencies.systemRandomBytes,
         mailTransport: (any MailTransport)? = nil,
         pushSender: (any PushSender)? = nil,
         logHandler: (@Sendable (String) -> any LogHandler)? = nil,
@@ -42,6 +43,7 @@ struct TestPortal {
                     url,
                     engine: engine,
                     clock: clock,
+                    randomBytes: randomBytes,
                     mailTransport: mailTransport,
                     pushSender: pushSender,
                     logHandler: logHandler,
@@ -64,6 +66,7 @@ struct TestPortal {
         _ url: String,
         engine: Database.Engine,
         clock: TestClock,
+        randomBytes: @escaping @Sendable (Int) -> [UInt8],
         mailTransport: (any MailTransport)?,
         pushSender: (any PushSender)?,
         logHandler: (@Sendable (String) -> any LogHandler)?,
@@ -91,6 +94,7 @@ struct TestPortal {
         logger.logLevel = logHandler == nil ? .error : .trace
         var dependencies = Dependencies(
             now: { clock.now },
+            randomBytes: randomBytes,
             mailTransport: mailTransport,
             passwordHashCost: 4
         )
