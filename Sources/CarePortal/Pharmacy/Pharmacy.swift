@@ -339,37 +339,3 @@ struct Pharmacy: Sendable {
         }
     }
 }
-
-extension Mail {
-    /// The pharmacy's word of a new refill request: its number, pickup or delivery, and the link to it in the
-    /// portal. Neither the medication nor the customer (HIPAA's minimum necessary): the portal, behind a
-    /// pharmacist's sign-in, says both.
-    static func newRefill(_ refill: PharmacyRefill, to address: String, store: String, baseURL: String) -> Mail {
-        Mail(
-            recipient: address,
-            subject: "New refill request \(refill.id) (\(refill.fulfilment.title.lowercased()))",
-            body: """
-                A customer asked \(store) for a refill, for \(refill.fulfilment.title.lowercased()).
-
-                Sign in to the portal to see it:
-                \(baseURL)\(SiteURL.pharmacyRefill(refill.id).path)
-                """
-        )
-    }
-
-    /// News about an order: that there is some, and where to read it. Never a medication, a strength or a
-    /// status (HIPAA's minimum necessary): the app, behind her password, says what it is.
-    static func orderNews(to customer: PharmacyCustomer, store: String) -> Mail {
-        Mail(
-            recipient: customer.email,
-            subject: "News about your order from \(store)",
-            body: """
-                Hello \(customer.details.firstName),
-
-                There is news about your order. Open the \(store) app and sign in to see it.
-
-                \(store)
-                """
-        )
-    }
-}
