@@ -538,3 +538,38 @@ def test_a_care_receiver_adds_a_picture_to_a_memory_and_a_photo_to_a_contact(bro
         check_page(browser, "care contact after removing the photo")
     finally:
         clear_viewport(browser)
+
+
+def test_a_caregiver_chooses_a_new_password_with_his_current_one(browser, demo):
+    """Ruth, signed in on her phone, follows "Change your password" from the people she helps: a wrong current
+    password is shown beside its field and in the summary, the right one saves the new password and she stays
+    signed in. (Her demo password is put back at the end, for the other tests of this module.)"""
+    server, accounts = demo
+    base = server.base_url
+    as_phone(browser)
+    demo_password, new_password = accounts[RUTH], "Harbour lights 2020"
+
+    def change(current: str, new: str) -> None:
+        fill(browser, "current_password", current)
+        fill(browser, "new_password", new)
+        fill(browser, "new_password_confirmation", new)
+        submit(browser, "Save new password")
+
+    try:
+        sign_in(browser, base, "caregiver", RUTH, demo_password)
+        browser.find_element(By.LINK_TEXT, "Change your password").click()
+        assert path_of(browser) == "/app/caregiver/password"
+        assert text_of(browser, "h1") == "Change your password"
+        check_page(browser, "caregiver password")
+        change("not my password at all", new_password)
+        assert error_summary_links(browser) == ["#current_password"]
+        assert_error_next_to(browser, "current_password")
+        check_page(browser, "caregiver password wrong")
+        change(demo_password, new_password)
+        assert path_of(browser) == "/app/caregiver/password"
+        assert "Your new password is saved" in text_of(browser, ".flash")
+        check_page(browser, "caregiver password saved")
+        change(new_password, demo_password)
+        assert "Your new password is saved" in text_of(browser, ".flash")
+    finally:
+        clear_viewport(browser)

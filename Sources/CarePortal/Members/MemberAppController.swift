@@ -290,7 +290,11 @@ struct MemberAppController {
     @Sendable func password(request: Request, context: PortalContext) async throws -> Response {
         _ = try holder(context)
         return portal.pages.response(
-            MemberPasswordPage(layout: layout("Change your password", context, .appMemberProfile), saved: request.query("saved") != nil)
+            AppPasswordPage(
+                layout: layout("Change your password", context, .appMemberProfile),
+                action: SiteURL.appMemberPassword.path,
+                saved: request.query("saved") != nil
+            )
         )
     }
 
@@ -321,10 +325,12 @@ struct MemberAppController {
         } catch let error as APIError where error.status == .unprocessableContent {
             problems = error.fields
         }
-        var errors = FormErrors()
-        for field in MemberPasswordPage.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
         return portal.pages.response(
-            MemberPasswordPage(layout: layout("Change your password", context, .appMemberProfile), errors: errors),
+            AppPasswordPage(
+                layout: layout("Change your password", context, .appMemberProfile),
+                action: SiteURL.appMemberPassword.path,
+                problems: problems
+            ),
             status: .unprocessableContent
         )
     }

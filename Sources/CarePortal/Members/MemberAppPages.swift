@@ -8,9 +8,8 @@ extension TemplateName {
     static let appMemberRecovery = TemplateName("app/member/recovery")
     static let appMemberHome = TemplateName("app/member/home")
     static let appMemberProfile = TemplateName("app/member/profile")
-    static let appMemberPassword = TemplateName("app/member/password")
 
-    static let appMemberTemplates: [TemplateName] = [.appMemberRegister, .appMemberRecovery, .appMemberHome, .appMemberProfile, .appMemberPassword]
+    static let appMemberTemplates: [TemplateName] = [.appMemberRegister, .appMemberRecovery, .appMemberHome, .appMemberProfile]
 }
 
 extension AppNavigation {
@@ -293,28 +292,6 @@ struct MemberProfilePage: Page {
             ),
             FormField("zip_code", label: "ZIP code (optional)", value: member.zipCode ?? "", autocomplete: "postal-code", width: 10)
         ]
-        errors.apply(to: &fields)
-        self.fields = fields
-    }
-}
-
-struct MemberPasswordPage: Page {
-    static let template = TemplateName.appMemberPassword
-    static let fieldOrder = ["current_password", "new_password", "new_password_confirmation"]
-
-    let layout: Layout
-    let errors: [FormErrors.Item]
-    let fields: [FormField]
-    let saved: Bool
-    let action = SiteURL.appMemberPassword.path
-
-    init(layout: Layout, saved: Bool = false, errors: FormErrors = FormErrors()) {
-        self.layout = layout
-        self.errors = errors.items
-        self.saved = saved
-        var fields =
-            [FormField("current_password", label: "Current password", type: "password", autocomplete: "current-password", width: 20)]
-            + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
         errors.apply(to: &fields)
         self.fields = fields
     }

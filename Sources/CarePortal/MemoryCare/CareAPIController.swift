@@ -38,6 +38,17 @@ struct CareAPIController {
                 let settings = try await CareRepository().settings(on: db)
                 return CareAPI.Session(token: issued.token, expiresAt: issued.expiresAt, account: CareAPI.Account(account, settings: settings))
             }
+            routes.post(CareURL.apiPassword(kind).pattern, access: .app(kind.appAccount)) { [care, portal] request, context in
+                guard let holder = context.appAccount else { throw APIError.unauthorized }
+                let body = try await request.json(CareAPI.PasswordChange.self)
+                try await care.changePassword(
+                    holder,
+                    current: body.currentPassword ?? "",
+                    new: body.newPassword ?? "",
+                    origin: portal.origin(of: request, context: context)
+                )
+                return .noContent
+            }
             routes.get(CareURL.apiMe(kind).pattern, access: .app(kind.appAccount)) { [care] _, context in
                 guard let holder = context.appAccount else { throw APIError.unauthorized }
                 let (account, settings) = try await care.account(holder)

@@ -12,6 +12,12 @@ enum CareAPI {
         var name: String?
     }
 
+    /// A new password chosen while signed in.
+    struct PasswordChange: Decodable, Sendable {
+        var currentPassword: String?
+        var newPassword: String?
+    }
+
     struct FeedbackBody: Decodable, Sendable {
         var message: String?
         /// `feedback` (when left out) or `bug_report`.

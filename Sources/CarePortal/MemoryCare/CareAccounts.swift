@@ -138,6 +138,11 @@ extension SignInThrottle.Key {
         Self(stored: "care-pin-reset:\(accountID)", limit: SignInThrottle.accountLimit)
     }
 
+    /// Wrong current passwords when choosing a new one while signed in, per account.
+    static func carePasswordChange(_ accountID: Int64) -> Self {
+        Self(stored: "care-password-change:\(accountID)", limit: SignInThrottle.accountLimit)
+    }
+
     /// Invitation codes tried by one caregiver, so nobody guesses a code.
     static func careInvitation(_ caregiverID: Int64) -> Self {
         Self(stored: "care-invitation:\(caregiverID)", limit: SignInThrottle.accountLimit)

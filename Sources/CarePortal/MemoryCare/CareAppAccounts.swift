@@ -26,6 +26,8 @@ struct CareAppAccounts {
         routes.post(CareURL.appRegister(kind).pattern, access: .everyone, register)
         routes.get(CareURL.appForgottenPassword(kind).pattern, access: .everyone, forgottenPassword)
         routes.post(CareURL.appForgottenPassword(kind).pattern, access: .everyone, requestReset)
+        routes.get(CareURL.appPassword(kind).pattern, access: .appPage(kind.appAccount), password)
+        routes.post(CareURL.appPassword(kind).pattern, access: .appPage(kind.appAccount), changePassword)
         routes.get(CareURL.appFeedback(kind).pattern, access: .appPage(kind.appAccount), feedback)
         routes.post(CareURL.appFeedback(kind).pattern, access: .appPage(kind.appAccount), sendFeedback)
         AppNotificationPages(
@@ -49,6 +51,53 @@ struct CareAppAccounts {
             return kind == .careReceiver ? CareURL.appMemory(id).path : CareURL.appCaregiverMemory(id).path
         }
         .addRoutes(to: &routes)
+    }
+
+    // MARK: A new password
+
+    private func passwordLayout(_ context: PortalContext) -> Layout {
+        portal.appLayout("Change your password", context: context, navigation: navigation, currentPath: CareURL.appPassword(kind).path)
+    }
+
+    @Sendable func password(request: Request, context: PortalContext) async throws -> Response {
+        guard context.appAccount?.kind == kind.appAccount else { throw HTTPError(.notFound) }
+        return portal.pages.response(
+            AppPasswordPage(layout: passwordLayout(context), action: CareURL.appPassword(kind).path, saved: request.query("saved") != nil)
+        )
+    }
+
+    private struct PasswordForm: Decodable {
+        var current_password: String?
+        var new_password: String?
+        var new_password_confirmation: String?
+    }
+
+    @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
+        guard let holder = context.appAccount, holder.kind == kind.appAccount else { throw HTTPError(.notFound) }
+        let form = try await request.form(PasswordForm.self, context: context)
+        let new = form.new_password ?? ""
+        var problems: [String: String] = [:]
+        do {
+            if !new.isEmpty, new != (form.new_password_confirmation ?? "") {
+                // Said with any other problem, so she sees them all at once; nothing is tried until they agree.
+                problems["new_password_confirmation"] = "Enter the same new password twice"
+                if (form.current_password ?? "").isEmpty { problems["current_password"] = "Enter your current password" }
+            } else {
+                try await care.changePassword(
+                    holder,
+                    current: form.current_password ?? "",
+                    new: new,
+                    origin: portal.origin(of: request, context: context)
+                )
+                return seeOther("\(CareURL.appPassword(kind).path)?saved=1")
+            }
+        } catch let error as APIError where error.status == .unprocessableContent || error.status == .tooManyRequests {
+            problems = error.pausedPageMessage.map { ["current_password": $0] } ?? error.fields
+        }
+        return portal.pages.response(
+            AppPasswordPage(layout: passwordLayout(context), action: CareURL.appPassword(kind).path, problems: problems),
+            status: .unprocessableContent
+        )
     }
 
     private static let team = "the program’s team"

@@ -267,6 +267,7 @@ struct CareMemoriesPage: Page {
     let newPath = CareURL.appMemoryNew.path
     let listPath = CareURL.appMemories.path
     let feedbackPath = CareURL.appFeedback(.careReceiver).path
+    let passwordPath = CareURL.appPassword(.careReceiver).path
     let unlockPath: String?
     let lockPath: String?
     let openUntilText: String?

@@ -132,8 +132,11 @@ struct CareRepository: Sendable {
         return try await db.delete(from: "care_accounts").where("id", .equal, id).where("kind", .equal, kind.rawValue).returning("id").first() != nil
     }
 
-    func revokeTokens(accountID: Int64, kind: CareAccountKind, on db: any SQLDatabase) async throws {
-        try await db.delete(from: kind.appAccount.tokens.table).where("account_id", .equal, accountID).run()
+    /// Ends the account's sessions, all of them or all but the one `keeping` names (its hash).
+    func revokeTokens(accountID: Int64, kind: CareAccountKind, keeping: String? = nil, on db: any SQLDatabase) async throws {
+        let delete = db.delete(from: kind.appAccount.tokens.table).where("account_id", .equal, accountID)
+        if let keeping { delete.where("token_hash", .notEqual, keeping) }
+        try await delete.run()
     }
 
     func kind(ofAccount id: Int64, on db: any SQLDatabase) async throws -> CareAccountKind? {
@@ -141,10 +144,10 @@ struct CareRepository: Sendable {
             .flatMap { CareAccountKind(rawValue: try $0.decode(column: "kind", as: String.self)) }
     }
 
-    /// A new password ends every session of the account.
-    func setPassword(accountID: Int64, kind: CareAccountKind, hash: String, on db: any SQLDatabase) async throws {
+    /// A new password ends every session of the account but the one `keeping` names, if any.
+    func setPassword(accountID: Int64, kind: CareAccountKind, hash: String, keeping: String? = nil, on db: any SQLDatabase) async throws {
         try await db.update("care_accounts").set("password_hash", to: hash).where("id", .equal, accountID).run()
-        try await revokeTokens(accountID: accountID, kind: kind, on: db)
+        try await revokeTokens(accountID: accountID, kind: kind, keeping: keeping, on: db)
     }
 
     /// Forgotten-password links, for both kinds.

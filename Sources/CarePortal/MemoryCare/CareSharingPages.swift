@@ -191,6 +191,7 @@ struct CaregiverPeoplePage: Page {
     let fields: [FormField]
     let action = CareURL.appCode.path
     let feedbackPath = CareURL.appFeedback(.caregiver).path
+    let passwordPath = CareURL.appPassword(.caregiver).path
     let notice: String?
 
     init(layout: Layout, name: String, links: [CareLink], code: String = "", errors: FormErrors = FormErrors(), notice: String?) {

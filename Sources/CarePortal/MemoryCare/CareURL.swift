@@ -25,6 +25,7 @@ enum CareURL: Sendable, Equatable {
     case apiPasswordResets(CareAccountKind)
     case apiPasswordResetCompletion(CareAccountKind)
     case apiMe(CareAccountKind)
+    case apiPassword(CareAccountKind)
     case apiNotifications(CareAccountKind)
     case apiNotificationRead(CareAccountKind, Int64)
     case apiNotificationsReadAll(CareAccountKind)
@@ -71,6 +72,7 @@ enum CareURL: Sendable, Equatable {
     case appNotificationsReadAll(CareAccountKind)
     case appNotificationChoices(CareAccountKind)
     case appFeedback(CareAccountKind)
+    case appPassword(CareAccountKind)
 
     // The care receiver's pages: her memories are her home.
     case appMemories
@@ -134,6 +136,7 @@ enum CareURL: Sendable, Equatable {
         case .apiPasswordResets(let kind): "\(kind.appAccount.apiPrefix)/password-resets"
         case .apiPasswordResetCompletion(let kind): "\(kind.appAccount.apiPrefix)/password-resets/complete"
         case .apiMe(let kind): "\(kind.appAccount.apiPrefix)/me"
+        case .apiPassword(let kind): "\(kind.appAccount.apiPrefix)/me/password"
         case .apiNotifications(let kind): "\(kind.appAccount.apiPrefix)/notifications"
         case .apiNotificationRead(let kind, let id): "\(kind.appAccount.apiPrefix)/notifications/\(id)/read"
         case .apiNotificationsReadAll(let kind): "\(kind.appAccount.apiPrefix)/notifications/read-all"
@@ -174,6 +177,7 @@ enum CareURL: Sendable, Equatable {
         case .appNotificationsReadAll(let kind): "\(kind.appAccount.pagesPath)/notifications/read-all"
         case .appNotificationChoices(let kind): "\(kind.appAccount.pagesPath)/notifications/choices"
         case .appFeedback(let kind): "\(kind.appAccount.pagesPath)/feedback"
+        case .appPassword(let kind): "\(kind.appAccount.pagesPath)/password"
         case .appMemories: Self.receiverPages
         case .appMemoryNew: "\(Self.receiverPages)/memories/new"
         case .appMemory(let id): "\(Self.receiverPages)/memories/\(id)"

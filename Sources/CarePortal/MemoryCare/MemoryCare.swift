@@ -223,6 +223,53 @@ struct MemoryCare: Sendable {
 
     static let pinProblem = "Enter a PIN of 4 to 8 digits"
 
+    /// A new password chosen while signed in, by either kind: the current one is the proof, throttled like a
+    /// sign-in. Every other session of the account ends (her other phones sign in again); this one stays.
+    func changePassword(_ holder: AppAccountHolder, current: String, new: String, origin: AuditOrigin) async throws {
+        let kind: CareAccountKind = holder.kind == .careReceiver ? .careReceiver : .caregiver
+        let account = try await portal.database.read { db in try await repository.account(id: holder.accountID, kind: kind, on: db) }
+        guard let account else { throw APIError.unauthorized }
+        var problems: [String: String] = [:]
+        if current.isEmpty { problems["current_password"] = "Enter your current password" }
+        if let problem = portal.passwordPolicy.problem(with: new, username: account.email) { problems["new_password"] = problem }
+        guard problems.isEmpty else { throw APIError.validation(problems) }
+        let throttle = SignInThrottle()
+        let now = portal.now
+        let keys = [SignInThrottle.Key.carePasswordChange(holder.accountID)]
+        let attempt = try await throttle.reserveAPIAttempt(keys, now: now, in: portal.database)
+        let stored = try await portal.database.read { db in try await repository.passwordHash(accountID: holder.accountID, on: db) }
+        guard try await portal.passwords.verify(current, againstStored: stored) else {
+            try await portal.database.transaction { db in
+                try await throttle.fail(attempt, on: db)
+                try await audit(
+                    .passwordChanged,
+                    actor: Self.actor(holder),
+                    recordType: kind.rawValue,
+                    recordID: holder.accountID,
+                    outcome: .failure,
+                    origin: origin,
+                    detail: "wrong current password",
+                    on: db
+                )
+            }
+            throw APIError.validation(["current_password": "Your current password is not right"])
+        }
+        let hash = try await portal.passwords.hash(new)
+        try await portal.database.transaction { db in
+            try await throttle.release(attempt, on: db)
+            try await throttle.clear(keys[0], on: db)
+            try await repository.setPassword(accountID: holder.accountID, kind: kind, hash: hash, keeping: holder.tokenHash, on: db)
+            try await audit(
+                .passwordChanged,
+                actor: Self.actor(holder),
+                recordType: kind.rawValue,
+                recordID: holder.accountID,
+                origin: origin,
+                on: db
+            )
+        }
+    }
+
     /// Creates or resets her PIN: her password is the proof, throttled like a sign-in.
     func setPIN(_ holder: AppAccountHolder, password: String, pin: String, origin: AuditOrigin) async throws {
         var problems: [String: String] = [:]

@@ -61,6 +61,39 @@ struct AppForgottenPasswordPage: Page {
 
 extension TemplateName {
     static let appFeedback = TemplateName("app/feedback")
+    static let appPassword = TemplateName("app/password")
+}
+
+/// A new password chosen while signed in (a member's, a care receiver's, a caregiver's): the current one,
+/// then the new one twice.
+struct AppPasswordPage: Page {
+    static let template = TemplateName.appPassword
+    static let fieldOrder = ["current_password", "new_password", "new_password_confirmation"]
+
+    let layout: Layout
+    let errors: [FormErrors.Item]
+    let fields: [FormField]
+    let saved: Bool
+    let action: String
+
+    init(layout: Layout, action: String, saved: Bool = false, errors: FormErrors = FormErrors()) {
+        self.layout = layout
+        self.action = action
+        self.errors = errors.items
+        self.saved = saved
+        var fields =
+            [FormField("current_password", label: "Current password", type: "password", autocomplete: "current-password", width: 20)]
+            + FormField.newPassword("new_password", label: "New password", confirmationLabel: "Confirm new password")
+        errors.apply(to: &fields)
+        self.fields = fields
+    }
+
+    /// The page again with each problem beside its field, in the fields' order.
+    init(layout: Layout, action: String, problems: [String: String]) {
+        var errors = FormErrors()
+        for field in Self.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
+        self.init(layout: layout, action: action, errors: errors)
+    }
 }
 
 /// Feedback to the program's team from the web app: one message, and where the program takes them, whether

@@ -9,7 +9,7 @@ struct PeopleAppFeature: PortalFeature {
     static let program: Program? = nil
     static let templates: [TemplateName] = [
         .appStart, .appNotifications, .appNotificationChoices, .appRecordOpenings, .appResetPassword, .appCheckEmail, .appForgottenPassword,
-        .appFeedback
+        .appFeedback, .appPassword
     ]
     let portal: Portal
 

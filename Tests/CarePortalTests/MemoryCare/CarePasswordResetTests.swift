@@ -126,4 +126,126 @@ import Testing
             #expect(answers.last == .tooManyRequests, "\(answers)")
         }
     }
+
+    // MARK: A new password while signed in
+
+    @Test(arguments: TestEngines.all)
+    func eitherKindChangesItsPasswordWithTheCurrentOneAndItsOtherPhonesSignInAgain(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            for kind in [CareAccountKind.careReceiver, .caregiver] {
+                let email = kind == .careReceiver ? "eleanor@example.org" : "ruth@example.org"
+                let (phone, id) = try await CareFixtures.account(portal, kind, email: email, name: "Someone")
+                let sessions = kind.appAccount.sessionsPath
+                let tablet = AppClient(
+                    portal: portal,
+                    token: try await AppClient(portal: portal).send(.post, sessions, json: ["email": email, "password": CareFixtures.password])
+                        .object["token"] as? String
+                )
+                let path = SiteURL.care(.apiPassword(kind)).path
+                let empty = try await phone.send(.post, path, json: [:])
+                #expect(empty.status == .unprocessableContent && empty.fieldErrors["current_password"] == "Enter your current password")
+                #expect(empty.fieldErrors["new_password"] != nil, "both problems at once")
+                let wrong = try await phone.send(.post, path, json: ["current_password": "Not my password 1", "new_password": "Seaside cottage 1961"])
+                #expect(wrong.status == .unprocessableContent && wrong.fieldErrors["current_password"] == "Your current password is not right")
+                let weak = try await phone.send(.post, path, json: ["current_password": CareFixtures.password, "new_password": "short"])
+                #expect(
+                    weak.status == .unprocessableContent && weak.fieldErrors["new_password"] != nil && weak.fieldErrors["current_password"] == nil
+                )
+                #expect(
+                    try await AppClient(portal: portal).send(.post, path, json: ["current_password": CareFixtures.password]).status == .unauthorized
+                )
+                let changed = try await phone.send(
+                    .post,
+                    path,
+                    json: ["current_password": CareFixtures.password, "new_password": "Seaside cottage 1961"]
+                )
+                #expect(changed.status == .noContent, "\(changed.text)")
+
+                // This phone stays signed in, her other one signs in again, and only the new password works.
+                #expect(try await phone.get(SiteURL.care(.apiMe(kind)).path).status == .ok)
+                #expect(try await tablet.get(SiteURL.care(.apiMe(kind)).path).status == .unauthorized)
+                let old = try await AppClient(portal: portal).send(.post, sessions, json: ["email": email, "password": CareFixtures.password])
+                let new = try await AppClient(portal: portal).send(.post, sessions, json: ["email": email, "password": "Seaside cottage 1961"])
+                #expect(old.status == .unauthorized && new.status == .created, "\(old.status) \(new.status)")
+                let audited = try await portal.auditEntries(action: .passwordChanged).filter {
+                    $0.recordID == "\(id)" && $0.recordType == kind.rawValue
+                }
+                #expect(audited.map(\.outcome).sorted() == ["failure", "success"], "the wrong try and the change: \(audited.map(\.outcome))")
+            }
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func wrongCurrentPasswordsArePausedLikeASignIn(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (eleanor, _) = try await CareFixtures.receiver(portal)
+            let path = SiteURL.care(.apiPassword(.careReceiver)).path
+            var answers: [HTTPResponse.Status] = []
+            for attempt in 0..<SignInThrottle.accountLimit {
+                answers.append(
+                    try await eleanor.send(.post, path, json: ["current_password": "Wrong guess \(attempt)0", "new_password": "Seaside cottage 1961"])
+                        .status
+                )
+            }
+            let paused = try await eleanor.send(
+                .post,
+                path,
+                json: ["current_password": CareFixtures.password, "new_password": "Seaside cottage 1961"]
+            )
+            #expect(answers.allSatisfy { $0 == .unprocessableContent } && paused.status == .tooManyRequests, "\(answers) \(paused.status)")
+            // Paused, even the right one changed nothing.
+            let session = try await AppClient(portal: portal).send(
+                .post,
+                CareAccountKind.careReceiver.appAccount.sessionsPath,
+                json: ["email": "eleanor@example.org", "password": CareFixtures.password]
+            )
+            #expect(session.status == .created)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theWebAppsPasswordPageKeepsHerOnItWithEachProblemBesideItsField(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            for kind in [CareAccountKind.careReceiver, .caregiver] {
+                let email = kind == .careReceiver ? "eleanor@example.org" : "ruth@example.org"
+                var (browser, _, _) = try await CareAppPagesTests.signedIn(portal, kind, email: email, name: "Someone")
+                let home = try await browser.get(kind.appAccount.pagesPath)
+                #expect(home.text.contains(#"href="\#(CareURL.appPassword(kind).path)""#), "her home links to the page")
+                let path = CareURL.appPassword(kind).path
+                let page = try await browser.get(path)
+                #expect(page.status == .ok && page.text.contains("Current password") && page.text.contains("Confirm new password"))
+                let mismatch = try await browser.post(
+                    path,
+                    form: [("current_password", ""), ("new_password", "Seaside cottage 1961"), ("new_password_confirmation", "Seaside cottage 1962")]
+                )
+                #expect(mismatch.status == .unprocessableContent)
+                #expect(mismatch.text.contains("Enter the same new password twice") && mismatch.text.contains("Enter your current password"))
+                let wrong = try await browser.post(
+                    path,
+                    form: [
+                        ("current_password", "Not my password 1"), ("new_password", "Seaside cottage 1961"),
+                        ("new_password_confirmation", "Seaside cottage 1961")
+                    ]
+                )
+                #expect(wrong.status == .unprocessableContent && wrong.text.contains("Your current password is not right"))
+                #expect(wrong.text.contains(##"href="#current_password""##), "the error summary links to the field")
+                let saved = try await browser.post(
+                    path,
+                    form: [
+                        ("current_password", CareFixtures.password), ("new_password", "Seaside cottage 1961"),
+                        ("new_password_confirmation", "Seaside cottage 1961")
+                    ]
+                )
+                #expect(saved.status == .seeOther && saved.location == "\(path)?saved=1")
+                let after = try await browser.get(saved.location ?? path)
+                #expect(after.status == .ok && after.text.contains("Your new password is saved"), "still signed in here")
+                let signIn = try await AppClient(portal: portal).send(
+                    .post,
+                    kind.appAccount.sessionsPath,
+                    json: ["email": email, "password": "Seaside cottage 1961"]
+                )
+                #expect(signIn.status == .created)
+            }
+        }
+    }
 }
