@@ -71,7 +71,7 @@ struct AnalyticsTopicPage: Page {
     let periodText: String
     let form: AnalyticsChoicesForm
     /// The graphs' HTML, each with its table and CSV link.
-    let graphs: [String]
+    let graphs: [RenderedHTML]
     let nothingToShow: String?
 }
 

@@ -53,7 +53,8 @@ func buildApplication(
     let database = try Database(url: settings.databaseURL, logger: logger, metrics: metrics)
     let pages = try await PageRenderer(
         templatesDirectory: "\(settings.resourcesDirectory)/templates",
-        required: featureTypes.flatMap { $0.templates }
+        required: featureTypes.flatMap { $0.templates },
+        checksRawSlots: dependencies.checksRawSlots
     )
     let (wakeUps, wakeUpContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let outbox = Outbox(now: dependencies.now, sealer: sealer, wakeSender: { wakeUpContinuation.yield() })

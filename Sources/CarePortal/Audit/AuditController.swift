@@ -186,12 +186,12 @@ struct AuditLogPage: Page {
     let errors: [FormErrors.Item]
     let fields: [FormField]
     /// The action filter's options (`FilterOption.html`).
-    let actionOptions: String
+    let actionOptions: RenderedHTML
     /// The table's rows, every text escaped.
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let exportPath: String
     let action = SiteURL.auditLog.path
 
@@ -201,7 +201,7 @@ struct AuditLogPage: Page {
         fields: [FormField],
         actionOptions: [FilterOption],
         rows: TableRows,
-        pagination: String,
+        pagination: RenderedHTML,
         exportPath: String
     ) {
         self.layout = layout

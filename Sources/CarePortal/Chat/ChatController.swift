@@ -59,7 +59,7 @@ struct ChatController {
         return found
     }
 
-    private func messageList(_ room: ChatRoom, _ messages: [ChatMessage], _ mutes: [Int64: ChatMute]) -> String {
+    private func messageList(_ room: ChatRoom, _ messages: [ChatMessage], _ mutes: [Int64: ChatMute]) -> RenderedHTML {
         portal.pages.html(ChatMessageList(room: room, messages: messages, mutes: mutes, clock: portal.programSettings.current.clock))
     }
 
@@ -93,7 +93,7 @@ struct ChatController {
         return Response(
             status: .ok,
             headers: [.contentType: "text/html; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: messageList(room, messages, mutes)))
+            body: .init(byteBuffer: ByteBuffer(string: messageList(room, messages, mutes).markup))
         )
     }
 

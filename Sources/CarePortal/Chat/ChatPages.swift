@@ -39,7 +39,7 @@ struct ChatMessageList: Fragment {
         let pseudonym: String
         let avatarPath: String
         let postedAt: String
-        let bodyHTML: String?
+        let bodyHTML: RenderedHTML?
         let moodTitle: String?
         let removalReason: String?
         let removePath: String
@@ -61,7 +61,7 @@ struct ChatMessageList: Fragment {
                 pseudonym: message.author.pseudonym,
                 avatarPath: message.author.avatar.path,
                 postedAt: clock.dateTime(message.postedAt),
-                bodyHTML: message.removal == nil && message.kind == .text ? message.bodyHTML : nil,
+                bodyHTML: message.removal == nil && message.kind == .text ? RenderedHTML(sanitizedHTML: message.bodyHTML) : nil,
                 moodTitle: message.removal == nil ? message.mood?.title.lowercased() : nil,
                 removalReason: message.removal?.reason,
                 removePath: SiteURL.chatMessageRemove(message.id).path,
@@ -81,7 +81,7 @@ struct ChatRoomPage: Page {
     let name: String
     let retention: String
     /// The rendered `ChatMessageList`.
-    let messages: String
+    let messages: RenderedHTML
     let livePath: String
     let refreshPath: String
     let roomsPath = SiteURL.chat.path

@@ -29,7 +29,7 @@ struct ChatRoomAppController {
         portal.appLayout(title, context: context, navigation: .member, currentPath: SiteURL.appChat.path)
     }
 
-    private func messageList(_ messages: [ChatMessage], for member: Member) -> String {
+    private func messageList(_ messages: [ChatMessage], for member: Member) -> RenderedHTML {
         portal.pages.html(AppChatMessageList(messages: messages, reader: member.id, clock: portal.programSettings.current.clock, now: portal.now))
     }
 
@@ -110,7 +110,7 @@ struct ChatRoomAppController {
         return Response(
             status: .ok,
             headers: [.contentType: "text/html; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: messageList(messages, for: member)))
+            body: .init(byteBuffer: ByteBuffer(string: messageList(messages, for: member).markup))
         )
     }
 
@@ -168,7 +168,7 @@ struct AppChatMessageList: Fragment {
         let avatarPath: String
         let isMine: Bool
         let time: String
-        let bodyHTML: String?
+        let bodyHTML: RenderedHTML?
         let moodTitle: String?
         let isRemoved: Bool
         let reportPath: String?
@@ -189,7 +189,7 @@ struct AppChatMessageList: Fragment {
                 avatarPath: message.author.avatar.path,
                 isMine: isMine,
                 time: time,
-                bodyHTML: shown && message.kind == .text ? message.bodyHTML : nil,
+                bodyHTML: shown && message.kind == .text ? RenderedHTML(sanitizedHTML: message.bodyHTML) : nil,
                 moodTitle: shown ? message.mood?.title.lowercased() : nil,
                 isRemoved: !shown,
                 reportPath: shown && !isMine ? SiteURL.appChatMessageReport(message.id).path : nil
@@ -208,7 +208,7 @@ struct AppChatRoomPage: Page {
     /// The page of messages before these, when there are more in the room's window.
     let earlierPath: String?
     /// The rendered `AppChatMessageList`, oldest first.
-    let messages: String
+    let messages: RenderedHTML
     let hasMessages: Bool
     /// The newest message shown (0 for none), after which the script fetches; an earlier page does not update.
     let newestID: Int64
@@ -231,7 +231,7 @@ struct AppChatRoomPage: Page {
         room: ChatRoom,
         isEarlierPage: Bool,
         earlierPath: String?,
-        messages: String,
+        messages: RenderedHTML,
         newestID: Int64,
         mutedText: String?,
         draft: String,
@@ -246,7 +246,7 @@ struct AppChatRoomPage: Page {
         self.isEarlierPage = isEarlierPage
         self.earlierPath = earlierPath
         self.messages = messages
-        hasMessages = !messages.trimmed.isEmpty
+        hasMessages = !messages.markup.trimmed.isEmpty
         self.newestID = newestID
         self.mutedText = mutedText
         self.draft = draft

@@ -94,7 +94,7 @@ enum FeedbackInboxItems {
         authors: [AppAccountRef: FeedbackInbox.Author],
         handled: (Int64) -> SiteURL,
         clock: ProgramClock
-    ) -> String {
+    ) -> RenderedHTML {
         var html = ""
         html.reserveCapacity(messages.count * 600)
         for message in messages {
@@ -120,7 +120,7 @@ enum FeedbackInboxItems {
             }
             html += "</li>\n"
         }
-        return html
+        return RenderedHTML(writtenWithEscapedText: html)
     }
 }
 
@@ -130,9 +130,9 @@ struct FeedbackInboxPage: Page {
     let programTitle: String
     let sender: String
     /// The rendered messages (`FeedbackInboxItems`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
-    let pagination: String
+    let pagination: RenderedHTML
     let showingAll: Bool
     let togglePath: String
 }

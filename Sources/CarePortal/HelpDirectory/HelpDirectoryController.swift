@@ -310,15 +310,15 @@ struct HelpDirectoryPage: Page {
     let emptyText: String
     let asksStates: Bool
     /// The rendered rows (`HelpResourceRows`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The filters' options (`FilterOption.html`); no states for a list kept for everyone.
-    let kinds: String
-    let states: String?
-    let sorts: String
+    let kinds: RenderedHTML
+    let states: RenderedHTML?
+    let sorts: RenderedHTML
     let search: String
     let isFiltered: Bool
-    let pagination: String
+    let pagination: RenderedHTML
     let action: String
     let newPath: String
     let addTitle: String
@@ -326,14 +326,14 @@ struct HelpDirectoryPage: Page {
     init(
         layout: Layout,
         list: DirectoryList,
-        rows: String,
+        rows: RenderedHTML,
         hasRows: Bool,
-        kinds: String,
-        states: String?,
-        sorts: String,
+        kinds: RenderedHTML,
+        states: RenderedHTML?,
+        sorts: RenderedHTML,
         search: String,
         isFiltered: Bool,
-        pagination: String
+        pagination: RenderedHTML
     ) {
         self.layout = layout
         title = list.title

@@ -43,11 +43,11 @@ struct DeskAppListPage: Page {
     let search: String
     let isSearching: Bool
     let threads: [Thread]
-    let pagination: String
+    let pagination: RenderedHTML
     let action = SiteURL.appDesk.path
     let askPath = SiteURL.appDeskAsk.path
 
-    init(layout: Layout, search: String, threads: [DeskAPI.ThreadSummary], pagination: String) {
+    init(layout: Layout, search: String, threads: [DeskAPI.ThreadSummary], pagination: RenderedHTML) {
         self.layout = layout
         self.search = search
         isSearching = !search.isEmpty
@@ -78,7 +78,7 @@ struct DeskAppThreadPage: Page {
         let anchor: String
         let removedText: String?
         let byline: DeskAppByline?
-        let bodyHTML: String?
+        let bodyHTML: RenderedHTML?
         let time: String
         let isAccepted: Bool
         let flagPath: String?
@@ -91,7 +91,7 @@ struct DeskAppThreadPage: Page {
     let removed: Bool
     let byline: DeskAppByline?
     let askedByYou: Bool
-    let bodyHTML: String?
+    let bodyHTML: RenderedHTML?
     let time: String
     let replies: [Reply]
     let flagPath: String?
@@ -108,14 +108,14 @@ struct DeskAppThreadPage: Page {
         removed = thread.removed
         byline = thread.author.map(DeskAppByline.init)
         askedByYou = thread.askedByYou
-        bodyHTML = thread.bodyHtml
+        bodyHTML = thread.bodyHtml.map(RenderedHTML.init(sanitizedHTML:))
         time = clock.dateTime(thread.createdAt)
         replies = thread.replies.map { reply in
             Reply(
                 anchor: "reply-\(reply.id)",
                 removedText: reply.removedText,
                 byline: reply.author.map(DeskAppByline.init),
-                bodyHTML: reply.bodyHtml,
+                bodyHTML: reply.bodyHtml.map(RenderedHTML.init(sanitizedHTML:)),
                 time: clock.dateTime(reply.createdAt),
                 isAccepted: reply.isAccepted,
                 flagPath: reply.removed ? nil : SiteURL.appDeskReplyFlag(reply.id).path

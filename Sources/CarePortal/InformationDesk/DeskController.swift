@@ -113,7 +113,7 @@ struct DeskController {
             byline: DeskByline(thread.author, in: thread),
             posted: clock.dateTime(thread.createdAt),
             edited: nil,
-            html: canSee ? thread.body.html : nil,
+            html: canSee ? RenderedHTML(sanitizedHTML: thread.body.html) : nil,
             moderationTitle: isTakenDown ? thread.moderation.title : nil,
             moderationReason: isAdministrator ? thread.moderationReason : nil,
             isAccepted: false,
@@ -137,7 +137,7 @@ struct DeskController {
                     byline: DeskByline(reply.author, in: thread),
                     posted: clock.dateTime(reply.createdAt),
                     edited: reply.editedAt.map(clock.dateTime),
-                    html: replyTakenDown && !isAdministrator ? nil : reply.body.html,
+                    html: replyTakenDown && !isAdministrator ? nil : RenderedHTML(sanitizedHTML: reply.body.html),
                     moderationTitle: replyTakenDown ? reply.moderation.title : nil,
                     moderationReason: isAdministrator ? reply.moderationReason : nil,
                     isAccepted: isAccepted,
@@ -146,7 +146,7 @@ struct DeskController {
                     editPath: desk.canEdit(reply, by: staff) && canAnswer ? SiteURL.deskReplyEdit(reply.id).path : nil,
                     moderatePath: isAdministrator && !replyTakenDown ? SiteURL.deskReplyModerate(reply.id).path : nil,
                     restorePath: isAdministrator && replyTakenDown ? SiteURL.deskReplyRestore(reply.id).path : nil,
-                    versions: earlier.map { .init(html: $0.html, replacedAt: clock.dateTime($0.replacedAt)) },
+                    versions: earlier.map { .init(html: RenderedHTML(sanitizedHTML: $0.html), replacedAt: clock.dateTime($0.replacedAt)) },
                     versionsTitle: earlier.isEmpty ? nil : "Earlier versions (\(earlier.count))"
                 )
             } : []
@@ -168,7 +168,7 @@ struct DeskController {
                 errors: errors.items,
                 body: draft.body,
                 bodyError: draft.error,
-                previewHTML: draft.preview,
+                previewHTML: draft.preview.map(RenderedHTML.init(sanitizedHTML:)),
                 revealPath: isAdministrator && thread.isAnonymous ? SiteURL.deskThreadReveal(id).path : nil,
                 reveals: reveals.map {
                     .init(text: "\($0.revealedByName) revealed who asked on \(clock.dateTime($0.revealedAt)). Reason: \($0.reason)")
@@ -287,7 +287,7 @@ struct DeskController {
                 body: draft.body,
                 errors: errors.items,
                 bodyError: draft.error,
-                previewHTML: draft.preview,
+                previewHTML: draft.preview.map(RenderedHTML.init(sanitizedHTML:)),
                 timeLeft: minutesLeft == 1 ? "1 more minute" : "\(minutesLeft) more minutes"
             ),
             status: draft.error == nil ? .ok : .unprocessableContent

@@ -119,11 +119,11 @@ struct DeskListPage: Page {
     let layout: Layout
     let heading: String
     /// The rendered `DeskListControls`.
-    let controls: String
+    let controls: RenderedHTML
     /// The rendered `DeskThreadRow`s.
     let rows: FragmentList
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let isSearching: Bool
     let action = SiteURL.desk.path
     /// Administrators' links to the flag queue and moderation log.
@@ -139,7 +139,7 @@ struct DeskListPage: Page {
 /// One post (the question or a reply) as the thread page shows it.
 struct DeskPostView: Fragment {
     struct Version: Sendable, Hashable, Encodable {
-        let html: String
+        let html: RenderedHTML
         let replacedAt: String
     }
 
@@ -150,7 +150,7 @@ struct DeskPostView: Fragment {
     let posted: String
     let edited: String?
     /// The sanitized HTML, or nil when the post is taken down and this reader may not see it.
-    let html: String?
+    let html: RenderedHTML?
     let moderationTitle: String?
     let moderationReason: String?
     let isAccepted: Bool
@@ -176,7 +176,7 @@ struct DeskThreadPage: Page {
     let title: String
     let isTakenDown: Bool
     /// The rendered `DeskPostView` of the question, then of each reply.
-    let question: String
+    let question: RenderedHTML
     let status: String
     let statusTag: String
     let acceptedAnchor: String?
@@ -185,7 +185,7 @@ struct DeskThreadPage: Page {
     let errors: [FormErrors.Item]
     let body: String
     let bodyError: String?
-    let previewHTML: String?
+    let previewHTML: RenderedHTML?
     let revealPath: String?
     let reveals: [Reveal]
     let listPath = SiteURL.desk.path
@@ -199,7 +199,7 @@ struct EditReplyPage: Page {
     let body: String
     let errors: [FormErrors.Item]
     let bodyError: String?
-    let previewHTML: String?
+    let previewHTML: RenderedHTML?
     /// "7 minutes": how much of the edit window is left.
     let timeLeft: String
 }
@@ -257,7 +257,7 @@ extension FlaggedPostRow {
     /// engine a lookup and several run-time casts for each value): what was flagged and in which question, how many
     /// flags it has and whether they hid it, an excerpt, the reasons given with their times, and the buttons to keep
     /// or remove it. Every text is escaped; the form carries the session's CSRF token as `partials/csrf` writes it.
-    static func cards(_ rows: [FlaggedPostRow], csrfToken: String) -> String {
+    static func cards(_ rows: [FlaggedPostRow], csrfToken: String) -> RenderedHTML {
         var html = ""
         html.reserveCapacity(rows.count * 1_200)
         for row in rows {
@@ -275,7 +275,7 @@ extension FlaggedPostRow {
             html += #"</p></div><h3 class="heading-s">Reasons given</h3><dl class="summary-list">"#
             var reasons = SummaryRows()
             for reason in row.reasons { reasons.row(reason.key, reason.value) }
-            html += reasons.html
+            html += reasons.html.markup
             html += #"</dl><div class="button-group"><form class="inline-form" method="post" action=""#
             html += HTMLEscaping.escape(row.keepPath)
             html += #""><input type="hidden" name="csrf_token" value=""#
@@ -285,7 +285,7 @@ extension FlaggedPostRow {
             html += #"">Remove it</a></div></li>"#
             html += "\n"
         }
-        return html
+        return RenderedHTML(writtenWithEscapedText: html)
     }
 }
 
@@ -293,10 +293,10 @@ struct FlagsPage: Page {
     static let template = TemplateName.deskFlags
     let layout: Layout
     /// The rendered cards (`FlaggedPostRow.cards`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let deskPath = SiteURL.desk.path
     let flagsToHide = DeskRules.flagsToHide
 }
@@ -319,16 +319,16 @@ struct ModerationLogPage: Page {
     let layout: Layout
     let errors: [FormErrors.Item]
     /// The action filter's options (`FilterOption.html`).
-    let actionOptions: String
+    let actionOptions: RenderedHTML
     /// The moderator filter's options: anyone, the automatic hiding, and each moderator with entries.
-    let moderatorOptions: String
+    let moderatorOptions: RenderedHTML
     let moderatorError: String?
     let thread: String
     /// The rendered rows (`ModerationLogRows`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let isFiltered: Bool
     let action = SiteURL.deskModerationLog.path
     let exportPath: String

@@ -227,7 +227,7 @@ struct LearningAppModulePage: Page {
     let errors: [FormErrors.Item]
     let title: String
     let summary: String
-    let bodyHTML: String
+    let bodyHTML: RenderedHTML
     let links: [LearningCenterAPI.Link]
     let videoPath: String?
     let videoTitle: String?
@@ -243,7 +243,7 @@ struct LearningAppModulePage: Page {
         self.layout = layout
         title = module.title
         summary = module.summary
-        bodyHTML = module.bodyHtml
+        bodyHTML = RenderedHTML(sanitizedHTML: module.bodyHtml)
         links = module.links
         videoPath = module.video.map { SiteURL.appLearningVideo($0.id).path }
         videoTitle = module.video?.title

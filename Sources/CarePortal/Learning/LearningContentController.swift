@@ -158,7 +158,7 @@ struct LearningContentController {
                     + videos.map {
                         LearningOption(value: String($0.id), title: "\($0.title) (\($0.lengthText))", isSelected: String($0.id) == chosenVideo)
                     },
-                previewHTML: preview,
+                previewHTML: preview.map(RenderedHTML.init(sanitizedHTML:)),
                 questions: questionRows,
                 hasQuestions: questionRows?.isEmpty == false,
                 newQuestionPath: module.map { SiteURL.newQuizQuestion($0.id).path },

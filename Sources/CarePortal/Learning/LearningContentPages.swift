@@ -56,10 +56,10 @@ struct LearningModulesPage: Page {
     static let template = TemplateName.learningModules
     let layout: Layout
     /// The rendered rows (`LearningModuleRows`).
-    let modules: String
+    let modules: RenderedHTML
     let hasModules: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let newPath: String
     let videosPath: String
     let backPath: String
@@ -85,7 +85,7 @@ struct LearningModulePage: Page {
     let linksField: FormField
     let target: LearningTargetFields
     let videoOptions: [LearningOption]
-    let previewHTML: String?
+    let previewHTML: RenderedHTML?
     let questions: [QuestionRow]?
     let hasQuestions: Bool
     let newQuestionPath: String?

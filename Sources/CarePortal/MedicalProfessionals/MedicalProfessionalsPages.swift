@@ -49,13 +49,13 @@ struct MedicalProfessionalsPage: Page {
     static let template = TemplateName.medicalProfessionals
     let layout: Layout
     /// The rendered rows of the open invitations (`InvitationRows`).
-    let invitations: String
+    let invitations: RenderedHTML
     let hasInvitations: Bool
     /// The rendered rows of the accounts (`MedicalProfessionalRows`).
-    let professionals: String
+    let professionals: RenderedHTML
     let hasProfessionals: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let lifetimeDays = StaffInvitation.lifetimeDays
     let invitePath = SiteURL.inviteMedicalProfessional.path
 }

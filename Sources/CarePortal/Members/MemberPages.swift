@@ -32,14 +32,14 @@ struct MembersPage: Page {
     let layout: Layout
     let search: String
     /// The filters' options (`FilterOption.html`).
-    let cohortOptions: String
-    let statusOptions: String
+    let cohortOptions: RenderedHTML
+    let statusOptions: RenderedHTML
     let headers: [SortableHeader]
     /// The table's rows (`MemberRows`), every text escaped.
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let isFiltered: Bool
     let action = SiteURL.members.path
     let newCodePath = SiteURL.newSignUpCode.path
@@ -51,7 +51,7 @@ struct MembersPage: Page {
         statusOptions: [FilterOption],
         headers: [SortableHeader],
         rows: TableRows,
-        pagination: String,
+        pagination: RenderedHTML,
         isFiltered: Bool
     ) {
         self.layout = layout
@@ -117,7 +117,7 @@ struct CohortsPage: Page {
     let layout: Layout
     let rows: [CohortRow]
     /// The members of each cohort and those active in the last 7 days, drawn (the table beneath holds the numbers).
-    let chart: String
+    let chart: RenderedHTML
     let membersPath = SiteURL.members.path
     let newCodePath = SiteURL.newSignUpCode.path
 

@@ -52,10 +52,10 @@ struct SignUpCodesPage: Page {
     let search: String
     let statusOptions: [FilterOption]
     /// The rendered rows (`SignUpCodeRows`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let isFiltered: Bool
     let action = SiteURL.signUpCodes.path
     let newCodePath = SiteURL.newSignUpCode.path

@@ -39,7 +39,7 @@ struct CareAccountsPage: Page {
     let hasRows: Bool
     let isFiltered: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
 }
 
 /// One link on an account's page: who, what it grants, since when, and its history.
@@ -112,7 +112,7 @@ struct CareAccountPage: Page {
     let listPath: String
     let listTitle: String
     /// The rendered `SummaryRows` of its facts.
-    let facts: String
+    let facts: RenderedHTML
     let links: [CareLinkView]
     let hasLinks: Bool
     let disablePath: String?

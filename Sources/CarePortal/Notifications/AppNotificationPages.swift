@@ -210,7 +210,7 @@ struct AppNotificationsPage: Page {
     let readAllAction: String
     let choicesPath: String
     let marked: Bool
-    let pagination: String
+    let pagination: RenderedHTML
 }
 
 /// What she wants to be told.

@@ -311,9 +311,9 @@ struct BroadcastsPage: Page {
     static let template = TemplateName.broadcasts
     let layout: Layout
     /// The rendered rows (`BroadcastRow.html`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
-    let pagination: String
+    let pagination: RenderedHTML
     let newPath = SiteURL.newBroadcast.path
 }
 

@@ -110,16 +110,16 @@ struct OutboxPage: Page {
     let layout: Layout
     let deliveryConfigured: Bool
     /// The filter's options (`FilterOption.html`).
-    let statusOptions: String
+    let statusOptions: RenderedHTML
     /// The table's rows (`OutboxRow.html`), every text escaped.
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let isFiltered: Bool
     let action = SiteURL.outbox.path
 
-    init(layout: Layout, deliveryConfigured: Bool, statusOptions: String, rows: TableRows, pagination: String, isFiltered: Bool) {
+    init(layout: Layout, deliveryConfigured: Bool, statusOptions: RenderedHTML, rows: TableRows, pagination: RenderedHTML, isFiltered: Bool) {
         self.layout = layout
         self.deliveryConfigured = deliveryConfigured
         self.statusOptions = statusOptions

@@ -45,8 +45,8 @@ struct PatientCharts: Sendable {
         let requestedTo: String?
     }
 
-    let daily: String
-    let items: String
-    let calendar: String
+    let daily: RenderedHTML
+    let items: RenderedHTML
+    let calendar: RenderedHTML
     let overall: String
 }

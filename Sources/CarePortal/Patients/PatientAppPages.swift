@@ -129,7 +129,7 @@ struct PatientProgressPage: Page {
     let activities: [Activity]
     let summary: String
     /// The chart with its table, or nil when nothing was due.
-    let chart: String?
+    let chart: RenderedHTML?
     let action = SiteURL.appPatientProgress.path
 
     static let spanDays = [7, 30, 90]
@@ -141,7 +141,7 @@ struct PatientProgressPage: Page {
         days: Int,
         prescriptions: [Prescription],
         activity: String?,
-        chartHTML: (ChartFigure) -> String
+        chartHTML: (ChartFigure) -> RenderedHTML
     ) {
         self.layout = layout
         self.days = days

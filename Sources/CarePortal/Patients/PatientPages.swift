@@ -36,7 +36,7 @@ struct PatientsPage: Page {
     /// The rendered `PatientRow`s.
     let rows: FragmentList
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let isFiltered: Bool
     let drafts: [DraftLink]
     let draftSummary: String?
@@ -218,7 +218,7 @@ struct PatientPage: Page {
     static let template = TemplateName.patient
     let layout: Layout
     /// The rendered `PatientDetails`.
-    let details: String
+    let details: RenderedHTML
 }
 
 /// Everything on the patient page below the site header: a fragment, so a page shown again as it
@@ -238,9 +238,9 @@ struct PatientDetails: Fragment {
     let medications: [PrescriptionView]
     let exercises: [PrescriptionView]
     /// The rendered charts (`DailyAdherenceChart`, `ItemAdherenceChart`, `AdherenceCalendar`).
-    let daily: String
-    let items: String
-    let calendar: String
+    let daily: RenderedHTML
+    let items: RenderedHTML
+    let calendar: RenderedHTML
     let rangeFrom: String
     let rangeTo: String
     let rangeError: String?
@@ -306,8 +306,8 @@ struct PatientReportPage: Page {
     let overall: String
     let prescriptions: [PrescriptionView]
     /// The rendered charts.
-    let daily: String
-    let items: String
+    let daily: RenderedHTML
+    let items: RenderedHTML
     let headers: [String]
     let rows: [Row]
     let csvPath: String

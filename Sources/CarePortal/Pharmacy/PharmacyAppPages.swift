@@ -440,10 +440,10 @@ struct PharmacyHistoryPage: Page {
 
     let layout: Layout
     let entries: [Entry]
-    let pagination: String
+    let pagination: RenderedHTML
     let rewardsPath = SiteURL.appPharmacyRewards.path
 
-    init(layout: Layout, entries: [PharmacyAPI.HistoryEntry], pagination: String, clock: ProgramClock) {
+    init(layout: Layout, entries: [PharmacyAPI.HistoryEntry], pagination: RenderedHTML, clock: ProgramClock) {
         self.layout = layout
         self.pagination = pagination
         self.entries = entries.map { entry in

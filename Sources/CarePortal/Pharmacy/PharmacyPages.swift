@@ -72,16 +72,16 @@ struct RefillQueuePage: Page {
     static let template = TemplateName.pharmacyQueue
     let layout: Layout
     /// The table's rows (`RefillRow.queueHTML`), every text escaped.
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The filters' options (`FilterOption.html`).
-    let statuses: String
-    let kinds: String
+    let statuses: RenderedHTML
+    let kinds: RenderedHTML
     let isFiltered: Bool
-    let pagination: String
+    let pagination: RenderedHTML
     let action = SiteURL.pharmacy.path
 
-    init(layout: Layout, rows: TableRows, statuses: [FilterOption], kinds: [FilterOption], isFiltered: Bool, pagination: String) {
+    init(layout: Layout, rows: TableRows, statuses: [FilterOption], kinds: [FilterOption], isFiltered: Bool, pagination: RenderedHTML) {
         self.layout = layout
         self.rows = rows.html
         self.hasRows = !rows.isEmpty
@@ -149,10 +149,10 @@ struct CustomersPage: Page {
     static let template = TemplateName.pharmacyCustomers
     let layout: Layout
     /// The rendered rows (`CustomerRows`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     let search: String
-    let pagination: String
+    let pagination: RenderedHTML
     let action = SiteURL.pharmacyCustomers.path
 }
 
@@ -161,16 +161,16 @@ struct CustomerPage: Page {
     let layout: Layout
     let name: String
     /// Her details, points and visits (`SummaryRows`), every text escaped.
-    let summary: String
+    let summary: RenderedHTML
     let isDisabled: Bool
     /// Her prescriptions on file (`TableRows`), every text escaped.
-    let prescriptions: String
+    let prescriptions: RenderedHTML
     let hasPrescriptions: Bool
     /// Her refill requests' rows (`RefillRow.customerHTML`), every text escaped.
-    let refills: String
+    let refills: RenderedHTML
     let hasRefills: Bool
     /// Her vouchers' rows (`TableRows`), every text escaped.
-    let vouchers: String
+    let vouchers: RenderedHTML
     let hasVouchers: Bool
     let editPath: String
     let disablePath: String

@@ -105,6 +105,6 @@ struct RedemptionsPage: Page {
     let layout: Layout
     let errors: [FormErrors.Item]
     let rows: [Row]
-    let pagination: String
+    let pagination: RenderedHTML
     let catalogPath: String
 }

@@ -97,17 +97,17 @@ struct StaffListPage: Page {
     let statusOptions: [FilterOption]
     let headers: [SortableHeader]
     /// The rendered rows (`StaffRows`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let awaitingApprovalCount: Int
     let hasAwaitingApprovals: Bool
     let awaitingApprovalPath: String
     let action = SiteURL.staff.path
     let isFiltered: Bool
     /// The rendered rows of the open invitations (`InvitationRows`).
-    let invitations: String
+    let invitations: RenderedHTML
     let hasInvitations: Bool
     let lifetimeDays = StaffInvitation.lifetimeDays
     let registerPath = SiteURL.registerPhysician.path

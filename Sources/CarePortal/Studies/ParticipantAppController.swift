@@ -156,7 +156,10 @@ struct ParticipantAppController {
         let contact = try await portal.database.read { db in try await StudyRepository().contact(on: db) }
         let html = contact?.html.trimmed
         return portal.pages.response(
-            ParticipantContactPage(layout: layout("Contact", context, .appStudyContact), html: html?.isEmpty == false ? html : nil)
+            ParticipantContactPage(
+                layout: layout("Contact", context, .appStudyContact),
+                html: html?.isEmpty == false ? html.map(RenderedHTML.init(sanitizedHTML:)) : nil
+            )
         )
     }
 

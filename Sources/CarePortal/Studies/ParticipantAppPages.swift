@@ -58,7 +58,7 @@ struct ParticipantProgressPage: Page {
     static let template = TemplateName.appStudyProgress
     let layout: Layout
     let rows: [SummaryRow]
-    let chart: String?
+    let chart: RenderedHTML?
     let passwordPath = SiteURL.appStudyPassword.path
 
     struct SummaryRow: Encodable, Sendable {
@@ -66,7 +66,7 @@ struct ParticipantProgressPage: Page {
         let value: String
     }
 
-    init(layout: Layout, participant: StudyParticipant, figures: StudyStatistics, chartHTML: (ChartFigure) -> String) {
+    init(layout: Layout, participant: StudyParticipant, figures: StudyStatistics, chartHTML: (ChartFigure) -> RenderedHTML) {
         self.layout = layout
         rows = [
             SummaryRow(key: "Your study number", value: participant.studyCode),
@@ -97,7 +97,7 @@ struct ParticipantProgressPage: Page {
 struct ParticipantContactPage: Page {
     static let template = TemplateName.appStudyContact
     let layout: Layout
-    let html: String?
+    let html: RenderedHTML?
     let recordOpeningsPath = SiteURL.appStudyRecordOpenings.path
 }
 

@@ -63,7 +63,7 @@ struct StudyContactController {
             errors: error.map { [FormErrors.Item(field: "markdown", message: $0)] } ?? [],
             markdown: markdown,
             error: error,
-            previewHTML: preview,
+            previewHTML: preview.map(RenderedHTML.init(sanitizedHTML:)),
             maximum: StudyRules.contactMaximumLength,
             action: SiteURL.studyContact.path
         )

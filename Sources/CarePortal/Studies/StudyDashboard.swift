@@ -83,8 +83,8 @@ final class StudyDashboardCache: Sendable {
         let enrolled: Int
         let active: Int
         let withdrawn: Int
-        let completionChart: String?
-        let opensChart: String
+        let completionChart: RenderedHTML?
+        let opensChart: RenderedHTML
         let itemTitles: [String]
         let completionRows: [StudyDashboardPage.CompletionRow]
         let opensRows: [StudyDashboardPage.OpensRow]

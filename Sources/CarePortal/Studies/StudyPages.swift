@@ -21,8 +21,8 @@ struct StudyDashboardPage: Page {
 
     static let template = TemplateName.studyDashboard
     /// The shared chart module's drawings (HTML), each above its table twin.
-    let completionChart: String?
-    let opensChart: String
+    let completionChart: RenderedHTML?
+    let opensChart: RenderedHTML
     let layout: Layout
     let enrolled: Int
     let active: Int
@@ -55,10 +55,10 @@ struct StudyParticipantsPage: Page {
     static let template = TemplateName.studyParticipants
     let layout: Layout
     /// The rendered rows (`StudyParticipantRows`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
     /// The rendered `PaginationView`.
-    let pagination: String
+    let pagination: RenderedHTML
     let enrolPath: String
 }
 
@@ -109,12 +109,12 @@ struct StudyParticipantPage: Page {
     let summary: [StudyDetail]
     /// Her to-do calendar, one table per month, drawn in Swift (`StudyCalendar.html`) with every text
     /// escaped; nil before her first day.
-    let calendarHTML: String?
+    let calendarHTML: RenderedHTML?
     /// Her opens per day and her timeline, the tables' rows written in Swift like the calendar
     /// (`TableRows`), every text escaped; nil when there are none.
-    let opensRowsHTML: String?
+    let opensRowsHTML: RenderedHTML?
     let feedback: [FeedbackRow]
-    let timelineRowsHTML: String?
+    let timelineRowsHTML: RenderedHTML?
     /// "newest first", or from which event on when she is paging back.
     let timelineCaption: String
     /// The next older page of her timeline, when there is one.
@@ -176,7 +176,7 @@ struct StudyContactPage: Page {
     let markdown: String
     let error: String?
     /// SafeHTML's output, shown as it is.
-    let previewHTML: String?
+    let previewHTML: RenderedHTML?
     let maximum: Int
     let action: String
 }

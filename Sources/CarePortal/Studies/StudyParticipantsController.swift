@@ -506,7 +506,7 @@ struct StudyParticipantRecord: Sendable {
 /// drawing each through the template engine cost most of the page's time. Every text goes through the
 /// templates' own escaping.
 enum StudyCalendar {
-    static func html(days: ClosedRange<Int>?, today: CalendarDate, schedule: StudySchedule, marks: Set<StudyMark>) -> String? {
+    static func html(days: ClosedRange<Int>?, today: CalendarDate, schedule: StudySchedule, marks: Set<StudyMark>) -> RenderedHTML? {
         guard let days else { return nil }
         var html = ""
         html.reserveCapacity(1_200 * (days.count / 28 + 2))
@@ -549,7 +549,7 @@ enum StudyCalendar {
             html += "</tr></tbody></table></div>\n"
             first = first.adding(months: -1)
         }
-        return html
+        return RenderedHTML(writtenWithEscapedText: html)
     }
 
     private static let header =

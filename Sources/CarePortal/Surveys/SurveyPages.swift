@@ -74,9 +74,9 @@ struct SurveysPage: Page {
     static let template = TemplateName.surveys
     let layout: Layout
     /// The rendered rows (`SurveyRows`).
-    let rows: String
+    let rows: RenderedHTML
     let hasRows: Bool
-    let pagination: String
+    let pagination: RenderedHTML
     let newPath = SiteURL.newSurvey.path
 }
 
@@ -288,7 +288,7 @@ struct SurveyResultsPage: Page {
         let answered: String
         let headingID: String
         /// The chart's HTML, drawn by the shared chart module; empty for free text.
-        let chart: String
+        let chart: RenderedHTML
         let rows: [Row]
         let isText: Bool
         let texts: [Text]
@@ -315,7 +315,7 @@ struct SurveyResultsPage: Page {
     }
 
     /// The question's answers as horizontal bars, each labelled with its count and share.
-    static func chart(questionID: Int64, number: Int, rows: [Row], pages: PageRenderer) -> String {
+    static func chart(questionID: Int64, number: Int, rows: [Row], pages: PageRenderer) -> RenderedHTML {
         var figure = BarChart(
             id: "question-\(questionID)-chart",
             title: "Answers to question \(number)",
@@ -337,6 +337,6 @@ struct TextAnswersPage: Page {
     let prompt: String
     let count: String
     let answers: [SurveyResultsPage.Text]
-    let pagination: String
+    let pagination: RenderedHTML
     let resultsPath: String
 }

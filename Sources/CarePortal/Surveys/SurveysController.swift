@@ -442,7 +442,7 @@ struct SurveysController {
                             + (question.kind == .multipleChoice ? "; each could choose more than one" : ""),
                         headingID: "question-\(question.id)-heading",
                         chart: rows.isEmpty
-                            ? "" : SurveyResultsPage.chart(questionID: question.id, number: index + 1, rows: rows, pages: portal.pages),
+                            ? .empty : SurveyResultsPage.chart(questionID: question.id, number: index + 1, rows: rows, pages: portal.pages),
                         rows: rows,
                         isText: question.kind == .text,
                         texts: (page?.items ?? []).map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },

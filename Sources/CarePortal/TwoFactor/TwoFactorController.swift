@@ -384,7 +384,7 @@ struct TwoFactorController {
         let secondFactor = SecondFactor(secret: try sealer.open(factor.sealedSecret))
         let url = secondFactor.authenticatorURL(username: account.username, issuer: portal.settings.programName)
         return SecondFactorSetUp(
-            qrCode: QRCodeDrawing(url)?.svg(title: "QR code for your authenticator app") ?? "",
+            qrCode: RenderedHTML(writtenWithEscapedText: QRCodeDrawing(url)?.svg(title: "QR code for your authenticator app") ?? ""),
             typedKey: secondFactor.typedKey,
             username: account.username,
             issuer: portal.settings.programName

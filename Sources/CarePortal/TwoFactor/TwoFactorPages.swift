@@ -4,7 +4,7 @@ import PortalPlatform
 /// What a page shows of a second factor being set up.
 struct SecondFactorSetUp: Sendable, Encodable {
     /// Drawn by `QRCodeDrawing` from the authenticator address; holds no text anyone typed but the escaped title.
-    let qrCode: String
+    let qrCode: RenderedHTML
     let typedKey: String
     let username: String
     let issuer: String

@@ -31,18 +31,18 @@ extension Fragment {
 /// one piece of HTML. A template writes it with `{{{rows.html}}}` and asks `{{#rows.isEmpty}}`; iterating
 /// over the pieces instead costs the template a lookup and a cast for each.
 package struct FragmentList: Sendable, Encodable, MustacheParent {
-    package let html: String
+    package let html: RenderedHTML
     package let isEmpty: Bool
 
     package func child(named name: String) -> Any? {
         switch name {
-        case "html": html
+        case "html": html.markup
         case "isEmpty": isEmpty
         default: nil
         }
     }
 
-    package init(html: String, isEmpty: Bool) {
+    package init(html: RenderedHTML, isEmpty: Bool) {
         self.html = html
         self.isEmpty = isEmpty
     }

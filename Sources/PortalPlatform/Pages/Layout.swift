@@ -13,7 +13,7 @@ package struct Layout: Sendable, Encodable {
     package let title: String
     package let programName: String
     /// The rendered `SiteHeader`.
-    package let header: String
+    package let header: RenderedHTML
     package let csrfToken: String?
     package let flash: FlashView?
     /// The program's time zone as the settings page names it ("Eastern (New York)"), for the footer.
@@ -24,7 +24,7 @@ package struct Layout: Sendable, Encodable {
     package init(
         title: String,
         programName: String,
-        header: String,
+        header: RenderedHTML,
         csrfToken: String? = nil,
         flash: FlashView? = nil,
         timeZoneTitle: String = ProgramTimeZone.title(of: ProgramTimeZone.defaultID),

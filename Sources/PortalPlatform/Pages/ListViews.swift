@@ -146,7 +146,7 @@ package struct FilterOption: Sendable, Hashable, Encodable {
 
     /// A select's `<option>`s, every text escaped, for a template to write with `{{{…}}}`: a select of
     /// every audit action holds a hundred, and a template section costs a lookup and casts for each value.
-    package static func html(_ options: [FilterOption]) -> String {
+    package static func html(_ options: [FilterOption]) -> RenderedHTML {
         var html = ""
         html.reserveCapacity(options.count * 60)
         for option in options {
@@ -156,7 +156,7 @@ package struct FilterOption: Sendable, Hashable, Encodable {
             html += HTMLEscaping.escape(option.title)
             html += "</option>"
         }
-        return html
+        return RenderedHTML(markup: html)
     }
 }
 

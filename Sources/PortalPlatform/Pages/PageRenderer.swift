@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Mustache
+import Synchronization
 
 /// A template the code renders, named by its path under `templates/` without `.mustache`. Features
 /// declare theirs beside their pages and list them in their `templates`; start-up stops when one is missing.
@@ -56,10 +57,15 @@ package struct TemplateNotParsed: Error, CustomStringConvertible {
 package struct PageRenderer: Sendable {
     package let library: MustacheLibrary
     package let fragments = FragmentCache()
+    /// True in the test that renders every page with its text marked (`TemplateValues.box(_:marksText:)`):
+    /// each template whose raw slot wrote text, rather than a `RenderedHTML`, is noted in `rawSlotsGivenText`.
+    package let checksRawSlots: Bool
+    private let textInRawSlots = TemplatesFound()
 
     /// Loads every template under `templatesDirectory`; throws when one of `required` (the platform's own
     /// are always required) is not among them.
-    package init(templatesDirectory: String, required: [TemplateName] = []) async throws {
+    package init(templatesDirectory: String, required: [TemplateName] = [], checksRawSlots: Bool = false) async throws {
+        self.checksRawSlots = checksRawSlots
         guard FileManager.default.fileExists(atPath: templatesDirectory) else {
             throw MissingTemplates(names: ["(the whole folder)"], directory: templatesDirectory)
         }
@@ -98,29 +104,35 @@ package struct PageRenderer: Sendable {
     }
 
     package func html<P: Page>(_ page: P) -> String {
-        guard let html = library.render(TemplateValues.box(page), withTemplate: P.template.rawValue) else {
-            preconditionFailure("template \(P.template.rawValue) was checked at start-up")
+        render(page, with: P.template)
+    }
+
+    /// The templates whose raw slots wrote text, since this renderer was made (see `checksRawSlots`).
+    package var rawSlotsGivenText: Set<String> { textInRawSlots.names.withLock { $0 } }
+
+    private func render(_ model: some Encodable, with template: TemplateName) -> String {
+        guard let html = library.render(TemplateValues.box(model, marksText: checksRawSlots), withTemplate: template.rawValue) else {
+            preconditionFailure("template \(template.rawValue) was checked at start-up")
+        }
+        if checksRawSlots, html.contains(TemplateValues.textMark) {
+            textInRawSlots.names.withLock { _ = $0.insert(template.rawValue) }
         }
         return html
     }
 
     /// A fragment's HTML, rendered from its template once and then remembered, unless its type asks to be
     /// drawn each time (see `Fragment`).
-    package func html<F: Fragment>(_ fragment: F) -> String {
-        F.isRemembered ? fragments.html(fragment, render: rendered) : rendered(fragment)
+    package func html<F: Fragment>(_ fragment: F) -> RenderedHTML {
+        RenderedHTML(markup: F.isRemembered ? fragments.html(fragment, render: rendered) : rendered(fragment))
     }
 
     private func rendered<F: Fragment>(_ fragment: F) -> String {
-        if let drawn = fragment.drawnHTML() { return drawn }
-        guard let html = library.render(TemplateValues.box(fragment), withTemplate: F.template.rawValue) else {
-            preconditionFailure("template \(F.template.rawValue) was checked at start-up")
-        }
-        return html
+        fragment.drawnHTML() ?? render(fragment, with: F.template)
     }
 
     /// Fragments one after another, each rendered once and remembered.
     package func list<F: Fragment>(_ fragments: [F]) -> FragmentList {
-        FragmentList(html: fragments.map(html).joined(), isEmpty: fragments.isEmpty)
+        FragmentList(html: RenderedHTML(joining: fragments.map(html)), isEmpty: fragments.isEmpty)
     }
 
     package func response<P: Page>(_ page: P, status: HTTPResponse.Status = .ok) -> Response {
@@ -135,4 +147,9 @@ package struct PageRenderer: Sendable {
 /// A redirect after a form, so reloading the next page never sends the form again.
 package func seeOther(_ path: String) -> Response {
     Response(status: .seeOther, headers: [.location: path])
+}
+
+/// Names of templates noted while pages render, shared by every copy of the renderer.
+private final class TemplatesFound: Sendable {
+    let names = Mutex<Set<String>>([])
 }

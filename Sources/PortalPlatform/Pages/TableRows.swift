@@ -5,12 +5,15 @@
 /// template would write, with every text escaped (`HTMLEscaping`); a template writes them with
 /// `{{{rows}}}`. Only text goes in: the markup around it is fixed here.
 package struct TableRows: Sendable {
-    package private(set) var html = ""
+    private var markup = ""
     package private(set) var isEmpty = true
 
     package init(expectedRows: Int = 0) {
-        html.reserveCapacity(expectedRows * 400)
+        markup.reserveCapacity(expectedRows * 400)
     }
+
+    /// The rows written so far.
+    package var html: RenderedHTML { RenderedHTML(markup: markup) }
 
     /// One row for each of `items`, its cells written by `cells`.
     package init<Items: Collection>(_ items: Items, cells: (Items.Element, inout Cells) -> Void) {
@@ -19,7 +22,7 @@ package struct TableRows: Sendable {
     }
 
     /// The rows, or nil when there are none (a page shows an empty state instead of an empty table).
-    package var htmlIfAny: String? { isEmpty ? nil : html }
+    package var htmlIfAny: RenderedHTML? { isEmpty ? nil : html }
 
     /// Starts a row; cells written after it belong to it until the next row starts. The cells are written
     /// straight onto the rows so far (lent to them and taken back), not into a string of their own that is
@@ -27,11 +30,11 @@ package struct TableRows: Sendable {
     package mutating func row(_ cells: (inout Cells) -> Void) {
         isEmpty = false
         var row = Cells()
-        swap(&row.html, &html)
+        swap(&row.html, &markup)
         row.html += "<tr>"
         cells(&row)
         row.html += "</tr>\n"
-        swap(&row.html, &html)
+        swap(&row.html, &markup)
     }
 
     /// The cells of one row.

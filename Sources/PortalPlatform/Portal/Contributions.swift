@@ -56,11 +56,11 @@ package struct HomeCard: Sendable, Encodable {
     /// The numbers the role needs first (questions waiting, mail not delivered); exact operational counts.
     package let figures: [HomeFigure]
     /// Small graphs drawn with the shared chart module (`Sparkline`), already rendered.
-    package let charts: [String]
+    package let charts: [RenderedHTML]
     /// Whether the card belongs to the overview at the top of the home page rather than the links beneath.
     package let isOverview: Bool
 
-    package init(title: String, path: String, body: String, figures: [HomeFigure] = [], charts: [String] = []) {
+    package init(title: String, path: String, body: String, figures: [HomeFigure] = [], charts: [RenderedHTML] = []) {
         self.title = title
         self.path = path
         self.body = body

@@ -14,6 +14,8 @@ public struct Dependencies: Sendable {
     package var pushSender: (any PushSender)?
     /// False in tests that run the features' jobs themselves, at the moments their clock chooses.
     package var runsBackgroundJobs = true
+    /// True in the test that looks for text written into a template's raw slot (`PageRenderer.checksRawSlots`).
+    package var checksRawSlots = false
 
     public init(
         now: @escaping @Sendable () -> Date = Date.init,

@@ -88,8 +88,8 @@ import Testing
         )
         let draft = DraftLink(name: "n", step: "s", saved: "d", path: "/p", discardPath: "/d")
         Self.expectParity(draft)
-        Self.expectParity(FragmentList(html: "<tr><td>B</td></tr>", isEmpty: false))
-        let layout = Layout(title: "T", programName: "P", header: "<header></header>", csrfToken: "c", flash: nil)
+        Self.expectParity(FragmentList(html: RenderedHTML(markup: "<tr><td>B</td></tr>"), isEmpty: false))
+        let layout = Layout(title: "T", programName: "P", header: RenderedHTML(markup: "<header></header>"), csrfToken: "c", flash: nil)
         let header = SortableHeader(
             title: "Last name",
             key: "last-name",
@@ -104,8 +104,8 @@ import Testing
                 search: "",
                 lastNameHeader: header,
                 numberHeader: header,
-                rows: FragmentList(html: "<tr><td>B</td></tr>", isEmpty: false),
-                pagination: "<p class=\"pagination__summary\">Showing 1 patient</p>",
+                rows: FragmentList(html: RenderedHTML(markup: "<tr><td>B</td></tr>"), isEmpty: false),
+                pagination: RenderedHTML(markup: "<p class=\"pagination__summary\">Showing 1 patient</p>"),
                 isFiltered: false,
                 drafts: [draft],
                 draftSummary: "1 draft"

@@ -42,20 +42,7 @@ import Testing
             for credential in credentials {
                 let account = Self.fileName(credential.title)
                 var visitor = Visitor(portal: portal)
-                let landing: String
-                if credential.role != nil {
-                    try await visitor.signIn(username: credential.username, password: credential.password)
-                    landing = "/"
-                } else {
-                    try await visitor.get(credential.signInPath)
-                    let answer = try await visitor.post(
-                        credential.signInPath,
-                        form: [("identifier", credential.username), ("password", credential.password)]
-                    )
-                    #expect(answer.status == .seeOther, "\(credential.title) could not sign in to the web app")
-                    landing = answer.location ?? "/app"
-                }
-                let pages = try await Self.walk(from: [landing], as: &visitor)
+                let pages = try await Self.walk(from: [try await Self.signIn(credential, as: &visitor)], as: &visitor)
                 #expect(pages.count >= 3 && pages.count < Self.pageLimit, "\(credential.title): \(pages.count) kinds of page")
                 Self.check(pages, of: account, seen: &seen)
             }
@@ -70,6 +57,32 @@ import Testing
             }
         }
     }
+
+    /// Every page of the walk again, rendered with every string marked (`PageRenderer.checksRawSlots`): a
+    /// `{{{…}}}` slot that writes a plain string, where it takes only `RenderedHTML`, shows the mark as it is.
+    @Test(arguments: TestEngines.all)
+    func noTemplateWritesTextIntoARawSlot(engine: Database.Engine) async throws {
+        let random = SeededRandom(seed: 20_261_207)
+        try await TestPortal.run(engine, randomBytes: { random.bytes($0) }, checksRawSlots: true) { portal in
+            let credentials = try await DemoSeeder(
+                database: portal.portal.database,
+                dependencies: portal.portal.dependencies,
+                sealer: portal.portal.sealer,
+                settings: portal.portal.settings
+            ).seed()
+            var anonymous = Visitor(portal: portal)
+            var pages = try await Self.walk(from: ["/sign-in"] + credentials.filter { $0.role == nil }.map(\.signInPath), as: &anonymous).count
+            for credential in credentials {
+                var visitor = Visitor(portal: portal)
+                pages += try await Self.walk(from: [try await Self.signIn(credential, as: &visitor)], as: &visitor).count
+            }
+            #expect(pages > 200, "\(pages) pages walked")
+            #expect(portal.portal.pages.rawSlotsGivenText.isEmpty, "text in a raw slot of \(portal.portal.pages.rawSlotsGivenText.sorted())")
+        }
+    }
+
+    /// The mark as a `{{…}}` slot writes it.
+    static let escapedTextMark = HTMLEscaping.escape(TemplateValues.textMark)
 
     @Test func snapshotsAreComparedAsTheyAreAndAMissingOneFails() throws {
         // The walk's naming and the normalising that every comparison relies on.
@@ -89,6 +102,18 @@ import Testing
     }
 
     // MARK: Walking
+
+    /// Signs `visitor` in as the demo account; where it lands.
+    static func signIn(_ credential: DemoSeeder.Credential, as visitor: inout Visitor) async throws -> String {
+        if credential.role != nil {
+            try await visitor.signIn(username: credential.username, password: credential.password)
+            return "/"
+        }
+        try await visitor.get(credential.signInPath)
+        let answer = try await visitor.post(credential.signInPath, form: [("identifier", credential.username), ("password", credential.password)])
+        #expect(answer.status == .seeOther, "\(credential.title) could not sign in to the web app")
+        return answer.location ?? "/app"
+    }
 
     /// The pages reached from `starts` by following links, one for each kind.
     static func walk(from starts: [String], as visitor: inout Visitor) async throws -> [String: String] {
@@ -117,7 +142,7 @@ import Testing
     /// The addresses of a page's links within the portal, in the order they appear.
     static func links(in html: String) -> [String] {
         html.matches(of: /href="(\/[^"]*)"/).map {
-            String($0.output.1).replacingOccurrences(of: "&amp;", with: "&")
+            String($0.output.1).replacingOccurrences(of: escapedTextMark, with: "").replacingOccurrences(of: "&amp;", with: "&")
         }
     }
 

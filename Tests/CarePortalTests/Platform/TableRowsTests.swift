@@ -13,7 +13,7 @@ import Testing
         }
         #expect(!rows.isEmpty)
         #expect(
-            rows.html == """
+            rows.html.markup == """
                 <tr><td class="table__cell">&lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot;<br><span class="body-s secondary-text">it&#39;s</span></td>\
                 <td class="table__cell">plain</td>\
                 <td class="table__cell"><strong class="tag tag--red">Failure</strong></td></tr>
@@ -30,10 +30,10 @@ import Testing
         rows.row {
             $0.text("two"); $0.number("<5")
         }
-        #expect(rows.html.components(separatedBy: "<tr>").count == 3)
-        #expect(rows.html.components(separatedBy: "</tr>").count == 3)
-        #expect(rows.html.contains(#"<td class="table__cell table__cell--numeric">1,234</td>"#))
-        #expect(rows.html.contains(#"<td class="table__cell table__cell--numeric">&lt;5</td>"#))
+        #expect(rows.html.markup.components(separatedBy: "<tr>").count == 3)
+        #expect(rows.html.markup.components(separatedBy: "</tr>").count == 3)
+        #expect(rows.html.markup.contains(#"<td class="table__cell table__cell--numeric">1,234</td>"#))
+        #expect(rows.html.markup.contains(#"<td class="table__cell table__cell--numeric">&lt;5</td>"#))
         #expect(rows.htmlIfAny == rows.html && TableRows().htmlIfAny == nil)
     }
 
@@ -41,7 +41,7 @@ import Testing
         var rows = TableRows()
         rows.row { $0.link("Ana <\"M\">", to: "/members/7?a=1&b=\"2\"") }
         #expect(
-            rows.html == """
+            rows.html.markup == """
                 <tr><td class="table__cell"><a class="link" href="/members/7?a=1&amp;b=&quot;2&quot;">Ana &lt;&quot;M&quot;&gt;</a></td></tr>
 
                 """
@@ -76,7 +76,7 @@ import Testing
             cells.cell { _ in }
         }
         #expect(
-            rows.html == """
+            rows.html.markup == """
                 <tr><td class="table__cell">Lakeview &lt;line&gt;<br>\
                 <a class="link" href="https://example.org/?a=1&amp;b=2" rel="noopener noreferrer">https://example.org/?a=1&amp;b=2</a></td>\
                 <td class="table__cell table__cell--nowrap"><a class="link" href="tel:+15550100199">(555) 010-0199\
@@ -103,7 +103,7 @@ import Testing
             FilterOption(value: "", title: "All actions", isSelected: false),
             FilterOption(value: "a\"b", title: "<Chosen> & kept", isSelected: true)
         ])
-        #expect(html == #"<option value="">All actions</option><option value="a&quot;b" selected>&lt;Chosen&gt; &amp; kept</option>"#)
+        #expect(html.markup == #"<option value="">All actions</option><option value="a&quot;b" selected>&lt;Chosen&gt; &amp; kept</option>"#)
     }
 }
 
@@ -114,7 +114,7 @@ import Testing
         rows.row("Email <address>", "a&b@example.org", wrapsText: true)
         rows.row("Points", "35")
         #expect(
-            rows.html == """
+            rows.html.markup == """
                 <div class="summary-list__row"><dt class="summary-list__key">Email &lt;address&gt;</dt>\
                 <dd class="summary-list__value summary-list__value--text">a&amp;b@example.org</dd></div>\
                 <div class="summary-list__row"><dt class="summary-list__key">Points</dt><dd class="summary-list__value">35</dd></div>
