@@ -223,6 +223,47 @@ struct MemoryCare: Sendable {
 
     static let pinProblem = "Enter a PIN of 4 to 8 digits"
 
+    /// Checks `password` against the account's own, the proof for a change of hers or his, throttled under `key`
+    /// like a sign-in: a wrong one counts, is audited as `action`'s failure and answers a 422 with `refusal`. The
+    /// try is handed back for `passwordProved`, in the transaction that makes the change.
+    private func proveWithPassword(
+        _ password: String,
+        of holder: AppAccountHolder,
+        throttledUnder key: SignInThrottle.Key,
+        refusal: [String: String],
+        audited action: AuditAction,
+        recordType: String,
+        origin: AuditOrigin
+    ) async throws -> SignInThrottle.Attempt {
+        let throttle = SignInThrottle()
+        let attempt = try await throttle.reserveAPIAttempt([key], now: portal.now, in: portal.database)
+        let stored = try await portal.database.read { db in try await repository.passwordHash(accountID: holder.accountID, on: db) }
+        guard try await portal.passwords.verify(password, againstStored: stored) else {
+            try await portal.database.transaction { db in
+                try await throttle.fail(attempt, on: db)
+                try await audit(
+                    action,
+                    actor: Self.actor(holder),
+                    recordType: recordType,
+                    recordID: holder.accountID,
+                    outcome: .failure,
+                    origin: origin,
+                    detail: "wrong password",
+                    on: db
+                )
+            }
+            throw APIError.validation(refusal)
+        }
+        return attempt
+    }
+
+    /// The password was right: its try no longer counts, and the earlier wrong ones under `key` are forgotten.
+    private func passwordProved(_ attempt: SignInThrottle.Attempt, key: SignInThrottle.Key, on db: any SQLDatabase) async throws {
+        let throttle = SignInThrottle()
+        try await throttle.release(attempt, on: db)
+        try await throttle.clear(key, on: db)
+    }
+
     /// A new password chosen while signed in, by either kind: the current one is the proof, throttled like a
     /// sign-in. Every other session of the account ends (her other phones sign in again); this one stays.
     func changePassword(_ holder: AppAccountHolder, current: String, new: String, origin: AuditOrigin) async throws {
@@ -233,31 +274,19 @@ struct MemoryCare: Sendable {
         if current.isEmpty { problems["current_password"] = "Enter your current password" }
         if let problem = portal.passwordPolicy.problem(with: new, username: account.email) { problems["new_password"] = problem }
         guard problems.isEmpty else { throw APIError.validation(problems) }
-        let throttle = SignInThrottle()
-        let now = portal.now
-        let keys = [SignInThrottle.Key.carePasswordChange(holder.accountID)]
-        let attempt = try await throttle.reserveAPIAttempt(keys, now: now, in: portal.database)
-        let stored = try await portal.database.read { db in try await repository.passwordHash(accountID: holder.accountID, on: db) }
-        guard try await portal.passwords.verify(current, againstStored: stored) else {
-            try await portal.database.transaction { db in
-                try await throttle.fail(attempt, on: db)
-                try await audit(
-                    .passwordChanged,
-                    actor: Self.actor(holder),
-                    recordType: kind.rawValue,
-                    recordID: holder.accountID,
-                    outcome: .failure,
-                    origin: origin,
-                    detail: "wrong current password",
-                    on: db
-                )
-            }
-            throw APIError.validation(["current_password": "Your current password is not right"])
-        }
+        let key = SignInThrottle.Key.carePasswordChange(holder.accountID)
+        let attempt = try await proveWithPassword(
+            current,
+            of: holder,
+            throttledUnder: key,
+            refusal: ["current_password": "Your current password is not right"],
+            audited: .passwordChanged,
+            recordType: kind.rawValue,
+            origin: origin
+        )
         let hash = try await portal.passwords.hash(new)
         try await portal.database.transaction { db in
-            try await throttle.release(attempt, on: db)
-            try await throttle.clear(keys[0], on: db)
+            try await passwordProved(attempt, key: key, on: db)
             try await repository.setPassword(accountID: holder.accountID, kind: kind, hash: hash, keeping: holder.tokenHash, on: db)
             try await audit(
                 .passwordChanged,
@@ -276,32 +305,20 @@ struct MemoryCare: Sendable {
         if password.isEmpty { problems["password"] = "Enter your password" }
         if !(4...8).contains(pin.count) || !pin.allSatisfy({ $0.isASCII && $0.isNumber }) { problems["pin"] = Self.pinProblem }
         guard problems.isEmpty else { throw APIError.validation(problems) }
-        let throttle = SignInThrottle()
-        let now = portal.now
-        let keys = [SignInThrottle.Key.carePINReset(holder.accountID)]
-        let attempt = try await throttle.reserveAPIAttempt(keys, now: now, in: portal.database)
-        let stored = try await portal.database.read { db in try await repository.passwordHash(accountID: holder.accountID, on: db) }
-        guard try await portal.passwords.verify(password, againstStored: stored) else {
-            try await portal.database.transaction { db in
-                try await throttle.fail(attempt, on: db)
-                try await audit(
-                    .carePINSet,
-                    actor: Self.actor(holder),
-                    recordType: holder.kind.role,
-                    recordID: holder.accountID,
-                    outcome: .failure,
-                    origin: origin,
-                    detail: "wrong password",
-                    on: db
-                )
-            }
-            throw APIError.validation(["password": "The password is not right"])
-        }
+        let key = SignInThrottle.Key.carePINReset(holder.accountID)
+        let attempt = try await proveWithPassword(
+            password,
+            of: holder,
+            throttledUnder: key,
+            refusal: ["password": "The password is not right"],
+            audited: .carePINSet,
+            recordType: holder.kind.role,
+            origin: origin
+        )
         let hash = try await portal.passwords.hash(pin)
         try await portal.database.transaction { db in
-            try await throttle.release(attempt, on: db)
-            try await throttle.clear(keys[0], on: db)
-            try await throttle.clear(.carePIN(holder.accountID), on: db)
+            try await passwordProved(attempt, key: key, on: db)
+            try await SignInThrottle().clear(.carePIN(holder.accountID), on: db)
             try await repository.setPIN(hash: hash, accountID: holder.accountID, on: db)
             try await audit(.carePINSet, actor: Self.actor(holder), recordType: holder.kind.role, recordID: holder.accountID, origin: origin, on: db)
         }
