@@ -1,7 +1,7 @@
 /// Markup that may be written into a page as it is, by a template's `{{{…}}}` slot: every raw slot takes
 /// one, so text can never reach a raw slot by mistake. It is made only by rendering a template
 /// (`PageRenderer`), by the writers that escape every text they put in (`TableRows`, `SummaryRows`,
-/// `FilterOption.html`, `HTMLEscaping`), from what SafeHTML's sanitizer made (`sanitizedHTML:`), or — clearly
+/// `FilterOption.html`), from what SafeHTML's sanitizer made (`sanitizedHTML:`), or — clearly
 /// named, for the few pieces written in Swift — from markup whose every text its writer escaped. A test renders
 /// every page with its strings marked and fails on a raw slot that wrote one (`PageSnapshotTests`).
 package struct RenderedHTML: Sendable, Hashable, Encodable, CustomStringConvertible {
@@ -14,11 +14,6 @@ package struct RenderedHTML: Sendable, Hashable, Encodable, CustomStringConverti
     }
 
     package static let empty = RenderedHTML(markup: "")
-
-    /// `text` as text: `<`, `>`, `&`, `"` and `'` written as character references.
-    package init(escaping text: String) {
-        markup = HTMLEscaping.escape(text)
-    }
 
     /// SafeHTML's markup as a string: kept in the database beside what was written (a post's body, a
     /// module's text), which only the code that sanitizes it writes, or just made for a preview.
@@ -37,13 +32,7 @@ package struct RenderedHTML: Sendable, Hashable, Encodable, CustomStringConverti
         markup = pieces.map(\.markup).joined()
     }
 
-    package var isEmpty: Bool { markup.isEmpty }
-
     package var description: String { markup }
-
-    package static func + (first: RenderedHTML, second: RenderedHTML) -> RenderedHTML {
-        RenderedHTML(markup: first.markup + second.markup)
-    }
 
     /// Encoded as its markup: templates see a string, and JSON shows what a page would write.
     package func encode(to encoder: any Encoder) throws {
