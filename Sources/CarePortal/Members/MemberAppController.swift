@@ -281,12 +281,6 @@ struct MemberAppController {
         }
     }
 
-    private struct PasswordForm: Decodable {
-        var current_password: String?
-        var new_password: String?
-        var new_password_confirmation: String?
-    }
-
     @Sendable func password(request: Request, context: PortalContext) async throws -> Response {
         _ = try holder(context)
         return portal.pages.response(
@@ -300,31 +294,21 @@ struct MemberAppController {
 
     @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
         let holder = try holder(context)
-        let form = try await request.form(PasswordForm.self, context: context)
-        let new = form.new_password ?? ""
-        var problems: [String: String] = [:]
-        do {
-            if !new.isEmpty, new != (form.new_password_confirmation ?? "") {
-                // Checked with the rest, so she sees every problem at once.
-                problems["new_password_confirmation"] = "Enter the same new password twice"
-                if let problem = MemberRules.passwordProblem(new, pseudonym: nil, policy: portal.passwordPolicy) {
-                    problems["new_password"] = problem
-                }
-                if (form.current_password ?? "").isEmpty { problems["current_password"] = "Enter your current password" }
-            } else {
-                try await MemberProfile.changePassword(
-                    current: form.current_password ?? "",
-                    new: new,
-                    holder: holder,
-                    actor: context.auditActor,
-                    origin: origin(request, context),
-                    portal: portal
-                )
-                return seeOther("\(SiteURL.appMemberPassword.path)?saved=1")
-            }
-        } catch let error as APIError where error.status == .unprocessableContent {
-            problems = error.fields
+        let problems = try await AppPasswordPage.submit(
+            request,
+            context: context,
+            newPasswordProblem: { MemberRules.passwordProblem($0, pseudonym: nil, policy: portal.passwordPolicy) }
+        ) { current, new in
+            try await MemberProfile.changePassword(
+                current: current,
+                new: new,
+                holder: holder,
+                actor: context.auditActor,
+                origin: origin(request, context),
+                portal: portal
+            )
         }
+        guard let problems else { return seeOther("\(SiteURL.appMemberPassword.path)?saved=1") }
         return portal.pages.response(
             AppPasswordPage(
                 layout: layout("Change your password", context, .appMemberProfile),

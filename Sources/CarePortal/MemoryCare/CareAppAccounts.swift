@@ -66,34 +66,12 @@ struct CareAppAccounts {
         )
     }
 
-    private struct PasswordForm: Decodable {
-        var current_password: String?
-        var new_password: String?
-        var new_password_confirmation: String?
-    }
-
     @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
         guard let holder = context.appAccount, holder.kind == kind.appAccount else { throw HTTPError(.notFound) }
-        let form = try await request.form(PasswordForm.self, context: context)
-        let new = form.new_password ?? ""
-        var problems: [String: String] = [:]
-        do {
-            if !new.isEmpty, new != (form.new_password_confirmation ?? "") {
-                // Said with any other problem, so she sees them all at once; nothing is tried until they agree.
-                problems["new_password_confirmation"] = "Enter the same new password twice"
-                if (form.current_password ?? "").isEmpty { problems["current_password"] = "Enter your current password" }
-            } else {
-                try await care.changePassword(
-                    holder,
-                    current: form.current_password ?? "",
-                    new: new,
-                    origin: portal.origin(of: request, context: context)
-                )
-                return seeOther("\(CareURL.appPassword(kind).path)?saved=1")
-            }
-        } catch let error as APIError where error.status == .unprocessableContent || error.status == .tooManyRequests {
-            problems = error.pausedPageMessage.map { ["current_password": $0] } ?? error.fields
+        let problems = try await AppPasswordPage.submit(request, context: context) { current, new in
+            try await care.changePassword(holder, current: current, new: new, origin: portal.origin(of: request, context: context))
         }
+        guard let problems else { return seeOther("\(CareURL.appPassword(kind).path)?saved=1") }
         return portal.pages.response(
             AppPasswordPage(layout: passwordLayout(context), action: CareURL.appPassword(kind).path, problems: problems),
             status: .unprocessableContent

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import PortalPlatform
 
 extension APIError {
@@ -93,6 +94,38 @@ struct AppPasswordPage: Page {
         var errors = FormErrors()
         for field in Self.fieldOrder { if let problem = problems[field] { errors.add(field, problem) } }
         self.init(layout: layout, action: action, errors: errors)
+    }
+
+    private struct Form: Decodable {
+        var current_password: String?
+        var new_password: String?
+        var new_password_confirmation: String?
+    }
+
+    /// The page's form, sent: nothing is tried until the two new passwords agree (said together with an empty
+    /// current password and with `newPasswordProblem`, so she sees every problem at once); then `change` makes
+    /// the change. Nil once it is made; otherwise each problem by its field, a pause as the current password's.
+    static func submit(
+        _ request: Request,
+        context: PortalContext,
+        newPasswordProblem: (String) -> String? = { _ in nil },
+        change: (_ current: String, _ new: String) async throws -> Void
+    ) async throws -> [String: String]? {
+        let form = try await request.form(Form.self, context: context)
+        let current = form.current_password ?? ""
+        let new = form.new_password ?? ""
+        guard new.isEmpty || new == (form.new_password_confirmation ?? "") else {
+            var problems = ["new_password_confirmation": "Enter the same new password twice"]
+            problems["new_password"] = newPasswordProblem(new)
+            if current.isEmpty { problems["current_password"] = "Enter your current password" }
+            return problems
+        }
+        do {
+            try await change(current, new)
+            return nil
+        } catch let error as APIError where error.status == .unprocessableContent || error.status == .tooManyRequests {
+            return error.pausedPageMessage.map { ["current_password": $0] } ?? error.fields
+        }
     }
 }
 
