@@ -27,25 +27,8 @@ import Testing
     func everyKindOfPageMatchesItsSnapshot(engine: Database.Engine) async throws {
         let random = SeededRandom(seed: 20_261_207)
         try await TestPortal.run(engine, randomBytes: { random.bytes($0) }) { portal in
-            let credentials = try await DemoSeeder(
-                database: portal.portal.database,
-                dependencies: portal.portal.dependencies,
-                sealer: portal.portal.sealer,
-                settings: portal.portal.settings
-            ).seed()
             var seen: Set<String> = []
-            // What anyone sees before signing in: the staff sign-in and each web app's, and what they link to.
-            var anonymous = Visitor(portal: portal)
-            let before = try await Self.walk(from: ["/sign-in"] + credentials.filter { $0.role == nil }.map(\.signInPath), as: &anonymous)
-            #expect(before.count >= 6, "\(before.count) kinds of page before signing in")
-            Self.check(before, of: "signed-out", seen: &seen)
-            for credential in credentials {
-                let account = Self.fileName(credential.title)
-                var visitor = Visitor(portal: portal)
-                let pages = try await Self.walk(from: [try await Self.signIn(credential, as: &visitor)], as: &visitor)
-                #expect(pages.count >= 3 && pages.count < Self.pageLimit, "\(credential.title): \(pages.count) kinds of page")
-                Self.check(pages, of: account, seen: &seen)
-            }
+            for (account, pages) in try await Self.demoPages(portal) { Self.check(pages, of: account, seen: &seen) }
             // A stored page no account reaches any more is a page that went away, or a link that did.
             let stored = Self.storedNames()
             for name in stored.subtracting(seen).sorted() {
@@ -64,25 +47,33 @@ import Testing
     func noTemplateWritesTextIntoARawSlot(engine: Database.Engine) async throws {
         let random = SeededRandom(seed: 20_261_207)
         try await TestPortal.run(engine, randomBytes: { random.bytes($0) }, checksRawSlots: true) { portal in
-            let credentials = try await DemoSeeder(
-                database: portal.portal.database,
-                dependencies: portal.portal.dependencies,
-                sealer: portal.portal.sealer,
-                settings: portal.portal.settings
-            ).seed()
-            var anonymous = Visitor(portal: portal)
-            var pages = try await Self.walk(from: ["/sign-in"] + credentials.filter { $0.role == nil }.map(\.signInPath), as: &anonymous).count
-            for credential in credentials {
-                var visitor = Visitor(portal: portal)
-                pages += try await Self.walk(from: [try await Self.signIn(credential, as: &visitor)], as: &visitor).count
-            }
+            let pages = try await Self.demoPages(portal).reduce(0) { $0 + $1.pages.count }
             #expect(pages > 200, "\(pages) pages walked")
             #expect(portal.portal.pages.rawSlotsGivenText.isEmpty, "text in a raw slot of \(portal.portal.pages.rawSlotsGivenText.sorted())")
         }
     }
 
-    /// The mark as a `{{…}}` slot writes it.
-    static let escapedTextMark = HTMLEscaping.escape(TemplateValues.textMark)
+    /// The demo data seeded, and the pages of each demo account (by the name its snapshots are kept under) and
+    /// of anyone before signing in ("signed-out": the staff sign-in and each web app's, and what they link to).
+    static func demoPages(_ portal: TestPortal) async throws -> [(account: String, pages: [String: String])] {
+        let credentials = try await DemoSeeder(
+            database: portal.portal.database,
+            dependencies: portal.portal.dependencies,
+            sealer: portal.portal.sealer,
+            settings: portal.portal.settings
+        ).seed()
+        var anonymous = Visitor(portal: portal)
+        let before = try await walk(from: ["/sign-in"] + credentials.filter { $0.role == nil }.map(\.signInPath), as: &anonymous)
+        #expect(before.count >= 6, "\(before.count) kinds of page before signing in")
+        var found = [(account: "signed-out", pages: before)]
+        for credential in credentials {
+            var visitor = Visitor(portal: portal)
+            let pages = try await walk(from: [try await signIn(credential, as: &visitor)], as: &visitor)
+            #expect(pages.count >= 3 && pages.count < pageLimit, "\(credential.title): \(pages.count) kinds of page")
+            found.append((account: fileName(credential.title), pages: pages))
+        }
+        return found
+    }
 
     @Test func snapshotsAreComparedAsTheyAreAndAMissingOneFails() throws {
         // The walk's naming and the normalising that every comparison relies on.
@@ -142,7 +133,7 @@ import Testing
     /// The addresses of a page's links within the portal, in the order they appear.
     static func links(in html: String) -> [String] {
         html.matches(of: /href="(\/[^"]*)"/).map {
-            String($0.output.1).replacingOccurrences(of: escapedTextMark, with: "").replacingOccurrences(of: "&amp;", with: "&")
+            String($0.output.1).replacingOccurrences(of: Visitor.escapedTextMark, with: "").replacingOccurrences(of: "&amp;", with: "&")
         }
     }
 

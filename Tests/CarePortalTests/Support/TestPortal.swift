@@ -253,11 +253,14 @@ struct Visitor {
         if let token = Self.csrfToken(in: String(buffer: response.body)) { csrfToken = token }
     }
 
+    /// The mark a page rendered with its text marked (`PageRenderer.checksRawSlots`) puts after each string,
+    /// as a `{{…}}` slot writes it.
+    static let escapedTextMark = HTMLEscaping.escape(TemplateValues.textMark)
+
     static func csrfToken(in html: String) -> String? {
         guard let range = html.range(of: #"name="csrf_token" value=""#) else { return nil }
         let rest = html[range.upperBound...]
-        // A page rendered with its text marked (`PageRenderer.checksRawSlots`) carries the token so marked.
-        return rest.firstIndex(of: "\"").map { String(rest[..<$0]).replacingOccurrences(of: PageSnapshotTests.escapedTextMark, with: "") }
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]).replacingOccurrences(of: escapedTextMark, with: "") }
     }
 
     static func encode(_ value: String) -> String {
