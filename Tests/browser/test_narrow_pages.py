@@ -1,6 +1,7 @@
-"""Every staff page fits a phone: each demo staff account's pages — those its navigation links to and the pages
-linked from them — are opened at 320 × 640 and 400 × 800, and none may be wider than the window (WCAG 2.2,
-1.4.10 Reflow). A table that needs more room scrolls inside its own labelled, keyboard-focusable region while
+"""Every page fits a phone: each demo staff account's pages — those its navigation links to and the pages
+linked from them — and each demo web-app account's pages (members, patients, participants, pharmacy customers,
+care receivers and caregivers) are opened at 320 × 640 and 400 × 800, and none may be wider than the window
+(WCAG 2.2, 1.4.10 Reflow). A table that needs more room scrolls inside its own labelled, keyboard-focusable region while
 the page stays the window's width; sort links, filters and pagers are reached from the keyboard there."""
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import ARTIFACTS, WAIT, Account, check_accessibility, check_charts_keep_their_text_inside, screenshot
+from conftest import (
+    ARTIFACTS, WAIT, Account, check_accessibility, check_charts_keep_their_text_inside, fill, path_of, screenshot, submit,
+)
 from test_sign_in import sign_in
 
 PHONES = [(320, 640), (400, 800)]
@@ -23,6 +26,9 @@ ROLES = ["demo.admin", "demo.medpro", "demo.physician", "demo.pharmacist", "demo
 # How far the walk goes: links followed from the navigation, and at most how many kinds of page (one patient, one thread…).
 MAX_PAGES_PER_ROLE = 250
 LINKS_DEEP = 3
+# The web-app accounts seed-demo prints, each with its sign-in page (filled by the demo fixture).
+APP_SIGN_IN: dict[str, str] = {}
+APP_KINDS = ["member", "patient", "study", "pharmacy", "care", "caregiver"]
 # Links that leave the pages: downloads, the apps' API, files.
 NOT_A_PAGE = re.compile(r"(\.csv|\.pdf|\.json|\.ics|/export|/download|/api/|/static/|/sign-out|csv)", re.IGNORECASE)
 
@@ -30,7 +36,8 @@ NOT_A_PAGE = re.compile(r"(\.csv|\.pdf|\.json|\.ics|/export|/download|/api/|/sta
 @pytest.fixture(scope="module")
 def demo(server_factory):
     """A server whose database `careportal seed-demo` filled: one demo account per role and each program's
-    demo content. Returns the server and each demo account's password."""
+    demo content. Returns the server and each demo account's password (a web-app account's sign-in page is
+    in APP_SIGN_IN)."""
     passwords: dict[str, str] = {}
 
     def seed(binary, database_url, data_dir):
@@ -40,6 +47,7 @@ def demo(server_factory):
         )
         assert result.returncode == 0, f"seed-demo failed:\n{result.stdout}\n{result.stderr}"
         passwords.update(re.findall(r"(\S+)\s+password: (\S+)", result.stdout))
+        APP_SIGN_IN.update(re.findall(r"(\S+)\s+password: \S+\s+\(signs in at (/app/\S+)\)", result.stdout))
 
     server = server_factory("narrow-pages", prepare=seed)
     assert set(ROLES) <= set(passwords), f"seed-demo printed {sorted(passwords)}"
@@ -143,10 +151,10 @@ def open_page(driver, url: str) -> bool:
     )
 
 
-def pages_of(driver, base: str) -> tuple[list[str], list[str]]:
-    """The role's pages: those its navigation and home page link to, then one of each kind linked from them,
+def pages_of(driver, base: str, start: str = "/", navigation_css: str = "nav.site-nav a") -> tuple[list[str], list[str]]:
+    """The role's pages: those its navigation and start page link to, then one of each kind linked from them,
     and from those (three links deep). Returns (navigation pages, further pages)."""
-    driver.get(base + "/")
+    driver.get(base + start)
     seen: set[str] = set()
 
     def new(urls: list[str]) -> list[str]:
@@ -157,7 +165,7 @@ def pages_of(driver, base: str) -> tuple[list[str], list[str]]:
                 found.append(url)
         return found
 
-    navigation = new([driver.current_url.split("#", 1)[0]] + links_on(driver, base, "nav.site-nav a, main a"))
+    navigation = new([driver.current_url.split("#", 1)[0]] + links_on(driver, base, f"{navigation_css}, main a"))
     further: list[str] = []
     frontier = navigation
     for _ in range(LINKS_DEEP - 1):
@@ -211,6 +219,25 @@ def test_no_page_of_a_role_is_wider_than_a_phone(browser, demo, username):
     navigation, further = pages_of(browser, base)
     assert len(navigation) >= 3, f"{username} reaches only {navigation}"
     opened = check_pages_fit(browser, navigation + further, username)
+    assert opened >= len(navigation), f"only {opened} of {len(navigation) + len(further)} pages opened"
+
+
+@pytest.mark.parametrize("kind", APP_KINDS)
+def test_no_page_of_the_web_app_is_wider_than_a_phone(browser, demo, kind):
+    """A web-app account's pages, from its home through its menu and three links deep: its memories, days,
+    deals or desk threads, and the forms they lead to."""
+    server, passwords = demo
+    base = server.base_url
+    accounts = [name for name, path in APP_SIGN_IN.items() if path == f"/app/{kind}/sign-in"]
+    assert accounts, f"seed-demo printed no {kind} account for the web app: {APP_SIGN_IN}"
+    browser.get(f"{base}/app/{kind}/sign-in")
+    fill(browser, "identifier", accounts[0])
+    fill(browser, "password", passwords[accounts[0]])
+    submit(browser, "Sign in")
+    assert path_of(browser) == f"/app/{kind}", f"{accounts[0]} was not signed in; now at {browser.current_url}"
+    navigation, further = pages_of(browser, base, start=f"/app/{kind}", navigation_css="nav.app-nav a")
+    assert len(navigation) >= 3, f"{kind} reaches only {navigation}"
+    opened = check_pages_fit(browser, navigation + further, f"app-{kind}")
     assert opened >= len(navigation), f"only {opened} of {len(navigation) + len(further)} pages opened"
 
 
