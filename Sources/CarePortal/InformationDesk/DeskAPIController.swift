@@ -45,13 +45,7 @@ struct DeskAPIController {
         guard problems.isEmpty else { throw APIError.invalidQuery(problems) }
         let page = try await portal.database.read { [query] db in try await desk.list(query, on: db).page }
         return .json(
-            DeskAPI.ThreadList(
-                threads: page.items.map { DeskAPI.ThreadSummary($0, reader: reader) },
-                page: page.request.number,
-                pageSize: page.request.size,
-                pageCount: page.pageCount,
-                totalCount: page.totalCount
-            )
+            APIPage(DeskAPI.ThreadList(threads: page.items.map { DeskAPI.ThreadSummary($0, reader: reader) }), APIPagePosition(page))
         )
     }
 

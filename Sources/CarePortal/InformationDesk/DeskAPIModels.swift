@@ -50,12 +50,9 @@ enum DeskAPI {
         }
     }
 
+    /// A page of threads, sent as an `APIPage`.
     struct ThreadList: Encodable, Sendable {
         let threads: [ThreadSummary]
-        let page: Int
-        let pageSize: Int
-        let pageCount: Int
-        let totalCount: Int
     }
 
     /// A reply; one taken down by a moderator keeps its place with `removed` set and nothing else of it.

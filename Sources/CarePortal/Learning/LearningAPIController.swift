@@ -23,15 +23,14 @@ struct LearningAPIController {
         }
         let firstOfNext = CalendarDate(year: today.year, month: today.month, day: 1)!.adding(months: 1)
         return .json(
-            LearningAPI.Points(
-                month: month,
-                balance: balance,
-                resetsAt: clock.instant(startOf: firstOfNext),
-                history: history.items.map { LearningAPI.PointsLine(amount: $0.amount, reason: $0.reason, day: $0.day, earnedAt: $0.earnedAt) },
-                page: history.request.number,
-                pageSize: history.request.size,
-                pageCount: history.pageCount,
-                totalCount: history.totalCount
+            APIPage(
+                LearningAPI.Points(
+                    month: month,
+                    balance: balance,
+                    resetsAt: clock.instant(startOf: firstOfNext),
+                    history: history.items.map { LearningAPI.PointsLine(amount: $0.amount, reason: $0.reason, day: $0.day, earnedAt: $0.earnedAt) }
+                ),
+                APIPagePosition(history)
             )
         )
     }

@@ -17,11 +17,8 @@ enum LearningAPI {
         let balance: Int
         /// When this month's points stop counting: the first moment of next month on the program's clock.
         let resetsAt: Date
+        /// One page of the history; the page's position is sent beside it (`APIPage`).
         let history: [PointsLine]
-        let page: Int
-        let pageSize: Int
-        let pageCount: Int
-        let totalCount: Int
     }
 
     struct Week: Encodable, Sendable {

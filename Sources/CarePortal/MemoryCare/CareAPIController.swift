@@ -203,7 +203,7 @@ struct CareAPIController {
             page: page,
             unlocked: try await unlocked(holder)
         )
-        return .json(CareAPI.MemoryPage(memories: memories.map(CareAPI.Memory.init), page: page, pageSize: MemoryCare.pageSize, hasMore: hasMore))
+        return .json(APIPage(CareAPI.MemoryPage(memories: memories.map(CareAPI.Memory.init)), .memoryCare(page: page, hasMore: hasMore)))
     }
 
     private func type(of body: CareAPI.MemoryBody) throws -> MemoryType {
@@ -417,7 +417,7 @@ struct CareAPIController {
         let holder = try context.requireCareReceiver()
         let page = try Self.page(request)
         let (contacts, hasMore) = try await care.contacts(receiverID: holder.accountID, words: Self.words(request), page: page)
-        return .json(CareAPI.ContactPage(contacts: contacts.map(CareAPI.Contact.init), page: page, pageSize: MemoryCare.pageSize, hasMore: hasMore))
+        return .json(APIPage(CareAPI.ContactPage(contacts: contacts.map(CareAPI.Contact.init)), .memoryCare(page: page, hasMore: hasMore)))
     }
 
     @Sendable func createContact(request: Request, context: PortalContext) async throws -> Response {

@@ -182,11 +182,9 @@ enum CareAPI {
         }
     }
 
+    /// A page of her memories, sent as an `APIPage`.
     struct MemoryPage: Encodable, Sendable {
         let memories: [Memory]
-        let page: Int
-        let pageSize: Int
-        let hasMore: Bool
     }
 
     // MARK: Notifications
@@ -257,11 +255,9 @@ enum CareAPI {
         }
     }
 
+    /// A page of her contacts, sent as an `APIPage`.
     struct ContactPage: Encodable, Sendable {
         let contacts: [Contact]
-        let page: Int
-        let pageSize: Int
-        let hasMore: Bool
     }
 
     /// One contact with the memories that name them (§4.1.5.1.1).
@@ -453,11 +449,9 @@ enum CareAPI {
         }
     }
 
+    /// A page of what a link shows a caregiver of her memories, sent as an `APIPage`.
     struct SharedMemories: Encodable, Sendable {
         let memories: [SharedMemory]
-        let page: Int
-        let pageSize: Int
-        let hasMore: Bool
     }
 }
 
@@ -510,5 +504,12 @@ extension CareAPI.Contact {
         object.field("phones", phones)
         object.field("updated_at", updatedAt)
         object.field("version", version)
+    }
+}
+
+extension APIPagePosition {
+    /// Where a page of one of memory care's lists sits: 50 to a page, read one row past it.
+    static func memoryCare(page: Int, hasMore: Bool) -> APIPagePosition {
+        .readAhead(page: page, pageSize: MemoryCare.pageSize, hasMore: hasMore)
     }
 }

@@ -51,11 +51,9 @@ struct CaregiverAPIController {
 
     private func page(_ memories: [Memory], whole: Bool, page: Int, hasMore: Bool) -> Response {
         .json(
-            CareAPI.SharedMemories(
-                memories: memories.compactMap { CareAPI.SharedMemory($0, whole: whole) },
-                page: page,
-                pageSize: MemoryCare.pageSize,
-                hasMore: hasMore
+            APIPage(
+                CareAPI.SharedMemories(memories: memories.compactMap { CareAPI.SharedMemory($0, whole: whole) }),
+                .memoryCare(page: page, hasMore: hasMore)
             )
         )
     }

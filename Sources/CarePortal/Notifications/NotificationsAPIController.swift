@@ -32,13 +32,9 @@ struct NotificationsAPIController {
             return (page, unread, titles)
         }
         return .json(
-            NotificationsAPI.List(
-                notifications: page.items.map { entry(for: $0, titles: titles) },
-                page: page.request.number,
-                pageSize: page.request.size,
-                pageCount: page.pageCount,
-                totalCount: page.totalCount,
-                unreadCount: unread
+            APIPage(
+                NotificationsAPI.List(notifications: page.items.map { entry(for: $0, titles: titles) }, unreadCount: unread),
+                APIPagePosition(page)
             )
         )
     }

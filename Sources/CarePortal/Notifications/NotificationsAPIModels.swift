@@ -27,12 +27,9 @@ enum NotificationsAPI {
         let title: String?
     }
 
+    /// A page of the feed, sent as an `APIPage`, with how many of the whole feed are unread.
     struct List: Encodable, Sendable {
         let notifications: [Entry]
-        let page: Int
-        let pageSize: Int
-        let pageCount: Int
-        let totalCount: Int
         let unreadCount: Int
     }
 

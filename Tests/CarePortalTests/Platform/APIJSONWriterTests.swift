@@ -52,6 +52,29 @@ import Testing
         #expect(try Self.ours([Sample(), Sample()]) == Self.foundation([Sample(), Sample()]))
     }
 
+    /// A list's page is one object: its items and what it says of the whole list, with the page's position
+    /// beside them, exactly as one flat record of all of them writes.
+    @Test func aPageOfAListIsOneObjectWithItsPosition() throws {
+        struct Feed: Encodable, Sendable { let notifications: [Int]; let unreadCount: Int }
+        struct CountedFlat: Encodable { let notifications: [Int]; let unreadCount, page, pageSize, pageCount, totalCount: Int }
+        struct ReadAheadFlat: Encodable { let notifications: [Int]; let unreadCount, page, pageSize: Int; let hasMore: Bool }
+        let feed = Feed(notifications: [3, 2], unreadCount: 1)
+
+        let counted = APIPage(feed, .counted(page: 2, pageSize: 25, pageCount: 3, totalCount: 52))
+        #expect(try Self.ours(counted) == #"{"notifications":[3,2],"page":2,"page_count":3,"page_size":25,"total_count":52,"unread_count":1}"#)
+        #expect(
+            try Self.foundation(counted)
+                == Self.foundation(CountedFlat(notifications: [3, 2], unreadCount: 1, page: 2, pageSize: 25, pageCount: 3, totalCount: 52))
+        )
+
+        let readAhead = APIPage(feed, .readAhead(page: 1, pageSize: 50, hasMore: true))
+        #expect(try Self.ours(readAhead) == #"{"has_more":true,"notifications":[3,2],"page":1,"page_size":50,"unread_count":1}"#)
+        #expect(
+            try Self.foundation(readAhead)
+                == Self.foundation(ReadAheadFlat(notifications: [3, 2], unreadCount: 1, page: 1, pageSize: 50, hasMore: true))
+        )
+    }
+
     @Test func stringsAndInstantsMatchFoundationsForAnyValue() async {
         let scalar = Gen.oneOf(Gen.unicodeScalar(in: "\u{0}"..."\u{7F}"), Gen.unicodeScalar(in: "\u{80}"..."\u{2FFF}"))
         let text = scalar.array(of: 0...40).map { String(String.UnicodeScalarView($0)) }
