@@ -1,5 +1,6 @@
 import Foundation
 import PortalPlatform
+import SQLKit
 
 /// A choice in a group of radios or a select.
 struct LearningOption: Sendable, Encodable {
@@ -94,6 +95,109 @@ struct LearningModulePage: Page {
     /// The moods after which the module is recommended, ticked or not.
     let moodChoices: [LearningOption]
     static let moodChoices: [Mood.Group] = [.neutral, .negative]
+
+    /// What the page shows besides the module and its form: the library's videos to choose from, and the
+    /// module's quiz questions (none for a new one).
+    struct Reads: Sendable {
+        let videos: [LearningVideo]
+        let questions: [QuizQuestion]?
+
+        static func load(_ module: LearningModule?, content: LearningContentRepository, on db: any SQLDatabase) async throws -> Reads {
+            Reads(
+                videos: try await content.videos(on: db),
+                questions: try await module.asyncMap { try await content.questions(moduleIDs: [$0.id], on: db) }
+            )
+        }
+    }
+
+    /// A new module's page (`module` nil) or a module's, with the form's values and what to fix; `preview` is
+    /// the text as members will read it. `layout` makes the page's layout for its heading.
+    init(
+        module: LearningModule?,
+        values: [String: String],
+        errors: FormErrors,
+        preview: String?,
+        reads: Reads,
+        layout: (String) -> Layout
+    ) {
+        var fields = [
+            FormField("title", label: "Title", value: values["title"] ?? "", width: 30),
+            FormField(
+                "category",
+                label: "Category",
+                value: values["category"] ?? "",
+                hint: "Modules and videos are grouped by it in the app, like Nutrition or Labour and birth",
+                width: 20
+            ),
+            FormField("position", label: "Order", value: values["position"] ?? "", hint: "Lower numbers come first within a category", width: 10)
+        ]
+        errors.apply(to: &fields)
+        // A textarea's rows travel in `type`, which a textarea has no other use for.
+        var summary = FormField(
+            "summary",
+            label: "Summary",
+            value: values["summary"] ?? "",
+            hint: "One or two sentences shown in the list, up to \(LearningRules.summaryMaximumLength) characters.",
+            type: "3"
+        )
+        summary.error = errors["summary"]
+        var body = FormField(
+            "body",
+            label: "Text",
+            value: values["body"] ?? "",
+            hint: "Markdown: **bold**, *italic*, ## headings, lists starting with “-”, and links. Use Preview to check it.",
+            type: "14"
+        )
+        body.error = errors["body"]
+        var links = FormField(
+            "links",
+            label: "Links (optional)",
+            value: values["links"] ?? "",
+            hint: "One per line: a title, a bar and an address starting with https://, like NHS advice | https://www.nhs.uk",
+            type: "4"
+        )
+        links.error = errors["links"]
+        let chosenVideo = values["video_id"] ?? ""
+        let heading = module.map { "Change \($0.title)" } ?? "Write a module"
+        let questionRows = reads.questions.map { list in
+            list.enumerated().map { index, question in
+                QuestionRow(
+                    number: index + 1,
+                    prompt: question.prompt,
+                    correctAnswers: question.choices.filter(\.isCorrect).map(\.text).joined(separator: "; "),
+                    editPath: SiteURL.quizQuestion(question.id).path,
+                    deletePath: SiteURL.deleteQuizQuestion(question.id).path
+                )
+            }
+        }
+        self.layout = layout(heading)
+        self.errors = errors.items
+        self.heading = heading
+        action = (module.map { SiteURL.learningModule($0.id) } ?? .newLearningModule).path
+        self.fields = fields
+        self.summary = summary
+        self.body = body
+        linksField = links
+        target = LearningTargetFields(values: values, errors: errors)
+        videoOptions =
+            [LearningOption(value: "", title: "No video", isSelected: chosenVideo.isEmpty)]
+            + reads.videos.map {
+                LearningOption(value: String($0.id), title: "\($0.title) (\($0.lengthText))", isSelected: String($0.id) == chosenVideo)
+            }
+        previewHTML = preview.map(RenderedHTML.init(sanitizedHTML:))
+        questions = questionRows
+        hasQuestions = questionRows?.isEmpty == false
+        newQuestionPath = module.map { SiteURL.newQuizQuestion($0.id).path }
+        backPath = SiteURL.learningModules.path
+        summaryMaximum = LearningRules.summaryMaximumLength
+        moodChoices = Self.moodChoices.map { group in
+            LearningOption(
+                value: group.rawValue,
+                title: group == .neutral ? "An ordinary day (indifferent)" : "A hard day (sad, angry, sick or overwhelmed)",
+                isSelected: values["after_\(group.rawValue)"] == "yes"
+            )
+        }
+    }
 }
 
 struct QuizQuestionPage: Page {
@@ -115,6 +219,39 @@ struct QuizQuestionPage: Page {
     let explanation: FormField
     let deletePath: String?
     let backPath: String
+
+    /// A new question's page (`question` nil) or a question's, in `module`, with the form's values and what to fix.
+    init(module: LearningModule, question: QuizQuestion?, values: [String: String], errors: FormErrors, layout: (String) -> Layout) {
+        var prompt = FormField(
+            "prompt",
+            label: "Question",
+            value: values["prompt"] ?? "",
+            hint: "Up to \(LearningRules.promptMaximumLength) characters.",
+            type: "3"
+        )
+        prompt.error = errors["prompt"]
+        var explanation = FormField(
+            "explanation",
+            label: "Explanation",
+            value: values["explanation"] ?? "",
+            hint: "Shown to the member after she answers, whether she was right or not. Up to \(LearningRules.explanationMaximumLength) characters.",
+            type: "4"
+        )
+        explanation.error = errors["explanation"]
+        heading = question == nil ? "Add a question" : "Change the question"
+        self.layout = layout(heading)
+        self.errors = errors.items
+        moduleTitle = module.title
+        action = (question.map { SiteURL.quizQuestion($0.id) } ?? .newQuizQuestion(module.id)).path
+        self.prompt = prompt
+        choices = (1...LearningRules.maximumChoices).map {
+            ChoiceRow(number: $0, value: values["choice_\($0)"] ?? "", isCorrect: values["correct_\($0)"] == "yes")
+        }
+        choicesError = errors["choices"]
+        self.explanation = explanation
+        deletePath = question.map { SiteURL.deleteQuizQuestion($0.id).path }
+        backPath = SiteURL.learningModule(module.id).path + "#quiz"
+    }
 }
 
 struct LearningVideosPage: Page {
@@ -173,4 +310,62 @@ struct LearningVideoPage: Page {
     let target: LearningTargetFields
     let maximumSize: String
     let backPath: String
+
+    /// A new video's page (`video` nil) or a video's in `library`, with the form's values and what to fix.
+    init(library: VideoLibrary, video: LearningVideo?, values: [String: String], errors: FormErrors, layout: (String) -> Layout) {
+        var fields = [
+            FormField("title", label: "Title", value: values["title"] ?? "", width: 30),
+            FormField("category", label: "Category", value: values["category"] ?? "", hint: library.categoryHint, width: 20),
+            FormField(
+                "length",
+                label: "Length",
+                value: values["length"] ?? "",
+                hint: "Minutes and seconds, like 4:30, or hours, minutes and seconds",
+                width: 10
+            )
+        ]
+        errors.apply(to: &fields)
+        var description = FormField(
+            "description",
+            label: "Description",
+            value: values["description"] ?? "",
+            hint: "Plain text, up to \(LearningRules.descriptionMaximumLength) characters.",
+            type: "4"
+        )
+        description.error = errors["description"]
+        var url = FormField(
+            "url",
+            label: "Address of the video",
+            value: values["url"] ?? "",
+            hint: "Starting with https://. The app opens it there; it is never embedded.",
+            type: "url",
+            width: 30
+        )
+        url.error = errors["url"]
+        var currentFile: LearningVideo?
+        if let video, case .file = video.source { currentFile = video }
+        var file = FormField(
+            "file",
+            label: currentFile != nil ? "Replace the file (optional)" : "Video file",
+            hint: "An MP4 or WebM video smaller than \(LearningRules.videoRules.maximumSizeText). Choose it again if the form shows a problem.",
+            type: "file"
+        )
+        file.error = errors["file"]
+        heading = video.map { "Change \($0.title)" } ?? "Add a video"
+        self.layout = layout(heading)
+        self.errors = errors.items
+        action = (video.map { library.videoURL($0.id) } ?? library.newURL).path
+        self.fields = fields
+        self.description = description
+        sourceLink = values["source"] == "link"
+        sourceFile = values["source"] == "file"
+        sourceError = errors["source"]
+        self.url = url
+        self.file = file
+        self.currentFile = currentFile.map { "\($0.title) (\($0.lengthText))" }
+        currentFilePath = currentFile.map { library.fileURL($0.id).path }
+        target = LearningTargetFields(values: values, errors: errors, asksStage: library.asksStage)
+        maximumSize = LearningRules.videoRules.maximumSizeText
+        backPath = library.listURL.path
+    }
 }
