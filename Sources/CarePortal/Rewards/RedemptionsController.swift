@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PortalPlatform
+import SQLKit
 
 /// Administrators send the rewards members redeemed: the ones still to send, oldest first, each marked
 /// sent once, with the gift card's code if it has one (sealed; she sees it in the app).
@@ -24,41 +25,21 @@ struct RedemptionsController {
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let pageRequest = try request.pageRequest()
-        let sealer = portal.sealer
-        let repository = rewards.repository
-        let (page, titles, pseudonyms) = try await portal.database.read { db in
-            let page = try await repository.waiting(page: pageRequest, sealer: sealer, on: db)
-            let titles = Dictionary(uniqueKeysWithValues: try await repository.rewards(includingRetired: true, on: db).map { ($0.id, $0) })
-            let pseudonyms = try await MemberRepository().pseudonyms(ids: page.items.map(\.account.accountID), on: db)
-            return (page, titles, pseudonyms)
+        let (sealer, repository) = (portal.sealer, rewards.repository)
+        let reads = try await portal.database.read { db in
+            try await RedemptionsPage.Reads.load(pageRequest, repository: repository, sealer: sealer, on: db)
         }
-        let clock = portal.programSettings.current.clock
-        return portal.pages.response(
-            RedemptionsPage(
-                layout: portal.layout("Redeemed rewards", context: context, current: .rewards),
-                errors: errors.items,
-                rows: page.items.map { redemption in
-                    let reward = titles[redemption.rewardID]
-                    let field = "code-\(redemption.id)"
-                    return RedemptionsPage.Row(
-                        member: pseudonyms[redemption.account.accountID] ?? "A former member",
-                        memberPath: SiteURL.member(redemption.account.accountID).path,
-                        reward: reward?.title ?? "Reward",
-                        gives: reward?.gives ?? "",
-                        redeemed: clock.dateTime(redemption.redeemedAt),
-                        action: SiteURL.rewardRedemptionSent(redemption.id).path,
-                        field: field,
-                        typed: typed[redemption.id] ?? "",
-                        error: errors[field]
-                    )
-                },
-                pagination: portal.pages.html(
-                    PaginationView(page, address: ListAddress(path: SiteURL.rewardRedemptions.path, parameters: []), noun: "rewards")
-                ),
-                catalogPath: SiteURL.rewards.path
-            ),
-            status: status
+        let page = RedemptionsPage(
+            reads,
+            typed: typed,
+            errors: errors,
+            clock: portal.programSettings.current.clock,
+            layout: portal.layout("Redeemed rewards", context: context, current: .rewards),
+            pagination: portal.pages.html(
+                PaginationView(reads.page, address: ListAddress(path: SiteURL.rewardRedemptions.path, parameters: []), noun: "rewards")
+            )
         )
+        return portal.pages.response(page, status: status)
     }
 
     private struct SendForm: Decodable {
@@ -107,4 +88,42 @@ struct RedemptionsPage: Page {
     let rows: [Row]
     let pagination: RenderedHTML
     let catalogPath: String
+
+    /// What the page shows: a page of the redemptions still to send, with their rewards (retired ones too)
+    /// and their members' pseudonyms.
+    struct Reads: Sendable {
+        let page: PageOf<Redemption>
+        let rewards: [Int64: Reward]
+        let pseudonyms: [Int64: String]
+
+        static func load(_ request: PageRequest, repository: RewardsRepository, sealer: Sealer, on db: any SQLDatabase) async throws -> Reads {
+            let page = try await repository.waiting(page: request, sealer: sealer, on: db)
+            let rewards = Dictionary(uniqueKeysWithValues: try await repository.rewards(includingRetired: true, on: db).map { ($0.id, $0) })
+            let pseudonyms = try await MemberRepository().pseudonyms(ids: page.items.map(\.account.accountID), on: db)
+            return Reads(page: page, rewards: rewards, pseudonyms: pseudonyms)
+        }
+    }
+
+    /// The page of redemptions, with the codes typed into each row and what to fix beside it.
+    init(_ reads: Reads, typed: [Int64: String], errors: FormErrors, clock: ProgramClock, layout: Layout, pagination: RenderedHTML) {
+        self.layout = layout
+        self.errors = errors.items
+        rows = reads.page.items.map { redemption in
+            let reward = reads.rewards[redemption.rewardID]
+            let field = "code-\(redemption.id)"
+            return Row(
+                member: reads.pseudonyms[redemption.account.accountID] ?? "A former member",
+                memberPath: SiteURL.member(redemption.account.accountID).path,
+                reward: reward?.title ?? "Reward",
+                gives: reward?.gives ?? "",
+                redeemed: clock.dateTime(redemption.redeemedAt),
+                action: SiteURL.rewardRedemptionSent(redemption.id).path,
+                field: field,
+                typed: typed[redemption.id] ?? "",
+                error: errors[field]
+            )
+        }
+        self.pagination = pagination
+        catalogPath = SiteURL.rewards.path
+    }
 }

@@ -71,6 +71,11 @@ package struct FormErrors: Sendable {
     package init(items: [Item] = []) {
         self.items = items
     }
+
+    /// One problem, beside `field`.
+    package static func one(_ field: String, _ message: String) -> FormErrors {
+        FormErrors(items: [Item(field: field, message: message)])
+    }
 }
 
 extension String {
