@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import PortalPlatform
 import SQLKit
 
@@ -82,5 +83,95 @@ extension Mail {
 extension SignInThrottle.Key {
     static func participantClaim(_ address: String) -> Self {
         Self(stored: "participant-claim:\(address)", limit: SignInThrottle.registrationAddressLimit)
+    }
+}
+
+/// Her claim token sent again: a new one replaces the earlier, emailed and logged in the caller's transaction;
+/// or why there is none to send.
+enum StudyClaimResend: Sendable {
+    case sent(StudyParticipant, email: String, expires: Date)
+    /// She has claimed her account, was given a one-time password, or has been withdrawn.
+    case nothingToSend(studyCode: String)
+    case alreadyClaimed(studyCode: String)
+
+    /// The participant it was sent to, when it was.
+    var participant: StudyParticipant? {
+        if case .sent(let participant, _, _) = self { return participant }
+        return nil
+    }
+
+    func message(clock: ProgramClock) -> Flash {
+        switch self {
+        case .sent(_, let email, let expires):
+            Flash(
+                .success,
+                "A new claim token has been emailed to \(email); it works until \(clock.dateTime(expires)). The earlier one no longer works."
+            )
+        case .nothingToSend(let studyCode):
+            Flash(
+                .warning,
+                "\(studyCode) has no claim token to send: she has claimed her account, was given a one-time password, or has been withdrawn."
+            )
+        case .alreadyClaimed(let studyCode): Flash(.warning, "\(studyCode) has already claimed her app account.")
+        }
+    }
+
+    static func send(
+        _ token: ClaimToken,
+        participantID id: Int64,
+        actor: AuditActor,
+        origin: AuditOrigin,
+        now: Date,
+        portal: Portal,
+        on db: any SQLDatabase
+    ) async throws -> StudyClaimResend {
+        guard let participant = try await StudyRepository().participant(id: id, on: db) else { throw HTTPError(.notFound) }
+        guard StudyParticipantsController.maySendClaim(participant, now: now), let email = participant.email else {
+            return .nothingToSend(studyCode: participant.studyCode)
+        }
+        guard try await StudyRepository.claims.issue(ownerID: id, token: token, now: now, on: db) else {
+            return .alreadyClaimed(studyCode: participant.studyCode)
+        }
+        let expires = ClaimTokens.expiry(sentAt: now)
+        try await portal.outbox.enqueue(
+            .studyClaimToken(
+                to: email,
+                username: participant.username,
+                token: token,
+                expiresAt: expires,
+                settings: portal.settings,
+                clock: portal.programSettings.current.clock
+            ),
+            on: db
+        )
+        try await portal.audit.record(
+            AuditEvent(
+                actor: actor,
+                action: .studyClaimTokenSent,
+                recordType: "study_participant",
+                recordID: "\(id)",
+                origin: origin,
+                detail: "sent again"
+            ),
+            on: db
+        )
+        return .sent(participant, email: email, expires: expires)
+    }
+}
+
+extension ShownOncePage {
+    /// Her new claim token, for staff to give her themselves when no mail server sends it.
+    init(claimToken token: ClaimToken, for participant: StudyParticipant, heading: String, now: Date, clock: ProgramClock, layout: Layout) {
+        self.init(
+            layout: layout,
+            heading: heading,
+            lead:
+                "Give her this claim token yourself: in the app she chooses “I have a claim token”, enters it and chooses her password. Her username is \(participant.username).",
+            label: "Claim token",
+            secret: token.grouped,
+            note: "It works once, until \(clock.dateTime(ClaimTokens.expiry(sentAt: now))). The earlier one no longer works.",
+            continuePath: SiteURL.studyParticipant(participant.id).path,
+            continueTitle: "Open \(participant.studyCode)’s record"
+        )
     }
 }

@@ -40,140 +40,45 @@ struct StudyParticipantsController {
         )
     }
 
-    struct EnrolForm: Decodable, Sendable {
-        var studyCode: String = ""
-        var arm: String = ""
-        var email: String = ""
-        var login: String = StudyLogin.password.rawValue
-        var enrolledOn = DateInputValue(day: nil, month: nil, year: nil)
-
-        enum CodingKeys: String, CodingKey {
-            case studyCode = "study_code", arm, email, login
-            case day = "enrolled_on_day", month = "enrolled_on_month", year = "enrolled_on_year"
-        }
-
-        init(today: CalendarDate) {
-            enrolledOn = DateInputValue(day: String(today.day), month: String(today.month), year: String(today.year))
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            func text(_ key: CodingKeys) throws -> String { (try container.decodeIfPresent(String.self, forKey: key) ?? "").trimmed }
-            studyCode = try text(.studyCode)
-            arm = try text(.arm)
-            email = try text(.email)
-            // A form without the choice (an older page, a script) gets the one-time password, as before.
-            login = try container.decodeIfPresent(String.self, forKey: .login) ?? StudyLogin.password.rawValue
-            enrolledOn = DateInputValue(day: try text(.day), month: try text(.month), year: try text(.year))
-        }
-    }
-
     @Sendable func showEnrol(request: Request, context: PortalContext) async throws -> Response {
-        portal.pages.response(enrolPage(EnrolForm(today: clock.date(of: portal.now)), errors: FormErrors(), dateProblem: nil, context: context))
+        portal.pages.response(enrolPage(StudyEnrolForm(today: clock.date(of: portal.now)), errors: FormErrors(), dateProblem: nil, context: context))
     }
 
     @Sendable func enrol(request: Request, context: PortalContext) async throws -> Response {
-        let form = try await request.form(EnrolForm.self, context: context)
-        var errors = FormErrors()
-        if let problem = StudyRules.studyCodeProblem(form.studyCode) { errors.add("study_code", problem) }
-        var dateProblem: DateInputProblem?
-        var enrolledOn: CalendarDate?
-        switch form.enrolledOn.date(named: "Enrolment date", missing: "Enter the enrolment date") {
-        case .success(let date): enrolledOn = date
-        case .failure(let problem):
-            dateProblem = problem
-            errors.add(DateInputField.errorAnchor("enrolled_on", problem), problem.message)
-        }
-        if form.arm.count > StudyRules.armMaximumLength {
-            errors.add("arm", "Arm or group must be \(StudyRules.armMaximumLength) characters or fewer")
-        }
-        let login = StudyLogin(rawValue: form.login)
-        if login == nil { errors.add("login-password", "Choose how she gets her login for the app") }
-        if login == .email && form.email.isEmpty {
-            errors.add("email", "Enter her email address to send her a claim token, or choose a one-time password")
-        } else if !form.email.isEmpty, let problem = FieldRules.emailProblem(form.email) {
-            errors.add("email", problem)
-        }
-        guard errors.isEmpty, let enrolledOn, let login else {
+        let form = try await request.form(StudyEnrolForm.self, context: context)
+        let (enrolment, checked, dateProblem) = form.validated()
+        var errors = checked
+        guard let enrolment else {
             return portal.pages.response(enrolPage(form, errors: errors, dateProblem: dateProblem, context: context), status: .unprocessableContent)
         }
-        let password = login == .password ? StudyRules.oneTimePassword(portal.dependencies.randomBytes) : nil
-        let claimToken = login == .email ? ClaimToken(randomBytes: portal.dependencies.randomBytes) : nil
-        // With a claim token nobody knows her password until she chooses it in the app.
-        let hash = try await portal.passwords.hash(password ?? SecretToken(randomBytes: portal.dependencies.randomBytes).value)
+        let firstLogin = try await StudyFirstLogin.make(enrolment.login, portal: portal)
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
-        let username = StudyRules.username(for: form.studyCode)
         let id: Int64
         do {
             id = try await portal.database.transaction { db in
-                let id = try await studies.enrol(
-                    studyCode: form.studyCode,
-                    arm: form.arm.isEmpty ? nil : form.arm,
-                    email: form.email.isEmpty ? nil : form.email,
-                    enrolledOn: enrolledOn,
-                    passwordHash: hash,
-                    claimToken: claimToken,
-                    now: now,
-                    on: db
-                )
-                try await portal.audit.record(
-                    AuditEvent(
-                        actor: context.auditActor,
-                        action: .studyParticipantEnrolled,
-                        recordType: "study_participant",
-                        recordID: "\(id)",
-                        origin: origin,
-                        detail: "study id \(form.studyCode)"
-                    ),
-                    on: db
-                )
-                if let claimToken {
-                    try await portal.outbox.enqueue(
-                        .studyClaimToken(
-                            to: form.email,
-                            username: username,
-                            token: claimToken,
-                            expiresAt: ClaimTokens.expiry(sentAt: now),
-                            settings: portal.settings,
-                            clock: portal.programSettings.current.clock
-                        ),
-                        on: db
-                    )
-                    try await portal.audit.record(
-                        AuditEvent(
-                            actor: context.auditActor,
-                            action: .studyClaimTokenSent,
-                            recordType: "study_participant",
-                            recordID: "\(id)",
-                            origin: origin
-                        ),
-                        on: db
-                    )
-                }
-                return id
+                try await enrolment.enrol(firstLogin, actor: context.auditActor, origin: origin, now: now, portal: portal, on: db)
             }
         } catch is StudyCodeTaken {
             errors.add("study_code", "Study id \(form.studyCode) is already enrolled: choose another")
             return portal.pages.response(enrolPage(form, errors: errors, dateProblem: dateProblem, context: context), status: .unprocessableContent)
         }
         // Shown once, here: only its hash is kept.
+        let layout = portal.layout("Participant enrolled", context: context, current: .studyParticipants)
         return portal.pages.response(
             StudyEnrolledPage(
-                layout: portal.layout("Participant enrolled", context: context, current: .studyParticipants),
-                studyCode: form.studyCode,
-                username: username,
-                password: password,
-                emailedTo: claimToken == nil ? nil : form.email,
-                claimExpires: claimToken == nil ? nil : clock.dateTime(ClaimTokens.expiry(sentAt: now)),
-                claimToken: portal.deliversMail ? nil : claimToken?.grouped,
-                participantPath: SiteURL.studyParticipant(id).path,
-                enrolPath: SiteURL.newStudyParticipant.path
+                enrolment,
+                id: id,
+                firstLogin: firstLogin,
+                showsClaimToken: !portal.deliversMail,
+                now: now,
+                clock: clock,
+                layout: layout
             )
         )
     }
 
-    private func enrolPage(_ form: EnrolForm, errors: FormErrors, dateProblem: DateInputProblem?, context: PortalContext) -> StudyEnrolPage {
+    private func enrolPage(_ form: StudyEnrolForm, errors: FormErrors, dateProblem: DateInputProblem?, context: PortalContext) -> StudyEnrolPage {
         var fields = [
             FormField(
                 "study_code",
@@ -216,21 +121,11 @@ struct StudyParticipantsController {
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         let origin = portal.origin(of: request, context: context)
-        let clock = self.clock
         let now = portal.now
-        let today = clock.date(of: now)
         let before = StudyTimeline.key(request.uri.queryParameters.get("timeline_before"))
         // Read beside other requests: the reads no longer wait for, nor hold, SQLite's one writer.
-        let found = try await portal.database.read { db -> StudyParticipantRecord? in
-            guard let participant = try await studies.participant(id: id, on: db) else { return nil }
-            return StudyParticipantRecord(
-                participant: participant,
-                schedule: try await studies.schedule(on: db),
-                marks: try await studies.markKeys(participantID: id, on: db),
-                opens: try await studies.opensPerDay(participantID: id, on: db),
-                feedback: try await FeedbackRepository(program: .researchStudy).messages(from: .participant(id), on: db),
-                events: try await MemberEvents().events(participantID: id, limit: StudyTimeline.pageSize + 1, before: before, on: db)
-            )
+        let found = try await portal.database.read { db in
+            try await StudyParticipantRecord.load(id: id, timelineBefore: before, studies: studies, on: db)
         }
         guard let found else { throw HTTPError(.notFound) }
         // Opening her record is recorded, and committed, before anything of it is sent; views at the same
@@ -244,64 +139,13 @@ struct StudyParticipantsController {
                 origin: origin
             )
         )
-        let (participant, schedule, marks, opens, feedback, events) = (
-            found.participant, found.schedule, found.marks, found.opens, found.feedback, found.events
-        )
-        let days = participant.days(through: today)
-        let statistics = schedule.statistics(days: days, today: today, marks: marks)
-        let titles = Dictionary(schedule.items.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
-        let shown = events.prefix(StudyTimeline.pageSize)
-        let earlier = events.count > StudyTimeline.pageSize ? shown.last.flatMap(StudyTimeline.key(after:)) : nil
-        var opensRows = TableRows(expectedRows: 60)
-        for open in opens.prefix(60) {
-            opensRows.row {
-                $0.text(open.day.displayed); $0.number(String(open.count))
-            }
-        }
-        var timelineRows = TableRows(expectedRows: shown.count)
-        for event in shown {
-            timelineRows.row {
-                $0.text(clock.dateTime(event.occurredAt)); $0.text(StudyTimeline.describe(event, titles: titles))
-            }
-        }
         return portal.pages.response(
             StudyParticipantPage(
-                layout: portal.layout(participant.studyCode, context: context, current: .studyParticipants),
-                studyCode: participant.studyCode,
-                statusTitle: participant.status.title,
-                statusTag: participant.status.tagClass,
-                details: [
-                    .init(key: "Arm or group", value: participant.arm ?? "None"),
-                    .init(key: "Enrolled", value: participant.enrolledOn.displayed),
-                    .init(key: "Withdrawn", value: participant.withdrawnOn?.displayed ?? "No"),
-                    .init(key: "App username", value: participant.username),
-                    .init(key: "Password", value: Self.passwordState(participant, clock: clock, now: now)),
-                    .init(key: "Contact email", value: participant.email ?? "None"),
-                    .init(key: "Last active in the app", value: participant.lastActiveAt.map(clock.dateTime) ?? "Not yet")
-                ],
-                summary: [
-                    .init(key: "Days in the study (closed)", value: "\(statistics.closedDays)"),
-                    .init(key: "Days with every to-do done", value: "\(statistics.allDoneDays)"),
-                    .init(key: "Current streak", value: statistics.currentStreak == 1 ? "1 day" : "\(statistics.currentStreak) days")
-                ] + statistics.items.map { .init(key: $0.item.title, value: "Done on \($0.doneDays) of \($0.offeredDays) days") },
-                calendarHTML: StudyCalendar.html(days: days, today: today, schedule: schedule, marks: marks),
-                opensRowsHTML: opensRows.htmlIfAny,
-                feedback: feedback.map { .init(when: clock.dateTime($0.submittedAt), body: $0.body, handled: $0.handledAt != nil) },
-                timelineRowsHTML: timelineRows.htmlIfAny,
-                timelineCaption: before == nil
-                    ? "newest first (her last \(StudyTimeline.pageSize) events)"
-                    : "newest first, from \(shown.first.map { clock.dateTime($0.occurredAt) } ?? "the start") back",
-                earlierTimelinePath: earlier.map {
-                    ListAddress(path: SiteURL.studyParticipant(id).path, parameters: [("timeline_before", $0)]).string + "#timeline"
-                },
-                newestTimelinePath: before == nil ? nil : SiteURL.studyParticipant(id).path + "#timeline",
-                withdrawPath: participant.status == .active ? SiteURL.studyParticipantWithdraw(id).path : nil,
-                resendClaimPath: Self.maySendClaim(participant, now: now) ? SiteURL.studyParticipantClaimResend(id).path : nil,
-                revokeClaimPath: participant.status == .active && participant.claim?.status(at: now) == .waiting
-                    ? SiteURL.studyParticipantClaimRevoke(id).path : nil,
-                deletePath: SiteURL.studyParticipantDelete(id).path,
-                listPath: SiteURL.studyParticipants.path,
-                auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("record", "study_participant:\(id)")]).string,
+                found,
+                pagedBack: before != nil,
+                clock: clock,
+                now: now,
+                layout: portal.layout(found.participant.studyCode, context: context, current: .studyParticipants),
                 showsAuditLink: context.staff?.role == .administrator
             )
         )
@@ -362,66 +206,23 @@ struct StudyParticipantsController {
         let now = portal.now
         let clock = self.clock
         let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
-        let (message, sentTo) = try await portal.database.transaction { db -> (Flash, StudyParticipant?) in
-            guard let participant = try await studies.participant(id: id, on: db) else { throw HTTPError(.notFound) }
-            guard Self.maySendClaim(participant, now: now), let email = participant.email else {
-                return (
-                    Flash(
-                        .warning,
-                        "\(participant.studyCode) has no claim token to send: she has claimed her account, was given a one-time password, or has been withdrawn."
-                    ), nil
-                )
-            }
-            guard try await StudyRepository.claims.issue(ownerID: id, token: token, now: now, on: db) else {
-                return (Flash(.warning, "\(participant.studyCode) has already claimed her app account."), nil)
-            }
-            let expires = ClaimTokens.expiry(sentAt: now)
-            try await portal.outbox.enqueue(
-                .studyClaimToken(
-                    to: email,
-                    username: participant.username,
-                    token: token,
-                    expiresAt: expires,
-                    settings: portal.settings,
-                    clock: portal.programSettings.current.clock
-                ),
+        let resent = try await portal.database.transaction { db in
+            try await StudyClaimResend.send(
+                token,
+                participantID: id,
+                actor: context.auditActor,
+                origin: origin,
+                now: now,
+                portal: portal,
                 on: db
-            )
-            try await portal.audit.record(
-                AuditEvent(
-                    actor: context.auditActor,
-                    action: .studyClaimTokenSent,
-                    recordType: "study_participant",
-                    recordID: "\(id)",
-                    origin: origin,
-                    detail: "sent again"
-                ),
-                on: db
-            )
-            return (
-                Flash(
-                    .success,
-                    "A new claim token has been emailed to \(email); it works until \(clock.dateTime(expires)). The earlier one no longer works."
-                ), participant
             )
         }
-        if let participant = sentTo, !portal.deliversMail {
+        if let participant = resent.participant, !portal.deliversMail {
             let heading = "A new claim token for \(participant.studyCode)"
-            return portal.pages.response(
-                ShownOncePage(
-                    layout: portal.layout(heading, context: context, current: .studyParticipants),
-                    heading: heading,
-                    lead:
-                        "Give her this claim token yourself: in the app she chooses “I have a claim token”, enters it and chooses her password. Her username is \(participant.username).",
-                    label: "Claim token",
-                    secret: token.grouped,
-                    note: "It works once, until \(clock.dateTime(ClaimTokens.expiry(sentAt: now))). The earlier one no longer works.",
-                    continuePath: SiteURL.studyParticipant(id).path,
-                    continueTitle: "Open \(participant.studyCode)’s record"
-                )
-            )
+            let layout = portal.layout(heading, context: context, current: .studyParticipants)
+            return portal.pages.response(ShownOncePage(claimToken: token, for: participant, heading: heading, now: now, clock: clock, layout: layout))
         }
-        try await portal.flash(message, context: context)
+        try await portal.flash(resent.message(clock: clock), context: context)
         return seeOther(.studyParticipant(id))
     }
 
@@ -489,16 +290,6 @@ struct StudyParticipantsController {
         try await portal.flash(Flash(.success, "\(code)’s data has been deleted."), context: context)
         return seeOther(.studyParticipants)
     }
-}
-
-/// What her page reads of her.
-struct StudyParticipantRecord: Sendable {
-    let participant: StudyParticipant
-    let schedule: StudySchedule
-    let marks: Set<StudyMark>
-    let opens: [(day: CalendarDate, count: Int)]
-    let feedback: [FeedbackMessage]
-    let events: [ParticipantEvent]
 }
 
 /// Her to-do completion calendar: one table per month, newest month first, each day saying how many of

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PortalPlatform
+import SQLKit
 
 /// The study's daily to-dos. A change takes effect tomorrow on the program's clock: an item already
 /// asked keeps its past days, a new wording becomes a new item from tomorrow, and an end date can be
@@ -169,36 +170,16 @@ struct StudyTodosController {
         let item = try await item(context)
         let form = try await request.form(ItemForm.self, context: context)
         let today = self.today
-        let started = item.startsOn <= today
-        var checked = check(form, startEditable: !started, existingStart: item.startsOn, today: today)
+        var checked = check(form, startEditable: item.startsOn > today, existingStart: item.startsOn, today: today)
         if let end = item.endsOn, end < today { checked.errors.add("title", "This to-do has ended: add a new one instead") }
         guard checked.errors.isEmpty, let start = checked.start else {
             return portal.pages.response(page(form, item: item, checked: checked, today: today, context: context), status: .unprocessableContent)
         }
+        let change = StudyTodoChange(item: item, title: form.title, startsOn: start, endsOn: checked.end, today: today)
         let origin = portal.origin(of: request, context: context)
         let now = portal.now
-        let message = try await portal.database.transaction { db -> String in
-            let detail: String
-            let message: String
-            if started && form.title != item.title {
-                // Past days keep the wording they were asked in: this item ends today, its new wording starts tomorrow.
-                try await studies.updateItem(id: item.id, title: item.title, startsOn: item.startsOn, endsOn: today, now: now, on: db)
-                let next = try await studies.addItem(
-                    title: form.title,
-                    startsOn: today.nextDay,
-                    endsOn: checked.end,
-                    position: item.position,
-                    replacesID: item.id,
-                    now: now,
-                    on: db
-                )
-                detail = "reworded from \(today.nextDay.iso) as item \(next)"
-                message = "From \(today.nextDay.displayed) participants will be asked “\(form.title)”. Past days keep “\(item.title)”."
-            } else {
-                try await studies.updateItem(id: item.id, title: form.title, startsOn: start, endsOn: checked.end, now: now, on: db)
-                detail = "days \(start.iso) to \(checked.end?.iso ?? "open")"
-                message = "“\(form.title)” saved."
-            }
+        let saved = try await portal.database.transaction { db in
+            let saved = try await change.save(now: now, on: db)
             try await portal.audit.record(
                 AuditEvent(
                     actor: context.auditActor,
@@ -206,13 +187,13 @@ struct StudyTodosController {
                     recordType: "study_todo",
                     recordID: "\(item.id)",
                     origin: origin,
-                    detail: detail
+                    detail: saved.detail
                 ),
                 on: db
             )
-            return message
+            return saved
         }
-        try await portal.flash(Flash(.success, message), context: context)
+        try await portal.flash(Flash(.success, saved.message), context: context)
         return seeOther(.studyTodos)
     }
 
@@ -253,6 +234,41 @@ struct StudyTodosController {
             rewordNote: startEditable ? nil : "A new wording is asked from tomorrow, \(today.nextDay.displayed); the days before keep the old one.",
             action: item.map { SiteURL.studyTodo($0.id).path } ?? SiteURL.newStudyTodo.path,
             backPath: SiteURL.studyTodos.path
+        )
+    }
+}
+
+/// A to-do's new wording and days, checked. Past days keep the wording they were asked in.
+struct StudyTodoChange: Sendable {
+    let item: StudyTodoItem
+    let title: String
+    let startsOn: CalendarDate
+    let endsOn: CalendarDate?
+    let today: CalendarDate
+
+    /// A new wording of a to-do already asked: this item ends today, its new wording starts tomorrow.
+    var rewords: Bool { item.startsOn <= today && title != item.title }
+
+    /// Saves it; what the audit log and the flash say of it.
+    func save(now: Date, on db: any SQLDatabase) async throws -> (detail: String, message: String) {
+        let studies = StudyRepository()
+        guard rewords else {
+            try await studies.updateItem(id: item.id, title: title, startsOn: startsOn, endsOn: endsOn, now: now, on: db)
+            return ("days \(startsOn.iso) to \(endsOn?.iso ?? "open")", "“\(title)” saved.")
+        }
+        try await studies.updateItem(id: item.id, title: item.title, startsOn: item.startsOn, endsOn: today, now: now, on: db)
+        let next = try await studies.addItem(
+            title: title,
+            startsOn: today.nextDay,
+            endsOn: endsOn,
+            position: item.position,
+            replacesID: item.id,
+            now: now,
+            on: db
+        )
+        return (
+            "reworded from \(today.nextDay.iso) as item \(next)",
+            "From \(today.nextDay.displayed) participants will be asked “\(title)”. Past days keep “\(item.title)”."
         )
     }
 }
