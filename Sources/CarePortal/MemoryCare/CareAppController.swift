@@ -351,68 +351,84 @@ struct CareAppController {
         let holder = try Self.receiver(context)
         let form = try await request.form(CareMemoryForm.self, context: context)
         var current = try await stored(context, holder)
+        func formAgain(_ problems: CareMemoryTyped.Problems, memory: Memory, conflict: String? = nil, askPIN: Bool = false) async throws -> Response {
+            let page = try await formPage(
+                context,
+                type: current.type,
+                typed: form.typed,
+                problems: problems,
+                memory: memory,
+                conflict: conflict,
+                askPIN: askPIN,
+                holder: holder
+            )
+            return portal.pages.response(page, status: conflict == nil ? .unprocessableContent : .conflict)
+        }
         if current.content == nil {
             // Her secured memories closed while she typed: her PIN, typed on the form, opens them and her changes
             // are saved; until then the form keeps everything she typed.
-            func askAgain(_ problem: String) async throws -> Response {
-                var problems = CareMemoryTyped.Problems()
-                problems.fields["pin"] = problem
-                return portal.pages.response(
-                    try await formPage(
-                        context,
-                        type: current.type,
-                        typed: form.typed,
-                        problems: problems,
-                        memory: current,
-                        askPIN: true,
-                        holder: holder
-                    ),
-                    status: .unprocessableContent
-                )
-            }
-            guard let pin = form.pin, !pin.isEmpty else {
-                return try await askAgain(
-                    "Your secured memories closed after \(Int(MemoryCare.unlockLifetime / 60)) minutes: enter your PIN to save your changes"
-                )
-            }
-            do {
-                _ = try await care.unlock(holder, pin: pin, origin: portal.origin(of: request, context: context))
-            } catch let error as APIError {
-                return try await askAgain(error.pausedPageMessage ?? error.fields["pin"] ?? error.message)
+            if let problems = try await reopen(pin: form.pin, holder: holder, origin: portal.origin(of: request, context: context)) {
+                return try await formAgain(problems, memory: current, askPIN: true)
             }
             current = try await stored(context, holder)
         }
         guard let kept = current.content else { throw HTTPError(.notFound) }
         let (contacts, _) = try await formContext(holder)
-        let (content, found) = checked(form, type: current.type, kept: kept, offered: contacts)
-        var problems = found
-        var conflict: String?
-        var shown = current
-        if problems.isEmpty {
-            do {
-                _ = try await care.update(
-                    id: current.id,
-                    receiverID: holder.accountID,
-                    by: .careReceiver(holder.accountID),
-                    version: Int64(form.version ?? "") ?? -1,
-                    secured: current.type.isSecret ? true : form.secured == "on",
-                    content: content,
-                    unlocked: try await care.unlockedUntil(holder) != nil
-                )
-                return seeOther("\(CareURL.appMemory(current.id).path)?done=saved")
-            } catch CareConflict.memory(let newer) {
-                // What she typed stays in the boxes; saving again keeps it over the newer version.
-                conflict =
-                    "It was changed somewhere else (perhaps in the app) since you opened it. Your changes are still below: save again to keep them."
-                shown = newer
-            } catch let error as APIError where error.status != .notFound {
-                problems = Self.problems(of: error)
-            }
+        let (content, problems) = checked(form, type: current.type, kept: kept, offered: contacts)
+        guard problems.isEmpty else { return try await formAgain(problems, memory: current) }
+        switch try await update(current, to: content, form: form, holder: holder) {
+        case .saved: return seeOther("\(CareURL.appMemory(current.id).path)?done=saved")
+        case .changedElsewhere(let newer):
+            // What she typed stays in the boxes; saving again keeps it over the newer version.
+            let conflict =
+                "It was changed somewhere else (perhaps in the app) since you opened it. Your changes are still below: save again to keep them."
+            return try await formAgain(problems, memory: newer, conflict: conflict)
+        case .refused(let refused): return try await formAgain(refused, memory: current)
         }
-        return portal.pages.response(
-            try await formPage(context, type: current.type, typed: form.typed, problems: problems, memory: shown, conflict: conflict, holder: holder),
-            status: conflict == nil ? .unprocessableContent : .conflict
-        )
+    }
+
+    /// Opens her secured memories again with the PIN typed on the form; what to tell her, by field, when it does not.
+    private func reopen(pin: String?, holder: AppAccountHolder, origin: AuditOrigin) async throws -> CareMemoryTyped.Problems? {
+        var problems = CareMemoryTyped.Problems()
+        guard let pin, !pin.isEmpty else {
+            problems.fields["pin"] =
+                "Your secured memories closed after \(Int(MemoryCare.unlockLifetime / 60)) minutes: enter your PIN to save your changes"
+            return problems
+        }
+        do {
+            _ = try await care.unlock(holder, pin: pin, origin: origin)
+            return nil
+        } catch let error as APIError {
+            problems.fields["pin"] = error.pausedPageMessage ?? error.fields["pin"] ?? error.message
+            return problems
+        }
+    }
+
+    /// What saving her changed memory came to.
+    private enum MemoryUpdate {
+        case saved
+        /// Changed elsewhere since she opened it: the newer version.
+        case changedElsewhere(Memory)
+        case refused(CareMemoryTyped.Problems)
+    }
+
+    private func update(_ memory: Memory, to content: MemoryContent, form: CareMemoryForm, holder: AppAccountHolder) async throws -> MemoryUpdate {
+        do {
+            _ = try await care.update(
+                id: memory.id,
+                receiverID: holder.accountID,
+                by: .careReceiver(holder.accountID),
+                version: Int64(form.version ?? "") ?? -1,
+                secured: memory.type.isSecret ? true : form.secured == "on",
+                content: content,
+                unlocked: try await care.unlockedUntil(holder) != nil
+            )
+            return .saved
+        } catch CareConflict.memory(let newer) {
+            return .changedElsewhere(newer)
+        } catch let error as APIError where error.status != .notFound {
+            return .refused(Self.problems(of: error))
+        }
     }
 
     private struct StatusForm: Decodable {
