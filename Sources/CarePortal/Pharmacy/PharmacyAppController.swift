@@ -77,66 +77,27 @@ struct PharmacyAppController {
 
     // MARK: Registration and forgotten passwords
 
-    private struct RegistrationForm: Decodable {
-        var first_name: String?
-        var last_name: String?
-        var date_of_birth_day: String?
-        var date_of_birth_month: String?
-        var date_of_birth_year: String?
-        var phone: String?
-        var email: String?
-        var password: String?
-        var password_confirmation: String?
-
-        var dateOfBirth: DateInputValue { DateInputValue(day: date_of_birth_day, month: date_of_birth_month, year: date_of_birth_year) }
-    }
-
     @Sendable func registration(request: Request, context: PortalContext) async throws -> Response {
         portal.pages.response(PharmacyRegistrationPage(layout: portal.appLayout("Create your account", context: context)))
     }
 
     @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
-        let form = try await request.form(RegistrationForm.self, context: context)
+        let form = try await request.form(PharmacyRegistrationForm.self, context: context)
         let layout = portal.appLayout("Create your account", context: context)
-        var errors = FormErrors()
-        var dateProblem: DateInputProblem?
-        let born: String
-        switch form.dateOfBirth.date(named: "Date of birth", missing: "Enter your date of birth") {
-        case .success(let date): born = date.iso
-        case .failure(let problem): dateProblem = problem; born = ""
-        }
-        let password = form.password ?? ""
-        let registration = Pharmacy.Registration(
-            email: form.email ?? "",
-            password: password,
-            details: PharmacyCustomerDetails(
-                firstName: form.first_name?.trimmed ?? "",
-                lastName: form.last_name?.trimmed ?? "",
-                dateOfBirth: born,
-                phone: form.phone?.trimmed ?? "",
-                address: .none
-            )
-        )
+        let (registration, dateProblem) = form.registration
         func refused(_ problems: [String: String]) -> Response {
-            var dates = dateProblem.map { ["date_of_birth": $0] } ?? [:]
-            errors.add(problems, in: PharmacyRegistrationPage.fieldOrder, dates: &dates, dateFields: ["date_of_birth"])
-            return portal.pages.response(
+            portal.pages.response(
                 PharmacyRegistrationPage(
                     layout: layout,
                     registration: registration,
                     dateOfBirth: form.dateOfBirth,
-                    dateProblem: dates["date_of_birth"],
-                    errors: errors
+                    dateProblem: dateProblem,
+                    problems: problems
                 ),
                 status: .unprocessableContent
             )
         }
-        // Every problem at once, the date's and the confirmation's with the rest.
-        var problems = pharmacy.problems(with: registration)
-        if dateProblem != nil { problems["date_of_birth"] = nil }
-        if problems["password"] == nil, password != (form.password_confirmation ?? "") {
-            problems["password_confirmation"] = "Enter the same password twice"
-        }
+        let problems = form.problems(with: registration, dateProblem: dateProblem, pharmacy: pharmacy)
         guard dateProblem == nil, problems.isEmpty else { return refused(problems) }
         do {
             try await pharmacy.register(registration, origin: origin(request, context))

@@ -96,6 +96,20 @@ struct PharmacyRegistrationPage: Page {
         errors.apply(to: &contact)
         contactFields = contact
     }
+
+    /// The form again with what is wrong: `problems` by field, the date of birth's parts marked.
+    init(
+        layout: Layout,
+        registration: Pharmacy.Registration,
+        dateOfBirth: DateInputValue,
+        dateProblem: DateInputProblem?,
+        problems: [String: String]
+    ) {
+        var errors = FormErrors()
+        var dates = dateProblem.map { ["date_of_birth": $0] } ?? [:]
+        errors.add(problems, in: Self.fieldOrder, dates: &dates, dateFields: ["date_of_birth"])
+        self.init(layout: layout, registration: registration, dateOfBirth: dateOfBirth, dateProblem: dates["date_of_birth"], errors: errors)
+    }
 }
 
 /// A deal as a card: its picture (if any), title, description and last day.

@@ -93,40 +93,23 @@ struct PharmacyController {
         )
     }
 
-    struct MoveForm: Decodable {
-        var status: String?
-        var reason: String?
-    }
-
     @Sendable func moveRefill(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
-        let form = try await request.form(MoveForm.self, context: context)
-        let reason = form.reason?.trimmed ?? ""
-        guard let status = form.status.flatMap(RefillStatus.init(rawValue:)) else {
-            return try await refillPage(
-                id: id,
-                reason: reason,
-                errors: FormErrors(items: [.init(field: "status", message: "Choose what happens next")]),
-                context: context,
-                status: .unprocessableContent
-            )
+        let form = try await request.form(RefillMoveForm.self, context: context)
+        func refused(_ problem: RefillMoveForm.Problem) async throws -> Response {
+            let errors = FormErrors(items: [.init(field: problem.field, message: problem.message)])
+            return try await refillPage(id: id, reason: form.trimmedReason, errors: errors, context: context, status: .unprocessableContent)
         }
-        if reason.count > PharmacyForms.descriptionMaximumLength {
-            return try await refillPage(
-                id: id,
-                reason: reason,
-                errors: FormErrors(items: [
-                    .init(field: "reason", message: "The reason must be \(PharmacyForms.descriptionMaximumLength) characters or fewer")
-                ]),
-                context: context,
-                status: .unprocessableContent
-            )
+        let status: RefillStatus
+        switch form.validated() {
+        case .success(let next): status = next
+        case .failure(let problem): return try await refused(problem)
         }
         do {
             let moved = try await pharmacy.move(
                 refillID: id,
                 to: status,
-                reason: reason,
+                reason: form.trimmedReason,
                 actor: context.auditActor,
                 origin: portal.origin(of: request, context: context)
             )
@@ -136,22 +119,8 @@ struct PharmacyController {
             )
             return seeOther(.pharmacyRefill(id))
         } catch let problem as Pharmacy.RefillProblem {
-            let message: (String, String) =
-                switch problem {
-                case .notFound: throw HTTPError(.notFound)
-                case .reasonMissing: ("reason", "Enter the reason the customer will see, like \"Your prescriber has stopped this medication\"")
-                case .noRefillsLeft:
-                    ("status", "This prescription has no refills left: cancel the request and tell the customer to ask her prescriber")
-                case .notAllowed(let from, let to):
-                    ("status", "This request is \(from.title.lowercased()), so it cannot be moved to \(to.title.lowercased())")
-                }
-            return try await refillPage(
-                id: id,
-                reason: reason,
-                errors: FormErrors(items: [.init(field: message.0, message: message.1)]),
-                context: context,
-                status: .unprocessableContent
-            )
+            guard let shown = RefillMoveForm.Problem(problem) else { throw HTTPError(.notFound) }
+            return try await refused(shown)
         }
     }
 
@@ -263,6 +232,15 @@ struct PharmacyController {
                 address: DeliveryAddress(line1: line1, line2: line2, city: city, state: state, zipCode: zipCode)
             )
         }
+
+        /// What is wrong with her details as typed, by field.
+        func problems(today: CalendarDate) -> FormErrors {
+            var errors = FormErrors()
+            PharmacyForms.checkPerson(details, today: today) { errors.add($0, $1) }
+            if let problem = FieldRules.emailProblem(email) { errors.add("email", problem) }
+            PharmacyForms.checkAddress(details.address, required: false) { errors.add($0, $1) }
+            return errors
+        }
     }
 
     private func foundCustomer(_ context: PortalContext) async throws -> PharmacyCustomer {
@@ -288,10 +266,7 @@ struct PharmacyController {
     @Sendable func saveCustomer(request: Request, context: PortalContext) async throws -> Response {
         let customer = try await foundCustomer(context)
         let form = try await request.form(CustomerForm.self, context: context)
-        var errors = FormErrors()
-        PharmacyForms.checkPerson(form.details, today: clock.date(of: portal.now)) { errors.add($0, $1) }
-        if let problem = FieldRules.emailProblem(form.email) { errors.add("email", problem) }
-        PharmacyForms.checkAddress(form.details.address, required: false) { errors.add($0, $1) }
+        var errors = form.problems(today: clock.date(of: portal.now))
         let origin = portal.origin(of: request, context: context)
         if errors.isEmpty {
             let saved = try await portal.database.transaction { db in
