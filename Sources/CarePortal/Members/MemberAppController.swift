@@ -51,24 +51,6 @@ struct MemberAppController {
 
     // MARK: Registration
 
-    private struct RegistrationForm: Decodable {
-        var sign_up_code: String?
-        var pseudonym: String?
-        var password: String?
-        var password_confirmation: String?
-        var avatar: String?
-        var due_date_day: String?
-        var due_date_month: String?
-        var due_date_year: String?
-        var recovery_email: String?
-        var security_question: String?
-        var security_answer: String?
-        var state: String?
-        var zip_code: String?
-
-        var dueDate: DateInputValue { DateInputValue(day: due_date_day, month: due_date_month, year: due_date_year) }
-    }
-
     private func registrationPage(
         _ context: PortalContext,
         form: MemberRegistration? = nil,
@@ -91,26 +73,8 @@ struct MemberAppController {
     }
 
     @Sendable func register(request: Request, context: PortalContext) async throws -> Response {
-        let form = try await request.form(RegistrationForm.self, context: context)
-        var dueDateProblem: DateInputProblem?
-        var dueISO = ""
-        switch form.dueDate.date(named: "Due date", missing: "Enter your due date") {
-        case .success(let date): dueISO = date.iso
-        case .failure(let problem): dueDateProblem = problem
-        }
-        let registration = MemberRegistration(
-            signUpCode: form.sign_up_code ?? "",
-            pseudonym: form.pseudonym ?? "",
-            password: form.password ?? "",
-            avatar: form.avatar ?? "",
-            dueDate: dueISO,
-            recoveryEmail: form.recovery_email ?? "",
-            securityQuestion: form.security_question ?? "",
-            securityAnswer: form.security_answer ?? "",
-            state: form.state ?? "",
-            zipCode: form.zip_code ?? "",
-            bio: ""
-        )
+        let form = try await request.form(MemberRegistrationForm.self, context: context)
+        let (registration, dueDateProblem) = form.registration
         func refused(_ problems: [String: String]) -> Response {
             var errors = FormErrors()
             var dates = dueDateProblem.map { ["due_date": $0] } ?? [:]
@@ -120,13 +84,8 @@ struct MemberAppController {
                 status: .unprocessableContent
             )
         }
-        // Every problem at once: the date's and the confirmation's with the rest.
-        let settings = portal.programSettings.current
-        var problems = registration.checked(settings: settings, today: CalendarDate(portal.now), policy: portal.passwordPolicy).problems
-        if dueDateProblem != nil { problems["due_date"] = nil }
-        if problems["password"] == nil, registration.password != (form.password_confirmation ?? "") {
-            problems["password_confirmation"] = "Enter the same password twice"
-        }
+        let today = CalendarDate(portal.now)
+        let problems = form.problems(with: registration, dueDateProblem: dueDateProblem, today: today, portal: portal)
         guard dueDateProblem == nil, problems.isEmpty else { return refused(problems) }
         do {
             let (_, issued) = try await registration.register(origin: origin(request, context), portal: portal)
@@ -262,11 +221,7 @@ struct MemberAppController {
                 throw HTTPError(.notFound)
             }
             // What she typed is kept.
-            member.avatarID = form.avatar ?? member.avatarID
-            member.recoveryEmail = change.recoveryEmail?.trimmed ?? ""
-            member.usState = change.state?.trimmed.uppercased()
-            member.zipCode = change.zipCode?.trimmed
-            member.bio = change.bio ?? ""
+            change.show(on: &member)
             var errors = FormErrors()
             for field in MemberProfilePage.fieldOrder { if let problem = error.fields[field] { errors.add(field, problem) } }
             return portal.pages.response(

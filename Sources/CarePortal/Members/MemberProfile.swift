@@ -105,3 +105,14 @@ enum MemberProfile {
         }
     }
 }
+
+extension MemberProfile.Change {
+    /// Puts what she typed on her record, to show her the form again with it.
+    func show(on member: inout Member) {
+        member.avatarID = avatar ?? member.avatarID
+        member.recoveryEmail = recoveryEmail?.trimmed ?? ""
+        member.usState = state?.trimmed.uppercased()
+        member.zipCode = zipCode?.trimmed
+        member.bio = bio ?? ""
+    }
+}

@@ -246,3 +246,57 @@ extension MemberRules {
         return (state.isEmpty ? nil : state, zip.isEmpty ? nil : zip)
     }
 }
+
+/// The web app's join form as typed.
+struct MemberRegistrationForm: Decodable {
+    var sign_up_code: String?
+    var pseudonym: String?
+    var password: String?
+    var password_confirmation: String?
+    var avatar: String?
+    var due_date_day: String?
+    var due_date_month: String?
+    var due_date_year: String?
+    var recovery_email: String?
+    var security_question: String?
+    var security_answer: String?
+    var state: String?
+    var zip_code: String?
+
+    var dueDate: DateInputValue { DateInputValue(day: due_date_day, month: due_date_month, year: due_date_year) }
+
+    /// The registration it asks for, and what is wrong with the due date (then left empty in it).
+    var registration: (MemberRegistration, dueDateProblem: DateInputProblem?) {
+        var dueDateProblem: DateInputProblem?
+        var dueISO = ""
+        switch dueDate.date(named: "Due date", missing: "Enter your due date") {
+        case .success(let date): dueISO = date.iso
+        case .failure(let problem): dueDateProblem = problem
+        }
+        let registration = MemberRegistration(
+            signUpCode: sign_up_code ?? "",
+            pseudonym: pseudonym ?? "",
+            password: password ?? "",
+            avatar: avatar ?? "",
+            dueDate: dueISO,
+            recoveryEmail: recovery_email ?? "",
+            securityQuestion: security_question ?? "",
+            securityAnswer: security_answer ?? "",
+            state: state ?? "",
+            zipCode: zip_code ?? "",
+            bio: ""
+        )
+        return (registration, dueDateProblem)
+    }
+
+    /// Every problem at once by field, the confirmation's with the rest; the due date's own problem is shown apart.
+    func problems(with registration: MemberRegistration, dueDateProblem: DateInputProblem?, today: CalendarDate, portal: Portal) -> [String: String] {
+        let settings = portal.programSettings.current
+        var problems = registration.checked(settings: settings, today: today, policy: portal.passwordPolicy).problems
+        if dueDateProblem != nil { problems["due_date"] = nil }
+        if problems["password"] == nil, registration.password != (password_confirmation ?? "") {
+            problems["password_confirmation"] = "Enter the same password twice"
+        }
+        return problems
+    }
+}

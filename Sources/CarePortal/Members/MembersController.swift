@@ -9,7 +9,6 @@ struct MembersController {
     let portal: Portal
     let members = MemberRepository()
     let tokens = AppAccountKind.member.bearerTokens
-    let codes = SignUpCodeRepository()
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.members.pattern, access: Self.access, list)
@@ -64,10 +63,8 @@ struct MembersController {
         let origin = portal.origin(of: request, context: context)
         // Reading a member's record is itself recorded, in the same transaction as the read.
         let clock = portal.programSettings.current.clock
-        let (member, code, signIns, points) = try await portal.database.transaction { db in
-            guard let member = try await members.find(id: id, on: db) else { throw HTTPError(.notFound) }
-            let code = try await member.signUpCodeID.asyncMap { try await codes.find(id: $0, on: db) } ?? nil
-            let signIns = try await members.signIns(memberID: id, on: db)
+        let record = try await portal.database.transaction { db in
+            guard let record = try await MemberRecord.load(id: id, clock: clock, on: db) else { throw HTTPError(.notFound) }
             try await portal.audit.record(
                 AuditEvent(
                     actor: context.auditActor,
@@ -78,42 +75,10 @@ struct MembersController {
                 ),
                 on: db
             )
-            return (member, code, signIns, try await MemberPointsSummary.load(memberID: id, clock: clock, on: db))
+            return record
         }
-        let location = [member.usState, member.zipCode].compactMap { $0 }.joined(separator: " ")
-        let codeText = code.map { "#\($0.id), used \(clock.dateTime($0.usedAt ?? $0.createdAt))" + ($0.note.isEmpty ? "" : " (note: \($0.note))") }
-        return portal.pages.response(
-            MemberPage(
-                layout: portal.layout(member.pseudonym, context: context, current: .members),
-                pseudonym: member.pseudonym,
-                avatarPath: member.avatar.path,
-                avatarName: member.avatar.name,
-                statusTitle: member.status.title,
-                statusTag: member.status.tagClass,
-                profile: [
-                    .init(key: "Cohort", value: member.cohort.name),
-                    .init(key: "Due date", value: member.dueDate.displayed),
-                    .init(key: "Joined", value: clock.dateTime(member.createdAt)),
-                    .init(key: "Last active", value: clock.dateTime(member.lastActiveAt)),
-                    .init(key: "Location", value: location.isEmpty ? "Not given" : location),
-                    .init(key: "Bio", value: member.bio.isEmpty ? "None" : member.bio)
-                ],
-                privateDetails: [
-                    .init(key: "Recovery email", value: member.recoveryEmail),
-                    .init(key: "Security question", value: member.securityQuestion),
-                    .init(key: "Sign-up code", value: codeText ?? "Not recorded")
-                ],
-                signIns: signIns.map {
-                    .init(when: clock.dateTime($0.happenedAt), what: $0.kind.title, address: $0.address ?? "—", device: $0.userAgent ?? "—")
-                },
-                points: points,
-                disablePath: member.status == .active ? SiteURL.memberDisable(id).path : nil,
-                enablePath: member.status == .disabled ? SiteURL.memberEnable(id).path : nil,
-                deletePath: SiteURL.memberDelete(id).path,
-                cohortPath: ListAddress(path: SiteURL.members.path, parameters: [("cohort", "\(member.cohort.id)")]).string,
-                auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("record", "member:\(id)")]).string
-            )
-        )
+        let layout = portal.layout(record.member.pseudonym, context: context, current: .members)
+        return portal.pages.response(MemberPage(record, clock: clock, layout: layout))
     }
 
     @Sendable func disable(request: Request, context: PortalContext) async throws -> Response {

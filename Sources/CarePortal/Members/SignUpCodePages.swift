@@ -82,6 +82,15 @@ struct NewSignUpCodePage: Page {
     }
 }
 
+extension NewSignUpCodePage {
+    /// The form again with what is wrong with it.
+    init(layout: Layout, note: String, errors: FormErrors) {
+        var fields = Self.fields(note: note)
+        errors.apply(to: &fields)
+        self.init(layout: layout, errors: errors.items, fields: fields)
+    }
+}
+
 /// Shown once: after this page only a hash of the code exists.
 struct SignUpCodeCreatedPage: Page {
     static let template = TemplateName.signUpCodeCreated
@@ -93,4 +102,17 @@ struct SignUpCodeCreatedPage: Page {
     let expires: String
     let listPath = SiteURL.signUpCodes.path
     let newCodePath = SiteURL.newSignUpCode.path
+}
+
+extension SignUpCodeCreatedPage {
+    /// The new code, shown once, with her note and until when it works.
+    init(layout: Layout, code: String, note: String, expiresAt: Date, clock: ProgramClock) {
+        self.init(
+            layout: layout,
+            code: code,
+            spokenCode: SignUpCodesController.spoken(code),
+            note: note.isEmpty ? nil : note,
+            expires: clock.dateTime(expiresAt)
+        )
+    }
 }

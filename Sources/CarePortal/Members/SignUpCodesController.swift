@@ -61,24 +61,26 @@ struct SignUpCodesController {
 
     private struct NewCodeForm: Decodable {
         var note: String?
+
+        var trimmedNote: String { note?.trimmed ?? "" }
+
+        /// What is wrong with the note, by field.
+        var problems: FormErrors {
+            var errors = FormErrors()
+            if trimmedNote.count > SignUpCodesController.noteMaximumLength {
+                errors.add("note", "The note must be \(SignUpCodesController.noteMaximumLength) characters or fewer")
+            }
+            return errors
+        }
     }
 
     @Sendable func create(request: Request, context: PortalContext) async throws -> Response {
         guard let staff = context.staff else { throw AccessDenied() }
-        let note = try await request.form(NewCodeForm.self, context: context).note?.trimmed ?? ""
-        guard note.count <= Self.noteMaximumLength else {
-            var errors = FormErrors()
-            errors.add("note", "The note must be \(Self.noteMaximumLength) characters or fewer")
-            var fields = NewSignUpCodePage.fields(note: note)
-            errors.apply(to: &fields)
-            return portal.pages.response(
-                NewSignUpCodePage(
-                    layout: portal.layout("New sign-up code", context: context, current: .signUpCodes),
-                    errors: errors.items,
-                    fields: fields
-                ),
-                status: .unprocessableContent
-            )
+        let form = try await request.form(NewCodeForm.self, context: context)
+        let (note, errors) = (form.trimmedNote, form.problems)
+        guard errors.isEmpty else {
+            let layout = portal.layout("New sign-up code", context: context, current: .signUpCodes)
+            return portal.pages.response(NewSignUpCodePage(layout: layout, note: note, errors: errors), status: .unprocessableContent)
         }
         let origin = portal.origin(of: request, context: context)
         let (code, created) = try await portal.database.transaction { db in
@@ -102,15 +104,9 @@ struct SignUpCodesController {
             )
             return (code, created)
         }
-        return portal.pages.response(
-            SignUpCodeCreatedPage(
-                layout: portal.layout("Sign-up code", context: context, current: .signUpCodes),
-                code: code,
-                spokenCode: Self.spoken(code),
-                note: note.isEmpty ? nil : note,
-                expires: portal.programSettings.current.clock.dateTime(created.expiresAt)
-            )
-        )
+        let layout = portal.layout("Sign-up code", context: context, current: .signUpCodes)
+        let clock = portal.programSettings.current.clock
+        return portal.pages.response(SignUpCodeCreatedPage(layout: layout, code: code, note: note, expiresAt: created.expiresAt, clock: clock))
     }
 
     @Sendable func revoke(request: Request, context: PortalContext) async throws -> Response {
