@@ -154,57 +154,9 @@ struct SurveysController {
 
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
         let survey = try await survey(context)
-        let (questions, responses, cohorts) = try await portal.database.read { db in
-            (
-                try await repository.questions(surveyID: survey.id, on: db), try await repository.responseCount(surveyID: survey.id, on: db),
-                try await MemberRepository().cohorts(on: db)
-            )
-        }
-        let editable = survey.status == .draft && !survey.questionsLocked
-        let lockedNotice: String? =
-            if survey.questionsLocked {
-                "\(SurveySummary.count(responses, "member")) answered this survey, so its questions can no longer change."
-            } else if survey.status != .draft {
-                "Questions can change only while the survey is a draft."
-                    + (survey.status == .open ? " Nobody has answered yet: you can take it back to a draft." : "")
-            } else {
-                nil
-            }
-        return portal.pages.response(
-            SurveyPage(
-                layout: portal.layout(survey.title, context: context, current: .surveys),
-                summary: SurveySummary(survey, cohorts: cohorts, today: today),
-                introduction: survey.introduction,
-                createdBy: survey.createdByName,
-                created: clock.dateTime(survey.createdAt),
-                responses: SurveySummary.count(responses, "response"),
-                questions: questions.enumerated().map { index, question in
-                    SurveyPage.QuestionRow(
-                        number: index + 1,
-                        kindTitle: question.kind.title,
-                        prompt: question.prompt,
-                        required: question.required,
-                        details: Self.details(of: question),
-                        editPath: editable ? SiteURL.surveyQuestion(question.id).path : nil,
-                        movePath: editable ? SiteURL.surveyQuestionMove(question.id).path : nil,
-                        removePath: editable ? SiteURL.surveyQuestionRemove(question.id).path : nil,
-                        canMoveUp: index > 0,
-                        canMoveDown: index < questions.count - 1
-                    )
-                },
-                isDraft: survey.status == .draft,
-                lockedNotice: lockedNotice,
-                editPath: editable ? SiteURL.editSurvey(survey.id).path : nil,
-                addLinks: editable
-                    ? SurveyQuestion.Kind.allCases.map { kind in
-                        SurveyPage.AddLink(title: kind.title, path: SiteURL.newSurveyQuestion(survey.id).path + "?kind=\(kind.rawValue)")
-                    } : [],
-                publishPath: survey.status == .draft ? SiteURL.surveyPublish(survey.id).path : nil,
-                closePath: survey.status == .open ? SiteURL.surveyClose(survey.id).path : nil,
-                draftPath: survey.status == .open && !survey.questionsLocked ? SiteURL.surveyBackToDraft(survey.id).path : nil,
-                resultsPath: SiteURL.surveyResults(survey.id).path
-            )
-        )
+        let reads = try await portal.database.read { db in try await SurveyPage.Reads.load(survey, repository: repository, on: db) }
+        let layout = portal.layout(survey.title, context: context, current: .surveys)
+        return portal.pages.response(SurveyPage(survey, reads: reads, today: today, clock: clock, layout: layout))
     }
 
     static func details(of question: SurveyQuestion) -> [String] {
@@ -414,44 +366,17 @@ struct SurveysController {
         let (questions, cohorts) = try await portal.database.read { db in
             (try await repository.questions(surveyID: survey.id, on: db), try await MemberRepository().cohorts(on: db))
         }
-        let data = try await surveys.results(of: survey, questions: questions)
-        let (counts, responses, texts) = (data.counts, data.responses, data.texts)
+        let results = try await surveys.results(of: survey, questions: questions)
         return portal.pages.response(
             SurveyResultsPage(
-                layout: portal.layout("Results: \(survey.title)", context: context, current: .surveys),
-                summary: SurveySummary(survey, cohorts: cohorts, today: today),
-                responses: SurveySummary.count(responses, "response"),
-                questions: questions.enumerated().map { index, question in
-                    let count = counts[question.id] ?? QuestionCounts()
-                    let labels: [String] =
-                        switch question.kind {
-                        case .singleChoice, .multipleChoice: question.choices
-                        case .scale:
-                            SurveyQuestion.scale.map { point in
-                                point == 1 ? "1: \(question.scaleLowLabel ?? "")" : point == 5 ? "5: \(question.scaleHighLabel ?? "")" : String(point)
-                            }
-                        case .text: []
-                        }
-                    let rows = SurveyResultsPage.rows(labels, counts: count.byChoice, answered: count.answered)
-                    let page = texts[question.id]
-                    return SurveyResultsPage.QuestionResult(
-                        number: index + 1,
-                        prompt: question.prompt,
-                        kindTitle: question.kind.title,
-                        answered: "\(SurveySummary.count(count.answered, "member")) answered"
-                            + (question.kind == .multipleChoice ? "; each could choose more than one" : ""),
-                        headingID: "question-\(question.id)-heading",
-                        chart: rows.isEmpty
-                            ? .empty : SurveyResultsPage.chart(questionID: question.id, number: index + 1, rows: rows, pages: portal.pages),
-                        rows: rows,
-                        isText: question.kind == .text,
-                        texts: (page?.items ?? []).map { SurveyResultsPage.Text(text: $0.text, submitted: clock.dateTime($0.submittedAt)) },
-                        textCount: page?.totalText ?? "0",
-                        answersPath: question.kind == .text ? SiteURL.surveyTextAnswers(question.id).path : nil
-                    )
-                },
-                exportPath: SiteURL.surveyResultsCSV(survey.id).path,
-                surveyPath: SiteURL.survey(survey.id).path
+                survey,
+                questions: questions,
+                cohorts: cohorts,
+                results: results,
+                today: today,
+                clock: clock,
+                pages: portal.pages,
+                layout: portal.layout("Results: \(survey.title)", context: context, current: .surveys)
             )
         )
     }
