@@ -27,53 +27,20 @@ struct DeskController {
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
         let staff = try context.requireStaff()
-        var query = DeskListQuery()
-        query.filter = request.query("filter").flatMap(DeskFilter.init(rawValue:)) ?? .waiting
-        query.sort = request.query("sort").flatMap(DeskSort.init(rawValue:)) ?? DeskSort.defaultSort(for: query.filter)
-        query.search = String((request.query("q") ?? "").prefix(200))
-        query.page = PageRequest(number: request.pageNumber)
-        query.includeModerated = staff.role == .administrator
+        let query = DeskListQuery(request, role: staff.role)
         let now = portal.now
         let clock = portal.programSettings.current.clock
-        let (page, counts, openFlags) = try await portal.database.read { [query] db in
-            let (page, counts) = try await desk.list(query, on: db)
-            return (page, counts, staff.role == .administrator ? try await desk.repository.openFlagTotal(on: db) : 0)
-        }
-        let sortParameter = request.query("sort") == nil ? nil : query.sort.rawValue
-        let address = ListAddress(
-            path: SiteURL.desk.path,
-            parameters: [
-                ("q", query.search), ("filter", query.filter == .waiting ? nil : query.filter.rawValue), ("sort", sortParameter)
-            ]
-        )
-        let isAdministrator = staff.role == .administrator
+        let reads = try await portal.database.read { db in try await DeskListPage.Reads.load(query, role: staff.role, desk: desk, on: db) }
         return portal.pages.response(
             DeskListPage(
-                layout: portal.layout("Information desk", context: context, current: .desk),
-                heading: query.search.isEmpty ? "Information desk" : "Information desk: results for “\(query.search)”",
-                controls: portal.pages.html(
-                    DeskListControls(
-                        tabs: DeskFilter.allCases.map { filter in
-                            DeskTab(
-                                title: filter.title,
-                                count: counts[filter],
-                                path: address.with("filter", filter == .waiting ? nil : filter.rawValue).with("sort", nil).with("page", nil).string,
-                                isCurrent: filter == query.filter
-                            )
-                        },
-                        search: query.search,
-                        filter: query.filter == .waiting ? "" : query.filter.rawValue,
-                        sortOptions: DeskSort.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.sort) },
-                        isSearching: !query.search.isEmpty
-                    )
-                ),
-                rows: portal.pages.list(page.items.map { DeskThreadRow($0, now: now, clock: clock) }),
-                pagination: portal.pages.html(PaginationView(page, address: address, noun: "questions")),
-                isSearching: !query.search.isEmpty,
-                flagsPath: isAdministrator ? SiteURL.deskFlags.path : nil,
-                openFlags: openFlags,
-                moderationLogPath: isAdministrator ? SiteURL.deskModerationLog.path : nil,
-                emailSettingsPath: Self.emailSettingsAccess.allows(staff.role) ? SiteURL.deskEmailSettings.path : nil
+                query,
+                reads: reads,
+                sortChosen: request.query("sort") != nil,
+                role: staff.role,
+                now: now,
+                clock: clock,
+                pages: portal.pages,
+                layout: portal.layout("Information desk", context: context, current: .desk)
             )
         )
     }

@@ -263,73 +263,24 @@ struct DeskModerationController {
 
     // MARK: Moderation log
 
-    /// The log's filters as asked for: the query, the moderator as given, and the problems found in them.
-    private struct LogFilters {
-        var query = ModerationLogQuery()
-        var moderatorText = ""
-        var errors = FormErrors()
-
-        init(request: Request, moderators: [ModerationLogQuery.Known]) throws {
-            query.action = request.query("action").flatMap(ModerationEntry.Action.init(rawValue:))
-            moderatorText = String((request.query("moderator") ?? "").trimmed.prefix(100))
-            if !moderatorText.isEmpty {
-                query.moderator = ModerationLogQuery.Moderator(choice: moderatorText, among: moderators)
-                if query.moderator == nil { errors.add("moderator", "Choose a moderator from the list") }
-            }
-            query.threadID = request.query("thread").flatMap(Int64.init)
-            query.page = try request.pageRequest()
-        }
-
-        var parameters: [(String, String?)] {
-            [("action", query.action?.rawValue), ("moderator", query.moderator?.value), ("thread", query.threadID.map { "\($0)" })]
-        }
-    }
-
     @Sendable func moderationLog(request: Request, context: PortalContext) async throws -> Response {
         let (moderators, filters, page) = try await portal.database.read { db in
             let moderators = try await desk.repository.moderators(on: db)
-            let filters = try LogFilters(request: request, moderators: moderators)
+            let filters = try ModerationLogFilters(request: request, moderators: moderators)
             let page =
                 filters.errors.isEmpty
                 ? try await desk.repository.moderationLog(filters.query, on: db)
                 : PageOf<ModerationEntry>(items: [], totalCount: 0, request: filters.query.page)
             return (moderators, filters, page)
         }
-        let query = filters.query
-        let address = ListAddress(path: SiteURL.deskModerationLog.path, parameters: filters.parameters)
-        let named = Dictionary(grouping: moderators, by: \.name)
-        let moderatorOptions =
-            [
-                FilterOption(value: "", title: "Any moderator", isSelected: query.moderator == nil),
-                FilterOption(
-                    value: ModerationLogQuery.Moderator.automatic.value,
-                    title: "Automatic (members' flags)",
-                    isSelected: query.moderator == .automatic
-                )
-            ]
-            + moderators.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }.map { moderator in
-                FilterOption(
-                    value: "\(moderator.id)",
-                    title: named[moderator.name, default: []].count > 1 ? "\(moderator.name) (account \(moderator.id))" : moderator.name,
-                    isSelected: query.moderator == .account(moderator.id)
-                )
-            }
         return portal.pages.response(
             ModerationLogPage(
-                layout: portal.layout("Moderation log", context: context, current: .desk),
-                errors: filters.errors.items,
-                actionOptions: FilterOption.html(
-                    [FilterOption(value: "", title: "All actions", isSelected: query.action == nil)]
-                        + ModerationEntry.Action.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.action) }
-                ),
-                moderatorOptions: FilterOption.html(moderatorOptions),
-                moderatorError: filters.errors["moderator"],
-                thread: query.threadID.map { "\($0)" } ?? "",
-                rows: ModerationLogRows.html(page.items, clock: portal.programSettings.current.clock).html,
-                hasRows: !page.items.isEmpty,
-                pagination: portal.pages.html(PaginationView(page, address: address, noun: "entries")),
-                isFiltered: query.action != nil || !filters.moderatorText.isEmpty || query.threadID != nil,
-                exportPath: ListAddress(path: SiteURL.deskModerationLogExport.path, parameters: filters.parameters).string
+                filters,
+                moderators: moderators,
+                page: page,
+                clock: portal.programSettings.current.clock,
+                pages: portal.pages,
+                layout: portal.layout("Moderation log", context: context, current: .desk)
             ),
             status: filters.errors.isEmpty ? .ok : .unprocessableContent
         )
@@ -347,7 +298,7 @@ struct DeskModerationController {
 
     @Sendable func exportModerationLog(request: Request, context: PortalContext) async throws -> Response {
         let moderators = try await portal.database.read { db in try await desk.repository.moderators(on: db) }
-        let filters = try LogFilters(request: request, moderators: moderators)
+        let filters = try ModerationLogFilters(request: request, moderators: moderators)
         guard filters.errors.isEmpty else { throw HTTPError(.badRequest) }
         let query = filters.query
         let event = AuditEvent(
