@@ -3,8 +3,6 @@ import Hummingbird
 import PortalPlatform
 
 struct CalendarAPIController {
-    /// The longest span of days one request lists occurrences for.
-    static let maximumSpanDays = 62
     let portal: Portal
     let calendar: MemberCalendar
 
@@ -23,45 +21,12 @@ struct CalendarAPIController {
         let memberID = try memberID(context)
         let clock = portal.programSettings.current.clock
         let today = clock.date(of: portal.now)
-        var problems: [String: String] = [:]
-        func day(_ name: String, default value: CalendarDate) -> CalendarDate {
-            guard let text = request.query(name) else { return value }
-            guard let date = CalendarDate(iso: text) else {
-                problems[name] = "Give the day as YYYY-MM-DD"
-                return value
-            }
-            return date
-        }
-        let from = day("from", default: today)
-        let to = day("to", default: from.adding(days: 6))
-        if problems.isEmpty, to < from || to.dayNumber - from.dayNumber >= Self.maximumSpanDays {
-            problems["to"] = "Give a last day on or after the first, at most \(Self.maximumSpanDays) days on"
-        }
-        guard problems.isEmpty else {
+        let (span, problems) = CalendarSpan.asked(from: request.query("from"), to: request.query("to"), today: today)
+        guard let span else {
             throw APIError.invalidQuery(problems)
         }
         let events = try await portal.database.read { db in try await calendar.repository.events(memberID: memberID, on: db) }
-        let (start, end) = (clock.instant(startOf: from), clock.instant(startOf: to.adding(days: 1)))
-        let occurrences = MemberCalendar.occurrences(of: events, from: start, until: end, clock: clock)
-            .map { event, at in
-                CalendarAPI.Occurrence(
-                    eventId: event.id,
-                    title: event.title,
-                    kind: event.kind.rawValue,
-                    at: at,
-                    date: clock.date(of: at).iso,
-                    time: TimeOfDay(minutes: clock.minuteOfDay(of: at)).text
-                )
-            }
-        return .json(
-            CalendarAPI.Calendar(
-                events: events.map(CalendarAPI.Event.init),
-                from: from.iso,
-                to: to.iso,
-                timeZone: clock.timeZone.identifier,
-                occurrences: occurrences
-            )
-        )
+        return .json(CalendarAPI.Calendar(events: events, span: span, clock: clock))
     }
 
     private func draft(_ request: Request) async throws -> CalendarEventDraft {

@@ -61,3 +61,28 @@ enum CalendarAPI {
         var until: String?
     }
 }
+
+extension CalendarAPI.Calendar {
+    /// Her events, and their occurrences in `span` day by day on the program's clock.
+    init(events: [CalendarEvent], span: CalendarSpan, clock: ProgramClock) {
+        let (start, end) = (clock.instant(startOf: span.from), clock.instant(startOf: span.to.adding(days: 1)))
+        let occurrences = MemberCalendar.occurrences(of: events, from: start, until: end, clock: clock)
+            .map { event, at in
+                CalendarAPI.Occurrence(
+                    eventId: event.id,
+                    title: event.title,
+                    kind: event.kind.rawValue,
+                    at: at,
+                    date: clock.date(of: at).iso,
+                    time: TimeOfDay(minutes: clock.minuteOfDay(of: at)).text
+                )
+            }
+        self.init(
+            events: events.map(CalendarAPI.Event.init),
+            from: span.from.iso,
+            to: span.to.iso,
+            timeZone: clock.timeZone.identifier,
+            occurrences: occurrences
+        )
+    }
+}

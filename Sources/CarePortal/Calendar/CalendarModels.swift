@@ -132,3 +132,31 @@ enum CalendarRules {
         )
     }
 }
+
+/// The days one calendar request lists occurrences for: from `from` to `to`, both included.
+struct CalendarSpan: Sendable, Equatable {
+    /// The longest span of days one request lists occurrences for.
+    static let maximumDays = 62
+
+    let from: CalendarDate
+    let to: CalendarDate
+
+    /// The span asked for (days as YYYY-MM-DD, the next 7 days by default), or its problems by parameter.
+    static func asked(from fromText: String?, to toText: String?, today: CalendarDate) -> (CalendarSpan?, problems: [String: String]) {
+        var problems: [String: String] = [:]
+        func day(_ name: String, _ text: String?, default value: CalendarDate) -> CalendarDate {
+            guard let text else { return value }
+            guard let date = CalendarDate(iso: text) else {
+                problems[name] = "Give the day as YYYY-MM-DD"
+                return value
+            }
+            return date
+        }
+        let from = day("from", fromText, default: today)
+        let to = day("to", toText, default: from.adding(days: 6))
+        if problems.isEmpty, to < from || to.dayNumber - from.dayNumber >= maximumDays {
+            problems["to"] = "Give a last day on or after the first, at most \(maximumDays) days on"
+        }
+        return (problems.isEmpty ? CalendarSpan(from: from, to: to) : nil, problems)
+    }
+}
