@@ -341,30 +341,12 @@ struct ChatController {
     @Sendable func saveSettings(request: Request, context: PortalContext) async throws -> Response {
         let fields = try await request.formFields(context: context)
         let rooms = try await portal.database.read { db in try await chat.repository.rooms(on: db) }
-        let form = ChatSettingsForm(
-            defaultHours: fields["default_retention"] ?? "",
-            overrides: Dictionary(uniqueKeysWithValues: rooms.map { ($0.cohort.id, fields["cohort_\($0.cohort.id)"] ?? "") }),
-            readingTitle: fields["reading_title"]?.trimmed ?? "",
-            readingURL: fields["reading_url"]?.trimmed ?? ""
-        )
+        let form = ChatSettingsForm(fields: fields, rooms: rooms)
         let (validated, errors) = form.validated()
         guard let validated, errors.isEmpty else { return settingsPage(form, rooms: rooms, errors: errors, context: context) }
         let now = portal.now
         try await portal.database.transaction { db in
-            let before = try await chat.repository.defaultRetention(on: db)
-            var changes: [String] = []
-            if before != validated.defaultRetention { changes.append("default \(before.title) → \(validated.defaultRetention.title)") }
-            try await chat.repository.setDefaultRetention(validated.defaultRetention, now: now, on: db)
-            for room in rooms {
-                let override = validated.overrides[room.cohort.id] ?? nil
-                if override != room.override {
-                    changes.append("\(room.cohort.name) \(room.override?.title ?? "default") → \(override?.title ?? "default")")
-                }
-                try await chat.repository.setOverride(cohortID: room.cohort.id, override, on: db)
-            }
-            let reading = try await chat.repository.recommendedReading(on: db)
-            if reading != validated.reading { changes.append("recommended reading") }
-            try await chat.repository.setRecommendedReading(validated.reading, now: now, on: db)
+            let changes = try await validated.save(over: rooms, repository: chat.repository, now: now, on: db)
             try await portal.audit.record(
                 AuditEvent(
                     actor: context.auditActor,

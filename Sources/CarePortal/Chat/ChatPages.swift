@@ -1,5 +1,6 @@
 import Foundation
 import PortalPlatform
+import SQLKit
 
 struct ChatRoomsPage: Page {
     struct Row: Sendable, Encodable {
@@ -156,6 +157,42 @@ struct ChatSettingsForm: Sendable {
         let defaultRetention: ChatRetention
         let overrides: [Int64: ChatRetention?]
         let reading: RecommendedReading?
+
+        /// Saves them over what `rooms` had; what changed, for the audit log.
+        func save(over rooms: [ChatRoom], repository: ChatRepository, now: Date, on db: any SQLDatabase) async throws -> [String] {
+            let before = try await repository.defaultRetention(on: db)
+            var changes: [String] = []
+            if before != defaultRetention { changes.append("default \(before.title) → \(defaultRetention.title)") }
+            try await repository.setDefaultRetention(defaultRetention, now: now, on: db)
+            for room in rooms {
+                let override = overrides[room.cohort.id] ?? nil
+                if override != room.override {
+                    changes.append("\(room.cohort.name) \(room.override?.title ?? "default") → \(override?.title ?? "default")")
+                }
+                try await repository.setOverride(cohortID: room.cohort.id, override, on: db)
+            }
+            let reading = try await repository.recommendedReading(on: db)
+            if reading != self.reading { changes.append("recommended reading") }
+            try await repository.setRecommendedReading(self.reading, now: now, on: db)
+            return changes
+        }
+    }
+
+    /// The form as sent, with a choice for each of `rooms`.
+    init(fields: [String: String], rooms: [ChatRoom]) {
+        self.init(
+            defaultHours: fields["default_retention"] ?? "",
+            overrides: Dictionary(uniqueKeysWithValues: rooms.map { ($0.cohort.id, fields["cohort_\($0.cohort.id)"] ?? "") }),
+            readingTitle: fields["reading_title"]?.trimmed ?? "",
+            readingURL: fields["reading_url"]?.trimmed ?? ""
+        )
+    }
+
+    init(defaultHours: String, overrides: [Int64: String], readingTitle: String, readingURL: String) {
+        self.defaultHours = defaultHours
+        self.overrides = overrides
+        self.readingTitle = readingTitle
+        self.readingURL = readingURL
     }
 
     func validated() -> (Valid?, FormErrors) {
