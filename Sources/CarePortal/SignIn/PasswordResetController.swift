@@ -41,22 +41,40 @@ struct PasswordResetController {
         let form = try await request.form(RequestForm.self, context: context)
         let email = form.email?.trimmed ?? ""
         if let problem = FieldRules.emailProblem(email) {
-            var errors = FormErrors()
-            errors.add("email", problem)
-            var fields = ForgottenPasswordPage.fields(email: email)
-            errors.apply(to: &fields)
             return portal.pages.response(
-                ForgottenPasswordPage(layout: portal.layout(Self.requestTitle, context: context), errors: errors.items, fields: fields),
+                ForgottenPasswordPage(layout: portal.layout(Self.requestTitle, context: context), email: email, problem: problem),
                 status: .unprocessableContent
             )
         }
         let origin = portal.origin(of: request, context: context)
+        guard try await sendLinks(to: email, origin: origin) else {
+            return portal.pages.response(
+                ForgottenPasswordPage(
+                    layout: portal.layout(Self.requestTitle, context: context),
+                    email: email,
+                    problem: "Too many requests from this network. Wait 15 minutes, then try again."
+                ),
+                status: .tooManyRequests
+            )
+        }
+        return portal.pages.response(
+            PasswordResetSentPage(
+                layout: portal.layout("Check your email", context: context),
+                email: email,
+                minutes: Int(PasswordReset.lifetime / 60)
+            )
+        )
+    }
+
+    /// Sends a link to every active account with the address, as far as the throttle lets it; false
+    /// when requests from the client's address are paused.
+    private func sendLinks(to email: String, origin: AuditOrigin) async throws -> Bool {
         let now = portal.now
         let addressKeys = origin.address.map { [PasswordReset.throttleKey(address: $0)] } ?? []
         let emailKey = PasswordReset.throttleKey(email: email)
-        let addressPaused = try await portal.database.transaction { db in
+        return try await portal.database.transaction { db in
             // Every request counts, sent or not: the limits are on asking.
-            guard try await throttle.admit(addressKeys, now: now, on: db) else { return true }
+            guard try await throttle.admit(addressKeys, now: now, on: db) else { return false }
             let emailAdmitted = try await throttle.admit([emailKey], now: now, on: db)
             let found = try await accounts.activeAccounts(email: email, on: db)
             var sent: [Int64] = []
@@ -77,25 +95,8 @@ struct PasswordResetController {
                 ),
                 on: db
             )
-            return false
+            return true
         }
-        if addressPaused {
-            var errors = FormErrors()
-            errors.add("email", "Too many requests from this network. Wait 15 minutes, then try again.")
-            var fields = ForgottenPasswordPage.fields(email: email)
-            errors.apply(to: &fields)
-            return portal.pages.response(
-                ForgottenPasswordPage(layout: portal.layout(Self.requestTitle, context: context), errors: errors.items, fields: fields),
-                status: .tooManyRequests
-            )
-        }
-        return portal.pages.response(
-            PasswordResetSentPage(
-                layout: portal.layout("Check your email", context: context),
-                email: email,
-                minutes: Int(PasswordReset.lifetime / 60)
-            )
-        )
     }
 
     /// Makes a link for `account` and puts its email in the outbox, in the caller's transaction.
@@ -136,6 +137,19 @@ struct PasswordResetController {
         var token: String?
         var new_password: String?
         var new_password_confirmation: String?
+
+        /// What is wrong with the new password, by field.
+        func problems(policy: PasswordPolicy, username: String) -> FormErrors {
+            let new = new_password ?? ""
+            var errors = FormErrors()
+            if let problem = policy.problem(with: new, username: username) {
+                errors.add("new_password", problem.replacingOccurrences(of: "Enter a password", with: "Enter a new password"))
+            }
+            if errors["new_password"] == nil, new != new_password_confirmation {
+                errors.add("new_password_confirmation", "The new passwords do not match")
+            }
+            return errors
+        }
     }
 
     /// A link that was never valid, has expired or was used.
@@ -145,34 +159,29 @@ struct PasswordResetController {
         let form = try await request.form(ResetForm.self, context: context)
         let token = form.token ?? ""
         guard let (_, account) = try await usableReset(token: token) else { return unusable(context: context) }
-        let new = form.new_password ?? ""
-        var errors = FormErrors()
-        if let problem = portal.passwordPolicy.problem(with: new, username: account.username) {
-            errors.add("new_password", problem.replacingOccurrences(of: "Enter a password", with: "Enter a new password"))
-        }
-        if errors["new_password"] == nil, new != form.new_password_confirmation {
-            errors.add("new_password_confirmation", "The new passwords do not match")
-        }
+        let errors = form.problems(policy: portal.passwordPolicy, username: account.username)
         guard errors.isEmpty else {
-            var fields = ResetPasswordPage.fields
-            errors.apply(to: &fields)
             return portal.pages.response(
-                ResetPasswordPage(
-                    layout: portal.layout(Self.resetTitle, context: context),
-                    errors: errors.items,
-                    username: account.username,
-                    token: token,
-                    fields: fields
-                ),
+                ResetPasswordPage(layout: portal.layout(Self.resetTitle, context: context), username: account.username, token: token, errors: errors),
                 status: .unprocessableContent
             )
         }
-        let hash = try await portal.passwords.hash(new)
+        let hash = try await portal.passwords.hash(form.new_password ?? "")
         let origin = portal.origin(of: request, context: context)
+        guard let session = try await setPassword(hash, token: token, origin: origin, context: context) else {
+            return unusable(context: context)
+        }
+        var response = seeOther(.signIn)
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
+
+    /// Uses the link to set the password, signs its account out everywhere, and returns this browser's
+    /// new session (signed out); nil when the link can no longer be used.
+    private func setPassword(_ hash: String, token: String, origin: AuditOrigin, context: PortalContext) async throws -> ActiveSession? {
         let now = portal.now
-        let session: ActiveSession
         do {
-            session = try await portal.database.transaction { db in
+            return try await portal.database.transaction { db in
                 // Claimed first, under its conditions, so a second submission of the link finds nothing to use.
                 guard let reset = try await resets.use(token: token, now: now, on: db),
                     let account = try await accounts.find(id: reset.accountID, on: db)
@@ -200,11 +209,8 @@ struct PasswordResetController {
                 )
             }
         } catch is ResetNoLongerUsable {
-            return unusable(context: context)
+            return nil
         }
-        var response = seeOther(.signIn)
-        response.setCookie(portal.sessions.cookie(for: session))
-        return response
     }
 
     private func usableReset(token: String) async throws -> (PasswordReset, StaffAccount)? {
@@ -249,6 +255,17 @@ struct ForgottenPasswordPage: Page {
     }
 }
 
+extension ForgottenPasswordPage {
+    /// The form again, with the address typed and what is wrong with it.
+    init(layout: Layout, email: String, problem: String) {
+        var errors = FormErrors()
+        errors.add("email", problem)
+        var fields = Self.fields(email: email)
+        errors.apply(to: &fields)
+        self.init(layout: layout, errors: errors.items, fields: fields)
+    }
+}
+
 struct PasswordResetSentPage: Page {
     static let template = TemplateName.passwordResetSent
     let layout: Layout
@@ -278,6 +295,15 @@ struct ResetPasswordPage: Page {
             ),
             FormField("new_password_confirmation", label: "Confirm new password", type: "password", autocomplete: "new-password", width: 20)
         ]
+    }
+}
+
+extension ResetPasswordPage {
+    /// The form again, empty, with what is wrong beside each field.
+    init(layout: Layout, username: String, token: String, errors: FormErrors) {
+        var fields = Self.fields
+        errors.apply(to: &fields)
+        self.init(layout: layout, errors: errors.items, username: username, token: token, fields: fields)
     }
 }
 

@@ -37,47 +37,42 @@ struct SignInController {
         }
     }
 
-    private struct SetupForm: Decodable {
-        var username: String?
-        var email: String?
-        var password: String?
-        var password_confirmation: String?
-    }
-
     @Sendable func setUp(request: Request, context: PortalContext) async throws -> Response {
         guard try await !hasAdministrator() else { throw HTTPError(.notFound) }
         let form = try await request.form(SetupForm.self, context: context)
-        let username = form.username?.trimmed ?? ""
-        let email = form.email?.trimmed ?? ""
-        let password = form.password ?? ""
-        var errors = FormErrors()
-        if let problem = FieldRules.usernameProblem(username) { errors.add("username", problem) }
-        if let problem = FieldRules.emailProblem(email) { errors.add("email", problem) }
-        if let problem = portal.passwordPolicy.problem(with: password, username: username) { errors.add("password", problem) }
-        if errors["password"] == nil, password != form.password_confirmation {
-            errors.add("password_confirmation", "The passwords do not match")
-        }
-        func page(_ errors: FormErrors) -> Response {
-            var fields = SetupPage.fields(username: username, email: email)
-            errors.apply(to: &fields)
+        let errors = form.problems(policy: portal.passwordPolicy)
+        guard errors.isEmpty else {
             return portal.pages.response(
-                SetupPage(layout: portal.layout("Create the first administrator account", context: context), errors: errors.items, fields: fields),
+                SetupPage(layout: portal.layout("Create the first administrator account", context: context), form: form, errors: errors),
                 status: .unprocessableContent
             )
         }
-        guard errors.isEmpty else { return page(errors) }
-
-        let hash = try await portal.passwords.hash(password)
+        let hash = try await portal.passwords.hash(form.typedPassword)
         let origin = portal.origin(of: request, context: context)
-        let outcome: (StaffAccount, ActiveSession)? = try await portal.database.transaction { db in
+        guard let session = try await createFirstAdministrator(form, passwordHash: hash, origin: origin, context: context) else {
+            throw HTTPError(.notFound)
+        }
+        var response = seeOther(.home)
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
+
+    /// Makes the administrator and signs her in; nil when another setup made one first.
+    private func createFirstAdministrator(
+        _ form: SetupForm,
+        passwordHash: String,
+        origin: AuditOrigin,
+        context: PortalContext
+    ) async throws -> ActiveSession? {
+        try await portal.database.transaction { db in
             try await portal.database.serializeSetup(on: db)
             guard try await !accounts.hasAdministrator(on: db) else { return nil }
             let account = try await accounts.create(
-                username: username,
-                email: email,
+                username: form.typedUsername,
+                email: form.typedEmail,
                 role: .administrator,
                 status: .active,
-                passwordHash: hash,
+                passwordHash: passwordHash,
                 now: portal.now,
                 on: db
             )
@@ -91,18 +86,13 @@ struct SignInController {
                 ),
                 on: db
             )
-            let session = try await portal.sessions.rotate(
+            return try await portal.sessions.rotate(
                 context.session,
                 toAccount: account.id,
                 flash: Flash(.success, "Your administrator account is ready. You are signed in."),
                 on: db
             )
-            return (account, session)
         }
-        guard let (_, session) = outcome else { throw HTTPError(.notFound) }
-        var response = seeOther(.home)
-        response.setCookie(portal.sessions.cookie(for: session))
-        return response
     }
 
     private func hasAdministrator() async throws -> Bool {
@@ -125,110 +115,98 @@ struct SignInController {
         }
     }
 
-    private struct SignInForm: Decodable {
-        var username: String?
-        var password: String?
-        var next: String?
-    }
-
     @Sendable func signIn(request: Request, context: PortalContext) async throws -> Response {
         let form = try await request.form(SignInForm.self, context: context)
-        let username = form.username?.trimmed ?? ""
-        let password = form.password ?? ""
+        let errors = form.problems()
+        guard errors.isEmpty else { return signInPage(form, errors: errors, context: context) }
         let origin = portal.origin(of: request, context: context)
-        var errors = FormErrors()
-        if username.isEmpty { errors.add("username", "Enter your username") }
-        if password.isEmpty { errors.add("password", "Enter your password") }
-        func page(_ errors: FormErrors) -> Response {
-            var fields = SignInPage.fields(username: username)
-            errors.apply(to: &fields)
-            return portal.pages.response(
-                SignInPage(layout: portal.layout("Sign in", context: context), errors: errors.items, fields: fields, next: form.next),
-                status: .unprocessableContent
-            )
+        let keys: [SignInThrottle.Key] = [.account(form.typedUsername)] + (origin.address.map { [.address($0)] } ?? [])
+        guard let attempt = try await throttle.reserve(keys, now: portal.now, in: portal.database) else {
+            return try await refuse(form, .paused, attempt: nil, origin: origin, context: context)
         }
-        guard errors.isEmpty else { return page(errors) }
+        let account: StaffAccount
+        switch try await checkCredentials(form) {
+        case .failure(let refusal): return try await refuse(form, refusal, attempt: attempt, origin: origin, context: context)
+        case .success(let found): account = found
+        }
+        let (session, secondStep) = try await startSession(account, form: form, attempt: attempt, origin: origin, context: context)
+        var response = seeOther(secondStep?.path ?? ReturnPath.decide(form.next, otherwise: SiteURL.landing(for: account.role).path))
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
 
-        let keys: [SignInThrottle.Key] = [.account(username)] + (origin.address.map { [.address($0)] } ?? [])
-        let now = portal.now
-        /// Refuses with `message`; a reserved try stays a failure when `countsAsFailure`, and is let go otherwise.
-        func refuse(
-            _ message: String,
-            detail: String,
-            account: StaffAccount? = nil,
-            attempt: SignInThrottle.Attempt?,
-            countsAsFailure: Bool
-        ) async throws -> Response {
-            try await portal.database.transaction { db in
-                if let attempt {
-                    try await countsAsFailure ? throttle.fail(attempt, on: db) : throttle.release(attempt, on: db)
-                }
-                try await portal.audit.record(
-                    AuditEvent(
-                        actor: AuditActor(accountID: account?.id, role: account?.role.rawValue, name: String(username.prefix(40))),
-                        action: .signIn,
-                        recordType: "staff_account",
-                        recordID: account.map { "\($0.id)" },
-                        outcome: .failure,
-                        origin: origin,
-                        detail: detail
-                    ),
-                    on: db
-                )
-            }
-            var errors = FormErrors()
-            errors.add("username", message)
-            return page(errors)
-        }
+    private func signInPage(_ form: SignInForm, errors: FormErrors, context: PortalContext) -> Response {
+        portal.pages.response(
+            SignInPage(layout: portal.layout("Sign in", context: context), form: form, errors: errors),
+            status: .unprocessableContent
+        )
+    }
 
-        guard let attempt = try await throttle.reserve(keys, now: now, in: portal.database) else {
-            return try await refuse(Self.paused, detail: "paused after repeated failures", attempt: nil, countsAsFailure: false)
-        }
-        let credentials = try await portal.database.read { db in try await accounts.credentials(username: username, on: db) }
+    /// The account the username and password open, or why they open none.
+    private func checkCredentials(_ form: SignInForm) async throws -> Result<StaffAccount, SignInRefusal> {
+        let credentials = try await portal.database.read { db in try await accounts.credentials(username: form.typedUsername, on: db) }
         guard let credentials else {
-            try await portal.passwords.verifyAgainstNothing(password)
-            return try await refuse(Self.wrongCredentials, detail: "unknown username", attempt: attempt, countsAsFailure: true)
+            try await portal.passwords.verifyAgainstNothing(form.typedPassword)
+            return .failure(.unknownUsername)
         }
-        guard try await portal.passwords.verify(password, against: credentials.passwordHash) else {
-            return try await refuse(
-                Self.wrongCredentials,
-                detail: "wrong password",
-                account: credentials.account,
-                attempt: attempt,
-                countsAsFailure: true
-            )
+        guard try await portal.passwords.verify(form.typedPassword, against: credentials.passwordHash) else {
+            return .failure(.wrongPassword(credentials.account))
         }
-        let account = credentials.account
-        switch account.status {
-        case .active:
-            break
-        case .disabled:
-            return try await refuse(
-                "This account has been disabled. If you think this is a mistake, ask an administrator.",
-                detail: "account disabled",
-                account: account,
-                attempt: attempt,
-                countsAsFailure: false
-            )
-        case .awaitingApproval:
-            return try await refuse(
-                "Your registration is waiting for an administrator to approve it. You will get an email when it is approved.",
-                detail: "awaiting approval",
-                account: account,
-                attempt: attempt,
-                countsAsFailure: false
-            )
-        }
+        if let refusal = SignInRefusal.status(of: credentials.account) { return .failure(refusal) }
+        return .success(credentials.account)
+    }
 
+    /// Settles the reserved try as the refusal says, logs the refusal, and shows it beside the username.
+    private func refuse(
+        _ form: SignInForm,
+        _ refusal: SignInRefusal,
+        attempt: SignInThrottle.Attempt?,
+        origin: AuditOrigin,
+        context: PortalContext
+    ) async throws -> Response {
+        try await portal.database.transaction { db in
+            if let attempt {
+                try await refusal.countsAsFailure ? throttle.fail(attempt, on: db) : throttle.release(attempt, on: db)
+            }
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(
+                        accountID: refusal.account?.id,
+                        role: refusal.account?.role.rawValue,
+                        name: String(form.typedUsername.prefix(40))
+                    ),
+                    action: .signIn,
+                    recordType: "staff_account",
+                    recordID: refusal.account.map { "\($0.id)" },
+                    outcome: .failure,
+                    origin: origin,
+                    detail: refusal.detail
+                ),
+                on: db
+            )
+        }
+        var errors = FormErrors()
+        errors.add("username", refusal.message)
+        return signInPage(form, errors: errors, context: context)
+    }
+
+    /// Signs her in, or starts the second step her account asks for (returned with the session).
+    private func startSession(
+        _ account: StaffAccount,
+        form: SignInForm,
+        attempt: SignInThrottle.Attempt,
+        origin: AuditOrigin,
+        context: PortalContext
+    ) async throws -> (ActiveSession, SiteURL?) {
         let twoFactor = TwoFactorController(portal: portal)
-        let (session, secondStep): (ActiveSession, SiteURL?) = try await portal.database.transaction { db in
+        return try await portal.database.transaction { db in
             try await throttle.release(attempt, on: db)
             // With a second factor, the password's failures are cleared only once the code is right too.
             if let step = try await twoFactor.secondStep(for: account, on: db) {
                 let pending = try await portal.sessions.rotate(context.session, toAccount: nil, on: db)
                 return (pending, try await twoFactor.start(step, for: account, session: pending, next: form.next, on: db))
             }
-            try await throttle.clear(.account(username), on: db)
+            try await throttle.clear(.account(form.typedUsername), on: db)
             try await portal.audit.record(
                 AuditEvent(
                     actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
@@ -241,9 +219,6 @@ struct SignInController {
             )
             return (try await portal.sessions.rotate(context.session, toAccount: account.id, on: db), nil)
         }
-        var response = seeOther(secondStep?.path ?? ReturnPath.decide(form.next, otherwise: SiteURL.landing(for: account.role).path))
-        response.setCookie(portal.sessions.cookie(for: session))
-        return response
     }
 
     @Sendable func signOut(request: Request, context: PortalContext) async throws -> Response {
@@ -278,44 +253,36 @@ struct SignInController {
         )
     }
 
-    private struct ChangePasswordForm: Decodable {
-        var current_password: String?
-        var new_password: String?
-        var new_password_confirmation: String?
-    }
-
     @Sendable func changePassword(request: Request, context: PortalContext) async throws -> Response {
         guard let staff = context.staff else { throw AccessDenied() }
         let form = try await request.form(ChangePasswordForm.self, context: context)
-        let current = form.current_password ?? ""
-        let new = form.new_password ?? ""
-        var errors = FormErrors()
-        if current.isEmpty {
-            errors.add("current_password", "Enter your current password")
-        } else if let hash = try await portal.database.read({ db in try await accounts.passwordHash(accountID: staff.id, on: db) }),
-            try await !portal.passwords.verify(current, against: hash)
-        {
-            errors.add("current_password", "Your current password is not right")
-        }
-        if let problem = portal.passwordPolicy.problem(with: new, username: staff.username) {
-            errors.add("new_password", problem.replacingOccurrences(of: "Enter a password", with: "Enter a new password"))
-        } else if new == current {
-            errors.add("new_password", "The new password must be different from the current one")
-        }
-        if errors["new_password"] == nil, new != form.new_password_confirmation {
-            errors.add("new_password_confirmation", "The new passwords do not match")
-        }
+        let currentIsWrong = try await isWrongPassword(form.typedCurrent, accountID: staff.id)
+        let errors = form.problems(currentIsWrong: currentIsWrong, policy: portal.passwordPolicy, username: staff.username)
         guard errors.isEmpty else {
-            var fields = ChangePasswordPage.fields
-            errors.apply(to: &fields)
             return portal.pages.response(
-                ChangePasswordPage(layout: portal.layout("Change your password", context: context), errors: errors.items, fields: fields),
+                ChangePasswordPage(layout: portal.layout("Change your password", context: context), errors: errors),
                 status: .unprocessableContent
             )
         }
-        let hash = try await portal.passwords.hash(new)
+        let hash = try await portal.passwords.hash(form.typedNew)
         let origin = portal.origin(of: request, context: context)
-        let session = try await portal.database.transaction { db in
+        let session = try await setPasswordHash(hash, of: staff, origin: origin, context: context)
+        var response = seeOther(.landing(for: staff.role))
+        response.setCookie(portal.sessions.cookie(for: session))
+        return response
+    }
+
+    /// Whether `typed` is not the account's password; an empty one is left to the form's own check.
+    private func isWrongPassword(_ typed: String, accountID: Int64) async throws -> Bool {
+        guard !typed.isEmpty,
+            let hash = try await portal.database.read({ db in try await accounts.passwordHash(accountID: accountID, on: db) })
+        else { return false }
+        return try await !portal.passwords.verify(typed, against: hash)
+    }
+
+    /// Sets the new password, signs her out everywhere else, and returns this browser's new session.
+    private func setPasswordHash(_ hash: String, of staff: StaffAccount, origin: AuditOrigin, context: PortalContext) async throws -> ActiveSession {
+        try await portal.database.transaction { db in
             try await accounts.setPasswordHash(hash, accountID: staff.id, now: portal.now, on: db)
             try await portal.sessions.endAll(accountID: staff.id, on: db)
             try await portal.audit.record(
@@ -334,9 +301,6 @@ struct SignInController {
                 on: db
             )
         }
-        var response = seeOther(.landing(for: staff.role))
-        response.setCookie(portal.sessions.cookie(for: session))
-        return response
     }
 }
 

@@ -79,3 +79,30 @@ struct ChangePasswordPage: Page {
         ]
     }
 }
+
+extension SetupPage {
+    /// The form again, with what was typed and what is wrong beside each field.
+    init(layout: Layout, form: SetupForm, errors: FormErrors) {
+        var fields = Self.fields(username: form.typedUsername, email: form.typedEmail)
+        errors.apply(to: &fields)
+        self.init(layout: layout, errors: errors.items, fields: fields)
+    }
+}
+
+extension SignInPage {
+    /// The form again, with the username typed and what is wrong beside each field.
+    init(layout: Layout, form: SignInForm, errors: FormErrors) {
+        var fields = Self.fields(username: form.typedUsername)
+        errors.apply(to: &fields)
+        self.init(layout: layout, errors: errors.items, fields: fields, next: form.next)
+    }
+}
+
+extension ChangePasswordPage {
+    /// The form again, empty, with what is wrong beside each field.
+    init(layout: Layout, errors: FormErrors) {
+        var fields = Self.fields
+        errors.apply(to: &fields)
+        self.init(layout: layout, errors: errors.items, fields: fields)
+    }
+}

@@ -7,6 +7,46 @@ import Testing
 @testable import PortalPlatform
 
 @Suite struct SignInTests {
+    @Test func onlyAnActiveAccountIsLetInAndARefusalForItsStatusIsNotAFailedTry() throws {
+        let active = StaffAccount(
+            id: 7,
+            username: "dr.lee",
+            role: .physician,
+            status: .active,
+            createdAt: Date(timeIntervalSince1970: 0),
+            updatedAt: Date(timeIntervalSince1970: 0)
+        )
+        #expect(SignInRefusal.status(of: active) == nil)
+        var waiting = active
+        waiting.status = .awaitingApproval
+        let refusal = try #require(SignInRefusal.status(of: waiting))
+        #expect(refusal.detail == "awaiting approval")
+        #expect(refusal.account == waiting)
+        #expect(!refusal.countsAsFailure)
+        #expect(SignInRefusal.wrongPassword(active).countsAsFailure)
+    }
+
+    @Test func aNewPasswordMustDifferFromTheCurrentOneAndBeTypedTwice() {
+        let same = ChangePasswordForm(
+            current_password: "slow walking morning light",
+            new_password: "slow walking morning light",
+            new_password_confirmation: "slow walking morning light"
+        )
+        #expect(
+            same.problems(currentIsWrong: false, policy: .standard, username: "chief").items.map(\.message) == [
+                "The new password must be different from the current one"
+            ]
+        )
+        let unconfirmed = ChangePasswordForm(
+            current_password: "",
+            new_password: "quiet river evening song",
+            new_password_confirmation: "quiet river evening"
+        )
+        let errors = unconfirmed.problems(currentIsWrong: true, policy: .standard, username: "chief")
+        #expect(errors.items.map(\.field) == ["current_password", "new_password_confirmation"])
+        #expect(errors["current_password"] == "Enter your current password")
+    }
+
     @Test(arguments: TestEngines.all)
     func firstRunSetupCreatesTheFirstAdministratorAndThenDisappears(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
