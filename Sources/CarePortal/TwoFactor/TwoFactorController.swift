@@ -64,22 +64,42 @@ struct TwoFactorController {
         let form = try await request.form(CodeForm.self, context: context)
         let typed = (form.code ?? "").trimmed
         func page(_ message: String, status: HTTPResponse.Status = .unprocessableContent) -> Response {
-            var errors = FormErrors()
-            errors.add("code", message)
-            var field = SignInCodePage.field()
-            field.error = message
-            return portal.pages.response(
-                SignInCodePage(layout: portal.layout(Self.codeTitle, context: context), errors: errors.items, field: field),
-                status: status
-            )
+            portal.pages.response(SignInCodePage(layout: portal.layout(Self.codeTitle, context: context), message: message), status: status)
         }
         if typed.isEmpty { return page(Self.noCode) }
         let origin = portal.origin(of: request, context: context)
         let keys: [SignInThrottle.Key] = [.account(account.username)] + (origin.address.map { [.address($0)] } ?? [])
+        let flash: Flash?
+        switch try await check(typed, account: account, keys: keys, origin: origin) {
+        case .paused:
+            try await recordSignIn(account, outcome: .failure, detail: "paused after repeated failures", origin: origin)
+            return page(SignInController.paused, status: .tooManyRequests)
+        case .wrong: return page(Self.wrongCode)
+        case .code: flash = nil
+        case .recovery(let left):
+            flash = Flash(
+                .warning,
+                "You signed in with a recovery code. \(left) unused recovery code\(left == 1 ? " is" : "s are") left: set up two-factor sign-in again on a new phone if you lost yours."
+            )
+        }
+        let detail = flash == nil ? "with a second-factor code" : "with a recovery code"
+        let newSession = try await portal.database.transaction { db in
+            try await completeSignIn(account, session: session, origin: origin, detail: detail, flash: flash, on: db)
+        }
+        var response = seeOther(ReturnPath.decide(challenge.next, otherwise: SiteURL.landing(for: account.role).path))
+        response.setCookie(portal.sessions.cookie(for: newSession))
+        return response
+    }
+
+    /// What a code typed at sign-in turned out to be.
+    private enum CodeCheck: Sendable { case code, recovery(left: Int), wrong, paused }
+
+    /// Uses the code (from the app or a recovery code) if it is right, counting the try against the
+    /// throttle; a wrong one is logged.
+    private func check(_ typed: String, account: StaffAccount, keys: [SignInThrottle.Key], origin: AuditOrigin) async throws -> CodeCheck {
         let now = portal.now
         let secret = try await openSecret(accountID: account.id)
-        enum Outcome: Sendable { case code, recovery(left: Int), wrong, paused }
-        let outcome: Outcome = try await portal.database.transaction { db in
+        return try await portal.database.transaction { db in
             guard let attempt = try await throttle.reserve(keys, now: now, on: db) else { return .paused }
             if let factor = try await factors.find(accountID: account.id, on: db), factor.isConfirmed, let secret {
                 if SecondFactor.looksLikeCode(typed) {
@@ -109,38 +129,31 @@ struct TwoFactorController {
             )
             return .wrong
         }
-        let flash: Flash?
-        switch outcome {
-        case .paused:
-            try await recordSignIn(account, outcome: .failure, detail: "paused after repeated failures", origin: origin)
-            return page(SignInController.paused, status: .tooManyRequests)
-        case .wrong: return page(Self.wrongCode)
-        case .code: flash = nil
-        case .recovery(let left):
-            flash = Flash(
-                .warning,
-                "You signed in with a recovery code. \(left) unused recovery code\(left == 1 ? " is" : "s are") left: set up two-factor sign-in again on a new phone if you lost yours."
-            )
-        }
-        let newSession = try await portal.database.transaction { db in
-            try await factors.endChallenge(sessionHash: session.idHash, on: db)
-            try await throttle.clear(.account(account.username), on: db)
-            try await portal.audit.record(
-                AuditEvent(
-                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                    action: .signIn,
-                    recordType: "staff_account",
-                    recordID: "\(account.id)",
-                    origin: origin,
-                    detail: flash == nil ? "with a second-factor code" : "with a recovery code"
-                ),
-                on: db
-            )
-            return try await portal.sessions.rotate(session, toAccount: account.id, flash: flash, on: db)
-        }
-        var response = seeOther(ReturnPath.decide(challenge.next, otherwise: SiteURL.landing(for: account.role).path))
-        response.setCookie(portal.sessions.cookie(for: newSession))
-        return response
+    }
+
+    /// Ends the challenge and signs the account in on `session`, in the caller's transaction.
+    private func completeSignIn(
+        _ account: StaffAccount,
+        session: ActiveSession,
+        origin: AuditOrigin,
+        detail: String,
+        flash: Flash?,
+        on db: any SQLDatabase
+    ) async throws -> ActiveSession {
+        try await factors.endChallenge(sessionHash: session.idHash, on: db)
+        try await throttle.clear(.account(account.username), on: db)
+        try await portal.audit.record(
+            AuditEvent(
+                actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                action: .signIn,
+                recordType: "staff_account",
+                recordID: "\(account.id)",
+                origin: origin,
+                detail: detail
+            ),
+            on: db
+        )
+        return try await portal.sessions.rotate(session, toAccount: account.id, flash: flash, on: db)
     }
 
     @Sendable func showSignInSetUp(request: Request, context: PortalContext) async throws -> Response {
@@ -164,20 +177,7 @@ struct TwoFactorController {
         let origin = portal.origin(of: request, context: context)
         let keys: [SignInThrottle.Key] = [.account(account.username)] + (origin.address.map { [.address($0)] } ?? [])
         let result = try await confirmSetUp(account, typed: form.code ?? "", keys: keys, origin: origin) { db in
-            try await factors.endChallenge(sessionHash: session.idHash, on: db)
-            try await throttle.clear(.account(account.username), on: db)
-            try await portal.audit.record(
-                AuditEvent(
-                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                    action: .signIn,
-                    recordType: "staff_account",
-                    recordID: "\(account.id)",
-                    origin: origin,
-                    detail: "after setting up a second factor"
-                ),
-                on: db
-            )
-            return try await portal.sessions.rotate(session, toAccount: account.id, on: db)
+            try await completeSignIn(account, session: session, origin: origin, detail: "after setting up a second factor", flash: nil, on: db)
         }
         switch result {
         case .refused(let message, let status):
@@ -271,73 +271,23 @@ struct TwoFactorController {
         }
     }
 
-    private struct TurnOffForm: Decodable {
-        var password: String?
-        var code: String?
-    }
-
     @Sendable func turnOff(request: Request, context: PortalContext) async throws -> Response {
         guard let staff = context.staff else { throw AccessDenied() }
-        let form = try await request.form(TurnOffForm.self, context: context)
-        let password = form.password ?? ""
-        let typed = (form.code ?? "").trimmed
+        let form = try await request.form(TurnOffSecondFactorForm.self, context: context)
         let origin = portal.origin(of: request, context: context)
         let keys: [SignInThrottle.Key] = [.account(staff.username)] + (origin.address.map { [.address($0)] } ?? [])
         let now = portal.now
-        let (factor, required, hash) = try await portal.database.read { db in
-            (
-                try await factors.find(accountID: staff.id, on: db),
-                try await factors.isRequired(for: staff.role, on: db),
-                try await accounts.passwordHash(accountID: staff.id, on: db)
-            )
-        }
+        let (factor, required, hash) = try await secondFactorAndPassword(of: staff)
         guard let factor, factor.isConfirmed else { return seeOther(.twoFactor) }
-        var errors = FormErrors()
         // A wrong password or code counts against the sign-in throttle, as at sign-in.
         let attempt = required ? nil : try await throttle.reserve(keys, now: now, in: portal.database)
-        if required {
-            errors.add(
-                "password",
-                "Two-factor sign-in is required for \(staff.role.title.lowercased())s, so it cannot be turned off. An administrator can reset it if you lost your phone."
-            )
-        } else if attempt == nil {
-            errors.add("password", SignInController.paused)
-        } else {
-            if password.isEmpty {
-                errors.add("password", "Enter your password")
-            } else if try await !portal.passwords.verify(password, againstStored: hash) {
-                errors.add("password", "Your password is not right")
-            }
-            if typed.isEmpty { errors.add("code", "Enter a code from your authenticator app, or a recovery code") }
+        var passwordIsRight = false
+        if attempt != nil, !form.typedPassword.isEmpty {
+            passwordIsRight = try await portal.passwords.verify(form.typedPassword, againstStored: hash)
         }
+        var errors = form.problems(role: staff.role, isRequired: required, isPaused: attempt == nil, passwordIsRight: passwordIsRight)
         if errors.isEmpty, let attempt {
-            let secret = try await openSecret(accountID: staff.id)
-            let accepted = try await portal.database.transaction { db in
-                guard let secret, let factor = try await factors.find(accountID: staff.id, on: db) else { return false }
-                var valid = false
-                if SecondFactor.looksLikeCode(typed) {
-                    if let step = SecondFactor(secret: secret).matchingStep(typed, now: now, after: factor.lastStep) {
-                        valid = try await factors.use(step: step, accountID: staff.id, now: now, on: db)
-                    }
-                } else {
-                    valid = try await factors.useRecoveryCode(typed, accountID: staff.id, now: now, on: db)
-                }
-                guard valid else { return false }
-                try await throttle.release(attempt, on: db)
-                try await factors.remove(accountID: staff.id, on: db)
-                try await portal.audit.record(
-                    AuditEvent(
-                        actor: context.auditActor,
-                        action: .secondFactorTurnedOff,
-                        recordType: "staff_account",
-                        recordID: "\(staff.id)",
-                        origin: origin
-                    ),
-                    on: db
-                )
-                return true
-            }
-            if accepted {
+            if try await removeFactor(of: staff, code: form.typedCode, attempt: attempt, now: now, origin: origin, context: context) {
                 try await portal.flash(Flash(.success, "Two-factor sign-in is off. You sign in with your password alone."), context: context)
                 return seeOther(.twoFactor)
             }
@@ -347,20 +297,66 @@ struct TwoFactorController {
             try await portal.database.transaction { db in try await throttle.fail(attempt, on: db) }
         }
         let left = try await portal.database.read { db in try await factors.unusedRecoveryCodeCount(accountID: staff.id, on: db) }
-        var fields = TwoFactorPage.turnOffFields
-        errors.apply(to: &fields)
         return portal.pages.response(
             TwoFactorPage(
                 layout: portal.layout(Self.accountTitle, context: context),
-                errors: errors.items,
-                isOn: true,
-                since: factor.confirmedAt.map(portal.programSettings.current.clock.dateTime),
+                turningOff: factor,
                 recoveryCodesLeft: left,
                 isRequired: required,
-                turnOffFields: fields
+                clock: portal.programSettings.current.clock,
+                errors: errors
             ),
             status: .unprocessableContent
         )
+    }
+
+    /// Her second factor, whether her role requires one, and her password's hash.
+    private func secondFactorAndPassword(of staff: StaffAccount) async throws -> (StoredSecondFactor?, Bool, String?) {
+        try await portal.database.read { db in
+            (
+                try await factors.find(accountID: staff.id, on: db),
+                try await factors.isRequired(for: staff.role, on: db),
+                try await accounts.passwordHash(accountID: staff.id, on: db)
+            )
+        }
+    }
+
+    /// Removes her second factor if `typed` is a right code from the app or a recovery code, letting
+    /// the throttle's try go; false when it is not.
+    private func removeFactor(
+        of staff: StaffAccount,
+        code typed: String,
+        attempt: SignInThrottle.Attempt,
+        now: Date,
+        origin: AuditOrigin,
+        context: PortalContext
+    ) async throws -> Bool {
+        let secret = try await openSecret(accountID: staff.id)
+        return try await portal.database.transaction { db in
+            guard let secret, let factor = try await factors.find(accountID: staff.id, on: db) else { return false }
+            var valid = false
+            if SecondFactor.looksLikeCode(typed) {
+                if let step = SecondFactor(secret: secret).matchingStep(typed, now: now, after: factor.lastStep) {
+                    valid = try await factors.use(step: step, accountID: staff.id, now: now, on: db)
+                }
+            } else {
+                valid = try await factors.useRecoveryCode(typed, accountID: staff.id, now: now, on: db)
+            }
+            guard valid else { return false }
+            try await throttle.release(attempt, on: db)
+            try await factors.remove(accountID: staff.id, on: db)
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .secondFactorTurnedOff,
+                    recordType: "staff_account",
+                    recordID: "\(staff.id)",
+                    origin: origin
+                ),
+                on: db
+            )
+            return true
+        }
     }
 
     // MARK: Setting up, shared by both ways in

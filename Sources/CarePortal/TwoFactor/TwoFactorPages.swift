@@ -77,6 +77,65 @@ struct TwoFactorPage: Page {
     }
 }
 
+extension SignInCodePage {
+    /// The form again, with `message` beside the code.
+    init(layout: Layout, message: String) {
+        var errors = FormErrors()
+        errors.add("code", message)
+        var field = Self.field()
+        field.error = message
+        self.init(layout: layout, errors: errors.items, field: field)
+    }
+}
+
+extension TwoFactorPage {
+    /// Her second factor, on, with the turning-off form showing what is wrong beside each field.
+    init(layout: Layout, turningOff factor: StoredSecondFactor, recoveryCodesLeft: Int, isRequired: Bool, clock: ProgramClock, errors: FormErrors) {
+        var fields = Self.turnOffFields
+        errors.apply(to: &fields)
+        self.init(
+            layout: layout,
+            errors: errors.items,
+            isOn: true,
+            since: factor.confirmedAt.map(clock.dateTime),
+            recoveryCodesLeft: recoveryCodesLeft,
+            isRequired: isRequired,
+            turnOffFields: fields
+        )
+    }
+}
+
+/// The form that turns two-factor sign-in off: her password and a code.
+struct TurnOffSecondFactorForm: Decodable, Sendable {
+    var password: String?
+    var code: String?
+
+    var typedPassword: String { password ?? "" }
+    var typedCode: String { (code ?? "").trimmed }
+
+    /// What is wrong, by field. A role that requires a second factor cannot turn it off, and a paused
+    /// throttle answers before the password is looked at.
+    func problems(role: StaffRole, isRequired: Bool, isPaused: Bool, passwordIsRight: Bool) -> FormErrors {
+        var errors = FormErrors()
+        if isRequired {
+            errors.add(
+                "password",
+                "Two-factor sign-in is required for \(role.title.lowercased())s, so it cannot be turned off. An administrator can reset it if you lost your phone."
+            )
+        } else if isPaused {
+            errors.add("password", SignInController.paused)
+        } else {
+            if typedPassword.isEmpty {
+                errors.add("password", "Enter your password")
+            } else if !passwordIsRight {
+                errors.add("password", "Your password is not right")
+            }
+            if typedCode.isEmpty { errors.add("code", "Enter a code from your authenticator app, or a recovery code") }
+        }
+        return errors
+    }
+}
+
 /// Administrators choose the roles whose members must use a second factor.
 struct SecondFactorPolicyPage: Page {
     struct RoleChoice: Sendable, Encodable {
