@@ -8,7 +8,6 @@ struct StaffController {
     static let access = Access.administrators
     let portal: Portal
     let accounts = StaffAccountRepository()
-    let sessionRepository = SessionRepository()
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.staff.pattern, access: Self.access, list)
@@ -31,125 +30,31 @@ struct StaffController {
     private struct LastAdministrator: Error {}
 
     @Sendable func list(request: Request, context: PortalContext) async throws -> Response {
-        var query = StaffListQuery()
-        query.search = request.query("q") ?? ""
-        query.role = request.query("role").flatMap(StaffRole.init(rawValue:))
-        query.status = request.query("status").flatMap(AccountStatus.init(rawValue:))
-        query.sort = request.query("sort").flatMap(StaffSort.init(rawValue:)) ?? .username
-        query.descending = request.query("order") == "desc"
-        query.page = try request.pageRequest()
-        let (page, awaiting, open) = try await portal.database.read { [query] db in
-            (
-                try await accounts.list(query, on: db), try await accounts.awaitingApprovalCount(on: db),
-                try await StaffInvitationRepository().open(on: db)
-            )
-        }
-        let now = portal.now
-        let address = ListAddress(
-            path: SiteURL.staff.path,
-            parameters: [
-                ("q", query.search), ("role", query.role?.rawValue), ("status", query.status?.rawValue),
-                ("sort", query.sort == .username ? nil : query.sort.rawValue), ("order", query.descending ? "desc" : nil)
-            ]
-        )
-        func header(_ title: String, _ sort: StaffSort) -> SortableHeader {
-            SortableHeader(title: title, key: sort.rawValue, currentKey: query.sort.rawValue, descending: query.descending, address: address)
-        }
-        let invitationRows = InvitationRows.html(
-            open,
-            showingRoles: true,
-            now: now,
-            clock: portal.programSettings.current.clock,
-            csrfToken: context.session?.csrfToken ?? ""
-        )
+        let query = try StaffListQuery(request: request)
+        let content = try await portal.database.read { db in try await StaffListPage.load(query, on: db) }
         return portal.pages.response(
             StaffListPage(
                 layout: portal.layout("Staff accounts", context: context, current: .staff),
-                search: query.search,
-                roleOptions: [FilterOption(value: "", title: "All roles", isSelected: query.role == nil)]
-                    + StaffRole.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.role) },
-                statusOptions: [FilterOption(value: "", title: "All statuses", isSelected: query.status == nil)]
-                    + AccountStatus.allCases.map { FilterOption(value: $0.rawValue, title: $0.title, isSelected: $0 == query.status) },
-                headers: [header("Username", .username), header("Role", .role), header("Status", .status), header("Created", .created)],
-                rows: StaffRows.html(page.items, clock: portal.programSettings.current.clock).html,
-                hasRows: !page.items.isEmpty,
-                pagination: portal.pages.html(PaginationView(page, address: address, noun: "accounts")),
-                awaitingApprovalCount: awaiting,
-                hasAwaitingApprovals: awaiting > 0,
-                awaitingApprovalPath: ListAddress(path: SiteURL.staff.path, parameters: [("status", AccountStatus.awaitingApproval.rawValue)]).string,
-                isFiltered: !query.search.isEmpty || query.role != nil || query.status != nil,
-                invitations: invitationRows.html,
-                hasInvitations: !invitationRows.isEmpty
+                query: query,
+                content: content,
+                pagination: portal.pages.html(PaginationView(content.accounts, address: StaffListPage.address(query), noun: "accounts")),
+                now: portal.now,
+                clock: portal.programSettings.current.clock,
+                csrfToken: context.session?.csrfToken ?? ""
             )
         )
     }
 
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
-        let (account, profile, staffProfile, sessions, factor) = try await portal.database.read { db in
-            guard let account = try await accounts.find(id: id, on: db) else { throw HTTPError(.notFound) }
-            return (
-                account,
-                try await accounts.physicianProfile(accountID: id, on: db),
-                try await StaffProfileRepository().find(accountID: id, on: db),
-                try await sessionRepository.count(accountID: id, on: db),
-                try await SecondFactorRepository().find(accountID: id, on: db)
-            )
-        }
-        let isSelf = context.staff?.id == account.id
-        let clock = portal.programSettings.current.clock
-        var details = [
-            StaffAccountPage.Detail(key: "Username", value: account.username),
-            StaffAccountPage.Detail(key: "Role", value: account.role.title),
-            StaffAccountPage.Detail(key: "Email address", value: account.email ?? "Not given"),
-            StaffAccountPage.Detail(key: "Account created", value: clock.dateTime(account.createdAt))
-        ]
-        details.append(StaffAccountPage.Detail(key: "Last changed", value: clock.dateTime(account.updatedAt)))
-        details.append(
-            StaffAccountPage.Detail(
-                key: "Two-factor sign-in",
-                value: factor?.confirmedAt.map { "On since \(clock.dateTime($0))" } ?? (factor == nil ? "Off" : "Being set up")
-            )
-        )
-        let physicianDetails =
-            profile.map { profile in
-                [
-                    StaffAccountPage.Detail(key: "Name", value: profile.fullName),
-                    StaffAccountPage.Detail(key: "Location of practice", value: profile.practiceLocation),
-                    StaffAccountPage.Detail(
-                        key: "Practice phone",
-                        value: profile.practicePhone.isEmpty ? "Not given" : PhoneNumber(stored: profile.practicePhone).display
-                    ),
-                    StaffAccountPage.Detail(key: "Medical identification number", value: profile.medicalIDNumber)
-                ]
-            } ?? []
-        let medicalProfessionalDetails =
-            staffProfile.map { profile in
-                [
-                    StaffAccountPage.Detail(key: "Real name", value: profile.fullName),
-                    StaffAccountPage.Detail(key: "Date of birth", value: profile.dateOfBirth.displayed),
-                    StaffAccountPage.Detail(key: "Avatar", value: profile.avatar.name),
-                    StaffAccountPage.Detail(key: "Bio", value: profile.bio.isEmpty ? "None" : profile.bio)
-                ]
-            } ?? []
+        let record = try await portal.database.read { db in try await StaffAccountPage.load(accountID: id, on: db) }
+        guard let record else { throw HTTPError(.notFound) }
         return portal.pages.response(
             StaffAccountPage(
-                layout: portal.layout(account.username, context: context, current: .staff),
-                username: account.username,
-                statusTitle: account.status.title,
-                statusTag: account.status.tagClass,
-                details: details,
-                physicianDetails: physicianDetails,
-                medicalProfessionalDetails: medicalProfessionalDetails,
-                activeSessions: sessions,
-                approvePath: account.status == .awaitingApproval ? SiteURL.staffApprove(id).path : nil,
-                disablePath: account.status != .disabled && !isSelf ? SiteURL.staffDisable(id).path : nil,
-                enablePath: account.status == .disabled ? SiteURL.staffEnable(id).path : nil,
-                isSelf: isSelf,
-                sendPasswordResetPath: account.status == .active && account.email != nil ? SiteURL.staffSendPasswordReset(id).path : nil,
-                deletePath: isSelf ? nil : SiteURL.staffDelete(id).path,
-                resetSecondFactorPath: factor == nil ? nil : SiteURL.staffResetSecondFactor(id).path,
-                auditPath: ListAddress(path: SiteURL.auditLog.path, parameters: [("person", "\(id)")]).string
+                layout: portal.layout(record.account.username, context: context, current: .staff),
+                record: record,
+                viewerID: context.staff?.id,
+                clock: portal.programSettings.current.clock
             )
         )
     }
@@ -296,43 +201,45 @@ struct StaffController {
         )
     }
 
-    private struct DeleteForm: Decodable {
-        var username: String?
-    }
-
     @Sendable func delete(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         guard context.staff?.id != id else { throw HTTPError(.notFound) }
-        let form = try await request.form(DeleteForm.self, context: context)
-        let typed = form.username?.trimmed ?? ""
+        let form = try await request.form(DeleteStaffAccountForm.self, context: context)
         guard let account = try await portal.database.read({ db in try await accounts.find(id: id, on: db) }) else {
             throw HTTPError(.notFound)
         }
         func refuse(_ message: String) -> Response {
-            var errors = FormErrors()
-            errors.add("username", message)
-            var field = DeleteStaffAccountPage.field(typed)
-            field.error = message
-            return portal.pages.response(
+            portal.pages.response(
                 DeleteStaffAccountPage(
                     account: account,
                     layout: portal.layout(Self.deleteTitle(account.username), context: context, current: .staff),
-                    errors: errors.items,
-                    field: field
+                    typed: form.typedUsername,
+                    message: message
                 ),
                 status: .unprocessableContent
             )
         }
-        if typed.isEmpty { return refuse("Type the username \(account.username) to confirm") }
-        guard usernameKey(typed) == usernameKey(account.username) else {
-            return refuse("The username you typed is not \(account.username). Type it exactly to confirm")
-        }
+        if let problem = form.problem(confirming: account) { return refuse(problem) }
         // A hash of a password nobody knows, so the row can never be signed in to.
         let unusableHash = try await portal.passwords.hash(SecretToken(randomBytes: portal.dependencies.randomBytes).value)
         let origin = portal.origin(of: request, context: context)
+        if let refusal = try await forget(accountID: id, unusableHash: unusableHash, origin: origin, context: context) { return refuse(refusal) }
+        try await portal.flash(
+            Flash(
+                .success,
+                "\(account.username)’s account has been deleted. What she wrote on the desk stays, signed “\(account.role.formerTitle)”."
+            ),
+            context: context
+        )
+        return seeOther(.staff)
+    }
+
+    /// Removes the account's personal details and signs it out, keeping the row under its role's former
+    /// title; the reason when it may not go (the last administrator, or a physician with patients).
+    private func forget(accountID id: Int64, unusableHash: String, origin: AuditOrigin, context: PortalContext) async throws -> String? {
         let now = portal.now
         let former = FormerStaffRepository()
-        let refusal: String? = try await portal.database.transaction { db in
+        return try await portal.database.transaction { db in
             guard let account = try await accounts.find(id: id, on: db) else { throw HTTPError(.notFound) }
             if try await lastAdministratorRemains(account, on: db) {
                 return "\(account.username) is the last active administrator and cannot be deleted. Make someone else an administrator first."
@@ -360,14 +267,5 @@ struct StaffController {
             )
             return nil
         }
-        if let refusal { return refuse(refusal) }
-        try await portal.flash(
-            Flash(
-                .success,
-                "\(account.username)’s account has been deleted. What she wrote on the desk stays, signed “\(account.role.formerTitle)”."
-            ),
-            context: context
-        )
-        return seeOther(.staff)
     }
 }

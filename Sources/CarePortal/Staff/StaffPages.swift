@@ -57,6 +57,16 @@ struct RegisterPhysicianPage: Page {
     }
 }
 
+extension RegisterPhysicianPage {
+    /// The form again, with what was typed (but the passwords) and what is wrong beside each field.
+    init(layout: Layout, values: [String: String], errors: FormErrors) {
+        var fields = Self.fields(values)
+        errors.apply(to: &fields.account)
+        errors.apply(to: &fields.person)
+        self.init(layout: layout, errors: errors.items, accountFields: fields.account, personFields: fields.person)
+    }
+}
+
 struct RegistrationReceivedPage: Page {
     static let template = TemplateName.registrationReceived
     let layout: Layout
@@ -89,56 +99,6 @@ extension AccountStatus {
     var tagClass: String { tagTone.tagClass }
 }
 
-struct StaffListPage: Page {
-    static let template = TemplateName.staffList
-    let layout: Layout
-    let search: String
-    let roleOptions: [FilterOption]
-    let statusOptions: [FilterOption]
-    let headers: [SortableHeader]
-    /// The rendered rows (`StaffRows`).
-    let rows: RenderedHTML
-    let hasRows: Bool
-    /// The rendered `PaginationView`.
-    let pagination: RenderedHTML
-    let awaitingApprovalCount: Int
-    let hasAwaitingApprovals: Bool
-    let awaitingApprovalPath: String
-    let action = SiteURL.staff.path
-    let isFiltered: Bool
-    /// The rendered rows of the open invitations (`InvitationRows`).
-    let invitations: RenderedHTML
-    let hasInvitations: Bool
-    let lifetimeDays = StaffInvitation.lifetimeDays
-    let registerPath = SiteURL.registerPhysician.path
-    let invitePath = SiteURL.staffInvite.path
-    let twoFactorPolicyPath = SiteURL.twoFactorPolicy.path
-}
-
-struct StaffAccountPage: Page {
-    typealias Detail = SummaryListRow
-
-    static let template = TemplateName.staffAccount
-    let layout: Layout
-    let username: String
-    let statusTitle: String
-    let statusTag: String
-    let details: [Detail]
-    let physicianDetails: [Detail]
-    /// Only administrators open this page, so the real name and date of birth can be shown here.
-    let medicalProfessionalDetails: [Detail]
-    let activeSessions: Int
-    let approvePath: String?
-    let disablePath: String?
-    let enablePath: String?
-    let isSelf: Bool
-    let sendPasswordResetPath: String?
-    let deletePath: String?
-    let resetSecondFactorPath: String?
-    let staffListPath = SiteURL.staff.path
-    let auditPath: String
-}
-
 /// Confirms deleting a staff account by having the administrator type its username.
 struct DeleteStaffAccountPage: Page {
     static let template = TemplateName.deleteStaffAccount
@@ -162,5 +122,30 @@ struct DeleteStaffAccountPage: Page {
 
     static func field(_ value: String = "") -> FormField {
         FormField("username", label: "Type the username to confirm", value: value, autocomplete: "off", width: 20)
+    }
+
+    /// The form again, with what was typed and why it does not confirm.
+    init(account: StaffAccount, layout: Layout, typed: String, message: String) {
+        var errors = FormErrors()
+        errors.add("username", message)
+        var field = Self.field(typed)
+        field.error = message
+        self.init(account: account, layout: layout, errors: errors.items, field: field)
+    }
+}
+
+/// The username an administrator types to confirm deleting an account.
+struct DeleteStaffAccountForm: Decodable, Sendable {
+    var username: String?
+
+    var typedUsername: String { username?.trimmed ?? "" }
+
+    /// Nil when the typed username is the account's, in any case.
+    func problem(confirming account: StaffAccount) -> String? {
+        if typedUsername.isEmpty { return "Type the username \(account.username) to confirm" }
+        guard usernameKey(typedUsername) == usernameKey(account.username) else {
+            return "The username you typed is not \(account.username). Type it exactly to confirm"
+        }
+        return nil
     }
 }
