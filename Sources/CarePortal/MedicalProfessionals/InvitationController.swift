@@ -39,120 +39,33 @@ struct InvitationController {
         }
     }
 
-    private struct AcceptForm: Decodable {
-        var token: String?
-        var username: String?
-        var password: String?
-        var password_confirmation: String?
-        var avatar: String?
-        var bio: String?
-    }
-
     /// A link that was never valid, has expired, was used or was revoked.
     private struct InvitationNoLongerUsable: Error {}
 
     @Sendable func accept(request: Request, context: PortalContext) async throws -> Response {
-        let form = try await request.form(AcceptForm.self, context: context)
+        let form = try await request.form(AcceptInvitationForm.self, context: context)
         let token = form.token ?? ""
         guard let invitation = try await usableInvitation(token: token) else { return unusable(context: context) }
-
-        let username = form.username?.trimmed ?? ""
-        let password = form.password ?? ""
-        let avatarID = form.avatar ?? ""
-        // Browsers send line breaks as CR LF; stored as LF so the length counts what the person sees.
-        let bio = (form.bio ?? "").replacingOccurrences(of: "\r\n", with: "\n").trimmed
-        var errors = FormErrors()
-        if let problem = FieldRules.usernameProblem(username) { errors.add("username", problem) }
-        if let problem = portal.passwordPolicy.problem(with: password, username: username) { errors.add("password", problem) }
-        if errors["password"] == nil, password != form.password_confirmation {
-            errors.add("password_confirmation", "The passwords do not match")
-        }
-        let asksForProfile = invitation.role == .medicalProfessional
-        let avatar = Avatar.medical(avatarID)
-        if asksForProfile {
-            if avatar == nil { errors.add("avatar", "Select an avatar") }
-            if bio.count > StaffProfile.bioMaximumLength { errors.add("bio", "Bio must be \(StaffProfile.bioMaximumLength) characters or fewer") }
-        }
-
         func refuse(_ errors: FormErrors) -> Response {
-            var accountFields = AcceptInvitationPage.accountFields(username: username)
-            var bioField = AcceptInvitationPage.bio(bio)
+            var accountFields = AcceptInvitationPage.accountFields(username: form.typedUsername)
+            var bioField = AcceptInvitationPage.bio(form.typedBio)
             errors.apply(to: &accountFields)
             bioField.error = errors["bio"]
+            let avatar = AvatarField(selected: form.avatarID, error: errors["avatar"])
             return portal.pages.response(
-                page(
-                    invitation,
-                    token: token,
-                    context: context,
-                    errors: errors,
-                    accountFields: accountFields,
-                    avatar: AvatarField(selected: avatarID, error: errors["avatar"]),
-                    bio: bioField
-                ),
+                page(invitation, token: token, context: context, errors: errors, accountFields: accountFields, avatar: avatar, bio: bioField),
                 status: .unprocessableContent
             )
         }
-        guard errors.isEmpty, !asksForProfile || avatar != nil else { return refuse(errors) }
-
-        let hash = try await portal.passwords.hash(password)
+        let errors = form.problems(policy: portal.passwordPolicy, role: invitation.role)
+        let avatar = Avatar.medical(form.avatarID)
+        guard errors.isEmpty, invitation.role != .medicalProfessional || avatar != nil else { return refuse(errors) }
+        let hash = try await portal.passwords.hash(form.typedPassword)
         let origin = portal.origin(of: request, context: context)
-        let twoFactor = TwoFactorController(portal: portal)
         let session: ActiveSession
         let secondStep: SiteURL?
         do {
-            (session, secondStep) = try await portal.database.transaction { db in
-                // Claimed first, under its conditions, so a second submission of the link finds nothing to accept.
-                guard let invitation = try await invitations.accept(token: token, now: portal.now, on: db) else {
-                    throw InvitationNoLongerUsable()
-                }
-                let account = try await accounts.create(
-                    username: username,
-                    email: invitation.email,
-                    role: invitation.role,
-                    status: .active,
-                    passwordHash: hash,
-                    now: portal.now,
-                    on: db
-                )
-                try await invitations.recordAccount(account.id, invitationID: invitation.id, on: db)
-                if invitation.role == .medicalProfessional, let avatar, let dateOfBirth = invitation.dateOfBirth {
-                    try await profiles.create(
-                        StaffProfile(
-                            firstName: invitation.firstName,
-                            lastName: invitation.lastName,
-                            dateOfBirth: dateOfBirth,
-                            avatar: avatar,
-                            bio: bio
-                        ),
-                        accountID: account.id,
-                        on: db
-                    )
-                }
-                try await portal.audit.record(
-                    AuditEvent(
-                        actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
-                        action: .invitationAccepted,
-                        recordType: "staff_invitation",
-                        recordID: "\(invitation.id)",
-                        origin: origin,
-                        detail: "staff account \(account.id)"
-                    ),
-                    on: db
-                )
-                // A role that must use a second factor sets it up before its first signed-in page, as at sign-in.
-                if let step = try await twoFactor.secondStep(for: account, on: db) {
-                    let pending = try await portal.sessions.rotate(context.session, toAccount: nil, on: db)
-                    return (pending, try await twoFactor.start(step, for: account, session: pending, next: nil, on: db))
-                }
-                return (
-                    try await portal.sessions.rotate(
-                        context.session,
-                        toAccount: account.id,
-                        flash: Flash(.success, "Your account is ready. You are signed in as \(account.username)."),
-                        on: db
-                    ), nil
-                )
-            }
+            (session, secondStep) = try await createAccount(form, token: token, avatar: avatar, passwordHash: hash, origin: origin, context: context)
         } catch is UsernameTaken {
             var errors = FormErrors()
             errors.add("username", "That username is already taken. Choose another one")
@@ -163,6 +76,72 @@ struct InvitationController {
         var response = seeOther(secondStep ?? .landing(for: invitation.role))
         response.setCookie(portal.sessions.cookie(for: session))
         return response
+    }
+
+    /// Accepts the invitation with a new account (and a medical professional's profile), and signs her
+    /// in, or starts the second step her role asks for (returned with the session).
+    private func createAccount(
+        _ form: AcceptInvitationForm,
+        token: String,
+        avatar: Avatar?,
+        passwordHash: String,
+        origin: AuditOrigin,
+        context: PortalContext
+    ) async throws -> (ActiveSession, SiteURL?) {
+        let twoFactor = TwoFactorController(portal: portal)
+        return try await portal.database.transaction { db in
+            // Claimed first, under its conditions, so a second submission of the link finds nothing to accept.
+            guard let invitation = try await invitations.accept(token: token, now: portal.now, on: db) else {
+                throw InvitationNoLongerUsable()
+            }
+            let account = try await accounts.create(
+                username: form.typedUsername,
+                email: invitation.email,
+                role: invitation.role,
+                status: .active,
+                passwordHash: passwordHash,
+                now: portal.now,
+                on: db
+            )
+            try await invitations.recordAccount(account.id, invitationID: invitation.id, on: db)
+            if invitation.role == .medicalProfessional, let avatar, let dateOfBirth = invitation.dateOfBirth {
+                try await profiles.create(
+                    StaffProfile(
+                        firstName: invitation.firstName,
+                        lastName: invitation.lastName,
+                        dateOfBirth: dateOfBirth,
+                        avatar: avatar,
+                        bio: form.typedBio
+                    ),
+                    accountID: account.id,
+                    on: db
+                )
+            }
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: AuditActor(accountID: account.id, role: account.role.rawValue, name: account.username),
+                    action: .invitationAccepted,
+                    recordType: "staff_invitation",
+                    recordID: "\(invitation.id)",
+                    origin: origin,
+                    detail: "staff account \(account.id)"
+                ),
+                on: db
+            )
+            // A role that must use a second factor sets it up before its first signed-in page, as at sign-in.
+            if let step = try await twoFactor.secondStep(for: account, on: db) {
+                let pending = try await portal.sessions.rotate(context.session, toAccount: nil, on: db)
+                return (pending, try await twoFactor.start(step, for: account, session: pending, next: nil, on: db))
+            }
+            return (
+                try await portal.sessions.rotate(
+                    context.session,
+                    toAccount: account.id,
+                    flash: Flash(.success, "Your account is ready. You are signed in as \(account.username)."),
+                    on: db
+                ), nil
+            )
+        }
     }
 
     private func usableInvitation(token: String) async throws -> StaffInvitation? {
@@ -206,5 +185,38 @@ struct InvitationController {
             InvitationUnusablePage(layout: portal.layout("This invitation link cannot be used", context: context)),
             status: .notFound
         )
+    }
+}
+
+/// What an invited member of staff sends to set up the account.
+struct AcceptInvitationForm: Decodable, Sendable {
+    var token: String?
+    var username: String?
+    var password: String?
+    var password_confirmation: String?
+    var avatar: String?
+    var bio: String?
+
+    var typedUsername: String { username?.trimmed ?? "" }
+    var typedPassword: String { password ?? "" }
+    var avatarID: String { avatar ?? "" }
+    /// Browsers send line breaks as CR LF; stored as LF so the length counts what the person sees.
+    var typedBio: String { (bio ?? "").replacingOccurrences(of: "\r\n", with: "\n").trimmed }
+
+    /// What is wrong, by field; a medical professional (`role`) also chooses an avatar and may write a bio.
+    func problems(policy: PasswordPolicy, role: StaffRole) -> FormErrors {
+        var errors = FormErrors()
+        if let problem = FieldRules.usernameProblem(typedUsername) { errors.add("username", problem) }
+        if let problem = policy.problem(with: typedPassword, username: typedUsername) { errors.add("password", problem) }
+        if errors["password"] == nil, typedPassword != password_confirmation {
+            errors.add("password_confirmation", "The passwords do not match")
+        }
+        if role == .medicalProfessional {
+            if Avatar.medical(avatarID) == nil { errors.add("avatar", "Select an avatar") }
+            if typedBio.count > StaffProfile.bioMaximumLength {
+                errors.add("bio", "Bio must be \(StaffProfile.bioMaximumLength) characters or fewer")
+            }
+        }
+        return errors
     }
 }

@@ -106,76 +106,57 @@ struct MedicalProfessionalsController {
         )
     }
 
-    private struct InviteForm: Decodable {
-        /// Sent by the staff form; the medical professionals' form invites medical professionals.
-        var role: String?
-        var role_shown: String?
-        var first_name: String?
-        var last_name: String?
-        var date_of_birth_day: String?
-        var date_of_birth_month: String?
-        var date_of_birth_year: String?
-        var email: String?
-    }
-
     @Sendable func invite(request: Request, context: PortalContext) async throws -> Response {
         guard let staff = context.staff else { throw AccessDenied() }
-        let form = try await request.form(InviteForm.self, context: context)
-        let values = [
-            "first_name": form.first_name?.trimmed ?? "", "last_name": form.last_name?.trimmed ?? "", "email": form.email?.trimmed ?? ""
-        ]
-        let typedDate = DateInputValue(day: form.date_of_birth_day, month: form.date_of_birth_month, year: form.date_of_birth_year)
-        var errors = FormErrors()
-        let choosing = form.role_shown != nil
-        let role: StaffRole? = choosing ? form.role.flatMap(StaffRole.init(rawValue:)) : .medicalProfessional
-        if role == nil { errors.add("role", "Select the role they will have") }
-        var dateProblem: DateInputProblem?
-        if let problem = FieldRules.requiredTextProblem(values["first_name"]!, name: "their first name") { errors.add("first_name", problem) }
-        if let problem = FieldRules.requiredTextProblem(values["last_name"]!, name: "their last name") { errors.add("last_name", problem) }
-        var dateOfBirth: CalendarDate?
-        // Only a medical professional's profile keeps a date of birth; other roles are not asked for one.
-        if role == .medicalProfessional {
-            switch typedDate.date(named: "Date of birth", missing: "Enter their date of birth") {
-            case .success(let date):
-                if let message = Self.dateOfBirthProblem(date, today: CalendarDate(portal.now)) {
-                    dateProblem = DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
-                } else {
-                    dateOfBirth = date
-                }
-            case .failure(let problem):
-                dateProblem = problem
-            }
-        }
-        if let dateProblem { errors.add(DateInputField.errorAnchor("date_of_birth", dateProblem), dateProblem.message) }
-        if let problem = FieldRules.emailProblem(values["email"]!) { errors.add("email", problem) }
-
+        let form = try await request.form(InvitationForm.self, context: context)
+        let choosing = form.isChoosingRole
         func page(_ errors: FormErrors, dateProblem: DateInputProblem?) -> Response {
             portal.pages.response(
                 invitePage(
                     context: context,
-                    choosingRole: choosing ? .some(role) : nil,
+                    choosingRole: choosing ? .some(form.invitedRole) : nil,
                     errors: errors,
-                    values: values,
-                    typedDate: typedDate,
+                    values: form.values,
+                    typedDate: form.typedDate,
                     dateProblem: dateProblem
                 ),
                 status: .unprocessableContent
             )
         }
-        guard errors.isEmpty, let role, role != .medicalProfessional || dateOfBirth != nil else { return page(errors, dateProblem: dateProblem) }
-
-        let invitee = Invitee(
-            firstName: values["first_name"]!,
-            lastName: values["last_name"]!,
-            dateOfBirth: dateOfBirth,
-            email: values["email"]!,
-            role: role
-        )
+        let checked = form.validated(today: CalendarDate(portal.now))
+        guard let invitee = checked.invitee else { return page(checked.errors, dateProblem: checked.dateProblem) }
         let origin = portal.origin(of: request, context: context)
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
-        let invitation: StaffInvitation? = try await portal.database.transaction { db in
+        guard let invitation = try await create(invitee, token: token, createdBy: staff.id, origin: origin, context: context) else {
+            var errors = FormErrors()
+            errors.add("email", "An invitation to this email address is already open. Send it again or revoke it from the list of \(form.listTitle)")
+            return page(errors, dateProblem: nil)
+        }
+        let back: SiteURL = choosing ? .staff : .medicalProfessionals
+        guard portal.deliversMail else {
+            return linkShownOnce(invitation, token: token, heading: "\(invitation.fullName) is invited", earlier: nil, back: back, context: context)
+        }
+        try await portal.flash(
+            Flash(
+                .success,
+                "An invitation\(choosing ? " as \(invitation.role.title.lowercased())" : "") has been sent to \(invitation.fullName) at \(invitation.email). The link works for \(StaffInvitation.lifetimeDays) days."
+            ),
+            context: context
+        )
+        return seeOther(back)
+    }
+
+    /// Makes the invitation and queues its email; nil when the address already has an open one.
+    private func create(
+        _ invitee: Invitee,
+        token: SecretToken,
+        createdBy: Int64,
+        origin: AuditOrigin,
+        context: PortalContext
+    ) async throws -> StaffInvitation? {
+        try await portal.database.transaction { db in
             guard try await !invitations.hasOpenInvitation(email: invitee.email, on: db) else { return nil }
-            let invitation = try await invitations.create(invitee, token: token, createdBy: staff.id, now: portal.now, on: db)
+            let invitation = try await invitations.create(invitee, token: token, createdBy: createdBy, now: portal.now, on: db)
             try await portal.outbox.enqueue(
                 .invitation(invitation, token: token, settings: portal.settings, clock: portal.programSettings.current.clock),
                 on: db
@@ -192,32 +173,6 @@ struct MedicalProfessionalsController {
             )
             return invitation
         }
-        guard let invitation else {
-            var errors = FormErrors()
-            errors.add(
-                "email",
-                "An invitation to this email address is already open. Send it again or revoke it from the list of \(choosing ? "staff accounts" : "medical professionals")"
-            )
-            return page(errors, dateProblem: nil)
-        }
-        guard portal.deliversMail else {
-            return linkShownOnce(
-                invitation,
-                token: token,
-                heading: "\(invitation.fullName) is invited",
-                earlier: nil,
-                back: choosing ? .staff : .medicalProfessionals,
-                context: context
-            )
-        }
-        try await portal.flash(
-            Flash(
-                .success,
-                "An invitation\(choosing ? " as \(invitation.role.title.lowercased())" : "") has been sent to \(invitation.fullName) at \(invitation.email). The link works for \(StaffInvitation.lifetimeDays) days."
-            ),
-            context: context
-        )
-        return seeOther(choosing ? .staff : .medicalProfessionals)
     }
 
     /// Without a mail server, the invitation's link, shown once to the administrator who made it.
@@ -243,40 +198,13 @@ struct MedicalProfessionalsController {
         )
     }
 
-    /// Medical professionals are 18 to 100 years old on the day they are invited.
-    static func dateOfBirthProblem(_ date: CalendarDate, today: CalendarDate) -> String? {
-        if date >= today { return "Date of birth must be in the past" }
-        let latest = today.adding(years: -18)
-        if date > latest { return "Date of birth must be on or before \(latest.displayed), as a medical professional must be 18 or older" }
-        let earliest = today.adding(years: -101).nextDay
-        if date < earliest { return "Date of birth must be on or after \(earliest.displayed). Check the year" }
-        return nil
-    }
-
     @Sendable func resend(request: Request, context: PortalContext) async throws -> Response {
         let id = try context.parameters.recordID()
         let origin = portal.origin(of: request, context: context)
         let existing = try await portal.database.read { db in try await invitations.find(id: id, on: db) }
         guard let existing else { throw HTTPError(.notFound) }
         let token = SecretToken(randomBytes: portal.dependencies.randomBytes)
-        let renewed: StaffInvitation? = try await portal.database.transaction { db in
-            guard let renewed = try await invitations.renew(id: id, token: token, now: portal.now, on: db) else { return nil }
-            try await portal.outbox.enqueue(
-                .invitation(renewed, token: token, settings: portal.settings, clock: portal.programSettings.current.clock),
-                on: db
-            )
-            try await portal.audit.record(
-                AuditEvent(
-                    actor: context.auditActor,
-                    action: .invitationResent,
-                    recordType: "staff_invitation",
-                    recordID: "\(id)",
-                    origin: origin
-                ),
-                on: db
-            )
-            return renewed
-        }
+        let renewed = try await renew(id: id, token: token, origin: origin, context: context)
         if let renewed, !portal.deliversMail {
             return linkShownOnce(
                 renewed,
@@ -294,6 +222,28 @@ struct MedicalProfessionalsController {
             context: context
         )
         return seeOther(existing.role == .medicalProfessional ? .medicalProfessionals : .staff)
+    }
+
+    /// Gives the invitation a new link and queues its email; nil when it was accepted or revoked.
+    private func renew(id: Int64, token: SecretToken, origin: AuditOrigin, context: PortalContext) async throws -> StaffInvitation? {
+        try await portal.database.transaction { db in
+            guard let renewed = try await invitations.renew(id: id, token: token, now: portal.now, on: db) else { return nil }
+            try await portal.outbox.enqueue(
+                .invitation(renewed, token: token, settings: portal.settings, clock: portal.programSettings.current.clock),
+                on: db
+            )
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: context.auditActor,
+                    action: .invitationResent,
+                    recordType: "staff_invitation",
+                    recordID: "\(id)",
+                    origin: origin
+                ),
+                on: db
+            )
+            return renewed
+        }
     }
 
     @Sendable func revoke(request: Request, context: PortalContext) async throws -> Response {
@@ -323,5 +273,78 @@ struct MedicalProfessionalsController {
             context: context
         )
         return seeOther(existing.role == .medicalProfessional ? .medicalProfessionals : .staff)
+    }
+}
+
+/// The invitation form: the medical professionals' own, or the staff accounts' with the role to choose.
+struct InvitationForm: Decodable, Sendable {
+    /// Sent by the staff form; the medical professionals' form invites medical professionals.
+    var role: String?
+    var role_shown: String?
+    var first_name: String?
+    var last_name: String?
+    var date_of_birth_day: String?
+    var date_of_birth_month: String?
+    var date_of_birth_year: String?
+    var email: String?
+
+    var isChoosingRole: Bool { role_shown != nil }
+
+    /// The role chosen on the staff form (nil when none is), or a medical professional on their own form.
+    var invitedRole: StaffRole? { isChoosingRole ? role.flatMap(StaffRole.init(rawValue:)) : .medicalProfessional }
+
+    var values: [String: String] {
+        ["first_name": first_name?.trimmed ?? "", "last_name": last_name?.trimmed ?? "", "email": email?.trimmed ?? ""]
+    }
+
+    var typedDate: DateInputValue { DateInputValue(day: date_of_birth_day, month: date_of_birth_month, year: date_of_birth_year) }
+
+    /// The list an already open invitation can be sent again or revoked from.
+    var listTitle: String { isChoosingRole ? "staff accounts" : "medical professionals" }
+
+    /// The person to invite, or what is wrong by field (and with the date of birth, shown on its parts).
+    func validated(today: CalendarDate) -> (invitee: Invitee?, errors: FormErrors, dateProblem: DateInputProblem?) {
+        let values = values
+        let role = invitedRole
+        var errors = FormErrors()
+        if role == nil { errors.add("role", "Select the role they will have") }
+        var dateProblem: DateInputProblem?
+        if let problem = FieldRules.requiredTextProblem(values["first_name"]!, name: "their first name") { errors.add("first_name", problem) }
+        if let problem = FieldRules.requiredTextProblem(values["last_name"]!, name: "their last name") { errors.add("last_name", problem) }
+        var dateOfBirth: CalendarDate?
+        // Only a medical professional's profile keeps a date of birth; other roles are not asked for one.
+        if role == .medicalProfessional {
+            switch typedDate.date(named: "Date of birth", missing: "Enter their date of birth") {
+            case .success(let date):
+                if let message = Self.dateOfBirthProblem(date, today: today) {
+                    dateProblem = DateInputProblem(message: message, parts: DateInputValue.Part.allCases)
+                } else {
+                    dateOfBirth = date
+                }
+            case .failure(let problem):
+                dateProblem = problem
+            }
+        }
+        if let dateProblem { errors.add(DateInputField.errorAnchor("date_of_birth", dateProblem), dateProblem.message) }
+        if let problem = FieldRules.emailProblem(values["email"]!) { errors.add("email", problem) }
+        guard errors.isEmpty, let role, role != .medicalProfessional || dateOfBirth != nil else { return (nil, errors, dateProblem) }
+        let invitee = Invitee(
+            firstName: values["first_name"]!,
+            lastName: values["last_name"]!,
+            dateOfBirth: dateOfBirth,
+            email: values["email"]!,
+            role: role
+        )
+        return (invitee, errors, dateProblem)
+    }
+
+    /// Medical professionals are 18 to 100 years old on the day they are invited.
+    static func dateOfBirthProblem(_ date: CalendarDate, today: CalendarDate) -> String? {
+        if date >= today { return "Date of birth must be in the past" }
+        let latest = today.adding(years: -18)
+        if date > latest { return "Date of birth must be on or before \(latest.displayed), as a medical professional must be 18 or older" }
+        let earliest = today.adding(years: -101).nextDay
+        if date < earliest { return "Date of birth must be on or after \(earliest.displayed). Check the year" }
+        return nil
     }
 }

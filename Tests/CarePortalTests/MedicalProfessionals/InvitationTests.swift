@@ -11,6 +11,36 @@ import Testing
 @Suite struct InvitationTests {
     static let password = "quiet river morning walk"
 
+    @Test func aMedicalProfessionalIsInvitedOnlyWhenEighteenOrOlder() throws {
+        let today = try #require(CalendarDate(year: 2026, month: 12, day: 7))
+        var form = InvitationForm(
+            first_name: " Ana ",
+            last_name: "Silva",
+            date_of_birth_day: "8",
+            date_of_birth_month: "12",
+            date_of_birth_year: "2008",
+            email: "ana@example.org"
+        )
+        let young = form.validated(today: today)
+        #expect(young.invitee == nil)
+        #expect(young.dateProblem?.message.contains("must be 18 or older") == true)
+        form.date_of_birth_day = "7"
+        let invitee = try #require(form.validated(today: today).invitee)
+        #expect(invitee.firstName == "Ana")
+        #expect(invitee.role == .medicalProfessional)
+        #expect(invitee.dateOfBirth == CalendarDate(year: 2008, month: 12, day: 7))
+    }
+
+    @Test func theStaffFormAsksForARoleAndNoDateOfBirthForOtherRoles() throws {
+        let today = try #require(CalendarDate(year: 2026, month: 12, day: 7))
+        var form = InvitationForm(role_shown: "1", first_name: "Sam", last_name: "Okafor", email: "sam@example.org")
+        #expect(form.validated(today: today).errors["role"] == "Select the role they will have")
+        form.role = "pharmacist"
+        let invitee = try #require(form.validated(today: today).invitee)
+        #expect(invitee.role == .pharmacist)
+        #expect(invitee.dateOfBirth == nil)
+    }
+
     static func inviteForm(
         first: String = "Amira",
         last: String = "Haddad",
