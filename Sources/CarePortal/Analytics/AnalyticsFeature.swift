@@ -80,13 +80,9 @@ struct AnalyticsHome: Sendable {
             let summary =
                 "\(title) \(range): at least \(ChartFormat.count(values.min() ?? 0)), at most \(ChartFormat.count(values.max() ?? 0)), and \(ChartFormat.count(values.last ?? 0)) today."
             return Sparkline(
-                id: id,
-                title: "\(title), last \(sparklineDays) days",
-                summary: summary,
+                ChartDescription(id: id, title: "\(title), last \(sparklineDays) days", summary: summary, valueTitle: noun, categoryTitle: "Day"),
                 categories: labels,
-                values: values.map { ChartValue.count($0) },
-                valueTitle: noun,
-                categoryTitle: "Day"
+                values: values.map { ChartValue.count($0) }
             )
         }
         return AnalyticsHome(

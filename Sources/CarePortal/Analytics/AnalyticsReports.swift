@@ -162,21 +162,28 @@ struct AnalyticsReports: Sendable {
             (Self.rank(first[a.element] ?? .small), -a.offset) > (Self.rank(first[b.element] ?? .small), -b.offset)
         }.map(\.element)
         let visits = BarChart(
-            id: "section-visits",
-            title: "Visits to each section of the app, \(periodText)",
-            summary: "How many times members opened each section of the app, most visited first." + comparisonNote,
+            ChartDescription(
+                id: "section-visits",
+                title: "Visits to each section of the app, \(periodText)",
+                summary: "How many times members opened each section of the app, most visited first." + comparisonNote,
+                valueTitle: "Visits",
+                categoryTitle: "Section",
+                csvPath: csvPath("section-visits")
+            ),
             categories: sections.map(\.title),
             series: zip(scopes, figures).map { scope, figures in
                 ChartSeries(scope.name, sections.map { (figures[$0] ?? .small).value })
-            },
-            valueAxisTitle: "Visits",
-            categoryTitle: "Section",
-            csvPath: csvPath("section-visits")
+            }
         ).figure
         let time = BarChart(
-            id: "section-time",
-            title: "Time spent in each section of the app, \(periodText)",
-            summary: "The minutes members spent in each section, in the same order." + comparisonNote,
+            ChartDescription(
+                id: "section-time",
+                title: "Time spent in each section of the app, \(periodText)",
+                summary: "The minutes members spent in each section, in the same order." + comparisonNote,
+                valueTitle: "Minutes",
+                categoryTitle: "Section",
+                csvPath: csvPath("section-time")
+            ),
             categories: sections.map(\.title),
             series: zip(scopes, zip(totals, figures)).map { scope, both in
                 let (totals, figures) = both
@@ -189,10 +196,7 @@ struct AnalyticsReports: Sendable {
                         return ChartValue(minutes, text: "\(ChartFormat.count(Int(minutes.rounded()))) min")
                     }
                 )
-            },
-            valueAxisTitle: "Minutes",
-            categoryTitle: "Section",
-            csvPath: csvPath("section-time")
+            }
         ).figure
         return [visits, time, try await deskWriting(on: db)]
     }
@@ -206,14 +210,16 @@ struct AnalyticsReports: Sendable {
             series.append(ChartSeries(scope.name, kinds.map { Disclosure.figure(totals[$0.rawValue]?.events ?? 0).value }))
         }
         return BarChart(
-            id: "desk-writing",
-            title: "Questions and replies members wrote on the information desk, \(periodText)",
-            summary: "How many questions members asked and how many replies they wrote on the information desk." + comparisonNote,
+            ChartDescription(
+                id: "desk-writing",
+                title: "Questions and replies members wrote on the information desk, \(periodText)",
+                summary: "How many questions members asked and how many replies they wrote on the information desk." + comparisonNote,
+                valueTitle: "Posts",
+                categoryTitle: "What they wrote",
+                csvPath: csvPath("desk-writing")
+            ),
             categories: kinds.map(\.title),
-            series: series,
-            valueAxisTitle: "Posts",
-            categoryTitle: "What they wrote",
-            csvPath: csvPath("desk-writing")
+            series: series
         ).figure
     }
 
@@ -238,24 +244,31 @@ struct AnalyticsReports: Sendable {
         let moodFigures = counts.map { counts in counts.mapValues { moods in moods.mapValues(Disclosure.figure) } }
         let current = moodFigures.first ?? [:]
         let moods = ColumnChart(
-            id: "moods",
-            title: "Moods shared by \(choices.granularity.rawValue), \(scopeName), \(periodText)",
-            summary:
-                "Each column is the moods shared in that \(choices.granularity.rawValue), stacked from positive (excited, happy, loved) through indifferent to negative (sad, angry, sick, overwhelmed).",
+            ChartDescription(
+                id: "moods",
+                title: "Moods shared by \(choices.granularity.rawValue), \(scopeName), \(periodText)",
+                summary:
+                    "Each column is the moods shared in that \(choices.granularity.rawValue), stacked from positive (excited, happy, loved) through indifferent to negative (sad, angry, sick, overwhelmed).",
+                valueTitle: "Moods shared",
+                categoryTitle: choices.granularity.title,
+                csvPath: csvPath("moods")
+            ),
             categories: buckets.labels,
             series: Mood.allCases.map { mood in
                 ChartSeries("\(mood.title) (\(mood.group.rawValue))", keys.map { (current[$0]?[mood.rawValue] ?? .small).value })
             },
-            valueAxisTitle: "Moods shared",
-            categoryTitle: choices.granularity.title,
-            stacked: true,
-            csvPath: csvPath("moods")
+            stacked: true
         ).figure
         let negative = Set(Mood.allCases.filter { $0.group == .negative }.map(\.rawValue))
         let share = LineChart(
-            id: "negative-moods",
-            title: "Share of moods that were negative, by \(choices.granularity.rawValue), \(periodText)",
-            summary: "The percentage of shared moods that were sad, angry, sick or overwhelmed." + comparisonNote,
+            ChartDescription(
+                id: "negative-moods",
+                title: "Share of moods that were negative, by \(choices.granularity.rawValue), \(periodText)",
+                summary: "The percentage of shared moods that were sad, angry, sick or overwhelmed." + comparisonNote,
+                valueTitle: "Negative moods (%)",
+                categoryTitle: choices.granularity.title,
+                csvPath: csvPath("negative-moods")
+            ),
             categories: buckets.labels,
             series: zip(scopes, counts).map { scope, counts in
                 ChartSeries(
@@ -267,10 +280,7 @@ struct AnalyticsReports: Sendable {
                     }
                 )
             },
-            valueAxisTitle: "Negative moods (%)",
-            categoryTitle: choices.granularity.title,
-            maximum: 100,
-            csvPath: csvPath("negative-moods")
+            maximum: 100
         ).figure
         return [moods, share]
     }
@@ -323,11 +333,16 @@ struct AnalyticsReports: Sendable {
                 }
                 figures.append(
                     DivergingBarChart(
-                        id: id,
-                        title: title,
-                        summary:
-                            "The share of members answering at each point of the scale, lower to the left of the centre line and higher to the right (\(answered))."
-                            + comparisonNote,
+                        ChartDescription(
+                            id: id,
+                            title: title,
+                            summary:
+                                "The share of members answering at each point of the scale, lower to the left of the centre line and higher to the right (\(answered))."
+                                + comparisonNote,
+                            valueTitle: DivergingBarChart.shareOfAnswers,
+                            categoryTitle: choices.comparison == .none ? "Members" : "Compared",
+                            csvPath: csvPath(id)
+                        ),
                         levels: levels,
                         rows: scopes.indices.map { row in
                             DivergingBarChart.Row(
@@ -336,25 +351,25 @@ struct AnalyticsReports: Sendable {
                                 total: (table.rowTotals?[row] ?? .small).value
                             )
                         },
-                        categoryTitle: choices.comparison == .none ? "Members" : "Compared",
-                        csvPath: csvPath(id),
                         withheld: (Int(Disclosure.threshold), Disclosure.fewerThanFive)
                     ).figure
                 )
             case .singleChoice, .multipleChoice:
                 figures.append(
                     BarChart(
-                        id: id,
-                        title: title,
-                        summary: "How many members chose each answer (\(answered))."
-                            + (question.kind == .multipleChoice ? " Each could choose more than one." : "") + comparisonNote,
+                        ChartDescription(
+                            id: id,
+                            title: title,
+                            summary: "How many members chose each answer (\(answered))."
+                                + (question.kind == .multipleChoice ? " Each could choose more than one." : "") + comparisonNote,
+                            valueTitle: "Members",
+                            categoryTitle: "Answer",
+                            csvPath: csvPath(id)
+                        ),
                         categories: question.choices,
                         series: scopes.indices.map { column in
                             ChartSeries(scopes[column].name, question.choices.indices.map { table.cells[$0][column].value })
-                        },
-                        valueAxisTitle: "Members",
-                        categoryTitle: "Answer",
-                        csvPath: csvPath(id)
+                        }
                     ).figure
                 )
             case .text:
@@ -433,23 +448,30 @@ struct AnalyticsReports: Sendable {
             return title == LearningContentRepository.unavailableTitle ? "\(title) (\(label))" : title
         }
         let completionsChart = BarChart(
-            id: "module-completions",
-            title: "Learning modules completed, \(periodText)",
-            summary: "How many times members completed each module (each quiz submitted counts), most completed first." + comparisonNote,
+            ChartDescription(
+                id: "module-completions",
+                title: "Learning modules completed, \(periodText)",
+                summary: "How many times members completed each module (each quiz submitted counts), most completed first." + comparisonNote,
+                valueTitle: "Completions",
+                categoryTitle: "Module",
+                csvPath: csvPath("module-completions")
+            ),
             categories: names,
             series: zip(scopes, completions).map { scope, completions in
                 ChartSeries(scope.name, labels.map { Disclosure.count(completions[$0]?.events ?? 0) })
-            },
-            valueAxisTitle: "Completions",
-            categoryTitle: "Module",
-            csvPath: csvPath("module-completions")
+            }
         ).figure
         let averageChart = BarChart(
-            id: "module-average-scores",
-            title: "Average quiz score of each learning module, \(periodText)",
-            summary:
-                "The average score out of 100 of the quizzes submitted for each module, in the same order; withheld when fewer than 5 were submitted."
-                + comparisonNote,
+            ChartDescription(
+                id: "module-average-scores",
+                title: "Average quiz score of each learning module, \(periodText)",
+                summary:
+                    "The average score out of 100 of the quizzes submitted for each module, in the same order; withheld when fewer than 5 were submitted."
+                    + comparisonNote,
+                valueTitle: "Average score",
+                categoryTitle: "Module",
+                csvPath: csvPath("module-average-scores")
+            ),
             categories: names,
             series: zip(scopes, scores).map { scope, scores in
                 ChartSeries(
@@ -462,10 +484,7 @@ struct AnalyticsReports: Sendable {
                         return ChartValue(average, text: "\(ChartFormat.decimal(average, places: 1)) out of 100")
                     }
                 )
-            },
-            valueAxisTitle: "Average score",
-            categoryTitle: "Module",
-            csvPath: csvPath("module-average-scores")
+            }
         ).figure
         // One row per module (and scope), its bands adding up to its quizzes ("Answers").
         var spreadLabels: [String] = []
@@ -478,18 +497,21 @@ struct AnalyticsReports: Sendable {
         }
         let spread = Disclosure.protect(.summedByRow(spreadCells))
         let spreadChart = DivergingBarChart(
-            id: "module-score-spread",
-            title: "Spread of quiz scores in each learning module, \(periodText)",
-            summary: "For each module, the share of quizzes scoring in each band: lower scores to the left of the centre line, higher to the right."
-                + comparisonNote,
+            ChartDescription(
+                id: "module-score-spread",
+                title: "Spread of quiz scores in each learning module, \(periodText)",
+                summary:
+                    "For each module, the share of quizzes scoring in each band: lower scores to the left of the centre line, higher to the right."
+                    + comparisonNote,
+                valueTitle: "Share of quizzes: lower scores to the left, higher to the right",
+                categoryTitle: "Module",
+                csvPath: csvPath("module-score-spread")
+            ),
             levels: Self.scoreBands,
             rows: zip(spreadLabels, zip(spread.cells, spread.rowTotals ?? [])).map { label, row in
                 DivergingBarChart.Row(label: label, levels: row.0.map(\.value), total: row.1.value)
             },
-            categoryTitle: "Module",
-            csvPath: csvPath("module-score-spread"),
-            withheld: (Int(Disclosure.threshold), Disclosure.fewerThanFive),
-            axisTitle: "Share of quizzes: lower scores to the left, higher to the right"
+            withheld: (Int(Disclosure.threshold), Disclosure.fewerThanFive)
         ).figure
         return [completionsChart, averageChart, spreadChart]
     }
@@ -517,16 +539,18 @@ struct AnalyticsReports: Sendable {
         }
         let noun = granularity == .day ? "day" : granularity == .week ? "week" : "month"
         let activeChart = LineChart(
-            id: "active-members",
-            title: "Members active each \(noun), \(periodText)",
-            summary: "How many members used the app (signed in, opened it, or did anything in it) in each \(noun)." + comparisonNote,
+            ChartDescription(
+                id: "active-members",
+                title: "Members active each \(noun), \(periodText)",
+                summary: "How many members used the app (signed in, opened it, or did anything in it) in each \(noun)." + comparisonNote,
+                valueTitle: "Active members",
+                categoryTitle: granularity.title,
+                csvPath: csvPath("active-members")
+            ),
             categories: buckets.labels,
             series: zip(scopes, active).map { scope, active in
                 ChartSeries(scope.name, aligned(scope).map { Disclosure.count(active[$0] ?? 0) })
-            },
-            valueAxisTitle: "Active members",
-            categoryTitle: granularity.title,
-            csvPath: csvPath("active-members")
+            }
         ).figure
         // The bands add up to the members active in the period, which the active members' graph shows for a period of
         // one day, week or month: a total shown elsewhere, so only cells are withheld beside a small one.
@@ -537,23 +561,30 @@ struct AnalyticsReports: Sendable {
         opensCounts.totalsShownElsewhere = true
         let opensTable = Disclosure.protect(opensCounts)
         let opensChart = BarChart(
-            id: "opens-per-member",
-            title: "How often each active member opened the app, \(periodText)",
-            summary: "Members active in the period, by how many times they opened the app in it." + comparisonNote,
+            ChartDescription(
+                id: "opens-per-member",
+                title: "How often each active member opened the app, \(periodText)",
+                summary: "Members active in the period, by how many times they opened the app in it." + comparisonNote,
+                valueTitle: "Members",
+                categoryTitle: "App opens",
+                csvPath: csvPath("opens-per-member")
+            ),
             categories: Self.opensBands.map(\.title),
             series: scopes.indices.map { column in
                 ChartSeries(scopes[column].name, opensTable.cells.map { $0[column].value })
-            },
-            valueAxisTitle: "Members",
-            categoryTitle: "App opens",
-            csvPath: csvPath("opens-per-member")
+            }
         ).figure
         let retentionChart = LineChart(
-            id: "retention",
-            title: "Members still active in the weeks after joining (joined \(periodText))",
-            summary:
-                "Of the members who registered in the period, the share active in each week after the week they joined (week 0), counting only registration weeks that have reached that week."
-                + comparisonNote,
+            ChartDescription(
+                id: "retention",
+                title: "Members still active in the weeks after joining (joined \(periodText))",
+                summary:
+                    "Of the members who registered in the period, the share active in each week after the week they joined (week 0), counting only registration weeks that have reached that week."
+                    + comparisonNote,
+                valueTitle: "Still active (%)",
+                categoryTitle: "Weeks after joining",
+                csvPath: csvPath("retention")
+            ),
             categories: (0...Self.retentionWeeks).map { $0 == 0 ? "Week joined" : "Week \($0)" },
             series: zip(scopes, retained).map { scope, retained in
                 ChartSeries(
@@ -564,10 +595,7 @@ struct AnalyticsReports: Sendable {
                     }
                 )
             },
-            valueAxisTitle: "Still active (%)",
-            categoryTitle: "Weeks after joining",
-            maximum: 100,
-            csvPath: csvPath("retention")
+            maximum: 100
         ).figure
         return [activeChart, opensChart, retentionChart]
     }

@@ -133,16 +133,18 @@ struct CohortsPage: Page {
             )
         }
         var figure = BarChart(
-            id: "cohorts-chart",
-            title: "Members per cohort, and those active in the last 7 days",
-            summary: "Each cohort's members beside those of them who used the app in the last 7 days.",
+            ChartDescription(
+                id: "cohorts-chart",
+                title: "Members per cohort, and those active in the last 7 days",
+                summary: "Each cohort's members beside those of them who used the app in the last 7 days.",
+                valueTitle: "Members",
+                categoryTitle: "Cohort"
+            ),
             categories: summaries.map(\.cohort.name),
             series: [
                 ChartSeries("Members", summaries.map { .count($0.memberCount) }),
                 ChartSeries("Active in the last 7 days", summaries.map { .count($0.activeLastWeek) })
-            ],
-            valueAxisTitle: "Members",
-            categoryTitle: "Cohort"
+            ]
         ).figure
         figure.tableBeneath = false
         chart = pages.html(figure)

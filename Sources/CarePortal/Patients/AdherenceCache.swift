@@ -45,8 +45,7 @@ struct PatientCharts: Sendable {
         let requestedTo: String?
     }
 
-    let daily: RenderedHTML
-    let items: RenderedHTML
+    let adherence: AdherenceFigures
     let calendar: RenderedHTML
     let overall: String
 }

@@ -1,35 +1,10 @@
 import Foundation
 import PortalPlatform
 
-/// Daily adherence as bars under a 100% line: the geometry the template draws, in the SVG's units.
-/// Each bar carries its day and percentage, and the table beneath holds the same numbers.
-struct DailyAdherenceChart: Fragment {
-    static let template = TemplateName.patientChartDaily
-
-    struct Bar: Sendable, Hashable, Encodable {
-        let iso: String
-        let label: String
-        let percent: Int
-        let done: Int
-        let scheduled: Int
-        let x: Int
-        let y: Int
-        let width: Int
-        let height: Int
-    }
-
-    struct NothingDue: Sendable, Hashable, Encodable {
-        let label: String
-        let x: Int
-        let y: Int
-    }
-
-    struct Tick: Sendable, Hashable, Encodable {
-        let label: String
-        let position: Int
-    }
-
-    struct Row: Sendable, Hashable, Encodable {
+/// A span's adherence drawn with the shared chart kinds, each chart with the table of the same numbers
+/// the page shows beneath it (`patients/daily-table`, `patients/items-table`).
+struct AdherenceFigures: Sendable, Hashable, Encodable {
+    struct Day: Sendable, Hashable, Encodable {
         let date: String
         let scheduled: Int
         let done: Int
@@ -38,71 +13,30 @@ struct DailyAdherenceChart: Fragment {
         let percent: String
     }
 
-    let title: String
-    let titleID: String
-    let bars: [Bar]
-    let nothingDue: [NothingDue]
-    let xTicks: [Tick]
-    let yTicks: [Tick]
-    let rows: [Row]
-    let width = Self.width
-    let height = Self.height
-    let plotLeft = Self.plotLeft
-    let plotRight = Self.plotRight
-    let plotTop = Self.plotTop
-    let plotBottom = Self.plotBottom
-    let xAxisTitleX = (Self.plotLeft + Self.plotRight) / 2
-    let xAxisTitleY = Self.height - 6
-    let yAxisTitleY = (Self.plotTop + Self.plotBottom) / 2
+    struct Item: Sendable, Hashable, Encodable {
+        let name: String
+        let kind: String
+        let scheduled: Int
+        let done: Int
+        let missed: Int
+        let notLogged: Int
+        let percentText: String
+    }
 
-    static let width = 800
-    static let height = 300
-    static let plotLeft = 70
-    static let plotRight = 780
-    static let plotTop = 20
-    static let plotBottom = 230
+    let dailyTitle: String
+    let dailyChart: RenderedHTML
+    let days: [Day]
+    let itemsTitle: String
+    let itemsChart: RenderedHTML
+    let items: [Item]
 
-    /// The bar's height for a percentage: the chart's scale, which the tests check against the table.
-    static func barHeight(percent: Int) -> Int { percent * (plotBottom - plotTop) / 100 }
-
-    init(_ summary: AdherenceSummary, titleID: String = "daily-chart-title") {
-        self.titleID = titleID
-        title = "Daily adherence, \(summary.from.displayed) to \(summary.through.displayed)"
-        let count = max(1, summary.days.count)
-        let slot = Double(Self.plotRight - Self.plotLeft) / Double(count)
-        let barWidth = max(1, Int(slot * 0.7))
-        var bars: [Bar] = []
-        var nothingDue: [NothingDue] = []
-        var xTicks: [Tick] = []
-        let every = max(1, Int((Double(count) / 8).rounded(.up)))
-        for (index, day) in summary.days.enumerated() {
-            let center = Self.plotLeft + Int(slot * (Double(index) + 0.5))
-            if let percent = day.count.percent {
-                let height = Self.barHeight(percent: percent)
-                bars.append(
-                    Bar(
-                        iso: day.day.iso,
-                        label: day.day.displayed,
-                        percent: percent,
-                        done: day.count.done,
-                        scheduled: day.count.scheduled,
-                        x: center - barWidth / 2,
-                        y: Self.plotBottom - height,
-                        width: barWidth,
-                        height: height
-                    )
-                )
-            } else if count <= 62 {
-                nothingDue.append(NothingDue(label: day.day.displayed, x: center, y: Self.plotBottom - 4))
-            }
-            if index % every == 0 { xTicks.append(Tick(label: day.day.weekdayAndDay, position: center)) }
-        }
-        self.bars = bars
-        self.nothingDue = nothingDue
-        self.xTicks = xTicks
-        yTicks = stride(from: 0, through: 100, by: 25).map { Tick(label: "\($0)%", position: Self.plotBottom - Self.barHeight(percent: $0)) }
-        rows = summary.days.map {
-            Row(
+    init(_ summary: AdherenceSummary, pages: PageRenderer) {
+        let daily = Self.dailyChart(summary)
+        let byItem = Self.itemChart(summary)
+        dailyTitle = daily.description.title
+        dailyChart = pages.html(Self.besideTable(daily.figure))
+        days = summary.days.map {
+            Day(
                 date: $0.day.displayed,
                 scheduled: $0.count.scheduled,
                 done: $0.count.done,
@@ -111,70 +45,80 @@ struct DailyAdherenceChart: Fragment {
                 percent: $0.count.percentText
             )
         }
-    }
-}
-
-/// Adherence per medication and per exercise as horizontal bars, each labelled with its percentage.
-struct ItemAdherenceChart: Fragment {
-    static let template = TemplateName.patientChartItems
-
-    struct Bar: Sendable, Hashable, Encodable {
-        let name: String
-        let kind: String
-        let percent: Int
-        let percentText: String
-        let scheduled: Int
-        let done: Int
-        let missed: Int
-        let notLogged: Int
-        let y: Int
-        let labelY: Int
-        let width: Int
-        let valueX: Int
-    }
-
-    let title: String
-    let titleID: String
-    let bars: [Bar]
-    let height: Int
-    let width = 800
-    let labelWidth = Self.labelWidth
-    let barRight = Self.labelWidth + Self.barArea
-    let axisY: Int
-    let axisLabelY: Int
-    let referenceLabelX = Self.labelWidth + Self.barArea
-
-    static let labelWidth = 250
-    static let barArea = 380
-    static let rowHeight = 34
-
-    static func barWidth(percent: Int) -> Int { percent * barArea / 100 }
-
-    init(_ summary: AdherenceSummary, titleID: String = "items-chart-title") {
-        self.titleID = titleID
-        title = "Adherence by medication and exercise, \(summary.from.displayed) to \(summary.through.displayed)"
-        bars = summary.items.enumerated().map { index, item in
-            let percent = item.count.percent ?? 0
-            let y = 30 + index * Self.rowHeight
-            let width = Self.barWidth(percent: percent)
-            return Bar(
-                name: item.name,
-                kind: item.kind.title,
-                percent: percent,
-                percentText: item.count.percentText,
-                scheduled: item.count.scheduled,
-                done: item.count.done,
-                missed: item.count.missed,
-                notLogged: item.count.notLogged,
-                y: y,
-                labelY: y + 18,
-                width: width,
-                valueX: Self.labelWidth + Self.barArea + 10
+        itemsTitle = byItem.description.title
+        itemsChart = pages.html(Self.besideTable(byItem.figure))
+        items = summary.items.map {
+            Item(
+                name: $0.name,
+                kind: $0.kind.title,
+                scheduled: $0.count.scheduled,
+                done: $0.count.done,
+                missed: $0.count.missed,
+                notLogged: $0.count.notLogged,
+                percentText: $0.count.percentText
             )
         }
-        axisY = 30 + bars.count * Self.rowHeight + 4
-        axisLabelY = axisY + 20
-        height = axisLabelY + 16
+    }
+
+    /// Above 62 days the columns are too narrow for a dash each on the days with nothing due.
+    static let markedGapsUpTo = 62
+
+    /// Each day's share of its scheduled doses and sessions logged as done, as a column on a 0–100% scale.
+    static func dailyChart(_ summary: AdherenceSummary) -> ColumnChart {
+        ColumnChart(
+            ChartDescription(
+                id: "daily",
+                title: "Daily adherence, \(summary.from.displayed) to \(summary.through.displayed)",
+                summary:
+                    "Each column is the share of that day’s scheduled doses and exercise sessions logged as done. A dash marks a day with nothing due.",
+                valueTitle: "Doses and sessions done (%)",
+                categoryTitle: "Day"
+            ),
+            categories: summary.days.map(\.day.weekdayAndDay),
+            series: [
+                ChartSeries(
+                    "Done",
+                    summary.days.map { day in
+                        ChartValue(
+                            day.count.percent.map(Double.init),
+                            text: day.count.percent.map { "\($0)% (\(day.count.done) of \(day.count.scheduled) done)" } ?? "nothing due"
+                        )
+                    }
+                )
+            ],
+            maximum: 100,
+            gapMark: summary.days.count <= markedGapsUpTo ? "–" : nil
+        )
+    }
+
+    /// Each medication's and exercise's share of its scheduled doses and sessions logged as done.
+    static func itemChart(_ summary: AdherenceSummary) -> BarChart {
+        BarChart(
+            ChartDescription(
+                id: "items",
+                title: "Adherence by medication and exercise, \(summary.from.displayed) to \(summary.through.displayed)",
+                summary: "Each bar is the share of that medication’s or exercise’s scheduled doses and sessions logged as done.",
+                valueTitle: "Doses and sessions done (%)",
+                categoryTitle: "Medication or exercise"
+            ),
+            categories: summary.items.map(\.name),
+            series: [
+                ChartSeries(
+                    "Done",
+                    summary.items.map {
+                        ChartValue($0.count.percent.map(Double.init), text: "\($0.count.percentText) (\($0.count.done) of \($0.count.scheduled))")
+                    }
+                )
+            ],
+            maximum: 100
+        )
+    }
+
+    /// The page writes the table, with more columns than the chart draws.
+    private static func besideTable(_ figure: ChartFigure) -> ChartFigure {
+        var figure = figure
+        figure.tableBeneath = false
+        return figure
     }
 }
 

@@ -174,9 +174,13 @@ struct PatientProgressPage: Page {
             let shown = adherence.days.filter { $0.count.scheduled > 0 }
             chart = chartHTML(
                 ColumnChart(
-                    id: "progress",
-                    title: "\(chosenName ?? "") each day",
-                    summary: "How many of each day's doses or sessions you logged as done, and how many you did not, on the days it was due.",
+                    ChartDescription(
+                        id: "progress",
+                        title: "\(chosenName ?? "") each day",
+                        summary: "How many of each day's doses or sessions you logged as done, and how many you did not, on the days it was due.",
+                        valueTitle: "Times",
+                        categoryTitle: "Day"
+                    ),
                     categories: shown.map(\.day.short),
                     series: [
                         ChartSeries("Done", shown.map { ChartValue(Double($0.count.done), text: "\($0.count.done) of \($0.count.scheduled)") }),
@@ -185,8 +189,6 @@ struct PatientProgressPage: Page {
                             shown.map { ChartValue(Double($0.count.scheduled - $0.count.done), text: "\($0.count.scheduled - $0.count.done)") }
                         )
                     ],
-                    valueAxisTitle: "Times",
-                    categoryTitle: "Day",
                     stacked: true
                 ).figure
             )
@@ -195,9 +197,13 @@ struct PatientProgressPage: Page {
         let counted = adherence.items.filter { $0.count.scheduled > 0 }
         chart = chartHTML(
             BarChart(
-                id: "progress",
-                title: "Done, by medicine and exercise",
-                summary: "The share of each one's doses or sessions you logged as done in the last \(days) days.",
+                ChartDescription(
+                    id: "progress",
+                    title: "Done, by medicine and exercise",
+                    summary: "The share of each one's doses or sessions you logged as done in the last \(days) days.",
+                    valueTitle: "Per cent done",
+                    categoryTitle: "Medicine or exercise"
+                ),
                 categories: counted.map(\.name),
                 series: [
                     ChartSeries(
@@ -206,9 +212,7 @@ struct PatientProgressPage: Page {
                             ChartValue(Double($0.count.percent ?? 0), text: "\($0.count.percentText) (\($0.count.done) of \($0.count.scheduled))")
                         }
                     )
-                ],
-                valueAxisTitle: "Per cent done",
-                categoryTitle: "Medicine or exercise"
+                ]
             ).figure
         )
     }

@@ -237,9 +237,8 @@ struct PatientDetails: Fragment {
     let revokePath: String?
     let medications: [PrescriptionView]
     let exercises: [PrescriptionView]
-    /// The rendered charts (`DailyAdherenceChart`, `ItemAdherenceChart`, `AdherenceCalendar`).
-    let daily: RenderedHTML
-    let items: RenderedHTML
+    let adherence: AdherenceFigures
+    /// The rendered `AdherenceCalendar`.
     let calendar: RenderedHTML
     let rangeFrom: String
     let rangeTo: String
@@ -305,9 +304,7 @@ struct PatientReportPage: Page {
     let rangeError: String?
     let overall: String
     let prescriptions: [PrescriptionView]
-    /// The rendered charts.
-    let daily: RenderedHTML
-    let items: RenderedHTML
+    let adherence: AdherenceFigures
     let headers: [String]
     let rows: [Row]
     let csvPath: String

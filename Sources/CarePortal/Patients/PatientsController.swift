@@ -320,8 +320,7 @@ struct PatientsController {
                     through: min(month.lastOfMonth, today)
                 )
                 let charts = PatientCharts(
-                    daily: portal.pages.html(DailyAdherenceChart(summary)),
-                    items: portal.pages.html(ItemAdherenceChart(summary)),
+                    adherence: AdherenceFigures(summary, pages: portal.pages),
                     calendar: portal.pages.html(
                         AdherenceCalendar(
                             month: month,
@@ -358,8 +357,7 @@ struct PatientsController {
             revokePath: claim == .waiting ? SiteURL.patientClaimRevoke(patient.id).path : nil,
             medications: current.filter { $0.kind == .medication }.map(PrescriptionView.init),
             exercises: current.filter { $0.kind == .exercise }.map(PrescriptionView.init),
-            daily: charts.daily,
-            items: charts.items,
+            adherence: charts.adherence,
             calendar: charts.calendar,
             rangeFrom: range.from.iso,
             rangeTo: range.through.iso,
@@ -758,8 +756,7 @@ struct PatientsController {
                 rangeError: range.error,
                 overall: report.overallText,
                 prescriptions: report.prescriptions.map(PrescriptionView.init),
-                daily: portal.pages.html(DailyAdherenceChart(report.summary)),
-                items: portal.pages.html(ItemAdherenceChart(report.summary)),
+                adherence: AdherenceFigures(report.summary, pages: portal.pages),
                 headers: PatientReport.columns,
                 rows: report.summary.itemDays.map {
                     PatientReportPage.Row(

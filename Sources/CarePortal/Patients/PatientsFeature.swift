@@ -14,8 +14,8 @@ struct PatientsFeature: PortalFeature {
         .claimTokenSent, .claimTokenRevoked, .patientAccountClaimed, .adherenceLogged, .patientRemindersChanged
     ]
     static let templates: [TemplateName] = [
-        .patients, .patientRow, .patientContact, .patientRegimen, .patientCancelDraft, .patient, .patientDetails, .patientChartDaily,
-        .patientChartItems, .patientChartCalendar, .patientHistory, .patientRemove, .patientReport, .appPatientDay, .appPatientProgress,
+        .patients, .patientRow, .patientContact, .patientRegimen, .patientCancelDraft, .patient, .patientDetails, .patientChartCalendar,
+        .patientHistory, .patientRemove, .patientReport, .appPatientDay, .appPatientProgress,
         .appPatientReminders, .appPatientDoctor, .appPatientClaim, .appPatientClaimAccount
     ]
     static let appAccounts: [AppAccountKind] = [.patient]
@@ -99,8 +99,6 @@ extension TemplateName {
     static let patientCancelDraft = TemplateName("patients/cancel-draft")
     static let patient = TemplateName("patients/patient")
     static let patientDetails = TemplateName("patients/patient-details")
-    static let patientChartDaily = TemplateName("patients/chart-daily")
-    static let patientChartItems = TemplateName("patients/chart-items")
     static let patientChartCalendar = TemplateName("patients/chart-calendar")
     static let patientHistory = TemplateName("patients/history")
     static let patientRemove = TemplateName("patients/remove")

@@ -81,13 +81,15 @@ struct ParticipantProgressPage: Page {
             ? nil
             : chartHTML(
                 BarChart(
-                    id: "study-progress",
-                    title: "Days each to-do was done",
-                    summary: "For each to-do, the days you marked it done out of the days it was on your list.",
+                    ChartDescription(
+                        id: "study-progress",
+                        title: "Days each to-do was done",
+                        summary: "For each to-do, the days you marked it done out of the days it was on your list.",
+                        valueTitle: "Days",
+                        categoryTitle: "To-do"
+                    ),
                     categories: items.map(\.item.title),
-                    series: [ChartSeries("Days done", items.map { ChartValue(Double($0.doneDays), text: "\($0.doneDays) of \($0.offeredDays)") })],
-                    valueAxisTitle: "Days",
-                    categoryTitle: "To-do"
+                    series: [ChartSeries("Days done", items.map { ChartValue(Double($0.doneDays), text: "\($0.doneDays) of \($0.offeredDays)") })]
                 ).figure
             )
     }

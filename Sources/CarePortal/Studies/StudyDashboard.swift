@@ -135,9 +135,13 @@ struct StudyDashboardFigures: Sendable {
     var completionChart: ChartFigure? {
         guard completion.contains(where: { $0.rates.contains { $0 != nil } }) else { return nil }
         var figure = LineChart(
-            id: "study-completion-chart",
-            title: "Daily to-dos done, per day",
-            summary: "Of the participants in the study each day, the share who marked each to-do done before midnight.",
+            ChartDescription(
+                id: "study-completion-chart",
+                title: "Daily to-dos done, per day",
+                summary: "Of the participants in the study each day, the share who marked each to-do done before midnight.",
+                valueTitle: "Done (%)",
+                categoryTitle: "Day"
+            ),
             categories: completion.map { $0.day.short },
             series: items.enumerated().map { index, item in
                 ChartSeries(
@@ -148,8 +152,6 @@ struct StudyDashboardFigures: Sendable {
                     }
                 )
             },
-            valueAxisTitle: "Done (%)",
-            categoryTitle: "Day",
             maximum: 100
         ).figure
         figure.tableBeneath = false
@@ -159,13 +161,15 @@ struct StudyDashboardFigures: Sendable {
     /// App opens per day, drawn; the page's table is its twin.
     var opensChart: ChartFigure {
         var figure = ColumnChart(
-            id: "study-opens-chart",
-            title: "App opens per day",
-            summary: "How many times the app was opened each day, and by how many participants.",
+            ChartDescription(
+                id: "study-opens-chart",
+                title: "App opens per day",
+                summary: "How many times the app was opened each day, and by how many participants.",
+                valueTitle: "Opens",
+                categoryTitle: "Day"
+            ),
             categories: opens.map { $0.day.short },
-            series: [ChartSeries("Opens", opens.map { .count($0.opens) }), ChartSeries("Participants", opens.map { .count($0.participants) })],
-            valueAxisTitle: "Opens",
-            categoryTitle: "Day"
+            series: [ChartSeries("Opens", opens.map { .count($0.opens) }), ChartSeries("Participants", opens.map { .count($0.participants) })]
         ).figure
         figure.tableBeneath = false
         return figure

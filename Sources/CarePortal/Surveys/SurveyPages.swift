@@ -317,13 +317,15 @@ struct SurveyResultsPage: Page {
     /// The question's answers as horizontal bars, each labelled with its count and share.
     static func chart(questionID: Int64, number: Int, rows: [Row], pages: PageRenderer) -> RenderedHTML {
         var figure = BarChart(
-            id: "question-\(questionID)-chart",
-            title: "Answers to question \(number)",
-            summary: "How many members chose each answer, and their share of those who answered the question.",
+            ChartDescription(
+                id: "question-\(questionID)-chart",
+                title: "Answers to question \(number)",
+                summary: "How many members chose each answer, and their share of those who answered the question.",
+                valueTitle: "Members",
+                categoryTitle: "Answer"
+            ),
             categories: rows.map(\.label),
-            series: [ChartSeries("Members", rows.map { ChartValue(Double($0.count), text: "\(ChartFormat.count($0.count)) (\($0.percent))") })],
-            valueAxisTitle: "Members",
-            categoryTitle: "Answer"
+            series: [ChartSeries("Members", rows.map { ChartValue(Double($0.count), text: "\(ChartFormat.count($0.count)) (\($0.percent))") })]
         ).figure
         figure.tableBeneath = false
         return pages.html(figure)

@@ -99,6 +99,31 @@ package struct ChartFigure: Fragment {
     /// False where the page shows the same numbers in a table of its own, right beneath the chart.
     package var tableBeneath = true
 
+    init(
+        _ description: ChartDescription,
+        width: Double,
+        height: Double,
+        patterns: [Pattern],
+        strokes: [Stroke],
+        boxes: [Box],
+        marks: [Mark],
+        labels: [Label],
+        table: ChartTable
+    ) {
+        id = description.id
+        title = description.title
+        summary = description.summary
+        self.width = width
+        self.height = height
+        self.patterns = patterns
+        self.strokes = strokes
+        self.boxes = boxes
+        self.marks = marks
+        self.labels = labels
+        self.table = table
+        csvPath = description.csvPath
+    }
+
     package var titleID: String { "\(id)-title" }
     package var summaryID: String { "\(id)-summary" }
 
@@ -123,6 +148,31 @@ package struct ChartFigure: Fragment {
         try container.encode(tableBeneath, forKey: .tableBeneath)
         try container.encode(titleID, forKey: .titleID)
         try container.encode(summaryID, forKey: .summaryID)
+    }
+}
+
+/// What every chart says of itself, whatever its kind: its name in the page, the words that
+/// introduce it to a reader (and a screen reader), and what its two dimensions are called.
+package struct ChartDescription: Sendable {
+    /// Unique in the page: the drawing's, its patterns' and its table's ids start with it.
+    package var id: String
+    package var title: String
+    /// One sentence saying what the chart shows.
+    package var summary: String
+    /// What the values measure ("Members", "Visits"): the value axis's title, or the table's value column.
+    package var valueTitle: String
+    /// What names each category or row ("Answer", "Day"): the table's first column.
+    package var categoryTitle: String
+    /// Where the same numbers download as CSV, if the page offers it.
+    package var csvPath: String?
+
+    package init(id: String, title: String, summary: String, valueTitle: String, categoryTitle: String, csvPath: String? = nil) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.valueTitle = valueTitle
+        self.categoryTitle = categoryTitle
+        self.csvPath = csvPath
     }
 }
 

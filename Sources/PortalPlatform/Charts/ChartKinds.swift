@@ -3,40 +3,22 @@ import Foundation
 /// Horizontal bars, one group per category (a survey question's answers, the sections used most, the
 /// cohorts): the category's name on the left, each bar's value at its end.
 package struct BarChart: Sendable {
-    package var id: String
-    package var title: String
-    package var summary: String
+    package var description: ChartDescription
     package var categories: [String]
     package var series: [ChartSeries]
-    /// What the bars measure ("Members", "Visits").
-    package var valueAxisTitle: String
-    /// The table's first column ("Answer", "Section").
-    package var categoryTitle: String
-    package var csvPath: String?
+    /// The value axis's largest value, where it is known (100 for percentages); otherwise from the data.
+    package var maximum: Double?
 
-    package init(
-        id: String,
-        title: String,
-        summary: String,
-        categories: [String],
-        series: [ChartSeries],
-        valueAxisTitle: String,
-        categoryTitle: String,
-        csvPath: String? = nil
-    ) {
-        self.id = id
-        self.title = title
-        self.summary = summary
+    package init(_ description: ChartDescription, categories: [String], series: [ChartSeries], maximum: Double? = nil) {
+        self.description = description
         self.categories = categories
         self.series = series
-        self.valueAxisTitle = valueAxisTitle
-        self.categoryTitle = categoryTitle
-        self.csvPath = csvPath
+        self.maximum = maximum
     }
 
     package var figure: ChartFigure {
         let g = ChartGeometry.self
-        let patterns = g.patterns(chartID: id, count: series.count)
+        let patterns = g.patterns(chartID: description.id, count: series.count)
         let legend = g.legend(series.map(\.name), patterns: patterns, top: 10)
         let top = 10 + legend.height
         let labelRoom = min(300, max(60, categories.map { g.textWidth($0, size: g.labelSize) }.max() ?? 0))
@@ -47,8 +29,8 @@ package struct BarChart: Sendable {
         let groupHeight = Double(max(1, series.count)) * (barHeight + 4) + 14
         let plotTop = top + 6
         let plotBottom = plotTop + groupHeight * Double(max(1, categories.count))
-        let maximum = series.flatMap(\.values).compactMap(\.number).max() ?? 0
-        let ticks = g.ticks(upTo: maximum)
+        let largest = series.flatMap(\.values).compactMap(\.number).max() ?? 0
+        let ticks = g.ticks(upTo: max(maximum ?? 0, largest))
         let axisTop = ticks.last ?? 1
         let scale = { (value: Double) in plotLeft + (plotRight - plotLeft) * value / axisTop }
 
@@ -90,7 +72,7 @@ package struct BarChart: Sendable {
         let height = plotBottom + 52
         labels.append(
             g.label(
-                valueAxisTitle,
+                description.valueTitle,
                 x: (plotLeft + plotRight) / 2,
                 y: height - 10,
                 anchor: "middle",
@@ -100,9 +82,7 @@ package struct BarChart: Sendable {
             )
         )
         return ChartFigure(
-            id: id,
-            title: title,
-            summary: summary,
+            description,
             width: g.width,
             height: height,
             patterns: patterns,
@@ -110,8 +90,7 @@ package struct BarChart: Sendable {
             boxes: boxes,
             marks: [],
             labels: labels,
-            table: ChartTable.of(caption: title, categoryTitle: categoryTitle, categories: categories, series: series),
-            csvPath: csvPath
+            table: ChartTable.of(description, categories: categories, series: series)
         )
     }
 }
@@ -119,50 +98,36 @@ package struct BarChart: Sendable {
 /// Vertical columns along a run of categories, usually periods of time (days, weeks, months): side by
 /// side for each series, or stacked into one column.
 package struct ColumnChart: Sendable {
-    package var id: String
-    package var title: String
-    package var summary: String
+    package var description: ChartDescription
     package var categories: [String]
     package var series: [ChartSeries]
-    package var valueAxisTitle: String
-    package var categoryTitle: String
     package var stacked: Bool
-    package var csvPath: String?
+    /// The value axis's largest value, where it is known (100 for percentages); otherwise from the data.
+    package var maximum: Double?
+    /// Written on the baseline where a value has no number (a dash where there was nothing to count),
+    /// with the value's words as its tooltip, so a gap is not read as a zero; nil leaves gaps empty.
+    package var gapMark: String?
 
     package init(
-        id: String,
-        title: String,
-        summary: String,
+        _ description: ChartDescription,
         categories: [String],
         series: [ChartSeries],
-        valueAxisTitle: String,
-        categoryTitle: String,
         stacked: Bool = false,
-        csvPath: String? = nil
+        maximum: Double? = nil,
+        gapMark: String? = nil
     ) {
-        self.id = id
-        self.title = title
-        self.summary = summary
+        self.description = description
         self.categories = categories
         self.series = series
-        self.valueAxisTitle = valueAxisTitle
-        self.categoryTitle = categoryTitle
         self.stacked = stacked
-        self.csvPath = csvPath
+        self.maximum = maximum
+        self.gapMark = gapMark
     }
 
     package var figure: ChartFigure {
         let g = ChartGeometry.self
-        let patterns = g.patterns(chartID: id, count: series.count)
-        var axes = TimeAxes(
-            id: id,
-            categories: categories,
-            series: series,
-            valueAxisTitle: valueAxisTitle,
-            categoryTitle: categoryTitle,
-            stacked: stacked,
-            endLabels: false
-        )
+        let patterns = g.patterns(chartID: description.id, count: series.count)
+        var axes = TimeAxes(description, categories: categories, series: series, stacked: stacked, endLabels: false, maximum: maximum)
         let slot = axes.slot
         let groupWidth = slot * 0.8
         var boxes = axes.boxes
@@ -171,8 +136,21 @@ package struct ColumnChart: Sendable {
             var stackBase = 0.0
             for (index, run) in series.enumerated() where column < run.values.count {
                 let value = run.values[column]
-                guard let number = value.number, number > 0 else { continue }
                 let tooltip = series.count > 1 ? "\(category), \(run.name): \(value.text)" : "\(category): \(value.text)"
+                if value.number == nil, let gapMark {
+                    axes.labels.append(
+                        ChartFigure.Label(
+                            x: axes.x(column),
+                            y: axes.plotBottom - 4,
+                            text: gapMark,
+                            anchor: "middle",
+                            className: "chart__tick",
+                            rotation: nil,
+                            fullText: tooltip
+                        )
+                    )
+                }
+                guard let number = value.number, number > 0 else { continue }
                 let fill = "url(#\(patterns[index].id))"
                 if stacked {
                     let top = axes.y(stackBase + number)
@@ -195,61 +173,32 @@ package struct ColumnChart: Sendable {
             }
         }
         axes.boxes = boxes
-        return axes.figure(title: title, summary: summary, patterns: patterns, marks: [], csvPath: csvPath)
+        return axes.figure(patterns: patterns, marks: [])
     }
 }
 
 /// Lines through a run of categories, usually periods of time; each series has its own colour, dash and
 /// point shape, and its name is written at the end of its line as well as in the legend.
 package struct LineChart: Sendable {
-    package var id: String
-    package var title: String
-    package var summary: String
+    package var description: ChartDescription
     package var categories: [String]
     package var series: [ChartSeries]
-    package var valueAxisTitle: String
-    package var categoryTitle: String
     /// The value axis's largest value, where it is known (100 for percentages); otherwise from the data.
     package var maximum: Double?
-    package var csvPath: String?
 
-    package init(
-        id: String,
-        title: String,
-        summary: String,
-        categories: [String],
-        series: [ChartSeries],
-        valueAxisTitle: String,
-        categoryTitle: String,
-        maximum: Double? = nil,
-        csvPath: String? = nil
-    ) {
-        self.id = id
-        self.title = title
-        self.summary = summary
+    package init(_ description: ChartDescription, categories: [String], series: [ChartSeries], maximum: Double? = nil) {
+        self.description = description
         self.categories = categories
         self.series = series
-        self.valueAxisTitle = valueAxisTitle
-        self.categoryTitle = categoryTitle
         self.maximum = maximum
-        self.csvPath = csvPath
     }
 
     static let dashes: [String?] = [nil, "9 5", "3 4", "12 4 3 4", "6 3", "2 2"]
 
     package var figure: ChartFigure {
         let g = ChartGeometry.self
-        let patterns = g.patterns(chartID: id, count: series.count)
-        var axes = TimeAxes(
-            id: id,
-            categories: categories,
-            series: series,
-            valueAxisTitle: valueAxisTitle,
-            categoryTitle: categoryTitle,
-            stacked: false,
-            endLabels: true,
-            maximum: maximum
-        )
+        let patterns = g.patterns(chartID: description.id, count: series.count)
+        var axes = TimeAxes(description, categories: categories, series: series, stacked: false, endLabels: true, maximum: maximum)
         var marks: [ChartFigure.Mark] = []
         var endPoints: [(index: Int, y: Double)] = []
         for (index, run) in series.enumerated() {
@@ -289,7 +238,7 @@ package struct LineChart: Sendable {
                 )
             }
         }
-        return axes.figure(title: title, summary: summary, patterns: patterns, marks: marks, csvPath: csvPath)
+        return axes.figure(patterns: patterns, marks: marks)
     }
 
     /// The point shape of series `index`: circle, square, diamond, triangle, then again.
@@ -314,26 +263,16 @@ struct TimeAxes {
     let height: Double
     let topValue: Double
     let series: [ChartSeries]
-    let categoryTitle: String
-    let id: String
+    let description: ChartDescription
     var strokes: [ChartFigure.Stroke] = []
     var boxes: [ChartFigure.Box] = []
     var labels: [ChartFigure.Label] = []
 
-    init(
-        id: String,
-        categories: [String],
-        series: [ChartSeries],
-        valueAxisTitle: String,
-        categoryTitle: String,
-        stacked: Bool,
-        endLabels: Bool,
-        maximum: Double? = nil
-    ) {
+    init(_ description: ChartDescription, categories: [String], series: [ChartSeries], stacked: Bool, endLabels: Bool, maximum: Double?) {
         let g = ChartGeometry.self
-        self.id = id
+        self.description = description
         self.categories = categories
-        let patterns = g.patterns(chartID: id, count: series.count)
+        let patterns = g.patterns(chartID: description.id, count: series.count)
         let legend = g.legend(series.map(\.name), patterns: patterns, top: 10)
         boxes = legend.boxes
         labels = legend.labels
@@ -358,7 +297,6 @@ struct TimeAxes {
         plotBottom = plotTop + 240
         height = plotBottom + 64
         self.series = series
-        self.categoryTitle = categoryTitle
 
         let scale = { [plotTop, plotBottom, topValue] (value: Double) in plotBottom - (plotBottom - plotTop) * value / topValue }
         let axis = g.verticalValueAxis(
@@ -381,7 +319,7 @@ struct TimeAxes {
         }
         labels.append(
             g.label(
-                categoryTitle,
+                description.categoryTitle,
                 x: (plotLeft + plotRight) / 2,
                 y: height - 12,
                 anchor: "middle",
@@ -393,7 +331,7 @@ struct TimeAxes {
         let middle = (plotTop + plotBottom) / 2
         labels.append(
             g.label(
-                valueAxisTitle,
+                description.valueTitle,
                 x: 20,
                 y: middle,
                 anchor: "middle",
@@ -411,11 +349,9 @@ struct TimeAxes {
 
     func y(_ value: Double) -> Double { plotBottom - (plotBottom - plotTop) * max(0, value) / topValue }
 
-    func figure(title: String, summary: String, patterns: [ChartFigure.Pattern], marks: [ChartFigure.Mark], csvPath: String?) -> ChartFigure {
+    func figure(patterns: [ChartFigure.Pattern], marks: [ChartFigure.Mark]) -> ChartFigure {
         ChartFigure(
-            id: id,
-            title: title,
-            summary: summary,
+            description,
             width: ChartGeometry.width,
             height: height,
             patterns: patterns,
@@ -423,8 +359,7 @@ struct TimeAxes {
             boxes: boxes,
             marks: marks,
             labels: labels,
-            table: ChartTable.of(caption: title, categoryTitle: categoryTitle, categories: categories, series: series),
-            csvPath: csvPath
+            table: ChartTable.of(description, categories: categories, series: series)
         )
     }
 }
@@ -472,39 +407,22 @@ package struct DivergingBarChart: Sendable {
         }
     }
 
-    package var id: String
-    package var title: String
-    package var summary: String
+    /// The horizontal axis's title where the rows are answers to questions.
+    package static let shareOfAnswers = "Share of answers: lower on the scale to the left, higher to the right"
+
+    /// Its `valueTitle` says what the horizontal axis measures (`shareOfAnswers`, for questions).
+    package var description: ChartDescription
     /// The scale's levels, lowest first ("Strongly disagree" … "Strongly agree").
     package var levels: [String]
     package var rows: [Row]
-    package var categoryTitle: String
-    package var csvPath: String?
     /// Small-cell suppression: a count from 1 to `below - 1` is shown as `text` in the table (and its
     /// download) and draws no segment; a row with fewer answers than `below` in all draws no bar at all.
     package var withheld: (below: Int, text: String)?
-    /// What the horizontal axis measures.
-    package var axisTitle: String
 
-    package init(
-        id: String,
-        title: String,
-        summary: String,
-        levels: [String],
-        rows: [Row],
-        categoryTitle: String,
-        csvPath: String? = nil,
-        withheld: (below: Int, text: String)? = nil,
-        axisTitle: String = "Share of answers: lower on the scale to the left, higher to the right"
-    ) {
-        self.axisTitle = axisTitle
-        self.id = id
-        self.title = title
-        self.summary = summary
+    package init(_ description: ChartDescription, levels: [String], rows: [Row], withheld: (below: Int, text: String)? = nil) {
+        self.description = description
         self.levels = levels
         self.rows = rows
-        self.categoryTitle = categoryTitle
-        self.csvPath = csvPath
         self.withheld = withheld
     }
 
@@ -521,7 +439,7 @@ package struct DivergingBarChart: Sendable {
 
     package var figure: ChartFigure {
         let g = ChartGeometry.self
-        let patterns = g.patterns(chartID: id, count: levels.count)
+        let patterns = g.patterns(chartID: description.id, count: levels.count)
         let legend = g.legend(levels, patterns: patterns, top: 10)
         var boxes = legend.boxes
         var labels = legend.labels
@@ -606,7 +524,7 @@ package struct DivergingBarChart: Sendable {
         let height = plotBottom + 52
         labels.append(
             g.label(
-                axisTitle,
+                description.valueTitle,
                 x: (plotLeft + plotRight) / 2,
                 y: height - 10,
                 anchor: "middle",
@@ -616,8 +534,10 @@ package struct DivergingBarChart: Sendable {
             )
         )
         let table = ChartTable(
-            caption: title,
-            columns: [ChartTable.Column(categoryTitle, numeric: false)] + levels.map { ChartTable.Column($0) } + [ChartTable.Column("Answers")],
+            caption: description.title,
+            columns: [ChartTable.Column(description.categoryTitle, numeric: false)] + levels.map { ChartTable.Column($0) } + [
+                ChartTable.Column("Answers")
+            ],
             rows: rows.map { row in
                 let (figures, total) = shownRow(row)
                 if total.number == nil, withheld.map({ total.text == $0.text }) ?? true {
@@ -633,9 +553,7 @@ package struct DivergingBarChart: Sendable {
             }
         )
         return ChartFigure(
-            id: id,
-            title: title,
-            summary: summary,
+            description,
             width: g.width,
             height: height,
             patterns: patterns,
@@ -643,18 +561,17 @@ package struct DivergingBarChart: Sendable {
             boxes: boxes,
             marks: [],
             labels: labels,
-            table: table,
-            csvPath: csvPath
+            table: table
         )
     }
 }
 
 extension ChartTable {
     /// A category per row and a series per column.
-    package static func of(caption: String, categoryTitle: String, categories: [String], series: [ChartSeries]) -> ChartTable {
+    package static func of(_ description: ChartDescription, categories: [String], series: [ChartSeries]) -> ChartTable {
         ChartTable(
-            caption: caption,
-            columns: [Column(categoryTitle, numeric: false)] + series.map { Column($0.name) },
+            caption: description.title,
+            columns: [Column(description.categoryTitle, numeric: false)] + series.map { Column($0.name) },
             rows: categories.enumerated().map { row, category in
                 [category] + series.map { row < $0.values.count ? $0.values[row].text : "" }
             }
@@ -666,26 +583,18 @@ extension ChartTable {
 /// categories beneath the line and its latest value above it, all inside the drawing, and the same numbers
 /// in the table beneath, so the line is never the only way to read them.
 package struct Sparkline: Sendable {
-    package var id: String
-    package var title: String
-    package var summary: String
+    /// Its `valueTitle` is the table's heading for the values ("Members active").
+    package var description: ChartDescription
     package var categories: [String]
     package var values: [ChartValue]
-    /// What a value counts, for the table's heading ("Members active").
-    package var valueTitle: String
-    package var categoryTitle: String
 
     package static let width = 320.0
     package static let height = 96.0
 
-    package init(id: String, title: String, summary: String, categories: [String], values: [ChartValue], valueTitle: String, categoryTitle: String) {
-        self.id = id
-        self.title = title
-        self.summary = summary
+    package init(_ description: ChartDescription, categories: [String], values: [ChartValue]) {
+        self.description = description
         self.categories = categories
         self.values = values
-        self.valueTitle = valueTitle
-        self.categoryTitle = categoryTitle
     }
 
     package var figure: ChartFigure {
@@ -732,14 +641,12 @@ package struct Sparkline: Sendable {
             )
         }
         let table = ChartTable(
-            caption: title,
-            columns: [.init(categoryTitle, numeric: false), .init(valueTitle)],
+            caption: description.title,
+            columns: [.init(description.categoryTitle, numeric: false), .init(description.valueTitle)],
             rows: (0..<count).map { [categories[$0], values[$0].text] }
         )
         return ChartFigure(
-            id: id,
-            title: title,
-            summary: summary,
+            description,
             width: width,
             height: height,
             patterns: [],
@@ -747,8 +654,7 @@ package struct Sparkline: Sendable {
             boxes: [],
             marks: marks,
             labels: labels,
-            table: table,
-            csvPath: nil
+            table: table
         )
     }
 }

@@ -31,12 +31,15 @@ import Testing
 
         let protected = Disclosure.protect(.summedByRow([[1, 8, 0, 6]]))
         let figure = DivergingBarChart(
-            id: "spread",
-            title: "Spread",
-            summary: "Spread.",
+            ChartDescription(
+                id: "spread",
+                title: "Spread",
+                summary: "Spread.",
+                valueTitle: DivergingBarChart.shareOfAnswers,
+                categoryTitle: "Module"
+            ),
             levels: ["Under 50", "50 to 69", "70 to 89", "90 to 100"],
             rows: [.init(label: "Eating well in pregnancy", levels: protected.cells[0].map(\.value), total: protected.rowTotals![0].value)],
-            categoryTitle: "Module",
             withheld: (5, "fewer than 5")
         ).figure
         let row = figure.table.rows[0].cells.map(\.text)

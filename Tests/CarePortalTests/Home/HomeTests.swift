@@ -182,13 +182,9 @@ import Testing
 
     @Test func aSparklineKeepsItsNumbersInItsTableAndItsWordsInsideItsDrawing() {
         let line = Sparkline(
-            id: "s",
-            title: "Members active each day",
-            summary: "From 1 to 5.",
+            ChartDescription(id: "s", title: "Members active each day", summary: "From 1 to 5.", valueTitle: "Active members", categoryTitle: "Day"),
             categories: ["1 Nov 2026", "2 Nov 2026", "3 Nov 2026"],
-            values: [.count(1), ChartValue(nil, text: "fewer than 5"), .count(5)],
-            valueTitle: "Active members",
-            categoryTitle: "Day"
+            values: [.count(1), ChartValue(nil, text: "fewer than 5"), .count(5)]
         ).figure
         #expect(line.table.rows.map { $0.cells.map(\.text) } == [["1 Nov 2026", "1"], ["2 Nov 2026", "fewer than 5"], ["3 Nov 2026", "5"]])
         #expect(line.labels.map(\.text) == ["Latest: 5", "1 Nov 2026", "3 Nov 2026"])

@@ -85,4 +85,36 @@ import Testing
         #expect(summary.items.map(\.name) == ["Item 1", "Item 3", "Item 2"], "medications first")
         #expect(summary.itemDays.count == 20 + 6 + 18)
     }
+
+    @Test func theChartsDrawEachDaysAndEachItemsShareOnAPercentScale() {
+        let prescriptions = [Self.prescription(id: 1, times: 2, every: 2), Self.prescription(id: 2, times: 1, every: 1)]
+        let logs = [
+            AdherenceLog(prescriptionID: 1, day: Self.start, slot: 1, status: .done, loggedAt: nil),
+            AdherenceLog(prescriptionID: 2, day: Self.start, slot: 1, status: .done, loggedAt: nil),
+            AdherenceLog(prescriptionID: 2, day: Self.start.adding(days: 1), slot: 1, status: .done, loggedAt: nil)
+        ]
+        let summary = AdherenceSummary(
+            prescriptions: prescriptions,
+            logs: logs,
+            from: Self.start.adding(days: -1),
+            through: Self.start.adding(days: 2)
+        )
+
+        let daily = AdherenceFigures.dailyChart(summary).figure
+        #expect(daily.id == "daily" && daily.title.hasPrefix("Daily adherence, "))
+        let days = Self.start.adding(days: -1)
+        // Day 0: 2 of 3 done; day 1: 1 of 1; day 2: 0 of 3 (no column); the day before: nothing due.
+        #expect(
+            daily.boxes.compactMap(\.tooltip) == [
+                "\(Self.start.weekdayAndDay): 67% (2 of 3 done)", "\(Self.start.adding(days: 1).weekdayAndDay): 100% (1 of 1 done)"
+            ]
+        )
+        #expect(daily.labels.filter { $0.text == "–" }.map(\.fullText) == ["\(days.weekdayAndDay): nothing due"])
+        let heights = daily.boxes.map(\.height)
+        #expect(abs(heights[0] / 67 - heights[1] / 100) < 0.01, "heights in proportion to the percentages")
+
+        let items = AdherenceFigures.itemChart(summary).figure
+        #expect(items.boxes.compactMap(\.tooltip) == ["Item 1: 25% (1 of 4)", "Item 2: 67% (2 of 3)"])
+        #expect(items.labels.contains { $0.text == "100" }, "the scale runs to 100%")
+    }
 }

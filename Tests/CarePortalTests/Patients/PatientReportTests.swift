@@ -80,6 +80,20 @@ import Testing
         }
     }
 
+    /// The bars of one chart drawn by the shared chart kinds, in order: each one's `attribute` (its
+    /// height or width) and its tooltip.
+    static func bars(_ attribute: String, chart: String, in html: String) throws -> [(size: Double, tooltip: String)] {
+        let start = try #require(html.range(of: "data-chart=\"\(chart)\""))
+        let end = try #require(html[start.upperBound...].range(of: "</svg>"))
+        return try html[start.upperBound..<end.lowerBound].components(separatedBy: "<rect ").dropFirst()
+            .filter { $0.contains("class=\"chart__box\"><title>") }
+            .map { rect in
+                let value = try #require(rect.components(separatedBy: " \(attribute)=\"").dropFirst().first?.prefix { $0 != "\"" })
+                let tooltip = try #require(rect.components(separatedBy: "<title>").dropFirst().first?.prefix { $0 != "<" })
+                return (try #require(Double(value)), String(tooltip))
+            }
+    }
+
     /// Each `attribute="…"` value of the chart elements of one chart, in order.
     static func values(_ attribute: String, chart: String, in html: String) throws -> [String] {
         let start = try #require(html.range(of: "data-chart=\"\(chart)\""))
@@ -95,15 +109,18 @@ import Testing
             var (physician, patient, from, today) = try await Self.patientWithLogs(portal)
             let html = try await physician.get("/patients/\(patient.id)?from=\(from.iso)&to=\(today.iso)").text
 
-            // Daily bars: one per day with something due, its height the table's percentage on the chart's scale.
+            // Daily columns: one per day done in part, its height the table's percentage on the chart's 0–100% scale.
             let daily = try Self.table("daily", in: html)
             #expect(daily.count == 10)
-            let percents = try Self.values("data-percent", chart: "daily", in: html)
-            let heights = try Self.values("height", chart: "daily", in: html).map { Int($0) }
-            #expect(percents == daily.map { $0[5].replacingOccurrences(of: "%", with: "") })
-            #expect(heights.count == percents.count)
-            for (percent, height) in zip(percents, heights) {
-                #expect(height == DailyAdherenceChart.barHeight(percent: Int(percent)!), "a \(percent)% bar is \(height ?? -1) high")
+            let columns = try Self.bars("height", chart: "daily", in: html)
+            let drawn = daily.filter { $0[5] != "0%" && $0[5] != "—" }
+            #expect(columns.count == drawn.count)
+            let first = try #require(columns.first), firstRow = try #require(drawn.first)
+            let perPercent = first.size / (try #require(Double(firstRow[5].dropLast())))
+            for (column, row) in zip(columns, drawn) {
+                #expect(column.tooltip.contains(": \(row[5]) (\(row[2]) of \(row[1]) done)"), "\(column.tooltip) against \(row)")
+                let percent = try #require(Double(row[5].dropLast()))
+                #expect(abs(column.size - percent * perPercent) <= 0.2, "a \(row[5]) column is \(column.size) high")
             }
             // Worked by hand: day 0 is 0 of 3 levodopa + walking done = 1 of 4; day 3 is 3 of 3 + 0 of 1 = 3 of 4.
             #expect(daily[0].prefix(6) == [from.displayed, "4", "1", "1", "2", "25%"])
@@ -115,10 +132,9 @@ import Testing
             // Levodopa: done 0+1+2+3+0+1+2+3+0+1 = 13 of 30, missed on 8 days; walking: 5 of 10.
             #expect(items[0][2...6] == ["30", "13", "8", "9", "43%"])
             #expect(items[1][2...6] == ["10", "5", "0", "5", "50%"])
-            let itemPercents = try Self.values("data-percent", chart: "items", in: html)
-            #expect(itemPercents == ["43", "50"])
-            let widths = try Self.values("width", chart: "items", in: html).compactMap { Int($0) }
-            #expect(Array(widths.prefix(2)) == [ItemAdherenceChart.barWidth(percent: 43), ItemAdherenceChart.barWidth(percent: 50)])
+            let bars = try Self.bars("width", chart: "items", in: html)
+            #expect(bars.map(\.tooltip) == ["Levodopa/carbidopa: 43% (13 of 30)", "Walking: 50% (5 of 10)"])
+            #expect(bars.count == 2 && abs(bars[0].size / 43 - bars[1].size / 50) < 0.01, "the bars' lengths are in proportion")
 
             // The month calendar labels each day with the same percentage.
             let calendarDays = try Self.values("data-day", chart: "calendar", in: html)
@@ -129,9 +145,8 @@ import Testing
                 guard day.month == today.month else { continue }
                 #expect(byDay[day.iso]?.hasPrefix(row[5]) == true, "\(day.iso): calendar \(byDay[day.iso] ?? "none"), table \(row[5])")
             }
-            #expect(html.contains("<title id=\"daily-chart-title\">Daily adherence, \(from.displayed) to \(today.displayed)</title>"))
-            #expect(html.contains(">Day</text>") && html.contains(">Doses and sessions done</text>"), "both axes are labelled")
-            #expect(html.contains("100% (everything done)"))
+            #expect(html.contains("<title id=\"daily-title\">Daily adherence, \(from.displayed) to \(today.displayed)</title>"))
+            #expect(html.contains(">Day</text>") && html.contains(">Doses and sessions done (%)</text>"), "both axes are labelled")
         }
     }
 

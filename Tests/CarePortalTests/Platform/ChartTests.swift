@@ -63,13 +63,9 @@ import Testing
 
     @Test func barLengthsAreProportionalToTheirValues() throws {
         let figure = BarChart(
-            id: "t",
-            title: "Answers",
-            summary: "How members answered.",
+            ChartDescription(id: "t", title: "Answers", summary: "How members answered.", valueTitle: "Members", categoryTitle: "Answer"),
             categories: ["Yes", "No", "Not sure"],
-            series: [ChartSeries("Members", [.count(10), .count(5), .count(0)])],
-            valueAxisTitle: "Members",
-            categoryTitle: "Answer"
+            series: [ChartSeries("Members", [.count(10), .count(5), .count(0)])]
         ).figure
         let bars = figure.boxes.filter { $0.tooltip != nil }
         #expect(bars.count == 3)
@@ -82,13 +78,9 @@ import Testing
 
     @Test func aLabelTooLongForItsRoomIsShortenedAndKeptWhole() {
         let figure = BarChart(
-            id: "long",
-            title: "Members per cohort",
-            summary: "Members.",
+            ChartDescription(id: "long", title: "Members per cohort", summary: "Members.", valueTitle: "Members", categoryTitle: "Cohort"),
             categories: [Self.longName, "Due May 2027"],
-            series: [ChartSeries("Members", [.count(1_234_567), .count(3)]), ChartSeries("Active", [.count(12), .count(1)])],
-            valueAxisTitle: "Members",
-            categoryTitle: "Cohort"
+            series: [ChartSeries("Members", [.count(1_234_567), .count(3)]), ChartSeries("Active", [.count(12), .count(1)])]
         ).figure
         let shortened = figure.labels.first { $0.fullText == Self.longName }
         #expect(shortened?.text.hasSuffix("…") == true)
@@ -107,13 +99,9 @@ import Testing
             ChartSeries("Negative", days.indices.map { .count($0 % 3) })
         ]
         let stacked = ColumnChart(
-            id: "moods",
-            title: "Moods by day",
-            summary: "Moods.",
+            ChartDescription(id: "moods", title: "Moods by day", summary: "Moods.", valueTitle: "Moods shared", categoryTitle: "Day"),
             categories: days,
             series: series,
-            valueAxisTitle: "Moods shared",
-            categoryTitle: "Day",
             stacked: true
         ).figure
         // Day 6 has 6 + 0; day 5 has 5 + 2: the stack's top is the sum, on the same scale.
@@ -128,31 +116,61 @@ import Testing
         Self.expectEveryLabelInside(stacked)
 
         let grouped = ColumnChart(
-            id: "g",
-            title: "Moods",
-            summary: "Moods.",
+            ChartDescription(id: "g", title: "Moods", summary: "Moods.", valueTitle: "Moods shared", categoryTitle: "Day"),
             categories: Array(days.prefix(3)),
-            series: series,
-            valueAxisTitle: "Moods shared",
-            categoryTitle: "Day"
+            series: series
         ).figure
         let first = grouped.boxes.filter { $0.tooltip?.hasPrefix("Nov 2,") == true }
         #expect(first.count == 2 && first[0].x < first[1].x)
         Self.expectEveryLabelInside(grouped)
     }
 
+    @Test func aColumnWithoutANumberIsMarkedAndAKnownMaximumTopsTheAxis() {
+        let figure = ColumnChart(
+            ChartDescription(id: "gaps", title: "Done each day", summary: "Done.", valueTitle: "Done (%)", categoryTitle: "Day"),
+            categories: ["Mon", "Tue", "Wed"],
+            series: [ChartSeries("Done", [.number(50, decimals: 0), ChartValue(nil, text: "nothing due"), .number(25, decimals: 0)])],
+            maximum: 100,
+            gapMark: "–"
+        ).figure
+        let marks = figure.labels.filter { $0.text == "–" }
+        #expect(marks.map(\.fullText) == ["Tue: nothing due"], "the gap is marked, its words in the tooltip")
+        #expect(figure.labels.contains { $0.className == "chart__tick" && $0.text == "100" }, "the axis reaches 100 though no value does")
+        let columns = figure.boxes.filter { $0.tooltip != nil }
+        #expect(columns.map(\.tooltip) == ["Mon: 50", "Wed: 25"])
+        #expect(abs(columns[0].height - 2 * columns[1].height) <= 0.1)
+        Self.expectEveryLabelInside(figure)
+
+        let unmarked = ColumnChart(
+            ChartDescription(id: "plain", title: "Done each day", summary: "Done.", valueTitle: "Done", categoryTitle: "Day"),
+            categories: ["Mon", "Tue"],
+            series: [ChartSeries("Done", [.count(3), ChartValue(nil, text: "fewer than 5")])]
+        ).figure
+        #expect(!unmarked.labels.contains { $0.fullText?.hasPrefix("Tue") == true }, "without a mark a gap stays empty")
+
+        let bars = BarChart(
+            ChartDescription(id: "share", title: "Done by item", summary: "Done.", valueTitle: "Done (%)", categoryTitle: "Item"),
+            categories: ["A", "B"],
+            series: [ChartSeries("Done", [.number(40, decimals: 0), .number(20, decimals: 0)])],
+            maximum: 100
+        ).figure
+        #expect(bars.labels.contains { $0.className == "chart__tick" && $0.text == "100" })
+    }
+
     @Test func linesBreakWhereAValueIsWithheldAndNameThemselves() {
         let figure = LineChart(
-            id: "share",
-            title: "Share of negative moods",
-            summary: "The share of negative moods.",
+            ChartDescription(
+                id: "share",
+                title: "Share of negative moods",
+                summary: "The share of negative moods.",
+                valueTitle: "Share of moods (%)",
+                categoryTitle: "Week"
+            ),
             categories: ["Week 1", "Week 2", "Week 3", "Week 4"],
             series: [
                 ChartSeries("This period", [.share(0.2), ChartValue(nil, text: "fewer than 5"), .share(0.4), .share(0.1)]),
                 ChartSeries("The period before", [.share(0.3), .share(0.3), .share(0.3), .share(0.3)])
             ],
-            valueAxisTitle: "Share of moods (%)",
-            categoryTitle: "Week",
             maximum: 100
         ).figure
         let line = figure.strokes.first { $0.className == "chart__series" }!
@@ -166,12 +184,15 @@ import Testing
 
     @Test func divergingBarsPutLowAnswersLeftAndHighAnswersRightOfTheCentre() throws {
         let figure = DivergingBarChart(
-            id: "likert",
-            title: "How supported do you feel?",
-            summary: "Answers on a scale of 1 to 5.",
+            ChartDescription(
+                id: "likert",
+                title: "How supported do you feel?",
+                summary: "Answers on a scale of 1 to 5.",
+                valueTitle: DivergingBarChart.shareOfAnswers,
+                categoryTitle: "Question"
+            ),
             levels: ["1 Not at all", "2", "3", "4", "5 Very"],
-            rows: [.init(label: "Supported by the group", counts: [2, 2, 2, 2, 2]), .init(label: "No one yet", counts: [0, 0, 0, 0, 0])],
-            categoryTitle: "Question"
+            rows: [.init(label: "Supported by the group", counts: [2, 2, 2, 2, 2]), .init(label: "No one yet", counts: [0, 0, 0, 0, 0])]
         ).figure
         let bars = figure.boxes.filter { $0.tooltip?.hasPrefix("Supported") == true }
         #expect(bars.count == 5)
@@ -197,13 +218,9 @@ import Testing
 
     @Test func anEmptyChartStillHasAnAxis() {
         let figure = ColumnChart(
-            id: "empty",
-            title: "Nothing yet",
-            summary: "No data.",
+            ChartDescription(id: "empty", title: "Nothing yet", summary: "No data.", valueTitle: "Count", categoryTitle: "Day"),
             categories: [],
-            series: [],
-            valueAxisTitle: "Count",
-            categoryTitle: "Day"
+            series: []
         ).figure
         #expect(figure.strokes.contains { $0.className == "chart__axis" })
         Self.expectEveryLabelInside(figure)
@@ -214,13 +231,15 @@ import Testing
         try await TestPortal.run(engine) { portal in
             let html = portal.portal.pages.html(
                 BarChart(
-                    id: "x",
-                    title: "Cohort <b>\"names\"</b>",
-                    summary: "It's <i>escaped</i>.",
+                    ChartDescription(
+                        id: "x",
+                        title: "Cohort <b>\"names\"</b>",
+                        summary: "It's <i>escaped</i>.",
+                        valueTitle: "Members",
+                        categoryTitle: "Cohort"
+                    ),
                     categories: ["<script>alert(1)</script>"],
-                    series: [ChartSeries("A&B", [.count(3)])],
-                    valueAxisTitle: "Members",
-                    categoryTitle: "Cohort"
+                    series: [ChartSeries("A&B", [.count(3)])]
                 ).figure
             ).markup
             #expect(!html.contains("<script>") && !html.contains("<b>") && !html.contains("<i>"))
@@ -237,48 +256,51 @@ import Testing
     func theDrawnChartIsWhatItsTemplateWrites(engine: Database.Engine) async throws {
         let days = (1...40).map { "Nov \($0) <\"&'>" }
         var withoutTable = BarChart(
-            id: "b",
-            title: "Cohort <b>\"names\"</b>",
-            summary: "It's <i>escaped</i>.",
+            ChartDescription(
+                id: "b",
+                title: "Cohort <b>\"names\"</b>",
+                summary: "It's <i>escaped</i>.",
+                valueTitle: "Members",
+                categoryTitle: "Cohort"
+            ),
             categories: [Self.longName, "<script>"],
-            series: [ChartSeries("A&B", [.count(3), .count(7)]), ChartSeries("C", [.count(1), ChartValue(nil, text: "fewer than 5")])],
-            valueAxisTitle: "Members",
-            categoryTitle: "Cohort"
+            series: [ChartSeries("A&B", [.count(3), .count(7)]), ChartSeries("C", [.count(1), ChartValue(nil, text: "fewer than 5")])]
         ).figure
         withoutTable.tableBeneath = false
         let figures = [
             withoutTable,
             ColumnChart(
-                id: "moods",
-                title: "Moods by day",
-                summary: "Moods.",
+                ChartDescription(
+                    id: "moods",
+                    title: "Moods by day",
+                    summary: "Moods.",
+                    valueTitle: "Moods shared",
+                    categoryTitle: "Day",
+                    csvPath: "/analytics/moods.csv?by=day&x=\"1\""
+                ),
                 categories: days,
                 series: (0..<8).map { index in ChartSeries("Mood \(index)", days.indices.map { .count(($0 + index) % 9) }) },
-                valueAxisTitle: "Moods shared",
-                categoryTitle: "Day",
-                stacked: true,
-                csvPath: "/analytics/moods.csv?by=day&x=\"1\""
+                stacked: true
             ).figure,
             LineChart(
-                id: "share",
-                title: "Share",
-                summary: "The share.",
+                ChartDescription(id: "share", title: "Share", summary: "The share.", valueTitle: "Share of moods (%)", categoryTitle: "Week"),
                 categories: ["Week 1", "Week 2", "Week 3"],
                 series: [
                     ChartSeries("This period", [.share(0.2), ChartValue(nil, text: "fewer than 5"), .share(0.4)]),
                     ChartSeries("Before", [.share(0.3), .share(0.3), .share(0.3)])
                 ],
-                valueAxisTitle: "Share of moods (%)",
-                categoryTitle: "Week",
                 maximum: 100
             ).figure,
             DivergingBarChart(
-                id: "likert",
-                title: "How supported?",
-                summary: "Answers 1 to 5.",
+                ChartDescription(
+                    id: "likert",
+                    title: "How supported?",
+                    summary: "Answers 1 to 5.",
+                    valueTitle: DivergingBarChart.shareOfAnswers,
+                    categoryTitle: "Question"
+                ),
                 levels: ["1 Not at all", "2", "3", "4", "5 Very"],
-                rows: [.init(label: "Supported", counts: [2, 1, 0, 3, 4])],
-                categoryTitle: "Question"
+                rows: [.init(label: "Supported", counts: [2, 1, 0, 3, 4])]
             ).figure
         ]
         // Whitespace between elements is the template's layout, not markup.
