@@ -32,17 +32,25 @@ struct RecentAdherence: Equatable, Sendable {
 
 /// The patient page's charts and overall figure for one span of days and one month.
 struct PatientCharts: Sendable {
-    /// What the charts were drawn for: the span, the month, today (the calendar marks it), the span
-    /// as the address gave it (the month links keep it), and her prescriptions as they are shown
-    /// (their names come from the catalogue, which can change without changing her version).
+    /// What the charts were drawn for: the days, and her prescriptions as they are shown (their names
+    /// come from the catalogue, which can change without changing her version).
     struct Question: Hashable, Sendable {
         let prescriptions: [Prescription]
-        let from: CalendarDate
-        let through: CalendarDate
+        let days: Days
+    }
+
+    /// The days asked for: the span, the month, today (the calendar marks it), and the span as the
+    /// address gave it (the month links keep it).
+    struct Days: Hashable, Sendable {
+        let range: PatientsController.Range
         let month: CalendarDate
         let today: CalendarDate
         let requestedFrom: String?
         let requestedTo: String?
+
+        /// The first and last days of her logs the span and the month need.
+        var firstRead: CalendarDate { min(range.from, month.firstOfMonth) }
+        var lastRead: CalendarDate { max(range.through, min(month.lastOfMonth, today)) }
     }
 
     let adherence: AdherenceFigures

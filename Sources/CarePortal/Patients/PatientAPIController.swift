@@ -63,18 +63,7 @@ struct PatientAPIController {
         var problems = PatientClaim.problems(username: username, password: password, portal: portal)
         let origin = portal.origin(of: request, context: context)
         let patient = try await PatientClaim.patient(token: body.claimToken, origin: origin, portal: portal)
-        // The first-time confirmation (seed 3.4): what she confirms must be what her physician recorded.
-        let confirm: [(String, String?, String)] = [
-            ("first_name", body.firstName, patient.contact.firstName), ("middle_name", body.middleName, patient.contact.middleName),
-            ("last_name", body.lastName, patient.contact.lastName)
-        ]
-        for (field, typed, recorded) in confirm where !PatientRules.sameName(typed ?? "", recorded) {
-            problems[field] = "This does not match what your physician recorded. Check it, or ask your physician to correct it"
-        }
-        if PatientRules.medicalNumberKey(body.medicalNumber ?? "") != PatientRules.medicalNumberKey(patient.contact.medicalNumber) {
-            problems["medical_number"] =
-                "This does not match the medical number your physician recorded. Check it, or ask your physician to correct it"
-        }
+        problems.merge(body.mismatches(with: patient)) { $1 }
         guard problems.isEmpty else { throw APIError.validation(problems) }
         let physician = try await portal.database.read { db in try await Self.physician(of: patient, on: db) }
         do {
@@ -95,12 +84,7 @@ struct PatientAPIController {
                 status: .created
             )
         } catch is PatientClaim.UsernameTaken {
-            throw APIError(
-                status: .conflict,
-                code: "username_taken",
-                message: "That username is already taken.",
-                fields: ["username": "That username is already taken. Choose another"]
-            )
+            throw PatientAPI.Claim.usernameTaken
         }
     }
 

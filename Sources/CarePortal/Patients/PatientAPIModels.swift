@@ -248,3 +248,33 @@ enum PatientAPI {
         }
     }
 }
+
+extension PatientAPI.Claim {
+    /// The first-time confirmation (seed 3.4): what she confirms must be what her physician recorded. The
+    /// fields that differ, each with what to do.
+    func mismatches(with patient: Patient) -> [String: String] {
+        var problems: [String: String] = [:]
+        let confirm: [(String, String?, String)] = [
+            ("first_name", firstName, patient.contact.firstName), ("middle_name", middleName, patient.contact.middleName),
+            ("last_name", lastName, patient.contact.lastName)
+        ]
+        for (field, typed, recorded) in confirm where !PatientRules.sameName(typed ?? "", recorded) {
+            problems[field] = "This does not match what your physician recorded. Check it, or ask your physician to correct it"
+        }
+        if PatientRules.medicalNumberKey(medicalNumber ?? "") != PatientRules.medicalNumberKey(patient.contact.medicalNumber) {
+            problems["medical_number"] =
+                "This does not match the medical number your physician recorded. Check it, or ask your physician to correct it"
+        }
+        return problems
+    }
+
+    /// Someone else has the username she chose.
+    static var usernameTaken: APIError {
+        APIError(
+            status: .conflict,
+            code: "username_taken",
+            message: "That username is already taken.",
+            fields: ["username": "That username is already taken. Choose another"]
+        )
+    }
+}

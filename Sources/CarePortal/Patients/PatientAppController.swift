@@ -171,6 +171,28 @@ struct PatientAppController {
         var username: String?
         var password: String?
         var password_confirmation: String?
+
+        var chosenUsername: String { username?.trimmed ?? "" }
+
+        /// The problems with the username and password she chose and with her confirmation, by field.
+        func problems(portal: Portal) -> [String: String] {
+            let password = password ?? ""
+            var problems = PatientClaim.problems(username: chosenUsername, password: password, portal: portal)
+            if problems["password"] == nil, password != (password_confirmation ?? "") {
+                problems["password_confirmation"] = "Enter the same password twice"
+            }
+            if confirm != "yes" { problems["confirm"] = "Confirm these are your details, or contact your physician if they are not" }
+            return problems
+        }
+
+        /// `problems` in the order their fields stand on the page.
+        static func errors(_ problems: [String: String]) -> FormErrors {
+            var errors = FormErrors()
+            for field in ["confirm", "username", "password", "password_confirmation"] {
+                if let problem = problems[field] { errors.add(field, problem) }
+            }
+            return errors
+        }
     }
 
     /// The patient a typed token opens, or the first step again with what went wrong beside the field.
@@ -231,12 +253,8 @@ struct PatientAppController {
         case .failure(let refused): return refused.page
         case .success(let found): patient = found
         }
-        let username = form.username?.trimmed ?? "", password = form.password ?? ""
-        var problems = PatientClaim.problems(username: username, password: password, portal: portal)
-        if problems["password"] == nil, password != (form.password_confirmation ?? "") {
-            problems["password_confirmation"] = "Enter the same password twice"
-        }
-        if form.confirm != "yes" { problems["confirm"] = "Confirm these are your details, or contact your physician if they are not" }
+        let username = form.chosenUsername
+        var problems = form.problems(portal: portal)
         let origin = portal.origin(of: request, context: context)
         if problems.isEmpty {
             do {
@@ -244,7 +262,7 @@ struct PatientAppController {
                     patient,
                     token: token,
                     username: username,
-                    password: password,
+                    password: form.password ?? "",
                     origin: origin,
                     portal: portal
                 )
@@ -255,10 +273,19 @@ struct PatientAppController {
                 problems["username"] = "That username is already taken. Choose another"
             }
         }
-        var errors = FormErrors()
-        for field in ["confirm", "username", "password", "password_confirmation"] {
-            if let problem = problems[field] { errors.add(field, problem) }
-        }
+        return try await claimAccountAgain(patient, token: token, username: username, errors: ClaimForm.errors(problems), context: context)
+    }
+
+    /// The second step again, with what went wrong beside each field.
+    private func claimAccountAgain(
+        _ patient: Patient,
+        token: String,
+        username: String,
+        errors: FormErrors,
+        context: PortalContext
+    ) async throws
+        -> Response
+    {
         let physician = try await portal.database.read { db in
             try await PatientRepository().physicianNames(ids: [patient.physicianID], on: db)[patient.physicianID] ?? ""
         }

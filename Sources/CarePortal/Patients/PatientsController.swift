@@ -138,16 +138,9 @@ struct PatientsController {
         query.sort = request.query("sort").flatMap(PatientSort.init(rawValue:)) ?? .lastName
         query.descending = request.query("order") == "desc"
         query.page = try request.pageRequest()
-        // Adherence over the last 30 whole days, yesterday included, so a day still under way never lowers it.
-        let through = today.adding(days: -1), from = today.adding(days: -30)
-        let (page, adherence, drafts, physicians) = try await portal.database.read { [query] db in
-            let page = try await patients.list(query, on: db)
-            return (
-                page,
-                try await recentAdherence(of: page.items, from: from, through: through, on: db),
-                isAdministrator ? [] : try await regimens.drafts(physicianID: staff.id, on: db),
-                isAdministrator ? try await patients.physicianNames(ids: page.items.map(\.physicianID), on: db) : [:]
-            )
+        let today = self.today
+        let listing = try await portal.database.read { [query] db in
+            try await PatientsPage.load(query, staff: staff, today: today, cache: caches.recentAdherence, on: db)
         }
         let address = ListAddress(
             path: SiteURL.patients.path,
@@ -155,79 +148,16 @@ struct PatientsController {
                 ("q", query.search), ("sort", request.query("sort") == nil ? nil : query.sort.rawValue), ("order", request.query("order"))
             ]
         )
-        func header(_ title: String, _ sort: PatientSort) -> SortableHeader {
-            SortableHeader(title: title, key: sort.rawValue, currentKey: query.sort.rawValue, descending: query.descending, address: address)
-        }
-        let rows = page.items.map { patient in
-            PatientRow(
-                fullName: patient.fullName,
-                lastName: patient.contact.lastName,
-                firstName: patient.contact.firstName,
-                medicalNumber: patient.contact.medicalNumber,
-                lastActivity: patient.lastActivityAt.map(DisplayTime.dateTime) ?? "None yet",
-                adherence: adherence[patient.id]?.percent.map { "\($0)%" } ?? "Nothing due",
-                physician: isAdministrator ? physicians[patient.physicianID] ?? "Unknown" : nil,
-                viewPath: SiteURL.patient(patient.id).path,
-                editPath: SiteURL.editPatientContact(patient.id).path,
-                removePath: SiteURL.patientRemove(patient.id).path
-            )
-        }
+        let layout = portal.layout(isAdministrator ? "All patients" : "Your patients", context: context, current: .patients)
         return portal.pages.response(
-            PatientsPage(
-                layout: portal.layout(isAdministrator ? "All patients" : "Your patients", context: context, current: .patients),
-                isAdministrator: isAdministrator,
-                search: query.search,
-                lastNameHeader: header("Last name", .lastName),
-                numberHeader: header("Medical number", .medicalNumber),
-                rows: portal.pages.list(rows),
-                pagination: portal.pages.html(PaginationView(page, address: address, noun: "patients")),
-                isFiltered: !query.search.isEmpty,
-                drafts: drafts.map {
-                    DraftLink(
-                        name: $0.displayName,
-                        step: "Step \($0.step.number) of 3, \($0.step.title)",
-                        saved: DisplayTime.dateTime($0.updatedAt),
-                        path: $0.step.url(draftID: $0.id).path,
-                        discardPath: SiteURL.patientDraftCancel($0.id).path
-                    )
-                },
-                draftSummary: drafts.isEmpty ? nil : "\(drafts.count) draft\(drafts.count == 1 ? "" : "s")"
-            )
+            PatientsPage(listing, query: query, address: address, isAdministrator: isAdministrator, layout: layout, pages: portal.pages)
         )
-    }
-
-    /// Each patient's adherence from `from` through `through`, worked out only for those whose figure
-    /// is not kept under her current `adherenceVersion`.
-    private func recentAdherence(
-        of listed: [Patient],
-        from: CalendarDate,
-        through: CalendarDate,
-        on db: any SQLDatabase
-    ) async throws -> [Int64: RecentAdherence] {
-        let cache = caches.recentAdherence
-        var figures: [Int64: RecentAdherence] = [:]
-        var missing: [Int64: AdherenceKey<CalendarDate>] = [:]
-        for patient in listed {
-            let key = AdherenceKey(patient, from)
-            if let figure = cache.value(for: key) { figures[patient.id] = figure } else { missing[patient.id] = key }
-        }
-        guard !missing.isEmpty else { return figures }
-        let ids = Array(missing.keys)
-        let done = try await regimens.doneCounts(patientIDs: ids, from: from, through: through, on: db)
-        let schedules = Dictionary(grouping: try await regimens.schedules(patientIDs: ids, on: db), by: \.patientID)
-        for (id, key) in missing {
-            let scheduled = AdherenceSummary.scheduled(schedules[id] ?? [], from: from, through: through)
-            let figure = RecentAdherence(percent: AdherenceCount.percent(done: done[id] ?? 0, scheduled: scheduled))
-            cache.remember(figure, for: key)
-            figures[id] = figure
-        }
-        return figures
     }
 
     // MARK: Patient page
 
     /// A span of days chosen with `from` and `to` (ISO dates), at most two years, never past today.
-    struct Range: Sendable {
+    struct Range: Sendable, Hashable {
         let from: CalendarDate
         let through: CalendarDate
         let error: String?
@@ -261,128 +191,29 @@ struct PatientsController {
     @Sendable func show(request: Request, context: PortalContext) async throws -> Response {
         let patient = try await openPatient(request: request, context: context)
         let today = self.today
-        let range = Range(request: request, today: today)
-        let month = request.query("month").flatMap { CalendarDate(iso: "\($0)-01") } ?? today.firstOfMonth
-        let readFrom = min(range.from, month.firstOfMonth), readThrough = max(range.through, min(month.lastOfMonth, today))
-        let isAdministrator = context.staff?.role == .administrator
+        let days = PatientCharts.Days(
+            range: Range(request: request, today: today),
+            month: request.query("month").flatMap { CalendarDate(iso: "\($0)-01") } ?? today.firstOfMonth,
+            today: today,
+            requestedFrom: request.query("from"),
+            requestedTo: request.query("to")
+        )
+        let role = context.staff?.role
         try await recordView(patient.id, detail: "patient page", request: request, context: context)
         let now = portal.now
-        let (account, prescriptions, chartsKey, keptCharts, logs, recent, names, physicians) = try await portal.database.read { db in
-            let prescriptions = try await regimens.prescriptions(patientID: patient.id, on: db)
-            // The charts are drawn again only when her logs or prescriptions changed since they were
-            // last drawn for this span and month (her version was read above, before her logs are).
-            let chartsKey = AdherenceKey(
-                patient,
-                PatientCharts.Question(
-                    prescriptions: prescriptions,
-                    from: range.from,
-                    through: range.through,
-                    month: month,
-                    today: today,
-                    requestedFrom: request.query("from"),
-                    requestedTo: request.query("to")
-                )
-            )
-            let keptCharts = caches.charts.value(for: chartsKey)
-            return (
-                try await accounts.find(patientID: patient.id, on: db),
-                prescriptions, chartsKey, keptCharts,
-                keptCharts == nil ? try await regimens.logs(patientID: patient.id, from: readFrom, through: readThrough, on: db) : [],
-                try await regimens.recentLogs(patientID: patient.id, limit: 10, on: db),
-                try await patients.physicianNames(ids: [patient.physicianID], on: db),
-                isAdministrator ? try await patients.physicians(on: db) : []
-            )
-        }
-        let claim = account?.claimStatus(at: now) ?? .revoked
-        let claimDetail: String =
-            switch claim {
-            case .claimed: "Claimed \(account?.claimedAt.map(DisplayTime.dateTime) ?? "") with the username \(account?.username ?? "")."
-            case .waiting:
-                "Token emailed \(account?.claimSentAt.map(DisplayTime.dateTime) ?? ""); it works until \(account?.claimExpiresAt.map(DisplayTime.dateTime) ?? "")."
-            case .expired:
-                "The token emailed \(account?.claimSentAt.map(DisplayTime.dateTime) ?? "") expired \(account?.claimExpiresAt.map(DisplayTime.dateTime) ?? ""). Send a new one."
-            case .revoked: "No claim token works now. Send a new one when she is ready to use the app."
-            }
-        let current = prescriptions.filter { $0.endsOn == nil }
-        let byID = Dictionary(uniqueKeysWithValues: prescriptions.map { ($0.id, $0) })
-        let path = SiteURL.patient(patient.id).path
-        func monthPath(_ date: CalendarDate) -> String {
-            ListAddress(path: path, parameters: [("from", request.query("from")), ("to", request.query("to")), ("month", date.monthKey)]).string
+        let record = try await portal.database.read { db in
+            try await PatientDetails.load(patient, days: days, withPhysicians: role == .administrator, charts: caches.charts, on: db)
         }
         let charts =
-            keptCharts
+            record.keptCharts
             ?? {
-                let summary = AdherenceSummary(prescriptions: prescriptions, logs: logs, from: range.from, through: range.through)
-                let monthSummary = AdherenceSummary(
-                    prescriptions: prescriptions,
-                    logs: logs,
-                    from: month.firstOfMonth,
-                    through: min(month.lastOfMonth, today)
-                )
-                let charts = PatientCharts(
-                    adherence: AdherenceFigures(summary, pages: portal.pages),
-                    calendar: portal.pages.html(
-                        AdherenceCalendar(
-                            month: month,
-                            summary: monthSummary,
-                            today: today,
-                            previousPath: monthPath(month.adding(months: -1)),
-                            nextPath: month.adding(months: 1) <= today ? monthPath(month.adding(months: 1)) : nil
-                        )
-                    ),
-                    overall: summary.total.percent.map { "\($0)% of \(summary.total.scheduled) scheduled doses and sessions done" }
-                        ?? "Nothing was due"
-                )
-                caches.charts.remember(charts, for: chartsKey)
+                let path = SiteURL.patient(patient.id).path
+                let charts = PatientCharts(days, prescriptions: record.prescriptions, logs: record.logs, path: path, pages: portal.pages)
+                caches.charts.remember(charts, for: record.chartsKey)
                 return charts
             }()
-        let canPrescribe = context.staff?.role == .physician
         let layout = portal.layout(patient.fullName, context: context, current: .patients)
-        let details = PatientDetails(
-            csrfToken: layout.csrfToken ?? "",
-            name: patient.fullName,
-            contact: [
-                .init(key: "Medical number", value: patient.contact.medicalNumber),
-                .init(key: "Email address", value: patient.contact.email),
-                .init(key: "Phone number", value: patient.contact.phone),
-                .init(key: "Address", value: patient.contact.address),
-                .init(key: "Added", value: DisplayTime.dateTime(patient.createdAt)),
-                .init(key: "Last activity", value: patient.lastActivityAt.map(DisplayTime.dateTime) ?? "None yet")
-            ],
-            physician: names[patient.physicianID] ?? "Unknown",
-            claimStatus: claim.title,
-            claimTag: claim.tagClass,
-            claimDetail: claimDetail,
-            resendPath: claim == .claimed ? nil : SiteURL.patientClaimResend(patient.id).path,
-            revokePath: claim == .waiting ? SiteURL.patientClaimRevoke(patient.id).path : nil,
-            medications: current.filter { $0.kind == .medication }.map(PrescriptionView.init),
-            exercises: current.filter { $0.kind == .exercise }.map(PrescriptionView.init),
-            adherence: charts.adherence,
-            calendar: charts.calendar,
-            rangeFrom: range.from.iso,
-            rangeTo: range.through.iso,
-            rangeError: range.error,
-            overall: charts.overall,
-            activity: recent.map { log in
-                let prescription = byID[log.prescriptionID]
-                return ActivityRow(
-                    when: log.loggedAt.map(DisplayTime.dateTime) ?? "",
-                    day: log.day.displayed,
-                    what: prescription.map { "\($0.name), \($0.dose) (\(log.slot) of \($0.timesPerDay))" } ?? "An ended prescription",
-                    status: log.status == .done ? "Done" : "Missed"
-                )
-            },
-            editContactPath: SiteURL.editPatientContact(patient.id).path,
-            editMedicationsPath: canPrescribe ? SiteURL.editPatientMedications(patient.id).path : nil,
-            editExercisesPath: canPrescribe ? SiteURL.editPatientExercises(patient.id).path : nil,
-            historyPath: SiteURL.patientHistory(patient.id).path,
-            reportPath: ListAddress(path: SiteURL.patientReport(patient.id).path, parameters: [("from", range.from.iso), ("to", range.through.iso)])
-                .string,
-            removePath: SiteURL.patientRemove(patient.id).path,
-            reassignPath: isAdministrator ? SiteURL.patientReassign(patient.id).path : nil,
-            physicianOptions: physicians.map { SelectOption(value: "\($0.id)", title: $0.name, isSelected: $0.id == patient.physicianID) },
-            path: path
-        )
+        let details = PatientDetails(patient, record: record, charts: charts, days: days, role: role, csrfToken: layout.csrfToken ?? "", now: now)
         return portal.pages.response(PatientPage(layout: layout, details: portal.pages.html(details)))
     }
 
