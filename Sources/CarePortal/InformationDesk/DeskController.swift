@@ -62,87 +62,20 @@ struct DeskController {
     private func threadPage(id: Int64, context: PortalContext, draft: ReplyDraft) async throws -> Response {
         let staff = try context.requireStaff()
         let isAdministrator = staff.role == .administrator
-        let (loaded, replies, versions, reveals) = try await portal.database.read { db in
-            guard let thread = try await desk.repository.findThread(id: id, on: db) else { throw HTTPError(.notFound) }
-            let replies = try await desk.replies(of: thread, on: db)
-            let versions = isAdministrator ? try await desk.repository.versions(replyIDs: replies.map(\.id), on: db) : [:]
-            let reveals = isAdministrator ? try await desk.repository.reveals(threadID: id, on: db) : []
-            return (thread, replies, versions, reveals)
+        let reads = try await portal.database.read { db in
+            try await DeskThreadPage.Reads.load(id, isAdministrator: isAdministrator, desk: desk, on: db)
         }
-        let thread = loaded
-        let isTakenDown = thread.moderation != .visible
-        let canSee = !isTakenDown || isAdministrator
-        let canAnswer = !isTakenDown
-        let clock = portal.programSettings.current.clock
-        let question = DeskPostView(
-            anchor: "question",
-            isListItem: false,
-            byline: DeskByline(thread.author, in: thread),
-            posted: clock.dateTime(thread.createdAt),
-            edited: nil,
-            html: canSee ? RenderedHTML(sanitizedHTML: thread.body.html) : nil,
-            moderationTitle: isTakenDown ? thread.moderation.title : nil,
-            moderationReason: isAdministrator ? thread.moderationReason : nil,
-            isAccepted: false,
-            acceptPath: nil,
-            clearAcceptedPath: nil,
-            editPath: nil,
-            moderatePath: isAdministrator && !isTakenDown ? SiteURL.deskThreadModerate(id).path : nil,
-            restorePath: isAdministrator && isTakenDown ? SiteURL.deskThreadRestore(id).path : nil,
-            versions: [],
-            versionsTitle: nil
-        )
-        let replyViews: [DeskPostView] =
-            canSee
-            ? replies.map { reply in
-                let replyTakenDown = reply.moderation != .visible
-                let earlier = versions[reply.id] ?? []
-                let isAccepted = thread.acceptedReplyID == reply.id
-                return DeskPostView(
-                    anchor: "reply-\(reply.id)",
-                    isListItem: true,
-                    byline: DeskByline(reply.author, in: thread),
-                    posted: clock.dateTime(reply.createdAt),
-                    edited: reply.editedAt.map(clock.dateTime),
-                    html: replyTakenDown && !isAdministrator ? nil : RenderedHTML(sanitizedHTML: reply.body.html),
-                    moderationTitle: replyTakenDown ? reply.moderation.title : nil,
-                    moderationReason: isAdministrator ? reply.moderationReason : nil,
-                    isAccepted: isAccepted,
-                    acceptPath: canAnswer && !replyTakenDown && !isAccepted ? SiteURL.deskReplyAccept(reply.id).path : nil,
-                    clearAcceptedPath: canAnswer && isAccepted ? SiteURL.deskThreadClearAccepted(id).path : nil,
-                    editPath: desk.canEdit(reply, by: staff) && canAnswer ? SiteURL.deskReplyEdit(reply.id).path : nil,
-                    moderatePath: isAdministrator && !replyTakenDown ? SiteURL.deskReplyModerate(reply.id).path : nil,
-                    restorePath: isAdministrator && replyTakenDown ? SiteURL.deskReplyRestore(reply.id).path : nil,
-                    versions: earlier.map { .init(html: RenderedHTML(sanitizedHTML: $0.html), replacedAt: clock.dateTime($0.replacedAt)) },
-                    versionsTitle: earlier.isEmpty ? nil : "Earlier versions (\(earlier.count))"
-                )
-            } : []
-        let status = thread.status(now: portal.now)
-        var errors = FormErrors()
-        if let error = draft.error { errors.add("body", error) }
-        let title = canSee ? thread.title : Moderation.placeholder
-        return portal.pages.response(
-            DeskThreadPage(
-                layout: portal.layout(title, context: context, current: .desk),
-                title: title,
-                isTakenDown: isTakenDown,
-                question: portal.pages.html(question),
-                status: status.0,
-                statusTag: status.1,
-                acceptedAnchor: canSee ? thread.acceptedReplyID.map { "reply-\($0)" } : nil,
-                replies: portal.pages.list(replyViews),
-                replyAction: canAnswer ? SiteURL.deskThreadReplies(id).path : nil,
-                errors: errors.items,
-                body: draft.body,
-                bodyError: draft.error,
-                previewHTML: draft.preview.map(RenderedHTML.init(sanitizedHTML:)),
-                revealPath: isAdministrator && thread.isAnonymous ? SiteURL.deskThreadReveal(id).path : nil,
-                reveals: reveals.map {
-                    .init(text: "\($0.revealedByName) revealed who asked on \(clock.dateTime($0.revealedAt)). Reason: \($0.reason)")
-                }
-            ),
-            status: draft.error == nil ? .ok : .unprocessableContent
-        )
+        guard let reads else { throw HTTPError(.notFound) }
+        let page = DeskThreadPage(
+            reads,
+            staff: staff,
+            desk: desk,
+            draft: draft,
+            now: portal.now,
+            clock: portal.programSettings.current.clock,
+            pages: portal.pages
+        ) { portal.layout($0, context: context, current: .desk) }
+        return portal.pages.response(page, status: draft.error == nil ? .ok : .unprocessableContent)
     }
 
     struct ReplyForm: Decodable {
