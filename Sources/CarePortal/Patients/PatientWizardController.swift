@@ -54,6 +54,17 @@ struct PatientWizardController {
         contactPage(values: [:], errors: FormErrors(), action: .newPatient, cancel: .patients, context: context)
     }
 
+    /// The draft's contact step again, with what to fix.
+    private func contactPage(of draft: PatientDraft, errors: FormErrors, context: PortalContext) -> Response {
+        contactPage(
+            values: draft.contact,
+            errors: errors,
+            action: .patientDraftContact(draft.id),
+            cancel: .patientDraftCancel(draft.id),
+            context: context
+        )
+    }
+
     private func contactPage(values: [String: String], errors: FormErrors, action: SiteURL, cancel: SiteURL, context: PortalContext) -> Response {
         let (fields, address) = PatientForms.contactFields(values, errors: errors)
         return portal.pages.response(
@@ -107,13 +118,7 @@ struct PatientWizardController {
         default:
             let errors = PatientForms.checkContact(draft.contact)
             guard errors.isEmpty else {
-                return contactPage(
-                    values: draft.contact,
-                    errors: errors,
-                    action: .patientDraftContact(draft.id),
-                    cancel: .patientDraftCancel(draft.id),
-                    context: context
-                )
+                return contactPage(of: draft, errors: errors, context: context)
             }
             var moved = draft
             moved.step = max(draft.step, .medications)
@@ -127,13 +132,7 @@ struct PatientWizardController {
     @Sendable func showStep(_ step: PatientDraft.Step, _ request: Request, _ context: PortalContext) async throws -> Response {
         let draft = try await draft(context)
         if step == .contact {
-            return contactPage(
-                values: draft.contact,
-                errors: FormErrors(),
-                action: .patientDraftContact(draft.id),
-                cancel: .patientDraftCancel(draft.id),
-                context: context
-            )
+            return contactPage(of: draft, errors: FormErrors(), context: context)
         }
         let all = try await portal.database.read { db in try await catalogue.all(on: db) }
         return regimenPage(step, draft: draft, catalogue: all, errors: FormErrors(), context: context)
@@ -210,86 +209,28 @@ struct PatientWizardController {
         let physician = try physician(context)
         // Everything is checked again: the draft may be old and the catalogue may have changed.
         let contactErrors = PatientForms.checkContact(draft.contact)
-        guard contactErrors.isEmpty else {
-            return contactPage(
-                values: draft.contact,
-                errors: contactErrors,
-                action: .patientDraftContact(draft.id),
-                cancel: .patientDraftCancel(draft.id),
-                context: context
-            )
-        }
+        guard contactErrors.isEmpty else { return contactPage(of: draft, errors: contactErrors, context: context) }
         let medications = RegimenRules.check(draft.medications, kind: .medication, catalogue: catalogue)
         guard medications.problems.isEmpty else {
             return regimenPage(.medications, draft: draft, catalogue: catalogue, errors: PatientForms.errors(medications.problems), context: context)
         }
         let exercises = RegimenRules.check(draft.exercises, kind: .exercise, catalogue: catalogue)
-        let contact = PatientRules.contact(draft.contact)
-        let origin = portal.origin(of: request, context: context)
-        let now = portal.now
-        let patient: Patient
+        let new = NewPatient(
+            contact: PatientRules.contact(draft.contact),
+            medications: medications.items,
+            exercises: exercises.items,
+            draftID: draft.id
+        )
+        let (origin, now) = (portal.origin(of: request, context: context), portal.now)
         let token = ClaimToken(randomBytes: portal.dependencies.randomBytes)
+        let patient: Patient
         do {
-            patient = try await portal.database.transaction { db in
-                let patient = try await PatientRepository().create(contact, physicianID: physician.id, now: now, on: db)
-                try await regimens.add(
-                    medications.items + exercises.items,
-                    patientID: patient.id,
-                    startsOn: CalendarDate(now),
-                    by: physician.id,
-                    now: now,
-                    on: db
-                )
-                try await PatientAccountRepository().create(patientID: patient.id, token: token, now: now, on: db)
-                try await portal.outbox.enqueue(
-                    .claimToken(
-                        patient: patient,
-                        token: token,
-                        expiresAt: now.addingTimeInterval(PatientAccount.claimLifetime),
-                        settings: portal.settings
-                    ),
-                    on: db
-                )
-                try await portal.audit.record(
-                    AuditEvent(
-                        actor: context.auditActor,
-                        action: .patientCreated,
-                        recordType: "patient",
-                        recordID: "\(patient.id)",
-                        origin: origin,
-                        detail: "\(medications.items.count) medications, \(exercises.items.count) exercises"
-                    ),
-                    on: db
-                )
-                try await portal.audit.record(
-                    AuditEvent(
-                        actor: context.auditActor,
-                        action: .claimTokenSent,
-                        recordType: "patient",
-                        recordID: "\(patient.id)",
-                        origin: origin
-                    ),
-                    on: db
-                )
-                try await regimens.deleteDraft(id: draft.id, physicianID: physician.id, on: db)
-                return patient
-            }
+            patient = try await new.add(by: physician.id, token: token, actor: context.auditActor, origin: origin, now: now, portal: portal)
         } catch is MedicalNumberTaken {
-            var errors = FormErrors()
-            errors.add(
-                "medical_number",
-                "You already have a patient with this medical number. Check the number, or find her in your list of patients"
-            )
             var back = draft
             back.step = .contact
             try await save(back, context: context)
-            return contactPage(
-                values: draft.contact,
-                errors: errors,
-                action: .patientDraftContact(draft.id),
-                cancel: .patientDraftCancel(draft.id),
-                context: context
-            )
+            return contactPage(of: draft, errors: .one("medical_number", NewPatient.medicalNumberTaken), context: context)
         }
         guard portal.deliversMail else {
             return PatientClaimShownOnce(portal: portal).page(
@@ -301,13 +242,7 @@ struct PatientWizardController {
                 context: context
             )
         }
-        try await portal.flash(
-            Flash(
-                .success,
-                "\(patient.fullName) has been added. Her claim token for the app has been emailed to \(patient.contact.email); it works for \(PatientAccount.claimLifetimeDays) days."
-            ),
-            context: context
-        )
+        try await portal.flash(Flash(.success, NewPatient.added(patient)), context: context)
         return seeOther(.patient(patient.id))
     }
 

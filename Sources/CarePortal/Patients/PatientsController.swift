@@ -340,46 +340,18 @@ struct PatientsController {
         enum Outcome: Sendable { case saved(Patient, started: Int, ended: Int), invalid(Patient) }
         let outcome = try await changePatient(request: request, context: context) { patient, db -> Outcome in
             guard problems.isEmpty else { return .invalid(patient) }
-            let current = try await regimens.prescriptions(patientID: patient.id, on: db).filter { $0.kind == kind && $0.endsOn == nil }
-            var kept: Set<Int64> = []
-            var added: [PrescribedItem] = []
-            for (position, item) in items.enumerated() {
-                if let id = item.prescriptionID, let existing = current.first(where: { $0.id == id }), !kept.contains(id), item.sameAs(existing) {
-                    kept.insert(id)
-                    if existing.position != position { try await regimens.setPosition(id: id, position, on: db) }
-                } else {
-                    added.append(item)
-                }
+            let (added, ended) = try await regimens.replace(kind, with: items, patientID: patient.id, from: today, by: accountID, now: now, on: db)
+            if added + ended > 0 {
+                let detail = "\(kind.rawValue)s: \(added) started, \(ended) ended"
+                try await audit(.patientRegimenChanged, patientID: patient.id, detail: detail, request: request, context: context, on: db)
             }
-            let ended = current.filter { !kept.contains($0.id) }.map(\.id)
-            try await regimens.end(ids: ended, patientID: patient.id, on: today, by: accountID, now: now, on: db)
-            try await regimens.add(added, patientID: patient.id, startsOn: today, by: accountID, now: now, on: db)
-            if !added.isEmpty || !ended.isEmpty {
-                try await audit(
-                    .patientRegimenChanged,
-                    patientID: patient.id,
-                    detail: "\(kind.rawValue)s: \(added.count) started, \(ended.count) ended",
-                    request: request,
-                    context: context,
-                    on: db
-                )
-            }
-            return .saved(patient, started: added.count, ended: ended.count)
+            return .saved(patient, started: added, ended: ended)
         }
         switch outcome {
         case .invalid(let patient):
             return regimenPage(patient, kind: kind, rows: rows, catalogue: all, errors: PatientForms.errors(problems), context: context)
         case .saved(let patient, let started, let ended):
-            let noun = kind == .medication ? "medications" : "exercises"
-            try await portal.flash(
-                Flash(
-                    .success,
-                    started + ended == 0
-                        ? "Nothing changed in \(patient.fullName)’s \(noun)."
-                        : "\(patient.fullName)’s \(noun) are saved. The changes apply from today; her history keeps what applied before."
-                ),
-                context: context
-            )
+            try await portal.flash(Flash(.success, RegimenRules.saved(kind, of: patient, changes: started + ended)), context: context)
             return seeOther(.patient(patient.id))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PortalPlatform
+import SQLKit
 
 /// When a prescription is due, and nothing else of it: all a count of scheduled doses needs.
 struct DoseSchedule: Sendable, Equatable {
@@ -198,5 +199,46 @@ enum RegimenRules {
                 note: form["note_\(index)"]?.trimmed ?? ""
             )
         }
+    }
+}
+
+extension RegimenRules {
+    /// What the physician is told once she saved a patient's medications or exercises.
+    static func saved(_ kind: Prescription.Kind, of patient: Patient, changes: Int) -> String {
+        let noun = kind == .medication ? "medications" : "exercises"
+        return changes == 0
+            ? "Nothing changed in \(patient.fullName)’s \(noun)."
+            : "\(patient.fullName)’s \(noun) are saved. The changes apply from today; her history keeps what applied before."
+    }
+}
+
+extension RegimenRepository {
+    /// Makes `items` her current prescriptions of `kind` from `day`: one the same as a current one keeps it
+    /// (moved to its new place in the list), the others start that day, and the current ones left out end.
+    /// Returns how many started and how many ended.
+    func replace(
+        _ kind: Prescription.Kind,
+        with items: [PrescribedItem],
+        patientID: Int64,
+        from day: CalendarDate,
+        by accountID: Int64?,
+        now: Date,
+        on db: any SQLDatabase
+    ) async throws -> (started: Int, ended: Int) {
+        let current = try await prescriptions(patientID: patientID, on: db).filter { $0.kind == kind && $0.endsOn == nil }
+        var kept: Set<Int64> = []
+        var added: [PrescribedItem] = []
+        for (position, item) in items.enumerated() {
+            if let id = item.prescriptionID, let existing = current.first(where: { $0.id == id }), !kept.contains(id), item.sameAs(existing) {
+                kept.insert(id)
+                if existing.position != position { try await setPosition(id: id, position, on: db) }
+            } else {
+                added.append(item)
+            }
+        }
+        let ended = current.filter { !kept.contains($0.id) }.map(\.id)
+        try await end(ids: ended, patientID: patientID, on: day, by: accountID, now: now, on: db)
+        try await add(added, patientID: patientID, startsOn: day, by: accountID, now: now, on: db)
+        return (added.count, ended.count)
     }
 }
