@@ -108,80 +108,68 @@ struct PharmacyStoreController {
             guard errors.isEmpty else { return (nil, errors) }
             return (PharmacyDeal(id: id, title: title, description: description, validFrom: validFrom, validUntil: validUntil), errors)
         }
+
+        /// The deal the form describes, and the type of the picture sent with it (`picture`'s bytes, nil when
+        /// none came); nil with every problem by its field.
+        func validated(id: Int64, picture: [UInt8]?) -> (deal: PharmacyDeal?, pictureType: UploadType?, errors: FormErrors) {
+            var (deal, errors) = validated(id: id)
+            var type: UploadType?
+            if let picture {
+                switch PharmacyRules.dealPictureRules.check(picture) {
+                case .success(let recognised): type = recognised
+                case .failure(let problem): errors.add("picture", problem.message)
+                }
+            }
+            if !errors.isEmpty { deal = nil }
+            return (deal, type, errors)
+        }
     }
 
     private func dealForm(_ id: Int64?, _ context: PortalContext) async throws -> Response {
-        var form = DealForm()
-        if let id {
-            guard let deal = try await portal.database.read({ db in try await repository.deal(id: id, on: db) }) else { throw HTTPError(.notFound) }
-            form = DealForm(deal)
-        }
-        return portal.pages.response(
+        let form = try await id.asyncMap { id in DealForm(try await deal(id)) } ?? DealForm()
+        return dealPage(form, id: id, hasPicture: form.picture != nil, errors: FormErrors(), context: context)
+    }
+
+    private func deal(_ id: Int64) async throws -> PharmacyDeal {
+        guard let found = try await portal.database.read({ db in try await repository.deal(id: id, on: db) }) else { throw HTTPError(.notFound) }
+        return found
+    }
+
+    private func dealPage(_ form: DealForm, id: Int64?, hasPicture: Bool, errors: FormErrors, context: PortalContext) -> Response {
+        portal.pages.response(
             DealFormPage(
                 form,
                 id: id,
-                hasPicture: form.picture != nil,
-                errors: FormErrors(),
+                hasPicture: hasPicture,
+                errors: errors,
                 layout: portal.layout(id == nil ? "Add a deal" : "Change a deal", context: context, current: .pharmacyDeals)
-            )
+            ),
+            status: errors.isEmpty ? .ok : .unprocessableContent
         )
     }
 
     private func saveDeal(_ id: Int64?, _ request: Request, _ context: PortalContext) async throws -> Response {
         let multipart = try await request.multipartForm()
         let form = DealForm(multipart)
-        let existing = try await id.asyncMap { id in
-            guard let found = try await portal.database.read({ db in try await repository.deal(id: id, on: db) }) else { throw HTTPError(.notFound) }
-            return found
-        }
-        var (deal, errors) = form.validated(id: id ?? 0)
-        var upload: (bytes: [UInt8], type: UploadType)?
-        if let file = multipart.files["picture"] {
-            switch PharmacyRules.dealPictureRules.check(file.bytes) {
-            case .success(let type): upload = (file.bytes, type)
-            case .failure(let problem): errors.add("picture", problem.message)
-            }
-        }
-        let removing = multipart.fields["remove_picture"] == "yes"
-        guard var deal, errors.isEmpty else {
-            return portal.pages.response(
-                DealFormPage(
-                    form,
-                    id: id,
-                    hasPicture: existing?.picture != nil,
-                    errors: errors,
-                    layout: portal.layout(id == nil ? "Add a deal" : "Change a deal", context: context, current: .pharmacyDeals)
-                ),
-                status: .unprocessableContent
-            )
-        }
+        let existing = try await id.asyncMap { try await deal($0) }
+        let file = multipart.files["picture"]?.bytes
+        let (valid, pictureType, errors) = form.validated(id: id ?? 0, picture: file)
+        guard var deal = valid else { return dealPage(form, id: id, hasPicture: existing?.picture != nil, errors: errors, context: context) }
         let store = Self.pictures(portal)
-        let stored = try await upload.asyncMap { try await store.save($0.bytes, type: $0.type) }
-        deal.picture = stored ?? (removing ? nil : existing?.picture)
-        let origin = portal.origin(of: request, context: context)
+        var saving: StoredUpload?
+        if let file, let pictureType { saving = try await store.save(file, type: pictureType) }
+        let stored = saving
+        deal.picture = stored ?? (multipart.fields["remove_picture"] == "yes" ? nil : existing?.picture)
+        let detail = deal.title + (stored.map { ", picture \($0.type.rawValue), \(file?.count ?? 0) bytes" } ?? "")
         let saved: Int64?
         do {
-            saved = try await portal.database.transaction { [deal] db -> Int64? in
-                let savedID: Int64
-                if let id {
-                    guard try await repository.updateDeal(deal, now: portal.now, on: db) else { return nil }
-                    savedID = id
-                } else {
-                    savedID = try await repository.addDeal(deal, now: portal.now, on: db)
-                }
-                try await portal.audit.record(
-                    AuditEvent(
-                        actor: context.auditActor,
-                        action: .pharmacyDealSaved,
-                        recordType: "pharmacy_deal",
-                        recordID: "\(savedID)",
-                        origin: origin,
-                        detail: deal.title + (stored.map { ", picture \($0.type.rawValue), \(upload!.bytes.count) bytes" } ?? "")
-                    ),
-                    on: db
-                )
-                return savedID
-            }
+            saved = try await record(
+                deal,
+                isNew: id == nil,
+                detail: detail,
+                actor: context.auditActor,
+                origin: portal.origin(of: request, context: context)
+            )
         } catch {
             if let stored { try? await store.remove(stored) }
             throw error
@@ -194,6 +182,31 @@ struct PharmacyStoreController {
         if let old = existing?.picture, old != deal.picture { try? await store.remove(old) }
         try await portal.flash(Flash(.success, "\(deal.title) saved."), context: context)
         return seeOther(.pharmacyDeals)
+    }
+
+    /// Adds the deal or changes it, audited in the same transaction; nil when the deal to change is gone.
+    private func record(_ deal: PharmacyDeal, isNew: Bool, detail: String, actor: AuditActor, origin: AuditOrigin) async throws -> Int64? {
+        try await portal.database.transaction { db -> Int64? in
+            let savedID: Int64
+            if isNew {
+                savedID = try await repository.addDeal(deal, now: portal.now, on: db)
+            } else {
+                guard try await repository.updateDeal(deal, now: portal.now, on: db) else { return nil }
+                savedID = deal.id
+            }
+            try await portal.audit.record(
+                AuditEvent(
+                    actor: actor,
+                    action: .pharmacyDealSaved,
+                    recordType: "pharmacy_deal",
+                    recordID: "\(savedID)",
+                    origin: origin,
+                    detail: detail
+                ),
+                on: db
+            )
+            return savedID
+        }
     }
 
     @Sendable func deleteDeal(request: Request, context: PortalContext) async throws -> Response {
