@@ -41,12 +41,7 @@ struct LearningModuleForm: Sendable {
     func module(existing: LearningModule?, videos: [LearningVideo], now: Date) -> (LearningModule?, FormErrors) {
         var errors = FormErrors()
         let title = values["title"] ?? "", category = values["category"] ?? "", summary = values["summary"] ?? ""
-        if let problem = LearningRules.lineProblem(title, name: "the module’s title", maximumLength: LearningRules.titleMaximumLength) {
-            errors.add("title", problem)
-        }
-        if let problem = LearningRules.lineProblem(category, name: "a category", maximumLength: LearningRules.categoryMaximumLength) {
-            errors.add("category", problem)
-        }
+        LearningRules.checkTitle(title, category: category, of: "module", into: &errors)
         let position = Int(values["position"] ?? "")
         if position.map(LearningRules.positionRange.contains) != true {
             errors.add(
@@ -153,6 +148,12 @@ struct QuizQuestionForm: Sendable {
 }
 
 extension LearningRules {
+    /// A module's or a video's title and category, each one line of a limited length.
+    static func checkTitle(_ title: String, category: String, of noun: String, into errors: inout FormErrors) {
+        if let problem = lineProblem(title, name: "the \(noun)’s title", maximumLength: titleMaximumLength) { errors.add("title", problem) }
+        if let problem = lineProblem(category, name: "a category", maximumLength: categoryMaximumLength) { errors.add("category", problem) }
+    }
+
     /// The stage and status typed into a module's or a video's form, or what to fix.
     static func target(_ values: [String: String], errors: inout FormErrors) -> (LearningStage, LearningStatus)? {
         let code = values["stage"] ?? ""
@@ -218,12 +219,7 @@ struct LearningVideoForm: Sendable {
     func video(existing: LearningVideo?, upload: Result<StoredUpload, UploadProblem>?, uploadedSize: Int) -> (LearningVideo?, FormErrors) {
         var errors = FormErrors()
         let title = values["title"] ?? "", category = values["category"] ?? "", description = values["description"] ?? ""
-        if let problem = LearningRules.lineProblem(title, name: "the video’s title", maximumLength: LearningRules.titleMaximumLength) {
-            errors.add("title", problem)
-        }
-        if let problem = LearningRules.lineProblem(category, name: "a category", maximumLength: LearningRules.categoryMaximumLength) {
-            errors.add("category", problem)
-        }
+        LearningRules.checkTitle(title, category: category, of: "video", into: &errors)
         let length = LearningRules.length(values["length"] ?? "")
         if length == nil { errors.add("length", "Enter the length as minutes and seconds, like 4:30") }
         if let problem = LearningRules.textProblem(description, name: "a description", maximumLength: LearningRules.descriptionMaximumLength) {
