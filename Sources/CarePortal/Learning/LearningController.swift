@@ -11,8 +11,8 @@ struct LearningController {
 
     func addRoutes(to routes: inout PortalRoutes) {
         routes.get(SiteURL.learning.pattern, access: Self.access, overview)
-        routes.get(RouterPath("\(SiteURL.learning.path)/baby-weeks/:week"), access: Self.access, editWeek)
-        routes.post(RouterPath("\(SiteURL.learning.path)/baby-weeks/:week"), access: Self.access, saveWeek)
+        routes.get(SiteURL.pattern(SiteURL.babyWeek), access: Self.access, editWeek)
+        routes.post(SiteURL.pattern(SiteURL.babyWeek), access: Self.access, saveWeek)
         routes.get(SiteURL.pointsRules.pattern, access: Self.access, showRules)
         routes.post(SiteURL.pointsRules.pattern, access: Self.access, saveRules)
     }

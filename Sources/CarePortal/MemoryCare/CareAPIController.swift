@@ -81,6 +81,7 @@ struct CareAPIController {
                     access: .app(kind.appAccount),
                     preferences: .care(.apiNotificationPreferences(kind)),
                     pushTokens: .care(.apiPushTokens(kind)),
+                    pushToken: { .care(.apiPushToken(kind, $0)) },
                     read: { .care(.apiNotificationRead(kind, $0)) },
                     readAll: .care(.apiNotificationsReadAll(kind)),
                     choosesReminders: false

@@ -37,6 +37,7 @@ struct CareAppAccounts {
                 access: .app(kind.appAccount),
                 preferences: .care(.apiNotificationPreferences(kind)),
                 pushTokens: .care(.apiPushTokens(kind)),
+                pushToken: { .care(.apiPushToken(kind, $0)) },
                 read: { .care(.apiNotificationRead(kind, $0)) },
                 readAll: .care(.apiNotificationsReadAll(kind)),
                 choosesReminders: false

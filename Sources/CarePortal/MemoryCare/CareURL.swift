@@ -21,6 +21,9 @@ enum CareURL: Sendable, Equatable {
 
     // Both apps.
     case apiRegistrations(CareAccountKind)
+    /// Sign-in and sign-out, registered by the platform for each kind (`AppAccountKind.sessionsPath`).
+    case apiSessions(CareAccountKind)
+    case apiCurrentSession(CareAccountKind)
     case apiConfirmations
     case apiPasswordResets(CareAccountKind)
     case apiPasswordResetCompletion(CareAccountKind)
@@ -31,6 +34,7 @@ enum CareURL: Sendable, Equatable {
     case apiNotificationsReadAll(CareAccountKind)
     case apiNotificationPreferences(CareAccountKind)
     case apiPushTokens(CareAccountKind)
+    case apiPushToken(CareAccountKind, String)
     case apiFeedback(CareAccountKind)
 
     // The care receiver's app.
@@ -113,16 +117,17 @@ enum CareURL: Sendable, Equatable {
     case appPersonLeave(Int64)
 
     private static func staffRoot(_ kind: CareAccountKind) -> String { kind == .careReceiver ? "/care/receivers" : "/care/caregivers" }
-    private static let receiver = "/api/v1/care"
+    private static let receiver = AppAccountKind.careReceiver.apiPrefix
     private static let receiverPages = AppAccountKind.careReceiver.pagesPath
     private static let caregiverPages = AppAccountKind.caregiver.pagesPath
-    private static let caregiver = "/api/v1/caregiver"
+    private static let caregiver = AppAccountKind.caregiver.apiPrefix
 
-    var path: String {
+    /// The address, written once for the link and the router's pattern.
+    var route: RoutePath {
         switch self {
         case .confirm: "/care/confirm"
         case .resetPassword: "/care/reset-password"
-        case .accounts(let kind): Self.staffRoot(kind)
+        case .accounts(let kind): "\(Self.staffRoot(kind))"
         case .account(let kind, let id): "\(Self.staffRoot(kind))/\(id)"
         case .accountDisable(let kind, let id): "\(Self.staffRoot(kind))/\(id)/disable"
         case .accountEnable(let kind, let id): "\(Self.staffRoot(kind))/\(id)/enable"
@@ -132,6 +137,8 @@ enum CareURL: Sendable, Equatable {
         case .feedback: "/care/feedback"
         case .feedbackHandled(let id): "/care/feedback/\(id)/handled"
         case .apiRegistrations(let kind): "\(kind.appAccount.apiPrefix)/registrations"
+        case .apiSessions(let kind): "\(kind.appAccount.sessionsPath)"
+        case .apiCurrentSession(let kind): "\(kind.appAccount.currentSessionPath)"
         case .apiConfirmations: "\(Self.receiver)/confirmations"
         case .apiPasswordResets(let kind): "\(kind.appAccount.apiPrefix)/password-resets"
         case .apiPasswordResetCompletion(let kind): "\(kind.appAccount.apiPrefix)/password-resets/complete"
@@ -142,13 +149,14 @@ enum CareURL: Sendable, Equatable {
         case .apiNotificationsReadAll(let kind): "\(kind.appAccount.apiPrefix)/notifications/read-all"
         case .apiNotificationPreferences(let kind): "\(kind.appAccount.apiPrefix)/notifications/preferences"
         case .apiPushTokens(let kind): "\(kind.appAccount.apiPrefix)/push-tokens"
+        case .apiPushToken(let kind, let token): "\(kind.appAccount.apiPrefix)/push-tokens/\(token, as: "token")"
         case .apiFeedback(let kind): "\(kind.appAccount.apiPrefix)/feedback"
         case .apiPIN: "\(Self.receiver)/pin"
         case .apiUnlock: "\(Self.receiver)/unlock"
         case .apiMemories: "\(Self.receiver)/memories"
         case .apiMemory(let id): "\(Self.receiver)/memories/\(id)"
         case .apiMemoryFiles(let id): "\(Self.receiver)/memories/\(id)/files"
-        case .apiMemoryFile(let id, let file): "\(Self.receiver)/memories/\(id)/files/\(file)"
+        case .apiMemoryFile(let id, let file): "\(Self.receiver)/memories/\(id)/files/\(file, as: "record")"
         case .apiChanges: "\(Self.receiver)/changes"
         case .apiExport: "\(Self.receiver)/export"
         case .apiImport: "\(Self.receiver)/import"
@@ -165,11 +173,12 @@ enum CareURL: Sendable, Equatable {
         case .apiCaregiverLink(let id): "\(Self.caregiver)/links/\(id)"
         case .apiCaregiverReminders(let link): "\(Self.caregiver)/links/\(link)/reminders"
         case .apiCaregiverMemories(let link): "\(Self.caregiver)/links/\(link)/memories"
-        case .apiCaregiverMemory(let link, let id): "\(Self.caregiver)/links/\(link)/memories/\(id)"
-        case .apiCaregiverMemoryFiles(let link, let id): "\(Self.caregiver)/links/\(link)/memories/\(id)/files"
-        case .apiCaregiverMemoryFile(let link, let id, let file): "\(Self.caregiver)/links/\(link)/memories/\(id)/files/\(file)"
+        case .apiCaregiverMemory(let link, let id): "\(Self.caregiver)/links/\(link)/memories/\(id, as: "record")"
+        case .apiCaregiverMemoryFiles(let link, let id): "\(Self.caregiver)/links/\(link)/memories/\(id, as: "record")/files"
+        case .apiCaregiverMemoryFile(let link, let id, let file):
+            "\(Self.caregiver)/links/\(link)/memories/\(id, as: "record")/files/\(file, as: "file")"
         case .apiCaregiverPlans(let link): "\(Self.caregiver)/links/\(link)/plans"
-        case .apiCaregiverPlan(let link, let id): "\(Self.caregiver)/links/\(link)/plans/\(id)"
+        case .apiCaregiverPlan(let link, let id): "\(Self.caregiver)/links/\(link)/plans/\(id, as: "record")"
         case .apiCaregiverLocation(let link): "\(Self.caregiver)/links/\(link)/location"
         case .appRegister(let kind): "\(kind.appAccount.pagesPath)/register"
         case .appForgottenPassword(let kind): "\(kind.appAccount.pagesPath)/forgotten-password"
@@ -178,15 +187,15 @@ enum CareURL: Sendable, Equatable {
         case .appNotificationChoices(let kind): "\(kind.appAccount.pagesPath)/notifications/choices"
         case .appFeedback(let kind): "\(kind.appAccount.pagesPath)/feedback"
         case .appPassword(let kind): "\(kind.appAccount.pagesPath)/password"
-        case .appMemories: Self.receiverPages
+        case .appMemories: "\(Self.receiverPages)"
         case .appMemoryNew: "\(Self.receiverPages)/memories/new"
         case .appMemory(let id): "\(Self.receiverPages)/memories/\(id)"
         case .appMemoryEdit(let id): "\(Self.receiverPages)/memories/\(id)/edit"
         case .appMemoryStatus(let id): "\(Self.receiverPages)/memories/\(id)/status"
         case .appMemoryDelete(let id): "\(Self.receiverPages)/memories/\(id)/delete"
         case .appMemoryFiles(let id): "\(Self.receiverPages)/memories/\(id)/files"
-        case .appMemoryFile(let id, let file): "\(Self.receiverPages)/memories/\(id)/files/\(file)"
-        case .appMemoryFileRemove(let id, let file): "\(Self.receiverPages)/memories/\(id)/files/\(file)/remove"
+        case .appMemoryFile(let id, let file): "\(Self.receiverPages)/memories/\(id)/files/\(file, as: "record")"
+        case .appMemoryFileRemove(let id, let file): "\(Self.receiverPages)/memories/\(id)/files/\(file, as: "record")/remove"
         case .appUnlock: "\(Self.receiverPages)/unlock"
         case .appLock: "\(Self.receiverPages)/lock"
         case .appPIN: "\(Self.receiverPages)/pin"
@@ -203,35 +212,35 @@ enum CareURL: Sendable, Equatable {
         case .appLink(let id): "\(Self.receiverPages)/sharing/links/\(id)"
         case .appLinkEnd(let id): "\(Self.receiverPages)/sharing/links/\(id)/end"
         case .appAccessLog: "\(Self.receiverPages)/access-log"
-        case .appPeople: Self.caregiverPages
+        case .appPeople: "\(Self.caregiverPages)"
         case .appCode: "\(Self.caregiverPages)/code"
         case .appPerson(let link): "\(Self.caregiverPages)/people/\(link)"
-        case .appPersonMemory(let link, let id): "\(Self.caregiverPages)/people/\(link)/memories/\(id)"
+        case .appPersonMemory(let link, let id): "\(Self.caregiverPages)/people/\(link)/memories/\(id, as: "record")"
         case .appCaregiverMemory(let id): "\(Self.caregiverPages)/memories/\(id)"
-        case .appPersonMemoryFile(let link, let id, let file): "\(Self.caregiverPages)/people/\(link)/memories/\(id)/files/\(file)"
+        case .appPersonMemoryFile(let link, let id, let file):
+            "\(Self.caregiverPages)/people/\(link)/memories/\(id, as: "record")/files/\(file, as: "file")"
         case .appPersonPlanNew(let link): "\(Self.caregiverPages)/people/\(link)/plans/new"
         case .appPersonLeave(let link): "\(Self.caregiverPages)/people/\(link)/leave"
         }
     }
 
-    var pattern: RouterPath { RouterPath(path) }
+    var path: String { route.path }
+
+    var pattern: RouterPath { route.routerPath }
 
     /// The router pattern of an address with one record number: `:id`.
     static func pattern(_ url: (Int64) -> CareURL) -> RouterPath {
-        RouterPath(url(0).path.replacingOccurrences(of: "/0", with: "/:id"))
+        url(0).pattern
     }
 
     /// The router pattern of an address with a link's number and a record's: `:id` and `:record`.
     static func pattern(_ url: (Int64, Int64) -> CareURL) -> RouterPath {
-        RouterPath(url(0, 1).path.replacingOccurrences(of: "/0/", with: "/:id/").replacingOccurrences(of: "/1", with: "/:record"))
+        url(0, 0).pattern
     }
 
     /// The router pattern of an address with three numbers (a link's, a memory's, a file's): `:id`, `:record`, `:file`.
     static func pattern(_ url: (Int64, Int64, Int64) -> CareURL) -> RouterPath {
-        RouterPath(
-            url(0, 1, 2).path.replacingOccurrences(of: "/0/", with: "/:id/").replacingOccurrences(of: "/1/", with: "/:record/")
-                .replacingOccurrences(of: "/2", with: "/:file")
-        )
+        url(0, 0, 0).pattern
     }
 }
 

@@ -75,6 +75,8 @@ struct NotificationAccounts: Sendable {
     let access: Access
     let preferences: SiteURL
     let pushTokens: SiteURL
+    /// `DELETE …/push-tokens/{token}`.
+    let pushToken: @Sendable (String) -> SiteURL
     /// `POST …/notifications/{id}/read` and `POST …/notifications/read-all`.
     let read: @Sendable (Int64) -> SiteURL
     let readAll: SiteURL
@@ -86,6 +88,7 @@ struct NotificationAccounts: Sendable {
         access: .member,
         preferences: .apiNotificationPreferences,
         pushTokens: .apiPushTokens,
+        pushToken: SiteURL.apiPushToken,
         read: SiteURL.apiNotificationRead,
         readAll: .apiNotificationsReadAll,
         choosesReminders: true
@@ -105,7 +108,7 @@ struct AppNotificationsAPIController {
         routes.get(accounts.preferences.pattern, access: accounts.access, preferences)
         routes.put(accounts.preferences.pattern, access: accounts.access, savePreferences)
         routes.post(accounts.pushTokens.pattern, access: accounts.access, registerPushToken)
-        routes.delete(RouterPath("\(accounts.pushTokens.path)/:token"), access: accounts.access, unregisterPushToken)
+        routes.delete(SiteURL.pattern(accounts.pushToken), access: accounts.access, unregisterPushToken)
     }
 
     private var notifications: Notifications { portal.notifications }

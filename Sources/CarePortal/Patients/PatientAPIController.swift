@@ -32,7 +32,7 @@ struct PatientAPIController {
         routes.get(SiteURL.apiPatientRegimen.pattern, access: .patient, regimen)
         routes.get(SiteURL.pattern(SiteURL.apiPatientIllustration), access: .patient, illustration)
         routes.get(SiteURL.apiPatientSchedule.pattern, access: .patient, schedule)
-        routes.put(RouterPath("/api/v1/patient/schedule/:date/entries/:entry"), access: .patient, log)
+        routes.put(SiteURL.pattern(SiteURL.apiPatientScheduleEntry), access: .patient, log)
         routes.get(SiteURL.apiPatientStatistics.pattern, access: .patient, statistics)
         routes.get(SiteURL.apiPatientReminders.pattern, access: .patient, reminders)
         routes.put(SiteURL.apiPatientReminders.pattern, access: .patient, changeReminders)

@@ -26,7 +26,7 @@ struct PatientAppController {
         routes.post(SiteURL.appPatientClaim.pattern, access: .everyone, claimCheck)
         routes.post(SiteURL.appPatientClaimAccount.pattern, access: .everyone, claimAccount)
         routes.get(SiteURL.appPatientDay.pattern, access: .patientPages, day)
-        routes.post(RouterPath(SiteURL.appPatientEntry(day: ":date", entry: ":entry").path), access: .patientPages, log)
+        routes.post(SiteURL.pattern(SiteURL.appPatientEntry), access: .patientPages, log)
         routes.get(SiteURL.appPatientProgress.pattern, access: .patientPages, progress)
         routes.get(SiteURL.appPatientReminders.pattern, access: .patientPages, reminders)
         routes.post(SiteURL.appPatientReminders.pattern, access: .patientPages, changeReminders)

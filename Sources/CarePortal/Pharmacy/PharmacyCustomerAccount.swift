@@ -58,6 +58,7 @@ extension NotificationAccounts {
         access: .pharmacyCustomer,
         preferences: .apiPharmacyNotificationPreferences,
         pushTokens: .apiPharmacyPushTokens,
+        pushToken: SiteURL.apiPharmacyPushToken,
         read: SiteURL.apiPharmacyNotificationRead,
         readAll: .apiPharmacyNotificationsReadAll,
         choosesReminders: false
