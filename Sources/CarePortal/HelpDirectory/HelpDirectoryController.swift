@@ -162,52 +162,13 @@ struct HelpResourceForm: Decodable, Sendable {
         if let problem = FieldRules.requiredTextProblem(name, name: "the name", maximumLength: Self.nameMaximumLength) { errors.add("name", problem) }
         let kind = HelpResource.Kind(rawValue: kind).flatMap { list.kinds.contains($0) ? $0 : nil }
         if kind == nil { errors.add("kind", "Choose what kind of help this is") }
-        let phone = phone.isEmpty ? nil : PhoneNumber(phone)
-        if !self.phone.isEmpty, phone == nil { errors.add("phone", PhoneNumber.problem) }
-        let textNumber = textNumber.isEmpty ? nil : PhoneNumber(textNumber)
-        if !self.textNumber.isEmpty, textNumber == nil { errors.add("text_number", PhoneNumber.problem) }
-        if !webAddress.isEmpty {
-            let url = URLComponents(string: webAddress)
-            if webAddress.count > 300 || url?.scheme?.lowercased() != "https" || (url?.host ?? "").isEmpty
-                || webAddress.contains(where: \.isWhitespace)
-            {
-                errors.add("web_address", "Enter a web address that starts with https://, like https://988lifeline.org")
-            }
-        }
-        if self.phone.isEmpty, self.textNumber.isEmpty, webAddress.isEmpty, address.isEmpty || kind != .careLocation {
-            errors.add("phone", "Give at least one way to reach it: a phone number, a text number or a web address")
-        }
-        if let problem = FieldRules.requiredTextProblem(hours, name: "when it is open, like 24 hours, 7 days", maximumLength: Self.shortMaximumLength)
-        {
-            errors.add("hours", problem)
-        }
-        if let problem = FieldRules.requiredTextProblem(languages, name: "the languages it answers in", maximumLength: Self.shortMaximumLength) {
-            errors.add("languages", problem)
-        }
-        if let problem = FieldRules.requiredTextProblem(description, name: "a short description", maximumLength: Self.descriptionMaximumLength) {
-            errors.add("description", problem)
-        }
+        let (phone, textNumber) = checkWaysToReach(kind: kind, errors: &errors)
+        checkDescriptions(errors: &errors)
         if kind == .careLocation, address.isEmpty { errors.add("address", "Enter the care location's address") }
         if address.count > Self.addressMaximumLength { errors.add("address", "The address must be \(Self.addressMaximumLength) characters or fewer") }
         let (pin, pinProblems) = MapPin.typed(latitude: latitude, longitude: longitude)
         for problem in pinProblems { errors.add(problem.field, problem.message) }
-        var chosen: [String] = []
-        switch list.asksStates ? reach : "nationwide" {
-        case "nationwide": break
-        case "states":
-            let codes = states.uppercased().split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
-            let unknown = codes.filter { !USState.all.contains($0) }
-            if codes.isEmpty {
-                errors.add("states", "Enter the states it serves, like TN, KY")
-            } else if !unknown.isEmpty {
-                errors.add(
-                    "states",
-                    "\(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is not a" : "are not") US state code\(unknown.count == 1 ? "" : "s"): use two letters, like TN"
-                )
-            }
-            chosen = Array(Set(codes)).sorted()
-        default: errors.add("reach", "Choose where it applies")
-        }
+        let chosen = checkStates(asked: list.asksStates, errors: &errors)
         guard let kind, errors.isEmpty else { return (nil, errors) }
         return (
             HelpResourceDraft(
@@ -224,6 +185,63 @@ struct HelpResourceForm: Decodable, Sendable {
                 states: chosen
             ), errors
         )
+    }
+
+    /// The phone and text numbers, typed; the web address checked; and at least one way to reach it (a
+    /// care location may be reached at its address alone).
+    private func checkWaysToReach(kind: HelpResource.Kind?, errors: inout FormErrors) -> (phone: PhoneNumber?, textNumber: PhoneNumber?) {
+        let phone = phone.isEmpty ? nil : PhoneNumber(phone)
+        if !self.phone.isEmpty, phone == nil { errors.add("phone", PhoneNumber.problem) }
+        let textNumber = textNumber.isEmpty ? nil : PhoneNumber(textNumber)
+        if !self.textNumber.isEmpty, textNumber == nil { errors.add("text_number", PhoneNumber.problem) }
+        if !webAddress.isEmpty {
+            let url = URLComponents(string: webAddress)
+            if webAddress.count > 300 || url?.scheme?.lowercased() != "https" || (url?.host ?? "").isEmpty
+                || webAddress.contains(where: \.isWhitespace)
+            {
+                errors.add("web_address", "Enter a web address that starts with https://, like https://988lifeline.org")
+            }
+        }
+        if self.phone.isEmpty, self.textNumber.isEmpty, webAddress.isEmpty, address.isEmpty || kind != .careLocation {
+            errors.add("phone", "Give at least one way to reach it: a phone number, a text number or a web address")
+        }
+        return (phone, textNumber)
+    }
+
+    /// When it is open, its languages and its description: each required, each within its length.
+    private func checkDescriptions(errors: inout FormErrors) {
+        if let problem = FieldRules.requiredTextProblem(hours, name: "when it is open, like 24 hours, 7 days", maximumLength: Self.shortMaximumLength)
+        {
+            errors.add("hours", problem)
+        }
+        if let problem = FieldRules.requiredTextProblem(languages, name: "the languages it answers in", maximumLength: Self.shortMaximumLength) {
+            errors.add("languages", problem)
+        }
+        if let problem = FieldRules.requiredTextProblem(description, name: "a short description", maximumLength: Self.descriptionMaximumLength) {
+            errors.add("description", problem)
+        }
+    }
+
+    /// The states it serves, as sorted two-letter codes; none when it applies nationwide or the list does not ask.
+    private func checkStates(asked: Bool, errors: inout FormErrors) -> [String] {
+        switch asked ? reach : "nationwide" {
+        case "nationwide": return []
+        case "states":
+            let codes = states.uppercased().split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init)
+            let unknown = codes.filter { !USState.all.contains($0) }
+            if codes.isEmpty {
+                errors.add("states", "Enter the states it serves, like TN, KY")
+            } else if !unknown.isEmpty {
+                errors.add(
+                    "states",
+                    "\(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is not a" : "are not") US state code\(unknown.count == 1 ? "" : "s"): use two letters, like TN"
+                )
+            }
+            return Array(Set(codes)).sorted()
+        default:
+            errors.add("reach", "Choose where it applies")
+            return []
+        }
     }
 }
 
