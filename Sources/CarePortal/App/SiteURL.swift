@@ -812,7 +812,7 @@ enum SiteURL: Sendable, Equatable {
         case .app: "\(AppPageCookies.root)"
         case .appSignIn(let kind): "\(kind.signInPagePath)"
         case .appSignOut(let kind): "\(kind.signOutPagePath)"
-        case .appManifest: "/app/manifest.webmanifest"
+        case .appManifest: "\(AppPageCookies.manifestPath)"
         // Memory care
         case .care(let url): url.route
         }

@@ -20,6 +20,8 @@ package struct Layout: Sendable, Encodable {
     package let timeZoneTitle: String
     /// Where "Go to the home page" leads: the portal's home, or the web app's.
     package let homePath: String
+    /// The web app's manifest, which its layout links to.
+    package let manifestPath = AppPageCookies.manifestPath
 
     package init(
         title: String,

@@ -12,6 +12,8 @@ import Hummingbird
 package struct AppPageCookies: Sendable {
     /// Where the web app's pages live.
     package static let root = "/app"
+    /// The web app's manifest (its name, colours and icon for a phone's home screen).
+    package static let manifestPath = "\(root)/manifest.webmanifest"
 
     package let secure: Bool
 
