@@ -109,19 +109,19 @@ struct PharmacyStoreController {
             return (PharmacyDeal(id: id, title: title, description: description, validFrom: validFrom, validUntil: validUntil), errors)
         }
 
-        /// The deal the form describes, and the type of the picture sent with it (`picture`'s bytes, nil when
-        /// none came); nil with every problem by its field.
-        func validated(id: Int64, picture: [UInt8]?) -> (deal: PharmacyDeal?, pictureType: UploadType?, errors: FormErrors) {
+        /// The deal the form describes, and the picture sent with it (`picture`'s bytes, nil when none came)
+        /// with the type its bytes show; nil with every problem by its field.
+        func validated(id: Int64, picture: [UInt8]?) -> (deal: PharmacyDeal?, picture: (bytes: [UInt8], type: UploadType)?, errors: FormErrors) {
             var (deal, errors) = validated(id: id)
-            var type: UploadType?
+            var checked: (bytes: [UInt8], type: UploadType)?
             if let picture {
                 switch PharmacyRules.dealPictureRules.check(picture) {
-                case .success(let recognised): type = recognised
+                case .success(let type): checked = (picture, type)
                 case .failure(let problem): errors.add("picture", problem.message)
                 }
             }
             if !errors.isEmpty { deal = nil }
-            return (deal, type, errors)
+            return (deal, checked, errors)
         }
     }
 
@@ -152,15 +152,12 @@ struct PharmacyStoreController {
         let multipart = try await request.multipartForm()
         let form = DealForm(multipart)
         let existing = try await id.asyncMap { try await deal($0) }
-        let file = multipart.files["picture"]?.bytes
-        let (valid, pictureType, errors) = form.validated(id: id ?? 0, picture: file)
+        let (valid, picture, errors) = form.validated(id: id ?? 0, picture: multipart.files["picture"]?.bytes)
         guard var deal = valid else { return dealPage(form, id: id, hasPicture: existing?.picture != nil, errors: errors, context: context) }
         let store = Self.pictures(portal)
-        var saving: StoredUpload?
-        if let file, let pictureType { saving = try await store.save(file, type: pictureType) }
-        let stored = saving
+        let stored = try await picture.asyncMap { try await store.save($0.bytes, type: $0.type) }
         deal.picture = stored ?? (multipart.fields["remove_picture"] == "yes" ? nil : existing?.picture)
-        let detail = deal.title + (stored.map { ", picture \($0.type.rawValue), \(file?.count ?? 0) bytes" } ?? "")
+        let detail = deal.title + (picture.map { ", picture \($0.type.rawValue), \($0.bytes.count) bytes" } ?? "")
         let saved: Int64?
         do {
             saved = try await record(
