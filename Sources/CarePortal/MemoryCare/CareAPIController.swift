@@ -400,9 +400,15 @@ struct CareAPIController {
     /// `GET …/export`: everything she owns as one document; secured memories only while her PIN has them open.
     @Sendable func export(request: Request, context: PortalContext) async throws -> Response {
         let holder = try context.requireCareReceiver()
-        var response = Response.json(try await care.export(receiverID: holder.accountID, unlocked: try await unlocked(holder)))
-        response.headers[.contentDisposition] = #"attachment; filename="memories.json""#
-        return response
+        let export = try await care.export(receiverID: holder.accountID, unlocked: try await unlocked(holder))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/json; charset=utf-8", .cacheControl: "no-store",
+                .contentDisposition: #"attachment; filename="memories.json""#
+            ],
+            body: care.body(of: export)
+        )
     }
 
     /// `POST …/import`: a document in the export's format; all of it, or (with every problem by path) none of it.

@@ -100,6 +100,11 @@ struct CareFileRepository {
             .where("receiver_id", .equal, receiverID).where("memory_id", .equal, memoryID).orderBy("id").all().compactMap(decode)
     }
 
+    /// Every file of hers, memories' and contacts', oldest first (for her export).
+    func files(receiverID: Int64, on db: any SQLDatabase) async throws -> [CareFile] {
+        try await db.select().columns(Self.columns).from("care_files").where("receiver_id", .equal, receiverID).orderBy("id").all().compactMap(decode)
+    }
+
     func photo(contactID: Int64, receiverID: Int64, on db: any SQLDatabase) async throws -> CareFile? {
         try await db.select().columns(Self.columns).from("care_files")
             .where("receiver_id", .equal, receiverID).where("contact_id", .equal, contactID).orderBy("id", .descending).first().flatMap(decode)
@@ -132,7 +137,7 @@ extension MemoryCare {
     var fileStore: UploadStore { portal.uploads("care") }
 
     /// The file with its name opened: a sealed one's with her sealer, or nil without it.
-    private func opened(_ file: CareFile, with sealer: Sealer?) throws -> CareFile {
+    func opened(_ file: CareFile, with sealer: Sealer?) throws -> CareFile {
         guard file.sealed, let stored = file.name else { return file }
         return CareFile(
             id: file.id,
@@ -192,49 +197,88 @@ extension MemoryCare {
         contactID: Int64?,
         sealed: Bool
     ) async throws -> CareFile {
-        let store = fileStore
-        let now = portal.now
-        let stored: StoredUpload
-        var recordedName = name
-        if sealed {
-            let sealer = try await portal.database.transaction { db in try await self.sealer(receiverID: receiverID, on: db) }
-            stored = try await store.save(Array(try sealer.seal(Data(bytes).base64EncodedString(), for: CareFileRules.purpose).utf8), type: .sealed)
-            recordedName = try sealer.seal(name, for: CareFileRules.namePurpose)
-        } else {
-            stored = try await store.save(bytes, type: type)
-        }
+        let sealer = sealed ? try await portal.database.transaction { db in try await self.sealer(receiverID: receiverID, on: db) } : nil
+        let (stored, recordedName) = try await store(bytes, type: type, name: name, sealer: sealer)
         do {
-            let id = try await portal.database.transaction { db -> Int64 in
-                let id = try await CareFileRepository().insert(
+            let file = try await portal.database.transaction { db -> CareFile in
+                let file = try await record(
+                    stored,
+                    name: name,
+                    sealedName: recordedName,
+                    type: type,
+                    size: bytes.count,
                     receiverID: receiverID,
                     memoryID: memoryID,
                     contactID: contactID,
-                    name: recordedName,
-                    type: type,
-                    size: bytes.count,
-                    stored: stored,
-                    sealed: sealed,
-                    now: now,
                     on: db
                 )
                 if let memoryID { try await touchMemory(memoryID, receiverID: receiverID, on: db) }
-                return id
+                return file
             }
-            return CareFile(
-                id: id,
-                memoryID: memoryID,
-                contactID: contactID,
-                name: name,
-                type: type,
-                size: bytes.count,
-                stored: stored,
-                sealed: sealed,
-                createdAt: now
-            )
+            return file
         } catch {
-            try? await store.remove(stored)
+            try? await fileStore.remove(stored)
             throw error
         }
+    }
+
+    /// Writes a file's bytes to the store: sealed, with its name, under her `sealer` when there is one (a
+    /// secured memory's file), as they are otherwise. In the caller's transaction `db` when given (on
+    /// PostgreSQL the bytes are rows of it); the caller removes what was stored if its change fails.
+    func store(
+        _ bytes: [UInt8],
+        type: UploadType,
+        name: String,
+        sealer: Sealer?,
+        on db: (any SQLDatabase)? = nil
+    ) async throws -> (stored: StoredUpload, name: String) {
+        let store = fileStore
+        func save(_ bytes: [UInt8], type: UploadType) async throws -> StoredUpload {
+            if let db { return try await store.save(bytes, type: type, on: db) }
+            return try await store.save(bytes, type: type)
+        }
+        guard let sealer else { return (try await save(bytes, type: type), name) }
+        let sealedBytes = Array(try sealer.seal(Data(bytes).base64EncodedString(), for: CareFileRules.purpose).utf8)
+        return (try await save(sealedBytes, type: .sealed), try sealer.seal(name, for: CareFileRules.namePurpose))
+    }
+
+    /// Records a stored file as her memory's or her contact's.
+    func record(
+        _ stored: StoredUpload,
+        name: String,
+        sealedName: String,
+        type: UploadType,
+        size: Int,
+        receiverID: Int64,
+        memoryID: Int64?,
+        contactID: Int64?,
+        on db: any SQLDatabase
+    ) async throws -> CareFile {
+        let now = portal.now
+        let sealed = stored.type == .sealed
+        let id = try await CareFileRepository().insert(
+            receiverID: receiverID,
+            memoryID: memoryID,
+            contactID: contactID,
+            name: sealedName,
+            type: type,
+            size: size,
+            stored: stored,
+            sealed: sealed,
+            now: now,
+            on: db
+        )
+        return CareFile(
+            id: id,
+            memoryID: memoryID,
+            contactID: contactID,
+            name: name,
+            type: type,
+            size: size,
+            stored: stored,
+            sealed: sealed,
+            createdAt: now
+        )
     }
 
     private func touchMemory(_ id: Int64, receiverID: Int64, on db: any SQLDatabase) async throws {
@@ -268,10 +312,9 @@ extension MemoryCare {
             response.headers[.cacheControl] = "private, no-store"
             return response
         }
-        guard file.sealed, let sealedBytes = try await fileStore.read(file.stored) else { throw APIError.notFound }
+        guard file.sealed else { throw APIError.notFound }
         let sealer = try await portal.database.read { db in try await readSealer(receiverID: receiverID, on: db) }
-        guard let sealer, let bytes = Data(base64Encoded: try sealer.open(String(decoding: sealedBytes, as: UTF8.self), for: CareFileRules.purpose))
-        else {
+        guard let sealer, let base64 = try await openedBase64(file, with: sealer), let bytes = Data(base64Encoded: base64) else {
             throw APIError.notFound
         }
         return Response(
@@ -282,6 +325,19 @@ extension MemoryCare {
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
+    }
+
+    /// A file's bytes in base64 (her export's form of them): a sealed one's opened with her `sealer`, which
+    /// sealed them as base64. Nil when the stored bytes are gone, or are sealed and there is no sealer.
+    func base64(of file: CareFile, with sealer: Sealer?) async throws -> String? {
+        if !file.sealed { return try await fileStore.read(file.stored).map { Data($0).base64EncodedString() } }
+        guard let sealer else { return nil }
+        return try await openedBase64(file, with: sealer)
+    }
+
+    private func openedBase64(_ file: CareFile, with sealer: Sealer) async throws -> String? {
+        guard let sealedBytes = try await fileStore.read(file.stored) else { return nil }
+        return try sealer.open(String(decoding: sealedBytes, as: UTF8.self), for: CareFileRules.purpose)
     }
 
     /// The files of her memory `id` for a caregiver who sees it whole (its category is shared with him; never

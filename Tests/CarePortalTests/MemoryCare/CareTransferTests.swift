@@ -106,18 +106,120 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func herPicturesPDFsAndPhotosTravelInTheExportAndASecuredOnesComeBackSealed(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (eleanor, _) = try await CareFixtures.receiver(portal)
+            let (copy, copyID) = try await CareFixtures.receiver(portal, email: "eleanor.new@example.org", name: "Eleanor")
+            try await CareFixtures.unlock(eleanor)
+            let tom = try CareFixtures.id(try await eleanor.send(.post, SiteURL.care(.apiContacts).path, json: ["name": "Tom"]).object)
+            let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 9, count: 60)
+            let photo = try await eleanor.sendFile(
+                .put,
+                SiteURL.care(.apiContactPhoto(tom)).path,
+                field: "photo",
+                filename: "tom.jpg",
+                type: "image/jpeg",
+                bytes: jpeg
+            )
+            #expect(photo.status == .ok)
+            let wedding = try CareFixtures.id(
+                try await CareFixtures.memory(eleanor, ["type": "simple_memory", "title": "Wedding", "category": "family", "people": [tom]])
+            )
+            let letter = try CareFixtures.id(
+                try await CareFixtures.memory(eleanor, ["type": "generic_memory", "title": "Bank letter", "category": "money", "secured": true])
+            )
+            let secret = UploadsTests.png + Array("ACCOUNT 12345678".utf8)
+            for (memory, name, type, bytes) in [
+                (wedding, "wedding.png", "image/png", UploadsTests.png), (wedding, "menu.pdf", "application/pdf", CareFilesTests.pdf),
+                (letter, "statement.png", "image/png", secret)
+            ] {
+                let sent = try await eleanor.sendFile(
+                    .post,
+                    SiteURL.care(.apiMemoryFiles(memory)).path,
+                    field: "file",
+                    filename: name,
+                    type: type,
+                    bytes: bytes
+                )
+                #expect(sent.status == .created, "\(sent.text)")
+            }
+
+            // Each file whole, in base64, in its record; a secured memory's only with it.
+            let response = try await eleanor.get(Self.export)
+            #expect(response.status == .ok && response.headers[.contentType] == "application/json; charset=utf-8")
+            let exported = response.object
+            let memories = exported["memories"] as? [[String: Any]] ?? []
+            func files(_ title: String) -> [[String: String]] {
+                memories.first { $0["title"] as? String == title }?["files"] as? [[String: String]] ?? []
+            }
+            #expect(
+                files("Wedding") == [
+                    ["name": "wedding.png", "content_type": "image/png", "data": Data(UploadsTests.png).base64EncodedString()],
+                    ["name": "menu.pdf", "content_type": "application/pdf", "data": Data(CareFilesTests.pdf).base64EncodedString()]
+                ]
+            )
+            #expect(files("Bank letter") == [["name": "statement.png", "content_type": "image/png", "data": Data(secret).base64EncodedString()]])
+            #expect(
+                (exported["contacts"] as? [[String: Any]])?.first?["photo"] as? [String: String]
+                    == ["name": "tom.jpg", "content_type": "image/jpeg", "data": Data(jpeg).base64EncodedString()]
+            )
+            let other = try await AppClient(portal: portal).send(
+                .post,
+                "/api/v1/care/sessions",
+                json: ["email": "eleanor@example.org", "password": CareFixtures.password]
+            )
+            let locked = try await AppClient(portal: portal, token: other.object["token"] as? String).get(Self.export)
+            #expect(!locked.text.contains(Data(secret).base64EncodedString()) && locked.text.contains(Data(UploadsTests.png).base64EncodedString()))
+
+            // Into another account: the same files, the secured one sealed under her own key.
+            try await CareFixtures.unlock(copy)
+            let store = MemoryCare(portal: portal.portal).fileStore
+            let keptBefore = try await UploadsTests.kept(store)
+            let imported = try await copy.send(.post, Self.importPath, raw: response.text)
+            #expect(imported.status == .ok, "\(imported.text)")
+            #expect(Self.withoutTime(try await copy.get(Self.export).object) == Self.withoutTime(exported))
+            let keptAfter = try await UploadsTests.kept(store)
+            #expect(keptAfter.count == keptBefore.count + 4 && keptAfter.filter { $0.hasSuffix(".sealed") }.count == 2)
+            let sealed = try await portal.database.read { db in
+                try await db.select().column("name").from("care_files").where("receiver_id", .equal, copyID).where("sealed", .equal, 1).all().map {
+                    try $0.decode(column: "name", as: String.self)
+                }
+            }
+            #expect(sealed.count == 1 && !sealed[0].contains("statement"), "the secured memory's file and its name are sealed")
+            let copied = try await copy.get(SiteURL.care(.apiMemories).path).object["memories"] as? [[String: Any]]
+            let copiedLetter = Int64(try #require(copied?.first { $0["secured"] as? Bool == true }?["id"] as? Int))
+            let url = try #require(try await CareFilesTests.files(copy, copiedLetter).first?["url"] as? String)
+            #expect(Array(try await copy.get(url).response.body.readableBytesView) == secret)
+
+            // Again: nothing more is stored.
+            let again = try await copy.send(.post, Self.importPath, raw: response.text)
+            #expect(again.object["memories_already_there"] as? Int == 2, "\(again.text)")
+            #expect(try await UploadsTests.kept(store) == keptAfter)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func anImportWithAnyProblemSaysEachByPathAndChangesNothing(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in
             let (eleanor, _) = try await CareFixtures.receiver(portal)
             let before = try await Self.counts(portal)
             let document: [String: Any] = [
                 "format": CareTransfer.format, "version": 1,
-                "contacts": [["client_id": "c1", "name": "Tom"], ["client_id": "c2", "name": "", "phones": ["ring me"]]],
+                "contacts": [
+                    ["client_id": "c1", "name": "Tom", "photo": ["name": "tom.pdf", "data": Data(CareFilesTests.pdf).base64EncodedString()]],
+                    ["client_id": "c2", "name": "", "phones": ["ring me"]]
+                ],
                 "memories": [
-                    ["client_id": "m1", "type": "simple_memory", "title": "Fine", "category": "home", "people": ["c1"]],
+                    [
+                        "client_id": "m1", "type": "simple_memory", "title": "Fine", "category": "home", "people": ["c1"],
+                        "files": [["name": "a.png", "data": Data(UploadsTests.png).base64EncodedString()], ["name": "b.png", "data": "not base64!"]]
+                    ],
                     ["client_id": "m2", "type": "appointment", "title": "", "category": "sport", "happens_at": "soon"],
                     ["client_id": "m1", "type": "simple_memory", "title": "Twice", "category": "home"],
-                    ["client_id": "m4", "type": "simple_memory", "title": "Who?", "category": "home", "people": ["c9"]],
+                    [
+                        "client_id": "m4", "type": "simple_memory", "title": "Who?", "category": "home", "people": ["c9"],
+                        "files": Array(repeating: ["name": "a.png", "data": Data(UploadsTests.png).base64EncodedString()], count: 21)
+                    ],
                     ["client_id": "m5", "type": "bank_account", "title": "Bank", "category": "money"],
                     ["client_id": "m6", "type": "diary", "title": "x", "category": "home"]
                 ]
@@ -126,13 +228,17 @@ import Testing
             #expect(refused.status == .unprocessableContent)
             #expect(
                 Set(refused.fieldErrors.keys) == [
-                    "contacts.1.name", "contacts.1.phones.0", "memories.1.title", "memories.1.category", "memories.1.happens_at",
-                    "memories.2.client_id",
-                    "memories.3.people.0", "memories.4.secured", "memories.5.type"
+                    "contacts.0.photo.data", "contacts.1.name", "contacts.1.phones.0", "memories.0.files.1.data", "memories.1.title",
+                    "memories.1.category", "memories.1.happens_at", "memories.2.client_id", "memories.3.people.0", "memories.3.files",
+                    "memories.4.secured", "memories.5.type"
                 ],
                 "\(refused.fieldErrors)"
             )
+            #expect(refused.fieldErrors["contacts.0.photo.data"] == "The photo must be a PNG, JPEG or WebP picture")
+            #expect(refused.fieldErrors["memories.0.files.1.data"] == "Give the file's bytes in base64")
+            #expect(refused.fieldErrors["memories.3.files"] == "A memory can have at most 20 files")
             #expect(try await Self.counts(portal) == before, "nothing of it was written")
+            #expect(try await UploadsTests.kept(MemoryCare(portal: portal.portal).fileStore).isEmpty, "no file of it was stored")
 
             #expect(
                 try await eleanor.send(.post, Self.importPath, json: ["format": "something else", "version": 2]).fieldErrors.keys.sorted()
