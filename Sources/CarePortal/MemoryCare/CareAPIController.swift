@@ -192,7 +192,7 @@ struct CareAPIController {
     }
 
     private func unlocked(_ holder: AppAccountHolder) async throws -> Bool {
-        try await care.unlockedUntil(holder) != nil
+        care.unlockedUntil(holder) != nil
     }
 
     @Sendable func memories(request: Request, context: PortalContext) async throws -> Response {

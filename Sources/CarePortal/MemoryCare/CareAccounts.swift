@@ -64,7 +64,8 @@ extension AppAccountKind {
                 ownerInForce: {
                     $0.where(SQLColumn("status", table: "care_accounts"), .equal, SQLBind(CareAccount.Status.active.rawValue))
                         .where(SQLColumn("kind", table: "care_accounts"), .equal, SQLBind(kind.rawValue))
-                }
+                },
+                openedUntilColumn: kind == .careReceiver ? "unlocked_until" : nil
             ),
             pagesPath: "/app/\(kind == .careReceiver ? "care" : "caregiver")",
             pagesTitle: pagesTitle,

@@ -60,7 +60,7 @@ struct CareAppController {
         let page = CarePageLinks.number(request)
         var filter = CareRepository.MemoryFilter(words: query.split(whereSeparator: \.isWhitespace).map(String.init))
         if let category { filter.categories = [category] }
-        let openUntil = try await care.unlockedUntil(holder)
+        let openUntil = care.unlockedUntil(holder)
         let (account, _) = try await care.account(holder)
         let (memories, hasMore) = try await care.memories(receiverID: holder.accountID, filter: filter, page: page, unlocked: openUntil != nil)
         // Her week ahead on her first page, soonest first.
@@ -176,7 +176,7 @@ struct CareAppController {
         var problems = found
         if problems.isEmpty {
             do {
-                let unlocked = try await care.unlockedUntil(holder) != nil
+                let unlocked = care.unlockedUntil(holder) != nil
                 let (memory, _) = try await care.create(
                     receiverID: holder.accountID,
                     by: .careReceiver(holder.accountID),
@@ -202,7 +202,7 @@ struct CareAppController {
         try await care.memory(
             id: try context.parameters.recordID(),
             receiverID: holder.accountID,
-            unlocked: try await care.unlockedUntil(holder) != nil
+            unlocked: care.unlockedUntil(holder) != nil
         )
     }
 
@@ -277,7 +277,7 @@ struct CareAppController {
     @Sendable func file(request: Request, context: PortalContext) async throws -> Response {
         let holder = try Self.receiver(context)
         let id = try context.parameters.recordID()
-        let unlocked = try await care.unlockedUntil(holder) != nil
+        let unlocked = care.unlockedUntil(holder) != nil
         do {
             guard
                 let file = try await care.file(
@@ -324,7 +324,7 @@ struct CareAppController {
                 try context.parameters.secondRecordID(),
                 ofMemory: id,
                 receiverID: holder.accountID,
-                unlocked: try await care.unlockedUntil(holder) != nil
+                unlocked: care.unlockedUntil(holder) != nil
             )
         } catch let error as APIError where error.code == APIError.locked.code {
             return seeOther("\(CareURL.appUnlock.path)?next=\(CareURL.appMemory(id).path)")
@@ -348,7 +348,7 @@ struct CareAppController {
     }
 
     @Sendable func saveMemory(request: Request, context: PortalContext) async throws -> Response {
-        let holder = try Self.receiver(context)
+        var holder = try Self.receiver(context)
         let form = try await request.form(CareMemoryForm.self, context: context)
         var current = try await stored(context, holder)
         func formAgain(_ problems: CareMemoryTyped.Problems, memory: Memory, conflict: String? = nil, askPIN: Bool = false) async throws -> Response {
@@ -367,7 +367,7 @@ struct CareAppController {
         if current.content == nil {
             // Her secured memories closed while she typed: her PIN, typed on the form, opens them and her changes
             // are saved; until then the form keeps everything she typed.
-            if let problems = try await reopen(pin: form.pin, holder: holder, origin: portal.origin(of: request, context: context)) {
+            if let problems = try await reopen(pin: form.pin, holder: &holder, origin: portal.origin(of: request, context: context)) {
                 return try await formAgain(problems, memory: current, askPIN: true)
             }
             current = try await stored(context, holder)
@@ -387,8 +387,9 @@ struct CareAppController {
         }
     }
 
-    /// Opens her secured memories again with the PIN typed on the form; what to tell her, by field, when it does not.
-    private func reopen(pin: String?, holder: AppAccountHolder, origin: AuditOrigin) async throws -> CareMemoryTyped.Problems? {
+    /// Opens her secured memories again with the PIN typed on the form (`holder` then says so for the rest of
+    /// the request); what to tell her, by field, when it does not.
+    private func reopen(pin: String?, holder: inout AppAccountHolder, origin: AuditOrigin) async throws -> CareMemoryTyped.Problems? {
         var problems = CareMemoryTyped.Problems()
         guard let pin, !pin.isEmpty else {
             problems.fields["pin"] =
@@ -396,7 +397,7 @@ struct CareAppController {
             return problems
         }
         do {
-            _ = try await care.unlock(holder, pin: pin, origin: origin)
+            holder = holder.opened(until: try await care.unlock(holder, pin: pin, origin: origin))
             return nil
         } catch let error as APIError {
             problems.fields["pin"] = error.pausedPageMessage ?? error.fields["pin"] ?? error.message
@@ -421,7 +422,7 @@ struct CareAppController {
                 version: Int64(form.version ?? "") ?? -1,
                 secured: memory.type.isSecret ? true : form.secured == "on",
                 content: content,
-                unlocked: try await care.unlockedUntil(holder) != nil
+                unlocked: care.unlockedUntil(holder) != nil
             )
             return .saved
         } catch CareConflict.memory(let newer) {
@@ -460,7 +461,7 @@ struct CareAppController {
                 version: memory.version,
                 secured: memory.secured,
                 content: content,
-                unlocked: try await care.unlockedUntil(holder) != nil
+                unlocked: care.unlockedUntil(holder) != nil
             )
         } catch CareConflict.memory {
             return seeOther("\(CareURL.appMemory(memory.id).path)?done=changed")
@@ -500,7 +501,7 @@ struct CareAppController {
                 receiverID: holder.accountID,
                 by: .careReceiver(holder.accountID),
                 version: version,
-                unlocked: try await care.unlockedUntil(holder) != nil
+                unlocked: care.unlockedUntil(holder) != nil
             )
         } catch CareConflict.memory {
             // Changed since she was asked: she sees it as it is now before deciding again.

@@ -223,11 +223,6 @@ struct CareRepository: Sendable {
         try await db.update("care_receiver_tokens").set("unlocked_until", to: SQLLiteral.null).where("token_hash", .equal, tokenHash).run()
     }
 
-    func unlockedUntil(tokenHash: String, on db: any SQLDatabase) async throws -> Date? {
-        try await db.select().column("unlocked_until").from("care_receiver_tokens").where("token_hash", .equal, tokenHash)
-            .first()?.decode(column: "unlocked_until", as: Int64?.self).map(Date.init(millisecondsSince1970:))
-    }
-
     // MARK: Change numbers
 
     /// The next number in her changes, in the caller's transaction; on PostgreSQL the update holds her

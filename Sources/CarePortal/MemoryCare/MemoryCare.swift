@@ -373,11 +373,9 @@ struct MemoryCare: Sendable {
         try await portal.database.write { db in try await repository.lock(tokenHash: holder.tokenHash, on: db) }
     }
 
-    /// Until when her secured memories are open on this token; nil when they are not.
-    func unlockedUntil(_ holder: AppAccountHolder) async throws -> Date? {
-        let now = portal.now
-        let until = try await portal.database.read { db in try await repository.unlockedUntil(tokenHash: holder.tokenHash, on: db) }
-        return until.flatMap { $0 > now ? $0 : nil }
+    /// Until when her secured memories are open on this token (read with it); nil when they are not.
+    func unlockedUntil(_ holder: AppAccountHolder) -> Date? {
+        holder.openedUntil.flatMap { $0 > portal.now ? $0 : nil }
     }
 
     // MARK: Memories

@@ -135,7 +135,7 @@ struct PharmacyAPIController {
 
     /// The step-up grant on this token, or a 403 the app answers by asking for her password.
     private func requireStepUp(_ holder: AppAccountHolder) async throws -> Date {
-        guard let until = try await pharmacy.stepUpUntil(holder) else { throw Self.stepUpRequired }
+        guard let until = pharmacy.stepUpUntil(holder) else { throw Self.stepUpRequired }
         return until
     }
 

@@ -300,7 +300,7 @@ struct PharmacyAppController {
     @Sendable func prescriptions(request: Request, context: PortalContext) async throws -> Response {
         let holder = try customer(context)
         let title = "Prescriptions"
-        guard let until = try await pharmacy.stepUpUntil(holder) else {
+        guard let until = pharmacy.stepUpUntil(holder) else {
             return portal.pages.response(PharmacyUnlockPage(layout: layout(title, context, .appPharmacyPrescriptions)))
         }
         let onFile = try await pharmacy.prescriptionsOnFile(of: holder.accountID, origin: origin(request, context))
@@ -349,7 +349,7 @@ struct PharmacyAppController {
             return (prescription, customer)
         }
         guard let found else { throw HTTPError(.notFound) }
-        guard try await pharmacy.stepUpUntil(holder) != nil else { return nil }
+        guard pharmacy.stepUpUntil(holder) != nil else { return nil }
         return found
     }
 

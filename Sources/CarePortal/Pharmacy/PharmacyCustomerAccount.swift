@@ -17,7 +17,8 @@ extension AppAccountKind {
             ownerColumn: "customer_id",
             ownerTable: "pharmacy_customers",
             ownerKey: "id",
-            ownerInForce: { $0.where(SQLColumn("status", table: "pharmacy_customers"), .equal, SQLBind(PharmacyCustomer.Status.active.rawValue)) }
+            ownerInForce: { $0.where(SQLColumn("status", table: "pharmacy_customers"), .equal, SQLBind(PharmacyCustomer.Status.active.rawValue)) },
+            openedUntilColumn: "step_up_until"
         ),
         pagesPath: "/app/pharmacy",
         pagesTitle: "Your pharmacy",

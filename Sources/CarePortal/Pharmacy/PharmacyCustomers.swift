@@ -158,10 +158,8 @@ extension Pharmacy {
     }
 
     /// Until when her password step-up on this token holds; nil when it has run out or was never made.
-    func stepUpUntil(_ holder: AppAccountHolder) async throws -> Date? {
-        let now = portal.now
-        let until = try await portal.database.read { db in try await repository.stepUpUntil(tokenHash: holder.tokenHash, on: db) }
-        return until.flatMap { $0 > now ? $0 : nil }
+    func stepUpUntil(_ holder: AppAccountHolder) -> Date? {
+        holder.openedUntil.flatMap { $0 > portal.now ? $0 : nil }
     }
 
     /// Her home: her first name, points, the deals running today and her unread notifications.

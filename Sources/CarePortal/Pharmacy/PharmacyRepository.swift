@@ -224,11 +224,6 @@ struct PharmacyRepository: Sendable {
             .where("token_hash", .equal, tokenHash).run()
     }
 
-    func stepUpUntil(tokenHash: String, on db: any SQLDatabase) async throws -> Date? {
-        try await db.select().column("step_up_until").from("pharmacy_customer_tokens").where("token_hash", .equal, tokenHash)
-            .first()?.decode(column: "step_up_until", as: Int64?.self).map(Date.init(millisecondsSince1970:))
-    }
-
     // MARK: Prescriptions
 
     private func decodePrescription(_ row: any SQLRow) throws -> PharmacyPrescription {

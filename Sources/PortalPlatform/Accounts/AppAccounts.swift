@@ -101,12 +101,21 @@ package struct AppAccountHolder: Sendable {
     package let accountID: Int64
     package let tokenHash: String
     package let expiresAt: Date
+    /// Until when this sign-in has proved itself again (her PIN, her password), for a kind whose tokens
+    /// keep it (`BearerTokens.Store.openedUntilColumn`); read with the token. It may lie in the past.
+    package let openedUntil: Date?
 
-    package init(kind: AppAccountKind, accountID: Int64, tokenHash: String, expiresAt: Date) {
+    package init(kind: AppAccountKind, accountID: Int64, tokenHash: String, expiresAt: Date, openedUntil: Date? = nil) {
         self.kind = kind
         self.accountID = accountID
         self.tokenHash = tokenHash
         self.expiresAt = expiresAt
+        self.openedUntil = openedUntil
+    }
+
+    /// The same sign-in, proved again until `until` during this request (her PIN just entered).
+    package func opened(until: Date) -> AppAccountHolder {
+        AppAccountHolder(kind: kind, accountID: accountID, tokenHash: tokenHash, expiresAt: expiresAt, openedUntil: until)
     }
 }
 
@@ -138,7 +147,13 @@ extension Portal {
         if holder.renewed {
             try await database.write { db in try await kind.noteActivity(holder.ownerID, .renewedToken, now, .commandLine, db) }
         }
-        return AppAccountHolder(kind: kind, accountID: holder.ownerID, tokenHash: holder.tokenHash, expiresAt: holder.expiresAt)
+        return AppAccountHolder(
+            kind: kind,
+            accountID: holder.ownerID,
+            tokenHash: holder.tokenHash,
+            expiresAt: holder.expiresAt,
+            openedUntil: holder.openedUntil
+        )
     }
 
     /// An app's sign-in: checks the identifier and password under the throttle, audits every outcome, and

@@ -20,19 +20,24 @@ package struct BearerTokens: Sendable {
         package let ownerKey: String
         /// The owner is allowed to use the app: a condition on `ownerTable`'s columns.
         package let ownerInForce: @Sendable (SQLSelectBuilder) -> SQLSelectBuilder
+        /// The token's column saying until when this sign-in has proved itself again (a PIN, the password),
+        /// if the kind has one: read with the token, so a request that asks costs no second query.
+        package let openedUntilColumn: String?
 
         package init(
             table: String,
             ownerColumn: String,
             ownerTable: String,
             ownerKey: String,
-            ownerInForce: @escaping @Sendable (SQLSelectBuilder) -> SQLSelectBuilder
+            ownerInForce: @escaping @Sendable (SQLSelectBuilder) -> SQLSelectBuilder,
+            openedUntilColumn: String? = nil
         ) {
             self.table = table
             self.ownerColumn = ownerColumn
             self.ownerTable = ownerTable
             self.ownerKey = ownerKey
             self.ownerInForce = ownerInForce
+            self.openedUntilColumn = openedUntilColumn
         }
     }
 
@@ -47,12 +52,15 @@ package struct BearerTokens: Sendable {
         package var expiresAt: Date
         /// True when this request renewed the token, which is also when the owner's last activity is noted.
         package var renewed: Bool
+        /// The store's `openedUntilColumn`, as it was when the token was read.
+        package var openedUntil: Date?
 
-        package init(ownerID: Int64, tokenHash: String, expiresAt: Date, renewed: Bool) {
+        package init(ownerID: Int64, tokenHash: String, expiresAt: Date, renewed: Bool, openedUntil: Date? = nil) {
             self.ownerID = ownerID
             self.tokenHash = tokenHash
             self.expiresAt = expiresAt
             self.renewed = renewed
+            self.openedUntil = openedUntil
         }
     }
 
@@ -92,7 +100,7 @@ package struct BearerTokens: Sendable {
                     .run()
             }
         }
-        return Holder(ownerID: found.ownerID, tokenHash: hash, expiresAt: expires, renewed: renewing)
+        return Holder(ownerID: found.ownerID, tokenHash: hash, expiresAt: expires, renewed: renewing, openedUntil: found.openedUntil)
     }
 
     private struct Found: Sendable {
@@ -100,23 +108,21 @@ package struct BearerTokens: Sendable {
         package let createdAt: Date
         package let renewedAt: Date
         package let expiresAt: Date
+        package let openedUntil: Date?
 
-        package init(ownerID: Int64, createdAt: Date, renewedAt: Date, expiresAt: Date) {
+        package init(ownerID: Int64, createdAt: Date, renewedAt: Date, expiresAt: Date, openedUntil: Date?) {
             self.ownerID = ownerID
             self.createdAt = createdAt
             self.renewedAt = renewedAt
             self.expiresAt = expiresAt
+            self.openedUntil = openedUntil
         }
     }
 
     private func find(hash: String, on db: any SQLDatabase) async throws -> Found? {
+        let columns = [store.ownerColumn, "created_at", "renewed_at", "expires_at"] + (store.openedUntilColumn.map { [$0] } ?? [])
         let query = db.select()
-            .columns(
-                SQLColumn(store.ownerColumn, table: store.table),
-                SQLColumn("created_at", table: store.table),
-                SQLColumn("renewed_at", table: store.table),
-                SQLColumn("expires_at", table: store.table)
-            )
+            .columns(columns.map { SQLColumn($0, table: store.table) })
             .from(store.table)
             .join(store.ownerTable, on: SQLColumn(store.ownerColumn, table: store.table), .equal, SQLColumn(store.ownerKey, table: store.ownerTable))
             .where(SQLColumn("token_hash", table: store.table), .equal, SQLBind(hash))
@@ -125,7 +131,8 @@ package struct BearerTokens: Sendable {
             ownerID: try row.decode(column: store.ownerColumn, as: Int64.self),
             createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
             renewedAt: Date(millisecondsSince1970: try row.decode(column: "renewed_at", as: Int64.self)),
-            expiresAt: Date(millisecondsSince1970: try row.decode(column: "expires_at", as: Int64.self))
+            expiresAt: Date(millisecondsSince1970: try row.decode(column: "expires_at", as: Int64.self)),
+            openedUntil: try store.openedUntilColumn.flatMap { try row.decode(column: $0, as: Int64?.self) }.map(Date.init(millisecondsSince1970:))
         )
     }
 

@@ -58,13 +58,15 @@ package struct RequestBodyLimitMiddleware: RouterMiddleware {
     }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let declared = request.headers[.contentLength]
+        // A GET or HEAD without a body (nearly every request) has nothing to limit: the routes are not searched.
+        if declared == nil, request.method == .get || request.method == .head { return try await next(request, context) }
         let limit = limits.limit(for: request, context: context)
-        if let declared = request.headers[.contentLength] {
+        if let declared {
             // A length that is not a number is too large for any route.
             guard let length = Int(declared), length <= limit else { throw HTTPError(.contentTooLarge) }
             return try await next(request, context)
         }
-        guard request.method != .get, request.method != .head else { return try await next(request, context) }
         var request = request
         request.body = RequestBody(asyncSequence: LimitedBody(base: request.body, limit: limit))
         return try await next(request, context)
