@@ -61,15 +61,16 @@ struct CareAppController {
         var filter = CareRepository.MemoryFilter(words: query.split(whereSeparator: \.isWhitespace).map(String.init))
         if let category { filter.categories = [category] }
         let openUntil = care.unlockedUntil(holder)
-        let (account, _) = try await care.account(holder)
-        let (memories, hasMore) = try await care.memories(receiverID: holder.accountID, filter: filter, page: page, unlocked: openUntil != nil)
-        // Her week ahead on her first page, soonest first.
-        var thisWeek: [Memory] = []
-        if page == 1, query.isEmpty, category == nil {
-            let today = clock.date(of: portal.now)
-            let week = CareRepository.MemoryFilter(from: today.iso, to: today.adding(days: 7).iso)
-            thisWeek = try await care.memories(receiverID: holder.accountID, filter: week, page: 1, unlocked: false).memories.reversed()
-        }
+        // Her week ahead on her first page.
+        let today = clock.date(of: portal.now)
+        let week = page == 1 && query.isEmpty && category == nil ? CareRepository.MemoryFilter(from: today.iso, to: today.adding(days: 7).iso) : nil
+        let (account, memories, hasMore, thisWeek) = try await care.memoriesPage(
+            holder,
+            filter: filter,
+            page: page,
+            unlocked: openUntil != nil,
+            weekAhead: week
+        )
         let notice: String? =
             switch request.query("done") {
             case "deleted": "The memory is deleted."

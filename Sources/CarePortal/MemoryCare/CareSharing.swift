@@ -251,28 +251,40 @@ extension MemoryCare {
     }
 
     /// Her reminders, appointments and to-dos, for a caregiver with the `reminders` scope (never a secured one).
-    /// With `logging` false the caller notes the read (see `logAccess(_:seen:)`).
-    func remindersAndPlans(of link: CareLink, page: Int, logging: Bool = true) async throws -> (memories: [Memory], hasMore: Bool) {
-        let result = try await memories(
-            receiverID: link.receiverID,
-            filter: CareRepository.MemoryFilter(plainOnly: true, remindersOrPlans: true),
-            page: page,
-            unlocked: false
-        )
-        if logging { try await logAccess(link, what: .reminders) }
+    func remindersAndPlans(of link: CareLink, page: Int) async throws -> (memories: [Memory], hasMore: Bool) {
+        let result = try await memories(receiverID: link.receiverID, filter: Self.remindersAndPlans, page: page, unlocked: false)
+        try await logAccess(link, what: .reminders)
         return result
     }
 
     /// Her memories in the shared categories, for a caregiver with the `memories` scope (never a secured one).
-    func sharedMemories(of link: CareLink, words: [String], page: Int, logging: Bool = true) async throws -> (memories: [Memory], hasMore: Bool) {
-        let result = try await memories(
-            receiverID: link.receiverID,
-            filter: CareRepository.MemoryFilter(words: words, categories: link.grant.sortedCategories.map(\.rawValue), plainOnly: true),
-            page: page,
-            unlocked: false
-        )
-        if logging { try await logAccess(link, what: .memories) }
+    func sharedMemories(of link: CareLink, words: [String], page: Int) async throws -> (memories: [Memory], hasMore: Bool) {
+        let result = try await memories(receiverID: link.receiverID, filter: Self.shared(by: link, words: words), page: page, unlocked: false)
+        try await logAccess(link, what: .memories)
         return result
+    }
+
+    private static let remindersAndPlans = CareRepository.MemoryFilter(plainOnly: true, remindersOrPlans: true)
+
+    private static func shared(by link: CareLink, words: [String]) -> CareRepository.MemoryFilter {
+        CareRepository.MemoryFilter(words: words, categories: link.grant.sortedCategories.map(\.rawValue), plainOnly: true)
+    }
+
+    /// What a caregiver's page of her shows, read at once, each part only as the link grants it: the first page
+    /// of her reminders and plans, of her shared memories (found by `words`), and her location. The caller
+    /// notes what was seen (`logAccess(_:seen:)`).
+    func sharedAtOnce(of link: CareLink, words: [String]) async throws -> (reminders: [Memory]?, memories: [Memory]?, location: CareLocation?) {
+        try await portal.database.read { db in
+            let reminders =
+                link.grant.allows(.reminders)
+                ? try await memories(receiverID: link.receiverID, filter: Self.remindersAndPlans, page: 1, unlocked: false, on: db).memories : nil
+            let shared =
+                link.grant.allows(.memories)
+                ? try await memories(receiverID: link.receiverID, filter: Self.shared(by: link, words: words), page: 1, unlocked: false, on: db)
+                    .memories : nil
+            let location = link.grant.allows(.location) ? try await repository.location(receiverID: link.receiverID, on: db) : nil
+            return (reminders, shared, location)
+        }
     }
 
     /// One memory, if the link lets him see it: in a shared category (all of it), or as a reminder or plan
@@ -288,9 +300,9 @@ extension MemoryCare {
     }
 
     /// Her latest location, logged as seen only when there is one to see.
-    func location(of link: CareLink, logging: Bool = true) async throws -> CareLocation? {
+    func location(of link: CareLink) async throws -> CareLocation? {
         let location = try await portal.database.read { db in try await repository.location(receiverID: link.receiverID, on: db) }
-        if logging, location != nil { try await logAccess(link, what: .location) }
+        if location != nil { try await logAccess(link, what: .location) }
         return location
     }
 

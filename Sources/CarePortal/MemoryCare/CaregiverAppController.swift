@@ -88,13 +88,10 @@ struct CaregiverAppController {
     @Sendable func person(request: Request, context: PortalContext) async throws -> Response {
         let link = try await link(context)
         let query = MemoryRules.withoutControlCharacters(request.query("q") ?? "").trimmed
-        let reminders = link.grant.allows(.reminders) ? try await care.remindersAndPlans(of: link, page: 1, logging: false).memories : nil
-        let memories =
-            link.grant.allows(.memories)
-            ? try await care.sharedMemories(of: link, words: query.split(whereSeparator: \.isWhitespace).map(String.init), page: 1, logging: false)
-                .memories
-            : nil
-        let location = link.grant.allows(.location) ? try await care.location(of: link, logging: false) : nil
+        let (reminders, memories, location) = try await care.sharedAtOnce(
+            of: link,
+            words: query.split(whereSeparator: \.isWhitespace).map(String.init)
+        )
         // What the page shows her caregiver, noted in her access log in one write.
         try await care.logAccess(
             link,

@@ -621,16 +621,44 @@ struct MemoryCare: Sendable {
         page: Int,
         unlocked: Bool
     ) async throws -> (memories: [Memory], hasMore: Bool) {
+        try await portal.database.read { db in try await memories(receiverID: receiverID, filter: filter, page: page, unlocked: unlocked, on: db) }
+    }
+
+    /// The same, in a read the caller has open.
+    func memories(
+        receiverID: Int64,
+        filter: CareRepository.MemoryFilter,
+        page: Int,
+        unlocked: Bool,
+        on db: any SQLDatabase
+    ) async throws -> (memories: [Memory], hasMore: Bool) {
+        let rows = try await repository.memories(
+            receiverID: receiverID,
+            filter: filter,
+            limit: Self.pageSize,
+            offset: (page - 1) * Self.pageSize,
+            on: db
+        )
+        let sealer = unlocked && rows.contains(where: { $0.memory.secured }) ? try await readSealer(receiverID: receiverID, on: db) : nil
+        return (try rows.prefix(Self.pageSize).map { try open($0, with: sealer) }, rows.count > Self.pageSize)
+    }
+
+    /// What her memories' page shows, read at once: her account, a page of her memories (secured ones opened
+    /// when `unlocked`) and, when `weekAhead` is given, the plain memories it finds, soonest first.
+    func memoriesPage(
+        _ holder: AppAccountHolder,
+        filter: CareRepository.MemoryFilter,
+        page: Int,
+        unlocked: Bool,
+        weekAhead: CareRepository.MemoryFilter?
+    ) async throws -> (account: CareAccount, memories: [Memory], hasMore: Bool, weekAhead: [Memory]) {
         try await portal.database.read { db in
-            let rows = try await repository.memories(
-                receiverID: receiverID,
-                filter: filter,
-                limit: Self.pageSize,
-                offset: (page - 1) * Self.pageSize,
-                on: db
-            )
-            let sealer = unlocked && rows.contains(where: { $0.memory.secured }) ? try await readSealer(receiverID: receiverID, on: db) : nil
-            return (try rows.prefix(Self.pageSize).map { try open($0, with: sealer) }, rows.count > Self.pageSize)
+            guard let account = try await repository.account(id: holder.accountID, kind: .careReceiver, on: db) else { throw APIError.unauthorized }
+            let (memories, hasMore) = try await memories(receiverID: holder.accountID, filter: filter, page: page, unlocked: unlocked, on: db)
+            let week = try await weekAhead.asyncMap {
+                try await self.memories(receiverID: holder.accountID, filter: $0, page: 1, unlocked: false, on: db)
+            }
+            return (account, memories, hasMore, week?.memories.reversed() ?? [])
         }
     }
 
