@@ -450,12 +450,13 @@ struct CareRepository: Sendable {
     private func replaceLinks(memoryID: Int64, receiverID: Int64, content: MemoryContent?, on db: any SQLDatabase) async throws {
         try await db.delete(from: "care_memory_tags").where("memory_id", .equal, memoryID).run()
         try await db.delete(from: "care_memory_people").where("memory_id", .equal, memoryID).run()
-        try await writeSearchWords(memoryID: memoryID, receiverID: receiverID, text: content?.searchText ?? "", on: db)
+        let happensAt = content?.happensAt ?? ""
+        try await writeSearchWords(memoryID: memoryID, receiverID: receiverID, text: content?.searchText ?? "", happensAt: happensAt, on: db)
         guard let content else { return }
         let tags = Set(content.tags.map { $0.trimmed.lowercased() })
         if !tags.isEmpty {
-            let insert = db.insert(into: "care_memory_tags").columns("memory_id", "receiver_id", "tag")
-            for tag in tags.sorted() { insert.values(SQLBind(memoryID), SQLBind(receiverID), SQLBind(tag)) }
+            let insert = db.insert(into: "care_memory_tags").columns("memory_id", "receiver_id", "tag", "happens_at")
+            for tag in tags.sorted() { insert.values(SQLBind(memoryID), SQLBind(receiverID), SQLBind(tag), SQLBind(happensAt)) }
             try await insert.run()
         }
         if !content.people.isEmpty {
@@ -465,15 +466,16 @@ struct CareRepository: Sendable {
         }
     }
 
-    /// Every start of every word of a plain memory's searchable text, for her search (`care_memory_words`).
-    func writeSearchWords(memoryID: Int64, receiverID: Int64, text: String, on db: any SQLDatabase) async throws {
+    /// Every start of every word of a plain memory's searchable text, for her search (`care_memory_words`),
+    /// with its time for the list's order (left out by the migrations written before the table had it).
+    func writeSearchWords(memoryID: Int64, receiverID: Int64, text: String, happensAt: String? = nil, on db: any SQLDatabase) async throws {
         try await db.replaceSearchRows(
             in: "care_memory_words",
             column: "word_start",
             values: WordStarts.starts(of: text).sorted(),
             owner: "memory_id",
             id: memoryID,
-            copied: [("receiver_id", receiverID)]
+            copied: [("receiver_id", receiverID)] + (happensAt.map { [("happens_at", $0)] } ?? [])
         )
     }
 
@@ -510,6 +512,19 @@ struct CareRepository: Sendable {
     func memories(receiverID: Int64, filter: MemoryFilter, limit: Int, offset: Int, on db: any SQLDatabase) async throws -> [StoredMemory] {
         let query = db.select().column(Self.memoryColumns).from("care_memories")
             .where("receiver_id", .equal, receiverID).where("deleted_at", .is, SQLLiteral.null)
+        if let (table, column, value) = Self.onlyIndex(of: filter) {
+            // Its index holds only her plain live memories, each with its time: the page is read from it in order.
+            return try await query.where(
+                SQLQueryString(
+                    """
+                    id IN (SELECT memory_id FROM \(ident: table) WHERE receiver_id = \(bind: receiverID) AND \(ident: column) = \(bind: value) \
+                    ORDER BY happens_at DESC, memory_id DESC LIMIT \(literal: limit + 1) OFFSET \(literal: offset))
+                    """
+                )
+            )
+            .where("secured", .equal, Int64(0))
+            .orderBy("happens_at", .descending).orderBy("id", .descending).all().map(decodeMemory)
+        }
         if filter.plainOnly || !filter.words.isEmpty || filter.categories != nil || filter.tag != nil || filter.from != nil || filter.to != nil {
             query.where("secured", .equal, Int64(0))
         }
@@ -545,6 +560,15 @@ struct CareRepository: Sendable {
             }
         }
         return try await query.orderBy("happens_at", .descending).orderBy("id", .descending).limit(limit + 1).offset(offset).all().map(decodeMemory)
+    }
+
+    /// The tag's or word's table, column and value when the filter is one tag or one word and nothing else.
+    private static func onlyIndex(of filter: MemoryFilter) -> (table: String, column: String, value: String)? {
+        guard filter.categories == nil, filter.types == nil, filter.from == nil, filter.to == nil, !filter.remindersOrPlans else { return nil }
+        if let tag = filter.tag, filter.words.isEmpty { return ("care_memory_tags", "tag", tag.trimmed.lowercased()) }
+        let words = WordStarts.words(of: filter.words.joined(separator: " "))
+        if filter.tag == nil, words.count == 1 { return ("care_memory_words", "word_start", words[0]) }
+        return nil
     }
 
     /// Her plain memories that name this contact (`4.1.5.1.1`), latest first.

@@ -72,7 +72,8 @@ enum SchemaHistory {
         ShareRateLimitsAcrossServers(),
         ListHerLiveMemoriesInOrder(),
         KeepUploadsInTheDatabase(),
-        AttachFilesToMemories()
+        AttachFilesToMemories(),
+        FindHerTagsAndWordsInOrder()
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -246,6 +246,58 @@ import Testing
         }
     }
 
+    /// One tag or one word is read from its own index in her list's order: every page as the list would
+    /// show it, and a memory's new time or its deletion followed at once.
+    @Test(arguments: TestEngines.all)
+    func aTagsOrAWordsMemoriesComePageByPageInHerListsOrder(engine: Database.Engine) async throws {
+        try await TestPortal.run(engine) { portal in
+            let (eleanor, _) = try await CareFixtures.receiver(portal)
+            var made: [(id: Int64, title: String, happensAt: String)] = []
+            for n in 0..<55 {
+                // Times out of order, some shared, every fifth undated (last in the list).
+                let happensAt = n % 5 == 0 ? "" : String(format: "2026-%02d-%02dT09:00", 1 + (n * 7) % 12, 1 + n % 3)
+                var body: [String: Any] = ["type": "simple_memory", "title": "Walk \(n)", "category": "hobbies", "tags": ["Walks"]]
+                if !happensAt.isEmpty { body["happens_at"] = happensAt }
+                made.append((try CareFixtures.id(try await CareFixtures.memory(eleanor, body)), "Walk \(n)", happensAt))
+            }
+            try await CareFixtures.memory(eleanor, ["type": "simple_memory", "title": "Swim", "category": "hobbies", "tags": ["swims"]])
+            func titles(_ query: String) async throws -> [String] {
+                var titles: [String] = []
+                for page in 1...2 {
+                    let answer = try await eleanor.get("\(Self.memories)?\(query)&page=\(page)").object
+                    let memories = answer["memories"] as? [[String: Any]] ?? []
+                    #expect(page == 2 || (memories.count == 50 && answer["has_more"] as? Bool == true), "\(query), page \(page)")
+                    titles += memories.compactMap { $0["title"] as? String }
+                }
+                return titles
+            }
+            func inListOrder() -> [String] {
+                made.sorted { ($0.happensAt, $0.id) > ($1.happensAt, $1.id) }.map(\.title)
+            }
+            #expect(try await titles("tag=walks") == inListOrder())
+            #expect(try await titles("q=walk") == inListOrder())
+
+            // A new time moves it; a deleted one is gone.
+            let moved = made[10]
+            let version = try #require(try await eleanor.get(SiteURL.care(.apiMemory(moved.id)).path).object["version"] as? Int)
+            let changed = try await eleanor.send(
+                .put,
+                SiteURL.care(.apiMemory(moved.id)).path,
+                json: [
+                    "version": version, "type": "simple_memory", "title": moved.title, "category": "hobbies", "tags": ["Walks"],
+                    "happens_at": "2027-06-01T10:00"
+                ]
+            )
+            #expect(changed.status == .ok, "\(changed.text)")
+            made[10].happensAt = "2027-06-01T10:00"
+            #expect(try await eleanor.send(.delete, SiteURL.care(.apiMemory(made[3].id)).path).status == .noContent)
+            made.remove(at: 3)
+            #expect(try await titles("tag=walks").first == moved.title)
+            #expect(try await titles("tag=walks") == inListOrder())
+            #expect(try await titles("q=walk") == inListOrder())
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func searchAndFiltersFindHerPlainMemoriesByWordsCategoryTypeTagAndTime(engine: Database.Engine) async throws {
         try await TestPortal.run(engine) { portal in

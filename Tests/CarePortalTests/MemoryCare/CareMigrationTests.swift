@@ -43,20 +43,26 @@ import Testing
                     """
                     INSERT INTO care_memories (id, receiver_id, type, secured, title, category, happens_at, recurrence, status, location, emoji,
                         description, details, search_text, version, change_number, created_at, updated_at, changed_by_role, changed_by_id)
-                    VALUES (21, 3, 'simple_memory', 0, 'Spare key', 'home', '', 'none', '', '', '', 'Under the pot',
+                    VALUES (21, 3, 'simple_memory', 0, 'Spare key', 'home', '2026-03-03T10:00', 'none', '', '', '', 'Under the pot',
                         '{"customFields":[{"title":"Where","content":"blue garden pot"}],"tags":["Keys","home"],"people":[8],"fields":{},"items":[]}',
                         'spare key\nunder the pot\nwhere\nblue garden pot', 1, 2, 0, 0, 'care_receiver', 3)
                     """
                 ).run()
             }
             try await Migrator(database: database, logger: TestDatabase.logger).migrate()
-            let (feedback, memory, contact, found) = try await database.read { db in
+            let (feedback, memory, contact, found, byOneWord, times) = try await database.read { db in
                 let repository = CareRepository()
                 return (
                     try await FeedbackRepository(program: .researchStudy).messages(on: db),
                     try await repository.memory(id: 21, receiverID: 3, on: db)?.memory.content,
                     try await repository.contact(id: 8, receiverID: 3, on: db)?.content,
-                    try await repository.memories(receiverID: 3, filter: .init(words: ["Blue", "ke"]), limit: 10, offset: 0, on: db).map(\.memory.id)
+                    try await repository.memories(receiverID: 3, filter: .init(words: ["Blue", "ke"]), limit: 10, offset: 0, on: db).map(\.memory.id),
+                    try await repository.memories(receiverID: 3, filter: .init(words: ["garden"]), limit: 10, offset: 0, on: db).map(\.memory.id),
+                    Set(
+                        try await db.select().column("happens_at").from("care_memory_words").where("memory_id", .equal, 21).all().map {
+                            try $0.decode(column: "happens_at", as: String.self)
+                        }
+                    )
                 )
             }
             #expect(feedback.map(\.id) == [12] && feedback.first?.author == .participant(5) && feedback.first?.body == "The reminder came twice")
@@ -76,6 +82,7 @@ import Testing
                     )
             )
             #expect(found == [21], "her words were written to the search's table")
+            #expect(byOneWord == [21] && times == ["2026-03-03T10:00"], "each word start keeps its memory's time, for one word's list")
         }
         try await TestDatabase.drop(url)
     }
