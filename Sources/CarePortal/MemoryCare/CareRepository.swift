@@ -512,13 +512,20 @@ struct CareRepository: Sendable {
     func memories(receiverID: Int64, filter: MemoryFilter, limit: Int, offset: Int, on db: any SQLDatabase) async throws -> [StoredMemory] {
         let query = db.select().column(Self.memoryColumns).from("care_memories")
             .where("receiver_id", .equal, receiverID).where("deleted_at", .is, SQLLiteral.null)
-        if let (table, column, value) = Self.onlyIndex(of: filter) {
-            // Its index holds only her plain live memories, each with its time: the page is read from it in order.
+        if let driving = Self.onlyIndex(of: filter) {
+            // Its index holds only her plain live memories, each with its time: the page is read from it in order,
+            // each other word typed looked up for the memories found.
+            let otherWords = driving.otherWords.map { word in
+                SQLQueryString(
+                    " AND EXISTS (SELECT 1 FROM care_memory_words o WHERE o.word_start = \(bind: word) AND o.memory_id = d.memory_id)"
+                )
+            }
             return try await query.where(
                 SQLQueryString(
                     """
-                    id IN (SELECT memory_id FROM \(ident: table) WHERE receiver_id = \(bind: receiverID) AND \(ident: column) = \(bind: value) \
-                    ORDER BY happens_at DESC, memory_id DESC LIMIT \(literal: limit + 1) OFFSET \(literal: offset))
+                    id IN (SELECT d.memory_id FROM \(ident: driving.table) d \
+                    WHERE d.receiver_id = \(bind: receiverID) AND d.\(ident: driving.column) = \(bind: driving.value)\(SQLList(otherWords, separator: SQLRaw(""))) \
+                    ORDER BY d.happens_at DESC, d.memory_id DESC LIMIT \(literal: limit + 1) OFFSET \(literal: offset))
                     """
                 )
             )
@@ -562,13 +569,14 @@ struct CareRepository: Sendable {
         return try await query.orderBy("happens_at", .descending).orderBy("id", .descending).limit(limit + 1).offset(offset).all().map(decodeMemory)
     }
 
-    /// The tag's or word's table, column and value when the filter is one tag or one word and nothing else.
-    private static func onlyIndex(of filter: MemoryFilter) -> (table: String, column: String, value: String)? {
+    /// The index a filter of one tag, or of words alone, is read from: the tag's, or the longest word's (the
+    /// other words then looked up for each memory it finds). Nil for any other filter.
+    private static func onlyIndex(of filter: MemoryFilter) -> (table: String, column: String, value: String, otherWords: [String])? {
         guard filter.categories == nil, filter.types == nil, filter.from == nil, filter.to == nil, !filter.remindersOrPlans else { return nil }
-        if let tag = filter.tag, filter.words.isEmpty { return ("care_memory_tags", "tag", tag.trimmed.lowercased()) }
-        let words = WordStarts.words(of: filter.words.joined(separator: " "))
-        if filter.tag == nil, words.count == 1 { return ("care_memory_words", "word_start", words[0]) }
-        return nil
+        if let tag = filter.tag, filter.words.isEmpty { return ("care_memory_tags", "tag", tag.trimmed.lowercased(), []) }
+        let words = Array(WordStarts.words(of: filter.words.joined(separator: " ")).prefix(8))
+        guard filter.tag == nil, let longest = words.max(by: { $0.count < $1.count }) else { return nil }
+        return ("care_memory_words", "word_start", longest, words.filter { $0 != longest })
     }
 
     /// Her plain memories that name this contact (`4.1.5.1.1`), latest first.

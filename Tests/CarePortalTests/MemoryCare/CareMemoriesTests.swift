@@ -276,6 +276,9 @@ import Testing
             }
             #expect(try await titles("tag=walks") == inListOrder())
             #expect(try await titles("q=walk") == inListOrder())
+            // Two words: the longer one's index read in order, the other looked up for each.
+            let ones = try await eleanor.get("\(Self.memories)?q=1%20walk").object["memories"] as? [[String: Any]]
+            #expect(ones?.compactMap { $0["title"] as? String } == inListOrder().filter { $0.hasPrefix("Walk 1") })
 
             // A new time moves it; a deleted one is gone.
             let moved = made[10]
