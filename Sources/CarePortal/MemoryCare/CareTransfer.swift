@@ -123,6 +123,20 @@ enum CareTransfer {
             }
         }
 
+        /// A record's client id when it is one and the first of its kind (`contact`, `memory`) in the file, which
+        /// `seen` keeps; nil with its problem added at `path.client_id` otherwise.
+        mutating func clientID(_ clientID: String?, of kind: String, at path: String, seen: inout Set<String>) -> String? {
+            guard let clientID, MemoryRules.clientIDProblem(clientID) == nil else {
+                add("\(path).client_id", "Give each \(kind) a client id of 1 to \(MemoryRules.clientIDMaximumLength) characters")
+                return nil
+            }
+            guard seen.insert("\(kind):\(clientID)").inserted else {
+                add("\(path).client_id", "Another \(kind) in the file has this client id")
+                return nil
+            }
+            return clientID
+        }
+
         /// Throws them all as a 422, if there are any.
         func refuse() throws {
             if !byPath.isEmpty { throw APIError.validation(byPath) }
@@ -350,14 +364,7 @@ extension MemoryCare {
         // Contacts first, so memories can name them.
         for (index, contact) in contacts.enumerated() {
             let path = "contacts.\(index)"
-            guard let clientID = contact.clientId, MemoryRules.clientIDProblem(clientID) == nil else {
-                problems.add("\(path).client_id", "Give each contact a client id of 1 to \(MemoryRules.clientIDMaximumLength) characters")
-                continue
-            }
-            guard seen.insert("contact:\(clientID)").inserted else {
-                problems.add("\(path).client_id", "Another contact in the file has this client id")
-                continue
-            }
+            guard let clientID = problems.clientID(contact.clientId, of: "contact", at: path, seen: &seen) else { continue }
             let content = ContactContent(
                 name: contact.name?.trimmed ?? "",
                 phones: (contact.phones ?? []).map(\.trimmed),
@@ -378,14 +385,7 @@ extension MemoryCare {
         let hasPIN = try await repository.pinHash(accountID: receiverID, on: db) != nil
         for (index, memory) in memories.enumerated() {
             let path = "memories.\(index)"
-            guard let clientID = memory.clientId, MemoryRules.clientIDProblem(clientID) == nil else {
-                problems.add("\(path).client_id", "Give each memory a client id of 1 to \(MemoryRules.clientIDMaximumLength) characters")
-                continue
-            }
-            guard seen.insert("memory:\(clientID)").inserted else {
-                problems.add("\(path).client_id", "Another memory in the file has this client id")
-                continue
-            }
+            guard let clientID = problems.clientID(memory.clientId, of: "memory", at: path, seen: &seen) else { continue }
             guard let type = memory.type.flatMap(MemoryType.init(rawValue:)) else {
                 problems.add("\(path).type", "Choose a template: \(MemoryType.allCases.map(\.rawValue).joined(separator: ", "))")
                 continue
