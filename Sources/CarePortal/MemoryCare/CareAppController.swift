@@ -61,15 +61,12 @@ struct CareAppController {
         var filter = CareRepository.MemoryFilter(words: query.split(whereSeparator: \.isWhitespace).map(String.init))
         if let category { filter.categories = [category] }
         let openUntil = care.unlockedUntil(holder)
-        // Her week ahead on her first page.
-        let today = clock.date(of: portal.now)
-        let week = page == 1 && query.isEmpty && category == nil ? CareRepository.MemoryFilter(from: today.iso, to: today.adding(days: 7).iso) : nil
         let (account, memories, hasMore, thisWeek) = try await care.memoriesPage(
             holder,
             filter: filter,
             page: page,
             unlocked: openUntil != nil,
-            weekAhead: week
+            weekAhead: page == 1 && query.isEmpty && category == nil
         )
         let notice: String? =
             switch request.query("done") {

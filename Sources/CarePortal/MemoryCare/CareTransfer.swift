@@ -78,7 +78,7 @@ enum CareTransfer {
         /// Each memory's files and each contact's photo, by the record's place in `document`'s list.
         var memoryFiles: [Int: [CareFile]] = [:]
         var contactPhotos: [Int: CareFile] = [:]
-        /// Her key, when secured memories are in it (their files are sealed under it).
+        /// Her key, when a file in it is sealed under it (a secured memory's, or one sealed while its memory was).
         var sealer: Sealer?
     }
 
@@ -188,12 +188,15 @@ extension MemoryCare {
                 if page.count <= 500 { break }
             }
             let contactClientIDs = Dictionary(uniqueKeysWithValues: contacts.map { ($0.id, CareTransfer.clientID(contact: $0.id, own: $0.clientID)) })
-            let sealer = unlocked ? try await readSealer(receiverID: receiverID, on: db) : nil
             let files = try await CareFileRepository().files(receiverID: receiverID, on: db)
+            // Her key opens secured memories only while her PIN is entered; a file sealed while its memory was
+            // secured stays sealed after the memory is made plain again, and is opened with it as when it is shown.
+            let key = unlocked || files.contains(where: \.sealed) ? try await readSealer(receiverID: receiverID, on: db) : nil
+            let sealer = unlocked ? key : nil
             let filesOfMemory = Dictionary(grouping: files.filter { $0.memoryID != nil }, by: { $0.memoryID! })
             // A contact's photo is its newest file.
             let photoOfContact = Dictionary(files.compactMap { file in file.contactID.map { ($0, file) } }, uniquingKeysWith: { $1 })
-            var export = CareTransfer.Export(document: CareTransfer.Document(), sealer: sealer)
+            var export = CareTransfer.Export(document: CareTransfer.Document(), sealer: key)
             var memories: [CareTransfer.Memory] = []
             var leftOut = 0
             var offset = 0
@@ -203,7 +206,7 @@ extension MemoryCare {
                 for stored in page.prefix(500) {
                     let memory = try open(stored, with: stored.memory.secured ? sealer : nil)
                     guard let content = memory.content else { leftOut += 1; continue }
-                    export.memoryFiles[memories.count] = try filesOfMemory[memory.id]?.map { try opened($0, with: sealer) }
+                    export.memoryFiles[memories.count] = try filesOfMemory[memory.id]?.map { try opened($0, with: key) }
                     memories.append(
                         CareTransfer.Memory(
                             clientId: CareTransfer.clientID(memory: memory.id, own: memory.clientID),

@@ -644,21 +644,22 @@ struct MemoryCare: Sendable {
     }
 
     /// What her memories' page shows, read at once: her account, a page of her memories (secured ones opened
-    /// when `unlocked`) and, when `weekAhead` is given, the plain memories it finds, soonest first.
+    /// when `unlocked`) and, when `weekAhead`, her plain memories of the next 7 days on the program's clock,
+    /// soonest first.
     func memoriesPage(
         _ holder: AppAccountHolder,
         filter: CareRepository.MemoryFilter,
         page: Int,
         unlocked: Bool,
-        weekAhead: CareRepository.MemoryFilter?
+        weekAhead: Bool
     ) async throws -> (account: CareAccount, memories: [Memory], hasMore: Bool, weekAhead: [Memory]) {
-        try await portal.database.read { db in
+        let today = portal.programSettings.current.clock.date(of: portal.now)
+        let week = weekAhead ? CareRepository.MemoryFilter(from: today.iso, to: today.adding(days: 7).iso) : nil
+        return try await portal.database.read { db in
             guard let account = try await repository.account(id: holder.accountID, kind: .careReceiver, on: db) else { throw APIError.unauthorized }
             let (memories, hasMore) = try await memories(receiverID: holder.accountID, filter: filter, page: page, unlocked: unlocked, on: db)
-            let week = try await weekAhead.asyncMap {
-                try await self.memories(receiverID: holder.accountID, filter: $0, page: 1, unlocked: false, on: db)
-            }
-            return (account, memories, hasMore, week?.memories.reversed() ?? [])
+            let soon = try await week.asyncMap { try await self.memories(receiverID: holder.accountID, filter: $0, page: 1, unlocked: false, on: db) }
+            return (account, memories, hasMore, soon?.memories.reversed() ?? [])
         }
     }
 

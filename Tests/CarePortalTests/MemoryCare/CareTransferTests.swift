@@ -144,6 +144,30 @@ import Testing
                 #expect(sent.status == .created, "\(sent.text)")
             }
 
+            // A file sealed while its memory was secured stays sealed when the memory is made plain again.
+            let once = try await CareFixtures.memory(
+                eleanor,
+                ["type": "simple_memory", "title": "Once secret", "category": "home", "secured": true]
+            )
+            let onceID = try CareFixtures.id(once)
+            let sealedThen = UploadsTests.png + Array("ONCE".utf8)
+            #expect(
+                try await eleanor.sendFile(
+                    .post,
+                    SiteURL.care(.apiMemoryFiles(onceID)).path,
+                    field: "file",
+                    filename: "once.png",
+                    type: "image/png",
+                    bytes: sealedThen
+                ).status == .created
+            )
+            let plainAgain = try await eleanor.send(
+                .put,
+                SiteURL.care(.apiMemory(onceID)).path,
+                json: ["version": once["version"] as? Int ?? 0, "type": "simple_memory", "title": "Once secret", "category": "home", "secured": false]
+            )
+            #expect(plainAgain.status == .ok, "\(plainAgain.text)")
+
             // Each file whole, in base64, in its record; a secured memory's only with it.
             let response = try await eleanor.get(Self.export)
             #expect(response.status == .ok && response.headers[.contentType] == "application/json; charset=utf-8")
@@ -170,6 +194,7 @@ import Testing
             )
             let locked = try await AppClient(portal: portal, token: other.object["token"] as? String).get(Self.export)
             #expect(!locked.text.contains(Data(secret).base64EncodedString()) && locked.text.contains(Data(UploadsTests.png).base64EncodedString()))
+            #expect(locked.text.contains(Data(sealedThen).base64EncodedString()), "a plain memory's file sealed when it was secured is in it")
 
             // Into another account: the same files, the secured one sealed under her own key.
             try await CareFixtures.unlock(copy)
@@ -179,7 +204,7 @@ import Testing
             #expect(imported.status == .ok, "\(imported.text)")
             #expect(Self.withoutTime(try await copy.get(Self.export).object) == Self.withoutTime(exported))
             let keptAfter = try await UploadsTests.kept(store)
-            #expect(keptAfter.count == keptBefore.count + 4 && keptAfter.filter { $0.hasSuffix(".sealed") }.count == 2)
+            #expect(keptAfter.count == keptBefore.count + 5 && keptAfter.filter { $0.hasSuffix(".sealed") }.count == 3)
             let sealed = try await portal.database.read { db in
                 try await db.select().column("name").from("care_files").where("receiver_id", .equal, copyID).where("sealed", .equal, 1).all().map {
                     try $0.decode(column: "name", as: String.self)
@@ -193,7 +218,7 @@ import Testing
 
             // Again: nothing more is stored.
             let again = try await copy.send(.post, Self.importPath, raw: response.text)
-            #expect(again.object["memories_already_there"] as? Int == 2, "\(again.text)")
+            #expect(again.object["memories_already_there"] as? Int == 3, "\(again.text)")
             #expect(try await UploadsTests.kept(store) == keptAfter)
         }
     }
