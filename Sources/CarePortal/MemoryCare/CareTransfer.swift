@@ -99,10 +99,11 @@ enum CareTransfer {
 
     /// The file's bytes when they are base64 of a file `rules` take, or why not.
     static func incoming(_ file: File, rules: UploadRules) -> Result<IncomingFile, UploadProblem> {
-        guard let data = file.data, let bytes = Data(base64Encoded: data) else {
+        guard let data = file.data, let decoded = Data(base64Encoded: data) else {
             return .failure(UploadProblem(message: "Give the \(rules.noun)'s bytes in base64"))
         }
-        return rules.check(Array(bytes)).map { IncomingFile(name: CareFileRules.name(file.name ?? ""), type: $0, bytes: Array(bytes)) }
+        let bytes = Array(decoded)
+        return rules.check(bytes).map { IncomingFile(name: CareFileRules.name(file.name ?? ""), type: $0, bytes: bytes) }
     }
 
     /// An import's problems, by their path in the document; at most `maximumProblems` are kept.
@@ -193,7 +194,7 @@ extension MemoryCare {
             // secured stays sealed after the memory is made plain again, and is opened with it as when it is shown.
             let key = unlocked || files.contains(where: \.sealed) ? try await readSealer(receiverID: receiverID, on: db) : nil
             let sealer = unlocked ? key : nil
-            let filesOfMemory = Dictionary(grouping: files.filter { $0.memoryID != nil }, by: { $0.memoryID! })
+            let filesOfMemory = Dictionary(grouping: files, by: \.memoryID)
             // A contact's photo is its newest file.
             let photoOfContact = Dictionary(files.compactMap { file in file.contactID.map { ($0, file) } }, uniquingKeysWith: { $1 })
             var export = CareTransfer.Export(document: CareTransfer.Document(), sealer: key)
@@ -264,7 +265,10 @@ extension MemoryCare {
             head.memories = nil
             var bytes = try APIJSONWriter.encode(head)
             bytes.removeLast() // its closing brace: the two lists follow
-            func flushing() async throws {
+            // A record of a list (after a comma unless it is the first), sent once enough is waiting.
+            func append(_ record: some Encodable, at index: Int) async throws {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes += try APIJSONWriter.encode(record)
                 guard bytes.count >= 256 * 1024 else { return }
                 try await writer.write(ByteBuffer(bytes: bytes))
                 bytes.removeAll(keepingCapacity: true)
@@ -272,8 +276,7 @@ extension MemoryCare {
             bytes += Array(#","contacts":["#.utf8)
             for (index, var contact) in (export.document.contacts ?? []).enumerated() {
                 if let photo = export.contactPhotos[index] { contact.photo = try await exported(photo, with: nil) }
-                bytes += (index == 0 ? [] : Array(",".utf8)) + (try APIJSONWriter.encode(contact))
-                try await flushing()
+                try await append(contact, at: index)
             }
             bytes += Array(#"],"memories":["#.utf8)
             for (index, var memory) in (export.document.memories ?? []).enumerated() {
@@ -282,8 +285,7 @@ extension MemoryCare {
                     if let exported = try await exported(file, with: export.sealer) { files.append(exported) }
                 }
                 memory.files = files
-                bytes += (index == 0 ? [] : Array(",".utf8)) + (try APIJSONWriter.encode(memory))
-                try await flushing()
+                try await append(memory, at: index)
             }
             bytes += Array("]}".utf8)
             try await writer.write(ByteBuffer(bytes: bytes))
